@@ -1,0 +1,73 @@
+/// A failure to read untrusted input.
+///
+/// Every error names a machine-readable ``Code``, the absolute byte offset in the input where the
+/// problem was found, the path of the structure being read (for boxes: `moov/trak[0]/mdia/…`), and a
+/// human-readable reason. Two errors compare equal when their codes are equal, so tests can match
+/// on the kind of failure without depending on wording.
+public struct ParseError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// An open set of error codes. New codes can be added without breaking clients.
+    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+        public var description: String { rawValue }
+
+        /// The input ended before a structure did.
+        public static let truncated = Code(rawValue: "truncated")
+        /// A box declares a size smaller than its own header.
+        public static let sizeTooSmall = Code(rawValue: "size-too-small")
+        /// A box or structure extends past its parent or the end of the file.
+        public static let sizePastParent = Code(rawValue: "size-past-parent")
+        /// A box below the top level declares size 0 ("to end of file").
+        public static let sizeZeroNotTopLevel = Code(rawValue: "size-zero-not-top-level")
+        /// An arithmetic operation on values read from the input overflowed.
+        public static let arithmeticOverflow = Code(rawValue: "arithmetic-overflow")
+        /// A ``Limits`` value was exceeded; the message names the limit.
+        public static let limitExceeded = Code(rawValue: "limit-exceeded")
+        /// A value is outside the range its syntax allows.
+        public static let invalidValue = Code(rawValue: "invalid-value")
+        /// A version of a structure that is not supported.
+        public static let unsupportedVersion = Code(rawValue: "unsupported-version")
+        /// A reference (item id, track id, extent) points at nothing or back at itself.
+        public static let danglingReference = Code(rawValue: "dangling-reference")
+        /// A reference cycle (for example between `iref` entries).
+        public static let cyclicReference = Code(rawValue: "cyclic-reference")
+        /// An Exp-Golomb code with more leading zeros than the syntax allows.
+        public static let expGolombOverflow = Code(rawValue: "exp-golomb-overflow")
+        /// The input is not the kind of file expected.
+        public static let notRecognised = Code(rawValue: "not-recognised")
+        /// The input could not be opened or read (permissions, directory, I/O error).
+        public static let io = Code(rawValue: "io")
+        /// A structure could not be written (for example a value that no longer fits its field).
+        public static let unwritable = Code(rawValue: "unwritable")
+        /// An operation the caller asked for is not possible on this input.
+        public static let unsupported = Code(rawValue: "unsupported")
+    }
+
+    public var code: Code
+    /// Absolute byte offset in the input (file offset), or the bit offset divided by 8 for bit readers.
+    public var offset: UInt64
+    /// Path of the structure being read, e.g. `moov/trak[0]/mdia/minf/stbl/stsz`. Empty when unknown.
+    public var path: String
+    public var message: String
+
+    public init(_ code: Code, offset: UInt64, path: String = "", _ message: String) {
+        self.code = code
+        self.offset = offset
+        self.path = path
+        self.message = message
+    }
+
+    public static func == (lhs: ParseError, rhs: ParseError) -> Bool { lhs.code == rhs.code }
+
+    public var description: String {
+        let where_ = path.isEmpty ? "" : " in \(path)"
+        return "\(code) at offset \(offset)\(where_): \(message)"
+    }
+
+    /// Returns a copy whose path is `prefix` when the error has no path yet.
+    public func withPath(_ prefix: String) -> ParseError {
+        var copy = self
+        if copy.path.isEmpty { copy.path = prefix }
+        return copy
+    }
+}
