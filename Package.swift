@@ -17,11 +17,11 @@ let package = Package(
         .target(name: "BinaryIO"),
         .target(name: "ISOBMFF", dependencies: ["BinaryIO"]),
         .target(name: "HEVC", dependencies: ["BinaryIO"]),
-        .target(name: "SpatialMedia", dependencies: ["BinaryIO", "ISOBMFF", "HEVC"]),
+        .target(name: "SpatialMedia", dependencies: ["BinaryIO", "ISOBMFF"]),
         .executableTarget(
             name: "SpatialMediaCLI",
             dependencies: [
-                "SpatialMedia", "ISOBMFF", "HEVC", "BinaryIO",
+                "SpatialMedia", "ISOBMFF", "BinaryIO",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -30,6 +30,6 @@ let package = Package(
         .testTarget(name: "BinaryIOTests", dependencies: ["BinaryIO"]),
         .testTarget(name: "ISOBMFFTests", dependencies: ["ISOBMFF", "BinaryIO"]),
         .testTarget(name: "HEVCTests", dependencies: ["HEVC", "BinaryIO"]),
-        .testTarget(name: "ConformanceTests", dependencies: ["ISOBMFF", "HEVC", "SpatialMedia", "BinaryIO"]),
+        .testTarget(name: "ConformanceTests", dependencies: ["ISOBMFF", "SpatialMedia", "BinaryIO"]),
     ]
 )

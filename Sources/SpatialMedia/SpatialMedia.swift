@@ -1,1 +1,6 @@
 import ISOBMFF
+
+/// The library's version.
+public enum SpatialMediaVersion {
+    public static let string = "0.1.0"
+}

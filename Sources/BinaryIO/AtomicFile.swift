@@ -1,0 +1,105 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+@inline(__always) func sysWrite(_ fd: Int32, _ p: UnsafeRawPointer, _ n: Int) -> Int { write(fd, p, n) }
+
+/// Writes a file so that the destination is either untouched or complete.
+///
+/// Data goes to a temporary file in the destination's directory; on success it is flushed to
+/// disk (`fsync`) and renamed over the destination, which is atomic on POSIX file systems. On any
+/// failure (disk full, an error thrown by the producer) the temporary file is removed and the
+/// destination is left as it was.
+public final class AtomicFile: @unchecked Sendable {
+    let fd: Int32
+    public let temporaryPath: String
+    public private(set) var bytesWritten: UInt64 = 0
+
+    init(fd: Int32, temporaryPath: String) { self.fd = fd; self.temporaryPath = temporaryPath }
+
+    static func errnoText() -> String { String(cString: strerror(errno)) }
+
+    /// Appends bytes; throws ``ParseError/Code/io`` on a write error (for example ENOSPC).
+    public func write(_ bytes: [UInt8]) throws(ParseError) {
+        var done = 0
+        let fd = self.fd
+        let err: ParseError? = bytes.withUnsafeBytes { buf -> ParseError? in
+            guard let base = buf.baseAddress else { return nil }
+            while done < buf.count {
+                let r = sysWrite(fd, base + done, buf.count - done)
+                if r < 0 {
+                    if errno == EINTR { continue }
+                    return ParseError(.io, offset: bytesWritten + UInt64(done), "write failed: \(AtomicFile.errnoText())")
+                }
+                done += r
+            }
+            return nil
+        }
+        if let err { throw err }
+        bytesWritten += UInt64(bytes.count)
+    }
+
+    /// Runs `body` with a temporary file and renames it to `path` when `body` succeeds.
+    public static func write(path: String, _ body: (AtomicFile) throws(ParseError) -> Void) throws(ParseError) {
+        let dir: String
+        let name: String
+        if let slash = path.lastIndex(of: "/") {
+            dir = String(path[..<slash]).isEmpty ? "/" : String(path[..<slash])
+            name = String(path[path.index(after: slash)...])
+        } else { dir = "."; name = path }
+        var st = stat()
+        guard stat(dir, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR else {
+            throw ParseError(.io, offset: 0, path: path, "output directory '\(dir)' does not exist")
+        }
+        var template = Array("\(dir)/.\(name).tmp-XXXXXX".utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { p -> Int32 in
+            guard let base = p.baseAddress else { return -1 }
+            return mkstemp(base)
+        }
+        guard fd >= 0 else {
+            throw ParseError(.io, offset: 0, path: path, "cannot create a temporary file in '\(dir)': \(errnoText())")
+        }
+        let tmp = String(decoding: template.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let file = AtomicFile(fd: fd, temporaryPath: tmp)
+        do throws(ParseError) {
+            try body(file)
+            if fsync(fd) != 0 { throw ParseError(.io, offset: file.bytesWritten, path: path, "fsync failed: \(errnoText())") }
+            // Keep the permissions of a file being replaced; otherwise use 0644.
+            var old = stat()
+            let mode: mode_t = stat(path, &old) == 0 ? (old.st_mode & 0o7777) : 0o644
+            fchmod(fd, mode)
+            close(fd)
+            if rename(tmp, path) != 0 {
+                let text = errnoText()
+                unlink(tmp)
+                throw ParseError(.io, offset: 0, path: path, "cannot rename the temporary file into place: \(text)")
+            }
+        } catch {
+            close(fd)
+            unlink(tmp)
+            var e = error
+            if e.path.isEmpty { e.path = path }
+            throw e
+        }
+    }
+
+    /// Writes `bytes` to `path` atomically.
+    public static func write(path: String, bytes: [UInt8]) throws(ParseError) {
+        try write(path: path) { (f: AtomicFile) throws(ParseError) in try f.write(bytes) }
+    }
+}
+
+/// Unbuffered writes to standard error (human messages; JSON goes to standard output).
+public enum StandardError {
+    public static func write(_ s: String) {
+        let bytes = Array(s.utf8)
+        bytes.withUnsafeBytes { buf in
+            guard let base = buf.baseAddress else { return }
+            _ = sysWrite(2, base, buf.count)
+        }
+    }
+}

@@ -1,0 +1,129 @@
+import BinaryIO
+
+/// `trex` TrackExtendsBox (§8.8.3).
+public struct TrackExtendsBox: BoxPayload, FullBoxCarrying, Equatable {
+    public var fullBox: FullBoxHeader
+    public var trackID, defaultSampleDescriptionIndex, defaultSampleDuration, defaultSampleSize, defaultSampleFlags: UInt32
+    public init(parsing r: inout ByteReader, context: inout ParseContext) throws(ParseError) {
+        fullBox = try FullBoxHeader(parsing: &r)
+        trackID = try r.readU32(); defaultSampleDescriptionIndex = try r.readU32(); defaultSampleDuration = try r.readU32()
+        defaultSampleSize = try r.readU32(); defaultSampleFlags = try r.readU32()
+    }
+    public func write(to w: inout ByteWriter) {
+        fullBox.write(to: &w)
+        for v in [trackID, defaultSampleDescriptionIndex, defaultSampleDuration, defaultSampleSize, defaultSampleFlags] { w.writeU32(v) }
+    }
+    public var summary: String { "track_ID=\(trackID) default_duration=\(defaultSampleDuration) default_size=\(defaultSampleSize)" }
+}
+
+/// `mfhd` MovieFragmentHeaderBox (§8.8.5), `mehd` (§8.8.2) and `tfdt` (§8.8.12): a FullBox with
+/// one integer that is 64-bit in version 1 (`mfhd` is always 32-bit).
+public struct VersionedIntegerBox: BoxPayload, FullBoxCarrying, Equatable {
+    public var fullBox: FullBoxHeader
+    public var value: UInt64
+    public var wide: Bool
+    public init(parsing r: inout ByteReader, context: inout ParseContext) throws(ParseError) {
+        fullBox = try FullBoxHeader(parsing: &r)
+        wide = fullBox.version == 1 && context.parents.last != "mfhd"
+        value = wide ? try r.readU64() : UInt64(try r.readU32())
+    }
+    public func write(to w: inout ByteWriter) {
+        fullBox.write(to: &w)
+        if wide { w.writeU64(value) } else { w.writeU32(UInt32(truncatingIfNeeded: value)) }
+    }
+    public var summary: String { "value=\(value)" }
+    public var json: [(String, JSON)] { [("value", .uint(value))] }
+}
+
+/// `tfhd` TrackFragmentHeaderBox (§8.8.7): optional fields selected by flags.
+public struct TrackFragmentHeaderBox: BoxPayload, FullBoxCarrying, Equatable {
+    public var fullBox: FullBoxHeader
+    public var trackID: UInt32
+    public var baseDataOffset: UInt64?
+    public var sampleDescriptionIndex, defaultSampleDuration, defaultSampleSize, defaultSampleFlags: UInt32?
+    public init(parsing r: inout ByteReader, context: inout ParseContext) throws(ParseError) {
+        fullBox = try FullBoxHeader(parsing: &r)
+        let f = fullBox.flags
+        trackID = try r.readU32()
+        baseDataOffset = f & 0x1 != 0 ? try r.readU64() : nil
+        sampleDescriptionIndex = f & 0x2 != 0 ? try r.readU32() : nil
+        defaultSampleDuration = f & 0x8 != 0 ? try r.readU32() : nil
+        defaultSampleSize = f & 0x10 != 0 ? try r.readU32() : nil
+        defaultSampleFlags = f & 0x20 != 0 ? try r.readU32() : nil
+    }
+    public func write(to w: inout ByteWriter) {
+        fullBox.write(to: &w); w.writeU32(trackID)
+        if let v = baseDataOffset { w.writeU64(v) }
+        for v in [sampleDescriptionIndex, defaultSampleDuration, defaultSampleSize, defaultSampleFlags] { if let v { w.writeU32(v) } }
+    }
+    public var summary: String { "track_ID=\(trackID) flags=0x\(String(fullBox.flags, radix: 16))" }
+}
+
+/// `trun` TrackRunBox (§8.8.8).
+public struct TrackRunBox: BoxPayload, FullBoxCarrying, Equatable {
+    public struct Sample: Sendable, Equatable {
+        public var duration, size, flags, compositionOffset: UInt32?
+    }
+    public var fullBox: FullBoxHeader
+    public var dataOffset: Int32?
+    public var firstSampleFlags: UInt32?
+    public var samples: [Sample]
+    public init(parsing r: inout ByteReader, context: inout ParseContext) throws(ParseError) {
+        fullBox = try FullBoxHeader(parsing: &r)
+        let f = fullBox.flags
+        let count = try r.readU32()
+        dataOffset = f & 0x1 != 0 ? try r.readI32() : nil
+        firstSampleFlags = f & 0x4 != 0 ? try r.readU32() : nil
+        let per = [0x100, 0x200, 0x400, 0x800].filter { f & UInt32($0) != 0 }.count * 4
+        let n = try checkTable(r, count: UInt64(count), entrySize: per, "trun", context)
+        if per == 0 { try Limits.check(n, context.limits.maxSamples, "maxSamples (trun)", offset: r.absoluteOffset) }
+        samples = []
+        samples.reserveCapacity(per == 0 ? 0 : n)
+        for _ in 0..<n {
+            samples.append(Sample(duration: f & 0x100 != 0 ? try r.readU32() : nil, size: f & 0x200 != 0 ? try r.readU32() : nil,
+                                  flags: f & 0x400 != 0 ? try r.readU32() : nil, compositionOffset: f & 0x800 != 0 ? try r.readU32() : nil))
+        }
+    }
+    public func write(to w: inout ByteWriter) {
+        fullBox.write(to: &w); w.writeU32(UInt32(truncatingIfNeeded: samples.count))
+        if let v = dataOffset { w.writeI32(v) }
+        if let v = firstSampleFlags { w.writeU32(v) }
+        for s in samples { for v in [s.duration, s.size, s.flags, s.compositionOffset] { if let v { w.writeU32(v) } } }
+    }
+    public var summary: String { "sample_count=\(samples.count)" + (dataOffset.map { " data_offset=\($0)" } ?? "") }
+    public var json: [(String, JSON)] { [("sample_count", .uint(UInt64(samples.count)))] }
+}
+
+/// `sidx` SegmentIndexBox (§8.16.3).
+public struct SegmentIndexBox: BoxPayload, FullBoxCarrying, Equatable {
+    public struct Reference: Sendable, Equatable {
+        /// reference_type(1) + referenced_size(31).
+        public var typeAndSize: UInt32
+        public var subsegmentDuration: UInt32
+        /// starts_with_SAP(1) + SAP_type(3) + SAP_delta_time(28).
+        public var sap: UInt32
+    }
+    public var fullBox: FullBoxHeader
+    public var referenceID, timescale: UInt32
+    public var earliestPresentationTime, firstOffset: UInt64
+    public var reserved: UInt16
+    public var references: [Reference]
+    public init(parsing r: inout ByteReader, context: inout ParseContext) throws(ParseError) {
+        fullBox = try FullBoxHeader(parsing: &r)
+        referenceID = try r.readU32(); timescale = try r.readU32()
+        if fullBox.version == 0 { earliestPresentationTime = UInt64(try r.readU32()); firstOffset = UInt64(try r.readU32()) }
+        else { earliestPresentationTime = try r.readU64(); firstOffset = try r.readU64() }
+        reserved = try r.readU16()
+        let n = try checkTable(r, count: UInt64(try r.readU16()), entrySize: 12, "sidx", context)
+        references = []
+        for _ in 0..<n { references.append(Reference(typeAndSize: try r.readU32(), subsegmentDuration: try r.readU32(), sap: try r.readU32())) }
+    }
+    public func write(to w: inout ByteWriter) {
+        fullBox.write(to: &w); w.writeU32(referenceID); w.writeU32(timescale)
+        if fullBox.version == 0 { w.writeU32(UInt32(truncatingIfNeeded: earliestPresentationTime)); w.writeU32(UInt32(truncatingIfNeeded: firstOffset)) }
+        else { w.writeU64(earliestPresentationTime); w.writeU64(firstOffset) }
+        w.writeU16(reserved); w.writeU16(UInt16(truncatingIfNeeded: references.count))
+        for x in references { w.writeU32(x.typeAndSize); w.writeU32(x.subsegmentDuration); w.writeU32(x.sap) }
+    }
+    public var summary: String { "reference_ID=\(referenceID) timescale=\(timescale) references=\(references.count)" }
+}

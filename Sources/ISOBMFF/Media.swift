@@ -1,0 +1,125 @@
+import BinaryIO
+
+/// One sample of a track, located in the file.
+public struct SampleInfo: Sendable, Equatable {
+    public var index: Int
+    public var offset: UInt64
+    public var size: UInt32
+    /// Decode time in the media timescale.
+    public var decodeTime: UInt64
+    /// Presentation time in the media timescale (decode time + composition offset).
+    public var presentationTime: Int64
+    public var duration: UInt32
+    public var isSync: Bool
+    public var sampleDescriptionIndex: UInt32
+}
+
+/// A read-only view of a `trak` box.
+public struct Track: Sendable {
+    public let box: Box
+    public init(_ box: Box) { self.box = box }
+
+    public var header: TrackHeaderBox? { box.child("tkhd")?.payload() }
+    public var trackID: UInt32 { header?.trackID ?? 0 }
+    public var mediaHeader: MediaHeaderBox? { box.find("mdia", "mdhd")?.payload() }
+    public var handler: FourCC? { box.find("mdia", "hdlr")?.payload(HandlerBox.self)?.handlerType }
+    public var handlerName: String { box.find("mdia", "hdlr")?.payload(HandlerBox.self)?.name ?? "" }
+    public var sampleTable: Box? { box.find("mdia", "minf", "stbl") }
+    /// Sample entries in `stsd`, in order.
+    public var sampleEntries: [Box] { sampleTable?.child("stsd")?.children ?? [] }
+    public var timescale: UInt32 { mediaHeader?.timescale ?? 0 }
+    public var durationSeconds: Double {
+        guard let m = mediaHeader, m.timescale > 0 else { return 0 }
+        return Double(m.duration) / Double(m.timescale)
+    }
+    public var sampleCount: Int {
+        guard let stbl = sampleTable else { return 0 }
+        if let s = stbl.child("stsz")?.payload(SampleSizeBox.self) ?? stbl.child("stz2")?.payload(SampleSizeBox.self) { return Int(s.sampleCount) }
+        return 0
+    }
+    /// Track references of `type` (for example `vdep`, `cdsc`, `auxl`).
+    public func references(_ type: FourCC) -> [UInt32] { box.find("tref", type)?.payload(TrackReferenceTypeBox.self)?.trackIDs ?? [] }
+
+    /// Every sample of a non-fragmented track, resolved from the sample tables.
+    /// Throws when the tables are inconsistent (more samples than chunks can hold, offsets overflow).
+    public func samples(limits: Limits = .default) throws(ParseError) -> [SampleInfo] {
+        guard let stbl = sampleTable else { return [] }
+        let path = stbl.path
+        guard let stsz = stbl.child("stsz")?.payload(SampleSizeBox.self) ?? stbl.child("stz2")?.payload(SampleSizeBox.self) else {
+            return []
+        }
+        let count = stsz.count
+        try Limits.check(count, limits.maxSamples, "maxSamples", offset: stbl.header.offset)
+        let chunkOffsets: [UInt64]
+        if let co = stbl.child("stco")?.payload(U32TableBox.self) { chunkOffsets = co.values.map(UInt64.init) }
+        else if let co = stbl.child("co64")?.payload(ChunkLargeOffsetBox.self) { chunkOffsets = co.offsets }
+        else if count == 0 { return [] }
+        else { throw ParseError(.invalidValue, offset: stbl.header.offset, path: path, "no stco/co64 chunk offset table") }
+        let stsc = stbl.child("stsc")?.payload(SampleToChunkBox.self)?.entries ?? []
+        let stts = stbl.child("stts")?.payload(TimeToSampleBox.self)?.entries ?? []
+        let cttsBox = stbl.child("ctts")?.payload(CompositionOffsetBox.self)
+        let stss = stbl.child("stss")?.payload(U32TableBox.self)?.values
+
+        var out: [SampleInfo] = []
+        out.reserveCapacity(count)
+        var sample = 0
+        // Walk chunks with stsc.
+        for (ei, e) in stsc.enumerated() {
+            guard e.firstChunk >= 1 else { throw ParseError(.invalidValue, offset: stbl.header.offset, path: path + "/stsc", "first_chunk 0") }
+            let nextFirst = ei + 1 < stsc.count ? UInt64(stsc[ei + 1].firstChunk) : UInt64(chunkOffsets.count) + 1
+            var chunk = UInt64(e.firstChunk)
+            while chunk < nextFirst && sample < count {
+                guard chunk - 1 < UInt64(chunkOffsets.count) else {
+                    throw ParseError(.invalidValue, offset: stbl.header.offset, path: path + "/stsc", "chunk \(chunk) has no offset in stco/co64")
+                }
+                var off = chunkOffsets[Int(chunk - 1)]
+                var k: UInt32 = 0
+                while k < e.samplesPerChunk && sample < count {
+                    let size = stsz.size(of: sample) ?? 0
+                    out.append(SampleInfo(index: sample, offset: off, size: size, decodeTime: 0, presentationTime: 0, duration: 0,
+                                          isSync: stss == nil, sampleDescriptionIndex: e.sampleDescriptionIndex))
+                    off = try Checked.add(off, UInt64(size), offset: stbl.header.offset)
+                    sample += 1
+                    k += 1
+                }
+                chunk += 1
+            }
+        }
+        if out.count < count {
+            throw ParseError(.invalidValue, offset: stbl.header.offset, path: path, "stsc/stco describe \(out.count) samples but stsz has \(count)")
+        }
+        // Times.
+        var t: UInt64 = 0
+        var i = 0
+        for e in stts {
+            var n: UInt32 = 0
+            while n < e.count && i < out.count { out[i].decodeTime = t; out[i].duration = e.delta; t &+= UInt64(e.delta); i += 1; n += 1 }
+        }
+        i = 0
+        if let ctts = cttsBox {
+            for e in ctts.entries {
+                var n: UInt32 = 0
+                let o = ctts.offset(e)
+                while n < e.count && i < out.count { out[i].presentationTime = Int64(bitPattern: out[i].decodeTime) &+ o; i += 1; n += 1 }
+            }
+        }
+        while i < out.count { out[i].presentationTime = Int64(bitPattern: out[i].decodeTime); i += 1 }
+        if let stss { for s in stss where s >= 1 && Int(s) <= out.count { out[Int(s) - 1].isSync = true } }
+        return out
+    }
+}
+
+extension ISOFile {
+    /// The movie's tracks, in file order.
+    public var tracks: [Track] { box("moov")?.children("trak").map(Track.init) ?? [] }
+    /// True when the file holds movie fragments.
+    public var isFragmented: Bool { boxes.contains { $0.type == "moof" } || box("moov")?.child("mvex") != nil }
+    /// Reads `count` bytes at `offset` from the source, checking that they exist.
+    public func readBytes(at offset: UInt64, count: Int) throws(ParseError) -> [UInt8] {
+        let end = try Checked.add(offset, UInt64(max(0, count)), offset: offset)
+        guard end <= source.size else {
+            throw ParseError(.sizePastParent, offset: offset, "range \(offset)+\(count) lies outside the \(source.size)-byte file")
+        }
+        return try source.read(at: offset, count: count)
+    }
+}

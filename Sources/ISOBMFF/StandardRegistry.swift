@@ -1,0 +1,146 @@
+import BinaryIO
+
+extension BoxRegistry {
+    /// Every box type this library models. See `Specs/boxes.md` for the list in prose.
+    public static let standard: BoxRegistry = {
+        var r = BoxRegistry()
+        // Containers (ISO/IEC 14496-12, QuickTime, HEIF, Apple spatial video, Google spherical video).
+        for (t, name) in [("moov", "MovieBox"), ("trak", "TrackBox"), ("edts", "EditBox"), ("mdia", "MediaBox"), ("minf", "MediaInformationBox"),
+                          ("dinf", "DataInformationBox"), ("stbl", "SampleTableBox"), ("udta", "UserDataBox"), ("mvex", "MovieExtendsBox"),
+                          ("moof", "MovieFragmentBox"), ("traf", "TrackFragmentBox"), ("mfra", "MovieFragmentRandomAccessBox"),
+                          ("tref", "TrackReferenceBox"), ("iprp", "ItemPropertiesBox"), ("ipco", "ItemPropertyContainerBox"),
+                          ("grpl", "GroupsListBox"), ("sinf", "ProtectionSchemeInfoBox"), ("schi", "SchemeInformationBox"),
+                          ("rinf", "RestrictedSchemeInfoBox"), ("gmhd", "GenericMediaHeaderAtom"), ("tapt", "TrackApertureModeDimensionsAtom"),
+                          ("wave", "SoundDecompressionParametersAtom"), ("ilst", "MetadataItemListAtom"), ("meco", "AdditionalMetadataContainerBox"),
+                          ("vexu", "VideoExtendedUsageBox"), ("eyes", "StereoViewBox"), ("cams", "StereoCameraSystemBox"),
+                          ("cmfy", "StereoComfortBox"), ("pack", "ViewPackingBox"), ("sv3d", "SphericalVideoBox"), ("strk", "SubTrackBox")] {
+            r.register(FourCC(t), .container(name))
+        }
+        r.register("proj", parent: "vexu", .container("ProjectionBox (Apple)"))
+        r.register("proj", parent: "sv3d", .container("ProjectionBox (Google spherical v2)"))
+        r.registerChildDefault(parent: "ilst", .container("MetadataItemAtom"))
+        r.register("keys", parent: "mebx", .container("MetadataKeyTableBox"))
+        r.registerChildDefault(parent: "keys", .container("MetadataKeyBox"))
+        r.register("keys", parent: "meta", .fields("MetadataKeysAtom", MetadataKeysBox.self))
+
+        // Opaque by design.
+        for t in ["free", "skip", "wide", "mdat", "idat"] { r.register(FourCC(t), .raw(t == "idat" ? "ItemDataBox" : t == "mdat" ? "MediaDataBox" : "FreeSpaceBox")) }
+
+        // File-level and movie structure.
+        r.register("ftyp", .fields("FileTypeBox", FileTypeBox.self))
+        r.register("styp", .fields("SegmentTypeBox", FileTypeBox.self))
+        r.register("meta", .fieldsThenChildren("MetaBox", MetaBoxHeader.self))
+        r.register("hdlr", .fields("HandlerBox", HandlerBox.self))
+        r.register("mvhd", .fields("MovieHeaderBox", MovieHeaderBox.self))
+        r.register("tkhd", .fields("TrackHeaderBox", TrackHeaderBox.self))
+        r.register("mdhd", .fields("MediaHeaderBox", MediaHeaderBox.self))
+        r.register("elst", .fields("EditListBox", EditListBox.self))
+        r.register("vmhd", .fields("VideoMediaHeaderBox", VideoMediaHeaderBox.self))
+        r.register("smhd", .fields("SoundMediaHeaderBox", SoundMediaHeaderBox.self))
+        r.register("nmhd", .fields("NullMediaHeaderBox", FullBoxOnly.self))
+        r.register("sthd", .fields("SubtitleMediaHeaderBox", FullBoxOnly.self))
+        r.register("dref", .fieldsThenChildren("DataReferenceBox", CountedContainerHeader.self))
+        r.register("url ", parent: "dref", .fields("DataEntryUrlBox", DataEntryBox.self))
+        r.register("urn ", parent: "dref", .fields("DataEntryUrnBox", DataEntryBox.self))
+        r.registerChildDefault(parent: "tref", .fields("TrackReferenceTypeBox", TrackReferenceTypeBox.self))
+
+        // Sample tables.
+        r.register("stsd", .fieldsThenChildren("SampleDescriptionBox", CountedContainerHeader.self))
+        r.registerResolver(parent: "stsd") { type, ctx in
+            switch SampleEntry.kind(of: type, handler: ctx.handler) {
+            case .visual: return .fieldsThenChildren("VisualSampleEntry", SampleEntry.self)
+            case .audio: return .fieldsThenChildren("AudioSampleEntry", SampleEntry.self)
+            case .generic: return type == "mebx" ? .fieldsThenChildren("MetadataSampleEntry", SampleEntry.self) : .raw("SampleEntry")
+            }
+        }
+        r.register("stts", .fields("TimeToSampleBox", TimeToSampleBox.self))
+        r.register("ctts", .fields("CompositionOffsetBox", CompositionOffsetBox.self))
+        r.register("stss", .fields("SyncSampleBox", U32TableBox.self))
+        r.register("stps", .fields("PartialSyncSampleAtom", U32TableBox.self))
+        r.register("stsc", .fields("SampleToChunkBox", SampleToChunkBox.self))
+        r.register("stsz", .fields("SampleSizeBox", SampleSizeBox.self))
+        r.register("stz2", .fields("CompactSampleSizeBox", SampleSizeBox.self))
+        r.register("stco", .fields("ChunkOffsetBox", U32TableBox.self))
+        r.register("co64", .fields("ChunkLargeOffsetBox", ChunkLargeOffsetBox.self))
+        r.register("sgpd", .fields("SampleGroupDescriptionBox", SampleGroupDescriptionBox.self))
+        r.register("sbgp", .fields("SampleToGroupBox", SampleToGroupBox.self))
+
+        // Sample entry children.
+        r.register("colr", .fields("ColourInformationBox", ColourInformationBox.self))
+        r.register("pasp", .fields("PixelAspectRatioBox", U32FieldsBox.self))
+        r.register("clap", .fields("CleanApertureBox", U32FieldsBox.self))
+        r.register("btrt", .fields("BitRateBox", U32FieldsBox.self))
+        r.register("fiel", .fields("FieldHandlingAtom", SmallFieldsBox.self))
+        r.register("chrm", .fields("ChromaLocationAtom", SmallFieldsBox.self))
+        r.register("hvcC", .fields("HEVCConfigurationBox", HEVCConfigurationBox.self))
+        r.register("lhvC", .fields("LHEVCConfigurationBox", HEVCConfigurationBox.self))
+
+        // Fragments.
+        r.register("trex", .fields("TrackExtendsBox", TrackExtendsBox.self))
+        r.register("mehd", .fields("MovieExtendsHeaderBox", VersionedIntegerBox.self))
+        r.register("mfhd", .fields("MovieFragmentHeaderBox", VersionedIntegerBox.self))
+        r.register("tfdt", .fields("TrackFragmentBaseMediaDecodeTimeBox", VersionedIntegerBox.self))
+        r.register("tfhd", .fields("TrackFragmentHeaderBox", TrackFragmentHeaderBox.self))
+        r.register("trun", .fields("TrackRunBox", TrackRunBox.self))
+        r.register("sidx", .fields("SegmentIndexBox", SegmentIndexBox.self))
+
+        // HEIF.
+        r.register("pitm", .fields("PrimaryItemBox", PrimaryItemBox.self))
+        r.register("iinf", .fieldsThenChildren("ItemInfoBox", ItemInfoHeader.self))
+        r.register("infe", parent: "iinf", .fields("ItemInfoEntry", ItemInfoEntry.self))
+        r.register("iloc", .fields("ItemLocationBox", ItemLocationBox.self))
+        r.register("iref", .fieldsThenChildren("ItemReferenceBox", FullBoxOnly.self))
+        r.registerChildDefault(parent: "iref", .fields("SingleItemTypeReferenceBox", ItemReferenceBox.self))
+        r.register("ipma", .fields("ItemPropertyAssociationBox", ItemPropertyAssociationBox.self))
+        r.register("ispe", .fields("ImageSpatialExtentsProperty", ImageSpatialExtentsProperty.self))
+        r.register("pixi", .fields("PixelInformationProperty", PixelInformationProperty.self))
+        r.register("irot", .fields("ImageRotation", SmallFieldsBox.self))
+        r.register("imir", .fields("ImageMirror", SmallFieldsBox.self))
+        r.register("auxC", .fields("AuxiliaryTypeProperty", AuxiliaryTypeProperty.self))
+        r.registerChildDefault(parent: "grpl", .fields("EntityToGroupBox", EntityToGroupBox.self))
+
+        // Apple spatial video (vexu family) and hfov; Google spherical video v2.
+        r.register("stri", parent: "eyes", .fields("StereoViewInformationBox", StereoViewInformationBox.self))
+        r.register("hero", parent: "eyes", .fields("HeroStereoEyeDescriptionBox", SingleValueFullBox.self))
+        r.register("blin", parent: "cams", .fields("StereoCameraSystemBaselineBox", SingleValueFullBox.self))
+        r.register("dadj", parent: "cmfy", .fields("StereoComfortDisparityAdjustmentBox", SingleValueFullBox.self))
+        r.register("prji", parent: "proj", .fields("ProjectionInformationBox", SingleValueFullBox.self))
+        r.register("pkin", parent: "pack", .fields("ViewPackingInformationBox", SingleValueFullBox.self))
+        r.register("must", parent: "vexu", .fields("RequiredBoxTypesBox", RequiredBoxTypesBox.self))
+        r.register("hfov", .fields("HorizontalFieldOfViewBox", U32FieldsBox.self))
+        r.register("st3d", .fields("Stereoscopic3DVideoBox", SingleValueFullBox.self))
+        r.register("svhd", parent: "sv3d", .fields("SphericalVideoHeaderBox", SphericalVideoHeaderBox.self))
+        r.register("prhd", parent: "proj", .fields("ProjectionHeaderBox", FullBoxU32Fields.self))
+        r.register("equi", parent: "proj", .fields("EquirectangularProjectionBox", FullBoxU32Fields.self))
+        r.register("cbmp", parent: "proj", .fields("CubemapProjectionBox", FullBoxU32Fields.self))
+
+        // QuickTime metadata values.
+        r.register("data", .fields("MetadataValueAtom", MetadataDataBox.self))
+        return r
+    }()
+}
+
+/// `hvcC` / `lhvC`: HEVC decoder configuration records (ISO/IEC 14496-15 §8.3.3, §9.6.3).
+/// The container level keeps the record's bytes; the `HEVC` module interprets them.
+/// A light reading of the header is offered for dumps.
+public struct HEVCConfigurationBox: BoxPayload, Equatable {
+    public var record: [UInt8]
+    /// True for `lhvC` (no profile/tier/level header).
+    public var layered: Bool
+    public init(record: [UInt8], layered: Bool) { self.record = record; self.layered = layered }
+    public init(parsing r: inout ByteReader, context: inout ParseContext) throws(ParseError) {
+        layered = context.parents.last == "lhvC"
+        record = r.readRemaining()
+    }
+    public func write(to w: inout ByteWriter) { w.write(record) }
+    public var summary: String {
+        guard let v = record.first else { return "empty" }
+        if layered && record.count >= 6 {
+            return "version=\(v) length_size=\((record[4] & 3) + 1) arrays=\(record[5])"
+        }
+        if record.count >= 23 {
+            return "version=\(v) profile_idc=\(record[1] & 0x1F) level_idc=\(record[12]) length_size=\((record[21] & 3) + 1) arrays=\(record[22])"
+        }
+        return "version=\(v) \(record.count) bytes"
+    }
+}

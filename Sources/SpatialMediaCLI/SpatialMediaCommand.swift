@@ -1,0 +1,109 @@
+import ArgumentParser
+import BinaryIO
+import ISOBMFF
+import SpatialMedia
+
+
+/// Exit codes, documented in the README and in `--help`.
+enum Exit {
+    static let ok: Int32 = 0
+    static let problems: Int32 = 1
+    static let unreadable: Int32 = 2
+    static let usage: Int32 = 64
+}
+
+func printErr(_ s: String) { StandardError.write(s + "\n") }
+
+@main
+struct SpatialMediaCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "spatial-media",
+        abstract: "Inspect, validate, convert and edit spatial (stereo) photos and videos.",
+        discussion: """
+        Exit codes: 0 success; 1 the input was read but problems were found; 2 an input could not be \
+        read or is not a supported file; 64 usage error. JSON goes to standard output, messages to \
+        standard error.
+        """,
+        version: SpatialMediaVersion.string,
+        subcommands: [Info.self, Dump.self, Rewrite.self]
+    )
+}
+
+/// Opens a file for the CLI, printing a clear message and returning nil when it cannot be read.
+func openFile(_ path: String) -> ISOFile? {
+    do {
+        return try ISOFile.open(path: path)
+    } catch {
+        printErr("spatial-media: \(path): \(error.message) [\(error.code)]")
+        return nil
+    }
+}
+
+struct Dump: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Print the box tree: offset, size, header form, type and key fields of every box.")
+    @Argument(help: "The file to dump.") var file: String
+    @Flag(help: "Print JSON to standard output.") var json = false
+    @Option(help: "Show boxes down to this depth (1 = top level only).") var depth: Int?
+
+    func validate() throws {
+        if let d = depth, d < 1 { throw ValidationError("--depth must be 1 or more") }
+    }
+
+    func run() throws {
+        guard let f = openFile(file) else { throw ExitCode(Exit.unreadable) }
+        let maxDepth = depth ?? .max
+        if json {
+            print(BoxDump.json(f, maxDepth: maxDepth).serialized(pretty: true))
+        } else {
+            for l in BoxDump.lines(f, maxDepth: maxDepth) { print(l) }
+        }
+        if !f.allDiagnostics.isEmpty { throw ExitCode(Exit.problems) }
+    }
+}
+
+struct Info: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Say what each file is: brands, tracks, items, entity groups.")
+    @Argument(help: "One or more files.") var files: [String]
+    @Flag(help: "Print JSON to standard output.") var json = false
+
+    func run() throws {
+        var worst = Exit.ok
+        var results: [JSON] = []
+        for path in files {
+            guard let f = openFile(path) else {
+                worst = max(worst, Exit.unreadable)
+                results.append(.object([("file", .string(path)), ("error", .string("unreadable"))]))
+                continue
+            }
+            let summary = ContainerSummary(f)
+            if !summary.diagnostics.isEmpty { worst = max(worst, Exit.problems) }
+            if json {
+                var o: [(String, JSON)] = [("file", .string(path))]
+                if case .object(let fields) = summary.json { o += fields }
+                results.append(.object(o))
+            } else {
+                if files.count > 1 { print("== \(path)") }
+                for l in summary.lines { print(l) }
+            }
+        }
+        if json { print((files.count == 1 ? results.first ?? .null : .array(results)).serialized(pretty: true)) }
+        if worst != Exit.ok { throw ExitCode(worst) }
+    }
+}
+
+struct Rewrite: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Parse a whole file and write it back through the writer (identical bytes when nothing changed).")
+    @Argument(help: "Input file.") var input: String
+    @Option(name: .shortAndLong, help: "Output file (written atomically).") var output: String
+
+    func run() throws {
+        guard let f = openFile(input) else { throw ExitCode(Exit.unreadable) }
+        do {
+            try f.write(to: output)
+        } catch {
+            printErr("spatial-media: cannot write \(output): \(error.message) [\(error.code)]")
+            throw ExitCode(Exit.unreadable)
+        }
+        printErr("wrote \(output)")
+    }
+}
