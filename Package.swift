@@ -30,6 +30,7 @@ let package = Package(
         .testTarget(name: "BinaryIOTests", dependencies: ["BinaryIO"]),
         .testTarget(name: "ISOBMFFTests", dependencies: ["ISOBMFF", "BinaryIO"]),
         .testTarget(name: "HEVCTests", dependencies: ["HEVC", "BinaryIO"]),
+        .testTarget(name: "SpatialMediaTests", dependencies: ["SpatialMedia", "ISOBMFF", "BinaryIO"]),
         .testTarget(name: "ConformanceTests", dependencies: ["ISOBMFF", "SpatialMedia", "BinaryIO"]),
     ]
 )
