@@ -32,7 +32,7 @@ for t in $targets; do
   esac
   for d in $src; do
     [ -d "$d" ] || continue
-    find "$d" -type f -size -2M | grep -E "$pattern" | while read -r f; do cp -f "$f" "$seeds/$(echo "$f" | md5sum | cut -c1-16)"; done
+    find "$d" -type f -size -${FUZZ_MAX_SEED_KB:-300}k | grep -E "$pattern" | while read -r f; do cp -f "$f" "$seeds/$(echo "$f" | md5sum | cut -c1-16)"; done
   done
   echo "fuzz: running $t for ${seconds}s on $(ls "$seeds" | wc -l) seeds" >&2
   log="Fuzz/artifacts/$t/last-run.log"

@@ -125,7 +125,10 @@ func checkTable(_ r: ByteReader, count: UInt64, entrySize: Int, _ name: String, 
 
 func fixed16(_ v: UInt32) -> Double { Double(v) / 65536 }
 func fmt(_ d: Double, _ places: Int = 3) -> String {
-    var s = String(Int64((d * pow10(places)).rounded()))
+    let scaled = (d * pow10(places)).rounded()
+    // Outside Int64's exact range (or NaN/inf) fall back to Swift's own formatting.
+    guard scaled.isFinite, abs(scaled) < 9.0e15 else { return "\(d)" }
+    var s = String(Int64(scaled))
     let neg = s.hasPrefix("-")
     if neg { s.removeFirst() }
     while s.count <= places { s = "0" + s }
