@@ -17,11 +17,11 @@ let package = Package(
         .target(name: "BinaryIO"),
         .target(name: "ISOBMFF", dependencies: ["BinaryIO"]),
         .target(name: "HEVC", dependencies: ["BinaryIO"]),
-        .target(name: "SpatialMedia", dependencies: ["BinaryIO", "ISOBMFF"]),
+        .target(name: "SpatialMedia", dependencies: ["BinaryIO", "ISOBMFF", "HEVC"]),
         .executableTarget(
             name: "SpatialMediaCLI",
             dependencies: [
-                "SpatialMedia", "ISOBMFF", "BinaryIO",
+                "SpatialMedia", "ISOBMFF", "HEVC", "BinaryIO",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -31,6 +31,6 @@ let package = Package(
         .testTarget(name: "ISOBMFFTests", dependencies: ["ISOBMFF", "BinaryIO"]),
         .testTarget(name: "HEVCTests", dependencies: ["HEVC", "BinaryIO"]),
         .testTarget(name: "SpatialMediaTests", dependencies: ["SpatialMedia", "ISOBMFF", "BinaryIO"]),
-        .testTarget(name: "ConformanceTests", dependencies: ["ISOBMFF", "SpatialMedia", "BinaryIO"]),
+        .testTarget(name: "ConformanceTests", dependencies: ["ISOBMFF", "HEVC", "SpatialMedia", "BinaryIO"]),
     ]
 )
