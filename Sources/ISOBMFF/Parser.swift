@@ -173,7 +173,8 @@ public struct BoxParser: Sendable {
         }
         box.diagnostics = diags
         // A track's handler is known once its hdlr has been read; keep it for sample entries.
-        if header.type == "hdlr", let h = box.payload(HandlerBox.self) { ctx.handler = h.handlerType; return box }
+        // QuickTime also puts a data-handler `hdlr` ('alis'/'url ') in `minf`; it does not describe the media.
+        if header.type == "hdlr", ctx.parents.dropLast().last != "minf", let h = box.payload(HandlerBox.self) { ctx.handler = h.handlerType; return box }
         if header.type == "mdia" || header.type == "trak" { ctx.handler = savedHandler }
         return box
     }

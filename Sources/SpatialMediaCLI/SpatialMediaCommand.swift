@@ -25,7 +25,7 @@ struct SpatialMediaCommand: ParsableCommand {
         standard error.
         """,
         version: SpatialMediaVersion.string,
-        subcommands: [Info.self, Dump.self, Rewrite.self]
+        subcommands: [Info.self, Dump.self, Rewrite.self, Edit.self]
     )
 }
 
@@ -77,13 +77,16 @@ struct Info: ParsableCommand {
             }
             let summary = ContainerSummary(f)
             if !summary.diagnostics.isEmpty { worst = max(worst, Exit.problems) }
+            let spatial = SpatialVideoReport.infoSection(f)
             if json {
                 var o: [(String, JSON)] = [("file", .string(path))]
                 if case .object(let fields) = summary.json { o += fields }
+                if let spatial { o.append(("spatial_video", spatial.json)) }
                 results.append(.object(o))
             } else {
                 if files.count > 1 { print("== \(path)") }
                 for l in summary.lines { print(l) }
+                for l in spatial?.lines ?? [] { print(l) }
             }
         }
         if json { print((files.count == 1 ? results.first ?? .null : .array(results)).serialized(pretty: true)) }

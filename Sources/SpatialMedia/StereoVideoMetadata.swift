@@ -1,0 +1,392 @@
+import BinaryIO
+import ISOBMFF
+
+/// Which eye a player should show when it presents a stereo movie in 2D (`hero` box,
+/// `hero_eye_indicator`: 0 none, 1 left, 2 right, anything else reserved).
+public enum HeroEye: Sendable, Equatable, CustomStringConvertible {
+    case none
+    case left
+    case right
+    /// A reserved value (3…255), kept as read so it can be reported and written back.
+    case reserved(UInt8)
+
+    /// Creates the value for a stored `hero_eye_indicator`.
+    public init(rawValue: UInt8) {
+        switch rawValue {
+        case 0: self = .none
+        case 1: self = .left
+        case 2: self = .right
+        default: self = .reserved(rawValue)
+        }
+    }
+
+    /// The stored `hero_eye_indicator`.
+    public var rawValue: UInt8 {
+        switch self {
+        case .none: return 0
+        case .left: return 1
+        case .right: return 2
+        case .reserved(let v): return v
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .none: return "none"
+        case .left: return "left"
+        case .right: return "right"
+        case .reserved(let v): return "reserved(\(v))"
+        }
+    }
+}
+
+/// The flag byte of the `stri` box (StereoViewInformationBox inside `vexu/eyes`).
+public struct StereoViewFlags: Sendable, Equatable {
+    /// The byte as stored, reserved bits 4–7 included.
+    public var rawValue: UInt8
+    /// Creates flags from the stored byte.
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+    /// Creates flags from the four defined bits (reserved bits zero).
+    public init(left: Bool, right: Bool, additionalViews: Bool = false, reversed: Bool = false) {
+        rawValue = (left ? 0x01 : 0) | (right ? 0x02 : 0) | (additionalViews ? 0x04 : 0) | (reversed ? 0x08 : 0)
+    }
+    /// Bit 0: the track carries a left-eye view.
+    public var hasLeftEye: Bool { rawValue & 0x01 != 0 }
+    /// Bit 1: the track carries a right-eye view.
+    public var hasRightEye: Bool { rawValue & 0x02 != 0 }
+    /// Bit 2: views beyond left and right exist.
+    public var hasAdditionalViews: Bool { rawValue & 0x04 != 0 }
+    /// Bit 3: the eye order is swapped against the default (must be 0 for spatial MV-HEVC).
+    public var eyeViewsReversed: Bool { rawValue & 0x08 != 0 }
+    /// The flags Apple writes for spatial MV-HEVC: left and right, not reversed (`0x03`).
+    public static let spatialDefault = StereoViewFlags(rawValue: 0x03)
+}
+
+/// How two views share one picture (frame packing), from `st3d`, `vexu/pack/pkin` or spherical v1 XML.
+public enum FramePacking: String, Sendable, Equatable {
+    /// Left and right views side by side (`st3d` 2, `pkin` `side`, XML `left-right`).
+    case sideBySide = "side-by-side"
+    /// Left view above right view (`st3d` 1, `pkin` `over`, XML `top-bottom`).
+    case topBottom = "top-bottom"
+}
+
+/// Exact conversions between human units and the integers stored in the boxes.
+///
+/// Every function rejects NaN and infinities and values that do not fit the stored field, with a
+/// ``ParseError/Code/invalidValue`` error. Rounding is to the nearest integer, halves away from zero.
+public enum SpatialUnits {
+    /// Millimetres → micrometres for `blin` (`mm × 1000`, rounded). Must be ≥ 0 and fit in `UInt32`.
+    public static func micrometres(fromMillimetres mm: Double) throws(ParseError) -> UInt32 {
+        guard mm.isFinite else { throw invalid("baseline must be a finite number of millimetres, got \(mm)") }
+        guard mm >= 0 else { throw invalid("baseline must not be negative, got \(mm) mm") }
+        let v = (mm * 1000).rounded(.toNearestOrAwayFromZero)
+        guard let r = UInt32(exactly: v) else { throw invalid("baseline \(mm) mm does not fit the 32-bit micrometre field") }
+        return r
+    }
+
+    /// Degrees → millidegrees for `hfov` (`degrees × 1000`, rounded). Must lie strictly between 0 and 180.
+    public static func millidegrees(fromDegrees deg: Double) throws(ParseError) -> UInt32 {
+        guard deg.isFinite else { throw invalid("horizontal field of view must be a finite number of degrees, got \(deg)") }
+        guard deg > 0 && deg < 180 else { throw invalid("horizontal field of view must be greater than 0° and less than 180°, got \(deg)°") }
+        let v = (deg * 1000).rounded(.toNearestOrAwayFromZero)
+        guard let r = UInt32(exactly: v), r > 0, r < 180_000 else {
+            throw invalid("horizontal field of view \(deg)° rounds outside (0, 180)° at 1/1000° precision")
+        }
+        return r
+    }
+
+    /// Percent of the image width → `dadj` units of 1/10000 of the width (`percent × 100`, rounded).
+    /// The magnitude must not exceed 100 %.
+    public static func disparityUnits(fromPercent percent: Double) throws(ParseError) -> Int32 {
+        guard percent.isFinite else { throw invalid("disparity adjustment must be a finite percentage, got \(percent)") }
+        guard abs(percent) <= 100 else { throw invalid("disparity adjustment must be between -100 % and +100 %, got \(percent) %") }
+        return Int32((percent * 100).rounded(.toNearestOrAwayFromZero))
+    }
+
+    /// Fraction of the image width → `dadj` units (`fraction × 10000`, rounded). |fraction| ≤ 1.
+    public static func disparityUnits(fromFraction fraction: Double) throws(ParseError) -> Int32 {
+        guard fraction.isFinite else { throw invalid("disparity adjustment must be a finite fraction, got \(fraction)") }
+        return try disparityUnits(fromPercent: fraction * 100)
+    }
+
+    /// Micrometres → millimetres (exact decimal division by 1000).
+    public static func millimetres(fromMicrometres um: UInt32) -> Double { Double(um) / 1000 }
+    /// Millidegrees → degrees.
+    public static func degrees(fromMillidegrees md: UInt32) -> Double { Double(md) / 1000 }
+    /// `dadj` units → fraction of the image width.
+    public static func fraction(fromDisparityUnits u: Int32) -> Double { Double(u) / 10000 }
+    /// `dadj` units → percent of the image width.
+    public static func percent(fromDisparityUnits u: Int32) -> Double { Double(u) / 100 }
+
+    /// Baselines above this (1 m, in µm) are written but reported as a warning.
+    public static let implausibleBaselineMicrometres: UInt32 = 1_000_000
+
+    static func invalid(_ m: String) -> ParseError { ParseError(.invalidValue, offset: 0, path: "", m) }
+}
+
+/// A problem in the stereo metadata of a file that did not stop reading.
+public struct SpatialDiagnostic: Sendable, Equatable, CustomStringConvertible {
+    /// Severity of a diagnostic.
+    public enum Severity: String, Sendable { case error, warning, info }
+    public var severity: Severity
+    /// Absolute file offset of the box concerned.
+    public var offset: UInt64
+    /// Box path, e.g. `moov/trak[0]/mdia/minf/stbl/stsd/hvc1/vexu/eyes/stri`.
+    public var path: String
+    public var message: String
+    public init(_ severity: Severity, offset: UInt64, path: String, _ message: String) {
+        self.severity = severity; self.offset = offset; self.path = path; self.message = message
+    }
+    public var description: String { "\(severity): \(message) (\(path) at offset \(offset))" }
+    /// Machine-readable form.
+    public var json: JSON {
+        .object([("severity", .string(severity.rawValue)), ("offset", .uint(offset)), ("path", .string(path)), ("message", .string(message))])
+    }
+}
+
+/// Everything a video sample entry says about stereo views, in stored units, with human-unit
+/// accessors. Absent boxes are `nil`; ``presentBoxes`` lists what was found.
+///
+/// Sources: Apple's `vexu` family and `hfov` (formats.md §1), Google's `st3d`/`sv3d` (§5) and the
+/// spherical-video v1 XML `uuid` box (read only).
+public struct StereoVideoMetadata: Sendable, Equatable {
+    /// `vexu/eyes/stri` flags.
+    public var viewFlags: StereoViewFlags?
+    /// `vexu/eyes/hero`.
+    public var heroEye: HeroEye?
+    /// `vexu/eyes/cams/blin` in micrometres.
+    public var baselineMicrometres: UInt32?
+    /// `hfov` (sibling of `vexu`) in thousandths of a degree.
+    public var horizontalFieldOfViewMillidegrees: UInt32?
+    /// `vexu/eyes/cmfy/dadj` in 1/10000 of the per-eye image width (signed; positive pushes the scene back).
+    public var disparityAdjustment: Int32?
+    /// `vexu/proj/prji` projection kind as stored (`rect`, `equi`, `hequ`, `fish`, `prim` …); nil when absent.
+    public var projectionKind: FourCC?
+    /// `vexu/pack/pkin` view packing kind (`side`, `over`).
+    public var viewPackingKind: FourCC?
+    /// `vexu/must` required box types.
+    public var requiredBoxTypes: [FourCC]?
+    /// Google `st3d` stereo mode (0 mono, 1 top-bottom, 2 left-right, 3 stereo-custom).
+    public var googleStereoMode: UInt8?
+    /// Type of the projection box inside Google's `sv3d/proj` (`equi`, `cbmp`, `mshp`).
+    public var googleProjection: FourCC?
+    /// `GSpherical:StereoMode` from the spherical v1 XML (`mono`, `left-right`, `top-bottom`).
+    public var sphericalV1StereoMode: String?
+    /// Paths, relative to the sample entry (or the track for `uuid`), of every stereo-related box found.
+    public var presentBoxes: [String] = []
+    /// Size problems and other findings; the bytes of such boxes are kept as they are.
+    public var diagnostics: [SpatialDiagnostic] = []
+
+    public init() {}
+
+    /// True when a `vexu` box exists.
+    public var hasVexu: Bool { presentBoxes.contains("vexu") }
+    /// True when an `hfov` box exists.
+    public var hasHFOV: Bool { presentBoxes.contains("hfov") }
+    /// True when `vexu/proj` exists.
+    public var hasProjectionBox: Bool { presentBoxes.contains("vexu/proj") }
+
+    /// Baseline in millimetres (µm / 1000).
+    public var baselineMillimetres: Double? { baselineMicrometres.map(SpatialUnits.millimetres(fromMicrometres:)) }
+    /// Horizontal field of view in degrees (m° / 1000).
+    public var horizontalFieldOfViewDegrees: Double? { horizontalFieldOfViewMillidegrees.map(SpatialUnits.degrees(fromMillidegrees:)) }
+    /// Disparity adjustment as a fraction of the image width (units / 10000).
+    public var disparityFraction: Double? { disparityAdjustment.map(SpatialUnits.fraction(fromDisparityUnits:)) }
+    /// Disparity adjustment in percent of the image width (units / 100).
+    public var disparityPercent: Double? { disparityAdjustment.map(SpatialUnits.percent(fromDisparityUnits:)) }
+
+    /// The projection in effect: the stored kind, or `rect` when `vexu` exists without `proj`
+    /// and the stream is MV-HEVC (Apple's writer omits `proj` for rectilinear spatial video).
+    public func effectiveProjection(isMVHEVC: Bool) -> FourCC? {
+        if let p = projectionKind { return p }
+        if hasVexu && isMVHEVC { return "rect" }
+        return nil
+    }
+
+    /// Frame packing signalled by any of the three sources (`vexu/pack` first, then `st3d`, then v1 XML).
+    public var framePacking: FramePacking? {
+        if let k = viewPackingKind {
+            if k == "side" { return .sideBySide }
+            if k == "over" { return .topBottom }
+        }
+        if let m = googleStereoMode {
+            if m == 2 { return .sideBySide }
+            if m == 1 { return .topBottom }
+        }
+        if let x = sphericalV1StereoMode {
+            if x == "left-right" { return .sideBySide }
+            if x == "top-bottom" { return .topBottom }
+        }
+        return nil
+    }
+}
+
+/// Reading stereo metadata from boxes.
+public enum StereoMetadataReader {
+    /// UUID of Google's spherical video v1 XML box.
+    public static let sphericalV1UUID: [UInt8] = [0xff, 0xcc, 0x82, 0x63, 0xf8, 0x55, 0x4a, 0x93, 0x88, 0x14, 0x58, 0x7a, 0x02, 0x52, 0x1f, 0xdd]
+
+    /// Total box sizes FFmpeg insists on (it rejects other sizes); we report and keep the bytes.
+    static let expectedSizes: [FourCC: UInt64] = ["stri": 13, "hero": 13, "blin": 16, "dadj": 16, "hfov": 12, "st3d": 13]
+
+    /// Reads the stereo metadata of one sample entry, plus the spherical v1 XML of its track.
+    public static func read(sampleEntry entry: Box, track: Box? = nil) -> StereoVideoMetadata {
+        var m = StereoVideoMetadata()
+        for child in entry.children ?? [] {
+            switch child.type {
+            case "vexu": readVexu(child, into: &m)
+            case "hfov":
+                m.presentBoxes.append("hfov")
+                checkSize(child, &m)
+                if let v = u32Payload(child) { m.horizontalFieldOfViewMillidegrees = v }
+            case "st3d":
+                m.presentBoxes.append("st3d")
+                checkSize(child, &m)
+                if let p = child.payload(SingleValueFullBox.self) { m.googleStereoMode = UInt8(truncatingIfNeeded: p.value) }
+            case "sv3d":
+                m.presentBoxes.append("sv3d")
+                if let proj = child.child("proj") {
+                    m.googleProjection = proj.children?.first { ["equi", "cbmp", "mshp"].contains($0.type) }?.type
+                }
+            default: break
+            }
+        }
+        if let track {
+            for u in track.children("uuid") where u.header.userType == sphericalV1UUID {
+                m.presentBoxes.append("uuid(spherical-v1)")
+                if case .raw(let bytes) = u.fields { m.sphericalV1StereoMode = xmlValue(bytes, tag: "GSpherical:StereoMode") }
+            }
+        }
+        return m
+    }
+
+    static func readVexu(_ vexu: Box, into m: inout StereoVideoMetadata) {
+        m.presentBoxes.append("vexu")
+        for c in vexu.children ?? [] {
+            switch c.type {
+            case "eyes":
+                m.presentBoxes.append("vexu/eyes")
+                var sawStri = false
+                for e in c.children ?? [] {
+                    switch e.type {
+                    case "stri":
+                        sawStri = true
+                        m.presentBoxes.append("vexu/eyes/stri")
+                        checkSize(e, &m)
+                        if let p = e.payload(StereoViewInformationBox.self) { m.viewFlags = StereoViewFlags(rawValue: p.flagsByte) }
+                        else if let b = rawAfterFullBox(e), let f = b.first { m.viewFlags = StereoViewFlags(rawValue: f) }
+                    case "hero":
+                        m.presentBoxes.append("vexu/eyes/hero")
+                        checkSize(e, &m)
+                        if let p = e.payload(SingleValueFullBox.self) {
+                            let v = UInt8(truncatingIfNeeded: p.value)
+                            m.heroEye = HeroEye(rawValue: v)
+                            if v > 2 { m.diagnostics.append(SpatialDiagnostic(.warning, offset: e.header.offset, path: e.path, "hero_eye_indicator \(v) is reserved (0 none, 1 left, 2 right)")) }
+                        }
+                    case "cams":
+                        m.presentBoxes.append("vexu/eyes/cams")
+                        if let blin = e.child("blin") {
+                            m.presentBoxes.append("vexu/eyes/cams/blin")
+                            checkSize(blin, &m)
+                            if let p = blin.payload(SingleValueFullBox.self) { m.baselineMicrometres = p.value }
+                        }
+                        checkContainer(e, only: "blin", &m)
+                    case "cmfy":
+                        m.presentBoxes.append("vexu/eyes/cmfy")
+                        if let dadj = e.child("dadj") {
+                            m.presentBoxes.append("vexu/eyes/cmfy/dadj")
+                            checkSize(dadj, &m)
+                            if let p = dadj.payload(SingleValueFullBox.self) { m.disparityAdjustment = p.signedValue }
+                        }
+                        checkContainer(e, only: "dadj", &m)
+                    default:
+                        m.diagnostics.append(SpatialDiagnostic(.info, offset: e.header.offset, path: e.path, "unknown box '\(e.type)' inside eyes; kept byte-exact"))
+                    }
+                }
+                if !sawStri {
+                    m.diagnostics.append(SpatialDiagnostic(.error, offset: c.header.offset, path: c.path, "eyes has no stri box (it is mandatory)"))
+                }
+            case "proj":
+                m.presentBoxes.append("vexu/proj")
+                if let prji = c.child("prji") {
+                    m.presentBoxes.append("vexu/proj/prji")
+                    if prji.header.size < 16 {
+                        m.diagnostics.append(SpatialDiagnostic(.error, offset: prji.header.offset, path: prji.path, "prji is \(prji.header.size) bytes; at least 16 expected"))
+                    }
+                    if let p = prji.payload(SingleValueFullBox.self) { m.projectionKind = p.fourCC }
+                } else {
+                    m.diagnostics.append(SpatialDiagnostic(.warning, offset: c.header.offset, path: c.path, "proj has no prji box"))
+                }
+            case "pack":
+                m.presentBoxes.append("vexu/pack")
+                if let pkin = c.child("pkin"), let p = pkin.payload(SingleValueFullBox.self) {
+                    m.presentBoxes.append("vexu/pack/pkin")
+                    m.viewPackingKind = p.fourCC
+                }
+            case "must":
+                m.presentBoxes.append("vexu/must")
+                if let p = c.payload(RequiredBoxTypesBox.self) { m.requiredBoxTypes = p.types }
+            default:
+                m.diagnostics.append(SpatialDiagnostic(.info, offset: c.header.offset, path: c.path, "unknown box '\(c.type)' inside vexu; kept byte-exact"))
+            }
+        }
+    }
+
+    static func checkSize(_ b: Box, _ m: inout StereoVideoMetadata) {
+        if let m2 = b.malformed {
+            m.diagnostics.append(SpatialDiagnostic(.error, offset: b.header.offset, path: b.path, "could not be read (\(m2.message)); bytes kept"))
+        }
+        guard let expected = expectedSizes[b.type], b.header.size != expected else { return }
+        m.diagnostics.append(SpatialDiagnostic(.error, offset: b.header.offset, path: b.path,
+            "\(b.type) is \(b.header.size) bytes; \(expected) expected (FFmpeg rejects other sizes); bytes kept"))
+    }
+
+    static func checkContainer(_ b: Box, only: FourCC, _ m: inout StereoVideoMetadata) {
+        if b.child(only) == nil {
+            m.diagnostics.append(SpatialDiagnostic(.warning, offset: b.header.offset, path: b.path, "\(b.type) has no \(only) box"))
+        } else if b.header.size != 24 {
+            m.diagnostics.append(SpatialDiagnostic(.warning, offset: b.header.offset, path: b.path,
+                "\(b.type) is \(b.header.size) bytes; FFmpeg accepts only 24 (a lone \(only))"))
+        }
+    }
+
+    static func u32Payload(_ b: Box) -> UInt32? {
+        if let p = b.payload(U32FieldsBox.self), let v = p.values.first { return v }
+        return nil
+    }
+
+    static func rawAfterFullBox(_ b: Box) -> ArraySlice<UInt8>? {
+        if case .raw(let bytes) = b.fields, bytes.count > 4 { return bytes[4...] }
+        return nil
+    }
+
+    /// The text between `<tag>` and `</tag>` in UTF-8 XML bytes, trimmed; nil when missing.
+    static func xmlValue(_ bytes: [UInt8], tag: String) -> String? {
+        let text = String(decoding: bytes.prefix(1 << 20), as: UTF8.self)
+        guard let open = text.range(of: "<\(tag)>") else { return nil }
+        guard let close = text.range(of: "</\(tag)>", range: open.upperBound..<text.endIndex) else { return nil }
+        return String(text[open.upperBound..<close.lowerBound]).trimmingSpaces()
+    }
+}
+
+extension String {
+    func range(of needle: String, range: Range<String.Index>? = nil) -> Range<String.Index>? {
+        let hay = range.map { self[$0] } ?? self[...]
+        guard !needle.isEmpty else { return nil }
+        var i = hay.startIndex
+        while i < hay.endIndex {
+            if hay[i...].hasPrefix(needle) {
+                guard let end = index(i, offsetBy: needle.count, limitedBy: endIndex) else { return nil }
+                return i..<end
+            }
+            i = hay.index(after: i)
+        }
+        return nil
+    }
+    func trimmingSpaces() -> String {
+        var s = Substring(self)
+        while let f = s.first, f.isWhitespace { s.removeFirst() }
+        while let l = s.last, l.isWhitespace { s.removeLast() }
+        return String(s)
+    }
+}

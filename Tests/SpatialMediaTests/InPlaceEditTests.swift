@@ -1,0 +1,102 @@
+import Testing
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import BinaryIO
+import ISOBMFF
+@testable import SpatialMedia
+
+@Suite struct InPlaceEditTests {
+    @Test func appleMoovAtEndWritesOnlyMoov() throws {
+        try #require(Shared.exists(Shared.apple), "corpus file absent")
+        let dir = try makeTempDir("inplace")
+        defer { removeTree(dir) }
+        let path = dir + "/apple.mp4"
+        try copyFile(Shared.apple, to: path)
+        let oldSize = fileSize(path)
+        var e = SpatialVideoEdit()
+        e.baselineMicrometres = .set(20_000)
+        e.horizontalFieldOfViewMillidegrees = .set(65_000)
+        e.disparityAdjustment = .set(300)
+        e.heroEye = .set(.right)
+        let result = try SpatialVideoEditor.edit(path: path, output: nil, inPlace: true, edit: e)
+        #expect(result.strategy == .inPlaceMoovAtEnd)
+        let f = try ISOFile.open(path: path)
+        let moov = try #require(f.box("moov"))
+        // O(moov): the new moov, an 8-byte free header in front of it, and the 8-byte pivot header.
+        #expect(result.bytesWritten == moov.header.size + 16)
+        #expect(result.bytesWritten < 1_300)
+        #expect(fileSize(path) == oldSize + moov.header.size + 8)
+        #expect(f.allDiagnostics.isEmpty)
+        let m = try #require(SpatialVideoReport(f).primary).metadata
+        #expect(m.baselineMicrometres == 20_000)
+        #expect(m.horizontalFieldOfViewMillidegrees == 65_000)
+        #expect(m.disparityAdjustment == 300)
+        #expect(m.heroEye == .right)
+        try expectSameSamples(Shared.apple, path)
+
+        // A second edit reuses the free box in front of moov (one free box, not a chain).
+        var e2 = SpatialVideoEdit()
+        e2.baselineMicrometres = .set(19_240)
+        let r2 = try SpatialVideoEditor.edit(path: path, output: nil, inPlace: true, edit: e2)
+        #expect(r2.strategy == .inPlaceMoovAtEnd)
+        let f2 = try ISOFile.open(path: path)
+        #expect(f2.boxes.map(\.type) == ["ftyp", "mdat", "free", "moov"])
+        #expect(try report(path).primary?.metadata.baselineMicrometres == 19_240)
+        try expectSameSamples(Shared.apple, path)
+    }
+
+    /// moov first, followed by a free box large enough for the new moov: in place, mdat untouched.
+    @Test func freeSpaceAfterMoov() throws {
+        try #require(Shared.exists(Shared.small), "fixture absent")
+        let dir = try makeTempDir("freespace")
+        defer { removeTree(dir) }
+        // Build a moov-first copy with 4 KiB of free space after moov.
+        var file = try ISOFile.open(path: Shared.small)
+        let mi = try #require(file.boxes.firstIndex { $0.type == "moov" })
+        let mdi = try #require(file.boxes.firstIndex { $0.type == "mdat" })
+        let moov = file.boxes.remove(at: mi)
+        file.boxes.insert(moov, at: mdi)
+        file.boxes.insert(Box(type: "free", fields: .raw([UInt8](repeating: 0, count: 4096))), at: mdi + 1)
+        let path = dir + "/first.mov"
+        _ = try SpatialVideoEditor.rewrite(file: file, moovIndex: mdi, newMoov: moov, to: path, faststart: false)
+        chmod(path, 0o644)
+        try expectSameSamples(Shared.small, path)
+        let sizeBefore = fileSize(path)
+        let mdatBefore = try #require(try ISOFile.open(path: path).box("mdat")).header.offset
+
+        var e = SpatialVideoEdit()
+        e.horizontalFieldOfViewMillidegrees = .set(55_555)
+        e.projectionKind = .set("rect")
+        let result = try SpatialVideoEditor.edit(path: path, output: nil, inPlace: true, edit: e)
+        #expect(result.strategy == .inPlaceFreeSpace)
+        #expect(fileSize(path) == sizeBefore)
+        let f = try ISOFile.open(path: path)
+        #expect(f.box("mdat")?.header.offset == mdatBefore)
+        #expect(f.boxes.map(\.type) == ["ftyp", "wide", "free", "moov", "free", "mdat"])
+        #expect(result.bytesWritten < 1_200)
+        #expect(SpatialVideoReport(f).primary?.metadata.horizontalFieldOfViewMillidegrees == 55_555)
+        try expectSameSamples(Shared.small, path)
+    }
+
+    /// moov first without room: falls back to an atomic rewrite and says why.
+    @Test func fallbackToRewrite() throws {
+        try #require(Shared.exists(Shared.small), "fixture absent")
+        let dir = try makeTempDir("fallback")
+        defer { removeTree(dir) }
+        let path = dir + "/fast.mov"
+        var e = SpatialVideoEdit()
+        e.heroEye = .set(.right)
+        _ = try SpatialVideoEditor.edit(path: Shared.small, output: path, inPlace: false, edit: e, faststart: true)
+        e.heroEye = .set(.left)
+        e.baselineMicrometres = .set(70_000)
+        let r = try SpatialVideoEditor.edit(path: path, output: nil, inPlace: true, edit: e)
+        #expect(r.strategy == .rewrite)
+        #expect(r.fallbackReason != nil)
+        #expect(r.warnings.contains { $0.contains("rewrote") })
+        #expect(try report(path).primary?.metadata.baselineMicrometres == 70_000)
+        try expectSameSamples(Shared.small, path)
+    }
+}
