@@ -98,6 +98,11 @@ extension BoxRegistry {
         r.register("imir", .fields("ImageMirror", SmallFieldsBox.self))
         r.register("auxC", .fields("AuxiliaryTypeProperty", AuxiliaryTypeProperty.self))
         r.registerChildDefault(parent: "grpl", .fields("EntityToGroupBox", EntityToGroupBox.self))
+        r.register("cmin", .fields("CameraIntrinsicMatrixProperty", CameraIntrinsicsProperty.self))
+        r.register("cmex", .fields("CameraExtrinsicMatrixProperty", CameraExtrinsicsProperty.self))
+        r.register(uuid: AppleUUID.cameraIntrinsics, .fields("CameraIntrinsicMatrixProperty (Apple uuid)", CameraIntrinsicsProperty.self))
+        r.register(uuid: AppleUUID.cameraExtrinsics, .fields("CameraExtrinsicMatrixProperty (Apple uuid)", CameraExtrinsicsProperty.self))
+        r.register(uuid: AppleUUID.disparityAdjustment, .fields("DisparityAdjustmentProperty (Apple uuid)", DisparityAdjustmentProperty.self))
 
         // Apple spatial video (vexu family) and hfov; Google spherical video v2.
         r.register("stri", parent: "eyes", .fields("StereoViewInformationBox", StereoViewInformationBox.self))

@@ -44,12 +44,23 @@ struct Dump: ParsableCommand {
     @Argument(help: "The file to dump.") var file: String
     @Flag(help: "Print JSON to standard output.") var json = false
     @Option(help: "Show boxes down to this depth (1 = top level only).") var depth: Int?
+    @Flag(help: "List access units and NAL units (type, layer, temporal id, size, slice type, POC) of a raw HEVC stream or of each HEVC track.") var nal = false
 
     func validate() throws {
         if let d = depth, d < 1 { throw ValidationError("--depth must be 1 or more") }
     }
 
     func run() throws {
+        if nal {
+            do {
+                let lines = try NALListing.lines(path: file)
+                for l in lines { print(l) }
+            } catch {
+                printErr("spatial-media: \(file): \(error.message) [\(error.code)]")
+                throw ExitCode(Exit.unreadable)
+            }
+            return
+        }
         guard let f = openFile(file) else { throw ExitCode(Exit.unreadable) }
         let maxDepth = depth ?? .max
         if json {
@@ -62,31 +73,31 @@ struct Dump: ParsableCommand {
 }
 
 struct Info: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Say what each file is: brands, tracks, items, entity groups.")
-    @Argument(help: "One or more files.") var files: [String]
+    static let configuration = CommandConfiguration(abstract: "Say what each file is: brands, tracks, items, entity groups, HEVC layers, spatial metadata.")
+    @Argument(help: "One or more files (movies, HEIF images, raw .hevc streams).") var files: [String]
     @Flag(help: "Print JSON to standard output.") var json = false
 
     func run() throws {
         var worst = Exit.ok
         var results: [JSON] = []
         for path in files {
-            guard let f = openFile(path) else {
+            let info: MediaInfo
+            do {
+                info = try MediaInfo.inspect(path: path)
+            } catch {
+                printErr("spatial-media: \(path): \(error.message) [\(error.code)]")
                 worst = max(worst, Exit.unreadable)
-                results.append(.object([("file", .string(path)), ("error", .string("unreadable"))]))
+                results.append(.object([("file", .string(path)), ("error", .object([("code", .string(error.code.rawValue)), ("offset", .uint(error.offset)), ("message", .string(error.message))]))]))
                 continue
             }
-            let summary = ContainerSummary(f)
-            if !summary.diagnostics.isEmpty { worst = max(worst, Exit.problems) }
-            let spatial = SpatialVideoReport.infoSection(f)
+            if info.hasProblems { worst = max(worst, Exit.problems) }
             if json {
                 var o: [(String, JSON)] = [("file", .string(path))]
-                if case .object(let fields) = summary.json { o += fields }
-                if let spatial { o.append(("spatial_video", spatial.json)) }
+                if case .object(let fields) = info.json { o += fields }
                 results.append(.object(o))
             } else {
                 if files.count > 1 { print("== \(path)") }
-                for l in summary.lines { print(l) }
-                for l in spatial?.lines ?? [] { print(l) }
+                for l in info.lines { print(l) }
             }
         }
         if json { print((files.count == 1 ? results.first ?? .null : .array(results)).serialized(pretty: true)) }
