@@ -5,7 +5,7 @@ let package = Package(
     name: "spatial-media",
     platforms: [.macOS(.v13)],
     products: [
-        .library(name: "SpatialMediaKit", targets: ["BinaryIO", "ISOBMFF", "HEVC", "SpatialMedia"]),
+        .library(name: "SpatialMediaKit", targets: ["BinaryIO", "ISOBMFF", "HEVC", "SpatialMedia", "Codecs", "SpatialConvert"]),
         .executable(name: "spatial-media", targets: ["SpatialMediaCLI"]),
         .executable(name: "FuzzBoxes", targets: ["FuzzBoxes"]),
         .executable(name: "FuzzHEVC", targets: ["FuzzHEVC"]),
@@ -14,14 +14,20 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
     ],
     targets: [
+        .systemLibrary(name: "CDe265", pkgConfig: "libde265", providers: [.apt(["libde265-dev"]), .brew(["libde265"])]),
+        .systemLibrary(name: "CX265", pkgConfig: "x265", providers: [.apt(["libx265-dev"]), .brew(["x265"])]),
+        .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"]), .brew(["jpeg-turbo"])]),
+        .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"]), .brew(["libpng"])]),
         .target(name: "BinaryIO"),
         .target(name: "ISOBMFF", dependencies: ["BinaryIO"]),
         .target(name: "HEVC", dependencies: ["BinaryIO"]),
         .target(name: "SpatialMedia", dependencies: ["BinaryIO", "ISOBMFF", "HEVC"]),
+        .target(name: "Codecs", dependencies: ["BinaryIO", "HEVC", "CDe265", "CX265", "CTurboJPEG", "CPNG"]),
+        .target(name: "SpatialConvert", dependencies: ["BinaryIO", "ISOBMFF", "HEVC", "SpatialMedia", "Codecs"]),
         .executableTarget(
             name: "SpatialMediaCLI",
             dependencies: [
-                "SpatialMedia", "ISOBMFF", "HEVC", "BinaryIO",
+                "SpatialConvert", "Codecs", "SpatialMedia", "ISOBMFF", "HEVC", "BinaryIO",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -31,6 +37,8 @@ let package = Package(
         .testTarget(name: "ISOBMFFTests", dependencies: ["ISOBMFF", "BinaryIO"]),
         .testTarget(name: "HEVCTests", dependencies: ["HEVC", "BinaryIO"]),
         .testTarget(name: "SpatialMediaTests", dependencies: ["SpatialMedia", "ISOBMFF", "BinaryIO"]),
+        .testTarget(name: "CodecsTests", dependencies: ["Codecs", "HEVC", "BinaryIO"]),
+        .testTarget(name: "SpatialConvertTests", dependencies: ["SpatialConvert", "Codecs", "SpatialMedia", "ISOBMFF", "HEVC", "BinaryIO"]),
         .testTarget(name: "ConformanceTests", dependencies: ["ISOBMFF", "HEVC", "SpatialMedia", "BinaryIO"]),
     ]
 )

@@ -1,0 +1,2 @@
+#include <stdint.h>
+#include <x265.h>
