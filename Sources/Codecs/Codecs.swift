@@ -1,8 +1,8 @@
 // Codecs: the only module that calls C codec libraries.
 import CDe265
-import CX265
+@preconcurrency import CX265
 import CTurboJPEG
-import CPNG
+@preconcurrency import CPNG
 
 /// Versions of the codec libraries linked at run time.
 public enum CodecVersions {
