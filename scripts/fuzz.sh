@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets with ASan and runs them, seeded from ../shared/corpus (when present)
+# Builds the libFuzzer targets with ASan (SwiftPM 6.3 instruments only the entry module for
+# --sanitize=fuzzer, so -Xswiftc -sanitize=fuzzer adds coverage to the library modules too) and runs them, seeded from ../shared/corpus (when present)
 # and the project's Conformance/files.
 #   bash scripts/fuzz.sh smoke            # every target for $FUZZ_SECONDS (default 60) seconds
 #   bash scripts/fuzz.sh long [SECONDS]   # every target for SECONDS (default 600) seconds
@@ -20,7 +21,7 @@ mkdir -p "$work"
 summary=""
 for t in $targets; do
   echo "fuzz: building $t" >&2
-  if ! swift build -c release --scratch-path "$scratch" --sanitize=fuzzer --sanitize=address --product "$t" 2>&1 | grep -E "error" >&2; then :; fi
+  if ! swift build -c release --scratch-path "$scratch" --sanitize=fuzzer --sanitize=address -Xswiftc -sanitize=fuzzer --product "$t" 2>&1 | grep -E "error" >&2; then :; fi
   bin="$scratch/release/$t"
   [ -x "$bin" ] || { echo "fuzz: build of $t failed" >&2; exit 1; }
   seeds="$work/$t"
@@ -32,11 +33,11 @@ for t in $targets; do
   esac
   for d in $src; do
     [ -d "$d" ] || continue
-    find "$d" -type f -size -${FUZZ_MAX_SEED_KB:-300}k | grep -E "$pattern" | while read -r f; do cp -f "$f" "$seeds/$(echo "$f" | md5sum | cut -c1-16)"; done
+    find "$d" -type f -size -${FUZZ_MAX_SEED_KB:-100}k | grep -E "$pattern" | while read -r f; do cp -f "$f" "$seeds/$(echo "$f" | md5sum | cut -c1-16)"; done
   done
   echo "fuzz: running $t for ${seconds}s on $(ls "$seeds" | wc -l) seeds" >&2
   log="Fuzz/artifacts/$t/last-run.log"
-  SWIFT_BACKTRACE=enable=no "$bin" -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=10 \
+  SWIFT_BACKTRACE=enable=no "$bin" -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=10 -max_len=131072 \
     -artifact_prefix="Fuzz/artifacts/$t/" -print_final_stats=1 "$seeds" >"$log" 2>&1
   rc=$?
   execs=$(grep -E "stat::number_of_executed_units" "$log" | awk '{print $2}')
