@@ -16,7 +16,7 @@ struct Edit: ParsableCommand {
         disk); otherwise it is rewritten atomically (temporary file + rename) and the output says why.
         """)
 
-    @Argument(help: "The movie to edit.") var file: String
+    @Argument(help: "The movie or spatial photo to edit.") var file: String
     @Option(name: .shortAndLong, help: "Output file (written atomically).") var output: String?
     @Flag(help: "Edit the input file itself.") var inPlace = false
     @Option(parsing: .unconditional, help: "Camera baseline in millimetres (e.g. 64).") var baseline: Double?
@@ -27,6 +27,7 @@ struct Edit: ParsableCommand {
     @Flag(help: "Remove vexu and hfov from every video sample entry.") var removeSpatial = false
     @Flag(help: "Put moov before mdat (forces a rewrite).") var faststart = false
     @Flag(help: "Print JSON to standard output.") var json = false
+    @Option(help: "Spatial photos: form of camera properties that do not exist yet (apple, standard, both).") var cameraForm: String = "apple"
 
     func validate() throws {
         if output == nil && !inPlace { throw ValidationError("give -o OUT or --in-place") }
@@ -39,6 +40,18 @@ struct Edit: ParsableCommand {
     }
 
     func run() throws {
+        if SpatialPhotoEditor.isHEIF(path: file) {
+            if hero != nil || projection != nil || removeSpatial || faststart {
+                printErr("spatial-media edit: --hero, --projection, --remove-spatial and --faststart apply to videos; photos take --baseline, --hfov, --disparity")
+                throw ExitCode(Exit.usage)
+            }
+            guard let form = CameraPropertyForm(rawValue: cameraForm) else {
+                printErr("spatial-media edit: --camera-form must be apple, standard or both")
+                throw ExitCode(Exit.usage)
+            }
+            try editPhoto(path: file, output: inPlace ? nil : output, baseline: baseline, hfov: hfov, disparity: disparity, form: form, json: json)
+            return
+        }
         var edit = SpatialVideoEdit()
         edit.removeSpatial = removeSpatial
         do {

@@ -1,0 +1,272 @@
+import BinaryIO
+import ISOBMFF
+
+/// A change to a spatial photo's stereo metadata. `nil` keeps the current value.
+public struct SpatialPhotoEdit: Sendable, Equatable {
+    public var baselineMicrometres: UInt32?
+    public var hfovMillidegrees: UInt32?
+    public var disparity: Int32?
+    /// Form for properties that do not exist yet; existing ones keep their form(s).
+    public var form: CameraPropertyForm
+    public init(baselineMicrometres: UInt32? = nil, hfovMillidegrees: UInt32? = nil, disparity: Int32? = nil, form: CameraPropertyForm = .apple) {
+        self.baselineMicrometres = baselineMicrometres; self.hfovMillidegrees = hfovMillidegrees; self.disparity = disparity; self.form = form
+    }
+    public var isEmpty: Bool { baselineMicrometres == nil && hfovMillidegrees == nil && disparity == nil }
+}
+
+/// What an edit or combine did.
+public struct PhotoEditResult: Sendable {
+    public var output: String
+    public var leftItemID: UInt32
+    public var rightItemID: UInt32
+    public var changes: [String]
+    public var bytesWritten: UInt64
+}
+
+/// Edits spatial photos and turns image pairs into spatial photos without re-encoding: image item bytes are
+/// copied unchanged and `iloc` offsets are patched.
+public enum SpatialPhotoEditor {
+    enum Kind: CaseIterable { case intrinsics, extrinsics, disparity }
+
+    static func kind(of box: Box) -> (Kind, CameraPropertyForm)? {
+        if box.type == "cmin" { return (.intrinsics, .standard) }
+        if box.type == "cmex" { return (.extrinsics, .standard) }
+        guard let u = box.header.userType else { return nil }
+        if u == AppleUUID.cameraIntrinsics { return (.intrinsics, .apple) }
+        if u == AppleUUID.cameraExtrinsics { return (.extrinsics, .apple) }
+        if u == AppleUUID.disparityAdjustment { return (.disparity, .apple) }
+        return nil
+    }
+
+    /// Changes the stereo metadata of an existing spatial photo. Writes `output` (or replaces `path`
+    /// atomically when `output` is nil).
+    public static func edit(path: String, output: String?, edit: SpatialPhotoEdit) throws(ParseError) -> PhotoEditResult {
+        let file = try ISOFile.open(path: path)
+        var problems: [SpatialDiagnostic] = []
+        guard let photo = SpatialPhotoReader.read(file, problems: &problems) else {
+            throw ParseError(.unsupported, offset: 0, path: path, problems.first?.message ?? "not a spatial photo (no ster entity group); use `combine` to make one")
+        }
+        return try apply(edit, to: file, left: photo.left.itemID, right: photo.right.itemID, addGroup: false, output: output ?? path)
+    }
+
+    /// Turns a HEIF file holding two images into a spatial photo (a `ster` group, camera properties, primary
+    /// = left). Without explicit ids, the two displayable images (not hidden, not thumbnails or auxiliary
+    /// images) are used, first = left.
+    public static func combine(path: String, leftItem: UInt32? = nil, rightItem: UInt32? = nil, swapEyes: Bool = false,
+                               edit: SpatialPhotoEdit, output: String) throws(ParseError) -> PhotoEditResult {
+        let file = try ISOFile.open(path: path)
+        guard let h = file.heif else { throw ParseError(.notRecognised, offset: 0, path: path, "not a HEIF image (no meta box)") }
+        var ids: [UInt32]
+        if let l = leftItem, let r = rightItem { ids = [l, r] } else {
+            ids = displayableImages(h)
+            guard ids.count == 2 else {
+                throw ParseError(.unsupported, offset: 0, path: path, "expected 2 displayable images, found \(ids.count) (\(ids.map(String.init).joined(separator: ", "))); name them with --left-item/--right-item")
+            }
+        }
+        if swapEyes { ids.reverse() }
+        return try apply(edit, to: file, left: ids[0], right: ids[1], addGroup: true, output: output)
+    }
+
+    /// Images that are shown on their own: image items that are neither hidden nor thumbnails/auxiliary images.
+    static func displayableImages(_ h: HEIFMeta) -> [UInt32] {
+        let secondary = Set(h.allReferences.filter { ["thmb", "auxl", "base", "dimg"].contains($0.type.description) && $0.type != "dimg" }.map(\.from))
+            .union(h.allReferences.filter { $0.type == "dimg" }.flatMap(\.to))
+        return h.items.filter { SpatialPhotoReader.imageTypes.contains($0.type.description) && !$0.hidden && !secondary.contains($0.id) }.map(\.id)
+    }
+
+    /// Combines two single-image HEIF files into one spatial photo (all items of both copied, ids of the
+    /// second renumbered).
+    public static func combine(leftPath: String, rightPath: String, edit: SpatialPhotoEdit, output: String) throws(ParseError) -> PhotoEditResult {
+        let a = try ISOFile.open(path: leftPath), b = try ISOFile.open(path: rightPath)
+        guard let ha = a.heif, let hb = b.heif else { throw ParseError(.notRecognised, offset: 0, path: a.heif == nil ? leftPath : rightPath, "not a HEIF image") }
+        guard let pa = ha.primaryItemID, let pb = hb.primaryItemID else { throw ParseError(.invalidValue, offset: 0, path: leftPath, "both inputs need a primary image") }
+        let sa = ha.size(of: pa), sb = hb.size(of: pb)
+        guard let sa, let sb, sa.width == sb.width, sa.height == sb.height else {
+            throw ParseError(.invalidValue, offset: 0, "the two images differ in size (\(sa.map { "\($0.width)x\($0.height)" } ?? "?") and \(sb.map { "\($0.width)x\($0.height)" } ?? "?")); both eyes must be the same size")
+        }
+        var builder = HEIFBuilder(brands: ["mif1", "heic"], primaryItemID: pa)
+        let maxA = ha.items.map(\.id).max() ?? 0
+        let shift = maxA + 1 > 0 ? maxA : 0
+        for (file, h, offset) in [(a, ha, UInt32(0)), (b, hb, shift)] {
+            for it in h.items {
+                let data = try h.data(of: it.id, file: file)
+                let method = h.location?.item(it.id)?.constructionMethod ?? 0
+                var props = h.properties(of: it.id).filter { kind(of: $0.box) == nil }
+                if it.id == (offset == 0 ? pa : pb) {
+                    props += SpatialPhotoWriter.cameraProperties(eye: offset == 0 ? .left : .right, width: Int(sa.width), height: Int(sa.height),
+                                                                 parameters: StereoPhotoParameters(baselineMicrometres: edit.baselineMicrometres,
+                                                                     hfovMillidegrees: edit.hfovMillidegrees, disparity: edit.disparity ?? 0, form: edit.form))
+                }
+                builder.items.append(.init(id: it.id + offset, type: it.type, name: it.name, hidden: it.hidden, contentType: it.contentType,
+                                           data: data, inIdat: method == 1, properties: props))
+            }
+            for r in h.allReferences { builder.references.append(.init(type: r.type, from: r.from + offset, to: r.to.map { $0 + offset })) }
+        }
+        let groupID = (builder.items.map(\.id).max() ?? 0) + 1
+        builder.groups.append((type: "ster", id: groupID, entities: [pa, pb + shift]))
+        let bytes = try builder.build()
+        try AtomicFile.write(path: output, bytes: bytes)
+        return PhotoEditResult(output: output, leftItemID: pa, rightItemID: pb + shift,
+                               changes: ["combined \(leftPath) (left, item \(pa)) and \(rightPath) (right, item \(pb + shift)) into ster group \(groupID)"] + describe(edit),
+                               bytesWritten: UInt64(bytes.count))
+    }
+
+    static func describe(_ e: SpatialPhotoEdit) -> [String] {
+        var out: [String] = []
+        if let b = e.baselineMicrometres { out.append("baseline \(PhotoMath.format(Double(b) / 1000, 3)) mm") }
+        if let f = e.hfovMillidegrees { out.append("horizontal field of view \(PhotoMath.format(Double(f) / 1000, 3))°") }
+        if let d = e.disparity { out.append("disparity adjustment \(PhotoMath.format(Double(d) / 100, 2)) %") }
+        return out
+    }
+
+    /// Applies `edit` to the eyes `left`/`right` of `file` and writes the result.
+    static func apply(_ edit: SpatialPhotoEdit, to file: ISOFile, left: UInt32, right: UInt32, addGroup: Bool, output: String) throws(ParseError) -> PhotoEditResult {
+        guard let h = file.heif, var meta = file.box("meta") else { throw ParseError(.notRecognised, offset: 0, "not a HEIF image") }
+        let items = Set(h.items.map(\.id))
+        for id in [left, right] where !items.contains(id) {
+            throw ParseError(.danglingReference, offset: meta.header.offset, path: "meta/iinf", "item \(id) does not exist")
+        }
+        guard left != right else { throw ParseError(.invalidValue, offset: 0, "left and right must be different items") }
+        let ls = h.size(of: left), rs = h.size(of: right)
+        guard let ls, let rs else { throw ParseError(.invalidValue, offset: meta.header.offset, path: "meta/iprp", "an eye has no ispe (image size)") }
+        guard ls.width == rs.width && ls.height == rs.height else {
+            throw ParseError(.invalidValue, offset: meta.header.offset, path: "meta/iprp", "eyes differ in size: item \(left) is \(ls.width)x\(ls.height), item \(right) is \(rs.width)x\(rs.height)")
+        }
+        var changes = describe(edit)
+        guard var iprp = meta.child("iprp"), var ipco = iprp.child("ipco"), let ipmaBox = iprp.child("ipma"),
+              var ipma = ipmaBox.payload(ItemPropertyAssociationBox.self) else {
+            throw ParseError(.invalidValue, offset: meta.header.offset, path: "meta/iprp", "no item properties (iprp/ipco/ipma)")
+        }
+        var props = ipco.children ?? []
+        let eyes: [(SpatialPhotoWriter.Eye, UInt32)] = [(.left, left), (.right, right)]
+        // Desired payload per (eye, kind), from the existing values and the edit.
+        var desired: [UInt32: [Kind: any BoxPayload]] = [:]
+        for (eye, id) in eyes {
+            let existing = h.properties(of: id)
+            func current<T: BoxPayload>(_ t: T.Type) -> T? { existing.lazy.compactMap { $0.box.payload(T.self) }.first }
+            var d: [Kind: any BoxPayload] = [:]
+            let intr = current(CameraIntrinsicsProperty.self)
+            if let hfov = edit.hfovMillidegrees {
+                let w = Int(ls.width), hh = Int(ls.height)
+                let fx = Double(w) / 2 / PhotoMath.tan(Double(hfov) / 1000 / 2 * Double.pi / 180)
+                var p = CameraIntrinsicsProperty(fx: fx, cx: Double(w) / 2, cy: Double(hh) / 2, width: w, height: hh,
+                                                 denominatorShift: UInt8(intr?.denominatorShift ?? 28))
+                if let old = intr { p.principalPointX = old.principalPointX; p.principalPointY = old.principalPointY }
+                d[.intrinsics] = p
+            } else if let intr { d[.intrinsics] = intr }
+            let extr = current(CameraExtrinsicsProperty.self)
+            if let b = edit.baselineMicrometres {
+                if eye == .left { d[.extrinsics] = extr ?? CameraExtrinsicsProperty(positionMicrometres: 0) }
+                else {
+                    var p = extr ?? CameraExtrinsicsProperty(positionMicrometres: Int32(clamping: b))
+                    p.positionX = Int32(clamping: b)
+                    p.fullBox.flags |= 1
+                    d[.extrinsics] = p
+                }
+            } else if let extr { d[.extrinsics] = extr }
+            if let v = edit.disparity { d[.disparity] = DisparityAdjustmentProperty(value: v) }
+            else if let cur = current(DisparityAdjustmentProperty.self) { d[.disparity] = cur }
+            else if addGroup { d[.disparity] = DisparityAdjustmentProperty(value: 0) }  // Apple expects one on a spatial photo
+            desired[id] = d
+        }
+        func makeBox(_ p: any BoxPayload, _ kind: Kind, _ form: CameraPropertyForm) -> Box {
+            switch kind {
+            case .intrinsics: return SpatialPhotoWriter.property(p, form: form, standard: "cmin", uuid: AppleUUID.cameraIntrinsics)
+            case .extrinsics: return SpatialPhotoWriter.property(p, form: form, standard: "cmex", uuid: AppleUUID.cameraExtrinsics)
+            case .disparity: return Box(type: "uuid", fields: .typed(p), userType: AppleUUID.disparityAdjustment)
+            }
+        }
+        func bytes(_ b: Box) -> [UInt8] { (try? b.serialized()) ?? [] }
+        // Which items use each property index.
+        var users: [UInt16: Set<UInt32>] = [:]
+        for e in ipma.entries { for a in e.associations { users[a.propertyIndex, default: []].insert(e.itemID) } }
+        var appended: [[UInt8]: UInt16] = [:]
+        func append(_ b: Box) -> UInt16 {
+            let key = bytes(b)
+            if let i = appended[key] { return i }
+            props.append(b)
+            let i = UInt16(truncatingIfNeeded: props.count)
+            appended[key] = i
+            return i
+        }
+        for (_, id) in eyes {
+            guard let want = desired[id] else { continue }
+            var entryIndex = ipma.entries.firstIndex { $0.itemID == id }
+            if entryIndex == nil { ipma.entries.append(.init(itemID: id, associations: [])); entryIndex = ipma.entries.count - 1 }
+            guard let ei = entryIndex else { continue }
+            var seenKinds: [Kind: Set<CameraPropertyForm>] = [:]
+            for (ai, a) in ipma.entries[ei].associations.enumerated() {
+                let pi = Int(a.propertyIndex)
+                guard pi >= 1, pi <= props.count, let (k, form) = kind(of: props[pi - 1]), let payload = want[k] else { continue }
+                seenKinds[k, default: []].insert(form)
+                let newBox = makeBox(payload, k, form)
+                if bytes(newBox) == bytes(props[pi - 1]) { continue }
+                // Replace in place when every user of this property is an edited eye wanting the same box.
+                let sharers = users[a.propertyIndex] ?? []
+                let sameForAll = sharers.allSatisfy { other in
+                    guard let p = desired[other]?[k] else { return false }
+                    return bytes(makeBox(p, k, form)) == bytes(newBox)
+                }
+                if sameForAll {
+                    props[pi - 1] = newBox
+                } else {
+                    ipma.entries[ei].associations[ai].propertyIndex = append(newBox)
+                }
+            }
+            for k in Kind.allCases where seenKinds[k] == nil {
+                guard let payload = want[k] else { continue }
+                let forms: [CameraPropertyForm] = k == .disparity ? [.apple] : (edit.form == .both ? [.apple, .standard] : [edit.form])
+                for f in forms {
+                    let idx = append(makeBox(payload, k, f))
+                    ipma.entries[ei].associations.append(.init(essential: false, propertyIndex: idx))
+                }
+                if k != .disparity || edit.disparity == nil { changes.append("added \(k) property to item \(id)") }
+            }
+        }
+        if props.count > 127 { ipma.fullBox.flags |= 1 }
+        ipco.children = props
+        iprp.setChild(ipco)
+        var iprpChildren = iprp.children ?? []
+        if let i = iprpChildren.firstIndex(where: { $0.type == "ipma" }) { iprpChildren[i].fields = .typed(ipma) }
+        iprp.children = iprpChildren
+        meta.setChild(iprp)
+
+        if addGroup {
+            let groupIDs = h.groups.map(\.id)
+            let newID = (Array(items) + groupIDs).max().map { $0 + 1 } ?? 1
+            var grpl = meta.child("grpl") ?? Box(type: "grpl", children: [])
+            grpl.removeChildren("ster")
+            var kids = grpl.children ?? []
+            kids.append(Box(EntityToGroupBox(groupID: newID, entityIDs: [left, right]), type: "ster"))
+            grpl.children = kids
+            meta.setChild(grpl)
+            var pitm = meta.child("pitm") ?? Box(type: "pitm")
+            let wide = left > 0xFFFF
+            pitm.fields = .typed(PrimaryItemBox(itemID: left).with(version: wide ? 1 : (pitm.payload(PrimaryItemBox.self)?.fullBox.version ?? 0)))
+            meta.setChild(pitm)
+            changes.insert("ster group \(newID): left item \(left), right item \(right); primary item \(left)", at: 0)
+        }
+        let newFile = try HEIFLayout.replaceMeta(in: file, with: meta)
+        try newFile.write(to: output)
+        let size = newFile.segments().reduce(UInt64(0)) { n, s in
+            switch s { case .bytes(let b): return n + UInt64(b.count); case .range(_, let l): return n + l }
+        }
+        return PhotoEditResult(output: output, leftItemID: left, rightItemID: right, changes: changes, bytesWritten: size)
+    }
+}
+
+extension PrimaryItemBox {
+    func with(version: UInt8) -> PrimaryItemBox {
+        var p = self
+        p.fullBox = FullBoxHeader(version: itemID > 0xFFFF ? 1 : version)
+        return p
+    }
+}
+
+extension SpatialPhotoEditor {
+    /// True when the file is a HEIF image (a top-level `meta` with a `pict` handler and no movie).
+    public static func isHEIF(path: String) -> Bool {
+        guard let f = try? ISOFile.open(path: path), f.box("moov") == nil, let h = f.heif else { return false }
+        return h.handler == "pict"
+    }
+}

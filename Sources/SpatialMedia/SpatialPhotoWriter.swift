@@ -1,0 +1,148 @@
+import BinaryIO
+import ISOBMFF
+
+/// How camera properties are written.
+public enum CameraPropertyForm: String, Sendable, Equatable, CaseIterable {
+    /// Apple's `uuid` boxes (what Apple's readers are known to accept). The default.
+    case apple
+    /// The standard `cmin` / `cmex` boxes (what libheif ≥ 1.18 reads and writes).
+    case standard
+    /// Both forms on each eye.
+    case both
+}
+
+/// Stereo parameters of a spatial photo, in stored units.
+public struct StereoPhotoParameters: Sendable, Equatable {
+    /// Distance between the two cameras in micrometres (the right camera sits at +x).
+    public var baselineMicrometres: UInt32?
+    /// Horizontal field of view in millidegrees (gives the focal length: fx = (W/2)/tan(HFOV/2)).
+    public var hfovMillidegrees: UInt32?
+    /// Horizontal disparity adjustment in 1/10000 of the image width (Apple expects it to be present; 0 allowed).
+    public var disparity: Int32?
+    public var form: CameraPropertyForm
+    public init(baselineMicrometres: UInt32? = nil, hfovMillidegrees: UInt32? = nil, disparity: Int32? = nil, form: CameraPropertyForm = .apple) {
+        self.baselineMicrometres = baselineMicrometres; self.hfovMillidegrees = hfovMillidegrees; self.disparity = disparity; self.form = form
+    }
+}
+
+/// One eye, already coded as HEVC by the caller.
+public struct CodedImage: Sendable {
+    public enum Layout: Sendable {
+        /// One `hvc1` item: `data` is the length-prefixed (4-byte) slice NAL units of the picture.
+        case single(data: [UInt8])
+        /// A `grid` of `columns`×`rows` tiles, each a length-prefixed picture of `tileWidth`×`tileHeight`,
+        /// in raster order; the output image is cropped to `width`×`height`.
+        case grid(columns: Int, rows: Int, tileWidth: Int, tileHeight: Int, tiles: [[UInt8]])
+    }
+    public var width: Int
+    public var height: Int
+    /// The HEVCDecoderConfigurationRecord of the picture (or of every tile), parameter sets included.
+    public var hvcC: [UInt8]
+    public var layout: Layout
+    /// Further properties for the image item (for example `colr`, `pixi`), with their essential flags.
+    public var properties: [(box: Box, essential: Bool)]
+    public init(width: Int, height: Int, hvcC: [UInt8], layout: Layout, properties: [(box: Box, essential: Bool)] = []) {
+        self.width = width; self.height = height; self.hvcC = hvcC; self.layout = layout; self.properties = properties
+    }
+}
+
+/// Writes, combines and edits spatial photos without re-encoding.
+///
+/// Layout of a written photo (see `Specs/spatial-photo.md`): `ftyp heic [mif1, heic]`; `meta` with `hdlr pict`,
+/// `pitm` = left eye, items for each eye (an `hvc1` item, or a `grid` whose descriptor sits in `idat` plus hidden
+/// `hvc1` tiles), per-eye properties `hvcC`, `ispe`, camera intrinsics, extrinsics (left at the origin, right at
+/// +baseline on x) and the disparity adjustment, a `grpl` with `ster` = [left, right]; item bytes in one `mdat`.
+public enum SpatialPhotoWriter {
+    /// Builds a new spatial photo from two coded eyes. `exif` (a HEIF Exif item payload: 4-byte offset then
+    /// the TIFF header) and `xmp` are attached to the left eye with `cdsc` references when given.
+    public static func build(left: CodedImage, right: CodedImage, parameters: StereoPhotoParameters,
+                             exif: [UInt8]? = nil, xmp: [UInt8]? = nil) throws(ParseError) -> [UInt8] {
+        guard left.width == right.width, left.height == right.height else {
+            throw ParseError(.invalidValue, offset: 0, "the eyes differ in size: \(left.width)x\(left.height) and \(right.width)x\(right.height)")
+        }
+        var nextID: UInt32 = 1
+        var builder = HEIFBuilder(primaryItemID: 0)
+        var eyeIDs: [UInt32] = []
+        for (eye, image) in [(Eye.left, left), (Eye.right, right)] {
+            let camera = cameraProperties(eye: eye, width: image.width, height: image.height, parameters: parameters)
+            let hvcC = Box(HEVCConfigurationBox(record: image.hvcC, layered: false), type: "hvcC")
+            switch image.layout {
+            case .single(let data):
+                let id = nextID; nextID += 1
+                var props: [(box: Box, essential: Bool)] = [(hvcC, true), (ispe(image.width, image.height), false)]
+                props += image.properties + camera
+                builder.items.append(.init(id: id, type: "hvc1", data: data, properties: props))
+                eyeIDs.append(id)
+            case .grid(let columns, let rows, let tw, let th, let tiles):
+                guard columns >= 1, rows >= 1, columns <= 256, rows <= 256, tiles.count == columns * rows else {
+                    throw ParseError(.invalidValue, offset: 0, "grid of \(columns)x\(rows) needs \(columns * rows) tiles, got \(tiles.count)")
+                }
+                guard tw * columns >= image.width, th * rows >= image.height else {
+                    throw ParseError(.invalidValue, offset: 0, "tiles of \(tw)x\(th) in a \(columns)x\(rows) grid do not cover \(image.width)x\(image.height)")
+                }
+                var tileIDs: [UInt32] = []
+                for t in tiles {
+                    let id = nextID; nextID += 1
+                    builder.items.append(.init(id: id, type: "hvc1", hidden: true, data: t, properties: [(hvcC, true), (ispe(tw, th), false)]))
+                    tileIDs.append(id)
+                }
+                let gid = nextID; nextID += 1
+                let large = image.width > 0xFFFF || image.height > 0xFFFF
+                var d = ByteWriter()
+                d.writeU8(0); d.writeU8(large ? 1 : 0); d.writeU8(UInt8(rows - 1)); d.writeU8(UInt8(columns - 1))
+                if large { d.writeU32(UInt32(image.width)); d.writeU32(UInt32(image.height)) }
+                else { d.writeU16(UInt16(image.width)); d.writeU16(UInt16(image.height)) }
+                builder.items.append(.init(id: gid, type: "grid", data: d.take(), inIdat: true,
+                                           properties: [(ispe(image.width, image.height), false)] + image.properties + camera))
+                builder.references.append(.init(type: "dimg", from: gid, to: tileIDs))
+                eyeIDs.append(gid)
+            }
+        }
+        for (payload, type, mime) in [(exif, FourCC("Exif"), nil as String?), (xmp, FourCC("mime"), "application/rdf+xml")] {
+            guard let payload else { continue }
+            let id = nextID; nextID += 1
+            builder.items.append(.init(id: id, type: type, hidden: true, contentType: mime, data: payload))
+            builder.references.append(.init(type: "cdsc", from: id, to: [eyeIDs[0]]))
+        }
+        builder.primaryItemID = eyeIDs[0]
+        builder.groups.append((type: "ster", id: nextID, entities: eyeIDs))
+        return try builder.build()
+    }
+
+    /// Builds and writes a new spatial photo atomically.
+    public static func write(left: CodedImage, right: CodedImage, parameters: StereoPhotoParameters,
+                             exif: [UInt8]? = nil, xmp: [UInt8]? = nil, to path: String) throws(ParseError) {
+        try AtomicFile.write(path: path, bytes: try build(left: left, right: right, parameters: parameters, exif: exif, xmp: xmp))
+    }
+
+    enum Eye { case left, right }
+
+    static func ispe(_ w: Int, _ h: Int) -> Box {
+        Box(ImageSpatialExtentsProperty(width: UInt32(clamping: w), height: UInt32(clamping: h)), type: "ispe")
+    }
+
+    /// The camera property boxes for one eye, in the requested form(s).
+    static func cameraProperties(eye: Eye, width: Int, height: Int, parameters p: StereoPhotoParameters) -> [(box: Box, essential: Bool)] {
+        var out: [(Box, Bool)] = []
+        let forms: [CameraPropertyForm] = p.form == .both ? [.apple, .standard] : [p.form]
+        if let hfov = p.hfovMillidegrees, hfov > 0, hfov < 180_000 {
+            let half = Double(hfov) / 1000 / 2 * Double.pi / 180
+            let fx = Double(width) / 2 / PhotoMath.tan(half)
+            let intr = CameraIntrinsicsProperty(fx: fx, cx: Double(width) / 2, cy: Double(height) / 2, width: width, height: height)
+            for f in forms { out.append((property(intr, form: f, standard: "cmin", uuid: AppleUUID.cameraIntrinsics), false)) }
+        }
+        if let baseline = p.baselineMicrometres {
+            let x: Int32 = eye == .left ? 0 : Int32(clamping: baseline)
+            let extr = CameraExtrinsicsProperty(positionMicrometres: x)
+            for f in forms { out.append((property(extr, form: f, standard: "cmex", uuid: AppleUUID.cameraExtrinsics), false)) }
+        }
+        if let d = p.disparity {
+            out.append((Box(type: "uuid", fields: .typed(DisparityAdjustmentProperty(value: d)), userType: AppleUUID.disparityAdjustment), false))
+        }
+        return out
+    }
+
+    static func property(_ payload: any BoxPayload, form: CameraPropertyForm, standard: FourCC, uuid: [UInt8]) -> Box {
+        form == .standard ? Box(type: standard, fields: .typed(payload)) : Box(type: "uuid", fields: .typed(payload), userType: uuid)
+    }
+}

@@ -1,0 +1,97 @@
+import ArgumentParser
+import BinaryIO
+import ISOBMFF
+import SpatialMedia
+
+/// Defaults used when a photo pair comes without measured stereo parameters. Printed whenever used.
+enum PhotoDefaults {
+    static let baselineMM = 64.0
+    static let hfovDegrees = 60.0
+}
+
+struct Combine: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Make a spatial photo from a HEIF with two images, or from two single-image HEIFs, without re-encoding.",
+        discussion: """
+        With one input, its two displayable images become the eyes (first = left unless --swap-eyes or \
+        --left-item/--right-item). With two inputs, the first file's primary image is the left eye. Image bytes \
+        are copied unchanged. Baseline and field of view default to \(PhotoDefaults.baselineMM) mm and \
+        \(PhotoDefaults.hfovDegrees)° when not given; the defaults are printed, since they are not measurements.
+        """)
+    @Argument(help: "A HEIF with two images, or the left-eye HEIF.") var left: String
+    @Argument(help: "The right-eye HEIF (optional).") var right: String?
+    @Option(name: .shortAndLong, help: "Output spatial photo (.heic), written atomically.") var output: String
+    @Option(parsing: .unconditional, help: "Camera baseline in millimetres.") var baseline: Double?
+    @Option(parsing: .unconditional, help: "Horizontal field of view in degrees.") var hfov: Double?
+    @Option(parsing: .unconditional, help: "Horizontal disparity adjustment in percent of the width (default 0).") var disparity: Double?
+    @Option(help: "Camera property form: apple (uuid boxes, default), standard (cmin/cmex) or both.") var cameraForm: String = "apple"
+    @Option(help: "Item id of the left eye (single input).") var leftItem: UInt32?
+    @Option(help: "Item id of the right eye (single input).") var rightItem: UInt32?
+    @Flag(help: "Swap the eyes.") var swapEyes = false
+    @Flag(help: "Print JSON to standard output.") var json = false
+
+    func validate() throws {
+        guard CameraPropertyForm(rawValue: cameraForm) != nil else { throw ValidationError("--camera-form must be apple, standard or both") }
+        if (leftItem == nil) != (rightItem == nil) { throw ValidationError("give both --left-item and --right-item, or neither") }
+        if right != nil && leftItem != nil { throw ValidationError("--left-item/--right-item apply to a single input") }
+    }
+
+    func run() throws {
+        let form = CameraPropertyForm(rawValue: cameraForm) ?? .apple
+        var edit = SpatialPhotoEdit(form: form)
+        do {
+            edit.baselineMicrometres = try SpatialUnits.micrometres(fromMillimetres: baseline ?? PhotoDefaults.baselineMM)
+            edit.hfovMillidegrees = try SpatialUnits.millidegrees(fromDegrees: hfov ?? PhotoDefaults.hfovDegrees)
+            edit.disparity = try SpatialUnits.disparityUnits(fromPercent: disparity ?? 0)
+        } catch {
+            printErr("spatial-media combine: \(error.message)")
+            throw ExitCode(Exit.usage)
+        }
+        if baseline == nil { printErr("note: baseline \(PhotoDefaults.baselineMM) mm is a default, not a measurement (set --baseline)") }
+        if hfov == nil { printErr("note: horizontal field of view \(PhotoDefaults.hfovDegrees)° is a default, not a measurement (set --hfov)") }
+        let result: PhotoEditResult
+        do {
+            if let right {
+                result = try SpatialPhotoEditor.combine(leftPath: left, rightPath: right, edit: edit, output: output)
+            } else {
+                result = try SpatialPhotoEditor.combine(path: left, leftItem: leftItem, rightItem: rightItem, swapEyes: swapEyes, edit: edit, output: output)
+            }
+        } catch {
+            printErr("spatial-media combine: \(error.path.isEmpty ? left : error.path): \(error.message) [\(error.code)]")
+            throw ExitCode(error.code == .invalidValue || error.code == .unsupported ? Exit.problems : Exit.unreadable)
+        }
+        report(result, json: json)
+    }
+}
+
+func report(_ r: PhotoEditResult, json: Bool) {
+    if json {
+        print(JSON.object([("output", .string(r.output)), ("left_item", .uint(UInt64(r.leftItemID))), ("right_item", .uint(UInt64(r.rightItemID))),
+                           ("changes", .array(r.changes.map { .string($0) })), ("bytes_written", .uint(r.bytesWritten))]).serialized(pretty: true))
+    }
+    for c in r.changes { printErr("changed: \(c)") }
+    printErr("wrote \(r.bytesWritten) bytes to \(r.output) (left item \(r.leftItemID), right item \(r.rightItemID))")
+}
+
+/// `edit` on a spatial photo: the same value options as for video.
+func editPhoto(path: String, output: String?, baseline: Double?, hfov: Double?, disparity: Double?, form: CameraPropertyForm, json: Bool) throws {
+    var edit = SpatialPhotoEdit(form: form)
+    do {
+        if let b = baseline { edit.baselineMicrometres = try SpatialUnits.micrometres(fromMillimetres: b) }
+        if let h = hfov { edit.hfovMillidegrees = try SpatialUnits.millidegrees(fromDegrees: h) }
+        if let d = disparity { edit.disparity = try SpatialUnits.disparityUnits(fromPercent: d) }
+    } catch {
+        printErr("spatial-media edit: \(error.message)")
+        throw ExitCode(Exit.usage)
+    }
+    if edit.isEmpty {
+        printErr("spatial-media edit: nothing to do (give --baseline, --hfov or --disparity)")
+        throw ExitCode(Exit.usage)
+    }
+    do {
+        report(try SpatialPhotoEditor.edit(path: path, output: output, edit: edit), json: json)
+    } catch {
+        printErr("spatial-media edit: \(path): \(error.message) [\(error.code)]")
+        throw ExitCode(error.code == .invalidValue ? Exit.usage : Exit.unreadable)
+    }
+}
