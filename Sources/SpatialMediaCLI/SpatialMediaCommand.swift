@@ -25,7 +25,7 @@ struct SpatialMediaCommand: ParsableCommand {
         standard error.
         """,
         version: SpatialMediaVersion.string,
-        subcommands: [Info.self, Dump.self, Rewrite.self, Edit.self]
+        subcommands: [Info.self, Dump.self, Rewrite.self, Edit.self, Combine.self]
     )
 }
 
