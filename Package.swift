@@ -36,7 +36,7 @@ let package = Package(
         .testTarget(name: "BinaryIOTests", dependencies: ["BinaryIO"]),
         .testTarget(name: "ISOBMFFTests", dependencies: ["ISOBMFF", "BinaryIO"]),
         .testTarget(name: "HEVCTests", dependencies: ["HEVC", "BinaryIO"]),
-        .testTarget(name: "SpatialMediaTests", dependencies: ["SpatialMedia", "ISOBMFF", "BinaryIO"]),
+        .testTarget(name: "SpatialMediaTests", dependencies: ["SpatialMedia", "ISOBMFF", "HEVC", "BinaryIO"]),
         .testTarget(name: "CodecsTests", dependencies: ["Codecs", "HEVC", "BinaryIO"]),
         .testTarget(name: "SpatialConvertTests", dependencies: ["SpatialConvert", "Codecs", "SpatialMedia", "ISOBMFF", "HEVC", "BinaryIO"]),
         .testTarget(name: "ConformanceTests", dependencies: ["ISOBMFF", "HEVC", "SpatialMedia", "BinaryIO"]),

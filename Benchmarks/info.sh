@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 FFMPEG=$(bash Benchmarks/oracles.sh)
-swift build -c release --product spatial-media >/dev/null 2>&1
+swift build -c release --static-swift-stdlib --product spatial-media >/dev/null 2>&1
 BIN="$(swift build -c release --show-bin-path)/spatial-media"
 mkdir -p bench-out
 [ -f bench-out/sparse.mov ] || python3 Benchmarks/make_sparse_movie.py bench-out/sparse.mov 200000

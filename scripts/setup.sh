@@ -35,8 +35,8 @@ install_deps
 [ "${1:-}" = "--deps-only" ] && exit 0
 
 echo "setup: building spatial-media (release)…" >&2
-swift build -c release --product spatial-media 2>&1 | grep -E "error|warning: unre|Compiling|Build" | tail -3 >&2 || true
-BIN="$(swift build -c release --show-bin-path)/spatial-media"
+swift build -c release --static-swift-stdlib --product spatial-media 2>&1 | grep -E "error|warning: unre|Compiling|Build" | tail -3 >&2 || true
+BIN="$(swift build -c release --static-swift-stdlib --show-bin-path)/spatial-media"
 [ -x "$BIN" ] || { echo "setup: build failed" >&2; exit 1; }
 echo "setup: running the main job: spatial-media info on the bundled sample" >&2
 "$BIN" info Conformance/files/heif_grid_ster.heic Conformance/files/multitrack.mov

@@ -180,11 +180,15 @@ public protocol BoxPayload: Sendable {
     /// Key fields for `dump` (one short line) and JSON.
     var summary: String { get }
     var json: [(String, JSON)] { get }
+    /// The FullBox version that the syntax of child boxes depends on (`iref` children use 32-bit ids in
+    /// version 1); nil for payloads whose children do not care.
+    var versionForChildren: UInt8? { get }
 }
 
 extension BoxPayload {
     public var summary: String { "" }
     public var json: [(String, JSON)] { [] }
+    public var versionForChildren: UInt8? { nil }
     /// The payload's bytes as written by ``write(to:)``.
     public func serialized() -> [UInt8] {
         var w = ByteWriter()

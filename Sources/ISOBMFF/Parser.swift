@@ -153,7 +153,7 @@ public struct BoxParser: Sendable {
                 box.fields = .typed(payload)
                 r = fr
                 if case .fieldsThenChildren = codec.layout {
-                    if let v = (payload as? FullBoxCarrying)?.fullBox.version { ctx.parentVersion = v }
+                    if let v = payload.versionForChildren { ctx.parentVersion = v }
                     let (children, trailing) = parseChildren(&r, context: &ctx, diagnostics: &diags)
                     box.children = children
                     box.trailing = trailing

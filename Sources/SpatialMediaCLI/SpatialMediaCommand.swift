@@ -25,8 +25,39 @@ struct SpatialMediaCommand: ParsableCommand {
         standard error.
         """,
         version: SpatialMediaVersion.string,
-        subcommands: [Info.self, Dump.self, Rewrite.self, Edit.self, Combine.self]
+        subcommands: [Info.self, Dump.self, Rewrite.self, Edit.self, Combine.self, Assemble.self, SplitVideo.self]
     )
+
+    /// Parses only the chosen subcommand rather than reflecting over the whole command tree: the Swift
+    /// runtime's first protocol-conformance lookups are costly, and `info`/`dump` are called per file by
+    /// scripts. Help, version and unknown commands go through the full parser as usual.
+    static func main() {
+        let args = Array(CommandLine.arguments.dropFirst())
+        if let name = args.first, !args.contains(where: { $0 == "-h" || $0 == "--help" || $0 == "help" }) {
+            switch name {
+            case "info": runSubcommand(Info.self, Array(args.dropFirst()))
+            case "dump": runSubcommand(Dump.self, Array(args.dropFirst()))
+            default: break
+            }
+        }
+        do {
+            var command = try parseAsRoot(args)
+            try command.run()
+        } catch {
+            exit(withError: error)
+        }
+    }
+
+    /// Runs `C` when `args` parse for it; returns (to let the full parser report the problem) when they don't.
+    static func runSubcommand<C: ParsableCommand>(_ type: C.Type, _ args: [String]) {
+        guard var command = try? C.parse(args) else { return }
+        do {
+            try command.run()
+            exit(withError: nil)
+        } catch {
+            exit(withError: error)
+        }
+    }
 }
 
 /// Opens a file for the CLI, printing a clear message and returning nil when it cannot be read.

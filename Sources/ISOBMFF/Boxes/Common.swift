@@ -34,6 +34,7 @@ public struct FullBoxOnly: BoxPayload, FullBoxCarrying, Equatable {
         fullBox = try FullBoxHeader(parsing: &r)
     }
     public func write(to w: inout ByteWriter) { fullBox.write(to: &w) }
+    public var versionForChildren: UInt8? { fullBox.version }
     public var summary: String { "v\(fullBox.version) flags=0x\(String(fullBox.flags, radix: 16))" }
     public var json: [(String, JSON)] { [("version", .uint(UInt64(fullBox.version))), ("flags", .uint(UInt64(fullBox.flags)))] }
 }

@@ -1,0 +1,210 @@
+import BinaryIO
+
+/// The two single-layer streams recovered by ``MVHEVCSplitter``.
+public struct SplitLayers: Sendable {
+    /// Layer 0 as a single-layer Annex B stream.
+    public var base: [UInt8]
+    /// Layer 1 rewritten as a single-layer Annex B stream (`nuh_layer_id` 0, ids renumbered from 0).
+    public var second: [UInt8]
+    /// True when SEI 176 (or the default order) says layer 0 is the left eye.
+    public var baseIsLeft: Bool
+    /// Access units written.
+    public var accessUnits: Int
+    public var left: [UInt8] { baseIsLeft ? base : second }
+    public var right: [UInt8] { baseIsLeft ? second : base }
+}
+
+/// Splits a two-layer MV-HEVC stream whose layer 1 does not use inter-layer prediction (what
+/// ``MVHEVCAssembler`` writes) back into two single-layer HEVC streams, without decoding.
+///
+/// Layer 1 is rewritten: `nuh_layer_id` 0, SPS/PPS ids renumbered from 0 in order of appearance, the POC LSB of
+/// IDR slices and `inter_layer_pred_enabled_flag` removed. The VPS loses its multilayer part. For files made by
+/// the assembler with the full SPS form, both outputs equal the original inputs byte for byte.
+/// Streams whose layer 1 uses inter-layer prediction (Apple's encoder, x265 multiview) cannot be split this
+/// way: the error says to decode them with FFmpeg ≥ 7.1 instead.
+public enum MVHEVCSplitter {
+    /// `parameterSets`: NAL units from `hvcC` + `lhvC` (may be empty for Annex B input with in-band sets);
+    /// `accessUnits`: the samples' NAL units in decode order.
+    public static func split(parameterSets: [NALUnit], accessUnits: [[NALUnit]]) throws(ParseError) -> SplitLayers {
+        // Collect parameter sets (first occurrence wins; repeats must be identical).
+        var vpsNAL: NALUnit? = nil
+        var sps: [(UInt8, NALUnit)] = [], pps: [(UInt8, NALUnit)] = []
+        var seen: [String: [UInt8]] = [:]
+        func collect(_ n: NALUnit) throws(ParseError) -> Bool {
+            guard n.type == .vps || n.type == .sps || n.type == .pps else { return false }
+            let id: UInt32
+            switch n.type {
+            case .vps: id = UInt32(n.bytes.count > 2 ? n.bytes[2] >> 4 : 0)
+            case .sps:
+                let v = vpsNAL.flatMap { try? VideoParameterSet(nal: $0) }
+                id = try SequenceParameterSet(nal: n, vps: v).spsId
+            default: id = try PictureParameterSet(nal: n).ppsId
+            }
+            let key = "\(n.type.rawValue)/\(id)"
+            if let old = seen[key] {
+                guard old == n.bytes else { throw ParseError(.unsupported, offset: n.offset, "\(n.type.name) \(id) changes mid-stream (not supported)") }
+                return true
+            }
+            seen[key] = n.bytes
+            switch n.type {
+            case .vps: if vpsNAL == nil { vpsNAL = n }
+            case .sps: sps.append((n.layerId, n))
+            default: pps.append((n.layerId, n))
+            }
+            return true
+        }
+        for n in parameterSets { _ = try collect(n) }
+        var aus: [[NALUnit]] = []
+        for au in accessUnits {
+            var rest: [NALUnit] = []
+            for n in au {
+                if try !collect(n) { rest.append(n) }
+            }
+            aus.append(rest)
+        }
+        guard let vpsN = vpsNAL else { throw ParseError(.invalidValue, offset: 0, "the stream has no VPS") }
+        let mvVPS = try VideoParameterSet(nal: vpsN)
+        guard let ext = mvVPS.vpsExtension, mvVPS.layerIds.count == 2, mvVPS.layerIds[1] == 1 else {
+            throw ParseError(.unsupported, offset: vpsN.offset, "not a two-layer MV-HEVC stream (the VPS has no second layer)")
+        }
+        let ilpHint = "layer 1 uses inter-layer prediction (as Apple's and x265's MV-HEVC encoders do), so it cannot be separated without decoding; use FFmpeg 7.1 or newer, e.g. `ffmpeg -i IN -map 0:v:0:vpos:right -c:v libx265 right.hevc`"
+        if ext.defaultRefLayersActive && !mvVPS.directReferenceLayers(of: 1).isEmpty {
+            throw ParseError(.unsupported, offset: vpsN.offset, ilpHint)
+        }
+        // Parameter sets as the two layers see them.
+        var store = ParameterSetStore()
+        try store.add(vpsN)
+        for (_, n) in sps { try store.add(n) }
+        for (_, n) in pps { try store.add(n) }
+        // Single-layer VPS: drop the extension and the second layer.
+        var single = mvVPS
+        single.maxLayersMinus1 = 0
+        single.maxLayerId = 0
+        single.numLayerSetsMinus1 = 0
+        single.layerIdIncluded = [[]]
+        single.extensionFlag = false
+        single.extensionAlignmentBits = .empty
+        single.vpsExtension = nil
+        single.extensionData = .empty
+        let singleNAL = try single.nalUnit()
+        let singleVPS = try VideoParameterSet(nal: singleNAL)
+        // Layer 1 parameter sets, renumbered.
+        var spsMap: [UInt32: UInt32] = [:], ppsMap: [UInt32: UInt32] = [:]
+        var newSPS: [UInt32: SequenceParameterSet] = [:], newPPS: [UInt32: PictureParameterSet] = [:]
+        var secondHeader: [NALUnit] = [singleNAL]
+        var baseHeader: [NALUnit] = [singleNAL]
+        for (layer, n) in sps where layer == 0 { baseHeader.append(n) }
+        for (layer, n) in sps where layer == 1 {
+            var s = try SequenceParameterSet(nal: n, vps: mvVPS)
+            let old = s.spsId
+            let nid = UInt32(spsMap.count)
+            if s.isMultiLayerExtension { s = try fullForm(s, vps: mvVPS) }
+            s.header.layerId = 0
+            s.spsId = nid
+            s.vpsId = singleVPS.vpsId
+            let out = try s.nalUnit(vps: singleVPS)
+            spsMap[old] = nid
+            newSPS[old] = try SequenceParameterSet(nal: out, vps: singleVPS)
+            secondHeader.append(out)
+        }
+        for (layer, n) in pps where layer == 0 { baseHeader.append(n) }
+        for (layer, n) in pps where layer == 1 {
+            var p = try PictureParameterSet(nal: n)
+            guard let ns = spsMap[p.spsId] else { throw ParseError(.danglingReference, offset: n.offset, "layer-1 PPS \(p.ppsId) refers to SPS \(p.spsId), which is not a layer-1 SPS") }
+            let old = p.ppsId
+            let nid = UInt32(ppsMap.count)
+            p.header.layerId = 0
+            p.ppsId = nid
+            p.spsId = ns
+            let out = try p.nalUnit()
+            ppsMap[old] = nid
+            newPPS[old] = try PictureParameterSet(nal: out)
+            secondHeader.append(out)
+        }
+        guard !spsMap.isEmpty, !ppsMap.isEmpty else { throw ParseError(.invalidValue, offset: 0, "no layer-1 SPS/PPS found") }
+        // Which eye is layer 0.
+        var baseIsLeft = true
+        var baseOut: [UInt8] = [], secondOut: [UInt8] = []
+        for (i, au) in aus.enumerated() {
+            var b: [NALUnit] = [], s: [NALUnit] = []
+            for n in au {
+                if n.layerId == 0 {
+                    if n.type == .prefixSEI, let list = try? SEIMessageList(nal: n) {
+                        for m in list.messages where m.payloadType == 176 {
+                            if let info = m.threeDimensionalReferenceDisplays, let d = info.displays.first {
+                                baseIsLeft = d.leftViewId == mvVPS.viewId(layerId: 0)
+                            }
+                        }
+                        // SEI 176 describes the stereo pair; it has no meaning in a single-layer stream.
+                        if !list.messages.isEmpty && list.messages.allSatisfy({ $0.payloadType == 176 }) { continue }
+                    }
+                    b.append(n)
+                    continue
+                }
+                guard n.layerId == 1 else {
+                    throw ParseError(.unsupported, offset: n.offset, "NAL unit with nuh_layer_id \(n.layerId): only two layers are supported")
+                }
+                if !n.type.isVCL {
+                    var bytes = n.bytes
+                    let hb = NALHeader(type: n.type, layerId: 0, temporalIdPlus1: n.header.temporalIdPlus1).bytes
+                    bytes[0] = hb[0]; bytes[1] = hb[1]
+                    s.append(try NALUnit(bytes: bytes, offset: n.offset))
+                    continue
+                }
+                let ctx = try store.context(forSlice: n)
+                let sh = try SliceSegmentHeader(nal: n, context: ctx)
+                if !sh.dependentSliceSegment && sh.numActiveRefLayerPics(context: ctx) > 0 {
+                    throw ParseError(.unsupported, offset: n.offset, "access unit \(i): " + ilpHint)
+                }
+                guard let s1 = newSPS[ctx.sps.spsId], let p1 = newPPS[ctx.pps.ppsId], let pid = ppsMap[ctx.pps.ppsId] else {
+                    throw ParseError(.danglingReference, offset: n.offset, "layer-1 slice refers to a parameter set of layer 0")
+                }
+                let out = try sh.emit(context: SliceContext(vps: singleVPS, sps: s1, pps: p1)) { h in
+                    h.header.layerId = 0
+                    h.ppsId = pid
+                    h.interLayerPredEnabled = false
+                }
+                s.append(out)
+            }
+            if i == 0 { b = baseHeader + b; s = secondHeader + s }
+            baseOut += AccessUnitWriter.annexB(b)
+            secondOut += AccessUnitWriter.annexB(s)
+        }
+        return SplitLayers(base: baseOut, second: secondOut, baseIsLeft: baseIsLeft, accessUnits: aus.count)
+    }
+
+    /// Annex B MV-HEVC input.
+    public static func split(annexB: [UInt8]) throws(ParseError) -> SplitLayers {
+        try split(parameterSets: [], accessUnits: AccessUnits.group(try AnnexB.split(annexB)))
+    }
+
+    /// Converts a multilayer-form SPS (`sps_ext_or_max_sub_layers_minus1 = 7`) into the single-layer form, taking
+    /// size, chroma and bit depth from the VPS rep_format, the DPB sizes from the VPS dpb_size, and a Main PTL.
+    static func fullForm(_ s: SequenceParameterSet, vps: VideoParameterSet) throws(ParseError) -> SequenceParameterSet {
+        guard let rf = vps.repFormat(layerId: 1), rf.chromaAndBitDepthPresent else {
+            throw ParseError(.unsupported, offset: 0, "the multilayer SPS needs a VPS rep_format with chroma and bit depth")
+        }
+        var o = s
+        o.maxSubLayersMinus1OrExt = vps.maxSubLayersMinus1
+        o.temporalIdNesting = vps.temporalIdNesting
+        var ptl = vps.profileTierLevel
+        if let i = vps.profileTierLevelIndex(layerId: 1), let p = vps.profileTierLevel(index: i) { ptl.levelIdc = p.levelIdc }
+        o.profileTierLevel = ptl
+        o.chromaFormatIdc = UInt32(rf.chromaFormatIdc)
+        o.separateColourPlane = rf.separateColourPlane
+        o.picWidthInLumaSamples = UInt32(rf.picWidth)
+        o.picHeightInLumaSamples = UInt32(rf.picHeight)
+        o.conformanceWindowPresent = rf.conformanceWindowPresent
+        o.conformanceWindow = rf.conformanceWindow
+        o.bitDepthLumaMinus8 = UInt32(rf.bitDepthLumaMinus8)
+        o.bitDepthChromaMinus8 = UInt32(rf.bitDepthChromaMinus8)
+        o.subLayerOrderingInfoPresent = false
+        let d = vps.vpsExtension?.dpbSizes.first
+        let row = d?.maxDecPicBufferingMinus1.last ?? []
+        o.maxDecPicBufferingMinus1 = [row.last ?? 4]
+        o.maxNumReorderPics = [d?.maxNumReorderPics.last ?? 0]
+        o.maxLatencyIncreasePlus1 = [d?.maxLatencyIncreasePlus1.last ?? 0]
+        o.inferScalingList = false
+        return o
+    }
+}

@@ -1,0 +1,311 @@
+import BinaryIO
+import HEVC
+import ISOBMFF
+
+/// Spatial metadata and container choices for ``SpatialVideoMuxer``.
+public struct SpatialVideoMuxOptions: Sendable {
+    public enum Container: String, Sendable { case mov, mp4 }
+    /// `vexu/eyes/cams/blin`, micrometres (nil: not written).
+    public var baselineMicrometres: UInt32? = 63_000
+    /// `hfov`, millidegrees (nil: not written).
+    public var horizontalFieldOfViewMillidegrees: UInt32? = 63_500
+    /// `vexu/eyes/cmfy/dadj`, 1/10000 of the image width (nil: not written).
+    public var disparityAdjustment: Int32? = 0
+    /// `vexu/eyes/hero`.
+    public var heroEye: HeroEye = .left
+    /// `vexu/proj/prji` (nil: no `proj` box; Apple's own file has none).
+    public var projectionKind: FourCC? = "rect"
+    /// Frame rate as a fraction (frames per `frameRateDen` seconds); nil takes the stream's VUI timing, else 30.
+    public var frameRateNum: UInt32? = nil
+    public var frameRateDen: UInt32 = 1
+    public var container: Container = .mov
+    /// Put `moov` before `mdat`.
+    public var faststart = false
+    /// Samples per chunk.
+    public var samplesPerChunk = 30
+    public init() {}
+}
+
+/// What ``SpatialVideoMuxer/write(_:to:options:)`` produced.
+public struct SpatialVideoMuxResult: Sendable {
+    public var path: String
+    public var bytesWritten: UInt64
+    public var samples: Int
+    public var syncSamples: Int
+    public var timescale: UInt32
+    public var frameDuration: UInt32
+    /// Pictures of reordering delay (B-frames): the first `compositionDelay` frame durations are cut by the edit list.
+    public var compositionDelay: Int
+}
+
+/// Writes an assembled MV-HEVC stream as an Apple-style spatial video: one `hvc1` track with `hvcC` + `lhvC`
+/// + `vexu` + `hfov`, one sample per access unit. See Specs/mv-hevc-assembly.md.
+public enum SpatialVideoMuxer {
+    /// Writes the movie atomically (a temporary file renamed into place; nothing is left at `path` on failure).
+    @discardableResult
+    public static func write(_ stream: MVHEVCStream, to path: String, options: SpatialVideoMuxOptions = SpatialVideoMuxOptions()) throws(ParseError) -> SpatialVideoMuxResult {
+        let (file, result) = try build(stream, options: options)
+        try file.write(to: path)
+        var r = result
+        r.path = path
+        return r
+    }
+
+    /// Builds the file in memory (boxes with their sample data).
+    public static func build(_ stream: MVHEVCStream, options: SpatialVideoMuxOptions = SpatialVideoMuxOptions()) throws(ParseError) -> (ISOFile, SpatialVideoMuxResult) {
+        let n = stream.accessUnits.count
+        guard n > 0 else { throw ParseError(.invalidValue, offset: 0, "the stream has no access units") }
+        try validate(options)
+        // Timing: timescale and frame duration.
+        var num: UInt32 = 30, den: UInt32 = 1
+        if let f = options.frameRateNum { num = f; den = options.frameRateDen }
+        else if let t = stream.timing, t.unitsInTick > 0, t.timeScale > 0 { num = t.timeScale; den = t.unitsInTick }
+        guard num > 0, den > 0 else { throw ParseError(.invalidValue, offset: 0, "frame rate \(num)/\(den) is not positive") }
+        var timescale = num, duration = den
+        // Keep timescales readable: 25 fps → 25 × 1000 ticks when the fraction is integral.
+        if den == 1, num <= 1000 { timescale = num * 1000; duration = 1000 }
+        // Samples.
+        var samples: [[UInt8]] = []
+        samples.reserveCapacity(n)
+        var total: UInt64 = 0
+        for au in stream.accessUnits {
+            let s = try LengthPrefixed.join(au.nalUnits, lengthSize: 4)
+            total = try Checked.add(total, UInt64(s.count))
+            samples.append(s)
+        }
+        // Presentation order from POC within each coded video sequence (a new one at each IDR/BLA).
+        var keys: [(Int, Int, Int)] = []
+        var cvs = 0
+        for (i, au) in stream.accessUnits.enumerated() {
+            let t = au.baseType.rawValue
+            if i > 0 && au.isIRAP && t <= 20 { cvs += 1 }
+            keys.append((cvs, au.poc, i))
+        }
+        let order = keys.sorted { ($0.0, $0.1, $0.2) < ($1.0, $1.1, $1.2) }
+        var rank = Array(repeating: 0, count: n)
+        for (r, k) in order.enumerated() { rank[k.2] = r }
+        var delay = 0
+        for i in 0..<n { delay = max(delay, i - rank[i]) }
+        let offsets = (0..<n).map { rank[$0] + delay - $0 }   // in frames, ≥ 0
+        let mediaDuration = try Checked.mul(UInt64(n), UInt64(duration))
+        let sync = stream.accessUnits.enumerated().filter { $0.element.isIRAP }.map { UInt32($0.offset + 1) }
+
+        // Sample entry.
+        let entry = try sampleEntry(stream, options: options)
+        // Chunks.
+        let perChunk = max(1, min(options.samplesPerChunk, 1000))
+        var chunkSizes: [UInt64] = []
+        var i = 0
+        while i < n {
+            let end = min(n, i + perChunk)
+            var sz: UInt64 = 0
+            for k in i..<end { sz += UInt64(samples[k].count) }
+            chunkSizes.append(sz)
+            i = end
+        }
+        let ftyp = ftypBox(options.container)
+        let largeMdat = total + 8 > UInt64(UInt32.max)
+        var mdatHeader = BoxHeader(type: "mdat", form: largeMdat ? .large : .compact)
+        mdatHeader.size = 0
+        let mdatHeaderLength = UInt64(largeMdat ? 16 : 8)
+        let useCo64 = total + (1 << 24) > UInt64(UInt32.max)
+        func makeMoov(dataStart: UInt64) throws(ParseError) -> Box {
+            var chunkOffsets: [UInt64] = []
+            var off = dataStart
+            for c in chunkSizes { chunkOffsets.append(off); off += c }
+            return try moovBox(entry: entry, samples: samples, timescale: timescale, frameDuration: duration, mediaDuration: mediaDuration,
+                               offsets: offsets, delay: delay, sync: sync.count == n ? nil : sync, perChunk: perChunk,
+                               chunkOffsets: chunkOffsets, co64: useCo64, width: stream.width, height: stream.height, container: options.container)
+        }
+        let ftypSize = ftyp.encodedSize()
+        var mdatPayload: [UInt8] = []
+        mdatPayload.reserveCapacity(Int(clamping: total))
+        for s in samples { mdatPayload += s }
+        var mdat = Box(type: "mdat", fields: .raw(mdatPayload))
+        mdat.header = mdatHeader
+        let boxes: [Box]
+        if options.faststart {
+            let probe = try makeMoov(dataStart: 0)
+            let start = ftypSize + probe.encodedSize() + mdatHeaderLength
+            boxes = [ftyp, try makeMoov(dataStart: start), mdat]
+        } else {
+            boxes = [ftyp, mdat, try makeMoov(dataStart: ftypSize + mdatHeaderLength)]
+        }
+        let file = ISOFile(boxes: boxes, source: MemorySource([]))
+        let result = SpatialVideoMuxResult(path: "", bytesWritten: boxes.reduce(0) { $0 + $1.encodedSize() }, samples: n, syncSamples: sync.count,
+                                           timescale: timescale, frameDuration: duration, compositionDelay: delay)
+        return (file, result)
+    }
+
+    static func validate(_ o: SpatialVideoMuxOptions) throws(ParseError) {
+        if let d = o.disparityAdjustment, d < -10_000 || d > 10_000 {
+            throw ParseError(.invalidValue, offset: 0, "disparity adjustment \(d) is outside −10000…10000 (±100 % of the width)")
+        }
+        if let f = o.horizontalFieldOfViewMillidegrees, f == 0 || f > 180_000 {
+            throw ParseError(.invalidValue, offset: 0, "horizontal field of view \(f) m° is outside 0…180°")
+        }
+        if case .reserved(let v) = o.heroEye { throw ParseError(.invalidValue, offset: 0, "hero eye \(v) is reserved") }
+    }
+
+    // MARK: Boxes
+
+    static func raw(_ type: FourCC, _ body: (inout ByteWriter) -> Void, children: [Box]? = nil) -> Box {
+        var w = ByteWriter()
+        body(&w)
+        return Box(type: type, fields: .raw(w.take()), children: children)
+    }
+
+    static func ftypBox(_ c: SpatialVideoMuxOptions.Container) -> Box {
+        switch c {
+        case .mov: return Box(FileTypeBox(majorBrand: "qt  ", minorVersion: 0, compatibleBrands: ["qt  "]), type: "ftyp")
+        case .mp4: return Box(FileTypeBox(majorBrand: "mp42", minorVersion: 1, compatibleBrands: ["isom", "mp41", "mp42"]), type: "ftyp")
+        }
+    }
+
+    /// The `hvc1` sample entry: hvcC, lhvC, then vexu and hfov built by the metadata editor.
+    static func sampleEntry(_ s: MVHEVCStream, options o: SpatialVideoMuxOptions) throws(ParseError) -> Box {
+        guard s.width > 0, s.width <= 65535, s.height > 0, s.height <= 65535 else {
+            throw ParseError(.invalidValue, offset: 0, "picture size \(s.width)x\(s.height) does not fit a sample entry")
+        }
+        let hvcC = try HEVCDecoderConfigurationRecord(vps: [s.vps], sps: s.baseSPS, pps: s.basePPS, sei: [s.sei])
+        let baseSPS = try s.baseSPS.first.map { (n: NALUnit) throws(ParseError) -> SequenceParameterSet in try SequenceParameterSet(nal: n) }
+        let lhvC = try LHEVCDecoderConfigurationRecord(sps: s.layerSPS, pps: s.layerPPS, numTemporalLayers: hvcC.numTemporalLayers,
+                                                       temporalIdNested: baseSPS?.temporalIdNesting ?? false)
+        var fixed = ByteWriter()
+        fixed.writeU16(0); fixed.writeU16(0)                 // pre_defined, reserved
+        fixed.write([UInt8](repeating: 0, count: 12))        // pre_defined[3]
+        fixed.writeU16(UInt16(s.width)); fixed.writeU16(UInt16(s.height))
+        fixed.writeU32(0x0048_0000); fixed.writeU32(0x0048_0000) // 72 dpi
+        fixed.writeU32(0)                                    // reserved
+        fixed.writeU16(1)                                    // frame_count
+        let name = Array("HEVC".utf8)
+        fixed.writeU8(UInt8(name.count)); fixed.write(name); fixed.write([UInt8](repeating: 0, count: 31 - name.count))
+        fixed.writeU16(0x0018)                               // depth
+        fixed.writeI16(-1)                                   // pre_defined
+        var entry = Box(SampleEntry(kind: .visual, dataReferenceIndex: 1, fixed: fixed.take()), type: "hvc1", children: [
+            Box(HEVCConfigurationBox(record: try hvcC.serialized(), layered: false), type: "hvcC"),
+            Box(HEVCConfigurationBox(record: try lhvC.serialized(), layered: true), type: "lhvC"),
+        ])
+        var edit = SpatialVideoEdit()
+        edit.heroEye = .set(o.heroEye)
+        if let b = o.baselineMicrometres { edit.baselineMicrometres = .set(b) }
+        if let f = o.horizontalFieldOfViewMillidegrees { edit.horizontalFieldOfViewMillidegrees = .set(f) }
+        if let d = o.disparityAdjustment { edit.disparityAdjustment = .set(d) }
+        if let p = o.projectionKind { edit.projectionKind = .set(p) }
+        SpatialVideoEditor.editEntry(&entry, edit)
+        return entry
+    }
+
+    static func runLength(_ values: [UInt32]) -> [(UInt32, UInt32)] {
+        var out: [(UInt32, UInt32)] = []
+        for v in values {
+            if let last = out.last, last.1 == v { out[out.count - 1].0 += 1 } else { out.append((1, v)) }
+        }
+        return out
+    }
+
+    static let identityMatrix: [UInt32] = [0x0001_0000, 0, 0, 0, 0x0001_0000, 0, 0, 0, 0x4000_0000]
+
+    static func moovBox(entry: Box, samples: [[UInt8]], timescale: UInt32, frameDuration: UInt32, mediaDuration: UInt64,
+                        offsets: [Int], delay: Int, sync: [UInt32]?, perChunk: Int, chunkOffsets: [UInt64], co64: Bool,
+                        width: Int, height: Int, container: SpatialVideoMuxOptions.Container) throws(ParseError) -> Box {
+        let n = samples.count
+        let delayTicks = try Checked.mul(UInt64(delay), UInt64(frameDuration))
+        let presentationDuration = mediaDuration
+        let v1 = presentationDuration > UInt64(UInt32.max) || delayTicks > UInt64(UInt32.max)
+        let mvhd = raw("mvhd") { w in
+            w.writeU8(v1 ? 1 : 0); w.writeU24(0)
+            if v1 { w.writeU64(0); w.writeU64(0); w.writeU32(timescale); w.writeU64(presentationDuration) }
+            else { w.writeU32(0); w.writeU32(0); w.writeU32(timescale); w.writeU32(UInt32(presentationDuration)) }
+            w.writeU32(0x0001_0000); w.writeU16(0x0100); w.writeU16(0); w.writeU32(0); w.writeU32(0)
+            for m in identityMatrix { w.writeU32(m) }
+            w.write([UInt8](repeating: 0, count: 24))
+            w.writeU32(2)
+        }
+        let tkhd = raw("tkhd") { w in
+            w.writeU8(v1 ? 1 : 0); w.writeU24(3)
+            if v1 { w.writeU64(0); w.writeU64(0); w.writeU32(1); w.writeU32(0); w.writeU64(presentationDuration) }
+            else { w.writeU32(0); w.writeU32(0); w.writeU32(1); w.writeU32(0); w.writeU32(UInt32(presentationDuration)) }
+            w.writeU64(0); w.writeU16(0); w.writeU16(0); w.writeU16(0); w.writeU16(0)
+            for m in identityMatrix { w.writeU32(m) }
+            w.writeU32(UInt32(width) << 16); w.writeU32(UInt32(height) << 16)
+        }
+        let elst = raw("elst") { w in
+            w.writeU8(v1 ? 1 : 0); w.writeU24(0); w.writeU32(1)
+            if v1 { w.writeU64(presentationDuration); w.writeI64(Int64(delayTicks)) }
+            else { w.writeU32(UInt32(presentationDuration)); w.writeI32(Int32(delayTicks)) }
+            w.writeU16(1); w.writeU16(0)
+        }
+        let mdhd = raw("mdhd") { w in
+            w.writeU8(v1 ? 1 : 0); w.writeU24(0)
+            if v1 { w.writeU64(0); w.writeU64(0); w.writeU32(timescale); w.writeU64(mediaDuration) }
+            else { w.writeU32(0); w.writeU32(0); w.writeU32(timescale); w.writeU32(UInt32(mediaDuration)) }
+            w.writeU16(0x55C4); w.writeU16(0)   // 'und'
+        }
+        var hdlrPayload = HandlerBox(handlerType: "vide", name: "Core Media Video")
+        if container == .mov { let mhlr: FourCC = "mhlr"; hdlrPayload.preDefined = mhlr.rawValue }
+        let vmhd = raw("vmhd") { w in w.writeU8(0); w.writeU24(1); w.writeU16(0); w.writeU16(0); w.writeU16(0); w.writeU16(0) }
+        let dref = raw("dref", { w in w.writeU8(0); w.writeU24(0); w.writeU32(1) },
+                       children: [raw("url ") { w in w.writeU8(0); w.writeU24(1) }])
+        let stsd = raw("stsd", { w in w.writeU8(0); w.writeU24(0); w.writeU32(1) }, children: [entry])
+        let stts = raw("stts") { w in w.writeU8(0); w.writeU24(0); w.writeU32(1); w.writeU32(UInt32(n)); w.writeU32(frameDuration) }
+        var stblKids: [Box] = [stsd, stts]
+        if delay > 0 {
+            let ticks = offsets.map { UInt32(clamping: UInt64($0) * UInt64(frameDuration)) }
+            let runs = runLength(ticks)
+            stblKids.append(raw("ctts") { w in
+                w.writeU8(0); w.writeU24(0); w.writeU32(UInt32(runs.count))
+                for r in runs { w.writeU32(r.0); w.writeU32(r.1) }
+            })
+        }
+        if let sync {
+            stblKids.append(raw("stss") { w in w.writeU8(0); w.writeU24(0); w.writeU32(UInt32(sync.count)); for s in sync { w.writeU32(s) } })
+        }
+        let fullChunks = n / perChunk, rest = n % perChunk
+        stblKids.append(raw("stsc") { w in
+            w.writeU8(0); w.writeU24(0)
+            var entries: [(UInt32, UInt32)] = []
+            if fullChunks > 0 { entries.append((1, UInt32(perChunk))) }
+            if rest > 0 { entries.append((UInt32(fullChunks + 1), UInt32(rest))) }
+            w.writeU32(UInt32(entries.count))
+            for e in entries { w.writeU32(e.0); w.writeU32(e.1); w.writeU32(1) }
+        })
+        stblKids.append(raw("stsz") { w in
+            w.writeU8(0); w.writeU24(0); w.writeU32(0); w.writeU32(UInt32(n))
+            for s in samples { w.writeU32(UInt32(clamping: s.count)) }
+        })
+        if co64 {
+            stblKids.append(raw("co64") { w in w.writeU8(0); w.writeU24(0); w.writeU32(UInt32(chunkOffsets.count)); for o in chunkOffsets { w.writeU64(o) } })
+        } else {
+            guard chunkOffsets.allSatisfy({ $0 <= UInt64(UInt32.max) }) else { throw ParseError(.unwritable, offset: 0, "chunk offset above 4 GiB without co64") }
+            stblKids.append(raw("stco") { w in w.writeU8(0); w.writeU24(0); w.writeU32(UInt32(chunkOffsets.count)); for o in chunkOffsets { w.writeU32(UInt32(o)) } })
+        }
+        let minf = Box(type: "minf", children: [vmhd, Box(type: "dinf", children: [dref]), Box(type: "stbl", children: stblKids)])
+        let mdia = Box(type: "mdia", children: [mdhd, Box(hdlrPayload, type: "hdlr"), minf])
+        let trak = Box(type: "trak", children: [tkhd, Box(type: "edts", children: [elst]), mdia])
+        return Box(type: "moov", children: [mvhd, trak])
+    }
+}
+
+/// File-level convenience: two single-layer HEVC Annex B files in, one spatial video out.
+public enum SpatialVideoAssembler {
+    /// Reads `left` and `right` (raw HEVC), assembles them (layer 0 = `options.baseIsLeft ? left : right`) and writes
+    /// the movie atomically to `output`.
+    @discardableResult
+    public static func assemble(left: String, right: String, output: String, assembly: MVHEVCAssemblyOptions = MVHEVCAssemblyOptions(),
+                                mux: SpatialVideoMuxOptions = SpatialVideoMuxOptions(), limits: Limits = .default) throws(ParseError) -> SpatialVideoMuxResult {
+        let l = try readWhole(left, limits: limits), r = try readWhole(right, limits: limits)
+        let stream = try MVHEVCAssembler.assemble(base: assembly.baseIsLeft ? l : r, second: assembly.baseIsLeft ? r : l, options: assembly)
+        return try SpatialVideoMuxer.write(stream, to: output, options: mux)
+    }
+
+    static func readWhole(_ path: String, limits: Limits) throws(ParseError) -> [UInt8] {
+        let s = try FileSource(path: path)
+        guard s.size <= limits.maxBoxInMemory else {
+            throw ParseError(.limitExceeded, offset: 0, path: path, "\(path): \(s.size) bytes is over the in-memory limit (maxBoxInMemory \(limits.maxBoxInMemory))")
+        }
+        let b = try s.read(at: 0, count: try Checked.int(s.size))
+        guard UInt64(b.count) == s.size else { throw ParseError(.truncated, offset: 0, path: path, "\(path): short read") }
+        return b
+    }
+}

@@ -1,0 +1,89 @@
+import ArgumentParser
+import BinaryIO
+import HEVC
+import SpatialMedia
+
+/// `spatial-media assemble`: two single-layer HEVC streams → one MV-HEVC spatial video.
+struct Assemble: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Assemble a spatial video (MV-HEVC) from two single-layer HEVC streams, one per eye.",
+        discussion: """
+        Both inputs must be raw 8-bit 4:2:0 HEVC (Annex B) with the same size, frame count and GOP structure \
+        (e.g. x265 --keyint N --min-keyint N --no-scenecut --no-open-gop and the same --bframes). Layer 1 is \
+        written without inter-layer prediction, so each eye decodes exactly as its own stream. The output is \
+        written atomically; on any error nothing is left at OUT.
+        """)
+    @Argument(help: "Left-eye HEVC stream (.hevc/.265).") var left: String
+    @Argument(help: "Right-eye HEVC stream.") var right: String
+    @Option(name: .shortAndLong, help: "Output movie (.mov, or .mp4 with --mp4).") var output: String
+    @Option(parsing: .unconditional, help: "Camera baseline in millimetres.") var baseline: Double = 63
+    @Option(parsing: .unconditional, help: "Horizontal field of view in degrees.") var hfov: Double = 63.5
+    @Option(parsing: .unconditional, help: "Horizontal disparity adjustment in percent of the width.") var disparity: Double = 0
+    @Option(help: "Hero eye: left or right.") var hero: String = "left"
+    @Option(help: "Frame rate (default: the base stream's VUI timing, else 30).") var fps: Double?
+    @Flag(help: "Write an MP4 (ftyp mp42) instead of QuickTime.") var mp4 = false
+    @Flag(help: "Put moov before mdat.") var faststart = false
+    @Flag(help: "Make the right eye the base layer (layer 0).") var rightBase = false
+    @Option(help: "Layer-1 SPS form: full (lossless, default) or multilayer (Apple's form).") var spsForm: String = "full"
+
+    func validate() throws {
+        if !["left", "right"].contains(hero) { throw ValidationError("--hero must be left or right") }
+        if LayerSPSForm(rawValue: spsForm) == nil { throw ValidationError("--sps-form must be full or multilayer") }
+        if let f = fps, !(f > 0 && f <= 1000) { throw ValidationError("--fps must be in (0, 1000]") }
+    }
+
+    func run() throws {
+        var mux = SpatialVideoMuxOptions()
+        var assembly = MVHEVCAssemblyOptions()
+        assembly.baseIsLeft = !rightBase
+        assembly.layerSPSForm = LayerSPSForm(rawValue: spsForm) ?? .full
+        do {
+            mux.baselineMicrometres = try SpatialUnits.micrometres(fromMillimetres: baseline)
+            mux.horizontalFieldOfViewMillidegrees = try SpatialUnits.millidegrees(fromDegrees: hfov)
+            mux.disparityAdjustment = try SpatialUnits.disparityUnits(fromPercent: disparity)
+            mux.heroEye = hero == "right" ? .right : .left
+            mux.container = mp4 ? .mp4 : .mov
+            mux.faststart = faststart
+            if let f = fps {
+                // Whole and 1001-based rates exactly; others to 1/1000.
+                if f == f.rounded() { mux.frameRateNum = UInt32(f); mux.frameRateDen = 1 }
+                else if (f * 1001 / 1000).rounded() == f * 1001 / 1000 { mux.frameRateNum = UInt32((f * 1001).rounded()); mux.frameRateDen = 1001 }
+                else { mux.frameRateNum = UInt32((f * 1000).rounded()); mux.frameRateDen = 1000 }
+            }
+            let r = try SpatialVideoAssembler.assemble(left: left, right: right, output: output, assembly: assembly, mux: mux)
+            print("wrote \(output): \(r.samples) frames (\(r.syncSamples) sync), timescale \(r.timescale), \(r.bytesWritten) bytes")
+        } catch {
+            printErr("spatial-media assemble: \(error.message) [\(error.code)]")
+            throw ExitCode(error.code == .io ? Exit.unreadable : Exit.problems)
+        }
+    }
+}
+
+/// `spatial-media split-video`: our own spatial videos back to one HEVC stream per eye.
+struct SplitVideo: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "split-video",
+        abstract: "Split a spatial video made by `assemble` into one single-layer HEVC stream per eye (no re-encoding).",
+        discussion: """
+        Works when layer 1 does not use inter-layer prediction (what `assemble` writes). Apple's and x265's \
+        MV-HEVC files predict the right eye from the left; they need decoding, e.g. with FFmpeg 7.1 or newer: \
+        ffmpeg -i IN.mov -map 0:v:0:vpos:right -c:v libx265 right.hevc
+        """)
+    @Argument(help: "Spatial video (.mov/.mp4) or raw two-layer MV-HEVC stream.") var video: String
+    @Option(help: "Where to write the left eye (Annex B HEVC).") var left: String?
+    @Option(help: "Where to write the right eye (Annex B HEVC).") var right: String?
+
+    func validate() throws {
+        if left == nil && right == nil { throw ValidationError("give --left and/or --right") }
+    }
+
+    func run() throws {
+        do {
+            let r = try StreamSplitter.write(path: video, left: left, right: right)
+            print("split \(video): \(r.accessUnits) frames per eye" + (left.map { ", left → \($0)" } ?? "") + (right.map { ", right → \($0)" } ?? ""))
+        } catch {
+            printErr("spatial-media split-video: \(error.message) [\(error.code)]")
+            throw ExitCode(error.code == .unsupported ? Exit.problems : Exit.unreadable)
+        }
+    }
+}

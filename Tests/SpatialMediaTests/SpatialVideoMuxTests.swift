@@ -1,0 +1,199 @@
+import Foundation
+import Testing
+import BinaryIO
+import HEVC
+import ISOBMFF
+@testable import SpatialMedia
+
+/// Small left/right HEVC pairs made with the x265 CLI (tests skip when it is absent).
+enum MuxClips {
+    static let x265: String? = ["/usr/bin/x265", "/usr/local/bin/x265", "/opt/homebrew/bin/x265"].first { FileManager.default.isExecutableFile(atPath: $0) }
+    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let python = packageRoot.appendingPathComponent(".venv-oracles/bin/python").path
+    static let oracleScript = packageRoot.appendingPathComponent("Benchmarks/mvhevc_oracle.py").path
+    static var hasOracles: Bool { x265 != nil && FileManager.default.isExecutableFile(atPath: python) }
+
+    static func y4m(width: Int, height: Int, frames: Int, shift: Int) -> [UInt8] {
+        var out = Array("YUV4MPEG2 W\(width) H\(height) F30:1 Ip A1:1 C420jpeg\n".utf8)
+        for t in 0..<frames {
+            out += Array("FRAME\n".utf8)
+            for y in 0..<height { for x in 0..<width {
+                out.append(UInt8(truncatingIfNeeded: (x + shift + 3 * t) * 2 + y * 2 + ((x / 8 + y / 8 + t) % 2) * 40))
+            } }
+            for _ in 0..<2 { for y in 0..<(height / 2) { for x in 0..<(width / 2) {
+                out.append(UInt8(truncatingIfNeeded: x * 3 + y * 2 + t * 5 + shift))
+            } } }
+        }
+        return out
+    }
+
+    static func encode(_ y4m: [UInt8], dir: URL, name: String, extra: [String]) throws -> URL {
+        let input = dir.appendingPathComponent(name + ".y4m"), output = dir.appendingPathComponent(name + ".hevc")
+        try Data(y4m).write(to: input)
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: x265 ?? "/usr/bin/x265")
+        p.arguments = ["--input", input.path, "--preset", "ultrafast", "--no-scenecut", "--no-open-gop", "--log-level", "error",
+                       "--no-progress", "-o", output.path] + extra
+        p.standardError = FileHandle.nullDevice
+        p.standardOutput = FileHandle.nullDevice
+        try p.run()
+        p.waitUntilExit()
+        guard p.terminationStatus == 0 else { throw TestFailure(message: "x265 failed") }
+        return output
+    }
+
+    /// 128×96, 10 frames, keyint 5, 2 B-frames: exercises ctts, the edit list and several sync samples.
+    static func pair() throws -> (left: URL, right: URL, dir: URL) {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("svmux-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let gop = ["--keyint", "5", "--min-keyint", "5", "--bframes", "2", "--b-adapt", "0", "--fps", "30"]
+        let l = try encode(y4m(width: 128, height: 96, frames: 10, shift: 0), dir: dir, name: "left", extra: gop)
+        let r = try encode(y4m(width: 128, height: 96, frames: 10, shift: 6), dir: dir, name: "right", extra: gop)
+        return (l, r, dir)
+    }
+
+    static func bytes(_ u: URL) throws -> [UInt8] { [UInt8](try Data(contentsOf: u)) }
+
+    /// Runs the oracle helper and decodes its JSON.
+    static func oracle(_ movie: String, left: String, right: String) throws -> [String: Any] {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: python)
+        p.arguments = [oracleScript, movie, left, right]
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        guard let obj = try JSONSerialization.jsonObject(with: data) as? [String: Any] else { throw TestFailure(message: "oracle output is not JSON") }
+        return obj
+    }
+}
+
+@Suite struct SpatialVideoMuxTests {
+    func options() -> SpatialVideoMuxOptions {
+        var o = SpatialVideoMuxOptions()
+        o.baselineMicrometres = 64_000
+        o.horizontalFieldOfViewMillidegrees = 63_500
+        o.disparityAdjustment = 200
+        o.heroEye = .left
+        return o
+    }
+
+    @Test(.enabled(if: MuxClips.x265 != nil)) func writesAppleStyleSpatialVideo() throws {
+        let (l, r, dir) = try MuxClips.pair()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let stream = try MVHEVCAssembler.assemble(base: try MuxClips.bytes(l), second: try MuxClips.bytes(r))
+        for (container, faststart) in [(SpatialVideoMuxOptions.Container.mov, false), (.mp4, true)] {
+            var o = options()
+            o.container = container
+            o.faststart = faststart
+            let path = dir.appendingPathComponent("out.\(container.rawValue)").path
+            let result = try SpatialVideoMuxer.write(stream, to: path, options: o)
+            #expect(result.samples == 10)
+            #expect(result.syncSamples == 2)
+            #expect(result.compositionDelay > 0)
+            let file = try ISOFile.open(path: path)
+            #expect(file.allDiagnostics.isEmpty, "\(file.allDiagnostics)")
+            let top = file.boxes.map(\.type.description)
+            #expect(top == (faststart ? ["ftyp", "moov", "mdat"] : ["ftyp", "mdat", "moov"]))
+            let report = SpatialVideoReport(file)
+            #expect(report.classification == .spatialVideo, "\(report.whyNotSpatial)")
+            let track = try #require(file.tracks.first)
+            let entry = try #require(track.sampleEntries.first)
+            #expect(entry.type == "hvc1")
+            #expect(entry.children?.map(\.type.description) == ["hvcC", "lhvC", "vexu", "hfov"])
+            #expect(entry.find("vexu", "eyes")?.children?.map(\.type.description) == ["stri", "hero", "cams", "cmfy"])
+            #expect(entry.find("vexu", "proj", "prji") != nil)
+            let m = report.videoTracks[0].metadata
+            #expect(m.baselineMicrometres == 64_000 && m.horizontalFieldOfViewMillidegrees == 63_500 && m.disparityAdjustment == 200 && m.heroEye == .left)
+            // Samples, sync samples and timing as read back by the ISOBMFF reader.
+            let samples = try track.samples()
+            #expect(samples.count == 10)
+            #expect(samples.filter(\.isSync).map(\.index) == [0, 5])
+            let pts = samples.map(\.presentationTime)
+            #expect(Set(pts).count == 10)
+            // The stream inside: both layers, no inter-layer prediction, parameter sets only in the sample entry.
+            let hvcC = try #require(entry.child("hvcC")?.payload(HEVCConfigurationBox.self)?.record)
+            let lhvC = try #require(entry.child("lhvC")?.payload(HEVCConfigurationBox.self)?.record)
+            let data = try samples.map { s throws(ParseError) in try file.readBytes(at: s.offset, count: Int(s.size)) }
+            let info = try HEVCStreamInfo(hvcC: hvcC, lhvC: lhvC, samples: data)
+            #expect(info.errors.isEmpty, "\(info.errors)")
+            #expect(info.layerCount == 2 && info.accessUnitCount == 10)
+            #expect(info.layers.first { $0.layerId == 1 }?.usesInterLayerPrediction == false)
+            for d in data {
+                let nals = try LengthPrefixed.split(d, lengthSize: 4)
+                #expect(!nals.contains { [.vps, .sps, .pps].contains($0.type) })
+                #expect(Set(nals.filter { $0.type.isVCL }.map(\.layerId)) == [0, 1])
+            }
+            let rec = try HEVCDecoderConfigurationRecord(parsing: hvcC)
+            #expect(rec.arrays.map(\.nalUnitType.rawValue) == [32, 33, 34, 39])
+            #expect(rec.arrays.allSatisfy { $0.arrayCompleteness })
+            if container == .mp4 { #expect(file.box("ftyp")?.payload(FileTypeBox.self)?.majorBrand == "mp42") }
+        }
+    }
+
+    @Test(.enabled(if: MuxClips.x265 != nil)) func badMuxOptionsAndUnwritableOutput() throws {
+        let (l, r, dir) = try MuxClips.pair()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let stream = try MVHEVCAssembler.assemble(base: try MuxClips.bytes(l), second: try MuxClips.bytes(r))
+        var o = options()
+        o.disparityAdjustment = 20_000
+        #expect(throws: ParseError.self) { try SpatialVideoMuxer.write(stream, to: dir.appendingPathComponent("x.mov").path, options: o) }
+        #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("x.mov").path))
+        #expect(throws: ParseError.self) { try SpatialVideoMuxer.write(stream, to: "/nonexistent-dir/x.mov", options: options()) }
+    }
+
+    /// The independent decoders: FFmpeg 9 (per view), PyAV / FFmpeg 8.1 (both views), libmediainfo.
+    @Test(.enabled(if: MuxClips.hasOracles), arguments: LayerSPSForm.allCases)
+    func oraclesDecodeBothViewsBitExactly(form: LayerSPSForm) throws {
+        let (l, r, dir) = try MuxClips.pair()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent("spatial.mov").path
+        try SpatialVideoAssembler.assemble(left: l.path, right: r.path, output: path,
+                                           assembly: MVHEVCAssemblyOptions(layerSPSForm: form), mux: options())
+        let o = try MuxClips.oracle(path, left: l.path, right: r.path)
+        let single = try #require(o["single"] as? [String: Any])
+        let leftMD5 = try #require(single["left"] as? [String]), rightMD5 = try #require(single["right"] as? [String])
+        #expect(leftMD5.count == 10 && rightMD5.count == 10)
+        #expect(Set(leftMD5) != Set(rightMD5))
+        let ff = try #require(o["ffmpeg9"] as? [String: Any])
+        #expect(ff["left"] as? [String] == leftMD5, "FFmpeg 9 left view: \(String(describing: ff["left"]))")
+        #expect(ff["right"] as? [String] == rightMD5, "FFmpeg 9 right view: \(String(describing: ff["right"]))")
+        let pyav = try #require(o["pyav"] as? [String: Any])
+        #expect(pyav["base"] as? [String] == leftMD5, "PyAV base view: \(pyav)")
+        #expect(pyav["second"] as? [String] == rightMD5, "PyAV second view: \(pyav)")
+        let info = (o["ffmpeg_info"] as? [String] ?? []).joined(separator: "\n")
+        #expect(info.contains("primary eye: left"), "\(info)")
+        #expect(info.contains("baseline: 64000"), "\(info)")
+        #expect(info.contains("horizontal_disparity_adjustment: 0.0200"), "\(info)")
+        #expect(info.contains("horizontal_field_of_view: 63.500"), "\(info)")
+        #expect(info.contains("Spherical Mapping: rectilinear"), "\(info)")
+        let mi = try #require(o["mediainfo"] as? [String: Any])
+        #expect((mi["format_profile"] as? String)?.hasPrefix("Multiview Main") == true, "\(mi)")
+        #expect("\(mi["count_of_views"] ?? "")" == "2", "\(mi)")
+        #expect(mi["codec_configuration_box"] as? String == "hvcC+lhvC", "\(mi)")
+        print("oracles (\(form)):", info.replacingOccurrences(of: "\n", with: " | "), mi)
+    }
+
+    /// movie → split gives back both x265 inputs byte for byte; Apple's inter-layer-predicted file is refused.
+    @Test(.enabled(if: MuxClips.x265 != nil)) func splitMovieRoundTrip() throws {
+        let (l, r, dir) = try MuxClips.pair()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let movie = dir.appendingPathComponent("s.mov").path
+        try SpatialVideoAssembler.assemble(left: l.path, right: r.path, output: movie, mux: options())
+        let outL = dir.appendingPathComponent("L.hevc").path, outR = dir.appendingPathComponent("R.hevc").path
+        let layers = try StreamSplitter.write(path: movie, left: outL, right: outR)
+        #expect(layers.accessUnits == 10)
+        #expect(try MuxClips.bytes(URL(fileURLWithPath: outL)) == (try MuxClips.bytes(l)))
+        #expect(try MuxClips.bytes(URL(fileURLWithPath: outR)) == (try MuxClips.bytes(r)))
+        if Shared.exists(Shared.apple) {
+            do {
+                _ = try StreamSplitter.split(path: Shared.apple)
+                Issue.record("Apple's file should be refused")
+            } catch {
+                #expect(error.code == .unsupported && error.message.contains("FFmpeg 7.1"))
+            }
+        }
+    }
+}
