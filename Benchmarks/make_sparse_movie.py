@@ -2,7 +2,9 @@
 """Writes a sparse QuickTime movie larger than 4 GiB whose moov holds N samples (default 200 000).
 
 The mdat uses a 64-bit largesize header and is a hole (ftruncate), so the file costs almost no disk.
-Chunk offsets are in co64. Usage: make_sparse_movie.py OUT [SAMPLES] [MDAT_BYTES]"""
+Chunk offsets are in co64. The `hvc1` sample entry carries the `hvcC` and `lhvC` records found in
+CONFIG_FROM (an MV-HEVC movie, read at run time) so that the file looks like stereo MV-HEVC to readers.
+Usage: make_sparse_movie.py OUT [SAMPLES] [MDAT_BYTES] [CONFIG_FROM]"""
 import struct, sys, os
 
 def box(t, payload):
@@ -14,6 +16,22 @@ def full(t, payload, version=0, flags=0):
 out = sys.argv[1]
 n = int(sys.argv[2]) if len(sys.argv) > 2 else 200_000
 mdat_bytes = int(sys.argv[3]) if len(sys.argv) > 3 else (4 << 30) + (256 << 20)
+config_from = sys.argv[4] if len(sys.argv) > 4 else None
+
+def find_box(data, name):
+    """The first box of type `name` (header included), found by scanning for its type bytes."""
+    i = data.find(name)
+    while i >= 4:
+        size = struct.unpack(">I", data[i - 4:i])[0]
+        if 8 <= size <= len(data) - i + 4:
+            return data[i - 4:i - 4 + size]
+        i = data.find(name, i + 1)
+    return b""
+
+config = b""
+if config_from and os.path.exists(config_from):
+    blob = open(config_from, "rb").read()
+    config = find_box(blob, b"hvcC") + find_box(blob, b"lhvC")
 size = mdat_bytes // n
 per_chunk = 10
 chunks = (n + per_chunk - 1) // per_chunk
@@ -28,7 +46,7 @@ tkhd = full(b"tkhd", struct.pack(">IIIII", 0, 0, 1, 0, dur) + b"\0" * 8 + struct
 mdhd = full(b"mdhd", struct.pack(">IIII", 0, 0, timescale, dur) + struct.pack(">HH", 0x55C4, 0))
 hdlr = full(b"hdlr", struct.pack(">I", 0) + b"vide" + b"\0" * 12 + b"sparse\0")
 name = b"\x06sparse" + b"\0" * 25
-entry = box(b"hvc1", b"\0" * 6 + struct.pack(">H", 1) + b"\0" * 16 + struct.pack(">HHIII", 1920, 1080, 0x480000, 0x480000, 0) + struct.pack(">H", 1) + name + struct.pack(">Hh", 24, -1))
+entry = box(b"hvc1", b"\0" * 6 + struct.pack(">H", 1) + b"\0" * 16 + struct.pack(">HHIII", 1920, 1080, 0x480000, 0x480000, 0) + struct.pack(">H", 1) + name + struct.pack(">Hh", 24, -1) + config)
 stsd = full(b"stsd", struct.pack(">I", 1) + entry)
 stts = full(b"stts", struct.pack(">III", 1, n, delta))
 stss = full(b"stss", struct.pack(">I", n // 30) + b"".join(struct.pack(">I", 1 + 30 * i) for i in range(n // 30)))

@@ -50,8 +50,17 @@ public struct MediaInfo: Sendable {
                 }
             }
             do {
-                let info = try HEVCStreamInfo(hvcC: hvcC, lhvC: lhvC, samples: samples)
+                var sampleNote: String? = nil
+                let info: HEVCStreamInfo
+                do { info = try HEVCStreamInfo(hvcC: hvcC, lhvC: lhvC, samples: samples) } catch {
+                    // Damaged or absent sample data: describe the configuration records alone and say why.
+                    info = try HEVCStreamInfo(hvcC: hvcC, lhvC: lhvC, samples: [])
+                    sampleNote = "samples not analysed: \(error.message)"
+                    samples = []
+                    problems = true
+                }
                 lines.append("track \(track.trackID) HEVC stream (from hvcC\(lhvC == nil ? "" : "+lhvC") and the first \(samples.count) samples):")
+                if let sampleNote { lines.append("  " + sampleNote) }
                 lines += info.descriptionLines().map { "  " + $0 }
                 var o: [(String, JSON)] = [("track_id", .uint(UInt64(track.trackID)))]
                 if case .object(let s) = streamJSON(info) { o += s }
