@@ -1,0 +1,242 @@
+import BinaryIO
+
+/// RGB ↔ YUV conversion (BT.601 / BT.709 / BT.2020 matrices, full or limited range), in Swift.
+///
+/// Integer fixed point with 16 fractional bits. Chroma subsampling (RGB → 4:2:0/4:2:2) averages
+/// the co-sited block (centre siting); upsampling (4:2:0 → RGB) is bilinear with chroma samples
+/// at the centre of each 2×2 block, which matches what most HEIF readers do.
+public enum ColourConversion {
+    struct Coeffs {
+        let kr: Double, kb: Double
+        var kg: Double { 1 - kr - kb }
+        init(_ m: ColourSpace.Matrix) {
+            switch m {
+            case .bt601: kr = 0.299; kb = 0.114
+            case .bt709: kr = 0.2126; kb = 0.0722
+            case .bt2020: kr = 0.2627; kb = 0.0593
+            }
+        }
+    }
+
+    /// Converts any image to interleaved RGB (or RGBA when the source has alpha) at `bitDepth` (8 or 16 …).
+    /// YUV sources use their own ``Image/colour``; grey is replicated.
+    public static func toRGB(_ img: Image, bitDepth outDepth: Int = 8) throws(ParseError) -> Image {
+        switch img.format {
+        case .rgb, .rgba:
+            return try changeDepth(img, to: outDepth)
+        case .gray:
+            let g = try changeDepth(img, to: outDepth)
+            let n = img.width * img.height
+            switch g.planes {
+            case .u8(let p):
+                var out = [UInt8](repeating: 0, count: n * 3)
+                for i in 0..<n { let v = p[0][i]; out[3 * i] = v; out[3 * i + 1] = v; out[3 * i + 2] = v }
+                return try Image(width: img.width, height: img.height, bitDepth: outDepth, format: .rgb, planes: .u8([out]), colour: img.colour)
+            case .u16(let p):
+                var out = [UInt16](repeating: 0, count: n * 3)
+                for i in 0..<n { let v = p[0][i]; out[3 * i] = v; out[3 * i + 1] = v; out[3 * i + 2] = v }
+                return try Image(width: img.width, height: img.height, bitDepth: outDepth, format: .rgb, planes: .u16([out]), colour: img.colour)
+            }
+        case .yuv420, .yuv422, .yuv444:
+            break
+        }
+        // Generic path through Int32 planes.
+        let w = img.width, h = img.height
+        let y = intPlane(img, 0), cb = intPlane(img, 1), cr = intPlane(img, 2)
+        let cw = img.planeWidth(1), ch = img.planeHeight(1)
+        let (sx, sy) = img.format.chromaShift
+        let c = Coeffs(img.colour.matrix)
+        let inMax = Double(img.maxValue), outMax = Double((1 << outDepth) - 1)
+        let mid = Double(1 << (img.bitDepth - 1))
+        let scaleIn = Double(1 << (img.bitDepth - 8))
+        let yOff = img.colour.fullRange ? 0.0 : 16 * scaleIn
+        let yRange = img.colour.fullRange ? inMax : 219 * scaleIn
+        let cRange = img.colour.fullRange ? inMax : 224 * scaleIn
+        // out = (Y - yOff) * a + (Cr - mid) * b ...
+        let F = 65536.0
+        let ay = Int64((outMax / yRange * F).rounded())
+        let rcr = Int64((2 * (1 - c.kr) * outMax / cRange * F).rounded())
+        let bcb = Int64((2 * (1 - c.kb) * outMax / cRange * F).rounded())
+        let gcb = Int64((-2 * (1 - c.kb) * c.kb / c.kg * outMax / cRange * F).rounded())
+        let gcr = Int64((-2 * (1 - c.kr) * c.kr / c.kg * outMax / cRange * F).rounded())
+        let yo = Int64(yOff), mo = Int64(mid), om = Int64(outMax), half = Int64(1 << 15)
+        // Upsample chroma to full resolution (bilinear, centre-sited) into Int32 buffers.
+        let cbFull = upsample(cb, cw: cw, ch: ch, w: w, h: h, sx: sx, sy: sy)
+        let crFull = upsample(cr, cw: cw, ch: ch, w: w, h: h, sx: sx, sy: sy)
+        let n = w * h
+        if outDepth == 8 {
+            var out = [UInt8](repeating: 0, count: n * 3)
+            out.withUnsafeMutableBufferPointer { o in
+                for i in 0..<n {
+                    let yy = (Int64(y[i]) - yo) * ay
+                    let u = Int64(cbFull[i]) - mo, v = Int64(crFull[i]) - mo
+                    o[3 * i] = UInt8(clamping: min(om, max(0, (yy + rcr * v + half) >> 16)))
+                    o[3 * i + 1] = UInt8(clamping: min(om, max(0, (yy + gcb * u + gcr * v + half) >> 16)))
+                    o[3 * i + 2] = UInt8(clamping: min(om, max(0, (yy + bcb * u + half) >> 16)))
+                }
+            }
+            return try Image(width: w, height: h, bitDepth: 8, format: .rgb, planes: .u8([out]), colour: img.colour)
+        } else {
+            var out = [UInt16](repeating: 0, count: n * 3)
+            out.withUnsafeMutableBufferPointer { o in
+                for i in 0..<n {
+                    let yy = (Int64(y[i]) - yo) * ay
+                    let u = Int64(cbFull[i]) - mo, v = Int64(crFull[i]) - mo
+                    o[3 * i] = UInt16(clamping: min(om, max(0, (yy + rcr * v + half) >> 16)))
+                    o[3 * i + 1] = UInt16(clamping: min(om, max(0, (yy + gcb * u + gcr * v + half) >> 16)))
+                    o[3 * i + 2] = UInt16(clamping: min(om, max(0, (yy + bcb * u + half) >> 16)))
+                }
+            }
+            return try Image(width: w, height: h, bitDepth: outDepth, format: .rgb, planes: .u16([out]), colour: img.colour)
+        }
+    }
+
+    /// Converts RGB/RGBA/grey/YUV to planar YUV `format` at `bitDepth` using `colour` (alpha is dropped).
+    public static func toYUV(_ img: Image, format: PixelFormat = .yuv420, bitDepth outDepth: Int = 8, colour: ColourSpace = .jpeg) throws(ParseError) -> Image {
+        guard format.isYUV else { throw ParseError(.invalidValue, offset: 0, "toYUV needs a YUV target format") }
+        if img.format.isYUV && img.format == format && img.colour == colour {
+            return try changeDepth(img, to: outDepth)
+        }
+        let rgb = try toRGB(img, bitDepth: img.bitDepth)
+        let w = rgb.width, h = rgb.height, n = w * h
+        let ch = rgb.format.interleavedChannels
+        let src = intPlane(rgb, 0)
+        let c = Coeffs(colour.matrix)
+        let inMax = Double(rgb.maxValue)
+        let scaleOut = Double(1 << (outDepth - 8))
+        let outMax = Double((1 << outDepth) - 1)
+        let yOff = colour.fullRange ? 0.0 : 16 * scaleOut
+        let yRange = colour.fullRange ? outMax : 219 * scaleOut
+        let cRange = colour.fullRange ? outMax : 224 * scaleOut
+        let mid = Int64(1 << (outDepth - 1))
+        let F = 65536.0
+        let yr = Int64((c.kr * yRange / inMax * F).rounded()), yg = Int64((c.kg * yRange / inMax * F).rounded()), yb = Int64((c.kb * yRange / inMax * F).rounded())
+        let cbr = Int64((-c.kr / (2 * (1 - c.kb)) * cRange / inMax * F).rounded())
+        let cbg = Int64((-c.kg / (2 * (1 - c.kb)) * cRange / inMax * F).rounded())
+        let cbb = Int64((0.5 * cRange / inMax * F).rounded())
+        let crr = cbb
+        let crg = Int64((-c.kg / (2 * (1 - c.kr)) * cRange / inMax * F).rounded())
+        let crb = Int64((-c.kb / (2 * (1 - c.kr)) * cRange / inMax * F).rounded())
+        let yo = Int64(yOff) << 16, om = Int64(outMax)
+        var yP = [Int32](repeating: 0, count: n), uP = [Int32](repeating: 0, count: n), vP = [Int32](repeating: 0, count: n)
+        src.withUnsafeBufferPointer { s in
+            for i in 0..<n {
+                let r = Int64(s[ch * i]), g = Int64(s[ch * i + 1]), b = Int64(s[ch * i + 2])
+                yP[i] = Int32(min(om, max(0, (yo + yr * r + yg * g + yb * b + 32768) >> 16)))
+                // Chroma kept at 16 fractional bits until subsampling.
+                uP[i] = Int32(clamping: (cbr * r + cbg * g + cbb * b) >> 4)
+                vP[i] = Int32(clamping: (crr * r + crg * g + crb * b) >> 4)
+            }
+        }
+        let (sx, sy) = format.chromaShift
+        let cw = (w + (1 << sx) - 1) >> sx, chh = (h + (1 << sy) - 1) >> sy
+        func sub(_ p: [Int32]) -> [Int32] {
+            var out = [Int32](repeating: 0, count: cw * chh)
+            for cy in 0..<chh {
+                for cx in 0..<cw {
+                    var acc: Int64 = 0, cnt: Int64 = 0
+                    for dy in 0..<(1 << sy) {
+                        let yy = (cy << sy) + dy
+                        if yy >= h { continue }
+                        for dx in 0..<(1 << sx) {
+                            let xx = (cx << sx) + dx
+                            if xx >= w { continue }
+                            acc += Int64(p[yy * w + xx]); cnt += 1
+                        }
+                    }
+                    let v = (acc / max(cnt, 1) + (1 << 11)) >> 12
+                    out[cy * cw + cx] = Int32(min(om, max(0, v + mid)))
+                }
+            }
+            return out
+        }
+        let uS = sub(uP), vS = sub(vP)
+        let planes: Planes
+        if outDepth == 8 {
+            planes = .u8([yP.map { UInt8(clamping: $0) }, uS.map { UInt8(clamping: $0) }, vS.map { UInt8(clamping: $0) }])
+        } else {
+            planes = .u16([yP.map { UInt16(clamping: $0) }, uS.map { UInt16(clamping: $0) }, vS.map { UInt16(clamping: $0) }])
+        }
+        return try Image(width: w, height: h, bitDepth: outDepth, format: format, planes: planes, colour: colour)
+    }
+
+    /// Changes the bit depth of every sample (rounding when reducing, bit replication when increasing).
+    public static func changeDepth(_ img: Image, to depth: Int) throws(ParseError) -> Image {
+        guard (8...16).contains(depth) else { throw ParseError(.invalidValue, offset: 0, "bit depth \(depth) is not supported") }
+        if depth == img.bitDepth { return img }
+        let from = img.bitDepth
+        let planes: [[Int32]] = (0..<img.format.planeCount).map { intPlane(img, $0) }
+        let outMax = Int32((1 << depth) - 1)
+        func conv(_ v: Int32) -> Int32 {
+            if depth < from {
+                let s = Int32(from - depth)
+                return min(outMax, (v + (1 << (s - 1))) >> s)
+            }
+            let s = Int32(depth - from)
+            return (v << s) | (v >> max(0, Int32(from) - s))
+        }
+        let out: Planes
+        if depth == 8 {
+            out = .u8(planes.map { $0.map { UInt8(clamping: conv($0)) } })
+        } else {
+            out = .u16(planes.map { $0.map { UInt16(clamping: conv($0)) } })
+        }
+        return try Image(width: img.width, height: img.height, bitDepth: depth, format: img.format, planes: out, colour: img.colour)
+    }
+
+    /// Drops the alpha channel of an RGBA image (no compositing).
+    public static func dropAlpha(_ img: Image) throws(ParseError) -> Image {
+        guard img.format == .rgba else { return img }
+        let n = img.width * img.height
+        switch img.planes {
+        case .u8(let p):
+            var o = [UInt8](repeating: 0, count: n * 3)
+            for i in 0..<n { o[3 * i] = p[0][4 * i]; o[3 * i + 1] = p[0][4 * i + 1]; o[3 * i + 2] = p[0][4 * i + 2] }
+            return try Image(width: img.width, height: img.height, bitDepth: img.bitDepth, format: .rgb, planes: .u8([o]), colour: img.colour)
+        case .u16(let p):
+            var o = [UInt16](repeating: 0, count: n * 3)
+            for i in 0..<n { o[3 * i] = p[0][4 * i]; o[3 * i + 1] = p[0][4 * i + 1]; o[3 * i + 2] = p[0][4 * i + 2] }
+            return try Image(width: img.width, height: img.height, bitDepth: img.bitDepth, format: .rgb, planes: .u16([o]), colour: img.colour)
+        }
+    }
+
+    static func intPlane(_ img: Image, _ p: Int) -> [Int32] {
+        switch img.planes {
+        case .u8(let pl): return pl[p].map { Int32($0) }
+        case .u16(let pl): return pl[p].map { Int32($0) }
+        }
+    }
+
+    /// Bilinear, centre-sited upsampling of a chroma plane to w×h.
+    static func upsample(_ c: [Int32], cw: Int, ch: Int, w: Int, h: Int, sx: Int, sy: Int) -> [Int32] {
+        if sx == 0 && sy == 0 { return c }
+        var out = [Int32](repeating: 0, count: w * h)
+        // Horizontal weights: for full x, the chroma position is (x + 0.5) / 2^sx - 0.5.
+        func taps(_ full: Int, _ shift: Int, _ count: Int) -> (Int, Int, Int32) {
+            if shift == 0 { return (full, full, 0) }
+            // in quarter units: pos4 = (2x + 1) * 2 / 2^shift... for shift 1: (2x+1)/4 - 0.5 = (2x - 1)/4
+            let num = 2 * full - 1  // position × 4
+            let base = num >= 0 ? num / 4 : -1
+            let frac = Int32(num - base * 4) // 0…3 quarters
+            let a = min(max(base, 0), count - 1), b = min(max(base + 1, 0), count - 1)
+            return (a, b, frac)
+        }
+        let xt = (0..<w).map { taps($0, sx, cw) }
+        let yt = (0..<h).map { taps($0, sy, ch) }
+        c.withUnsafeBufferPointer { src in
+            out.withUnsafeMutableBufferPointer { o in
+                for y in 0..<h {
+                    let (ya, yb, fy) = yt[y]
+                    let ra = ya * cw, rb = yb * cw
+                    for x in 0..<w {
+                        let (xa, xb, fx) = xt[x]
+                        let top = src[ra + xa] * (4 - fx) + src[ra + xb] * fx
+                        let bot = src[rb + xa] * (4 - fx) + src[rb + xb] * fx
+                        o[y * w + x] = (top * (4 - fy) + bot * fy + 8) >> 4
+                    }
+                }
+            }
+        }
+        return out
+    }
+}

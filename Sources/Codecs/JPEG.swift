@@ -1,0 +1,137 @@
+// The only file that calls libturbojpeg.
+import CTurboJPEG
+import BinaryIO
+
+/// JPEG decode / encode through libturbojpeg (TurboJPEG 2.x API).
+public enum JPEG {
+    /// The result of decoding: pixels (EXIF orientation already applied), the source EXIF block and
+    /// notes about conversions made (for example CMYK → RGB).
+    public struct Decoded: Sendable {
+        public var image: Image
+        /// TIFF-form EXIF of the file (after "Exif\0\0"), if any.
+        public var exif: [UInt8]?
+        public var exifInfo: ExifInfo
+        /// Orientation that was applied (1 = none).
+        public var appliedOrientation: Int
+        public var notes: [String]
+    }
+
+    /// Decodes a baseline or progressive JPEG to 8-bit RGB (grey stays grey). CMYK/YCCK files are
+    /// converted to RGB assuming Adobe's inverted CMYK (the form Photoshop writes). EXIF orientation
+    /// 2…8 is applied unless `applyOrientation` is false.
+    public static func decode(_ data: [UInt8], applyOrientation: Bool = true, limits: Limits = .default) throws(ParseError) -> Decoded {
+        let segs = try JPEGSegments(data)
+        let exif = segs.exifTIFF
+        let info = exif.map { ExifInfo(tiff: $0) } ?? ExifInfo()
+        guard data.count <= Int(UInt32.max) else { throw ParseError(.limitExceeded, offset: 0, "JPEG larger than 4 GiB") }
+        guard let h = tjInitDecompress() else { throw CodecError.lib("libjpeg-turbo", "cannot create a decompressor") }
+        defer { tjDestroy(h) }
+        var w: Int32 = 0, ht: Int32 = 0, sub: Int32 = 0, cs: Int32 = 0
+        let r = data.withUnsafeBufferPointer { tjDecompressHeader3(h, $0.baseAddress, UInt(data.count), &w, &ht, &sub, &cs) }
+        if r != 0 { throw CodecError.lib("libjpeg-turbo", "cannot read the JPEG header: \(errText(h))") }
+        try Image.checkDimensions(width: Int(w), height: Int(ht), limits: limits)
+        var notes: [String] = []
+        let width = Int(w), height = Int(ht)
+        let isCMYK = cs == Int32(TJCS_CMYK.rawValue) || cs == Int32(TJCS_YCCK.rawValue)
+        let isGray = cs == Int32(TJCS_GRAY.rawValue)
+        let pf: TJPF = isCMYK ? TJPF_CMYK : (isGray ? TJPF_GRAY : TJPF_RGB)
+        let channels = isCMYK ? 4 : (isGray ? 1 : 3)
+        var buf = [UInt8](repeating: 0, count: width * height * channels)
+        let d = data.withUnsafeBufferPointer { src in
+            buf.withUnsafeMutableBufferPointer { dst in
+                tjDecompress2(h, src.baseAddress, UInt(data.count), dst.baseAddress, w, Int32(width * channels), ht, Int32(pf.rawValue), TJFLAG_ACCURATEDCT)
+            }
+        }
+        if d != 0 {
+            // Warnings (e.g. extraneous bytes) still produce an image; errors do not.
+            if tjGetErrorCode(h) == Int32(TJERR_FATAL.rawValue) {
+                throw CodecError.lib("libjpeg-turbo", "cannot decode: \(errText(h))")
+            }
+            notes.append("JPEG decoder warning: \(errText(h))")
+        }
+        var img: Image
+        if isCMYK {
+            var rgb = [UInt8](repeating: 0, count: width * height * 3)
+            for i in 0..<(width * height) {
+                let k = Int(buf[4 * i + 3])
+                for c in 0..<3 { rgb[3 * i + c] = UInt8(Int(buf[4 * i + c]) * k / 255) }
+            }
+            img = try Image(width: width, height: height, bitDepth: 8, format: .rgb, planes: .u8([rgb]))
+            notes.append("CMYK JPEG converted to RGB without colour management (Adobe inverted CMYK assumed)")
+        } else {
+            img = try Image(width: width, height: height, bitDepth: 8, format: isGray ? .gray : .rgb, planes: .u8([buf]))
+        }
+        var applied = 1
+        if applyOrientation, let o = info.orientation, (2...8).contains(o) {
+            img = try applyExifOrientation(img, o)
+            applied = o
+            notes.append("EXIF orientation \(o) applied")
+        }
+        return Decoded(image: img, exif: exif, exifInfo: info, appliedOrientation: applied, notes: notes)
+    }
+
+    /// Rotates/mirrors so that an image stored with EXIF orientation `o` displays upright.
+    public static func applyExifOrientation(_ img: Image, _ o: Int) throws(ParseError) -> Image {
+        switch o {
+        case 2: return try ImageOps.mirror(img, horizontal: true)
+        case 3: return try ImageOps.rotate(img, quarterTurns: 2)
+        case 4: return try ImageOps.mirror(img, horizontal: false)
+        case 5: return try ImageOps.rotate(ImageOps.mirror(img, horizontal: true), quarterTurns: 1)
+        case 6: return try ImageOps.rotate(img, quarterTurns: 3)
+        case 7: return try ImageOps.rotate(ImageOps.mirror(img, horizontal: true), quarterTurns: 3)
+        case 8: return try ImageOps.rotate(img, quarterTurns: 1)
+        default: return img
+        }
+    }
+
+    /// Encodes RGB/RGBA/grey/YUV (converted to 8-bit RGB or grey first) at `quality` 1…100 with 4:2:0
+    /// chroma. When `exif` (TIFF form) is given it is written as an APP1 segment after SOI.
+    public static func encode(_ image: Image, quality: Int = 92, exif: [UInt8]? = nil) throws(ParseError) -> [UInt8] {
+        var img = image
+        if img.format != .gray { img = try ColourConversion.dropAlpha(ColourConversion.toRGB(img, bitDepth: 8)) }
+        else { img = try ColourConversion.changeDepth(img, to: 8) }
+        guard case .u8(let planes) = img.planes else { throw CodecError.lib("libjpeg-turbo", "internal: expected 8-bit samples") }
+        guard let h = tjInitCompress() else { throw CodecError.lib("libjpeg-turbo", "cannot create a compressor") }
+        defer { tjDestroy(h) }
+        let gray = img.format == .gray
+        var out: UnsafeMutablePointer<UInt8>? = nil
+        var size: UInt = 0
+        let r = planes[0].withUnsafeBufferPointer { src in
+            tjCompress2(h, src.baseAddress, Int32(img.width), Int32(img.width * (gray ? 1 : 3)), Int32(img.height),
+                        Int32((gray ? TJPF_GRAY : TJPF_RGB).rawValue), &out, &size,
+                        Int32((gray ? TJSAMP_GRAY : TJSAMP_420).rawValue), Int32(min(100, max(1, quality))), TJFLAG_ACCURATEDCT)
+        }
+        defer { if let out { tjFree(out) } }
+        guard r == 0, let out, size > 0 else { throw CodecError.lib("libjpeg-turbo", "cannot encode: \(errText(h))") }
+        var bytes = Array(UnsafeBufferPointer(start: out, count: Int(size)))
+        if let exif, exif.count + 8 <= 65535, bytes.count >= 2 {
+            let len = exif.count + 8
+            let app1: [UInt8] = [0xFF, 0xE1, UInt8(len >> 8), UInt8(len & 0xFF), 0x45, 0x78, 0x69, 0x66, 0, 0] + exif
+            bytes.insert(contentsOf: app1, at: 2)
+        }
+        return bytes
+    }
+
+    /// Encodes interleaved 8-bit CMYK samples (Adobe inverted convention) as a YCCK JPEG — for print
+    /// workflows and for testing the CMYK decode path.
+    public static func encodeCMYK(_ samples: [UInt8], width: Int, height: Int, quality: Int = 90) throws(ParseError) -> [UInt8] {
+        try Image.checkDimensions(width: width, height: height)
+        guard samples.count == width * height * 4 else { throw CodecError.lib("libjpeg-turbo", "CMYK buffer size does not match \(width)×\(height)") }
+        guard let h = tjInitCompress() else { throw CodecError.lib("libjpeg-turbo", "cannot create a compressor") }
+        defer { tjDestroy(h) }
+        var out: UnsafeMutablePointer<UInt8>? = nil
+        var size: UInt = 0
+        let r = samples.withUnsafeBufferPointer { src in
+            tjCompress2(h, src.baseAddress, Int32(width), Int32(width * 4), Int32(height), Int32(TJPF_CMYK.rawValue), &out, &size,
+                        Int32(TJSAMP_444.rawValue), Int32(min(100, max(1, quality))), 0)
+        }
+        defer { if let out { tjFree(out) } }
+        guard r == 0, let out, size > 0 else { throw CodecError.lib("libjpeg-turbo", "cannot encode CMYK: \(errText(h))") }
+        return Array(UnsafeBufferPointer(start: out, count: Int(size)))
+    }
+
+    static func errText(_ h: tjhandle) -> String {
+        guard let s = tjGetErrorStr2(h) else { return "unknown error" }
+        return String(cString: s)
+    }
+}

@@ -1,0 +1,42 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import BinaryIO
+
+/// A small mutex (pthread) so the module needs neither Foundation nor newer OS availability.
+final class Lock: @unchecked Sendable {
+    private let m: UnsafeMutablePointer<pthread_mutex_t>
+    init() {
+        m = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+        m.initialize(to: pthread_mutex_t())
+        pthread_mutex_init(m, nil)
+    }
+    deinit { pthread_mutex_destroy(m); m.deallocate() }
+    func withLock<T>(_ body: () throws -> T) rethrows -> T {
+        pthread_mutex_lock(m)
+        defer { pthread_mutex_unlock(m) }
+        return try body()
+    }
+}
+
+enum ProcessorInfo {
+    /// Processors available to this process (at least 1).
+    static var activeCount: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
+}
+
+/// Whole-file reads for the codec entry points that take paths.
+public enum FileBytes {
+    /// Reads a file fully; errors name the file.
+    public static func read(_ path: String, limits: Limits = .default) throws(ParseError) -> [UInt8] {
+        let src = try FileSource(path: path)
+        guard src.size <= limits.maxBoxInMemory else {
+            throw ParseError(.limitExceeded, offset: 0, path: path, "file is \(src.size) bytes, over maxBoxInMemory")
+        }
+        do { return try src.read(at: 0, count: Int(src.size)) }
+        catch { throw error.withPath(path) }
+    }
+}

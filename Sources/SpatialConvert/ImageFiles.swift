@@ -1,0 +1,196 @@
+import BinaryIO
+import ISOBMFF
+import HEVC
+import Codecs
+import SpatialMedia
+
+/// Kinds of image files the converter reads.
+public enum ImageFileKind: String, Sendable { case jpeg = "JPEG", mpo = "MPO", png = "PNG", heif = "HEIF" }
+
+/// An image file read for conversion: pixels plus what we learned about it.
+public struct LoadedImage: Sendable {
+    public var kind: ImageFileKind
+    public var image: Image
+    /// TIFF-form EXIF of the source (orientation already reset to 1 when we applied it).
+    public var exif: [UInt8]?
+    public var exifInfo: ExifInfo
+    /// For MPO files: the second picture and the MP attributes of both.
+    public var mpoSecond: Image?
+    public var mpoAttributes: [MPO.Attributes] = []
+    /// Things done to the data that the user should know about.
+    public var notes: [String] = []
+    public init(kind: ImageFileKind, image: Image, exif: [UInt8]?, exifInfo: ExifInfo, mpoSecond: Image? = nil, mpoAttributes: [MPO.Attributes] = [], notes: [String] = []) {
+        self.kind = kind; self.image = image; self.exif = exif; self.exifInfo = exifInfo
+        self.mpoSecond = mpoSecond; self.mpoAttributes = mpoAttributes; self.notes = notes
+    }
+}
+
+/// Reading and writing image files by content (reading) or by extension (writing).
+public enum ImageFiles {
+    /// Reads a JPEG, MPO, PNG or HEIF (primary item) file. Errors name the file.
+    public static func load(_ path: String, limits: Limits = .default) throws(ParseError) -> LoadedImage {
+        do throws(ParseError) {
+            let data = try FileBytes.read(path, limits: limits)
+            return try load(data: data, limits: limits)
+        } catch {
+            var e = error
+            e.path = path
+            throw e
+        }
+    }
+
+    public static func load(data: [UInt8], limits: Limits = .default) throws(ParseError) -> LoadedImage {
+        if data.count >= 3 && data[0] == 0xFF && data[1] == 0xD8 && data[2] == 0xFF {
+            let mpo = try MPO(data)
+            let first = try JPEG.decode(mpo.jpeg(0, in: data), limits: limits)
+            var out = LoadedImage(kind: .jpeg, image: first.image, exif: first.exif.map { resetOrientation($0, applied: first.appliedOrientation) }, exifInfo: first.exifInfo, notes: first.notes)
+            if mpo.pictures.count >= 2 {
+                let second = try JPEG.decode(mpo.jpeg(1, in: data), limits: limits)
+                out.kind = .mpo
+                out.mpoSecond = second.image
+                out.mpoAttributes = mpo.pictures.prefix(2).map(\.attributes)
+                if mpo.pictures.count > 2 { out.notes.append("MPO holds \(mpo.pictures.count) images; the first two are used") }
+            } else if mpo.fromIndex {
+                out.kind = .mpo
+                out.notes.append("MPO index lists only one image")
+            }
+            return out
+        }
+        if data.count >= 8 && Array(data.prefix(8)) == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] {
+            return LoadedImage(kind: .png, image: try PNG.decode(data, limits: limits), exif: nil, exifInfo: ExifInfo())
+        }
+        if data.count >= 12 && Array(data[4..<8]) == Array("ftyp".utf8) {
+            let file = try ISOFile.parse(source: MemorySource(data), limits: limits)
+            let img = try HEIFImageDecoder.decodePrimary(file: file, limits: limits)
+            let exif = heifExif(file, limits: limits)
+            return LoadedImage(kind: .heif, image: img, exif: exif, exifInfo: exif.map { ExifInfo(tiff: $0) } ?? ExifInfo())
+        }
+        throw ParseError(.notRecognised, offset: 0, "not a JPEG, MPO, PNG or HEIF file")
+    }
+
+    /// The TIFF block of the first Exif item of a HEIF file (the one describing the primary item when present).
+    public static func heifExif(_ file: ISOFile, item: UInt32? = nil, limits: Limits = .default) -> [UInt8]? {
+        guard let meta = file.heif else { return nil }
+        let target = item ?? meta.primaryItemID
+        let exifItems = meta.items.filter { $0.type == "Exif" }
+        let preferred = exifItems.first { e in target.map { meta.references(from: e.id, type: "cdsc").contains($0) } ?? false } ?? exifItems.first
+        guard let e = preferred, let d = try? meta.data(of: e.id, file: file, limits: limits), d.count > 4 else { return nil }
+        let off = Int(UInt32(d[0]) << 24 | UInt32(d[1]) << 16 | UInt32(d[2]) << 8 | UInt32(d[3]))
+        guard off >= 0, off <= d.count - 8 else { return nil }
+        return Array(d[(4 + off)...])
+    }
+
+    /// Writes `image` by the extension of `path`: `.png` (16-bit when deeper than 8 bits), `.jpg`/`.jpeg`
+    /// (quality `jpegQuality`), `.heic`/`.heif` (one HEVC item or grid at `heicQuality`). Atomic.
+    public static func save(_ image: Image, to path: String, jpegQuality: Int = 92, heicQuality: Int = 80, exif: [UInt8]? = nil, limits: Limits = .default) throws(ParseError) {
+        let ext = path.split(separator: ".").last.map { $0.lowercased() } ?? ""
+        let bytes: [UInt8]
+        do throws(ParseError) {
+            switch ext {
+            case "png": bytes = try PNG.encode(image)
+            case "jpg", "jpeg": bytes = try JPEG.encode(image, quality: jpegQuality, exif: exif)
+            case "heic", "heif": bytes = try encodeHEIC(image, quality: heicQuality, exif: exif, limits: limits)
+            default: throw ParseError(.unsupported, offset: 0, "unknown output extension '.\(ext)' (use .png, .jpg or .heic)")
+            }
+        } catch {
+            var e = error; e.path = path; throw e
+        }
+        try AtomicFile.write(path: path, bytes: bytes)
+    }
+
+    /// A plain (non-stereo) HEIC of one image.
+    public static func encodeHEIC(_ image: Image, quality: Int, exif: [UInt8]?, limits: Limits = .default) throws(ParseError) -> [UInt8] {
+        let settings = PhotoEncoding.settings(quality: quality, sourceDepth: image.bitDepth)
+        guard let coded = try HEVCStillEncoder.encode([image], settings: settings, limits: limits).first else {
+            throw ParseError(.invalidValue, offset: 0, "nothing encoded")
+        }
+        let ci = PhotoEncoding.codedImage(coded, settings: settings)
+        var b = HEIFBuilder(primaryItemID: 1)
+        var next: UInt32 = 1
+        switch ci.layout {
+        case .single(let data):
+            b.items.append(.init(id: 1, type: "hvc1", data: data, properties: [(PhotoEncoding.hvcCBox(ci.hvcC), true), (PhotoEncoding.ispe(ci.width, ci.height), false)] + ci.properties))
+            next = 2
+        case .grid(let cols, let rows, let tw, let th, let tiles):
+            var ids: [UInt32] = []
+            next = 2
+            for t in tiles {
+                b.items.append(.init(id: next, type: "hvc1", hidden: true, data: t, properties: [(PhotoEncoding.hvcCBox(ci.hvcC), true), (PhotoEncoding.ispe(tw, th), false)]))
+                ids.append(next); next += 1
+            }
+            b.items.append(.init(id: 1, type: "grid", data: PhotoEncoding.gridDescriptor(rows: rows, columns: cols, width: ci.width, height: ci.height), inIdat: true,
+                                 properties: [(PhotoEncoding.ispe(ci.width, ci.height), false)] + ci.properties))
+            b.references.append(.init(type: "dimg", from: 1, to: ids))
+        }
+        if let exif {
+            b.items.append(.init(id: next, type: "Exif", hidden: true, data: [0, 0, 0, 0] + exif, properties: []))
+            b.references.append(.init(type: "cdsc", from: next, to: [1]))
+        }
+        return try b.build()
+    }
+
+    /// Sets EXIF orientation (tag 0x0112 in IFD0) to 1 when we rotated the pixels ourselves.
+    public static func resetOrientation(_ tiff: [UInt8], applied: Int) -> [UInt8] {
+        guard applied != 1, let t = try? TIFFReader(tiff), let n = t.u16(t.firstIFD) else { return tiff }
+        var out = tiff
+        for i in 0..<Int(n) {
+            let e = t.firstIFD + 2 + i * 12
+            guard let tag = t.u16(e), tag == 0x0112, let type = t.u16(e + 2), type == 3, e + 10 <= out.count else { continue }
+            if t.littleEndian { out[e + 8] = 1; out[e + 9] = 0 } else { out[e + 8] = 0; out[e + 9] = 1 }
+        }
+        return out
+    }
+}
+
+/// Encoder settings and HEIF boxes shared by conversion and HEIC output.
+public enum PhotoEncoding {
+    /// Default quality (0…100) for HEVC stills: 80 → x265 CRF 16.
+    public static let defaultQuality = 80
+
+    /// 8-bit 4:2:0 BT.601 full-range sRGB stills (10-bit when the source is deeper than 8 bits).
+    public static func settings(quality: Int, sourceDepth: Int, threads: Int = 0) -> HEVCEncoderSettings {
+        var s = HEVCEncoderSettings.stillImage(quality: quality, bitDepth: sourceDepth > 8 ? 10 : 8, preset: "medium")
+        s.colour = .jpeg
+        s.colourPrimaries = 1
+        s.transferCharacteristics = 13
+        s.threads = threads
+        return s
+    }
+
+    static func hvcCBox(_ record: [UInt8]) -> Box { Box(HEVCConfigurationBox(record: record, layered: false), type: "hvcC") }
+    static func ispe(_ w: Int, _ h: Int) -> Box { Box(ImageSpatialExtentsProperty(width: UInt32(clamping: w), height: UInt32(clamping: h)), type: "ispe") }
+
+    /// `colr` nclx for the settings' colour description.
+    public static func colr(_ s: HEVCEncoderSettings) -> Box {
+        var w = ByteWriter()
+        w.writeFourCC("nclx")
+        w.writeU16(UInt16(s.colourPrimaries)); w.writeU16(UInt16(s.transferCharacteristics)); w.writeU16(UInt16(s.colour.matrixCoefficients))
+        w.writeU8(s.colour.fullRange ? 0x80 : 0)
+        return Box(type: "colr", fields: .raw(w.bytes))
+    }
+
+    /// `pixi` with the coded bit depth on three channels.
+    public static func pixi(_ depth: Int) -> Box {
+        Box(type: "pixi", fields: .raw([0, 0, 0, 0, 3, UInt8(depth), UInt8(depth), UInt8(depth)]))
+    }
+
+    /// `grid` item payload.
+    public static func gridDescriptor(rows: Int, columns: Int, width: Int, height: Int) -> [UInt8] {
+        let large = width > 65535 || height > 65535
+        var w = ByteWriter()
+        w.writeU8(0); w.writeU8(large ? 1 : 0); w.writeU8(UInt8(clamping: rows - 1)); w.writeU8(UInt8(clamping: columns - 1))
+        if large { w.writeU32(UInt32(clamping: width)); w.writeU32(UInt32(clamping: height)) }
+        else { w.writeU16(UInt16(clamping: width)); w.writeU16(UInt16(clamping: height)) }
+        return w.bytes
+    }
+
+    /// Wraps coded tiles in the writer's ``CodedImage`` (with `colr` and `pixi`).
+    public static func codedImage(_ c: HEVCStillEncoder.Coded, settings: HEVCEncoderSettings) -> CodedImage {
+        let props: [(box: Box, essential: Bool)] = [(colr(settings), false), (pixi(settings.bitDepth), false)]
+        if c.isGrid {
+            return CodedImage(width: c.width, height: c.height, hvcC: c.hvcC,
+                              layout: .grid(columns: c.columns, rows: c.rows, tileWidth: c.tileWidth, tileHeight: c.tileHeight, tiles: c.tiles), properties: props)
+        }
+        return CodedImage(width: c.width, height: c.height, hvcC: c.hvcC, layout: .single(data: c.tiles[0]), properties: props)
+    }
+}
