@@ -89,8 +89,10 @@ public struct ISOFile: Sendable {
                 box.header = header
                 box.path = path
                 box.fields = .fileRange(offset: payloadOffset, length: payloadLength)
-                box.malformed = Diagnostic(code: .limitExceeded, offset: offset, path: path,
-                                           message: "box of \(header.size) bytes exceeds maxBoxInMemory/maxTotalAllocation; kept unparsed")
+                let which = header.size > limits.maxBoxInMemory
+                    ? "maxBoxInMemory limit exceeded: box of \(header.size) bytes > \(limits.maxBoxInMemory)"
+                    : "maxTotalAllocation limit exceeded: \(ctx.allocated) + \(header.size) bytes > \(limits.maxTotalAllocation)"
+                box.malformed = Diagnostic(code: .limitExceeded, offset: offset, path: path, message: which + "; kept unparsed")
                 boxes.append(box)
             } else {
                 let bytes = try source.read(at: offset, count: Int(header.size))
