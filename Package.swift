@@ -9,6 +9,7 @@ let package = Package(
         .executable(name: "spatial-media", targets: ["SpatialMediaCLI"]),
         .executable(name: "FuzzBoxes", targets: ["FuzzBoxes"]),
         .executable(name: "FuzzHEVC", targets: ["FuzzHEVC"]),
+        .executable(name: "FuzzHEIF", targets: ["FuzzHEIF"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -33,6 +34,7 @@ let package = Package(
         ),
         .executableTarget(name: "FuzzBoxes", dependencies: ["ISOBMFF", "SpatialMedia"], path: "Fuzz/FuzzBoxes"),
         .executableTarget(name: "FuzzHEVC", dependencies: ["HEVC"], path: "Fuzz/FuzzHEVC"),
+        .executableTarget(name: "FuzzHEIF", dependencies: ["ISOBMFF", "SpatialMedia"], path: "Fuzz/FuzzHEIF"),
         .testTarget(name: "BinaryIOTests", dependencies: ["BinaryIO"]),
         .testTarget(name: "ISOBMFFTests", dependencies: ["ISOBMFF", "BinaryIO"]),
         .testTarget(name: "HEVCTests", dependencies: ["HEVC", "BinaryIO"]),
