@@ -8,7 +8,9 @@ let package = Package(
         .library(name: "SpatialMediaKit", targets: ["BinaryIO", "ISOBMFF", "HEVC", "SpatialMedia", "Codecs", "SpatialConvert"]),
         .executable(name: "spatial-media", targets: ["SpatialMediaCLI"]),
         .executable(name: "FuzzBoxes", targets: ["FuzzBoxes"]),
+        .library(name: "spatialmedia", type: .dynamic, targets: ["SpatialMediaC"]),
         .executable(name: "FuzzHEVC", targets: ["FuzzHEVC"]),
+        .executable(name: "FuzzCABI", targets: ["FuzzCABI"]),
         .executable(name: "FuzzHEIF", targets: ["FuzzHEIF"]),
     ],
     dependencies: [
@@ -25,6 +27,7 @@ let package = Package(
         .target(name: "SpatialMedia", dependencies: ["BinaryIO", "ISOBMFF", "HEVC"]),
         .target(name: "Codecs", dependencies: ["BinaryIO", "HEVC", "CDe265", "CX265", "CTurboJPEG", "CPNG"]),
         .target(name: "SpatialConvert", dependencies: ["BinaryIO", "ISOBMFF", "HEVC", "SpatialMedia", "Codecs"]),
+        .target(name: "SpatialMediaC", dependencies: ["SpatialMedia", "ISOBMFF", "BinaryIO", "HEVC", "SpatialConvert"]),
         .executableTarget(
             name: "SpatialMediaCLI",
             dependencies: [
@@ -34,6 +37,7 @@ let package = Package(
         ),
         .executableTarget(name: "FuzzBoxes", dependencies: ["ISOBMFF", "SpatialMedia"], path: "Fuzz/FuzzBoxes"),
         .executableTarget(name: "FuzzHEVC", dependencies: ["HEVC"], path: "Fuzz/FuzzHEVC"),
+        .executableTarget(name: "FuzzCABI", dependencies: ["SpatialMediaC"], path: "Fuzz/FuzzCABI"),
         .executableTarget(name: "FuzzHEIF", dependencies: ["ISOBMFF", "SpatialMedia"], path: "Fuzz/FuzzHEIF"),
         .testTarget(name: "BinaryIOTests", dependencies: ["BinaryIO"]),
         .testTarget(name: "ISOBMFFTests", dependencies: ["ISOBMFF", "BinaryIO"]),
@@ -41,6 +45,7 @@ let package = Package(
         .testTarget(name: "SpatialMediaTests", dependencies: ["SpatialMedia", "ISOBMFF", "HEVC", "BinaryIO"]),
         .testTarget(name: "CodecsTests", dependencies: ["Codecs", "HEVC", "BinaryIO"]),
         .testTarget(name: "SpatialConvertTests", dependencies: ["SpatialConvert", "Codecs", "SpatialMedia", "ISOBMFF", "HEVC", "BinaryIO"]),
+        .testTarget(name: "SpatialMediaCTests", dependencies: ["SpatialMediaC"]),
         .testTarget(name: "ConformanceTests", dependencies: ["ISOBMFF", "HEVC", "SpatialMedia", "BinaryIO"]),
     ]
 )

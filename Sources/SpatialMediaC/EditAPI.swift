@@ -1,0 +1,213 @@
+// Exported functions: sm_edit builder, video/photo edits and combine.
+import BinaryIO
+import ISOBMFF
+import SpatialMedia
+
+public enum SMField {
+    public static let baseline: Int32 = 1, hfov: Int32 = 2, disparity: Int32 = 3, heroEye: Int32 = 4, projection: Int32 = 5
+}
+public enum SMEditFlag { public static let faststart: UInt32 = 1 }
+public enum SMCombineFlag { public static let swapEyes: UInt32 = 1 }
+
+@_cdecl("sm_edit_create")
+public func sm_edit_create(_ outEdit: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
+    outEdit?.pointee = nil
+    return abiCall("sm_edit_create") { () throws(ABIError) in
+        guard let outEdit else { throw .argument("out_edit is NULL") }
+        try deliverHandle(EditObject(), to: outEdit)
+    }
+}
+
+@_cdecl("sm_edit_free")
+public func sm_edit_free(_ edit: OpaquePointer?) -> Int32 {
+    abiCall("sm_edit_free") { () throws(ABIError) in try Registry.shared.remove(edit, as: EditObject.self, "edit") }
+}
+
+@_cdecl("sm_edit_set_baseline_um")
+public func sm_edit_set_baseline_um(_ edit: OpaquePointer?, _ micrometres: UInt32) -> Int32 {
+    abiCall("sm_edit_set_baseline_um") { () throws(ABIError) in
+        try Registry.shared.withEdit(edit) { (s: inout EditState) throws(ABIError) in s.baseline = .set(micrometres) }
+    }
+}
+
+@_cdecl("sm_edit_set_hfov_millidegrees")
+public func sm_edit_set_hfov_millidegrees(_ edit: OpaquePointer?, _ millidegrees: UInt32) -> Int32 {
+    abiCall("sm_edit_set_hfov_millidegrees") { () throws(ABIError) in
+        guard millidegrees >= 1 && millidegrees < 180_000 else {
+            throw .argument("the horizontal field of view must be 1…179999 millidegrees (got \(millidegrees))")
+        }
+        try Registry.shared.withEdit(edit) { (s: inout EditState) throws(ABIError) in s.hfov = .set(millidegrees) }
+    }
+}
+
+@_cdecl("sm_edit_set_disparity")
+public func sm_edit_set_disparity(_ edit: OpaquePointer?, _ disparity: Int32) -> Int32 {
+    abiCall("sm_edit_set_disparity") { () throws(ABIError) in
+        guard disparity >= -10_000 && disparity <= 10_000 else {
+            throw .argument("the disparity adjustment must be -10000…10000 (1/10000 of the width; got \(disparity))")
+        }
+        try Registry.shared.withEdit(edit) { (s: inout EditState) throws(ABIError) in s.disparity = .set(disparity) }
+    }
+}
+
+@_cdecl("sm_edit_set_hero_eye")
+public func sm_edit_set_hero_eye(_ edit: OpaquePointer?, _ heroEye: Int32) -> Int32 {
+    abiCall("sm_edit_set_hero_eye") { () throws(ABIError) in
+        guard let raw = UInt8(exactly: heroEye) else { throw .argument("the hero eye must be 0…255 (0 none, 1 left, 2 right; got \(heroEye))") }
+        try Registry.shared.withEdit(edit) { (s: inout EditState) throws(ABIError) in s.hero = .set(HeroEye(rawValue: raw)) }
+    }
+}
+
+@_cdecl("sm_edit_set_projection")
+public func sm_edit_set_projection(_ edit: OpaquePointer?, _ fourcc: UnsafePointer<CChar>?) -> Int32 {
+    abiCall("sm_edit_set_projection") { () throws(ABIError) in
+        let s = try requiredString(fourcc, "fourcc")
+        let bytes = Array(s.utf8)
+        guard bytes.count == 4, bytes.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) else {
+            throw .argument("the projection must be exactly four printable ASCII characters, such as \"rect\" (got \"\(s)\")")
+        }
+        try Registry.shared.withEdit(edit) { (st: inout EditState) throws(ABIError) in st.projection = .set(FourCC(s)) }
+    }
+}
+
+@_cdecl("sm_edit_remove_field")
+public func sm_edit_remove_field(_ edit: OpaquePointer?, _ field: Int32) -> Int32 {
+    abiCall("sm_edit_remove_field") { () throws(ABIError) in
+        guard (SMField.baseline...SMField.projection).contains(field) else { throw .argument("unknown field \(field) (use SM_FIELD_*)") }
+        try Registry.shared.withEdit(edit) { (s: inout EditState) throws(ABIError) in
+            switch field {
+            case SMField.baseline: s.baseline = .remove
+            case SMField.hfov: s.hfov = .remove
+            case SMField.disparity: s.disparity = .remove
+            case SMField.heroEye: s.hero = .remove
+            default: s.projection = .remove
+            }
+        }
+    }
+}
+
+@_cdecl("sm_edit_set_remove_spatial")
+public func sm_edit_set_remove_spatial(_ edit: OpaquePointer?, _ remove: Int32) -> Int32 {
+    abiCall("sm_edit_set_remove_spatial") { () throws(ABIError) in
+        try Registry.shared.withEdit(edit) { (s: inout EditState) throws(ABIError) in s.removeSpatial = remove != 0 }
+    }
+}
+
+@_cdecl("sm_edit_set_photo_form")
+public func sm_edit_set_photo_form(_ edit: OpaquePointer?, _ form: Int32) -> Int32 {
+    abiCall("sm_edit_set_photo_form") { () throws(ABIError) in
+        let f: CameraPropertyForm
+        switch form {
+        case 0: f = .apple
+        case 1: f = .standard
+        case 2: f = .both
+        default: throw .argument("unknown photo form \(form) (use SM_PHOTO_FORM_*)")
+        }
+        try Registry.shared.withEdit(edit) { (s: inout EditState) throws(ABIError) in s.form = f }
+    }
+}
+
+/// A snapshot of an edit's state (so a concurrent setter cannot change it mid-write).
+func editState(_ h: OpaquePointer?) throws(ABIError) -> EditState {
+    try Registry.shared.withEdit(h) { (s: inout EditState) throws(ABIError) -> EditState in s }
+}
+
+func photoReport(_ r: PhotoEditResult) -> JSON {
+    .object([("output", .string(r.output)), ("left_item_id", .uint(UInt64(r.leftItemID))), ("right_item_id", .uint(UInt64(r.rightItemID))),
+             ("changes", .array(r.changes.map { .string($0) })), ("bytes_written", .uint(r.bytesWritten))])
+}
+
+func editVideo(path: String, output: String?, state: EditState, flags: UInt32) throws(ABIError) -> JSON {
+    try checkFlags(flags, allowed: SMEditFlag.faststart)
+    let edit = state.videoEdit
+    if edit.isEmpty { throw .argument("the edit changes nothing (set a value first)") }
+    if state.form != .apple { throw .argument("the photo form applies to photos only") }
+    let inPlace = output == nil || output == path
+    let result = try lift { () throws(ParseError) in
+        try SpatialVideoEditor.edit(path: path, output: inPlace ? nil : output, inPlace: inPlace, edit: edit,
+                                    faststart: flags & SMEditFlag.faststart != 0)
+    }
+    return result.json
+}
+
+func editPhoto(path: String, output: String?, state: EditState, flags: UInt32) throws(ABIError) -> JSON {
+    if flags & SMEditFlag.faststart != 0 { throw .argument("SM_EDIT_FASTSTART applies to movies only") }
+    try checkFlags(flags, allowed: 0)
+    let edit = try state.photoEdit()
+    if edit.isEmpty { throw .argument("the edit changes nothing (set the baseline, field of view or disparity)") }
+    let result = try lift { () throws(ParseError) in
+        try SpatialPhotoEditor.edit(path: path, output: output == path ? nil : output, edit: edit)
+    }
+    return photoReport(result)
+}
+
+@_cdecl("sm_edit_video")
+public func sm_edit_video(_ path: UnsafePointer<CChar>?, _ output: UnsafePointer<CChar>?, _ edit: OpaquePointer?, _ flags: UInt32,
+                          _ outReport: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
+    outReport?.pointee = nil
+    return abiCall("sm_edit_video") { () throws(ABIError) in
+        let p = try requiredPath(path, "path")
+        let o = try optionalString(output, "output")
+        if o?.isEmpty == true { throw .argument("output is empty (pass NULL to edit in place)") }
+        let report = try editVideo(path: p, output: o, state: try editState(edit), flags: flags)
+        try deliver(report.serialized(), to: outReport)
+    }
+}
+
+@_cdecl("sm_edit_photo")
+public func sm_edit_photo(_ path: UnsafePointer<CChar>?, _ output: UnsafePointer<CChar>?, _ edit: OpaquePointer?,
+                          _ outReport: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
+    outReport?.pointee = nil
+    return abiCall("sm_edit_photo") { () throws(ABIError) in
+        let p = try requiredPath(path, "path")
+        let o = try optionalString(output, "output")
+        if o?.isEmpty == true { throw .argument("output is empty (pass NULL to edit in place)") }
+        let report = try editPhoto(path: p, output: o, state: try editState(edit), flags: 0)
+        try deliver(report.serialized(), to: outReport)
+    }
+}
+
+@_cdecl("sm_edit_apply")
+public func sm_edit_apply(_ path: UnsafePointer<CChar>?, _ output: UnsafePointer<CChar>?, _ edit: OpaquePointer?, _ flags: UInt32,
+                          _ outReport: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
+    outReport?.pointee = nil
+    return abiCall("sm_edit_apply") { () throws(ABIError) in
+        let p = try requiredPath(path, "path")
+        let o = try optionalString(output, "output")
+        if o?.isEmpty == true { throw .argument("output is empty (pass NULL to edit in place)") }
+        let state = try editState(edit)
+        let report = SpatialPhotoEditor.isHEIF(path: p)
+            ? try editPhoto(path: p, output: o, state: state, flags: flags)
+            : try editVideo(path: p, output: o, state: state, flags: flags)
+        try deliver(report.serialized(), to: outReport)
+    }
+}
+
+@_cdecl("sm_combine_photo")
+public func sm_combine_photo(_ leftPath: UnsafePointer<CChar>?, _ rightPath: UnsafePointer<CChar>?, _ leftItem: UInt32, _ rightItem: UInt32,
+                             _ flags: UInt32, _ edit: OpaquePointer?, _ output: UnsafePointer<CChar>?,
+                             _ outReport: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
+    outReport?.pointee = nil
+    return abiCall("sm_combine_photo") { () throws(ABIError) in
+        try checkFlags(flags, allowed: SMCombineFlag.swapEyes)
+        let left = try requiredPath(leftPath, "left_path")
+        let right = try optionalString(rightPath, "right_path")
+        if right?.isEmpty == true { throw .argument("right_path is empty (pass NULL for one file holding both images)") }
+        let out = try requiredPath(output, "output")
+        let photoEdit = edit == nil ? SpatialPhotoEdit() : try editState(edit).photoEdit()
+        let swap = flags & SMCombineFlag.swapEyes != 0
+        let result: PhotoEditResult
+        if let right {
+            guard leftItem == 0 && rightItem == 0 else { throw .argument("left_item and right_item must be 0 when combining two files") }
+            let (l, r) = swap ? (right, left) : (left, right)
+            result = try lift { () throws(ParseError) in try SpatialPhotoEditor.combine(leftPath: l, rightPath: r, edit: photoEdit, output: out) }
+        } else {
+            guard (leftItem == 0) == (rightItem == 0) else { throw .argument("give both left_item and right_item, or neither (0, 0)") }
+            result = try lift { () throws(ParseError) in
+                try SpatialPhotoEditor.combine(path: left, leftItem: leftItem == 0 ? nil : leftItem, rightItem: rightItem == 0 ? nil : rightItem,
+                                               swapEyes: swap, edit: photoEdit, output: out)
+            }
+        }
+        try deliver(photoReport(result).serialized(), to: outReport)
+    }
+}

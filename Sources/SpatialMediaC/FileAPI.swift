@@ -1,0 +1,320 @@
+// Exported functions: library information, memory, files, info JSON and the typed getters.
+// See include/spatialmedia.h for the contract of each function.
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import BinaryIO
+import HEVC
+import ISOBMFF
+import SpatialMedia
+
+/// ABI version of this implementation (`SM_ABI_VERSION` in the header).
+public let smABIVersion: UInt32 = 1
+
+// MARK: - Library
+
+@_cdecl("sm_version")
+public func sm_version() -> UnsafePointer<CChar> { StaticCString.get(SpatialMediaVersion.string) }
+
+@_cdecl("sm_abi_version")
+public func sm_abi_version() -> UInt32 { smABIVersion }
+
+/// Capability bits (`SM_CAP_*`).
+public enum SMCapability {
+    public static let info: UInt32 = 1 << 0
+    public static let editVideo: UInt32 = 1 << 1
+    public static let editPhoto: UInt32 = 1 << 2
+    public static let combinePhoto: UInt32 = 1 << 3
+    public static let validate: UInt32 = 1 << 4
+    public static let convertPhoto: UInt32 = 1 << 5
+    public static let convertVideo: UInt32 = 1 << 6
+    public static let split: UInt32 = 1 << 7
+    /// What this build provides. Validation is not built yet; video conversion is the assembly of two
+    /// HEVC streams only (see Operations.swift).
+    static let built: UInt32 = info | editVideo | editPhoto | combinePhoto | convertPhoto | convertVideo | split
+}
+
+@_cdecl("sm_capabilities")
+public func sm_capabilities() -> UInt32 { SMCapability.built }
+
+@_cdecl("sm_status_name")
+public func sm_status_name(_ status: Int32) -> UnsafePointer<CChar> {
+    StaticCString.get(SMStatus.names[status] ?? "SM_ERR_UNKNOWN")
+}
+
+@_cdecl("sm_last_error")
+public func sm_last_error() -> UnsafePointer<CChar> { LastError.current }
+
+@_cdecl("sm_string_free")
+public func sm_string_free(_ string: UnsafeMutablePointer<CChar>?) { free(string) }
+
+@_cdecl("sm_buffer_free")
+public func sm_buffer_free(_ buffer: UnsafeMutablePointer<UInt8>?) { free(buffer) }
+
+// MARK: - Opening
+
+/// Parses a byte source: an Annex-B HEVC stream when it starts with a start code, else ISOBMFF.
+func openSource(_ source: any ByteSource, path: String?) throws(ABIError) -> FileObject {
+    let size = source.size
+    if size == 0 { throw .argument("the input is empty (0 bytes)") }
+    let head = try lift { () throws(ParseError) in try source.read(at: 0, count: 4) }
+    if head.starts(with: [0, 0, 1]) || head.starts(with: [0, 0, 0, 1]) {
+        if let path {
+            let info = try lift { () throws(ParseError) in try MediaInfo.inspect(path: path) }
+            return FileObject(path: path, content: .annexB(info.json))
+        }
+        // Same fields as MediaInfo.inspect gives for a raw stream on disk.
+        guard size <= Limits.default.maxBoxInMemory else {
+            throw ABIError(SMStatus.limit, "stream of \(size) bytes is over maxBoxInMemory")
+        }
+        let bytes = try lift { () throws(ParseError) in try source.read(at: 0, count: Int(size)) }
+        let info = try lift { () throws(ParseError) in try HEVCStreamInfo(annexB: bytes) }
+        var fields: [(String, JSON)] = [("file_size", .uint(UInt64(bytes.count))), ("format", .string("hevc-annexb"))]
+        if case .object(let s) = MediaInfo.streamJSON(info) { fields += s }
+        return FileObject(path: nil, content: .annexB(.object(fields)))
+    }
+    let file = try lift { () throws(ParseError) in try ISOFile.parse(source: source) }
+    return FileObject(path: path, content: .iso(file))
+}
+
+/// Stores a new handle in an out parameter (which the caller checked is not NULL).
+func deliverHandle(_ object: AnyObject, to out: UnsafeMutablePointer<OpaquePointer?>) throws(ABIError) {
+    out.pointee = try Registry.shared.insert(object)
+}
+
+@_cdecl("sm_file_open")
+public func sm_file_open(_ path: UnsafePointer<CChar>?, _ outFile: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
+    outFile?.pointee = nil
+    return abiCall("sm_file_open") { () throws(ABIError) in
+        guard let outFile else { throw .argument("out_file is NULL") }
+        let p = try requiredPath(path, "path")
+        let source = try lift { () throws(ParseError) in try FileSource(path: p) }
+        if source.size == 0 { throw ABIError(SMStatus.parse, "\(p) is empty (0 bytes)") }
+        try deliverHandle(try openSource(source, path: p), to: outFile)
+    }
+}
+
+@_cdecl("sm_file_open_memory")
+public func sm_file_open_memory(_ data: UnsafePointer<UInt8>?, _ size: Int, _ outFile: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
+    outFile?.pointee = nil
+    return abiCall("sm_file_open_memory") { () throws(ABIError) in
+        guard let outFile else { throw .argument("out_file is NULL") }
+        guard let data else { throw .argument("data is NULL") }
+        guard size > 0 else { throw .argument(size == 0 ? "size is 0: an empty buffer is not a file" : "size is larger than the address space") }
+        let bytes = Array(UnsafeBufferPointer(start: data, count: size))
+        try deliverHandle(try openSource(MemorySource(bytes), path: nil), to: outFile)
+    }
+}
+
+@_cdecl("sm_file_free")
+public func sm_file_free(_ file: OpaquePointer?) -> Int32 {
+    abiCall("sm_file_free") { () throws(ABIError) in try Registry.shared.remove(file, as: FileObject.self, "file") }
+}
+
+func fileObject(_ h: OpaquePointer?) throws(ABIError) -> FileObject { try Registry.shared.lookup(h, as: FileObject.self, "file") }
+
+/// Checks an out pointer and clears it, so that it holds 0 on failure.
+func out<T>(_ p: UnsafeMutablePointer<T>?, _ name: String, zero: T) throws(ABIError) -> UnsafeMutablePointer<T> {
+    guard let p else { throw .argument("\(name) is NULL") }
+    p.pointee = zero
+    return p
+}
+
+@_cdecl("sm_file_kind")
+public func sm_file_kind(_ file: OpaquePointer?, _ outKind: UnsafeMutablePointer<Int32>?) -> Int32 {
+    abiCall("sm_file_kind") { () throws(ABIError) in
+        let o = try out(outKind, "out_kind", zero: 0)
+        o.pointee = try fileObject(file).kind
+    }
+}
+
+@_cdecl("sm_file_is_spatial")
+public func sm_file_is_spatial(_ file: OpaquePointer?, _ outIsSpatial: UnsafeMutablePointer<Int32>?) -> Int32 {
+    abiCall("sm_file_is_spatial") { () throws(ABIError) in
+        let o = try out(outIsSpatial, "out_is_spatial", zero: 0)
+        let f = try fileObject(file)
+        let spatialVideo = f.video?.classification == .spatialVideo
+        o.pointee = (f.photo != nil || spatialVideo) ? 1 : 0
+    }
+}
+
+public enum SMJSONFlag { public static let pretty: UInt32 = 1 }
+
+@_cdecl("sm_file_info_json")
+public func sm_file_info_json(_ file: OpaquePointer?, _ flags: UInt32, _ outJSON: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+                              _ outLen: UnsafeMutablePointer<Int>?) -> Int32 {
+    outJSON?.pointee = nil
+    outLen?.pointee = 0
+    return abiCall("sm_file_info_json") { () throws(ABIError) in
+        guard let outJSON else { throw .argument("out_json is NULL") }
+        try checkFlags(flags, allowed: SMJSONFlag.pretty)
+        let f = try fileObject(file)
+        try deliver(f.infoJSON().serialized(pretty: flags & SMJSONFlag.pretty != 0), to: outJSON, length: outLen)
+    }
+}
+
+@_cdecl("sm_file_serialize")
+public func sm_file_serialize(_ file: OpaquePointer?, _ outBytes: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?,
+                              _ outLen: UnsafeMutablePointer<Int>?) -> Int32 {
+    outBytes?.pointee = nil
+    outLen?.pointee = 0
+    return abiCall("sm_file_serialize") { () throws(ABIError) in
+        guard let outBytes else { throw .argument("out_bytes is NULL") }
+        guard let outLen else { throw .argument("out_len is NULL") }
+        let f = try fileObject(file)
+        guard case .iso(let iso) = f.content else { throw ABIError(SMStatus.notApplicable, "a raw HEVC stream has no box structure to write") }
+        let bytes = try lift { () throws(ParseError) in try iso.serialized() }
+        outBytes.pointee = try mallocBytes(bytes)
+        outLen.pointee = bytes.count
+    }
+}
+
+// MARK: - Video getters
+
+public enum SMVideoClass {
+    public static let noVideo: Int32 = 0, twoD: Int32 = 1, spatial: Int32 = 2, stereoWithoutMetadata: Int32 = 3
+    public static let sideBySide: Int32 = 4, topBottom: Int32 = 5
+    static let names: [Int32: String] = [0: "no-video", 1: "2d", 2: "spatial-video", 3: "stereo-mv-hevc-without-spatial-metadata",
+                                         4: "frame-packed-side-by-side", 5: "frame-packed-top-bottom"]
+    static func code(_ c: VideoStereoClass) -> Int32 {
+        switch c {
+        case .noVideo: return noVideo
+        case .monoscopic2D: return twoD
+        case .spatialVideo: return spatial
+        case .stereoMVHEVCWithoutSpatialMetadata: return stereoWithoutMetadata
+        case .framePacked(.sideBySide): return sideBySide
+        case .framePacked(.topBottom): return topBottom
+        }
+    }
+}
+
+func videoReport(_ h: OpaquePointer?) throws(ABIError) -> SpatialVideoReport {
+    let f = try fileObject(h)
+    guard let v = f.video else { throw .notFound("not a movie (no moov box)") }
+    return v
+}
+
+/// The primary video track's metadata.
+func primaryTrack(_ h: OpaquePointer?) throws(ABIError) -> SpatialVideoTrack {
+    guard let t = try videoReport(h).primary else { throw .notFound("the movie has no video track") }
+    return t
+}
+
+@_cdecl("sm_video_classification")
+public func sm_video_classification(_ file: OpaquePointer?, _ outClass: UnsafeMutablePointer<Int32>?) -> Int32 {
+    abiCall("sm_video_classification") { () throws(ABIError) in
+        let o = try out(outClass, "out_class", zero: 0)
+        o.pointee = SMVideoClass.code(try videoReport(file).classification)
+    }
+}
+
+@_cdecl("sm_video_classification_name")
+public func sm_video_classification_name(_ videoClass: Int32) -> UnsafePointer<CChar> {
+    StaticCString.get(SMVideoClass.names[videoClass] ?? "unknown")
+}
+
+@_cdecl("sm_video_baseline_um")
+public func sm_video_baseline_um(_ file: OpaquePointer?, _ outValue: UnsafeMutablePointer<UInt32>?) -> Int32 {
+    abiCall("sm_video_baseline_um") { () throws(ABIError) in
+        let o = try out(outValue, "out_micrometres", zero: 0)
+        let t = try primaryTrack(file)
+        guard let v = t.metadata.baselineMicrometres else { throw .notFound("video track \(t.trackID) has no baseline (vexu/eyes/cams/blin)") }
+        o.pointee = v
+    }
+}
+
+@_cdecl("sm_video_hfov_millidegrees")
+public func sm_video_hfov_millidegrees(_ file: OpaquePointer?, _ outValue: UnsafeMutablePointer<UInt32>?) -> Int32 {
+    abiCall("sm_video_hfov_millidegrees") { () throws(ABIError) in
+        let o = try out(outValue, "out_millidegrees", zero: 0)
+        let t = try primaryTrack(file)
+        guard let v = t.metadata.horizontalFieldOfViewMillidegrees else { throw .notFound("video track \(t.trackID) has no horizontal field of view (hfov)") }
+        o.pointee = v
+    }
+}
+
+@_cdecl("sm_video_disparity")
+public func sm_video_disparity(_ file: OpaquePointer?, _ outValue: UnsafeMutablePointer<Int32>?) -> Int32 {
+    abiCall("sm_video_disparity") { () throws(ABIError) in
+        let o = try out(outValue, "out_disparity", zero: 0)
+        let t = try primaryTrack(file)
+        guard let v = t.metadata.disparityAdjustment else { throw .notFound("video track \(t.trackID) has no disparity adjustment (vexu/eyes/cmfy/dadj)") }
+        o.pointee = v
+    }
+}
+
+@_cdecl("sm_video_hero_eye")
+public func sm_video_hero_eye(_ file: OpaquePointer?, _ outValue: UnsafeMutablePointer<Int32>?) -> Int32 {
+    abiCall("sm_video_hero_eye") { () throws(ABIError) in
+        let o = try out(outValue, "out_hero_eye", zero: 0)
+        let t = try primaryTrack(file)
+        guard let v = t.metadata.heroEye else { throw .notFound("video track \(t.trackID) has no hero eye box (vexu/eyes/hero)") }
+        o.pointee = Int32(v.rawValue)
+    }
+}
+
+// MARK: - Photo getters
+
+func spatialPhoto(_ h: OpaquePointer?) throws(ABIError) -> SpatialPhoto {
+    let f = try fileObject(h)
+    guard let p = f.photo else { throw .notFound(f.photoProblem) }
+    return p
+}
+
+@_cdecl("sm_photo_eye_items")
+public func sm_photo_eye_items(_ file: OpaquePointer?, _ outLeft: UnsafeMutablePointer<UInt32>?, _ outRight: UnsafeMutablePointer<UInt32>?) -> Int32 {
+    outLeft?.pointee = 0
+    outRight?.pointee = 0
+    return abiCall("sm_photo_eye_items") { () throws(ABIError) in
+        let l = try out(outLeft, "out_left_item", zero: 0), r = try out(outRight, "out_right_item", zero: 0)
+        let p = try spatialPhoto(file)
+        l.pointee = p.left.itemID
+        r.pointee = p.right.itemID
+    }
+}
+
+@_cdecl("sm_photo_size")
+public func sm_photo_size(_ file: OpaquePointer?, _ outWidth: UnsafeMutablePointer<UInt32>?, _ outHeight: UnsafeMutablePointer<UInt32>?) -> Int32 {
+    outWidth?.pointee = 0
+    outHeight?.pointee = 0
+    return abiCall("sm_photo_size") { () throws(ABIError) in
+        let w = try out(outWidth, "out_width", zero: 0), h = try out(outHeight, "out_height", zero: 0)
+        let p = try spatialPhoto(file)
+        guard let pw = UInt32(exactly: p.left.width), let ph = UInt32(exactly: p.left.height), pw > 0, ph > 0 else {
+            throw .notFound("the left eye (item \(p.left.itemID)) has no image size (ispe)")
+        }
+        w.pointee = pw
+        h.pointee = ph
+    }
+}
+
+@_cdecl("sm_photo_baseline_um")
+public func sm_photo_baseline_um(_ file: OpaquePointer?, _ outValue: UnsafeMutablePointer<Double>?) -> Int32 {
+    abiCall("sm_photo_baseline_um") { () throws(ABIError) in
+        let o = try out(outValue, "out_micrometres", zero: 0)
+        guard let v = try spatialPhoto(file).baselineMicrometres else { throw .notFound("the right eye has no camera extrinsics (no baseline)") }
+        o.pointee = v
+    }
+}
+
+@_cdecl("sm_photo_hfov_millidegrees")
+public func sm_photo_hfov_millidegrees(_ file: OpaquePointer?, _ outValue: UnsafeMutablePointer<Double>?) -> Int32 {
+    abiCall("sm_photo_hfov_millidegrees") { () throws(ABIError) in
+        let o = try out(outValue, "out_millidegrees", zero: 0)
+        guard let v = try spatialPhoto(file).horizontalFOVDegrees, v.isFinite else { throw .notFound("the eyes have no usable camera intrinsics (no field of view)") }
+        o.pointee = v * 1000
+    }
+}
+
+@_cdecl("sm_photo_disparity")
+public func sm_photo_disparity(_ file: OpaquePointer?, _ outValue: UnsafeMutablePointer<Int32>?) -> Int32 {
+    abiCall("sm_photo_disparity") { () throws(ABIError) in
+        let o = try out(outValue, "out_disparity", zero: 0)
+        guard let v = try spatialPhoto(file).disparityAdjustment else { throw .notFound("the photo has no disparity adjustment property") }
+        o.pointee = v
+    }
+}

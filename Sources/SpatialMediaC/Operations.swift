@@ -1,0 +1,210 @@
+// Exported functions: validate, convert photo/video, split.
+//
+// Photo conversion and photo split go to SpatialConvert (PhotoConverter, PhotoSplitter); video
+// "conversion" is the assembly of two single-layer HEVC streams into a spatial video and video split
+// its inverse (SpatialMedia: SpatialVideoAssembler, StreamSplitter). Validation (no module yet) and
+// converting a frame-packed video (no decode+encode pipeline yet) check their arguments exactly as they
+// will then, and return SM_ERR_UNSUPPORTED with a message saying what is not built — never a made-up
+// report, and no output file. sm_capabilities() leaves SM_CAP_VALIDATE clear.
+import BinaryIO
+import ISOBMFF
+import HEVC
+import SpatialConvert
+import SpatialMedia
+
+/// `sm_progress_fn` in Swift.
+public typealias SMProgressFn = @convention(c) (UnsafeMutableRawPointer?, Double, UnsafePointer<CChar>?) -> Int32
+
+/// Progress reporting and cancellation for a long operation.
+struct Progress {
+    var callback: SMProgressFn?
+    var userData: UnsafeMutableRawPointer?
+    var cancel: UnsafePointer<Int32>?
+
+    /// Reports progress; throws `SM_ERR_CANCELLED` when the callback or the flag asks to stop.
+    func report(_ fraction: Double, _ stage: String) throws(ABIError) {
+        try checkCancelled()
+        if let callback {
+            let stop = stage.withCString { callback(userData, min(max(fraction, 0), 1), $0) }
+            if stop != 0 { throw ABIError(SMStatus.cancelled, "cancelled by the progress callback during \(stage)") }
+        }
+    }
+
+    func checkCancelled() throws(ABIError) {
+        if let cancel, UnsafeRawPointer(cancel).load(as: Int32.self) != 0 {
+            throw ABIError(SMStatus.cancelled, "cancelled (the cancel flag is set)")
+        }
+    }
+}
+
+/// Parses `options_json` (NULL = no options).
+func parseOptions(_ p: UnsafePointer<CChar>?) throws(ABIError) -> Options {
+    try Options(try optionalString(p, "options_json"))
+}
+
+func notBuilt(_ what: String) -> ABIError {
+    ABIError(SMStatus.unsupported, "not built into this version of libspatialmedia yet: \(what). Nothing was done (SM_ERR_UNSUPPORTED); see sm_capabilities().")
+}
+
+@_cdecl("sm_validate")
+public func sm_validate(_ file: OpaquePointer?, _ options: UnsafePointer<CChar>?, _ progress: SMProgressFn?, _ userData: UnsafeMutableRawPointer?,
+                        _ cancel: UnsafePointer<Int32>?, _ outReport: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
+    outReport?.pointee = nil
+    return abiCall("sm_validate") { () throws(ABIError) in
+        _ = try fileObject(file)
+        _ = try parseOptions(options)
+        try Progress(callback: progress, userData: userData, cancel: cancel).checkCancelled()
+        throw notBuilt("validation (the spatial-media validation module does not exist yet)")
+    }
+}
+
+func convertArguments(_ input: UnsafePointer<CChar>?, _ output: UnsafePointer<CChar>?, _ options: UnsafePointer<CChar>?,
+                      _ progress: Progress) throws(ABIError) -> (input: String, output: String, options: Options) {
+    let i = try requiredPath(input, "input")
+    let o = try requiredPath(output, "output")
+    if i == o { throw .argument("output must differ from input") }
+    let opts = try parseOptions(options)
+    try progress.checkCancelled()
+    return (i, o, opts)
+}
+
+/// Reads the photo conversion options (see the header).
+func photoConversionOptions(_ o: inout Options) throws(ABIError) -> (PhotoConversionOptions, rightInput: String?) {
+    var c = PhotoConversionOptions()
+    if let l = try o.choice("layout", ["sbs", "tb", "auto"]), let layout = StereoLayout(rawValue: l) { c.layout = layout }
+    if let h = try o.bool("half_resolution") { c.halfResolution = h }
+    if let s = try o.bool("swap_eyes") { c.swapEyes = s }
+    c.baselineMM = try o.double("baseline_mm")
+    c.hfovDegrees = try o.double("hfov_degrees")
+    c.disparityPercent = try o.double("disparity_percent")
+    if let q = try o.int("quality", 0...100) { c.quality = q }
+    if let f = try o.choice("form", ["apple", "standard", "both"]), let form = CameraPropertyForm(rawValue: f) { c.form = form }
+    if let d = try o.int("bit_depth", 8...10) {
+        guard d == 8 || d == 10 else { throw .argument("option \"bit_depth\" must be 8 or 10") }
+        c.bitDepth = d
+    }
+    if let t = try o.int("threads", 0...256) { c.threads = t }
+    let right = try o.string("right_input")
+    if right?.isEmpty == true { throw .argument("option \"right_input\" is empty") }
+    try o.finish("sm_convert_photo")
+    return (c, right)
+}
+
+func photoConversionJSON(_ r: PhotoConversionReport, output: String) -> JSON {
+    .object([("output", .string(output)), ("width", .int(Int64(r.width))), ("height", .int(Int64(r.height))),
+             ("baseline_mm", .double(r.baselineMM)), ("baseline_source", .string(r.baselineSource)),
+             ("hfov_degrees", .double(r.hfovDegrees)), ("hfov_source", .string(r.hfovSource)),
+             ("disparity_percent", .double(r.disparityPercent)), ("disparity_source", .string(r.disparitySource)),
+             ("quality", .int(Int64(r.quality))), ("bytes", .int(Int64(r.bytes))), ("notes", .array(r.notes.map { .string($0) }))])
+}
+
+@_cdecl("sm_convert_photo")
+public func sm_convert_photo(_ input: UnsafePointer<CChar>?, _ output: UnsafePointer<CChar>?, _ options: UnsafePointer<CChar>?,
+                             _ progress: SMProgressFn?, _ userData: UnsafeMutableRawPointer?, _ cancel: UnsafePointer<Int32>?,
+                             _ outReport: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
+    outReport?.pointee = nil
+    return abiCall("sm_convert_photo") { () throws(ABIError) in
+        let progress = Progress(callback: progress, userData: userData, cancel: cancel)
+        var (input, output, opts) = try convertArguments(input, output, options, progress)
+        let (options, right) = try photoConversionOptions(&opts)
+        if right == output { throw .argument("output must differ from right_input") }
+        try progress.report(0, "load")
+        let pair = try lift { () throws(ParseError) -> StereoPair in
+            if let right { return try PhotoConverter.loadPair(left: input, right: right, options: options) }
+            return try PhotoConverter.loadPair(input: input, options: options)
+        }
+        try progress.report(0.2, "encode")
+        let (bytes, report) = try lift { () throws(ParseError) in try PhotoConverter.encode(pair, options: options) }
+        // Last chance to cancel: nothing has been written yet.
+        try progress.report(0.9, "write")
+        try lift { () throws(ParseError) in try AtomicFile.write(path: output, bytes: bytes) }
+        try progress.report(1, "done")
+        try deliver(photoConversionJSON(report, output: output).serialized(), to: outReport)
+    }
+}
+
+/// Reads the video conversion options (see the header).
+func videoConversionOptions(_ o: inout Options) throws(ABIError) -> (String?, MVHEVCAssemblyOptions, SpatialVideoMuxOptions) {
+    let right = try o.string("right_input")
+    var a = MVHEVCAssemblyOptions()
+    var m = SpatialVideoMuxOptions()
+    if let e = try o.choice("base_eye", ["left", "right"]) { a.baseIsLeft = e == "left" }
+    if let f = try o.choice("layer_sps", LayerSPSForm.allCases.map(\.rawValue)), let form = LayerSPSForm(rawValue: f) { a.layerSPSForm = form }
+    if let b = try o.int("baseline_um", 0...Int(UInt32.max)) { m.baselineMicrometres = UInt32(truncatingIfNeeded: b) }
+    if let f = try o.int("hfov_millidegrees", 1...179_999) { m.horizontalFieldOfViewMillidegrees = UInt32(truncatingIfNeeded: f) }
+    if let d = try o.int("disparity", -10_000...10_000) { m.disparityAdjustment = Int32(truncatingIfNeeded: d) }
+    if let h = try o.choice("hero_eye", ["none", "left", "right"]) { m.heroEye = h == "left" ? .left : (h == "right" ? .right : .none) }
+    if let c = try o.choice("container", ["mov", "mp4"]), let container = SpatialVideoMuxOptions.Container(rawValue: c) { m.container = container }
+    if let f = try o.bool("faststart") { m.faststart = f }
+    if let n = try o.int("frame_rate_num", 1...1_000_000) { m.frameRateNum = UInt32(truncatingIfNeeded: n) }
+    if let d = try o.int("frame_rate_den", 1...1_000_000) { m.frameRateDen = UInt32(truncatingIfNeeded: d) }
+    try o.finish("sm_convert_video")
+    return (right, a, m)
+}
+
+@_cdecl("sm_convert_video")
+public func sm_convert_video(_ input: UnsafePointer<CChar>?, _ output: UnsafePointer<CChar>?, _ options: UnsafePointer<CChar>?,
+                             _ progress: SMProgressFn?, _ userData: UnsafeMutableRawPointer?, _ cancel: UnsafePointer<Int32>?,
+                             _ outReport: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
+    outReport?.pointee = nil
+    return abiCall("sm_convert_video") { () throws(ABIError) in
+        let progress = Progress(callback: progress, userData: userData, cancel: cancel)
+        var (input, output, opts) = try convertArguments(input, output, options, progress)
+        let (right, assembly, mux) = try videoConversionOptions(&opts)
+        guard let right, !right.isEmpty else {
+            throw notBuilt("converting a frame-packed or 2D video (decode + MV-HEVC encode); what is built is the assembly of two single-layer HEVC streams (give the right eye as the option \"right_input\")")
+        }
+        if right == output { throw .argument("output must differ from right_input") }
+        try progress.report(0, "assemble")
+        let result = try lift { () throws(ParseError) in
+            try SpatialVideoAssembler.assemble(left: input, right: right, output: output, assembly: assembly, mux: mux)
+        }
+        try progress.report(1, "done")
+        let report: JSON = .object([("output", .string(result.path)), ("bytes_written", .uint(result.bytesWritten)),
+                                    ("samples", .int(Int64(result.samples))), ("sync_samples", .int(Int64(result.syncSamples))),
+                                    ("timescale", .uint(UInt64(result.timescale))), ("frame_duration", .uint(UInt64(result.frameDuration)))])
+        try deliver(report.serialized(), to: outReport)
+    }
+}
+
+@_cdecl("sm_split")
+public func sm_split(_ input: UnsafePointer<CChar>?, _ leftOutput: UnsafePointer<CChar>?, _ rightOutput: UnsafePointer<CChar>?,
+                     _ options: UnsafePointer<CChar>?, _ progress: SMProgressFn?, _ userData: UnsafeMutableRawPointer?,
+                     _ cancel: UnsafePointer<Int32>?, _ outReport: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
+    outReport?.pointee = nil
+    return abiCall("sm_split") { () throws(ABIError) in
+        let i = try requiredPath(input, "input")
+        let l = try requiredPath(leftOutput, "left_output")
+        let r = try requiredPath(rightOutput, "right_output")
+        if l == r || l == i || r == i { throw .argument("input, left_output and right_output must be three different paths") }
+        var opts = try parseOptions(options)
+        let quality = try opts.int("quality", 0...100)
+        let sbs = try opts.string("sbs_output")
+        if let sbs, sbs.isEmpty || sbs == i || sbs == l || sbs == r { throw .argument("option \"sbs_output\" must be a fourth, different path") }
+        try opts.finish("sm_split")
+        let progress = Progress(callback: progress, userData: userData, cancel: cancel)
+        try progress.checkCancelled()
+        guard SpatialPhotoEditor.isHEIF(path: i) else {
+            // A movie or raw MV-HEVC stream: each layer to a single-layer HEVC Annex B stream, without decoding.
+            if quality != nil || sbs != nil { throw .argument("options \"quality\" and \"sbs_output\" apply to photos only") }
+            try progress.report(0, "split")
+            let layers = try lift { () throws(ParseError) in try StreamSplitter.split(path: i) }
+            try progress.report(0.9, "write")
+            try lift { () throws(ParseError) in
+                try AtomicFile.write(path: l, bytes: layers.baseIsLeft ? layers.base : layers.second)
+                try AtomicFile.write(path: r, bytes: layers.baseIsLeft ? layers.second : layers.base)
+            }
+            try progress.report(1, "done")
+            let report: JSON = .object([("input", .string(i)), ("left_output", .string(l)), ("right_output", .string(r)),
+                                        ("access_units", .int(Int64(layers.accessUnits)))])
+            try deliver(report.serialized(), to: outReport)
+            return
+        }
+        try progress.report(0, "decode")
+        try lift { () throws(ParseError) in try PhotoSplitter.split(i, left: l, right: r, sbs: sbs, quality: quality) }
+        try progress.report(1, "done")
+        var report: [(String, JSON)] = [("input", .string(i)), ("left_output", .string(l)), ("right_output", .string(r))]
+        if let sbs { report.append(("sbs_output", .string(sbs))) }
+        try deliver(JSON.object(report).serialized(), to: outReport)
+    }
+}

@@ -1,0 +1,215 @@
+// Plumbing of the C ABI: status codes, the thread-local last error (pthread keys, no Foundation),
+// a pthread mutex, C string conversion and allocation of results the caller frees.
+//
+// Rules for this module: no `!`, `try!`, `as!`, `fatalError` or `precondition`; every exported
+// function runs its body through `abiCall`, which turns any thrown error into a status + message.
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import BinaryIO
+
+/// The status values of `spatialmedia.h` (keep in sync with the header's enum).
+public enum SMStatus {
+    public static let ok: Int32 = 0
+    public static let invalidArgument: Int32 = 1
+    public static let invalidHandle: Int32 = 2
+    public static let io: Int32 = 3
+    public static let parse: Int32 = 4
+    public static let notFound: Int32 = 5
+    public static let notApplicable: Int32 = 6
+    public static let unsupported: Int32 = 7
+    public static let cancelled: Int32 = 8
+    public static let limit: Int32 = 9
+    public static let noMemory: Int32 = 10
+    public static let `internal`: Int32 = 11
+
+    static let names: [Int32: String] = [
+        0: "SM_OK", 1: "SM_ERR_INVALID_ARGUMENT", 2: "SM_ERR_INVALID_HANDLE", 3: "SM_ERR_IO", 4: "SM_ERR_PARSE",
+        5: "SM_ERR_NOT_FOUND", 6: "SM_ERR_NOT_APPLICABLE", 7: "SM_ERR_UNSUPPORTED", 8: "SM_ERR_CANCELLED",
+        9: "SM_ERR_LIMIT", 10: "SM_ERR_NO_MEMORY", 11: "SM_ERR_INTERNAL",
+    ]
+}
+
+/// An error on its way to the C caller: a status and a message.
+struct ABIError: Error {
+    var status: Int32
+    var message: String
+    init(_ status: Int32, _ message: String) { self.status = status; self.message = message }
+
+    static func argument(_ m: String) -> ABIError { ABIError(SMStatus.invalidArgument, m) }
+    static func notFound(_ m: String) -> ABIError { ABIError(SMStatus.notFound, m) }
+
+    /// Maps a library error to a status; the message keeps the code, offset and box path.
+    init(_ e: ParseError) {
+        switch e.code {
+        case .io: status = SMStatus.io
+        case .limitExceeded: status = SMStatus.limit
+        case .unsupported, .unwritable: status = SMStatus.notApplicable
+        default: status = SMStatus.parse
+        }
+        var where_ = "code \(e.code.rawValue), offset \(e.offset)"
+        if !e.path.isEmpty { where_ += ", in \(e.path)" }
+        message = "\(e.message) (\(where_))"
+    }
+}
+
+/// Runs a library call, mapping its `ParseError` to an `ABIError`.
+@inline(__always)
+func lift<T>(_ body: () throws(ParseError) -> T) throws(ABIError) -> T {
+    do { return try body() } catch { throw ABIError(error) }
+}
+
+/// The body of every exported function that returns a status: sets the thread's last error to ""
+/// on success and to "function: message" on failure.
+@inline(__always)
+func abiCall(_ function: StaticString, _ body: () throws(ABIError) -> Void) -> Int32 {
+    do {
+        try body()
+        LastError.clear()
+        return SMStatus.ok
+    } catch {
+        LastError.set("\(function): \(error.message)")
+        return error.status
+    }
+}
+
+// MARK: - Lock
+
+/// A pthread mutex (Synchronization.Mutex needs macOS 15; the package supports macOS 13).
+final class Lock: @unchecked Sendable {
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    init() {
+        mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+        mutex.initialize(to: pthread_mutex_t())
+        pthread_mutex_init(mutex, nil)
+    }
+    deinit {
+        pthread_mutex_destroy(mutex)
+        mutex.deinitialize(count: 1)
+        mutex.deallocate()
+    }
+    func withLock<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return try body()
+    }
+}
+
+// MARK: - Thread-local last error
+
+/// The last error message of each thread, stored as a malloc'd C string under a pthread key whose
+/// destructor frees it when the thread exits.
+enum LastError {
+    static let key: pthread_key_t? = {
+        var k = pthread_key_t()
+        return pthread_key_create(&k, { free($0) }) == 0 ? k : nil
+    }()
+
+    static func set(_ message: String) {
+        guard let key else { return }
+        free(pthread_getspecific(key))
+        let copy = message.withCString { strdup($0) }
+        pthread_setspecific(key, copy)  // nil (out of memory) reads back as ""
+    }
+
+    static func clear() {
+        guard let key, let old = pthread_getspecific(key) else { return }
+        free(old)
+        pthread_setspecific(key, nil)
+    }
+
+    /// The current message; "" (a static string) when none.
+    static var current: UnsafePointer<CChar> {
+        if let key, let p = pthread_getspecific(key) { return UnsafePointer(p.assumingMemoryBound(to: CChar.self)) }
+        return StaticCString.empty
+    }
+}
+
+// MARK: - Static C strings
+
+/// Strings handed out as `const char *` that the library owns: allocated once, never freed.
+enum StaticCString {
+    private static let lock = Lock()
+    nonisolated(unsafe) private static var table: [String: UnsafePointer<CChar>] = [:]
+
+    /// A one-byte "" that lives forever.
+    nonisolated(unsafe) static let empty: UnsafePointer<CChar> = {
+        let p = UnsafeMutablePointer<CChar>.allocate(capacity: 1)
+        p.initialize(to: 0)
+        return UnsafePointer(p)
+    }()
+
+    /// An interned C copy of `s` (the set of strings passed here is small and fixed).
+    static func get(_ s: String) -> UnsafePointer<CChar> {
+        lock.withLock {
+            if let p = table[s] { return p }
+            guard let copy = s.withCString({ strdup($0) }) else { return empty }
+            let p = UnsafePointer(copy)
+            table[s] = p
+            return p
+        }
+    }
+}
+
+// MARK: - Arguments and results
+
+/// A required UTF-8 C string argument.
+func requiredString(_ p: UnsafePointer<CChar>?, _ name: String) throws(ABIError) -> String {
+    guard let p else { throw .argument("\(name) is NULL") }
+    guard let s = String(validatingCString: p) else { throw .argument("\(name) is not valid UTF-8") }
+    return s
+}
+
+/// A required path argument: non-NULL, valid UTF-8, not empty.
+func requiredPath(_ p: UnsafePointer<CChar>?, _ name: String) throws(ABIError) -> String {
+    let s = try requiredString(p, name)
+    if s.isEmpty { throw .argument("\(name) is empty") }
+    return s
+}
+
+/// An optional string argument (NULL → nil); invalid UTF-8 is still an error.
+func optionalString(_ p: UnsafePointer<CChar>?, _ name: String) throws(ABIError) -> String? {
+    guard let p else { return nil }
+    guard let s = String(validatingCString: p) else { throw .argument("\(name) is not valid UTF-8") }
+    return s
+}
+
+/// Checks that only `allowed` bits are set.
+func checkFlags(_ flags: UInt32, allowed: UInt32) throws(ABIError) {
+    if flags & ~allowed != 0 { throw .argument("unknown flag bits 0x\(String(flags & ~allowed, radix: 16))") }
+}
+
+/// A malloc'd NUL-terminated copy of `s` (freed by `sm_string_free`). Embedded NULs cannot occur in
+/// the JSON the library produces (control characters are escaped).
+func mallocString(_ s: String) throws(ABIError) -> (UnsafeMutablePointer<CChar>, Int) {
+    var utf8 = Array(s.utf8)
+    let count = utf8.count
+    utf8.append(0)
+    guard let raw = malloc(utf8.count) else { throw ABIError(SMStatus.noMemory, "cannot allocate \(utf8.count) bytes") }
+    let p = raw.bindMemory(to: CChar.self, capacity: utf8.count)
+    utf8.withUnsafeBytes { src in
+        if let base = src.baseAddress { memcpy(raw, base, src.count) }
+    }
+    return (p, count)
+}
+
+/// A malloc'd copy of `bytes` (freed by `sm_buffer_free`).
+func mallocBytes(_ bytes: [UInt8]) throws(ABIError) -> UnsafeMutablePointer<UInt8> {
+    guard let raw = malloc(max(bytes.count, 1)) else { throw ABIError(SMStatus.noMemory, "cannot allocate \(bytes.count) bytes") }
+    bytes.withUnsafeBytes { src in
+        if let base = src.baseAddress, src.count > 0 { memcpy(raw, base, src.count) }
+    }
+    return raw.bindMemory(to: UInt8.self, capacity: max(bytes.count, 1))
+}
+
+/// Writes a string result to an optional `char **` out parameter.
+func deliver(_ s: String, to out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, length: UnsafeMutablePointer<Int>? = nil) throws(ABIError) {
+    guard let out else { return }
+    let (p, n) = try mallocString(s)
+    out.pointee = p
+    length?.pointee = n
+}

@@ -1,0 +1,149 @@
+// Long operations through the C ABI: photo conversion and split, video conversion (assembly), the
+// options reader, progress and cancellation, and the operations that are not built yet.
+import Testing
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+@testable import SpatialMediaC
+
+/// A small RGB PNG with stored (uncompressed) deflate blocks, so no image library is needed.
+func pngBytes(width: Int, height: Int, pixel: (Int, Int) -> (UInt8, UInt8, UInt8)) -> [UInt8] {
+    func be32(_ v: UInt32) -> [UInt8] { [UInt8(v >> 24), UInt8(v >> 16 & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)] }
+    func crc32(_ bytes: [UInt8]) -> UInt32 {
+        var c: UInt32 = 0xFFFF_FFFF
+        for b in bytes {
+            c ^= UInt32(b)
+            for _ in 0..<8 { c = c & 1 != 0 ? (c >> 1) ^ 0xEDB8_8320 : c >> 1 }
+        }
+        return ~c
+    }
+    func chunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
+        let td = Array(type.utf8) + data
+        return be32(UInt32(data.count)) + td + be32(crc32(td))
+    }
+    var raw: [UInt8] = []
+    for y in 0..<height {
+        raw.append(0)
+        for x in 0..<width { let p = pixel(x, y); raw += [p.0, p.1, p.2] }
+    }
+    var z: [UInt8] = [0x78, 0x01]
+    var i = 0
+    repeat {
+        let n = min(65535, raw.count - i)
+        z.append(i + n == raw.count ? 1 : 0)
+        z += [UInt8(n & 0xFF), UInt8(n >> 8), UInt8(~n & 0xFF), UInt8((~n >> 8) & 0xFF)]
+        z += raw[i..<(i + n)]
+        i += n
+    } while i < raw.count
+    var a: UInt32 = 1, b: UInt32 = 0
+    for v in raw { a = (a + UInt32(v)) % 65521; b = (b + a) % 65521 }
+    z += be32(b << 16 | a)
+    let ihdr = be32(UInt32(width)) + be32(UInt32(height)) + [8, 2, 0, 0, 0]
+    return [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + chunk("IHDR", ihdr) + chunk("IDAT", z) + chunk("IEND", [])
+}
+
+func writeFile(_ path: String, _ bytes: [UInt8]) throws {
+    guard let f = fopen(path, "wb") else { throw Failure(message: "cannot write \(path)") }
+    defer { fclose(f) }
+    guard fwrite(bytes, 1, bytes.count, f) == bytes.count else { throw Failure(message: "short write \(path)") }
+}
+
+/// Records progress stages; cancels at `cancelAt`.
+final class ProgressLog {
+    var stages: [String] = []
+    var cancelAt: String?
+}
+
+let progressCallback: SMProgressFn = { user, fraction, stage in
+    guard let user, let stage else { return 0 }
+    let log = Unmanaged<ProgressLog>.fromOpaque(user).takeUnretainedValue()
+    let s = String(cString: stage)
+    log.stages.append(s)
+    return s == log.cancelAt ? 1 : 0
+}
+
+@Suite("C ABI: convert, split, validate")
+struct OperationsTests {
+    @Test func optionsReader() throws {
+        var o = try Options(#"{"a": 1, "b": "x\u00e9\n", "c": [true, null, {"d": -2.5e1}], "e": false}"#)
+        #expect(try o.int("a", 0...5) == 1)
+        #expect(try o.string("b") == "xé\n")
+        #expect(try o.bool("e") == false)
+        #expect(throws: ABIError.self) { try o.finish("test") }  // "c" not consumed
+        for bad in ["", "[]", "{", #"{"a":}"#, #"{"a":1,}"#, #"{"a":1}x"#, #"{"a":"\q"}"#, "{\"a\":\"\u{01}\"}",
+                    #"{"a":1,"a":2}"#, String(repeating: "[", count: 100)] {
+            #expect(throws: ABIError.self, "\(bad)") { _ = try Options(bad) }
+        }
+        var t = try Options(#"{"q": 1.5, "s": 3}"#)
+        #expect(throws: ABIError.self) { _ = try t.int("q", 0...5) }
+        #expect(throws: ABIError.self) { _ = try t.string("s") }
+        #expect(try Options(nil).finish("x") == ())
+    }
+
+    @Test func convertPhotoThenSplit() throws {
+        #expect(sm_capabilities() & SMCapability.convertPhoto != 0)
+        let dir = try tempDir()
+        defer { removeDir(dir) }
+        let sbs = dir + "/sbs.png"
+        try writeFile(sbs, pngBytes(width: 128, height: 64) { x, y in (UInt8(x * 2 % 256), UInt8(y * 4 % 256), x < 64 ? 200 : 40) })
+        let log = ProgressLog()
+        let user = Unmanaged.passUnretained(log).toOpaque()
+        var report: UnsafeMutablePointer<CChar>? = nil
+        let out = dir + "/out.heic"
+        let st = sm_convert_photo(sbs, out, #"{"baseline_mm": 61.25, "hfov_degrees": 57.5, "quality": 50}"#, progressCallback, user, nil, &report)
+        #expect(st == SMStatus.ok, "\(lastError())")
+        #expect(report.map { String(cString: $0).contains("\"baseline_mm\":61.25") } == true)
+        sm_string_free(report)
+        #expect(log.stages == ["load", "encode", "write", "done"])
+        let h = try open(out)
+        var b = 0.0, f = 0.0, w: UInt32 = 0, hh: UInt32 = 0
+        #expect(sm_photo_baseline_um(h, &b) == SMStatus.ok && abs(b - 61_250) < 1e-6)
+        #expect(sm_photo_hfov_millidegrees(h, &f) == SMStatus.ok && abs(f - 57_500) < 5)
+        #expect(sm_photo_size(h, &w, &hh) == SMStatus.ok && w == 64 && hh == 64)
+        #expect(sm_file_free(h) == SMStatus.ok)
+
+        // Cancel at "write": nothing written.
+        let cancelLog = ProgressLog()
+        cancelLog.cancelAt = "write"
+        #expect(sm_convert_photo(sbs, dir + "/never.heic", nil, progressCallback, Unmanaged.passUnretained(cancelLog).toOpaque(), nil, nil) == SMStatus.cancelled)
+        #expect(!Paths.exists(dir + "/never.heic"))
+        #expect(sm_convert_photo(sbs, dir + "/never.heic", #"{"layout": "diagonal"}"#, nil, nil, nil, nil) == SMStatus.invalidArgument)
+
+        #expect(sm_split(out, dir + "/l.png", dir + "/r.png", #"{"sbs_output": "\#(dir)/both.png"}"#, nil, nil, nil, &report) == SMStatus.ok, "\(lastError())")
+        sm_string_free(report)
+        for name in ["l.png", "r.png", "both.png"] { #expect(Paths.exists(dir + "/" + name)) }
+    }
+
+    @Test func videoOperations() throws {
+        let dir = try tempDir()
+        defer { removeDir(dir) }
+        var report: UnsafeMutablePointer<CChar>? = nil
+        // Converting a frame-packed/2D video is not built: the message says so, nothing is written.
+        #expect(sm_convert_video(Paths.movie2D, dir + "/out.mov", nil, nil, nil, nil, &report) == SMStatus.unsupported)
+        #expect(lastError().contains("not built"))
+        #expect(report == nil && !Paths.exists(dir + "/out.mov"))
+        #expect(sm_convert_video(Paths.movie2D, dir + "/out.mov", #"{"hero_eye": "middle"}"#, nil, nil, nil, nil) == SMStatus.invalidArgument)
+        // Inputs that are not HEVC streams are an error, not a crash.
+        #expect(sm_convert_video(Paths.grid, dir + "/out.mov", #"{"right_input": "\#(Paths.grid)"}"#, nil, nil, nil, nil) != SMStatus.ok)
+        #expect(!lastError().isEmpty)
+        // Splitting a 2D movie: there is no second layer.
+        #expect(sm_split(Paths.movie2D, dir + "/l.hevc", dir + "/r.hevc", nil, nil, nil, nil, nil) == SMStatus.notApplicable)
+        #expect(sm_split(Paths.movie2D, dir + "/l.hevc", dir + "/l.hevc", nil, nil, nil, nil, nil) == SMStatus.invalidArgument)
+    }
+
+    @Test func validateIsNotBuiltYet() throws {
+        let h = try open(Paths.grid)
+        defer { _ = sm_file_free(h) }
+        var report: UnsafeMutablePointer<CChar>? = nil
+        if sm_capabilities() & SMCapability.validate == 0 {
+            #expect(sm_validate(h, "{}", nil, nil, nil, &report) == SMStatus.unsupported)
+            #expect(lastError().contains("not built"))
+            #expect(report == nil)
+        }
+        #expect(sm_validate(h, "[1]", nil, nil, nil, &report) == SMStatus.invalidArgument)
+        var cancel: Int32 = 1
+        #expect(sm_validate(h, nil, nil, nil, &cancel, &report) == SMStatus.cancelled)
+    }
+}

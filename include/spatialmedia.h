@@ -1,0 +1,417 @@
+/*
+ * spatialmedia.h — the C ABI of the spatial-media library (libspatialmedia).
+ *
+ * Inspect and edit Apple-style spatial media without Swift: stereo MV-HEVC movies with
+ * vexu/hfov metadata and stereo HEIC photos with a `ster` entity group and camera properties.
+ *
+ *   #include <spatialmedia.h>
+ *   sm_file *f = NULL;
+ *   if (sm_file_open("photo.heic", &f) != SM_OK) { fprintf(stderr, "%s\n", sm_last_error()); return 1; }
+ *   double baseline_um; if (sm_photo_baseline_um(f, &baseline_um) == SM_OK) printf("%.3f mm\n", baseline_um / 1000);
+ *   sm_file_free(f);
+ *
+ * Build: cc app.c $(pkg-config --cflags --libs spatialmedia)
+ *
+ * General rules (they hold for every function unless its comment says otherwise)
+ * ------------------------------------------------------------------------------
+ * Status.   Functions return an sm_status. SM_OK (0) is success; anything else is an error and
+ *           sm_last_error() then describes it. No Swift error, exception or signal crosses this
+ *           boundary: bad input gives an error status, never a crash.
+ * Errors.   sm_last_error() is per thread. Every function that returns sm_status sets it: to ""
+ *           on success, to a message on failure. It is never NULL.
+ * Pointers. Every pointer argument is checked. A NULL where a value is required gives
+ *           SM_ERR_INVALID_ARGUMENT. Parameters documented as "nullable" accept NULL.
+ *           Strings are NUL-terminated UTF-8; invalid UTF-8 gives SM_ERR_INVALID_ARGUMENT.
+ * Out params. On failure, out pointers that were given are set to NULL / 0. On success they hold the result.
+ * Ownership. The caller owns what it passes in (the library copies what it keeps). Strings the library
+ *           returns through `char **` are allocated by the library and must be released with
+ *           sm_string_free(); byte buffers returned through `uint8_t **` with sm_buffer_free().
+ *           `const char *` return values (sm_version, sm_last_error, names) are owned by the
+ *           library: do not free them.
+ * Handles.  sm_file and sm_edit are opaque handles (tokens, not addresses: never dereference them).
+ *           The library keeps a registry of live handles, so a freed, never-created or wrong-type
+ *           handle gives SM_ERR_INVALID_HANDLE instead of undefined behaviour. Handles are never
+ *           reused after free.
+ * Threads.  Every function may be called from any thread at any time. An sm_file is immutable after
+ *           it is opened and may be used by several threads at once. Setters on one sm_edit are
+ *           serialised internally. Freeing a handle while another thread is inside a call with it is
+ *           safe: that call completes; later calls get SM_ERR_INVALID_HANDLE.
+ * Units.    Stored units throughout: baseline in micrometres (µm), field of view in millidegrees,
+ *           disparity adjustment in 1/10000 of the image width (100 = 1 %).
+ * Writing.  Writers never leave a half-written file: they write a temporary file next to the
+ *           destination and rename it. An in-place edit either completes or leaves the input intact.
+ */
+#ifndef SPATIALMEDIA_H
+#define SPATIALMEDIA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The ABI version this header describes; compare with sm_abi_version() at run time. */
+#define SM_ABI_VERSION 1
+
+/* ---------------------------------------------------------------------------------------------
+ * Status codes
+ * ------------------------------------------------------------------------------------------- */
+
+typedef int32_t sm_status;
+
+enum {
+    SM_OK = 0,
+    /* A required pointer was NULL, a string was not valid UTF-8, a buffer was empty, a value or a
+     * flag was out of range. */
+    SM_ERR_INVALID_ARGUMENT = 1,
+    /* The handle is NULL-free but not live: freed already, never created, or of the wrong type. */
+    SM_ERR_INVALID_HANDLE = 2,
+    /* The file could not be opened, read or written (missing, directory, permissions, disk). */
+    SM_ERR_IO = 3,
+    /* The input is malformed or not a format the library reads. */
+    SM_ERR_PARSE = 4,
+    /* The file does not carry the requested value (e.g. no baseline, not a spatial photo). */
+    SM_ERR_NOT_FOUND = 5,
+    /* The operation cannot be applied to this input (e.g. editing a fragmented movie, a 2D video's
+     * spatial metadata, a photo without a ster group). */
+    SM_ERR_NOT_APPLICABLE = 6,
+    /* This build of the library does not provide the operation yet (see sm_capabilities()). The
+     * message says what is missing. Nothing was done and no output was written. */
+    SM_ERR_UNSUPPORTED = 7,
+    /* The caller cancelled the operation (progress callback returned non-zero or *cancel was set). */
+    SM_ERR_CANCELLED = 8,
+    /* A safety limit of the parser was exceeded (the message names it). */
+    SM_ERR_LIMIT = 9,
+    /* Memory for a result could not be allocated. */
+    SM_ERR_NO_MEMORY = 10,
+    /* A bug in the library; please report the message. */
+    SM_ERR_INTERNAL = 11
+};
+
+/* ---------------------------------------------------------------------------------------------
+ * Library
+ * ------------------------------------------------------------------------------------------- */
+
+/* Library version, e.g. "0.1.0". Static string owned by the library; never NULL. Thread-safe.
+ * Does not touch sm_last_error(). */
+const char *sm_version(void);
+
+/* ABI version of the loaded library (SM_ABI_VERSION of the header it was built with). */
+uint32_t sm_abi_version(void);
+
+/* Capability bits for sm_capabilities(). */
+enum {
+    SM_CAP_INFO = 1u << 0,          /* sm_file_open*, sm_file_info_json, getters */
+    SM_CAP_EDIT_VIDEO = 1u << 1,    /* sm_edit_video */
+    SM_CAP_EDIT_PHOTO = 1u << 2,    /* sm_edit_photo */
+    SM_CAP_COMBINE_PHOTO = 1u << 3, /* sm_combine_photo */
+    SM_CAP_VALIDATE = 1u << 4,      /* sm_validate */
+    SM_CAP_CONVERT_PHOTO = 1u << 5, /* sm_convert_photo */
+    SM_CAP_CONVERT_VIDEO = 1u << 6, /* sm_convert_video (assembly of two HEVC streams) */
+    SM_CAP_SPLIT = 1u << 7          /* sm_split */
+};
+
+/* Which operations this build provides (SM_CAP_* bits). An operation whose bit is clear returns
+ * SM_ERR_UNSUPPORTED. Thread-safe; does not touch sm_last_error(). */
+uint32_t sm_capabilities(void);
+
+/* Short constant name of a status ("SM_OK", "SM_ERR_IO", …; "SM_ERR_UNKNOWN" for other values).
+ * Static string owned by the library; never NULL. Does not touch sm_last_error(). */
+const char *sm_status_name(sm_status status);
+
+/* The message of the last failing call on this thread, or "" when the last call succeeded (or no
+ * call was made yet). Never NULL. The pointer stays valid until the next sm_* call on the same
+ * thread; copy it to keep it. Does not itself change the error. */
+const char *sm_last_error(void);
+
+/* ---------------------------------------------------------------------------------------------
+ * Memory returned by the library
+ * ------------------------------------------------------------------------------------------- */
+
+/* Frees a string returned through a `char **` out parameter. NULL is a no-op. Passing anything
+ * else (a string from elsewhere, a string freed already) is undefined behaviour, as with free().
+ * Does not touch sm_last_error(). */
+void sm_string_free(char *string);
+
+/* Frees a byte buffer returned through a `uint8_t **` out parameter. Same rules as sm_string_free. */
+void sm_buffer_free(uint8_t *buffer);
+
+/* ---------------------------------------------------------------------------------------------
+ * Files
+ * ------------------------------------------------------------------------------------------- */
+
+typedef struct sm_file sm_file;
+
+/* Kinds for sm_file_kind(). */
+enum {
+    SM_KIND_OTHER = 0,       /* ISOBMFF that is neither a movie nor a HEIF image */
+    SM_KIND_MOVIE = 1,       /* a movie (moov box): MP4 / MOV */
+    SM_KIND_IMAGE = 2,       /* a HEIF image (meta box with a 'pict' handler, no movie) */
+    SM_KIND_HEVC_STREAM = 3  /* a raw HEVC Annex-B stream (.hevc, .265) */
+};
+
+/* Opens and parses the file at `path` (UTF-8). Only metadata is read; sample data stays on disk,
+ * so large movies open quickly. The file is kept open until sm_file_free().
+ * On success *out_file is a new handle the caller owns (free with sm_file_free).
+ * Errors: SM_ERR_INVALID_ARGUMENT (NULL, empty or non-UTF-8 path, NULL out_file), SM_ERR_IO,
+ * SM_ERR_PARSE (not an ISOBMFF/HEIF file or a raw HEVC stream, empty file), SM_ERR_LIMIT. */
+sm_status sm_file_open(const char *path, sm_file **out_file);
+
+/* Parses `size` bytes at `data`. The bytes are copied; the caller may free them after the call.
+ * Errors: SM_ERR_INVALID_ARGUMENT (NULL data, size 0, NULL out_file), SM_ERR_PARSE, SM_ERR_LIMIT. */
+sm_status sm_file_open_memory(const uint8_t *data, size_t size, sm_file **out_file);
+
+/* Releases a handle. NULL is a no-op returning SM_OK. A freed or bogus handle returns
+ * SM_ERR_INVALID_HANDLE (it is not a crash). */
+sm_status sm_file_free(sm_file *file);
+
+/* The kind of file (SM_KIND_*). */
+sm_status sm_file_kind(const sm_file *file, int32_t *out_kind);
+
+/* *out_is_spatial = 1 for a spatial photo (a readable stereo pair) or a spatial video (MV-HEVC with
+ * spatial metadata), else 0. */
+sm_status sm_file_is_spatial(const sm_file *file, int32_t *out_is_spatial);
+
+/* JSON flags. */
+enum { SM_JSON_PRETTY = 1u << 0 };
+
+/* Everything `spatial-media info --json` says about the file, with the same schema: "file" (the path;
+ * absent for memory buffers), container summary, "hevc" streams, "spatial_video", "spatial_photo".
+ * `flags`: 0 for compact JSON, SM_JSON_PRETTY for the CLI's indented form; other bits are an error.
+ * On success *out_json is a NUL-terminated UTF-8 string owned by the caller (sm_string_free);
+ * out_len (nullable) receives its length without the NUL. */
+sm_status sm_file_info_json(const sm_file *file, uint32_t flags, char **out_json, size_t *out_len);
+
+/* The file written back through the library's box writer (byte-identical to the input for every
+ * file that parses). Reads the whole file, media data included, into memory. On success *out_bytes
+ * is owned by the caller (sm_buffer_free) and *out_len is its size.
+ * Errors: SM_ERR_NOT_APPLICABLE for raw HEVC streams, SM_ERR_IO, SM_ERR_LIMIT, SM_ERR_NO_MEMORY. */
+sm_status sm_file_serialize(const sm_file *file, uint8_t **out_bytes, size_t *out_len);
+
+/* ---------------------------------------------------------------------------------------------
+ * Spatial video getters (the primary video track of a movie)
+ * All return SM_ERR_NOT_FOUND when the file is not a movie, has no video track, or the primary
+ * video track does not carry the value; the message says which.
+ * ------------------------------------------------------------------------------------------- */
+
+/* Classifications for sm_video_classification(). */
+enum {
+    SM_VIDEO_NO_VIDEO = 0,
+    SM_VIDEO_2D = 1,
+    SM_VIDEO_SPATIAL = 2,                      /* MV-HEVC + stri + blin + hfov */
+    SM_VIDEO_STEREO_WITHOUT_METADATA = 3,      /* two-layer MV-HEVC, spatial metadata incomplete */
+    SM_VIDEO_FRAME_PACKED_SIDE_BY_SIDE = 4,
+    SM_VIDEO_FRAME_PACKED_TOP_BOTTOM = 5
+};
+
+/* What kind of stereo a movie carries (SM_VIDEO_*). SM_ERR_NOT_FOUND when it is not a movie. */
+sm_status sm_video_classification(const sm_file *file, int32_t *out_class);
+
+/* Stable machine name of an SM_VIDEO_* value, as in the info JSON ("spatial-video", "2d", …;
+ * "unknown" for other values). Static string; never NULL; does not touch sm_last_error(). */
+const char *sm_video_classification_name(int32_t video_class);
+
+/* Camera baseline (vexu/eyes/cams/blin) in micrometres. */
+sm_status sm_video_baseline_um(const sm_file *file, uint32_t *out_micrometres);
+
+/* Horizontal field of view (hfov) in millidegrees. */
+sm_status sm_video_hfov_millidegrees(const sm_file *file, uint32_t *out_millidegrees);
+
+/* Horizontal disparity adjustment (vexu/eyes/cmfy/dadj) in 1/10000 of the image width. */
+sm_status sm_video_disparity(const sm_file *file, int32_t *out_disparity);
+
+/* Hero eye (vexu/eyes/hero): 0 none, 1 left, 2 right, 3…255 a reserved value as stored.
+ * SM_ERR_NOT_FOUND when there is no hero box (which players treat as none). */
+sm_status sm_video_hero_eye(const sm_file *file, int32_t *out_hero_eye);
+
+/* ---------------------------------------------------------------------------------------------
+ * Spatial photo getters (the `ster` entity group of a HEIF image)
+ * All return SM_ERR_NOT_FOUND when the file is not a HEIF image, has no usable ster group, or
+ * the value is absent; the message says which.
+ * ------------------------------------------------------------------------------------------- */
+
+/* Item ids of the left and right eye images. Both out pointers are required. */
+sm_status sm_photo_eye_items(const sm_file *file, uint32_t *out_left_item, uint32_t *out_right_item);
+
+/* Size of one eye image in pixels (both eyes are the same size). Both out pointers are required. */
+sm_status sm_photo_size(const sm_file *file, uint32_t *out_width, uint32_t *out_height);
+
+/* Baseline in micrometres: the distance between the two camera positions (extrinsics). */
+sm_status sm_photo_baseline_um(const sm_file *file, double *out_micrometres);
+
+/* Horizontal field of view in millidegrees, computed from the left eye's intrinsics: 2·atan(W/2fx). */
+sm_status sm_photo_hfov_millidegrees(const sm_file *file, double *out_millidegrees);
+
+/* Apple's horizontal disparity adjustment in 1/10000 of the width. */
+sm_status sm_photo_disparity(const sm_file *file, int32_t *out_disparity);
+
+/* ---------------------------------------------------------------------------------------------
+ * Edits: build an sm_edit with setters, then apply it to a movie or a photo.
+ * An sm_edit only records values; it touches no file. Fields not set are kept as they are.
+ * ------------------------------------------------------------------------------------------- */
+
+typedef struct sm_edit sm_edit;
+
+/* Fields for sm_edit_remove_field(). */
+enum {
+    SM_FIELD_BASELINE = 1,
+    SM_FIELD_HFOV = 2,
+    SM_FIELD_DISPARITY = 3,
+    SM_FIELD_HERO_EYE = 4,
+    SM_FIELD_PROJECTION = 5
+};
+
+/* Camera property forms for sm_edit_set_photo_form() (how new photo properties are written). */
+enum {
+    SM_PHOTO_FORM_APPLE = 0,    /* Apple's uuid boxes (the default) */
+    SM_PHOTO_FORM_STANDARD = 1, /* standard cmin/cmex boxes */
+    SM_PHOTO_FORM_BOTH = 2
+};
+
+/* Creates an empty edit (changes nothing). Free with sm_edit_free(). */
+sm_status sm_edit_create(sm_edit **out_edit);
+
+/* Releases an edit. NULL is a no-op returning SM_OK; a freed or bogus handle gives SM_ERR_INVALID_HANDLE. */
+sm_status sm_edit_free(sm_edit *edit);
+
+/* Sets the baseline in micrometres (video: blin; photo: right camera at +x). Photos accept at most 2147483647. */
+sm_status sm_edit_set_baseline_um(sm_edit *edit, uint32_t micrometres);
+
+/* Sets the horizontal field of view in millidegrees; 1…179999, else SM_ERR_INVALID_ARGUMENT. */
+sm_status sm_edit_set_hfov_millidegrees(sm_edit *edit, uint32_t millidegrees);
+
+/* Sets the disparity adjustment in 1/10000 of the width; -10000…10000, else SM_ERR_INVALID_ARGUMENT. */
+sm_status sm_edit_set_disparity(sm_edit *edit, int32_t disparity);
+
+/* Video only. Sets the hero eye: 0 none, 1 left, 2 right (3…255 are written as given). */
+sm_status sm_edit_set_hero_eye(sm_edit *edit, int32_t hero_eye);
+
+/* Video only. Sets the projection kind (vexu/proj/prji), exactly four ASCII characters, e.g. "rect". */
+sm_status sm_edit_set_projection(sm_edit *edit, const char *fourcc);
+
+/* Video only. Removes the box of one SM_FIELD_* (replaces an earlier set of the same field). */
+sm_status sm_edit_remove_field(sm_edit *edit, int32_t field);
+
+/* Video only. Non-zero: remove vexu and hfov from every video sample entry (other fields ignored). */
+sm_status sm_edit_set_remove_spatial(sm_edit *edit, int32_t remove);
+
+/* Photo only. Form for camera properties that do not exist yet (SM_PHOTO_FORM_*). */
+sm_status sm_edit_set_photo_form(sm_edit *edit, int32_t form);
+
+/* Edit flags. */
+enum { SM_EDIT_FASTSTART = 1u << 0 }; /* video: put moov before mdat (forces a rewrite) */
+
+/* Applies `edit` to the movie at `path`: every MV-HEVC video track's spatial metadata changes,
+ * sample data does not. `output` (nullable): a new file; NULL or equal to `path` edits in place
+ * (in place when the layout allows, else an atomic rewrite of the same path).
+ * `out_report_json` (nullable): on success a JSON report {"output","strategy","changes","warnings",…}
+ * owned by the caller (sm_string_free).
+ * Errors: SM_ERR_INVALID_ARGUMENT (empty edit, photo-only fields, unknown flags),
+ * SM_ERR_NOT_APPLICABLE (not a movie, not MV-HEVC, fragmented), SM_ERR_IO, SM_ERR_PARSE. The input
+ * is unchanged when an error is returned. */
+sm_status sm_edit_video(const char *path, const char *output, const sm_edit *edit, uint32_t flags,
+                        char **out_report_json);
+
+/* Applies `edit` (baseline, hfov, disparity, form) to the spatial photo at `path`. Image data is
+ * copied unchanged. `output` (nullable): NULL or equal to `path` replaces the input atomically.
+ * `out_report_json` (nullable): {"output","left_item_id","right_item_id","changes","bytes_written"}.
+ * Errors: SM_ERR_INVALID_ARGUMENT (empty edit, video-only fields), SM_ERR_NOT_APPLICABLE (no ster
+ * group: use sm_combine_photo), SM_ERR_IO, SM_ERR_PARSE. */
+sm_status sm_edit_photo(const char *path, const char *output, const sm_edit *edit, char **out_report_json);
+
+/* sm_edit_photo() for HEIF images, sm_edit_video() for everything else. SM_EDIT_FASTSTART is
+ * rejected for photos. */
+sm_status sm_edit_apply(const char *path, const char *output, const sm_edit *edit, uint32_t flags,
+                        char **out_report_json);
+
+/* Combine flags. */
+enum { SM_COMBINE_SWAP_EYES = 1u << 0 };
+
+/* Makes a spatial photo without re-encoding and writes it to `output` (required).
+ *  - right_path non-NULL: left_path and right_path are two single-image HEIF files (left, right);
+ *    left_item and right_item must be 0.
+ *  - right_path NULL: left_path is one HEIF file holding both images; left_item/right_item name
+ *    them (both 0 = the two displayable images, first = left; one 0 and one not is an error).
+ * SM_COMBINE_SWAP_EYES swaps left and right. `edit` (nullable) supplies baseline/hfov/disparity/
+ * form; values not set are not written (no defaults are invented).
+ * `out_report_json` (nullable) as for sm_edit_photo(). */
+sm_status sm_combine_photo(const char *left_path, const char *right_path, uint32_t left_item,
+                           uint32_t right_item, uint32_t flags, const sm_edit *edit, const char *output,
+                           char **out_report_json);
+
+/* ---------------------------------------------------------------------------------------------
+ * Long operations: validate, convert, split
+ * ------------------------------------------------------------------------------------------- */
+
+/* Progress callback: called on the calling thread, synchronously, with `fraction` in 0…1 and a
+ * short stage name (UTF-8, valid only during the call). Return 0 to continue, non-zero to cancel
+ * (the operation then returns SM_ERR_CANCELLED and writes no output). It may call sm_* functions. */
+typedef int32_t (*sm_progress_fn)(void *user_data, double fraction, const char *stage);
+
+/* Common parameters of the functions below:
+ *  options_json (nullable): a JSON object of options; NULL or "{}" for defaults.
+ *  progress (nullable), user_data (nullable, passed back unchanged).
+ *  cancel (nullable): a flag the caller may set to non-zero from any thread; it is polled between
+ *    steps and the operation then returns SM_ERR_CANCELLED with no output written.
+ *  out_report_json (nullable): on success a JSON report owned by the caller (sm_string_free).
+ * Check sm_capabilities() first: an operation this build does not provide returns SM_ERR_UNSUPPORTED
+ * after the arguments are checked, with a message naming what is not built yet. */
+
+/* Checks the file against the spatial-media rules; the report lists diagnostics (rule id, severity,
+ * citation, location, message). Finding problems is not an error: it is SM_OK with a report.
+ * Not built yet in this version (no validation module): returns SM_ERR_UNSUPPORTED after checking
+ * its arguments (the handle, and that options_json is a JSON object). */
+sm_status sm_validate(const sm_file *file, const char *options_json, sm_progress_fn progress,
+                      void *user_data, const volatile int32_t *cancel, char **out_report_json);
+
+/* Converts a stereo source to a spatial photo (stereo HEIC, HEVC-encoded, with camera properties) and
+ * writes `output` atomically. `input` is one image holding both eyes (side-by-side or top-bottom JPEG,
+ * PNG or HEIC) or an MPO file; with the option "right_input" it is the left eye and "right_input" the
+ * right eye. Options (all optional):
+ *   "layout": "sbs" | "tb" | "auto" (default: sbs when at least as wide as tall),
+ *   "half_resolution": bool (each eye was squeezed to half width/height: stretch it back),
+ *   "swap_eyes": bool, "right_input": path,
+ *   "baseline_mm": number (default: MPO BaselineLength, else 64), "hfov_degrees": number (default: from
+ *   EXIF, else 60), "disparity_percent": number (default 0), "quality": 0…100 (default 80),
+ *   "form": "apple" | "standard" | "both", "bit_depth": 8 | 10, "threads": 0…256 (0 = all cores).
+ * Unknown keys and wrong types are SM_ERR_INVALID_ARGUMENT. Progress stages: "load", "encode", "write",
+ * "done"; the encode itself is not interruptible, a cancel before "write" leaves no output.
+ * Report: {"output","width","height","baseline_mm","baseline_source","hfov_degrees","hfov_source",
+ * "disparity_percent","disparity_source","quality","bytes","notes"}. */
+sm_status sm_convert_photo(const char *input, const char *output, const char *options_json,
+                           sm_progress_fn progress, void *user_data, const volatile int32_t *cancel,
+                           char **out_report_json);
+
+/* Makes a spatial video (one MV-HEVC track with vexu + hfov, like Apple's) and writes `output` atomically.
+ * Built: assembly without re-encoding of two single-layer HEVC Annex-B streams, `input` = left eye and
+ * the option "right_input" = right eye (8-bit 4:2:0, same size and frame structure). Not built yet:
+ * converting a frame-packed or 2D video (no "right_input") returns SM_ERR_UNSUPPORTED.
+ * Options: "right_input": path, "base_eye": "left" | "right" (layer 0; default left),
+ *   "layer_sps": "full" | "multilayer", "baseline_um": integer (default 63000),
+ *   "hfov_millidegrees": 1…179999 (default 63500), "disparity": -10000…10000 (default 0),
+ *   "hero_eye": "none" | "left" | "right" (default left), "container": "mov" | "mp4" (default mov),
+ *   "faststart": bool, "frame_rate_num", "frame_rate_den": integers (default: the stream's timing, else 30).
+ * Progress stages: "assemble", "done" (the assembly itself is not interruptible).
+ * Report: {"output","bytes_written","samples","sync_samples","timescale","frame_duration"}. */
+sm_status sm_convert_video(const char *input, const char *output, const char *options_json,
+                           sm_progress_fn progress, void *user_data, const volatile int32_t *cancel,
+                           char **out_report_json);
+
+/* Splits a spatial photo or video into a left-eye and a right-eye file.
+ * Photos: decoded and written as images (format from each extension: .png, .jpg/.jpeg, .heic).
+ *   Options: "quality": 0…100, "sbs_output": path (also write one side-by-side image).
+ * Videos (and raw MV-HEVC streams): each layer becomes a single-layer HEVC Annex-B stream without
+ *   decoding. Layer 1 must not use inter-layer prediction (true of videos sm_convert_video made; Apple's
+ *   and x265's are SM_ERR_NOT_APPLICABLE, with a message naming a tool that can). No options.
+ * Each output is written atomically, but a failure on the right eye leaves the left eye written.
+ * Report: {"input","left_output","right_output",…}. */
+sm_status sm_split(const char *input, const char *left_output, const char *right_output,
+                   const char *options_json, sm_progress_fn progress, void *user_data,
+                   const volatile int32_t *cancel, char **out_report_json);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* SPATIALMEDIA_H */
