@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Annex-B NAL scanning throughput on a large generated stream (goal >= 1 GB/s), next to
+# `ffmpeg -f hevc -i X -c copy -f null -` (FFmpeg 9) on the same stream, in one run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+FFMPEG=$(bash Benchmarks/oracles.sh)
+swift build -c release --static-swift-stdlib --product spatial-media >/dev/null 2>&1
+BIN="$(swift build -c release --static-swift-stdlib --show-bin-path)/spatial-media"
+mkdir -p bench-out
+SRC=../shared/fixtures/x265mv_320x240_30f.hevc
+if [ ! -f bench-out/big.hevc ]; then
+  python3 - "$SRC" bench-out/big.hevc <<'PY'
+import sys
+data = open(sys.argv[1], "rb").read()
+with open(sys.argv[2], "wb") as f:
+    n = (1 << 30) // len(data) + 1
+    for _ in range(n): f.write(data)
+PY
+fi
+python3 - "$BIN" "$FFMPEG" bench-out/big.hevc <<'PY'
+import subprocess, sys, time, os
+b, ff, f = sys.argv[1:4]
+size = os.path.getsize(f)
+ours = subprocess.run([b, "bench-scan", f], capture_output=True, text=True).stdout.split()
+t_ours = float(ours[5]); gbs = float(ours[7])
+t0 = time.perf_counter(); subprocess.run([ff, "-hide_banner", "-loglevel", "error", "-f", "hevc", "-i", f, "-c", "copy", "-f", "null", "-"]); t_ff = time.perf_counter() - t0
+print(f"stream: {size/1e9:.2f} GB, {ours[3]} NAL units")
+print(f"ours  : NAL scan {t_ours:.2f} s = {gbs:.2f} GB/s (goal >= 1 GB/s; in-process, file read included)")
+print(f"ffmpeg: -f hevc -c copy -f null  {t_ff:.2f} s = {size/t_ff/1e9:.2f} GB/s (process: demux + parser + copy)")
+print(f"ratio: {t_ff/t_ours:.1f}x")
+PY

@@ -1,0 +1,67 @@
+import ArgumentParser
+import BinaryIO
+import Foundation
+import SpatialConvert
+import SpatialValidation
+
+/// `spatial-media validate`: will it be spatial, and why not; plus vertical disparity, rectification and
+/// optical centring measured on the pixels.
+struct Validate: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Check spatial videos, spatial photos, SBS/TB images, MPO files and image pairs: metadata rules and stereo geometry measured on the pixels.",
+        discussion: """
+        Every finding names a rule (SV-VIDEO-…, SV-PHOTO-…, SV-PAIR-…, SV-GEOM-…) listed with its severity, \
+        threshold and source in Specs/validation.md. Exit codes: 0 no errors or warnings (infos only); \
+        1 warnings or errors found; 2 an input could not be read; 64 usage error. A directory argument \
+        validates every file in it, in parallel.
+        """
+    )
+    @Argument(help: "Files or directories to validate.") var inputs: [String] = []
+    @Flag(help: "Print JSON to standard output.") var json = false
+    @Option(help: "Write a self-contained HTML report (thumbnails, anaglyph, matches, plots, rule table).") var report: String?
+    @Flag(help: "Check metadata only; do not decode pixels.") var noPixels = false
+    @Option(help: "The input image holds both eyes: sbs (side by side) or tb (top-bottom).") var layout: String?
+    @Option(help: "Left-eye image (with --right).") var left: String?
+    @Option(help: "Right-eye image (with --left).") var right: String?
+    @Option(help: "Frames measured per video, spread over the duration (default 3).") var frames: Int = 3
+
+    func validate() throws {
+        if (left == nil) != (right == nil) { throw ValidationError("give both --left and --right") }
+        if left == nil && inputs.isEmpty { throw ValidationError("give one or more files or directories, or --left and --right") }
+        if let l = layout, l != "sbs" && l != "tb" { throw ValidationError("--layout must be sbs or tb") }
+        if frames < 1 || frames > 1000 { throw ValidationError("--frames must be between 1 and 1000") }
+    }
+
+    func run() throws {
+        var o = ValidationOptions()
+        o.pixels = !noPixels
+        o.layout = layout.flatMap { StereoLayout(rawValue: $0) }
+        o.frames = frames
+        o.keepPreview = report != nil
+        var reports: [ValidationReport] = []
+        if let l = left, let r = right {
+            var po = o
+            po.rightEye = r
+            reports.append(Validator.validate(path: l, options: po))
+        }
+        let files = BatchValidator.expand(inputs)
+        if !inputs.isEmpty && files.isEmpty { printErr("spatial-media: no files to validate in \(inputs.joined(separator: ", "))") }
+        reports += BatchValidator.validate(files, options: o)
+        if json {
+            print((reports.count == 1 ? reports[0].json : .array(reports.map(\.json))).serialized(pretty: true))
+        } else {
+            for r in reports { for l in r.lines { print(l) } }
+        }
+        if let path = report {
+            do throws(ParseError) {
+                try AtomicFile.write(path: path, bytes: Array(HTMLReport.page(reports).utf8))
+                printErr("wrote \(path)")
+            } catch {
+                printErr("spatial-media: cannot write \(path): \(error.message)")
+                throw ExitCode(Exit.unreadable)
+            }
+        }
+        let code = reports.map(\.exitCode).max() ?? 0
+        if code != 0 { throw ExitCode(code) }
+    }
+}

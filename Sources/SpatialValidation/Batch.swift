@@ -1,0 +1,48 @@
+import Foundation
+
+/// Validates many inputs (files, or every regular file of a directory) in parallel on all cores.
+public enum BatchValidator {
+    /// Expands directories into their (non-hidden, regular) files, sorted; files are kept as given.
+    public static func expand(_ paths: [String]) -> [String] {
+        var out: [String] = []
+        let fm = FileManager.default
+        for p in paths {
+            var isDir: ObjCBool = false
+            if fm.fileExists(atPath: p, isDirectory: &isDir), isDir.boolValue {
+                let names = ((try? fm.contentsOfDirectory(atPath: p)) ?? []).filter { !$0.hasPrefix(".") }.sorted()
+                for n in names {
+                    let full = p.hasSuffix("/") ? p + n : p + "/" + n
+                    var d: ObjCBool = false
+                    if fm.fileExists(atPath: full, isDirectory: &d), !d.boolValue { out.append(full) }
+                }
+            } else {
+                out.append(p)
+            }
+        }
+        return out
+    }
+
+    /// Validates `paths` concurrently; results in input order.
+    public static func validate(_ paths: [String], options: ValidationOptions) -> [ValidationReport] {
+        let n = paths.count
+        guard n > 1 else { return paths.map { Validator.validate(path: $0, options: options) } }
+        let slots = ReportSlots(n)
+        DispatchQueue.concurrentPerform(iterations: n) { i in
+            slots.set(i, Validator.validate(path: paths[i], options: options))
+        }
+        return slots.all(paths)
+    }
+}
+
+final class ReportSlots: @unchecked Sendable {
+    private var items: [ValidationReport?]
+    private let lock = NSLock()
+    init(_ n: Int) { items = Array(repeating: nil, count: n) }
+    func set(_ i: Int, _ r: ValidationReport) { lock.lock(); items[i] = r; lock.unlock() }
+    func all(_ paths: [String]) -> [ValidationReport] {
+        lock.lock(); defer { lock.unlock() }
+        return items.enumerated().map { i, r in
+            r ?? ValidationReport(input: paths[i], kind: "unreadable", spatial: false, whyNotSpatial: [], findings: [Finding("SV-FILE-001", .error, "not validated")], summary: [], measurements: [], preview: nil, unreadable: true)
+        }
+    }
+}

@@ -1,0 +1,306 @@
+import BinaryIO
+import HEVC
+import ISOBMFF
+import SpatialMedia
+
+/// Facts from metadata that the pixel checks use.
+public struct StereoFacts: Sendable {
+    public var hfovDegrees: Double?
+    /// Disparity adjustment, 1/10000 of the eye width.
+    public var disparityAdjustment: Int32?
+    public var baselineMM: Double?
+    public init() {}
+}
+
+/// Comfort bounds of the disparity adjustment, 1/10000 of the width (see Specs/validation.md).
+enum Comfort {
+    static let minDisparity: Int32 = -200
+    static let maxDisparity: Int32 = 500
+}
+
+enum Fmt {
+    static func num(_ d: Double, _ places: Int = 2) -> String {
+        guard d.isFinite else { return "\(d)" }
+        var p = 1.0
+        for _ in 0..<places { p *= 10 }
+        let v = (d * p).rounded() / p
+        var s = "\(v)"
+        if s.hasSuffix(".0") && places == 0 { s.removeLast(2) }
+        if let dot = s.firstIndex(of: "."), !s.contains("e") {
+            let decimals = s.distance(from: dot, to: s.endIndex) - 1
+            if decimals < places { s += String(repeating: "0", count: places - decimals) }
+        }
+        return s
+    }
+}
+
+/// Metadata rules for movies.
+enum VideoRules {
+    static func check(_ file: ISOFile, findings f: inout [Finding], facts: inout StereoFacts, summary: inout [(String, JSON)]) -> (spatial: Bool, whyNot: [String], interLayer: Bool, frameCount: Int) {
+        let report = SpatialVideoReport(file)
+        summary.append(("classification", .string(report.classification.name)))
+        if let ftyp = file.box("ftyp")?.payload(FileTypeBox.self) {
+            let brand = ftyp.majorBrand.description
+            summary.append(("major_brand", .string(brand)))
+            if brand == "qt  " {
+                f.append(Finding("SV-VIDEO-026", .info, "QuickTime container (major brand 'qt  '), as Apple's own tools write"))
+            } else {
+                f.append(Finding("SV-VIDEO-026", .info, "ISO/MP4 container (major brand '\(brand)'); Apple's tools write QuickTime (.mov) — visionOS plays both, but name the file .mov for Photos/Files to treat it like Apple's captures", at: "ftyp"))
+            }
+        }
+        guard let v = report.primary else {
+            f.append(Finding("SV-VIDEO-030", .error, "the movie has no video track"))
+            return (false, report.whyNotSpatial, false, 0)
+        }
+        let trakPath = "moov/trak[\(v.trackIndex)]"
+        let entryPath = "\(trakPath)/mdia/minf/stbl/stsd/\(v.sampleEntryType?.description ?? "?")"
+        if let p = v.metadata.framePacking, !v.isMVHEVC {
+            f.append(Finding("SV-VIDEO-031", .info, "frame-packed stereo (\(p.rawValue)) — not spatial video; validate the pixels with --layout and convert to MV-HEVC", at: entryPath))
+        }
+        guard v.isHEVC else {
+            f.append(Finding("SV-VIDEO-001", .error, "the video codec is '\(v.sampleEntryType?.description ?? "none")', not HEVC; spatial video is MV-HEVC in an 'hvc1' sample entry — re-encode", at: entryPath))
+            return (false, report.whyNotSpatial, false, 0)
+        }
+        if v.sampleEntryType == "hev1" {
+            f.append(Finding("SV-VIDEO-002", .warning, "sample entry is 'hev1' (parameter sets in band); Apple writes and expects 'hvc1' — remux with the parameter sets in hvcC/lhvC", at: entryPath))
+        }
+        if !v.hasHvcC { f.append(Finding("SV-VIDEO-003", .error, "the sample entry has no hvcC; the stream cannot be configured", at: entryPath)) }
+        if !v.hasLhvC { f.append(Finding("SV-VIDEO-004", .error, "the sample entry has no lhvC: a single layer, so there is no second eye (mux the second layer's SPS/PPS into lhvC)", at: entryPath)) }
+
+        // HEVC stream facts from the configuration records and the first samples.
+        var interLayer = false
+        var frames = 0
+        let tracks = file.tracks
+        if v.trackIndex < (file.box("moov")?.children("trak").count ?? 0), let track = tracks.first(where: { $0.trackID == v.trackID }),
+           let entry = track.sampleEntries.first, let hvcC = entry.child("hvcC")?.payload(HEVCConfigurationBox.self)?.record {
+            let lhvC = entry.child("lhvC")?.payload(HEVCConfigurationBox.self)?.record
+            var samples: [[UInt8]] = []
+            var budget = 4 << 20
+            if let list = try? track.samples() {
+                frames = list.count
+                for s in list.prefix(3) where Int(s.size) <= budget {
+                    guard let b = try? file.readBytes(at: s.offset, count: Int(s.size)) else { break }
+                    budget -= b.count
+                    samples.append(b)
+                }
+            }
+            if let info = try? HEVCStreamInfo(hvcC: hvcC, lhvC: lhvC, samples: samples) {
+                interLayer = streamRules(info, f: &f, at: entryPath, hasLhvC: v.hasLhvC)
+                summary.append(("hevc", MediaInfo.streamJSON(info)))
+            } else {
+                f.append(Finding("SV-VIDEO-005", .error, "the HEVC configuration records cannot be parsed, so the layers cannot be checked", at: "\(entryPath)/hvcC"))
+            }
+        }
+        summary.append(("frames", .int(Int64(frames))))
+
+        // vexu / hfov
+        let m = v.metadata
+        let vexuPath = "\(entryPath)/vexu"
+        if !m.hasVexu {
+            f.append(Finding("SV-VIDEO-009", .error, "no vexu box: the stereo view information is missing (add it with `spatial-media edit`)", at: entryPath))
+        } else if let flags = m.viewFlags {
+            if !flags.hasLeftEye || !flags.hasRightEye {
+                f.append(Finding("SV-VIDEO-011", .error, "stri flags 0x\(String(flags.rawValue, radix: 16)) do not signal both eyes; set has_left_eye_view and has_right_eye_view (0x03)", at: "\(vexuPath)/eyes/stri"))
+            }
+            if flags.eyeViewsReversed {
+                f.append(Finding("SV-VIDEO-012", .error, "stri has eye_views_reversed set: players expecting MV-HEVC reject or swap the eyes; clear the bit and put the left view in the base layer", at: "\(vexuPath)/eyes/stri"))
+            }
+        } else {
+            f.append(Finding("SV-VIDEO-010", .error, "vexu has no eyes/stri box (mandatory)", at: vexuPath))
+        }
+        if m.hasVexu {
+            if let h = m.heroEye {
+                if h.rawValue == 0 || h.rawValue > 2 {
+                    f.append(Finding("SV-VIDEO-014", .warning, "hero eye is \(h) (value \(h.rawValue)); use 1 (left) or 2 (right)", at: "\(vexuPath)/eyes/hero"))
+                }
+            } else {
+                f.append(Finding("SV-VIDEO-013", .warning, "no hero eye (vexu/eyes/hero); Apple's encoder writes one — 2D players show the hero eye", at: "\(vexuPath)/eyes"))
+            }
+        }
+        if let b = m.baselineMicrometres {
+            facts.baselineMM = Double(b) / 1000
+            if b == 0 {
+                f.append(Finding("SV-VIDEO-016", .error, "the camera baseline is 0 µm; set the real distance between the lenses (e.g. 64 mm = 64000)", at: "\(vexuPath)/eyes/cams/blin"))
+            } else if b < 10_000 || b > 100_000 {
+                f.append(Finding("SV-VIDEO-017", .warning, "baseline \(Fmt.num(Double(b) / 1000, 3)) mm is outside 10–100 mm (typical 19–65 mm); check the unit (µm)", at: "\(vexuPath)/eyes/cams/blin"))
+            }
+        } else if m.hasVexu || v.hasLhvC {
+            f.append(Finding("SV-VIDEO-015", .error, "no camera baseline (vexu/eyes/cams/blin); visionOS needs it to treat the movie as spatial", at: "\(vexuPath)/eyes"))
+        }
+        if let fov = m.horizontalFieldOfViewMillidegrees {
+            let deg = Double(fov) / 1000
+            facts.hfovDegrees = deg
+            if fov == 0 || fov >= 180_000 {
+                f.append(Finding("SV-VIDEO-019", .error, "horizontal field of view \(Fmt.num(deg, 3))° is impossible for a rectilinear camera", at: "\(entryPath)/hfov"))
+            } else if fov > 90_000 {
+                f.append(Finding("SV-VIDEO-019", .warning, "horizontal field of view \(Fmt.num(deg, 3))° is above Apple's recommended 90° for spatial video", at: "\(entryPath)/hfov"))
+            }
+        } else if m.hasVexu || v.hasLhvC {
+            f.append(Finding("SV-VIDEO-018", .error, "no horizontal field of view (hfov box, sibling of vexu); add it (millidegrees)", at: entryPath))
+        }
+        if m.hasVexu {
+            if let p = m.projectionKind {
+                if p != "rect" { f.append(Finding("SV-VIDEO-020", .error, "projection is '\(p)', not rectilinear ('rect'): spatial video is rectilinear", at: "\(vexuPath)/proj/prji")) }
+            } else {
+                f.append(Finding("SV-VIDEO-021", .info, "no proj box: rectilinear is implied (Apple's own writer omits it)", at: vexuPath))
+            }
+        }
+        disparityRules(m.disparityAdjustment, present: m.presentBoxes.contains("vexu/eyes/cmfy/dadj"), idRange: "SV-VIDEO-022", idComfort: "SV-VIDEO-023", idAbsent: m.hasVexu ? "SV-VIDEO-024" : nil, at: "\(vexuPath)/eyes/cmfy/dadj", f: &f)
+        facts.disparityAdjustment = m.disparityAdjustment
+        for d in m.diagnostics {
+            let sev: Severity = d.severity == .error ? .error : d.severity == .warning ? .warning : .info
+            f.append(Finding("SV-VIDEO-029", sev, d.message, at: "\(d.path) at offset \(d.offset)"))
+        }
+        let spatial = report.classification == .spatialVideo && !f.contains { $0.severity == .error }
+        var why = report.whyNotSpatial
+        if !spatial && why.isEmpty { why = f.filter { $0.severity == .error }.map(\.message) }
+        return (spatial, why, interLayer, frames)
+    }
+
+    /// Layer / view / SEI rules. Returns whether the second layer uses inter-layer prediction.
+    static func streamRules(_ i: HEVCStreamInfo, f: inout [Finding], at path: String, hasLhvC: Bool) -> Bool {
+        if hasLhvC || i.layerCount > 1 {
+            if i.layerCount != 2 || !i.isMultiview {
+                f.append(Finding("SV-VIDEO-005", .error, "the stream has \(i.layerCount) layer(s)\(i.isMultiview ? "" : ", not multiview (scalability mask)"); spatial video has exactly two views", at: "\(path)/hvcC (VPS)"))
+            }
+            let views = i.layers.compactMap(\.viewId)
+            if i.layerCount == 2 && (views.count != 2 || Set(views).count != 2) {
+                f.append(Finding("SV-VIDEO-006", .error, "the two layers do not carry two distinct view ids (\(views)); players cannot tell the eyes apart", at: "\(path)/hvcC (VPS)"))
+            }
+            if i.leftViewId == nil || i.rightViewId == nil {
+                f.append(Finding("SV-VIDEO-007", .warning, "no SEI 176 (three-dimensional reference displays) naming the left and right views in hvcC or the first samples; Apple's encoder writes it", at: path))
+            } else if i.leftViewId == i.rightViewId || i.leftLayerId == nil || i.rightLayerId == nil {
+                f.append(Finding("SV-VIDEO-008", .error, "SEI 176 left view id \(i.leftViewId ?? -1) / right view id \(i.rightViewId ?? -1) do not name the two layers", at: path))
+            }
+            if i.layers.count == 2 {
+                let a = i.layers[0], b = i.layers[1]
+                if let aw = a.width, let ah = a.height, let bw = b.width, let bh = b.height, aw != bw || ah != bh {
+                    f.append(Finding("SV-VIDEO-025", .error, "the eyes differ in size: layer 0 is \(aw)×\(ah), layer 1 is \(bw)×\(bh); encode both at the same size", at: path))
+                }
+                if let p = b.profileIdc, p != 6 {
+                    f.append(Finding("SV-VIDEO-028", .warning, "the second layer's profile is \(b.profileName ?? "\(p)"), not Multiview Main (6)", at: "\(path)/lhvC"))
+                }
+                if b.usesInterLayerPrediction == true {
+                    f.append(Finding("SV-VIDEO-027", .info, "the second layer uses inter-layer prediction (Apple/x265 style): decoding the right eye needs a multi-layer decoder", at: path))
+                    return true
+                }
+            }
+        }
+        return false
+    }
+
+    static func disparityRules(_ value: Int32?, present: Bool, idRange: String, idComfort: String, idAbsent: String?, at: String, f: inout [Finding]) {
+        guard let d = value else {
+            if let idAbsent { f.append(Finding(idAbsent, nil, idAbsent.hasPrefix("SV-PHOTO") ? "no disparity adjustment property; Apple requires one on a stereo group (0 is allowed)" : "no disparity adjustment (dadj): 0 is implied, so the nearest content sits at the window plane", at: at)) }
+            return
+        }
+        if d < -10000 || d > 10000 {
+            f.append(Finding(idRange, .error, "disparity adjustment \(d) is outside −10000…+10000 (±100 % of the width)", at: at))
+        } else if d < Comfort.minDisparity || d > Comfort.maxDisparity {
+            f.append(Finding(idComfort, .warning, "disparity adjustment \(Fmt.num(Double(d) / 100))% of the width is outside the comfort range −2 %…+5 % (Apple uses +2 %…+2.93 %); check the sign and unit (1/10000 of the width)", at: at))
+        }
+    }
+}
+
+/// Metadata rules for spatial photos.
+enum PhotoRules {
+    static func check(_ file: ISOFile, findings f: inout [Finding], facts: inout StereoFacts, summary: inout [(String, JSON)]) -> (spatial: Bool, whyNot: [String], photo: SpatialPhoto?) {
+        guard let h = file.heif else {
+            f.append(Finding("SV-PHOTO-001", .error, "not a HEIF image file (no meta box)"))
+            return (false, ["not a HEIF image"], nil)
+        }
+        var problems: [SpatialDiagnostic] = []
+        guard let p = SpatialPhotoReader.read(file, problems: &problems) else {
+            if problems.isEmpty {
+                f.append(Finding("SV-PHOTO-001", .error, "no 'ster' entity group: this is an ordinary HEIF image; make a spatial photo with `spatial-media combine` or `convert-photo`", at: "meta/grpl"))
+                return (false, ["the HEIF file has no 'ster' stereo group"], nil)
+            }
+            for d in problems { f.append(Finding("SV-PHOTO-002", .error, d.message, at: d.path)) }
+            return (false, problems.map(\.message), nil)
+        }
+        summary.append(("left_item", .uint(UInt64(p.left.itemID))))
+        summary.append(("right_item", .uint(UInt64(p.right.itemID))))
+        summary.append(("size", .string("\(p.left.width)x\(p.left.height)")))
+        let lp = "item \(p.left.itemID) (left)", rp = "item \(p.right.itemID) (right)"
+        if p.left.width != p.right.width || p.left.height != p.right.height {
+            f.append(Finding("SV-PHOTO-003", .error, "the eyes differ in size: left \(p.left.width)×\(p.left.height), right \(p.right.width)×\(p.right.height); Apple requires identical sizes", at: "ispe of \(lp), \(rp)"))
+        }
+        if let prim = p.primaryItemID {
+            if prim == p.right.itemID {
+                f.append(Finding("SV-PHOTO-005", .info, "the primary item is the right eye; Apple's sample makes the left eye primary (2D viewers show the primary)", at: "meta/pitm"))
+            } else if prim != p.left.itemID {
+                f.append(Finding("SV-PHOTO-004", .warning, "the primary item \(prim) is neither eye; apps that ignore the group show something else — make the left eye primary", at: "meta/pitm"))
+            }
+        } else {
+            f.append(Finding("SV-PHOTO-004", .warning, "no primary item (pitm)", at: "meta"))
+        }
+        // Intrinsics
+        let li = p.left.intrinsics, ri = p.right.intrinsics
+        if li == nil || ri == nil {
+            let which = [li == nil ? "left" : nil, ri == nil ? "right" : nil].compactMap { $0 }.joined(separator: " and ")
+            f.append(Finding("SV-PHOTO-006", .error, "no camera intrinsics for the \(which) eye; Apple requires a camera model (fx, principal point) for each eye", at: li == nil ? lp : rp))
+        }
+        if let l = li, let r = ri, let lf = p.left.focalLengthPixels, let rf = p.right.focalLengthPixels {
+            let rel = abs(lf - rf) / max(lf, rf, 1e-9)
+            let lpp = p.left.principalPoint, rpp = p.right.principalPoint
+            if rel > 0.005 || l.skew != r.skew {
+                f.append(Finding("SV-PHOTO-007", .warning, "the eyes' intrinsics differ: fx \(Fmt.num(lf)) px vs \(Fmt.num(rf)) px; rectified pairs share one camera model", at: "\(lp), \(rp)"))
+            } else if let a = lpp, let b = rpp, abs(a.x - b.x) > 0.5 || abs(a.y - b.y) > 0.5 {
+                f.append(Finding("SV-PHOTO-007", .warning, "the eyes' principal points differ: (\(Fmt.num(a.x)), \(Fmt.num(a.y))) vs (\(Fmt.num(b.x)), \(Fmt.num(b.y))) px", at: "\(lp), \(rp)"))
+            }
+        }
+        for (e, loc) in [(p.left, lp), (p.right, rp)] {
+            if let off = e.principalPointOffset, e.width > 0, e.height > 0 {
+                let ox = abs(off.x) / Double(e.width), oy = abs(off.y) / Double(e.height)
+                if ox > 0.01 || oy > 0.01 {
+                    f.append(Finding("SV-PHOTO-008", .warning, "principal point is off centre by (\(Fmt.num(off.x)), \(Fmt.num(off.y))) px (\(Fmt.num(ox * 100))%, \(Fmt.num(oy * 100))% of the size); Apple expects optically centred eyes — crop to centre the optical axis", at: loc))
+                }
+            }
+        }
+        if let fov = p.horizontalFOVDegrees {
+            facts.hfovDegrees = fov
+            summary.append(("hfov_degrees", .double(fov)))
+            if fov > 90 { f.append(Finding("SV-PHOTO-009", .warning, "horizontal field of view \(Fmt.num(fov))° is above the recommended 90°", at: lp)) }
+        }
+        // Extrinsics
+        if p.right.extrinsics == nil {
+            f.append(Finding("SV-PHOTO-010", .error, "no camera extrinsics on the right eye: the baseline is unknown; write the right camera position [baseline, 0, 0]", at: rp))
+        } else if let b = p.baselineMicrometres {
+            facts.baselineMM = b / 1000
+            summary.append(("baseline_mm", .double(b / 1000)))
+            let pos = p.right.extrinsics?.position ?? (x: 0, y: 0, z: 0)
+            let l = p.left.extrinsics?.position ?? (x: 0, y: 0, z: 0)
+            let dx = Double(pos.x - l.x), dy = Double(pos.y - l.y), dz = Double(pos.z - l.z)
+            if b == 0 {
+                f.append(Finding("SV-PHOTO-011", .error, "both cameras are at the same position (baseline 0)", at: rp))
+            } else {
+                if b < 10_000 || b > 100_000 { f.append(Finding("SV-PHOTO-012", .warning, "baseline \(Fmt.num(b / 1000, 3)) mm is outside 10–100 mm (typical 19–65 mm); positions are in µm", at: rp)) }
+                if dx <= 0 || abs(dy) > 0.05 * b || abs(dz) > 0.05 * b {
+                    f.append(Finding("SV-PHOTO-013", .error, "the right camera is at (\(Int(dx)), \(Int(dy)), \(Int(dz))) µm from the left; Apple requires it at +x by the baseline (eyes swapped or wrong axis?)", at: rp))
+                }
+            }
+        }
+        let rot = p.rotationDegrees
+        if abs(rot) > 0.01 {
+            f.append(Finding("SV-PHOTO-014", .warning, "the extrinsics rotate the right camera by \(Fmt.num(rot, 3))° relative to the left; spatial photos expect parallel, unrotated cameras (rectify first)", at: rp))
+        }
+        // Disparity
+        let ld = p.left.disparityAdjustment, rd = p.right.disparityAdjustment
+        if let a = ld, let b = rd, a != b {
+            f.append(Finding("SV-PHOTO-020", .warning, "the eyes carry different disparity adjustments (\(a) and \(b))", at: "\(lp), \(rp)"))
+        }
+        VideoRules.disparityRules(p.disparityAdjustment, present: p.disparityAdjustment != nil, idRange: "SV-PHOTO-016", idComfort: "SV-PHOTO-017", idAbsent: "SV-PHOTO-015", at: lp, f: &f)
+        facts.disparityAdjustment = p.disparityAdjustment
+        if let d = p.disparityAdjustment { summary.append(("disparity_adjustment", .int(Int64(d)))) }
+        let forms = p.left.intrinsicsForms + p.right.intrinsicsForms
+        if !forms.isEmpty && !forms.contains(.appleUUID) {
+            f.append(Finding("SV-PHOTO-018", .info, "camera properties are only in the standard cmin/cmex form; Apple writes its uuid forms and whether visionOS reads the FourCCs is unconfirmed (`spatial-media edit --form apple` writes both)", at: "meta/iprp"))
+        }
+        for d in p.diagnostics {
+            let sev: Severity = d.severity == .error ? .error : d.severity == .warning ? .warning : .info
+            f.append(Finding("SV-PHOTO-019", sev, d.message, at: d.path))
+        }
+        let errors = f.filter { $0.severity == .error && $0.ruleID.hasPrefix("SV-PHOTO") }
+        return (errors.isEmpty, errors.map(\.message), p)
+    }
+}

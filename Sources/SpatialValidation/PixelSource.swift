@@ -1,0 +1,142 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import BinaryIO
+import Codecs
+import HEVC
+import ISOBMFF
+import SpatialConvert
+import SpatialMedia
+import StereoVision
+
+/// Decoded eyes as grey images plus simple colour statistics. Every decode call of the validator lives here.
+public struct EyePixels: Sendable {
+    public var left: GrayImage
+    public var right: GrayImage
+    /// Mean (Cb, Cr) of each eye on a 0…255 scale (128 = neutral), when colour is known.
+    public var leftChroma: (cb: Double, cr: Double)?
+    public var rightChroma: (cb: Double, cr: Double)?
+    /// Input pixels per analysed pixel (> 1 when a huge input was reduced on decode).
+    public var scale: Int = 1
+    public var notes: [String] = []
+    /// Where the frame came from (video frame index), for findings.
+    public var label: String = ""
+}
+
+enum PixelSource {
+    /// Largest side kept when converting to grey (larger inputs are box-reduced by an integer factor on the fly).
+    static let maxSide = 4096
+
+    /// Luma of an image on a 0…255 scale, reduced by an integer factor when a side exceeds ``maxSide``.
+    static func gray(_ img: Image) -> (GrayImage, Int, (cb: Double, cr: Double)?)? {
+        let w = img.width, h = img.height
+        guard w > 0, h > 0 else { return nil }
+        let k = max(1, (max(w, h) + maxSide - 1) / maxSide)
+        let ow = max(1, w / k), oh = max(1, h / k)
+        let norm = 255.0 / Double(img.maxValue)
+        var out = [Float](repeating: 0, count: ow * oh)
+        var cbSum = 0.0, crSum = 0.0, count = 0.0
+        let ch = img.format.interleavedChannels
+        func sampleLuma(_ x: Int, _ y: Int) -> Double {
+            switch img.format {
+            case .yuv420, .yuv422, .yuv444, .gray: return Double(img.sample(0, x, y))
+            case .rgb, .rgba:
+                let r = Double(img.sample(0, x, y, channel: 0)), g = Double(img.sample(0, x, y, channel: 1)), b = Double(img.sample(0, x, y, channel: 2))
+                return 0.299 * r + 0.587 * g + 0.114 * b
+            }
+        }
+        _ = ch
+        for oy in 0..<oh {
+            for ox in 0..<ow {
+                var s = 0.0
+                for yy in (oy * k)..<(oy * k + k) { for xx in (ox * k)..<(ox * k + k) { s += sampleLuma(xx, yy) } }
+                out[oy * ow + ox] = Float(s / Double(k * k) * norm)
+            }
+        }
+        // Colour: sample a sparse grid (every 8th pixel) for mean chroma.
+        let step = max(1, min(w, h) / 128)
+        var y = 0
+        while y < h {
+            var x = 0
+            while x < w {
+                switch img.format {
+                case .yuv420, .yuv422, .yuv444:
+                    let sx = img.format.chromaShift.x, sy = img.format.chromaShift.y
+                    cbSum += Double(img.sample(1, x >> sx, y >> sy)) * norm; crSum += Double(img.sample(2, x >> sx, y >> sy)) * norm; count += 1
+                case .rgb, .rgba:
+                    let r = Double(img.sample(0, x, y, channel: 0)) * norm, g = Double(img.sample(0, x, y, channel: 1)) * norm, b = Double(img.sample(0, x, y, channel: 2)) * norm
+                    let yv = 0.299 * r + 0.587 * g + 0.114 * b
+                    cbSum += 128 + (b - yv) * 0.564; crSum += 128 + (r - yv) * 0.713; count += 1
+                case .gray: break
+                }
+                x += step
+            }
+            y += step
+        }
+        guard let g = GrayImage(width: ow, height: oh, pixels: out) else { return nil }
+        return (g, k, count > 0 ? (cbSum / count, crSum / count) : nil)
+    }
+
+    static func eyes(_ l: Image, _ r: Image, notes: [String] = []) throws(ParseError) -> EyePixels {
+        guard let a = gray(l), let b = gray(r) else { throw ParseError(.invalidValue, offset: 0, "the decoded eyes are empty") }
+        var n = notes
+        if a.1 > 1 { n.append("the \(l.width)×\(l.height) eyes were reduced \(a.1)× on decode (to \(a.0.width)×\(a.0.height)); pixel values are in reduced pixels") }
+        return EyePixels(left: a.0, right: b.0, leftChroma: a.2, rightChroma: b.2, scale: a.1, notes: n)
+    }
+
+    /// Both eyes of a stereo HEIC.
+    static func photo(_ file: ISOFile, limits: Limits) throws(ParseError) -> EyePixels {
+        let e = try PhotoSplitter.decodeEyes(file: file, limits: limits)
+        return try eyes(e.left, e.right)
+    }
+
+    /// A side-by-side / top-bottom image, or an MPO (two pictures).
+    static func packed(_ path: String, layout: StereoLayout, limits: Limits) throws(ParseError) -> EyePixels {
+        var o = PhotoConversionOptions()
+        o.layout = layout
+        o.limits = limits
+        let p = try PhotoConverter.loadPair(input: path, options: o)
+        return try eyes(p.left, p.right, notes: p.notes + ["eyes from \(p.sourceDescription)"])
+    }
+
+    /// Two files; sizes are not required to match (the analyser reports it).
+    static func pair(left: String, right: String, limits: Limits) throws(ParseError) -> EyePixels {
+        let a = try ImageFiles.load(left, limits: limits)
+        let b = try ImageFiles.load(right, limits: limits)
+        return try eyes(a.image, b.image, notes: a.notes + b.notes)
+    }
+
+    /// `count` frames spread over a spatial video whose layers can be split without decoding (no inter-layer
+    /// prediction: our own MV-HEVC output), decoded per eye with libde265.
+    static func videoFrames(_ path: String, count: Int, limits: Limits) throws(ParseError) -> [EyePixels] {
+        let layers = try StreamSplitter.split(path: path, limits: limits)
+        let l = try HEVCDecoder.decode(annexB: layers.left, limits: limits)
+        let r = try HEVCDecoder.decode(annexB: layers.right, limits: limits)
+        let n = min(l.count, r.count)
+        guard n > 0 else { throw ParseError(.invalidValue, offset: 0, "no decodable frames") }
+        var out: [EyePixels] = []
+        for i in pickFrames(total: n, count: count) {
+            var e = try eyes(l[i], r[i])
+            e.label = "frame \(i)"
+            out.append(e)
+        }
+        return out
+    }
+
+    static func pickFrames(total n: Int, count: Int) -> [Int] {
+        let c = max(1, min(count, n))
+        if c == 1 { return [n / 2] }
+        return (0..<c).map { k in min(n - 1, (k * (n - 1)) / (c - 1)) }
+    }
+}
+
+extension PixelSource {
+    /// The integer reduction applied on decode to an image of this grey content (for tests of huge inputs).
+    static func reduction(of g: GrayImage) -> (factor: Int, width: Int, height: Int)? {
+        guard let img = try? Image(width: g.width, height: g.height, bitDepth: 8, format: .gray, planes: .u8([g.bytes])),
+              let r = gray(img) else { return nil }
+        return (r.1, r.0.width, r.0.height)
+    }
+}

@@ -1,0 +1,130 @@
+import BinaryIO
+
+/// How bad a finding is. `error`: breaks a must (the file will not be treated as spatial, or the pair is
+/// unusable); `warning`: breaks a should (it will work but look wrong or uncomfortable); `info`: worth knowing.
+public enum Severity: String, Sendable, Comparable, CaseIterable {
+    case info, warning, error
+    var rank: Int { switch self { case .info: 0; case .warning: 1; case .error: 2 } }
+    public static func < (a: Severity, b: Severity) -> Bool { a.rank < b.rank }
+}
+
+/// One validation rule. Every rule is listed in `Specs/validation.md` with the same ID.
+public struct Rule: Sendable, Equatable {
+    public var id: String
+    /// The usual severity (some rules escalate; the spec lists both levels).
+    public var severity: Severity
+    public var title: String
+    /// Where the rule comes from: Apple document, ISO clause, formats.md section, or our measurement rationale.
+    public var source: String
+}
+
+/// A rule that fired on one input.
+public struct Finding: Sendable, Equatable {
+    public var ruleID: String
+    public var severity: Severity
+    /// What is wrong and what to do about it.
+    public var message: String
+    /// Where: a box path with offset, an item id, a frame number; empty for whole-file findings.
+    public var location: String
+
+    public init(_ ruleID: String, _ severity: Severity? = nil, _ message: String, at location: String = "") {
+        self.ruleID = ruleID
+        self.severity = severity ?? RuleCatalog.rule(ruleID)?.severity ?? .info
+        self.message = message
+        self.location = location
+    }
+
+    public var json: JSON {
+        var o: [(String, JSON)] = [("rule", .string(ruleID)), ("severity", .string(severity.rawValue)), ("message", .string(message))]
+        if !location.isEmpty { o.append(("location", .string(location))) }
+        if let r = RuleCatalog.rule(ruleID) { o.append(("title", .string(r.title))); o.append(("source", .string(r.source))) }
+        return .object(o)
+    }
+}
+
+/// Every rule, in ID order.
+public enum RuleCatalog {
+    static let apple = "Apple, “QuickTime and ISO Base Media File Formats and Spatial and Immersive Media” (Stereo-Video-ISOBMFF-Extensions)"
+    static let applePhoto = "Apple sample “Writing spatial photos”"
+    static let wwdc = "Apple WWDC24 s.10166 “Build compelling spatial photo and video experiences” (rectified, optically centred, no vertical disparity)"
+
+    public static let all: [Rule] = [
+        // Container and stream (videos)
+        Rule(id: "SV-VIDEO-001", severity: .error, title: "Video is HEVC", source: "\(apple); formats.md §1.1"),
+        Rule(id: "SV-VIDEO-002", severity: .warning, title: "Sample entry is 'hvc1' (parameter sets out of band)", source: "Apple HEVC Stereo Video profile (formats.md §7: unconfirmed MUST); peers.md §4"),
+        Rule(id: "SV-VIDEO-003", severity: .error, title: "hvcC present", source: "ISO/IEC 14496-15 §8.3; formats.md §1.1"),
+        Rule(id: "SV-VIDEO-004", severity: .error, title: "lhvC present (second layer configured)", source: "ISO/IEC 14496-15 §9.5; formats.md §2.2"),
+        Rule(id: "SV-VIDEO-005", severity: .error, title: "Exactly two layers / views in the stream", source: "ISO/IEC 23008-2 Annex F/G (MV-HEVC); formats.md §3.2"),
+        Rule(id: "SV-VIDEO-006", severity: .error, title: "Layers carry distinct view ids", source: "ISO/IEC 23008-2 F.7.4.3.1 (view_id_val); formats.md §3.2"),
+        Rule(id: "SV-VIDEO-007", severity: .warning, title: "SEI 176 (3D reference displays) names the left and right views", source: "ISO/IEC 23008-2 G.14.2.1; formats.md §3.6 (Apple's encoder writes it)"),
+        Rule(id: "SV-VIDEO-008", severity: .error, title: "SEI 176 left/right view ids are distinct and map to the two layers", source: "ISO/IEC 23008-2 G.14.3.1; formats.md §3.6"),
+        Rule(id: "SV-VIDEO-009", severity: .error, title: "vexu box present", source: "\(apple); formats.md §1.1"),
+        Rule(id: "SV-VIDEO-010", severity: .error, title: "vexu/eyes/stri present", source: "\(apple) (stri mandatory in eyes); formats.md §1.2"),
+        Rule(id: "SV-VIDEO-011", severity: .error, title: "stri signals both eyes", source: "\(apple); formats.md §1.2 (Media3 asserts it)"),
+        Rule(id: "SV-VIDEO-012", severity: .error, title: "stri eye_views_reversed is 0", source: "formats.md §1.2 (Media3 asserts it for MV-HEVC)"),
+        Rule(id: "SV-VIDEO-013", severity: .warning, title: "Hero eye signalled", source: "\(apple) (optional; Apple's encoder writes it); formats.md §1.2"),
+        Rule(id: "SV-VIDEO-014", severity: .warning, title: "Hero eye value is left or right", source: "formats.md §1.2 (0 none, 1 left, 2 right, ≥3 reserved)"),
+        Rule(id: "SV-VIDEO-015", severity: .error, title: "Camera baseline (blin) present", source: "\(apple); formats.md §1.3; visionOS treats the movie as spatial only with it (VideoClassification)"),
+        Rule(id: "SV-VIDEO-016", severity: .error, title: "Baseline is not zero", source: "formats.md §6 (baseline > 0)"),
+        Rule(id: "SV-VIDEO-017", severity: .warning, title: "Baseline plausible (10–100 mm)", source: "formats.md §6 (typically 19–65 mm); our margin"),
+        Rule(id: "SV-VIDEO-018", severity: .error, title: "Horizontal field of view (hfov) present", source: "\(apple); formats.md §1.1"),
+        Rule(id: "SV-VIDEO-019", severity: .warning, title: "Horizontal field of view ≤ 90° (error if 0 or ≥ 180°)", source: "formats.md §1.3 / §6 (Apple guidance ≤ 90°)"),
+        Rule(id: "SV-VIDEO-020", severity: .error, title: "Projection is rectilinear", source: "\(apple); formats.md §1.2 (spatial = 'rect')"),
+        Rule(id: "SV-VIDEO-021", severity: .info, title: "No proj box (rectilinear implied)", source: "formats.md §1.1 (Apple's writer omits proj)"),
+        Rule(id: "SV-VIDEO-022", severity: .error, title: "Disparity adjustment within ±10000", source: "formats.md §1.3"),
+        Rule(id: "SV-VIDEO-023", severity: .warning, title: "Disparity adjustment within comfort bounds (−2 % … +5 % of width)", source: "our rationale: Apple uses +2 % (SBS sample) and +2.93 % (Vision Pro capture); see Specs/validation.md"),
+        Rule(id: "SV-VIDEO-024", severity: .info, title: "No disparity adjustment (0 implied)", source: "formats.md §1.3 (absent = 0)"),
+        Rule(id: "SV-VIDEO-025", severity: .error, title: "Both eyes have the same size", source: "formats.md §6; Apple (equal eye sizes)"),
+        Rule(id: "SV-VIDEO-026", severity: .info, title: "Container brand", source: "peers.md §4 (MOV vs MP4); Apple's tools write QuickTime"),
+        Rule(id: "SV-VIDEO-027", severity: .info, title: "Second layer uses inter-layer prediction", source: "formats.md §3.7; needs a multi-layer decoder to split"),
+        Rule(id: "SV-VIDEO-028", severity: .warning, title: "Second layer profile is Multiview Main", source: "ISO/IEC 23008-2 G.11.1; formats.md §1.6"),
+        Rule(id: "SV-VIDEO-029", severity: .warning, title: "Stereo boxes are well-formed", source: "formats.md §1.2 (FFmpeg rejects other sizes)"),
+        Rule(id: "SV-VIDEO-030", severity: .error, title: "The movie has a video track", source: "—"),
+        Rule(id: "SV-VIDEO-031", severity: .info, title: "Frame-packed stereo (not spatial video)", source: "formats.md §5; convert with `spatial-media` to MV-HEVC"),
+        // Photos
+        Rule(id: "SV-PHOTO-001", severity: .error, title: "HEIF file with a 'ster' entity group", source: "ISO/IEC 23008-12:2022 §6.8.5; formats.md §4.2"),
+        Rule(id: "SV-PHOTO-002", severity: .error, title: "'ster' group names exactly two image items", source: "ISO/IEC 23008-12 §6.8.5; formats.md §4.2"),
+        Rule(id: "SV-PHOTO-003", severity: .error, title: "Both eyes have the same size", source: "\(applePhoto); formats.md §4.2"),
+        Rule(id: "SV-PHOTO-004", severity: .warning, title: "Primary item is one of the eyes", source: "\(applePhoto) (some apps ignore pitm); formats.md §4.2"),
+        Rule(id: "SV-PHOTO-005", severity: .info, title: "Primary item is the right eye", source: "\(applePhoto) (sets primary = left)"),
+        Rule(id: "SV-PHOTO-006", severity: .error, title: "Camera intrinsics present for both eyes", source: "\(applePhoto) (CameraModel required); formats.md §4.3"),
+        Rule(id: "SV-PHOTO-007", severity: .warning, title: "Intrinsics equal for both eyes", source: "formats.md §6 (fx equal)"),
+        Rule(id: "SV-PHOTO-008", severity: .warning, title: "Principal point centred (offset ≤ 1 % of the size)", source: "formats.md §6 (optically centred); \(wwdc)"),
+        Rule(id: "SV-PHOTO-009", severity: .warning, title: "Horizontal field of view ≤ 90°", source: "formats.md §6"),
+        Rule(id: "SV-PHOTO-010", severity: .error, title: "Right-eye extrinsics present (baseline known)", source: "\(applePhoto); formats.md §4.4"),
+        Rule(id: "SV-PHOTO-011", severity: .error, title: "Baseline is not zero", source: "formats.md §6"),
+        Rule(id: "SV-PHOTO-012", severity: .warning, title: "Baseline plausible (10–100 mm)", source: "formats.md §6 (typically 19–65 mm); our margin"),
+        Rule(id: "SV-PHOTO-013", severity: .error, title: "Right camera at +x from the left camera", source: "formats.md §4.4 (Apple requires +x)"),
+        Rule(id: "SV-PHOTO-014", severity: .warning, title: "No rotation between the cameras", source: "formats.md §4.4; \(wwdc)"),
+        Rule(id: "SV-PHOTO-015", severity: .error, title: "Disparity adjustment present", source: "formats.md §4.5 (Apple: the stereo group must always define one)"),
+        Rule(id: "SV-PHOTO-016", severity: .error, title: "Disparity adjustment within ±10000", source: "formats.md §1.3 / §4.5"),
+        Rule(id: "SV-PHOTO-017", severity: .warning, title: "Disparity adjustment within comfort bounds (−2 % … +5 %)", source: "as SV-VIDEO-023"),
+        Rule(id: "SV-PHOTO-018", severity: .info, title: "Camera properties only in standard FourCC form", source: "formats.md §4.7 (whether Apple reads cmin/cmex FourCCs is unconfirmed)"),
+        Rule(id: "SV-PHOTO-019", severity: .warning, title: "Stereo properties are readable", source: "formats.md §4.3–4.5"),
+        Rule(id: "SV-PHOTO-020", severity: .warning, title: "Both eyes carry the same disparity adjustment", source: "formats.md §4.1 (Apple associates one property with both)"),
+        // Other inputs
+        Rule(id: "SV-PAIR-001", severity: .info, title: "Input carries no spatial metadata", source: "—; convert with `spatial-media convert-photo` / assemble"),
+        Rule(id: "SV-PAIR-002", severity: .error, title: "Both eyes have the same size", source: "formats.md §6"),
+        Rule(id: "SV-PAIR-003", severity: .info, title: "MPO stereo attributes", source: "CIPA DC-007 (MP format)"),
+        Rule(id: "SV-PAIR-004", severity: .error, title: "A second eye is present", source: "—"),
+        Rule(id: "SV-FILE-001", severity: .error, title: "File can be read", source: "—"),
+        // Geometry measured on pixels
+        Rule(id: "SV-GEOM-001", severity: .warning, title: "Vertical disparity: median |dy| ≤ 0.5 % of height (error > 1 %)", source: "\(wwdc); our thresholds"),
+        Rule(id: "SV-GEOM-002", severity: .warning, title: "Vertical disparity: 95th percentile |dy| ≤ 1 % of height", source: "\(wwdc); our thresholds"),
+        Rule(id: "SV-GEOM-003", severity: .warning, title: "Roll between eyes ≤ 0.25° (error > 1°)", source: "\(wwdc) (rectified); our thresholds"),
+        Rule(id: "SV-GEOM-004", severity: .warning, title: "Vertical scale difference ≤ 0.5 % (error > 1.5 %)", source: "\(wwdc) (rectified); our thresholds"),
+        Rule(id: "SV-GEOM-005", severity: .warning, title: "Keystone (toe-in) ≤ 1 % of height at the corners", source: "\(wwdc) (parallel optical axes); our thresholds"),
+        Rule(id: "SV-GEOM-006", severity: .error, title: "No divergence: far field not beyond infinity (far disparity ≥ −0.25 % of width)", source: "\(wwdc) (optically centred); our threshold"),
+        Rule(id: "SV-GEOM-007", severity: .error, title: "Eyes not swapped (disparity not dominantly negative)", source: "our measurement rationale"),
+        Rule(id: "SV-GEOM-008", severity: .error, title: "The eyes differ (there is depth)", source: "our measurement rationale"),
+        Rule(id: "SV-GEOM-009", severity: .warning, title: "Brightness/contrast match between eyes", source: "our measurement rationale (binocular rivalry)"),
+        Rule(id: "SV-GEOM-010", severity: .warning, title: "Colour match between eyes", source: "our measurement rationale (binocular rivalry)"),
+        Rule(id: "SV-GEOM-011", severity: .warning, title: "Geometry can be measured", source: "—"),
+        Rule(id: "SV-GEOM-012", severity: .info, title: "Measurement summary", source: "—"),
+        Rule(id: "SV-GEOM-013", severity: .warning, title: "Measurement confidence", source: "—"),
+        Rule(id: "SV-GEOM-014", severity: .info, title: "Horizontal disparity range and the metadata's disparity adjustment", source: "formats.md §1.3 (dadj sign)"),
+        Rule(id: "SV-GEOM-015", severity: .info, title: "Pixels unavailable", source: "—"),
+    ]
+
+    public static func rule(_ id: String) -> Rule? { all.first { $0.id == id } }
+}

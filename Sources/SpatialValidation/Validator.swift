@@ -1,0 +1,240 @@
+import BinaryIO
+import Codecs
+import ISOBMFF
+import SpatialConvert
+import SpatialMedia
+import StereoVision
+
+/// What to validate and how.
+public struct ValidationOptions: Sendable {
+    /// Decode pixels and measure the stereo geometry (off: metadata only).
+    public var pixels = true
+    /// The input image (or video) holds both eyes packed this way.
+    public var layout: StereoLayout?
+    /// The right eye of an image pair (the input is the left eye).
+    public var rightEye: String?
+    /// Frames measured in a video, spread over its duration.
+    public var frames = 3
+    /// Keep reduced previews of the eyes (for the HTML report).
+    public var keepPreview = false
+    public var limits: Limits = .default
+    public var analysis = StereoAnalysisOptions()
+    public init() {}
+}
+
+/// Everything the validator found about one input.
+public struct ValidationReport: Sendable {
+    public var input: String
+    /// `spatial-video`, `movie`, `spatial-photo`, `heif-image`, `side-by-side-image`, `top-bottom-image`, `image-pair`, `mpo`, `unreadable`.
+    public var kind: String
+    /// Will visionOS / Photos treat it as spatial?
+    public var spatial: Bool
+    public var whyNotSpatial: [String]
+    public var findings: [Finding]
+    /// Metadata facts (JSON fields).
+    public var summary: [(String, JSON)]
+    /// Geometry per analysed pair (one per video frame).
+    public var measurements: [(label: String, result: StereoAnalysisResult)]
+    /// The first analysed pair, reduced, for the visual report.
+    public var preview: EyePixels?
+    /// True when the file could not be read at all (exit code 2).
+    public var unreadable: Bool
+    /// Wall-clock seconds of the stages (`decode`, `measure`).
+    public var timings: [(stage: String, seconds: Double)] = []
+
+    public var worst: Severity? { findings.map(\.severity).max() }
+    /// 0 = no errors or warnings, 1 = warnings or errors, 2 = unreadable.
+    public var exitCode: Int32 { unreadable ? 2 : (worst ?? .info) >= .warning ? 1 : 0 }
+    public func fired(_ id: String) -> Bool { findings.contains { $0.ruleID == id } }
+}
+
+/// Runs the metadata rules and, unless disabled, the pixel measurements on one input.
+public enum Validator {
+    public static func validate(path: String, options: ValidationOptions = ValidationOptions()) -> ValidationReport {
+        var r = ValidationReport(input: path, kind: "unreadable", spatial: false, whyNotSpatial: [], findings: [], summary: [], measurements: [], preview: nil, unreadable: false)
+        var facts = StereoFacts()
+        if let right = options.rightEye {
+            r.kind = "image-pair"
+            r.whyNotSpatial = ["an image pair carries no spatial metadata"]
+            r.findings.append(Finding("SV-PAIR-001", .info, "left/right image files carry no spatial metadata; combine them with `spatial-media convert-photo --left L --right R`"))
+            if options.pixels {
+                do throws(ParseError) {
+                    let px = try PixelSource.pair(left: path, right: right, limits: options.limits)
+                    if px.left.width != px.right.width || px.left.height != px.right.height {
+                        r.findings.append(Finding("SV-PAIR-002", .error, "the eyes differ in size: \(px.left.width)×\(px.left.height) and \(px.right.width)×\(px.right.height); crop or scale them to the same size"))
+                    }
+                    measure(px, facts: facts, label: "", options: options, into: &r)
+                } catch { unreadable(error, &r) }
+            }
+            return r
+        }
+        let head: [UInt8]
+        do throws(ParseError) {
+            let src = try FileSource(path: path)
+            head = try src.read(at: 0, count: Int(min(src.size, 16)))
+        } catch { unreadable(error, &r); return r }
+        if head.count >= 8 && Array(head[4..<8]) == Array("ftyp".utf8) || head.count >= 8 && ["moov", "mdat", "free", "wide"].contains(String(decoding: head[4..<8], as: UTF8.self)) {
+            let file: ISOFile
+            do throws(ParseError) { file = try ISOFile.open(path: path, limits: options.limits) } catch { unreadable(error, &r); return r }
+            if file.box("moov") != nil {
+                validateMovie(file, path: path, options: options, facts: &facts, into: &r)
+            } else if file.heif != nil {
+                validateHEIF(file, path: path, options: options, facts: &facts, into: &r)
+            } else {
+                r.kind = "isobmff"
+                r.findings.append(Finding("SV-FILE-001", .error, "an ISOBMFF file with neither a movie (moov) nor images (meta)"))
+            }
+            return r
+        }
+        // Raw Annex-B HEVC: no container, so no spatial metadata can be carried.
+        if head.starts(with: [0, 0, 1]) || head.starts(with: [0, 0, 0, 1]) {
+            r.kind = "hevc-stream"
+            r.whyNotSpatial = ["a raw HEVC stream has no container to carry vexu/hfov"]
+            r.findings.append(Finding("SV-PAIR-001", .warning, "raw HEVC (Annex B) stream: it cannot be spatial without a container; mux it with `spatial-media assemble` (pixels not checked)"))
+            return r
+        }
+        // JPEG / MPO / PNG
+        let isJPEG = head.count >= 3 && head[0] == 0xFF && head[1] == 0xD8
+        let isPNG = head.count >= 8 && head[0] == 0x89 && head[1] == 0x50
+        guard isJPEG || isPNG else {
+            r.findings.append(Finding("SV-FILE-001", .error, "not a movie, HEIF, JPEG/MPO or PNG file"))
+            r.unreadable = true
+            return r
+        }
+        r.whyNotSpatial = ["an image file with both eyes packed carries no spatial metadata"]
+        var isMPO = false
+        if isJPEG, let data = try? FileBytes.read(path, limits: options.limits), let mpo = try? MPO(data), mpo.pictures.count >= 2 || mpo.fromIndex {
+            isMPO = true
+            r.kind = "mpo"
+            if mpo.pictures.count < 2 {
+                r.findings.append(Finding("SV-PAIR-004", .error, "the MPO index lists only one picture: there is no second eye"))
+            } else {
+                let a = mpo.pictures[0].attributes, b = mpo.pictures[1].attributes
+                var s = "MPO with \(mpo.pictures.count) pictures"
+                if let bl = a.baselineMM ?? b.baselineMM { s += ", baseline \(Fmt.num(bl, 1)) mm"; facts.baselineMM = bl }
+                if let c = a.convergenceAngleDegrees ?? b.convergenceAngleDegrees { s += ", convergence \(Fmt.num(c, 2))°" }
+                r.findings.append(Finding("SV-PAIR-003", .info, s))
+            }
+            r.findings.append(Finding("SV-PAIR-001", .info, "an MPO carries no spatial metadata; convert it with `spatial-media convert-photo`"))
+        }
+        if !isMPO {
+            let layout = options.layout ?? .auto
+            r.kind = layout == .tb ? "top-bottom-image" : "side-by-side-image"
+            r.findings.append(Finding("SV-PAIR-001", .info, "a \(layout == .tb ? "top-bottom" : layout == .sbs ? "side-by-side" : "packed (layout guessed from the aspect ratio; give --layout)") image carries no spatial metadata; convert it with `spatial-media convert-photo`"))
+        }
+        if options.pixels && !r.fired("SV-PAIR-004") {
+            do throws(ParseError) {
+                let px = try timed("decode", &r) { () throws(ParseError) in try PixelSource.packed(path, layout: isMPO ? .auto : (options.layout ?? .auto), limits: options.limits) }
+                measure(px, facts: facts, label: "", options: options, into: &r)
+            } catch { unreadable(error, &r) }
+        }
+        return r
+    }
+
+    static func seconds(_ d: Duration) -> Double {
+        Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
+    }
+
+    /// Runs `body` and records its wall time under `stage`.
+    static func timed<T>(_ stage: String, _ r: inout ValidationReport, _ body: () throws(ParseError) -> T) throws(ParseError) -> T {
+        let start = ContinuousClock.now
+        defer { r.timings.append((stage, seconds(ContinuousClock.now - start))) }
+        return try body()
+    }
+
+    static func unreadable(_ e: ParseError, _ r: inout ValidationReport) {
+        r.findings.append(Finding("SV-FILE-001", .error, "\(e.message) [\(e.code)]", at: e.offset > 0 ? "offset \(e.offset)" : ""))
+        r.unreadable = true
+    }
+
+    static func validateMovie(_ file: ISOFile, path: String, options: ValidationOptions, facts: inout StereoFacts, into r: inout ValidationReport) {
+        var summary: [(String, JSON)] = []
+        let v = VideoRules.check(file, findings: &r.findings, facts: &facts, summary: &summary)
+        r.summary = summary
+        r.spatial = v.spatial
+        r.whyNotSpatial = v.whyNot
+        r.kind = v.spatial ? "spatial-video" : "movie"
+        guard options.pixels else { return }
+        if options.layout != nil {
+            r.findings.append(Finding("SV-GEOM-015", .info, "pixel checks of frame-packed videos are not implemented yet; metadata only"))
+            return
+        }
+        let mv = summary.first { $0.0 == "hevc" }.map { _ in true } ?? false
+        guard mv, r.findings.contains(where: { $0.ruleID == "SV-VIDEO-004" }) == false else { return }
+        var frames: [EyePixels] = []
+        do throws(ParseError) {
+            frames = try PixelSource.videoFrames(path, count: options.frames, limits: options.limits)
+        } catch {
+            if let ff = try? FFmpegFrames.frames(path, count: options.frames, total: v.frameCount) {
+                frames = ff
+            } else {
+                let why = v.interLayer ? "the second layer is inter-layer predicted and no MV-HEVC decoder (FFmpeg ≥ 7.1, e.g. the oracle venv's) was found" : error.message
+                r.findings.append(Finding("SV-GEOM-015", .info, "pixels unavailable: \(why); metadata checked only"))
+                return
+            }
+        }
+        for e in frames { measure(e, facts: facts, label: e.label, options: options, into: &r) }
+    }
+
+    static func validateHEIF(_ file: ISOFile, path: String, options: ValidationOptions, facts: inout StereoFacts, into r: inout ValidationReport) {
+        var summary: [(String, JSON)] = []
+        let p = PhotoRules.check(file, findings: &r.findings, facts: &facts, summary: &summary)
+        r.summary = summary
+        r.spatial = p.spatial
+        r.whyNotSpatial = p.whyNot
+        r.kind = p.photo == nil ? "heif-image" : "spatial-photo"
+        guard options.pixels else { return }
+        if p.photo == nil {
+            if options.layout != nil {
+                do throws(ParseError) {
+                    let px = try PixelSource.packed(path, layout: options.layout ?? .auto, limits: options.limits)
+                    measure(px, facts: facts, label: "", options: options, into: &r)
+                } catch { unreadable(error, &r) }
+            }
+            return
+        }
+        do throws(ParseError) {
+            let px = try timed("decode", &r) { () throws(ParseError) in try PixelSource.photo(file, limits: options.limits) }
+            measure(px, facts: facts, label: "", options: options, into: &r)
+        } catch {
+            r.findings.append(Finding("SV-GEOM-011", .warning, "cannot measure: the eyes cannot be decoded (\(error.message))"))
+        }
+    }
+
+    static func measure(_ px: EyePixels, facts: StereoFacts, label: String, options: ValidationOptions, into r: inout ValidationReport) {
+        var o = options.analysis
+        o.hfovDegrees = facts.hfovDegrees ?? o.hfovDegrees
+        let start = ContinuousClock.now
+        let result = StereoAnalyzer.analyze(left: px.left, right: px.right, options: o)
+        r.timings.append(("measure", Self.seconds(ContinuousClock.now - start)))
+        GeometryRules.check(result, pixels: px, facts: facts, label: label, f: &r.findings)
+        r.measurements.append((label, result))
+        if options.keepPreview && r.preview == nil {
+            var p = px
+            let side = max(p.left.width, p.left.height)
+            if side > 640 {
+                let w = max(1, p.left.width * 640 / side), h = max(1, p.left.height * 640 / side)
+                p.left = p.left.resized(width: w, height: h)
+                p.right = p.right.resized(width: w, height: h)
+            }
+            r.preview = p
+        }
+    }
+}
+
+extension Validator {
+    /// Validates an in-memory pair of grey eyes (pixel rules only), e.g. frames from another decoder.
+    public static func validatePair(left: GrayImage, right: GrayImage, name: String = "pair", hfovDegrees: Double? = nil,
+                                    disparityAdjustment: Int32? = nil, options: ValidationOptions = ValidationOptions()) -> ValidationReport {
+        var r = ValidationReport(input: name, kind: "image-pair", spatial: false, whyNotSpatial: ["an image pair carries no spatial metadata"],
+                                 findings: [], summary: [], measurements: [], preview: nil, unreadable: false)
+        var facts = StereoFacts()
+        facts.hfovDegrees = hfovDegrees
+        facts.disparityAdjustment = disparityAdjustment
+        if left.width != right.width || left.height != right.height {
+            r.findings.append(Finding("SV-PAIR-002", .error, "the eyes differ in size: \(left.width)×\(left.height) and \(right.width)×\(right.height); crop or scale them to the same size"))
+        }
+        measure(EyePixels(left: left, right: right), facts: facts, label: "", options: options, into: &r)
+        return r
+    }
+}
