@@ -39,7 +39,7 @@ let package = Package(
         .executableTarget(name: "FuzzBoxes", dependencies: ["ISOBMFF", "SpatialMedia"], path: "Fuzz/FuzzBoxes"),
         .executableTarget(name: "FuzzHEVC", dependencies: ["HEVC"], path: "Fuzz/FuzzHEVC"),
         .executableTarget(name: "FuzzHEIF", dependencies: ["ISOBMFF", "SpatialMedia"], path: "Fuzz/FuzzHEIF"),
-        .target(name: "SpatialMediaC", dependencies: ["SpatialMedia", "ISOBMFF", "BinaryIO", "HEVC", "SpatialConvert"]),
+        .target(name: "SpatialMediaC", dependencies: ["SpatialMedia", "ISOBMFF", "BinaryIO", "HEVC", "SpatialConvert", "SpatialValidation"]),
         .executableTarget(name: "FuzzCABI", dependencies: ["SpatialMediaC"], path: "Fuzz/FuzzCABI"),
         .testTarget(name: "SpatialMediaCTests", dependencies: ["SpatialMediaC"]),
         .testTarget(name: "BinaryIOTests", dependencies: ["BinaryIO"]),

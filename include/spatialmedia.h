@@ -358,10 +358,12 @@ typedef int32_t (*sm_progress_fn)(void *user_data, double fraction, const char *
  * Check sm_capabilities() first: an operation this build does not provide returns SM_ERR_UNSUPPORTED
  * after the arguments are checked, with a message naming what is not built yet. */
 
-/* Checks the file against the spatial-media rules; the report lists diagnostics (rule id, severity,
- * citation, location, message). Finding problems is not an error: it is SM_OK with a report.
- * Not built yet in this version (no validation module): returns SM_ERR_UNSUPPORTED after checking
- * its arguments (the handle, and that options_json is a JSON object). */
+/* Checks the file against the spatial-media rules; the report is the JSON `spatial-media validate --json`
+ * prints for one file (kind, spatial, why_not_spatial, findings with rule id, severity, source, location and
+ * message, measurements, exit_code). Finding problems is not an error: it is SM_OK with a report.
+ * Options: "pixels" (bool, default true: decode and measure the stereo geometry), "layout" ("sbs"/"tb" for
+ * frame-packed input), "frames" (1..100, video frames measured). A handle opened from memory is validated
+ * from a private temporary copy. Blocking; thread-safe on distinct handles and on a shared handle. */
 sm_status sm_validate(const sm_file *file, const char *options_json, sm_progress_fn progress,
                       void *user_data, const volatile int32_t *cancel, char **out_report_json);
 

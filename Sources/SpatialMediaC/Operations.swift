@@ -10,6 +10,7 @@ import BinaryIO
 import ISOBMFF
 import HEVC
 import SpatialConvert
+import SpatialValidation
 import SpatialMedia
 
 /// `sm_progress_fn` in Swift.
@@ -51,10 +52,30 @@ public func sm_validate(_ file: OpaquePointer?, _ options: UnsafePointer<CChar>?
                         _ cancel: UnsafePointer<Int32>?, _ outReport: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
     outReport?.pointee = nil
     return abiCall("sm_validate") { () throws(ABIError) in
-        _ = try fileObject(file)
-        _ = try parseOptions(options)
-        try Progress(callback: progress, userData: userData, cancel: cancel).checkCancelled()
-        throw notBuilt("validation (the spatial-media validation module does not exist yet)")
+        let f = try fileObject(file)
+        var opts = try parseOptions(options)
+        var v = ValidationOptions()
+        if let p = try opts.bool("pixels") { v.pixels = p }
+        if let l = try opts.choice("layout", ["sbs", "tb"]), let layout = StereoLayout(rawValue: l) { v.layout = layout }
+        if let n = try opts.int("frames", 1...100) { v.frames = n }
+        try opts.finish("sm_validate")
+        let progress = Progress(callback: progress, userData: userData, cancel: cancel)
+        try progress.report(0, "validate")
+        // The validator reads files; a handle opened from memory is validated from a private temporary copy.
+        var path = f.path
+        var temporary: String? = nil
+        if path == nil {
+            guard case .iso(let iso) = f.content else { throw ABIError(SMStatus.notApplicable, "a raw HEVC stream opened from memory cannot be validated; open it from a file") }
+            let bytes = try lift { () throws(ParseError) in try iso.serialized() }
+            let tmp = "/tmp/sm-validate-\(UInt64.random(in: 0...UInt64.max)).bin"
+            try lift { () throws(ParseError) in try AtomicFile.write(path: tmp, bytes: bytes) }
+            path = tmp
+            temporary = tmp
+        }
+        defer { if let t = temporary { _ = unlink(t) } }
+        let report = Validator.validate(path: path ?? "", options: v)
+        try progress.report(1, "done")
+        try deliver(report.json.serialized(), to: outReport)
     }
 }
 
