@@ -11,6 +11,11 @@ import ISOBMFF
 import HEVC
 import SpatialConvert
 import SpatialValidation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import SpatialMedia
 
 /// `sm_progress_fn` in Swift.
