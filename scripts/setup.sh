@@ -38,6 +38,11 @@ echo "setup: building spatial-media (release)…" >&2
 swift build -c release --static-swift-stdlib --product spatial-media 2>&1 | grep -E "error|warning: unre|Compiling|Build" | tail -3 >&2 || true
 BIN="$(swift build -c release --static-swift-stdlib --show-bin-path)/spatial-media"
 [ -x "$BIN" ] || { echo "setup: build failed" >&2; exit 1; }
-echo "setup: running the main job: spatial-media info on the bundled sample" >&2
-"$BIN" info Conformance/files/heif_grid_ster.heic Conformance/files/multitrack.mov
+echo "setup: running the main job: convert the bundled SBS clip into a spatial video, then inspect it" >&2
+SAMPLE=Conformance/files/sample_sbs_320x96.y4m
+[ -f "$SAMPLE" ] || python3 scripts/make_sample_sbs.py "$SAMPLE"
+OUT="${SPATIAL_MEDIA_OUT:-.build/spatial_sample.mov}"; mkdir -p "$(dirname "$OUT")"
+"$BIN" convert "$SAMPLE" -o "$OUT" --preset fast
+"$BIN" info "$OUT"
+if "$BIN" --help 2>/dev/null | grep -qE '^ +validate'; then "$BIN" validate "$OUT"; fi
 echo "setup: done. The binary is $BIN" >&2

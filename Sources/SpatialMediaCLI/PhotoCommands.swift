@@ -1,47 +1,112 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Dispatch
 import ArgumentParser
 import BinaryIO
 import Codecs
 import SpatialConvert
+import HEVC
 import SpatialMedia
 
-/// `spatial-media convert`: side-by-side / top-bottom images, MPO files and left/right pairs → spatial photo.
+/// `spatial-media convert`: side-by-side / top-bottom images, MPO files and left/right pairs → spatial photo;
+/// SBS / top-bottom / two-file 3D video (Y4M, MP4/MOV, anything ffmpeg reads) → spatial video (MV-HEVC).
 struct ConvertPhoto: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "convert",
-        abstract: "Convert a stereo image (SBS/TB JPEG, PNG or HEIC, an MPO file, or --left/--right files) to a spatial photo (stereo HEIC).",
+        abstract: "Convert a stereo image to a spatial photo (stereo HEIC), or a 3D video to a spatial video (MV-HEVC .mov).",
         discussion: """
+        Photos: SBS/TB JPEG, PNG or HEIC, an MPO file, or --left/--right image files → .heic. \
         Defaults, printed with every conversion so a guess is never mistaken for a measurement: \
         baseline = MPO BaselineLength when present, else 64 mm; horizontal field of view = from EXIF \
         (FocalLengthIn35mmFilm, or FocalLength with FocalPlaneXResolution) when present, else 60°; \
         disparity adjustment 0 %; layout auto = side-by-side when the image is at least as wide as tall; \
         quality 80 (x265 CRF 16). An odd SBS width drops the middle column. EXIF of the source is kept.
+
+        Videos (INPUT .y4m, "-" for Y4M on standard input, .mp4/.mov/.mkv/…, or --left/--right video files) → \
+        .mov (or .mp4 with --mp4): both eyes encoded at once by x265 with identical fixed GOPs (8-bit 4:2:0, \
+        CRF 23, preset medium, IDR every 2 s, 3 B-frames unless told), assembled as MV-HEVC, audio tracks copied \
+        without re-encoding. Defaults: layout sbs, baseline 64 mm, field of view 60°, disparity 0 % (printed as \
+        "default, not measured"). 10-bit input is converted to 8 bits (rounded) with a note; 4:2:2/4:4:4 Y4M is \
+        refused (convert with ffmpeg -pix_fmt yuv420p, or use --decoder ffmpeg). Inputs other than Y4M and HEVC \
+        MP4/MOV need ffmpeg (PATH, or SPATIAL_MEDIA_FFMPEG). Ctrl-C or an error leaves nothing at OUT.
         """
     )
-    @Argument(help: "A stereo image holding both eyes, or an MPO file.") var input: String?
-    @Option(name: .shortAndLong, help: "Output .heic file.") var output: String
-    @Option(help: "Left-eye image (with --right, instead of INPUT).") var left: String?
-    @Option(help: "Right-eye image.") var right: String?
+    @Argument(help: "A stereo image holding both eyes, an MPO file, or a 3D video (\"-\" = Y4M on standard input).") var input: String?
+    @Option(name: .shortAndLong, help: "Output .heic (photo) or .mov/.mp4 (video) file.") var output: String
+    @Option(help: "Left-eye image or video (with --right, instead of INPUT).") var left: String?
+    @Option(help: "Right-eye image or video.") var right: String?
     @Option(help: "Camera baseline in millimetres.") var baseline: Double?
     @Option(help: "Horizontal field of view in degrees.") var hfov: Double?
     @Option(help: "Horizontal disparity adjustment in percent of the image width (e.g. 2.93).") var disparity: Double?
-    @Option(help: "Layout of INPUT: sbs, tb or auto.") var layout: String = "auto"
+    @Option(help: "Layout of INPUT: sbs, tb or auto (photos); sbs, tb, half-sbs or half-tb (videos, default sbs).") var layout: String = "auto"
     @Flag(help: "Each eye is squeezed to half width (SBS) or half height (TB); stretch it back.") var half = false
     @Flag(help: "The left half/top/first image is the right eye.") var swapEyes = false
     @Option(help: "HEVC quality 0…100 (default 80).") var quality: Int = PhotoEncoding.defaultQuality
     @Option(help: "Coded bit depth: 8 (default) or 10.") var bitDepth: Int = 8
     @Option(help: "Camera property form: apple (uuid boxes), standard (cmin/cmex) or both.") var form: String = "apple"
     @Flag(help: "Print the report as JSON.") var json = false
+    // Video options.
+    @Option(help: "Video: x265 constant rate factor per eye, 0…51 (default 23).") var crf: Double?
+    @Option(help: "Video: average bitrate per eye in kbit/s (instead of --crf).") var bitrate: Int?
+    @Option(help: "Video: x265 preset (ultrafast … placebo, default medium).") var preset: String = "medium"
+    @Option(help: "Video: IDR interval in frames (default 2 s of frames).") var keyint: Int?
+    @Option(help: "Video: B-frames in the fixed pattern (default 3).") var bframes: Int = 3
+    @Option(help: "Video: copy the input's audio tracks (copy, default) or drop them (none).") var audio: String = "copy"
+    @Option(help: "Video: take the audio tracks from this MP4/MOV instead.") var audioFrom: String?
+    @Option(help: "Video: hero eye, also the base layer 2D players show: left (default) or right.") var hero: String = "left"
+    @Option(help: "Video: frame rate (e.g. 30, 29.97, 30000/1001), overriding the input's.") var fps: String?
+    @Option(help: "Video: input decoder: auto (Y4M direct, HEVC MP4/MOV by libde265, others ffmpeg) or ffmpeg.") var decoder: String = "auto"
+    @Option(help: "Video: x265 threads per eye (--pools; default 1: one encoder per core).") var threadsPerEye: Int?
+    @Option(help: "Video: layer-1 SPS form: multilayer (Apple's, default) or full (lossless split).") var spsForm: String = "multilayer"
+    @Flag(help: "Video: write an MP4 (ftyp mp42) instead of QuickTime.") var mp4 = false
+    @Flag(help: "Video: put moov before mdat.") var faststart = false
+    @Option(help: "Video (debug): also write each eye's single-layer HEVC as PREFIX-left.hevc / PREFIX-right.hevc.") var keepStreams: String?
+
+    var isVideo: Bool {
+        if let input { return VideoConverter.isVideo(input) }
+        if let left, let right { return VideoConverter.isVideo(left) && VideoConverter.isVideo(right) }
+        return false
+    }
 
     func validate() throws {
         if input == nil && (left == nil || right == nil) { throw ValidationError("give INPUT, or both --left and --right") }
         if input != nil && (left != nil || right != nil) { throw ValidationError("give INPUT or --left/--right, not both") }
+        if isVideo {
+            if layout != "auto" && StereoVideoLayout(rawValue: layout) == nil { throw ValidationError("--layout must be sbs, tb, half-sbs or half-tb for a video") }
+            if crf != nil && bitrate != nil { throw ValidationError("give --crf or --bitrate, not both") }
+            if let c = crf, !(0...51).contains(c) { throw ValidationError("--crf must be between 0 and 51") }
+            if let b = bitrate, b <= 0 { throw ValidationError("--bitrate must be positive (kbit/s)") }
+            if !["copy", "none"].contains(audio) { throw ValidationError("--audio must be copy or none") }
+            if !["left", "right"].contains(hero) { throw ValidationError("--hero must be left or right") }
+            if VideoConversionOptions.Decoder(rawValue: decoder) == nil { throw ValidationError("--decoder must be auto or ffmpeg") }
+            if let f = fps, Self.parseFPS(f) == nil { throw ValidationError("--fps must be a positive number or NUM/DEN, e.g. 30 or 30000/1001") }
+            if let k = keyint, k < 1 { throw ValidationError("--keyint must be at least 1") }
+            if !(0...16).contains(bframes) { throw ValidationError("--bframes must be 0…16") }
+            if LayerSPSForm(rawValue: spsForm) == nil { throw ValidationError("--sps-form must be multilayer or full") }
+            if let t = threadsPerEye, !(1...64).contains(t) { throw ValidationError("--threads-per-eye must be 1…64") }
+            return
+        }
         if StereoLayout(rawValue: layout) == nil { throw ValidationError("--layout must be sbs, tb or auto") }
         if bitDepth != 8 && bitDepth != 10 { throw ValidationError("--bit-depth must be 8 or 10") }
         if !(0...100).contains(quality) { throw ValidationError("--quality must be between 0 and 100") }
         if CameraPropertyForm(rawValue: form) == nil { throw ValidationError("--form must be one of \(CameraPropertyForm.allCases.map(\.rawValue).joined(separator: ", "))") }
     }
 
+    static func parseFPS(_ s: String) -> (num: Int, den: Int)? {
+        let parts = s.split(separator: "/")
+        if parts.count == 2, let n = Int(parts[0]), let d = Int(parts[1]), n > 0, d > 0 { return (n, d) }
+        guard parts.count == 1, let f = Double(s), f > 0, f <= 1000 else { return nil }
+        if f == f.rounded() { return (Int(f), 1) }
+        let n1001 = f * 1001 / 1000
+        if abs(n1001 - n1001.rounded()) < 1e-3 { return (Int(n1001.rounded()) * 1000, 1001) }
+        return (Int((f * 1000).rounded()), 1000)
+    }
+
     func run() throws {
+        if isVideo { try runVideo(); return }
         var o = PhotoConversionOptions()
         o.layout = StereoLayout(rawValue: layout) ?? .auto
         o.halfResolution = half
@@ -81,6 +146,99 @@ struct ConvertPhoto: ParsableCommand {
         } catch {
             return error
         }
+    }
+}
+
+extension ConvertPhoto {
+    func runVideo() throws {
+        var o = VideoConversionOptions()
+        o.layout = StereoVideoLayout(rawValue: layout) ?? .sbs
+        o.swapEyes = swapEyes
+        if let b = bitrate { o.rateControl = .bitrate(kbps: b) } else { o.rateControl = .crf(crf ?? VideoConversionOptions.defaultCRF) }
+        o.preset = preset
+        o.keyint = keyint
+        o.bframes = bframes
+        o.baselineMM = baseline; o.hfovDegrees = hfov; o.disparityPercent = disparity
+        o.heroIsLeft = hero != "right"
+        o.audio = audio == "none" ? .none : .copy
+        o.audioFrom = audioFrom
+        o.fps = fps.flatMap(Self.parseFPS)
+        o.decoder = VideoConversionOptions.Decoder(rawValue: decoder) ?? .auto
+        o.poolThreadsPerEye = threadsPerEye
+        o.container = mp4 ? .mp4 : .mov
+        o.faststart = faststart
+        o.keepStreamsPrefix = keepStreams
+        o.layerSPSForm = LayerSPSForm(rawValue: spsForm) ?? .multilayer
+        let videoInput: VideoInput = input.map { .packed($0) } ?? .pair(left: left ?? "", right: right ?? "")
+        let cancel = ConversionCancellation()
+        let signals = InterruptHandler(cancel)
+        defer { signals.restore() }
+        let tty = isatty(2) != 0
+        var shown = false
+        let result: Result<VideoConversionReport, ParseError>
+        do throws(ParseError) {
+            let r = try VideoConverter.convert(videoInput, to: output, options: o, cancellation: cancel) { p in
+                guard tty else { return }
+                shown = true
+                var line = "\r\u{1B}[Kframe \(p.frames)" + (p.totalFrames.map { "/\($0)" } ?? "") + ", \(Int(p.framesPerSecond.rounded())) fps"
+                if let eta = p.etaSeconds { line += ", ETA \(Int(eta.rounded())) s" }
+                StandardError.write(line)
+            }
+            result = .success(r)
+        } catch { result = .failure(error) }
+        if shown { StandardError.write("\r\u{1B}[K") }
+        switch result {
+        case .success(let r):
+            if json {
+                let j = JSON.object([
+                    ("output", .string(r.output)), ("source", .string(r.source)), ("frames", .uint(UInt64(r.frames))),
+                    ("eye_width", .uint(UInt64(r.eyeWidth))), ("eye_height", .uint(UInt64(r.eyeHeight))),
+                    ("fps", .string("\(r.fpsNum)/\(r.fpsDen)")), ("bytes", .uint(r.bytes)),
+                    ("layer0_bytes", .uint(UInt64(r.layer0Bytes))), ("layer1_bytes", .uint(UInt64(r.layer1Bytes))),
+                    ("baseline_mm", .double(r.baselineMM)), ("baseline_source", .string(r.baselineSource)),
+                    ("hfov_degrees", .double(r.hfovDegrees)), ("hfov_source", .string(r.hfovSource)),
+                    ("disparity_percent", .double(r.disparityPercent)), ("disparity_source", .string(r.disparitySource)),
+                    ("hero", .string(r.heroIsLeft ? "left" : "right")), ("audio", .array(r.audioTracks.map { .string($0) })),
+                    ("encoder", .string(r.encoder)), ("seconds", .double(r.seconds)), ("own_cpu_seconds", .double(r.ownCPUSeconds)),
+                    ("process_cpu_seconds", .double(r.processCPUSeconds)), ("peak_rss_bytes", .uint(r.peakRSSBytes)),
+                    ("notes", .array(r.notes.map { .string($0) })),
+                ])
+                print(j.serialized(pretty: true))
+            } else {
+                print("\(output): spatial video, \(r.lines[0])")
+                for l in r.lines.dropFirst() { print("  \(l)") }
+            }
+        case .failure(let e):
+            let where_ = e.path.isEmpty ? (input ?? left ?? "") : e.path
+            printErr("spatial-media convert: \(where_): \(e.message) [\(e.code)]")
+            throw ExitCode(cancel.isCancelled ? 130 : (e.code == .io ? Exit.unreadable : Exit.problems))
+        }
+    }
+}
+
+/// Ctrl-C during a video conversion: the first SIGINT cancels cleanly (encoders stopped, helper processes
+/// ended, nothing written at OUT); a second one exits at once.
+final class InterruptHandler {
+    let source: DispatchSourceSignal
+    init(_ cancel: ConversionCancellation) {
+        signal(SIGINT, SIG_IGN)
+        signal(SIGTERM, SIG_IGN)
+        source = DispatchSource.makeSignalSource(signal: SIGINT, queue: DispatchQueue.global())
+        let term = DispatchSource.makeSignalSource(signal: SIGTERM, queue: DispatchQueue.global())
+        let handler: @Sendable () -> Void = {
+            if cancel.isCancelled { _exit(130) }
+            StandardError.write("\nspatial-media: interrupted; stopping (nothing will be written)\n")
+            cancel.cancel()
+        }
+        source.setEventHandler(handler: handler)
+        term.setEventHandler(handler: handler)
+        source.resume(); term.resume()
+        extra = term
+    }
+    var extra: DispatchSourceSignal?
+    func restore() {
+        source.cancel(); extra?.cancel()
+        signal(SIGINT, SIG_DFL); signal(SIGTERM, SIG_DFL)
     }
 }
 

@@ -1,0 +1,658 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+#if canImport(Dispatch)
+import Dispatch
+#endif
+import BinaryIO
+import ISOBMFF
+import HEVC
+import Codecs
+import SpatialMedia
+
+/// How the two eyes are packed in one video frame.
+public enum StereoVideoLayout: String, Sendable, CaseIterable {
+    /// Left eye in the left half, right eye in the right half, each at full resolution.
+    case sbs
+    /// Left eye on top, right eye below.
+    case tb
+    /// Side by side, each eye squeezed to half width: stretched back to full width.
+    case halfSBS = "half-sbs"
+    /// Top-bottom, each eye squeezed to half height: stretched back to full height.
+    case halfTB = "half-tb"
+    var horizontal: Bool { self == .sbs || self == .halfSBS }
+    var half: Bool { self == .halfSBS || self == .halfTB }
+}
+
+/// What a video conversion reads.
+public enum VideoInput: Sendable, Equatable {
+    /// One file ("-" = Y4M on standard input) holding both eyes in one frame.
+    case packed(String)
+    /// One file per eye.
+    case pair(left: String, right: String)
+}
+
+/// Options of ``VideoConverter/convert(_:to:options:cancellation:progress:)``. Nil values mean
+/// "derive or use the documented default" (defaults are reported as such, never as measurements).
+public struct VideoConversionOptions: Sendable {
+    public enum Audio: String, Sendable { case copy, none }
+    public enum Decoder: String, Sendable, CaseIterable {
+        /// Y4M read directly, HEVC MP4/MOV by libde265, anything else by ffmpeg.
+        case auto
+        /// Always spawn ffmpeg (needs it on PATH or `SPATIAL_MEDIA_FFMPEG`).
+        case ffmpeg
+    }
+    public var layout: StereoVideoLayout = .sbs
+    /// The left half / top / first file is the right eye.
+    public var swapEyes = false
+    public var rateControl: HEVCEncoderSettings.RateControl = .crf(VideoConversionOptions.defaultCRF)
+    public var preset = "medium"
+    /// Distance between IDR pictures in frames; nil = 2 seconds of frames.
+    public var keyint: Int? = nil
+    /// B-frames in the fixed pattern (x265 `--bframes`, `--b-adapt 0`).
+    public var bframes = 3
+    /// x265 worker threads per eye (`--pools`) and frame threads (`--frame-threads`); nil = measured default
+    /// (one each: the two encoders run at once, one per core).
+    public var poolThreadsPerEye: Int? = nil
+    public var frameThreadsPerEye: Int? = nil
+    public var baselineMM: Double? = nil
+    public var hfovDegrees: Double? = nil
+    public var disparityPercent: Double? = nil
+    /// Hero eye; it is also the base layer (what 2D players show).
+    public var heroIsLeft = true
+    public var audio: Audio = .copy
+    /// Take the audio tracks from this movie instead of the input.
+    public var audioFrom: String? = nil
+    /// Frame rate override (num/den); nil = the input's.
+    public var fps: (num: Int, den: Int)? = nil
+    public var container: SpatialVideoMuxOptions.Container = .mov
+    /// Form of the layer-1 SPS: `.multilayer` (default, Apple's form: layer 1's profile is Multiview Main from
+    /// the VPS) or `.full` (the right encoder's SPS kept whole; a split gives back x265's stream byte for byte).
+    public var layerSPSForm: LayerSPSForm = .multilayer
+    public var faststart = false
+    public var decoder: Decoder = .auto
+    /// Path or name of ffmpeg; nil = `SPATIAL_MEDIA_FFMPEG`, then `ffmpeg` on PATH.
+    public var ffmpeg: String? = nil
+    /// Debug: also write each eye's single-layer HEVC stream to `PREFIX-left.hevc` / `PREFIX-right.hevc`.
+    public var keepStreamsPrefix: String? = nil
+    public var limits: Limits = .default
+
+    public static let defaultCRF = 23.0
+    public static let defaultBaselineMM = 64.0
+    public static let defaultHFOVDegrees = 60.0
+    public init() {}
+}
+
+/// Progress of a running conversion.
+public struct VideoConversionProgress: Sendable {
+    public var frames: Int
+    /// Expected total, when known.
+    public var totalFrames: Int?
+    public var elapsedSeconds: Double
+    public var framesPerSecond: Double { elapsedSeconds > 0 ? Double(frames) / elapsedSeconds : 0 }
+    public var etaSeconds: Double? {
+        guard let t = totalFrames, t > frames, framesPerSecond > 0 else { return nil }
+        return Double(t - frames) / framesPerSecond
+    }
+}
+
+/// What a video conversion produced and measured.
+public struct VideoConversionReport: Sendable {
+    public var output: String
+    public var source: String
+    public var frames: Int
+    public var eyeWidth: Int
+    public var eyeHeight: Int
+    public var fpsNum: Int
+    public var fpsDen: Int
+    public var bytes: UInt64
+    /// Bytes of layer-0 and layer-1 NAL units (payload of the samples).
+    public var layer0Bytes: Int
+    public var layer1Bytes: Int
+    public var baselineMM: Double
+    public var baselineSource: String
+    public var hfovDegrees: Double
+    public var hfovSource: String
+    public var disparityPercent: Double
+    public var disparitySource: String
+    public var heroIsLeft: Bool
+    public var audioTracks: [String]
+    public var encoder: String
+    /// Things done to the input a person should know about (dropped columns, 10-bit → 8-bit, …).
+    public var notes: [String]
+    /// Wall-clock seconds, total and per phase.
+    public var seconds: Double
+    /// CPU seconds of our own work outside x265: reading/decoding input, splitting, queueing (reader thread),
+    /// Annex B packing (encoder threads), assembly, muxing and writing.
+    public var ownCPUSeconds: Double
+    /// CPU seconds of the whole process (x265 included).
+    public var processCPUSeconds: Double
+    public var peakRSSBytes: UInt64
+
+    public var layer1ToLayer0: Double { layer0Bytes > 0 ? Double(layer1Bytes) / Double(layer0Bytes) : 0 }
+    public var kbps: (layer0: Double, layer1: Double) {
+        let d = Double(frames) * Double(fpsDen) / Double(max(1, fpsNum))
+        guard d > 0 else { return (0, 0) }
+        return (Double(layer0Bytes) * 8 / d / 1000, Double(layer1Bytes) * 8 / d / 1000)
+    }
+
+    /// Human-readable lines (the CLI prints them).
+    public var lines: [String] {
+        var l = [
+            "\(frames) frames, \(eyeWidth)×\(eyeHeight) per eye, \(fpsNum)/\(fpsDen) fps, \(bytes) bytes, from \(source)",
+            "encoder: \(encoder)",
+            "layer 0 (\(heroIsLeft ? "left" : "right")): \(Int(kbps.layer0.rounded())) kbit/s, layer 1: \(Int(kbps.layer1.rounded())) kbit/s (layer 1 / layer 0 = \(fmt((layer1ToLayer0 * 100).rounded() / 100)))",
+            "baseline: \(fmt(baselineMM)) mm (\(baselineSource))",
+            "horizontal field of view: \(fmt(hfovDegrees))° (\(hfovSource))",
+            "disparity adjustment: \(fmt(disparityPercent)) % (\(disparitySource))",
+            "hero eye: \(heroIsLeft ? "left" : "right") (base layer)",
+            "audio: " + (audioTracks.isEmpty ? "none" : audioTracks.joined(separator: "; ")),
+            "time: \(fmt(seconds)) s (\(fmt(Double(frames) / max(seconds, 1e-9))) fps); work outside x265: \(fmt(ownCPUSeconds)) of \(fmt(processCPUSeconds)) CPU s",
+        ]
+        for n in notes { l.append("note: \(n)") }
+        return l
+    }
+}
+
+func fmt(_ v: Double) -> String {
+    let r = (v * 1000).rounded() / 1000
+    if r == r.rounded() && abs(r) < 1e15 { return String(Int(r)) }
+    return String(r)
+}
+
+/// One eye's encoder running on its own thread, fed through a bounded queue.
+final class EyeEncoder: @unchecked Sendable {
+    let name: String
+    let queue: BoundedQueue<Image>
+    private let encoder: HEVCEncoder
+    private(set) var annexB: [UInt8] = []
+    private(set) var error: ParseError?
+    private(set) var framesOut = 0
+    private(set) var packCPU = 0.0
+    private var group: DispatchGroup?
+
+    init(name: String, width: Int, height: Int, settings: HEVCEncoderSettings, limits: Limits) throws(ParseError) {
+        self.name = name
+        encoder = try HEVCEncoder(width: width, height: height, settings: settings, limits: limits)
+        queue = BoundedQueue(capacity: 3)
+        let headers = try encoder.headers()
+        annexB = try pack(headers)
+    }
+
+    private func pack(_ nals: [[UInt8]]) throws(ParseError) -> [UInt8] {
+        let units = try nals.map { (b: [UInt8]) throws(ParseError) -> NALUnit in try NALUnit(bytes: b) }
+        return AccessUnitWriter.annexB(units)
+    }
+
+    private func append(_ frames: [EncodedFrame]) throws(ParseError) {
+        let t0 = threadCPUSeconds()
+        for f in frames {
+            // x265 may repeat VPS/SPS/PPS in the first access unit: the headers are already written.
+            let nals = framesOut == 0 ? f.nalUnits.filter { n in !(n.count > 1 && [32, 33, 34].contains((n[0] >> 1) & 0x3F)) } : f.nalUnits
+            annexB += try pack(nals)
+            framesOut += 1
+        }
+        packCPU += threadCPUSeconds() - t0
+    }
+
+    func start() {
+        group = startThread("spatial-media.encode.\(name)") { [self] in
+            var pts: Int64 = 0
+            do throws(ParseError) {
+                while let img = queue.take() {
+                    try append(try encoder.encode(img, pts: pts))
+                    pts += 1
+                }
+                if queue.isAborted { return }  // stopped: no flush, nothing will be used
+                try append(try encoder.flush())
+            } catch {
+                self.error = ParseError(error.code, offset: error.offset, path: error.path, "\(name) eye: \(error.message)")
+                queue.abort()
+            }
+        }
+    }
+
+    /// Waits for the thread to finish.
+    func join() { group?.wait() }
+
+    /// Moves the coded stream out (frees it here).
+    func takeStream() -> [UInt8] {
+        let s = annexB
+        annexB = []
+        return s
+    }
+}
+
+/// SBS / top-bottom / two-file 3D video → spatial video (MV-HEVC), streaming frame by frame.
+///
+/// Inputs: Y4M (file or "-" for standard input), MP4/MOV with HEVC (libde265, base layer), anything else through
+/// ffmpeg. Each frame is split into two eyes, both eyes are encoded at once by two x265 instances (one per
+/// core) with identical fixed GOPs, the two single-layer streams are assembled into a two-layer MV-HEVC
+/// stream (``MVHEVCAssembler``) and muxed (``SpatialVideoMuxer``) with the input's audio tracks copied.
+/// Raw frames are never accumulated: the reader hands each eye to its encoder through a 3-frame queue; only
+/// the compressed streams are kept until muxing. See Specs/conversion.md ("Video").
+public enum VideoConverter {
+    /// File extensions treated as video by `convert`.
+    public static let videoExtensions: Set<String> = ["y4m", "mp4", "mov", "m4v", "mkv", "webm", "avi", "ts", "mts", "m2ts", "mpg", "mpeg", "wmv", "flv", "3gp", "qt"]
+
+    /// True when `path` should be converted as video (by extension, "-" or content).
+    public static func isVideo(_ path: String) -> Bool {
+        if path == "-" { return true }
+        if let dot = path.lastIndex(of: "."), videoExtensions.contains(path[path.index(after: dot)...].lowercased()) { return true }
+        // Content sniffing: Y4M signature.
+        let fd = open(path, O_RDONLY)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var head = [UInt8](repeating: 0, count: 9)
+        let n = head.withUnsafeMutableBytes { read(fd, $0.baseAddress, 9) }
+        return n == 9 && head == Array("YUV4MPEG2".utf8)
+    }
+
+    /// Opens one input stream.
+    static func openProducer(_ path: String, options o: VideoConversionOptions, notes: inout [String]) throws(ParseError) -> VideoFrameProducer {
+        func viaFFmpeg(_ hint: Int?, why: String) throws(ParseError) -> VideoFrameProducer {
+            guard let exe = FFmpegLocator.find(override: o.ffmpeg) else {
+                throw ParseError(.unsupported, offset: 0, path: path,
+                                 "\(why): this input needs ffmpeg, which was not found on PATH (install it, e.g. apt-get install ffmpeg, or set SPATIAL_MEDIA_FFMPEG to its path); Y4M and HEVC MP4/MOV inputs work without it")
+            }
+            return try FFmpegProducer(path: path, executable: exe, frameCountHint: hint, limits: o.limits)
+        }
+        if path == "-" { return try Y4MProducer(path: path, limits: o.limits) }
+        // Existence first, so a typo is not reported as "needs ffmpeg".
+        var st = stat()
+        guard stat(path, &st) == 0 else { throw ParseError(.io, offset: 0, path: path, "cannot open: \(String(cString: strerror(errno)))") }
+        guard (st.st_mode & S_IFMT) == S_IFREG || (st.st_mode & S_IFMT) == S_IFIFO else {
+            throw ParseError(.io, offset: 0, path: path, "not a regular file")
+        }
+        let fd = open(path, O_RDONLY)
+        var head = [UInt8](repeating: 0, count: 12)
+        if fd >= 0 { _ = head.withUnsafeMutableBytes { read(fd, $0.baseAddress, 12) }; close(fd) }
+        if head.starts(with: Array("YUV4MPEG2".utf8)) {
+            if o.decoder == .ffmpeg { return try viaFFmpeg(nil, why: "--decoder ffmpeg") }
+            return try Y4MProducer(path: path, limits: o.limits)
+        }
+        if head.count >= 8, ["ftyp", "moov", "mdat", "wide", "free", "skip"].contains(String(decoding: head[4..<8], as: UTF8.self)) {
+            let file = try ISOFile.open(path: path, limits: o.limits)
+            let hint = file.tracks.first { $0.handler == "vide" }?.sampleCount
+            if o.decoder == .auto, !file.isFragmented, let p = try HEVCTrackProducer.open(path: path, file: file, limits: o.limits) { return p }
+            let codec = file.tracks.first { $0.handler == "vide" }?.sampleEntries.first?.type.description ?? "?"
+            let why = o.decoder == .ffmpeg ? "--decoder ffmpeg" : file.isFragmented ? "the movie is fragmented" : "the video track is '\(codec)', not HEVC"
+            let p = try viaFFmpeg(hint, why: why)
+            notes.append("\(path): \(why); decoded by ffmpeg to 8-bit 4:2:0")
+            return p
+        }
+        let p = try viaFFmpeg(nil, why: "\(path) is neither Y4M nor MP4/MOV")
+        notes.append("\(path): decoded by ffmpeg to 8-bit 4:2:0")
+        return p
+    }
+
+    /// Converts `input` to a spatial video at `output`. On any error or cancellation nothing is left at `output`.
+    @discardableResult
+    public static func convert(_ input: VideoInput, to output: String, options o: VideoConversionOptions = VideoConversionOptions(),
+                               cancellation: ConversionCancellation? = nil,
+                               progress: ((VideoConversionProgress) -> Void)? = nil) throws(ParseError) -> VideoConversionReport {
+        let t0 = monotonicSeconds(), cpu0 = processCPUSeconds()
+        var ownCPU = 0.0
+        var readerCPUStart = threadCPUSeconds()
+        var notes: [String] = []
+        // Options that need no input.
+        if case .crf(let c) = o.rateControl, !(0...51).contains(c) { throw ParseError(.invalidValue, offset: 0, "CRF \(c) is outside 0…51") }
+        if case .bitrate(let k, _, _) = o.rateControl, k <= 0 { throw ParseError(.invalidValue, offset: 0, "bitrate must be positive (kbit/s)") }
+        if let k = o.keyint, k < 1 { throw ParseError(.invalidValue, offset: 0, "keyint must be at least 1") }
+        guard (0...16).contains(o.bframes) else { throw ParseError(.invalidValue, offset: 0, "bframes must be 0…16") }
+        let baseline = o.baselineMM ?? VideoConversionOptions.defaultBaselineMM
+        let hfov = o.hfovDegrees ?? VideoConversionOptions.defaultHFOVDegrees
+        let disparity = o.disparityPercent ?? 0
+        var mux = SpatialVideoMuxOptions()
+        mux.baselineMicrometres = try SpatialUnits.micrometres(fromMillimetres: baseline)
+        mux.horizontalFieldOfViewMillidegrees = try SpatialUnits.millidegrees(fromDegrees: hfov)
+        mux.disparityAdjustment = try SpatialUnits.disparityUnits(fromPercent: disparity)
+        mux.heroEye = o.heroIsLeft ? .left : .right
+        mux.container = o.container
+        mux.faststart = o.faststart
+        try checkOutputDirectory(output)
+
+        // Inputs.
+        var producers: [VideoFrameProducer] = []
+        let sourceName: String
+        switch input {
+        case .packed(let p):
+            producers = [try openProducer(p, options: o, notes: &notes)]
+            sourceName = "\(p == "-" ? "standard input" : p) (\(o.layout.rawValue), \(producers[0].kind))"
+        case .pair(let l, let r):
+            producers = [try openProducer(l, options: o, notes: &notes)]
+            producers.append(try openProducer(r, options: o, notes: &notes))
+            sourceName = "\(l) + \(r) (\(producers[0].kind))"
+        }
+        defer { for p in producers { p.abort() } }
+        for p in producers {
+            guard p.format == .yuv420 else {
+                throw ParseError(.unsupported, offset: 0,
+                                 "the input is \(p.format == .gray ? "monochrome" : p.format == .yuv422 ? "4:2:2" : p.format.rawValue); spatial video (Multiview Main) is 8-bit 4:2:0 — convert first, e.g. ffmpeg -i IN -pix_fmt yuv420p -f yuv4mpegpipe OUT.y4m (or pass --decoder ffmpeg, which converts)")
+            }
+            guard p.bitDepth == 8 || p.bitDepth == 10 || p.bitDepth == 12 else {
+                throw ParseError(.unsupported, offset: 0, "\(p.bitDepth)-bit input is not supported (8, 10 or 12)")
+            }
+        }
+        if producers.contains(where: { $0.bitDepth > 8 }) {
+            notes.append("\(producers[0].bitDepth)-bit input converted to 8 bits (rounded): Multiview Main, the profile of spatial video, is 8-bit only")
+        }
+        // Geometry.
+        let first = producers[0]
+        var cropW: Int, cropH: Int
+        var eyeW: Int, eyeH: Int
+        let inW = first.width, inH = first.height
+        var fpsNum = first.fpsNum, fpsDen = first.fpsDen
+        if producers.count == 2 {
+            let b = producers[1]
+            guard b.width == inW, b.height == inH else {
+                throw ParseError(.invalidValue, offset: 0, "the two inputs have different sizes: left \(inW)×\(inH), right \(b.width)×\(b.height); scale one to match")
+            }
+            guard b.fpsNum * fpsDen == fpsNum * b.fpsDen else {
+                throw ParseError(.invalidValue, offset: 0, "the two inputs have different frame rates: left \(fpsNum)/\(fpsDen), right \(b.fpsNum)/\(b.fpsDen)")
+            }
+            guard b.bitDepth == first.bitDepth else {
+                throw ParseError(.invalidValue, offset: 0, "the two inputs have different bit depths: \(first.bitDepth) and \(b.bitDepth)")
+            }
+            cropW = inW & ~1; cropH = inH & ~1
+            if cropW != inW { notes.append("odd width \(inW): the last column of each eye is dropped (4:2:0 needs even sizes)") }
+            if cropH != inH { notes.append("odd height \(inH): the last row of each eye is dropped (4:2:0 needs even sizes)") }
+            eyeW = cropW; eyeH = cropH
+        } else if o.layout.horizontal {
+            cropH = inH & ~1
+            let half = inW / 2
+            guard half % 2 == 0 else {
+                throw ParseError(.unsupported, offset: 0, "width \(inW) gives \(half)-pixel-wide eyes; the right eye would start on an odd column, which 4:2:0 chroma cannot be split at — crop or scale the input to a width that is a multiple of 4 (e.g. ffmpeg -vf crop=\(inW - inW % 4):ih:0:0)")
+            }
+            cropW = half
+            if inW % 2 != 0 { notes.append("odd width \(inW): the last column belongs to neither eye and is dropped") }
+            if cropH != inH { notes.append("odd height \(inH): the last row is dropped (4:2:0 needs even sizes)") }
+            eyeW = o.layout.half ? cropW * 2 : cropW; eyeH = cropH
+        } else {
+            cropW = inW & ~1
+            let half = inH / 2
+            guard half % 2 == 0 else {
+                throw ParseError(.unsupported, offset: 0, "height \(inH) gives \(half)-row-high eyes; the bottom eye would start on an odd row, which 4:2:0 chroma cannot be split at — crop or scale the input to a height that is a multiple of 4 (e.g. ffmpeg -vf crop=iw:\(inH - inH % 4):0:0)")
+            }
+            cropH = half
+            if inH % 2 != 0 { notes.append("odd height \(inH): the last row belongs to neither eye and is dropped") }
+            if cropW != inW { notes.append("odd width \(inW): the last column is dropped (4:2:0 needs even sizes)") }
+            eyeW = cropW; eyeH = o.layout.half ? cropH * 2 : cropH
+        }
+        try Image.checkDimensions(width: eyeW, height: eyeH, limits: o.limits)
+        guard eyeW >= 16, eyeH >= 16 else { throw ParseError(.invalidValue, offset: 0, "each eye would be \(eyeW)×\(eyeH); at least 16×16 is needed") }
+        if let f = o.fps {
+            guard f.num > 0, f.den > 0 else { throw ParseError(.invalidValue, offset: 0, "frame rate \(f.num)/\(f.den) is not positive") }
+            fpsNum = f.num; fpsDen = f.den
+        }
+        guard fpsNum > 0, fpsDen > 0, fpsNum <= 1_000_000, fpsDen <= 1_000_000 else {
+            throw ParseError(.invalidValue, offset: 0, "the input's frame rate \(fpsNum)/\(fpsDen) is not usable; pass --fps")
+        }
+        if o.layout.half && producers.count == 1 {
+            notes.append("half-resolution \(o.layout.horizontal ? "SBS" : "TB"): each eye stretched from \(cropW)×\(cropH) to \(eyeW)×\(eyeH) (linear)")
+        }
+
+        // Audio (read before encoding, so a bad --audio-from fails fast).
+        var audioTracks: [CopiedTrack] = []
+        if o.audio == .copy {
+            var sourcePath: String? = o.audioFrom
+            if sourcePath == nil, case .packed(let p) = input, p != "-" { sourcePath = p }
+            if sourcePath == nil, case .pair(let l, _) = input { sourcePath = l }
+            if let sp = sourcePath {
+                let isMovie = isISOBMFF(sp)
+                if isMovie {
+                    let f = try ISOFile.open(path: sp, limits: o.limits)
+                    let (t, n) = try TrackCopier.extract(from: f, path: sp, limits: o.limits)
+                    audioTracks = t; notes += n
+                    if t.isEmpty && o.audioFrom != nil && n.isEmpty { notes.append("--audio-from \(sp): no audio track") }
+                } else if o.audioFrom != nil {
+                    throw ParseError(.unsupported, offset: 0, path: sp, "--audio-from needs an MP4/MOV file (its audio tracks are copied without re-encoding)")
+                } else if !sp.lowercased().hasSuffix(".y4m"), !isY4M(sp) {
+                    notes.append("\(sp) is not MP4/MOV: its audio (if any) is not carried over; use --audio-from MOVIE")
+                }
+            }
+        }
+
+        // Encoders.
+        var settings = HEVCEncoderSettings()
+        settings.preset = o.preset
+        settings.rateControl = o.rateControl
+        let fps = Double(fpsNum) / Double(fpsDen)
+        settings.keyint = o.keyint ?? max(1, Int((2 * fps).rounded()))
+        settings.minKeyint = settings.keyint
+        settings.sceneCut = false
+        settings.openGOP = false
+        settings.bframes = o.bframes
+        settings.fpsNum = fpsNum; settings.fpsDen = fpsDen
+        settings.threads = o.poolThreadsPerEye ?? 1
+        settings.frameThreads = o.frameThreadsPerEye ?? 1
+        settings.colour = ColourSpace(matrix: .bt709, fullRange: false)
+        settings.colourPrimaries = 1; settings.transferCharacteristics = 1
+        settings.extraOptions = ["b-adapt": "0", "lookahead-threads": "0", "hist-scenecut": "0"]
+        // Opening the encoders is x265's work, not ours: taken out of the reader thread's CPU time.
+        let encoderOpenStart = threadCPUSeconds()
+        let left = try EyeEncoder(name: "left", width: eyeW, height: eyeH, settings: settings, limits: o.limits)
+        let right = try EyeEncoder(name: "right", width: eyeW, height: eyeH, settings: settings, limits: o.limits)
+        ownCPU -= threadCPUSeconds() - encoderOpenStart
+        let eyes = [left, right]
+        var started = false
+        func stopEncoders() {
+            for e in eyes { e.queue.abort() }
+            if started { for e in eyes { e.join() } }
+        }
+        left.start(); right.start(); started = true
+
+        // The read → split → queue loop.
+        var frames = 0
+        let total = producers.map(\.frameCountHint).compactMap { $0 }.min()
+        var lastProgress = 0.0
+        var encoderFailed = false
+        do throws(ParseError) {
+            while true {
+                if cancellation?.isCancelled == true { throw ParseError(.io, offset: 0, "cancelled") }
+                guard var a = try producers[0].next() else {
+                    if producers.count == 2, try producers[1].next() != nil {
+                        throw ParseError(.invalidValue, offset: 0, "the two inputs have different frame counts: the left ends after \(frames) frames, the right has more")
+                    }
+                    break
+                }
+                var pair: (Image, Image)
+                if producers.count == 2 {
+                    guard var b = try producers[1].next() else {
+                        throw ParseError(.invalidValue, offset: 0, "the two inputs have different frame counts: the right ends after \(frames) frames, the left has more")
+                    }
+                    if a.bitDepth > 8 { a = try ColourConversion.changeDepth(a, to: 8) }
+                    if b.bitDepth > 8 { b = try ColourConversion.changeDepth(b, to: 8) }
+                    pair = (try crop(a, 0, 0, cropW, cropH), try crop(b, 0, 0, cropW, cropH))
+                } else {
+                    if a.bitDepth > 8 { a = try ColourConversion.changeDepth(a, to: 8) }
+                    if o.layout.horizontal {
+                        pair = (try crop(a, 0, 0, cropW, cropH), try crop(a, cropW, 0, cropW, cropH))
+                    } else {
+                        pair = (try crop(a, 0, 0, cropW, cropH), try crop(a, 0, cropH, cropW, cropH))
+                    }
+                    if o.layout.half {
+                        pair = (try stretch2(pair.0, horizontal: o.layout.horizontal), try stretch2(pair.1, horizontal: o.layout.horizontal))
+                    }
+                }
+                if o.swapEyes { pair = (pair.1, pair.0) }
+                guard left.queue.put(pair.0), right.queue.put(pair.1) else { encoderFailed = true; break }  // reported below
+                frames += 1
+                if let progress {
+                    let now = monotonicSeconds()
+                    if now - lastProgress >= 0.25 {
+                        lastProgress = now
+                        progress(VideoConversionProgress(frames: frames, totalFrames: total, elapsedSeconds: now - t0))
+                    }
+                }
+            }
+            // After an encoder failure the producers are stopped (defer), not waited for: ffmpeg may be blocked writing.
+            if !encoderFailed { for p in producers { try p.finish() } }
+        } catch {
+            stopEncoders()
+            if cancellation?.isCancelled == true { throw ParseError(.io, offset: 0, path: output, "cancelled; nothing was written") }
+            throw error
+        }
+        // Own CPU of this (reader) thread, minus time blocked in the queues (blocking costs no CPU).
+        ownCPU += threadCPUSeconds() - readerCPUStart
+        for e in eyes { e.queue.close() }
+        for e in eyes { e.join() }
+        for e in eyes { if let err = e.error { throw err } }
+        if cancellation?.isCancelled == true { throw ParseError(.io, offset: 0, path: output, "cancelled; nothing was written") }
+        guard frames > 0 else { throw ParseError(.truncated, offset: 0, "the input has no frames (zero frames)") }
+        guard left.framesOut == frames, right.framesOut == frames else {
+            throw ParseError(.invalidValue, offset: 0, "x265 returned \(left.framesOut)/\(right.framesOut) pictures for \(frames) frames")
+        }
+        ownCPU += left.packCPU + right.packCPU
+        progress?(VideoConversionProgress(frames: frames, totalFrames: frames, elapsedSeconds: monotonicSeconds() - t0))
+
+        // Assemble, mux, write.
+        readerCPUStart = threadCPUSeconds()
+        // The coded streams move out of the encoders so that each copy is freed as soon as it is used.
+        var stream: MVHEVCStream
+        do {
+            let leftStream = left.takeStream(), rightStream = right.takeStream()
+            if let prefix = o.keepStreamsPrefix {
+                try AtomicFile.write(path: prefix + "-left.hevc", bytes: leftStream)
+                try AtomicFile.write(path: prefix + "-right.hevc", bytes: rightStream)
+            }
+            stream = try MVHEVCAssembler.assemble(base: o.heroIsLeft ? leftStream : rightStream, second: o.heroIsLeft ? rightStream : leftStream,
+                                                  options: MVHEVCAssemblyOptions(baseIsLeft: o.heroIsLeft, layerSPSForm: o.layerSPSForm))
+        }
+        var l0 = 0, l1 = 0
+        for au in stream.accessUnits { for n in au.nalUnits { if n.layerId == 0 { l0 += n.bytes.count } else { l1 += n.bytes.count } } }
+        mux.frameRateNum = UInt32(fpsNum); mux.frameRateDen = UInt32(fpsDen)
+        var (file, result) = try SpatialVideoMuxer.build(stream, options: mux)
+        stream.accessUnits = []
+        file = try TrackCopier.append(audioTracks, to: file)
+        if cancellation?.isCancelled == true { throw ParseError(.io, offset: 0, path: output, "cancelled; nothing was written") }
+        try file.write(to: output)
+        ownCPU += threadCPUSeconds() - readerCPUStart
+        _ = result
+        let bytes = UInt64(fileSize(output))
+        let x265 = "x265 \(HEVCEncoder.version), 2 encoders at once (pools \(settings.threads), frame-threads \(settings.frameThreads) each), preset \(o.preset), \(rateText(o.rateControl)), keyint \(settings.keyint), \(o.bframes) B-frames (fixed), closed GOP, no scene-cut; layer-1 SPS \(o.layerSPSForm.rawValue) form"
+        return VideoConversionReport(
+            output: output, source: sourceName, frames: frames, eyeWidth: eyeW, eyeHeight: eyeH, fpsNum: fpsNum, fpsDen: fpsDen, bytes: bytes,
+            layer0Bytes: l0, layer1Bytes: l1,
+            baselineMM: baseline, baselineSource: o.baselineMM == nil ? "default, not measured" : "--baseline",
+            hfovDegrees: hfov, hfovSource: o.hfovDegrees == nil ? "default, not measured" : "--hfov",
+            disparityPercent: disparity, disparitySource: o.disparityPercent == nil ? "default, not measured" : "--disparity",
+            heroIsLeft: o.heroIsLeft,
+            audioTracks: audioTracks.map { "\($0.format) (\($0.handler)), \($0.sampleCount) samples, \($0.totalBytes) bytes, copied" },
+            encoder: x265, notes: notes, seconds: monotonicSeconds() - t0, ownCPUSeconds: ownCPU,
+            processCPUSeconds: processCPUSeconds() - cpu0, peakRSSBytes: peakRSSBytes())
+    }
+
+    static func rateText(_ r: HEVCEncoderSettings.RateControl) -> String {
+        switch r {
+        case .crf(let c): return "CRF \(fmt(c)) per eye"
+        case .qp(let q): return "QP \(q)"
+        case .bitrate(let k, _, _): return "\(k) kbit/s per eye"
+        }
+    }
+
+    static func fileSize(_ path: String) -> Int {
+        var st = stat()
+        return stat(path, &st) == 0 ? Int(st.st_size) : 0
+    }
+
+    static func isISOBMFF(_ path: String) -> Bool {
+        let fd = open(path, O_RDONLY)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var head = [UInt8](repeating: 0, count: 8)
+        guard head.withUnsafeMutableBytes({ read(fd, $0.baseAddress, 8) }) == 8 else { return false }
+        return ["ftyp", "moov", "mdat", "wide", "free", "skip"].contains(String(decoding: head[4..<8], as: UTF8.self))
+    }
+
+    static func isY4M(_ path: String) -> Bool {
+        let fd = open(path, O_RDONLY)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var head = [UInt8](repeating: 0, count: 9)
+        return head.withUnsafeMutableBytes({ read(fd, $0.baseAddress, 9) }) == 9 && head == Array("YUV4MPEG2".utf8)
+    }
+
+    /// Fails early (before any encoding) when the output cannot be created.
+    static func checkOutputDirectory(_ output: String) throws(ParseError) {
+        let dir: String
+        if let slash = output.lastIndex(of: "/") { dir = String(output[..<slash]).isEmpty ? "/" : String(output[..<slash]) } else { dir = "." }
+        var st = stat()
+        guard stat(dir, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR else {
+            throw ParseError(.io, offset: 0, path: output, "cannot write \(output): directory '\(dir)' does not exist")
+        }
+        guard access(dir, W_OK) == 0 else {
+            throw ParseError(.io, offset: 0, path: output, "cannot write \(output): directory '\(dir)' is not writable")
+        }
+        if stat(output, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR {
+            throw ParseError(.io, offset: 0, path: output, "cannot write \(output): it is a directory")
+        }
+    }
+
+    /// Crop on the 4:2:0 grid (x, y, w, h even): row copies per plane, no colour conversion.
+    static func crop(_ img: Image, _ x: Int, _ y: Int, _ w: Int, _ h: Int) throws(ParseError) -> Image {
+        guard case .u8(let planes) = img.planes, img.format == .yuv420, x % 2 == 0, y % 2 == 0, w % 2 == 0, h % 2 == 0,
+              x >= 0, y >= 0, x + w <= img.width, y + h <= img.height else {
+            return try ImageOps.crop(img, x: x, y: y, width: w, height: h)
+        }
+        if x == 0 && y == 0 && w == img.width && h == img.height { return img }
+        var out: [[UInt8]] = []
+        out.reserveCapacity(3)
+        for (p, src) in planes.enumerated() {
+            let shift = p == 0 ? 0 : 1
+            let sw = img.planeWidth(p), ow = w >> shift, oh = h >> shift, ox = x >> shift, oy = y >> shift
+            let dst = [UInt8](unsafeUninitializedCapacity: ow * oh) { buf, count in
+                src.withUnsafeBufferPointer { s in
+                    guard let sb = s.baseAddress, let db = buf.baseAddress else { return }
+                    for row in 0..<oh { (db + row * ow).update(from: sb + (oy + row) * sw + ox, count: ow) }
+                }
+                count = ow * oh
+            }
+            out.append(dst)
+        }
+        return try Image(width: w, height: h, bitDepth: 8, format: .yuv420, planes: .u8(out), colour: img.colour)
+    }
+
+    /// Doubles the width (or height) of an 8-bit planar image with linear interpolation
+    /// (sample positions of a centred 2× upsampling: 3/4 nearest + 1/4 next).
+    static func stretch2(_ img: Image, horizontal: Bool) throws(ParseError) -> Image {
+        guard case .u8(let planes) = img.planes else { throw ParseError(.unsupported, offset: 0, "stretch needs 8-bit samples") }
+        var out: [[UInt8]] = []
+        for (p, src) in planes.enumerated() {
+            let w = img.planeWidth(p), h = img.planeHeight(p)
+            let ow = horizontal ? 2 * w : w, oh = horizontal ? h : 2 * h
+            var dst = [UInt8](repeating: 0, count: ow * oh)
+            src.withUnsafeBufferPointer { s in
+                dst.withUnsafeMutableBufferPointer { d in
+                    if horizontal {
+                        for y in 0..<h {
+                            let r = y * w, o = y * ow
+                            for x in 0..<w {
+                                let c = Int(s[r + x]) * 3
+                                let l = Int(s[r + max(0, x - 1)]), rr = Int(s[r + min(w - 1, x + 1)])
+                                d[o + 2 * x] = UInt8((c + l + 2) >> 2)
+                                d[o + 2 * x + 1] = UInt8((c + rr + 2) >> 2)
+                            }
+                        }
+                    } else {
+                        for y in 0..<h {
+                            let up = max(0, y - 1) * w, dn = min(h - 1, y + 1) * w, r = y * w
+                            for x in 0..<w {
+                                let c = Int(s[r + x]) * 3
+                                d[2 * y * w + x] = UInt8((c + Int(s[up + x]) + 2) >> 2)
+                                d[(2 * y + 1) * w + x] = UInt8((c + Int(s[dn + x]) + 2) >> 2)
+                            }
+                        }
+                    }
+                }
+            }
+            out.append(dst)
+        }
+        return try Image(width: horizontal ? img.width * 2 : img.width, height: horizontal ? img.height : img.height * 2,
+                         bitDepth: 8, format: img.format, planes: .u8(out), colour: img.colour)
+    }
+}

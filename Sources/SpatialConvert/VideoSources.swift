@@ -1,0 +1,219 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import BinaryIO
+import ISOBMFF
+import HEVC
+import Codecs
+
+/// One decoded view stream, read frame by frame (never the whole clip).
+protocol VideoFrameProducer: AnyObject {
+    var width: Int { get }
+    var height: Int { get }
+    var fpsNum: Int { get }
+    var fpsDen: Int { get }
+    var format: PixelFormat { get }
+    var bitDepth: Int { get }
+    /// Frames expected, when known (for progress and ETA).
+    var frameCountHint: Int? { get }
+    /// What was opened, for reports ("Y4M file", "HEVC track decoded by libde265", "ffmpeg (h264)").
+    var kind: String { get }
+    /// The next frame in display order, or nil at the end.
+    func next() throws(ParseError) -> Image?
+    /// Called after the last frame: reports a failure of a helper process.
+    func finish() throws(ParseError)
+    /// Stops helper processes (cancellation / failure).
+    func abort()
+}
+
+/// Y4M from a file or standard input ("-").
+final class Y4MProducer: VideoFrameProducer {
+    let reader: Y4M.Reader
+    let kind: String
+    let frameCountHint: Int?
+    init(path: String, limits: Limits) throws(ParseError) {
+        reader = try Y4M.Reader(path: path, limits: limits)
+        kind = path == "-" ? "Y4M on standard input" : "Y4M file"
+        var hint: Int? = nil
+        var st = stat()
+        if path != "-", stat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG, reader.header.frameBytes > 0 {
+            hint = Int(st.st_size) / (reader.header.frameBytes + 6)
+        }
+        frameCountHint = hint
+    }
+    var width: Int { reader.header.width }
+    var height: Int { reader.header.height }
+    var fpsNum: Int { reader.header.fpsNum }
+    var fpsDen: Int { reader.header.fpsDen }
+    var format: PixelFormat { reader.header.format }
+    var bitDepth: Int { reader.header.bitDepth }
+    func next() throws(ParseError) -> Image? { try reader.next() }
+    func finish() throws(ParseError) {}
+    func abort() {}
+}
+
+/// Any input FFmpeg can read, converted by FFmpeg to 8-bit 4:2:0 Y4M on a pipe.
+final class FFmpegProducer: VideoFrameProducer {
+    let child: ChildProcess
+    let reader: Y4M.Reader
+    let kind: String
+    let frameCountHint: Int?
+    let input: String
+    let executable: String
+
+    init(path: String, executable: String, frameCountHint: Int?, limits: Limits) throws(ParseError) {
+        self.input = path
+        self.executable = executable
+        self.frameCountHint = frameCountHint
+        child = try ChildProcess(executable: executable, arguments: [
+            "-nostdin", "-hide_banner", "-v", "error", "-i", path, "-map", "0:v:0", "-an", "-sn",
+            "-pix_fmt", "yuv420p", "-f", "yuv4mpegpipe", "-",
+        ])
+        kind = "decoded by ffmpeg (\(executable)) to 8-bit 4:2:0"
+        do throws(ParseError) {
+            reader = try Y4M.Reader(path: "/dev/fd/\(child.stdoutFD)", limits: limits)
+        } catch {
+            let status = child.wait()
+            let text = child.errorText()
+            throw ParseError(.unsupported, offset: 0, path: path,
+                             "ffmpeg could not decode the input (exit status \(status))\(text.isEmpty ? ": \(error.message)" : ": \(text)")")
+        }
+    }
+    var width: Int { reader.header.width }
+    var height: Int { reader.header.height }
+    var fpsNum: Int { reader.header.fpsNum }
+    var fpsDen: Int { reader.header.fpsDen }
+    var format: PixelFormat { reader.header.format }
+    var bitDepth: Int { reader.header.bitDepth }
+    func next() throws(ParseError) -> Image? {
+        do throws(ParseError) { return try reader.next() } catch {
+            let status = child.wait()
+            if status != 0 {
+                throw ParseError(.unsupported, offset: 0, path: input, "ffmpeg failed (exit status \(status)): \(child.errorText())")
+            }
+            throw error
+        }
+    }
+    func finish() throws(ParseError) {
+        let status = child.wait()
+        if status != 0 {
+            throw ParseError(.unsupported, offset: 0, path: input, "ffmpeg failed (exit status \(status)): \(child.errorText())")
+        }
+    }
+    func abort() { child.terminate() }
+}
+
+/// The HEVC video track of an MP4/MOV, decoded by libde265 (base layer) one IDR period at a time:
+/// decoding restarts at every IDR/BLA picture, which gives the same pictures as one continuous decode,
+/// so memory is bounded by the longest IDR period, not by the clip.
+final class HEVCTrackProducer: VideoFrameProducer {
+    let file: ISOFile
+    let samples: [SampleInfo]
+    let hvcC: [UInt8]
+    let lengthSize: Int
+    let limits: Limits
+    let path: String
+    private var nextSample = 0
+    private var pending: [Image] = []
+    private var pendingPos = 0
+    private(set) var width = 0
+    private(set) var height = 0
+    let fpsNum: Int
+    let fpsDen: Int
+    private(set) var format: PixelFormat = .yuv420
+    private(set) var bitDepth = 8
+    let kind = "HEVC track decoded by libde265 (base layer)"
+    var frameCountHint: Int? { samples.count }
+    /// Decoded bytes one IDR period may hold before we give up (the clip then needs ffmpeg).
+    let budget: UInt64
+
+    /// Returns nil when the file has no HEVC video track (the caller then tries ffmpeg).
+    static func open(path: String, file: ISOFile, limits: Limits) throws(ParseError) -> HEVCTrackProducer? {
+        guard let track = file.tracks.first(where: { $0.handler == "vide" }) else {
+            throw ParseError(.unsupported, offset: 0, path: path, "\(path) has no video track")
+        }
+        guard let entry = track.sampleEntries.first, entry.type == "hvc1" || entry.type == "hev1",
+              let hvcC = entry.child("hvcC")?.payload(HEVCConfigurationBox.self)?.record else { return nil }
+        return try HEVCTrackProducer(path: path, file: file, track: track, hvcC: hvcC, limits: limits)
+    }
+
+    init(path: String, file: ISOFile, track: Track, hvcC: [UInt8], limits: Limits) throws(ParseError) {
+        self.path = path; self.file = file; self.hvcC = hvcC; self.limits = limits
+        lengthSize = try HEVCDecoderConfigurationRecord(parsing: hvcC).lengthSize
+        samples = try track.samples(limits: limits)
+        guard !samples.isEmpty else { throw ParseError(.truncated, offset: 0, path: path, "the video track has no samples (zero frames)") }
+        let ts = Int(track.timescale), d = Int(samples[0].duration)
+        if ts > 0 && d > 0 {
+            var a = ts, b = d
+            while b != 0 { (a, b) = (b, a % b) }
+            fpsNum = ts / a; fpsDen = d / a
+        } else { fpsNum = 30; fpsDen = 1 }
+        budget = limits.maxBoxInMemory
+        // Decode the first IDR period now: the picture size comes from the decoder.
+        try decodeNextPeriod()
+        guard let first = pending.first else { throw ParseError(.truncated, offset: 0, path: path, "libde265 decoded no picture from the first samples") }
+        width = first.width; height = first.height; format = first.format; bitDepth = first.bitDepth
+    }
+
+    func isIDROrBLA(_ bytes: [UInt8]) -> Bool {
+        guard let nals = try? LengthPrefixed.split(bytes, lengthSize: lengthSize, limits: limits) else { return false }
+        guard let vcl = nals.first(where: { $0.type.isVCL && $0.layerId == 0 }) else { return false }
+        return (16...20).contains(Int(vcl.type.rawValue))
+    }
+
+    func decodeNextPeriod() throws(ParseError) {
+        guard nextSample < samples.count else { return }
+        var data: [UInt8] = []
+        var count = 0
+        var frameBytes: UInt64 = 0
+        while nextSample < samples.count {
+            let s = samples[nextSample]
+            let bytes = try file.readBytes(at: s.offset, count: Int(s.size))
+            if count > 0 && isIDROrBLA(bytes) { break }
+            data += bytes
+            count += 1
+            nextSample += 1
+            if width > 0 { frameBytes = UInt64(count) * UInt64(width * height) * 3 }
+            if frameBytes > budget || UInt64(data.count) > budget {
+                throw ParseError(.limitExceeded, offset: s.offset, path: path,
+                                 "the HEVC track has more than \(count) frames without an IDR picture (open GOP); the built-in decoder restarts at IDR pictures only and would hold them all in memory — install ffmpeg (or set SPATIAL_MEDIA_FFMPEG) and pass --decoder ffmpeg")
+            }
+        }
+        let pics = try HEVCDecoder.decode(hvcC: hvcC, data: data, limits: limits)
+        guard pics.count == count else {
+            throw ParseError(.invalidValue, offset: 0, path: path,
+                             "libde265 returned \(pics.count) pictures for \(count) samples (leading pictures of an open GOP?); try --decoder ffmpeg")
+        }
+        pending = pics
+        pendingPos = 0
+    }
+
+    func next() throws(ParseError) -> Image? {
+        if pendingPos >= pending.count {
+            pending = []
+            try decodeNextPeriod()
+            if pending.isEmpty { return nil }
+        }
+        let img = pending[pendingPos]
+        pendingPos += 1
+        return img
+    }
+    func finish() throws(ParseError) {}
+    func abort() {}
+}
+
+/// Finds FFmpeg: `SPATIAL_MEDIA_FFMPEG`, then `ffmpeg` on PATH.
+public enum FFmpegLocator {
+    public static func find(override: String? = nil) -> String? {
+        if let o = override { return findExecutable(o) }
+        if let e = getenv("SPATIAL_MEDIA_FFMPEG") {
+            let s = String(cString: e)
+            if !s.isEmpty { return findExecutable(s) }
+        }
+        return findExecutable("ffmpeg")
+    }
+}
