@@ -43,13 +43,19 @@ public struct Track: Sendable {
     /// Every sample of a non-fragmented track, resolved from the sample tables.
     /// Throws when the tables are inconsistent (more samples than chunks can hold, offsets overflow).
     public func samples(limits: Limits = .default) throws(ParseError) -> [SampleInfo] {
+        try samples(limits: limits, first: Int.max)
+    }
+
+    /// The first `first` samples only (cheap on tracks with hundreds of thousands of samples).
+    public func samples(limits: Limits = .default, first: Int) throws(ParseError) -> [SampleInfo] {
         guard let stbl = sampleTable else { return [] }
         let path = stbl.path
         guard let stsz = stbl.child("stsz")?.payload(SampleSizeBox.self) ?? stbl.child("stz2")?.payload(SampleSizeBox.self) else {
             return []
         }
-        let count = stsz.count
-        try Limits.check(count, limits.maxSamples, "maxSamples", offset: stbl.header.offset)
+        let total = stsz.count
+        try Limits.check(total, limits.maxSamples, "maxSamples", offset: stbl.header.offset)
+        let count = min(total, max(0, first))
         let chunkOffsets: [UInt64]
         if let co = stbl.child("stco")?.payload(U32TableBox.self) { chunkOffsets = co.values.map(UInt64.init) }
         else if let co = stbl.child("co64")?.payload(ChunkLargeOffsetBox.self) { chunkOffsets = co.offsets }
@@ -61,10 +67,11 @@ public struct Track: Sendable {
         let stss = stbl.child("stss")?.payload(U32TableBox.self)?.values
 
         var out: [SampleInfo] = []
-        out.reserveCapacity(count)
+        out.reserveCapacity(min(count, 1 << 20))
         var sample = 0
         // Walk chunks with stsc.
         for (ei, e) in stsc.enumerated() {
+            if sample >= count { break }
             guard e.firstChunk >= 1 else { throw ParseError(.invalidValue, offset: stbl.header.offset, path: path + "/stsc", "first_chunk 0") }
             let nextFirst = ei + 1 < stsc.count ? UInt64(stsc[ei + 1].firstChunk) : UInt64(chunkOffsets.count) + 1
             var chunk = UInt64(e.firstChunk)
@@ -86,7 +93,7 @@ public struct Track: Sendable {
             }
         }
         if out.count < count {
-            throw ParseError(.invalidValue, offset: stbl.header.offset, path: path, "stsc/stco describe \(out.count) samples but stsz has \(count)")
+            throw ParseError(.invalidValue, offset: stbl.header.offset, path: path, "stsc/stco describe \(out.count) samples but stsz has \(total)")
         }
         // Times.
         var t: UInt64 = 0

@@ -42,7 +42,7 @@ public struct MediaInfo: Sendable {
             let lhvC = entry.child("lhvC")?.payload(HEVCConfigurationBox.self)?.record
             var samples: [[UInt8]] = []
             var budget = bytesToAnalyse
-            if let list = try? track.samples() {
+            if let list = try? track.samples(first: samplesToAnalyse) {
                 for s in list.prefix(samplesToAnalyse) where Int(s.size) <= budget {
                     guard let b = try? file.readBytes(at: s.offset, count: Int(s.size)) else { break }
                     budget -= b.count

@@ -9,7 +9,7 @@ extension ValidationReport {
         let errs = findings.filter { $0.severity == .error }.count, warns = findings.filter { $0.severity == .warning }.count
         switch kind {
         case "spatial-video", "movie":
-            out.append(spatial ? "  will it be spatial? yes — visionOS will play it as spatial video" : "  will it be spatial? no")
+            out.append(spatial ? "  will it be spatial? yes — it has everything Apple documents for spatial video (not verified on a device)" : "  will it be spatial? no")
         case "spatial-photo", "heif-image":
             out.append(spatial ? "  will it be spatial? yes — a spatial photo" : "  will it be spatial? no")
         case "unreadable", "isobmff", "hevc-stream":
