@@ -23,7 +23,10 @@ struct BenchScan: ParsableCommand {
             let ranges = try AnnexB.nalRanges(in: buffer)
             if offset < src.size, let last = ranges.last {
                 nals += ranges.count - 1
-                carry = Array(buffer[max(0, last.lowerBound - 4)...])
+                // Keep the last (possibly incomplete) NAL unit with its own start code for the next piece.
+                let lb = last.lowerBound
+                let four = lb >= 4 && buffer[lb - 4] == 0 && buffer[lb - 3] == 0 && buffer[lb - 2] == 0 && buffer[lb - 1] == 1
+                carry = Array(buffer[max(0, lb - (four ? 4 : 3))...])
             } else {
                 nals += ranges.count
                 carry = []
