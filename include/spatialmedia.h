@@ -386,9 +386,16 @@ sm_status sm_convert_photo(const char *input, const char *output, const char *op
                            char **out_report_json);
 
 /* Makes a spatial video (one MV-HEVC track with vexu + hfov, like Apple's) and writes `output` atomically.
- * Built: assembly without re-encoding of two single-layer HEVC Annex-B streams, `input` = left eye and
- * the option "right_input" = right eye (8-bit 4:2:0, same size and frame structure). Not built yet:
- * converting a frame-packed or 2D video (no "right_input") returns SM_ERR_UNSUPPORTED.
+ * Two paths:
+ *  - `input` and "right_input" both raw single-layer HEVC (.hevc/.265/.h265): assembled without re-encoding
+ *    (8-bit 4:2:0, same size and frame structure).
+ *  - anything else: a frame-packed video (`input` alone: Y4M, MP4/MOV with HEVC, or any format when ffmpeg
+ *    is on PATH) or two video files (`input` + "right_input") is decoded, split into eyes, encoded with
+ *    libx265 (one encoder per eye, running at once) and assembled; audio is copied. Extra options for this
+ *    path: "layout": "sbs" | "tb" | "half-sbs" | "half-tb" (default sbs), "crf": 0…51, "preset": x265 preset
+ *    name (default medium), "audio": "copy" | "none". Progress stage "encode" reports the fraction of frames
+ *    encoded when known; the callback or the cancel flag stops it (SM_ERR_CANCELLED, nothing written).
+ *    Report: {"output","bytes_written","frames","eye_width","eye_height","layer0_bytes","layer1_bytes"}.
  * Options: "right_input": path, "base_eye": "left" | "right" (layer 0; default left),
  *   "layer_sps": "full" | "multilayer", "baseline_um": integer (default 63000),
  *   "hfov_millidegrees": 1…179999 (default 63500), "disparity": -10000…10000 (default 0),

@@ -5,6 +5,7 @@ Uses Conformance/files/heif_grid_ster.heic from the repository, and the shared c
 when present; tests that need a missing file are skipped.
 """
 import ctypes
+import json
 import os
 import shutil
 import sys
@@ -248,9 +249,16 @@ def unbuilt_operations_say_so():
         report = sm.validate(f, {"pixels": False})
         assert "SV-PHOTO" in (report if isinstance(report, str) else str(report))
         raises(sm.INVALID_ARGUMENT, sm.validate, f, {"strict": True})
-    # Converting a frame-packed video (no right_input) is not built; assembling two streams is.
-    e = raises(sm.UNSUPPORTED, sm.convert_video, MOVIE_2D, os.path.join(TMP, "c.mp4"))
-    assert "not built" in e.message
+    # A frame-packed clip converts; an undecodable 2D movie is an error and writes nothing.
+    sbs = os.path.join(ROOT, "Conformance", "files", "sample_sbs_320x96.y4m")
+    report = sm.convert_video(sbs, os.path.join(TMP, "sbs.mov"), {"preset": "ultrafast"})
+    parsed = report if isinstance(report, dict) else json.loads(report)
+    assert parsed["frames"] == 30, parsed
+    try:
+        sm.convert_video(MOVIE_2D, os.path.join(TMP, "c.mp4"))
+        raise AssertionError("converting an undecodable movie should fail")
+    except sm.SpatialMediaError as e:
+        assert e.message
     assert not os.path.exists(os.path.join(TMP, "c.mp4"))
     # Argument errors come first.
     raises(sm.INVALID_ARGUMENT, sm.convert_photo, GRID, GRID)

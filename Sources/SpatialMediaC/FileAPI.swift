@@ -33,7 +33,7 @@ public enum SMCapability {
     public static let convertPhoto: UInt32 = 1 << 5
     public static let convertVideo: UInt32 = 1 << 6
     public static let split: UInt32 = 1 << 7
-    /// What this build provides. Video conversion is the assembly of two HEVC streams only (see Operations.swift).
+    /// What this build provides.
     static let built: UInt32 = info | editVideo | editPhoto | combinePhoto | validate | convertPhoto | convertVideo | split
 }
 

@@ -150,8 +150,14 @@ public func sm_convert_photo(_ input: UnsafePointer<CChar>?, _ output: UnsafePoi
 }
 
 /// Reads the video conversion options (see the header).
-func videoConversionOptions(_ o: inout Options) throws(ABIError) -> (String?, MVHEVCAssemblyOptions, SpatialVideoMuxOptions) {
+func videoConversionOptions(_ o: inout Options) throws(ABIError) -> (String?, MVHEVCAssemblyOptions, SpatialVideoMuxOptions, VideoConversionOptions) {
     let right = try o.string("right_input")
+    // Options of the encode path (frame-packed or two-file video in): layout, rate control, preset, audio.
+    var v = VideoConversionOptions()
+    if let l = try o.choice("layout", StereoVideoLayout.allCases.map(\.rawValue)), let layout = StereoVideoLayout(rawValue: l) { v.layout = layout }
+    if let c = try o.int("crf", 0...51) { v.rateControl = .crf(Double(c)) }
+    if let p = try o.choice("preset", ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow", "placebo"]) { v.preset = p }
+    if let a = try o.choice("audio", ["copy", "none"]), let audio = VideoConversionOptions.Audio(rawValue: a) { v.audio = audio }
     var a = MVHEVCAssemblyOptions()
     var m = SpatialVideoMuxOptions()
     if let e = try o.choice("base_eye", ["left", "right"]) { a.baseIsLeft = e == "left" }
@@ -165,7 +171,20 @@ func videoConversionOptions(_ o: inout Options) throws(ABIError) -> (String?, MV
     if let n = try o.int("frame_rate_num", 1...1_000_000) { m.frameRateNum = UInt32(truncatingIfNeeded: n) }
     if let d = try o.int("frame_rate_den", 1...1_000_000) { m.frameRateDen = UInt32(truncatingIfNeeded: d) }
     try o.finish("sm_convert_video")
-    return (right, a, m)
+    if let b = m.baselineMicrometres { v.baselineMM = Double(b) / 1000 }
+    if let f = m.horizontalFieldOfViewMillidegrees { v.hfovDegrees = Double(f) / 1000 }
+    if let d = m.disparityAdjustment { v.disparityPercent = Double(d) / 100 }
+    v.heroIsLeft = a.baseIsLeft
+    v.container = m.container
+    v.faststart = m.faststart
+    v.layerSPSForm = a.layerSPSForm
+    return (right, a, m, v)
+}
+
+/// True for raw single-layer HEVC streams (assembled without re-encoding).
+func isRawHEVC(_ path: String) -> Bool {
+    let lower = path.lowercased()
+    return lower.hasSuffix(".hevc") || lower.hasSuffix(".265") || lower.hasSuffix(".h265")
 }
 
 @_cdecl("sm_convert_video")
@@ -176,11 +195,32 @@ public func sm_convert_video(_ input: UnsafePointer<CChar>?, _ output: UnsafePoi
     return abiCall("sm_convert_video") { () throws(ABIError) in
         let progress = Progress(callback: progress, userData: userData, cancel: cancel)
         var (input, output, opts) = try convertArguments(input, output, options, progress)
-        let (right, assembly, mux) = try videoConversionOptions(&opts)
-        guard let right, !right.isEmpty else {
-            throw notBuilt("converting a frame-packed or 2D video (decode + MV-HEVC encode); what is built is the assembly of two single-layer HEVC streams (give the right eye as the option \"right_input\")")
-        }
+        let (right, assembly, mux, video) = try videoConversionOptions(&opts)
         if right == output { throw .argument("output must differ from right_input") }
+        guard let right, !right.isEmpty, isRawHEVC(input), isRawHEVC(right) else {
+            // Decode, split, encode both eyes with x265 and assemble (frame-packed input, or two video files).
+            let source: VideoInput = right.map { .pair(left: input, right: $0) } ?? .packed(input)
+            let cancellation = ConversionCancellation()
+            try progress.report(0, "convert")
+            let report: VideoConversionReport
+            do throws(ABIError) {
+                report = try lift { () throws(ParseError) in
+                    try VideoConverter.convert(source, to: output, options: video, cancellation: cancellation) { p in
+                        let fraction = p.totalFrames.map { $0 > 0 ? Double(p.frames) / Double($0) : 0 } ?? 0
+                        do { try progress.report(min(0.99, fraction), "encode") } catch { cancellation.cancel() }
+                    }
+                }
+            } catch {
+                if cancellation.isCancelled { throw ABIError(SMStatus.cancelled, "cancelled during encoding; nothing was written") }
+                throw error
+            }
+            try progress.report(1, "done")
+            let json: JSON = .object([("output", .string(report.output)), ("bytes_written", .uint(report.bytes)), ("frames", .int(Int64(report.frames))),
+                                      ("eye_width", .int(Int64(report.eyeWidth))), ("eye_height", .int(Int64(report.eyeHeight))),
+                                      ("layer0_bytes", .int(Int64(report.layer0Bytes))), ("layer1_bytes", .int(Int64(report.layer1Bytes)))])
+            try deliver(json.serialized(), to: outReport)
+            return
+        }
         try progress.report(0, "assemble")
         let result = try lift { () throws(ParseError) in
             try SpatialVideoAssembler.assemble(left: input, right: right, output: output, assembly: assembly, mux: mux)

@@ -120,9 +120,15 @@ struct OperationsTests {
         let dir = try tempDir()
         defer { removeDir(dir) }
         var report: UnsafeMutablePointer<CChar>? = nil
-        // Converting a frame-packed/2D video is not built: the message says so, nothing is written.
-        #expect(sm_convert_video(Paths.movie2D, dir + "/out.mov", nil, nil, nil, nil, &report) == SMStatus.unsupported)
-        #expect(lastError().contains("not built"))
+        // A frame-packed clip (the bundled SBS Y4M) is decoded, split, encoded per eye and assembled.
+        let sbs = Paths.root + "/Conformance/files/sample_sbs_320x96.y4m"
+        #expect(sm_convert_video(sbs, dir + "/sbs.mov", #"{"preset": "ultrafast", "baseline_um": 64000, "hfov_millidegrees": 60000}"#, nil, nil, nil, &report) == SMStatus.ok)
+        if let report { #expect(String(cString: report).contains("\"frames\":30")); sm_string_free(report) }
+        report = nil
+        #expect(Paths.exists(dir + "/sbs.mov"))
+        // A 2D movie whose samples are not decodable: an error status, a message, nothing written.
+        #expect(sm_convert_video(Paths.movie2D, dir + "/out.mov", nil, nil, nil, nil, &report) != SMStatus.ok)
+        #expect(!lastError().isEmpty)
         #expect(report == nil && !Paths.exists(dir + "/out.mov"))
         #expect(sm_convert_video(Paths.movie2D, dir + "/out.mov", #"{"hero_eye": "middle"}"#, nil, nil, nil, nil) == SMStatus.invalidArgument)
         // Inputs that are not HEVC streams are an error, not a crash.
