@@ -49,7 +49,7 @@ let package = Package(
         .testTarget(name: "CodecsTests", dependencies: ["Codecs", "HEVC", "BinaryIO"]),
         .testTarget(name: "SpatialConvertTests", dependencies: ["SpatialConvert", "Codecs", "SpatialMedia", "ISOBMFF", "HEVC", "BinaryIO"]),
         .testTarget(name: "StereoVisionTests", dependencies: ["StereoVision"]),
-        .testTarget(name: "SpatialValidationTests", dependencies: ["SpatialValidation", "StereoVision", "SpatialMedia", "ISOBMFF", "BinaryIO"]),
+        .testTarget(name: "SpatialValidationTests", dependencies: ["SpatialValidation", "StereoVision", "SpatialConvert", "SpatialMedia", "ISOBMFF", "BinaryIO"]),
         .testTarget(name: "ConformanceTests", dependencies: ["ISOBMFF", "HEVC", "SpatialMedia", "BinaryIO"]),
     ]
 )
