@@ -12,6 +12,7 @@ let package = Package(
         .executable(name: "FuzzHEIF", targets: ["FuzzHEIF"]),
         .library(name: "spatialmedia", type: .dynamic, targets: ["SpatialMediaC"]),
         .executable(name: "FuzzCABI", targets: ["FuzzCABI"]),
+        .executable(name: "FuzzImageHeaders", targets: ["FuzzImageHeaders"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -41,6 +42,7 @@ let package = Package(
         .executableTarget(name: "FuzzHEIF", dependencies: ["ISOBMFF", "SpatialMedia"], path: "Fuzz/FuzzHEIF"),
         .target(name: "SpatialMediaC", dependencies: ["SpatialMedia", "ISOBMFF", "BinaryIO", "HEVC", "SpatialConvert", "SpatialValidation"]),
         .executableTarget(name: "FuzzCABI", dependencies: ["SpatialMediaC"], path: "Fuzz/FuzzCABI"),
+        .executableTarget(name: "FuzzImageHeaders", dependencies: ["Codecs"], path: "Fuzz/FuzzImageHeaders"),
         .testTarget(name: "SpatialMediaCTests", dependencies: ["SpatialMediaC"]),
         .testTarget(name: "BinaryIOTests", dependencies: ["BinaryIO"]),
         .testTarget(name: "ISOBMFFTests", dependencies: ["ISOBMFF", "BinaryIO"]),

@@ -11,8 +11,8 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 mode="${1:-smoke}"
 case "$mode" in
-  smoke) targets="FuzzBoxes FuzzHEVC FuzzHEIF FuzzCABI"; seconds="${FUZZ_SECONDS:-60}" ;;
-  long) targets="FuzzBoxes FuzzHEVC FuzzHEIF FuzzCABI"; seconds="${2:-600}" ;;
+  smoke) targets="FuzzBoxes FuzzHEVC FuzzHEIF FuzzCABI FuzzImageHeaders"; seconds="${FUZZ_SECONDS:-60}" ;;
+  long) targets="FuzzBoxes FuzzHEVC FuzzHEIF FuzzCABI FuzzImageHeaders"; seconds="${2:-600}" ;;
   *) targets="$mode"; seconds="${2:-60}" ;;
 esac
 scratch=.build-fuzz
@@ -29,6 +29,7 @@ for t in $targets; do
   case "$t" in
     FuzzBoxes) src="../shared/corpus ../shared/fixtures Conformance/files" ; pattern='.*\.(mp4|mov|heic|HEIC|heif|avif|m4a|m4v|3gp|mj2|bin)$|/malformed/' ;;
     FuzzCABI) src="../shared/corpus/spatial-photo ../shared/corpus/spatial-video ../shared/fixtures Conformance/files" ; pattern=".*" ;;
+    FuzzImageHeaders) src="../shared/corpus/mpo ../shared/corpus/sbs Conformance/files" ; pattern='.*\.(mpo|MPO|jpg|JPG|jpeg|y4m)$' ;;
     FuzzHEIF) src="../shared/corpus ../shared/fixtures Conformance/files" ; pattern='.*\.(heic|HEIC|heif|avif|hif)$' ;;
     FuzzHEVC) src="../shared/corpus ../shared/fixtures" ; pattern='.*\.(hevc|265|h265|bit)$' ;;
     *) src="Conformance/files" ; pattern='.*' ;;
