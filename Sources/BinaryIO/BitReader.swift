@@ -158,13 +158,22 @@ public struct BitWriter: Sendable {
                 left -= whole * 8
             }
         }
+        // Up to 32 bits per write, gathered from at most five source bytes; stops at the end of `source`.
         while left > 0 {
-            let byteIndex = pos >> 3
-            guard byteIndex < source.count else { return }
-            let bit = (source[byteIndex] >> (7 - UInt8(pos & 7))) & 1
-            writeBits(UInt64(bit), 1)
-            pos += 1
-            left -= 1
+            let n = min(left, 32)
+            var v: UInt64 = 0, got = 0
+            while got < n {
+                let byteIndex = pos >> 3
+                guard byteIndex < source.count else { writeBits(v, got); return }
+                let used = pos & 7
+                let take = min(8 - used, n - got)
+                let bits = (UInt64(source[byteIndex]) >> UInt64(8 - used - take)) & ((1 << UInt64(take)) - 1)
+                v = v << UInt64(take) | bits
+                got += take
+                pos += take
+            }
+            writeBits(v, n)
+            left -= n
         }
     }
     /// Writes zero bits up to the next byte boundary.

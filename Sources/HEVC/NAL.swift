@@ -143,16 +143,41 @@ public struct NALUnit: Sendable, Hashable {
 /// Emulation prevention (H.265 §7.4.2): the `0x03` bytes that keep start codes out of NAL payloads.
 public enum EmulationPrevention {
     /// Removes every `0x03` that follows two zero bytes. Pure and total: never fails.
+    ///
+    /// Works on contiguous storage with `memchr` for the `03` candidates and bulk copies between them,
+    /// so it runs at memory speed; other collections are copied to an array first.
     public static func remove<C: Collection>(_ escaped: C) -> [UInt8] where C.Element == UInt8 {
-        var out: [UInt8] = []
-        out.reserveCapacity(escaped.count)
-        var zeros = 0
-        for b in escaped {
-            if zeros >= 2 && b == 3 { zeros = 0; continue }
-            out.append(b)
-            zeros = b == 0 ? zeros + 1 : 0
+        if let done = escaped.withContiguousStorageIfAvailable({ removeContiguous($0) }) { return done }
+        return Array(escaped).withUnsafeBufferPointer { removeContiguous($0) }
+    }
+
+    static func removeContiguous(_ src: UnsafeBufferPointer<UInt8>) -> [UInt8] {
+        guard let base = src.baseAddress, src.count > 2 else { return Array(src) }
+        let n = src.count
+        return [UInt8](unsafeUninitializedCapacity: n) { out, written in
+            guard let dst = out.baseAddress else { written = 0; return }
+            var copied = 0        // source bytes before this index are already handled
+            var o = 0
+            var zerosFrom = 0     // a removed 03 resets the zero run: only zeros at or after this index count
+            var i = 2
+            while i < n {
+                guard let hit = memchr(base + i, 3, n - i) else { break }
+                let j = i + (UnsafeRawPointer(hit) - UnsafeRawPointer(base + i))
+                if j - 2 >= zerosFrom && base[j - 1] == 0 && base[j - 2] == 0 {
+                    let run = j - copied
+                    (dst + o).update(from: base + copied, count: run)
+                    o += run
+                    copied = j + 1
+                    zerosFrom = j + 1
+                    i = j + 3
+                } else {
+                    i = j + 1
+                }
+            }
+            let tail = n - copied
+            (dst + o).update(from: base + copied, count: tail)
+            written = o + tail
         }
-        return out
     }
 
     /// Removes emulation prevention bytes and rejects byte patterns a conforming NAL payload cannot contain:
@@ -200,16 +225,26 @@ public enum EmulationPrevention {
     /// Inserts `0x03` after every two zero bytes that are followed by a byte ≤ 3, and after a final pair of
     /// zero bytes. `remove(insert(x)) == x` for every `x`.
     public static func insert<C: Collection>(_ rbsp: C) -> [UInt8] where C.Element == UInt8 {
-        var out: [UInt8] = []
-        out.reserveCapacity(rbsp.count + rbsp.count / 64 + 2)
-        var zeros = 0
-        for b in rbsp {
-            if zeros >= 2 && b <= 3 { out.append(3); zeros = 0 }
-            out.append(b)
-            zeros = b == 0 ? zeros + 1 : 0
+        if let done = rbsp.withContiguousStorageIfAvailable({ insertContiguous($0) }) { return done }
+        return Array(rbsp).withUnsafeBufferPointer { insertContiguous($0) }
+    }
+
+    static func insertContiguous(_ src: UnsafeBufferPointer<UInt8>) -> [UInt8] {
+        let n = src.count
+        // Worst case one 03 per two input bytes, plus the final one.
+        let (half, _) = n.quotientAndRemainder(dividingBy: 2)
+        return [UInt8](unsafeUninitializedCapacity: n + half + 1) { out, written in
+            guard let dst = out.baseAddress, let base = src.baseAddress else { written = 0; return }
+            var o = 0, zeros = 0
+            for i in 0..<n {
+                let b = base[i]
+                if zeros >= 2 && b <= 3 { dst[o] = 3; o += 1; zeros = 0 }
+                dst[o] = b; o += 1
+                zeros = b == 0 ? zeros + 1 : 0
+            }
+            if zeros >= 2 { dst[o] = 3; o += 1 }
+            written = o
         }
-        if zeros >= 2 { out.append(3) }
-        return out
     }
 }
 

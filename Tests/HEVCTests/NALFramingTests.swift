@@ -69,6 +69,37 @@ import BinaryIO
         #expect(EmulationPrevention.remove([0, 0, 3, 0, 0, 3]) == [0, 0, 0, 0])
     }
 
+    /// The memchr-based fast paths agree with a byte-at-a-time statement of the rule on arbitrary input
+    /// (including escaped input that is not canonical, slices with non-zero start indices and long runs).
+    @Test func emulationPreventionFastPathsMatchTheRule() {
+        func slowRemove(_ x: [UInt8]) -> [UInt8] {
+            var out: [UInt8] = [], zeros = 0
+            for b in x {
+                if zeros >= 2 && b == 3 { zeros = 0; continue }
+                out.append(b); zeros = b == 0 ? zeros + 1 : 0
+            }
+            return out
+        }
+        func slowInsert(_ x: [UInt8]) -> [UInt8] {
+            var out: [UInt8] = [], zeros = 0
+            for b in x {
+                if zeros >= 2 && b <= 3 { out.append(3); zeros = 0 }
+                out.append(b); zeros = b == 0 ? zeros + 1 : 0
+            }
+            if zeros >= 2 { out.append(3) }
+            return out
+        }
+        var rng = SystemRandomNumberGenerator()
+        for round in 0..<4000 {
+            let n = round < 100 ? round % 8 : Int.random(in: 0...300, using: &rng)
+            let x: [UInt8] = (0..<n).map { _ in [0, 0, 0, 3, 3, 1, 0x7F].randomElement(using: &rng) ?? 0 }
+            #expect(EmulationPrevention.remove(x) == slowRemove(x))
+            #expect(EmulationPrevention.insert(x) == slowInsert(x))
+            let from = n > 3 ? Int.random(in: 0..<n, using: &rng) : 0
+            #expect(EmulationPrevention.remove(x[from...]) == slowRemove(Array(x[from...])))
+        }
+    }
+
     @Test func strictEmulationPreventionErrors() throws {
         #expect(try EmulationPrevention.removeStrict([1, 0, 0, 3, 1, 5]) == [1, 0, 0, 1, 5])
         do { _ = try EmulationPrevention.removeStrict([5, 0, 0, 3], baseOffset: 10); Issue.record("expected error") }
