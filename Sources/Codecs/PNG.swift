@@ -15,7 +15,11 @@ import BinaryIO
 /// writes a gAMA of 1.0). Alpha is kept (RGBA / grey+alpha → RGBA).
 public enum PNG {
     /// Decodes a PNG to RGB, RGBA or grey at 8 or 16 bits (palette images become RGB/RGBA).
+    ///
+    /// The chunk structure is read and checked in Swift first (``PNGStructure``), so malformed files fail
+    /// with an offset and chunk name and oversized dimensions are refused before libpng allocates.
     public static func decode(_ data: [UInt8], limits: Limits = .default) throws(ParseError) -> Image {
+        _ = try PNGStructure(data, limits: limits)
         var img = png_image()
         img.version = png_uint_32(PNG_IMAGE_VERSION)
         let ok = data.withUnsafeBytes { png_image_begin_read_from_memory(&img, $0.baseAddress, $0.count) }

@@ -57,7 +57,10 @@ public enum ImageFiles {
             return out
         }
         if data.count >= 8 && Array(data.prefix(8)) == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] {
-            return LoadedImage(kind: .png, image: try PNG.decode(data, limits: limits), exif: nil, exifInfo: ExifInfo())
+            let structure = try PNGStructure(data, limits: limits)
+            // Pixels are used as stored; an orientation tag copied along would turn them a second time.
+            let exif = structure.exif.map { resetOrientation($0, applied: -1) }
+            return LoadedImage(kind: .png, image: try PNG.decode(data, limits: limits), exif: exif, exifInfo: exif.map { ExifInfo(tiff: $0) } ?? ExifInfo())
         }
         if data.count >= 12 && Array(data[4..<8]) == Array("ftyp".utf8) {
             let file = try ISOFile.parse(source: MemorySource(data), limits: limits)
