@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "spatialmedia", type: .dynamic, targets: ["SpatialMediaC"]),
         .executable(name: "FuzzCABI", targets: ["FuzzCABI"]),
         .executable(name: "FuzzImageHeaders", targets: ["FuzzImageHeaders"]),
+        .executable(name: "FuzzPNG", targets: ["FuzzPNG"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -43,6 +44,7 @@ let package = Package(
         .target(name: "SpatialMediaC", dependencies: ["SpatialMedia", "ISOBMFF", "BinaryIO", "HEVC", "SpatialConvert", "SpatialValidation"]),
         .executableTarget(name: "FuzzCABI", dependencies: ["SpatialMediaC"], path: "Fuzz/FuzzCABI"),
         .executableTarget(name: "FuzzImageHeaders", dependencies: ["Codecs"], path: "Fuzz/FuzzImageHeaders"),
+        .executableTarget(name: "FuzzPNG", dependencies: ["Codecs"], path: "Fuzz/FuzzPNG"),
         .testTarget(name: "SpatialMediaCTests", dependencies: ["SpatialMediaC"]),
         .testTarget(name: "BinaryIOTests", dependencies: ["BinaryIO"]),
         .testTarget(name: "ISOBMFFTests", dependencies: ["ISOBMFF", "BinaryIO"]),

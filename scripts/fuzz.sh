@@ -1,35 +1,51 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets with ASan (SwiftPM 6.3 instruments only the entry module for
-# --sanitize=fuzzer, so -Xswiftc -sanitize=fuzzer adds coverage to the library modules too) and runs them, seeded from ../shared/corpus (when present)
-# and the project's Conformance/files.
-#   bash scripts/fuzz.sh smoke            # every target for $FUZZ_SECONDS (default 60) seconds
-#   bash scripts/fuzz.sh long [SECONDS]   # every target for SECONDS (default 600) seconds
-#   bash scripts/fuzz.sh TARGET SECONDS   # one target
-# Findings are written to Fuzz/artifacts/<target>/; copy them to Fuzz/Regressions/<target>/ so that
-# the regression test replays them.
+# libFuzzer targets, one per parsing surface, seeded from ../shared/corpus (when present) and the
+# project's Conformance/files. SwiftPM 6.3 instruments only the entry module for --sanitize=fuzzer, so
+# -Xswiftc -sanitize=fuzzer adds coverage to the library modules too.
+#
+#   bash scripts/fuzz.sh smoke                   # CI: every target, fixed seed and run count, ASan
+#   bash scripts/fuzz.sh long [SECONDS]          # every target for SECONDS (default 600), ASan
+#   bash scripts/fuzz.sh TARGET SECONDS          # one target, ASan
+#   bash scripts/fuzz.sh campaign TARGET SECONDS [RUNS]
+#        # long campaign: a build without ASan (Swift's own bounds and overflow traps stay on) runs
+#        # until RUNS executions (default 10 000 000) or SECONDS; the corpus it grew is then replayed
+#        # once through the ASan build, so memory errors on any input it kept are still caught.
+#   bash scripts/fuzz.sh replay TARGET           # replay Fuzz/corpus-work/TARGET through the ASan build
+#
+# Findings go to Fuzz/artifacts/<target>/; copy them to Fuzz/Regressions/<target>/ (and list them in
+# its index.txt) so that the regression tests replay them.
 set -uo pipefail
 cd "$(dirname "$0")/.."
+ALL="FuzzBoxes FuzzHEVC FuzzHEIF FuzzCABI FuzzImageHeaders FuzzPNG"
 mode="${1:-smoke}"
 case "$mode" in
-  smoke) targets="FuzzBoxes FuzzHEVC FuzzHEIF FuzzCABI FuzzImageHeaders"; seconds="${FUZZ_SECONDS:-60}" ;;
-  long) targets="FuzzBoxes FuzzHEVC FuzzHEIF FuzzCABI FuzzImageHeaders"; seconds="${2:-600}" ;;
+  smoke) targets="$ALL"; seconds="${FUZZ_SECONDS:-60}" ;;
+  long) targets="$ALL"; seconds="${2:-600}" ;;
+  campaign) targets="${2:?target}"; seconds="${3:-3600}"; maxruns="${4:-10000000}" ;;
+  replay) targets="${2:?target}"; seconds=0 ;;
   *) targets="$mode"; seconds="${2:-60}" ;;
 esac
-scratch=.build-fuzz
 work=Fuzz/corpus-work
 mkdir -p "$work"
-summary=""
-for t in $targets; do
-  echo "fuzz: building $t" >&2
-  if ! swift build -c release --scratch-path "$scratch" --sanitize=fuzzer --sanitize=address -Xswiftc -sanitize=fuzzer --product "$t" 2>&1 | grep -E "error" >&2; then :; fi
-  bin="$scratch/release/$t"
-  [ -x "$bin" ] || { echo "fuzz: build of $t failed" >&2; exit 1; }
-  seeds="$work/$t"
+
+build() { # build TARGET asan|fast -> prints the binary path
+  local t="$1" kind="$2" scratch flags
+  if [ "$kind" = asan ]; then scratch=.build-fuzz; flags="--sanitize=fuzzer --sanitize=address"
+  else scratch=.build-fuzz-fast; flags="--sanitize=fuzzer"; fi
+  echo "fuzz: building $t ($kind)" >&2
+  swift build -c release --scratch-path "$scratch" $flags -Xswiftc -sanitize=fuzzer --product "$t" 2>&1 | grep -E "error" >&2
+  [ -x "$scratch/release/$t" ] || { echo "fuzz: build of $t failed" >&2; exit 1; }
+  echo "$scratch/release/$t"
+}
+
+seed() { # copy the seeds of TARGET into its working corpus
+  local t="$1" seeds="$work/$1" src pattern
   mkdir -p "$seeds" "Fuzz/artifacts/$t"
   case "$t" in
     FuzzBoxes) src="../shared/corpus ../shared/fixtures Conformance/files" ; pattern='.*\.(mp4|mov|heic|HEIC|heif|avif|m4a|m4v|3gp|mj2|bin)$|/malformed/' ;;
     FuzzCABI) src="../shared/corpus/spatial-photo ../shared/corpus/spatial-video ../shared/fixtures Conformance/files" ; pattern=".*" ;;
     FuzzImageHeaders) src="../shared/corpus/mpo ../shared/corpus/sbs Conformance/files" ; pattern='.*\.(mpo|MPO|jpg|JPG|jpeg|y4m)$' ;;
+    FuzzPNG) src="../shared/corpus ../shared/fixtures Conformance/files" ; pattern='.*\.(png|PNG)$' ;;
     FuzzHEIF) src="../shared/corpus ../shared/fixtures Conformance/files" ; pattern='.*\.(heic|HEIC|heif|avif|hif)$' ;;
     FuzzHEVC) src="../shared/corpus ../shared/fixtures" ; pattern='.*\.(hevc|265|h265|bit)$' ;;
     *) src="Conformance/files" ; pattern='.*' ;;
@@ -38,27 +54,69 @@ for t in $targets; do
     [ -d "$d" ] || continue
     find "$d" -type f -size -${FUZZ_MAX_SEED_KB:-100}k | grep -E "$pattern" | while read -r f; do cp -f "$f" "$seeds/$(echo "$f" | md5sum | cut -c1-16)"; done
   done
-  echo "fuzz: running $t for ${seconds}s on $(ls "$seeds" | wc -l) seeds" >&2
-  log="Fuzz/artifacts/$t/last-run.log"
-  # The smoke run (CI) is deterministic: a fixed seed and a fixed number of runs per target from the seed
-  # corpus, bounded by $seconds; longer runs explore freely.
-  extra=""
-  if [ "$mode" = smoke ]; then
-    case "$t" in
-      FuzzBoxes) runs=20000 ;; FuzzHEVC) runs=1500 ;; FuzzHEIF) runs=30000 ;; FuzzCABI) runs=8000 ;; *) runs=100000 ;;
-    esac
-    extra="-seed=${FUZZ_SEED:-1} -runs=$runs"
+  if [ "$t" = FuzzPNG ] && [ -z "$(ls "$seeds")" ]; then python3 scripts/make_png_seeds.py "$seeds" >&2; fi
+  if [ "$t" = FuzzHEVC ]; then
+    # Large seeds are mostly slice data; cut them to header-sized pieces (see the script).
+    big=$(find "$seeds" -type f -size +16k)
+    if [ -n "$big" ]; then python3 scripts/trim_hevc_seeds.py "$seeds" $big >&2 && rm -f $big; fi
   fi
-  SWIFT_BACKTRACE=enable=no "$bin" $extra -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=10 -max_len=131072 \
-    -artifact_prefix="Fuzz/artifacts/$t/" -print_final_stats=1 "$seeds" >"$log" 2>&1
+}
+
+maxlen() { case "$1" in FuzzHEVC) echo 16384 ;; FuzzPNG) echo 65536 ;; *) echo 131072 ;; esac; }
+
+common="-rss_limit_mb=1024 -timeout=10 -print_final_stats=1"
+
+replay() { # replay TARGET's corpus through the ASan build, each input once
+  local t="$1" bin log
+  bin=$(build "$t" asan) || exit 1
+  log="Fuzz/artifacts/$t/replay.log"
+  echo "fuzz: replaying $(ls "$work/$t" | wc -l) inputs of $t through ASan" >&2
+  SWIFT_BACKTRACE=enable=no "$bin" -runs=0 $common -max_len=$(maxlen "$t") -artifact_prefix="Fuzz/artifacts/$t/" "$work/$t" >"$log" 2>&1
+  local rc=$?
+  if [ $rc -ne 0 ]; then tail -40 "$log" >&2; echo "fuzz: ASan replay of $t failed (exit $rc)" >&2; return 1; fi
+  echo "$t: ASan replay of $(grep -oE 'INITED.*corp: [0-9]+' "$log" | grep -oE '[0-9]+$' | tail -1) kept inputs: clean"
+}
+
+summary=""
+for t in $targets; do
+  seed "$t"
+  log="Fuzz/artifacts/$t/last-run.log"
+  if [ "$mode" = replay ]; then replay "$t" || exit 1; continue; fi
+  if [ "$mode" = campaign ]; then
+    bin=$(build "$t" fast) || exit 1
+    extra="-runs=$maxruns"
+    log="Fuzz/artifacts/$t/campaign.log"
+  else
+    bin=$(build "$t" asan) || exit 1
+    extra=""
+    # The smoke run (CI) is deterministic: a fixed seed and a fixed number of runs per target from the
+    # seed corpus, bounded by $seconds; longer runs explore freely.
+    if [ "$mode" = smoke ]; then
+      case "$t" in
+        FuzzBoxes) runs=20000 ;; FuzzHEVC) runs=1500 ;; FuzzHEIF) runs=30000 ;; FuzzCABI) runs=8000 ;; *) runs=100000 ;;
+      esac
+      extra="-seed=${FUZZ_SEED:-1} -runs=$runs"
+    fi
+  fi
+  echo "fuzz: running $t for at most ${seconds}s on $(ls "$work/$t" | wc -l) seeds" >&2
+  start=$(date +%s)
+  SWIFT_BACKTRACE=enable=no "$bin" $extra -max_total_time="$seconds" $common -max_len=$(maxlen "$t") \
+    -artifact_prefix="Fuzz/artifacts/$t/" "$work/$t" >"$log" 2>&1
   rc=$?
+  elapsed=$(( $(date +%s) - start ))
   execs=$(grep -E "stat::number_of_executed_units" "$log" | awk '{print $2}')
-  summary="$summary\n$t: exit $rc, ${execs:-?} executions (at most ${seconds}s)"
+  rss=$(grep -E "stat::peak_rss_mb" "$log" | awk '{print $2}')
+  cov=$(grep -oE "cov: [0-9]+" "$log" | tail -1)
+  summary="$summary\n$t: exit $rc, ${execs:-?} executions in ${elapsed}s, ${cov:-cov: ?} edges, peak RSS ${rss:-?} MB"
   if [ "$rc" -ne 0 ]; then
     tail -40 "$log" >&2
     echo "fuzz: $t found a problem (exit $rc); inputs in Fuzz/artifacts/$t/" >&2
     printf "$summary\n"
     exit 1
+  fi
+  if [ "$mode" = campaign ]; then
+    r=$(replay "$t") || { printf "$summary\n"; exit 1; }
+    summary="$summary\n$r"
   fi
 done
 printf "$summary\n"
