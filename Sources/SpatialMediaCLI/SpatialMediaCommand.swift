@@ -2,7 +2,11 @@ import ArgumentParser
 import BinaryIO
 import ISOBMFF
 import SpatialMedia
-
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Exit codes, documented in the README and in `--help`.
 enum Exit {
@@ -13,6 +17,15 @@ enum Exit {
 }
 
 func printErr(_ s: String) { StandardError.write(s + "\n") }
+
+/// Ends the process with `code`; stdio buffers are flushed.
+func terminate(_ code: Int32) -> Never {
+    #if canImport(Glibc)
+    Glibc.exit(code)
+    #else
+    Darwin.exit(code)
+    #endif
+}
 
 @main
 struct SpatialMediaCommand: ParsableCommand {
@@ -34,6 +47,12 @@ struct SpatialMediaCommand: ParsableCommand {
     static func main() {
         let args = Array(CommandLine.arguments.dropFirst())
         if let name = args.first, !args.contains(where: { $0 == "-h" || $0 == "--help" || $0 == "help" }) {
+            // `info [--json] FILE...` is read by hand: scripts call it once per file, and even parsing one
+            // subcommand with ArgumentParser costs more than reading a small file (runtime reflection).
+            let rest = args.dropFirst()
+            if name == "info", rest.contains(where: { !$0.hasPrefix("-") }), rest.allSatisfy({ $0 == "--json" || !$0.hasPrefix("-") }) {
+                terminate(Info.report(files: rest.filter { $0 != "--json" }, json: rest.contains("--json")))
+            }
             switch name {
             case "info": runSubcommand(Info.self, Array(args.dropFirst()))
             case "dump": runSubcommand(Dump.self, Array(args.dropFirst()))
@@ -109,6 +128,12 @@ struct Info: ParsableCommand {
     @Flag(help: "Print JSON to standard output.") var json = false
 
     func run() throws {
+        let worst = Self.report(files: files, json: json)
+        if worst != Exit.ok { throw ExitCode(worst) }
+    }
+
+    /// Prints the report of every file and returns the exit code.
+    static func report(files: [String], json: Bool) -> Int32 {
         var worst = Exit.ok
         var results: [JSON] = []
         for path in files {
@@ -132,7 +157,7 @@ struct Info: ParsableCommand {
             }
         }
         if json { print((files.count == 1 ? results.first ?? .null : .array(results)).serialized(pretty: true)) }
-        if worst != Exit.ok { throw ExitCode(worst) }
+        return worst
     }
 }
 
