@@ -3,7 +3,7 @@ import HEVC
 
 /// Reports a broken round trip: the parser accepted input that the writer does not reproduce.
 private func roundTripFailure(_ what: String) -> Never {
-    print("FuzzHEVC: \(what) did not re-serialize to the same RBSP")
+    StandardError.write("FuzzHEVC: \(what) did not re-serialize to the same RBSP\n")
     abort()
 }
 

@@ -45,7 +45,8 @@ public struct DPBSize: Hashable, Sendable {
     public var subLayerFlagInfoPresent = false
     /// Per sub-layer: `sub_layer_dpb_info_present_flag` (true for sub-layer 0).
     public var subLayerDpbInfoPresent: [Bool] = []
-    /// Per sub-layer, per coded layer: `max_vps_dec_pic_buffering_minus1`.
+    /// Per sub-layer, per coded layer: `max_vps_dec_pic_buffering_minus1`. These three arrays have one
+    /// entry per sub-layer; a sub-layer whose values are not coded repeats the one below (as inferred).
     public var maxDecPicBufferingMinus1: [[UInt32]] = []
     public var maxNumReorderPics: [UInt32] = []
     public var maxLatencyIncreasePlus1: [UInt32] = []
@@ -390,7 +391,16 @@ public struct VideoParameterSet: Hashable, Sendable {
                 var present = c.isReading ? (j == 0) : (j < d.subLayerDpbInfoPresent.count ? d.subLayerDpbInfoPresent[j] : j == 0)
                 if j == 0 { present = true } else if infoPresent { try c.flag(&present) } else { present = false }
                 if c.isReading { d.subLayerDpbInfoPresent.append(present) }
-                guard present else { continue }
+                guard present else {
+                    // Not coded: the values equal those of sub-layer j − 1 (F.7.4.3.1.1). Storing them keeps
+                    // the arrays indexed by sub-layer, which the writer relies on.
+                    if c.isReading {
+                        d.maxDecPicBufferingMinus1.append(d.maxDecPicBufferingMinus1.last ?? [])
+                        d.maxNumReorderPics.append(d.maxNumReorderPics.last ?? 0)
+                        d.maxLatencyIncreasePlus1.append(d.maxLatencyIncreasePlus1.last ?? 0)
+                    }
+                    continue
+                }
                 var row: [UInt32] = c.isReading ? [] : (j < d.maxDecPicBufferingMinus1.count ? d.maxDecPicBufferingMinus1[j] : [])
                 var coded = 0
                 for (kk, lid) in layers.enumerated() where necessary[kk] && (baseLayerInternal || lid != 0) { coded += 1 }

@@ -75,3 +75,26 @@ import BinaryIO
         #expect(throws: ParseError(.danglingReference, offset: 0, "")) { try ParameterSetStore().context(forSlice: nal) }
     }
 }
+
+/// Inputs the HEVC fuzzer found, minimised by libFuzzer.
+@Suite struct HEVCFuzzRegressionTests {
+    /// A VPS extension whose `dpb_size()` codes sub-layer 0 and skips a higher sub-layer: the parser stored
+    /// only the coded sub-layers while the writer indexed them by sub-layer, so writing it back failed.
+    @Test func dpbSizeWithUncodedSubLayer() throws {
+        let hex = "00000140010411ff3600df4838a62be3a096877856f056ffdf2be48519001bdedf537472696e678778"
+        var bytes: [UInt8] = []
+        var i = hex.startIndex
+        while i < hex.endIndex {
+            let j = hex.index(i, offsetBy: 2)
+            bytes.append(UInt8(hex[i..<j], radix: 16) ?? 0)
+            i = j
+        }
+        let nal = try #require(try AnnexB.split(bytes).first)
+        let vps = try VideoParameterSet(nal: nal)
+        #expect(try vps.rbsp() == nal.rbsp)
+        for d in vps.vpsExtension?.dpbSizes ?? [] {
+            #expect(d.maxNumReorderPics.count == d.subLayerDpbInfoPresent.count)
+            #expect(d.maxDecPicBufferingMinus1.count == d.subLayerDpbInfoPresent.count)
+        }
+    }
+}
