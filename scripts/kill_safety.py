@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Kill-safety harness: runs `rewrite`, `edit` (to a new file and in place) and photo `convert`, sends
+"""Kill-safety harness: runs `rewrite`, `edit` (to a new file and in place), photo and video `convert`, sends
 SIGKILL at random moments, and checks that the destination is either absent/untouched or complete and valid.
 
 Usage: kill_safety.py BIN WORKDIR [TRIALS_PER_OPERATION]
@@ -142,8 +142,31 @@ def op_convert():
             os.remove(out)
     return "convert (photo)", ok, bad, killed_n, full
 
+def op_convert_video():
+    """Side-by-side Y4M → spatial video (two x265 encodes, MV-HEVC assembly, mux): a killed run must
+    leave no file at the destination; a finished one must be a spatial video."""
+    src = os.path.join(ROOT, "Conformance", "files", "sample_sbs_320x96.y4m")
+    if not os.path.exists(src):
+        return "convert (video)", 0, 0, 0, 0
+    cmd = lambda out: [BIN, "convert", src, "-o", out, "--layout", "sbs", "--preset", "ultrafast"]
+    full = timed(cmd(os.path.join(WORK, "probe-video.mov")))
+    ok = bad = killed_n = 0
+    for i in range(TRIALS):
+        out = os.path.join(WORK, f"convert-{i}.mov")
+        killed = kill_at(cmd(out), random.uniform(0, full * 1.1))
+        killed_n += killed
+        if not os.path.exists(out):
+            ok += 1
+        else:
+            rc, j = info(out)
+            good = rc == 0 and j.get("spatial_video", {}).get("classification") == "spatial-video"
+            ok += 1 if good else 0
+            bad += 0 if good else 1
+            os.remove(out)
+    return "convert (video)", ok, bad, killed_n, full
+
 total_ok = total_bad = 0
-for op in (op_rewrite, op_edit_new_file, op_edit_in_place, op_convert):
+for op in (op_rewrite, op_edit_new_file, op_edit_in_place, op_convert, op_convert_video):
     name, ok, bad, killed, full = op()
     total_ok += ok; total_bad += bad
     print(f"{name:<24} {ok + bad:3d} trials, {killed:3d} killed mid-run, {bad} bad destinations (full run {full*1000:.0f} ms)")

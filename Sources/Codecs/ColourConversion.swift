@@ -1,4 +1,22 @@
 import BinaryIO
+import Dispatch
+
+/// Runs `body` over bands of rows `0..<rows` on all cores (each band is disjoint, so bodies that write
+/// only their own rows need no locking). Small images run on the calling thread.
+func forEachRowBand(_ rows: Int, pixelsPerRow: Int, _ body: (Range<Int>) -> Void) {
+    let cores = max(1, ProcessorInfo.activeCount)
+    guard cores > 1, rows >= 2, rows * pixelsPerRow >= 1 << 16 else { body(0..<max(0, rows)); return }
+    let bands = min(rows, cores * 4)
+    withoutActuallyEscaping(body) { work in
+        let shared = RowBandWork(run: work)
+        DispatchQueue.concurrentPerform(iterations: bands) { b in
+            shared.run((rows * b / bands)..<(rows * (b + 1) / bands))
+        }
+    }
+}
+
+/// The per-band closure of ``forEachRowBand``; the caller guarantees that bands touch disjoint rows.
+private struct RowBandWork: @unchecked Sendable { let run: (Range<Int>) -> Void }
 
 /// RGB ↔ YUV conversion (BT.601 / BT.709 / BT.2020 matrices, full or limited range), in Swift.
 ///
@@ -64,29 +82,33 @@ public enum ColourConversion {
         let cbFull = upsample(cb, cw: cw, ch: ch, w: w, h: h, sx: sx, sy: sy)
         let crFull = upsample(cr, cw: cw, ch: ch, w: w, h: h, sx: sx, sy: sy)
         let n = w * h
-        if outDepth == 8 {
-            var out = [UInt8](repeating: 0, count: n * 3)
-            out.withUnsafeMutableBufferPointer { o in
-                for i in 0..<n {
-                    let yy = (Int64(y[i]) - yo) * ay
-                    let u = Int64(cbFull[i]) - mo, v = Int64(crFull[i]) - mo
-                    o[3 * i] = UInt8(clamping: min(om, max(0, (yy + rcr * v + half) >> 16)))
-                    o[3 * i + 1] = UInt8(clamping: min(om, max(0, (yy + gcb * u + gcr * v + half) >> 16)))
-                    o[3 * i + 2] = UInt8(clamping: min(om, max(0, (yy + bcb * u + half) >> 16)))
+        // Row bands in parallel; every band reads shared planes and writes only its own rows.
+        func convert<T: FixedWidthInteger & UnsignedInteger>(_ out: inout [T]) {
+            y.withUnsafeBufferPointer { yp in
+                cbFull.withUnsafeBufferPointer { cbp in
+                    crFull.withUnsafeBufferPointer { crp in
+                        out.withUnsafeMutableBufferPointer { o in
+                            forEachRowBand(h, pixelsPerRow: w) { rows in
+                                for i in (rows.lowerBound * w)..<(rows.upperBound * w) {
+                                    let yy = (Int64(yp[i]) - yo) * ay
+                                    let u = Int64(cbp[i]) - mo, v = Int64(crp[i]) - mo
+                                    o[3 * i] = T(truncatingIfNeeded: min(om, max(0, (yy + rcr * v + half) >> 16)))
+                                    o[3 * i + 1] = T(truncatingIfNeeded: min(om, max(0, (yy + gcb * u + gcr * v + half) >> 16)))
+                                    o[3 * i + 2] = T(truncatingIfNeeded: min(om, max(0, (yy + bcb * u + half) >> 16)))
+                                }
+                            }
+                        }
+                    }
                 }
             }
+        }
+        if outDepth == 8 {
+            var out = [UInt8](repeating: 0, count: n * 3)
+            convert(&out)
             return try Image(width: w, height: h, bitDepth: 8, format: .rgb, planes: .u8([out]), colour: img.colour)
         } else {
             var out = [UInt16](repeating: 0, count: n * 3)
-            out.withUnsafeMutableBufferPointer { o in
-                for i in 0..<n {
-                    let yy = (Int64(y[i]) - yo) * ay
-                    let u = Int64(cbFull[i]) - mo, v = Int64(crFull[i]) - mo
-                    o[3 * i] = UInt16(clamping: min(om, max(0, (yy + rcr * v + half) >> 16)))
-                    o[3 * i + 1] = UInt16(clamping: min(om, max(0, (yy + gcb * u + gcr * v + half) >> 16)))
-                    o[3 * i + 2] = UInt16(clamping: min(om, max(0, (yy + bcb * u + half) >> 16)))
-                }
-            }
+            convert(&out)
             return try Image(width: w, height: h, bitDepth: outDepth, format: .rgb, planes: .u16([out]), colour: img.colour)
         }
     }
@@ -224,15 +246,19 @@ public enum ColourConversion {
         let xt = (0..<w).map { taps($0, sx, cw) }
         let yt = (0..<h).map { taps($0, sy, ch) }
         c.withUnsafeBufferPointer { src in
-            out.withUnsafeMutableBufferPointer { o in
-                for y in 0..<h {
-                    let (ya, yb, fy) = yt[y]
-                    let ra = ya * cw, rb = yb * cw
-                    for x in 0..<w {
-                        let (xa, xb, fx) = xt[x]
-                        let top = src[ra + xa] * (4 - fx) + src[ra + xb] * fx
-                        let bot = src[rb + xa] * (4 - fx) + src[rb + xb] * fx
-                        o[y * w + x] = (top * (4 - fy) + bot * fy + 8) >> 4
+            xt.withUnsafeBufferPointer { xtp in
+                out.withUnsafeMutableBufferPointer { o in
+                    forEachRowBand(h, pixelsPerRow: w) { rows in
+                        for y in rows {
+                            let (ya, yb, fy) = yt[y]
+                            let ra = ya * cw, rb = yb * cw
+                            for x in 0..<w {
+                                let (xa, xb, fx) = xtp[x]
+                                let top = src[ra + xa] * (4 - fx) + src[ra + xb] * fx
+                                let bot = src[rb + xa] * (4 - fx) + src[rb + xb] * fx
+                                o[y * w + x] = (top * (4 - fy) + bot * fy + 8) >> 4
+                            }
+                        }
                     }
                 }
             }
