@@ -1,6 +1,16 @@
 // swift-tools-version: 6.0
 import PackageDescription
 
+// The codec libraries are opened with dlopen at first use (Sources/Codecs/Libraries.swift), so on Linux
+// the executables must not link them: without pkg-config no -l flags are added, and the headers are in
+// the default include path (/usr/include, /usr/local/include). Elsewhere pkg-config finds the headers
+// (Homebrew) and the libraries are linked as well, which is harmless.
+#if os(Linux)
+func codecPkgConfig(_ name: String) -> String? { nil }
+#else
+func codecPkgConfig(_ name: String) -> String? { name }
+#endif
+
 let package = Package(
     name: "spatial-media",
     platforms: [.macOS(.v13)],
@@ -19,10 +29,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
     ],
     targets: [
-        .systemLibrary(name: "CDe265", pkgConfig: "libde265", providers: [.apt(["libde265-dev"]), .brew(["libde265"])]),
-        .systemLibrary(name: "CX265", pkgConfig: "x265", providers: [.apt(["libx265-dev"]), .brew(["x265"])]),
-        .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"]), .brew(["jpeg-turbo"])]),
-        .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"]), .brew(["libpng"])]),
+        .systemLibrary(name: "CDe265", pkgConfig: codecPkgConfig("libde265"), providers: [.apt(["libde265-dev"]), .brew(["libde265"])]),
+        .systemLibrary(name: "CX265", pkgConfig: codecPkgConfig("x265"), providers: [.apt(["libx265-dev"]), .brew(["x265"])]),
+        .systemLibrary(name: "CTurboJPEG", pkgConfig: codecPkgConfig("libturbojpeg"), providers: [.apt(["libturbojpeg0-dev"]), .brew(["jpeg-turbo"])]),
+        .systemLibrary(name: "CPNG", pkgConfig: codecPkgConfig("libpng"), providers: [.apt(["libpng-dev"]), .brew(["libpng"])]),
         .target(name: "BinaryIO"),
         .target(name: "ISOBMFF", dependencies: ["BinaryIO"]),
         .target(name: "HEVC", dependencies: ["BinaryIO"]),

@@ -111,29 +111,30 @@ public enum HEVCDecoder {
     /// Decodes a sequence of NAL units (without start codes or length prefixes).
     public static func decode(nalUnits: [[UInt8]], limits: Limits = .default, threads: Int = 0) throws(ParseError) -> [Image] {
         try checkSPS(nalUnits, limits: limits)
-        guard let ctx = de265_new_decoder() else { throw CodecError.lib("libde265", "cannot create a decoder") }
-        defer { _ = de265_free_decoder(ctx) }
+        let de265 = try De265.library()
+        guard let ctx = de265.new_decoder() else { throw CodecError.lib("libde265", "cannot create a decoder") }
+        defer { _ = de265.free_decoder(ctx) }
         if threads > 0 {
-            let e = de265_start_worker_threads(ctx, Int32(threads))
-            if de265_isOK(e) == 0 { throw CodecError.lib("libde265", "cannot start threads: \(text(e))") }
+            let e = de265.start_worker_threads(ctx, Int32(threads))
+            if de265.isOK(e) == 0 { throw CodecError.lib("libde265", "cannot start threads: \(text(e))") }
         }
         var out: [Image] = []
         func drain() throws(ParseError) {
             while true {
                 var more: Int32 = 0
-                let e = de265_decode(ctx, &more)
+                let e = de265.decode(ctx, &more)
                 if e == DE265_ERROR_WAITING_FOR_INPUT_DATA { break }
                 if e == DE265_ERROR_IMAGE_BUFFER_FULL { try collect() ; continue }
-                if de265_isOK(e) == 0 { throw CodecError.lib("libde265", "decoding failed: \(text(e))") }
+                if de265.isOK(e) == 0 { throw CodecError.lib("libde265", "decoding failed: \(text(e))") }
                 try collect()
                 if more == 0 { break }
             }
         }
         func collect() throws(ParseError) {
             // peek + release (de265_get_next_picture would already release the picture).
-            while let pic = de265_peek_next_picture(ctx) {
+            while let pic = de265.peek_next_picture(ctx) {
                 let img = try convert(pic, limits: limits)
-                de265_release_next_picture(ctx)
+                de265.release_next_picture(ctx)
                 out.append(img)
                 try Limits.check(out.count, limits.maxSamples, "maxSamples (decoded pictures)", offset: 0)
             }
@@ -142,46 +143,47 @@ public enum HEVCDecoder {
             guard nal.count >= 2, nal.count <= Int(Int32.max) else { continue }
             // Base layer only.
             if (nal[0] & 1) != 0 || (nal[1] >> 3) != 0 { continue }
-            let e = nal.withUnsafeBytes { de265_push_NAL(ctx, $0.baseAddress, Int32($0.count), 0, nil) }
-            if de265_isOK(e) == 0 { throw CodecError.lib("libde265", "cannot queue a NAL unit: \(text(e))") }
-            if de265_get_number_of_NAL_units_pending(ctx) > 8 { try drain() }
+            let e = nal.withUnsafeBytes { de265.push_NAL(ctx, $0.baseAddress, Int32($0.count), 0, nil) }
+            if de265.isOK(e) == 0 { throw CodecError.lib("libde265", "cannot queue a NAL unit: \(text(e))") }
+            if de265.get_number_of_NAL_units_pending(ctx) > 8 { try drain() }
         }
-        let f = de265_flush_data(ctx)
-        if de265_isOK(f) == 0 { throw CodecError.lib("libde265", "flush failed: \(text(f))") }
+        let f = de265.flush_data(ctx)
+        if de265.isOK(f) == 0 { throw CodecError.lib("libde265", "flush failed: \(text(f))") }
         try drain()
         try collect()
         return out
     }
 
     static func text(_ e: de265_error) -> String {
-        guard let t = de265_get_error_text(e) else { return "error \(e.rawValue)" }
+        guard let t = (try? De265.library())?.get_error_text(e) else { return "error \(e.rawValue)" }
         return String(cString: t)
     }
 
     /// Copies a libde265 picture into an ``Image``.
     static func convert(_ pic: OpaquePointer, limits: Limits) throws(ParseError) -> Image {
-        let w = Int(de265_get_image_width(pic, 0)), h = Int(de265_get_image_height(pic, 0))
+        let de265 = try De265.library()
+        let w = Int(de265.get_image_width(pic, 0)), h = Int(de265.get_image_height(pic, 0))
         try Image.checkDimensions(width: w, height: h, limits: limits)
         let format: PixelFormat
-        switch de265_get_chroma_format(pic) {
+        switch de265.get_chroma_format(pic) {
         case de265_chroma_mono: format = .gray
         case de265_chroma_420: format = .yuv420
         case de265_chroma_422: format = .yuv422
         case de265_chroma_444: format = .yuv444
         default: throw CodecError.lib("libde265", "unknown chroma format")
         }
-        let depth = Int(de265_get_bits_per_pixel(pic, 0))
+        let depth = Int(de265.get_bits_per_pixel(pic, 0))
         guard (8...16).contains(depth) else { throw CodecError.lib("libde265", "unsupported bit depth \(depth)") }
-        let colour = ColourSpace(matrixCoefficients: Int(de265_get_image_matrix_coefficients(pic)), fullRange: de265_get_image_full_range_flag(pic) != 0)
+        let colour = ColourSpace(matrixCoefficients: Int(de265.get_image_matrix_coefficients(pic)), fullRange: de265.get_image_full_range_flag(pic) != 0)
         var p8: [[UInt8]] = [], p16: [[UInt16]] = []
         for c in 0..<format.planeCount {
             let pw = Image.planeWidth(width: w, format: format, plane: c), ph = Image.planeHeight(height: h, format: format, plane: c)
-            guard Int(de265_get_image_width(pic, Int32(c))) >= pw, Int(de265_get_image_height(pic, Int32(c))) >= ph,
-                  Int(de265_get_bits_per_pixel(pic, Int32(c))) == depth else {
+            guard Int(de265.get_image_width(pic, Int32(c))) >= pw, Int(de265.get_image_height(pic, Int32(c))) >= ph,
+                  Int(de265.get_bits_per_pixel(pic, Int32(c))) == depth else {
                 throw CodecError.lib("libde265", "plane \(c) geometry does not match the picture")
             }
             var stride: Int32 = 0
-            guard let base = de265_get_image_plane(pic, Int32(c), &stride), stride > 0 else {
+            guard let base = de265.get_image_plane(pic, Int32(c), &stride), stride > 0 else {
                 throw CodecError.lib("libde265", "picture plane \(c) is missing")
             }
             let s = Int(stride)

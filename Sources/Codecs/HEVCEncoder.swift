@@ -104,7 +104,7 @@ public final class HEVCEncoder {
     private let picture: UnsafeMutablePointer<x265_picture>
 
     /// x265 version string.
-    public static var version: String { String(cString: x265_version_str) }
+    public static var version: String { CodecVersions.x265 }
 
     public init(width: Int, height: Int, settings: HEVCEncoderSettings, limits: Limits = .default) throws(ParseError) {
         try Image.checkDimensions(width: width, height: height, limits: limits)
@@ -114,8 +114,8 @@ public final class HEVCEncoder {
             throw CodecError.lib("x265", "\(width)×\(height) is not a multiple of the \(settings.chroma.rawValue) chroma grid; pad the picture first")
         }
         var err: Int32 = 0
-        guard let api = x265_api_query(Int32(settings.bitDepth), X265_BUILD, &err) else {
-            throw CodecError.lib("x265", "no \(settings.bitDepth)-bit encoder in the linked libx265 (error \(err))")
+        guard let api = try X265.library().api_query(Int32(settings.bitDepth), X265_BUILD, &err) else {
+            throw CodecError.lib("x265", "no \(settings.bitDepth)-bit encoder in the loaded libx265 (error \(err))")
         }
         guard let param = api.pointee.param_alloc() else { throw CodecError.lib("x265", "cannot allocate parameters") }
         func fail(_ m: String) -> ParseError { api.pointee.param_free(param); return CodecError.lib("x265", m) }

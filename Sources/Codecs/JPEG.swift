@@ -24,10 +24,11 @@ public enum JPEG {
         let exif = segs.exifTIFF
         let info = exif.map { ExifInfo(tiff: $0) } ?? ExifInfo()
         guard data.count <= Int(UInt32.max) else { throw ParseError(.limitExceeded, offset: 0, "JPEG larger than 4 GiB") }
-        guard let h = tjInitDecompress() else { throw CodecError.lib("libjpeg-turbo", "cannot create a decompressor") }
-        defer { tjDestroy(h) }
+        let tj = try TurboJPEG.library()
+        guard let h = tj.initDecompress() else { throw CodecError.lib("libjpeg-turbo", "cannot create a decompressor") }
+        defer { _ = tj.destroy(h) }
         var w: Int32 = 0, ht: Int32 = 0, sub: Int32 = 0, cs: Int32 = 0
-        let r = data.withUnsafeBufferPointer { tjDecompressHeader3(h, $0.baseAddress, UInt(data.count), &w, &ht, &sub, &cs) }
+        let r = data.withUnsafeBufferPointer { tj.decompressHeader3(h, $0.baseAddress, UInt(data.count), &w, &ht, &sub, &cs) }
         if r != 0 { throw CodecError.lib("libjpeg-turbo", "cannot read the JPEG header: \(errText(h))") }
         try Image.checkDimensions(width: Int(w), height: Int(ht), limits: limits)
         var notes: [String] = []
@@ -39,12 +40,12 @@ public enum JPEG {
         var buf = [UInt8](repeating: 0, count: width * height * channels)
         let d = data.withUnsafeBufferPointer { src in
             buf.withUnsafeMutableBufferPointer { dst in
-                tjDecompress2(h, src.baseAddress, UInt(data.count), dst.baseAddress, w, Int32(width * channels), ht, Int32(pf.rawValue), TJFLAG_ACCURATEDCT)
+                tj.decompress2(h, src.baseAddress, UInt(data.count), dst.baseAddress, w, Int32(width * channels), ht, Int32(pf.rawValue), TJFLAG_ACCURATEDCT)
             }
         }
         if d != 0 {
             // Warnings (e.g. extraneous bytes) still produce an image; errors do not.
-            if tjGetErrorCode(h) == Int32(TJERR_FATAL.rawValue) {
+            if tj.getErrorCode(h) == Int32(TJERR_FATAL.rawValue) {
                 throw CodecError.lib("libjpeg-turbo", "cannot decode: \(errText(h))")
             }
             notes.append("JPEG decoder warning: \(errText(h))")
@@ -91,17 +92,18 @@ public enum JPEG {
         if img.format != .gray { img = try ColourConversion.dropAlpha(ColourConversion.toRGB(img, bitDepth: 8)) }
         else { img = try ColourConversion.changeDepth(img, to: 8) }
         guard case .u8(let planes) = img.planes else { throw CodecError.lib("libjpeg-turbo", "internal: expected 8-bit samples") }
-        guard let h = tjInitCompress() else { throw CodecError.lib("libjpeg-turbo", "cannot create a compressor") }
-        defer { tjDestroy(h) }
+        let tj = try TurboJPEG.library()
+        guard let h = tj.initCompress() else { throw CodecError.lib("libjpeg-turbo", "cannot create a compressor") }
+        defer { _ = tj.destroy(h) }
         let gray = img.format == .gray
         var out: UnsafeMutablePointer<UInt8>? = nil
         var size: UInt = 0
         let r = planes[0].withUnsafeBufferPointer { src in
-            tjCompress2(h, src.baseAddress, Int32(img.width), Int32(img.width * (gray ? 1 : 3)), Int32(img.height),
+            tj.compress2(h, src.baseAddress, Int32(img.width), Int32(img.width * (gray ? 1 : 3)), Int32(img.height),
                         Int32((gray ? TJPF_GRAY : TJPF_RGB).rawValue), &out, &size,
                         Int32((gray ? TJSAMP_GRAY : TJSAMP_420).rawValue), Int32(min(100, max(1, quality))), TJFLAG_ACCURATEDCT)
         }
-        defer { if let out { tjFree(out) } }
+        defer { if let out { tj.free(out) } }
         guard r == 0, let out, size > 0 else { throw CodecError.lib("libjpeg-turbo", "cannot encode: \(errText(h))") }
         var bytes = Array(UnsafeBufferPointer(start: out, count: Int(size)))
         if let exif, exif.count + 8 <= 65535, bytes.count >= 2 {
@@ -117,21 +119,22 @@ public enum JPEG {
     public static func encodeCMYK(_ samples: [UInt8], width: Int, height: Int, quality: Int = 90) throws(ParseError) -> [UInt8] {
         try Image.checkDimensions(width: width, height: height)
         guard samples.count == width * height * 4 else { throw CodecError.lib("libjpeg-turbo", "CMYK buffer size does not match \(width)×\(height)") }
-        guard let h = tjInitCompress() else { throw CodecError.lib("libjpeg-turbo", "cannot create a compressor") }
-        defer { tjDestroy(h) }
+        let tj = try TurboJPEG.library()
+        guard let h = tj.initCompress() else { throw CodecError.lib("libjpeg-turbo", "cannot create a compressor") }
+        defer { _ = tj.destroy(h) }
         var out: UnsafeMutablePointer<UInt8>? = nil
         var size: UInt = 0
         let r = samples.withUnsafeBufferPointer { src in
-            tjCompress2(h, src.baseAddress, Int32(width), Int32(width * 4), Int32(height), Int32(TJPF_CMYK.rawValue), &out, &size,
+            tj.compress2(h, src.baseAddress, Int32(width), Int32(width * 4), Int32(height), Int32(TJPF_CMYK.rawValue), &out, &size,
                         Int32(TJSAMP_444.rawValue), Int32(min(100, max(1, quality))), 0)
         }
-        defer { if let out { tjFree(out) } }
+        defer { if let out { tj.free(out) } }
         guard r == 0, let out, size > 0 else { throw CodecError.lib("libjpeg-turbo", "cannot encode CMYK: \(errText(h))") }
         return Array(UnsafeBufferPointer(start: out, count: Int(size)))
     }
 
     static func errText(_ h: tjhandle) -> String {
-        guard let s = tjGetErrorStr2(h) else { return "unknown error" }
+        guard let s = (try? TurboJPEG.library())?.getErrorStr2(h) else { return "unknown error" }
         return String(cString: s)
     }
 }

@@ -20,11 +20,12 @@ public enum PNG {
     /// with an offset and chunk name and oversized dimensions are refused before libpng allocates.
     public static func decode(_ data: [UInt8], limits: Limits = .default) throws(ParseError) -> Image {
         _ = try PNGStructure(data, limits: limits)
+        let png = try LibPNG.library()
         var img = png_image()
         img.version = png_uint_32(PNG_IMAGE_VERSION)
-        let ok = data.withUnsafeBytes { png_image_begin_read_from_memory(&img, $0.baseAddress, $0.count) }
+        let ok = data.withUnsafeBytes { png.image_begin_read_from_memory(&img, $0.baseAddress, $0.count) }
         guard ok != 0 else { throw CodecError.lib("libpng", "cannot read the PNG header: \(message(&img))") }
-        defer { png_image_free(&img) }
+        defer { png.image_free(&img) }
         let width = Int(img.width), height = Int(img.height)
         try Image.checkDimensions(width: width, height: height, limits: limits)
         let srcFormat = img.format
@@ -41,7 +42,7 @@ public enum PNG {
         let samples = width * height * ch
         if is16 {
             var buf = [UInt16](repeating: 0, count: samples)
-            let r = buf.withUnsafeMutableBytes { png_image_finish_read(&img, nil, $0.baseAddress, 0, nil) }
+            let r = buf.withUnsafeMutableBytes { png.image_finish_read(&img, nil, $0.baseAddress, 0, nil) }
             guard r != 0 else { throw CodecError.lib("libpng", "cannot decode: \(message(&img))") }
             let lut = SRGB.encodeLUT
             // Linear, premultiplied alpha → straight alpha, sRGB-encoded.
@@ -56,7 +57,7 @@ public enum PNG {
             return try Image(width: width, height: height, bitDepth: 16, format: format, planes: .u16([buf]))
         } else {
             var buf = [UInt8](repeating: 0, count: samples)
-            let r = buf.withUnsafeMutableBytes { png_image_finish_read(&img, nil, $0.baseAddress, 0, nil) }
+            let r = buf.withUnsafeMutableBytes { png.image_finish_read(&img, nil, $0.baseAddress, 0, nil) }
             guard r != 0 else { throw CodecError.lib("libpng", "cannot decode: \(message(&img))") }
             return try Image(width: width, height: height, bitDepth: 8, format: format, planes: .u8([buf]))
         }
@@ -69,6 +70,7 @@ public enum PNG {
         if src.format.isYUV { src = try ColourConversion.toRGB(src, bitDepth: src.bitDepth > 8 && allow16 ? 16 : 8) }
         let deep = src.bitDepth > 8 && allow16
         src = try ColourConversion.changeDepth(src, to: deep ? 16 : 8)
+        let png = try LibPNG.library()
         var img = png_image()
         img.version = png_uint_32(PNG_IMAGE_VERSION)
         img.width = png_uint_32(src.width); img.height = png_uint_32(src.height)
@@ -83,9 +85,9 @@ public enum PNG {
         switch src.planes {
         case .u8(let p):
             result = p[0].withUnsafeBytes { raw -> [UInt8]? in
-                guard png_image_write_to_memory(&img, nil, &size, 0, raw.baseAddress, 0, nil) != 0, size > 0 else { return nil }
+                guard png.image_write_to_memory(&img, nil, &size, 0, raw.baseAddress, 0, nil) != 0, size > 0 else { return nil }
                 var out = [UInt8](repeating: 0, count: size)
-                let ok = out.withUnsafeMutableBytes { png_image_write_to_memory(&img, $0.baseAddress, &size, 0, raw.baseAddress, 0, nil) }
+                let ok = out.withUnsafeMutableBytes { png.image_write_to_memory(&img, $0.baseAddress, &size, 0, raw.baseAddress, 0, nil) }
                 return ok != 0 ? Array(out.prefix(size)) : nil
             }
         case .u16(let p):
@@ -102,13 +104,13 @@ public enum PNG {
                 }
             }
             result = lin.withUnsafeBytes { raw -> [UInt8]? in
-                guard png_image_write_to_memory(&img, nil, &size, 0, raw.baseAddress, 0, nil) != 0, size > 0 else { return nil }
+                guard png.image_write_to_memory(&img, nil, &size, 0, raw.baseAddress, 0, nil) != 0, size > 0 else { return nil }
                 var out = [UInt8](repeating: 0, count: size)
-                let ok = out.withUnsafeMutableBytes { png_image_write_to_memory(&img, $0.baseAddress, &size, 0, raw.baseAddress, 0, nil) }
+                let ok = out.withUnsafeMutableBytes { png.image_write_to_memory(&img, $0.baseAddress, &size, 0, raw.baseAddress, 0, nil) }
                 return ok != 0 ? Array(out.prefix(size)) : nil
             }
         }
-        defer { png_image_free(&img) }
+        defer { png.image_free(&img) }
         guard let result else { throw CodecError.lib("libpng", "cannot encode: \(message(&img))") }
         return result
     }

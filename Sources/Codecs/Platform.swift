@@ -7,22 +7,6 @@ import Darwin
 #endif
 import BinaryIO
 
-/// A small mutex (pthread) so the module needs neither Foundation nor newer OS availability.
-final class Lock: @unchecked Sendable {
-    private let m: UnsafeMutablePointer<pthread_mutex_t>
-    init() {
-        m = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-        m.initialize(to: pthread_mutex_t())
-        pthread_mutex_init(m, nil)
-    }
-    deinit { pthread_mutex_destroy(m); m.deallocate() }
-    func withLock<T>(_ body: () throws -> T) rethrows -> T {
-        pthread_mutex_lock(m)
-        defer { pthread_mutex_unlock(m) }
-        return try body()
-    }
-}
-
 enum ProcessorInfo {
     /// Processors available to this process (at least 1).
     static var activeCount: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }

@@ -143,15 +143,15 @@ func findExecutable(_ name: String) -> String? {
 
 /// A child process whose standard output we read (ffmpeg producing Y4M); standard error goes to a
 /// temporary file so a failure can be reported with ffmpeg's own words.
-final class ChildProcess: @unchecked Sendable {
+package final class ChildProcess: @unchecked Sendable {
     let pid: pid_t
     /// Read end of the child's standard output.
-    let stdoutFD: Int32
+    package let stdoutFD: Int32
     let stderrPath: String
     private var reaped = false
     private var status: Int32 = 0
 
-    init(executable: String, arguments: [String]) throws(ParseError) {
+    package init(executable: String, arguments: [String]) throws(ParseError) {
         var fds: [Int32] = [0, 0]
         guard pipe(&fds) == 0 else { throw ParseError(.io, offset: 0, "cannot create a pipe: \(String(cString: strerror(errno)))") }
         var template = Array("/tmp/spatial-media-ffmpeg-XXXXXX".utf8CString)
@@ -194,8 +194,23 @@ final class ChildProcess: @unchecked Sendable {
         stdoutFD = fds[0]
     }
 
+    /// Reads the child's standard output to its end, or until more than `limit` bytes arrived
+    /// (then `nil`, and the child is stopped).
+    package func readToEnd(limit: Int) -> [UInt8]? {
+        var out: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { read(stdoutFD, $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { break }
+            if out.count + n > limit { terminate(); return nil }
+            out.append(contentsOf: chunk[0..<n])
+        }
+        return out
+    }
+
     /// Waits for the child; returns its exit status (128 + signal when killed).
-    func wait() -> Int32 {
+    package func wait() -> Int32 {
         if reaped { return status }
         var st: Int32 = 0
         while waitpid(pid, &st, 0) < 0 && errno == EINTR {}
@@ -207,7 +222,7 @@ final class ChildProcess: @unchecked Sendable {
     }
 
     /// Stops the child (it is ours) and reaps it.
-    func terminate() {
+    package func terminate() {
         if !reaped { kill(pid, SIGTERM) }
         _ = wait()
     }

@@ -77,28 +77,6 @@ func abiCall(_ function: StaticString, _ body: () throws(ABIError) -> Void) -> I
     }
 }
 
-// MARK: - Lock
-
-/// A pthread mutex (Synchronization.Mutex needs macOS 15; the package supports macOS 13).
-final class Lock: @unchecked Sendable {
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-    init() {
-        mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-        mutex.initialize(to: pthread_mutex_t())
-        pthread_mutex_init(mutex, nil)
-    }
-    deinit {
-        pthread_mutex_destroy(mutex)
-        mutex.deinitialize(count: 1)
-        mutex.deallocate()
-    }
-    func withLock<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        return try body()
-    }
-}
-
 // MARK: - Thread-local last error
 
 /// The last error message of each thread, stored as a malloc'd C string under a pthread key whose

@@ -1,6 +1,5 @@
 import ArgumentParser
 import BinaryIO
-import Foundation
 import SpatialConvert
 import SpatialValidation
 

@@ -1,22 +1,16 @@
-import Foundation
+import BinaryIO
+import Dispatch
 
 /// Validates many inputs (files, or every regular file of a directory) in parallel on all cores.
 public enum BatchValidator {
     /// Expands directories into their (non-hidden, regular) files, sorted; files are kept as given.
     public static func expand(_ paths: [String]) -> [String] {
         var out: [String] = []
-        let fm = FileManager.default
         for p in paths {
-            var isDir: ObjCBool = false
-            if fm.fileExists(atPath: p, isDirectory: &isDir), isDir.boolValue {
-                let names = ((try? fm.contentsOfDirectory(atPath: p)) ?? []).filter { !$0.hasPrefix(".") }.sorted()
-                for n in names {
-                    let full = p.hasSuffix("/") ? p + n : p + "/" + n
-                    var d: ObjCBool = false
-                    if fm.fileExists(atPath: full, isDirectory: &d), !d.boolValue { out.append(full) }
-                }
-            } else {
-                out.append(p)
+            guard FileSystem.kind(p) == .directory else { out.append(p); continue }
+            for n in FileSystem.names(inDirectory: p).filter({ !$0.hasPrefix(".") }).sorted() {
+                let full = p.hasSuffix("/") ? p + n : p + "/" + n
+                if FileSystem.kind(full) == .regular { out.append(full) }
             }
         }
         return out
@@ -36,12 +30,11 @@ public enum BatchValidator {
 
 final class ReportSlots: @unchecked Sendable {
     private var items: [ValidationReport?]
-    private let lock = NSLock()
+    private let lock = Lock()
     init(_ n: Int) { items = Array(repeating: nil, count: n) }
-    func set(_ i: Int, _ r: ValidationReport) { lock.lock(); items[i] = r; lock.unlock() }
+    func set(_ i: Int, _ r: ValidationReport) { lock.withLock { items[i] = r } }
     func all(_ paths: [String]) -> [ValidationReport] {
-        lock.lock(); defer { lock.unlock() }
-        return items.enumerated().map { i, r in
+        lock.withLock { items }.enumerated().map { i, r in
             r ?? ValidationReport(input: paths[i], kind: "unreadable", spatial: false, whyNotSpatial: [], findings: [Finding("SV-FILE-001", .error, "not validated")], summary: [], measurements: [], preview: nil, unreadable: true)
         }
     }

@@ -1,31 +1,29 @@
-import Foundation
 import BinaryIO
+import SpatialConvert
 import StereoVision
 
 /// Decodes both views of an inter-layer-predicted MV-HEVC movie (Apple, x265 multiview) with an external FFmpeg
 /// ≥ 7.1: `$SPATIAL_MEDIA_FFMPEG`, or the FFmpeg of the oracle environment (`.venv-oracles`, imageio-ffmpeg).
 enum FFmpegFrames {
+    /// The most bytes read from one FFmpeg run (grey frames of one view).
+    static let maxOutput = 1 << 30
+
     static func executable() -> String? {
-        let env = ProcessInfo.processInfo.environment
-        if let p = env["SPATIAL_MEDIA_FFMPEG"], FileManager.default.isExecutableFile(atPath: p) { return p }
-        let py = FileManager.default.currentDirectoryPath + "/.venv-oracles/bin/python"
-        guard FileManager.default.isExecutableFile(atPath: py) else { return nil }
-        guard let out = run(py, ["-c", "import imageio_ffmpeg;print(imageio_ffmpeg.get_ffmpeg_exe())"]), let s = String(data: out, encoding: .utf8) else { return nil }
-        let path = s.trimmingCharacters(in: .whitespacesAndNewlines)
-        return FileManager.default.isExecutableFile(atPath: path) ? path : nil
+        if let p = FileSystem.environment("SPATIAL_MEDIA_FFMPEG"), FileSystem.isExecutableFile(p) { return p }
+        guard let cwd = FileSystem.currentDirectory() else { return nil }
+        let py = cwd + "/.venv-oracles/bin/python"
+        guard FileSystem.isExecutableFile(py) else { return nil }
+        guard let out = run(py, ["-c", "import imageio_ffmpeg;print(imageio_ffmpeg.get_ffmpeg_exe())"]) else { return nil }
+        var path = String(decoding: out, as: UTF8.self)
+        while path.last?.isWhitespace == true { path.removeLast() }
+        return FileSystem.isExecutableFile(path) ? path : nil
     }
 
-    static func run(_ exe: String, _ args: [String]) -> Data? {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: exe)
-        p.arguments = args
-        let pipe = Pipe()
-        p.standardOutput = pipe
-        p.standardError = FileHandle.nullDevice
-        do { try p.run() } catch { return nil }
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return p.terminationStatus == 0 ? data : nil
+    /// Runs a program and returns its standard output when it exits with status 0.
+    static func run(_ exe: String, _ args: [String]) -> [UInt8]? {
+        guard let child = try? ChildProcess(executable: exe, arguments: args) else { return nil }
+        let data = child.readToEnd(limit: maxOutput)
+        return child.wait() == 0 ? data : nil
     }
 
     /// `count` frames spread over `total`, as grey eyes.
@@ -41,7 +39,7 @@ enum FFmpegFrames {
                                       "-pix_fmt", "gray", "-f", "image2pipe", "-c:v", "pgm", "-"]) else {
                 throw ParseError(.unsupported, offset: 0, "FFmpeg could not decode the \(pos) view")
             }
-            let frames = parsePGMs([UInt8](data))
+            let frames = parsePGMs(data)
             guard !frames.isEmpty else { throw ParseError(.unsupported, offset: 0, "FFmpeg returned no \(pos) frames") }
             if let s = size, s != (frames[0].width, frames[0].height) { throw ParseError(.invalidValue, offset: 0, "views differ in size") }
             size = (frames[0].width, frames[0].height)
@@ -77,3 +75,4 @@ enum FFmpegFrames {
         return out
     }
 }
+

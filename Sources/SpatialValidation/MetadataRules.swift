@@ -205,7 +205,7 @@ enum VideoRules {
 /// Metadata rules for spatial photos.
 enum PhotoRules {
     static func check(_ file: ISOFile, findings f: inout [Finding], facts: inout StereoFacts, summary: inout [(String, JSON)]) -> (spatial: Bool, whyNot: [String], photo: SpatialPhoto?) {
-        guard let h = file.heif else {
+        guard file.heif != nil else {
             f.append(Finding("SV-PHOTO-001", .error, "not a HEIF image file (no meta box)"))
             return (false, ["not a HEIF image"], nil)
         }

@@ -1,0 +1,83 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+// Small operating-system helpers shared by the modules, so that none of them needs Foundation
+// (linking Foundation statically into the command-line tool costs start-up time on every run).
+
+/// A mutex (pthread). `Synchronization.Mutex` needs macOS 15; the package supports macOS 13.
+public final class Lock: @unchecked Sendable {
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+
+    public init() {
+        mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+        mutex.initialize(to: pthread_mutex_t())
+        pthread_mutex_init(mutex, nil)
+    }
+
+    deinit {
+        pthread_mutex_destroy(mutex)
+        mutex.deinitialize(count: 1)
+        mutex.deallocate()
+    }
+
+    /// Runs `body` with the mutex held.
+    public func withLock<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return try body()
+    }
+}
+
+/// File-system queries without Foundation.
+public enum FileSystem {
+    /// What a path names, following symbolic links; `nil` when it does not exist or cannot be read.
+    public enum Kind: Sendable { case regular, directory, other }
+
+    public static func kind(_ path: String) -> Kind? {
+        var st = stat()
+        guard stat(path, &st) == 0 else { return nil }
+        switch st.st_mode & S_IFMT {
+        case S_IFREG: return .regular
+        case S_IFDIR: return .directory
+        default: return .other
+        }
+    }
+
+    /// True when `path` is a regular file this process may execute.
+    public static func isExecutableFile(_ path: String) -> Bool {
+        kind(path) == .regular && access(path, X_OK) == 0
+    }
+
+    /// The names in a directory (without `.` and `..`), unsorted; empty when it cannot be read.
+    public static func names(inDirectory path: String) -> [String] {
+        guard let dir = opendir(path) else { return [] }
+        defer { closedir(dir) }
+        var out: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw -> String in
+                let bytes = raw.bindMemory(to: UInt8.self)
+                let end = bytes.firstIndex(of: 0) ?? bytes.count
+                return String(decoding: bytes[0..<end], as: UTF8.self)
+            }
+            if name != "." && name != ".." { out.append(name) }
+        }
+        return out
+    }
+
+    /// The current working directory, or `nil`.
+    public static func currentDirectory() -> String? {
+        guard let p = getcwd(nil, 0) else { return nil }
+        defer { free(p) }
+        return String(cString: p)
+    }
+
+    /// An environment variable, or `nil`.
+    public static func environment(_ name: String) -> String? {
+        getenv(name).map { String(cString: $0) }
+    }
+}
