@@ -259,16 +259,10 @@ public enum AnnexB {
         var starts: [Int] = []   // index of the first payload byte after each start code
         var codes: [Int] = []    // index of the first 00 of each 3-byte start code
         buffer.withUnsafeBufferPointer { buf in
-            guard let base = buf.baseAddress else { return }
-            let n = buf.count
             var i = 2
-            while i < n {
-                guard let hit = memchr(base + i, 1, n - i) else { break }
-                let j = i + (UnsafeRawPointer(hit) - UnsafeRawPointer(base + i))
-                if base[j - 1] == 0 && base[j - 2] == 0 {
-                    codes.append(j - 2)
-                    starts.append(j + 1)
-                }
+            while let j = nextStartCode(in: buf, from: i) {
+                codes.append(j - 2)
+                starts.append(j + 1)
                 i = j + 1
             }
         }
@@ -291,6 +285,22 @@ public enum AnnexB {
             out.append(s..<e)
         }
         return out
+    }
+
+    /// The index of the `01` byte of the first `00 00 01` whose `01` is at or after `from` (≥ 2), found with
+    /// `memchr`; `nil` when there is none.
+    @inline(__always)
+    static func nextStartCode(in buf: UnsafeBufferPointer<UInt8>, from: Int) -> Int? {
+        guard let base = buf.baseAddress else { return nil }
+        let n = buf.count
+        var i = max(from, 2)
+        while i < n {
+            guard let hit = memchr(base + i, 1, n - i) else { return nil }
+            let j = i + (UnsafeRawPointer(hit) - UnsafeRawPointer(base + i))
+            if base[j - 1] == 0 && base[j - 2] == 0 { return j }
+            i = j + 1
+        }
+        return nil
     }
 
     /// Splits an Annex B stream into NAL units. Empty or one-byte NAL units are errors.

@@ -44,10 +44,22 @@ public enum AccessUnits {
     /// picture has started, a new access unit begins at a base-layer AUD/VPS/SPS/PPS/prefix SEI/reserved
     /// 41…44/48…55 NAL unit, or at a first slice segment of a layer that already has a picture in the unit.
     public static func group(_ nals: [NALUnit]) -> [[NALUnit]] {
+        var grouper = Grouper()
         var out: [[NALUnit]] = []
-        var cur: [NALUnit] = []
+        for nal in nals { if let au = grouper.add(nal) { out.append(au) } }
+        if let au = grouper.finish() { out.append(au) }
+        return out
+    }
+
+    /// The same grouping one NAL unit at a time, for streams read piece by piece.
+    public struct Grouper: Sendable {
+        var current: [NALUnit] = []
         var layersWithPicture = Set<UInt8>()
-        for nal in nals {
+
+        public init() {}
+
+        /// Adds the next NAL unit; returns the access unit it completed, if any.
+        public mutating func add(_ nal: NALUnit) -> [NALUnit]? {
             let t = nal.type.rawValue
             var startsNew = false
             if nal.type.isVCL {
@@ -56,14 +68,22 @@ public enum AccessUnits {
             } else if !layersWithPicture.isEmpty && nal.layerId == 0 {
                 if t == 35 || t == 32 || t == 33 || t == 34 || t == 39 || (41...44).contains(t) || (48...55).contains(t) { startsNew = true }
             }
-            if startsNew && !cur.isEmpty {
-                out.append(cur); cur = []; layersWithPicture = []
+            var completed: [NALUnit]? = nil
+            if startsNew && !current.isEmpty {
+                completed = current
+                current = []
+                layersWithPicture = []
             }
-            cur.append(nal)
+            current.append(nal)
             if nal.type.isVCL { layersWithPicture.insert(nal.layerId) }
+            return completed
         }
-        if !cur.isEmpty { out.append(cur) }
-        return out
+
+        /// The last access unit, if any NAL units are pending.
+        public mutating func finish() -> [NALUnit]? {
+            defer { current = []; layersWithPicture = [] }
+            return current.isEmpty ? nil : current
+        }
     }
 }
 
@@ -95,58 +115,88 @@ public struct StreamAnalysis: Sendable {
     /// Per layer: number of slices that code `inter_layer_pred_enabled_flag`, and how many set it.
     public private(set) var interLayerFlagCoded: [UInt8: (coded: Int, set: Int)] = [:]
     public private(set) var pictureCount: [UInt8: Int] = [:]
-    /// Base-layer picture type per access unit, e.g. "IDR_W_RADL I".
+    /// Base-layer picture type per access unit, e.g. "IDR_W_RADL I" (the first 100 unless all details are kept).
     public private(set) var frameTypes: [String] = []
     public private(set) var errors: [String] = []
 
+    /// Per-NAL records and SEI messages are kept only for the first `detailLimit` access units when
+    /// `keepAllDetails` is false (a summary of a long stream needs the counts, not a line per NAL unit).
+    let keepAllDetails: Bool
+    static let detailLimit = 100
+    var prevTid0: [UInt8: Int] = [:]
+
     /// Analyses NAL units already grouped into access units.
     public init(accessUnits: [[NALUnit]]) {
-        var prevTid0: [UInt8: Int] = [:]
-        for (auIndex, au) in accessUnits.enumerated() {
-            var frameType: String? = nil
-            var pocByLayer: [UInt8: Int] = [:]
-            for nal in au {
-                let h = nal.header
-                var rec = NALRecord(accessUnit: auIndex, offset: nal.offset, type: h.type.rawValue, typeName: h.type.name,
-                                    layerId: h.layerId, temporalId: h.temporalId, size: nal.size)
-                do {
-                    if try store.add(nal) {
-                    } else if h.type == .prefixSEI || h.type == .suffixSEI {
+        self.init(keepAllDetails: true)
+        for au in accessUnits { add(accessUnit: au) }
+    }
+
+    /// An empty analysis to feed with ``add(accessUnit:)``.
+    public init(keepAllDetails: Bool) {
+        self.keepAllDetails = keepAllDetails
+    }
+
+    /// Analyses the next access unit.
+    public mutating func add(accessUnit au: [NALUnit]) {
+        let auIndex = accessUnitCount
+        let detailed = keepAllDetails || auIndex < Self.detailLimit
+        var frameType: String? = nil
+        var pocByLayer: [UInt8: Int] = [:]
+        for nal in au {
+            let h = nal.header
+            var rec = NALRecord(accessUnit: auIndex, offset: nal.offset, type: h.type.rawValue, typeName: h.type.name,
+                                layerId: h.layerId, temporalId: h.temporalId, size: nal.size)
+            do {
+                if try store.add(nal) {
+                } else if h.type == .prefixSEI || h.type == .suffixSEI {
+                    if detailed || !seiMessages.contains(where: { $0.threeDimensionalReferenceDisplays != nil }) {
                         seiMessages += try SEIMessageList(nal: nal).messages
-                    } else if h.type.isVCL && h.type.rawValue <= 21 {
-                        let ctx = try store.context(forSlice: nal)
-                        let sh = try SliceSegmentHeader(nal: nal, context: ctx)
-                        rec.firstSliceInPicture = sh.firstSliceSegmentInPic
-                        if !sh.dependentSliceSegment { rec.sliceType = sh.sliceType?.letter }
-                        if sh.firstSliceSegmentInPic {
-                            pictureCount[h.layerId, default: 0] += 1
-                            let poc = Self.poc(sh, ctx, &prevTid0)
-                            pocByLayer[h.layerId] = poc
-                            if h.layerId == 0 && frameType == nil { frameType = "\(h.type.name) \(sh.sliceType?.letter ?? "?")" }
+                    }
+                } else if h.type.isVCL && h.type.rawValue <= 21 {
+                    let ctx = try store.context(forSlice: nal)
+                    let sh = try SliceSegmentHeader(nal: nal, context: ctx)
+                    rec.firstSliceInPicture = sh.firstSliceSegmentInPic
+                    if !sh.dependentSliceSegment { rec.sliceType = sh.sliceType?.letter }
+                    if sh.firstSliceSegmentInPic {
+                        pictureCount[h.layerId, default: 0] += 1
+                        let poc = Self.poc(sh, ctx, &prevTid0)
+                        pocByLayer[h.layerId] = poc
+                        if h.layerId == 0 && frameType == nil { frameType = "\(h.type.name) \(sh.sliceType?.letter ?? "?")" }
+                    }
+                    rec.pocLsb = sh.pocLsb
+                    rec.poc = pocByLayer[h.layerId]
+                    if h.layerId > 0 {
+                        if let e = ctx.vps?.vpsExtension, !e.defaultRefLayersActive, !(ctx.vps?.directReferenceLayers(of: h.layerId).isEmpty ?? true), !sh.dependentSliceSegment {
+                            var v = interLayerFlagCoded[h.layerId] ?? (0, 0)
+                            v.coded += 1
+                            if sh.interLayerPredEnabled { v.set += 1 }
+                            interLayerFlagCoded[h.layerId] = v
                         }
-                        rec.pocLsb = sh.pocLsb
-                        rec.poc = pocByLayer[h.layerId]
-                        if h.layerId > 0 {
-                            if let e = ctx.vps?.vpsExtension, !e.defaultRefLayersActive, !(ctx.vps?.directReferenceLayers(of: h.layerId).isEmpty ?? true), !sh.dependentSliceSegment {
-                                var v = interLayerFlagCoded[h.layerId] ?? (0, 0)
-                                v.coded += 1
-                                if sh.interLayerPredEnabled { v.set += 1 }
-                                interLayerFlagCoded[h.layerId] = v
-                            }
-                            if !sh.isIntra && !sh.dependentSliceSegment && sh.numActiveRefLayerPics(context: ctx) > 0 {
-                                interLayerPredictedSlices[h.layerId, default: 0] += 1
-                            }
+                        if !sh.isIntra && !sh.dependentSliceSegment && sh.numActiveRefLayerPics(context: ctx) > 0 {
+                            interLayerPredictedSlices[h.layerId, default: 0] += 1
                         }
                     }
-                } catch {
-                    rec.error = error.description
-                    if errors.count < 100 { errors.append("AU \(auIndex) \(h.type.name) at \(nal.offset): \(error.description)") }
                 }
-                records.append(rec)
+            } catch {
+                rec.error = error.description
+                if errors.count < 100 { errors.append("AU \(auIndex) \(h.type.name) at \(nal.offset): \(error.description)") }
             }
-            frameTypes.append(frameType ?? "-")
+            if detailed { records.append(rec) }
         }
-        accessUnitCount = accessUnits.count
+        if detailed { frameTypes.append(frameType ?? "-") }
+        accessUnitCount += 1
+    }
+
+    /// Reads an Annex B stream from `source` with ``AnnexB/Scanner`` and analyses every access unit.
+    public static func scanning(_ source: any ByteSource, keepAllDetails: Bool, limits: Limits = .default) throws(ParseError) -> StreamAnalysis {
+        var scanner = AnnexB.Scanner(source: source, limits: limits)
+        var grouper = AccessUnits.Grouper()
+        var analysis = StreamAnalysis(keepAllDetails: keepAllDetails)
+        while let nal = try scanner.next() {
+            if let au = grouper.add(nal) { analysis.add(accessUnit: au) }
+        }
+        if let au = grouper.finish() { analysis.add(accessUnit: au) }
+        return analysis
     }
 
     static func poc(_ sh: SliceSegmentHeader, _ ctx: SliceContext, _ prevTid0: inout [UInt8: Int]) -> Int {
@@ -222,6 +272,13 @@ public struct HEVCStreamInfo: Sendable, Codable, Equatable {
     public init(annexB: [UInt8]) throws(ParseError) {
         let nals = try AnnexB.split(annexB)
         self.init(accessUnits: AccessUnits.group(nals))
+    }
+
+    /// Summarises an Annex B stream read piece by piece from `source` (memory bounded by the largest
+    /// access unit, whatever the stream's length). Every access unit is counted and analysed; picture types
+    /// are kept for the first 100.
+    public init(scanning source: any ByteSource, limits: Limits = .default) throws(ParseError) {
+        self.init(analysis: try StreamAnalysis.scanning(source, keepAllDetails: false, limits: limits))
     }
 
     /// Summarises an MP4/QuickTime track from its `hvcC` (and `lhvC`) payloads and its samples
@@ -378,5 +435,10 @@ public enum HEVCDump {
     /// Dump lines for an Annex B stream.
     public static func nalLines(annexB: [UInt8]) throws(ParseError) -> [String] {
         nalLines(StreamAnalysis(accessUnits: AccessUnits.group(try AnnexB.split(annexB))))
+    }
+
+    /// Dump lines for an Annex B stream read piece by piece from `source`.
+    public static func nalLines(scanning source: any ByteSource, limits: Limits = .default) throws(ParseError) -> [String] {
+        nalLines(try StreamAnalysis.scanning(source, keepAllDetails: true, limits: limits))
     }
 }

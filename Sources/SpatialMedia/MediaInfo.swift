@@ -83,15 +83,12 @@ public struct MediaInfo: Sendable {
         return MediaInfo(lines: lines, json: .object(fields), hasProblems: problems)
     }
 
-    static func annexB(source: FileSource, limits: Limits) throws(ParseError) -> MediaInfo {
-        guard source.size <= limits.maxBoxInMemory else {
-            throw ParseError(.limitExceeded, offset: 0, "stream of \(source.size) bytes is over maxBoxInMemory")
-        }
-        let bytes = try source.read(at: 0, count: Int(source.size))
-        let info = try HEVCStreamInfo(annexB: bytes)
-        var lines = ["raw HEVC Annex-B stream, \(bytes.count) bytes"]
+    /// Describes a raw Annex-B HEVC stream, read piece by piece.
+    public static func annexB(source: any ByteSource, limits: Limits = .default) throws(ParseError) -> MediaInfo {
+        let info = try HEVCStreamInfo(scanning: source, limits: limits)
+        var lines = ["raw HEVC Annex-B stream, \(source.size) bytes"]
         lines += info.descriptionLines()
-        var fields: [(String, JSON)] = [("file_size", .uint(UInt64(bytes.count))), ("format", .string("hevc-annexb"))]
+        var fields: [(String, JSON)] = [("file_size", .uint(source.size)), ("format", .string("hevc-annexb"))]
         if case .object(let s) = streamJSON(info) { fields += s }
         return MediaInfo(lines: lines, json: .object(fields), hasProblems: !info.errors.isEmpty)
     }
@@ -126,8 +123,7 @@ public enum NALListing {
         let source = try FileSource(path: path)
         let head = try source.read(at: 0, count: 4)
         if head.starts(with: [0, 0, 1]) || head.starts(with: [0, 0, 0, 1]) {
-            guard source.size <= limits.maxBoxInMemory else { throw ParseError(.limitExceeded, offset: 0, "stream over maxBoxInMemory") }
-            return try HEVCDump.nalLines(annexB: try source.read(at: 0, count: Int(source.size)))
+            return try HEVCDump.nalLines(scanning: source, limits: limits)
         }
         let file = try ISOFile.parse(source: source, limits: limits)
         var out: [String] = []

@@ -62,19 +62,8 @@ func openSource(_ source: any ByteSource, path: String?) throws(ABIError) -> Fil
     if size == 0 { throw .argument("the input is empty (0 bytes)") }
     let head = try lift { () throws(ParseError) in try source.read(at: 0, count: 4) }
     if head.starts(with: [0, 0, 1]) || head.starts(with: [0, 0, 0, 1]) {
-        if let path {
-            let info = try lift { () throws(ParseError) in try MediaInfo.inspect(path: path) }
-            return FileObject(path: path, content: .annexB(info.json))
-        }
-        // Same fields as MediaInfo.inspect gives for a raw stream on disk.
-        guard size <= Limits.default.maxBoxInMemory else {
-            throw ABIError(SMStatus.limit, "stream of \(size) bytes is over maxBoxInMemory")
-        }
-        let bytes = try lift { () throws(ParseError) in try source.read(at: 0, count: Int(size)) }
-        let info = try lift { () throws(ParseError) in try HEVCStreamInfo(annexB: bytes) }
-        var fields: [(String, JSON)] = [("file_size", .uint(UInt64(bytes.count))), ("format", .string("hevc-annexb"))]
-        if case .object(let s) = MediaInfo.streamJSON(info) { fields += s }
-        return FileObject(path: nil, content: .annexB(.object(fields)))
+        let info = try lift { () throws(ParseError) in try MediaInfo.annexB(source: source) }
+        return FileObject(path: path, content: .annexB(info.json))
     }
     let file = try lift { () throws(ParseError) in try ISOFile.parse(source: source) }
     return FileObject(path: path, content: .iso(file))
