@@ -3,7 +3,7 @@ import HEVC
 
 /// Reports a broken round trip: the parser accepted input that the writer does not reproduce.
 private func roundTripFailure(_ what: String) -> Never {
-    StandardError.write("FuzzHEVC: \(what) did not re-serialize to the same RBSP\n")
+    StandardError.write("FuzzHEVC: \(what) did not reproduce the reference result\n")
     abort()
 }
 
@@ -24,6 +24,15 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     _ = try? LengthPrefixed.split(bytes, lengthSize: 4)
     _ = try? EmulationPrevention.removeStrict(bytes)
     if EmulationPrevention.remove(EmulationPrevention.insert(bytes)) != bytes { roundTripFailure("emulation prevention") }
+
+    // The streaming scanner (small pieces, so start codes straddle them) must agree with the in-memory scan.
+    let whole = try? AnnexB.nalRanges(in: bytes)
+    var scanner = AnnexB.Scanner(source: MemorySource(bytes), pieceSize: 64 + size % 61)
+    var streamed: [Range<UInt64>] = []
+    var scanFailed = false
+    do { while let r = try scanner.nextRange() { streamed.append(r) } } catch { scanFailed = true }
+    if (whole == nil) != scanFailed { roundTripFailure("Annex B scanner (error agreement)") }
+    if let whole, whole.map({ UInt64($0.lowerBound)..<UInt64($0.upperBound) }) != streamed { roundTripFailure("Annex B scanner (ranges)") }
 
     guard let nals = try? AnnexB.split(bytes) else { return 0 }
     var store = ParameterSetStore()
