@@ -58,7 +58,14 @@ public enum ColourConversion {
         case .yuv420, .yuv422, .yuv444:
             break
         }
-        // Generic path through Int32 planes.
+        if img.bitDepth == 8 && outDepth == 8, case .u8(let planes) = img.planes, planes.count == 3 {
+            return try yuv8ToRGB8(img, planes)
+        }
+        return try yuvToRGB(img, bitDepth: outDepth)
+    }
+
+    /// Any YUV depth to RGB at `outDepth`, through Int32 planes (the reference for the 8-bit fast path).
+    static func yuvToRGB(_ img: Image, bitDepth outDepth: Int) throws(ParseError) -> Image {
         let w = img.width, h = img.height
         let y = intPlane(img, 0), cb = intPlane(img, 1), cr = intPlane(img, 2)
         let cw = img.planeWidth(1), ch = img.planeHeight(1)
@@ -111,6 +118,99 @@ public enum ColourConversion {
             convert(&out)
             return try Image(width: w, height: h, bitDepth: outDepth, format: .rgb, planes: .u16([out]), colour: img.colour)
         }
+    }
+
+    /// The 8-bit YUV → 8-bit RGB case (every HEIC and video frame we decode): the same fixed-point
+    /// arithmetic and bilinear centre-sited chroma as the generic path, bit for bit, but fused per row —
+    /// chroma is interpolated vertically into a row of the chroma plane, then horizontally into a
+    /// full-width row, and converted straight from the 8-bit planes — in 32-bit integers (every 8-bit
+    /// intermediate fits), on all cores.
+    static func yuv8ToRGB8(_ img: Image, _ planes: [[UInt8]]) throws(ParseError) -> Image {
+        let w = img.width, h = img.height
+        let cw = img.planeWidth(1), ch = img.planeHeight(1)
+        let (sx, sy) = img.format.chromaShift
+        let c = Coeffs(img.colour.matrix)
+        let full = img.colour.fullRange
+        let yRange = full ? 255.0 : 219.0, cRange = full ? 255.0 : 224.0
+        let F = 65536.0
+        let ay = Int32((255 / yRange * F).rounded())
+        let rcr = Int32((2 * (1 - c.kr) * 255 / cRange * F).rounded())
+        let bcb = Int32((2 * (1 - c.kb) * 255 / cRange * F).rounded())
+        let gcb = Int32((-2 * (1 - c.kb) * c.kb / c.kg * 255 / cRange * F).rounded())
+        let gcr = Int32((-2 * (1 - c.kr) * c.kr / c.kg * 255 / cRange * F).rounded())
+        let yo: Int32 = full ? 0 : 16
+        // Chroma taps, as in `upsample`: for a full-resolution coordinate, the two chroma samples and
+        // the weight of the second in quarters (centre siting). Without subsampling: one sample, weight 0.
+        func taps(_ pos: Int, _ shift: Int, _ count: Int) -> (Int, Int, Int32) {
+            if shift == 0 { return (pos, pos, 0) }
+            let num = 2 * pos - 1
+            let base = num >= 0 ? num / 4 : -1
+            return (min(max(base, 0), count - 1), min(max(base + 1, 0), count - 1), Int32(num - base * 4))
+        }
+        let xt = (0..<w).map { taps($0, sx, cw) }
+        let yt = (0..<h).map { taps($0, sy, ch) }
+        // The generic path rounds (sum + 8) >> 4 after weighting both directions by quarters; without
+        // subsampling in a direction its weight is 4 (one tap), so the same formula holds.
+        var out = [UInt8](repeating: 0, count: w * h * 3)
+        planes[0].withUnsafeBufferPointer { yp in
+            planes[1].withUnsafeBufferPointer { cbp in
+                planes[2].withUnsafeBufferPointer { crp in
+                    xt.withUnsafeBufferPointer { xtp in
+                        out.withUnsafeMutableBufferPointer { o in
+                            forEachRowBand(h, pixelsPerRow: w) { rows in
+                                // Per-band scratch rows: two vertically interpolated chroma rows (cw) and two
+                                // full-width chroma rows (w), centred on zero.
+                                let scratch = UnsafeMutablePointer<Int32>.allocate(capacity: 2 * cw + 2 * w)
+                                defer { scratch.deallocate() }
+                                let vcb = scratch, vcr = scratch + cw, rowCb = scratch + 2 * cw, rowCr = scratch + 2 * cw + w
+                                // Wrapping arithmetic: every intermediate is bounded (|value| < 2^26) for 8-bit input.
+                                for y in rows {
+                                    let (ya, yb, fy) = yt[y]
+                                    let fy0 = 4 &- fy
+                                    let ca = cbp.baseAddress.map { $0 + ya * cw }, cb2 = cbp.baseAddress.map { $0 + yb * cw }
+                                    let ra = crp.baseAddress.map { $0 + ya * cw }, rb = crp.baseAddress.map { $0 + yb * cw }
+                                    guard let ca, let cb2, let ra, let rb, let yRowPtr = yp.baseAddress.map({ $0 + y * w }),
+                                          let out = o.baseAddress.map({ $0 + 3 * y * w }) else { continue }
+                                    for k in 0..<cw {
+                                        vcb[k] = Int32(ca[k]) &* fy0 &+ Int32(cb2[k]) &* fy
+                                        vcr[k] = Int32(ra[k]) &* fy0 &+ Int32(rb[k]) &* fy
+                                    }
+                                    if sx == 1 {
+                                        // Centre-sited 2× upsampling: even x weighs (k-1, k) 1:3, odd x (k, k+1) 3:1,
+                                        // clamped at the edges (the general taps below, unrolled).
+                                        for k in 0..<cw {
+                                            let left = max(k - 1, 0), right = min(k + 1, cw - 1)
+                                            let b3 = vcb[k] &* 3 &+ 8, r3 = vcr[k] &* 3 &+ 8
+                                            let x = 2 * k
+                                            rowCb[x] = ((b3 &+ vcb[left]) &>> 4) &- 128
+                                            rowCr[x] = ((r3 &+ vcr[left]) &>> 4) &- 128
+                                            if x + 1 < w {
+                                                rowCb[x + 1] = ((b3 &+ vcb[right]) &>> 4) &- 128
+                                                rowCr[x + 1] = ((r3 &+ vcr[right]) &>> 4) &- 128
+                                            }
+                                        }
+                                    } else {
+                                        for x in 0..<w {
+                                            let (xa, xb, fx) = xtp[x]
+                                            rowCb[x] = ((vcb[xa] &* (4 &- fx) &+ vcb[xb] &* fx &+ 8) &>> 4) &- 128
+                                            rowCr[x] = ((vcr[xa] &* (4 &- fx) &+ vcr[xb] &* fx &+ 8) &>> 4) &- 128
+                                        }
+                                    }
+                                    for x in 0..<w {
+                                        let yy = (Int32(yRowPtr[x]) &- yo) &* ay &+ 32768
+                                        let u = rowCb[x], v = rowCr[x]
+                                        out[3 * x] = UInt8(truncatingIfNeeded: min(255, max(0, (yy &+ rcr &* v) &>> 16)))
+                                        out[3 * x + 1] = UInt8(truncatingIfNeeded: min(255, max(0, (yy &+ gcb &* u &+ gcr &* v) &>> 16)))
+                                        out[3 * x + 2] = UInt8(truncatingIfNeeded: min(255, max(0, (yy &+ bcb &* u) &>> 16)))
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        return try Image(width: w, height: h, bitDepth: 8, format: .rgb, planes: .u8([out]), colour: img.colour)
     }
 
     /// Converts RGB/RGBA/grey/YUV to planar YUV `format` at `bitDepth` using `colour` (alpha is dropped).

@@ -115,9 +115,10 @@ public enum ImageOps {
                 if cols <= 0 || rows <= 0 { continue }
                 src[p].withUnsafeBufferPointer { s in
                     dst[p].withUnsafeMutableBufferPointer { d in
+                        guard let sb = s.baseAddress, let db = d.baseAddress else { return }
                         for r in 0..<rows {
                             let si = r * tw * c, di = ((py + r) * cw + px) * c
-                            for k in 0..<(cols * c) { d[di + k] = s[si + k] }
+                            (db + di).update(from: sb + si, count: cols * c)
                         }
                     }
                 }

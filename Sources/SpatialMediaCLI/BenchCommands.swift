@@ -1,6 +1,8 @@
 import ArgumentParser
 import BinaryIO
 import HEVC
+import Codecs
+import SpatialConvert
 
 /// Hidden: Annex-B NAL scanning throughput on a file, for `Benchmarks/nal_scan.sh`.
 struct BenchScan: ParsableCommand {
@@ -19,5 +21,29 @@ struct BenchScan: ParsableCommand {
         let d = clock.now - start
         let secs = Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
         print("bytes \(src.size) nal_units \(nals) seconds \(secs) gb_per_s \(Double(src.size) / max(secs, 1e-9) / 1e9)")
+    }
+}
+
+/// Hidden: decode both eyes of a spatial photo to RGB in-process, for `Benchmarks/photo.sh` (the same
+/// work pillow-heif's `open_heif` + `load` does, without process start-up or file writing).
+struct BenchDecode: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "bench-decode", abstract: "Measure spatial photo decoding to RGB (benchmark hook).", shouldDisplay: false)
+    @Argument var file: String
+    @Option var runs: Int = 5
+
+    func run() throws {
+        let clock = ContinuousClock()
+        var best = Double.infinity
+        for _ in 0..<max(1, runs) {
+            let start = clock.now
+            do {
+                let eyes = try PhotoSplitter.decodeEyes(file)
+                _ = try ColourConversion.toRGB(eyes.left, bitDepth: 8)
+                _ = try ColourConversion.toRGB(eyes.right, bitDepth: 8)
+            } catch let e as ParseError { printErr("bench-decode: \(e.message)"); throw ExitCode(Exit.unreadable) }
+            let d = clock.now - start
+            best = min(best, Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18)
+        }
+        print("best_seconds \(best)")
     }
 }
