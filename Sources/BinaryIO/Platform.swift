@@ -81,3 +81,26 @@ public enum FileSystem {
         getenv(name).map { String(cString: $0) }
     }
 }
+
+/// Decimal text for measured values, without Foundation's formatters (locale-free, stable for tests).
+public enum NumberText {
+    /// `value` rounded to `places` decimals ("63.774", "-0.20"); with `trimZeros`, trailing zeros and a bare
+    /// point are dropped ("80", "1.5"). Values too large for exact fixed-point text (and NaN, ±∞) use Swift's
+    /// own description.
+    public static func fixed(_ value: Double, places: Int, trimZeros: Bool = false) -> String {
+        let places = max(0, min(places, 15))
+        var p = 1.0
+        for _ in 0..<places { p *= 10 }
+        let scaled = (value * p).rounded()
+        guard scaled.isFinite, abs(scaled) < 9.0e15 else { return "\(value)" }
+        var digits = String(Int64(abs(scaled)))
+        while digits.count <= places { digits = "0" + digits }
+        let point = digits.index(digits.endIndex, offsetBy: -places)
+        var out = places > 0 ? String(digits[..<point]) + "." + String(digits[point...]) : digits
+        if trimZeros && places > 0 {
+            while out.hasSuffix("0") { out.removeLast() }
+            if out.hasSuffix(".") { out.removeLast() }
+        }
+        return (scaled < 0 ? "-" : "") + out
+    }
+}

@@ -153,10 +153,7 @@ public struct ExifInfo: Sendable, Equatable {
     }
 }
 
-func fmt1(_ v: Double) -> String {
-    let r = (v * 10).rounded() / 10
-    return r == r.rounded() ? String(Int(r)) : String(r)
-}
+func fmt1(_ v: Double) -> String { NumberText.fixed(v, places: 1, trimZeros: true) }
 
 func atanDeg(_ x: Double) -> Double { atan(x) * 180 / Double.pi }
 /// tan of an angle in degrees.

@@ -33,6 +33,22 @@ protocol BitCoder {
 }
 
 extension BitCoder {
+
+    /// `*_sub_layer_ordering_info` (VPS and SPS share the syntax): `n` entries of max_dec_pic_buffering_minus1,
+    /// max_num_reorder_pics and max_latency_increase_plus1, named with `prefix` (`vps` or `sps`) in errors.
+    mutating func subLayerOrdering(count n: Int, _ dpb: inout [UInt32], _ reorder: inout [UInt32], _ latency: inout [UInt32], prefix: String) throws(ParseError) {
+        if isReading { dpb = []; reorder = []; latency = [] }
+        guard isReading || (dpb.count == n && reorder.count == n && latency.count == n) else {
+            throw fail(.unwritable, "sub-layer ordering arrays need \(n) entries")
+        }
+        for i in 0..<n {
+            var a = isReading ? 0 : dpb[i]
+            var b = isReading ? 0 : reorder[i]
+            var d = isReading ? 0 : latency[i]
+            try ue(&a, max: 15, "\(prefix)_max_dec_pic_buffering_minus1"); try ue(&b, max: 15, "\(prefix)_max_num_reorder_pics"); try ue(&d)
+            if isReading { dpb.append(a); reorder.append(b); latency.append(d) }
+        }
+    }
     mutating func u32(_ v: inout UInt32, _ n: Int) throws(ParseError) {
         var x = UInt64(v); try bits(&x, min(max(n, 0), 32)); v = UInt32(truncatingIfNeeded: x)
     }

@@ -144,18 +144,7 @@ public struct SequenceParameterSet: Hashable, Sendable {
         try c.ue(&log2MaxPicOrderCntLsbMinus4, max: 12, "log2_max_pic_order_cnt_lsb_minus4")
         if !multi {
             try c.flag(&subLayerOrderingInfoPresent)
-            let n = subLayerOrderingInfoPresent ? Int(maxSubLayersMinus1OrExt) + 1 : 1
-            if c.isReading { maxDecPicBufferingMinus1 = []; maxNumReorderPics = []; maxLatencyIncreasePlus1 = [] }
-            guard c.isReading || (maxDecPicBufferingMinus1.count == n && maxNumReorderPics.count == n && maxLatencyIncreasePlus1.count == n) else {
-                throw c.fail(.unwritable, "sub-layer ordering arrays need \(n) entries")
-            }
-            for i in 0..<n {
-                var a = c.isReading ? 0 : maxDecPicBufferingMinus1[i]
-                var b = c.isReading ? 0 : maxNumReorderPics[i]
-                var d = c.isReading ? 0 : maxLatencyIncreasePlus1[i]
-                try c.ue(&a, max: 15, "sps_max_dec_pic_buffering_minus1"); try c.ue(&b, max: 15, "sps_max_num_reorder_pics"); try c.ue(&d)
-                if c.isReading { maxDecPicBufferingMinus1.append(a); maxNumReorderPics.append(b); maxLatencyIncreasePlus1.append(d) }
-            }
+            try c.subLayerOrdering(count: subLayerOrderingInfoPresent ? Int(maxSubLayersMinus1OrExt) + 1 : 1, &maxDecPicBufferingMinus1, &maxNumReorderPics, &maxLatencyIncreasePlus1, prefix: "sps")
         }
         try c.ue(&log2MinLumaCodingBlockSizeMinus3, max: 3, "log2_min_luma_coding_block_size_minus3")
         try c.ue(&log2DiffMaxMinLumaCodingBlockSize, max: 3, "log2_diff_max_min_luma_coding_block_size")

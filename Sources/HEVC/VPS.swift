@@ -174,18 +174,7 @@ public struct VideoParameterSet: Hashable, Sendable {
         try c.u16(&reserved0xffff16, 16)
         try profileTierLevel.code(&c, profilePresent: true, maxSubLayersMinus1: Int(maxSubLayersMinus1))
         try c.flag(&subLayerOrderingInfoPresent)
-        let n = subLayerOrderingInfoPresent ? Int(maxSubLayersMinus1) + 1 : 1
-        if c.isReading { maxDecPicBufferingMinus1 = []; maxNumReorderPics = []; maxLatencyIncreasePlus1 = [] }
-        guard c.isReading || (maxDecPicBufferingMinus1.count == n && maxNumReorderPics.count == n && maxLatencyIncreasePlus1.count == n) else {
-            throw c.fail(.unwritable, "sub-layer ordering arrays need \(n) entries")
-        }
-        for i in 0..<n {
-            var a = c.isReading ? 0 : maxDecPicBufferingMinus1[i]
-            var b = c.isReading ? 0 : maxNumReorderPics[i]
-            var d = c.isReading ? 0 : maxLatencyIncreasePlus1[i]
-            try c.ue(&a, max: 15, "vps_max_dec_pic_buffering_minus1"); try c.ue(&b, max: 15, "vps_max_num_reorder_pics"); try c.ue(&d)
-            if c.isReading { maxDecPicBufferingMinus1.append(a); maxNumReorderPics.append(b); maxLatencyIncreasePlus1.append(d) }
-        }
+        try c.subLayerOrdering(count: subLayerOrderingInfoPresent ? Int(maxSubLayersMinus1) + 1 : 1, &maxDecPicBufferingMinus1, &maxNumReorderPics, &maxLatencyIncreasePlus1, prefix: "vps")
         try c.u8(&maxLayerId, 6)
         try c.require(maxLayerId <= 62, "vps_max_layer_id = \(maxLayerId) (max 62)")
         try c.ue(&numLayerSetsMinus1, max: 1023, "vps_num_layer_sets_minus1")

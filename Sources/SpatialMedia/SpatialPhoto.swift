@@ -1,3 +1,10 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import BinaryIO
 import ISOBMFF
 
@@ -34,7 +41,7 @@ public struct PhotoEye: Sendable {
     /// Horizontal field of view in degrees, from fx and the width: 2·atan(W / 2fx).
     public var horizontalFOVDegrees: Double? {
         guard let fx = focalLengthPixels, fx > 0 else { return nil }
-        return 2 * PhotoMath.atan(Double(width) / (2 * fx)) * 180 / Double.pi
+        return 2 * atan(Double(width) / (2 * fx)) * 180 / Double.pi
     }
     /// Principal point in pixels.
     public var principalPoint: (x: Double, y: Double)? {
@@ -70,38 +77,6 @@ public struct SpatialPhoto: Sendable {
     /// Rotation between the eyes in degrees (right relative to left).
     public var rotationDegrees: Double {
         (right.extrinsics?.rotationDegrees ?? 0) - (left.extrinsics?.rotationDegrees ?? 0)
-    }
-}
-
-/// Small math helpers (no Foundation in the pure modules).
-enum PhotoMath {
-    static func atan(_ x: Double) -> Double {
-        if abs(x) > 1 { return (x > 0 ? Double.pi / 2 : -Double.pi / 2) - atan(1 / x) }
-        let y = x / (1 + (1 + x * x).squareRoot())
-        var sum = 0.0, term = y
-        for n in 0..<40 { sum += term / Double(2 * n + 1); term *= -y * y }
-        return 2 * sum
-    }
-    static func tan(_ x: Double) -> Double {
-        // sin/cos by Taylor series on a reduced argument; x is in (0, π/2) for FOV use.
-        var s = 0.0, c = 0.0, ts = x, tc = 1.0
-        for n in 0..<20 {
-            s += ts; c += tc
-            ts *= -x * x / Double((2 * n + 2) * (2 * n + 3))
-            tc *= -x * x / Double((2 * n + 1) * (2 * n + 2))
-        }
-        return s / c
-    }
-    static func format(_ d: Double, _ places: Int) -> String {
-        var p = 1.0
-        for _ in 0..<places { p *= 10 }
-        let scaled = (d * p).rounded()
-        guard scaled.isFinite, abs(scaled) < 9e15 else { return "\(d)" }
-        var s = String(Int64(abs(scaled)))
-        while s.count <= places { s = "0" + s }
-        let i = s.index(s.endIndex, offsetBy: -places)
-        let body = places > 0 ? String(s[..<i]) + "." + String(s[i...]) : s
-        return (scaled < 0 ? "-" : "") + body
     }
 }
 
@@ -188,18 +163,18 @@ public enum SpatialPhotoReader {
         lines.append("spatial photo: ster group \(p.groupID): left item \(p.left.itemID), right item \(p.right.itemID)" + (p.primaryItemID.map { ", primary \($0)" } ?? ""))
         for (name, e) in [("left", p.left), ("right", p.right)] {
             var s = "  \(name): \(e.itemType) \(e.width)x\(e.height)" + (e.tiles > 1 ? " (\(e.tiles) tiles)" : "")
-            if let fov = e.horizontalFOVDegrees { s += ", HFOV \(PhotoMath.format(fov, 2))°" }
-            if let fx = e.focalLengthPixels { s += ", fx \(PhotoMath.format(fx, 2)) px" }
-            if let pp = e.principalPointOffset { s += ", principal point offset (\(PhotoMath.format(pp.x, 2)), \(PhotoMath.format(pp.y, 2))) px" }
+            if let fov = e.horizontalFOVDegrees { s += ", HFOV \(NumberText.fixed(fov, places: 2))°" }
+            if let fx = e.focalLengthPixels { s += ", fx \(NumberText.fixed(fx, places: 2)) px" }
+            if let pp = e.principalPointOffset { s += ", principal point offset (\(NumberText.fixed(pp.x, places: 2)), \(NumberText.fixed(pp.y, places: 2))) px" }
             if let x = e.extrinsics { let q = x.position; s += ", position (\(q.x), \(q.y), \(q.z)) µm" }
             let forms = (e.intrinsicsForms.map { "intrinsics:\($0.rawValue)" } + e.extrinsicsForms.map { "extrinsics:\($0.rawValue)" })
             if !forms.isEmpty { s += " [\(forms.joined(separator: ", "))]" }
             lines.append(s)
         }
-        if let b = p.baselineMicrometres { lines.append("  baseline: \(PhotoMath.format(b / 1000, 3)) mm") } else { lines.append("  baseline: unknown (no extrinsics)") }
-        if let f = p.horizontalFOVDegrees { lines.append("  horizontal field of view: \(PhotoMath.format(f, 2))°") } else { lines.append("  horizontal field of view: unknown (no intrinsics)") }
-        if let d = p.disparityAdjustment { lines.append("  disparity adjustment: \(d >= 0 ? "+" : "")\(PhotoMath.format(Double(d) / 100, 2)) %") } else { lines.append("  disparity adjustment: absent") }
-        lines.append("  rotation between eyes: \(PhotoMath.format(p.rotationDegrees, 3))°")
+        if let b = p.baselineMicrometres { lines.append("  baseline: \(NumberText.fixed(b / 1000, places: 3)) mm") } else { lines.append("  baseline: unknown (no extrinsics)") }
+        if let f = p.horizontalFOVDegrees { lines.append("  horizontal field of view: \(NumberText.fixed(f, places: 2))°") } else { lines.append("  horizontal field of view: unknown (no intrinsics)") }
+        if let d = p.disparityAdjustment { lines.append("  disparity adjustment: \(d >= 0 ? "+" : "")\(NumberText.fixed(Double(d) / 100, places: 2)) %") } else { lines.append("  disparity adjustment: absent") }
+        lines.append("  rotation between eyes: \(NumberText.fixed(p.rotationDegrees, places: 3))°")
         for d in p.diagnostics { lines.append("  \(d)") }
         func eyeJSON(_ e: PhotoEye) -> JSON {
             var o: [(String, JSON)] = [("item_id", .uint(UInt64(e.itemID))), ("item_type", .string(e.itemType)), ("width", .uint(UInt64(e.width))), ("height", .uint(UInt64(e.height))), ("tiles", .uint(UInt64(e.tiles)))]

@@ -1,3 +1,10 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import BinaryIO
 import ISOBMFF
 
@@ -113,9 +120,9 @@ public enum SpatialPhotoEditor {
 
     static func describe(_ e: SpatialPhotoEdit) -> [String] {
         var out: [String] = []
-        if let b = e.baselineMicrometres { out.append("baseline \(PhotoMath.format(Double(b) / 1000, 3)) mm") }
-        if let f = e.hfovMillidegrees { out.append("horizontal field of view \(PhotoMath.format(Double(f) / 1000, 3))°") }
-        if let d = e.disparity { out.append("disparity adjustment \(PhotoMath.format(Double(d) / 100, 2)) %") }
+        if let b = e.baselineMicrometres { out.append("baseline \(NumberText.fixed(Double(b) / 1000, places: 3)) mm") }
+        if let f = e.hfovMillidegrees { out.append("horizontal field of view \(NumberText.fixed(Double(f) / 1000, places: 3))°") }
+        if let d = e.disparity { out.append("disparity adjustment \(NumberText.fixed(Double(d) / 100, places: 2)) %") }
         return out
     }
 
@@ -148,7 +155,7 @@ public enum SpatialPhotoEditor {
             let intr = current(CameraIntrinsicsProperty.self)
             if let hfov = edit.hfovMillidegrees {
                 let w = Int(ls.width), hh = Int(ls.height)
-                let fx = Double(w) / 2 / PhotoMath.tan(Double(hfov) / 1000 / 2 * Double.pi / 180)
+                let fx = Double(w) / 2 / tan(Double(hfov) / 1000 / 2 * Double.pi / 180)
                 var p = CameraIntrinsicsProperty(fx: fx, cx: Double(w) / 2, cy: Double(hh) / 2, width: w, height: hh,
                                                  denominatorShift: UInt8(intr?.denominatorShift ?? 28))
                 if let old = intr { p.principalPointX = old.principalPointX; p.principalPointY = old.principalPointY }

@@ -1,3 +1,10 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import BinaryIO
 import ISOBMFF
 
@@ -127,7 +134,7 @@ public enum SpatialPhotoWriter {
         let forms: [CameraPropertyForm] = p.form == .both ? [.apple, .standard] : [p.form]
         if let hfov = p.hfovMillidegrees, hfov > 0, hfov < 180_000 {
             let half = Double(hfov) / 1000 / 2 * Double.pi / 180
-            let fx = Double(width) / 2 / PhotoMath.tan(half)
+            let fx = Double(width) / 2 / tan(half)
             let intr = CameraIntrinsicsProperty(fx: fx, cx: Double(width) / 2, cy: Double(height) / 2, width: width, height: height)
             for f in forms { out.append((property(intr, form: f, standard: "cmin", uuid: AppleUUID.cameraIntrinsics), false)) }
         }

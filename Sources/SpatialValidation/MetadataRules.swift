@@ -19,19 +19,7 @@ enum Comfort {
 }
 
 enum Fmt {
-    static func num(_ d: Double, _ places: Int = 2) -> String {
-        guard d.isFinite else { return "\(d)" }
-        var p = 1.0
-        for _ in 0..<places { p *= 10 }
-        let v = (d * p).rounded() / p
-        var s = "\(v)"
-        if s.hasSuffix(".0") && places == 0 { s.removeLast(2) }
-        if let dot = s.firstIndex(of: "."), !s.contains("e") {
-            let decimals = s.distance(from: dot, to: s.endIndex) - 1
-            if decimals < places { s += String(repeating: "0", count: places - decimals) }
-        }
-        return s
-    }
+    static func num(_ d: Double, _ places: Int = 2) -> String { NumberText.fixed(d, places: places) }
 }
 
 /// Metadata rules for movies.

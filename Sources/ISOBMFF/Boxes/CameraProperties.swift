@@ -1,3 +1,10 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import BinaryIO
 
 /// Apple's UUIDs for the HEIF camera and stereo properties found in Vision Pro / iPhone spatial photos.
@@ -162,35 +169,4 @@ public struct DisparityAdjustmentProperty: BoxPayload, Equatable {
     public func write(to w: inout ByteWriter) { w.writeI32(value) }
     public var summary: String { "disparity_adjustment=\(value) (\(fmt(Double(value) / 100, 2)) % of width)" }
     public var json: [(String, JSON)] { [("value", .int(Int64(value)))] }
-}
-
-// Math helpers without Foundation.
-@inline(__always) func cos(_ x: Double) -> Double { sinCos(x).1 }
-@inline(__always) func sin(_ x: Double) -> Double { sinCos(x).0 }
-func sinCos(_ x: Double) -> (Double, Double) {
-    // Range-reduce to [-pi, pi] and use a Taylor series (ample precision for display values).
-    var a = x.truncatingRemainder(dividingBy: 2 * Double.pi)
-    if a > Double.pi { a -= 2 * Double.pi } else if a < -Double.pi { a += 2 * Double.pi }
-    var s = 0.0, c = 0.0, term = a, cterm = 1.0
-    for n in 0..<20 {
-        s += term; c += cterm
-        term *= -a * a / Double((2 * n + 2) * (2 * n + 3))
-        cterm *= -a * a / Double((2 * n + 1) * (2 * n + 2))
-    }
-    return (s, c)
-}
-func acos(_ x: Double) -> Double { Double.pi / 2 - asin(x) }
-func asin(_ x: Double) -> Double { atan2(x, (max(0, 1 - x * x)).squareRoot()) }
-func atan2(_ y: Double, _ x: Double) -> Double {
-    if x > 0 { return atan(y / x) }
-    if x < 0 { return y >= 0 ? atan(y / x) + Double.pi : atan(y / x) - Double.pi }
-    return y > 0 ? Double.pi / 2 : (y < 0 ? -Double.pi / 2 : 0)
-}
-func atan(_ x: Double) -> Double {
-    if abs(x) > 1 { return (x > 0 ? Double.pi / 2 : -Double.pi / 2) - atan(1 / x) }
-    // atan(x) = 2 atan(x / (1 + sqrt(1 + x²))) brings |x| below 0.42, then a series.
-    let y = x / (1 + (1 + x * x).squareRoot())
-    var sum = 0.0, term = y
-    for n in 0..<40 { sum += term / Double(2 * n + 1); term *= -y * y }
-    return 2 * sum
 }

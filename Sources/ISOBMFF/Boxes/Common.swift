@@ -125,17 +125,5 @@ func checkTable(_ r: ByteReader, count: UInt64, entrySize: Int, _ name: String, 
 }
 
 func fixed16(_ v: UInt32) -> Double { Double(v) / 65536 }
-func fmt(_ d: Double, _ places: Int = 3) -> String {
-    let scaled = (d * pow10(places)).rounded()
-    // Outside Int64's exact range (or NaN/inf) fall back to Swift's own formatting.
-    guard scaled.isFinite, abs(scaled) < 9.0e15 else { return "\(d)" }
-    var s = String(Int64(scaled))
-    let neg = s.hasPrefix("-")
-    if neg { s.removeFirst() }
-    while s.count <= places { s = "0" + s }
-    let i = s.index(s.endIndex, offsetBy: -places)
-    var out = places > 0 ? String(s[..<i]) + "." + String(s[i...]) : s
-    if places > 0 { while out.hasSuffix("0") { out.removeLast() }; if out.hasSuffix(".") { out.removeLast() } }
-    return (neg ? "-" : "") + out
-}
+func fmt(_ d: Double, _ places: Int = 3) -> String { NumberText.fixed(d, places: places, trimZeros: true) }
 func pow10(_ n: Int) -> Double { var r = 1.0; for _ in 0..<n { r *= 10 }; return r }
