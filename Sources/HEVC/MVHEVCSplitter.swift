@@ -122,19 +122,26 @@ public enum MVHEVCSplitter {
             secondHeader.append(out)
         }
         guard !spsMap.isEmpty, !ppsMap.isEmpty else { throw ParseError(.invalidValue, offset: 0, "no layer-1 SPS/PPS found") }
-        // Which eye is layer 0.
+        // Which eye is layer 0: SEI 176 from the configuration records (where a muxer keeps it, possibly
+        // nowhere else), then from the access units; without one, layer 0 is the left eye.
         var baseIsLeft = true
+        func readEyeOrder(_ list: SEIMessageList) {
+            for m in list.messages where m.payloadType == 176 {
+                if let info = m.threeDimensionalReferenceDisplays, let d = info.displays.first {
+                    baseIsLeft = d.leftViewId == mvVPS.viewId(layerId: 0)
+                }
+            }
+        }
+        for n in parameterSets where n.type == .prefixSEI && n.layerId == 0 {
+            if let list = try? SEIMessageList(nal: n) { readEyeOrder(list) }
+        }
         var baseOut: [UInt8] = [], secondOut: [UInt8] = []
         for (i, au) in aus.enumerated() {
             var b: [NALUnit] = [], s: [NALUnit] = []
             for n in au {
                 if n.layerId == 0 {
                     if n.type == .prefixSEI, let list = try? SEIMessageList(nal: n) {
-                        for m in list.messages where m.payloadType == 176 {
-                            if let info = m.threeDimensionalReferenceDisplays, let d = info.displays.first {
-                                baseIsLeft = d.leftViewId == mvVPS.viewId(layerId: 0)
-                            }
-                        }
+                        readEyeOrder(list)
                         // SEI 176 describes the stereo pair; it has no meaning in a single-layer stream.
                         if !list.messages.isEmpty && list.messages.allSatisfy({ $0.payloadType == 176 }) { continue }
                     }

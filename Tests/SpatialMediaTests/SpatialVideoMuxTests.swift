@@ -187,6 +187,18 @@ enum MuxClips {
         #expect(layers.accessUnits == 10)
         #expect(try MuxClips.bytes(URL(fileURLWithPath: outL)) == (try MuxClips.bytes(l)))
         #expect(try MuxClips.bytes(URL(fileURLWithPath: outR)) == (try MuxClips.bytes(r)))
+        // Right eye as the base layer: the eye order is in SEI 176 inside hvcC only (the samples carry none),
+        // and the split must still put each eye where it belongs.
+        let heroRight = dir.appendingPathComponent("hero-right.mov").path
+        var assembly = MVHEVCAssemblyOptions()
+        assembly.baseIsLeft = false
+        var o = options()
+        o.heroEye = .right
+        try SpatialVideoAssembler.assemble(left: l.path, right: r.path, output: heroRight, assembly: assembly, mux: o)
+        let swapped = try StreamSplitter.split(path: heroRight)
+        #expect(!swapped.baseIsLeft)
+        #expect(swapped.left == (try MuxClips.bytes(l)))
+        #expect(swapped.right == (try MuxClips.bytes(r)))
         if Shared.exists(Shared.apple) {
             do {
                 _ = try StreamSplitter.split(path: Shared.apple)
