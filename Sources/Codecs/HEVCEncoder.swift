@@ -140,6 +140,13 @@ public final class HEVCEncoder {
             ("colorprim", HEVCEncoder.primariesName(settings.colourPrimaries)),
             ("transfer", HEVCEncoder.transferName(settings.transferCharacteristics)),
         ]
+        // x265 needs the picture to hold one coding tree unit (64 by default): small pictures get a smaller CTU.
+        let smallest = min(width, height)
+        guard smallest >= 16 else {
+            api.pointee.param_free(param)
+            throw CodecError.lib("x265", "\(width)×\(height) is too small to encode: x265 needs at least 16×16 pixels")
+        }
+        if smallest < 64 && settings.extraOptions["ctu"] == nil { opts.append(("ctu", smallest >= 32 ? "32" : "16")) }
         if settings.keyint == 1 { opts.append(("rc-lookahead", "0")) }
         if settings.threads > 0 { opts.append(("pools", "\(settings.threads)")) }
         if settings.frameThreads > 0 { opts.append(("frame-threads", "\(settings.frameThreads)")) }

@@ -59,6 +59,32 @@ import Codecs
         #expect(pics.count == 8)
     }
 
+    /// Pictures smaller than x265's default 64-pixel CTU get a smaller CTU; below 16 pixels the error says why.
+    @Test(arguments: [(48, 40), (24, 18), (130, 20)])
+    func smallVideoPicturesEncode(width: Int, height: Int) throws {
+        var s = HEVCEncoderSettings()
+        s.preset = "ultrafast"; s.keyint = 2; s.bframes = 0; s.rateControl = .qp(30); s.threads = 1
+        let enc = try HEVCEncoder(width: width, height: height, settings: s)
+        var frames: [EncodedFrame] = []
+        for i in 0..<3 {
+            frames += try enc.encode(try ColourConversion.toYUV(testImage(width: width, height: height, seed: i), format: .yuv420), pts: Int64(i))
+        }
+        frames += try enc.flush()
+        var stream: [UInt8] = []
+        for n in try enc.headers() + frames.flatMap(\.nalUnits) { stream += [0, 0, 0, 1] + n }
+        let pics = try HEVCDecoder.decode(annexB: stream)
+        #expect(pics.count == 3 && pics.allSatisfy { $0.width == width && $0.height == height })
+    }
+
+    @Test func tinyVideoPicturesAreRefusedWithAReason() {
+        do {
+            _ = try HEVCEncoder(width: 8, height: 64, settings: HEVCEncoderSettings())
+            Issue.record("an 8-pixel-wide picture was accepted")
+        } catch {
+            #expect(error.message.contains("at least 16×16"))
+        }
+    }
+
     @Test func corruptStreamsDoNotCrash() throws {
         let c = try #require(try HEVCStillEncoder.encode([testImage(width: 32, height: 32)], settings: .stillImage()).first)
         var bad = c.tiles[0]
