@@ -21,9 +21,7 @@ while [ $# -gt 0 ]; do
     *) echo "unknown option $1" >&2; exit 64 ;;
   esac
 done
-SCRATCH=${SCRATCH:-.build-conv}
-BIN=${BIN:-$SCRATCH/release/spatial-media}
-if [ ! -x "$BIN" ]; then swift build -c release --scratch-path "$SCRATCH" --product spatial-media >&2; fi
+source Benchmarks/common.sh
 command -v x265 >/dev/null || { echo "x265 CLI not found (apt-get install x265)" >&2; exit 1; }
 W=$(mktemp -d /tmp/convert-bench.XXXXXX); trap 'rm -rf "$W"' EXIT
 KEYINT=60
@@ -58,11 +56,14 @@ x = t1 - t0; ours = t2 - t1
 print(f"two sequential x265 CLI encodes: {x:.2f} s   (left {os.path.getsize(w + '/left.hevc')} B, right {os.path.getsize(w + '/right.hevc')} B)")
 print(f"spatial-media convert (end to end, incl. reading, assembly, muxing): {ours:.2f} s   ({j['frames'] / ours:.1f} fps)")
 print(f"throughput ratio (x265 sequential time / ours): {x / ours:.2f}x   (goal >= 1.1x)")
+print(f"ROW|video conversion, {j['frames']} frames of 2 eyes, SBS Y4M → spatial video|{ours:.2f} s ({j['frames'] / ours:.0f} fps)|two sequential `x265` CLI encodes: {x:.2f} s|{x / ours:.2f}x faster|>= 1.1x: {'met' if x / ours >= 1.1 else 'missed'}|{j['peak_rss_bytes'] / 2**20:.0f} MiB")
 own, cpu = j["own_cpu_seconds"], j["process_cpu_seconds"]
 print(f"own work outside x265: {own:.3f} of {cpu:.2f} CPU s = {100 * own / cpu:.1f} %   (goal <= 5 %)")
+print(f"ROW|our own work outside x265 during that conversion|{100 * own / cpu:.1f} % of CPU time|—|—|<= 5 %: {'met' if own / cpu <= 0.05 else 'missed'}|—")
 l0, l1 = j["layer0_bytes"], j["layer1_bytes"]
 d = j["frames"] / 30
 print(f"layer 0: {l0 * 8 / d / 1000:.0f} kbit/s, layer 1: {l1 * 8 / d / 1000:.0f} kbit/s, layer1/layer0 = {l1 / l0:.3f}")
+print(f"ROW|layer-1 vs layer-0 bitrate of that conversion (no inter-view prediction)|{l1 * 8 / d / 1000:.0f} vs {l0 * 8 / d / 1000:.0f} kbit/s ({l1 / l0:.2f})|Apple's encoder predicts between views|—|≈ 1 expected|—")
 print(f"x265 CLI right/left = {os.path.getsize(w + '/right.hevc') / os.path.getsize(w + '/left.hevc'):.3f}; ours total layer bytes / CLI bytes = {(l0 + l1) / (os.path.getsize(w + '/left.hevc') + os.path.getsize(w + '/right.hevc')):.3f}")
 print(f"peak RSS (this run): {j['peak_rss_bytes'] / 2**20:.1f} MiB")
 EOF
@@ -72,5 +73,5 @@ echo "== peak RSS, clip streamed through stdin (frames never all in memory)"
 for n in 300 1200; do
   python3 scripts/make_sample_sbs.py - --frames $n --eye "$EYE" 2>/dev/null |
     "$BIN" convert - -o "$W/rss$n.mov" --preset ultrafast --crf "$CRF" --keyint $KEYINT --json "${EXTRA[@]}" > "$W/rss$n.json"
-  python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print(f\"{j['frames']} frames: peak RSS {j['peak_rss_bytes']/2**20:.1f} MiB, output {j['bytes']} B\")" "$W/rss$n.json"
+  python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print(f\"{j['frames']} frames: peak RSS {j['peak_rss_bytes']/2**20:.1f} MiB, output {j['bytes']} B\"); print(f\"ROW|video conversion memory, {j['frames']} frames streamed through stdin|—|—|—|flat in the clip length|{j['peak_rss_bytes']/2**20:.0f} MiB\")" "$W/rss$n.json"
 done

@@ -3,8 +3,7 @@
 # info, validate, split, rewrite and edit on a sparse spatial photo with 64-bit iloc offsets (time, peak RSS).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-swift build -c release --static-swift-stdlib --product spatial-media >/dev/null 2>&1
-BIN="$(swift build -c release --static-swift-stdlib --show-bin-path)/spatial-media"
+source Benchmarks/common.sh
 mkdir -p bench-out
 [ -f bench-out/sparse.mov ] || python3 Benchmarks/make_sparse_movie.py bench-out/sparse.mov 200000 $(( (4 << 30) + (256 << 20) )) ../shared/corpus/spatial-video/stereo_spatial.mp4
 photo=../shared/corpus/spatial-photo/vision-pro.HEIC

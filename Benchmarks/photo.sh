@@ -4,9 +4,7 @@
 # comparison, .venv-oracles (Benchmarks/oracles.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-SCRATCH=${SCRATCH:-.build-codecs}
-swift build -c release --scratch-path "$SCRATCH" --product spatial-media >&2
-BIN="$SCRATCH/release/spatial-media"
+source Benchmarks/common.sh
 VP=../shared/corpus/spatial-photo/vision-pro.HEIC
 TMP=$(mktemp -d); trap 'rm -rf "$TMP"' EXIT
 best() { # best wall time of N runs of a command, seconds
@@ -25,12 +23,17 @@ if [ -f "$VP" ]; then
     theirs=$(.venv-oracles/bin/python Benchmarks/photo_oracle.py time "$VP" 5)
     echo "vision-pro decode of both eyes to RGB, in-process, pillow-heif (libheif 1.23, its own libde265 build): ${theirs}s"
     python3 -c "print(f'ratio ours/pillow-heif: {$ours/$theirs:.2f}x (goal <= 1.0x)')"
+    python3 -c "r=$ours/$theirs; print(f'ROW|Vision Pro spatial photo: both 2560² eyes decoded to RGB, in-process|{$ours:.3f} s|pillow-heif (libheif 1.23): {$theirs:.3f} s|{r:.2f}x the time|<= 1.0x: ' + ('met' if r <= 1 else 'missed') + '|—')"
   fi
   # End to end as a user runs it: process start, decode, RGB, two JPEG encodes and writes.
   split=$(best 5 "$BIN" split "$VP" --left "$TMP/l.jpg" --right "$TMP/r.jpg" --quality 50)
-  echo "vision-pro split to two JPEGs (whole command), ours: ${split}s (peak RSS $(rss "$BIN" split "$VP" --left "$TMP/l.jpg" --right "$TMP/r.jpg" --quality 50) KiB)"
+  srss=$(rss "$BIN" split "$VP" --left "$TMP/l.jpg" --right "$TMP/r.jpg" --quality 50)
+  echo "vision-pro split to two JPEGs (whole command), ours: ${split}s (peak RSS $srss KiB)"
+  row "\`split\` of the Vision Pro photo to two JPEGs (whole command)" "$(printf %.3f "$split") s" "—" "—" "—" "$((srss / 1024)) MB"
 fi
 # 12 MP pair: a 2×4000×3000 side-by-side PNG made by the helper.
 python3 Benchmarks/photo_make_sbs.py "$TMP/sbs12.png" 8000 3000
 enc=$(best 1 "$BIN" convert "$TMP/sbs12.png" -o "$TMP/out.heic")
-echo "12 MP pair (2×4000×3000) convert (PNG decode + x265 encode of 2×48 tiles + write): ${enc}s (peak RSS $(rss "$BIN" convert "$TMP/sbs12.png" -o "$TMP/out2.heic") KiB)"
+erss=$(rss "$BIN" convert "$TMP/sbs12.png" -o "$TMP/out2.heic")
+echo "12 MP pair (2×4000×3000) convert (PNG decode + x265 encode of 2×48 tiles + write): ${enc}s (peak RSS $erss KiB)"
+row "12 MP stereo pair (2×4000×3000 PNG) → spatial photo (PNG decode, x265 default quality, write)" "$(printf %.1f "$enc") s" "—" "—" "—" "$((erss / 1024)) MB"

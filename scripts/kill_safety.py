@@ -165,11 +165,13 @@ def op_convert_video():
             os.remove(out)
     return "convert (video)", ok, bad, killed_n, full
 
-total_ok = total_bad = 0
+total_ok = total_bad = total_killed = 0
 for op in (op_rewrite, op_edit_new_file, op_edit_in_place, op_convert, op_convert_video):
     name, ok, bad, killed, full = op()
-    total_ok += ok; total_bad += bad
+    total_ok += ok; total_bad += bad; total_killed += killed
     print(f"{name:<24} {ok + bad:3d} trials, {killed:3d} killed mid-run, {bad} bad destinations (full run {full*1000:.0f} ms)")
+print(f"ROW|kill safety: SIGKILL at random moments (rewrite, edit -o, edit --in-place, photo and video convert)|"
+      f"{total_ok + total_bad} trials, {total_killed} killed mid-run, {total_bad} bad destinations|—|—|0 bad: {'met' if total_bad == 0 else 'missed'}|—")
 left = leftovers(WORK)
 print(f"temporary files left behind by SIGKILL (never at the destination name): {len(left)}")
 for f in left:

@@ -158,11 +158,7 @@ public struct VideoConversionReport: Sendable {
     }
 }
 
-func fmt(_ v: Double) -> String {
-    let r = (v * 1000).rounded() / 1000
-    if r == r.rounded() && abs(r) < 1e15 { return String(Int(r)) }
-    return String(r)
-}
+func fmt(_ v: Double) -> String { NumberText.fixed(v, places: 3, trimZeros: true) }
 
 /// One eye's encoder running on its own thread, fed through a bounded queue.
 final class EyeEncoder: @unchecked Sendable {
