@@ -56,6 +56,18 @@ public final class FileSource: ByteSource, @unchecked Sendable {
         self.fd = fd
         self.size = UInt64(max(0, Int64(st.st_size)))
     }
+
+    /// Takes ownership of an open descriptor (closed when the source goes away); `size` is what it holds now.
+    /// `name` stands in for the path in errors.
+    public init(adopting fd: Int32, name: String) throws(ParseError) {
+        var st = stat()
+        guard fd >= 0, fstat(fd, &st) == 0 else {
+            throw ParseError(.io, offset: 0, path: name, "cannot read \(name): \(Self.errnoText())")
+        }
+        self.path = name
+        self.fd = fd
+        self.size = UInt64(max(0, Int64(st.st_size)))
+    }
     deinit { close(fd) }
 
     static func errnoText() -> String { String(cString: strerror(errno)) }

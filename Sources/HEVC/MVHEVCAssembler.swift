@@ -94,152 +94,26 @@ public enum MVHEVCAssembler {
     /// Assembles Annex B inputs. Throws ``ParseError`` (`invalidValue` / `unsupported`) with a message that
     /// names the first difference when the inputs cannot be paired; never returns a broken stream.
     public static func assemble(base: [UInt8], second: [UInt8], options: MVHEVCAssemblyOptions = MVHEVCAssemblyOptions()) throws(ParseError) -> MVHEVCStream {
-        let a = try SingleLayerStream(annexB: base, name: "base (layer 0) stream")
-        let b = try SingleLayerStream(annexB: second, name: "second (layer 1) stream")
-        return try assemble(base: a, second: b, options: options)
+        let a = try SingleLayerReader.read(annexB: base, name: "base (layer 0) stream")
+        let b = try SingleLayerReader.read(annexB: second, name: "second (layer 1) stream")
+        guard a.pictures.count == b.pictures.count else {
+            throw fail("the two streams have different frame counts: base \(a.pictures.count), second \(b.pictures.count)")
+        }
+        var session = try MVHEVCAssemblySession(base: a.reader, second: b.reader, options: options)
+        var stream = session.header
+        stream.accessUnits.reserveCapacity(a.pictures.count)
+        for (pa, pb) in zip(a.pictures, b.pictures) {
+            stream.accessUnits.append(try session.accessUnit(base: pa, second: pb))
+        }
+        return stream
     }
 
     static func fail(_ message: String, _ code: ParseError.Code = .invalidValue) -> ParseError {
         ParseError(code, offset: 0, message)
     }
 
-    static func assemble(base a: SingleLayerStream, second b: SingleLayerStream, options: MVHEVCAssemblyOptions) throws(ParseError) -> MVHEVCStream {
-        // Structure checks.
-        guard a.pictures.count == b.pictures.count else {
-            throw fail("the two streams have different frame counts: base \(a.pictures.count), second \(b.pictures.count)")
-        }
-        guard let sa = a.firstSPS, let sb = b.firstSPS, let va = a.firstVPS else {
-            throw fail("a stream has no VPS/SPS")
-        }
-        for (name, s) in [("base", sa), ("second", sb)] {
-            if s.chromaFormatIdc != 1 || s.separateColourPlane {
-                throw fail("the \(name) stream is not 4:2:0 (chroma_format_idc \(s.chromaFormatIdc)); Multiview Main needs 8-bit 4:2:0", .unsupported)
-            }
-            if s.bitDepthLumaMinus8 != 0 || s.bitDepthChromaMinus8 != 0 {
-                throw fail("the \(name) stream is \(s.bitDepthLumaMinus8 + 8)-bit; Multiview Main (the profile of Apple spatial video) is 8-bit only — encode both eyes with 8-bit 4:2:0", .unsupported)
-            }
-        }
-        guard sa.picWidthInLumaSamples == sb.picWidthInLumaSamples, sa.picHeightInLumaSamples == sb.picHeightInLumaSamples,
-              sa.croppedWidth == sb.croppedWidth, sa.croppedHeight == sb.croppedHeight else {
-            throw fail("the two streams have different picture sizes: base \(sa.croppedWidth)x\(sa.croppedHeight) (coded \(sa.picWidthInLumaSamples)x\(sa.picHeightInLumaSamples)), second \(sb.croppedWidth)x\(sb.croppedHeight) (coded \(sb.picWidthInLumaSamples)x\(sb.picHeightInLumaSamples))")
-        }
-        guard sa.maxSubLayersMinus1OrExt == sb.maxSubLayersMinus1OrExt else {
-            throw fail("the two streams have different numbers of temporal sub-layers (\(sa.maxSubLayersMinus1OrExt + 1) and \(sb.maxSubLayersMinus1OrExt + 1))")
-        }
-        if va.vpsExtension != nil || va.maxLayersMinus1 > 0 {
-            throw fail("the base stream already has a multilayer VPS; both inputs must be single-layer HEVC", .unsupported)
-        }
-        for (i, (pa, pb)) in zip(a.pictures, b.pictures).enumerated() {
-            if pa.type.isIRAP != pb.type.isIRAP || pa.type.isIDR != pb.type.isIDR {
-                throw fail("frame \(i) (POC \(pa.poc)): random access points are not aligned (base \(pa.type.name), second \(pb.type.name)); use a fixed keyframe interval and no scene-cut in both encodes")
-            }
-            if pa.poc != pb.poc {
-                throw fail("frame \(i): picture order counts differ (base POC \(pa.poc), second POC \(pb.poc)); encode both eyes with the same GOP (fixed keyint, no scene-cut, same B-frames)")
-            }
-            if pa.type.isRASL != pb.type.isRASL {
-                throw fail("frame \(i) (POC \(pa.poc)): leading-picture types differ (base \(pa.type.name), second \(pb.type.name)); use closed GOPs in both encodes")
-            }
-        }
-        // Ids: layer 1 gets SPS/PPS ids not used by the base stream, assigned in order of first appearance.
-        let usedSPS = Set(a.spsOrder), usedPPS = Set(a.ppsOrder)
-        var spsMap: [UInt32: UInt32] = [:], ppsMap: [UInt32: UInt32] = [:]
-        var next: UInt32 = 0
-        for id in b.spsOrder {
-            while usedSPS.contains(next) { next += 1 }
-            guard next <= 15 else { throw fail("no free SPS id for layer 1 (ids 0…15 taken)", .unsupported) }
-            spsMap[id] = next; next += 1
-        }
-        next = 0
-        for id in b.ppsOrder {
-            while usedPPS.contains(next) { next += 1 }
-            guard next <= 63 else { throw fail("no free PPS id for layer 1 (ids 0…63 taken)", .unsupported) }
-            ppsMap[id] = next; next += 1
-        }
-        // The VPS.
-        let vps = try makeVPS(base: va, baseSPS: sa, second: sb, secondStream: b)
-        let vpsNAL = try vps.nalUnit()
-        // Layer-1 parameter sets.
-        var newSPS: [UInt32: SequenceParameterSet] = [:]
-        var layerSPS: [NALUnit] = []
-        for id in b.spsOrder {
-            guard var s = b.store.sps[id], let nid = spsMap[id] else { continue }
-            s.header.layerId = 1
-            s.spsId = nid
-            s.vpsId = vps.vpsId
-            if options.layerSPSForm == .multilayer {
-                s.maxSubLayersMinus1OrExt = 7
-                s.updateRepFormat = false
-                s.inferScalingList = false
-            }
-            let nal = try s.nalUnit(vps: vps)
-            let back = try SequenceParameterSet(nal: nal, vps: vps)
-            newSPS[id] = back
-            layerSPS.append(nal)
-        }
-        var newPPS: [UInt32: PictureParameterSet] = [:]
-        var layerPPS: [NALUnit] = []
-        for id in b.ppsOrder {
-            guard var p = b.store.pps[id], let nid = ppsMap[id], let ns = spsMap[p.spsId] else { continue }
-            p.header.layerId = 1
-            p.ppsId = nid
-            p.spsId = ns
-            let nal = try p.nalUnit()
-            newPPS[id] = try PictureParameterSet(nal: nal)
-            layerPPS.append(nal)
-        }
-        // SEI 176.
-        var info = ThreeDimensionalReferenceDisplaysInfo()
-        info.displays = [ThreeDimensionalReferenceDisplaysInfo.Display(leftViewId: options.baseIsLeft ? 0 : 1, rightViewId: options.baseIsLeft ? 1 : 0)]
-        let sei = SEIMessageList(header: NALHeader(type: .prefixSEI), messages: [SEIMessage(payloadType: 176, payload: try info.payload())]).nalUnit()
-        // Access units.
-        var aus: [MVHEVCAccessUnit] = []
-        aus.reserveCapacity(a.pictures.count)
-        for (pa, pb) in zip(a.pictures, b.pictures) {
-            var nals = pa.nonParameterSetNALs
-            for nal in pb.nals {
-                if nal.type == .prefixSEI || nal.type == .suffixSEI {
-                    // The second stream's SEI messages move to layer 1 (header change only), except
-                    // active_parameter_sets (129), whose SPS ids no longer hold.
-                    let list = try? SEIMessageList(nal: nal)
-                    if list?.messages.contains(where: { $0.payloadType == 129 }) ?? true { continue }
-                    var h = nal.header
-                    h.layerId = 1
-                    var bytes = nal.bytes
-                    let hb = h.bytes
-                    bytes[0] = hb[0]; bytes[1] = hb[1]
-                    nals.append(try NALUnit(bytes: bytes))
-                    continue
-                }
-                // AUD, EOS, EOB and filler data exist once per access unit (layer 0); the second stream's are dropped.
-                guard nal.type.isVCL else { continue }
-                let ctx = try b.store.context(forSlice: nal)
-                let sh = try SliceSegmentHeader(nal: nal, context: ctx)
-                guard let s1 = newSPS[ctx.pps.spsId], let p1 = newPPS[ctx.pps.ppsId], let pid = ppsMap[ctx.pps.ppsId] else {
-                    throw fail("a second-stream slice refers to a parameter set that was not mapped")
-                }
-                let newCtx = SliceContext(vps: vps, sps: s1, pps: p1)
-                let pocLsb = UInt32(truncatingIfNeeded: pb.poc & ((1 << s1.log2MaxPicOrderCntLsb) - 1))
-                let out = try sh.emit(context: newCtx) { h in
-                    h.header.layerId = 1
-                    h.ppsId = pid
-                    h.interLayerPredEnabled = false
-                    if h.header.type.isIDR { h.pocLsb = pocLsb }
-                }
-                nals.append(out)
-            }
-            aus.append(MVHEVCAccessUnit(nalUnits: nals, poc: pa.poc, isIRAP: pa.type.isIRAP, baseType: pa.type))
-        }
-        var timing: (UInt32, UInt32)? = nil
-        if sa.vuiPresent && sa.vui.timingInfoPresent { timing = (sa.vui.numUnitsInTick, sa.vui.timeScale) }
-        return MVHEVCStream(vps: vpsNAL, baseSPS: a.spsOrder.compactMap { a.spsNAL[$0] }, basePPS: a.ppsOrder.compactMap { a.ppsNAL[$0] },
-                            layerSPS: layerSPS, layerPPS: layerPPS, sei: sei, accessUnits: aus, videoParameterSet: vps,
-                            width: sa.croppedWidth, height: sa.croppedHeight, timing: timing,
-                            maxNumReorderPics: Int(sa.maxNumReorderPics.last ?? 0))
-    }
-
     /// The multilayer VPS: the base VPS with two layers, one layer set {0, 1}, and the extension.
-    static func makeVPS(base va: VideoParameterSet, baseSPS sa: SequenceParameterSet, second sb: SequenceParameterSet,
-                        secondStream b: SingleLayerStream) throws(ParseError) -> VideoParameterSet {
+    static func makeVPS(base va: VideoParameterSet, baseSPS sa: SequenceParameterSet, second sb: SequenceParameterSet) throws(ParseError) -> VideoParameterSet {
         var v = va
         v.maxLayersMinus1 = 1
         v.maxLayerId = 1
@@ -323,114 +197,6 @@ public enum MVHEVCAssembler {
         let back = try VideoParameterSet(nal: nal)
         guard back.vpsExtension != nil, back.directReferenceLayers(of: 1) == [0] else { throw fail("internal: VPS did not round-trip") }
         return back
-    }
-}
-
-/// A parsed single-layer Annex B stream, grouped into pictures (one per access unit).
-struct SingleLayerStream {
-    struct Picture {
-        var nals: [NALUnit]
-        var poc: Int
-        var type: NALUnitType
-        /// Everything except VPS/SPS/PPS (AUD, SEI, slices, EOS…).
-        var nonParameterSetNALs: [NALUnit]
-    }
-    var store = ParameterSetStore()
-    var pictures: [Picture] = []
-    var spsOrder: [UInt32] = []
-    var ppsOrder: [UInt32] = []
-    var vpsOrder: [UInt8] = []
-    var spsNAL: [UInt32: NALUnit] = [:]
-    var ppsNAL: [UInt32: NALUnit] = [:]
-    var firstVPS: VideoParameterSet? { vpsOrder.first.flatMap { store.vps[$0] } }
-    var firstSPS: SequenceParameterSet? { spsOrder.first.flatMap { store.sps[$0] } }
-
-    init(annexB: [UInt8], name: String) throws(ParseError) {
-        let nals: [NALUnit]
-        do { nals = try AnnexB.split(annexB) } catch { throw ParseError(error.code, offset: error.offset, "\(name): \(error.message)") }
-        if nals.isEmpty { throw ParseError(.truncated, offset: 0, "\(name) is empty (no NAL units)") }
-        var prevTid0: [UInt8: Int] = [:]
-        var vpsBytes: [UInt8: [UInt8]] = [:]
-        for au in AccessUnits.group(nals) {
-            var pic = Picture(nals: [], poc: 0, type: .trailN, nonParameterSetNALs: [])
-            var sawSlice = false
-            for nal in au {
-                if nal.layerId != 0 {
-                    throw ParseError(.unsupported, offset: nal.offset, "\(name) has NAL units with nuh_layer_id \(nal.layerId): inputs must be single-layer HEVC")
-                }
-                switch nal.type {
-                case .vps, .sps, .pps:
-                    try record(nal, name: name, vpsBytes: &vpsBytes)
-                    continue
-                default: break
-                }
-                pic.nals.append(nal)
-                pic.nonParameterSetNALs.append(nal)
-                if nal.type.isVCL {
-                    guard nal.type.rawValue <= 21 else {
-                        throw ParseError(.unsupported, offset: nal.offset, "\(name): reserved VCL NAL unit type \(nal.type.rawValue)")
-                    }
-                    let ctx: SliceContext
-                    let sh: SliceSegmentHeader
-                    do throws(ParseError) {
-                        ctx = try store.context(forSlice: nal)
-                        sh = try SliceSegmentHeader(nal: nal, context: ctx)
-                    } catch { throw ParseError(error.code, offset: error.offset, "\(name): \(error.message)") }
-                    if sh.firstSliceSegmentInPic {
-                        if sawSlice { throw ParseError(.invalidValue, offset: nal.offset, "\(name): two pictures in one access unit") }
-                        sawSlice = true
-                        pic.poc = StreamAnalysis.poc(sh, ctx, &prevTid0)
-                        pic.type = nal.type
-                    } else if !sawSlice {
-                        throw ParseError(.invalidValue, offset: nal.offset, "\(name): access unit starts without a first slice segment")
-                    }
-                }
-            }
-            if sawSlice {
-                pictures.append(pic)
-            } else if !pic.nals.isEmpty, !pictures.isEmpty {
-                // Trailing non-VCL units (EOS/EOB/suffix SEI) belong to the previous access unit.
-                pictures[pictures.count - 1].nals += pic.nals
-                pictures[pictures.count - 1].nonParameterSetNALs += pic.nonParameterSetNALs
-            }
-        }
-        if pictures.isEmpty { throw ParseError(.truncated, offset: 0, "\(name) has no pictures") }
-    }
-
-    mutating func record(_ nal: NALUnit, name: String, vpsBytes: inout [UInt8: [UInt8]]) throws(ParseError) {
-        do throws(ParseError) {
-            switch nal.type {
-            case .vps:
-                let v = try VideoParameterSet(nal: nal)
-                if let old = vpsBytes[v.vpsId] {
-                    guard old == nal.bytes else { throw ParseError(.unsupported, offset: nal.offset, "VPS \(v.vpsId) changes mid-stream (not supported)") }
-                    return
-                }
-                vpsBytes[v.vpsId] = nal.bytes
-                vpsOrder.append(v.vpsId)
-                try store.add(nal)
-            case .sps:
-                let v = SequenceParameterSet.referencedVPSId(in: nal).flatMap { store.vps[$0] }
-                let s = try SequenceParameterSet(nal: nal, vps: v)
-                if let old = spsNAL[s.spsId] {
-                    guard old.bytes == nal.bytes else { throw ParseError(.unsupported, offset: nal.offset, "SPS \(s.spsId) changes mid-stream (not supported)") }
-                    return
-                }
-                spsNAL[s.spsId] = nal
-                spsOrder.append(s.spsId)
-                try store.add(nal)
-            case .pps:
-                let p = try PictureParameterSet(nal: nal)
-                if let old = ppsNAL[p.ppsId] {
-                    guard old.bytes == nal.bytes else { throw ParseError(.unsupported, offset: nal.offset, "PPS \(p.ppsId) changes mid-stream (not supported)") }
-                    return
-                }
-                ppsNAL[p.ppsId] = nal
-                ppsOrder.append(p.ppsId)
-                try store.add(nal)
-            default: break
-            }
-        } catch { throw ParseError(error.code, offset: error.offset, "\(name): \(error.message)") }
     }
 }
 

@@ -160,36 +160,42 @@ public struct VideoConversionReport: Sendable {
 
 func fmt(_ v: Double) -> String { NumberText.fixed(v, places: 3, trimZeros: true) }
 
-/// One eye's encoder running on its own thread, fed through a bounded queue.
+/// One eye's encoder running on its own thread, fed through a bounded queue. Each coded picture goes to
+/// `assembly` as soon as x265 returns it (and, for `--keep-streams`, to a scratch file).
 final class EyeEncoder: @unchecked Sendable {
     let name: String
+    /// 0 for the base layer (hero eye), 1 for the second.
+    let layer: Int
     let queue: BoundedQueue<Image>
     private let encoder: HEVCEncoder
-    private(set) var annexB: [UInt8] = []
+    /// VPS, SPS, PPS from x265 at open.
+    let headers: [NALUnit]
+    var assembly: StreamingAssembly?
+    /// The eye's single-layer stream, kept only for `keepStreamsPrefix`.
+    let kept: ScratchFile?
     private(set) var error: ParseError?
     private(set) var framesOut = 0
     private(set) var packCPU = 0.0
     private var group: DispatchGroup?
 
-    init(name: String, width: Int, height: Int, settings: HEVCEncoderSettings, limits: Limits) throws(ParseError) {
+    init(name: String, layer: Int, width: Int, height: Int, settings: HEVCEncoderSettings, keepIn directory: String?, limits: Limits) throws(ParseError) {
         self.name = name
+        self.layer = layer
         encoder = try HEVCEncoder(width: width, height: height, settings: settings, limits: limits)
         queue = BoundedQueue(capacity: 3)
-        let headers = try encoder.headers()
-        annexB = try pack(headers)
+        headers = try encoder.headers().map { (b: [UInt8]) throws(ParseError) -> NALUnit in try NALUnit(bytes: b) }
+        kept = try directory.map { (d: String) throws(ParseError) -> ScratchFile in try ScratchFile(directory: d) }
+        try kept?.append(AccessUnitWriter.annexB(headers))
     }
 
-    private func pack(_ nals: [[UInt8]]) throws(ParseError) -> [UInt8] {
-        let units = try nals.map { (b: [UInt8]) throws(ParseError) -> NALUnit in try NALUnit(bytes: b) }
-        return AccessUnitWriter.annexB(units)
-    }
-
-    private func append(_ frames: [EncodedFrame]) throws(ParseError) {
+    private func deliver(_ frames: [EncodedFrame]) throws(ParseError) {
         let t0 = threadCPUSeconds()
         for f in frames {
-            // x265 may repeat VPS/SPS/PPS in the first access unit: the headers are already written.
-            let nals = framesOut == 0 ? f.nalUnits.filter { n in !(n.count > 1 && [32, 33, 34].contains((n[0] >> 1) & 0x3F)) } : f.nalUnits
-            annexB += try pack(nals)
+            // x265 may repeat VPS/SPS/PPS in the first access unit: the headers are already known.
+            let raw = framesOut == 0 ? f.nalUnits.filter { n in !(n.count > 1 && [32, 33, 34].contains((n[0] >> 1) & 0x3F)) } : f.nalUnits
+            let nals = try raw.map { (b: [UInt8]) throws(ParseError) -> NALUnit in try NALUnit(bytes: b) }
+            try kept?.append(AccessUnitWriter.annexB(nals))
+            try assembly?.add(layer: layer, accessUnit: nals)
             framesOut += 1
         }
         packCPU += threadCPUSeconds() - t0
@@ -200,26 +206,83 @@ final class EyeEncoder: @unchecked Sendable {
             var pts: Int64 = 0
             do throws(ParseError) {
                 while let img = queue.take() {
-                    try append(try encoder.encode(img, pts: pts))
+                    try deliver(try encoder.encode(img, pts: pts))
                     pts += 1
                 }
                 if queue.isAborted { return }  // stopped: no flush, nothing will be used
-                try append(try encoder.flush())
+                try deliver(try encoder.flush())
             } catch {
                 self.error = ParseError(error.code, offset: error.offset, path: error.path, "\(name) eye: \(error.message)")
                 queue.abort()
+                assembly?.abort()
             }
         }
     }
 
     /// Waits for the thread to finish.
     func join() { group?.wait() }
+}
 
-    /// Moves the coded stream out (frees it here).
-    func takeStream() -> [UInt8] {
-        let s = annexB
-        annexB = []
-        return s
+/// Pairs the two encoders' pictures in decoding order and writes each pair as one MV-HEVC access unit as soon as
+/// both exist (``MVHEVCAssemblySession``, ``SpatialVideoStreamWriter``), so only the pictures one encoder is
+/// ahead of the other are ever held. Called from the encoder threads.
+final class StreamingAssembly: @unchecked Sendable {
+    private let lock = Lock()
+    private var readers: [SingleLayerReader]
+    private var waiting: [[SingleLayerReader.Picture]] = [[], []]
+    private var session: MVHEVCAssemblySession
+    let writer: SpatialVideoStreamWriter
+    private var failed = false
+    /// The other eye's queue, stopped when pairing fails.
+    var queues: [BoundedQueue<Image>] = []
+
+    init(baseHeaders: [NALUnit], secondHeaders: [NALUnit], options: MVHEVCAssemblyOptions, writer: SpatialVideoStreamWriter) throws(ParseError) {
+        var a = SingleLayerReader(name: "base (layer 0) stream"), b = SingleLayerReader(name: "second (layer 1) stream")
+        _ = try a.add(accessUnit: baseHeaders)
+        _ = try b.add(accessUnit: secondHeaders)
+        readers = [a, b]
+        session = try MVHEVCAssemblySession(base: a, second: b, options: options)
+        self.writer = writer
+    }
+
+    var header: MVHEVCStream { lock.withLock { session.header } }
+
+    /// One coded picture (an access unit of NAL units) of `layer`.
+    func add(layer: Int, accessUnit nals: [NALUnit]) throws(ParseError) {
+        try lock.withLock { () throws(ParseError) in
+            guard !failed else { return }
+            do throws(ParseError) {
+                if let p = try readers[layer].add(accessUnit: nals) { waiting[layer].append(p) }
+                if readers[layer].newParameterSetAfterFirstPicture {
+                    throw ParseError(.unsupported, offset: 0, "x265 sent a new parameter set after the first picture")
+                }
+                try pairWaiting()
+            } catch {
+                failed = true
+                throw error
+            }
+        }
+    }
+
+    private func pairWaiting() throws(ParseError) {
+        while !waiting[0].isEmpty && !waiting[1].isEmpty {
+            let pa = waiting[0].removeFirst(), pb = waiting[1].removeFirst()
+            try writer.add(try session.accessUnit(base: pa, second: pb))
+        }
+    }
+
+    /// Stops pairing after a failure elsewhere.
+    func abort() { lock.withLock { failed = true } }
+
+    /// After both encoders have finished: the last pictures, and a check that the two streams had as many.
+    func finish() throws(ParseError) {
+        try lock.withLock { () throws(ParseError) in
+            for l in 0..<2 { if let p = readers[l].finish() { waiting[l].append(p) } }
+            try pairWaiting()
+            guard waiting[0].isEmpty, waiting[1].isEmpty else {
+                throw ParseError(.invalidValue, offset: 0, "the two encoders returned different numbers of pictures (\(session.count + waiting[0].count) and \(session.count + waiting[1].count))")
+            }
+        }
     }
 }
 
@@ -431,10 +494,21 @@ public enum VideoConverter {
         settings.extraOptions = ["b-adapt": "0", "lookahead-threads": "0", "hist-scenecut": "0"]
         // Opening the encoders is x265's work, not ours: taken out of the reader thread's CPU time.
         let encoderOpenStart = threadCPUSeconds()
-        let left = try EyeEncoder(name: "left", width: eyeW, height: eyeH, settings: settings, limits: o.limits)
-        let right = try EyeEncoder(name: "right", width: eyeW, height: eyeH, settings: settings, limits: o.limits)
+        let keepDir = o.keepStreamsPrefix.map { p -> String in
+            guard let slash = p.lastIndex(of: "/") else { return "." }
+            return String(p[..<slash]).isEmpty ? "/" : String(p[..<slash])
+        }
+        let left = try EyeEncoder(name: "left", layer: o.heroIsLeft ? 0 : 1, width: eyeW, height: eyeH, settings: settings, keepIn: keepDir, limits: o.limits)
+        let right = try EyeEncoder(name: "right", layer: o.heroIsLeft ? 1 : 0, width: eyeW, height: eyeH, settings: settings, keepIn: keepDir, limits: o.limits)
         ownCPU -= threadCPUSeconds() - encoderOpenStart
         let eyes = [left, right]
+        // Pictures are paired, assembled and written while the encoders run: the coded streams are never held whole.
+        mux.frameRateNum = UInt32(fpsNum); mux.frameRateDen = UInt32(fpsDen)
+        let writer = try SpatialVideoStreamWriter(path: output, options: mux)
+        let base = o.heroIsLeft ? left : right, second = o.heroIsLeft ? right : left
+        let assembly = try StreamingAssembly(baseHeaders: base.headers, secondHeaders: second.headers,
+                                             options: MVHEVCAssemblyOptions(baseIsLeft: o.heroIsLeft, layerSPSForm: o.layerSPSForm), writer: writer)
+        for e in eyes { e.assembly = assembly }
         var started = false
         func stopEncoders() {
             for e in eyes { e.queue.abort() }
@@ -497,6 +571,16 @@ public enum VideoConverter {
         ownCPU += threadCPUSeconds() - readerCPUStart
         for e in eyes { e.queue.close() }
         for e in eyes { e.join() }
+        // The eye streams (debugging aid) are written even when pairing them failed.
+        if let prefix = o.keepStreamsPrefix, frames > 0 {
+            for e in eyes {
+                guard let kept = e.kept else { continue }
+                let src = try kept.source()
+                try AtomicFile.write(path: prefix + "-\(e.name).hevc") { (f: AtomicFile) throws(ParseError) in
+                    try AtomicFile.writeSegments([.range(offset: 0, length: src.size)], to: f, source: src)
+                }
+            }
+        }
         for e in eyes { if let err = e.error { throw err } }
         if cancellation?.isCancelled == true { throw ParseError(.io, offset: 0, path: output, "cancelled; nothing was written") }
         guard frames > 0 else { throw ParseError(.truncated, offset: 0, "the input has no frames (zero frames)") }
@@ -506,29 +590,13 @@ public enum VideoConverter {
         ownCPU += left.packCPU + right.packCPU
         progress?(VideoConversionProgress(frames: frames, totalFrames: frames, elapsedSeconds: monotonicSeconds() - t0))
 
-        // Assemble, mux, write.
+        // The last pictures, then the movie (moov built, samples copied once from the scratch file).
         readerCPUStart = threadCPUSeconds()
-        // The coded streams move out of the encoders so that each copy is freed as soon as it is used.
-        var stream: MVHEVCStream
-        do {
-            let leftStream = left.takeStream(), rightStream = right.takeStream()
-            if let prefix = o.keepStreamsPrefix {
-                try AtomicFile.write(path: prefix + "-left.hevc", bytes: leftStream)
-                try AtomicFile.write(path: prefix + "-right.hevc", bytes: rightStream)
-            }
-            stream = try MVHEVCAssembler.assemble(base: o.heroIsLeft ? leftStream : rightStream, second: o.heroIsLeft ? rightStream : leftStream,
-                                                  options: MVHEVCAssemblyOptions(baseIsLeft: o.heroIsLeft, layerSPSForm: o.layerSPSForm))
-        }
-        var l0 = 0, l1 = 0
-        for au in stream.accessUnits { for n in au.nalUnits { if n.layerId == 0 { l0 += n.bytes.count } else { l1 += n.bytes.count } } }
-        mux.frameRateNum = UInt32(fpsNum); mux.frameRateDen = UInt32(fpsDen)
-        var (file, result) = try SpatialVideoMuxer.build(stream, options: mux)
-        stream.accessUnits = []
-        file = try TrackCopier.append(audioTracks, to: file)
+        try assembly.finish()
         if cancellation?.isCancelled == true { throw ParseError(.io, offset: 0, path: output, "cancelled; nothing was written") }
-        try file.write(to: output)
+        try writer.finish(header: assembly.header, audio: audioTracks)
+        let l0 = writer.layer0Bytes, l1 = writer.layer1Bytes
         ownCPU += threadCPUSeconds() - readerCPUStart
-        _ = result
         let bytes = UInt64(fileSize(output))
         let x265 = "x265 \(HEVCEncoder.version), 2 encoders at once (pools \(settings.threads), frame-threads \(settings.frameThreads) each), preset \(o.preset), \(rateText(o.rateControl)), keyint \(settings.keyint), \(o.bframes) B-frames (fixed), closed GOP, no scene-cut; layer-1 SPS \(o.layerSPSForm.rawValue) form"
         return VideoConversionReport(

@@ -53,9 +53,38 @@ public enum SpatialVideoMuxer {
 
     /// Builds the file in memory (boxes with their sample data).
     public static func build(_ stream: MVHEVCStream, options: SpatialVideoMuxOptions = SpatialVideoMuxOptions()) throws(ParseError) -> (ISOFile, SpatialVideoMuxResult) {
-        let n = stream.accessUnits.count
-        guard n > 0 else { throw ParseError(.invalidValue, offset: 0, "the stream has no access units") }
+        guard !stream.accessUnits.isEmpty else { throw ParseError(.invalidValue, offset: 0, "the stream has no access units") }
         try validate(options)
+        var samples: [VideoSample] = []
+        samples.reserveCapacity(stream.accessUnits.count)
+        var payload: [UInt8] = []
+        for au in stream.accessUnits {
+            let s = try LengthPrefixed.join(au.nalUnits, lengthSize: 4)
+            samples.append(try VideoSample(au, size: s.count))
+            payload += s
+        }
+        return try movie(header: stream, samples: samples, mdat: .raw(payload), mdatPayloadLength: UInt64(payload.count),
+                         source: MemorySource([]), options: options)
+    }
+
+    /// What the sample tables need to know of one access unit.
+    struct VideoSample: Sendable {
+        var size: UInt32
+        var poc: Int
+        var isIRAP: Bool
+        var baseType: NALUnitType
+        init(_ au: MVHEVCAccessUnit, size: Int) throws(ParseError) {
+            guard let s = UInt32(exactly: size) else { throw ParseError(.unwritable, offset: 0, "an access unit of \(size) bytes does not fit stsz") }
+            self.size = s; poc = au.poc; isIRAP = au.isIRAP; baseType = au.baseType
+        }
+    }
+
+    /// The movie around video samples stored contiguously at the start of `mdat`'s payload (`mdat` holds
+    /// `mdatPayloadLength` bytes: in memory, or a range of `source`). Shared by the in-memory and streaming writers.
+    static func movie(header stream: MVHEVCStream, samples: [VideoSample], mdat mdatFields: BoxFields, mdatPayloadLength total: UInt64,
+                      source: any ByteSource, options: SpatialVideoMuxOptions) throws(ParseError) -> (ISOFile, SpatialVideoMuxResult) {
+        let n = samples.count
+        guard n > 0 else { throw ParseError(.invalidValue, offset: 0, "the stream has no access units") }
         // Timing: timescale and frame duration.
         var num: UInt32 = 30, den: UInt32 = 1
         if let f = options.frameRateNum { num = f; den = options.frameRateDen }
@@ -64,22 +93,13 @@ public enum SpatialVideoMuxer {
         var timescale = num, duration = den
         // Keep timescales readable: 25 fps → 25 × 1000 ticks when the fraction is integral.
         if den == 1, num <= 1000 { timescale = num * 1000; duration = 1000 }
-        // Samples.
-        var samples: [[UInt8]] = []
-        samples.reserveCapacity(n)
-        var total: UInt64 = 0
-        for au in stream.accessUnits {
-            let s = try LengthPrefixed.join(au.nalUnits, lengthSize: 4)
-            total = try Checked.add(total, UInt64(s.count))
-            samples.append(s)
-        }
         // Presentation order from POC within each coded video sequence (a new one at each IDR/BLA).
         var keys: [(Int, Int, Int)] = []
+        keys.reserveCapacity(n)
         var cvs = 0
-        for (i, au) in stream.accessUnits.enumerated() {
-            let t = au.baseType.rawValue
-            if i > 0 && au.isIRAP && t <= 20 { cvs += 1 }
-            keys.append((cvs, au.poc, i))
+        for (i, s) in samples.enumerated() {
+            if i > 0 && s.isIRAP && s.baseType.rawValue <= 20 { cvs += 1 }
+            keys.append((cvs, s.poc, i))
         }
         let order = keys.sorted { ($0.0, $0.1, $0.2) < ($1.0, $1.1, $1.2) }
         var rank = Array(repeating: 0, count: n)
@@ -88,7 +108,7 @@ public enum SpatialVideoMuxer {
         for i in 0..<n { delay = max(delay, i - rank[i]) }
         let offsets = (0..<n).map { rank[$0] + delay - $0 }   // in frames, ≥ 0
         let mediaDuration = try Checked.mul(UInt64(n), UInt64(duration))
-        let sync = stream.accessUnits.enumerated().filter { $0.element.isIRAP }.map { UInt32($0.offset + 1) }
+        let sync = samples.enumerated().filter { $0.element.isIRAP }.map { UInt32($0.offset + 1) }
 
         // Sample entry.
         let entry = try sampleEntry(stream, options: options)
@@ -99,10 +119,11 @@ public enum SpatialVideoMuxer {
         while i < n {
             let end = min(n, i + perChunk)
             var sz: UInt64 = 0
-            for k in i..<end { sz += UInt64(samples[k].count) }
+            for k in i..<end { sz += UInt64(samples[k].size) }
             chunkSizes.append(sz)
             i = end
         }
+        let sizes = samples.map(\.size)
         let ftyp = ftypBox(options.container)
         let largeMdat = total + 8 > UInt64(UInt32.max)
         var mdatHeader = BoxHeader(type: "mdat", form: largeMdat ? .large : .compact)
@@ -113,15 +134,12 @@ public enum SpatialVideoMuxer {
             var chunkOffsets: [UInt64] = []
             var off = dataStart
             for c in chunkSizes { chunkOffsets.append(off); off += c }
-            return try moovBox(entry: entry, samples: samples, timescale: timescale, frameDuration: duration, mediaDuration: mediaDuration,
+            return try moovBox(entry: entry, sampleSizes: sizes, timescale: timescale, frameDuration: duration, mediaDuration: mediaDuration,
                                offsets: offsets, delay: delay, sync: sync.count == n ? nil : sync, perChunk: perChunk,
                                chunkOffsets: chunkOffsets, co64: useCo64, width: stream.width, height: stream.height, container: options.container)
         }
         let ftypSize = ftyp.encodedSize()
-        var mdatPayload: [UInt8] = []
-        mdatPayload.reserveCapacity(Int(clamping: total))
-        for s in samples { mdatPayload += s }
-        var mdat = Box(type: "mdat", fields: .raw(mdatPayload))
+        var mdat = Box(type: "mdat", fields: mdatFields)
         mdat.header = mdatHeader
         let boxes: [Box]
         if options.faststart {
@@ -131,7 +149,7 @@ public enum SpatialVideoMuxer {
         } else {
             boxes = [ftyp, mdat, try makeMoov(dataStart: ftypSize + mdatHeaderLength)]
         }
-        let file = ISOFile(boxes: boxes, source: MemorySource([]))
+        let file = ISOFile(boxes: boxes, source: source)
         let result = SpatialVideoMuxResult(path: "", bytesWritten: boxes.reduce(0) { $0 + $1.encodedSize() }, samples: n, syncSamples: sync.count,
                                            timescale: timescale, frameDuration: duration, compositionDelay: delay)
         return (file, result)
@@ -206,10 +224,10 @@ public enum SpatialVideoMuxer {
 
     static let identityMatrix: [UInt32] = [0x0001_0000, 0, 0, 0, 0x0001_0000, 0, 0, 0, 0x4000_0000]
 
-    static func moovBox(entry: Box, samples: [[UInt8]], timescale: UInt32, frameDuration: UInt32, mediaDuration: UInt64,
+    static func moovBox(entry: Box, sampleSizes: [UInt32], timescale: UInt32, frameDuration: UInt32, mediaDuration: UInt64,
                         offsets: [Int], delay: Int, sync: [UInt32]?, perChunk: Int, chunkOffsets: [UInt64], co64: Bool,
                         width: Int, height: Int, container: SpatialVideoMuxOptions.Container) throws(ParseError) -> Box {
-        let n = samples.count
+        let n = sampleSizes.count
         let delayTicks = try Checked.mul(UInt64(delay), UInt64(frameDuration))
         let presentationDuration = mediaDuration
         let v1 = presentationDuration > UInt64(UInt32.max) || delayTicks > UInt64(UInt32.max)
@@ -272,7 +290,7 @@ public enum SpatialVideoMuxer {
         })
         stblKids.append(raw("stsz") { w in
             w.writeU8(0); w.writeU24(0); w.writeU32(0); w.writeU32(UInt32(n))
-            for s in samples { w.writeU32(UInt32(clamping: s.count)) }
+            for s in sampleSizes { w.writeU32(s) }
         })
         if co64 {
             stblKids.append(raw("co64") { w in w.writeU8(0); w.writeU24(0); w.writeU32(UInt32(chunkOffsets.count)); for o in chunkOffsets { w.writeU64(o) } })
@@ -291,12 +309,56 @@ public enum SpatialVideoMuxer {
 public enum SpatialVideoAssembler {
     /// Reads `left` and `right` (raw HEVC), assembles them (layer 0 = `options.baseIsLeft ? left : right`) and writes
     /// the movie atomically to `output`.
+    ///
+    /// The streams are read, paired and written picture by picture (``AnnexBPictureReader``,
+    /// ``MVHEVCAssemblySession``, ``SpatialVideoStreamWriter``), so memory does not grow with their length. A
+    /// stream that introduces a new parameter set after its first picture is assembled whole in memory instead
+    /// (up to ``Limits/maxBoxInMemory``), which gives the same file.
     @discardableResult
     public static func assemble(left: String, right: String, output: String, assembly: MVHEVCAssemblyOptions = MVHEVCAssemblyOptions(),
                                 mux: SpatialVideoMuxOptions = SpatialVideoMuxOptions(), limits: Limits = .default) throws(ParseError) -> SpatialVideoMuxResult {
+        let basePath = assembly.baseIsLeft ? left : right, secondPath = assembly.baseIsLeft ? right : left
+        if let r = try streaming(base: basePath, second: secondPath, output: output, assembly: assembly, mux: mux, limits: limits) { return r }
         let l = try readWhole(left, limits: limits), r = try readWhole(right, limits: limits)
         let stream = try MVHEVCAssembler.assemble(base: assembly.baseIsLeft ? l : r, second: assembly.baseIsLeft ? r : l, options: assembly)
         return try SpatialVideoMuxer.write(stream, to: output, options: mux)
+    }
+
+    /// The streaming path; `nil` when a stream needs the whole-stream path (late parameter sets).
+    static func streaming(base: String, second: String, output: String, assembly: MVHEVCAssemblyOptions,
+                          mux: SpatialVideoMuxOptions, limits: Limits) throws(ParseError) -> SpatialVideoMuxResult? {
+        var a = AnnexBPictureReader(source: try FileSource(path: base), name: "base (layer 0) stream", limits: limits)
+        var b = AnnexBPictureReader(source: try FileSource(path: second), name: "second (layer 1) stream", limits: limits)
+        var pa = try a.next(), pb = try b.next()
+        guard pa != nil else { throw ParseError(.truncated, offset: 0, path: base, "\(a.reader.name) has no pictures") }
+        guard pb != nil else { throw ParseError(.truncated, offset: 0, path: second, "\(b.reader.name) has no pictures") }
+        var session = try MVHEVCAssemblySession(base: a.reader, second: b.reader, options: assembly)
+        let writer = try SpatialVideoStreamWriter(path: output, options: mux)
+        while true {
+            if a.reader.newParameterSetAfterFirstPicture || b.reader.newParameterSetAfterFirstPicture { return nil }
+            // Different lengths are the likelier cause of a mismatch near the end (a shorter last GOP): count the rest
+            // of both streams and report that first, as the whole-stream path does.
+            func countsDiffer() throws(ParseError) -> ParseError? {
+                var na = session.count + (pa == nil ? 0 : 1), nb = session.count + (pb == nil ? 0 : 1)
+                while try a.next() != nil { na += 1 }
+                while try b.next() != nil { nb += 1 }
+                return na == nb ? nil : ParseError(.invalidValue, offset: 0, "the two streams have different frame counts: base \(na), second \(nb)")
+            }
+            switch (pa, pb) {
+            case (let x?, let y?):
+                let au: MVHEVCAccessUnit
+                do throws(ParseError) { au = try session.accessUnit(base: x, second: y) } catch {
+                    let cause = (try? countsDiffer()).flatMap { $0 }
+                    throw cause ?? error
+                }
+                try writer.add(au)
+                pa = try a.next(); pb = try b.next()
+            case (nil, nil):
+                return try writer.finish(header: session.header)
+            default:
+                throw try countsDiffer() ?? ParseError(.invalidValue, offset: 0, "the two streams have different frame counts")
+            }
+        }
     }
 
     static func readWhole(_ path: String, limits: Limits) throws(ParseError) -> [UInt8] {

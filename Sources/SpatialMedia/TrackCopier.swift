@@ -98,14 +98,23 @@ public enum TrackCopier {
         return hi &+ r * UInt64(to) / UInt64(from)
     }
 
-    /// Adds `tracks` to a movie made by ``SpatialVideoMuxer/build(_:options:)`` (one raw `mdat`, one `moov`,
+    /// Adds `tracks` to a movie made by ``SpatialVideoMuxer/build(_:options:)`` (one `mdat`, one `moov`,
     /// `mvhd`/`stco`/`co64` as written by the muxer). Works for both layouts (moov last or first).
+    ///
+    /// An in-memory `mdat` gets the chunks appended. An `mdat` that is a range of the file's source (the
+    /// streaming writer's) is extended instead: the caller has already written the chunks, in order, right
+    /// after that range.
     public static func append(_ tracks: [CopiedTrack], to file: ISOFile) throws(ParseError) -> ISOFile {
         if tracks.isEmpty { return file }
         var boxes = file.boxes
-        guard let mi = boxes.firstIndex(where: { $0.type == "mdat" }), let vi = boxes.firstIndex(where: { $0.type == "moov" }),
-              case .raw(let videoData) = boxes[mi].fields else {
-            throw ParseError(.invalidValue, offset: 0, "TrackCopier: the movie has no in-memory mdat/moov")
+        guard let mi = boxes.firstIndex(where: { $0.type == "mdat" }), let vi = boxes.firstIndex(where: { $0.type == "moov" }) else {
+            throw ParseError(.invalidValue, offset: 0, "TrackCopier: the movie has no mdat/moov")
+        }
+        let videoSize: UInt64
+        switch boxes[mi].fields {
+        case .raw(let b): videoSize = UInt64(b.count)
+        case .fileRange(_, let l): videoSize = l
+        default: throw ParseError(.invalidValue, offset: 0, "TrackCopier: the movie's mdat is not the muxer's")
         }
         func dataStart(_ bs: [Box]) -> UInt64 {
             var off: UInt64 = 0
@@ -136,10 +145,10 @@ public enum TrackCopier {
         }
 
         let extra = tracks.reduce(0) { $0 + $1.totalBytes }
-        let total = UInt64(videoData.count) + UInt64(extra)
+        let total = videoSize + UInt64(extra)
         let useCo64 = total + (1 << 24) > UInt64(UInt32.max)
         // Relative offsets (from the start of mdat's payload) of each copied chunk.
-        var rel = UInt64(videoData.count)
+        var rel = videoSize
         var relOffsets: [[UInt64]] = []
         for t in tracks {
             var list: [UInt64] = []
@@ -188,11 +197,16 @@ public enum TrackCopier {
         moov.children?[mvhdIndex].fields = .raw(mvhd)
         moov.children = (moov.children ?? []) + newTraks
         boxes[vi] = moov
-        var payload = videoData
-        payload.reserveCapacity(videoData.count + extra)
-        for t in tracks { for c in t.chunks { payload += c } }
-        boxes[mi].fields = .raw(payload)
-        if payload.count + 16 > Int(UInt32.max) { boxes[mi].header.form = .large }
+        switch boxes[mi].fields {
+        case .raw(var payload):
+            payload.reserveCapacity(payload.count + extra)
+            for t in tracks { for c in t.chunks { payload += c } }
+            boxes[mi].fields = .raw(payload)
+        case .fileRange(let o, let l):
+            boxes[mi].fields = .fileRange(offset: o, length: l + UInt64(extra))
+        default: break
+        }
+        if total + 16 > UInt64(UInt32.max) { boxes[mi].header.form = .large }
         // Final offsets: the copied chunks from the new data start; the video's shifted if the data moved.
         let newStart = dataStart(boxes)
         let delta = Int64(newStart) - Int64(oldStart)
