@@ -22,9 +22,12 @@ struct SharedLibrary: @unchecked Sendable {
     let handle: UnsafeMutableRawPointer
 
     /// Opens the first of `candidates` that loads; the error names the library and what the loader said.
+    /// An environment variable `SPATIAL_MEDIA_<NAME>` (e.g. `SPATIAL_MEDIA_LIBDE265=/path/libde265.so.0`) names a
+    /// file to try first: another build or version of the same library (the benchmarks use it to compare decoders).
     static func open(_ name: String, _ candidates: [String]) throws(ParseError) -> SharedLibrary {
         var reasons: [String] = []
-        for file in candidates {
+        let override = FileSystem.environment("SPATIAL_MEDIA_" + name.uppercased().filter { $0.isLetter || $0.isNumber })
+        for file in (override.map { [$0] } ?? []) + candidates {
             if let h = dlopen(file, RTLD_NOW | RTLD_LOCAL) { return SharedLibrary(name: name, handle: h) }
             if let e = dlerror() { reasons.append(String(cString: e)) }
         }
