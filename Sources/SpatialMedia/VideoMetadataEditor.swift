@@ -116,7 +116,9 @@ public enum SpatialVideoEditor {
     /// - Throws: ``ParseError`` with code `unsupported` for movies that cannot carry the edit (no video,
     ///   not HEVC, HEVC without `lhvC`, fragmented), `invalidValue` for out-of-range values, `io` for
     ///   unwritable destinations. The input is never modified when an error is thrown.
-    public static func edit(path: String, output: String?, inPlace: Bool, edit: SpatialVideoEdit, faststart: Bool = false) throws(ParseError) -> SpatialEditResult {
+    ///   - progress: called with (bytes written, total) while a rewrite copies the file.
+    public static func edit(path: String, output: String?, inPlace: Bool, edit: SpatialVideoEdit, faststart: Bool = false,
+                            progress: ((UInt64, UInt64) -> Void)? = nil) throws(ParseError) -> SpatialEditResult {
         var warnings = try edit.validate()
         let file = try ISOFile.open(path: path)
         guard let moovIndex = file.boxes.firstIndex(where: { $0.type == "moov" }) else {
@@ -148,7 +150,7 @@ public enum SpatialVideoEditor {
                 }
             }
         }
-        let written = try rewrite(file: file, moovIndex: moovIndex, newMoov: moov, to: target, faststart: faststart)
+        let written = try rewrite(file: file, moovIndex: moovIndex, newMoov: moov, to: target, faststart: faststart, progress: progress)
         if let fallback { warnings.append("in-place edit not possible (\(fallback)); rewrote the file atomically instead") }
         return SpatialEditResult(strategy: .rewrite, outputPath: target, bytesWritten: written, changes: changes, warnings: warnings,
                                  fallbackReason: fallback, outputSize: written)
@@ -356,7 +358,8 @@ public enum SpatialVideoEditor {
     /// Writes the whole movie to `path` (temporary file + rename) with `newMoov`, streaming every
     /// other box from the source and patching every chunk offset by how far its box moved.
     /// Returns the bytes written.
-    static func rewrite(file: ISOFile, moovIndex: Int, newMoov: Box, to path: String, faststart: Bool) throws(ParseError) -> UInt64 {
+    static func rewrite(file: ISOFile, moovIndex: Int, newMoov: Box, to path: String, faststart: Bool,
+                        progress: ((UInt64, UInt64) -> Void)? = nil) throws(ParseError) -> UInt64 {
         var order = Array(file.boxes.indices)
         if faststart, let firstMdat = file.boxes.firstIndex(where: { $0.type == "mdat" }), firstMdat < moovIndex {
             order.remove(at: moovIndex)
@@ -389,7 +392,7 @@ public enum SpatialVideoEditor {
                     boxes.append(b)
                 }
                 let out = ISOFile(boxes: boxes, tail: file.tail, diagnostics: [], source: file.source)
-                try out.write(to: path)
+                try out.write(to: path, progress: progress)
                 var total: UInt64 = 0
                 for s in out.segments() {
                     switch s {

@@ -74,9 +74,12 @@ struct Edit: ParsableCommand {
             throw ExitCode(Exit.usage)
         }
         let result: SpatialEditResult
+        let line = ProgressLine("rewriting")
         do {
-            result = try SpatialVideoEditor.edit(path: file, output: output, inPlace: inPlace, edit: edit, faststart: faststart)
+            result = try SpatialVideoEditor.edit(path: file, output: output, inPlace: inPlace, edit: edit, faststart: faststart, progress: line.update)
+            line.end()
         } catch {
+            line.end()
             printErr("spatial-media edit: \(file): \(error.message) [\(error.code)]" + (error.path.isEmpty ? "" : " (\(error.path))"))
             throw ExitCode(error.code == .invalidValue ? Exit.usage : Exit.unreadable)
         }

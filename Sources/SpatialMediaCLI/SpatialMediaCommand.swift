@@ -168,9 +168,12 @@ struct Rewrite: ParsableCommand {
 
     func run() throws {
         guard let f = openFile(input) else { throw ExitCode(Exit.unreadable) }
+        let line = ProgressLine("writing")
         do {
-            try f.write(to: output)
+            try f.write(to: output, progress: line.update)
+            line.end()
         } catch {
+            line.end()
             printErr("spatial-media: cannot write \(output): \(error.message) [\(error.code)]")
             throw ExitCode(Exit.unreadable)
         }

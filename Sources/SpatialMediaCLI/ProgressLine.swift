@@ -1,0 +1,33 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import BinaryIO
+
+/// A one-line progress display on standard error for long copies (`rewrite`, `edit` when it rewrites): shown
+/// only on a terminal, only for copies of at least 256 MB, at most four times a second, erased at the end.
+final class ProgressLine {
+    let label: String
+    private let enabled = isatty(2) != 0
+    private var last = 0.0
+    private var shown = false
+
+    init(_ label: String) { self.label = label }
+
+    /// The callback to hand to a writer: (bytes done, bytes in all).
+    func update(_ done: UInt64, _ total: UInt64) {
+        guard enabled, total >= 256 << 20 else { return }
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        let now = Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+        guard now - last >= 0.25 || done == total else { return }
+        last = now
+        shown = true
+        let gb = { (b: UInt64) in NumberText.fixed(Double(b) / 1e9, places: 2) }
+        StandardError.write("\r\u{1B}[K\(label) \(gb(done)) of \(gb(total)) GB (\(done * 100 / max(total, 1)) %)")
+    }
+
+    /// Erases the line, if one was shown.
+    func end() { if shown { StandardError.write("\r\u{1B}[K") } }
+}
