@@ -55,15 +55,7 @@ public final class AtomicFile: @unchecked Sendable {
         guard stat(dir, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR else {
             throw ParseError(.io, offset: 0, path: path, "output directory '\(dir)' does not exist")
         }
-        var template = Array("\(dir)/.\(name).tmp-XXXXXX".utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { p -> Int32 in
-            guard let base = p.baseAddress else { return -1 }
-            return mkstemp(base)
-        }
-        guard fd >= 0 else {
-            throw ParseError(.io, offset: 0, path: path, "cannot create a temporary file in '\(dir)': \(errnoText())")
-        }
-        let tmp = String(decoding: template.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let (fd, tmp) = try makeTemporaryFile("\(dir)/.\(name).tmp-", path: path)
         let file = AtomicFile(fd: fd, temporaryPath: tmp)
         do throws(ParseError) {
             try body(file)
@@ -91,6 +83,19 @@ public final class AtomicFile: @unchecked Sendable {
     public static func write(path: String, bytes: [UInt8]) throws(ParseError) {
         try write(path: path) { (f: AtomicFile) throws(ParseError) in try f.write(bytes) }
     }
+}
+
+/// Creates a file named `prefix` + six random characters (`mkstemp`); returns its descriptor and name.
+func makeTemporaryFile(_ prefix: String, path: String) throws(ParseError) -> (Int32, String) {
+    var template = Array("\(prefix)XXXXXX".utf8CString)
+    let fd = template.withUnsafeMutableBufferPointer { p -> Int32 in
+        guard let base = p.baseAddress else { return -1 }
+        return mkstemp(base)
+    }
+    guard fd >= 0 else {
+        throw ParseError(.io, offset: 0, path: path, "cannot create a temporary file '\(prefix)…': \(String(cString: strerror(errno)))")
+    }
+    return (fd, String(decoding: template.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self))
 }
 
 /// Unbuffered writes to standard error (human messages; JSON goes to standard output).

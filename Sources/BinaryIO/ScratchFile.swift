@@ -20,17 +20,8 @@ public final class ScratchFile: @unchecked Sendable {
 
     /// Creates the file in `directory`.
     public init(directory: String) throws(ParseError) {
-        var template = Array("\(directory)/.spatial-media-scratch-XXXXXX".utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { p -> Int32 in
-            guard let base = p.baseAddress else { return -1 }
-            return mkstemp(base)
-        }
-        guard fd >= 0 else {
-            throw ParseError(.io, offset: 0, path: directory, "cannot create a temporary file in '\(directory)': \(String(cString: strerror(errno)))")
-        }
-        template.withUnsafeBufferPointer { p in
-            if let base = p.baseAddress { _ = unlink(base) }
-        }
+        let (fd, name) = try makeTemporaryFile("\(directory)/.spatial-media-scratch-", path: directory)
+        unlink(name)
         self.fd = fd
         buffer.reserveCapacity(bufferLimit)
     }
