@@ -56,6 +56,9 @@ seed() { # copy the seeds of TARGET into its working corpus
   done
   if [ "$t" = FuzzPNG ] && [ -z "$(ls "$seeds")" ]; then python3 scripts/make_png_seeds.py "$seeds" >&2; fi
   if [ "$t" = FuzzHEVC ]; then
+    # hvcC/lhvC records (and their parameter sets as Annex B) from the corpus movies and HEIF files.
+    find ../shared/corpus ../shared/fixtures Conformance/files -type f 2>/dev/null | grep -iE '\.(mp4|mov|m4v|heic|heif)$' \
+      | xargs -r python3 scripts/extract_hvcc_seeds.py "$seeds" >&2
     # Large seeds are mostly slice data; cut them to header-sized pieces (see the script).
     big=$(find "$seeds" -type f -size +16k)
     if [ -n "$big" ]; then python3 scripts/trim_hevc_seeds.py "$seeds" $big >&2 && rm -f $big; fi
