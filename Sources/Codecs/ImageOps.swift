@@ -124,13 +124,21 @@ public enum ImageOps {
                 }
             }
         }
-        switch (tile.planes, canvas.planes) {
-        case (.u8(let s), .u8(var d)):
-            canvas.planes = .u8([]); copy(s, &d); canvas.planes = .u8(d)
-        case (.u16(let s), .u16(var d)):
-            canvas.planes = .u16([]); copy(s, &d); canvas.planes = .u16(d)
-        default:
-            throw ParseError(.invalidValue, offset: 0, "grid tile sample size differs from the canvas")
+        // The canvas's planes are taken out of it first, so that they are uniquely referenced and the copy writes
+        // into them in place (otherwise every tile would copy whole canvas planes: copy on write).
+        var planes = canvas.planes
+        canvas.planes = .u8([])
+        switch tile.planes {
+        case .u8(let s):
+            guard case .u8(var d) = planes else { canvas.planes = planes; throw ParseError(.invalidValue, offset: 0, "grid tile sample size differs from the canvas") }
+            planes = .u8([])
+            copy(s, &d)
+            canvas.planes = .u8(d)
+        case .u16(let s):
+            guard case .u16(var d) = planes else { canvas.planes = planes; throw ParseError(.invalidValue, offset: 0, "grid tile sample size differs from the canvas") }
+            planes = .u16([])
+            copy(s, &d)
+            canvas.planes = .u16(d)
         }
     }
 
