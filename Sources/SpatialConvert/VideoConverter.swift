@@ -233,8 +233,6 @@ final class StreamingAssembly: @unchecked Sendable {
     private var session: MVHEVCAssemblySession
     let writer: SpatialVideoStreamWriter
     private var failed = false
-    /// The other eye's queue, stopped when pairing fails.
-    var queues: [BoundedQueue<Image>] = []
 
     init(baseHeaders: [NALUnit], secondHeaders: [NALUnit], options: MVHEVCAssemblyOptions, writer: SpatialVideoStreamWriter) throws(ParseError) {
         var a = SingleLayerReader(name: "base (layer 0) stream"), b = SingleLayerReader(name: "second (layer 1) stream")
