@@ -151,12 +151,14 @@ public enum ColourConversion {
         let yt = (0..<h).map { taps($0, sy, ch) }
         // The generic path rounds (sum + 8) >> 4 after weighting both directions by quarters; without
         // subsampling in a direction its weight is 4 (one tap), so the same formula holds.
-        var out = [UInt8](repeating: 0, count: w * h * 3)
+        // Every byte of the output is written below (each row in full), so it starts uninitialised.
+        let out = [UInt8](unsafeUninitializedCapacity: w * h * 3) { o, count in
+        count = w * h * 3
         planes[0].withUnsafeBufferPointer { yp in
             planes[1].withUnsafeBufferPointer { cbp in
                 planes[2].withUnsafeBufferPointer { crp in
                     xt.withUnsafeBufferPointer { xtp in
-                        out.withUnsafeMutableBufferPointer { o in
+                        do {
                             forEachRowBand(h, pixelsPerRow: w) { rows in
                                 // Per-band scratch rows: two vertically interpolated chroma rows (cw) and two
                                 // full-width chroma rows (w), centred on zero.
@@ -171,14 +173,24 @@ public enum ColourConversion {
                                     let ra = crp.baseAddress.map { $0 + ya * cw }, rb = crp.baseAddress.map { $0 + yb * cw }
                                     guard let ca, let cb2, let ra, let rb, let yRowPtr = yp.baseAddress.map({ $0 + y * w }),
                                           let out = o.baseAddress.map({ $0 + 3 * y * w }) else { continue }
-                                    for k in 0..<cw {
+                                    // Vertical taps, eight chroma samples at a time.
+                                    let f0 = SIMD8<Int32>(repeating: fy0), f1 = SIMD8<Int32>(repeating: fy)
+                                    var k = 0
+                                    while k + 8 <= cw {
+                                        store8(load8(ca + k) &* f0 &+ load8(cb2 + k) &* f1, vcb + k)
+                                        store8(load8(ra + k) &* f0 &+ load8(rb + k) &* f1, vcr + k)
+                                        k += 8
+                                    }
+                                    while k < cw {
                                         vcb[k] = Int32(ca[k]) &* fy0 &+ Int32(cb2[k]) &* fy
                                         vcr[k] = Int32(ra[k]) &* fy0 &+ Int32(rb[k]) &* fy
+                                        k += 1
                                     }
                                     if sx == 1 {
                                         // Centre-sited 2× upsampling: even x weighs (k-1, k) 1:3, odd x (k, k+1) 3:1,
-                                        // clamped at the edges (the general taps below, unrolled).
-                                        for k in 0..<cw {
+                                        // clamped at the edges (the general taps below, unrolled). The first and last
+                                        // chroma columns take the clamped path; the interior goes eight at a time.
+                                        func pair(_ k: Int) {
                                             let left = max(k - 1, 0), right = min(k + 1, cw - 1)
                                             let b3 = vcb[k] &* 3 &+ 8, r3 = vcr[k] &* 3 &+ 8
                                             let x = 2 * k
@@ -189,6 +201,15 @@ public enum ColourConversion {
                                                 rowCr[x + 1] = ((r3 &+ vcr[right]) &>> 4) &- 128
                                             }
                                         }
+                                        pair(0)
+                                        if cw > 1 { pair(cw - 1) }
+                                        var k = 1
+                                        while k + 9 <= cw {
+                                            upsample2x(vcb + k, into: rowCb + 2 * k)
+                                            upsample2x(vcr + k, into: rowCr + 2 * k)
+                                            k += 8
+                                        }
+                                        while k < cw - 1 { pair(k); k += 1 }
                                     } else {
                                         for x in 0..<w {
                                             let (xa, xb, fx) = xtp[x]
@@ -209,6 +230,7 @@ public enum ColourConversion {
                     }
                 }
             }
+        }
         }
         return try Image(width: w, height: h, bitDepth: 8, format: .rgb, planes: .u8([out]), colour: img.colour)
     }
@@ -366,3 +388,24 @@ public enum ColourConversion {
         return out
     }
 }
+
+// Eight-lane helpers of the fused 8-bit path (unaligned loads and stores of plain integer vectors).
+@inline(__always) private func load8(_ p: UnsafePointer<UInt8>) -> SIMD8<Int32> {
+    SIMD8<Int32>(truncatingIfNeeded: UnsafeRawPointer(p).loadUnaligned(as: SIMD8<UInt8>.self))
+}
+@inline(__always) private func store8(_ v: SIMD8<Int32>, _ p: UnsafeMutablePointer<Int32>) {
+    UnsafeMutableRawPointer(p).storeBytes(of: v, as: SIMD8<Int32>.self)
+}
+/// Interior 2× centre-sited upsampling of eight vertically weighted chroma samples at `v` (needs v[-1]
+/// and v[8]) into sixteen full-resolution values centred on zero.
+@inline(__always) private func upsample2x(_ v: UnsafeMutablePointer<Int32>, into out: UnsafeMutablePointer<Int32>) {
+    let l = UnsafeRawPointer(v - 1).loadUnaligned(as: SIMD8<Int32>.self)
+    let m = UnsafeRawPointer(v).loadUnaligned(as: SIMD8<Int32>.self)
+    let r = UnsafeRawPointer(v + 1).loadUnaligned(as: SIMD8<Int32>.self)
+    let m3 = m &* 3 &+ 8
+    let even = ((m3 &+ l) &>> 4) &- 128, odd = ((m3 &+ r) &>> 4) &- 128
+    let both = SIMD16<Int32>(even[0], odd[0], even[1], odd[1], even[2], odd[2], even[3], odd[3],
+                             even[4], odd[4], even[5], odd[5], even[6], odd[6], even[7], odd[7])
+    UnsafeMutableRawPointer(out).storeBytes(of: both, as: SIMD16<Int32>.self)
+}
+

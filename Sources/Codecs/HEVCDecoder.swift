@@ -189,10 +189,12 @@ public enum HEVCDecoder {
             let s = Int(stride)
             if depth == 8 {
                 guard s >= pw else { throw CodecError.lib("libde265", "plane stride too small") }
-                var plane = [UInt8](repeating: 0, count: pw * ph)
-                plane.withUnsafeMutableBufferPointer { dst in
-                    guard let d = dst.baseAddress else { return }
-                    for y in 0..<ph { (d + y * pw).update(from: base + y * s, count: pw) }
+                // Every row is copied in full, so the plane starts uninitialised.
+                let plane = [UInt8](unsafeUninitializedCapacity: pw * ph) { dst, count in
+                    if let d = dst.baseAddress {
+                        for y in 0..<ph { (d + y * pw).initialize(from: base + y * s, count: pw) }
+                    }
+                    count = pw * ph
                 }
                 p8.append(plane)
             } else {
