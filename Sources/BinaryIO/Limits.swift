@@ -15,8 +15,10 @@ public struct Limits: Sendable, Equatable {
     public var maxItems: Int = 100_000
     /// Maximum number of extents per HEIF item. Default 10 000.
     public var maxExtentsPerItem: Int = 10_000
-    /// Maximum number of samples in one track. Default 50 000 000.
-    public var maxSamples: Int = 50_000_000
+    /// Maximum number of samples in one track (or in one `trun`). Default 10 000 000: 46 hours at
+    /// 60 frames per second. Constant-size `stsz` and field-less `trun` boxes state a count that no
+    /// per-sample bytes back, so this is also what bounds a resolved sample list (about 48 bytes a sample).
+    public var maxSamples: Int = 10_000_000
     /// Maximum size of one NAL unit in bytes. Default 256 MiB.
     public var maxNALUnitSize: Int = 256 << 20
     /// Maximum size of one box read into memory to be parsed (everything except `mdat`,

@@ -56,6 +56,10 @@ public struct Track: Sendable {
         let total = stsz.count
         try Limits.check(total, limits.maxSamples, "maxSamples", offset: stbl.header.offset)
         let count = min(total, max(0, first))
+        // The list below is sized by counts from the file (a constant-size stsz has no per-sample bytes),
+        // so it is charged against the allocation budget before it is built.
+        let bytes = try Checked.mul(count, MemoryLayout<SampleInfo>.stride, offset: stbl.header.offset)
+        try Limits.check(bytes, Int(clamping: limits.maxTotalAllocation), "maxTotalAllocation (sample list)", offset: stbl.header.offset)
         let chunkOffsets: [UInt64]
         if let co = stbl.child("stco")?.payload(U32TableBox.self) { chunkOffsets = co.values.map(UInt64.init) }
         else if let co = stbl.child("co64")?.payload(ChunkLargeOffsetBox.self) { chunkOffsets = co.offsets }

@@ -64,9 +64,11 @@ enum VideoRules {
             let lhvC = entry.child("lhvC")?.payload(HEVCConfigurationBox.self)?.record
             var samples: [[UInt8]] = []
             var budget = 4 << 20
-            if let list = try? track.samples() {
-                frames = list.count
-                for s in list.prefix(3) where Int(s.size) <= budget {
+            // The count comes from stsz; only the three samples read are resolved (a hostile constant-size
+            // stsz may state millions of samples that no bytes back).
+            frames = track.sampleCount
+            if let list = try? track.samples(first: 3) {
+                for s in list where Int(s.size) <= budget {
                     guard let b = try? file.readBytes(at: s.offset, count: Int(s.size)) else { break }
                     budget -= b.count
                     samples.append(b)

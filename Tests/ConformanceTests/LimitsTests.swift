@@ -73,6 +73,31 @@ struct LimitsTests {
         }
     }
 
+    /// FuzzCABI finding (out of memory): a 28-byte `trun` with no per-sample fields and sample_count
+    /// 16 872 308 was expanded into one empty entry per sample (540 MB). Field-less runs now keep only
+    /// the count; a constant-size `stsz` that states millions of samples is not resolved by validation
+    /// and is charged against the allocation budget where a full list is asked for.
+    @Test func countsThatNoBytesBackAreNeverExpanded() throws {
+        let trunBytes = box("trun", [0, 1, 0, 0] + u32(9_999_999))
+        let file = ftyp + box("moof", box("traf", trunBytes))
+        let parsed = try ISOFile.parse(source: MemorySource(file))
+        #expect(parsed.allDiagnostics.isEmpty)
+        let trun = try #require(parsed.box("moof")?.find("traf", "trun")?.payload(TrackRunBox.self))
+        #expect(trun.sampleCount == 9_999_999 && trun.samples.isEmpty)
+        #expect(try parsed.serialized() == file)
+
+        // 9 000 000 samples of one byte in one chunk, in a 150-byte file.
+        let stsz = full("stsz", u32(1) + u32(9_000_000))
+        let stbl = box("stbl", stsz + full("stco", u32(1) + u32(0)) + full("stsc", u32(1) + u32(1) + u32(9_000_000) + u32(1)))
+        let movie = try ISOFile.parse(source: MemorySource(ftyp + box("moov", box("trak", box("mdia", box("minf", stbl))))))
+        #expect(movie.tracks[0].sampleCount == 9_000_000)
+        #expect(try movie.tracks[0].samples(first: 3).count == 3)
+        var l = Limits(); l.maxTotalAllocation = 64 << 20
+        do { _ = try movie.tracks[0].samples(limits: l); Issue.record("should throw") } catch {
+            #expect(error.code == .limitExceeded && error.message.contains("maxTotalAllocation (sample list)"))
+        }
+    }
+
     @Test func maxNALUnitSize() throws {
         var l = Limits(); l.maxNALUnitSize = 16
         let stream: [UInt8] = [0, 0, 0, 1, 0x40, 0x01] + [UInt8](repeating: 0x55, count: 40)

@@ -60,38 +60,48 @@ public struct TrackFragmentHeaderBox: BoxPayload, FullBoxCarrying, Equatable {
 }
 
 /// `trun` TrackRunBox (§8.8.8).
+///
+/// `sampleCount` is the stored sample_count. When the flags select per-sample fields, `samples` holds one
+/// entry per sample (so the count is backed by bytes of the box); when they select none, every sample takes
+/// the defaults, `samples` stays empty and only the count is kept: a count that no bytes back is never
+/// expanded into memory. The writer writes `sampleCount`, then the entries of `samples`.
 public struct TrackRunBox: BoxPayload, FullBoxCarrying, Equatable {
     public struct Sample: Sendable, Equatable {
         public var duration, size, flags, compositionOffset: UInt32?
     }
     public var fullBox: FullBoxHeader
+    public var sampleCount: UInt32
     public var dataOffset: Int32?
     public var firstSampleFlags: UInt32?
+    /// Per-sample fields, one entry per sample; empty when the run has none.
     public var samples: [Sample]
     public init(parsing r: inout ByteReader, context: inout ParseContext) throws(ParseError) {
         fullBox = try FullBoxHeader(parsing: &r)
         let f = fullBox.flags
-        let count = try r.readU32()
+        sampleCount = try r.readU32()
         dataOffset = f & 0x1 != 0 ? try r.readI32() : nil
         firstSampleFlags = f & 0x4 != 0 ? try r.readU32() : nil
         let per = [0x100, 0x200, 0x400, 0x800].filter { f & UInt32($0) != 0 }.count * 4
-        let n = try checkTable(r, count: UInt64(count), entrySize: per, "trun", context)
-        if per == 0 { try Limits.check(n, context.limits.maxSamples, "maxSamples (trun)", offset: r.absoluteOffset) }
         samples = []
-        samples.reserveCapacity(per == 0 ? 0 : n)
+        if per == 0 {
+            try Limits.check(Int(clamping: sampleCount), context.limits.maxSamples, "maxSamples (trun)", offset: r.absoluteOffset)
+            return
+        }
+        let n = try checkTable(r, count: UInt64(sampleCount), entrySize: per, "trun", context)
+        samples.reserveCapacity(n)
         for _ in 0..<n {
             samples.append(Sample(duration: f & 0x100 != 0 ? try r.readU32() : nil, size: f & 0x200 != 0 ? try r.readU32() : nil,
                                   flags: f & 0x400 != 0 ? try r.readU32() : nil, compositionOffset: f & 0x800 != 0 ? try r.readU32() : nil))
         }
     }
     public func write(to w: inout ByteWriter) {
-        fullBox.write(to: &w); w.writeU32(UInt32(truncatingIfNeeded: samples.count))
+        fullBox.write(to: &w); w.writeU32(sampleCount)
         if let v = dataOffset { w.writeI32(v) }
         if let v = firstSampleFlags { w.writeU32(v) }
         for s in samples { for v in [s.duration, s.size, s.flags, s.compositionOffset] { if let v { w.writeU32(v) } } }
     }
-    public var summary: String { "sample_count=\(samples.count)" + (dataOffset.map { " data_offset=\($0)" } ?? "") }
-    public var json: [(String, JSON)] { [("sample_count", .uint(UInt64(samples.count)))] }
+    public var summary: String { "sample_count=\(sampleCount)" + (dataOffset.map { " data_offset=\($0)" } ?? "") }
+    public var json: [(String, JSON)] { [("sample_count", .uint(UInt64(sampleCount)))] }
 }
 
 /// `sidx` SegmentIndexBox (§8.16.3).
