@@ -44,7 +44,7 @@ seed() { # copy the seeds of TARGET into its working corpus
   case "$t" in
     FuzzBoxes) src="../shared/corpus ../shared/fixtures Conformance/files" ; pattern='.*\.(mp4|mov|heic|HEIC|heif|avif|m4a|m4v|3gp|mj2|bin)$|/malformed/' ;;
     FuzzCABI) src="../shared/corpus/spatial-photo ../shared/corpus/spatial-video ../shared/fixtures Conformance/files" ; pattern=".*" ;;
-    FuzzImageHeaders) src="../shared/corpus/mpo ../shared/corpus/sbs Conformance/files" ; pattern='.*\.(mpo|MPO|jpg|JPG|jpeg|y4m)$' ;;
+    FuzzImageHeaders) src="../shared/corpus ../shared/fixtures Conformance/files" ; pattern='.*\.(mpo|MPO|jpg|JPG|jpeg|JPEG|y4m)$' ;;
     FuzzPNG) src="../shared/corpus ../shared/fixtures Conformance/files" ; pattern='.*\.(png|PNG)$' ;;
     FuzzHEIF) src="../shared/corpus ../shared/fixtures Conformance/files" ; pattern='.*\.(heic|HEIC|heif|avif|hif)$' ;;
     FuzzHEVC) src="../shared/corpus ../shared/fixtures" ; pattern='.*\.(hevc|265|h265|bit)$' ;;
@@ -54,6 +54,14 @@ seed() { # copy the seeds of TARGET into its working corpus
     [ -d "$d" ] || continue
     find "$d" -type f -size -${FUZZ_MAX_SEED_KB:-100}k | grep -E "$pattern" | while read -r f; do cp -f "$f" "$seeds/$(echo "$f" | md5sum | cut -c1-16)"; done
   done
+  if [ "$t" = FuzzImageHeaders ]; then
+    # Headers sit at the start: the first 64 KiB of every larger JPEG, MPO and Y4M file (the MP index,
+    # EXIF and the Y4M header line are all there).
+    for d in $src; do
+      [ -d "$d" ] || continue
+      find "$d" -type f -size +${FUZZ_MAX_SEED_KB:-100}k | grep -E "$pattern" | while read -r f; do head -c 65536 "$f" > "$seeds/$(echo "$f" | md5sum | cut -c1-16)-head"; done
+    done
+  fi
   if [ "$t" = FuzzPNG ] && [ -z "$(ls "$seeds")" ]; then python3 scripts/make_png_seeds.py "$seeds" >&2; fi
   if [ "$t" = FuzzHEVC ]; then
     # hvcC/lhvC records (and their parameter sets as Annex B) from the corpus movies and HEIF files.
