@@ -60,6 +60,11 @@ with open(out, "wb") as f:
     f.write(ftyp)
     f.write(mdat_header)
     f.truncate(data_start + mdat_bytes)
+    # The first samples hold one length-prefixed filler-data NAL unit each (type 38, payload 0xFF…0x80),
+    # so that readers which analyse the first samples find well-formed NAL units rather than a hole.
+    for i in range(min(n, 3)):
+        f.seek(data_start + i * size)
+        f.write(struct.pack(">I", size - 4) + bytes([38 << 1, 1]) + b"\xff" * (size - 7) + b"\x80")
     f.seek(data_start + mdat_bytes)
     f.write(moov)
 print(f"{out}: {os.path.getsize(out)} bytes, {n} samples, moov {len(moov)} bytes", file=sys.stderr)
