@@ -24,7 +24,8 @@ public struct Limits: Sendable, Equatable {
     /// Maximum size of one box read into memory to be parsed (everything except `mdat`,
     /// which is only referenced by file range). Default 1 GiB.
     public var maxBoxInMemory: UInt64 = 1 << 30
-    /// Maximum total bytes the parser may hold for one file (all in-memory boxes together). Default 2 GiB.
+    /// Maximum total bytes the parser may hold for one file (all in-memory boxes together), also the budget
+    /// of one resolved sample list. Default 2 GiB.
     public var maxTotalAllocation: UInt64 = 2 << 30
     /// Maximum image width or height in pixels. Default 32 768 (HEIF grids of Apple photos are 2560–8192).
     public var maxImageDimension: Int = 32_768
