@@ -7,9 +7,10 @@ import Darwin
 #endif
 import BinaryIO
 
-enum ProcessorInfo {
+/// The machine's processor count, as the library's parallel paths see it.
+public enum ProcessorInfo {
     /// Processors available to this process (at least 1).
-    static var activeCount: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
+    public static var activeCount: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
 }
 
 /// Whole-file reads for the codec entry points that take paths.

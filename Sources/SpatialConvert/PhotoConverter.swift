@@ -1,4 +1,5 @@
 import BinaryIO
+import Dispatch
 import ISOBMFF
 import HEVC
 import Codecs
@@ -233,9 +234,34 @@ public enum PhotoSplitter {
         guard let g = meta.groups.first(where: { $0.type == "ster" }), g.entityIDs.count == 2 else {
             throw ParseError(.notRecognised, offset: 0, "no stereo pair: the file has no 'ster' entity group with two images")
         }
-        let l = try HEIFImageDecoder.decode(file: file, item: g.entityIDs[0], limits: limits)
-        let r = try HEIFImageDecoder.decode(file: file, item: g.entityIDs[1], limits: limits)
+        // The eyes are decoded at the same time, each splitting its grid tiles over half the cores: one
+        // eye's serial steps (canvas assembly, the last tiles) overlap the other eye's decoding.
+        let ids = [g.entityIDs[0], g.entityIDs[1]]
+        let perEye = max(1, ProcessorInfo.activeCount / 2)
+        let slots = EyeSlots()
+        DispatchQueue.concurrentPerform(iterations: 2) { i in
+            do throws(ParseError) {
+                slots.set(i, .success(try HEIFImageDecoder.decode(file: file, item: ids[i], limits: limits, workers: perEye)))
+            } catch {
+                slots.set(i, .failure(error))
+            }
+        }
+        let l = try slots.take(0), r = try slots.take(1)
         return (l, r, ImageFiles.heifExif(file, item: g.entityIDs[0], limits: limits))
+    }
+
+    /// Results of the two concurrent eye decodes (each worker writes its own slot, under a lock).
+    private final class EyeSlots: @unchecked Sendable {
+        private var slots: [Result<Image, ParseError>?] = [nil, nil]
+        private let lock = Lock()
+        func set(_ i: Int, _ r: Result<Image, ParseError>) { lock.withLock { slots[i] = r } }
+        func take(_ i: Int) throws(ParseError) -> Image {
+            switch lock.withLock({ slots[i] }) {
+            case .success(let img)?: return img
+            case .failure(let e)?: throw e
+            case nil: throw ParseError(.invalidValue, offset: 0, "eye \(i) was not decoded")
+            }
+        }
     }
 
     /// Writes the eyes to separate files and/or one side-by-side file (format by extension).
