@@ -116,7 +116,7 @@ struct ConvertPhoto: ParsableCommand {
         o.bitDepth = bitDepth
         o.form = CameraPropertyForm(rawValue: form) ?? .apple
         if let e = perform(o) {
-            printErr("spatial-media: \(e.path.isEmpty ? (input ?? "") : e.path): \(e.message) [\(e.code)]")
+            printErr(errorLine("spatial-media", file: input ?? left ?? "", e))
             throw ExitCode(Exit.unreadable)
         }
     }
@@ -209,8 +209,7 @@ extension ConvertPhoto {
                 for l in r.lines.dropFirst() { print("  \(l)") }
             }
         case .failure(let e):
-            let where_ = e.path.isEmpty ? (input ?? left ?? "") : e.path
-            printErr("spatial-media convert: \(where_): \(e.message) [\(e.code)]")
+            printErr(errorLine("spatial-media convert", file: input ?? left ?? "", e))
             throw ExitCode(cancel.isCancelled ? 130 : (e.code == .io ? Exit.unreadable : Exit.problems))
         }
     }
@@ -266,7 +265,7 @@ struct SplitPhoto: ParsableCommand {
             result = nil
         } catch { result = error }
         if let e = result {
-            printErr("spatial-media: \(e.path.isEmpty ? photo : e.path): \(e.message) [\(e.code)]")
+            printErr(errorLine("spatial-media", file: photo, e))
             throw ExitCode(Exit.unreadable)
         }
         for p in [left, right, sbs].compactMap({ $0 }) { print("wrote \(p)") }

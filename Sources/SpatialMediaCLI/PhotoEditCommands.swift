@@ -57,7 +57,7 @@ struct Combine: ParsableCommand {
                 result = try SpatialPhotoEditor.combine(path: left, leftItem: leftItem, rightItem: rightItem, swapEyes: swapEyes, edit: edit, output: output)
             }
         } catch {
-            printErr("spatial-media combine: \(error.path.isEmpty ? left : error.path): \(error.message) [\(error.code)]")
+            printErr(errorLine("spatial-media combine", file: left, error))
             throw ExitCode(error.code == .invalidValue || error.code == .unsupported ? Exit.problems : Exit.unreadable)
         }
         report(result, json: json)

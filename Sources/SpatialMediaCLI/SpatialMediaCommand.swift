@@ -18,6 +18,15 @@ enum Exit {
 
 func printErr(_ s: String) { StandardError.write(s + "\n") }
 
+/// One error line that always names a file. `ParseError.path` is a box path (`moov/trak[0]/…`,
+/// `(top level)`) or, when a library call took several inputs, the input that failed; a box path is
+/// shown after the reason with its offset.
+func errorLine(_ prefix: String, file: String, _ e: ParseError) -> String {
+    if e.path.isEmpty || e.path == file { return "\(prefix): \(file): \(e.message) [\(e.code)]" }
+    if access(e.path, F_OK) == 0 { return "\(prefix): \(e.path): \(e.message) [\(e.code)]" }
+    return "\(prefix): \(file): \(e.message) [\(e.code)] (at \(e.path), offset \(e.offset))"
+}
+
 /// Ends the process with `code`; stdio buffers are flushed.
 func terminate(_ code: Int32) -> Never {
     #if canImport(Glibc)
