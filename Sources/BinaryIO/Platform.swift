@@ -33,6 +33,18 @@ public final class Lock: @unchecked Sendable {
     }
 }
 
+/// One result slot per index, for work spread over threads (`concurrentPerform`): each worker fills its
+/// own slots, and the caller reads them after the workers have finished. Every access takes the lock.
+public final class Slots<Value>: @unchecked Sendable {
+    private var values: [Value?]
+    private let lock = Lock()
+    public init(count: Int) { values = Array(repeating: nil, count: max(0, count)) }
+    public func set(_ i: Int, _ v: Value) { lock.withLock { values[i] = v } }
+    public func get(_ i: Int) -> Value? { lock.withLock { values[i] } }
+    /// All slots in index order (`nil` where nothing was set).
+    public var all: [Value?] { lock.withLock { values } }
+}
+
 /// File-system queries without Foundation.
 public enum FileSystem {
     /// What a path names, following symbolic links; `nil` when it does not exist or cannot be read.

@@ -60,7 +60,7 @@ public enum HEVCDecoder {
         guard grid.rows > 0, grid.columns > 0, grid.tiles.count == count, grid.tileConfigs.count == count else {
             throw ParseError(.invalidValue, offset: 0, "grid of \(grid.rows)×\(grid.columns) has \(grid.tiles.count) tiles")
         }
-        let results = TileResults(count: count)
+        let results = Slots<Result<Image, ParseError>>(count: count)
         let n = workers > 0 ? workers : max(1, ProcessorInfo.activeCount)
         let chunks = min(n, count)
         DispatchQueue.concurrentPerform(iterations: chunks) { w in
@@ -214,11 +214,3 @@ public enum HEVCDecoder {
     }
 }
 
-/// Thread-safe slots for results produced by concurrent tile decodes.
-final class TileResults: @unchecked Sendable {
-    private var slots: [Result<Image, ParseError>?]
-    private let lock = Lock()
-    init(count: Int) { slots = Array(repeating: nil, count: count) }
-    func set(_ i: Int, _ r: Result<Image, ParseError>) { lock.withLock { slots[i] = r } }
-    func get(_ i: Int) -> Result<Image, ParseError>? { lock.withLock { slots[i] } }
-}

@@ -238,7 +238,7 @@ public enum PhotoSplitter {
         // eye's serial steps (canvas assembly, the last tiles) overlap the other eye's decoding.
         let ids = [g.entityIDs[0], g.entityIDs[1]]
         let perEye = max(1, ProcessorInfo.activeCount / 2)
-        let slots = EyeSlots()
+        let slots = Slots<Result<Image, ParseError>>(count: 2)
         DispatchQueue.concurrentPerform(iterations: 2) { i in
             do throws(ParseError) {
                 slots.set(i, .success(try HEIFImageDecoder.decode(file: file, item: ids[i], limits: limits, workers: perEye)))
@@ -246,22 +246,15 @@ public enum PhotoSplitter {
                 slots.set(i, .failure(error))
             }
         }
-        let l = try slots.take(0), r = try slots.take(1)
-        return (l, r, ImageFiles.heifExif(file, item: g.entityIDs[0], limits: limits))
-    }
-
-    /// Results of the two concurrent eye decodes (each worker writes its own slot, under a lock).
-    private final class EyeSlots: @unchecked Sendable {
-        private var slots: [Result<Image, ParseError>?] = [nil, nil]
-        private let lock = Lock()
-        func set(_ i: Int, _ r: Result<Image, ParseError>) { lock.withLock { slots[i] = r } }
-        func take(_ i: Int) throws(ParseError) -> Image {
-            switch lock.withLock({ slots[i] }) {
+        func eye(_ i: Int) throws(ParseError) -> Image {
+            switch slots.get(i) {
             case .success(let img)?: return img
             case .failure(let e)?: throw e
             case nil: throw ParseError(.invalidValue, offset: 0, "eye \(i) was not decoded")
             }
         }
+        let l = try eye(0), r = try eye(1)
+        return (l, r, ImageFiles.heifExif(file, item: g.entityIDs[0], limits: limits))
     }
 
     /// Writes the eyes to separate files and/or one side-by-side file (format by extension).

@@ -23,7 +23,7 @@ func printErr(_ s: String) { StandardError.write(s + "\n") }
 /// shown after the reason with its offset.
 func errorLine(_ prefix: String, file: String, _ e: ParseError) -> String {
     if e.path.isEmpty || e.path == file { return "\(prefix): \(file): \(e.message) [\(e.code)]" }
-    if access(e.path, F_OK) == 0 { return "\(prefix): \(e.path): \(e.message) [\(e.code)]" }
+    if FileSystem.kind(e.path) != nil { return "\(prefix): \(e.path): \(e.message) [\(e.code)]" }
     return "\(prefix): \(file): \(e.message) [\(e.code)] (at \(e.path), offset \(e.offset))"
 }
 

@@ -20,21 +20,11 @@ public enum BatchValidator {
     public static func validate(_ paths: [String], options: ValidationOptions) -> [ValidationReport] {
         let n = paths.count
         guard n > 1 else { return paths.map { Validator.validate(path: $0, options: options) } }
-        let slots = ReportSlots(n)
+        let slots = Slots<ValidationReport>(count: n)
         DispatchQueue.concurrentPerform(iterations: n) { i in
             slots.set(i, Validator.validate(path: paths[i], options: options))
         }
-        return slots.all(paths)
-    }
-}
-
-final class ReportSlots: @unchecked Sendable {
-    private var items: [ValidationReport?]
-    private let lock = Lock()
-    init(_ n: Int) { items = Array(repeating: nil, count: n) }
-    func set(_ i: Int, _ r: ValidationReport) { lock.withLock { items[i] = r } }
-    func all(_ paths: [String]) -> [ValidationReport] {
-        lock.withLock { items }.enumerated().map { i, r in
+        return slots.all.enumerated().map { i, r in
             r ?? ValidationReport(input: paths[i], kind: "unreadable", spatial: false, whyNotSpatial: [], findings: [Finding("SV-FILE-001", .error, "not validated")], summary: [], measurements: [], preview: nil, unreadable: true)
         }
     }
