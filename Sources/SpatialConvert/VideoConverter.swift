@@ -9,10 +9,13 @@ import Darwin
 import Dispatch
 #endif
 import BinaryIO
+import MediaDecode
 import ISOBMFF
 import HEVC
 import Codecs
 import SpatialMedia
+import SystemSupport
+import ImageFormats
 
 /// How the two eyes are packed in one video frame.
 public enum StereoVideoLayout: String, Sendable, CaseIterable {

@@ -116,3 +116,10 @@ public enum NumberText {
         return (scaled < 0 ? "-" : "") + out
     }
 }
+
+extension String {
+    /// Pads with `pad` on the left to `width` characters.
+    public func leftPadded(_ width: Int, with pad: Character = "0") -> String {
+        count >= width ? self : String(repeating: pad, count: width - count) + self
+    }
+}

@@ -1,10 +1,10 @@
 import BinaryIO
-import SpatialConvert
-import StereoVision
+import ImageFormats
+import SystemSupport
 
 /// Decodes both views of an inter-layer-predicted MV-HEVC movie (Apple, x265 multiview) with an external FFmpeg
 /// ≥ 7.1: `$SPATIAL_MEDIA_FFMPEG`, or the FFmpeg of the oracle environment (`.venv-oracles`, imageio-ffmpeg).
-enum FFmpegFrames {
+public enum FFmpegFrames {
     /// The most bytes read from one FFmpeg run (grey frames of one view).
     static let maxOutput = 1 << 30
 
@@ -26,37 +26,30 @@ enum FFmpegFrames {
         return child.wait() == 0 ? data : nil
     }
 
-    /// `count` frames spread over `total`, as grey eyes.
-    static func frames(_ path: String, count: Int, total: Int) throws(ParseError) -> [EyePixels] {
+    /// The frames at `indices` (display order) of both views, as 8-bit grey images.
+    public static func frames(_ path: String, indices: [Int]) throws(ParseError) -> [(index: Int, left: Image, right: Image)] {
         guard let ff = executable() else { throw ParseError(.unsupported, offset: 0, "no FFmpeg") }
-        var eyes: [[GrayImage]] = []
-        var size: (Int, Int)? = nil
-        let picks = PixelSource.pickFrames(total: max(1, total), count: count)
-        let select = picks.map { "eq(n\\,\($0))" }.joined(separator: "+")
+        var eyes: [[Image]] = []
+        let select = indices.map { "eq(n\\,\($0))" }.joined(separator: "+")
         for pos in ["left", "right"] {
-            // Size from a PGM frame header, then raw grey frames.
             guard let data = run(ff, ["-v", "error", "-i", path, "-map", "0:v:0:vpos:\(pos)", "-vf", "select=\(select)", "-fps_mode", "passthrough",
                                       "-pix_fmt", "gray", "-f", "image2pipe", "-c:v", "pgm", "-"]) else {
                 throw ParseError(.unsupported, offset: 0, "FFmpeg could not decode the \(pos) view")
             }
             let frames = parsePGMs(data)
             guard !frames.isEmpty else { throw ParseError(.unsupported, offset: 0, "FFmpeg returned no \(pos) frames") }
-            if let s = size, s != (frames[0].width, frames[0].height) { throw ParseError(.invalidValue, offset: 0, "views differ in size") }
-            size = (frames[0].width, frames[0].height)
+            if let first = eyes.first?.first, (first.width, first.height) != (frames[0].width, frames[0].height) {
+                throw ParseError(.invalidValue, offset: 0, "views differ in size")
+            }
             eyes.append(frames)
         }
         let n = min(eyes[0].count, eyes[1].count)
-        return (0..<n).map { i in
-            var e = EyePixels(left: eyes[0][i], right: eyes[1][i])
-            e.label = "frame \(i < picks.count ? picks[i] : i)"
-            e.notes = ["decoded with FFmpeg (\(ff.split(separator: "/").last ?? ""))"]
-            return e
-        }
+        return (0..<n).map { i in (i < indices.count ? indices[i] : i, eyes[0][i], eyes[1][i]) }
     }
 
     /// Concatenated binary PGM (P5) images.
-    static func parsePGMs(_ b: [UInt8]) -> [GrayImage] {
-        var out: [GrayImage] = []
+    static func parsePGMs(_ b: [UInt8]) -> [Image] {
+        var out: [Image] = []
         var i = 0
         func token() -> Int? {
             while i < b.count, b[i] == 0x20 || b[i] == 0x0A || b[i] == 0x0D || b[i] == 0x09 { i += 1 }
@@ -68,7 +61,7 @@ enum FFmpegFrames {
             i += 2
             guard let w = token(), let h = token(), let mx = token(), mx == 255, w > 0, h > 0, w <= 32768, h <= 32768 else { break }
             i += 1
-            guard i + w * h <= b.count, let g = GrayImage(width: w, height: h, bytes: Array(b[i..<(i + w * h)])) else { break }
+            guard i + w * h <= b.count, let g = try? Image(width: w, height: h, bitDepth: 8, format: .gray, planes: .u8([Array(b[i..<(i + w * h)])])) else { break }
             out.append(g)
             i += w * h
         }
