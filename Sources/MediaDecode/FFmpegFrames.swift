@@ -3,21 +3,10 @@ import ImageFormats
 import SystemSupport
 
 /// Decodes both views of an inter-layer-predicted MV-HEVC movie (Apple, x265 multiview) with an external FFmpeg
-/// ≥ 7.1: `$SPATIAL_MEDIA_FFMPEG`, or the FFmpeg of the oracle environment (`.venv-oracles`, imageio-ffmpeg).
+/// ≥ 7.1, found by ``FFmpeg/locate(_:override:)``.
 public enum FFmpegFrames {
     /// The most bytes read from one FFmpeg run (grey frames of one view).
     static let maxOutput = 1 << 30
-
-    static func executable() -> String? {
-        if let p = FileSystem.environment("SPATIAL_MEDIA_FFMPEG"), FileSystem.isExecutableFile(p) { return p }
-        guard let cwd = FileSystem.currentDirectory() else { return nil }
-        let py = cwd + "/.venv-oracles/bin/python"
-        guard FileSystem.isExecutableFile(py) else { return nil }
-        guard let out = run(py, ["-c", "import imageio_ffmpeg;print(imageio_ffmpeg.get_ffmpeg_exe())"]) else { return nil }
-        var path = String(decoding: out, as: UTF8.self)
-        while path.last?.isWhitespace == true { path.removeLast() }
-        return FileSystem.isExecutableFile(path) ? path : nil
-    }
 
     /// Runs a program and returns its standard output when it exits with status 0.
     static func run(_ exe: String, _ args: [String]) -> [UInt8]? {
@@ -28,7 +17,7 @@ public enum FFmpegFrames {
 
     /// The frames at `indices` (display order) of both views, as 8-bit grey images.
     public static func frames(_ path: String, indices: [Int]) throws(ParseError) -> [(index: Int, left: Image, right: Image)] {
-        guard let ff = executable() else { throw ParseError(.unsupported, offset: 0, "no FFmpeg") }
+        let ff = try FFmpeg.require(.mvhevcViews, for: "decoding the second view of \(path)").path
         var eyes: [[Image]] = []
         let select = indices.map { "eq(n\\,\($0))" }.joined(separator: "+")
         for pos in ["left", "right"] {

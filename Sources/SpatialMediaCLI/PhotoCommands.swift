@@ -69,8 +69,8 @@ struct ConvertPhoto: ParsableCommand {
     @Option(help: "Video (debug): also write each eye's single-layer HEVC as PREFIX-left.hevc / PREFIX-right.hevc.") var keepStreams: String?
 
     var isVideo: Bool {
-        if let input { return VideoConverter.isVideo(input) }
-        if let left, let right { return VideoConverter.isVideo(left) && VideoConverter.isVideo(right) }
+        if let input { return VideoInputs.isVideo(input) }
+        if let left, let right { return VideoInputs.isVideo(left) && VideoInputs.isVideo(right) }
         return false
     }
 
