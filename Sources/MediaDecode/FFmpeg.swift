@@ -58,8 +58,8 @@ public struct FFmpegTool: Sendable, Equatable, CustomStringConvertible {
     }
 }
 
-/// Finds and probes FFmpeg: `SPATIAL_MEDIA_FFMPEG`, then the tools directory that `scripts/setup.sh` fills, then
-/// `ffmpeg` on `PATH`. Each program is probed once per process (`ffmpeg -version`).
+/// Finds and probes FFmpeg: `SPATIAL_MEDIA_FFMPEG` (when set, the only one tried), else the tools directory that
+/// `scripts/setup.sh` fills, then `ffmpeg` on `PATH`. Each program is probed once per process (`ffmpeg -version`).
 public enum FFmpeg {
     /// The first FFmpeg that meets `requirement`, or nil. `override` (an option's value: a path or a name on PATH)
     /// replaces the search.
@@ -72,7 +72,14 @@ public enum FFmpeg {
         if let t = locate(requirement, override: override) { return t }
         let found = candidates(override: override)
         let need = requirement == .mvhevcViews ? "FFmpeg 7.1 or newer" : "FFmpeg"
-        let have = found.isEmpty ? "no FFmpeg was found" : "found only " + found.map { "FFmpeg \($0.version) (\($0.path))" }.joined(separator: ", ")
+        var have = "no FFmpeg was found"
+        if override == nil, let env = FileSystem.environment("SPATIAL_MEDIA_FFMPEG"), !env.isEmpty {
+            have = "SPATIAL_MEDIA_FFMPEG=\(env) is not an FFmpeg that runs"
+        }
+        if !found.isEmpty {
+            let names: [String] = found.map { (t: FFmpegTool) -> String in "FFmpeg \(t.version) (\(t.path))" }
+            have = "found only " + names.joined(separator: ", ")
+        }
         throw ParseError(.unsupported, offset: 0,
                          "\(purpose) needs \(need), and \(have); run `bash scripts/setup.sh` (installs one into the project's tools directory) or set SPATIAL_MEDIA_FFMPEG to an FFmpeg ≥ 7.1")
     }
@@ -90,7 +97,11 @@ public enum FFmpeg {
             add(findExecutable(o), .explicit)
             return out
         }
-        if let e = FileSystem.environment("SPATIAL_MEDIA_FFMPEG"), !e.isEmpty { add(findExecutable(e), .environment) }
+        // An FFmpeg named by the environment is the user's choice: no other is tried in its place.
+        if let e = FileSystem.environment("SPATIAL_MEDIA_FFMPEG"), !e.isEmpty {
+            add(findExecutable(e), .environment)
+            return out
+        }
         for dir in toolsDirectories() { add(executable(in: dir), .toolsDirectory) }
         add(findExecutable("ffmpeg"), .path)
         return out

@@ -7,6 +7,7 @@ import Darwin
 #endif
 import BinaryIO
 import ISOBMFF
+import SystemSupport
 
 /// Which decoder opens a video input.
 public enum VideoDecoderChoice: String, Sendable, CaseIterable {
@@ -41,7 +42,19 @@ public enum VideoInputs {
             do throws(ParseError) { tool = try FFmpeg.require(.any, for: "\(why): decoding \(path)", override: ffmpeg) } catch {
                 throw ParseError(.unsupported, offset: 0, path: path, error.message + " (Y4M and HEVC MP4/MOV inputs work without it)")
             }
-            return try FFmpegProducer(path: path, executable: tool.path, frameCountHint: hint, limits: limits)
+            let probe = try MediaProbe.run(path, tool: tool)
+            guard probe.video != nil else {
+                let kinds: [String] = probe.streams.map { (s: MediaProbe.Stream) -> String in s.kind.rawValue }
+                let has = kinds.isEmpty ? "nothing" : kinds.joined(separator: ", ")
+                throw ParseError(.unsupported, offset: 0, path: path, "no video stream (FFmpeg lists: \(has)); give a video file")
+            }
+            if let r = probe.rotationDegrees, r != 0 {
+                notes.append("\(path): rotated \(NumberText.fixed(-r, places: 0))° as its display matrix asks (FFmpeg applies it; the eyes are split after rotating)")
+            }
+            if let a = probe.sampleAspect {
+                notes.append("\(path): sample aspect ratio \(a.num):\(a.den) scaled to square pixels (width × \(a.num)/\(a.den))")
+            }
+            return try FFmpegProducer(path: path, tool: tool, probe: probe, frameCountHint: hint, limits: limits)
         }
         if path == "-" { return try Y4MProducer(path: path, limits: limits) }
         // Existence first, so a typo is not reported as "needs ffmpeg".

@@ -29,6 +29,29 @@ final class ProgressLine {
         StandardError.write("\r\u{1B}[K\(label) \(gb(done)) of \(gb(total)) GB (\(done * 100 / max(total, 1)) %)")
     }
 
+    /// A frame counter with rate and ETA (video conversion): shown on a terminal at most four times a second.
+    func frames(_ done: Int, of total: Int?, fps: Double, eta: Double?) {
+        guard enabled else { return }
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        let now = Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+        guard now - last >= 0.25 || done == total else { return }
+        last = now
+        shown = true
+        var text = "\r\u{1B}[K\(label) frame \(done)"
+        if let total {
+            let percent = done * 100 / max(total, 1)
+            text += "/\(total) (\(percent) %)"
+        }
+        text += ", \(NumberText.fixed(fps, places: 1)) fps"
+        if let eta {
+            let s = Int(eta.rounded())
+            let h = s / 3600, m = s / 60 % 60, sec = s % 60
+            if h > 0 { text += ", ETA \(h) h \(m) min" } else if m > 0 { text += ", ETA \(m) min \(sec) s" } else { text += ", ETA \(sec) s" }
+        }
+        StandardError.write(text)
+    }
+
     /// Erases the line, if one was shown.
     func end() { if shown { StandardError.write("\r\u{1B}[K") } }
 }
