@@ -57,7 +57,7 @@ make_eyes sd 640 360
 ff -i "$W/hd-L.y4m" -i "$W/hd-R.y4m" -f lavfi -i "$(tone)" -filter_complex "[0:v][1:v]hstack[v];[2:a]pan=5.1|c0=c0|c1=c0|c2=c0|c3=c0|c4=c0|c5=c0[a]" \
    -map "[v]" -map "[a]" -c:v libx264 -preset veryfast -crf 16 -c:a ac3 -b:a 384k -metadata:s:a:0 language=eng "$W/sbs_ac3.mkv"
 # 2. Half SBS H.264 + AAC in MP4 (each eye squeezed to half width).
-ff -i "$W/sd-L.y4m" -i "$W/sd-R.y4m" -f lavfi -i "$(tone)" -filter_complex "[0:v]scale=320:360[l];[1:v]scale=320:360[r];[l][r]hstack[v]" \
+ff -i "$W/sd-L.y4m" -i "$W/sd-R.y4m" -f lavfi -i "$(tone)" -filter_complex "[0:v]scale=320:360,setsar=1[l];[1:v]scale=320:360,setsar=1[r];[l][r]hstack[v]" \
    -map "[v]" -map 2:a -c:v libx264 -preset veryfast -crf 16 -c:a aac -b:a 128k "$W/halfsbs_aac.mp4"
 # 3. Top-bottom HEVC 10-bit + ALAC in MOV.
 ff -i "$W/sd-L.y4m" -i "$W/sd-R.y4m" -f lavfi -i "$(tone)" -filter_complex "[0:v][1:v]vstack[v]" -map "[v]" -map 2:a \
@@ -72,8 +72,8 @@ ff -i "$W/sd-L.y4m" -i "$W/sd-R.y4m" -f lavfi -i "$(tone)" -filter_complex "[0:v
 ff -i "$W/sd-L.y4m" -i "$W/sd-R.y4m" -f lavfi -i "$(tone)" -filter_complex "[0:v][1:v]hstack[v]" -map "[v]" -map 2:a \
    -c:v mpeg2video -q:v 2 -c:a mp2 -b:a 192k -f mpegts "$W/mpeg2.m2ts"
 # 7. AV1 in MKV, no audio: a silent AAC track is added.
-ff -i "$W/sd-L.y4m" -i "$W/sd-R.y4m" -filter_complex "[0:v][1:v]hstack[v]" -map "[v]" -c:v libsvtav1 -preset 12 -crf 20 -svtav1-params verbosity=0 "$W/av1.mkv" 2>/dev/null \
-  || ff -i "$W/sd-L.y4m" -i "$W/sd-R.y4m" -filter_complex "[0:v][1:v]hstack[v]" -map "[v]" -c:v libaom-av1 -cpu-used 8 -crf 30 "$W/av1.mkv"
+ff -i "$W/sd-L.y4m" -i "$W/sd-R.y4m" -filter_complex "[0:v][1:v]hstack[v]" -map "[v]" -c:v libsvtav1 -preset 12 -crf 8 -svtav1-params verbosity=0 "$W/av1.mkv" 2>/dev/null \
+  || ff -i "$W/sd-L.y4m" -i "$W/sd-R.y4m" -filter_complex "[0:v][1:v]hstack[v]" -map "[v]" -c:v libaom-av1 -cpu-used 8 -crf 10 "$W/av1.mkv"
 
 # NAME EYES PSNR-FLOOR AUDIO-CODECS CHANNELS -- convert arguments
 check() {
@@ -128,11 +128,11 @@ if auds:
 if mi:
     code = ("import sys; from pymediainfo import MediaInfo as M; t = M.parse(sys.argv[1]).tracks; "
             "v = [x for x in t if x.track_type == 'Video']; a = [x for x in t if x.track_type == 'Audio']; "
-            "print(v[0].format if v else '-', v[0].multiview_count if v else '-', len(a), a[0].format if a else '-')")
+            "print(v[0].format if v else '-', v[0].count_of_views if v else '-', len(a), a[0].format if a else '-', (v[0].format_profile or '-').replace(' ', '_') if v else '-')")
     r = subprocess.run([mi, "-c", code, out], capture_output=True, text=True)
     f = r.stdout.split()
-    print(f"  libmediainfo: video {' '.join(f[:2])}, {f[2] if len(f) > 2 else '?'} audio ({' '.join(f[3:])})")
-    if len(f) < 4 or f[0] != "HEVC" or f[1] != "2" or f[2] == "0": bad.append(f"libmediainfo reads: {r.stdout.strip()} {r.stderr.strip()[-200:]}")
+    print(f"  libmediainfo: video {f[0] if f else '?'} {f[4] if len(f) > 4 else '?'}, {f[1] if len(f) > 1 else '?'} views, {f[2] if len(f) > 2 else '?'} audio ({f[3] if len(f) > 3 else '?'})")
+    if len(f) < 5 or f[0] != "HEVC" or f[1] != "2" or f[2] == "0" or not f[4].startswith("Multiview_Main"): bad.append(f"libmediainfo reads: {r.stdout.strip()} {r.stderr.strip()[-200:]}")
 for b in bad: print(f"FAIL: {name}: {b}")
 sys.exit(1 if bad else 0)
 EOF

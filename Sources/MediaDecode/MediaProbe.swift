@@ -152,12 +152,17 @@ public struct MediaProbe: Sendable {
         return Double(s)
     }
 
-    /// The usual frame rate within 0.2 % of `r` (FFmpeg prints two decimals), as a fraction.
+    /// The usual frame rate nearest to `r`, within 0.2 % (FFmpeg prints two decimals), as a fraction.
     static func snap(_ r: Double) -> (num: Int, den: Int)? {
         let usual: [(Int, Int)] = [(24000, 1001), (24, 1), (25, 1), (30000, 1001), (30, 1), (48, 1), (50, 1),
                                    (60000, 1001), (60, 1), (90, 1), (100, 1), (120000, 1001), (120, 1)]
-        for (n, d) in usual where abs(Double(n) / Double(d) - r) <= 0.002 * r { return (n, d) }
-        return nil
+        var best: (num: Int, den: Int)? = nil
+        var bestError = 0.002 * r
+        for (n, d) in usual {
+            let e = abs(Double(n) / Double(d) - r)
+            if e <= bestError { best = (n, d); bestError = e }
+        }
+        return best
     }
 
     /// "01:02:03.45" → seconds.

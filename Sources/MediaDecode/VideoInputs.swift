@@ -36,13 +36,22 @@ public enum VideoInputs {
     }
 
     /// Opens one input stream.
-    public static func producer(for path: String, decoder: VideoDecoderChoice = .auto, ffmpeg: String? = nil, limits: Limits = .default, notes: inout [String]) throws(ParseError) -> VideoFrameProducer {
+    ///
+    /// `squarePixels`: scale a frame whose sample aspect ratio is not 1:1 to square pixels (FFmpeg inputs). Pass
+    /// false when the caller stretches the frame itself (half-width/half-height stereo layouts, whose 2:1 or 1:2
+    /// sample aspect ratio is exactly that stretch).
+    public static func producer(for path: String, decoder: VideoDecoderChoice = .auto, ffmpeg: String? = nil, limits: Limits = .default,
+                                squarePixels: Bool = true, notes: inout [String]) throws(ParseError) -> VideoFrameProducer {
         func viaFFmpeg(_ hint: Int?, why: String) throws(ParseError) -> VideoFrameProducer {
             let tool: FFmpegTool
             do throws(ParseError) { tool = try FFmpeg.require(.any, for: "\(why): decoding \(path)", override: ffmpeg) } catch {
                 throw ParseError(.unsupported, offset: 0, path: path, error.message + " (Y4M and HEVC MP4/MOV inputs work without it)")
             }
-            let probe = try MediaProbe.run(path, tool: tool)
+            var probe = try MediaProbe.run(path, tool: tool)
+            if !squarePixels, let a = probe.sampleAspect {
+                notes.append("\(path): sample aspect ratio \(a.num):\(a.den) not applied: the half layout's stretch restores each eye")
+                probe.sampleAspect = nil
+            }
             guard probe.video != nil else {
                 let kinds: [String] = probe.streams.map { (s: MediaProbe.Stream) -> String in s.kind.rawValue }
                 let has = kinds.isEmpty ? "nothing" : kinds.joined(separator: ", ")

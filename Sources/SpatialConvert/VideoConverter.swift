@@ -367,7 +367,8 @@ public enum VideoConverter {
         let sourceName: String
         switch input {
         case .packed(let p):
-            producers = [try VideoInputs.producer(for: p, decoder: o.decoder, ffmpeg: o.ffmpeg, limits: o.limits, notes: &notes)]
+            producers = [try VideoInputs.producer(for: p, decoder: o.decoder, ffmpeg: o.ffmpeg, limits: o.limits,
+                                                  squarePixels: !o.layout.half, notes: &notes)]
             sourceName = "\(p == "-" ? "standard input" : p) (\(o.layout.rawValue), \(producers[0].kind))"
         case .pair(let l, let r):
             producers = [try VideoInputs.producer(for: l, decoder: o.decoder, ffmpeg: o.ffmpeg, limits: o.limits, notes: &notes)]
