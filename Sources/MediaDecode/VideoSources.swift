@@ -75,6 +75,8 @@ public final class FFmpegProducer: VideoFrameProducer {
     /// Pictures FFmpeg repeated or dropped to make the rate constant (known after ``finish()``).
     public private(set) var repeatedFrames = 0
     public private(set) var droppedFrames = 0
+    /// The child has been waited for (its pid may belong to another process now).
+    private var reaped = false
 
     /// `probe` (from ``MediaProbe/run(_:tool:)``) gives the stream, rate and aspect; nil = FFmpeg's own guesses.
     public init(path: String, tool: FFmpegTool, probe: MediaProbe?, frameCountHint: Int?, limits: Limits) throws(ParseError) {
@@ -148,6 +150,7 @@ public final class FFmpegProducer: VideoFrameProducer {
     public func next() throws(ParseError) -> Image? {
         do throws(ParseError) { return try reader.next() } catch {
             let status = child.wait()
+            reaped = true
             if status != 0 {
                 throw ParseError(.unsupported, offset: 0, path: input, "ffmpeg failed (exit status \(status)): \(Self.words(child))")
             }
@@ -156,6 +159,7 @@ public final class FFmpegProducer: VideoFrameProducer {
     }
     public func finish() throws(ParseError) {
         let status = child.wait()
+        reaped = true
         if status != 0 {
             throw ParseError(.unsupported, offset: 0, path: input, "ffmpeg failed (exit status \(status)): \(Self.words(child))")
         }
@@ -163,7 +167,13 @@ public final class FFmpegProducer: VideoFrameProducer {
         repeatedFrames = Self.statistic("dup=", in: stats)
         droppedFrames = Self.statistic("drop=", in: stats)
     }
-    public func abort() { child.terminate() }
+    /// Stops FFmpeg for good: it answers SIGTERM by finishing its output, which blocks on a pipe nobody reads any
+    /// more (a conversion refused after the first frame hung there), so it gets SIGKILL unless already reaped.
+    public func abort() {
+        if !reaped { kill(child.pid, SIGKILL) }
+        child.terminate()
+        reaped = true
+    }
 }
 
 /// The HEVC video track of an MP4/MOV, decoded by libde265 (base layer) one IDR period at a time:
