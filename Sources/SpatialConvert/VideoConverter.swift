@@ -334,6 +334,8 @@ public enum VideoConverter {
         }
         if head.count >= 8, ["ftyp", "moov", "mdat", "wide", "free", "skip"].contains(String(decoding: head[4..<8], as: UTF8.self)) {
             let file = try ISOFile.open(path: path, limits: o.limits)
+            // Never flatten a sphere (VR180/360, APMP): refuse with the reason and the lossless alternative.
+            if let why = SpatialVideoReport.sphereRefusal(file) { throw ParseError(.unsupported, offset: 0, path: path, why) }
             let hint = file.tracks.first { $0.handler == "vide" }?.sampleCount
             if o.decoder == .auto, !file.isFragmented, let p = try HEVCTrackProducer.open(path: path, file: file, limits: o.limits) { return p }
             let codec = file.tracks.first { $0.handler == "vide" }?.sampleEntries.first?.type.description ?? "?"

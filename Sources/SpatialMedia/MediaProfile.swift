@@ -210,14 +210,14 @@ public struct ProfileVerdict: Sendable {
 
     /// Apple Immersive Video is recognised by its `.aivu` file name or by timed-metadata keys that name
     /// immersive presentation; the signalling is not published, so this is a heuristic (Specs/validation.md).
-    static func looksLikeAppleImmersive(report: SpatialVideoReport, path: String?) -> Bool {
+    public static func looksLikeAppleImmersive(report: SpatialVideoReport, path: String?) -> Bool {
         if let p = path, p.lowercased().hasSuffix(".aivu") { return true }
         return report.otherTracks.contains { t in t.metadataKeys.contains { $0.lowercased().contains("immersive") } }
     }
 
     /// The largest number of sample bits that fall within one second of decode time, or nil when the
     /// sample table cannot be read.
-    static func peakBitrate(file: ISOFile, trackID: UInt32) -> UInt64? {
+    public static func peakBitrate(file: ISOFile, trackID: UInt32) -> UInt64? {
         guard let t = file.tracks.first(where: { $0.trackID == trackID }), t.timescale > 0, !file.isFragmented,
               let samples = try? t.samples() else { return nil }
         let window = UInt64(t.timescale)

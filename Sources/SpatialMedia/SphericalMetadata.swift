@@ -188,3 +188,26 @@ public struct SphericalConversionError: Error, Sendable, Equatable {
     public var reason: String
     public init(_ reason: String) { self.reason = reason }
 }
+
+extension SpatialVideoReport {
+    /// Why the primary video of `file` must not be converted to (rectilinear) spatial video, or nil.
+    ///
+    /// A sphere — an APMP projection other than `rect`, Google `sv3d`, or the v1 XML — converted to spatial video
+    /// would be shown flat at an arbitrary field of view. Used by `convert`, which refuses such sources; the
+    /// reason names the projection and the lossless alternative.
+    public static func sphereRefusal(_ file: ISOFile) -> String? {
+        let r = SpatialVideoReport(file)
+        guard let m = r.primary?.metadata, m.isSpherical else { return nil }
+        let forms = m.projectionForms.map { "\($0.source): \($0.text)" }.joined(separator: "; ")
+        let what = "the video is a sphere (\(forms)); converting it to spatial video would flatten it to a rectilinear picture"
+        if let p = m.projectionKind, p != "rect" {
+            return "\(what). It already carries its APMP projection ('\(p)'): Apple's players show it as is (check it with `spatial-media validate`)"
+        }
+        switch m.googleToAPMP() {
+        case .success(let s):
+            return "\(what). Tag it as APMP without re-encoding instead: `spatial-media edit IN -o OUT --to-apmp` (writes proj '\(s.projection)'\(s.packing.map { ", pack '\($0)'" } ?? ""))"
+        case .failure(let e):
+            return "\(what), and its Google metadata has no exact APMP form (\(e.reason))"
+        }
+    }
+}
