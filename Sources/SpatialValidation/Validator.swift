@@ -75,7 +75,8 @@ public enum Validator {
             let src = try FileSource(path: path)
             head = try src.read(at: 0, count: Int(min(src.size, 16)))
         } catch { unreadable(error, &r); return r }
-        if head.count >= 8 && Array(head[4..<8]) == Array("ftyp".utf8) || head.count >= 8 && ["moov", "mdat", "free", "wide"].contains(String(decoding: head[4..<8], as: UTF8.self)) {
+        let probed = FileProbe.kind(head: head)
+        if probed == .movie || probed == .heif {
             let file: ISOFile
             do throws(ParseError) { file = try ISOFile.open(path: path, limits: options.limits) } catch { unreadable(error, &r); return r }
             if file.box("moov") != nil {
