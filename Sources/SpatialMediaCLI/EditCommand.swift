@@ -2,6 +2,7 @@ import ArgumentParser
 import BinaryIO
 import ISOBMFF
 import SpatialMedia
+import SystemSupport
 
 /// `spatial-media edit`: set, replace or remove the spatial metadata of an MV-HEVC movie, tag a frame-packed or
 /// projected movie (Apple's `vexu/pack`, `vexu/proj`), or convert Google spherical metadata to APMP and back.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BinaryIO
+import SystemSupport
 import ISOBMFF
 import SpatialMedia
 

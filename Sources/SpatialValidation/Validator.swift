@@ -1,9 +1,11 @@
 import BinaryIO
+import MediaDecode
 import Codecs
 import ISOBMFF
-import SpatialConvert
 import SpatialMedia
 import StereoVision
+import SystemSupport
+import ImageFormats
 
 /// What to validate and how.
 public struct ValidationOptions: Sendable {
@@ -75,7 +77,8 @@ public enum Validator {
             let src = try FileSource(path: path)
             head = try src.read(at: 0, count: Int(min(src.size, 16)))
         } catch { unreadable(error, &r); return r }
-        if head.count >= 8 && Array(head[4..<8]) == Array("ftyp".utf8) || head.count >= 8 && ["moov", "mdat", "free", "wide"].contains(String(decoding: head[4..<8], as: UTF8.self)) {
+        let probed = FileProbe.kind(head: head)
+        if probed == .movie || probed == .heif {
             let file: ISOFile
             do throws(ParseError) { file = try ISOFile.open(path: path, limits: options.limits) } catch { unreadable(error, &r); return r }
             if file.box("moov") != nil {
@@ -174,8 +177,14 @@ public enum Validator {
         do throws(ParseError) {
             frames = try PixelSource.videoFrames(path, count: options.frames, limits: options.limits)
         } catch {
-            if let ff = try? FFmpegFrames.frames(path, count: options.frames, total: v.frameCount) {
-                frames = ff
+            let picks = PixelSource.pickFrames(total: max(1, v.frameCount), count: options.frames)
+            if let ff = try? FFmpegFrames.frames(path, indices: picks),
+               let pairs = try? ff.map({ f throws(ParseError) -> EyePixels in
+                   var e = try PixelSource.eyes(f.left, f.right, notes: ["decoded with FFmpeg"])
+                   e.label = "frame \(f.index)"
+                   return e
+               }) {
+                frames = pairs
             } else {
                 let why = v.interLayer ? "the second layer is inter-layer predicted and no MV-HEVC decoder (FFmpeg ≥ 7.1, e.g. the oracle venv's) was found" : error.message
                 r.findings.append(Finding("SV-GEOM-015", .info, "pixels unavailable: \(why); metadata checked only"))
