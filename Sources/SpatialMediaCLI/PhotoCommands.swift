@@ -213,7 +213,7 @@ extension ConvertPhoto {
             }
         case .failure(let e):
             printErr(errorLine("spatial-media convert", file: input ?? left ?? "", e))
-            throw ExitCode(cancel.isCancelled ? 130 : (e.code == .io ? Exit.unreadable : Exit.problems))
+            throw ExitCode(cancel.isCancelled ? 130 : (e.code == .io || e.code == .unsupported ? Exit.unreadable : Exit.problems))
         }
     }
 }

@@ -43,6 +43,8 @@ public struct ValidationReport: Sendable {
     public var unreadable: Bool
     /// Wall-clock seconds of the stages (`decode`, `measure`).
     public var timings: [(stage: String, seconds: Double)] = []
+    /// The playback profile of a movie (or the stereo form of an image) and where it falls short; nil for other inputs.
+    public var profile: (title: String, json: JSON)?
 
     public var worst: Severity? { findings.map(\.severity).max() }
     /// 0 = no errors or warnings, 1 = warnings or errors, 2 = unreadable.
@@ -157,7 +159,14 @@ public enum Validator {
         r.spatial = v.spatial
         r.whyNotSpatial = v.whyNot
         r.kind = v.spatial ? "spatial-video" : "movie"
+        r.profile = (v.profile.profile.title, v.profile.json)
         guard options.pixels else { return }
+        if v.profile.profile != .spatialVideo && v.profile.profile != .multiview3D && v.profile.profile != .video2D {
+            if options.layout == nil {
+                r.findings.append(Finding("SV-GEOM-015", .info, "pixels not checked for \(v.profile.profile.title)" + (v.profile.profile == .framePacked3D ? " (give --layout to measure the packed eyes)" : "")))
+            }
+            if options.layout == nil || v.profile.profile != .framePacked3D { return }
+        }
         if options.layout != nil {
             r.findings.append(Finding("SV-GEOM-015", .info, "pixel checks of frame-packed videos are not implemented yet; metadata only"))
             return
