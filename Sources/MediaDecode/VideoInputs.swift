@@ -7,6 +7,7 @@ import Darwin
 #endif
 import BinaryIO
 import ISOBMFF
+import SpatialMedia
 
 /// Which decoder opens a video input.
 public enum VideoDecoderChoice: String, Sendable, CaseIterable {
@@ -55,6 +56,8 @@ public enum VideoInputs {
         }
         if kind == .movie || kind == .heif {
             let file = try ISOFile.open(path: path, limits: limits)
+            // Never flatten a sphere (VR180/360, APMP): refuse with the reason and the lossless alternative.
+            if let why = SpatialVideoReport.sphereRefusal(file) { throw ParseError(.unsupported, offset: 0, path: path, why) }
             let hint = file.tracks.first { $0.handler == "vide" }?.sampleCount
             if decoder == .auto, !file.isFragmented, let p = try HEVCTrackProducer.open(path: path, file: file, limits: limits) { return p }
             let codec = file.tracks.first { $0.handler == "vide" }?.sampleEntries.first?.type.description ?? "?"

@@ -89,67 +89,9 @@ public struct VideoSplitReport: Sendable {
 /// independent (ours) are split into two single-layer streams without decoding, and FFmpeg (any version) decodes
 /// those. The re-encode is x265 through FFmpeg; `copy` keeps coded pictures untouched. Outputs are atomic.
 public enum VideoSplitter {
-    /// The facts a split needs, read from the movie without decoding.
-    public struct Source: Sendable {
-        public var path: String
-        public var frames: Int
-        public var interLayerPrediction: Bool
-        /// `nuh_layer_id` 0 carries the left eye.
-        public var baseIsLeft: Bool
-        /// View ids of the left and right views (for FFmpeg's `view:` stream specifier).
-        public var leftViewId: Int
-        public var rightViewId: Int
-        public var eyeOrder: String
-        public var heroEye: String?
-        public var disparityAdjustment: Int32?
-        public var audioTracks: Int
-        public var fpsNum: Int
-        public var fpsDen: Int
-    }
-
-    /// Reads what a split needs; errors say why a file cannot be split (not a movie, no HEVC, one layer).
-    public static func inspect(_ path: String, limits: Limits = .default) throws(ParseError) -> Source {
-        let file = try ISOFile.open(path: path, limits: limits)
-        let report = SpatialVideoReport(file)
-        guard let v = report.primary, let track = file.tracks.first(where: { $0.trackID == v.trackID }) else {
-            throw ParseError(.unsupported, offset: 0, path: path, "no video track: nothing to split")
-        }
-        guard v.isHEVC, let entry = track.sampleEntries.first,
-              let hvcC = entry.child("hvcC")?.payload(HEVCConfigurationBox.self)?.record else {
-            throw ParseError(.unsupported, offset: 0, path: path,
-                             "the video is '\(v.sampleEntryType?.description ?? "?")', not MV-HEVC: not a spatial video (for a frame-packed 3D movie use `spatial-media convert`)")
-        }
-        guard let lhvC = entry.child("lhvC")?.payload(HEVCConfigurationBox.self)?.record else {
-            throw ParseError(.unsupported, offset: 0, path: path,
-                             "a single-layer (2D) HEVC video: there is only one view, so nothing to split")
-        }
-        var samples: [[UInt8]] = []
-        if let list = try? track.samples(first: 3) {
-            for s in list where s.size <= 8 << 20 { if let b = try? file.readBytes(at: s.offset, count: Int(s.size)) { samples.append(b) } }
-        }
-        let info = try HEVCStreamInfo(hvcC: hvcC, lhvC: lhvC, samples: samples)
-        guard info.layerCount >= 2, info.layers.count >= 2 else {
-            throw ParseError(.unsupported, offset: 0, path: path, "the stream has one layer: nothing to split")
-        }
-        let ilp = info.layers[1].usesInterLayerPrediction ?? !info.layers[1].directReferenceLayers.isEmpty
-        let baseIsLeft: Bool
-        let order: String
-        if let l = info.leftLayerId {
-            baseIsLeft = l == 0
-            order = "layer 0 = \(baseIsLeft ? "left" : "right") eye (SEI 176)"
-        } else {
-            baseIsLeft = true
-            order = "layer 0 = left eye (no SEI 176: the usual order assumed)"
-        }
-        let v0 = info.layers[0].viewId ?? 0, v1 = info.layers[1].viewId ?? 1
-        let ts = Int(track.timescale)
-        let d = (try? track.samples(first: 1))?.first.map { Int($0.duration) } ?? 0
-        let (num, den) = ts > 0 && d > 0 ? reduce(ts, d) : (30, 1)
-        let hero: String? = v.metadata.heroEye.map { "\($0)" }
-        return Source(path: path, frames: track.sampleCount, interLayerPrediction: ilp, baseIsLeft: baseIsLeft,
-                      leftViewId: baseIsLeft ? v0 : v1, rightViewId: baseIsLeft ? v1 : v0, eyeOrder: order,
-                      heroEye: hero, disparityAdjustment: v.metadata.disparityAdjustment,
-                      audioTracks: file.tracks.filter { $0.handler == "soun" }.count, fpsNum: num, fpsDen: den)
+    /// The facts a split needs (``SpatialVideoSource/inspect(_:limits:)``).
+    public static func inspect(_ path: String, limits: Limits = .default) throws(ParseError) -> SpatialVideoSource {
+        try SpatialVideoSource.inspect(path, limits: limits)
     }
 
     /// Splits `path`. On any error or cancellation no output is left behind.
@@ -175,7 +117,7 @@ public enum VideoSplitter {
 
     // MARK: - Copy
 
-    static func copyEyes(_ src: Source, options o: VideoSplitOptions, report: inout VideoSplitReport) throws(ParseError) {
+    static func copyEyes(_ src: SpatialVideoSource, options o: VideoSplitOptions, report: inout VideoSplitReport) throws(ParseError) {
         guard case .eyes(let left, let right) = o.target else {
             throw ParseError(.invalidArgument, offset: 0, path: src.path,
                              "copying writes one stream per eye; a side-by-side or over-under frame needs re-encoding (leave out the copy option)")
@@ -208,7 +150,7 @@ public enum VideoSplitter {
 
     // MARK: - Re-encode
 
-    static func reencode(_ src: Source, options o: VideoSplitOptions, report: inout VideoSplitReport,
+    static func reencode(_ src: SpatialVideoSource, options o: VideoSplitOptions, report: inout VideoSplitReport,
                          cancellation: ConversionCancellation?, progress: ((VideoConversionProgress) -> Void)?) throws(ParseError) {
         let purpose = src.interLayerPrediction ? "decoding the second view of \(src.path) (inter-layer predicted)" : "re-encoding \(src.path)"
         let ff = try FFmpeg.require(src.interLayerPrediction ? .mvhevcViews : .any, for: purpose, override: o.ffmpeg)
@@ -318,11 +260,6 @@ public enum VideoSplitter {
         committed = true
     }
 
-    static func reduce(_ a: Int, _ b: Int) -> (Int, Int) {
-        var x = a, y = b
-        while y != 0 { (x, y) = (y, x % y) }
-        return (a / x, b / x)
-    }
 }
 
 /// A stream written to a scratch file beside an output (same file system, removed afterwards).

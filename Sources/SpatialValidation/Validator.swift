@@ -174,19 +174,26 @@ public enum Validator {
         let mv = summary.first { $0.0 == "hevc" }.map { _ in true } ?? false
         guard mv, r.findings.contains(where: { $0.ruleID == "SV-VIDEO-004" }) == false else { return }
         var frames: [EyePixels] = []
-        do throws(ParseError) {
-            frames = try PixelSource.videoFrames(path, count: options.frames, limits: options.limits)
-        } catch {
-            let picks = PixelSource.pickFrames(total: max(1, v.frameCount), count: options.frames)
-            if let ff = try? FFmpegFrames.frames(path, indices: picks),
-               let pairs = try? ff.map({ f throws(ParseError) -> EyePixels in
-                   var e = try PixelSource.eyes(f.left, f.right, notes: ["decoded with FFmpeg"])
-                   e.label = "frame \(f.index)"
-                   return e
-               }) {
-                frames = pairs
-            } else {
-                let why = v.interLayer ? "the second layer is inter-layer predicted and no MV-HEVC decoder (FFmpeg ≥ 7.1, e.g. the oracle venv's) was found" : error.message
+        // FFmpeg ≥ 7.1 decodes only the sampled frames (a seek to each); without it, our own decoder reads layers that
+        // are independent (our files) — the whole clip.
+        let source = try? SpatialVideoSource.inspect(path, limits: options.limits)
+        let picks = PixelSource.pickFrames(total: max(1, v.frameCount), count: options.frames)
+        if let source, FFmpeg.locate(.mvhevcViews) != nil {
+            do throws(ParseError) {
+                for f in try source.sampledFrames(picks) {
+                    var e = try PixelSource.eyes(f.left, f.right, notes: ["decoded with FFmpeg (frame \(f.index) of \(v.frameCount))"])
+                    e.label = "frame \(f.index)"
+                    frames.append(e)
+                }
+            } catch {
+                r.findings.append(Finding("SV-GEOM-015", .info, "pixels unavailable: \(error.message); metadata checked only"))
+                return
+            }
+        } else {
+            do throws(ParseError) {
+                frames = try PixelSource.videoFrames(path, count: options.frames, limits: options.limits)
+            } catch {
+                let why = v.interLayer ? "the second layer is inter-layer predicted and no FFmpeg 7.1 or newer was found (`bash scripts/setup.sh` installs one)" : error.message
                 r.findings.append(Finding("SV-GEOM-015", .info, "pixels unavailable: \(why); metadata checked only"))
                 return
             }
