@@ -37,14 +37,6 @@ public enum VideoInput: Sendable, Equatable {
     case packed(String)
     /// One file per eye.
     case pair(left: String, right: String)
-
-    /// The input files.
-    var paths: [String] {
-        switch self {
-        case .packed(let p): return [p]
-        case .pair(let l, let r): return [l, r]
-        }
-    }
 }
 
 /// Options of ``VideoConverter/convert(_:to:options:cancellation:progress:)``. Nil values mean
@@ -328,12 +320,6 @@ public enum VideoConverter {
         // Inputs.
         var producers: [VideoFrameProducer] = []
         let sourceName: String
-        // Never flatten a sphere (VR180/360, APMP): refuse with the reason and the lossless alternative.
-        for path in input.paths where path != "-" && isISOBMFF(path) {
-            if let why = SpatialVideoReport.sphereRefusal(try ISOFile.open(path: path, limits: o.limits)) {
-                throw ParseError(.unsupported, offset: 0, path: path, why)
-            }
-        }
         switch input {
         case .packed(let p):
             producers = [try VideoInputs.producer(for: p, decoder: o.decoder, ffmpeg: o.ffmpeg, limits: o.limits, notes: &notes)]
