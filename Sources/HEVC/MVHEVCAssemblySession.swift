@@ -235,6 +235,12 @@ public struct MVHEVCAssemblySession: Sendable {
                 s.maxSubLayersMinus1OrExt = 7
                 s.updateRepFormat = false
                 s.inferScalingList = false
+                if options.matchAppleChoices && !s.extensionPresent {
+                    // Apple's layer-1 SPS carries an empty sps_multilayer_extension (inter_view_mv_vert_constraint_flag 0).
+                    s.extensionPresent = true
+                    s.multilayerExtensionFlag = true
+                    s.interViewMvVertConstraint = false
+                }
             }
             let nal = try s.nalUnit(vps: vps)
             newSPS[id] = try SequenceParameterSet(nal: nal, vps: vps)
