@@ -8,6 +8,7 @@ import Darwin
 import BinaryIO
 import ISOBMFF
 import HEVC
+import SystemSupport
 
 /// One field of an edit: leave it, set it, or remove its box.
 public enum MetadataFieldEdit<Value: Sendable & Equatable>: Sendable, Equatable {

@@ -4,6 +4,8 @@ import BinaryIO
 import ISOBMFF
 import HEVC
 import Codecs
+import ImageFormats
+import MediaDecode
 @testable import SpatialMedia
 import SpatialConvert
 @testable import SpatialValidation
