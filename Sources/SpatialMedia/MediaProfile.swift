@@ -1,4 +1,5 @@
 import BinaryIO
+import SystemSupport
 import ISOBMFF
 
 /// The Apple playback profile a movie is made for (formats.md §8, Specs/validation.md "Profiles").

@@ -1,4 +1,5 @@
 import BinaryIO
+import SystemSupport
 import HEVC
 import ISOBMFF
 

@@ -1,4 +1,5 @@
 import BinaryIO
+import SystemSupport
 import ISOBMFF
 
 /// Projection and frame packing in Apple's terms (`vexu/proj/prji`, `vexu/pack/pkin`), the target of a

@@ -1,4 +1,5 @@
 import BinaryIO
+import SystemSupport
 
 /// The fields of the parametric-immersive lens-collection boxes (Apple Projected Media Profile):
 /// `lnhd` lens header, `rdim` reference dimensions, `lnin` intrinsics, `ldst` distortions,
