@@ -17,7 +17,7 @@ import shutil
 import subprocess
 import sys
 
-from setuptools import setup
+from setuptools import Distribution, setup
 from setuptools.command.build_py import build_py
 
 try:
@@ -76,6 +76,13 @@ class BuildPyWithLibrary(build_py):
             build_library(os.path.join(self.build_lib, "spatialmedia", "_lib"))
 
 
+class BinaryDistribution(Distribution):
+    """Holds a native library: built into the platform directory, installed into platlib."""
+
+    def has_ext_modules(self):
+        return True
+
+
 class PlatformWheel(bdist_wheel):
     """The wheel holds a native library but no CPython extension: any Python 3, this platform only."""
 
@@ -88,4 +95,4 @@ class PlatformWheel(bdist_wheel):
         return "py3", "none", plat
 
 
-setup(cmdclass={"build_py": BuildPyWithLibrary, "bdist_wheel": PlatformWheel})
+setup(distclass=BinaryDistribution, cmdclass={"build_py": BuildPyWithLibrary, "bdist_wheel": PlatformWheel})

@@ -139,9 +139,10 @@ assert "site-packages" in spatialmedia.__file__' ) || fail "import from the fres
 lib=$(cd "$work" && clean "$work/venv/bin/python" -c 'import spatialmedia; print(spatialmedia.library_path())')
 if ldd "$lib" | grep -E 'libswift|libdispatch|libBlocksRuntime|not found'; then fail "$lib needs Swift toolchain libraries"; fi
 if [ -f "$photo" ]; then
+  photo_abs="$(cd "$(dirname "$photo")" && pwd)/$(basename "$photo")"
   (cd "$work" && clean "$work/venv/bin/python" -c "
 import spatialmedia
-with spatialmedia.open('$(cd "$(dirname "$photo")" && pwd)/$(basename "$photo")') as f:
+with spatialmedia.open('$photo_abs') as f:
     s = f.stereo
     print(f'Vision Pro photo: baseline {s.baseline_um:.0f} µm = {s.baseline_mm} mm, hfov {s.hfov_degrees:.2f}°')
     assert abs(s.baseline_mm - 63.774) < 1e-6" ) || fail "fresh venv: Vision Pro baseline"
