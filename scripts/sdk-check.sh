@@ -30,6 +30,23 @@ for f in lib/libspatialmedia.so include/spatialmedia.h lib/pkgconfig/spatialmedi
   [ -e "$prefix/$f" ] || [ -e "$prefix/${f%.so}.dylib" ] || fail "$f not installed"
 done
 
+step "man page and shell completions installed, generated from the argument parser"
+for f in bin/spatial-media share/man/man1/spatial-media.1 share/bash-completion/completions/spatial-media \
+         share/zsh/site-functions/_spatial-media share/fish/vendor_completions.d/spatial-media.fish; do
+  [ -s "$prefix/$f" ] || fail "$f not installed"
+done
+warnings=$(groff -man -Tutf8 -z -ww "$prefix/share/man/man1/spatial-media.1" 2>&1) || fail "groff cannot format the man page"
+[ -z "$warnings" ] || { echo "$warnings"; fail "the man page has roff warnings"; }
+for sub in info validate convert edit; do
+  grep -q "^\.SS $sub\$" "$prefix/share/man/man1/spatial-media.1" || fail "man page lacks the $sub command"
+done
+grep -q -- '--no-pixels' "$prefix/share/man/man1/spatial-media.1" || fail "man page lacks validate's options"
+words=$(bash -c 'source "$1"; COMP_WORDS=(spatial-media val); COMP_CWORD=1; COMP_LINE="spatial-media val"; COMP_POINT=${#COMP_LINE}
+  _spatial-media spatial-media val spatial-media; echo "${COMPREPLY[*]}"' _ "$prefix/share/bash-completion/completions/spatial-media")
+[ "$words" = "validate" ] || fail "bash completion of 'spatial-media val' gave '$words'"
+grep -q 'validate' "$prefix/share/zsh/site-functions/_spatial-media" || fail "zsh completion lacks validate"
+echo "man page $(wc -l < "$prefix/share/man/man1/spatial-media.1") lines; bash completes 'val' to '$words'"
+
 step "header compiles as C11 and C++17 (-Wall -Wextra -Werror -pedantic)"
 cc -std=c11 -Wall -Wextra -Werror -pedantic -fsyntax-only -x c "$prefix/include/spatialmedia.h"
 g++ -std=c++17 -Wall -Wextra -Werror -pedantic -fsyntax-only -x c++ "$prefix/include/spatialmedia.h"
@@ -148,7 +165,7 @@ with spatialmedia.open('$photo_abs') as f:
     assert abs(s.baseline_mm - 63.774) < 1e-6" ) || fail "fresh venv: Vision Pro baseline"
 fi
 set +e
-clean SPATIALMEDIA_EXPECT_WHEEL=1 SPATIALMEDIA_SHARED="$(cd "$shared" 2>/dev/null && pwd || echo "$shared")" \
+clean SPATIALMEDIA_EXPECT_WHEEL=1 SPATIALMEDIA_CLI="$prefix/bin/spatial-media" SPATIALMEDIA_SHARED="$(cd "$shared" 2>/dev/null && pwd || echo "$shared")" \
   "$work/venv/bin/python" -m pytest -p no:cacheprovider -q -rs python/tests 2>&1 | tee "$work/pytest.txt"
 status=${PIPESTATUS[0]}
 set -e
