@@ -173,6 +173,10 @@ set -e
 [ "$status" -eq 0 ] || fail "pytest exited $status"
 grep -qE '^[0-9]+ passed' "$work/pytest.txt" || fail "pytest ran no test"
 
+step "Dask example: directory validation on a 2-worker LocalCluster, verdicts against the CLI"
+WHEEL="$wheel" SPATIALMEDIA_CLI="$prefix/bin/spatial-media" SPATIALMEDIA_SHARED="$shared" bash examples/dask/run-tests.sh \
+  | grep -vE '^(INFO|WARNING) |distributed\.' | tail -20 || fail "Dask example tests"
+
 step "pip install . into another fresh virtual environment"
 "$python" -m venv "$work/venv2" || fail "python3 -m venv"
 "$work/venv2/bin/pip" install -q . > "$work/install2.log" 2>&1 || { tail -40 "$work/install2.log"; fail "pip install ."; }
