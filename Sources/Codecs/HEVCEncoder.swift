@@ -1,6 +1,7 @@
 // The only file that calls libx265.
 @preconcurrency import CX265
 import BinaryIO
+import ImageFormats
 import HEVC
 
 /// Settings of an ``HEVCEncoder`` (x265 3.5). Every field maps to one x265 option named in its

@@ -7,6 +7,7 @@ import Darwin
 #endif
 import BinaryIO
 import ISOBMFF
+import SystemSupport
 
 /// Which encoding a camera property was found in.
 public enum PropertyForm: String, Sendable, Equatable {

@@ -7,6 +7,7 @@ import Darwin
 #endif
 import BinaryIO
 import ISOBMFF
+import SystemSupport
 
 /// A change to a spatial photo's stereo metadata. `nil` keeps the current value.
 public struct SpatialPhotoEdit: Sendable, Equatable {

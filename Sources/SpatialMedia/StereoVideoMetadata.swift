@@ -1,5 +1,6 @@
 import BinaryIO
 import ISOBMFF
+import SystemSupport
 
 /// Which eye a player should show when it presents a stereo movie in 2D (`hero` box,
 /// `hero_eye_indicator`: 0 none, 1 left, 2 right, anything else reserved).

@@ -1,5 +1,6 @@
 import BinaryIO
 import ISOBMFF
+import SystemSupport
 
 /// What kind of stereo (if any) a movie carries.
 public enum VideoStereoClass: Sendable, Equatable, CustomStringConvertible {

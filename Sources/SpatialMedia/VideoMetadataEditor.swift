@@ -7,6 +7,7 @@ import Darwin
 #endif
 import BinaryIO
 import ISOBMFF
+import SystemSupport
 
 /// One field of an edit: leave it, set it, or remove its box.
 public enum MetadataFieldEdit<Value: Sendable & Equatable>: Sendable, Equatable {

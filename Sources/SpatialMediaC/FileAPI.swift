@@ -11,6 +11,7 @@ import BinaryIO
 import HEVC
 import ISOBMFF
 import SpatialMedia
+import SystemSupport
 
 /// ABI version of this implementation (`SM_ABI_VERSION` in the header).
 public let smABIVersion: UInt32 = 1

@@ -17,6 +17,8 @@ import Glibc
 import Darwin
 #endif
 import SpatialMedia
+import SystemSupport
+import MediaDecode
 
 /// `sm_progress_fn` in Swift.
 public typealias SMProgressFn = @convention(c) (UnsafeMutableRawPointer?, Double, UnsafePointer<CChar>?) -> Int32
@@ -160,8 +162,8 @@ public func sm_convert_photo(_ input: UnsafePointer<CChar>?, _ output: UnsafePoi
         if right == output { throw .argument("output must differ from right_input") }
         try progress.report(0, "load")
         let pair = try lift { () throws(ParseError) -> StereoPair in
-            if let right { return try PhotoConverter.loadPair(left: input, right: right, options: options) }
-            return try PhotoConverter.loadPair(input: input, options: options)
+            if let right { return try StereoImages.load(left: input, right: right, limits: options.limits) }
+            return try StereoImages.load(input, packing: options.packing)
         }
         try progress.report(0.2, "encode")
         let (bytes, report) = try lift { () throws(ParseError) in try PhotoConverter.encode(pair, options: options) }

@@ -11,6 +11,7 @@ import Musl
 import Darwin
 #endif
 import BinaryIO
+import SystemSupport
 
 /// The status values of `spatialmedia.h` (keep in sync with the header's enum).
 public enum SMStatus {

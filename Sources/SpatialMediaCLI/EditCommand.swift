@@ -2,6 +2,7 @@ import ArgumentParser
 import BinaryIO
 import ISOBMFF
 import SpatialMedia
+import SystemSupport
 
 /// `spatial-media edit`: set, replace or remove the spatial metadata of an MV-HEVC movie.
 struct Edit: ParsableCommand {

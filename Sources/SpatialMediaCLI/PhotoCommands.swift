@@ -10,6 +10,9 @@ import Codecs
 import SpatialConvert
 import HEVC
 import SpatialMedia
+import SystemSupport
+import ImageFormats
+import MediaDecode
 
 /// `spatial-media convert`: side-by-side / top-bottom images, MPO files and left/right pairs → spatial photo;
 /// SBS / top-bottom / two-file 3D video (Y4M, MP4/MOV, anything ffmpeg reads) → spatial video (MV-HEVC).
@@ -66,8 +69,8 @@ struct ConvertPhoto: ParsableCommand {
     @Option(help: "Video (debug): also write each eye's single-layer HEVC as PREFIX-left.hevc / PREFIX-right.hevc.") var keepStreams: String?
 
     var isVideo: Bool {
-        if let input { return VideoConverter.isVideo(input) }
-        if let left, let right { return VideoConverter.isVideo(left) && VideoConverter.isVideo(right) }
+        if let input { return VideoInputs.isVideo(input) }
+        if let left, let right { return VideoInputs.isVideo(left) && VideoInputs.isVideo(right) }
         return false
     }
 
@@ -124,8 +127,8 @@ struct ConvertPhoto: ParsableCommand {
     func perform(_ o: PhotoConversionOptions) -> ParseError? {
         do throws(ParseError) {
             let pair: StereoPair
-            if let input { pair = try PhotoConverter.loadPair(input: input, options: o) }
-            else { pair = try PhotoConverter.loadPair(left: left ?? "", right: right ?? "", options: o) }
+            if let input { pair = try StereoImages.load(input, packing: o.packing) }
+            else { pair = try StereoImages.load(left: left ?? "", right: right ?? "", limits: o.limits) }
             let report = try PhotoConverter.convert(pair, options: o, to: output)
             if json {
                 let j = JSON.object([

@@ -2,6 +2,7 @@ import ArgumentParser
 import BinaryIO
 import ISOBMFF
 import SpatialMedia
+import SystemSupport
 
 /// Defaults used when a photo pair comes without measured stereo parameters. Printed whenever used.
 enum PhotoDefaults {

@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import BinaryIO
+import SystemSupport
 
 /// A one-line progress display on standard error for long copies (`rewrite`, `edit` when it rewrites): shown
 /// only on a terminal, only for copies of at least 256 MB, at most four times a second, erased at the end.

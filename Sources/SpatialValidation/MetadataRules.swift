@@ -2,6 +2,7 @@ import BinaryIO
 import HEVC
 import ISOBMFF
 import SpatialMedia
+import SystemSupport
 
 /// Facts from metadata that the pixel checks use.
 public struct StereoFacts: Sendable {

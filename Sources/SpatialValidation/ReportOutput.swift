@@ -1,5 +1,6 @@
 import BinaryIO
 import StereoVision
+import SystemSupport
 
 extension ValidationReport {
     /// Text for people.

@@ -1,4 +1,5 @@
 import BinaryIO
+import SystemSupport
 
 /// How bad a finding is. `error`: breaks a must (the file will not be treated as spatial, or the pair is
 /// unusable); `warning`: breaks a should (it will work but look wrong or uncomfortable); `info`: worth knowing.

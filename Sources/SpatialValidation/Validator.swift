@@ -1,9 +1,11 @@
 import BinaryIO
+import MediaDecode
 import Codecs
 import ISOBMFF
-import SpatialConvert
 import SpatialMedia
 import StereoVision
+import SystemSupport
+import ImageFormats
 
 /// What to validate and how.
 public struct ValidationOptions: Sendable {
@@ -165,8 +167,14 @@ public enum Validator {
         do throws(ParseError) {
             frames = try PixelSource.videoFrames(path, count: options.frames, limits: options.limits)
         } catch {
-            if let ff = try? FFmpegFrames.frames(path, count: options.frames, total: v.frameCount) {
-                frames = ff
+            let picks = PixelSource.pickFrames(total: max(1, v.frameCount), count: options.frames)
+            if let ff = try? FFmpegFrames.frames(path, indices: picks),
+               let pairs = try? ff.map({ f throws(ParseError) -> EyePixels in
+                   var e = try PixelSource.eyes(f.left, f.right, notes: ["decoded with FFmpeg"])
+                   e.label = "frame \(f.index)"
+                   return e
+               }) {
+                frames = pairs
             } else {
                 let why = v.interLayer ? "the second layer is inter-layer predicted and no MV-HEVC decoder (FFmpeg ≥ 7.1, e.g. the oracle venv's) was found" : error.message
                 r.findings.append(Finding("SV-GEOM-015", .info, "pixels unavailable: \(why); metadata checked only"))

@@ -6,6 +6,7 @@ import HEVC
 import Codecs
 import SpatialMedia
 import SpatialConvert
+import ImageFormats
 
 /// Helpers for the video conversion tests.
 enum VideoFixtures {

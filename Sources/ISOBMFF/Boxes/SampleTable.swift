@@ -1,4 +1,5 @@
 import BinaryIO
+import SystemSupport
 
 /// `stts` TimeToSampleBox (§8.6.1.2).
 public struct TimeToSampleBox: BoxPayload, FullBoxCarrying, Equatable {

@@ -1,4 +1,5 @@
 import BinaryIO
+import SystemSupport
 
 /// `stri` StereoViewInformationBox inside `eyes` (Apple spatial video; FullBox + one flag byte).
 /// Bit 0 left eye present, bit 1 right eye, bit 2 additional views, bit 3 eye views reversed;

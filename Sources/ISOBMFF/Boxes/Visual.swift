@@ -1,4 +1,5 @@
 import BinaryIO
+import SystemSupport
 
 /// `colr` ColourInformationBox (§12.1.5; QuickTime `nclc`). `nclx` fields are modelled;
 /// ICC profiles (`rICC`, `prof`) are kept as bytes.
