@@ -1,9 +1,8 @@
-import SystemSupport
 // `options_json` of the long operations: a small, bounded JSON reader (objects, arrays, strings,
 // numbers, true/false/null) and typed access that rejects unknown keys and wrong types, so a typo
 // in an option is an error instead of being silently ignored.
 
-import BinaryIO
+import SystemSupport
 
 /// A parsed JSON value.
 enum OptionValue: Equatable {

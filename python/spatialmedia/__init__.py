@@ -173,7 +173,7 @@ def _stored(stored_name: str, stored: Any, human_name: str, human: Any, scale: f
 
 def version() -> str:
     """The library's version, e.g. "0.2.0"."""
-    return _lib().sm_version().decode()
+    return str(_lib().sm_version().decode())
 
 
 def abi_version() -> int:
@@ -464,8 +464,9 @@ class SpatialFile:
         return _take_string(out) or ""
 
     def info(self) -> dict[str, Any]:
-        """``spatial-media info --json`` as a dict (schema: Specs/schemas/info.schema.json)."""
-        return json.loads(self.info_json())
+        """``spatial-media info --json`` as a dict (schema: Specs/schemas/info.v1.schema.json)."""
+        result: dict[str, Any] = json.loads(self.info_json())
+        return result
 
     def serialize(self) -> bytes:
         """The file written back through the library's box writer (identical bytes when unchanged)."""
@@ -473,7 +474,7 @@ class SpatialFile:
         n = ctypes.c_size_t()
         _check(_lib().sm_file_serialize(self._live(), ctypes.byref(out), ctypes.byref(n)), "sm_file_serialize")
         try:
-            return ctypes.string_at(out.value, n.value)
+            return ctypes.string_at(out.value or 0, n.value)
         finally:
             _lib().sm_buffer_free(out)
 
@@ -614,15 +615,22 @@ def _edit_report(raw: dict[str, Any]) -> EditReport:
                       bytes_written=raw.get("bytes_written"), raw=raw)
 
 
+@dataclass(frozen=True)
+class _Fields:
+    """Stereo values in stored units, checked."""
+    baseline_um: Optional[int]
+    hfov_millidegrees: Optional[int]
+    disparity: Optional[int]
+
+
 def _edit_fields(baseline_um: Any, baseline_mm: Any, hfov_millidegrees: Any, hfov_degrees: Any, disparity: Any,
-                 disparity_percent: Any) -> dict[str, Optional[int]]:
-    return {
-        "baseline_um": _stored("baseline_um", baseline_um, "baseline_mm", baseline_mm, 1000, 0, UINT32_MAX, "µm"),
-        "hfov_millidegrees": _stored("hfov_millidegrees", hfov_millidegrees, "hfov_degrees", hfov_degrees, 1000,
-                                     *HFOV_RANGE, "millidegrees"),
-        "disparity": _stored("disparity", disparity, "disparity_percent", disparity_percent, 100, *DISPARITY_RANGE,
-                             "(1/10000 of the width)"),
-    }
+                 disparity_percent: Any) -> _Fields:
+    return _Fields(
+        baseline_um=_stored("baseline_um", baseline_um, "baseline_mm", baseline_mm, 1000, 0, UINT32_MAX, "µm"),
+        hfov_millidegrees=_stored("hfov_millidegrees", hfov_millidegrees, "hfov_degrees", hfov_degrees, 1000,
+                                  *HFOV_RANGE, "millidegrees"),
+        disparity=_stored("disparity", disparity, "disparity_percent", disparity_percent, 100, *DISPARITY_RANGE,
+                          "(1/10000 of the width)"))
 
 
 def edit(path: PathLike, output: Optional[PathLike] = None, *, baseline_um: Optional[int] = None,
@@ -639,7 +647,7 @@ def edit(path: PathLike, output: Optional[PathLike] = None, *, baseline_um: Opti
     InvalidArgumentError before anything is written.
     """
     fields = _edit_fields(baseline_um, baseline_mm, hfov_millidegrees, hfov_degrees, disparity, disparity_percent)
-    with _Edit(**fields, hero_eye=hero_eye, projection=projection, remove=remove, remove_spatial=remove_spatial,
+    with _Edit(fields.baseline_um, fields.hfov_millidegrees, fields.disparity, hero_eye=hero_eye, projection=projection, remove=remove, remove_spatial=remove_spatial,
                photo_form=photo_form) as e:
         raw = _call_report("sm_edit_apply", [_fspath(path), _fspath(output), e.handle, 1 if faststart else 0])
     return _edit_report(raw)
@@ -655,7 +663,7 @@ def combine_photo(left: PathLike, right: Optional[PathLike], output: PathLike, *
     fields = _edit_fields(baseline_um, baseline_mm, hfov_millidegrees, hfov_degrees, disparity, disparity_percent)
     li = _integer("left_item", left_item, 0, UINT32_MAX)
     ri = _integer("right_item", right_item, 0, UINT32_MAX)
-    with _Edit(**fields, photo_form=photo_form) as e:
+    with _Edit(fields.baseline_um, fields.hfov_millidegrees, fields.disparity, photo_form=photo_form) as e:
         raw = _call_report("sm_combine_photo", [_fspath(left), _fspath(right), li, ri, 1 if swap_eyes else 0,
                                                 e.handle, _fspath(output)])
     return _edit_report(raw)
@@ -720,12 +728,14 @@ def convert(input: PathLike, output: PathLike, *, right_input: Optional[PathLike
                             ("audio", audio), ("hero_eye", hero_eye), ("base_eye", base_eye), ("frame_rate", frame_rate)):
             if value is not None:
                 raise invalid_argument(f"{name} applies to video conversion only (the output {os.fspath(output)!r} is a photo)")
-        if fields["baseline_um"] is not None and fields["baseline_um"] > 0x7FFF_FFFF:
-            raise invalid_argument(f"a photo baseline must be at most 2147483647 µm (got {fields['baseline_um']})")
+        if fields.baseline_um is not None and fields.baseline_um > 0x7FFF_FFFF:
+            raise invalid_argument(f"a photo baseline must be at most 2147483647 µm (got {fields.baseline_um})")
+        if fields.baseline_um == 0:
+            raise invalid_argument("a photo baseline must be above 0")
         opts.update({
-            "baseline_mm": None if fields["baseline_um"] is None else fields["baseline_um"] / 1000,
-            "hfov_degrees": None if fields["hfov_millidegrees"] is None else fields["hfov_millidegrees"] / 1000,
-            "disparity_percent": None if fields["disparity"] is None else fields["disparity"] / 100,
+            "baseline_mm": None if fields.baseline_um is None else fields.baseline_um / 1000,
+            "hfov_degrees": None if fields.hfov_millidegrees is None else fields.hfov_millidegrees / 1000,
+            "disparity_percent": None if fields.disparity is None else fields.disparity / 100,
             "quality": None if quality is None else _integer("quality", quality, 0, 100),
             "half_resolution": half_resolution, "swap_eyes": swap_eyes, "form": photo_form,
             "bit_depth": None if bit_depth is None else _integer("bit_depth", bit_depth, 8, 10),
@@ -746,8 +756,8 @@ def convert(input: PathLike, output: PathLike, *, right_input: Optional[PathLike
             num = _integer("frame_rate numerator", frame_rate[0], 1, 1_000_000)
             den = _integer("frame_rate denominator", frame_rate[1], 1, 1_000_000)
         opts.update({
-            "baseline_um": fields["baseline_um"], "hfov_millidegrees": fields["hfov_millidegrees"],
-            "disparity": fields["disparity"], "hero_eye": hero_eye, "base_eye": base_eye,
+            "baseline_um": fields.baseline_um, "hfov_millidegrees": fields.hfov_millidegrees,
+            "disparity": fields.disparity, "hero_eye": hero_eye, "base_eye": base_eye,
             "crf": None if crf is None else _integer("crf", crf, 0, 51), "preset": preset, "audio": audio,
             "container": container, "faststart": faststart, "frame_rate_num": num, "frame_rate_den": den,
         })
