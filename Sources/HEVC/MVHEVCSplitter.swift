@@ -88,6 +88,8 @@ public enum MVHEVCSplitter {
         single.extensionFlag = false
         single.extensionAlignmentBits = .empty
         single.vpsExtension = nil
+        single.vui = nil
+        single.extension2Flag = nil
         single.extensionData = .empty
         let singleNAL = try single.nalUnit()
         let singleVPS = try VideoParameterSet(nal: singleNAL)

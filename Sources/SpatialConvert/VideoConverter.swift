@@ -69,7 +69,9 @@ public struct VideoConversionOptions: Sendable {
     public var fps: (num: Int, den: Int)? = nil
     public var container: SpatialVideoMuxOptions.Container = .mov
     /// Form of the layer-1 SPS: `.multilayer` (default, Apple's form: layer 1's profile is Multiview Main from
-    /// the VPS) or `.full` (the right encoder's SPS kept whole; a split gives back x265's stream byte for byte).
+    /// the VPS, and Apple's other free parameter-set choices: `general_non_packed_constraint_flag` 1, no latency limit,
+    /// see ``MVHEVCAssemblyOptions/matchAppleChoices``) or `.full` (both encoders' SPSs kept whole; a split gives back
+    /// x265's streams byte for byte).
     public var layerSPSForm: LayerSPSForm = .multilayer
     public var faststart = false
     public var decoder: Decoder = .auto
@@ -449,7 +451,7 @@ public enum VideoConverter {
         let writer = try SpatialVideoStreamWriter(path: output, options: mux)
         let base = o.heroIsLeft ? left : right, second = o.heroIsLeft ? right : left
         let assembly = try StreamingAssembly(baseHeaders: base.headers, secondHeaders: second.headers,
-                                             options: MVHEVCAssemblyOptions(baseIsLeft: o.heroIsLeft, layerSPSForm: o.layerSPSForm), writer: writer)
+                                             options: MVHEVCAssemblyOptions(baseIsLeft: o.heroIsLeft, layerSPSForm: o.layerSPSForm, matchAppleChoices: o.layerSPSForm == .multilayer), writer: writer)
         for e in eyes { e.assembly = assembly }
         var started = false
         func stopEncoders() {

@@ -7,6 +7,7 @@ import Darwin
 #endif
 import BinaryIO
 import ISOBMFF
+import HEVC
 import SystemSupport
 
 /// One field of an edit: leave it, set it, or remove its box.
@@ -298,6 +299,7 @@ public enum SpatialVideoEditor {
             }
             if !edit.removeSpatial {
                 changes += describe(before: before, after: StereoMetadataReader.read(sampleEntry: entry, track: traks[t.trak]), track: t.id)
+                if let w = heroWarning(edit.heroEye, baseLayerIsLeft: baseLayerIsLeft(sampleEntry: entry), track: t.id) { warnings.append(w) }
             }
             entries[t.entry] = entry
             stsd.children = entries
@@ -306,6 +308,30 @@ public enum SpatialVideoEditor {
         }
         moov.children = traks
         return (changes, warnings)
+    }
+
+    /// Which eye the base layer (layer 0) of an MV-HEVC sample entry carries, from the SEI 176 and VPS view ids in its
+    /// `hvcC`: true left, false right, nil when not signalled. A file may carry the right eye in layer 0 (our
+    /// `--hero right` conversions; Apple's media framework can write such files with no `hero` box).
+    public static func baseLayerIsLeft(sampleEntry entry: Box) -> Bool? {
+        guard let hvcC = entry.child("hvcC")?.payload(HEVCConfigurationBox.self)?.record else { return nil }
+        let lhvC = entry.child("lhvC")?.payload(HEVCConfigurationBox.self)?.record
+        return (try? HEVCStreamInfo(hvcC: hvcC, lhvC: lhvC, samples: []))?.baseLayerIsLeft
+    }
+
+    /// A warning when a hero edit names the eye the base layer does not carry (or removes the box): players that decode
+    /// only the base layer show the base layer's eye in 2D whatever the box says.
+    static func heroWarning(_ e: MetadataFieldEdit<HeroEye>, baseLayerIsLeft: Bool?, track: UInt32) -> String? {
+        guard let baseLeft = baseLayerIsLeft else { return nil }
+        let base = baseLeft ? "left" : "right"
+        switch e {
+        case .set(let h) where (h == .left && !baseLeft) || (h == .right && baseLeft):
+            return "track \(track): the base layer (layer 0) carries the \(base) eye (SEI 176 / VPS view ids); players that decode only the base layer show the \(base) eye in 2D whatever the hero box says"
+        case .remove, .set(.none):
+            return "track \(track): without a hero eye, 2D presentation shows the base layer's eye, the \(base) eye"
+        default:
+            return nil
+        }
     }
 
     /// Replaces the box at `path` below `box` (first matches) with `newBox`.

@@ -63,7 +63,7 @@ public enum RuleCatalog {
         Rule(id: "SV-VIDEO-010", severity: .error, title: "vexu/eyes/stri present", source: "\(apple) (stri mandatory in eyes); formats.md §1.2"),
         Rule(id: "SV-VIDEO-011", severity: .error, title: "stri signals both eyes", source: "\(apple); formats.md §1.2 (Media3 asserts it)"),
         Rule(id: "SV-VIDEO-012", severity: .error, title: "stri eye_views_reversed is 0", source: "formats.md §1.2 (Media3 asserts it for MV-HEVC)"),
-        Rule(id: "SV-VIDEO-013", severity: .warning, title: "Hero eye signalled", source: "\(apple) (optional; Apple's encoder writes it); formats.md §1.2"),
+        Rule(id: "SV-VIDEO-013", severity: .info, title: "Hero eye signalled (optional: Apple's media framework also leaves it out; 2D shows the base layer)", source: "\(apple) (optional); formats.md §1.2"),
         Rule(id: "SV-VIDEO-014", severity: .warning, title: "Hero eye value is left or right", source: "formats.md §1.2 (0 none, 1 left, 2 right, ≥3 reserved)"),
         Rule(id: "SV-VIDEO-015", severity: .error, title: "Camera baseline (blin) present", source: "\(apple); formats.md §1.3; visionOS treats the movie as spatial only with it (VideoClassification)"),
         Rule(id: "SV-VIDEO-016", severity: .error, title: "Baseline is not zero", source: "formats.md §6 (baseline > 0)"),
@@ -98,6 +98,10 @@ public enum RuleCatalog {
         Rule(id: "SV-PROF-013", severity: .warning, title: "APMP and Google spherical metadata agree", source: "formats.md §5, §8"),
         Rule(id: "SV-PROF-015", severity: .info, title: "3D MV-HEVC: what keeps it from spatial video", source: "as SV-VIDEO-009…021 (info only)"),
         Rule(id: "SV-PROF-016", severity: .info, title: "3D / APMP without hfov or hero eye", source: "formats.md §8 (optional; players choose defaults); added by `spatial-media fix --hfov` / `--hero`"),
+        Rule(id: "SV-VIDEO-032", severity: .warning, title: "Parameter sets and SEI end with correct trailing bits (e.g. vps_extension2_flag present)", source: "H.265 §7.3.2.1, §7.3.2.5, §F.7.3.2.1; Specs/hevc.md"),
+        Rule(id: "SV-VIDEO-033", severity: .warning, title: "Hero eye is the eye the base layer carries", source: "formats.md §1.6 (SEI 176 view ids; single-layer players show layer 0)"),
+        Rule(id: "SV-VIDEO-034", severity: .info, title: "Sample entry repeats the SPS VUI colour description (colr)", source: "ISO/IEC 14496-12 §12.1.5; QuickTime nclc"),
+        Rule(id: "SV-VIDEO-035", severity: .warning, title: "colr agrees with the SPS VUI colour description", source: "ISO/IEC 14496-12 §12.1.5; H.265 Annex E"),
         // Photos
         Rule(id: "SV-PHOTO-001", severity: .error, title: "HEIF file with a 'ster' entity group", source: "ISO/IEC 23008-12:2022 §6.8.5; formats.md §4.2"),
         Rule(id: "SV-PHOTO-002", severity: .error, title: "'ster' group names exactly two image items", source: "ISO/IEC 23008-12 §6.8.5; formats.md §4.2"),
@@ -120,6 +124,8 @@ public enum RuleCatalog {
         Rule(id: "SV-PHOTO-019", severity: .warning, title: "Stereo properties are readable", source: "formats.md §4.3–4.5"),
         Rule(id: "SV-PHOTO-021", severity: .error, title: "Stereo eyes are 'hvc1' items, not a layered-HEVC ('lhv1') layer", source: "ISO/IEC 23008-12 (lhv1 items); Apple's readers take two hvc1 items in a ster group (formats.md §4)"),
         Rule(id: "SV-PHOTO-020", severity: .warning, title: "Both eyes carry the same disparity adjustment", source: "formats.md §4.1 (Apple associates one property with both)"),
+        Rule(id: "SV-PHOTO-023", severity: .warning, title: "8-bit 4:2:0 colour images are not coded in profile 4 (range extensions)", source: "Apple Vision Pro photos: Main Still Picture (3) for colour, profile 4 only for depth/gain maps; formats.md §4.1"),
+        Rule(id: "SV-PHOTO-022", severity: .warning, title: "Image parameter sets end with correct trailing bits", source: "H.265 §7.3.2; Specs/hevc.md"),
         // Other inputs
         Rule(id: "SV-PAIR-001", severity: .info, title: "Input carries no spatial metadata", source: "—; convert with `spatial-media convert-photo` / assemble"),
         Rule(id: "SV-PAIR-002", severity: .error, title: "Both eyes have the same size", source: "formats.md §6"),
