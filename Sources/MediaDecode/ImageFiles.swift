@@ -190,7 +190,8 @@ public enum PhotoEncoding {
 
     /// Wraps coded tiles in the writer's ``CodedImage`` (with `colr` and `pixi`).
     public static func codedImage(_ c: HEVCStillEncoder.Coded, settings: HEVCEncoderSettings) -> CodedImage {
-        let props: [(box: Box, essential: Bool)] = [(colr(settings), false), (pixi(settings.bitDepth), false)]
+        // colr essential, as Apple marks it on its spatial photos' images and tiles.
+        let props: [(box: Box, essential: Bool)] = [(colr(settings), true), (pixi(settings.bitDepth), false)]
         if c.isGrid {
             return CodedImage(width: c.width, height: c.height, hvcC: c.hvcC,
                               layout: .grid(columns: c.columns, rows: c.rows, tileWidth: c.tileWidth, tileHeight: c.tileHeight, tiles: c.tiles), properties: props)
