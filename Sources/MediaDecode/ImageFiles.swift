@@ -73,6 +73,12 @@ public enum ImageFiles {
     }
 
     /// The TIFF block of the first Exif item of a HEIF file (the one describing the primary item when present).
+    /// The ICC profile of a HEIF image item (`colr` of type `prof` or `rICC`), if it has one.
+    public static func heifICC(_ file: ISOFile, item: UInt32) -> [UInt8]? {
+        file.heif?.properties(of: item).lazy.compactMap { $0.box.payload(ColourInformationBox.self) }
+            .first { $0.colourType == "prof" || $0.colourType == "rICC" }?.data
+    }
+
     public static func heifExif(_ file: ISOFile, item: UInt32? = nil, limits: Limits = .default) -> [UInt8]? {
         guard let meta = file.heif else { return nil }
         let target = item ?? meta.primaryItemID
@@ -86,13 +92,18 @@ public enum ImageFiles {
 
     /// Writes `image` by the extension of `path`: `.png` (16-bit when deeper than 8 bits), `.jpg`/`.jpeg`
     /// (quality `jpegQuality`), `.heic`/`.heif` (one HEVC item or grid at `heicQuality`). Atomic.
-    public static func save(_ image: Image, to path: String, jpegQuality: Int = 92, heicQuality: Int = 80, exif: [UInt8]? = nil, limits: Limits = .default) throws(ParseError) {
+    /// `icc` (an ICC profile, e.g. a Vision Pro eye's Display P3 `colr prof`) tags PNG (`iCCP`) and JPEG (APP2) output,
+    /// so the RGB values are read in the right colour space.
+    public static func save(_ image: Image, to path: String, jpegQuality: Int = 92, heicQuality: Int = 80, exif: [UInt8]? = nil, icc: [UInt8]? = nil,
+                            limits: Limits = .default) throws(ParseError) {
         let ext = path.split(separator: ".").last.map { $0.lowercased() } ?? ""
         let bytes: [UInt8]
         do throws(ParseError) {
             switch ext {
-            case "png": bytes = try PNG.encode(image)
-            case "jpg", "jpeg": bytes = try JPEG.encode(image, quality: jpegQuality, exif: exif)
+            case "png":
+                let png = try PNG.encode(image)
+                bytes = icc.map { PNGColourProfile.embedding($0, in: png) } ?? png
+            case "jpg", "jpeg": bytes = try JPEG.encode(image, quality: jpegQuality, exif: exif, icc: icc)
             case "heic", "heif": bytes = try encodeHEIC(image, quality: heicQuality, exif: exif, limits: limits)
             default: throw ParseError(.unsupported, offset: 0, "unknown output extension '.\(ext)' (use .png, .jpg or .heic)")
             }

@@ -153,11 +153,14 @@ public enum PhotoSplitter {
         let depth = eyes.left.bitDepth > 8 ? 16 : 8
         let l = try ColourConversion.toRGB(eyes.left, bitDepth: depth)
         let r = try ColourConversion.toRGB(eyes.right, bitDepth: depth)
-        if let left, !isHEIF(left) { try ImageFiles.save(l, to: left, jpegQuality: quality ?? 95, heicQuality: quality ?? PhotoEncoding.defaultQuality, exif: eyes.exif, limits: limits) }
-        if let right, !isHEIF(right) { try ImageFiles.save(r, to: right, jpegQuality: quality ?? 95, heicQuality: quality ?? PhotoEncoding.defaultQuality, exif: rightExif, limits: limits) }
+        // The eyes' ICC profile (Apple: Display P3) tags PNG/JPEG output so the colours stay right.
+        let leftICC = ImageFiles.heifICC(file, item: g.entityIDs[0]), rightICC = ImageFiles.heifICC(file, item: g.entityIDs[1])
+        if let left, !isHEIF(left) { try ImageFiles.save(l, to: left, jpegQuality: quality ?? 95, heicQuality: quality ?? PhotoEncoding.defaultQuality, exif: eyes.exif, icc: leftICC, limits: limits) }
+        if let right, !isHEIF(right) { try ImageFiles.save(r, to: right, jpegQuality: quality ?? 95, heicQuality: quality ?? PhotoEncoding.defaultQuality, exif: rightExif, icc: rightICC, limits: limits) }
         if let sbs {
             let joined = try ImageOps.join(l, r, limits: limits)
-            try ImageFiles.save(joined, to: sbs, jpegQuality: quality ?? 95, heicQuality: quality ?? PhotoEncoding.defaultQuality, exif: eyes.exif, limits: limits)
+            try ImageFiles.save(joined, to: sbs, jpegQuality: quality ?? 95, heicQuality: quality ?? PhotoEncoding.defaultQuality, exif: eyes.exif,
+                                icc: isHEIF(sbs) ? nil : leftICC, limits: limits)
         }
     }
 }

@@ -128,6 +128,30 @@ enum PhotoFields {
         #expect(compare(e0.left, e1.left) == (0, 0) && compare(e0.right, e1.right) == (0, 0), "split → combine changed the pixels")
     }
 
+    /// `split` to PNG/JPEG tags each eye with the photo's ICC profile (Vision Pro: Display P3) and gives each JPEG
+    /// eye its own EXIF; the files stay valid (chunk CRCs, decodable).
+    @Test(.enabled(if: visionPro != nil))
+    func splitToPNGAndJPEGKeepsTheColourProfile() throws {
+        let vp = try #require(Self.visionPro)
+        let orig = try ISOFile.open(path: vp)
+        let icc = try #require(ImageFiles.heifICC(orig, item: 26))
+        let (png, jpg) = (tempPath("l.png"), tempPath("r.jpg"))
+        try PhotoSplitter.split(vp, left: png, right: jpg, sbs: nil)
+        let p = try FileBytes.read(png)
+        let s = try PNGStructure(p)
+        let iccp = try #require(s.chunks.first { $0.type == "iCCP" })
+        #expect(iccp.crcValid)
+        #expect(s.chunks.firstIndex { $0.type == "iCCP" } == 1, "iCCP right after IHDR")
+        #expect(!s.chunks.contains { $0.type == "sRGB" })
+        #expect(try PNG.decode(p).width == 2560)
+        let j = try FileBytes.read(jpg)
+        let marker = Array("ICC_PROFILE".utf8) + [0, 1, 1]
+        let at = try #require((0..<(j.count - marker.count)).first { Array(j[$0..<($0 + marker.count)]) == marker })
+        #expect(Array(j[(at + marker.count)..<(at + marker.count + icc.count)]) == icc)
+        let decoded = try JPEG.decode(j)
+        #expect(decoded.exif == ImageFiles.heifExif(orig, item: 52), "the right eye's own EXIF")
+    }
+
     @Test(.enabled(if: oraclePython != nil))
     func libheifReadsTheProfile3Photo() throws {
         let src = tempPath("sbs2.png")
