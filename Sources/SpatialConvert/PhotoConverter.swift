@@ -155,8 +155,13 @@ public enum PhotoSplitter {
         let r = try ColourConversion.toRGB(eyes.right, bitDepth: depth)
         // The eyes' ICC profile (Apple: Display P3) tags PNG/JPEG output so the colours stay right.
         let leftICC = ImageFiles.heifICC(file, item: g.entityIDs[0]), rightICC = ImageFiles.heifICC(file, item: g.entityIDs[1])
-        if let left, !isHEIF(left) { try ImageFiles.save(l, to: left, jpegQuality: quality ?? 95, heicQuality: quality ?? PhotoEncoding.defaultQuality, exif: eyes.exif, icc: leftICC, limits: limits) }
-        if let right, !isHEIF(right) { try ImageFiles.save(r, to: right, jpegQuality: quality ?? 95, heicQuality: quality ?? PhotoEncoding.defaultQuality, exif: rightExif, icc: rightICC, limits: limits) }
+        let leftXMP = ImageFiles.heifXMP(file, item: g.entityIDs[0], limits: limits), rightXMP = ImageFiles.heifXMP(file, item: g.entityIDs[1], limits: limits)
+        if let left, !isHEIF(left) {
+            try ImageFiles.save(l, to: left, jpegQuality: quality ?? 95, heicQuality: quality ?? PhotoEncoding.defaultQuality, exif: eyes.exif, icc: leftICC, xmp: leftXMP, limits: limits)
+        }
+        if let right, !isHEIF(right) {
+            try ImageFiles.save(r, to: right, jpegQuality: quality ?? 95, heicQuality: quality ?? PhotoEncoding.defaultQuality, exif: rightExif, icc: rightICC, xmp: rightXMP, limits: limits)
+        }
         if let sbs {
             let joined = try ImageOps.join(l, r, limits: limits)
             try ImageFiles.save(joined, to: sbs, jpegQuality: quality ?? 95, heicQuality: quality ?? PhotoEncoding.defaultQuality, exif: eyes.exif,

@@ -148,6 +148,8 @@ enum PhotoFields {
         let marker = Array("ICC_PROFILE".utf8) + [0, 1, 1]
         let at = try #require((0..<(j.count - marker.count)).first { Array(j[$0..<($0 + marker.count)]) == marker })
         #expect(Array(j[(at + marker.count)..<(at + marker.count + icc.count)]) == icc)
+        let xmpMarker = Array("http://ns.adobe.com/xap/1.0/".utf8) + [0]
+        #expect((0..<(j.count - xmpMarker.count)).contains { Array(j[$0..<($0 + xmpMarker.count)]) == xmpMarker }, "XMP APP1 kept")
         let decoded = try JPEG.decode(j)
         #expect(decoded.exif == ImageFiles.heifExif(orig, item: 52), "the right eye's own EXIF")
     }
