@@ -89,7 +89,10 @@ public enum PhotoConverter {
         else { hfov = PhotoConversionOptions.defaultHFOVDegrees; fSrc = "default; not measured" }
         let disparity = options.disparityPercent ?? 0
         let dSrc = options.disparityPercent == nil ? "default" : "--disparity"
-        guard baseline > 0, baseline < 10_000_000 else { throw ParseError(.invalidValue, offset: 0, "baseline \(baseline) mm is out of range") }
+        // The baseline is stored as a signed 32-bit camera position in µm: at most 2147483.647 mm.
+        guard baseline > 0, baseline * 1000 <= Double(Int32.max) else {
+            throw ParseError(.invalidValue, offset: 0, "baseline \(baseline) mm is out of range (above 0, at most 2147483.647 mm)")
+        }
         guard hfov > 0, hfov < 180 else { throw ParseError(.invalidValue, offset: 0, "field of view \(hfov)° must be between 0 and 180") }
         guard abs(disparity) <= 100 else { throw ParseError(.invalidValue, offset: 0, "disparity \(disparity) % must be between -100 and 100") }
         if let c = pair.convergenceAngleDegrees { notes.append("MPO convergence angle \(c)° (not stored: spatial photos have no such field)") }

@@ -569,21 +569,11 @@ public enum VideoConverter {
     }
 
     static func isISOBMFF(_ path: String) -> Bool {
-        let fd = open(path, O_RDONLY)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        var head = [UInt8](repeating: 0, count: 8)
-        guard head.withUnsafeMutableBytes({ read(fd, $0.baseAddress, 8) }) == 8 else { return false }
-        return ["ftyp", "moov", "mdat", "wide", "free", "skip"].contains(String(decoding: head[4..<8], as: UTF8.self))
+        let k = FileProbe.kind(of: path)
+        return k == .movie || k == .heif
     }
 
-    static func isY4M(_ path: String) -> Bool {
-        let fd = open(path, O_RDONLY)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        var head = [UInt8](repeating: 0, count: 9)
-        return head.withUnsafeMutableBytes({ read(fd, $0.baseAddress, 9) }) == 9 && head == Array("YUV4MPEG2".utf8)
-    }
+    static func isY4M(_ path: String) -> Bool { FileProbe.kind(of: path) == .y4m }
 
     /// Fails early (before any encoding) when the output cannot be created.
     static func checkOutputDirectory(_ output: String) throws(ParseError) {

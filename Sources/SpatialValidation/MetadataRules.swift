@@ -25,9 +25,11 @@ enum Fmt {
 
 /// Metadata rules for movies.
 enum VideoRules {
-    static func check(_ file: ISOFile, findings f: inout [Finding], facts: inout StereoFacts, summary: inout [(String, JSON)]) -> (spatial: Bool, whyNot: [String], interLayer: Bool, frameCount: Int) {
+    static func check(_ file: ISOFile, findings f: inout [Finding], facts: inout StereoFacts, summary: inout [(String, JSON)]) -> (spatial: Bool, whyNot: [String], interLayer: Bool, frameCount: Int, profile: ProfileVerdict) {
         let report = SpatialVideoReport(file)
+        let verdict = report.profile
         summary.append(("classification", .string(report.classification.name)))
+        summary.append(("profile", verdict.json))
         if let ftyp = file.box("ftyp")?.payload(FileTypeBox.self) {
             let brand = ftyp.majorBrand.description
             summary.append(("major_brand", .string(brand)))
@@ -39,16 +41,26 @@ enum VideoRules {
         }
         guard let v = report.primary else {
             f.append(Finding("SV-VIDEO-030", .error, "the movie has no video track"))
-            return (false, report.whyNotSpatial, false, 0)
+            return (false, report.whyNotSpatial, false, 0, verdict)
         }
         let trakPath = "moov/trak[\(v.trackIndex)]"
         let entryPath = "\(trakPath)/mdia/minf/stbl/stsd/\(v.sampleEntryType?.description ?? "?")"
-        if let p = v.metadata.framePacking, !v.isMVHEVC {
-            f.append(Finding("SV-VIDEO-031", .info, "frame-packed stereo (\(p.rawValue)) — not spatial video; validate the pixels with --layout and convert to MV-HEVC", at: entryPath))
+        f.append(Finding("SV-PROF-001", .info, "profile: \(verdict.profile.title); stereo: \(verdict.stereo)" + (verdict.meetsProfile ? "" : " — falls short of it (see the SV-PROF findings)"), at: entryPath))
+        let ownProfile: Set<MediaProfile> = [.framePacked3D, .apmp180, .apmp360, .apmpWideFOV, .appleImmersive, .googleSpherical]
+        for x in verdict.findings where x.ruleID != "SV-PROF-015" && !(x.ruleID == "SV-PROF-002" && !ownProfile.contains(verdict.profile)) {
+            f.append(Finding(x.ruleID, x.severity == .error ? .error : x.severity == .warning ? .warning : .info, x.message, at: entryPath))
+        }
+        if ownProfile.contains(verdict.profile) {
+            // Not aiming at spatial video: its rules (MV-HEVC, baseline, rectilinear) do not apply, and converting
+            // a sphere to spatial video would flatten it.
+            if verdict.profile == .framePacked3D, let p = v.metadata.framePacking {
+                f.append(Finding("SV-VIDEO-031", .info, "frame-packed stereo (\(p.rawValue)): 3D video, not spatial video; validate the pixels with --layout, or convert to MV-HEVC spatial video with `spatial-media convert`", at: entryPath))
+            }
+            return (false, ["it is \(verdict.profile.title), a different profile from spatial video (rectilinear MV-HEVC with baseline and field of view)"], false, 0, verdict)
         }
         guard v.isHEVC else {
             f.append(Finding("SV-VIDEO-001", .error, "the video codec is '\(v.sampleEntryType?.description ?? "none")', not HEVC; spatial video is MV-HEVC in an 'hvc1' sample entry — re-encode", at: entryPath))
-            return (false, report.whyNotSpatial, false, 0)
+            return (false, report.whyNotSpatial, false, 0, verdict)
         }
         if v.sampleEntryType == "hev1" {
             f.append(Finding("SV-VIDEO-002", .warning, "sample entry is 'hev1' (parameter sets in band); Apple writes and expects 'hvc1' — remux with the parameter sets in hvcC/lhvC", at: entryPath))
@@ -153,7 +165,7 @@ enum VideoRules {
         let spatial = report.classification == .spatialVideo && !f.contains { $0.severity == .error }
         var why = report.whyNotSpatial
         if !spatial && why.isEmpty { why = f.filter { $0.severity == .error }.map(\.message) }
-        return (spatial, why, interLayer, frames)
+        return (spatial, why, interLayer, frames, verdict)
     }
 
     /// Layer / view / SEI rules. Returns whether the second layer uses inter-layer prediction.
@@ -327,7 +339,7 @@ enum PhotoRules {
         }
         for d in p.diagnostics {
             let sev: Severity = d.severity == .error ? .error : d.severity == .warning ? .warning : .info
-            f.append(Finding("SV-PHOTO-019", sev, d.message, at: d.path))
+            f.append(Finding(d.message.contains("('lhv1')") ? "SV-PHOTO-021" : "SV-PHOTO-019", sev, d.message, at: d.path))
         }
         codingRules(file, p, f: &f)
         let errors = f.filter { $0.severity == .error && $0.ruleID.hasPrefix("SV-PHOTO") }
@@ -347,7 +359,7 @@ enum PhotoRules {
                           let c = try? HEVCDecoderConfigurationRecord(parsing: rec) else { continue }
                     let at = "item \(id) (\(name) eye\(id == eye.itemID ? "" : " tile"))/hvcC"
                     if c.profileIdc == 4 && c.chromaFormatIdc == 1 && c.bitDepthLumaMinus8 == 0 && c.bitDepthChromaMinus8 == 0 {
-                        f.append(Finding("SV-PHOTO-021", .warning, "the \(name) eye is coded in profile 4 (range extensions, e.g. x265's \"Main Intra\") although it is 8-bit 4:2:0; Apple codes colour images as Main Still Picture (3) and keeps profile 4 for depth and gain maps — decoders limited to Main may refuse it", at: at))
+                        f.append(Finding("SV-PHOTO-023", .warning, "the \(name) eye is coded in profile 4 (range extensions, e.g. x265's \"Main Intra\") although it is 8-bit 4:2:0; Apple codes colour images as Main Still Picture (3) and keeps profile 4 for depth and gain maps — decoders limited to Main may refuse it", at: at))
                     }
                     VideoRules.parameterSetRules(hvcC: rec, lhvC: nil, id: "SV-PHOTO-022", at: at, f: &f)
                 }

@@ -98,7 +98,7 @@ struct AppleParityRuleTests {
             try SpatialPhotoWriter.write(left: PhotoEncoding.codedImage(coded[0], settings: settings), right: PhotoEncoding.codedImage(coded[1], settings: settings),
                                          parameters: params, to: path)
             let r = Validator.validate(path: path, options: Self.metadataOnly)
-            #expect(r.fired("SV-PHOTO-021") == fires, "\(name): \(r.lines)")
+            #expect(r.fired("SV-PHOTO-023") == fires, "\(name): \(r.lines)")
             #expect(!r.fired("SV-PHOTO-022"))
         }
     }
