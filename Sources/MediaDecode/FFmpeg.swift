@@ -72,12 +72,14 @@ public enum FFmpeg {
         if let t = locate(requirement, override: override) { return t }
         let found = candidates(override: override)
         let need = requirement == .mvhevcViews ? "FFmpeg 7.1 or newer" : "FFmpeg"
-        let have = found.isEmpty ? "no FFmpeg was found" : "found only " + found.map { "FFmpeg \($0.version) (\($0.path))" }.joined(separator: ", ")
+        let pinned = override == nil ? FileSystem.environment("SPATIAL_MEDIA_FFMPEG").flatMap { $0.isEmpty ? nil : $0 } : nil
+        let have = found.isEmpty ? (pinned.map { "SPATIAL_MEDIA_FFMPEG (\($0)) is not a working FFmpeg" } ?? "no FFmpeg was found") : "found only " + found.map { "FFmpeg \($0.version) (\($0.path))" }.joined(separator: ", ")
         throw ParseError(.unsupported, offset: 0,
                          "\(purpose) needs \(need), and \(have); run `bash scripts/setup.sh` (installs one into the project's tools directory) or set SPATIAL_MEDIA_FFMPEG to an FFmpeg ≥ 7.1")
     }
 
-    /// Every FFmpeg found, in search order, probed (programs that fail to run are left out).
+    /// Every FFmpeg found, in search order, probed (programs that fail to run are left out). `override`, or else
+    /// `SPATIAL_MEDIA_FFMPEG`, names the only candidate.
     public static func candidates(override: String? = nil) -> [FFmpegTool] {
         var out: [FFmpegTool] = []
         var seen = Set<String>()
@@ -90,7 +92,11 @@ public enum FFmpeg {
             add(findExecutable(o), .explicit)
             return out
         }
-        if let e = FileSystem.environment("SPATIAL_MEDIA_FFMPEG"), !e.isEmpty { add(findExecutable(e), .environment) }
+        // A program named in the environment is the only one used (so a user or a test can pin it).
+        if let e = FileSystem.environment("SPATIAL_MEDIA_FFMPEG"), !e.isEmpty {
+            add(findExecutable(e), .environment)
+            return out
+        }
         for dir in toolsDirectories() { add(executable(in: dir), .toolsDirectory) }
         add(findExecutable("ffmpeg"), .path)
         return out

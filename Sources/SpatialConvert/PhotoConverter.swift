@@ -109,8 +109,8 @@ public enum PhotoConverter {
         let exifPayload = pair.exif.map { [0, 0, 0, 0] + $0 }
         let bytes = try SpatialPhotoWriter.build(left: PhotoEncoding.codedImage(coded[0], settings: settings),
                                                  right: PhotoEncoding.codedImage(coded[1], settings: settings),
-                                                 parameters: params, exif: exifPayload)
-        if pair.exif != nil { notes.append("EXIF of the source kept as an Exif item") }
+                                                 parameters: params, exif: exifPayload, xmp: SpatialPhotoWriter.spatialXMP())
+        if pair.exif != nil { notes.append("EXIF of the source kept as an Exif item on each eye") }
         let report = PhotoConversionReport(width: w, height: h, baselineMM: baseline, baselineSource: bSrc, hfovDegrees: hfov, hfovSource: fSrc,
                                            disparityPercent: disparity, disparitySource: dSrc, quality: options.quality, notes: notes, bytes: bytes.count)
         return (bytes, report)

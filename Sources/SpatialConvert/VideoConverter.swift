@@ -69,7 +69,9 @@ public struct VideoConversionOptions: Sendable {
     public var fps: (num: Int, den: Int)? = nil
     public var container: SpatialVideoMuxOptions.Container = .mov
     /// Form of the layer-1 SPS: `.multilayer` (default, Apple's form: layer 1's profile is Multiview Main from
-    /// the VPS) or `.full` (the right encoder's SPS kept whole; a split gives back x265's stream byte for byte).
+    /// the VPS, and Apple's other free parameter-set choices: `general_non_packed_constraint_flag` 1, no latency limit,
+    /// see ``MVHEVCAssemblyOptions/matchAppleChoices``) or `.full` (both encoders' SPSs kept whole; a split gives back
+    /// x265's streams byte for byte).
     public var layerSPSForm: LayerSPSForm = .multilayer
     public var faststart = false
     public var decoder: Decoder = .auto
@@ -449,7 +451,7 @@ public enum VideoConverter {
         let writer = try SpatialVideoStreamWriter(path: output, options: mux)
         let base = o.heroIsLeft ? left : right, second = o.heroIsLeft ? right : left
         let assembly = try StreamingAssembly(baseHeaders: base.headers, secondHeaders: second.headers,
-                                             options: MVHEVCAssemblyOptions(baseIsLeft: o.heroIsLeft, layerSPSForm: o.layerSPSForm), writer: writer)
+                                             options: MVHEVCAssemblyOptions(baseIsLeft: o.heroIsLeft, layerSPSForm: o.layerSPSForm, matchAppleChoices: o.layerSPSForm == .multilayer), writer: writer)
         for e in eyes { e.assembly = assembly }
         var started = false
         func stopEncoders() {
@@ -567,21 +569,11 @@ public enum VideoConverter {
     }
 
     static func isISOBMFF(_ path: String) -> Bool {
-        let fd = open(path, O_RDONLY)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        var head = [UInt8](repeating: 0, count: 8)
-        guard head.withUnsafeMutableBytes({ read(fd, $0.baseAddress, 8) }) == 8 else { return false }
-        return ["ftyp", "moov", "mdat", "wide", "free", "skip"].contains(String(decoding: head[4..<8], as: UTF8.self))
+        let k = FileProbe.kind(of: path)
+        return k == .movie || k == .heif
     }
 
-    static func isY4M(_ path: String) -> Bool {
-        let fd = open(path, O_RDONLY)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        var head = [UInt8](repeating: 0, count: 9)
-        return head.withUnsafeMutableBytes({ read(fd, $0.baseAddress, 9) }) == 9 && head == Array("YUV4MPEG2".utf8)
-    }
+    static func isY4M(_ path: String) -> Bool { FileProbe.kind(of: path) == .y4m }
 
     /// Fails early (before any encoding) when the output cannot be created.
     static func checkOutputDirectory(_ output: String) throws(ParseError) {
