@@ -11,11 +11,13 @@ Environment:
                               .build so the two do not rebuild each other)
   SWIFT                       the swift driver (default: swift on PATH)
 """
+import atexit
 import os
 import platform
 import shutil
 import subprocess
 import sys
+import tempfile
 
 from setuptools import Distribution, setup
 from setuptools.command.build_py import build_py
@@ -95,4 +97,9 @@ class PlatformWheel(bdist_wheel):
         return "py3", "none", plat
 
 
-setup(distclass=BinaryDistribution, cmdclass={"build_py": BuildPyWithLibrary, "bdist_wheel": PlatformWheel})
+# setuptools' intermediate tree goes to a private temporary directory instead of ./build, so that two builds
+# from one checkout (CI and a developer, `pip wheel` and `pip install .`) never share or delete it.
+BUILD_BASE = tempfile.mkdtemp(prefix="spatialmedia-build-")
+atexit.register(shutil.rmtree, BUILD_BASE, True)
+
+setup(options={"build": {"build_base": BUILD_BASE}}, distclass=BinaryDistribution, cmdclass={"build_py": BuildPyWithLibrary, "bdist_wheel": PlatformWheel})

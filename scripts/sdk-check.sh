@@ -141,7 +141,6 @@ wheel=$(ls "$work"/dist/spatialmedia-*.whl 2>/dev/null | head -1)
 ls -l "$wheel" | awk '{print "wheel:", $NF, $5, "bytes"}'
 "$python" -m zipfile -l "$wheel" | grep -E 'libspatialmedia|py.typed|LICENSE|METADATA' || true
 "$python" -m zipfile -l "$wheel" | grep -q 'spatialmedia/_lib/libspatialmedia' || fail "the wheel lacks libspatialmedia"
-rm -rf build python/*.egg-info
 
 step "fresh virtual environment: pip install the wheel, pytest, jsonschema"
 "$python" -m venv "$work/venv" || fail "python3 -m venv"
@@ -180,7 +179,6 @@ WHEEL="$wheel" SPATIALMEDIA_CLI="$prefix/bin/spatial-media" SPATIALMEDIA_SHARED=
 step "pip install . into another fresh virtual environment"
 "$python" -m venv "$work/venv2" || fail "python3 -m venv"
 "$work/venv2/bin/pip" install -q . > "$work/install2.log" 2>&1 || { tail -40 "$work/install2.log"; fail "pip install ."; }
-rm -rf build python/*.egg-info
 (cd "$work" && clean "$work/venv2/bin/python" -c '
 import spatialmedia
 with spatialmedia.open("'"$root"'/Conformance/files/heif_grid_ster.heic") as f:

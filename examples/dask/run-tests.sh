@@ -18,7 +18,6 @@ wheel="${WHEEL:-}"
 if [ -z "$wheel" ]; then
   "$python" -m venv "$work/build" && "$work/build/bin/pip" wheel --no-deps -q -w "$work/dist" . > "$work/wheel.log" 2>&1 \
     || { tail -30 "$work/wheel.log"; echo "dask tests: pip wheel failed" >&2; exit 1; }
-  rm -rf build python/*.egg-info
   wheel=$(ls "$work"/dist/spatialmedia-*.whl | head -1)
 fi
 cli="${SPATIALMEDIA_CLI:-}"

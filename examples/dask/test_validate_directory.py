@@ -79,6 +79,8 @@ def test_small_directory_on_two_workers(client, tmp_path):
                    if not f.endswith(".expect"))
     reports = vd.validate_on_cluster(files, client, pixels=False)
     assert len(reports) == len(files) and all("exit_code" in r for r in reports)
+    batched = vd.validate_on_cluster(files, client, pixels=False, batch=4)
+    assert [r["file"] for r in batched] == files and batched == reports
     assert {r["kind"] for r in reports} >= {"spatial-photo", "movie"} or len({r["kind"] for r in reports}) > 1
     workers = client.scheduler_info()["workers"]
     assert len(workers) == 2

@@ -88,7 +88,7 @@ class VideoClass(str, enum.Enum):
     NO_VIDEO = "no-video"
     MONO = "2d"
     SPATIAL = "spatial-video"
-    STEREO_WITHOUT_METADATA = "stereo-without-metadata"
+    STEREO_WITHOUT_METADATA = "stereo-mv-hevc-without-spatial-metadata"
     SIDE_BY_SIDE = "frame-packed-side-by-side"
     TOP_BOTTOM = "frame-packed-top-bottom"
 

@@ -147,3 +147,9 @@ def test_paths_may_be_pathlike(tmp_path):
     import pathlib
     with sm.open(pathlib.Path(GRID)) as f:
         assert f.path == GRID and os.path.exists(f.path)
+
+
+def test_video_class_names_match_the_library():
+    lib = sm._native.load()
+    names = {lib.sm_video_classification_name(i).decode() for i in range(6)}
+    assert names == {c.value for c in sm.VideoClass}, names
