@@ -38,7 +38,7 @@ let package = Package(
         .target(name: "HEVC", dependencies: ["BinaryIO"]),
         .target(name: "SpatialMedia", dependencies: ["BinaryIO", "ISOBMFF", "HEVC"]),
         .target(name: "Codecs", dependencies: ["BinaryIO", "HEVC", "CDe265", "CX265", "CTurboJPEG", "CPNG"]),
-        .target(name: "SpatialConvert", dependencies: ["BinaryIO", "ISOBMFF", "HEVC", "SpatialMedia", "Codecs"]),
+        .target(name: "SpatialConvert", dependencies: ["BinaryIO", "ISOBMFF", "HEVC", "SpatialMedia", "Codecs", "StereoVision"]),
         .target(name: "StereoVision"),
         .target(name: "SpatialValidation", dependencies: ["BinaryIO", "ISOBMFF", "HEVC", "SpatialMedia", "StereoVision", "Codecs", "SpatialConvert"]),
         .executableTarget(

@@ -27,6 +27,10 @@ public struct PhotoConversionOptions: Sendable {
     public var hfovDegrees: Double?
     /// Horizontal disparity adjustment in percent of the image width (default 0).
     public var disparityPercent: Double?
+    /// Where `hfovDegrees` / `disparityPercent` came from when not from the command line (e.g. `--align` crop,
+    /// `--auto-disparity`), for the report.
+    public var hfovSource: String?
+    public var disparitySource: String?
     /// HEVC quality 0…100 (default 80 → CRF 16).
     public var quality: Int = PhotoEncoding.defaultQuality
     /// Camera property form (Apple `uuid` boxes by default).
@@ -54,6 +58,11 @@ public struct StereoPair: Sendable {
     public var convergenceAngleDegrees: Double?
     public var sourceDescription: String
     public var notes: [String]
+
+    public init(left: Image, right: Image, exif: [UInt8]?, exifInfo: ExifInfo, sourceBaselineMM: Double?, convergenceAngleDegrees: Double?, sourceDescription: String, notes: [String]) {
+        self.left = left; self.right = right; self.exif = exif; self.exifInfo = exifInfo; self.sourceBaselineMM = sourceBaselineMM
+        self.convergenceAngleDegrees = convergenceAngleDegrees; self.sourceDescription = sourceDescription; self.notes = notes
+    }
 }
 
 /// What a conversion chose, with the provenance of every value.
@@ -163,6 +172,14 @@ public enum PhotoConverter {
                           sourceDescription: "left/right pair", notes: a.notes + b.notes)
     }
 
+    /// The horizontal field of view a conversion uses and where it comes from: `--hfov`, the EXIF of the source,
+    /// or the default.
+    public static func fieldOfView(_ pair: StereoPair, options: PhotoConversionOptions) -> (degrees: Double, source: String) {
+        if let f = options.hfovDegrees { return (f, options.hfovSource ?? "--hfov") }
+        if let f = pair.exifInfo.horizontalFOV(imageWidth: pair.left.width, imageHeight: pair.left.height) { return (f.degrees, f.source) }
+        return (PhotoConversionOptions.defaultHFOVDegrees, "default; not measured")
+    }
+
     /// Encodes a pair into spatial-photo bytes and reports every value chosen.
     public static func encode(_ pairIn: StereoPair, options: PhotoConversionOptions) throws(ParseError) -> (bytes: [UInt8], report: PhotoConversionReport) {
         var pair = pairIn
@@ -178,12 +195,9 @@ public enum PhotoConverter {
         if let b = options.baselineMM { baseline = b; bSrc = "--baseline" }
         else if let b = pair.sourceBaselineMM { baseline = b; bSrc = "MPO BaselineLength" }
         else { baseline = PhotoConversionOptions.defaultBaselineMM; bSrc = "default; not measured" }
-        let hfov: Double, fSrc: String
-        if let f = options.hfovDegrees { hfov = f; fSrc = "--hfov" }
-        else if let f = pair.exifInfo.horizontalFOV(imageWidth: w, imageHeight: h) { hfov = f.degrees; fSrc = f.source }
-        else { hfov = PhotoConversionOptions.defaultHFOVDegrees; fSrc = "default; not measured" }
+        let (hfov, fSrc) = fieldOfView(pair, options: options)
         let disparity = options.disparityPercent ?? 0
-        let dSrc = options.disparityPercent == nil ? "default" : "--disparity"
+        let dSrc = options.disparityPercent == nil ? "default" : options.disparitySource ?? "--disparity"
         guard baseline > 0, baseline < 10_000_000 else { throw ParseError(.invalidValue, offset: 0, "baseline \(baseline) mm is out of range") }
         guard hfov > 0, hfov < 180 else { throw ParseError(.invalidValue, offset: 0, "field of view \(hfov)° must be between 0 and 180") }
         guard abs(disparity) <= 100 else { throw ParseError(.invalidValue, offset: 0, "disparity \(disparity) % must be between -100 and 100") }

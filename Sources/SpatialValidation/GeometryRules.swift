@@ -20,7 +20,7 @@ public enum GeometryThresholds {
     /// Farthest content nearer than this (metres, from the baseline and field of view) suggests a shifted pair.
     public static let shiftedFarMetres = 1.0
     /// Share of matched content in front of the window above which the window is misplaced.
-    public static let inFrontWarnFraction = 0.5
+    public static let inFrontWarnFraction = 0.75
     /// Content in front of the window within this share of the width from the left/right edge is a window violation.
     public static let windowEdgeFraction = 0.05
     public static let swappedNegativeFraction = 0.85
@@ -154,22 +154,35 @@ enum GeometryRules {
         // Eye order: occlusion evidence together with disparity.
         let occ = m.occlusion
         let negative = m.rectifiedFractionNegative
-        var swapped = false
+        var swapped = false, maybeSwapped = false
         if let o = occ, o.verdict == .swapped, negative > 0.5 {
             swapped = true
-            add("swapped-eyes", "SV-GEOM-007", .error, o.swappedFraction, "", 20,
+            add("swapped-eyes", "SV-GEOM-007", facts.spatial ? .error : .warning, o.swappedFraction, "", 20,
                 "the eyes are swapped: beside depth steps the picture labelled left sees what the right eye should (\(o.swapped) of \(o.swapped + o.consistent) half-occluded strips), and \(Fmt.num(negative * 100, 0))% of matches have negative disparity; fix: `spatial-media convert --swap-eyes`")
         } else if negative >= T.swappedNegativeFraction && range >= T.noDepthPixels && (occ?.verdict ?? .inconclusive) == .inconclusive {
+            maybeSwapped = true
             add("swapped-eyes", "SV-GEOM-007", .warning, negative, "", 1,
                 "\(Fmt.num(negative * 100, 0))% of matches have negative disparity and the occlusions do not tell the eye order (\(occ.map { "\($0.swapped) swapped vs \($0.consistent) as labelled" } ?? "not tested")): either the eyes are swapped (`spatial-media convert --swap-eyes`) or the pair is shifted so all content sits beyond infinity (`spatial-media convert --align`)")
         }
         // Divergence: the far field after rectification, in viewing angle (infinity is disparity 0 for an optically
         // centred pair, whatever the window).
         let d0 = Double(facts.disparityAdjustment ?? 0) / 10000 * W
+        // What the viewer sees: the fitted field's spread removed, its constant horizontal part (toe-in/out) kept.
+        let shift0 = rect?.centreHorizontalShift ?? 0
+        let shownFar = m.rectifiedFar + shift0
         if !swapped {
             let divDeg = deg(-m.rectifiedFar)
-            if divDeg > T.divergenceWarnDegrees {
-                add("divergence", "SV-GEOM-006", divDeg > T.divergenceErrorDegrees ? .error : .warning, m.rectifiedFar, "px", divDeg / T.divergenceWarnDegrees, align: true,
+            let shownDeg = deg(-shownFar)
+            if divDeg <= T.divergenceWarnDegrees, shownDeg > T.divergenceWarnDegrees, let k = faults.firstIndex(where: { $0.kind == "keystone" }) {
+                // The toe-in is the cause: one finding, escalated, with the divergence it causes.
+                if shownDeg > T.divergenceErrorDegrees && facts.spatial { faults[k].severity = .error }
+                faults[k].weight += shownDeg / T.divergenceWarnDegrees
+                if let fi = f.lastIndex(where: { $0.ruleID == "SV-GEOM-005" }) {
+                    f[fi].severity = faults[k].severity
+                    f[fi].message += " — as it is, the far field lies \(Fmt.num(-shownFar, 1)) px beyond infinity (\(Fmt.num(shownDeg, 2))° of divergence)"
+                }
+            } else if divDeg > T.divergenceWarnDegrees && !maybeSwapped {
+                add("divergence", "SV-GEOM-006", divDeg > T.divergenceErrorDegrees && facts.spatial ? .error : .warning, m.rectifiedFar, "px", divDeg / T.divergenceWarnDegrees, align: true,
                     "far content lies beyond infinity: after rectification the far field has disparity \(Fmt.num(m.rectifiedFar)) px (\(Fmt.num(divDeg, 2))° of divergence\(hfovNote)) — the right eye was shifted \(Fmt.num(-m.rectifiedFar, 1)) px right or cropped off-centre, which moves its centre off the optical axis; fix: `spatial-media convert --align` (re-centres the far field at 0 px) and set the window with `--auto-disparity`, not by shifting pixels")
             } else if let b = facts.baselineMM, b > 0, m.rectifiedFar > 0.5 {
                 let z = focal * b / 1000 / m.rectifiedFar
@@ -180,7 +193,7 @@ enum GeometryRules {
             }
         }
         // The window: where the metadata's zero-parallax plane puts the content.
-        let disp = m.rectifiedDisparities
+        let disp = m.rectifiedDisparities.map { $0 + shift0 }
         if !swapped, !disp.isEmpty {
             let inFront = disp.filter { $0 > d0 + 0.5 }.count
             let frac = Double(inFront) / Double(disp.count)
@@ -191,7 +204,8 @@ enum GeometryRules {
                 let xr = H0.map { Mat3.apply($0, mt.xr, mt.yr).x } ?? mt.xr
                 if mt.xl < edge || xr > W - 1 - edge { edgeHits += 1 }
             }
-            let nearAngle = deg(m.rectifiedNear - d0)
+            let shownNear = m.rectifiedNear + shift0
+            let nearAngle = deg(shownNear - d0)
             if let dadj = facts.disparityAdjustment {
                 let dadjText = "disparity adjustment \(Fmt.num(Double(dadj) / 100))% (zero-parallax plane at \(Fmt.num(d0, 1)) px)"
                 if edgeHits >= max(3, disp.count / 100) {
@@ -200,7 +214,7 @@ enum GeometryRules {
                 }
                 if frac > T.inFrontWarnFraction {
                     add("in-front", "SV-GEOM-020", .warning, frac * 100, "%", frac / T.inFrontWarnFraction, auto: true,
-                        "\(Fmt.num(frac * 100, 0))% of the matched content appears in front of the window with the \(dadjText); the nearest content stands \(Fmt.num(nearAngle, 2))° in front of it — set the window just in front of the nearest content: `spatial-media convert --auto-disparity` (measures it) or `--disparity \(Fmt.num(AutoDisparity.percent(nearDisparity: m.rectifiedNear, width: m.width), 2))`")
+                        "\(Fmt.num(frac * 100, 0))% of the matched content appears in front of the window with the \(dadjText); the nearest content stands \(Fmt.num(nearAngle, 2))° in front of it — set the window just in front of the nearest content: `spatial-media convert --auto-disparity` (measures it) or `--disparity \(Fmt.num(AutoDisparity.percent(nearDisparity: shownNear, width: m.width), 2))`")
                 }
             }
         }
@@ -213,9 +227,9 @@ enum GeometryRules {
         f.append(Finding("SV-GEOM-012", .info, summary, at: at))
         var dtext = "rectified horizontal disparity far \(Fmt.num(m.rectifiedFar)) px, median \(Fmt.num(m.rectifiedMedian)) px, near \(Fmt.num(m.rectifiedNear)) px (\(Fmt.num(m.percentOfWidth(m.rectifiedFar)))% … \(Fmt.num(m.percentOfWidth(m.rectifiedNear)))% of W; raw \(Fmt.num(m.disparityFar)) … \(Fmt.num(m.disparityNear)) px)"
         if facts.disparityAdjustment == nil {
-            dtext += "; no disparity adjustment in the input: `spatial-media convert --auto-disparity` would write \(Fmt.num(AutoDisparity.percent(nearDisparity: m.rectifiedNear, width: m.width), 2))%"
+            dtext += "; no disparity adjustment in the input: `spatial-media convert --auto-disparity` would write \(Fmt.num(AutoDisparity.percent(nearDisparity: m.rectifiedNear + shift0, width: m.width), 2))%"
         } else {
-            dtext += "; window (zero-parallax plane) at \(Fmt.num(d0, 1)) px: depth budget \(Fmt.num(deg(m.rectifiedNear - d0), 2))° in front … \(Fmt.num(deg(d0 - m.rectifiedFar), 2))° behind"
+            dtext += "; window (zero-parallax plane) at \(Fmt.num(d0, 1)) px: depth budget \(Fmt.num(deg(m.rectifiedNear + shift0 - d0), 2))° in front … \(Fmt.num(deg(d0 - shownFar), 2))° behind"
         }
         f.append(Finding("SV-GEOM-014", .info, dtext, at: at))
         faults.sort { $0.severity != $1.severity ? $0.severity > $1.severity : $0.weight > $1.weight }
@@ -223,22 +237,11 @@ enum GeometryRules {
     }
 }
 
-/// The disparity adjustment that puts the nearest significant content at or just behind the window.
-public enum AutoDisparity {
-    /// Margin behind the window, % of the width.
-    public static let marginPercent = 0.1
-    /// Percent of the width for a near (98th percentile, rectified) disparity in pixels, within the comfort bounds.
-    public static func percent(nearDisparity: Double, width: Int) -> Double {
-        let p = nearDisparity / Double(max(1, width)) * 100 + marginPercent
-        return min(5, max(-2, (p * 100).rounded() / 100))
-    }
-}
-
-
 /// Diagnosis of one pair for callers outside the validator (convert's warning, the accuracy sweep).
 public enum GeometryDiagnosis {
     /// Measures the pair and returns the causes found (strongest first) and the findings.
-    public static func diagnose(left: GrayImage, right: GrayImage, hfovDegrees: Double? = nil, disparityAdjustment: Int32? = nil, baselineMM: Double? = nil,
+    /// `asSpatial`: judge the pair as a spatial file (divergence and swapped eyes are errors), e.g. before writing one.
+    public static func diagnose(left: GrayImage, right: GrayImage, hfovDegrees: Double? = nil, disparityAdjustment: Int32? = nil, baselineMM: Double? = nil, asSpatial: Bool = false,
                                 leftChroma: (cb: Double, cr: Double)? = nil, rightChroma: (cb: Double, cr: Double)? = nil,
                                 options: StereoAnalysisOptions = StereoAnalysisOptions()) -> (faults: [GeometryFault], findings: [Finding], result: StereoAnalysisResult) {
         var o = options
@@ -246,6 +249,7 @@ public enum GeometryDiagnosis {
         let result = StereoAnalyzer.analyze(left: left, right: right, options: o)
         var facts = StereoFacts()
         facts.hfovDegrees = hfovDegrees; facts.disparityAdjustment = disparityAdjustment; facts.baselineMM = baselineMM
+        facts.spatial = asSpatial
         let px = EyePixels(left: left, right: right, leftChroma: leftChroma, rightChroma: rightChroma)
         let d = GeometryRules.diagnose(result, pixels: px, facts: facts, label: "")
         return (d.0, d.1, result)

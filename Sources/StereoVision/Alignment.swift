@@ -36,3 +36,14 @@ public struct PairAlignment: Sendable {
         return 2 * atan(Double(crop.width) / 2 / f) * 180 / Double.pi
     }
 }
+
+/// The disparity adjustment that puts the nearest significant content at or just behind the window.
+public enum AutoDisparity {
+    /// Margin behind the window, % of the width.
+    public static let marginPercent = 0.1
+    /// Percent of the width for a near (98th percentile, rectified) disparity in pixels, within the comfort bounds.
+    public static func percent(nearDisparity: Double, width: Int) -> Double {
+        let p = nearDisparity / Double(max(1, width)) * 100 + marginPercent
+        return min(5, max(-2, (p * 100).rounded() / 100))
+    }
+}

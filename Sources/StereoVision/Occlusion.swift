@@ -35,6 +35,13 @@ enum OcclusionTest {
     static func evaluate(left: GrayImage, right: GrayImage, disparityMin: Double, disparityMax: Double) -> OcclusionEvidence {
         var L = left, R = right, s = 1.0
         while L.width > 480 { L = L.downsampled2x(); R = R.downsampled2x(); s *= 2 }
+        // Brightness and contrast differences between the eyes must not decide the matching.
+        func normalised(_ g: GrayImage) -> GrayImage {
+            let (m, d) = g.meanAndDeviation
+            let k = Float(50 / max(d, 1))
+            return GrayImage(width: g.width, height: g.height, pixels: g.pixels.map { 128 + ($0 - Float(m)) * k }) ?? g
+        }
+        L = normalised(L); R = normalised(R)
         let w = L.width, h = L.height
         guard w > 40, h > 20, R.width == w, R.height == h else { return OcclusionEvidence(strips: 0, consistent: 0, swapped: 0) }
         var dLo = Int((disparityMin / s).rounded(.down)) - 3, dHi = Int((disparityMax / s).rounded(.up)) + 3

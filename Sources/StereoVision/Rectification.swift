@@ -63,13 +63,13 @@ public struct RectificationModel: Sendable, Equatable {
     public var contentRotationDegrees: Double { -rollDegrees }
     /// Vertical disparity at the image centre, pixels (right − left).
     public var centreVerticalOffset: Double { verticalDisparity(atX: cx, y: cy) }
-    /// Keystone: the difference of vertical disparity between the right and left halves at the top and bottom
-    /// corners, pixels (the bow-tie that toe-in draws).
+    /// Keystone: the vertical disparity the x·y (bow-tie) term alone gives at the bottom-right corner, pixels
+    /// (a quarter of the top/bottom difference of the left/right corner differences).
     public var keystoneCornerPixels: Double {
         let W = Double(width - 1), H = Double(height - 1)
         let tl = verticalDisparity(atX: 0, y: 0), tr = verticalDisparity(atX: W, y: 0)
         let bl = verticalDisparity(atX: 0, y: H), br = verticalDisparity(atX: W, y: H)
-        return ((br - bl) - (tr - tl)) / 2
+        return ((br - bl) - (tr - tl)) / 4
     }
     /// Horizontal shift of content at the image centre that rectification applies (yaw and horizontal parts), pixels.
     public var centreHorizontalShift: Double { rectify(x: cx, y: cy).x - cx }
@@ -178,10 +178,12 @@ public enum StereoWarp {
             for _ in 0..<30 { let mid = (lo + hi) / 2; if inside(mid) { lo = mid } else { hi = mid } }
         }
         guard lo > 0.5 else { return nil }
-        var w = Int((lo * W).rounded(.down)) & ~1, hgt = Int((lo * H).rounded(.down)) & ~1
-        w = max(2, min(w, width & ~1)); hgt = max(2, min(hgt, height & ~1))
-        // Equal margins on both sides keep the centre on the optical axis.
-        return ((width - w) / 2, (height - hgt) / 2, w, hgt)
+        // Equal, even margins on both sides keep the centre on the optical axis (and chroma planes aligned).
+        func margin(_ full: Int, _ keep: Double) -> Int { min(full / 2 - 1, ((full - Int(keep.rounded(.down)) + 3) / 4) * 2) }
+        let mx = max(0, margin(width, lo * W)), my = max(0, margin(height, lo * H))
+        let w = width - 2 * mx, hgt = height - 2 * my
+        guard w >= 2, hgt >= 2 else { return nil }
+        return (mx, my, w, hgt)
     }
 
     /// Warps a grey image: output pixel q takes the source at `h⁻¹·q` (bilinear, edges clamped).

@@ -84,7 +84,7 @@ enum GeometrySweep {
             default: break
             }
         }
-        let d = GeometryDiagnosis.diagnose(left: l, right: r, hfovDegrees: s.hfovDegrees, baselineMM: s.baselineMetres * 1000, leftChroma: lc, rightChroma: rc)
+        let d = GeometryDiagnosis.diagnose(left: l, right: r, hfovDegrees: s.hfovDegrees, baselineMM: s.baselineMetres * 1000, asSpatial: true, leftChroma: lc, rightChroma: rc)
         let kinds = d.faults.filter { $0.severity >= .warning }.map(\.kind)
         let primary = kinds.first ?? "none"
         let injected = c.faults.map(\.kind)
@@ -118,7 +118,7 @@ enum GeometrySweep {
     static let magnitudes: [String: [Double]] = [
         "vertical-offset": [3, 6, 12], "roll": [0.4, 0.8, 1.6], "vertical-scale": [0.8, 1.6, 3.0],
         "keystone": [-3, -5, 4], "divergence": [5, 10, 20], "swapped-eyes": [1, 2, 3],
-        "brightness": [16, 24, 40], "colour": [6, 10, 16], "sharpness": [1, 2, 3],
+        "brightness": [16, 24, 40], "colour": [6, 10, 16], "sharpness": [2, 3, 4],
     ]
     static let order = ["vertical-offset", "roll", "vertical-scale", "keystone", "divergence", "swapped-eyes", "brightness", "colour", "sharpness"]
     static let pairs: [(String, String)] = [
