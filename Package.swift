@@ -44,7 +44,7 @@ let package = Package(
         .executableTarget(
             name: "SpatialMediaCLI",
             dependencies: [
-                "SpatialValidation", "SpatialConvert", "Codecs", "SpatialMedia", "ISOBMFF", "HEVC", "BinaryIO",
+                "SpatialValidation", "SpatialConvert", "StereoVision", "Codecs", "SpatialMedia", "ISOBMFF", "HEVC", "BinaryIO",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -53,8 +53,26 @@ public enum PairAligner {
         let k = max(1, (max(w, h) + maxSide - 1) / maxSide)
         let ow = max(1, w / k), oh = max(1, h / k)
         let norm = 255.0 / Double(img.maxValue)
-        var out = [Float](repeating: 0, count: ow * oh)
         let rgb = img.format == .rgb || img.format == .rgba
+        if k == 1 {
+            // Fast path: read the first plane directly.
+            let ch = img.format.interleavedChannels, n = w * h
+            let fn = Float(norm)
+            func convert<T: BinaryInteger>(_ p: [T]) -> [Float] {
+                guard p.count >= n * ch else { return [] }
+                var o = [Float](repeating: 0, count: n)
+                if rgb { for i in 0..<n { o[i] = (0.299 * Float(p[i * ch]) + 0.587 * Float(p[i * ch + 1]) + 0.114 * Float(p[i * ch + 2])) * fn } }
+                else { for i in 0..<n { o[i] = Float(p[i]) * fn } }
+                return o
+            }
+            let px: [Float]
+            switch img.planes {
+            case .u8(let ps): px = ps.first.map { convert($0) } ?? []
+            case .u16(let ps): px = ps.first.map { convert($0) } ?? []
+            }
+            return GrayImage(width: w, height: h, pixels: px).map { ($0, 1) }
+        }
+        var out = [Float](repeating: 0, count: ow * oh)
         for oy in 0..<oh {
             for ox in 0..<ow {
                 var s = 0.0
@@ -106,28 +124,24 @@ public enum PairAligner {
             let s = img.format.chromaShift
             return (Image.planeWidth(width: W, format: img.format, plane: p), Image.planeHeight(height: H, format: img.format, plane: p), 1 << s.x, 1 << s.y)
         }
-        func one<T: BinaryInteger & Sendable>(_ values: [T], _ p: Int) -> [T] {
+        func cropFor(_ p: Int) -> (x: Int, y: Int, width: Int, height: Int) {
             let d = planeDims(p)
-            let c = (x: crop.x / d.sx, y: crop.y / d.sy, width: max(1, crop.width / d.sx), height: max(1, crop.height / d.sy))
-            if ch == 1 || p > 0 {
-                return identity ? StereoWarp.cropPlane(values, width: d.w, crop: c)
-                    : StereoWarp.warpPlane(values, width: d.w, height: d.h, homography: h, subX: d.sx, subY: d.sy, crop: c, maxValue: img.maxValue)
-            }
-            // Interleaved RGB(A): one channel at a time.
-            var out = [T](repeating: 0, count: c.width * c.height * ch)
-            for k in 0..<ch {
-                var chan = [T](repeating: 0, count: W * H)
-                for i in 0..<(W * H) { chan[i] = values[i * ch + k] }
-                let r = identity ? StereoWarp.cropPlane(chan, width: W, crop: c)
-                    : StereoWarp.warpPlane(chan, width: W, height: H, homography: h, subX: 1, subY: 1, crop: c, maxValue: img.maxValue)
-                for i in 0..<r.count { out[i * ch + k] = r[i] }
-            }
-            return out
+            return (x: crop.x / d.sx, y: crop.y / d.sy, width: max(1, crop.width / d.sx), height: max(1, crop.height / d.sy))
+        }
+        func one8(_ values: [UInt8], _ p: Int) -> [UInt8] {
+            let d = planeDims(p), c = cropFor(p), k = p == 0 ? ch : 1
+            return identity ? StereoWarp.cropPlane(values, width: d.w, channels: k, crop: c)
+                : StereoWarp.warpPlane(values, width: d.w, height: d.h, channels: k, homography: h, subX: d.sx, subY: d.sy, crop: c, maxValue: img.maxValue)
+        }
+        func one16(_ values: [UInt16], _ p: Int) -> [UInt16] {
+            let d = planeDims(p), c = cropFor(p), k = p == 0 ? ch : 1
+            return identity ? StereoWarp.cropPlane(values, width: d.w, channels: k, crop: c)
+                : StereoWarp.warpPlane(values, width: d.w, height: d.h, channels: k, homography: h, subX: d.sx, subY: d.sy, crop: c, maxValue: img.maxValue)
         }
         let planes: Planes
         switch img.planes {
-        case .u8(let ps): planes = .u8(ps.indices.map { one(ps[$0], $0) })
-        case .u16(let ps): planes = .u16(ps.indices.map { one(ps[$0], $0) })
+        case .u8(let ps): planes = .u8(ps.indices.map { one8(ps[$0], $0) })
+        case .u16(let ps): planes = .u16(ps.indices.map { one16(ps[$0], $0) })
         }
         return try Image(width: crop.width, height: crop.height, bitDepth: img.bitDepth, format: img.format, planes: planes, colour: img.colour)
     }

@@ -106,9 +106,10 @@ public enum HTMLReport {
         return "data:image/png;base64," + Base64.encode(bytes)
     }
 
-    /// Histogram of rectified horizontal disparity with infinity (0) and the window (zero-parallax plane) marked.
+    /// Histogram of the disparity as shown (rectified, the constant toe-in shift kept) with infinity (0) and the window marked.
     static func depthBudget(_ m: StereoMeasurement, facts: StereoFacts) -> String {
-        let d = m.rectifiedDisparities
+        let shift0 = m.rectification?.centreHorizontalShift ?? 0
+        let d = m.rectifiedDisparities.map { $0 + shift0 }
         let w = 400.0, h = 240.0, bins = 48
         let d0 = Double(facts.disparityAdjustment ?? 0) / 10000 * Double(m.width)
         var lo = min(Stats.percentile(d, 0.5) ?? 0, 0, d0) - 1, hi = max(Stats.percentile(d, 99.5) ?? 1, 0, d0) + 1
@@ -126,7 +127,7 @@ public enum HTMLReport {
         s += "<line x1=\"\(Fmt.num(xpos(0), 1))\" y1=\"10\" x2=\"\(Fmt.num(xpos(0), 1))\" y2=\"\(h - 30)\" stroke=\"#000\" stroke-dasharray=\"4 3\"/><text x=\"\(Fmt.num(xpos(0) + 3, 1))\" y=\"20\" font-size=\"10\">infinity (0)</text>"
         s += "<line x1=\"\(Fmt.num(xpos(d0), 1))\" y1=\"10\" x2=\"\(Fmt.num(xpos(d0), 1))\" y2=\"\(h - 30)\" stroke=\"#c00\" stroke-width=\"2\"/><text x=\"\(Fmt.num(xpos(d0) + 3, 1))\" y=\"34\" font-size=\"10\" fill=\"#c00\">window \(Fmt.num(d0, 1)) px</text>"
         s += "<text x=\"10\" y=\"\(h - 12)\" font-size=\"10\">\(Fmt.num(lo, 1)) px (far)</text><text x=\"\(w - 90)\" y=\"\(h - 12)\" font-size=\"10\">\(Fmt.num(hi, 1)) px (near)</text>"
-        s += "</svg><figcaption>depth budget: rectified horizontal disparity; blue behind the window, orange in front of it</figcaption></figure>"
+        s += "</svg><figcaption>depth budget: horizontal disparity as shown (the fitted field's spread removed); blue behind the window, orange in front of it</figcaption></figure>"
         return s
     }
 

@@ -202,32 +202,71 @@ public enum StereoWarp {
         return GrayImage(width: w, height: hgt, pixels: rows.flatMap { $0 }) ?? img
     }
 
-    /// Warps one 8- or 16-bit plane (`values` row-major, `width × height`) through `h` given in the coordinates
-    /// of a plane `subX × subY` times larger (chroma), writing only the crop rectangle (in plane pixels).
-    public static func warpPlane<T: BinaryInteger & Sendable>(_ values: [T], width: Int, height: Int, homography h: [Double], subX: Int, subY: Int,
+    /// Warps one 8-bit plane (`values` row-major, `width × height`, `channels` interleaved samples per pixel) through
+    /// `h` given in the coordinates of a plane `subX × subY` times larger (chroma), writing only the crop rectangle
+    /// (in plane pixels). Bilinear, edges clamped.
+    public static func warpPlane(_ values: [UInt8], width: Int, height: Int, channels: Int = 1, homography h: [Double], subX: Int, subY: Int,
+                                 crop: (x: Int, y: Int, width: Int, height: Int), maxValue: Int) -> [UInt8] {
+        warpGeneric(values, width: width, height: height, channels: channels, homography: h, subX: subX, subY: subY, crop: crop, maxValue: maxValue)
+    }
+
+    /// 16-bit variant of ``warpPlane(_:width:height:channels:homography:subX:subY:crop:maxValue:)``.
+    public static func warpPlane(_ values: [UInt16], width: Int, height: Int, channels: Int = 1, homography h: [Double], subX: Int, subY: Int,
+                                 crop: (x: Int, y: Int, width: Int, height: Int), maxValue: Int) -> [UInt16] {
+        warpGeneric(values, width: width, height: height, channels: channels, homography: h, subX: subX, subY: subY, crop: crop, maxValue: maxValue)
+    }
+
+    @inline(__always)
+    static func warpGeneric<T: FixedWidthInteger & UnsignedInteger & Sendable>(_ values: [T], width: Int, height: Int, channels ch: Int, homography h: [Double], subX: Int, subY: Int,
                                                     crop: (x: Int, y: Int, width: Int, height: Int), maxValue: Int) -> [T] {
-        guard let inv = Mat3.inverse(h), width > 0, height > 0, values.count >= width * height else { return [] }
+        guard let inv = Mat3.inverse(h), width > 0, height > 0, ch > 0, values.count >= width * height * ch else { return [] }
+        // Plane pixel p ↔ luma coordinate l = (p + 0.5)·s − 0.5: conjugate the inverse homography into plane pixels.
         let sx = Double(subX), sy = Double(subY)
+        let toLuma: [Double] = [sx, 0, 0.5 * sx - 0.5, 0, sy, 0.5 * sy - 0.5, 0, 0, 1]
+        let toPlane: [Double] = [1 / sx, 0, (0.5 - 0.5 * sx) / sx, 0, 1 / sy, (0.5 - 0.5 * sy) / sy, 0, 0, 1]
+        let m = Mat3.mul(toPlane, Mat3.mul(inv, toLuma))
         let ow = crop.width, oh = crop.height
-        let maxV = Double(maxValue)
+        let maxX = Float(width - 1), maxY = Float(height - 1), maxV = Float(maxValue)
         let parts: [[T]] = parallelMap(workerCount) { c in
             let y0 = oh * c / workerCount, y1 = oh * (c + 1) / workerCount
-            var out = [T](repeating: 0, count: (y1 - y0) * ow)
-            for oy in y0..<y1 { for ox in 0..<ow {
-                // Plane pixel centre → luma coordinates → source → plane coordinates.
-                let lx = (Double(ox + crop.x) + 0.5) * sx - 0.5, ly = (Double(oy + crop.y) + 0.5) * sy - 0.5
-                let s = Mat3.apply(inv, lx, ly)
-                let px = min(max((s.x + 0.5) / sx - 0.5, 0), Double(width - 1)), py = min(max((s.y + 0.5) / sy - 0.5, 0), Double(height - 1))
-                let x0 = Int(px), y0i = Int(py), x1 = min(x0 + 1, width - 1), y1i = min(y0i + 1, height - 1)
-                let fx = px - Double(x0), fy = py - Double(y0i)
-                let a = Double(values[y0i * width + x0]), b = Double(values[y0i * width + x1])
-                let cc = Double(values[y1i * width + x0]), d = Double(values[y1i * width + x1])
-                let v = (a * (1 - fx) + b * fx) * (1 - fy) + (cc * (1 - fx) + d * fx) * fy
-                out[(oy - y0) * ow + ox] = T(min(max(v.rounded(), 0), maxV))
-            } }
+            var out = [T](repeating: 0, count: (y1 - y0) * ow * ch)
+            values.withUnsafeBufferPointer { src in
+                out.withUnsafeMutableBufferPointer { dst in
+                    let m0 = m[0], m1 = m[1], m2 = m[2], m3 = m[3], m4 = m[4], m5 = m[5], m6 = m[6], m7 = m[7], m8 = m[8]
+                    for oy in y0..<y1 {
+                        let py = Double(oy + crop.y), px0 = Double(crop.x)
+                        var nx = m0 * px0 + m1 * py + m2, ny = m3 * px0 + m4 * py + m5, nw = m6 * px0 + m7 * py + m8
+                        var o = (oy - y0) * ow * ch
+                        for _ in 0..<ow {
+                            let iw = abs(nw) > 1e-12 ? 1 / nw : 0
+                            let fxs = min(max(Float(nx * iw), 0), maxX), fys = min(max(Float(ny * iw), 0), maxY)
+                            let x0 = Int(fxs), yi = Int(fys)
+                            let x1 = min(x0 + 1, width - 1), y1i = min(yi + 1, height - 1)
+                            let fx = fxs - Float(x0), fy = fys - Float(yi)
+                            let r0 = yi * width, r1 = y1i * width
+                            for k in 0..<ch {
+                                let a = Float(src[(r0 + x0) * ch + k]), b = Float(src[(r0 + x1) * ch + k])
+                                let cc = Float(src[(r1 + x0) * ch + k]), d = Float(src[(r1 + x1) * ch + k])
+                                let top = a + (b - a) * fx, bottom = cc + (d - cc) * fx
+                                dst[o + k] = T(truncatingIfNeeded: Int(min(max(top + (bottom - top) * fy + 0.5, 0), maxV)))
+                            }
+                            o += ch
+                            nx += m0; ny += m3; nw += m6
+                        }
+                    }
+                }
+            }
             return out
         }
         return parts.flatMap { $0 }
+    }
+
+    /// Copies the crop rectangle of a plane (`channels` interleaved samples per pixel).
+    public static func cropPlane<T: Sendable>(_ values: [T], width: Int, channels ch: Int = 1, crop: (x: Int, y: Int, width: Int, height: Int)) -> [T] {
+        var out: [T] = []
+        out.reserveCapacity(crop.width * crop.height * ch)
+        for y in crop.y..<(crop.y + crop.height) { out += values[((y * width + crop.x) * ch)..<((y * width + crop.x + crop.width) * ch)] }
+        return out
     }
 
     /// Copies the crop rectangle of a plane.
