@@ -31,6 +31,7 @@ public struct PhotoConversionOptions: Sendable {
     /// `--auto-disparity`), for the report.
     public var hfovSource: String?
     public var disparitySource: String?
+    public var baselineSource: String?
     /// HEVC quality 0…100 (default 80 → CRF 16).
     public var quality: Int = PhotoEncoding.defaultQuality
     /// Camera property form (Apple `uuid` boxes by default).
@@ -192,7 +193,7 @@ public enum PhotoConverter {
         try Image.checkDimensions(width: w, height: h, limits: options.limits)
         // Parameters and their provenance.
         let baseline: Double, bSrc: String
-        if let b = options.baselineMM { baseline = b; bSrc = "--baseline" }
+        if let b = options.baselineMM { baseline = b; bSrc = options.baselineSource ?? "--baseline" }
         else if let b = pair.sourceBaselineMM { baseline = b; bSrc = "MPO BaselineLength" }
         else { baseline = PhotoConversionOptions.defaultBaselineMM; bSrc = "default; not measured" }
         let (hfov, fSrc) = fieldOfView(pair, options: options)

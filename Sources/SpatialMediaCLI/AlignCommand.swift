@@ -66,6 +66,7 @@ struct Align: ParsableCommand {
             let p = try PairAligner.prepare(left: eyes.left, right: eyes.right, hfovDegrees: hfov, align: true, autoDisparity: autoDisparity)
             var o = PhotoConversionOptions()
             o.baselineMM = sp.baselineMicrometres.map { $0 / 1000 } ?? PhotoConversionOptions.defaultBaselineMM
+            o.baselineSource = sp.baselineMicrometres == nil ? "default; not in the input" : "the input"
             o.hfovDegrees = p.report.hfovDegrees ?? hfov
             o.hfovSource = p.report.hfovDegrees == nil ? "the input" : "the input, cropped by align"
             o.disparityPercent = p.report.disparityPercent ?? Double(sp.disparityAdjustment ?? 0) / 100
