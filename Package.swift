@@ -1,4 +1,7 @@
 // swift-tools-version: 6.0
+// spatial-media is licensed GPL-2.0-or-later (see LICENSE); the licence of each library it links, loads or
+// runs (Swift runtime, swift-argument-parser, libde265, libx265, libjpeg-turbo, libpng, FFmpeg) is listed in
+// THIRD_PARTY_LICENSES.md.
 import PackageDescription
 
 // The codec libraries are opened with dlopen at first use (Sources/Codecs/Libraries.swift), so on Linux
@@ -15,7 +18,10 @@ let package = Package(
     name: "spatial-media",
     platforms: [.macOS(.v13)],
     products: [
-        .library(name: "SpatialMediaKit", targets: ["BinaryIO", "ISOBMFF", "HEVC", "SpatialMedia", "Codecs", "SpatialConvert", "StereoVision", "SpatialValidation"]),
+        // Everything, behind one `import SpatialMediaKit`.
+        .library(name: "SpatialMediaKit", targets: ["SpatialMediaKit"]),
+        // The pure-Swift core (boxes, HEVC syntax, the spatial model): builds with no C library installed.
+        .library(name: "SpatialMediaCore", targets: ["SystemSupport", "BinaryIO", "ISOBMFF", "HEVC", "SpatialMedia"]),
         .executable(name: "spatial-media", targets: ["SpatialMediaCLI"]),
         .executable(name: "FuzzBoxes", targets: ["FuzzBoxes"]),
         .executable(name: "FuzzHEVC", targets: ["FuzzHEVC"]),
@@ -33,37 +39,42 @@ let package = Package(
         .systemLibrary(name: "CX265", pkgConfig: codecPkgConfig("x265"), providers: [.apt(["libx265-dev"]), .brew(["x265"])]),
         .systemLibrary(name: "CTurboJPEG", pkgConfig: codecPkgConfig("libturbojpeg"), providers: [.apt(["libturbojpeg0-dev"]), .brew(["jpeg-turbo"])]),
         .systemLibrary(name: "CPNG", pkgConfig: codecPkgConfig("libpng"), providers: [.apt(["libpng-dev"]), .brew(["libpng"])]),
-        .target(name: "BinaryIO"),
-        .target(name: "ISOBMFF", dependencies: ["BinaryIO"]),
-        .target(name: "HEVC", dependencies: ["BinaryIO"]),
-        .target(name: "SpatialMedia", dependencies: ["BinaryIO", "ISOBMFF", "HEVC"]),
-        .target(name: "Codecs", dependencies: ["BinaryIO", "HEVC", "CDe265", "CX265", "CTurboJPEG", "CPNG"]),
-        .target(name: "SpatialConvert", dependencies: ["BinaryIO", "ISOBMFF", "HEVC", "SpatialMedia", "Codecs", "StereoVision"]),
+        .target(name: "SystemSupport"),
+        .target(name: "BinaryIO", dependencies: ["SystemSupport"]),
+        .target(name: "ISOBMFF", dependencies: ["BinaryIO", "SystemSupport"]),
+        .target(name: "HEVC", dependencies: ["BinaryIO", "SystemSupport"]),
+        .target(name: "SpatialMedia", dependencies: ["BinaryIO", "SystemSupport", "ISOBMFF", "HEVC"]),
+        .target(name: "ImageFormats", dependencies: ["BinaryIO", "SystemSupport"]),
+        .target(name: "Codecs", dependencies: ["BinaryIO", "SystemSupport", "ImageFormats", "HEVC", "CDe265", "CX265", "CTurboJPEG", "CPNG"]),
         .target(name: "StereoVision"),
-        .target(name: "SpatialValidation", dependencies: ["BinaryIO", "ISOBMFF", "HEVC", "SpatialMedia", "StereoVision", "Codecs", "SpatialConvert"]),
+        .target(name: "MediaDecode", dependencies: ["BinaryIO", "SystemSupport", "ISOBMFF", "HEVC", "SpatialMedia", "ImageFormats", "Codecs"]),
+        .target(name: "SpatialConvert", dependencies: ["BinaryIO", "SystemSupport", "ISOBMFF", "HEVC", "SpatialMedia", "ImageFormats", "Codecs", "MediaDecode", "StereoVision"]),
+        .target(name: "SpatialValidation", dependencies: ["BinaryIO", "SystemSupport", "ISOBMFF", "HEVC", "SpatialMedia", "StereoVision", "ImageFormats", "Codecs", "MediaDecode"]),
+        .target(name: "SpatialMediaKit", dependencies: ["BinaryIO", "SystemSupport", "ISOBMFF", "HEVC", "SpatialMedia", "ImageFormats", "Codecs", "MediaDecode", "SpatialConvert", "StereoVision", "SpatialValidation"]),
         .executableTarget(
             name: "SpatialMediaCLI",
             dependencies: [
-                "SpatialValidation", "SpatialConvert", "StereoVision", "Codecs", "SpatialMedia", "ISOBMFF", "HEVC", "BinaryIO",
+                "SpatialValidation", "SpatialConvert", "StereoVision", "MediaDecode", "Codecs", "ImageFormats", "SpatialMedia", "ISOBMFF", "HEVC", "BinaryIO", "SystemSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .executableTarget(name: "FuzzBoxes", dependencies: ["ISOBMFF", "SpatialMedia"], path: "Fuzz/FuzzBoxes"),
         .executableTarget(name: "FuzzHEVC", dependencies: ["HEVC"], path: "Fuzz/FuzzHEVC"),
         .executableTarget(name: "FuzzHEIF", dependencies: ["ISOBMFF", "SpatialMedia"], path: "Fuzz/FuzzHEIF"),
-        .target(name: "SpatialMediaC", dependencies: ["SpatialMedia", "ISOBMFF", "BinaryIO", "HEVC", "SpatialConvert", "SpatialValidation"]),
-        .executableTarget(name: "FuzzCABI", dependencies: ["SpatialMediaC"], path: "Fuzz/FuzzCABI"),
-        .executableTarget(name: "FuzzImageHeaders", dependencies: ["Codecs"], path: "Fuzz/FuzzImageHeaders"),
-        .executableTarget(name: "FuzzPNG", dependencies: ["Codecs"], path: "Fuzz/FuzzPNG"),
-        .testTarget(name: "SpatialMediaCTests", dependencies: ["SpatialMediaC"]),
-        .testTarget(name: "BinaryIOTests", dependencies: ["BinaryIO"]),
+        .target(name: "SpatialMediaC", dependencies: ["SpatialMedia", "ISOBMFF", "BinaryIO", "SystemSupport", "HEVC", "ImageFormats", "MediaDecode", "SpatialConvert", "SpatialValidation"]),
+        .executableTarget(name: "FuzzCABI", dependencies: ["SpatialMediaC", "SystemSupport"], path: "Fuzz/FuzzCABI"),
+        .executableTarget(name: "FuzzImageHeaders", dependencies: ["ImageFormats", "Codecs"], path: "Fuzz/FuzzImageHeaders"),
+        .executableTarget(name: "FuzzPNG", dependencies: ["ImageFormats", "Codecs"], path: "Fuzz/FuzzPNG"),
+        .testTarget(name: "SpatialMediaCTests", dependencies: ["SpatialMediaC", "SystemSupport"]),
+        .testTarget(name: "BinaryIOTests", dependencies: ["BinaryIO", "SystemSupport"]),
         .testTarget(name: "ISOBMFFTests", dependencies: ["ISOBMFF", "BinaryIO"]),
         .testTarget(name: "HEVCTests", dependencies: ["HEVC", "BinaryIO"]),
-        .testTarget(name: "SpatialMediaTests", dependencies: ["SpatialMedia", "ISOBMFF", "HEVC", "BinaryIO"]),
-        .testTarget(name: "CodecsTests", dependencies: ["Codecs", "HEVC", "BinaryIO"]),
-        .testTarget(name: "SpatialConvertTests", dependencies: ["SpatialConvert", "Codecs", "SpatialMedia", "ISOBMFF", "HEVC", "BinaryIO"]),
+        .testTarget(name: "SpatialMediaTests", dependencies: ["SpatialMedia", "ISOBMFF", "HEVC", "BinaryIO", "SystemSupport"]),
+        .testTarget(name: "CodecsTests", dependencies: ["Codecs", "ImageFormats", "HEVC", "BinaryIO", "SystemSupport"]),
+        .testTarget(name: "SpatialConvertTests", dependencies: ["SpatialConvert", "MediaDecode", "Codecs", "ImageFormats", "SpatialMedia", "ISOBMFF", "HEVC", "BinaryIO", "SystemSupport"]),
         .testTarget(name: "StereoVisionTests", dependencies: ["StereoVision"]),
-        .testTarget(name: "SpatialValidationTests", dependencies: ["SpatialValidation", "StereoVision", "SpatialConvert", "SpatialMedia", "ISOBMFF", "BinaryIO"]),
+        .testTarget(name: "SpatialValidationTests", dependencies: ["SpatialValidation", "StereoVision", "SpatialConvert", "MediaDecode", "ImageFormats", "SpatialMedia", "ISOBMFF", "BinaryIO", "SystemSupport"]),
+        .testTarget(name: "SpatialMediaKitTests", dependencies: ["SpatialMediaKit"]),
         .testTarget(name: "ConformanceTests", dependencies: ["ISOBMFF", "HEVC", "SpatialMedia", "BinaryIO"]),
     ]
 )

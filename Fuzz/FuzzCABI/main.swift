@@ -10,6 +10,7 @@ import Glibc
 import Darwin
 #endif
 import SpatialMediaC
+import SystemSupport
 
 func fail(_ what: String) -> Never {
     let s = "FuzzCABI contract broken: \(what)\n"

@@ -3,6 +3,7 @@
 // The C codec libraries themselves are not instrumented and are not entered here.
 import BinaryIO
 import Codecs
+import ImageFormats
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzImageHeaders(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {

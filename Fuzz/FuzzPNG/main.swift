@@ -9,6 +9,7 @@ import Darwin
 #endif
 import BinaryIO
 import Codecs
+import ImageFormats
 
 /// A copy with every chunk's CRC-32 recomputed, so that mutated chunk data gets past the checksum and
 /// reaches the IHDR rules and libpng's inflate and filter code.

@@ -5,6 +5,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import SystemSupport
 
 @inline(__always) func sysWrite(_ fd: Int32, _ p: UnsafeRawPointer, _ n: Int) -> Int { write(fd, p, n) }
 
@@ -82,6 +83,34 @@ public final class AtomicFile: @unchecked Sendable {
     /// Writes `bytes` to `path` atomically.
     public static func write(path: String, bytes: [UInt8]) throws(ParseError) {
         try write(path: path) { (f: AtomicFile) throws(ParseError) in try f.write(bytes) }
+    }
+}
+
+extension AtomicFile {
+    /// Creates an empty scratch file named like the temporary files of atomic outputs (`.NAME.tmp-XXXXXX`) in the
+    /// directory of `output`, for a helper program that writes the output itself; the caller renames or removes it.
+    public static func scratchPath(near output: String) throws(ParseError) -> String {
+        let slash = output.lastIndex(of: "/")
+        let dir = slash.map { String(output[..<$0]).isEmpty ? "/" : String(output[..<$0]) } ?? "."
+        let name = slash.map { String(output[output.index(after: $0)...]) } ?? output
+        let (fd, tmp) = try makeTemporaryFile("\(dir)/.\(name).tmp-", path: output)
+        close(fd)
+        return tmp
+    }
+
+    /// Finishes a file another program wrote at `scratch` (from ``scratchPath(near:)``): flushed to disk, given the
+    /// permissions of the file it replaces (else 0644) and renamed to `path`. On failure the scratch file is removed.
+    public static func commit(scratch: String, to path: String) throws(ParseError) {
+        var old = stat()
+        let mode: mode_t = stat(path, &old) == 0 ? (old.st_mode & 0o7777) : 0o644
+        chmod(scratch, mode)
+        let fd = open(scratch, O_RDONLY)
+        if fd >= 0 { fsync(fd); close(fd) }
+        guard rename(scratch, path) == 0 else {
+            let text = errnoText()
+            unlink(scratch)
+            throw ParseError(.io, offset: 0, path: path, "cannot move the finished file into place: \(text)")
+        }
     }
 }
 

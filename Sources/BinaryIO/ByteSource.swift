@@ -99,3 +99,16 @@ public final class FileSource: ByteSource, @unchecked Sendable {
         return out
     }
 }
+
+/// Whole-file reads for the codec entry points that take paths.
+public enum FileBytes {
+    /// Reads a file fully; errors name the file.
+    public static func read(_ path: String, limits: Limits = .default) throws(ParseError) -> [UInt8] {
+        let src = try FileSource(path: path)
+        guard src.size <= limits.maxBoxInMemory else {
+            throw ParseError(.limitExceeded, offset: 0, path: path, "file is \(src.size) bytes, over maxBoxInMemory")
+        }
+        do { return try src.read(at: 0, count: Int(src.size)) }
+        catch { throw error.withPath(path) }
+    }
+}

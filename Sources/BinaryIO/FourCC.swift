@@ -1,3 +1,4 @@
+import SystemSupport
 /// A four-character code such as `moov` or `hvc1`, stored as its 32-bit big-endian value so that
 /// codes with non-ASCII bytes (for example `©nam`) round-trip exactly.
 public struct FourCC: Hashable, Sendable, Comparable, CustomStringConvertible, ExpressibleByStringLiteral {
@@ -34,12 +35,6 @@ public struct FourCC: Hashable, Sendable, Comparable, CustomStringConvertible, E
     public static func < (a: FourCC, b: FourCC) -> Bool { a.rawValue < b.rawValue }
 }
 
-extension String {
-    /// Pads with `pad` on the left to `width` characters.
-    public func leftPadded(_ width: Int, with pad: Character = "0") -> String {
-        count >= width ? self : String(repeating: pad, count: width - count) + self
-    }
-}
 
 /// Hex helpers used in dumps and tests.
 public enum Hex {

@@ -1,9 +1,11 @@
 // The only file that calls libde265.
 import CDe265
 import BinaryIO
+import ImageFormats
 import HEVC
 #if canImport(Dispatch)
 import Dispatch
+import SystemSupport
 #endif
 
 /// HEVC decoding through libde265 (base layer only: NAL units with nuh_layer_id > 0 are ignored).

@@ -1,6 +1,7 @@
 // The only file that calls libturbojpeg.
 import CTurboJPEG
 import BinaryIO
+import ImageFormats
 
 /// JPEG decode / encode through libturbojpeg (TurboJPEG 2.x API).
 public enum JPEG {

@@ -11,9 +11,11 @@ import Musl
 import Darwin
 #endif
 import BinaryIO
+import ImageFormats
 import CDe265
 @preconcurrency import CX265
 import CTurboJPEG
+import SystemSupport
 @preconcurrency import CPNG
 
 /// A shared library opened with `dlopen`, kept open for the life of the process.

@@ -6,6 +6,7 @@ import Glibc
 import Darwin
 #endif
 import BinaryIO
+import ImageFormats
 
 /// PNG decode / encode through libpng's simplified API.
 ///

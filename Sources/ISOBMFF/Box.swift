@@ -1,4 +1,5 @@
 import BinaryIO
+import SystemSupport
 
 /// How a box header encoded its size.
 public enum HeaderForm: String, Sendable, Equatable {

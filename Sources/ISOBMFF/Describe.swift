@@ -1,4 +1,5 @@
 import BinaryIO
+import SystemSupport
 
 /// Human and JSON renderings of a box tree (used by `spatial-media dump`).
 public enum BoxDump {

@@ -1,5 +1,7 @@
 import BinaryIO
 import Codecs
+import ImageFormats
+import SystemSupport
 import StereoVision
 
 /// Geometry figures of a pair, printed before and after `--align`.

@@ -1,6 +1,7 @@
 import BinaryIO
 import HEVC
 import ISOBMFF
+import SystemSupport
 
 /// Everything `spatial-media info` says about one file, built in the library so the CLI and the C ABI
 /// print the same thing: the container summary, the HEVC / MV-HEVC stream of each HEVC video track (from its

@@ -1,6 +1,7 @@
 import BinaryIO
 import HEVC
 import ISOBMFF
+import SystemSupport
 
 /// Writes a spatial video while its access units are still being produced, so that memory stays bounded by
 /// one access unit whatever the length of the clip.

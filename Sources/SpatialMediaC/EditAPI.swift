@@ -2,6 +2,7 @@
 import BinaryIO
 import ISOBMFF
 import SpatialMedia
+import SystemSupport
 
 public enum SMField {
     public static let baseline: Int32 = 1, hfov: Int32 = 2, disparity: Int32 = 3, heroEye: Int32 = 4, projection: Int32 = 5

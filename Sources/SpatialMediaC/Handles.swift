@@ -5,6 +5,7 @@ import BinaryIO
 import HEVC
 import ISOBMFF
 import SpatialMedia
+import SystemSupport
 
 /// What an `sm_file` holds: the parsed file and the analyses every getter needs, computed once at open.
 /// Immutable, so any number of threads may use it at once.

@@ -1,8 +1,11 @@
 import ArgumentParser
 import BinaryIO
+import SystemSupport
 import Codecs
 import ISOBMFF
 import SpatialConvert
+import MediaDecode
+import ImageFormats
 import SpatialMedia
 import SpatialValidation
 import StereoVision
@@ -61,7 +64,7 @@ struct Align: ParsableCommand {
             guard let sp = SpatialPhotoReader.read(file, problems: &problems) else {
                 throw ParseError(.unsupported, offset: 0, "not a spatial photo (no 'ster' group with two eyes)")
             }
-            let eyes = try PhotoSplitter.decodeEyes(file: file)
+            let eyes = try StereoImages.decodeSpatialPhoto(file: file)
             let hfov = sp.horizontalFOVDegrees ?? PhotoConversionOptions.defaultHFOVDegrees
             let p = try PairAligner.prepare(left: eyes.left, right: eyes.right, hfovDegrees: hfov, align: true, autoDisparity: autoDisparity)
             var o = PhotoConversionOptions()

@@ -4,6 +4,8 @@ import HEVC
 import Codecs
 import SpatialConvert
 import StereoVision
+import ImageFormats
+import MediaDecode
 
 /// Hidden: Annex-B NAL scanning throughput on a file, for `Benchmarks/nal_scan.sh`.
 struct BenchScan: ParsableCommand {
@@ -38,7 +40,7 @@ struct BenchDecode: ParsableCommand {
         for _ in 0..<max(1, runs) {
             let start = clock.now
             do {
-                let eyes = try PhotoSplitter.decodeEyes(file)
+                let eyes = try StereoImages.decodeSpatialPhoto(file)
                 _ = try ColourConversion.toRGB(eyes.left, bitDepth: 8)
                 _ = try ColourConversion.toRGB(eyes.right, bitDepth: 8)
             } catch let e as ParseError { printErr("bench-decode: \(e.message)"); throw ExitCode(Exit.unreadable) }

@@ -1,12 +1,15 @@
 import ArgumentParser
 import BinaryIO
 import ISOBMFF
+import MediaDecode
+import Codecs
 import SpatialMedia
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import SystemSupport
 
 /// Exit codes, documented in the README and in `--help`.
 enum Exit {
@@ -47,7 +50,7 @@ struct SpatialMediaCommand: ParsableCommand {
         standard error.
         """,
         version: SpatialMediaVersion.string,
-        subcommands: [Info.self, Dump.self, Rewrite.self, Edit.self, Combine.self, ConvertPhoto.self, SplitPhoto.self, Assemble.self, SplitVideo.self, BenchScan.self, BenchDecode.self, Validate.self, Align.self, BenchAlign.self]
+        subcommands: [Info.self, Dump.self, Rewrite.self, Edit.self, Fix.self, Combine.self, ConvertPhoto.self, SplitPhoto.self, Assemble.self, SplitVideo.self, BenchScan.self, BenchDecode.self, Validate.self, Align.self, BenchAlign.self]
     )
 
     /// Parses only the chosen subcommand rather than reflecting over the whole command tree: the Swift
@@ -55,6 +58,13 @@ struct SpatialMediaCommand: ParsableCommand {
     /// scripts. Help, version and unknown commands go through the full parser as usual.
     static func main() {
         let args = Array(CommandLine.arguments.dropFirst())
+        if args == ["--version"] {
+            // The version, then what this machine gives us: codec libraries and the FFmpeg each job would use.
+            print(SpatialMediaVersion.string)
+            print("libde265: \(CodecVersions.libde265); libx265: \(CodecVersions.x265); libturbojpeg: \(CodecVersions.turbojpeg); libpng: \(CodecVersions.libpng)")
+            print(FFmpeg.summary)
+            terminate(Exit.ok)
+        }
         if let name = args.first, !args.contains(where: { $0 == "-h" || $0 == "--help" || $0 == "help" }) {
             // `info [--json] FILE...` is read by hand: scripts call it once per file, and even parsing one
             // subcommand with ArgumentParser costs more than reading a small file (runtime reflection).

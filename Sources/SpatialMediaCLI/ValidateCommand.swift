@@ -2,6 +2,9 @@ import ArgumentParser
 import BinaryIO
 import SpatialConvert
 import SpatialValidation
+import MediaDecode
+import SystemSupport
+import ImageFormats
 
 /// `spatial-media validate`: will it be spatial, and why not; plus vertical disparity, rectification and
 /// optical centring measured on the pixels.

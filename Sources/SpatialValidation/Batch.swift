@@ -1,5 +1,6 @@
 import BinaryIO
 import Dispatch
+import SystemSupport
 
 /// Validates many inputs (files, or every regular file of a directory) in parallel on all cores.
 public enum BatchValidator {

@@ -1,6 +1,8 @@
 import BinaryIO
+import MediaDecode
 import Codecs
 import StereoVision
+import ImageFormats
 
 /// A self-contained HTML page for one or more reports: verdict, thumbnails, red-cyan anaglyph, match vectors
 /// coloured by vertical disparity, SVG scatter plots of vertical disparity against x and y, a histogram, the rule table.

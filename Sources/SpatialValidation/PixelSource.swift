@@ -7,9 +7,10 @@ import BinaryIO
 import Codecs
 import HEVC
 import ISOBMFF
-import SpatialConvert
 import SpatialMedia
 import StereoVision
+import ImageFormats
+import MediaDecode
 
 /// Decoded eyes as grey images plus simple colour statistics. Every decode call of the validator lives here.
 public struct EyePixels: Sendable {
@@ -101,16 +102,13 @@ enum PixelSource {
 
     /// Both eyes of a stereo HEIC.
     static func photo(_ file: ISOFile, limits: Limits) throws(ParseError) -> EyePixels {
-        let e = try PhotoSplitter.decodeEyes(file: file, limits: limits)
+        let e = try StereoImages.decodeSpatialPhoto(file: file, limits: limits)
         return try eyes(e.left, e.right)
     }
 
     /// A side-by-side / top-bottom image, or an MPO (two pictures).
     static func packed(_ path: String, layout: StereoLayout, limits: Limits) throws(ParseError) -> EyePixels {
-        var o = PhotoConversionOptions()
-        o.layout = layout
-        o.limits = limits
-        let p = try PhotoConverter.loadPair(input: path, options: o)
+        let p = try StereoImages.load(path, packing: ImagePacking(layout: layout, limits: limits))
         return try eyes(p.left, p.right, notes: p.notes + ["eyes from \(p.sourceDescription)"])
     }
 

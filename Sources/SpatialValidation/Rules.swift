@@ -1,4 +1,5 @@
 import BinaryIO
+import SystemSupport
 
 /// How bad a finding is. `error`: breaks a must (the file will not be treated as spatial, or the pair is
 /// unusable); `warning`: breaks a should (it will work but look wrong or uncomfortable); `info`: worth knowing.
@@ -62,7 +63,7 @@ public enum RuleCatalog {
         Rule(id: "SV-VIDEO-010", severity: .error, title: "vexu/eyes/stri present", source: "\(apple) (stri mandatory in eyes); formats.md §1.2"),
         Rule(id: "SV-VIDEO-011", severity: .error, title: "stri signals both eyes", source: "\(apple); formats.md §1.2 (Media3 asserts it)"),
         Rule(id: "SV-VIDEO-012", severity: .error, title: "stri eye_views_reversed is 0", source: "formats.md §1.2 (Media3 asserts it for MV-HEVC)"),
-        Rule(id: "SV-VIDEO-013", severity: .warning, title: "Hero eye signalled", source: "\(apple) (optional; Apple's encoder writes it); formats.md §1.2"),
+        Rule(id: "SV-VIDEO-013", severity: .info, title: "Hero eye signalled (optional: Apple's media framework also leaves it out; 2D shows the base layer)", source: "\(apple) (optional); formats.md §1.2"),
         Rule(id: "SV-VIDEO-014", severity: .warning, title: "Hero eye value is left or right", source: "formats.md §1.2 (0 none, 1 left, 2 right, ≥3 reserved)"),
         Rule(id: "SV-VIDEO-015", severity: .error, title: "Camera baseline (blin) present", source: "\(apple); formats.md §1.3; visionOS treats the movie as spatial only with it (VideoClassification)"),
         Rule(id: "SV-VIDEO-016", severity: .error, title: "Baseline is not zero", source: "formats.md §6 (baseline > 0)"),
@@ -80,7 +81,27 @@ public enum RuleCatalog {
         Rule(id: "SV-VIDEO-028", severity: .warning, title: "Second layer profile is Multiview Main", source: "ISO/IEC 23008-2 G.11.1; formats.md §1.6"),
         Rule(id: "SV-VIDEO-029", severity: .warning, title: "Stereo boxes are well-formed", source: "formats.md §1.2 (FFmpeg rejects other sizes)"),
         Rule(id: "SV-VIDEO-030", severity: .error, title: "The movie has a video track", source: "—"),
-        Rule(id: "SV-VIDEO-031", severity: .info, title: "Frame-packed stereo (not spatial video)", source: "formats.md §5; convert with `spatial-media` to MV-HEVC"),
+        Rule(id: "SV-VIDEO-031", severity: .info, title: "Frame-packed rectilinear stereo (3D video, not spatial video)", source: "formats.md §5, §8; convert with `spatial-media convert` to MV-HEVC (never offered for spheres)"),
+        // Profiles (formats.md §8): which of Apple's playback profiles a movie is made for, and where it falls short.
+        Rule(id: "SV-PROF-001", severity: .info, title: "Profile of the movie (2D, 3D frame-packed, 3D MV-HEVC, spatial, APMP 180/360/wide FOV, Apple Immersive, Google spherical)", source: "Apple WWDC25-297/304; formats.md §8"),
+        Rule(id: "SV-PROF-002", severity: .warning, title: "HEVC sample entry is 'hvc1', not 'hev1'", source: "formats.md §8 (players on Apple devices expect hvc1; immich #29817, AVPro #2462); repaired by `spatial-media fix`"),
+        Rule(id: "SV-PROF-003", severity: .error, title: "Frame-packed stereo is signalled with vexu/pack/pkin ('side' or 'over')", source: "Apple WWDC25-297 (pack is required when the stereo is frame-packed); formats.md §8"),
+        Rule(id: "SV-PROF-004", severity: .error, title: "Frame-packed stereo declares both eyes (vexu/eyes/stri 0x03)", source: "formats.md §8 (minimal signalling)"),
+        Rule(id: "SV-PROF-005", severity: .warning, title: "Projection consistent with hfov (hfov is for rectilinear pictures; 0 < hfov < 180°)", source: "formats.md §1.3, §8 (equi/hequ cover 360°/180° by definition)"),
+        Rule(id: "SV-PROF-006", severity: .warning, title: "3D / APMP video is HEVC", source: "formats.md §8 (AV1: no hardware decode on the M2 Vision Pro; H.264 frame-packed reported to stutter on visionOS 26.3)"),
+        Rule(id: "SV-PROF-007", severity: .warning, title: "APMP publishing: HEVC Main or Main 10, 4:2:0, at most 10 bits", source: "Apple APMP publishing limits (formats.md §8)"),
+        Rule(id: "SV-PROF-008", severity: .warning, title: "APMP publishing: mono ≤ 7680×3840, stereo ≤ 4320×4320 per eye", source: "Apple APMP publishing limits (formats.md §8)"),
+        Rule(id: "SV-PROF-009", severity: .warning, title: "APMP publishing: peak bitrate ≤ 150 Mb/s (one-second windows of samples)", source: "Apple APMP publishing limits (formats.md §8); window length is our choice"),
+        Rule(id: "SV-PROF-010", severity: .warning, title: "Sphere described only by Google spherical metadata (not APMP)", source: "formats.md §5, §8; tag with `spatial-media edit --to-apmp` (no re-encoding, never flattened)"),
+        Rule(id: "SV-PROF-011", severity: .warning, title: "Projection kind is one Apple documents; wide FOV uses 'prim' with a lens collection (error without one)", source: "formats.md §8"),
+        Rule(id: "SV-PROF-012", severity: .info, title: "Apple Immersive Video identified (not checked, never authored)", source: "formats.md §8 (calibration and presentation metadata unpublished); identified by .aivu name or immersive metadata keys [heuristic]"),
+        Rule(id: "SV-PROF-013", severity: .warning, title: "APMP and Google spherical metadata agree", source: "formats.md §5, §8"),
+        Rule(id: "SV-PROF-015", severity: .info, title: "3D MV-HEVC: what keeps it from spatial video", source: "as SV-VIDEO-009…021 (info only)"),
+        Rule(id: "SV-PROF-016", severity: .info, title: "3D / APMP without hfov or hero eye", source: "formats.md §8 (optional; players choose defaults); added by `spatial-media fix --hfov` / `--hero`"),
+        Rule(id: "SV-VIDEO-032", severity: .warning, title: "Parameter sets and SEI end with correct trailing bits (e.g. vps_extension2_flag present)", source: "H.265 §7.3.2.1, §7.3.2.5, §F.7.3.2.1; Specs/hevc.md"),
+        Rule(id: "SV-VIDEO-033", severity: .warning, title: "Hero eye is the eye the base layer carries", source: "formats.md §1.6 (SEI 176 view ids; single-layer players show layer 0)"),
+        Rule(id: "SV-VIDEO-034", severity: .info, title: "Sample entry repeats the SPS VUI colour description (colr)", source: "ISO/IEC 14496-12 §12.1.5; QuickTime nclc"),
+        Rule(id: "SV-VIDEO-035", severity: .warning, title: "colr agrees with the SPS VUI colour description", source: "ISO/IEC 14496-12 §12.1.5; H.265 Annex E"),
         // Photos
         Rule(id: "SV-PHOTO-001", severity: .error, title: "HEIF file with a 'ster' entity group", source: "ISO/IEC 23008-12:2022 §6.8.5; formats.md §4.2"),
         Rule(id: "SV-PHOTO-002", severity: .error, title: "'ster' group names exactly two image items", source: "ISO/IEC 23008-12 §6.8.5; formats.md §4.2"),
@@ -101,7 +122,10 @@ public enum RuleCatalog {
         Rule(id: "SV-PHOTO-017", severity: .warning, title: "Disparity adjustment within comfort bounds (−2 % … +5 %)", source: "as SV-VIDEO-023"),
         Rule(id: "SV-PHOTO-018", severity: .info, title: "Camera properties only in standard FourCC form", source: "formats.md §4.7 (whether Apple reads cmin/cmex FourCCs is unconfirmed)"),
         Rule(id: "SV-PHOTO-019", severity: .warning, title: "Stereo properties are readable", source: "formats.md §4.3–4.5"),
+        Rule(id: "SV-PHOTO-021", severity: .error, title: "Stereo eyes are 'hvc1' items, not a layered-HEVC ('lhv1') layer", source: "ISO/IEC 23008-12 (lhv1 items); Apple's readers take two hvc1 items in a ster group (formats.md §4)"),
         Rule(id: "SV-PHOTO-020", severity: .warning, title: "Both eyes carry the same disparity adjustment", source: "formats.md §4.1 (Apple associates one property with both)"),
+        Rule(id: "SV-PHOTO-023", severity: .warning, title: "8-bit 4:2:0 colour images are not coded in profile 4 (range extensions)", source: "Apple Vision Pro photos: Main Still Picture (3) for colour, profile 4 only for depth/gain maps; formats.md §4.1"),
+        Rule(id: "SV-PHOTO-022", severity: .warning, title: "Image parameter sets end with correct trailing bits", source: "H.265 §7.3.2; Specs/hevc.md"),
         // Other inputs
         Rule(id: "SV-PAIR-001", severity: .info, title: "Input carries no spatial metadata", source: "—; convert with `spatial-media convert-photo` / assemble"),
         Rule(id: "SV-PAIR-002", severity: .error, title: "Both eyes have the same size", source: "formats.md §6"),

@@ -1,9 +1,11 @@
 import BinaryIO
+import MediaDecode
 import Codecs
 import ISOBMFF
-import SpatialConvert
 import SpatialMedia
 import StereoVision
+import SystemSupport
+import ImageFormats
 
 /// What to validate and how.
 public struct ValidationOptions: Sendable {
@@ -43,6 +45,8 @@ public struct ValidationReport: Sendable {
     public var facts = StereoFacts()
     /// Wall-clock seconds of the stages (`decode`, `measure`).
     public var timings: [(stage: String, seconds: Double)] = []
+    /// The playback profile of a movie (or the stereo form of an image) and where it falls short; nil for other inputs.
+    public var profile: (title: String, json: JSON)?
 
     public var worst: Severity? { findings.map(\.severity).max() }
     /// 0 = no errors or warnings, 1 = warnings or errors, 2 = unreadable.
@@ -75,7 +79,8 @@ public enum Validator {
             let src = try FileSource(path: path)
             head = try src.read(at: 0, count: Int(min(src.size, 16)))
         } catch { unreadable(error, &r); return r }
-        if head.count >= 8 && Array(head[4..<8]) == Array("ftyp".utf8) || head.count >= 8 && ["moov", "mdat", "free", "wide"].contains(String(decoding: head[4..<8], as: UTF8.self)) {
+        let probed = FileProbe.kind(head: head)
+        if probed == .movie || probed == .heif {
             let file: ISOFile
             do throws(ParseError) { file = try ISOFile.open(path: path, limits: options.limits) } catch { unreadable(error, &r); return r }
             if file.box("moov") != nil {
@@ -158,7 +163,14 @@ public enum Validator {
         r.spatial = v.spatial
         r.whyNotSpatial = v.whyNot
         r.kind = v.spatial ? "spatial-video" : "movie"
+        r.profile = (v.profile.profile.title, v.profile.json)
         guard options.pixels else { return }
+        if v.profile.profile != .spatialVideo && v.profile.profile != .multiview3D && v.profile.profile != .video2D {
+            if options.layout == nil {
+                r.findings.append(Finding("SV-GEOM-015", .info, "pixels not checked for \(v.profile.profile.title)" + (v.profile.profile == .framePacked3D ? " (give --layout to measure the packed eyes)" : "")))
+            }
+            if options.layout == nil || v.profile.profile != .framePacked3D { return }
+        }
         if options.layout != nil {
             r.findings.append(Finding("SV-GEOM-015", .info, "pixel checks of frame-packed videos are not implemented yet; metadata only"))
             return
@@ -166,13 +178,26 @@ public enum Validator {
         let mv = summary.first { $0.0 == "hevc" }.map { _ in true } ?? false
         guard mv, r.findings.contains(where: { $0.ruleID == "SV-VIDEO-004" }) == false else { return }
         var frames: [EyePixels] = []
-        do throws(ParseError) {
-            frames = try PixelSource.videoFrames(path, count: options.frames, limits: options.limits)
-        } catch {
-            if let ff = try? FFmpegFrames.frames(path, count: options.frames, total: v.frameCount) {
-                frames = ff
-            } else {
-                let why = v.interLayer ? "the second layer is inter-layer predicted and no MV-HEVC decoder (FFmpeg ≥ 7.1, e.g. the oracle venv's) was found" : error.message
+        // FFmpeg ≥ 7.1 decodes only the sampled frames (a seek to each); without it, our own decoder reads layers that
+        // are independent (our files) — the whole clip.
+        let source = try? SpatialVideoSource.inspect(path, limits: options.limits)
+        let picks = PixelSource.pickFrames(total: max(1, v.frameCount), count: options.frames)
+        if let source, FFmpeg.locate(.mvhevcViews) != nil {
+            do throws(ParseError) {
+                for f in try source.sampledFrames(picks) {
+                    var e = try PixelSource.eyes(f.left, f.right, notes: ["decoded with FFmpeg (frame \(f.index) of \(v.frameCount))"])
+                    e.label = "frame \(f.index)"
+                    frames.append(e)
+                }
+            } catch {
+                r.findings.append(Finding("SV-GEOM-015", .info, "pixels unavailable: \(error.message); metadata checked only"))
+                return
+            }
+        } else {
+            do throws(ParseError) {
+                frames = try PixelSource.videoFrames(path, count: options.frames, limits: options.limits)
+            } catch {
+                let why = v.interLayer ? "the second layer is inter-layer predicted and no FFmpeg 7.1 or newer was found (`bash scripts/setup.sh` installs one)" : error.message
                 r.findings.append(Finding("SV-GEOM-015", .info, "pixels unavailable: \(why); metadata checked only"))
                 return
             }

@@ -1,5 +1,6 @@
 import Testing
 @testable import BinaryIO
+import SystemSupport
 
 @Suite("Byte reader and writer")
 struct ByteReaderTests {

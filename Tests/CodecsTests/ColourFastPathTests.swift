@@ -1,6 +1,8 @@
 import Testing
 import BinaryIO
 @testable import Codecs
+@testable import ImageFormats
+import ImageFormats
 
 /// The fused 8-bit YUV → RGB path must give exactly the generic path's bytes.
 @Suite struct ColourFastPathTests {

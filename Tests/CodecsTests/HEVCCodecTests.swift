@@ -2,6 +2,7 @@ import Testing
 import BinaryIO
 import HEVC
 import Codecs
+import ImageFormats
 
 @Suite struct HEVCCodecTests {
     @Test(arguments: [8, 10])

@@ -1,6 +1,7 @@
 import Testing
 import BinaryIO
 import Codecs
+import ImageFormats
 
 @Suite struct ImageFormatTests {
     @Test func jpegRoundTripAndOrientation() throws {

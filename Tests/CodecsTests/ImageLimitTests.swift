@@ -1,6 +1,7 @@
 import Testing
 import BinaryIO
 @testable import Codecs
+import ImageFormats
 
 @Suite("Limits: image dimensions")
 struct ImageLimitTests {

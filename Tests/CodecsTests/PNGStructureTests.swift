@@ -1,6 +1,7 @@
 import Testing
 import BinaryIO
 import Codecs
+import ImageFormats
 
 /// The Swift PNG chunk reader that runs before libpng: structure, CRCs, IHDR rules, offsets in errors.
 @Suite struct PNGStructureTests {

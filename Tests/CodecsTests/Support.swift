@@ -1,5 +1,6 @@
 import BinaryIO
 import Codecs
+import ImageFormats
 
 /// A smooth synthetic RGB test picture (gradients + a soft disc), `depth` 8 or 16 bits.
 func testImage(width: Int, height: Int, depth: Int = 8, seed: Int = 0) -> Image {

@@ -5,6 +5,8 @@ import ISOBMFF
 import Codecs
 import SpatialMedia
 import SpatialConvert
+import ImageFormats
+import MediaDecode
 
 @Suite struct ConversionTests {
     /// SBS PNG → spatial photo → split → convert → split: second-generation PSNR ≥ 40 dB.
@@ -14,14 +16,14 @@ import SpatialConvert
         let src = tempPath("sbs.png"); try AtomicFile.write(path: src, bytes: PNG.encode(sbs))
         var o = PhotoConversionOptions(); o.threads = 2
         let first = tempPath("a.heic")
-        let rep = try PhotoConverter.convert(PhotoConverter.loadPair(input: src, options: o), options: o, to: first)
+        let rep = try PhotoConverter.convert(StereoImages.load(src, packing: o.packing), options: o, to: first)
         #expect(rep.width == 160 && rep.baselineSource == "default; not measured" && rep.hfovSource == "default; not measured")
-        let e1 = try PhotoSplitter.decodeEyes(first)
+        let e1 = try StereoImages.decodeSpatialPhoto(first)
         let p1 = try ImageOps.psnr(l, ColourConversion.toRGB(e1.left))
         let (l1, r1) = (tempPath("l1.png"), tempPath("r1.png"))
         try PhotoSplitter.split(first, left: l1, right: r1, sbs: nil)
         let second = tempPath("b.heic")
-        _ = try PhotoConverter.convert(PhotoConverter.loadPair(left: l1, right: r1, options: o), options: o, to: second)
+        _ = try PhotoConverter.convert(StereoImages.load(left: l1, right: r1, limits: o.limits), options: o, to: second)
         try PhotoSplitter.split(second, left: tempPath("l2.png"), right: tempPath("r2.png"), sbs: nil)
         let a = try PNG.decode(FileBytes.read(l1)), b = try PNG.decode(FileBytes.read(tempPath("l2.png")))
         let p2 = try ImageOps.psnr(a, b)
@@ -39,7 +41,7 @@ import SpatialConvert
         let img = scene(width: 101, height: 40)  // odd width
         var o = PhotoConversionOptions()
         o.baselineMM = 70; o.hfovDegrees = 75; o.disparityPercent = 1.5; o.swapEyes = true; o.threads = 2
-        let pair = try PhotoConverter.pair(from: LoadedImage(kind: .png, image: img, exif: nil, exifInfo: ExifInfo()), name: "x", options: o)
+        let pair = try StereoImages.pair(from: LoadedImage(kind: .png, image: img, exif: nil, exifInfo: ExifInfo()), name: "x", packing: o.packing)
         #expect(pair.left.width == 50 && pair.notes.contains { $0.contains("odd") })
         let (bytes, rep) = try PhotoConverter.encode(pair, options: o)
         #expect(rep.baselineSource == "--baseline" && rep.notes.contains { $0.contains("swapped") })
@@ -48,22 +50,22 @@ import SpatialConvert
         #expect(photo.disparityAdjustment == 150 && abs((photo.baselineMicrometres ?? 0) - 70000) < 1)
         // 1×1 image cannot hold two eyes.
         let tiny = LoadedImage(kind: .png, image: scene(width: 1, height: 1), exif: nil, exifInfo: ExifInfo())
-        #expect(throws: ParseError.self) { try PhotoConverter.pair(from: tiny, name: "t", options: o) }
+        #expect(throws: ParseError.self) { try StereoImages.pair(from: tiny, name: "t", packing: o.packing) }
         // MPO with one image.
         let one = LoadedImage(kind: .mpo, image: scene(width: 8, height: 8), exif: nil, exifInfo: ExifInfo())
-        #expect { try PhotoConverter.pair(from: one, name: "m", options: o) } throws: { ($0 as? ParseError)?.message.contains("only one") == true }
+        #expect { try StereoImages.pair(from: one, name: "m", packing: o.packing) } throws: { ($0 as? ParseError)?.message.contains("only one") == true }
         // Corrupt files name the file.
         let bad = tempPath("bad.jpg"); try AtomicFile.write(path: bad, bytes: [0xFF, 0xD8, 0xFF, 0xDB, 0, 4, 1])
-        #expect { try PhotoConverter.loadPair(input: bad, options: o) } throws: { ($0 as? ParseError)?.path == bad }
+        #expect { try StereoImages.load(bad, packing: o.packing) } throws: { ($0 as? ParseError)?.path == bad }
         let badPNG = tempPath("bad.png"); try AtomicFile.write(path: badPNG, bytes: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 1, 2, 3])
         #expect(throws: ParseError.self) { try ImageFiles.load(badPNG) }
         // 16-bit PNG into an 8-bit encode: converted, and said so.
         let deep = try PNG.decode(PNG.encode(ColourConversion.changeDepth(scene(width: 32, height: 16), to: 16)))
-        let dp = try PhotoConverter.pair(from: LoadedImage(kind: .png, image: deep, exif: nil, exifInfo: ExifInfo()), name: "d", options: o)
+        let dp = try StereoImages.pair(from: LoadedImage(kind: .png, image: deep, exif: nil, exifInfo: ExifInfo()), name: "d", packing: o.packing)
         #expect(try PhotoConverter.encode(dp, options: o).report.notes.contains { $0.contains("16-bit source converted to 8 bits") })
         // Huge images stop at the limit.
         #expect { try Image.blank(width: 50_000, height: 8, format: .rgb) } throws: { ($0 as? ParseError)?.code == .limitExceeded }
-        #expect(throws: ParseError.self) { try PhotoSplitter.decodeEyes(bad) }
+        #expect(throws: ParseError.self) { try StereoImages.decodeSpatialPhoto(bad) }
     }
 
     /// The corpus SBS JPEGs and MPO files convert to spatial photos that libheif 1.23 reads as `ster` pairs.
@@ -74,7 +76,7 @@ import SpatialConvert
         for input in inputs {
             let out = tempPath((input as NSString).lastPathComponent + ".heic")
             let pair: StereoPair
-            do { pair = try PhotoConverter.loadPair(input: input, options: o) } catch { print("\(input): \(error)"); continue }
+            do { pair = try StereoImages.load(input, packing: o.packing) } catch { print("\(input): \(error)"); continue }
             // Keep the test fast: quarter-size eyes.
             var small = pair
             small.left = try ImageOps.resize(pair.left, width: max(2, pair.left.width / 4), height: max(2, pair.left.height / 4))

@@ -4,6 +4,8 @@ import BinaryIO
 import ISOBMFF
 import Codecs
 import SpatialConvert
+import ImageFormats
+import MediaDecode
 
 /// Both eyes of a real Apple Vision Pro spatial photo, decoded by us, compared with independent decoders.
 @Suite struct OracleDecodeTests {
@@ -12,7 +14,7 @@ import SpatialConvert
     @Test(.enabled(if: visionPro != nil && which("heif-convert") != nil))
     func visionProEqualsLibheif115() throws {
         let path = try #require(Self.visionPro)
-        let eyes = try PhotoSplitter.decodeEyes(path)
+        let eyes = try StereoImages.decodeSpatialPhoto(path)
         #expect(eyes.left.width == 2560 && eyes.left.height == 2560 && eyes.left.format == .yuv420)
         let out = tempPath("hc.y4m")
         try run(try #require(which("heif-convert")), ["--quiet", path, out])
@@ -35,7 +37,7 @@ import SpatialConvert
     @Test(.enabled(if: visionPro != nil && oraclePython != nil))
     func visionProMatchesPillowHeif() throws {
         let path = try #require(Self.visionPro)
-        let eyes = try PhotoSplitter.decodeEyes(path)
+        let eyes = try StereoImages.decodeSpatialPhoto(path)
         let prefix = tempPath("ph")
         let (status, listing) = try run(try #require(oraclePython), [packageRoot + "/Benchmarks/photo_oracle.py", "dump", path, prefix])
         #expect(status == 0)

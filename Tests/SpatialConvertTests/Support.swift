@@ -1,6 +1,7 @@
 import Foundation
 import BinaryIO
 import Codecs
+import ImageFormats
 
 /// Package root, derived from this file's path.
 let packageRoot: String = {

@@ -6,6 +6,7 @@ import Glibc
 import Darwin
 #endif
 @testable import SpatialMediaC
+import SystemSupport
 
 enum Paths {
     /// The package root, from this file's path (Tests/SpatialMediaCTests/CABITests.swift).

@@ -3,6 +3,7 @@ import Testing
 import BinaryIO
 import ISOBMFF
 @testable import SpatialMedia
+import SystemSupport
 
 enum Photos {
     static let visionPro = Shared.root + "/corpus/spatial-photo/vision-pro.HEIC"

@@ -4,6 +4,7 @@ import BinaryIO
 import HEVC
 import ISOBMFF
 @testable import SpatialMedia
+import SystemSupport
 
 /// Small left/right HEVC pairs made with the x265 CLI (tests skip when it is absent).
 enum MuxClips {

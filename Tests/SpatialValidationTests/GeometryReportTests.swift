@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import Codecs
+import ImageFormats
 @testable import SpatialConvert
 @testable import SpatialValidation
 @testable import StereoVision

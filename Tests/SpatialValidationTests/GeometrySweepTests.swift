@@ -5,6 +5,7 @@ import Darwin
 #endif
 import Testing
 import BinaryIO
+import SystemSupport
 @testable import SpatialValidation
 @testable import StereoVision
 

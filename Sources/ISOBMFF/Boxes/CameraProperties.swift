@@ -6,6 +6,7 @@ import Musl
 import Darwin
 #endif
 import BinaryIO
+import SystemSupport
 
 /// Apple's UUIDs for the HEIF camera and stereo properties found in Vision Pro / iPhone spatial photos.
 public enum AppleUUID {

@@ -1,4 +1,5 @@
 import BinaryIO
+import SystemSupport
 
 /// `ftyp` / `styp`: FileTypeBox / SegmentTypeBox (ISO/IEC 14496-12 §4.3, §8.16.2).
 public struct FileTypeBox: BoxPayload, Equatable {

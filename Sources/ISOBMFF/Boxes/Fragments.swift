@@ -1,4 +1,5 @@
 import BinaryIO
+import SystemSupport
 
 /// `trex` TrackExtendsBox (§8.8.3).
 public struct TrackExtendsBox: BoxPayload, FullBoxCarrying, Equatable {

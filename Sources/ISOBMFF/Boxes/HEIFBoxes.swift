@@ -1,4 +1,5 @@
 import BinaryIO
+import SystemSupport
 
 /// `pitm` PrimaryItemBox (ISO/IEC 14496-12 §8.11.4): 16-bit id in version 0, 32-bit in version 1.
 public struct PrimaryItemBox: BoxPayload, FullBoxCarrying, Equatable {

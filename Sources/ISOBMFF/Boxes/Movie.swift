@@ -1,4 +1,5 @@
 import BinaryIO
+import SystemSupport
 
 /// `mvhd` MovieHeaderBox (ISO/IEC 14496-12 §8.2.2).
 public struct MovieHeaderBox: BoxPayload, FullBoxCarrying, Equatable {

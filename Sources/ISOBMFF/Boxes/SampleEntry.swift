@@ -1,4 +1,5 @@
 import BinaryIO
+import SystemSupport
 
 /// The kind of a sample entry, chosen from its type and the track's handler.
 public enum SampleEntryKind: String, Sendable {

@@ -2,6 +2,7 @@ import BinaryIO
 import ISOBMFF
 import HEVC
 import Codecs
+import ImageFormats
 
 /// Decodes HEIF image items to pixels: `hvc1` items, `grid` derived images (tiles decoded in
 /// parallel) and `iden` items, then applies the transformative properties (`clap`, `irot`, `imir`)

@@ -3,6 +3,7 @@ import ISOBMFF
 import HEVC
 import Codecs
 import SpatialMedia
+import ImageFormats
 
 /// Kinds of image files the converter reads.
 public enum ImageFileKind: String, Sendable { case jpeg = "JPEG", mpo = "MPO", png = "PNG", heif = "HEIF" }

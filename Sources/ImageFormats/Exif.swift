@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import BinaryIO
+import SystemSupport
 
 /// A bounded TIFF structure reader (EXIF and MPF use the TIFF IFD layout).
 public struct TIFFReader: Sendable {
@@ -153,9 +154,9 @@ public struct ExifInfo: Sendable, Equatable {
     }
 }
 
-func fmt1(_ v: Double) -> String { NumberText.fixed(v, places: 1, trimZeros: true) }
+package func fmt1(_ v: Double) -> String { NumberText.fixed(v, places: 1, trimZeros: true) }
 
-func atanDeg(_ x: Double) -> Double { atan(x) * 180 / Double.pi }
+package func atanDeg(_ x: Double) -> Double { atan(x) * 180 / Double.pi }
 /// tan of an angle in degrees.
 public func tanDegrees(_ d: Double) -> Double { tan(d * Double.pi / 180) }
 /// atan in degrees.

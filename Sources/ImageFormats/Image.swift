@@ -150,8 +150,8 @@ public struct Image: Sendable, Equatable {
 
 /// Errors raised by the codec wrappers: a ParseError with code `unsupported`, `invalidValue` …
 /// and the library's own message.
-enum CodecError {
-    static func lib(_ library: String, _ what: String, offset: UInt64 = 0) -> ParseError {
+package enum CodecError {
+    package static func lib(_ library: String, _ what: String, offset: UInt64 = 0) -> ParseError {
         ParseError(.invalidValue, offset: offset, "\(library): \(what)")
     }
 }

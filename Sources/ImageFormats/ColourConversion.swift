@@ -1,9 +1,10 @@
 import BinaryIO
 import Dispatch
+import SystemSupport
 
 /// Runs `body` over bands of rows `0..<rows` on all cores (each band is disjoint, so bodies that write
 /// only their own rows need no locking). Small images run on the calling thread.
-func forEachRowBand(_ rows: Int, pixelsPerRow: Int, _ body: (Range<Int>) -> Void) {
+package func forEachRowBand(_ rows: Int, pixelsPerRow: Int, _ body: (Range<Int>) -> Void) {
     let cores = max(1, ProcessorInfo.activeCount)
     guard cores > 1, rows >= 2, rows * pixelsPerRow >= 1 << 16 else { body(0..<max(0, rows)); return }
     let bands = min(rows, cores * 4)

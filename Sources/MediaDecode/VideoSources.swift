@@ -9,9 +9,10 @@ import BinaryIO
 import ISOBMFF
 import HEVC
 import Codecs
+import ImageFormats
 
 /// One decoded view stream, read frame by frame (never the whole clip).
-protocol VideoFrameProducer: AnyObject {
+public protocol VideoFrameProducer: AnyObject {
     var width: Int { get }
     var height: Int { get }
     var fpsNum: Int { get }
@@ -31,11 +32,11 @@ protocol VideoFrameProducer: AnyObject {
 }
 
 /// Y4M from a file or standard input ("-").
-final class Y4MProducer: VideoFrameProducer {
+public final class Y4MProducer: VideoFrameProducer {
     let reader: Y4M.Reader
-    let kind: String
-    let frameCountHint: Int?
-    init(path: String, limits: Limits) throws(ParseError) {
+    public let kind: String
+    public let frameCountHint: Int?
+    public init(path: String, limits: Limits) throws(ParseError) {
         reader = try Y4M.Reader(path: path, limits: limits)
         kind = path == "-" ? "Y4M on standard input" : "Y4M file"
         var hint: Int? = nil
@@ -45,27 +46,27 @@ final class Y4MProducer: VideoFrameProducer {
         }
         frameCountHint = hint
     }
-    var width: Int { reader.header.width }
-    var height: Int { reader.header.height }
-    var fpsNum: Int { reader.header.fpsNum }
-    var fpsDen: Int { reader.header.fpsDen }
-    var format: PixelFormat { reader.header.format }
-    var bitDepth: Int { reader.header.bitDepth }
-    func next() throws(ParseError) -> Image? { try reader.next() }
-    func finish() throws(ParseError) {}
-    func abort() {}
+    public var width: Int { reader.header.width }
+    public var height: Int { reader.header.height }
+    public var fpsNum: Int { reader.header.fpsNum }
+    public var fpsDen: Int { reader.header.fpsDen }
+    public var format: PixelFormat { reader.header.format }
+    public var bitDepth: Int { reader.header.bitDepth }
+    public func next() throws(ParseError) -> Image? { try reader.next() }
+    public func finish() throws(ParseError) {}
+    public func abort() {}
 }
 
 /// Any input FFmpeg can read, converted by FFmpeg to 8-bit 4:2:0 Y4M on a pipe.
-final class FFmpegProducer: VideoFrameProducer {
+public final class FFmpegProducer: VideoFrameProducer {
     let child: ChildProcess
     let reader: Y4M.Reader
-    let kind: String
-    let frameCountHint: Int?
+    public let kind: String
+    public let frameCountHint: Int?
     let input: String
     let executable: String
 
-    init(path: String, executable: String, frameCountHint: Int?, limits: Limits) throws(ParseError) {
+    public init(path: String, executable: String, frameCountHint: Int?, limits: Limits) throws(ParseError) {
         self.input = path
         self.executable = executable
         self.frameCountHint = frameCountHint
@@ -83,13 +84,13 @@ final class FFmpegProducer: VideoFrameProducer {
                              "ffmpeg could not decode the input (exit status \(status))\(text.isEmpty ? ": \(error.message)" : ": \(text)")")
         }
     }
-    var width: Int { reader.header.width }
-    var height: Int { reader.header.height }
-    var fpsNum: Int { reader.header.fpsNum }
-    var fpsDen: Int { reader.header.fpsDen }
-    var format: PixelFormat { reader.header.format }
-    var bitDepth: Int { reader.header.bitDepth }
-    func next() throws(ParseError) -> Image? {
+    public var width: Int { reader.header.width }
+    public var height: Int { reader.header.height }
+    public var fpsNum: Int { reader.header.fpsNum }
+    public var fpsDen: Int { reader.header.fpsDen }
+    public var format: PixelFormat { reader.header.format }
+    public var bitDepth: Int { reader.header.bitDepth }
+    public func next() throws(ParseError) -> Image? {
         do throws(ParseError) { return try reader.next() } catch {
             let status = child.wait()
             if status != 0 {
@@ -98,19 +99,19 @@ final class FFmpegProducer: VideoFrameProducer {
             throw error
         }
     }
-    func finish() throws(ParseError) {
+    public func finish() throws(ParseError) {
         let status = child.wait()
         if status != 0 {
             throw ParseError(.unsupported, offset: 0, path: input, "ffmpeg failed (exit status \(status)): \(child.errorText())")
         }
     }
-    func abort() { child.terminate() }
+    public func abort() { child.terminate() }
 }
 
 /// The HEVC video track of an MP4/MOV, decoded by libde265 (base layer) one IDR period at a time:
 /// decoding restarts at every IDR/BLA picture, which gives the same pictures as one continuous decode,
 /// so memory is bounded by the longest IDR period, not by the clip.
-final class HEVCTrackProducer: VideoFrameProducer {
+public final class HEVCTrackProducer: VideoFrameProducer {
     let file: ISOFile
     let samples: [SampleInfo]
     let hvcC: [UInt8]
@@ -120,19 +121,19 @@ final class HEVCTrackProducer: VideoFrameProducer {
     private var nextSample = 0
     private var pending: [Image] = []
     private var pendingPos = 0
-    private(set) var width = 0
-    private(set) var height = 0
-    let fpsNum: Int
-    let fpsDen: Int
-    private(set) var format: PixelFormat = .yuv420
-    private(set) var bitDepth = 8
-    let kind = "HEVC track decoded by libde265 (base layer)"
-    var frameCountHint: Int? { samples.count }
+    public private(set) var width = 0
+    public private(set) var height = 0
+    public let fpsNum: Int
+    public let fpsDen: Int
+    public private(set) var format: PixelFormat = .yuv420
+    public private(set) var bitDepth = 8
+    public let kind = "HEVC track decoded by libde265 (base layer)"
+    public var frameCountHint: Int? { samples.count }
     /// Decoded bytes one IDR period may hold before we give up (the clip then needs ffmpeg).
     let budget: UInt64
 
     /// Returns nil when the file has no HEVC video track (the caller then tries ffmpeg).
-    static func open(path: String, file: ISOFile, limits: Limits) throws(ParseError) -> HEVCTrackProducer? {
+    public static func open(path: String, file: ISOFile, limits: Limits) throws(ParseError) -> HEVCTrackProducer? {
         guard let track = file.tracks.first(where: { $0.handler == "vide" }) else {
             throw ParseError(.unsupported, offset: 0, path: path, "\(path) has no video track")
         }
@@ -141,7 +142,7 @@ final class HEVCTrackProducer: VideoFrameProducer {
         return try HEVCTrackProducer(path: path, file: file, track: track, hvcC: hvcC, limits: limits)
     }
 
-    init(path: String, file: ISOFile, track: Track, hvcC: [UInt8], limits: Limits) throws(ParseError) {
+    public init(path: String, file: ISOFile, track: Track, hvcC: [UInt8], limits: Limits) throws(ParseError) {
         self.path = path; self.file = file; self.hvcC = hvcC; self.limits = limits
         lengthSize = try HEVCDecoderConfigurationRecord(parsing: hvcC).lengthSize
         samples = try track.samples(limits: limits)
@@ -192,7 +193,7 @@ final class HEVCTrackProducer: VideoFrameProducer {
         pendingPos = 0
     }
 
-    func next() throws(ParseError) -> Image? {
+    public func next() throws(ParseError) -> Image? {
         if pendingPos >= pending.count {
             pending = []
             try decodeNextPeriod()
@@ -202,18 +203,6 @@ final class HEVCTrackProducer: VideoFrameProducer {
         pendingPos += 1
         return img
     }
-    func finish() throws(ParseError) {}
-    func abort() {}
-}
-
-/// Finds FFmpeg: `SPATIAL_MEDIA_FFMPEG`, then `ffmpeg` on PATH.
-public enum FFmpegLocator {
-    public static func find(override: String? = nil) -> String? {
-        if let o = override { return findExecutable(o) }
-        if let e = getenv("SPATIAL_MEDIA_FFMPEG") {
-            let s = String(cString: e)
-            if !s.isEmpty { return findExecutable(s) }
-        }
-        return findExecutable("ffmpeg")
-    }
+    public func finish() throws(ParseError) {}
+    public func abort() {}
 }

@@ -1,0 +1,168 @@
+#if canImport(Dispatch)
+import Dispatch
+#endif
+import BinaryIO
+import SystemSupport
+import ISOBMFF
+import ImageFormats
+
+/// How the two eyes sit in a single input image.
+public enum StereoLayout: String, Sendable, CaseIterable {
+    /// Left eye in the left half, right eye in the right half.
+    case sbs
+    /// Left eye in the top half, right eye in the bottom half.
+    case tb
+    /// `sbs` when the image is at least as wide as it is tall, otherwise `tb`.
+    case auto
+}
+
+/// How a single image holds both eyes, for ``StereoImages/load(_:packing:)``.
+public struct ImagePacking: Sendable {
+    public var layout: StereoLayout = .auto
+    /// Each eye was squeezed to half width (SBS) / half height (TB): stretch it back.
+    public var halfResolution = false
+    public var limits: Limits = .default
+    public init(layout: StereoLayout = .auto, halfResolution: Bool = false, limits: Limits = .default) {
+        self.layout = layout; self.halfResolution = halfResolution; self.limits = limits
+    }
+}
+
+/// Two eyes ready to encode, with what we know about them.
+public struct StereoPair: Sendable {
+    public var left: Image
+    public var right: Image
+    /// TIFF-form EXIF to keep (from the left / first source).
+    public var exif: [UInt8]?
+    public var exifInfo: ExifInfo
+    /// Baseline measured by the source (MPO BaselineLength), mm.
+    public var sourceBaselineMM: Double?
+    public var convergenceAngleDegrees: Double?
+    public var sourceDescription: String
+    public var notes: [String]
+
+    public init(left: Image, right: Image, exif: [UInt8]?, exifInfo: ExifInfo, sourceBaselineMM: Double?, convergenceAngleDegrees: Double?, sourceDescription: String, notes: [String]) {
+        self.left = left; self.right = right; self.exif = exif; self.exifInfo = exifInfo; self.sourceBaselineMM = sourceBaselineMM
+        self.convergenceAngleDegrees = convergenceAngleDegrees; self.sourceDescription = sourceDescription; self.notes = notes
+    }
+}
+
+/// Stereo still images in every form we read: one frame-packed image (SBS/TB JPEG, PNG, HEIC), an MPO,
+/// two files, or a spatial photo (stereo HEIC). The one place conversion and validation get eye pixels of photos.
+public enum StereoImages {
+    /// Reads one image holding both eyes (SBS/TB JPEG, PNG, HEIC) or an MPO file.
+    public static func load(_ path: String, packing options: ImagePacking) throws(ParseError) -> StereoPair {
+        let src = try ImageFiles.load(path, limits: options.limits)
+        do throws(ParseError) {
+            return try pair(from: src, name: path, packing: options)
+        } catch {
+            var e = error; if e.path.isEmpty { e.path = path }; throw e
+        }
+    }
+
+    /// Splits a loaded image (or takes the two MPO pictures).
+    public static func pair(from src: LoadedImage, name: String, packing options: ImagePacking) throws(ParseError) -> StereoPair {
+        var notes = src.notes
+        var left: Image, right: Image
+        var baseline: Double?
+        var convergence: Double?
+        let desc: String
+        if src.kind == .mpo {
+            guard let second = src.mpoSecond else {
+                throw ParseError(.invalidValue, offset: 0, "MPO file holds only one image; a stereo pair needs two")
+            }
+            left = src.image; right = second
+            let a = src.mpoAttributes
+            // Viewpoints are numbered left to right.
+            if a.count == 2, let n0 = a[0].individualNumber, let n1 = a[1].individualNumber, n1 < n0 {
+                swap(&left, &right)
+                notes.append("MPO viewpoint numbers put the second image on the left")
+            }
+            baseline = a.lazy.compactMap(\.baselineMM).first
+            convergence = a.lazy.compactMap(\.convergenceAngleDegrees).first
+            desc = "MPO"
+            if left.width != right.width || left.height != right.height {
+                throw ParseError(.invalidValue, offset: 0, "the two MPO images differ in size (\(left.width)×\(left.height) and \(right.width)×\(right.height))")
+            }
+        } else {
+            let img = src.image
+            let layout: StereoLayout = options.layout == .auto ? (img.width >= img.height ? .sbs : .tb) : options.layout
+            if layout == .sbs {
+                guard img.width >= 2 else { throw ParseError(.invalidValue, offset: 0, "image is \(img.width) px wide: too narrow to hold two eyes side by side") }
+                let half = img.width / 2
+                if img.width % 2 == 1 { notes.append("input width \(img.width) is odd: the middle column is dropped, so each eye is \(half) px wide") }
+                left = try ImageOps.crop(img, x: 0, y: 0, width: half, height: img.height)
+                right = try ImageOps.crop(img, x: img.width - half, y: 0, width: half, height: img.height)
+                if options.halfResolution {
+                    left = try ImageOps.resize(left, width: half * 2, height: img.height, limits: options.limits)
+                    right = try ImageOps.resize(right, width: half * 2, height: img.height, limits: options.limits)
+                    notes.append("half-width side-by-side: each eye stretched to \(half * 2) px wide")
+                }
+            } else {
+                guard img.height >= 2 else { throw ParseError(.invalidValue, offset: 0, "image is \(img.height) px tall: too short to hold two eyes one above the other") }
+                let half = img.height / 2
+                if img.height % 2 == 1 { notes.append("input height \(img.height) is odd: the middle row is dropped, so each eye is \(half) px tall") }
+                left = try ImageOps.crop(img, x: 0, y: 0, width: img.width, height: half)
+                right = try ImageOps.crop(img, x: 0, y: img.height - half, width: img.width, height: half)
+                if options.halfResolution {
+                    left = try ImageOps.resize(left, width: img.width, height: half * 2, limits: options.limits)
+                    right = try ImageOps.resize(right, width: img.width, height: half * 2, limits: options.limits)
+                    notes.append("half-height top-bottom: each eye stretched to \(half * 2) px tall")
+                }
+            }
+            desc = "\(src.kind.rawValue) \(layout == .sbs ? "side-by-side" : "top-bottom")"
+        }
+        return StereoPair(left: left, right: right, exif: src.exif, exifInfo: src.exifInfo, sourceBaselineMM: baseline,
+                          convergenceAngleDegrees: convergence, sourceDescription: desc, notes: notes)
+    }
+
+    /// Reads two files as the left and right eyes (each JPEG, PNG or HEIC).
+    public static func load(left l: String, right r: String, limits: Limits = .default) throws(ParseError) -> StereoPair {
+        let a = try ImageFiles.load(l, limits: limits)
+        let b = try ImageFiles.load(r, limits: limits)
+        guard a.image.width == b.image.width, a.image.height == b.image.height else {
+            throw ParseError(.invalidValue, offset: 0, path: r, "the eyes differ in size: \(l) is \(a.image.width)×\(a.image.height), \(r) is \(b.image.width)×\(b.image.height)")
+        }
+        return StereoPair(left: a.image, right: b.image, exif: a.exif, exifInfo: a.exifInfo, sourceBaselineMM: nil, convergenceAngleDegrees: nil,
+                          sourceDescription: "left/right pair", notes: a.notes + b.notes)
+    }
+
+    /// Decodes both eyes of a stereo HEIC (the `ster` group; entity 0 = left). Both eyes are decoded
+    /// concurrently through the grid decoder's tile parallelism.
+    public static func decodeSpatialPhoto(_ path: String, limits: Limits = .default) throws(ParseError) -> (left: Image, right: Image, exif: [UInt8]?) {
+        let file = try ISOFile.open(path: path, limits: limits)
+        do throws(ParseError) {
+            return try decodeSpatialPhoto(file: file, limits: limits)
+        } catch {
+            var e = error; if e.path.isEmpty { e.path = path }; throw e
+        }
+    }
+
+    public static func decodeSpatialPhoto(file: ISOFile, limits: Limits = .default) throws(ParseError) -> (left: Image, right: Image, exif: [UInt8]?) {
+        guard let meta = file.heif else { throw ParseError(.notRecognised, offset: 0, "not a HEIF file") }
+        guard let g = meta.groups.first(where: { $0.type == "ster" }), g.entityIDs.count == 2 else {
+            throw ParseError(.notRecognised, offset: 0, "no stereo pair: the file has no 'ster' entity group with two images")
+        }
+        // The eyes are decoded at the same time, each splitting its grid tiles over half the cores: one
+        // eye's serial steps (canvas assembly, the last tiles) overlap the other eye's decoding.
+        let ids = [g.entityIDs[0], g.entityIDs[1]]
+        let perEye = max(1, ProcessorInfo.activeCount / 2)
+        let slots = Slots<Result<Image, ParseError>>(count: 2)
+        DispatchQueue.concurrentPerform(iterations: 2) { i in
+            do throws(ParseError) {
+                slots.set(i, .success(try HEIFImageDecoder.decode(file: file, item: ids[i], limits: limits, workers: perEye)))
+            } catch {
+                slots.set(i, .failure(error))
+            }
+        }
+        func eye(_ i: Int) throws(ParseError) -> Image {
+            switch slots.get(i) {
+            case .success(let img)?: return img
+            case .failure(let e)?: throw e
+            case nil: throw ParseError(.invalidValue, offset: 0, "eye \(i) was not decoded")
+            }
+        }
+        let l = try eye(0), r = try eye(1)
+        return (l, r, ImageFiles.heifExif(file, item: g.entityIDs[0], limits: limits))
+    }
+
+}
