@@ -14,7 +14,7 @@ public enum HTMLReport {
         table{border-collapse:collapse;margin:8px 0}td,th{border:1px solid #ccc;padding:4px 8px;text-align:left;vertical-align:top;font-size:13px}
         .error{background:#fdd}.warning{background:#ffe9b3}.info{background:#eef}.yes{color:#070;font-weight:bold}.no{color:#b00;font-weight:bold}
         .verdict{font-size:18px;padding:6px 10px}.ok{background:#dfd}.warn{background:#ffe9b3}.bad{background:#fdd}.small{font-size:12px;color:#555}
-        .imgs img,.imgs svg{max-width:420px;margin:4px;border:1px solid #999;vertical-align:top}figure{display:inline-block;margin:4px}figcaption{font-size:12px}</style>
+        .imgs svg{height:auto}.imgs img,.imgs svg{max-width:420px;margin:4px;border:1px solid #999;vertical-align:top}figure{display:inline-block;margin:4px}figcaption{font-size:12px}</style>
         </head><body><h1>\(esc(title))</h1>
         """
         for r in reports { h += section(r) }
