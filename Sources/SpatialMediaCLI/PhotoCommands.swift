@@ -88,7 +88,7 @@ struct ConvertPhoto: ParsableCommand {
             if !["copy", "none"].contains(audio) { throw ValidationError("--audio must be copy or none") }
             if !["left", "right"].contains(hero) { throw ValidationError("--hero must be left or right") }
             if VideoConversionOptions.Decoder(rawValue: decoder) == nil { throw ValidationError("--decoder must be auto or ffmpeg") }
-            if let f = fps, Self.parseFPS(f) == nil { throw ValidationError("--fps must be a positive number or NUM/DEN, e.g. 30 or 30000/1001") }
+            if let f = fps, FrameRate.parse(f) == nil { throw ValidationError("--fps must be a positive number or NUM/DEN, e.g. 30 or 30000/1001") }
             if let k = keyint, k < 1 { throw ValidationError("--keyint must be at least 1") }
             if !(0...16).contains(bframes) { throw ValidationError("--bframes must be 0…16") }
             if LayerSPSForm(rawValue: spsForm) == nil { throw ValidationError("--sps-form must be multilayer or full") }
@@ -100,16 +100,6 @@ struct ConvertPhoto: ParsableCommand {
         if bitDepth != 8 && bitDepth != 10 { throw ValidationError("--bit-depth must be 8 or 10") }
         if !(0...100).contains(quality) { throw ValidationError("--quality must be between 0 and 100") }
         if CameraPropertyForm(rawValue: form) == nil { throw ValidationError("--form must be one of \(CameraPropertyForm.allCases.map(\.rawValue).joined(separator: ", "))") }
-    }
-
-    static func parseFPS(_ s: String) -> (num: Int, den: Int)? {
-        let parts = s.split(separator: "/")
-        if parts.count == 2, let n = Int(parts[0]), let d = Int(parts[1]), n > 0, d > 0 { return (n, d) }
-        guard parts.count == 1, let f = Double(s), f > 0, f <= 1000 else { return nil }
-        if f == f.rounded() { return (Int(f), 1) }
-        let n1001 = f * 1001 / 1000
-        if abs(n1001 - n1001.rounded()) < 1e-3 { return (Int(n1001.rounded()) * 1000, 1001) }
-        return (Int((f * 1000).rounded()), 1000)
     }
 
     func run() throws {
@@ -172,7 +162,7 @@ extension ConvertPhoto {
         o.heroIsLeft = hero != "right"
         o.audio = audio == "none" ? .none : .copy
         o.audioFrom = audioFrom
-        o.fps = fps.flatMap(Self.parseFPS)
+        o.fps = fps.flatMap(FrameRate.parse)
         o.decoder = VideoConversionOptions.Decoder(rawValue: decoder) ?? .auto
         o.poolThreadsPerEye = threadsPerEye
         o.container = mp4 ? .mp4 : .mov
