@@ -20,6 +20,11 @@ public struct PhotoConversionOptions: Sendable {
     public var hfovDegrees: Double?
     /// Horizontal disparity adjustment in percent of the image width (default 0).
     public var disparityPercent: Double?
+    /// Where `hfovDegrees` / `disparityPercent` came from when not from the command line (e.g. `--align` crop,
+    /// `--auto-disparity`), for the report.
+    public var hfovSource: String?
+    public var disparitySource: String?
+    public var baselineSource: String?
     /// HEVC quality 0…100 (default 80 → CRF 16).
     public var quality: Int = PhotoEncoding.defaultQuality
     /// Camera property form (Apple `uuid` boxes by default).
@@ -68,6 +73,14 @@ public struct PhotoConversionReport: Sendable {
 
 /// Conversion of stereo sources (SBS/TB images, MPO files, left/right pairs) to spatial photos.
 public enum PhotoConverter {
+    /// The horizontal field of view a conversion uses and where it comes from: `--hfov`, the EXIF of the source,
+    /// or the default.
+    public static func fieldOfView(_ pair: StereoPair, options: PhotoConversionOptions) -> (degrees: Double, source: String) {
+        if let f = options.hfovDegrees { return (f, options.hfovSource ?? "--hfov") }
+        if let f = pair.exifInfo.horizontalFOV(imageWidth: pair.left.width, imageHeight: pair.left.height) { return (f.degrees, f.source) }
+        return (PhotoConversionOptions.defaultHFOVDegrees, "default; not measured")
+    }
+
     /// Encodes a pair into spatial-photo bytes and reports every value chosen.
     public static func encode(_ pairIn: StereoPair, options: PhotoConversionOptions) throws(ParseError) -> (bytes: [UInt8], report: PhotoConversionReport) {
         var pair = pairIn
@@ -80,15 +93,12 @@ public enum PhotoConverter {
         try Image.checkDimensions(width: w, height: h, limits: options.limits)
         // Parameters and their provenance.
         let baseline: Double, bSrc: String
-        if let b = options.baselineMM { baseline = b; bSrc = "--baseline" }
+        if let b = options.baselineMM { baseline = b; bSrc = options.baselineSource ?? "--baseline" }
         else if let b = pair.sourceBaselineMM { baseline = b; bSrc = "MPO BaselineLength" }
         else { baseline = PhotoConversionOptions.defaultBaselineMM; bSrc = "default; not measured" }
-        let hfov: Double, fSrc: String
-        if let f = options.hfovDegrees { hfov = f; fSrc = "--hfov" }
-        else if let f = pair.exifInfo.horizontalFOV(imageWidth: w, imageHeight: h) { hfov = f.degrees; fSrc = f.source }
-        else { hfov = PhotoConversionOptions.defaultHFOVDegrees; fSrc = "default; not measured" }
+        let (hfov, fSrc) = fieldOfView(pair, options: options)
         let disparity = options.disparityPercent ?? 0
-        let dSrc = options.disparityPercent == nil ? "default" : "--disparity"
+        let dSrc = options.disparityPercent == nil ? "default" : options.disparitySource ?? "--disparity"
         // The baseline is stored as a signed 32-bit camera position in µm: at most 2147483.647 mm.
         guard baseline > 0, baseline * 1000 <= Double(Int32.max) else {
             throw ParseError(.invalidValue, offset: 0, "baseline \(baseline) mm is out of range (above 0, at most 2147483.647 mm)")

@@ -50,6 +50,8 @@ struct ConvertPhoto: ParsableCommand {
     @Option(help: "HEVC quality 0…100 (default 80).") var quality: Int = PhotoEncoding.defaultQuality
     @Option(help: "Coded bit depth: 8 (default) or 10.") var bitDepth: Int = 8
     @Option(help: "Camera property form: apple (uuid boxes), standard (cmin/cmex) or both.") var form: String = "apple"
+    @Flag(help: "Photos: rectify the right eye onto the left (vertical offset, roll, focal scale, keystone; one warp), crop both to the common area around the centre; prints before/after figures.") var align = false
+    @Flag(help: "Photos: set the disparity adjustment from the measured disparity so the nearest content sits just behind the window.") var autoDisparity = false
     @Flag(help: "Print the report as JSON.") var json = false
     // Video options.
     @Option(help: "Video: x265 constant rate factor per eye, 0…51 (default 23).") var crf: Double?
@@ -78,6 +80,7 @@ struct ConvertPhoto: ParsableCommand {
         if input == nil && (left == nil || right == nil) { throw ValidationError("give INPUT, or both --left and --right") }
         if input != nil && (left != nil || right != nil) { throw ValidationError("give INPUT or --left/--right, not both") }
         if isVideo {
+            if align || autoDisparity { throw ValidationError("--align and --auto-disparity are implemented for photos only so far; for a video, measure it with `spatial-media validate` and set --disparity") }
             if layout != "auto" && StereoVideoLayout(rawValue: layout) == nil { throw ValidationError("--layout must be sbs, tb, half-sbs or half-tb for a video") }
             if crf != nil && bitrate != nil { throw ValidationError("give --crf or --bitrate, not both") }
             if let c = crf, !(0...51).contains(c) { throw ValidationError("--crf must be between 0 and 51") }
@@ -93,6 +96,7 @@ struct ConvertPhoto: ParsableCommand {
             return
         }
         if StereoLayout(rawValue: layout) == nil { throw ValidationError("--layout must be sbs, tb or auto") }
+        if autoDisparity && disparity != nil { throw ValidationError("give --disparity or --auto-disparity, not both") }
         if bitDepth != 8 && bitDepth != 10 { throw ValidationError("--bit-depth must be 8 or 10") }
         if !(0...100).contains(quality) { throw ValidationError("--quality must be between 0 and 100") }
         if CameraPropertyForm(rawValue: form) == nil { throw ValidationError("--form must be one of \(CameraPropertyForm.allCases.map(\.rawValue).joined(separator: ", "))") }
@@ -116,9 +120,12 @@ struct ConvertPhoto: ParsableCommand {
 
     func perform(_ o: PhotoConversionOptions) -> ParseError? {
         do throws(ParseError) {
-            let pair: StereoPair
+            var pair: StereoPair
             if let input { pair = try StereoImages.load(input, packing: o.packing) }
             else { pair = try StereoImages.load(left: left ?? "", right: right ?? "", limits: o.limits) }
+            var o = o
+            if o.swapEyes { swap(&pair.left, &pair.right); pair.notes.append("eyes swapped (--swap-eyes)"); o.swapEyes = false }
+            try GeometryCheck.prepare(&pair, options: &o, align: align, autoDisparity: autoDisparity, json: json)
             let report = try PhotoConverter.convert(pair, options: o, to: output)
             if json {
                 let j = JSON.object([
