@@ -89,13 +89,14 @@ public enum PhotoConverter {
         else { hfov = PhotoConversionOptions.defaultHFOVDegrees; fSrc = "default; not measured" }
         let disparity = options.disparityPercent ?? 0
         let dSrc = options.disparityPercent == nil ? "default" : "--disparity"
-        guard baseline > 0, baseline < 10_000_000 else { throw ParseError(.invalidValue, offset: 0, "baseline \(baseline) mm is out of range") }
-        guard hfov > 0, hfov < 180 else { throw ParseError(.invalidValue, offset: 0, "field of view \(hfov)° must be between 0 and 180") }
-        guard abs(disparity) <= 100 else { throw ParseError(.invalidValue, offset: 0, "disparity \(disparity) % must be between -100 and 100") }
+        // A value the caller gave is a usage error; one read from the file is a fault of the input.
+        guard baseline > 0, baseline < 10_000_000 else { throw ParseError(options.baselineMM != nil ? .usage : .invalidValue, offset: 0, "baseline \(baseline) mm is out of range (\(bSrc))") }
+        guard hfov > 0, hfov < 180 else { throw ParseError(options.hfovDegrees != nil ? .usage : .invalidValue, offset: 0, "field of view \(hfov)° must be between 0 and 180 (\(fSrc))") }
+        guard abs(disparity) <= 100 else { throw ParseError(.usage, offset: 0, "disparity \(disparity) % must be between -100 and 100") }
         if let c = pair.convergenceAngleDegrees { notes.append("MPO convergence angle \(c)° (not stored: spatial photos have no such field)") }
 
         let depth = max(pair.left.bitDepth, pair.right.bitDepth)
-        guard options.bitDepth == 8 || options.bitDepth == 10 else { throw ParseError(.invalidValue, offset: 0, "bit depth must be 8 or 10") }
+        guard options.bitDepth == 8 || options.bitDepth == 10 else { throw ParseError(.usage, offset: 0, "bit depth must be 8 or 10") }
         if depth > options.bitDepth { notes.append("\(depth)-bit source converted to \(options.bitDepth) bits for a \(options.bitDepth)-bit HEVC encode") }
         let settings = PhotoEncoding.settings(quality: options.quality, sourceDepth: options.bitDepth, threads: options.threads)
         let coded = try HEVCStillEncoder.encode([pair.left, pair.right], settings: settings, limits: options.limits)

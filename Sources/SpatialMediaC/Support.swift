@@ -50,6 +50,7 @@ struct ABIError: Error {
         case .io: status = SMStatus.io
         case .limitExceeded: status = SMStatus.limit
         case .unsupported, .unwritable: status = SMStatus.notApplicable
+        case .usage: status = SMStatus.invalidArgument
         default: status = SMStatus.parse
         }
         var where_ = "code \(e.code.rawValue), offset \(e.offset)"

@@ -41,6 +41,7 @@ struct Edit: ParsableCommand {
     }
 
     func run() throws {
+        try Exit.checkOutputs("spatial-media edit", outputs: [("output", output)], inputs: [("input", file)])
         if SpatialPhotoEditor.isHEIF(path: file) {
             if hero != nil || projection != nil || removeSpatial || faststart {
                 printErr("spatial-media edit: --hero, --projection, --remove-spatial and --faststart apply to videos; photos take --baseline, --hfov, --disparity")
@@ -81,8 +82,8 @@ struct Edit: ParsableCommand {
             line.end()
         } catch {
             line.end()
-            printErr("spatial-media edit: \(file): \(error.message) [\(error.code)]" + (error.path.isEmpty ? "" : " (\(error.path))"))
-            throw ExitCode(error.code == .invalidValue ? Exit.usage : Exit.unreadable)
+            printErr(errorLine("spatial-media edit", file: file, error))
+            throw ExitCode(Exit.code(for: error))
         }
         if json {
             print(result.json.serialized(pretty: true))

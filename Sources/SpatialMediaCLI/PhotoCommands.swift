@@ -109,6 +109,8 @@ struct ConvertPhoto: ParsableCommand {
     }
 
     func run() throws {
+        try Exit.checkOutputs("spatial-media convert", outputs: [("output", output), ("--keep-streams left stream", keepStreams.map { $0 + "-left.hevc" }), ("--keep-streams right stream", keepStreams.map { $0 + "-right.hevc" })],
+                              inputs: [("input", input), ("--left input", left), ("--right input", right), ("--audio-from input", audioFrom)])
         if isVideo { try runVideo(); return }
         var o = PhotoConversionOptions()
         o.layout = StereoLayout(rawValue: layout) ?? .auto
@@ -119,8 +121,8 @@ struct ConvertPhoto: ParsableCommand {
         o.bitDepth = bitDepth
         o.form = CameraPropertyForm(rawValue: form) ?? .apple
         if let e = perform(o) {
-            printErr(errorLine("spatial-media", file: input ?? left ?? "", e))
-            throw ExitCode(Exit.unreadable)
+            printErr(errorLine("spatial-media convert", file: input ?? left ?? "", e))
+            throw ExitCode(Exit.code(for: e))
         }
     }
 
@@ -174,8 +176,6 @@ extension ConvertPhoto {
         o.layerSPSForm = LayerSPSForm(rawValue: spsForm) ?? .multilayer
         let videoInput: VideoInput = input.map { .packed($0) } ?? .pair(left: left ?? "", right: right ?? "")
         let cancel = ConversionCancellation()
-        let signals = InterruptHandler(cancel)
-        defer { signals.restore() }
         let tty = isatty(2) != 0
         var shown = false
         let result: Result<VideoConversionReport, ParseError>
@@ -213,34 +213,8 @@ extension ConvertPhoto {
             }
         case .failure(let e):
             printErr(errorLine("spatial-media convert", file: input ?? left ?? "", e))
-            throw ExitCode(cancel.isCancelled ? 130 : (e.code == .io ? Exit.unreadable : Exit.problems))
+            throw ExitCode(Exit.code(for: e))
         }
-    }
-}
-
-/// Ctrl-C during a video conversion: the first SIGINT cancels cleanly (encoders stopped, helper processes
-/// ended, nothing written at OUT); a second one exits at once.
-final class InterruptHandler {
-    let source: DispatchSourceSignal
-    init(_ cancel: ConversionCancellation) {
-        signal(SIGINT, SIG_IGN)
-        signal(SIGTERM, SIG_IGN)
-        source = DispatchSource.makeSignalSource(signal: SIGINT, queue: DispatchQueue.global())
-        let term = DispatchSource.makeSignalSource(signal: SIGTERM, queue: DispatchQueue.global())
-        let handler: @Sendable () -> Void = {
-            if cancel.isCancelled { _exit(130) }
-            StandardError.write("\nspatial-media: interrupted; stopping (nothing will be written)\n")
-            cancel.cancel()
-        }
-        source.setEventHandler(handler: handler)
-        term.setEventHandler(handler: handler)
-        source.resume(); term.resume()
-        extra = term
-    }
-    var extra: DispatchSourceSignal?
-    func restore() {
-        source.cancel(); extra?.cancel()
-        signal(SIGINT, SIG_DFL); signal(SIGTERM, SIG_DFL)
     }
 }
 
@@ -262,14 +236,15 @@ struct SplitPhoto: ParsableCommand {
     }
 
     func run() throws {
+        try Exit.checkOutputs("spatial-media split", outputs: [("--left output", left), ("--right output", right), ("--sbs output", sbs)], inputs: [("input", photo)])
         let result: ParseError?
         do throws(ParseError) {
             try PhotoSplitter.split(photo, left: left, right: right, sbs: sbs, quality: quality)
             result = nil
         } catch { result = error }
         if let e = result {
-            printErr(errorLine("spatial-media", file: photo, e))
-            throw ExitCode(Exit.unreadable)
+            printErr(errorLine("spatial-media split", file: photo, e))
+            throw ExitCode(Exit.code(for: e))
         }
         for p in [left, right, sbs].compactMap({ $0 }) { print("wrote \(p)") }
     }

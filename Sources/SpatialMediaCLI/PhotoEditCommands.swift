@@ -38,6 +38,7 @@ struct Combine: ParsableCommand {
     }
 
     func run() throws {
+        try Exit.checkOutputs("spatial-media combine", outputs: [("output", output)], inputs: [("left input", left), ("right input", right)])
         let form = CameraPropertyForm(rawValue: cameraForm) ?? .apple
         var edit = SpatialPhotoEdit(form: form)
         do {
@@ -59,7 +60,7 @@ struct Combine: ParsableCommand {
             }
         } catch {
             printErr(errorLine("spatial-media combine", file: left, error))
-            throw ExitCode(error.code == .invalidValue || error.code == .unsupported ? Exit.problems : Exit.unreadable)
+            throw ExitCode(Exit.code(for: error))
         }
         report(result, json: json)
     }
@@ -92,7 +93,7 @@ func editPhoto(path: String, output: String?, baseline: Double?, hfov: Double?, 
     do {
         report(try SpatialPhotoEditor.edit(path: path, output: output, edit: edit), json: json)
     } catch {
-        printErr("spatial-media edit: \(path): \(error.message) [\(error.code)]")
-        throw ExitCode(error.code == .invalidValue ? Exit.usage : Exit.unreadable)
+        printErr(errorLine("spatial-media edit", file: path, error))
+        throw ExitCode(Exit.code(for: error))
     }
 }

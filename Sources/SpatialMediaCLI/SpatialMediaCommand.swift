@@ -9,14 +9,6 @@ import Darwin
 #endif
 import SystemSupport
 
-/// Exit codes, documented in the README and in `--help`.
-enum Exit {
-    static let ok: Int32 = 0
-    static let problems: Int32 = 1
-    static let unreadable: Int32 = 2
-    static let usage: Int32 = 64
-}
-
 func printErr(_ s: String) { StandardError.write(s + "\n") }
 
 /// One error line that always names a file. `ParseError.path` is a box path (`moov/trak[0]/…`,
@@ -42,11 +34,7 @@ struct SpatialMediaCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "spatial-media",
         abstract: "Inspect, validate, convert and edit spatial (stereo) photos and videos.",
-        discussion: """
-        Exit codes: 0 success; 1 the input was read but problems were found; 2 an input could not be \
-        read or is not a supported file; 64 usage error. JSON goes to standard output, messages to \
-        standard error.
-        """,
+        discussion: Exit.helpText + "\n\nJSON goes to standard output, messages to standard error.",
         version: SpatialMediaVersion.string,
         subcommands: [Info.self, Dump.self, Rewrite.self, Edit.self, Combine.self, ConvertPhoto.self, SplitPhoto.self, Assemble.self, SplitVideo.self, BenchScan.self, BenchDecode.self, Validate.self]
     )
@@ -69,6 +57,8 @@ struct SpatialMediaCommand: ParsableCommand {
             default: break
             }
         }
+        // SIGINT/SIGTERM: helper processes stopped, temporary files removed, exit 130/143 (see Interruption).
+        Interruption.install()
         do {
             var command = try parseAsRoot(args)
             try command.run()
@@ -177,6 +167,7 @@ struct Rewrite: ParsableCommand {
     @Option(name: .shortAndLong, help: "Output file (written atomically).") var output: String
 
     func run() throws {
+        try Exit.checkOutputs("spatial-media rewrite", outputs: [("output", output)], inputs: [("input", input)])
         guard let f = openFile(input) else { throw ExitCode(Exit.unreadable) }
         let line = ProgressLine("writing")
         do {
@@ -185,7 +176,7 @@ struct Rewrite: ParsableCommand {
         } catch {
             line.end()
             printErr("spatial-media: cannot write \(output): \(error.message) [\(error.code)]")
-            throw ExitCode(Exit.unreadable)
+            throw ExitCode(Exit.code(for: error))
         }
         printErr("wrote \(output)")
     }

@@ -35,6 +35,7 @@ struct Validate: ParsableCommand {
     }
 
     func run() throws {
+        try Exit.checkOutputs("spatial-media validate", outputs: [("--report output", report)], inputs: inputs.map { ("input", $0) } + [("--left input", left), ("--right input", right)])
         var o = ValidationOptions()
         o.pixels = !noPixels
         o.layout = layout.flatMap { StereoLayout(rawValue: $0) }

@@ -33,6 +33,7 @@ struct Assemble: ParsableCommand {
     }
 
     func run() throws {
+        try Exit.checkOutputs("spatial-media assemble", outputs: [("output", output)], inputs: [("left stream", left), ("right stream", right)])
         var mux = SpatialVideoMuxOptions()
         var assembly = MVHEVCAssemblyOptions()
         assembly.baseIsLeft = !rightBase
@@ -54,7 +55,7 @@ struct Assemble: ParsableCommand {
             print("wrote \(output): \(r.samples) frames (\(r.syncSamples) sync), timescale \(r.timescale), \(r.bytesWritten) bytes")
         } catch {
             printErr("spatial-media assemble: \(error.message) [\(error.code)]")
-            throw ExitCode(error.code == .io ? Exit.unreadable : Exit.problems)
+            throw ExitCode(Exit.code(for: error))
         }
     }
 }
@@ -78,12 +79,13 @@ struct SplitVideo: ParsableCommand {
     }
 
     func run() throws {
+        try Exit.checkOutputs("spatial-media split-video", outputs: [("--left output", left), ("--right output", right)], inputs: [("input", video)])
         do {
             let r = try StreamSplitter.write(path: video, left: left, right: right)
             print("split \(video): \(r.accessUnits) frames per eye" + (left.map { ", left → \($0)" } ?? "") + (right.map { ", right → \($0)" } ?? ""))
         } catch {
-            printErr("spatial-media split-video: \(error.message) [\(error.code)]")
-            throw ExitCode(error.code == .unsupported ? Exit.problems : Exit.unreadable)
+            printErr(errorLine("spatial-media split-video", file: video, error))
+            throw ExitCode(Exit.code(for: error))
         }
     }
 }
