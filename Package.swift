@@ -72,6 +72,8 @@ let package = Package(
         .testTarget(name: "StereoVisionTests", dependencies: ["StereoVision"]),
         .testTarget(name: "SpatialValidationTests", dependencies: ["SpatialValidation", "StereoVision", "SpatialConvert", "MediaDecode", "ImageFormats", "SpatialMedia", "ISOBMFF", "BinaryIO", "SystemSupport"]),
         .testTarget(name: "SpatialMediaKitTests", dependencies: ["SpatialMediaKit"]),
+        // Drives the built `spatial-media` binary (.build/debug); skips when it has not been built.
+        .testTarget(name: "CLITests", dependencies: ["SystemSupport"]),
         .testTarget(name: "ConformanceTests", dependencies: ["ISOBMFF", "HEVC", "SpatialMedia", "BinaryIO"]),
     ]
 )

@@ -35,6 +35,9 @@ struct Edit: ParsableCommand {
         if output != nil && inPlace { throw ValidationError("-o and --in-place exclude each other") }
         if let h = hero, !["left", "right", "none"].contains(h) { throw ValidationError("--hero must be left, right or none") }
         if let p = projection, p != "rect" { throw ValidationError("--projection must be rect") }
+        if baseline == 0 {
+            printErr("warning: --baseline 0 is written as asked, but validate reports a zero baseline as an error (SV-VIDEO-016 for videos, SV-PHOTO-011 for photos): visionOS needs the real distance between the lenses")
+        }
         if removeSpatial && (baseline != nil || hfov != nil || disparity != nil || hero != nil || projection != nil) {
             throw ValidationError("--remove-spatial cannot be combined with values")
         }

@@ -47,3 +47,24 @@ enum Exit {
         return ExitCode(usage)
     }
 }
+
+/// What a command writes, checked against the output's extension before any work (a mismatch is a usage error).
+enum OutputKind {
+    case heic, movie, mp4
+
+    static func check(_ path: String, expected: OutputKind, flag: String?) throws {
+        let name = path.split(separator: "/").last.map(String.init) ?? path
+        let ext = name.contains(".") ? String(name.split(separator: ".").last ?? "").lowercased() : ""
+        switch expected {
+        case .heic:
+            guard ["heic", "heif"].contains(ext) else {
+                throw ValidationError("the output \(path) must be named .heic: a spatial photo is HEIC" + (["mov", "mp4"].contains(ext) ? " (the input is an image, so this is a photo conversion)" : ""))
+            }
+        case .movie:
+            if ext == "mp4" { throw ValidationError("the output \(path) is .mp4 but without --mp4 a QuickTime movie is written; add --mp4 or name it .mov") }
+            guard ext == "mov" else { throw ValidationError("the output \(path) must be named .mov (or .mp4 with --mp4): a spatial video is a movie") }
+        case .mp4:
+            guard ext == "mp4" else { throw ValidationError("the output \(path) must be named .mp4 with \(flag ?? "--mp4")") }
+        }
+    }
+}

@@ -35,6 +35,7 @@ struct Combine: ParsableCommand {
         guard CameraPropertyForm(rawValue: cameraForm) != nil else { throw ValidationError("--camera-form must be apple, standard or both") }
         if (leftItem == nil) != (rightItem == nil) { throw ValidationError("give both --left-item and --right-item, or neither") }
         if right != nil && leftItem != nil { throw ValidationError("--left-item/--right-item apply to a single input") }
+        try OutputKind.check(output, expected: .heic, flag: nil)
     }
 
     func run() throws {
