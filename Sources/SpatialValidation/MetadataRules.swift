@@ -44,7 +44,7 @@ enum VideoRules {
         let trakPath = "moov/trak[\(v.trackIndex)]"
         let entryPath = "\(trakPath)/mdia/minf/stbl/stsd/\(v.sampleEntryType?.description ?? "?")"
         if let p = v.metadata.framePacking, !v.isMVHEVC {
-            f.append(Finding("SV-VIDEO-031", .info, "frame-packed stereo (\(p.rawValue)) — not spatial video; validate the pixels with --layout and convert to MV-HEVC", at: entryPath))
+            f.append(Finding("SV-VIDEO-031", .info, "frame-packed stereo (\(p.rawValue)) — not spatial video; convert it to MV-HEVC with `spatial-media convert IN -o OUT.mov --layout sbs` (or tb, half-sbs, half-tb)", at: entryPath))
         }
         guard v.isHEVC else {
             f.append(Finding("SV-VIDEO-001", .error, "the video codec is '\(v.sampleEntryType?.description ?? "none")', not HEVC; spatial video is MV-HEVC in an 'hvc1' sample entry — re-encode", at: entryPath))
@@ -203,7 +203,7 @@ enum PhotoRules {
         var problems: [SpatialDiagnostic] = []
         guard let p = SpatialPhotoReader.read(file, problems: &problems) else {
             if problems.isEmpty {
-                f.append(Finding("SV-PHOTO-001", .error, "no 'ster' entity group: this is an ordinary HEIF image; make a spatial photo with `spatial-media combine` or `convert-photo`", at: "meta/grpl"))
+                f.append(Finding("SV-PHOTO-001", .error, "no 'ster' entity group: this is an ordinary HEIF image; make a spatial photo with `spatial-media combine` (two-image HEIF) or `spatial-media convert` (stereo images)", at: "meta/grpl"))
                 return (false, ["the HEIF file has no 'ster' stereo group"], nil)
             }
             for d in problems { f.append(Finding("SV-PHOTO-002", .error, d.message, at: d.path)) }
@@ -285,7 +285,7 @@ enum PhotoRules {
         if let d = p.disparityAdjustment { summary.append(("disparity_adjustment", .int(Int64(d)))) }
         let forms = p.left.intrinsicsForms + p.right.intrinsicsForms
         if !forms.isEmpty && !forms.contains(.appleUUID) {
-            f.append(Finding("SV-PHOTO-018", .info, "camera properties are only in the standard cmin/cmex form; Apple writes its uuid forms and whether visionOS reads the FourCCs is unconfirmed (`spatial-media edit --form apple` writes both)", at: "meta/iprp"))
+            f.append(Finding("SV-PHOTO-018", .info, "camera properties are only in the standard cmin/cmex form; Apple writes its uuid forms and whether visionOS reads the FourCCs is unconfirmed (`spatial-media combine PHOTO.heic -o OUT.heic --camera-form both --baseline MM --hfov DEG` writes both, without re-encoding)", at: "meta/iprp"))
         }
         for d in p.diagnostics {
             let sev: Severity = d.severity == .error ? .error : d.severity == .warning ? .warning : .info

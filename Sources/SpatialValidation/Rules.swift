@@ -82,6 +82,7 @@ public enum RuleCatalog {
         Rule(id: "SV-VIDEO-029", severity: .warning, title: "Stereo boxes are well-formed", source: "formats.md §1.2 (FFmpeg rejects other sizes)"),
         Rule(id: "SV-VIDEO-030", severity: .error, title: "The movie has a video track", source: "—"),
         Rule(id: "SV-VIDEO-031", severity: .info, title: "Frame-packed stereo (not spatial video)", source: "formats.md §5; convert with `spatial-media` to MV-HEVC"),
+        Rule(id: "SV-VIDEO-032", severity: .error, title: "Pictures decoded out of display order (B-frames) have composition offsets (`ctts`)", source: "ISO/IEC 14496-12 §8.6.1.3 (composition time = decode time + offset)"),
         // Photos
         Rule(id: "SV-PHOTO-001", severity: .error, title: "HEIF file with a 'ster' entity group", source: "ISO/IEC 23008-12:2022 §6.8.5; formats.md §4.2"),
         Rule(id: "SV-PHOTO-002", severity: .error, title: "'ster' group names exactly two image items", source: "ISO/IEC 23008-12 §6.8.5; formats.md §4.2"),
@@ -104,11 +105,13 @@ public enum RuleCatalog {
         Rule(id: "SV-PHOTO-019", severity: .warning, title: "Stereo properties are readable", source: "formats.md §4.3–4.5"),
         Rule(id: "SV-PHOTO-020", severity: .warning, title: "Both eyes carry the same disparity adjustment", source: "formats.md §4.1 (Apple associates one property with both)"),
         // Other inputs
-        Rule(id: "SV-PAIR-001", severity: .info, title: "Input carries no spatial metadata", source: "—; convert with `spatial-media convert-photo` / assemble"),
+        Rule(id: "SV-PAIR-001", severity: .info, title: "Input carries no spatial metadata", source: "—; convert with `spatial-media convert` / `spatial-media assemble`"),
         Rule(id: "SV-PAIR-002", severity: .error, title: "Both eyes have the same size", source: "formats.md §6"),
         Rule(id: "SV-PAIR-003", severity: .info, title: "MPO stereo attributes", source: "CIPA DC-007 (MP format)"),
         Rule(id: "SV-PAIR-004", severity: .error, title: "A second eye is present", source: "—"),
         Rule(id: "SV-FILE-001", severity: .error, title: "File can be read", source: "—"),
+        Rule(id: "SV-FILE-002", severity: .error, title: "Every box lies within its parent and the file (not truncated)", source: "ISO/IEC 14496-12 §4.2 (box size)"),
+        Rule(id: "SV-FILE-003", severity: .error, title: "Sample chunks and item extents lie within the file", source: "ISO/IEC 14496-12 §8.7 (stco/co64), ISO/IEC 23008-12 (iloc)"),
         // Geometry measured on pixels
         Rule(id: "SV-GEOM-001", severity: .warning, title: "Vertical disparity: median |dy| ≤ 0.5 % of height (error > 1 %)", source: "\(wwdc); our thresholds"),
         Rule(id: "SV-GEOM-002", severity: .warning, title: "Vertical disparity: 95th percentile |dy| ≤ 1 % of height", source: "\(wwdc); our thresholds"),
@@ -123,6 +126,8 @@ public enum RuleCatalog {
         Rule(id: "SV-GEOM-011", severity: .warning, title: "Geometry can be measured", source: "—"),
         Rule(id: "SV-GEOM-012", severity: .info, title: "Measurement summary", source: "—"),
         Rule(id: "SV-GEOM-013", severity: .warning, title: "Measurement confidence", source: "—"),
+        Rule(id: "SV-GEOM-016", severity: .warning, title: "Pixels of a video could be checked (else: why, and what to install)", source: "—"),
+        Rule(id: "SV-GEOM-017", severity: .info, title: "Frames measured (which, and why fewer than asked)", source: "—"),
         Rule(id: "SV-GEOM-014", severity: .info, title: "Horizontal disparity range and the metadata's disparity adjustment", source: "formats.md §1.3 (dadj sign)"),
         Rule(id: "SV-GEOM-015", severity: .info, title: "Pixels unavailable", source: "—"),
     ]
