@@ -62,7 +62,7 @@ let package = Package(
         .executableTarget(name: "FuzzCABI", dependencies: ["SpatialMediaC", "SystemSupport"], path: "Fuzz/FuzzCABI"),
         .executableTarget(name: "FuzzImageHeaders", dependencies: ["ImageFormats", "Codecs"], path: "Fuzz/FuzzImageHeaders"),
         .executableTarget(name: "FuzzPNG", dependencies: ["ImageFormats", "Codecs"], path: "Fuzz/FuzzPNG"),
-        .testTarget(name: "SpatialMediaCTests", dependencies: ["SpatialMediaC", "SystemSupport"]),
+        .testTarget(name: "SpatialMediaCTests", dependencies: ["SpatialMediaC", "SystemSupport", "BinaryIO"]),
         .testTarget(name: "BinaryIOTests", dependencies: ["BinaryIO", "SystemSupport"]),
         .testTarget(name: "ISOBMFFTests", dependencies: ["ISOBMFF", "BinaryIO"]),
         .testTarget(name: "HEVCTests", dependencies: ["HEVC", "BinaryIO"]),

@@ -10,10 +10,11 @@ public enum FFmpegFrames {
 
     static func executable() -> String? {
         if let p = FileSystem.environment("SPATIAL_MEDIA_FFMPEG"), FileSystem.isExecutableFile(p) { return p }
-        guard let cwd = FileSystem.currentDirectory() else { return nil }
+        guard let cwd = FileSystem.currentDirectory() else { return findExecutable("ffmpeg") }
         let py = cwd + "/.venv-oracles/bin/python"
-        guard FileSystem.isExecutableFile(py) else { return nil }
-        guard let out = run(py, ["-c", "import imageio_ffmpeg;print(imageio_ffmpeg.get_ffmpeg_exe())"]) else { return nil }
+        // Last resort: ffmpeg on PATH (it must be 7.1 or newer to decode MV-HEVC; an older one fails and says so).
+        guard FileSystem.isExecutableFile(py) else { return findExecutable("ffmpeg") }
+        guard let out = run(py, ["-c", "import imageio_ffmpeg;print(imageio_ffmpeg.get_ffmpeg_exe())"]) else { return findExecutable("ffmpeg") }
         var path = String(decoding: out, as: UTF8.self)
         while path.last?.isWhitespace == true { path.removeLast() }
         return FileSystem.isExecutableFile(path) ? path : nil

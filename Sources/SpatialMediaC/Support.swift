@@ -55,7 +55,30 @@ struct ABIError: Error {
         }
         var where_ = "code \(e.code.rawValue), offset \(e.offset)"
         if !e.path.isEmpty { where_ += ", in \(e.path)" }
-        message = "\(e.message) (\(where_))"
+        message = "\(Self.abiWording(e.message)) (\(where_))"
+    }
+
+    /// Library messages written for the command line name its flags; through the C ABI they name the C
+    /// arguments and options instead (or say that only the command-line tool has the setting).
+    static let flagWording: [(flag: String, abi: String)] = [
+        ("--left/--right or --sbs", "left_output/right_output or option \"sbs_output\""),
+        ("--left-item/--right-item", "the left and right item ids"),
+        ("--decoder ffmpeg", "FFmpeg decoding (the command-line tool's convert --decoder ffmpeg)"),
+        ("--audio-from MOVIE", "an audio source movie (command-line tool only)"),
+        ("--audio-from", "the audio source"),
+        ("--fps", "options \"frame_rate_num\" and \"frame_rate_den\""),
+        ("--faststart", "option \"faststart\""),
+        ("--baseline", "the baseline option"),
+        ("--hfov", "the field-of-view option"),
+        ("--disparity", "the disparity option"),
+        ("--swap-eyes", "option \"swap_eyes\""),
+    ]
+
+    static func abiWording(_ m: String) -> String {
+        guard m.contains("--") else { return m }
+        var out = m
+        for (flag, abi) in flagWording { out = out.replacing(flag, with: abi) }
+        return out
     }
 }
 

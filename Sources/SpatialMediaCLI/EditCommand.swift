@@ -85,7 +85,7 @@ struct Edit: ParsableCommand {
             line.end()
         } catch {
             line.end()
-            printErr(errorLine("spatial-media edit", file: file, error))
+            printErr(errorLine("spatial-media edit", file: file, error, outputs: [output]))
             throw ExitCode(Exit.code(for: error))
         }
         if json {

@@ -164,7 +164,7 @@ struct ConvertPhoto: ParsableCommand {
         o.bitDepth = bitDepth ?? 8
         o.form = form.flatMap { CameraPropertyForm(rawValue: $0) } ?? .apple
         if let e = perform(o) {
-            printErr(errorLine("spatial-media convert", file: input ?? left ?? "", e))
+            printErr(errorLine("spatial-media convert", file: input ?? left ?? "", e, outputs: [output]))
             throw ExitCode(Exit.code(for: e))
         }
     }
@@ -255,7 +255,7 @@ extension ConvertPhoto {
                 for l in r.lines.dropFirst() { print("  \(l)") }
             }
         case .failure(let e):
-            printErr(errorLine("spatial-media convert", file: input ?? left ?? "", e))
+            printErr(errorLine("spatial-media convert", file: input ?? left ?? "", e, outputs: [output, keepStreams.map { $0 + "-left.hevc" }, keepStreams.map { $0 + "-right.hevc" }]))
             throw ExitCode(Exit.code(for: e))
         }
     }
@@ -286,7 +286,7 @@ struct SplitPhoto: ParsableCommand {
             result = nil
         } catch { result = error }
         if let e = result {
-            printErr(errorLine("spatial-media split", file: photo, e))
+            printErr(errorLine("spatial-media split", file: photo, e, outputs: [left, right, sbs]))
             throw ExitCode(Exit.code(for: e))
         }
         for p in [left, right, sbs].compactMap({ $0 }) { print("wrote \(p)") }

@@ -60,7 +60,7 @@ struct Combine: ParsableCommand {
                 result = try SpatialPhotoEditor.combine(path: left, leftItem: leftItem, rightItem: rightItem, swapEyes: swapEyes, edit: edit, output: output)
             }
         } catch {
-            printErr(errorLine("spatial-media combine", file: left, error))
+            printErr(errorLine("spatial-media combine", file: left, error, outputs: [output]))
             throw ExitCode(Exit.code(for: error))
         }
         report(result, json: json)
@@ -94,7 +94,7 @@ func editPhoto(path: String, output: String?, baseline: Double?, hfov: Double?, 
     do {
         report(try SpatialPhotoEditor.edit(path: path, output: output, edit: edit), json: json)
     } catch {
-        printErr(errorLine("spatial-media edit", file: path, error))
+        printErr(errorLine("spatial-media edit", file: path, error, outputs: [output]))
         throw ExitCode(Exit.code(for: error))
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import BinaryIO
 import ISOBMFF
+import ImageFormats
 import SpatialMedia
 #if canImport(Glibc)
 import Glibc
@@ -11,13 +12,21 @@ import SystemSupport
 
 func printErr(_ s: String) { StandardError.write(s + "\n") }
 
-/// One error line that always names a file. `ParseError.path` is a box path (`moov/trak[0]/…`,
-/// `(top level)`) or, when a library call took several inputs, the input that failed; a box path is
-/// shown after the reason with its offset.
-func errorLine(_ prefix: String, file: String, _ e: ParseError) -> String {
-    if e.path.isEmpty || e.path == file { return "\(prefix): \(file): \(e.message) [\(e.code)]" }
-    if FileSystem.kind(e.path) != nil { return "\(prefix): \(e.path): \(e.message) [\(e.code)]" }
-    return "\(prefix): \(file): \(e.message) [\(e.code)] (at \(e.path), offset \(e.offset))"
+/// One error line that always names the right file. `ParseError.path` is a box path (`moov/trak[0]/…`,
+/// `(top level)`) or, when a library call took several files, the file that failed: an output named in
+/// `outputs` is reported as "cannot write OUTPUT"; a box path goes after the reason with its offset; the
+/// top level is given by its offset alone.
+func errorLine(_ prefix: String, file: String, _ e: ParseError, outputs: [String?] = []) -> String {
+    var message = e.message
+    if !e.path.isEmpty, outputs.contains(where: { $0 == e.path }) {
+        if message.hasPrefix("cannot write \(e.path): ") { message.removeFirst("cannot write \(e.path): ".count) }
+        return "\(prefix): cannot write \(e.path): \(message) [\(e.code)]"
+    }
+    if message.hasPrefix(file + ": ") { message.removeFirst(file.count + 2) }
+    if e.path.isEmpty || e.path == file { return "\(prefix): \(file): \(message) [\(e.code)]" }
+    if FileSystem.kind(e.path) != nil { return "\(prefix): \(e.path): \(message) [\(e.code)]" }
+    if e.path == "(top level)" { return "\(prefix): \(file): \(message) [\(e.code)] (at offset \(e.offset))" }
+    return "\(prefix): \(file): \(message) [\(e.code)] (at \(e.path), offset \(e.offset))"
 }
 
 /// Ends the process with `code`; stdio buffers are flushed.
@@ -138,8 +147,8 @@ struct Info: ParsableCommand {
         var results: [JSON] = []
         for path in files {
             let info: MediaInfo
-            do {
-                info = try MediaInfo.inspect(path: path)
+            do throws(ParseError) {
+                if let image = try imageInfo(path) { info = image } else { info = try MediaInfo.inspect(path: path) }
             } catch {
                 printErr("spatial-media: \(path): \(error.message) [\(error.code)]")
                 worst = max(worst, Exit.unreadable)
@@ -161,6 +170,16 @@ struct Info: ParsableCommand {
     }
 }
 
+/// JPEG, MPO and PNG files (what `convert` and `validate` read besides ISOBMFF); nil for other files.
+func imageInfo(_ path: String) throws(ParseError) -> MediaInfo? {
+    let src = try FileSource(path: path)
+    guard ImageInfo.recognises(try src.read(at: 0, count: Int(min(src.size, 8)))) else { return nil }
+    do {
+        let d = try ImageInfo.describe(try FileBytes.read(path))
+        return MediaInfo(lines: d.lines, json: d.json, hasProblems: false)
+    } catch { throw error.withPath(path) }
+}
+
 struct Rewrite: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Parse a whole file and write it back through the writer (identical bytes when nothing changed).")
     @Argument(help: "Input file.") var input: String
@@ -175,7 +194,7 @@ struct Rewrite: ParsableCommand {
             line.end()
         } catch {
             line.end()
-            printErr("spatial-media: cannot write \(output): \(error.message) [\(error.code)]")
+            printErr(errorLine("spatial-media rewrite", file: input, error, outputs: [output]))
             throw ExitCode(Exit.code(for: error))
         }
         printErr("wrote \(output)")

@@ -55,7 +55,7 @@ struct Assemble: ParsableCommand {
             let r = try SpatialVideoAssembler.assemble(left: left, right: right, output: output, assembly: assembly, mux: mux)
             print("wrote \(output): \(r.samples) frames (\(r.syncSamples) sync), timescale \(r.timescale), \(r.bytesWritten) bytes")
         } catch {
-            printErr("spatial-media assemble: \(error.message) [\(error.code)]")
+            printErr(errorLine("spatial-media assemble", file: left, error, outputs: [output]))
             throw ExitCode(Exit.code(for: error))
         }
     }
@@ -85,7 +85,7 @@ struct SplitVideo: ParsableCommand {
             let r = try StreamSplitter.write(path: video, left: left, right: right)
             print("split \(video): \(r.accessUnits) frames per eye" + (left.map { ", left → \($0)" } ?? "") + (right.map { ", right → \($0)" } ?? ""))
         } catch {
-            printErr(errorLine("spatial-media split-video", file: video, error))
+            printErr(errorLine("spatial-media split-video", file: video, error, outputs: [left, right]))
             throw ExitCode(Exit.code(for: error))
         }
     }

@@ -80,6 +80,7 @@ public enum Validator {
             let file: ISOFile
             do throws(ParseError) { file = try ISOFile.open(path: path, limits: options.limits) } catch { unreadable(error, &r); return r }
             structure(file, limits: options.limits, into: &r)
+            let damaged = r.whyNotSpatial
             if file.box("moov") != nil {
                 validateMovie(file, path: path, options: options, facts: &facts, into: &r)
             } else if file.heif != nil {
@@ -87,6 +88,11 @@ public enum Validator {
             } else {
                 r.kind = "isobmff"
                 r.findings.append(Finding("SV-FILE-001", .error, "an ISOBMFF file with neither a movie (moov) nor images (meta)"))
+            }
+            // A damaged or truncated file is never "spatial: yes", whatever its metadata says.
+            if !damaged.isEmpty {
+                r.spatial = false
+                r.whyNotSpatial = damaged + r.whyNotSpatial.filter { !damaged.contains($0) }
             }
             return r
         }
@@ -163,18 +169,22 @@ public enum Validator {
                 at: "moov/trak[\(i)]/mdia/minf/stbl @ offset \(first.offset)"))
         }
         if let heif = file.heif, let iloc = heif.location {
+            var outside: [(item: HEIFMeta.Item, start: UInt64, length: UInt64)] = []
             for item in heif.items {
                 guard let loc = iloc.item(item.id), loc.constructionMethod == 0 else { continue }
                 for e in loc.extents {
                     let start = loc.baseOffset &+ e.offset
-                    if start > size || e.length > size - start {
-                        r.findings.append(Finding("SV-FILE-003", .error,
-                            "item \(item.id) (\(item.type)): extent \(start)+\(e.length) lies past the end of the file (\(size) bytes): the file is truncated",
-                            at: "meta/iloc @ offset \(start)"))
-                        break
-                    }
+                    if start > size || e.length > size - start { outside.append((item, start, e.length)); break }
                 }
             }
+            if let first = outside.first {
+                r.findings.append(Finding("SV-FILE-003", .error,
+                    "\(outside.count) of \(heif.items.count) items have data past the end of the file (\(size) bytes); the first, item \(first.item.id) (\(first.item.type)), has an extent of \(first.length) bytes at offset \(first.start): the file is truncated",
+                    at: "meta/iloc @ offset \(first.start)"))
+            }
+        }
+        if r.findings.contains(where: { $0.ruleID == "SV-FILE-002" || $0.ruleID == "SV-FILE-003" }) {
+            r.whyNotSpatial.append("the file is damaged or truncated (SV-FILE-002/003)")
         }
     }
 
