@@ -63,7 +63,9 @@ struct ABIError: Error {
     static let flagWording: [(flag: String, abi: String)] = [
         ("--left/--right or --sbs", "left_output/right_output or option \"sbs_output\""),
         ("--left-item/--right-item", "the left and right item ids"),
-        ("--decoder ffmpeg", "FFmpeg decoding (the command-line tool's convert --decoder ffmpeg)"),
+        ("pass --decoder ffmpeg", "decode with FFmpeg (command-line tool only)"),
+        ("try --decoder ffmpeg", "try decoding with FFmpeg (command-line tool only)"),
+        ("--decoder ffmpeg", "FFmpeg decoding (command-line tool only)"),
         ("--audio-from MOVIE", "an audio source movie (command-line tool only)"),
         ("--audio-from", "the audio source"),
         ("--fps", "options \"frame_rate_num\" and \"frame_rate_den\""),

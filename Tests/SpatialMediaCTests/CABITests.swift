@@ -383,7 +383,9 @@ struct ABIMessageWordingTests {
                 var buf = [UInt8](repeating: 0, count: 65536)
                 while true { let n = fread(&buf, 1, buf.count, f); if n <= 0 { break }; text += buf[0..<n] }
                 fclose(f)
-                for line in String(decoding: text, as: UTF8.self).split(separator: "\n") where line.contains("ParseError(") && line.contains("\"") {
+                let lines = String(decoding: text, as: UTF8.self).split(separator: "\n")
+                // A message on the line of `ParseError(` or on the next one.
+                for (n, line) in lines.enumerated() where line.contains("\"") && (line.contains("ParseError(") || (n > 0 && lines[n - 1].contains("ParseError("))) {
                     // The string literals of the line.
                     let parts = line.split(separator: "\"", omittingEmptySubsequences: false)
                     for (i, lit) in parts.enumerated() where i % 2 == 1 && lit.contains("--") {
