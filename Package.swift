@@ -1,4 +1,7 @@
 // swift-tools-version: 6.0
+// spatial-media is licensed GPL-2.0-or-later (see LICENSE); the licence of each library it links, loads or
+// runs (Swift runtime, swift-argument-parser, libde265, libx265, libjpeg-turbo, libpng, FFmpeg) is listed in
+// THIRD_PARTY_LICENSES.md.
 import PackageDescription
 
 // The codec libraries are opened with dlopen at first use (Sources/Codecs/Libraries.swift), so on Linux

@@ -4,7 +4,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-DEB_PACKAGES="libde265-dev libx265-dev x265 libheif-dev libheif-examples libjpeg62-turbo-dev libturbojpeg0-dev libpng-dev pkg-config"
+DEB_PACKAGES="libde265-dev libx265-dev x265 libheif-dev libheif-examples libjpeg62-turbo-dev libturbojpeg0-dev libpng-dev pkg-config ffmpeg python3-venv"
+# FFmpeg >= 7.1 decodes both views of MV-HEVC. Where the distribution's is older (Debian 12: 5.1), the static build
+# inside this PyPI wheel is put into the project's tools directory (.tools/bin/ffmpeg), where spatial-media finds it.
+FFMPEG_WHEEL="imageio-ffmpeg==0.8.1"
 
 install_deps() {
   case "$(uname -s)" in
@@ -31,7 +34,51 @@ install_deps() {
   command -v swift >/dev/null 2>&1 || { echo "setup: Swift 6 is required (https://swift.org/install)" >&2; exit 1; }
 }
 
+# Prints "MAJOR MINOR" of an ffmpeg program, or nothing.
+ffmpeg_version() {
+  "$1" -hide_banner -version 2>/dev/null | sed -n '1s/^ffmpeg version n\{0,1\}\([0-9][0-9]*\)\.\([0-9][0-9]*\).*/\1 \2/p'
+}
+is_at_least_7_1() { [ -n "$1" ] && { [ "$1" -gt 7 ] || { [ "$1" -eq 7 ] && [ "$2" -ge 1 ]; }; }; }
+
+install_ffmpeg() {
+  local tools=.tools/bin v
+  if [ -x "$tools/ffmpeg" ]; then
+    v=$(ffmpeg_version "$tools/ffmpeg")
+    if is_at_least_7_1 $v; then echo "setup: FFmpeg $(echo $v | tr ' ' .) already in $tools" >&2; link_user_tools; return 0; fi
+  fi
+  if command -v ffmpeg >/dev/null 2>&1; then
+    v=$(ffmpeg_version "$(command -v ffmpeg)")
+    if is_at_least_7_1 $v; then echo "setup: the system FFmpeg ($(echo $v | tr ' ' .)) decodes MV-HEVC views; nothing to add" >&2; return 0; fi
+  fi
+  echo "setup: installing FFmpeg >= 7.1 into $tools (from the $FFMPEG_WHEEL wheel)" >&2
+  local tmp; tmp=$(mktemp -d)
+  trap 'rm -rf "$tmp"' RETURN
+  python3 -m venv "$tmp/venv" >/dev/null
+  "$tmp/venv/bin/pip" download -q --no-deps --only-binary=:all: -d "$tmp/wheel" "$FFMPEG_WHEEL" >&2
+  mkdir -p "$tools"
+  python3 - "$tmp/wheel" "$tools/ffmpeg.part" <<'PY'
+import sys, zipfile, glob, shutil
+wheel = glob.glob(sys.argv[1] + "/*.whl")[0]
+with zipfile.ZipFile(wheel) as z:
+    name = next(n for n in z.namelist() if "/binaries/ffmpeg-" in n)
+    with z.open(name) as src, open(sys.argv[2], "wb") as dst:
+        shutil.copyfileobj(src, dst)
+PY
+  chmod 755 "$tools/ffmpeg.part" && mv "$tools/ffmpeg.part" "$tools/ffmpeg"
+  v=$(ffmpeg_version "$tools/ffmpeg")
+  is_at_least_7_1 $v || { echo "setup: the FFmpeg from $FFMPEG_WHEEL does not run here" >&2; return 1; }
+  echo "setup: FFmpeg $(echo $v | tr ' ' .) installed in $tools" >&2
+  link_user_tools
+}
+
+# The per-user tools directory, so an installed libspatialmedia or the Python package finds the same FFmpeg.
+link_user_tools() {
+  local dir="${XDG_DATA_HOME:-$HOME/.local/share}/spatial-media/bin"
+  mkdir -p "$dir" 2>/dev/null && ln -sf "$(pwd)/.tools/bin/ffmpeg" "$dir/ffmpeg" 2>/dev/null || true
+}
+
 install_deps
+install_ffmpeg
 [ "${1:-}" = "--deps-only" ] && exit 0
 
 echo "setup: building spatial-media (release)…" >&2

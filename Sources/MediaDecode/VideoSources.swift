@@ -208,15 +208,3 @@ public final class HEVCTrackProducer: VideoFrameProducer {
     public func finish() throws(ParseError) {}
     public func abort() {}
 }
-
-/// Finds FFmpeg: `SPATIAL_MEDIA_FFMPEG`, then `ffmpeg` on PATH.
-public enum FFmpegLocator {
-    public static func find(override: String? = nil) -> String? {
-        if let o = override { return findExecutable(o) }
-        if let e = getenv("SPATIAL_MEDIA_FFMPEG") {
-            let s = String(cString: e)
-            if !s.isEmpty { return findExecutable(s) }
-        }
-        return findExecutable("ffmpeg")
-    }
-}

@@ -43,12 +43,7 @@ public enum VideoInput: Sendable, Equatable {
 /// "derive or use the documented default" (defaults are reported as such, never as measurements).
 public struct VideoConversionOptions: Sendable {
     public enum Audio: String, Sendable { case copy, none }
-    public enum Decoder: String, Sendable, CaseIterable {
-        /// Y4M read directly, HEVC MP4/MOV by libde265, anything else by ffmpeg.
-        case auto
-        /// Always spawn ffmpeg (needs it on PATH or `SPATIAL_MEDIA_FFMPEG`).
-        case ffmpeg
-    }
+    public typealias Decoder = VideoDecoderChoice
     public var layout: StereoVideoLayout = .sbs
     /// The left half / top / first file is the right eye.
     public var swapEyes = false
@@ -74,7 +69,9 @@ public struct VideoConversionOptions: Sendable {
     public var fps: (num: Int, den: Int)? = nil
     public var container: SpatialVideoMuxOptions.Container = .mov
     /// Form of the layer-1 SPS: `.multilayer` (default, Apple's form: layer 1's profile is Multiview Main from
-    /// the VPS) or `.full` (the right encoder's SPS kept whole; a split gives back x265's stream byte for byte).
+    /// the VPS, and Apple's other free parameter-set choices: `general_non_packed_constraint_flag` 1, no latency limit,
+    /// see ``MVHEVCAssemblyOptions/matchAppleChoices``) or `.full` (both encoders' SPSs kept whole; a split gives back
+    /// x265's streams byte for byte).
     public var layerSPSForm: LayerSPSForm = .multilayer
     public var faststart = false
     public var decoder: Decoder = .auto
@@ -296,60 +293,6 @@ final class StreamingAssembly: @unchecked Sendable {
 /// Raw frames are never accumulated: the reader hands each eye to its encoder through a 3-frame queue; only
 /// the compressed streams are kept until muxing. See Specs/conversion.md ("Video").
 public enum VideoConverter {
-    /// File extensions treated as video by `convert`.
-    public static let videoExtensions: Set<String> = ["y4m", "mp4", "mov", "m4v", "mkv", "webm", "avi", "ts", "mts", "m2ts", "mpg", "mpeg", "wmv", "flv", "3gp", "qt"]
-
-    /// True when `path` should be converted as video (by extension, "-" or content).
-    public static func isVideo(_ path: String) -> Bool {
-        if path == "-" { return true }
-        if let dot = path.lastIndex(of: "."), videoExtensions.contains(path[path.index(after: dot)...].lowercased()) { return true }
-        // Content sniffing: Y4M signature.
-        let fd = open(path, O_RDONLY)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        var head = [UInt8](repeating: 0, count: 9)
-        let n = head.withUnsafeMutableBytes { read(fd, $0.baseAddress, 9) }
-        return n == 9 && head == Array("YUV4MPEG2".utf8)
-    }
-
-    /// Opens one input stream.
-    static func openProducer(_ path: String, options o: VideoConversionOptions, notes: inout [String]) throws(ParseError) -> VideoFrameProducer {
-        func viaFFmpeg(_ hint: Int?, why: String) throws(ParseError) -> VideoFrameProducer {
-            guard let exe = FFmpegLocator.find(override: o.ffmpeg) else {
-                throw ParseError(.unsupported, offset: 0, path: path,
-                                 "\(why): this input needs ffmpeg, which was not found on PATH (install it, e.g. apt-get install ffmpeg, or set SPATIAL_MEDIA_FFMPEG to its path); Y4M and HEVC MP4/MOV inputs work without it")
-            }
-            return try FFmpegProducer(path: path, executable: exe, frameCountHint: hint, limits: o.limits)
-        }
-        if path == "-" { return try Y4MProducer(path: path, limits: o.limits) }
-        // Existence first, so a typo is not reported as "needs ffmpeg".
-        var st = stat()
-        guard stat(path, &st) == 0 else { throw ParseError(.io, offset: 0, path: path, "cannot open: \(String(cString: strerror(errno)))") }
-        guard (st.st_mode & S_IFMT) == S_IFREG || (st.st_mode & S_IFMT) == S_IFIFO else {
-            throw ParseError(.io, offset: 0, path: path, "not a regular file")
-        }
-        let fd = open(path, O_RDONLY)
-        var head = [UInt8](repeating: 0, count: 12)
-        if fd >= 0 { _ = head.withUnsafeMutableBytes { read(fd, $0.baseAddress, 12) }; close(fd) }
-        if head.starts(with: Array("YUV4MPEG2".utf8)) {
-            if o.decoder == .ffmpeg { return try viaFFmpeg(nil, why: "--decoder ffmpeg") }
-            return try Y4MProducer(path: path, limits: o.limits)
-        }
-        if head.count >= 8, ["ftyp", "moov", "mdat", "wide", "free", "skip"].contains(String(decoding: head[4..<8], as: UTF8.self)) {
-            let file = try ISOFile.open(path: path, limits: o.limits)
-            let hint = file.tracks.first { $0.handler == "vide" }?.sampleCount
-            if o.decoder == .auto, !file.isFragmented, let p = try HEVCTrackProducer.open(path: path, file: file, limits: o.limits) { return p }
-            let codec = file.tracks.first { $0.handler == "vide" }?.sampleEntries.first?.type.description ?? "?"
-            let why = o.decoder == .ffmpeg ? "--decoder ffmpeg" : file.isFragmented ? "the movie is fragmented" : "the video track is '\(codec)', not HEVC"
-            let p = try viaFFmpeg(hint, why: why)
-            notes.append("\(path): \(why); decoded by ffmpeg to 8-bit 4:2:0")
-            return p
-        }
-        let p = try viaFFmpeg(nil, why: "\(path) is neither Y4M nor MP4/MOV")
-        notes.append("\(path): decoded by ffmpeg to 8-bit 4:2:0")
-        return p
-    }
-
     /// Converts `input` to a spatial video at `output`. On any error or cancellation nothing is left at `output`.
     @discardableResult
     public static func convert(_ input: VideoInput, to output: String, options o: VideoConversionOptions = VideoConversionOptions(),
@@ -365,10 +308,10 @@ public enum VideoConverter {
         var readerCPUStart = threadCPUSeconds()
         var notes: [String] = []
         // Options that need no input.
-        if case .crf(let c) = o.rateControl, !(0...51).contains(c) { throw ParseError(.usage, offset: 0, "CRF \(c) is outside 0…51") }
-        if case .bitrate(let k, _, _) = o.rateControl, k <= 0 { throw ParseError(.usage, offset: 0, "bitrate must be positive (kbit/s)") }
-        if let k = o.keyint, k < 1 { throw ParseError(.usage, offset: 0, "keyint must be at least 1") }
-        guard (0...16).contains(o.bframes) else { throw ParseError(.usage, offset: 0, "bframes must be 0…16") }
+        if case .crf(let c) = o.rateControl, !(0...51).contains(c) { throw ParseError(.invalidArgument, offset: 0, "CRF \(c) is outside 0…51") }
+        if case .bitrate(let k, _, _) = o.rateControl, k <= 0 { throw ParseError(.invalidArgument, offset: 0, "bitrate must be positive (kbit/s)") }
+        if let k = o.keyint, k < 1 { throw ParseError(.invalidArgument, offset: 0, "keyint must be at least 1") }
+        guard (0...16).contains(o.bframes) else { throw ParseError(.invalidArgument, offset: 0, "bframes must be 0…16") }
         let baseline = o.baselineMM ?? VideoConversionOptions.defaultBaselineMM
         let hfov = o.hfovDegrees ?? VideoConversionOptions.defaultHFOVDegrees
         let disparity = o.disparityPercent ?? 0
@@ -386,11 +329,11 @@ public enum VideoConverter {
         let sourceName: String
         switch input {
         case .packed(let p):
-            producers = [try openProducer(p, options: o, notes: &notes)]
+            producers = [try VideoInputs.producer(for: p, decoder: o.decoder, ffmpeg: o.ffmpeg, limits: o.limits, notes: &notes)]
             sourceName = "\(p == "-" ? "standard input" : p) (\(o.layout.rawValue), \(producers[0].kind))"
         case .pair(let l, let r):
-            producers = [try openProducer(l, options: o, notes: &notes)]
-            producers.append(try openProducer(r, options: o, notes: &notes))
+            producers = [try VideoInputs.producer(for: l, decoder: o.decoder, ffmpeg: o.ffmpeg, limits: o.limits, notes: &notes)]
+            producers.append(try VideoInputs.producer(for: r, decoder: o.decoder, ffmpeg: o.ffmpeg, limits: o.limits, notes: &notes))
             sourceName = "\(l) + \(r) (\(producers[0].kind))"
         }
         defer { for p in producers { p.abort() } }
@@ -513,7 +456,7 @@ public enum VideoConverter {
         let writer = try SpatialVideoStreamWriter(path: output, options: mux)
         let base = o.heroIsLeft ? left : right, second = o.heroIsLeft ? right : left
         let assembly = try StreamingAssembly(baseHeaders: base.headers, secondHeaders: second.headers,
-                                             options: MVHEVCAssemblyOptions(baseIsLeft: o.heroIsLeft, layerSPSForm: o.layerSPSForm), writer: writer)
+                                             options: MVHEVCAssemblyOptions(baseIsLeft: o.heroIsLeft, layerSPSForm: o.layerSPSForm, matchAppleChoices: o.layerSPSForm == .multilayer), writer: writer)
         for e in eyes { e.assembly = assembly }
         var started = false
         func stopEncoders() {
@@ -631,21 +574,11 @@ public enum VideoConverter {
     }
 
     static func isISOBMFF(_ path: String) -> Bool {
-        let fd = open(path, O_RDONLY)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        var head = [UInt8](repeating: 0, count: 8)
-        guard head.withUnsafeMutableBytes({ read(fd, $0.baseAddress, 8) }) == 8 else { return false }
-        return ["ftyp", "moov", "mdat", "wide", "free", "skip"].contains(String(decoding: head[4..<8], as: UTF8.self))
+        let k = FileProbe.kind(of: path)
+        return k == .movie || k == .heif
     }
 
-    static func isY4M(_ path: String) -> Bool {
-        let fd = open(path, O_RDONLY)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        var head = [UInt8](repeating: 0, count: 9)
-        return head.withUnsafeMutableBytes({ read(fd, $0.baseAddress, 9) }) == 9 && head == Array("YUV4MPEG2".utf8)
-    }
+    static func isY4M(_ path: String) -> Bool { FileProbe.kind(of: path) == .y4m }
 
     /// Fails early (before any encoding) when the output cannot be created.
     static func checkOutputDirectory(_ output: String) throws(ParseError) {

@@ -75,6 +75,30 @@ public enum SpatialPhotoEditor {
         return try apply(edit, to: file, left: ids[0], right: ids[1], addGroup: true, output: output)
     }
 
+    /// The edit `combine` applies: each field of `edit` that is nil takes the value of `defaults`, except where `file` is
+    /// already a spatial photo that carries that value (a baseline in its extrinsics, a field of view in its intrinsics, a
+    /// disparity adjustment): then it stays nil, so ``combine(path:leftItem:rightItem:swapEyes:edit:output:)`` keeps the
+    /// file's calibration. `kept` names what was kept.
+    public static func fillingDefaults(_ edit: SpatialPhotoEdit, defaults: SpatialPhotoEdit, keepingFrom file: ISOFile?) -> (edit: SpatialPhotoEdit, kept: [String]) {
+        var problems: [SpatialDiagnostic] = []
+        let photo = file.flatMap { SpatialPhotoReader.read($0, problems: &problems) }
+        var e = edit
+        var kept: [String] = []
+        if e.baselineMicrometres == nil {
+            if let b = photo?.baselineMicrometres { kept.append("baseline \(NumberText.fixed(b / 1000, places: 3)) mm") }
+            else { e.baselineMicrometres = defaults.baselineMicrometres }
+        }
+        if e.hfovMillidegrees == nil {
+            if let f = photo?.horizontalFOVDegrees { kept.append("horizontal field of view \(NumberText.fixed(f, places: 3))°") }
+            else { e.hfovMillidegrees = defaults.hfovMillidegrees }
+        }
+        if e.disparity == nil {
+            if let d = photo?.disparityAdjustment { kept.append("disparity adjustment \(NumberText.fixed(Double(d) / 100, places: 2)) %") }
+            else { e.disparity = defaults.disparity }
+        }
+        return (e, kept)
+    }
+
     /// Images that are shown on their own: image items that are neither hidden nor thumbnails/auxiliary images.
     static func displayableImages(_ h: HEIFMeta) -> [UInt32] {
         let secondary = Set(h.allReferences.filter { ["thmb", "auxl", "base", "dimg"].contains($0.type.description) && $0.type != "dimg" }.map(\.from))
@@ -92,7 +116,7 @@ public enum SpatialPhotoEditor {
         guard let sa, let sb, sa.width == sb.width, sa.height == sb.height else {
             throw ParseError(.invalidValue, offset: 0, "the two images differ in size (\(sa.map { "\($0.width)x\($0.height)" } ?? "?") and \(sb.map { "\($0.width)x\($0.height)" } ?? "?")); both eyes must be the same size")
         }
-        var builder = HEIFBuilder(brands: ["mif1", "heic"], primaryItemID: pa)
+        var builder = HEIFBuilder(brands: ["heic", "mif1"], primaryItemID: pa)
         let maxA = ha.items.map(\.id).max() ?? 0
         let shift = maxA + 1 > 0 ? maxA : 0
         for (file, h, offset) in [(a, ha, UInt32(0)), (b, hb, shift)] {

@@ -54,18 +54,40 @@ func notBuilt(_ what: String) -> ABIError {
     ABIError(SMStatus.unsupported, "not built into this version of libspatialmedia yet: \(what). Nothing was done (SM_ERR_UNSUPPORTED); see sm_capabilities().")
 }
 
+/// Reads the options of `sm_validate` / `sm_validate_path` (see the header).
+func validationOptions(_ options: UnsafePointer<CChar>?, _ function: String) throws(ABIError) -> ValidationOptions {
+    var opts = try parseOptions(options)
+    var v = ValidationOptions()
+    if let p = try opts.bool("pixels") { v.pixels = p }
+    if let l = try opts.choice("layout", ["sbs", "tb"]), let layout = StereoLayout(rawValue: l) { v.layout = layout }
+    if let n = try opts.int("frames", 1...100) { v.frames = n }
+    try opts.finish(function)
+    return v
+}
+
+@_cdecl("sm_validate_path")
+public func sm_validate_path(_ path: UnsafePointer<CChar>?, _ options: UnsafePointer<CChar>?, _ progress: SMProgressFn?,
+                             _ userData: UnsafeMutableRawPointer?, _ cancel: UnsafePointer<Int32>?,
+                             _ outReport: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
+    outReport?.pointee = nil
+    return abiCall("sm_validate_path") { () throws(ABIError) in
+        let p = try requiredPath(path, "path")
+        let v = try validationOptions(options, "sm_validate_path")
+        let progress = Progress(callback: progress, userData: userData, cancel: cancel)
+        try progress.report(0, "validate")
+        let report = Validator.validate(path: p, options: v)
+        try progress.report(1, "done")
+        try deliver(report.json.serialized(), to: outReport)
+    }
+}
+
 @_cdecl("sm_validate")
 public func sm_validate(_ file: OpaquePointer?, _ options: UnsafePointer<CChar>?, _ progress: SMProgressFn?, _ userData: UnsafeMutableRawPointer?,
                         _ cancel: UnsafePointer<Int32>?, _ outReport: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
     outReport?.pointee = nil
     return abiCall("sm_validate") { () throws(ABIError) in
         let f = try fileObject(file)
-        var opts = try parseOptions(options)
-        var v = ValidationOptions()
-        if let p = try opts.bool("pixels") { v.pixels = p }
-        if let l = try opts.choice("layout", ["sbs", "tb"]), let layout = StereoLayout(rawValue: l) { v.layout = layout }
-        if let n = try opts.int("frames", 1...100) { v.frames = n }
-        try opts.finish("sm_validate")
+        let v = try validationOptions(options, "sm_validate")
         let progress = Progress(callback: progress, userData: userData, cancel: cancel)
         try progress.report(0, "validate")
         // The validator reads files; a handle opened from memory is validated from a private temporary copy.
@@ -111,9 +133,11 @@ func photoConversionOptions(_ o: inout Options) throws(ABIError) -> (PhotoConver
     if let l = try o.choice("layout", ["sbs", "tb", "auto"]), let layout = StereoLayout(rawValue: l) { c.layout = layout }
     if let h = try o.bool("half_resolution") { c.halfResolution = h }
     if let s = try o.bool("swap_eyes") { c.swapEyes = s }
-    c.baselineMM = try o.double("baseline_mm")
-    c.hfovDegrees = try o.double("hfov_degrees")
-    c.disparityPercent = try o.double("disparity_percent")
+    // Range-checked here, before anything is decoded, so that no value can wrap when it is stored in the
+    // photo's 32-bit fields (µm in a signed position, millidegrees, 1/10000 of the width).
+    c.baselineMM = try o.double("baseline_mm", above: 0, atMost: Double(Int32.max) / 1000, "mm")
+    c.hfovDegrees = try o.double("hfov_degrees", above: 0, below: 180, "degrees")
+    c.disparityPercent = try o.double("disparity_percent", from: -100, atMost: 100, "% of the width")
     if let q = try o.int("quality", 0...100) { c.quality = q }
     if let f = try o.choice("form", ["apple", "standard", "both"]), let form = CameraPropertyForm(rawValue: f) { c.form = form }
     if let d = try o.int("bit_depth", 8...10) {

@@ -27,7 +27,7 @@ enum Exit {
     /// about an input or output 2.
     static func code(for e: ParseError) -> Int32 {
         if Interruption.isRequested { return Interruption.exitStatus }
-        return e.code == .usage ? usage : unreadable
+        return e.code == .invalidArgument ? usage : unreadable
     }
 
     /// Refuses outputs that are inputs or each other (``OutputPaths``): prints the reason, exit 64.

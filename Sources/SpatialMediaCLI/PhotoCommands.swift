@@ -69,8 +69,8 @@ struct ConvertPhoto: ParsableCommand {
     @Option(help: "Video (debug): also write each eye's single-layer HEVC as PREFIX-left.hevc / PREFIX-right.hevc.") var keepStreams: String?
 
     var isVideo: Bool {
-        if let input { return VideoConverter.isVideo(input) }
-        if let left, let right { return VideoConverter.isVideo(left) && VideoConverter.isVideo(right) }
+        if let input { return VideoInputs.isVideo(input) }
+        if let left, let right { return VideoInputs.isVideo(left) && VideoInputs.isVideo(right) }
         return false
     }
 
@@ -265,30 +265,85 @@ extension ConvertPhoto {
 struct SplitPhoto: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "split",
-        abstract: "Write the two eyes of a spatial photo as images (.png, .jpg or .heic by extension), or one side-by-side image.",
-        discussion: "PNG keeps 10-bit sources as 16-bit; JPEG output is 8-bit (quality 95 unless --quality)."
+        abstract: "Split a spatial photo or spatial video into its eyes: one file per eye, or one side-by-side / over-under file.",
+        discussion: """
+        Photos: .png, .jpg or .heic by extension; PNG keeps 10-bit sources as 16-bit; JPEG output is 8-bit (quality 95 \
+        unless --quality). Videos (any MV-HEVC spatial video: Apple's, iPhone's, Vision Pro's, x265 multiview's, ours): \
+        .mp4, .mov or .mkv re-encoded with x265 (--crf, --preset), audio carried over; --copy writes the coded \
+        pictures untouched as raw .hevc streams (both eyes of an independent-layer file such as `spatial-media convert` \
+        writes, or the base-layer eye of any MV-HEVC file). Inter-layer-predicted videos need FFmpeg 7.1 or newer \
+        (`bash scripts/setup.sh` installs one).
+        """
     )
-    @Argument(help: "A spatial photo (stereo HEIC with a 'ster' group).") var photo: String
+    @Argument(help: "A spatial photo (stereo HEIC) or a spatial video (MV-HEVC .mov/.mp4).") var input: String
     @Option(help: "Left-eye output.") var left: String?
     @Option(help: "Right-eye output.") var right: String?
     @Option(help: "Side-by-side output (left eye on the left).") var sbs: String?
-    @Option(help: "JPEG (1…100) or HEIC (0…100) quality.") var quality: Int?
+    @Option(help: "Over-under output (left eye on top; video only).") var ou: String?
+    @Flag(help: "Video: half-width SBS / half-height OU (the frame keeps the size of one eye).") var half = false
+    @Flag(help: "Video: no re-encoding, raw .hevc per eye (independent layers, or the base-layer eye only).") var copy = false
+    @Option(help: "Video: x265 constant rate factor of the re-encode (0…51, default 18).") var crf: Double?
+    @Option(help: "Video: x265 preset (ultrafast … placebo, default medium).") var preset: String?
+    @Flag(help: "Video: leave the audio out.") var noAudio = false
+    @Option(help: "Photo: JPEG (1…100) or HEIC (0…100) quality.") var quality: Int?
 
     func validate() throws {
-        if left == nil && right == nil && sbs == nil { throw ValidationError("give --left/--right and/or --sbs") }
+        if left == nil && right == nil && sbs == nil && ou == nil { throw ValidationError("give --left/--right, --sbs or --ou") }
+        if [sbs != nil, ou != nil, left != nil || right != nil].filter({ $0 }).count > 1 {
+            throw ValidationError("give one of --sbs, --ou, or --left/--right")
+        }
+        if let c = crf, !(0...51).contains(c) { throw ValidationError("--crf must be between 0 and 51") }
+        if let p = preset, !Self.presets.contains(p) { throw ValidationError("--preset must be one of \(Self.presets.joined(separator: ", "))") }
+        if copy && (crf != nil || preset != nil) { throw ValidationError("--copy does not re-encode: leave out --crf and --preset") }
     }
 
+    static let presets = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow", "placebo"]
+
     func run() throws {
-        try Exit.checkOutputs("spatial-media split", outputs: [("--left output", left), ("--right output", right), ("--sbs output", sbs)], inputs: [("input", photo)])
+        try Exit.checkOutputs("spatial-media split", outputs: [("--left output", left), ("--right output", right), ("--sbs output", sbs), ("--ou output", ou)], inputs: [("input", input)])
+        if FileProbe.kind(of: input) == .movie { try runVideo(); return }
+        let videoOnly = [ou != nil ? "--ou" : nil, half ? "--half" : nil, copy ? "--copy" : nil, crf != nil ? "--crf" : nil,
+                         preset != nil ? "--preset" : nil, noAudio ? "--no-audio" : nil].compactMap { $0 }
+        if !videoOnly.isEmpty {
+            printErr("spatial-media split: \(input): \(videoOnly.joined(separator: ", ")) apply to videos only; this is a photo")
+            throw ExitCode(Exit.usage)
+        }
         let result: ParseError?
         do throws(ParseError) {
-            try PhotoSplitter.split(photo, left: left, right: right, sbs: sbs, quality: quality)
+            try PhotoSplitter.split(input, left: left, right: right, sbs: sbs, quality: quality)
             result = nil
         } catch { result = error }
         if let e = result {
-            printErr(errorLine("spatial-media split", file: photo, e, outputs: [left, right, sbs]))
+            printErr(errorLine("spatial-media split", file: input, e, outputs: [left, right, sbs]))
             throw ExitCode(Exit.code(for: e))
         }
         for p in [left, right, sbs].compactMap({ $0 }) { print("wrote \(p)") }
+    }
+
+    func runVideo() throws {
+        if quality != nil {
+            printErr("spatial-media split: \(input): --quality applies to photos; for videos use --crf")
+            throw ExitCode(Exit.usage)
+        }
+        let target: VideoSplitTarget = sbs.map { .sideBySide($0) } ?? ou.map { .overUnder($0) } ?? .eyes(left: left, right: right)
+        var o = VideoSplitOptions(target: target)
+        o.half = half
+        o.copy = copy
+        if let c = crf { o.crf = c }
+        if let p = preset { o.preset = p }
+        o.audio = !noAudio
+        let line = ProgressLine("split")
+        let result: Result<VideoSplitReport, ParseError>
+        do throws(ParseError) {
+            result = .success(try VideoSplitter.split(input, options: o) { p in line.frames(p.frames, of: p.totalFrames, elapsed: p.elapsedSeconds) })
+        } catch { result = .failure(error) }
+        line.end()
+        switch result {
+        case .success(let r):
+            for l in r.lines { print(l) }
+        case .failure(let e):
+            printErr(errorLine("spatial-media split", file: input, e, outputs: [left, right, sbs, ou]))
+            throw ExitCode(Exit.code(for: e))
+        }
     }
 }

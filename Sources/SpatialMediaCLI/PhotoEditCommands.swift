@@ -42,16 +42,25 @@ struct Combine: ParsableCommand {
         try Exit.checkOutputs("spatial-media combine", outputs: [("output", output)], inputs: [("left input", left), ("right input", right)])
         let form = CameraPropertyForm(rawValue: cameraForm) ?? .apple
         var edit = SpatialPhotoEdit(form: form)
+        var defaults = SpatialPhotoEdit(form: form)
         do {
-            edit.baselineMicrometres = try SpatialUnits.micrometres(fromMillimetres: baseline ?? PhotoDefaults.baselineMM)
-            edit.hfovMillidegrees = try SpatialUnits.millidegrees(fromDegrees: hfov ?? PhotoDefaults.hfovDegrees)
-            edit.disparity = try SpatialUnits.disparityUnits(fromPercent: disparity ?? 0)
+            edit.baselineMicrometres = try baseline.map { (v) throws(ParseError) in try SpatialUnits.micrometres(fromMillimetres: v) }
+            edit.hfovMillidegrees = try hfov.map { (v) throws(ParseError) in try SpatialUnits.millidegrees(fromDegrees: v) }
+            edit.disparity = try disparity.map { (v) throws(ParseError) in try SpatialUnits.disparityUnits(fromPercent: v) }
+            defaults.baselineMicrometres = try SpatialUnits.micrometres(fromMillimetres: PhotoDefaults.baselineMM)
+            defaults.hfovMillidegrees = try SpatialUnits.millidegrees(fromDegrees: PhotoDefaults.hfovDegrees)
+            defaults.disparity = 0
         } catch {
             printErr("spatial-media combine: \(error.message)")
             throw ExitCode(Exit.usage)
         }
-        if baseline == nil { printErr("note: baseline \(PhotoDefaults.baselineMM) mm is a default, not a measurement (set --baseline)") }
-        if hfov == nil { printErr("note: horizontal field of view \(PhotoDefaults.hfovDegrees)° is a default, not a measurement (set --hfov)") }
+        // One input that is already a spatial photo keeps its calibration where no new value is given.
+        let existing = right == nil ? try? ISOFile.open(path: left) : nil
+        let (filled, kept) = SpatialPhotoEditor.fillingDefaults(edit, defaults: defaults, keepingFrom: existing)
+        edit = filled
+        for k in kept { printErr("note: kept the input's \(k)") }
+        if baseline == nil && edit.baselineMicrometres != nil { printErr("note: baseline \(PhotoDefaults.baselineMM) mm is a default, not a measurement (set --baseline)") }
+        if hfov == nil && edit.hfovMillidegrees != nil { printErr("note: horizontal field of view \(PhotoDefaults.hfovDegrees)° is a default, not a measurement (set --hfov)") }
         let result: PhotoEditResult
         do {
             if let right {

@@ -29,6 +29,28 @@ final class ProgressLine {
         StandardError.write("\r\u{1B}[K\(label) \(gb(done)) of \(gb(total)) GB (\(done * 100 / max(total, 1)) %)")
     }
 
+    /// The callback for frame-based work: frames done, of how many (when known), seconds so far; shows the rate and
+    /// the time left. On a terminal only, at most four times a second.
+    func frames(_ done: Int, of total: Int?, elapsed: Double) {
+        guard enabled else { return }
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        let now = Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+        guard now - last >= 0.25 else { return }
+        last = now
+        shown = true
+        let fps = elapsed > 0 ? Double(done) / elapsed : 0
+        var text = "\r\u{1B}[K\(label): frame \(done)"
+        if let t = total, t > 0 {
+            text += " of \(t) (\(min(100, done * 100 / t)) %)"
+            if fps > 0, t > done {
+                let left = Int((Double(t - done) / fps).rounded())
+                text += ", \(NumberText.fixed(fps, places: 1)) frames/s, \(left / 60):\(String(left % 60).leftPadded(2)) left"
+            }
+        }
+        StandardError.write(text)
+    }
+
     /// Erases the line, if one was shown.
     func end() { if shown { StandardError.write("\r\u{1B}[K") } }
 }

@@ -2,6 +2,8 @@ import ArgumentParser
 import BinaryIO
 import ISOBMFF
 import ImageFormats
+import MediaDecode
+import Codecs
 import SpatialMedia
 #if canImport(Glibc)
 import Glibc
@@ -45,7 +47,7 @@ struct SpatialMediaCommand: ParsableCommand {
         abstract: "Inspect, validate, convert and edit spatial (stereo) photos and videos.",
         discussion: Exit.helpText + "\n\nJSON goes to standard output, messages to standard error.",
         version: SpatialMediaVersion.string,
-        subcommands: [Info.self, Dump.self, Rewrite.self, Edit.self, Combine.self, ConvertPhoto.self, SplitPhoto.self, Assemble.self, SplitVideo.self, BenchScan.self, BenchDecode.self, Validate.self]
+        subcommands: [Info.self, Dump.self, Rewrite.self, Edit.self, Fix.self, Combine.self, ConvertPhoto.self, SplitPhoto.self, Assemble.self, SplitVideo.self, BenchScan.self, BenchDecode.self, Validate.self]
     )
 
     /// Parses only the chosen subcommand rather than reflecting over the whole command tree: the Swift
@@ -53,6 +55,13 @@ struct SpatialMediaCommand: ParsableCommand {
     /// scripts. Help, version and unknown commands go through the full parser as usual.
     static func main() {
         let args = Array(CommandLine.arguments.dropFirst())
+        if args == ["--version"] {
+            // The version, then what this machine gives us: codec libraries and the FFmpeg each job would use.
+            print(SpatialMediaVersion.string)
+            print("libde265: \(CodecVersions.libde265); libx265: \(CodecVersions.x265); libturbojpeg: \(CodecVersions.turbojpeg); libpng: \(CodecVersions.libpng)")
+            print(FFmpeg.summary)
+            terminate(Exit.ok)
+        }
         if let name = args.first, !args.contains(where: { $0 == "-h" || $0 == "--help" || $0 == "help" }) {
             // `info [--json] FILE...` is read by hand: scripts call it once per file, and even parsing one
             // subcommand with ArgumentParser costs more than reading a small file (runtime reflection).

@@ -44,6 +44,8 @@ public struct ValidationReport: Sendable {
     public var unreadable: Bool
     /// Wall-clock seconds of the stages (`decode`, `measure`).
     public var timings: [(stage: String, seconds: Double)] = []
+    /// The playback profile of a movie (or the stereo form of an image) and where it falls short; nil for other inputs.
+    public var profile: (title: String, json: JSON)?
 
     public var worst: Severity? { findings.map(\.severity).max() }
     /// 0 = no errors or warnings, 1 = warnings or errors, 2 = unreadable.
@@ -76,7 +78,8 @@ public enum Validator {
             let src = try FileSource(path: path)
             head = try src.read(at: 0, count: Int(min(src.size, 16)))
         } catch { unreadable(error, &r); return r }
-        if head.count >= 8 && Array(head[4..<8]) == Array("ftyp".utf8) || head.count >= 8 && ["moov", "mdat", "free", "wide"].contains(String(decoding: head[4..<8], as: UTF8.self)) {
+        let probed = FileProbe.kind(head: head)
+        if probed == .movie || probed == .heif {
             let file: ISOFile
             do throws(ParseError) { file = try ISOFile.open(path: path, limits: options.limits) } catch { unreadable(error, &r); return r }
             structure(file, limits: options.limits, into: &r)
@@ -217,7 +220,7 @@ public enum Validator {
                 guard let poc = rec.poc else { continue }
                 let resets = (16...20).contains(Int(rec.type))   // BLA / IDR start a new POC sequence
                 if let p = previous, !resets, poc < p {
-                    r.findings.append(Finding("SV-VIDEO-032", .error,
+                    r.findings.append(Finding("SV-VIDEO-036", .error,
                         "track \(track.trackID): pictures are decoded out of display order (sample \(rec.accessUnit + 1) has POC \(poc) after POC \(p): B-frames or leading pictures) but the track has no composition offsets (ctts); every player shows these frames in the wrong order — remux with ctts",
                         at: "moov/trak[\(i)]/mdia/minf/stbl"))
                     break
@@ -235,29 +238,41 @@ public enum Validator {
         r.spatial = v.spatial
         r.whyNotSpatial = v.whyNot
         r.kind = v.spatial ? "spatial-video" : "movie"
+        r.profile = (v.profile.profile.title, v.profile.json)
         guard options.pixels else { return }
-        if options.layout != nil {
+        if v.profile.profile != .spatialVideo && v.profile.profile != .multiview3D && v.profile.profile != .video2D && v.profile.profile != .framePacked3D {
+            r.findings.append(Finding("SV-GEOM-015", .info, "pixels not checked for \(v.profile.profile.title): the stereo geometry rules measure rectilinear pairs"))
+            return
+        }
+        if options.layout != nil || v.profile.profile == .framePacked3D {
             r.findings.append(Finding("SV-GEOM-016", .warning, "pixels not checked: pixel checks of frame-packed videos are not implemented yet; metadata only (--no-pixels skips pixel checks)"))
             return
         }
         let mv = summary.first { $0.0 == "hevc" }.map { _ in true } ?? false
         guard mv, r.findings.contains(where: { $0.ruleID == "SV-VIDEO-004" }) == false else { return }
         var frames: [EyePixels] = []
-        do throws(ParseError) {
-            frames = try PixelSource.videoFrames(path, count: options.frames, limits: options.limits)
-        } catch {
-            let picks = PixelSource.pickFrames(total: max(1, v.frameCount), count: options.frames)
-            if let ff = try? FFmpegFrames.frames(path, indices: picks),
-               let pairs = try? ff.map({ f throws(ParseError) -> EyePixels in
-                   var e = try PixelSource.eyes(f.left, f.right, notes: ["decoded with FFmpeg"])
-                   e.label = "frame \(f.index)"
-                   return e
-               }) {
-                frames = pairs
-            } else {
+        // FFmpeg ≥ 7.1 decodes only the sampled frames (a seek to each); without it, our own decoder reads layers that
+        // are independent (our files) — the whole clip.
+        let source = try? SpatialVideoSource.inspect(path, limits: options.limits)
+        let picks = PixelSource.pickFrames(total: max(1, v.frameCount), count: options.frames)
+        if let source, FFmpeg.locate(.mvhevcViews) != nil {
+            do throws(ParseError) {
+                for f in try source.sampledFrames(picks) {
+                    var e = try PixelSource.eyes(f.left, f.right, notes: ["decoded with FFmpeg (frame \(f.index) of \(v.frameCount))"])
+                    e.label = "frame \(f.index)"
+                    frames.append(e)
+                }
+            } catch {
+                r.findings.append(Finding("SV-GEOM-016", .warning, "pixels not checked: FFmpeg could not decode the sampled frames: \(error.message); metadata checked only (--no-pixels skips pixel checks)"))
+                return
+            }
+        } else {
+            do throws(ParseError) {
+                frames = try PixelSource.videoFrames(path, count: options.frames, limits: options.limits)
+            } catch {
                 let why = v.interLayer
                     ? "the second layer is inter-layer predicted, which needs an MV-HEVC decoder: install FFmpeg ≥ 7.1 (`bash scripts/setup.sh` provides it) and put it on PATH or in SPATIAL_MEDIA_FFMPEG"
-                    : "\(error.message); FFmpeg ≥ 7.1 (`bash scripts/setup.sh` provides it; PATH or SPATIAL_MEDIA_FFMPEG) could not decode it either"
+                    : "\(error.message); FFmpeg ≥ 7.1 (`bash scripts/setup.sh` provides it; PATH or SPATIAL_MEDIA_FFMPEG) could decode it"
                 r.findings.append(Finding("SV-GEOM-016", .warning, "pixels not checked: \(why); metadata checked only (--no-pixels skips pixel checks)"))
                 return
             }

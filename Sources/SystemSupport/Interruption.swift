@@ -136,6 +136,11 @@ public enum Interruption {
         }
     }
 
+    /// Forgets a temporary file registered by path (once renamed or removed).
+    public static func unregister(temporaryFile path: String) {
+        state.lock.withLock { state.files = state.files.filter { $0.value != path } }
+    }
+
     /// Forgets a registered child (before it is reaped) or temporary file (once renamed or removed).
     public static func unregister(_ token: Int) {
         state.lock.withLock {

@@ -112,6 +112,24 @@ public enum FileSystem {
         return out
     }
 
+    /// The whole content of a small file read to its end (works for `/proc` files, whose size reads as 0),
+    /// or `nil` when it cannot be read or holds more than `limit` bytes.
+    public static func contents(of path: String, limit: Int = 1 << 22) -> [UInt8]? {
+        let fd = open(path, O_RDONLY)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var out: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            if n < 0 { return nil }
+            if n == 0 { return out }
+            if out.count + n > limit { return nil }
+            out.append(contentsOf: chunk[0..<n])
+        }
+    }
+
     /// The current working directory, or `nil`.
     public static func currentDirectory() -> String? {
         guard let p = getcwd(nil, 0) else { return nil }

@@ -66,14 +66,14 @@ struct IntegrityRuleTests {
     @Test func reorderingWithoutCttsIsAnError() throws {
         try #require(Corpus.exists(Corpus.appleVideo))
         let good = Validator.validate(path: Corpus.appleVideo, options: Self.metadataOnly)
-        #expect(!good.fired("SV-VIDEO-032"))
+        #expect(!good.fired("SV-VIDEO-036"))
         var file = try ISOFile.open(path: Corpus.appleVideo)
         let mi = try #require(file.boxes.firstIndex { $0.type == "moov" })
         Self.strip("ctts", from: &file.boxes[mi])
         let out = Self.temp("noctts.mp4")
         try file.write(to: out)
         let r = Validator.validate(path: out, options: Self.metadataOnly)
-        #expect(r.fired("SV-VIDEO-032"))
+        #expect(r.fired("SV-VIDEO-036"))
         #expect(r.exitCode == 1)
     }
 

@@ -1,0 +1,74 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import BinaryIO
+import ISOBMFF
+import SpatialMedia
+
+/// Which decoder opens a video input.
+public enum VideoDecoderChoice: String, Sendable, CaseIterable {
+    /// Y4M read directly, HEVC MP4/MOV by libde265, anything else by FFmpeg.
+    case auto
+    /// Always FFmpeg (found by ``FFmpeg/locate(_:override:)``).
+    case ffmpeg
+}
+
+/// Opening any video input as one stream of frames: the one place that decides which decoder reads a file.
+public enum VideoInputs {
+    /// File extensions treated as video by `convert`.
+    public static let videoExtensions: Set<String> = ["y4m", "mp4", "mov", "m4v", "mkv", "webm", "avi", "ts", "mts", "m2ts", "mpg", "mpeg", "wmv", "flv", "3gp", "qt"]
+
+    /// True when `path` should be converted as video (by extension, "-" or content).
+    public static func isVideo(_ path: String) -> Bool {
+        if path == "-" { return true }
+        if let dot = path.lastIndex(of: "."), videoExtensions.contains(path[path.index(after: dot)...].lowercased()) { return true }
+        // By content: a Y4M stream, a Matroska file, or a movie that is not a HEIF image.
+        switch FileProbe.kind(of: path) {
+        case .y4m?, .matroska?, .movie?: return true
+        default: return false
+        }
+    }
+
+    /// Opens one input stream.
+    public static func producer(for path: String, decoder: VideoDecoderChoice = .auto, ffmpeg: String? = nil, limits: Limits = .default, notes: inout [String]) throws(ParseError) -> VideoFrameProducer {
+        func viaFFmpeg(_ hint: Int?, why: String) throws(ParseError) -> VideoFrameProducer {
+            let tool: FFmpegTool
+            do throws(ParseError) { tool = try FFmpeg.require(.any, for: "\(why): decoding \(path)", override: ffmpeg) } catch {
+                throw ParseError(.unsupported, offset: 0, path: path, error.message + " (Y4M and HEVC MP4/MOV inputs work without it)")
+            }
+            return try FFmpegProducer(path: path, executable: tool.path, frameCountHint: hint, limits: limits)
+        }
+        if path == "-" { return try Y4MProducer(path: path, limits: limits) }
+        // Existence first, so a typo is not reported as "needs ffmpeg".
+        var st = stat()
+        guard stat(path, &st) == 0 else { throw ParseError(.io, offset: 0, path: path, "cannot open: \(String(cString: strerror(errno)))") }
+        guard (st.st_mode & S_IFMT) == S_IFREG || (st.st_mode & S_IFMT) == S_IFIFO else {
+            throw ParseError(.io, offset: 0, path: path, "not a regular file")
+        }
+        let kind = FileProbe.kind(of: path)
+        if kind == .y4m {
+            if decoder == .ffmpeg { return try viaFFmpeg(nil, why: "--decoder ffmpeg") }
+            return try Y4MProducer(path: path, limits: limits)
+        }
+        if kind == .movie || kind == .heif {
+            let file = try ISOFile.open(path: path, limits: limits)
+            // Never flatten a sphere (VR180/360, APMP): refuse with the reason and the lossless alternative.
+            if let why = SpatialVideoReport.sphereRefusal(file) { throw ParseError(.unsupported, offset: 0, path: path, why) }
+            let hint = file.tracks.first { $0.handler == "vide" }?.sampleCount
+            if decoder == .auto, !file.isFragmented, let p = try HEVCTrackProducer.open(path: path, file: file, limits: limits) { return p }
+            let codec = file.tracks.first { $0.handler == "vide" }?.sampleEntries.first?.type.description ?? "?"
+            let why = decoder == .ffmpeg ? "--decoder ffmpeg" : file.isFragmented ? "the movie is fragmented" : "the video track is '\(codec)', not HEVC"
+            let p = try viaFFmpeg(hint, why: why)
+            notes.append("\(path): \(why); decoded by ffmpeg to 8-bit 4:2:0")
+            return p
+        }
+        let p = try viaFFmpeg(nil, why: "\(path) is neither Y4M nor MP4/MOV")
+        notes.append("\(path): decoded by ffmpeg to 8-bit 4:2:0")
+        return p
+    }
+
+}
