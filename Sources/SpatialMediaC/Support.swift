@@ -83,6 +83,12 @@ struct ABIError: Error {
         ("--hfov", "the field-of-view option"),
         ("--disparity", "the disparity option"),
         ("--swap-eyes", "option \"swap_eyes\""),
+        ("give --packing side|over", "set the frame packing (side or over)"),
+        ("--packing", "the frame packing"),
+        ("--to-apmp", "the APMP conversion (command-line tool: edit)"),
+        ("--to-google", "the Google spherical conversion (command-line tool: edit)"),
+        ("--projection", "the projection"),
+        ("--hero", "the hero eye"),
     ]
 
     static func abiWording(_ m: String) -> String {

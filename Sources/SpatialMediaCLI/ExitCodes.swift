@@ -26,7 +26,7 @@ enum Exit {
     /// The status for an error a library call threw: usage errors 64; an interruption 130/143; anything else
     /// about an input or output 2.
     static func code(for e: ParseError) -> Int32 {
-        if Interruption.isRequested { return Interruption.exitStatus }
+        if Interruption.isRequested || e.code == .cancelled { return Interruption.exitStatus }
         return e.code == .invalidArgument ? usage : unreadable
     }
 

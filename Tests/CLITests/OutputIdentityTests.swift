@@ -23,7 +23,7 @@ import Foundation
             ["split", "p.heic", "--left", "p.heic", "--right", "r.png"],
             ["split", "link.heic", "--left", "l.png", "--right", "hard.heic"],
             ["split", "p.heic", "--left", "x.png", "--right", "x.png"],
-            ["split", "p.heic", "--left", "x.png", "--sbs", "./x.png"],
+            ["split", "p.heic", "--left", "x.png", "--right", "./x.png"],
             ["convert", "p.heic", "-o", "p.heic"],
             ["convert", "--left", "p.heic", "--right", "p.heic", "-o", "hard.heic"],
             ["rewrite", "v.mov", "-o", "hardv.mov"],
