@@ -72,10 +72,12 @@ public enum FFmpeg {
         if let t = locate(requirement, override: override) { return t }
         let found = candidates(override: override)
         let need = requirement == .mvhevcViews ? "FFmpeg 7.1 or newer" : "FFmpeg"
-        let pinned = override == nil ? FileSystem.environment("SPATIAL_MEDIA_FFMPEG").flatMap { $0.isEmpty ? nil : $0 } : nil
-        let have = found.isEmpty ? (pinned.map { "SPATIAL_MEDIA_FFMPEG (\($0)) is not a working FFmpeg" } ?? "no FFmpeg was found") : "found only " + found.map { "FFmpeg \($0.version) (\($0.path))" }.joined(separator: ", ")
+        let pinned = override ?? FileSystem.environment("SPATIAL_MEDIA_FFMPEG").flatMap { $0.isEmpty ? nil : $0 }
+        let origin = override != nil ? "the FFmpeg named" : "SPATIAL_MEDIA_FFMPEG"
+        let have = found.isEmpty ? (pinned.map { "\(origin) (\($0)) is not a working FFmpeg" } ?? "no FFmpeg was found")
+            : "found only " + found.map { "FFmpeg \($0.version) (\($0.path))" }.joined(separator: ", ")
         throw ParseError(.unsupported, offset: 0,
-                         "\(purpose) needs \(need), and \(have); run `bash scripts/setup.sh` (installs one into the project's tools directory) or set SPATIAL_MEDIA_FFMPEG to an FFmpeg ≥ 7.1")
+                         "\(purpose) needs \(need), and \(have); run `bash scripts/setup.sh` (installs FFmpeg ≥ 7.1 into the project's tools directory) or set SPATIAL_MEDIA_FFMPEG to one")
     }
 
     /// Every FFmpeg found, in search order, probed (programs that fail to run are left out). `override`, or else

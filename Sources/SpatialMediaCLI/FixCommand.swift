@@ -1,5 +1,6 @@
 import ArgumentParser
 import BinaryIO
+import SystemSupport
 import ISOBMFF
 import SpatialMedia
 
@@ -44,7 +45,7 @@ struct Fix: ParsableCommand {
             r = try MovieRepair.fix(path: file, output: output, inPlace: inPlace, options: o)
         } catch {
             printErr(errorLine("spatial-media fix", file: file, error, outputs: [output]))
-            throw ExitCode(error.code == .io || error.code == .unsupported || error.code == .truncated ? Exit.unreadable : Exit.problems)
+            throw ExitCode(Exit.code(for: error))
         }
         if json { print(r.json.serialized(pretty: true)) }
         for x in r.repairs { printErr("repaired: \(x)") }

@@ -119,12 +119,12 @@ struct ConvertPhoto: ParsableCommand {
             if let a = audio, !["copy", "none"].contains(a) { throw ValidationError("--audio must be copy or none") }
             if let h = hero, !["left", "right"].contains(h) { throw ValidationError("--hero must be left or right") }
             if let d = decoder, VideoConversionOptions.Decoder(rawValue: d) == nil { throw ValidationError("--decoder must be auto or ffmpeg") }
-            if let f = fps, Self.parseFPS(f) == nil { throw ValidationError("--fps must be a positive number or NUM/DEN, e.g. 30 or 30000/1001") }
+            if let f = fps, FrameRate.parse(f) == nil { throw ValidationError("--fps must be a positive number or NUM/DEN, e.g. 30 or 30000/1001") }
             if let k = keyint, k < 1 { throw ValidationError("--keyint must be at least 1") }
             if let b = bframes, !(0...16).contains(b) { throw ValidationError("--bframes must be 0…16") }
             if let f = spsForm, LayerSPSForm(rawValue: f) == nil { throw ValidationError("--sps-form must be multilayer or full") }
             if let t = threadsPerEye, !(1...64).contains(t) { throw ValidationError("--threads-per-eye must be 1…64") }
-            if let p = preset, !Self.presets.contains(p) { throw ValidationError("--preset must be one of \(Self.presets.joined(separator: ", "))") }
+            if let p = preset, !SplitPhoto.presets.contains(p) { throw ValidationError("--preset must be one of \(SplitPhoto.presets.joined(separator: ", "))") }
             try OutputKind.check(output, expected: mp4 ? .mp4 : .movie, flag: mp4 ? "--mp4" : nil)
             return
         }
@@ -139,17 +139,6 @@ struct ConvertPhoto: ParsableCommand {
         try OutputKind.check(output, expected: .heic, flag: nil)
     }
 
-    static let presets = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow", "placebo"]
-
-    static func parseFPS(_ s: String) -> (num: Int, den: Int)? {
-        let parts = s.split(separator: "/")
-        if parts.count == 2, let n = Int(parts[0]), let d = Int(parts[1]), n > 0, d > 0 { return (n, d) }
-        guard parts.count == 1, let f = Double(s), f > 0, f <= 1000 else { return nil }
-        if f == f.rounded() { return (Int(f), 1) }
-        let n1001 = f * 1001 / 1000
-        if abs(n1001 - n1001.rounded()) < 1e-3 { return (Int(n1001.rounded()) * 1000, 1001) }
-        return (Int((f * 1000).rounded()), 1000)
-    }
 
     func run() throws {
         try Exit.checkOutputs("spatial-media convert", outputs: [("output", output), ("--keep-streams left stream", keepStreams.map { $0 + "-left.hevc" }), ("--keep-streams right stream", keepStreams.map { $0 + "-right.hevc" })],
@@ -210,7 +199,7 @@ extension ConvertPhoto {
         o.heroIsLeft = hero != "right"
         o.audio = audio == "none" ? .none : .copy
         o.audioFrom = audioFrom
-        o.fps = fps.flatMap(Self.parseFPS)
+        o.fps = fps.flatMap(FrameRate.parse)
         o.decoder = decoder.flatMap { VideoConversionOptions.Decoder(rawValue: $0) } ?? .auto
         o.poolThreadsPerEye = threadsPerEye
         o.container = mp4 ? .mp4 : .mov
