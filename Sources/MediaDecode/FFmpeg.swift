@@ -64,7 +64,11 @@ public enum FFmpeg {
     /// The first FFmpeg that meets `requirement`, or nil. `override` (an option's value: a path or a name on PATH)
     /// replaces the search.
     public static func locate(_ requirement: FFmpegTool.Requirement = .any, override: String? = nil) -> FFmpegTool? {
-        candidates(override: override).first { requirement.satisfied(by: $0) }
+        // Probed lazily, in order: the first that qualifies ends the search (each probe starts a program).
+        for (path, origin) in places(override: override) {
+            if let t = probe(path, origin: origin), requirement.satisfied(by: t) { return t }
+        }
+        return nil
     }
 
     /// Like ``locate(_:override:)``, but failing with an error that says what was found and what to do.
@@ -83,12 +87,15 @@ public enum FFmpeg {
     /// Every FFmpeg found, in search order, probed (programs that fail to run are left out). `override`, or else
     /// `SPATIAL_MEDIA_FFMPEG`, names the only candidate.
     public static func candidates(override: String? = nil) -> [FFmpegTool] {
-        var out: [FFmpegTool] = []
-        var seen = Set<String>()
+        places(override: override).compactMap { probe($0.path, origin: $0.origin) }
+    }
+
+    /// The programs to try, in search order, without running them.
+    static func places(override: String?) -> [(path: String, origin: FFmpegTool.Origin)] {
+        var out: [(path: String, origin: FFmpegTool.Origin)] = []
         func add(_ path: String?, _ origin: FFmpegTool.Origin) {
-            guard let path, !seen.contains(path), let t = probe(path, origin: origin) else { return }
-            seen.insert(path)
-            out.append(t)
+            guard let path, !out.contains(where: { $0.path == path }) else { return }
+            out.append((path, origin))
         }
         if let o = override {
             add(findExecutable(o), .explicit)

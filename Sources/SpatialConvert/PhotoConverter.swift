@@ -132,16 +132,44 @@ public enum PhotoSplitter {
         guard left != nil || right != nil || sbs != nil else {
             throw ParseError(.invalidValue, offset: 0, "nothing to write: give --left/--right or --sbs")
         }
-        let eyes = try StereoImages.decodeSpatialPhoto(path, limits: limits)
+        let file = try ISOFile.open(path: path, limits: limits)
+        guard let g = file.heif?.groups.first(where: { $0.type == "ster" }), g.entityIDs.count == 2 else {
+            throw ParseError(.notRecognised, offset: 0, path: path, "no stereo pair: the file has no 'ster' entity group with two images")
+        }
+        func isHEIF(_ p: String) -> Bool { ["heic", "heif"].contains(p.split(separator: ".").last.map { $0.lowercased() } ?? "") }
+        // A .heic eye is the coded eye copied as it is (tiles, colour property, EXIF/XMP): no re-encoding, so
+        // `combine` of the two files gives back the original pictures.
+        for (out, id) in [(left, g.entityIDs[0]), (right, g.entityIDs[1])] {
+            guard let out, isHEIF(out) else { continue }
+            do throws(ParseError) {
+                try AtomicFile.write(path: out, bytes: try SpatialPhotoEditor.extractEye(file: file, item: id))
+            } catch { var e = error; if e.path.isEmpty { e.path = out }; throw e }
+        }
+        let needPixels = [left, right].contains { $0.map { !isHEIF($0) } ?? false } || sbs != nil
+        guard needPixels else { return }
+        let eyes: (left: Image, right: Image, exif: [UInt8]?)
+        do throws(ParseError) { eyes = try StereoImages.decodeSpatialPhoto(file: file, limits: limits) } catch {
+            var e = error; if e.path.isEmpty { e.path = path }; throw e
+        }
+        // Each eye keeps its own EXIF (Apple writes one per eye); the side-by-side image takes the left's.
+        let rightExif = ImageFiles.heifExif(file, item: g.entityIDs[1], limits: limits) ?? eyes.exif
         // Pixels go out as RGB at 8 bits, or 16 bits for deeper sources (PNG keeps them; JPEG reduces to 8).
         let depth = eyes.left.bitDepth > 8 ? 16 : 8
         let l = try ColourConversion.toRGB(eyes.left, bitDepth: depth)
         let r = try ColourConversion.toRGB(eyes.right, bitDepth: depth)
-        if let left { try ImageFiles.save(l, to: left, jpegQuality: quality ?? 95, heicQuality: quality ?? PhotoEncoding.defaultQuality, exif: eyes.exif, limits: limits) }
-        if let right { try ImageFiles.save(r, to: right, jpegQuality: quality ?? 95, heicQuality: quality ?? PhotoEncoding.defaultQuality, exif: eyes.exif, limits: limits) }
+        // The eyes' ICC profile (Apple: Display P3) tags PNG/JPEG output so the colours stay right.
+        let leftICC = ImageFiles.heifICC(file, item: g.entityIDs[0]), rightICC = ImageFiles.heifICC(file, item: g.entityIDs[1])
+        let leftXMP = ImageFiles.heifXMP(file, item: g.entityIDs[0], limits: limits), rightXMP = ImageFiles.heifXMP(file, item: g.entityIDs[1], limits: limits)
+        if let left, !isHEIF(left) {
+            try ImageFiles.save(l, to: left, jpegQuality: quality ?? 95, heicQuality: quality ?? PhotoEncoding.defaultQuality, exif: eyes.exif, icc: leftICC, xmp: leftXMP, limits: limits)
+        }
+        if let right, !isHEIF(right) {
+            try ImageFiles.save(r, to: right, jpegQuality: quality ?? 95, heicQuality: quality ?? PhotoEncoding.defaultQuality, exif: rightExif, icc: rightICC, xmp: rightXMP, limits: limits)
+        }
         if let sbs {
             let joined = try ImageOps.join(l, r, limits: limits)
-            try ImageFiles.save(joined, to: sbs, jpegQuality: quality ?? 95, heicQuality: quality ?? PhotoEncoding.defaultQuality, exif: eyes.exif, limits: limits)
+            try ImageFiles.save(joined, to: sbs, jpegQuality: quality ?? 95, heicQuality: quality ?? PhotoEncoding.defaultQuality, exif: eyes.exif,
+                                icc: isHEIF(sbs) ? nil : leftICC, limits: limits)
         }
     }
 }

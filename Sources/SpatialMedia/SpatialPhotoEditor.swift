@@ -99,6 +99,38 @@ public enum SpatialPhotoEditor {
         return (e, kept)
     }
 
+    /// One eye of a spatial photo as a plain HEIF image, without re-encoding: the eye's image item (and, for a grid, its
+    /// tiles) with their coded bytes and properties (`hvcC`, `ispe`, `colr` — e.g. Apple's Display P3 ICC profile —,
+    /// `pixi`, intrinsics), and the Exif/XMP items that describe that eye (`cdsc`). The stereo-pair facts (extrinsics,
+    /// disparity adjustment, the `ster` group) are left out. `combine` of two such files gives back the original coded
+    /// pictures.
+    public static func extractEye(file: ISOFile, item eye: UInt32) throws(ParseError) -> [UInt8] {
+        guard let h = file.heif else { throw ParseError(.notRecognised, offset: 0, "not a HEIF image") }
+        guard h.items.contains(where: { $0.id == eye }) else {
+            throw ParseError(.danglingReference, offset: 0, path: "meta/iinf", "item \(eye) does not exist")
+        }
+        let tiles = h.references(from: eye, type: "dimg")
+        let metadata = h.allReferences.filter { $0.type == "cdsc" && $0.to.contains(eye) }.map(\.from)
+        var builder = HEIFBuilder(brands: ["heic", "mif1"], primaryItemID: eye)
+        var seen = Set<UInt32>()
+        for id in [eye] + tiles + metadata where seen.insert(id).inserted {
+            guard let it = h.items.first(where: { $0.id == id }) else {
+                throw ParseError(.danglingReference, offset: 0, path: "meta/iref", "item \(id) referenced by the eye does not exist")
+            }
+            let data = try h.data(of: id, file: file)
+            let method = h.location?.item(id)?.constructionMethod ?? 0
+            let props = h.properties(of: id).filter { p in
+                guard let (k, _) = kind(of: p.box) else { return true }
+                return k == .intrinsics
+            }
+            builder.items.append(.init(id: id, type: it.type, name: it.name, hidden: id != eye && it.hidden, contentType: it.contentType,
+                                       data: data, inIdat: method == 1, properties: props))
+        }
+        if !tiles.isEmpty { builder.references.append(.init(type: "dimg", from: eye, to: tiles)) }
+        for m in metadata { builder.references.append(.init(type: "cdsc", from: m, to: [eye])) }
+        return try builder.build()
+    }
+
     /// Images that are shown on their own: image items that are neither hidden nor thumbnails/auxiliary images.
     static func displayableImages(_ h: HEIFMeta) -> [UInt32] {
         let secondary = Set(h.allReferences.filter { ["thmb", "auxl", "base", "dimg"].contains($0.type.description) && $0.type != "dimg" }.map(\.from))

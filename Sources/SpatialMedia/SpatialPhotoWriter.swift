@@ -89,10 +89,13 @@ public enum SpatialPhotoWriter {
                 guard tw * columns >= image.width, th * rows >= image.height else {
                     throw ParseError(.invalidValue, offset: 0, "tiles of \(tw)x\(th) in a \(columns)x\(rows) grid do not cover \(image.width)x\(image.height)")
                 }
+                // Tiles as Apple's: ispe, the image's colr, hvcC, all marked essential.
+                let tileColr = image.properties.filter { $0.box.type == "colr" }.map { (box: $0.box, essential: true) }
+                let tileProperties: [(box: Box, essential: Bool)] = [(ispe(tw, th), true)] + tileColr + [(hvcC, true)]
                 var tileIDs: [UInt32] = []
                 for t in tiles {
                     let id = nextID; nextID += 1
-                    builder.items.append(.init(id: id, type: "hvc1", hidden: true, data: t, properties: [(hvcC, true), (ispe(tw, th), false)]))
+                    builder.items.append(.init(id: id, type: "hvc1", hidden: true, data: t, properties: tileProperties))
                     tileIDs.append(id)
                 }
                 let gid = nextID; nextID += 1
