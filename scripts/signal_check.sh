@@ -35,7 +35,7 @@ pass=0; fail=0; early=0; worst=0
 for sig in TERM INT; do
   want=$([ $sig = TERM ] && echo 143 || echo 130)
   for i in $(seq 1 "$RUNS"); do
-    delay=$(awk -v d="$DUR" -v r="$RANDOM" 'BEGIN { printf "%.3f", 0.05 + (d * 0.85 - 0.05) * r / 32767 }')
+    delay=$(awk -v d="$DUR" -v r="$RANDOM" 'BEGIN { printf "%.3f", 0.05 + (d * 0.7 - 0.05) * r / 32767 }')
     # The tool itself in the background (not a subshell running it): $! is its pid.
     TMPDIR="$WORK/tmp" SPATIAL_MEDIA_FFMPEG="$FF" "$BIN" convert "$WORK/in.mkv" -o "$WORK/out/o.mov" --preset ultrafast >/dev/null 2>"$WORK/err" &
     pid=$!
