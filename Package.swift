@@ -65,7 +65,7 @@ let package = Package(
         .executableTarget(name: "FuzzCABI", dependencies: ["SpatialMediaC", "SystemSupport"], path: "Fuzz/FuzzCABI"),
         .executableTarget(name: "FuzzImageHeaders", dependencies: ["ImageFormats", "Codecs"], path: "Fuzz/FuzzImageHeaders"),
         .executableTarget(name: "FuzzPNG", dependencies: ["ImageFormats", "Codecs"], path: "Fuzz/FuzzPNG"),
-        .testTarget(name: "SpatialMediaCTests", dependencies: ["SpatialMediaC", "SystemSupport"]),
+        .testTarget(name: "SpatialMediaCTests", dependencies: ["SpatialMediaC", "SystemSupport", "BinaryIO"]),
         .testTarget(name: "BinaryIOTests", dependencies: ["BinaryIO", "SystemSupport"]),
         .testTarget(name: "ISOBMFFTests", dependencies: ["ISOBMFF", "BinaryIO"]),
         .testTarget(name: "HEVCTests", dependencies: ["HEVC", "BinaryIO"]),
@@ -75,6 +75,8 @@ let package = Package(
         .testTarget(name: "StereoVisionTests", dependencies: ["StereoVision"]),
         .testTarget(name: "SpatialValidationTests", dependencies: ["SpatialValidation", "StereoVision", "SpatialConvert", "MediaDecode", "ImageFormats", "SpatialMedia", "ISOBMFF", "BinaryIO", "SystemSupport"]),
         .testTarget(name: "SpatialMediaKitTests", dependencies: ["SpatialMediaKit"]),
+        // Drives the built `spatial-media` binary (.build/debug); skips when it has not been built.
+        .testTarget(name: "CLITests", dependencies: ["SystemSupport"]),
         .testTarget(name: "ConformanceTests", dependencies: ["ISOBMFF", "HEVC", "SpatialMedia", "BinaryIO"]),
     ]
 )

@@ -99,16 +99,17 @@ public enum PhotoConverter {
         let (hfov, fSrc) = fieldOfView(pair, options: options)
         let disparity = options.disparityPercent ?? 0
         let dSrc = options.disparityPercent == nil ? "default" : options.disparitySource ?? "--disparity"
+        // A value the caller gave is a usage error; one read from the file is a fault of the input.
         // The baseline is stored as a signed 32-bit camera position in µm: at most 2147483.647 mm.
         guard baseline > 0, baseline * 1000 <= Double(Int32.max) else {
-            throw ParseError(.invalidValue, offset: 0, "baseline \(baseline) mm is out of range (above 0, at most 2147483.647 mm)")
+            throw ParseError(options.baselineMM != nil ? .invalidArgument : .invalidValue, offset: 0, "baseline \(baseline) mm is out of range (above 0, at most 2147483.647 mm; \(bSrc))")
         }
-        guard hfov > 0, hfov < 180 else { throw ParseError(.invalidValue, offset: 0, "field of view \(hfov)° must be between 0 and 180") }
-        guard abs(disparity) <= 100 else { throw ParseError(.invalidValue, offset: 0, "disparity \(disparity) % must be between -100 and 100") }
+        guard hfov > 0, hfov < 180 else { throw ParseError(options.hfovDegrees != nil ? .invalidArgument : .invalidValue, offset: 0, "field of view \(hfov)° must be between 0 and 180 (\(fSrc))") }
+        guard abs(disparity) <= 100 else { throw ParseError(.invalidArgument, offset: 0, "disparity \(disparity) % must be between -100 and 100") }
         if let c = pair.convergenceAngleDegrees { notes.append("MPO convergence angle \(c)° (not stored: spatial photos have no such field)") }
 
         let depth = max(pair.left.bitDepth, pair.right.bitDepth)
-        guard options.bitDepth == 8 || options.bitDepth == 10 else { throw ParseError(.invalidValue, offset: 0, "bit depth must be 8 or 10") }
+        guard options.bitDepth == 8 || options.bitDepth == 10 else { throw ParseError(.invalidArgument, offset: 0, "bit depth must be 8 or 10") }
         if depth > options.bitDepth { notes.append("\(depth)-bit source converted to \(options.bitDepth) bits for a \(options.bitDepth)-bit HEVC encode") }
         let settings = PhotoEncoding.settings(quality: options.quality, sourceDepth: options.bitDepth, threads: options.threads)
         let coded = try HEVCStillEncoder.encode([pair.left, pair.right], settings: settings, limits: options.limits)

@@ -298,15 +298,20 @@ public enum VideoConverter {
     public static func convert(_ input: VideoInput, to output: String, options o: VideoConversionOptions = VideoConversionOptions(),
                                cancellation: ConversionCancellation? = nil,
                                progress: ((VideoConversionProgress) -> Void)? = nil) throws(ParseError) -> VideoConversionReport {
+        // This function polls for cancellation and unwinds by itself (producers and encoders stopped, the
+        // output's temporary file removed): a signal does not end the process under it.
+        Interruption.beginCooperative()
+        defer { Interruption.endCooperative() }
+        let cancellation = cancellation ?? ConversionCancellation()
         let t0 = monotonicSeconds(), cpu0 = processCPUSeconds()
         var ownCPU = 0.0
         var readerCPUStart = threadCPUSeconds()
         var notes: [String] = []
         // Options that need no input.
-        if case .crf(let c) = o.rateControl, !(0...51).contains(c) { throw ParseError(.invalidValue, offset: 0, "CRF \(c) is outside 0…51") }
-        if case .bitrate(let k, _, _) = o.rateControl, k <= 0 { throw ParseError(.invalidValue, offset: 0, "bitrate must be positive (kbit/s)") }
-        if let k = o.keyint, k < 1 { throw ParseError(.invalidValue, offset: 0, "keyint must be at least 1") }
-        guard (0...16).contains(o.bframes) else { throw ParseError(.invalidValue, offset: 0, "bframes must be 0…16") }
+        if case .crf(let c) = o.rateControl, !(0...51).contains(c) { throw ParseError(.invalidArgument, offset: 0, "CRF \(c) is outside 0…51") }
+        if case .bitrate(let k, _, _) = o.rateControl, k <= 0 { throw ParseError(.invalidArgument, offset: 0, "bitrate must be positive (kbit/s)") }
+        if let k = o.keyint, k < 1 { throw ParseError(.invalidArgument, offset: 0, "keyint must be at least 1") }
+        guard (0...16).contains(o.bframes) else { throw ParseError(.invalidArgument, offset: 0, "bframes must be 0…16") }
         let baseline = o.baselineMM ?? VideoConversionOptions.defaultBaselineMM
         let hfov = o.hfovDegrees ?? VideoConversionOptions.defaultHFOVDegrees
         let disparity = o.disparityPercent ?? 0
@@ -467,7 +472,7 @@ public enum VideoConverter {
         var encoderFailed = false
         do throws(ParseError) {
             while true {
-                if cancellation?.isCancelled == true { throw ParseError(.io, offset: 0, "cancelled") }
+                if cancellation.isCancelled == true { throw ParseError(.io, offset: 0, "cancelled") }
                 guard var a = try producers[0].next() else {
                     if producers.count == 2, try producers[1].next() != nil {
                         throw ParseError(.invalidValue, offset: 0, "the two inputs have different frame counts: the left ends after \(frames) frames, the right has more")
@@ -508,7 +513,7 @@ public enum VideoConverter {
             if !encoderFailed { for p in producers { try p.finish() } }
         } catch {
             stopEncoders()
-            if cancellation?.isCancelled == true { throw ParseError(.io, offset: 0, path: output, "cancelled; nothing was written") }
+            if cancellation.isCancelled == true { throw ParseError(.io, offset: 0, path: output, "cancelled; nothing was written") }
             throw error
         }
         // Own CPU of this (reader) thread, minus time blocked in the queues (blocking costs no CPU).
@@ -526,7 +531,7 @@ public enum VideoConverter {
             }
         }
         for e in eyes { if let err = e.error { throw err } }
-        if cancellation?.isCancelled == true { throw ParseError(.io, offset: 0, path: output, "cancelled; nothing was written") }
+        if cancellation.isCancelled == true { throw ParseError(.io, offset: 0, path: output, "cancelled; nothing was written") }
         guard frames > 0 else { throw ParseError(.truncated, offset: 0, "the input has no frames (zero frames)") }
         guard left.framesOut == frames, right.framesOut == frames else {
             throw ParseError(.invalidValue, offset: 0, "x265 returned \(left.framesOut)/\(right.framesOut) pictures for \(frames) frames")
@@ -537,7 +542,7 @@ public enum VideoConverter {
         // The last pictures, then the movie (moov built, samples copied once from the scratch file).
         readerCPUStart = threadCPUSeconds()
         try assembly.finish()
-        if cancellation?.isCancelled == true { throw ParseError(.io, offset: 0, path: output, "cancelled; nothing was written") }
+        if cancellation.isCancelled == true { throw ParseError(.io, offset: 0, path: output, "cancelled; nothing was written") }
         try writer.finish(header: assembly.header, audio: audioTracks)
         let l0 = writer.layer0Bytes, l1 = writer.layer1Bytes
         ownCPU += threadCPUSeconds() - readerCPUStart

@@ -122,7 +122,7 @@ public enum SpatialUnits {
     /// Baselines above this (1 m, in µm) are written but reported as a warning.
     public static let implausibleBaselineMicrometres: UInt32 = 1_000_000
 
-    static func invalid(_ m: String) -> ParseError { ParseError(.invalidValue, offset: 0, path: "", m) }
+    static func invalid(_ m: String) -> ParseError { ParseError(.invalidArgument, offset: 0, path: "", m) }
 }
 
 /// A problem in the stereo metadata of a file that did not stop reading.

@@ -117,6 +117,12 @@ public enum SpatialEditStrategy: String, Sendable {
     case inPlaceMoovAtEnd = "in-place (moov at end)"
     /// A `free` box after `moov` held the new `moov`; the old one was turned into `free`.
     case inPlaceFreeSpace = "in-place (free space after moov)"
+    /// The new `moov` has the size of the old one and differs from it within one 512-byte sector: that
+    /// sector's changed bytes were rewritten (one atomic write); the file did not grow.
+    case inPlaceOverwrite = "in-place (moov updated within one sector)"
+    /// A `free` box right before `moov` held the new `moov`; the rest of it and the old `moov` became one
+    /// `free` box. The file did not grow.
+    case inPlaceFreeBefore = "in-place (free space before moov)"
     /// A new file was written (temporary file + rename) with `mdat` streamed and chunk offsets patched.
     case rewrite = "rewrite"
     /// Nothing needed changing; nothing was written.
@@ -673,6 +679,47 @@ public enum SpatialVideoEditor {
         guard old.header.form == .compact, old.header.userType == nil else { return .notPossible("moov has a 64-bit header") }
         if case .none = file.tail {} else { return .notPossible("bytes after the last box") }
         let newBytes = try newMoov.serialized(source: file.source)
+        let fileSize = file.source.size
+        // Same size, changes within one sector (a value edited again): rewrite those bytes, nothing else.
+        if UInt64(newBytes.count) == old.header.size {
+            let oldBytes = try file.source.read(at: old.header.offset, count: newBytes.count)
+            if oldBytes == newBytes { return .done(.inPlaceOverwrite, written: 0, size: fileSize) }
+            let changed = oldBytes.indices.filter { oldBytes[$0] != newBytes[$0] }
+            if let lo = changed.first, let hi = changed.last,
+               (old.header.offset + UInt64(lo)) / 512 == (old.header.offset + UInt64(hi)) / 512 {
+                let f = try WritableFile(path: path)
+                defer { f.close() }
+                try f.write(Array(newBytes[lo...hi]), at: old.header.offset + UInt64(lo))
+                try f.sync()
+                return .done(.inPlaceOverwrite, written: UInt64(hi - lo + 1), size: fileSize)
+            }
+        }
+
+        // A free box right before moov that holds the new moov: the new moov's body, then a free header covering
+        // the rest of that box and the old moov, go into its payload (which readers skip); then one 8-byte write
+        // turns the free header into the new moov's header. Before it the old movie, after it the new one.
+        let compactHeader = newBytes.count >= 8 && newBytes[4..<8].elementsEqual(Array("moov".utf8))
+            && newBytes.prefix(4).reduce(UInt64(0), { $0 << 8 | UInt64($1) }) == UInt64(newBytes.count)
+        if moovIndex > 0, compactHeader {
+            let prev = file.boxes[moovIndex - 1]
+            let need = UInt64(newBytes.count) + 8
+            if prev.type == "free" || prev.type == "skip", prev.header.form == .compact, prev.header.userType == nil,
+               prev.header.offset + prev.header.size == old.header.offset, prev.header.offset % 512 <= 504,
+               prev.header.size >= need, let tail = UInt32(exactly: prev.header.size - UInt64(newBytes.count) + old.header.size) {
+                var body = ByteWriter(capacity: newBytes.count)
+                body.write(Array(newBytes[8...]))
+                body.writeU32(tail)
+                body.writeFourCC("free")
+                let f = try WritableFile(path: path)
+                defer { f.close() }
+                try f.write(body.bytes, at: prev.header.offset + 8)
+                try f.sync()
+                try f.write(Array(newBytes[0..<8]), at: prev.header.offset)
+                try f.sync()
+                return .done(.inPlaceFreeBefore, written: UInt64(body.count + 8), size: fileSize)
+            }
+        }
+
         // The retired region starts at the old moov, or at a free box right before it (so repeated
         // edits grow one free box instead of leaving a chain of them).
         var pivotOffset = old.header.offset
@@ -690,7 +737,7 @@ public enum SpatialVideoEditor {
         var pivot = ByteWriter()
         pivot.writeU32(pivotSize)
         pivot.writeFourCC("free")
-        let fileSize = file.source.size
+
 
         if moovIndex == file.boxes.count - 1 {
             guard old.header.offset + old.header.size == fileSize else { return .notPossible("moov does not end at the end of the file") }

@@ -108,11 +108,20 @@ public func sm_validate(_ file: OpaquePointer?, _ options: UnsafePointer<CChar>?
     }
 }
 
+/// Refuses an output that is an input or another output (``OutputPaths``): an argument error.
+func checkOutputs(_ outputs: [(String, String)], inputs: [(String, String)]) throws(ABIError) {
+    do throws(ParseError) {
+        try OutputPaths.check(outputs: outputs.map { (role: $0.0, path: $0.1) }, inputs: inputs.map { (role: $0.0, path: $0.1) })
+    } catch {
+        throw .argument(error.message)
+    }
+}
+
 func convertArguments(_ input: UnsafePointer<CChar>?, _ output: UnsafePointer<CChar>?, _ options: UnsafePointer<CChar>?,
                       _ progress: Progress) throws(ABIError) -> (input: String, output: String, options: Options) {
     let i = try requiredPath(input, "input")
     let o = try requiredPath(output, "output")
-    if i == o { throw .argument("output must differ from input") }
+    try checkOutputs([("output", o)], inputs: [("input", i)])
     let opts = try parseOptions(options)
     try progress.checkCancelled()
     return (i, o, opts)
@@ -159,7 +168,7 @@ public func sm_convert_photo(_ input: UnsafePointer<CChar>?, _ output: UnsafePoi
         let progress = Progress(callback: progress, userData: userData, cancel: cancel)
         var (input, output, opts) = try convertArguments(input, output, options, progress)
         let (options, right) = try photoConversionOptions(&opts)
-        if right == output { throw .argument("output must differ from right_input") }
+        try checkOutputs([("output", output)], inputs: [("input", input), ("right_input", right ?? "")])
         try progress.report(0, "load")
         let pair = try lift { () throws(ParseError) -> StereoPair in
             if let right { return try StereoImages.load(left: input, right: right, limits: options.limits) }
@@ -222,7 +231,7 @@ public func sm_convert_video(_ input: UnsafePointer<CChar>?, _ output: UnsafePoi
         let progress = Progress(callback: progress, userData: userData, cancel: cancel)
         var (input, output, opts) = try convertArguments(input, output, options, progress)
         let (right, assembly, mux, video) = try videoConversionOptions(&opts)
-        if right == output { throw .argument("output must differ from right_input") }
+        try checkOutputs([("output", output)], inputs: [("input", input), ("right_input", right ?? "")])
         guard let right, !right.isEmpty, isRawHEVC(input), isRawHEVC(right) else {
             // Decode, split, encode both eyes with x265 and assemble (frame-packed input, or two video files).
             let source: VideoInput = right.map { .pair(left: input, right: $0) } ?? .packed(input)
@@ -268,11 +277,11 @@ public func sm_split(_ input: UnsafePointer<CChar>?, _ leftOutput: UnsafePointer
         let i = try requiredPath(input, "input")
         let l = try requiredPath(leftOutput, "left_output")
         let r = try requiredPath(rightOutput, "right_output")
-        if l == r || l == i || r == i { throw .argument("input, left_output and right_output must be three different paths") }
         var opts = try parseOptions(options)
         let quality = try opts.int("quality", 0...100)
         let sbs = try opts.string("sbs_output")
-        if let sbs, sbs.isEmpty || sbs == i || sbs == l || sbs == r { throw .argument("option \"sbs_output\" must be a fourth, different path") }
+        if sbs?.isEmpty == true { throw .argument("option \"sbs_output\" is empty") }
+        try checkOutputs([("left_output", l), ("right_output", r), ("sbs_output", sbs ?? "")], inputs: [("input", i)])
         try opts.finish("sm_split")
         let progress = Progress(callback: progress, userData: userData, cancel: cancel)
         try progress.checkCancelled()

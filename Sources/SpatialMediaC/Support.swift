@@ -55,14 +55,47 @@ struct ABIError: Error {
         case .io: status = SMStatus.io
         case .limitExceeded: status = SMStatus.limit
         case .unsupported, .unwritable: status = SMStatus.notApplicable
+        case .invalidArgument: status = SMStatus.invalidArgument
+        case .cancelled: status = SMStatus.cancelled
         default: status = SMStatus.parse
         }
         var where_ = "code \(e.code.rawValue), offset \(e.offset)"
         if !e.path.isEmpty { where_ += ", in \(e.path)" }
-        message = "\(e.message) (\(where_))"
+        message = "\(Self.abiWording(e.message)) (\(where_))"
         code = e.code.rawValue
         offset = e.offset
         boxPath = e.path
+    }
+
+    /// Library messages written for the command line name its flags; through the C ABI they name the C
+    /// arguments and options instead (or say that only the command-line tool has the setting).
+    static let flagWording: [(flag: String, abi: String)] = [
+        ("--left/--right or --sbs", "left_output/right_output or option \"sbs_output\""),
+        ("--left-item/--right-item", "the left and right item ids"),
+        ("pass --decoder ffmpeg", "decode with FFmpeg (command-line tool only)"),
+        ("try --decoder ffmpeg", "try decoding with FFmpeg (command-line tool only)"),
+        ("--decoder ffmpeg", "FFmpeg decoding (command-line tool only)"),
+        ("--audio-from MOVIE", "an audio source movie (command-line tool only)"),
+        ("--audio-from", "the audio source"),
+        ("--fps", "options \"frame_rate_num\" and \"frame_rate_den\""),
+        ("--faststart", "option \"faststart\""),
+        ("--baseline", "the baseline option"),
+        ("--hfov", "the field-of-view option"),
+        ("--disparity", "the disparity option"),
+        ("--swap-eyes", "option \"swap_eyes\""),
+        ("give --packing side|over", "set the frame packing (side or over)"),
+        ("--packing", "the frame packing"),
+        ("--to-apmp", "the APMP conversion (command-line tool: edit)"),
+        ("--to-google", "the Google spherical conversion (command-line tool: edit)"),
+        ("--projection", "the projection"),
+        ("--hero", "the hero eye"),
+    ]
+
+    static func abiWording(_ m: String) -> String {
+        guard m.contains("--") else { return m }
+        var out = m
+        for (flag, abi) in flagWording { out = out.replacing(flag, with: abi) }
+        return out
     }
 }
 

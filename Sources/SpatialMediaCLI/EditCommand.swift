@@ -45,6 +45,9 @@ struct Edit: ParsableCommand {
         if let h = hero, !["left", "right", "none"].contains(h) { throw ValidationError("--hero must be left, right or none") }
         if let p = projection, !["rect", "hequ", "equi"].contains(p) { throw ValidationError("--projection must be rect, hequ or equi") }
         if let p = packing, p != "side" && p != "over" { throw ValidationError("--packing must be side or over") }
+        if baseline == 0 {
+            printErr("warning: --baseline 0 is written as asked, but validate reports a zero baseline as an error (SV-VIDEO-016 for videos, SV-PHOTO-011 for photos): visionOS needs the real distance between the lenses")
+        }
         if removeSpatial && (baseline != nil || hfov != nil || disparity != nil || hero != nil || projection != nil || packing != nil || toApmp || toGoogle) {
             throw ValidationError("--remove-spatial cannot be combined with values")
         }
@@ -56,6 +59,7 @@ struct Edit: ParsableCommand {
     }
 
     func run() throws {
+        try Exit.checkOutputs("spatial-media edit", outputs: [("output", output)], inputs: [("input", file)])
         if SpatialPhotoEditor.isHEIF(path: file) {
             if hero != nil || projection != nil || packing != nil || toApmp || toGoogle || removeSpatial || faststart {
                 printErr("spatial-media edit: --hero, --projection, --packing, --to-apmp, --to-google, --remove-spatial and --faststart apply to videos; photos take --baseline, --hfov, --disparity")
@@ -103,8 +107,8 @@ struct Edit: ParsableCommand {
             line.end()
         } catch {
             line.end()
-            printErr("spatial-media edit: \(file): \(error.message) [\(error.code)]" + (error.path.isEmpty ? "" : " (\(error.path))"))
-            throw ExitCode(error.code == .invalidValue ? Exit.usage : Exit.unreadable)
+            printErr(errorLine("spatial-media edit", file: file, error, outputs: [output]))
+            throw ExitCode(Exit.code(for: error))
         }
         if json {
             print(result.json.serialized(pretty: true))

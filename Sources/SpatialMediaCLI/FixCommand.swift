@@ -31,6 +31,7 @@ struct Fix: ParsableCommand {
     }
 
     func run() throws {
+        try Exit.checkOutputs("spatial-media fix", outputs: [("output", output)], inputs: [("input", file)])
         var o = RepairOptions()
         o.heroEye = hero == "right" ? .right : .left
         if let h = hfov {
@@ -43,8 +44,8 @@ struct Fix: ParsableCommand {
         do {
             r = try MovieRepair.fix(path: file, output: output, inPlace: inPlace, options: o)
         } catch {
-            printErr(errorLine("spatial-media fix", file: file, error))
-            throw ExitCode(Exit.unreadable)
+            printErr(errorLine("spatial-media fix", file: file, error, outputs: [output]))
+            throw ExitCode(Exit.code(for: error))
         }
         if json { print(r.json.serialized(pretty: true)) }
         for x in r.repairs { printErr("repaired: \(x)") }

@@ -35,9 +35,11 @@ struct Combine: ParsableCommand {
         guard CameraPropertyForm(rawValue: cameraForm) != nil else { throw ValidationError("--camera-form must be apple, standard or both") }
         if (leftItem == nil) != (rightItem == nil) { throw ValidationError("give both --left-item and --right-item, or neither") }
         if right != nil && leftItem != nil { throw ValidationError("--left-item/--right-item apply to a single input") }
+        try OutputKind.check(output, expected: .heic, flag: nil)
     }
 
     func run() throws {
+        try Exit.checkOutputs("spatial-media combine", outputs: [("output", output)], inputs: [("left input", left), ("right input", right)])
         let form = CameraPropertyForm(rawValue: cameraForm) ?? .apple
         var edit = StereoPhotoParameters(form: form)
         var defaults = StereoPhotoParameters(form: form)
@@ -67,8 +69,8 @@ struct Combine: ParsableCommand {
                 result = try SpatialPhotoEditor.combine(path: left, leftItem: leftItem, rightItem: rightItem, swapEyes: swapEyes, edit: edit, output: output)
             }
         } catch {
-            printErr(errorLine("spatial-media combine", file: left, error))
-            throw ExitCode(error.code == .invalidValue || error.code == .unsupported ? Exit.problems : Exit.unreadable)
+            printErr(errorLine("spatial-media combine", file: left, error, outputs: [output]))
+            throw ExitCode(Exit.code(for: error))
         }
         report(result, json: json)
     }
@@ -101,7 +103,7 @@ func editPhoto(path: String, output: String?, baseline: Double?, hfov: Double?, 
     do {
         report(try SpatialPhotoEditor.edit(path: path, output: output, edit: edit), json: json)
     } catch {
-        printErr("spatial-media edit: \(path): \(error.message) [\(error.code)]")
-        throw ExitCode(error.code == .invalidValue ? Exit.usage : Exit.unreadable)
+        printErr(errorLine("spatial-media edit", file: path, error, outputs: [output]))
+        throw ExitCode(Exit.code(for: error))
     }
 }

@@ -61,7 +61,7 @@ enum VideoRules {
             // Not aiming at spatial video: its rules (MV-HEVC, baseline, rectilinear) do not apply, and converting
             // a sphere to spatial video would flatten it.
             if verdict.profile == .framePacked3D, let p = v.metadata.framePacking {
-                f.append(Finding("SV-VIDEO-031", .info, "frame-packed stereo (\(p.rawValue)): 3D video, not spatial video; validate the pixels with --layout, or convert to MV-HEVC spatial video with `spatial-media convert`", at: entryPath))
+                f.append(Finding("SV-VIDEO-031", .info, "frame-packed stereo (\(p.rawValue)): 3D video, not spatial video; convert it to MV-HEVC spatial video with `spatial-media convert IN -o OUT.mov --layout sbs` (or tb, half-sbs, half-tb)", at: entryPath))
             }
             return (false, ["it is \(verdict.profile.title), a different profile from spatial video (rectilinear MV-HEVC with baseline and field of view)"], false, 0, verdict)
         }
@@ -265,7 +265,7 @@ enum PhotoRules {
         var problems: [SpatialDiagnostic] = []
         guard let p = SpatialPhotoReader.read(file, problems: &problems) else {
             if problems.isEmpty {
-                f.append(Finding("SV-PHOTO-001", .error, "no 'ster' entity group: this is an ordinary HEIF image; make a spatial photo with `spatial-media combine` or `convert-photo`", at: "meta/grpl"))
+                f.append(Finding("SV-PHOTO-001", .error, "no 'ster' entity group: this is an ordinary HEIF image; make a spatial photo with `spatial-media combine` (two-image HEIF) or `spatial-media convert` (stereo images)", at: "meta/grpl"))
                 return (false, ["the HEIF file has no 'ster' stereo group"], nil)
             }
             for d in problems { f.append(Finding("SV-PHOTO-002", .error, d.message, at: d.path)) }
@@ -349,7 +349,7 @@ enum PhotoRules {
         if let d = p.disparityAdjustment { summary.append(("disparity_adjustment", .int(Int64(d)))) }
         let forms = p.left.intrinsicsForms + p.right.intrinsicsForms
         if !forms.isEmpty && !forms.contains(.appleUUID) {
-            f.append(Finding("SV-PHOTO-018", .info, "camera properties are only in the standard cmin/cmex form; Apple writes its uuid forms and whether visionOS reads the FourCCs is unconfirmed (`spatial-media edit --form apple` writes both)", at: "meta/iprp"))
+            f.append(Finding("SV-PHOTO-018", .info, "camera properties are only in the standard cmin/cmex form; Apple writes its uuid forms and whether visionOS reads the FourCCs is unconfirmed (`spatial-media combine PHOTO.heic -o OUT.heic --camera-form both --baseline MM --hfov DEG` writes both, without re-encoding)", at: "meta/iprp"))
         }
         for d in p.diagnostics {
             let sev: Severity = d.severity == .error ? .error : d.severity == .warning ? .warning : .info

@@ -102,6 +102,7 @@ public enum RuleCatalog {
         Rule(id: "SV-VIDEO-033", severity: .warning, title: "Hero eye is the eye the base layer carries", source: "formats.md §1.6 (SEI 176 view ids; single-layer players show layer 0)"),
         Rule(id: "SV-VIDEO-034", severity: .info, title: "Sample entry repeats the SPS VUI colour description (colr)", source: "ISO/IEC 14496-12 §12.1.5; QuickTime nclc"),
         Rule(id: "SV-VIDEO-035", severity: .warning, title: "colr agrees with the SPS VUI colour description", source: "ISO/IEC 14496-12 §12.1.5; H.265 Annex E"),
+        Rule(id: "SV-VIDEO-036", severity: .error, title: "Pictures decoded out of display order (B-frames) have composition offsets (`ctts`)", source: "ISO/IEC 14496-12 §8.6.1.3 (composition time = decode time + offset)"),
         // Photos
         Rule(id: "SV-PHOTO-001", severity: .error, title: "HEIF file with a 'ster' entity group", source: "ISO/IEC 23008-12:2022 §6.8.5; formats.md §4.2"),
         Rule(id: "SV-PHOTO-002", severity: .error, title: "'ster' group names exactly two image items", source: "ISO/IEC 23008-12 §6.8.5; formats.md §4.2"),
@@ -127,11 +128,13 @@ public enum RuleCatalog {
         Rule(id: "SV-PHOTO-023", severity: .warning, title: "8-bit 4:2:0 colour images are not coded in profile 4 (range extensions)", source: "Apple Vision Pro photos: Main Still Picture (3) for colour, profile 4 only for depth/gain maps; formats.md §4.1"),
         Rule(id: "SV-PHOTO-022", severity: .warning, title: "Image parameter sets end with correct trailing bits", source: "H.265 §7.3.2; Specs/hevc.md"),
         // Other inputs
-        Rule(id: "SV-PAIR-001", severity: .info, title: "Input carries no spatial metadata", source: "—; convert with `spatial-media convert-photo` / assemble"),
+        Rule(id: "SV-PAIR-001", severity: .info, title: "Input carries no spatial metadata", source: "—; convert with `spatial-media convert` / `spatial-media assemble`"),
         Rule(id: "SV-PAIR-002", severity: .error, title: "Both eyes have the same size", source: "formats.md §6"),
         Rule(id: "SV-PAIR-003", severity: .info, title: "MPO stereo attributes", source: "CIPA DC-007 (MP format)"),
         Rule(id: "SV-PAIR-004", severity: .error, title: "A second eye is present", source: "—"),
         Rule(id: "SV-FILE-001", severity: .error, title: "File can be read", source: "—"),
+        Rule(id: "SV-FILE-002", severity: .error, title: "Every box lies within its parent and the file (not truncated)", source: "ISO/IEC 14496-12 §4.2 (box size)"),
+        Rule(id: "SV-FILE-003", severity: .error, title: "Sample chunks and item extents lie within the file", source: "ISO/IEC 14496-12 §8.7 (stco/co64), ISO/IEC 23008-12 (iloc)"),
         // Geometry measured on pixels
         Rule(id: "SV-GEOM-001", severity: .warning, title: "Vertical offset at the centre ≤ 0.5 % of height (error > 1 %)", source: "\(wwdc); our thresholds"),
         Rule(id: "SV-GEOM-002", severity: .warning, title: "Vertical disparity left after the fitted field: 95th percentile ≤ 1 % of height", source: "\(wwdc); our thresholds"),
@@ -147,6 +150,8 @@ public enum RuleCatalog {
         Rule(id: "SV-GEOM-012", severity: .info, title: "Measurement summary", source: "—"),
         Rule(id: "SV-GEOM-013", severity: .warning, title: "Measurement reliable (confidence ≥ 0.3), else no geometry verdict", source: "our measurement rationale"),
         Rule(id: "SV-GEOM-014", severity: .info, title: "Rectified horizontal disparity, window and depth budget", source: "formats.md §1.3 (dadj sign)"),
+        Rule(id: "SV-GEOM-021", severity: .warning, title: "Pixels of a video could be checked (else: why, and what to install)", source: "—"),
+        Rule(id: "SV-GEOM-022", severity: .info, title: "Frames measured (which, and why fewer than asked)", source: "—"),
         Rule(id: "SV-GEOM-015", severity: .info, title: "Pixels unavailable", source: "—"),
         Rule(id: "SV-GEOM-016", severity: .warning, title: "Optical centering: farthest content not nearer than 1 m (shifted / off-centre crop)", source: "\(wwdc) (optically centred); our threshold"),
         Rule(id: "SV-GEOM-017", severity: .warning, title: "No window violation: content in front of the window clear of the left/right edges", source: "formats.md §1.3 (window = zero-parallax plane); our thresholds"),

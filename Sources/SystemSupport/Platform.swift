@@ -60,6 +60,37 @@ public enum FileSystem {
         }
     }
 
+    /// The device and inode a path names after following links; `nil` when it does not exist.
+    public static func identity(_ path: String) -> (device: UInt64, inode: UInt64)? {
+        var st = stat()
+        guard stat(path, &st) == 0 else { return nil }
+        return (UInt64(truncatingIfNeeded: st.st_dev), UInt64(truncatingIfNeeded: st.st_ino))
+    }
+
+    /// A canonical spelling of a path that may not exist yet: its directory resolved (links, `.`, `..`)
+    /// plus its last component; `nil` when the directory does not exist.
+    public static func canonicalPath(_ path: String) -> String? {
+        let dir: String, name: String
+        if let slash = path.lastIndex(of: "/") {
+            dir = String(path[..<slash]).isEmpty ? "/" : String(path[..<slash])
+            name = String(path[path.index(after: slash)...])
+        } else { dir = "."; name = path }
+        guard let resolved = realpath(dir, nil) else { return nil }
+        defer { free(resolved) }
+        let d = String(cString: resolved)
+        if name.isEmpty || name == "." { return d }
+        return d == "/" ? "/" + name : d + "/" + name
+    }
+
+    /// True when two paths name the same file: the same device and inode (symbolic and hard links
+    /// included) when both exist, else the same canonical path.
+    public static func sameFile(_ a: String, _ b: String) -> Bool {
+        if let x = identity(a), let y = identity(b) { return x.device == y.device && x.inode == y.inode }
+        if identity(a) != nil || identity(b) != nil { return false }
+        guard let ca = canonicalPath(a), let cb = canonicalPath(b) else { return a == b }
+        return ca == cb
+    }
+
     /// True when `path` is a regular file this process may execute.
     public static func isExecutableFile(_ path: String) -> Bool {
         kind(path) == .regular && access(path, X_OK) == 0
