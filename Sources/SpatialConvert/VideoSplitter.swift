@@ -103,6 +103,16 @@ public enum VideoSplitter {
         if o.half, case .eyes = o.target {
             throw ParseError(.invalidArgument, offset: 0, "half resolution applies to side-by-side and over-under outputs, not to one file per eye")
         }
+        // The output type follows the extension: a movie container, or raw HEVC for copies.
+        for out in outputs {
+            let ext = out.split(separator: "/").last?.split(separator: ".").dropFirst().last.map { $0.lowercased() } ?? ""
+            let allowed = o.copy ? ["hevc", "265", "h265"] : ["mp4", "m4v", "mov", "qt", "mkv"]
+            guard allowed.contains(ext) else {
+                throw ParseError(.invalidArgument, offset: 0, path: out,
+                                 o.copy ? "copies are raw HEVC streams: name the output .hevc"
+                                        : "the output must be a movie (.mp4, .mov or .mkv), or .hevc with the copy option")
+            }
+        }
         let src = try inspect(path, limits: o.limits)
         var report = VideoSplitReport(frames: src.frames, interLayerPrediction: src.interLayerPrediction, eyeOrder: src.eyeOrder,
                                       heroEye: src.heroEye, disparityAdjustment: src.disparityAdjustment, method: "",
@@ -129,10 +139,6 @@ public enum VideoSplitter {
             throw ParseError(.unsupported, offset: 0, path: src.path,
                              "the \(src.baseIsLeft ? "right" : "left") eye is predicted from the \(src.baseIsLeft ? "left" : "right") (inter-layer prediction), so it cannot be copied without decoding; copy only the \(src.baseIsLeft ? "left" : "right") eye, or re-encode")
         }
-        for out in [baseEye, otherEye].compactMap({ $0 }) where !isRawHEVC(out) {
-            throw ParseError(.invalidArgument, offset: 0, path: out,
-                             "copying writes the coded pictures as raw HEVC streams: name .hevc outputs, or leave out the copy option to re-encode into \(out)")
-        }
         let layers = try StreamSplitter.split(path: src.path, baseOnly: otherEye == nil, limits: o.limits)
         if let baseEye { try AtomicFile.write(path: baseEye, bytes: layers.base) }
         if let otherEye { try AtomicFile.write(path: otherEye, bytes: layers.second) }
@@ -141,11 +147,6 @@ public enum VideoSplitter {
         report.method = src.interLayerPrediction
             ? "copied the base-layer eye without decoding (its coded pictures untouched)"
             : "copied both eyes without decoding (the layers are independent; each eye's coded pictures untouched)"
-    }
-
-    static func isRawHEVC(_ path: String) -> Bool {
-        let ext = path.split(separator: ".").last.map { $0.lowercased() } ?? ""
-        return ext == "hevc" || ext == "265" || ext == "h265"
     }
 
     // MARK: - Re-encode
@@ -211,7 +212,6 @@ public enum VideoSplitter {
         switch path.split(separator: ".").last.map({ $0.lowercased() }) ?? "" {
         case "mov", "qt": return "mov"
         case "mkv": return "matroska"
-        case "hevc", "265", "h265": return "hevc"
         default: return "mp4"
         }
     }

@@ -117,6 +117,10 @@ import MediaDecode
             #expect(throws: ParseError.self) { try VideoSplitter.split(photo, options: VideoSplitOptions(target: .sideBySide(d + "/x.mp4"))) }
         }
         #expect(throws: ParseError.self) { try VideoSplitter.split(d + "/missing.mov", options: VideoSplitOptions(target: .sideBySide(d + "/x.mp4"))) }
+        // The output type follows the extension.
+        #expect { try VideoSplitter.split(d + "/missing.mov", options: VideoSplitOptions(target: .sideBySide(d + "/x.jpg"))) } throws: {
+            ($0 as? ParseError)?.code == .invalidArgument
+        }
         var half = VideoSplitOptions(target: .eyes(left: d + "/l.mp4", right: nil))
         half.half = true
         #expect { try VideoSplitter.split(d + "/missing.mov", options: half) } throws: { ($0 as? ParseError)?.code == .invalidArgument }
