@@ -48,13 +48,13 @@ let package = Package(
         .target(name: "Codecs", dependencies: ["BinaryIO", "SystemSupport", "ImageFormats", "HEVC", "CDe265", "CX265", "CTurboJPEG", "CPNG"]),
         .target(name: "StereoVision"),
         .target(name: "MediaDecode", dependencies: ["BinaryIO", "SystemSupport", "ISOBMFF", "HEVC", "SpatialMedia", "ImageFormats", "Codecs"]),
-        .target(name: "SpatialConvert", dependencies: ["BinaryIO", "SystemSupport", "ISOBMFF", "HEVC", "SpatialMedia", "ImageFormats", "Codecs", "MediaDecode"]),
+        .target(name: "SpatialConvert", dependencies: ["BinaryIO", "SystemSupport", "ISOBMFF", "HEVC", "SpatialMedia", "ImageFormats", "Codecs", "MediaDecode", "StereoVision"]),
         .target(name: "SpatialValidation", dependencies: ["BinaryIO", "SystemSupport", "ISOBMFF", "HEVC", "SpatialMedia", "StereoVision", "ImageFormats", "Codecs", "MediaDecode"]),
         .target(name: "SpatialMediaKit", dependencies: ["BinaryIO", "SystemSupport", "ISOBMFF", "HEVC", "SpatialMedia", "ImageFormats", "Codecs", "MediaDecode", "SpatialConvert", "StereoVision", "SpatialValidation"]),
         .executableTarget(
             name: "SpatialMediaCLI",
             dependencies: [
-                "SpatialValidation", "SpatialConvert", "MediaDecode", "Codecs", "ImageFormats", "SpatialMedia", "ISOBMFF", "HEVC", "BinaryIO", "SystemSupport",
+                "SpatialValidation", "SpatialConvert", "StereoVision", "MediaDecode", "Codecs", "ImageFormats", "SpatialMedia", "ISOBMFF", "HEVC", "BinaryIO", "SystemSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

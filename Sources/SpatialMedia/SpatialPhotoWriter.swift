@@ -18,7 +18,8 @@ public enum CameraPropertyForm: String, Sendable, Equatable, CaseIterable {
     case both
 }
 
-/// Stereo parameters of a spatial photo, in stored units.
+/// Stereo parameters of a spatial photo, in stored units: what a new photo is written with, and what an edit
+/// changes (`nil` keeps the current value; `form` is used for properties that do not exist yet).
 public struct StereoPhotoParameters: Sendable, Equatable {
     /// Distance between the two cameras in micrometres (the right camera sits at +x).
     public var baselineMicrometres: UInt32?
@@ -30,6 +31,8 @@ public struct StereoPhotoParameters: Sendable, Equatable {
     public init(baselineMicrometres: UInt32? = nil, hfovMillidegrees: UInt32? = nil, disparity: Int32? = nil, form: CameraPropertyForm = .apple) {
         self.baselineMicrometres = baselineMicrometres; self.hfovMillidegrees = hfovMillidegrees; self.disparity = disparity; self.form = form
     }
+    /// No value is set (an edit that changes nothing).
+    public var isEmpty: Bool { baselineMicrometres == nil && hfovMillidegrees == nil && disparity == nil }
 }
 
 /// One eye, already coded as HEVC by the caller.
@@ -89,10 +92,13 @@ public enum SpatialPhotoWriter {
                 guard tw * columns >= image.width, th * rows >= image.height else {
                     throw ParseError(.invalidValue, offset: 0, "tiles of \(tw)x\(th) in a \(columns)x\(rows) grid do not cover \(image.width)x\(image.height)")
                 }
+                // Tiles as Apple's: ispe, the image's colr, hvcC, all marked essential.
+                let tileColr = image.properties.filter { $0.box.type == "colr" }.map { (box: $0.box, essential: true) }
+                let tileProperties: [(box: Box, essential: Bool)] = [(ispe(tw, th), true)] + tileColr + [(hvcC, true)]
                 var tileIDs: [UInt32] = []
                 for t in tiles {
                     let id = nextID; nextID += 1
-                    builder.items.append(.init(id: id, type: "hvc1", hidden: true, data: t, properties: [(hvcC, true), (ispe(tw, th), false)]))
+                    builder.items.append(.init(id: id, type: "hvc1", hidden: true, data: t, properties: tileProperties))
                     tileIDs.append(id)
                 }
                 let gid = nextID; nextID += 1

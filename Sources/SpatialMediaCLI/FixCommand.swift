@@ -1,5 +1,6 @@
 import ArgumentParser
 import BinaryIO
+import SystemSupport
 import ISOBMFF
 import SpatialMedia
 
@@ -43,7 +44,7 @@ struct Fix: ParsableCommand {
             r = try MovieRepair.fix(path: file, output: output, inPlace: inPlace, options: o)
         } catch {
             printErr(errorLine("spatial-media fix", file: file, error))
-            throw ExitCode(error.code == .io || error.code == .unsupported || error.code == .truncated ? Exit.unreadable : Exit.problems)
+            throw ExitCode(Exit.unreadable)
         }
         if json { print(r.json.serialized(pretty: true)) }
         for x in r.repairs { printErr("repaired: \(x)") }

@@ -50,6 +50,8 @@ struct ConvertPhoto: ParsableCommand {
     @Option(help: "HEVC quality 0…100 (default 80).") var quality: Int = PhotoEncoding.defaultQuality
     @Option(help: "Coded bit depth: 8 (default) or 10.") var bitDepth: Int = 8
     @Option(help: "Camera property form: apple (uuid boxes), standard (cmin/cmex) or both.") var form: String = "apple"
+    @Flag(help: "Photos: rectify the right eye onto the left (vertical offset, roll, focal scale, keystone; one warp), crop both to the common area around the centre; prints before/after figures.") var align = false
+    @Flag(help: "Photos: set the disparity adjustment from the measured disparity so the nearest content sits just behind the window.") var autoDisparity = false
     @Flag(help: "Print the report as JSON.") var json = false
     // Video options.
     @Option(help: "Video: x265 constant rate factor per eye, 0…51 (default 23).") var crf: Double?
@@ -78,6 +80,7 @@ struct ConvertPhoto: ParsableCommand {
         if input == nil && (left == nil || right == nil) { throw ValidationError("give INPUT, or both --left and --right") }
         if input != nil && (left != nil || right != nil) { throw ValidationError("give INPUT or --left/--right, not both") }
         if isVideo {
+            if align || autoDisparity { throw ValidationError("--align and --auto-disparity are implemented for photos only so far; for a video, measure it with `spatial-media validate` and set --disparity") }
             if layout != "auto" && StereoVideoLayout(rawValue: layout) == nil { throw ValidationError("--layout must be sbs, tb, half-sbs or half-tb for a video") }
             if crf != nil && bitrate != nil { throw ValidationError("give --crf or --bitrate, not both") }
             if let c = crf, !(0...51).contains(c) { throw ValidationError("--crf must be between 0 and 51") }
@@ -85,7 +88,7 @@ struct ConvertPhoto: ParsableCommand {
             if !["copy", "none"].contains(audio) { throw ValidationError("--audio must be copy or none") }
             if !["left", "right"].contains(hero) { throw ValidationError("--hero must be left or right") }
             if VideoConversionOptions.Decoder(rawValue: decoder) == nil { throw ValidationError("--decoder must be auto or ffmpeg") }
-            if let f = fps, Self.parseFPS(f) == nil { throw ValidationError("--fps must be a positive number or NUM/DEN, e.g. 30 or 30000/1001") }
+            if let f = fps, FrameRate.parse(f) == nil { throw ValidationError("--fps must be a positive number or NUM/DEN, e.g. 30 or 30000/1001") }
             if let k = keyint, k < 1 { throw ValidationError("--keyint must be at least 1") }
             if !(0...16).contains(bframes) { throw ValidationError("--bframes must be 0…16") }
             if LayerSPSForm(rawValue: spsForm) == nil { throw ValidationError("--sps-form must be multilayer or full") }
@@ -93,19 +96,10 @@ struct ConvertPhoto: ParsableCommand {
             return
         }
         if StereoLayout(rawValue: layout) == nil { throw ValidationError("--layout must be sbs, tb or auto") }
+        if autoDisparity && disparity != nil { throw ValidationError("give --disparity or --auto-disparity, not both") }
         if bitDepth != 8 && bitDepth != 10 { throw ValidationError("--bit-depth must be 8 or 10") }
         if !(0...100).contains(quality) { throw ValidationError("--quality must be between 0 and 100") }
         if CameraPropertyForm(rawValue: form) == nil { throw ValidationError("--form must be one of \(CameraPropertyForm.allCases.map(\.rawValue).joined(separator: ", "))") }
-    }
-
-    static func parseFPS(_ s: String) -> (num: Int, den: Int)? {
-        let parts = s.split(separator: "/")
-        if parts.count == 2, let n = Int(parts[0]), let d = Int(parts[1]), n > 0, d > 0 { return (n, d) }
-        guard parts.count == 1, let f = Double(s), f > 0, f <= 1000 else { return nil }
-        if f == f.rounded() { return (Int(f), 1) }
-        let n1001 = f * 1001 / 1000
-        if abs(n1001 - n1001.rounded()) < 1e-3 { return (Int(n1001.rounded()) * 1000, 1001) }
-        return (Int((f * 1000).rounded()), 1000)
     }
 
     func run() throws {
@@ -126,9 +120,12 @@ struct ConvertPhoto: ParsableCommand {
 
     func perform(_ o: PhotoConversionOptions) -> ParseError? {
         do throws(ParseError) {
-            let pair: StereoPair
+            var pair: StereoPair
             if let input { pair = try StereoImages.load(input, packing: o.packing) }
             else { pair = try StereoImages.load(left: left ?? "", right: right ?? "", limits: o.limits) }
+            var o = o
+            if o.swapEyes { swap(&pair.left, &pair.right); pair.notes.append("eyes swapped (--swap-eyes)"); o.swapEyes = false }
+            try GeometryCheck.prepare(&pair, options: &o, align: align, autoDisparity: autoDisparity, json: json)
             let report = try PhotoConverter.convert(pair, options: o, to: output)
             if json {
                 let j = JSON.object([
@@ -165,7 +162,7 @@ extension ConvertPhoto {
         o.heroIsLeft = hero != "right"
         o.audio = audio == "none" ? .none : .copy
         o.audioFrom = audioFrom
-        o.fps = fps.flatMap(Self.parseFPS)
+        o.fps = fps.flatMap(FrameRate.parse)
         o.decoder = VideoConversionOptions.Decoder(rawValue: decoder) ?? .auto
         o.poolThreadsPerEye = threadsPerEye
         o.container = mp4 ? .mp4 : .mov

@@ -39,8 +39,8 @@ struct Combine: ParsableCommand {
 
     func run() throws {
         let form = CameraPropertyForm(rawValue: cameraForm) ?? .apple
-        var edit = SpatialPhotoEdit(form: form)
-        var defaults = SpatialPhotoEdit(form: form)
+        var edit = StereoPhotoParameters(form: form)
+        var defaults = StereoPhotoParameters(form: form)
         do {
             edit.baselineMicrometres = try baseline.map { (v) throws(ParseError) in try SpatialUnits.micrometres(fromMillimetres: v) }
             edit.hfovMillidegrees = try hfov.map { (v) throws(ParseError) in try SpatialUnits.millidegrees(fromDegrees: v) }
@@ -85,7 +85,7 @@ func report(_ r: PhotoEditResult, json: Bool) {
 
 /// `edit` on a spatial photo: the same value options as for video.
 func editPhoto(path: String, output: String?, baseline: Double?, hfov: Double?, disparity: Double?, form: CameraPropertyForm, json: Bool) throws {
-    var edit = SpatialPhotoEdit(form: form)
+    var edit = StereoPhotoParameters(form: form)
     do {
         if let b = baseline { edit.baselineMicrometres = try SpatialUnits.micrometres(fromMillimetres: b) }
         if let h = hfov { edit.hfovMillidegrees = try SpatialUnits.millidegrees(fromDegrees: h) }

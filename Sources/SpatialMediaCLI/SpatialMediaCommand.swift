@@ -50,7 +50,7 @@ struct SpatialMediaCommand: ParsableCommand {
         standard error.
         """,
         version: SpatialMediaVersion.string,
-        subcommands: [Info.self, Dump.self, Rewrite.self, Edit.self, Fix.self, Combine.self, ConvertPhoto.self, SplitPhoto.self, Assemble.self, SplitVideo.self, BenchScan.self, BenchDecode.self, Validate.self]
+        subcommands: [Info.self, Dump.self, Rewrite.self, Edit.self, Fix.self, Combine.self, ConvertPhoto.self, SplitPhoto.self, Assemble.self, SplitVideo.self, BenchScan.self, BenchDecode.self, Validate.self, Align.self, BenchAlign.self]
     )
 
     /// Parses only the chosen subcommand rather than reflecting over the whole command tree: the Swift

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BinaryIO
+import SystemSupport
 import HEVC
 import SpatialMedia
 
@@ -44,11 +45,8 @@ struct Assemble: ParsableCommand {
             mux.heroEye = hero == "right" ? .right : .left
             mux.container = mp4 ? .mp4 : .mov
             mux.faststart = faststart
-            if let f = fps {
-                // Whole and 1001-based rates exactly; others to 1/1000.
-                if f == f.rounded() { mux.frameRateNum = UInt32(f); mux.frameRateDen = 1 }
-                else if (f * 1001 / 1000).rounded() == f * 1001 / 1000 { mux.frameRateNum = UInt32((f * 1001).rounded()); mux.frameRateDen = 1001 }
-                else { mux.frameRateNum = UInt32((f * 1000).rounded()); mux.frameRateDen = 1000 }
+            if let f = fps, let r = FrameRate.fraction(f) {
+                mux.frameRateNum = UInt32(r.num); mux.frameRateDen = UInt32(r.den)
             }
             let r = try SpatialVideoAssembler.assemble(left: left, right: right, output: output, assembly: assembly, mux: mux)
             print("wrote \(output): \(r.samples) frames (\(r.syncSamples) sync), timescale \(r.timescale), \(r.bytesWritten) bytes")

@@ -10,6 +10,13 @@ public struct StereoFacts: Sendable {
     /// Disparity adjustment, 1/10000 of the eye width.
     public var disparityAdjustment: Int32?
     public var baselineMM: Double?
+    /// The input carries spatial metadata (a spatial video or photo): its metadata define infinity and the window,
+    /// so divergence and swapped eyes are errors; for sources without it (MPO, packed images, pairs) they are
+    /// warnings fixed at conversion.
+    public var spatial = false
+    /// Projection kind (`rect`, or what the file says) and hero eye, for the report.
+    public var projection: String?
+    public var heroEye: String?
     public init() {}
 }
 
@@ -158,6 +165,11 @@ enum VideoRules {
         }
         disparityRules(m.disparityAdjustment, present: m.presentBoxes.contains("vexu/eyes/cmfy/dadj"), idRange: "SV-VIDEO-022", idComfort: "SV-VIDEO-023", idAbsent: m.hasVexu ? "SV-VIDEO-024" : nil, at: "\(vexuPath)/eyes/cmfy/dadj", f: &f)
         facts.disparityAdjustment = m.disparityAdjustment
+        if m.hasVexu {
+            facts.spatial = true
+            facts.projection = m.projectionKind.map { "\($0)" } ?? "rect (implied: no proj box)"
+            facts.heroEye = m.heroEye.map { "\($0)" }
+        }
         for d in m.diagnostics {
             let sev: Severity = d.severity == .error ? .error : d.severity == .warning ? .warning : .info
             f.append(Finding("SV-VIDEO-029", sev, d.message, at: "\(d.path) at offset \(d.offset)"))
@@ -332,6 +344,8 @@ enum PhotoRules {
         }
         VideoRules.disparityRules(p.disparityAdjustment, present: p.disparityAdjustment != nil, idRange: "SV-PHOTO-016", idComfort: "SV-PHOTO-017", idAbsent: "SV-PHOTO-015", at: lp, f: &f)
         facts.disparityAdjustment = p.disparityAdjustment
+        facts.spatial = true
+        facts.projection = "rect (photos are rectilinear)"
         if let d = p.disparityAdjustment { summary.append(("disparity_adjustment", .int(Int64(d)))) }
         let forms = p.left.intrinsicsForms + p.right.intrinsicsForms
         if !forms.isEmpty && !forms.contains(.appleUUID) {

@@ -41,6 +41,8 @@ public struct ValidationReport: Sendable {
     public var preview: EyePixels?
     /// True when the file could not be read at all (exit code 2).
     public var unreadable: Bool
+    /// The metadata facts the pixel rules used (baseline, field of view, disparity adjustment, hero, projection).
+    public var facts = StereoFacts()
     /// Wall-clock seconds of the stages (`decode`, `measure`).
     public var timings: [(stage: String, seconds: Double)] = []
     /// The playback profile of a movie (or the stereo form of an image) and where it falls short; nil for other inputs.
@@ -83,8 +85,10 @@ public enum Validator {
             do throws(ParseError) { file = try ISOFile.open(path: path, limits: options.limits) } catch { unreadable(error, &r); return r }
             if file.box("moov") != nil {
                 validateMovie(file, path: path, options: options, facts: &facts, into: &r)
+                r.facts = facts
             } else if file.heif != nil {
                 validateHEIF(file, path: path, options: options, facts: &facts, into: &r)
+                r.facts = facts
             } else {
                 r.kind = "isobmff"
                 r.findings.append(Finding("SV-FILE-001", .error, "an ISOBMFF file with neither a movie (moov) nor images (meta)"))
@@ -233,6 +237,7 @@ public enum Validator {
         let result = StereoAnalyzer.analyze(left: px.left, right: px.right, options: o)
         r.timings.append(("measure", Self.seconds(ContinuousClock.now - start)))
         GeometryRules.check(result, pixels: px, facts: facts, label: label, f: &r.findings)
+        r.facts = facts
         r.measurements.append((label, result))
         if options.keepPreview && r.preview == nil {
             var p = px

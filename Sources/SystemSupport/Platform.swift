@@ -141,3 +141,27 @@ extension String {
         count >= width ? self : String(repeating: pad, count: width - count) + self
     }
 }
+
+/// Frame rates as people write them, to the exact fraction players use: the one parser for every command and API.
+public enum FrameRate {
+    /// "30" → 30/1, "29.97" → 30000/1001, "23.976" → 24000/1001, "30000/1001" as given, "12.5" → 12500/1000;
+    /// nil unless the rate is positive and at most 1000 frames per second.
+    public static func parse(_ text: String) -> (num: Int, den: Int)? {
+        let parts = text.split(separator: "/")
+        if parts.count == 2 {
+            guard let n = Int(parts[0]), let d = Int(parts[1]), n > 0, d > 0, n <= 1000 * d else { return nil }
+            return (n, d)
+        }
+        guard parts.count == 1, let f = Double(text) else { return nil }
+        return fraction(f)
+    }
+
+    /// The fraction for a rate given as a number: whole rates exactly, NTSC-style rates as N×1000/1001, others to 1/1000.
+    public static func fraction(_ f: Double) -> (num: Int, den: Int)? {
+        guard f > 0, f <= 1000 else { return nil }
+        if f == f.rounded() { return (Int(f), 1) }
+        let ntsc = f * 1001 / 1000
+        if abs(ntsc - ntsc.rounded()) < 1e-3 { return (Int(ntsc.rounded()) * 1000, 1001) }
+        return (Int((f * 1000).rounded()), 1000)
+    }
+}

@@ -210,7 +210,7 @@ enum VideoFixtures {
         try Data("not a video".utf8).write(to: URL(fileURLWithPath: d + "/clip.mkv"))
         var noFF = VideoFixtures.fast()
         noFF.ffmpeg = "/nonexistent/ffmpeg"
-        VideoFixtures.expectFailure(.packed(d + "/clip.mkv"), out, noFF, contains: "needs ffmpeg")
+        VideoFixtures.expectFailure(.packed(d + "/clip.mkv"), out, noFF, contains: "needs FFmpeg")
         // Missing input.
         VideoFixtures.expectFailure(.packed(d + "/missing.y4m"), out, contains: "cannot open")
         // Cancellation (Ctrl-C): nothing written.

@@ -80,6 +80,17 @@ struct ProfileVerdictTests {
         #expect(p.findings.contains { $0.ruleID == "SV-PROF-011" && $0.severity == .error })
     }
 
+    @Test func appleImmersiveIsIdentifiedNotJudged() throws {
+        guard Corpus.exists(Corpus.x265Spatial) else { return }
+        let dir = Temp.dir()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let path = try Temp.copy(Corpus.x265Spatial, to: dir, name: "clip.aivu")
+        let v = try SpatialVideoReport(ISOFile.open(path: path)).profile
+        #expect(v.profile == .appleImmersive && v.meetsProfile)
+        #expect(v.findings.map(\.ruleID) == ["SV-PROF-012"])
+        #expect(try SpatialVideoReport(ISOFile.open(path: Corpus.x265Spatial)).profile.profile == .spatialVideo)
+    }
+
     @Test func peakBitrateCountsOneSecondWindows() throws {
         guard Corpus.exists(Corpus.x265Spatial) else { return }
         let f = try ISOFile.open(path: Corpus.x265Spatial)
