@@ -139,8 +139,10 @@ step "Python wheel: pip wheel . (SPATIALMEDIA_SWIFT_CONFIG=$config)"
 wheel=$(ls "$work"/dist/spatialmedia-*.whl 2>/dev/null | head -1)
 [ -n "$wheel" ] || fail "no wheel built"
 ls -l "$wheel" | awk '{print "wheel:", $NF, $5, "bytes"}'
-"$python" -m zipfile -l "$wheel" | grep -E 'libspatialmedia|py.typed|LICENSE|METADATA' || true
-"$python" -m zipfile -l "$wheel" | grep -q 'spatialmedia/_lib/libspatialmedia' || fail "the wheel lacks libspatialmedia"
+"$python" -m zipfile -l "$wheel" > "$work/wheel-files.txt" || fail "cannot list $wheel"
+grep -E 'libspatialmedia|py.typed|LICENSE|METADATA' "$work/wheel-files.txt" || true
+grep -q 'spatialmedia/_lib/libspatialmedia' "$work/wheel-files.txt" || fail "the wheel lacks libspatialmedia"
+grep -q 'spatialmedia/__init__.py' "$work/wheel-files.txt" || fail "the wheel lacks the Python package"
 
 step "fresh virtual environment: pip install the wheel, pytest, jsonschema"
 "$python" -m venv "$work/venv" || fail "python3 -m venv"
