@@ -85,6 +85,22 @@ public enum Y4M {
                 throw ParseError(.invalidValue, offset: offset, path: name, "expected FRAME, found '\(String(decoding: line.prefix(16), as: UTF8.self))'")
             }
             let need = header.frameBytes
+            if header.bitDepth == 8 {
+                // Straight into the planes: no frame-sized staging copy (at 4K per eye an SBS frame is 25 MB).
+                var planes: [[UInt8]] = []
+                var got = 0
+                for c in 0..<header.format.planeCount {
+                    let n = Image.planeWidth(width: header.width, format: header.format, plane: c) * Image.planeHeight(height: header.height, format: header.format, plane: c)
+                    let plane = try readExactly(n)
+                    got += plane.count
+                    guard plane.count == n else { throw ParseError(.truncated, offset: offset, path: name, "frame \(framesRead) is cut short (\(got) of \(need) bytes)") }
+                    planes.append(plane)
+                }
+                offset += UInt64(need)
+                framesRead += 1
+                return try Image(width: header.width, height: header.height, bitDepth: 8, format: header.format, planes: .u8(planes),
+                                 colour: ColourSpace(matrix: .bt709, fullRange: false))
+            }
             var data = [UInt8](); data.reserveCapacity(need)
             while data.count < need {
                 if pos >= buffer.count {
@@ -96,6 +112,32 @@ public enum Y4M {
             offset += UInt64(need)
             framesRead += 1
             return try Y4M.image(from: data, header: header)
+        }
+
+        /// Up to `n` bytes: what the buffer holds, then read from the descriptor into the result itself.
+        private func readExactly(_ n: Int) throws(ParseError) -> [UInt8] {
+            var failure: Int32 = 0
+            let out = [UInt8](unsafeUninitializedCapacity: n) { buf, count in
+                guard let base = buf.baseAddress else { count = 0; return }
+                let take = min(n, buffer.count - pos)
+                if take > 0 {
+                    buffer.withUnsafeBufferPointer { b in
+                        if let src = b.baseAddress { base.update(from: src + pos, count: take) }
+                    }
+                    pos += take
+                }
+                var got = take
+                while got < n && !eof {
+                    let r = read(fd, base + got, n - got)
+                    if r < 0 && errno == EINTR { continue }
+                    if r < 0 { failure = errno; break }
+                    if r == 0 { eof = true; break }
+                    got += r
+                }
+                count = got
+            }
+            if failure != 0 { throw ParseError(.io, offset: offset, path: name, "read failed: \(String(cString: strerror(failure)))") }
+            return out
         }
 
         private func fill() throws(ParseError) -> Bool {

@@ -58,8 +58,8 @@ public struct FFmpegTool: Sendable, Equatable, CustomStringConvertible {
     }
 }
 
-/// Finds and probes FFmpeg: `SPATIAL_MEDIA_FFMPEG`, then the tools directory that `scripts/setup.sh` fills, then
-/// `ffmpeg` on `PATH`. Each program is probed once per process (`ffmpeg -version`).
+/// Finds and probes FFmpeg: `SPATIAL_MEDIA_FFMPEG` (when set, the only one tried), else the tools directory that
+/// `scripts/setup.sh` fills, then `ffmpeg` on `PATH`. Each program is probed once per process (`ffmpeg -version`).
 public enum FFmpeg {
     /// The first FFmpeg that meets `requirement`, or nil. `override` (an option's value: a path or a name on PATH)
     /// replaces the search.

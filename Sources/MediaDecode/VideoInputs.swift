@@ -8,6 +8,7 @@ import Darwin
 import BinaryIO
 import ISOBMFF
 import SpatialMedia
+import SystemSupport
 
 /// Which decoder opens a video input.
 public enum VideoDecoderChoice: String, Sendable, CaseIterable {
@@ -34,13 +35,34 @@ public enum VideoInputs {
     }
 
     /// Opens one input stream.
-    public static func producer(for path: String, decoder: VideoDecoderChoice = .auto, ffmpeg: String? = nil, limits: Limits = .default, notes: inout [String]) throws(ParseError) -> VideoFrameProducer {
+    ///
+    /// `squarePixels`: scale a frame whose sample aspect ratio is not 1:1 to square pixels (FFmpeg inputs). Pass
+    /// false when the caller stretches the frame itself (half-width/half-height stereo layouts, whose 2:1 or 1:2
+    /// sample aspect ratio is exactly that stretch).
+    public static func producer(for path: String, decoder: VideoDecoderChoice = .auto, ffmpeg: String? = nil, limits: Limits = .default,
+                                squarePixels: Bool = true, notes: inout [String]) throws(ParseError) -> VideoFrameProducer {
         func viaFFmpeg(_ hint: Int?, why: String) throws(ParseError) -> VideoFrameProducer {
             let tool: FFmpegTool
             do throws(ParseError) { tool = try FFmpeg.require(.any, for: "\(why): decoding \(path)", override: ffmpeg) } catch {
                 throw ParseError(.unsupported, offset: 0, path: path, error.message + " (Y4M and HEVC MP4/MOV inputs work without it)")
             }
-            return try FFmpegProducer(path: path, executable: tool.path, frameCountHint: hint, limits: limits)
+            var probe = try MediaProbe.run(path, tool: tool)
+            if !squarePixels, let a = probe.sampleAspect {
+                notes.append("\(path): sample aspect ratio \(a.num):\(a.den) not applied: the half layout's stretch restores each eye")
+                probe.sampleAspect = nil
+            }
+            guard probe.video != nil else {
+                let kinds: [String] = probe.streams.map { (s: MediaProbe.Stream) -> String in s.kind.rawValue }
+                let has = kinds.isEmpty ? "nothing" : kinds.joined(separator: ", ")
+                throw ParseError(.unsupported, offset: 0, path: path, "no video stream (FFmpeg lists: \(has)); give a video file")
+            }
+            if let r = probe.rotationDegrees, r != 0 {
+                notes.append("\(path): rotated \(NumberText.fixed(-r, places: 0))° as its display matrix asks (FFmpeg applies it; the eyes are split after rotating)")
+            }
+            if let a = probe.sampleAspect {
+                notes.append("\(path): sample aspect ratio \(a.num):\(a.den) scaled to square pixels (width × \(a.num)/\(a.den))")
+            }
+            return try FFmpegProducer(path: path, tool: tool, probe: probe, frameCountHint: hint, limits: limits)
         }
         if path == "-" { return try Y4MProducer(path: path, limits: limits) }
         // Existence first, so a typo is not reported as "needs ffmpeg".

@@ -59,6 +59,13 @@ public final class Y4MProducer: VideoFrameProducer {
 }
 
 /// Any input FFmpeg can read, converted by FFmpeg to 8-bit 4:2:0 Y4M on a pipe.
+///
+/// Timing: the first frame is time 0 whatever the other streams do (`setpts=PTS-STARTPTS`: an audio stream that
+/// starts 21 ms early no longer makes FFmpeg repeat the first picture), and the output is constant-rate at the
+/// stream's own frame rate (from ``MediaProbe``), so a constant-rate input passes frame for frame and a
+/// variable-rate one is made constant (FFmpeg repeats or drops pictures; ``repeatedFrames``/``droppedFrames``).
+/// Rotation (display matrix) is applied by FFmpeg; a sample aspect ratio other than 1:1 is scaled to square
+/// pixels (horizontally).
 public final class FFmpegProducer: VideoFrameProducer {
     let child: ChildProcess
     let reader: Y4M.Reader
@@ -66,26 +73,74 @@ public final class FFmpegProducer: VideoFrameProducer {
     public let frameCountHint: Int?
     let input: String
     let executable: String
+    /// Pictures FFmpeg repeated or dropped to make the rate constant (known after ``finish()``).
+    public private(set) var repeatedFrames = 0
+    public private(set) var droppedFrames = 0
 
-    public init(path: String, executable: String, frameCountHint: Int?, limits: Limits) throws(ParseError) {
+    /// `probe` (from ``MediaProbe/run(_:tool:)``) gives the stream, rate and aspect; nil = FFmpeg's own guesses.
+    public init(path: String, tool: FFmpegTool, probe: MediaProbe?, frameCountHint: Int?, limits: Limits) throws(ParseError) {
         self.input = path
-        self.executable = executable
-        self.frameCountHint = frameCountHint
-        child = try ChildProcess(executable: executable, arguments: [
-            "-nostdin", "-hide_banner", "-v", "error", "-i", path, "-map", "0:v:0", "-an", "-sn",
-            "-pix_fmt", "yuv420p", "-f", "yuv4mpegpipe", "-",
-        ])
-        kind = "decoded by ffmpeg (\(executable)) to 8-bit 4:2:0"
+        self.executable = tool.path
+        var hint = frameCountHint
+        if hint == nil, let d = probe?.durationSeconds, let r = probe?.frameRate, d > 0 {
+            hint = Int((d * Double(r.num) / Double(r.den)).rounded())
+        }
+        self.frameCountHint = hint
+        var filters: [String] = ["setpts=PTS-STARTPTS"]
+        if probe?.sampleAspect != nil { filters.append("scale=trunc(iw*sar/2)*2:ih,setsar=1") }
+        var stream = "0:v:0"
+        if let v = probe?.video { stream = "0:\(v.index)" }
+        var args: [String] = ["-nostdin", "-hide_banner", "-v", "error", "-stats", "-stats_period", "86400", "-i", path]
+        args += ["-map", stream, "-an", "-sn", "-dn", "-vf", filters.joined(separator: ",")]
+        let fpsMode: [String] = (tool.major, tool.minor) >= (5, 1) ? ["-fps_mode", "cfr"] : ["-vsync", "cfr"]
+        args += fpsMode
+        if let r = probe?.frameRate { args += ["-r", "\(r.num)/\(r.den)"] }
+        args += ["-pix_fmt", "yuv420p", "-f", "yuv4mpegpipe", "-"]
+        child = try ChildProcess(executable: tool.path, arguments: args)
+        kind = "decoded by FFmpeg \(tool.version) (\(tool.path)) to 8-bit 4:2:0"
         do throws(ParseError) {
             reader = try Y4M.Reader(path: "/dev/fd/\(child.stdoutFD)", limits: limits)
         } catch {
             let status = child.wait()
             if Interruption.isRequested { throw ParseError(.io, offset: 0, path: path, "cancelled while ffmpeg was starting") }
-            let text = child.errorText()
+            let text = Self.words(child)
             throw ParseError(.unsupported, offset: 0, path: path,
                              "ffmpeg could not decode the input (exit status \(status))\(text.isEmpty ? ": \(error.message)" : ": \(text)")")
         }
     }
+
+    /// FFmpeg's own error lines, without its statistics lines.
+    static func words(_ child: ChildProcess) -> String {
+        let text: String = child.errorText(max: 4000)
+        var kept: [String] = []
+        let pieces: [Substring] = text.split(whereSeparator: { (c: Character) -> Bool in c == "\r" || c == "|" })
+        for piece in pieces {
+            var t: Substring = piece
+            while t.first == " " { t = t.dropFirst() }
+            while t.last == " " { t = t.dropLast() }
+            if t.isEmpty || t.hasPrefix("frame=") { continue }
+            kept.append(String(t))
+        }
+        let joined: String = kept.joined(separator: " | ")
+        return String(joined.suffix(600))
+    }
+
+    /// The number after the last `key` in FFmpeg's statistics ("dup=3 drop=0"), 0 when absent.
+    static func statistic(_ key: String, in text: String) -> Int {
+        let chars: [Character] = Array(text), k: [Character] = Array(key)
+        guard !k.isEmpty, chars.count >= k.count else { return 0 }
+        var i = chars.count - k.count
+        while i >= 0 {
+            if Array(chars[i..<(i + k.count)]) == k {
+                var j = i + k.count, v = 0
+                while j < chars.count, let d = chars[j].wholeNumberValue, v < 1_000_000_000 { v = v * 10 + d; j += 1 }
+                return v
+            }
+            i -= 1
+        }
+        return 0
+    }
+
     public var width: Int { reader.header.width }
     public var height: Int { reader.header.height }
     public var fpsNum: Int { reader.header.fpsNum }
@@ -96,7 +151,7 @@ public final class FFmpegProducer: VideoFrameProducer {
         do throws(ParseError) { return try reader.next() } catch {
             let status = child.wait()
             if status != 0 {
-                throw ParseError(.unsupported, offset: 0, path: input, "ffmpeg failed (exit status \(status)): \(child.errorText())")
+                throw ParseError(.unsupported, offset: 0, path: input, "ffmpeg failed (exit status \(status)): \(Self.words(child))")
             }
             throw error
         }
@@ -104,8 +159,11 @@ public final class FFmpegProducer: VideoFrameProducer {
     public func finish() throws(ParseError) {
         let status = child.wait()
         if status != 0 {
-            throw ParseError(.unsupported, offset: 0, path: input, "ffmpeg failed (exit status \(status)): \(child.errorText())")
+            throw ParseError(.unsupported, offset: 0, path: input, "ffmpeg failed (exit status \(status)): \(Self.words(child))")
         }
+        let stats = child.errorText(max: 400)
+        repeatedFrames = Self.statistic("dup=", in: stats)
+        droppedFrames = Self.statistic("drop=", in: stats)
     }
     public func abort() { child.terminate() }
 }

@@ -182,7 +182,7 @@ final class EyeEncoder: @unchecked Sendable {
         self.name = name
         self.layer = layer
         encoder = try HEVCEncoder(width: width, height: height, settings: settings, limits: limits)
-        queue = BoundedQueue(capacity: 3)
+        queue = BoundedQueue(capacity: 1)
         headers = try encoder.headers().map { (b: [UInt8]) throws(ParseError) -> NALUnit in try NALUnit(bytes: b) }
         kept = try directory.map { (d: String) throws(ParseError) -> ScratchFile in try ScratchFile(directory: d) }
         try kept?.append(AccessUnitWriter.annexB(headers))
@@ -287,12 +287,34 @@ final class StreamingAssembly: @unchecked Sendable {
 /// SBS / top-bottom / two-file 3D video → spatial video (MV-HEVC), streaming frame by frame.
 ///
 /// Inputs: Y4M (file or "-" for standard input), MP4/MOV with HEVC (libde265, base layer), anything else through
-/// ffmpeg. Each frame is split into two eyes, both eyes are encoded at once by two x265 instances (one per
-/// core) with identical fixed GOPs, the two single-layer streams are assembled into a two-layer MV-HEVC
-/// stream (``MVHEVCAssembler``) and muxed (``SpatialVideoMuxer``) with the input's audio tracks copied.
-/// Raw frames are never accumulated: the reader hands each eye to its encoder through a 3-frame queue; only
-/// the compressed streams are kept until muxing. See Specs/conversion.md ("Video").
+/// FFmpeg (MKV, AVI, M2TS, H.264, AV1, VP9, ProRes, MPEG-2 …). Each frame is split into two eyes, both eyes are
+/// encoded at once by two x265 instances (one per core) with identical fixed GOPs, the two single-layer streams are
+/// assembled into a two-layer MV-HEVC stream (``MVHEVCAssembler``) and muxed (``SpatialVideoMuxer``) with the
+/// input's audio (``VideoAudio``: copied when Apple players play it, else AAC; silent AAC when there is none).
+/// Raw frames are never accumulated: the reader hands each eye to its encoder through a one-frame queue per eye; coded
+/// pictures are paired and written as they come. See Specs/conversion.md ("Video").
 public enum VideoConverter {
+    /// Everything decided before encoding: the opened inputs, the geometry, the rate, the audio plan.
+    struct Plan {
+        var producers: [VideoFrameProducer]
+        var sourceName: String
+        var cropW: Int, cropH: Int, eyeW: Int, eyeH: Int
+        var fpsNum: Int, fpsDen: Int
+        var mux: SpatialVideoMuxOptions
+        var baseline: Double, hfov: Double, disparity: Double
+        var audio: VideoAudio.Plan
+        var notes: [String]
+    }
+
+    /// What the encoding pipeline produced.
+    struct Encoded {
+        var frames: Int
+        var assembly: StreamingAssembly
+        var writer: SpatialVideoStreamWriter
+        var settings: HEVCEncoderSettings
+        var ownCPU: Double
+    }
+
     /// Converts `input` to a spatial video at `output`. On any error or cancellation nothing is left at `output`.
     @discardableResult
     public static func convert(_ input: VideoInput, to output: String, options o: VideoConversionOptions = VideoConversionOptions(),
@@ -304,14 +326,42 @@ public enum VideoConverter {
         defer { Interruption.endCooperative() }
         let cancellation = cancellation ?? ConversionCancellation()
         let t0 = monotonicSeconds(), cpu0 = processCPUSeconds()
-        var ownCPU = 0.0
-        var readerCPUStart = threadCPUSeconds()
-        var notes: [String] = []
         // Options that need no input.
         if case .crf(let c) = o.rateControl, !(0...51).contains(c) { throw ParseError(.invalidArgument, offset: 0, "CRF \(c) is outside 0…51") }
         if case .bitrate(let k, _, _) = o.rateControl, k <= 0 { throw ParseError(.invalidArgument, offset: 0, "bitrate must be positive (kbit/s)") }
         if let k = o.keyint, k < 1 { throw ParseError(.invalidArgument, offset: 0, "keyint must be at least 1") }
         guard (0...16).contains(o.bframes) else { throw ParseError(.invalidArgument, offset: 0, "bframes must be 0…16") }
+        let planCPU0 = threadCPUSeconds()
+        var plan = try makePlan(input, output: output, options: o)
+        let planCPU = threadCPUSeconds() - planCPU0
+        defer { for p in plan.producers { p.abort() } }
+        var encoded = try encode(plan, output: output, options: o, cancellation: cancellation, progress: progress, t0: t0)
+        encoded.ownCPU += planCPU
+        for p in plan.producers {
+            if let f = p as? FFmpegProducer, f.repeatedFrames + f.droppedFrames > 0 {
+                plan.notes.append("variable frame rate made constant at \(plan.fpsNum)/\(plan.fpsDen) fps: FFmpeg repeated \(f.repeatedFrames) and dropped \(f.droppedFrames) pictures")
+            }
+        }
+        // The last pictures, the audio (now that the duration is known), then the movie.
+        let finishCPU0 = threadCPUSeconds()
+        try encoded.assembly.finish()
+        if cancellation.isCancelled == true { throw ParseError(.io, offset: 0, path: output, "cancelled; nothing was written") }
+        let seconds = Double(encoded.frames) * Double(plan.fpsDen) / Double(plan.fpsNum)
+        let audio = try VideoAudio.tracks(plan.audio, seconds: seconds, output: output, limits: o.limits, notes: &plan.notes)
+        try encoded.writer.finish(header: encoded.assembly.header, audio: audio.tracks)
+        encoded.ownCPU += threadCPUSeconds() - finishCPU0
+        return report(plan, encoded, audio: audio.lines, output: output, options: o, seconds: monotonicSeconds() - t0,
+                      processCPU: processCPUSeconds() - cpu0)
+    }
+
+    // MARK: - Plan
+
+    /// Checks the options, opens the inputs, decides the geometry, the frame rate and the audio.
+    static func makePlan(_ input: VideoInput, output: String, options o: VideoConversionOptions) throws(ParseError) -> Plan {
+        if case .crf(let c) = o.rateControl, !(0...51).contains(c) { throw ParseError(.invalidValue, offset: 0, "CRF \(c) is outside 0…51") }
+        if case .bitrate(let k, _, _) = o.rateControl, k <= 0 { throw ParseError(.invalidValue, offset: 0, "bitrate must be positive (kbit/s)") }
+        if let k = o.keyint, k < 1 { throw ParseError(.invalidValue, offset: 0, "keyint must be at least 1") }
+        guard (0...16).contains(o.bframes) else { throw ParseError(.invalidValue, offset: 0, "bframes must be 0…16") }
         let baseline = o.baselineMM ?? VideoConversionOptions.defaultBaselineMM
         let hfov = o.hfovDegrees ?? VideoConversionOptions.defaultHFOVDegrees
         let disparity = o.disparityPercent ?? 0
@@ -324,47 +374,67 @@ public enum VideoConverter {
         mux.faststart = o.faststart
         try checkOutputDirectory(output)
 
-        // Inputs.
+        var notes: [String] = []
         var producers: [VideoFrameProducer] = []
         let sourceName: String
         switch input {
         case .packed(let p):
-            producers = [try VideoInputs.producer(for: p, decoder: o.decoder, ffmpeg: o.ffmpeg, limits: o.limits, notes: &notes)]
+            producers = [try VideoInputs.producer(for: p, decoder: o.decoder, ffmpeg: o.ffmpeg, limits: o.limits,
+                                                  squarePixels: !o.layout.half, notes: &notes)]
             sourceName = "\(p == "-" ? "standard input" : p) (\(o.layout.rawValue), \(producers[0].kind))"
         case .pair(let l, let r):
             producers = [try VideoInputs.producer(for: l, decoder: o.decoder, ffmpeg: o.ffmpeg, limits: o.limits, notes: &notes)]
-            producers.append(try VideoInputs.producer(for: r, decoder: o.decoder, ffmpeg: o.ffmpeg, limits: o.limits, notes: &notes))
+            do throws(ParseError) {
+                producers.append(try VideoInputs.producer(for: r, decoder: o.decoder, ffmpeg: o.ffmpeg, limits: o.limits, notes: &notes))
+            } catch {
+                producers[0].abort()
+                throw error
+            }
             sourceName = "\(l) + \(r) (\(producers[0].kind))"
         }
-        defer { for p in producers { p.abort() } }
+        do throws(ParseError) {
+            let g = try geometry(producers, input: input, options: o, notes: &notes)
+            let audio = try VideoAudio.plan(for: input, options: o, notes: &notes)
+            return Plan(producers: producers, sourceName: sourceName, cropW: g.cropW, cropH: g.cropH, eyeW: g.eyeW, eyeH: g.eyeH,
+                        fpsNum: g.fpsNum, fpsDen: g.fpsDen, mux: mux, baseline: baseline, hfov: hfov, disparity: disparity,
+                        audio: audio, notes: notes)
+        } catch {
+            for p in producers { p.abort() }
+            throw error
+        }
+    }
+
+    /// The crop of each eye in the input frame, the size of each eye, and the frame rate.
+    static func geometry(_ producers: [VideoFrameProducer], input: VideoInput, options o: VideoConversionOptions, notes: inout [String])
+        throws(ParseError) -> (cropW: Int, cropH: Int, eyeW: Int, eyeH: Int, fpsNum: Int, fpsDen: Int) {
+        let inputName: String
+        switch input { case .packed(let p): inputName = p; case .pair(let l, _): inputName = l }
         for p in producers {
             guard p.format == .yuv420 else {
-                throw ParseError(.unsupported, offset: 0,
+                throw ParseError(.unsupported, offset: 0, path: inputName,
                                  "the input is \(p.format == .gray ? "monochrome" : p.format == .yuv422 ? "4:2:2" : p.format.rawValue); spatial video (Multiview Main) is 8-bit 4:2:0 — convert first, e.g. ffmpeg -i IN -pix_fmt yuv420p -f yuv4mpegpipe OUT.y4m (or pass --decoder ffmpeg, which converts)")
             }
             guard p.bitDepth == 8 || p.bitDepth == 10 || p.bitDepth == 12 else {
-                throw ParseError(.unsupported, offset: 0, "\(p.bitDepth)-bit input is not supported (8, 10 or 12)")
+                throw ParseError(.unsupported, offset: 0, path: inputName, "\(p.bitDepth)-bit input is not supported (8, 10 or 12)")
             }
         }
         if producers.contains(where: { $0.bitDepth > 8 }) {
             notes.append("\(producers[0].bitDepth)-bit input converted to 8 bits (rounded): Multiview Main, the profile of spatial video, is 8-bit only")
         }
-        // Geometry.
         let first = producers[0]
-        var cropW: Int, cropH: Int
-        var eyeW: Int, eyeH: Int
         let inW = first.width, inH = first.height
         var fpsNum = first.fpsNum, fpsDen = first.fpsDen
+        var cropW: Int, cropH: Int, eyeW: Int, eyeH: Int
         if producers.count == 2 {
             let b = producers[1]
             guard b.width == inW, b.height == inH else {
-                throw ParseError(.invalidValue, offset: 0, "the two inputs have different sizes: left \(inW)×\(inH), right \(b.width)×\(b.height); scale one to match")
+                throw ParseError(.invalidValue, offset: 0, path: inputName, "the two inputs have different sizes: left \(inW)×\(inH), right \(b.width)×\(b.height); scale one to match")
             }
             guard b.fpsNum * fpsDen == fpsNum * b.fpsDen else {
-                throw ParseError(.invalidValue, offset: 0, "the two inputs have different frame rates: left \(fpsNum)/\(fpsDen), right \(b.fpsNum)/\(b.fpsDen)")
+                throw ParseError(.invalidValue, offset: 0, path: inputName, "the two inputs have different frame rates: left \(fpsNum)/\(fpsDen), right \(b.fpsNum)/\(b.fpsDen)")
             }
             guard b.bitDepth == first.bitDepth else {
-                throw ParseError(.invalidValue, offset: 0, "the two inputs have different bit depths: \(first.bitDepth) and \(b.bitDepth)")
+                throw ParseError(.invalidValue, offset: 0, path: inputName, "the two inputs have different bit depths: \(first.bitDepth) and \(b.bitDepth)")
             }
             cropW = inW & ~1; cropH = inH & ~1
             if cropW != inW { notes.append("odd width \(inW): the last column of each eye is dropped (4:2:0 needs even sizes)") }
@@ -374,7 +444,7 @@ public enum VideoConverter {
             cropH = inH & ~1
             let half = inW / 2
             guard half % 2 == 0 else {
-                throw ParseError(.unsupported, offset: 0, "width \(inW) gives \(half)-pixel-wide eyes; the right eye would start on an odd column, which 4:2:0 chroma cannot be split at — crop or scale the input to a width that is a multiple of 4 (e.g. ffmpeg -vf crop=\(inW - inW % 4):ih:0:0)")
+                throw ParseError(.unsupported, offset: 0, path: inputName, "width \(inW) gives \(half)-pixel-wide eyes; the right eye would start on an odd column, which 4:2:0 chroma cannot be split at — is it really side by side? If so, crop or scale it to a width that is a multiple of 4 (e.g. ffmpeg -vf crop=\(inW - inW % 4):ih:0:0)")
             }
             cropW = half
             if inW % 2 != 0 { notes.append("odd width \(inW): the last column belongs to neither eye and is dropped") }
@@ -384,7 +454,7 @@ public enum VideoConverter {
             cropW = inW & ~1
             let half = inH / 2
             guard half % 2 == 0 else {
-                throw ParseError(.unsupported, offset: 0, "height \(inH) gives \(half)-row-high eyes; the bottom eye would start on an odd row, which 4:2:0 chroma cannot be split at — crop or scale the input to a height that is a multiple of 4 (e.g. ffmpeg -vf crop=iw:\(inH - inH % 4):0:0)")
+                throw ParseError(.unsupported, offset: 0, path: inputName, "height \(inH) gives \(half)-row-high eyes; the bottom eye would start on an odd row, which 4:2:0 chroma cannot be split at — is it really top-bottom? If so, crop or scale it to a height that is a multiple of 4 (e.g. ffmpeg -vf crop=iw:\(inH - inH % 4):0:0)")
             }
             cropH = half
             if inH % 2 != 0 { notes.append("odd height \(inH): the last row belongs to neither eye and is dropped") }
@@ -392,40 +462,22 @@ public enum VideoConverter {
             eyeW = cropW; eyeH = o.layout.half ? cropH * 2 : cropH
         }
         try Image.checkDimensions(width: eyeW, height: eyeH, limits: o.limits)
-        guard eyeW >= 16, eyeH >= 16 else { throw ParseError(.invalidValue, offset: 0, "each eye would be \(eyeW)×\(eyeH); at least 16×16 is needed") }
+        guard eyeW >= 16, eyeH >= 16 else { throw ParseError(.invalidValue, offset: 0, path: inputName, "each eye would be \(eyeW)×\(eyeH); at least 16×16 is needed") }
         if let f = o.fps {
             guard f.num > 0, f.den > 0 else { throw ParseError(.invalidValue, offset: 0, "frame rate \(f.num)/\(f.den) is not positive") }
             fpsNum = f.num; fpsDen = f.den
         }
         guard fpsNum > 0, fpsDen > 0, fpsNum <= 1_000_000, fpsDen <= 1_000_000 else {
-            throw ParseError(.invalidValue, offset: 0, "the input's frame rate \(fpsNum)/\(fpsDen) is not usable; pass --fps")
+            throw ParseError(.invalidValue, offset: 0, path: inputName, "the input's frame rate \(fpsNum)/\(fpsDen) is not usable; pass --fps")
         }
         if o.layout.half && producers.count == 1 {
             notes.append("half-resolution \(o.layout.horizontal ? "SBS" : "TB"): each eye stretched from \(cropW)×\(cropH) to \(eyeW)×\(eyeH) (linear)")
         }
+        return (cropW, cropH, eyeW, eyeH, fpsNum, fpsDen)
+    }
 
-        // Audio (read before encoding, so a bad --audio-from fails fast).
-        var audioTracks: [CopiedTrack] = []
-        if o.audio == .copy {
-            var sourcePath: String? = o.audioFrom
-            if sourcePath == nil, case .packed(let p) = input, p != "-" { sourcePath = p }
-            if sourcePath == nil, case .pair(let l, _) = input { sourcePath = l }
-            if let sp = sourcePath {
-                let isMovie = isISOBMFF(sp)
-                if isMovie {
-                    let f = try ISOFile.open(path: sp, limits: o.limits)
-                    let (t, n) = try TrackCopier.extract(from: f, path: sp, limits: o.limits)
-                    audioTracks = t; notes += n
-                    if t.isEmpty && o.audioFrom != nil && n.isEmpty { notes.append("--audio-from \(sp): no audio track") }
-                } else if o.audioFrom != nil {
-                    throw ParseError(.unsupported, offset: 0, path: sp, "--audio-from needs an MP4/MOV file (its audio tracks are copied without re-encoding)")
-                } else if !sp.lowercased().hasSuffix(".y4m"), !isY4M(sp) {
-                    notes.append("\(sp) is not MP4/MOV: its audio (if any) is not carried over; use --audio-from MOVIE")
-                }
-            }
-        }
-
-        // Encoders.
+    /// x265 settings shared by both eyes: identical fixed GOPs so the pictures pair up.
+    static func encoderSettings(_ o: VideoConversionOptions, fpsNum: Int, fpsDen: Int) -> HEVCEncoderSettings {
         var settings = HEVCEncoderSettings()
         settings.preset = o.preset
         settings.rateControl = o.rateControl
@@ -441,123 +493,130 @@ public enum VideoConverter {
         settings.colour = ColourSpace(matrix: .bt709, fullRange: false)
         settings.colourPrimaries = 1; settings.transferCharacteristics = 1
         settings.extraOptions = ["b-adapt": "0", "lookahead-threads": "0", "hist-scenecut": "0"]
+        return settings
+    }
+
+    // MARK: - Pipeline
+
+    /// Starts both encoders, runs the read → split → queue loop, waits for the encoders.
+    static func encode(_ plan: Plan, output: String, options o: VideoConversionOptions, cancellation: ConversionCancellation?,
+                       progress: ((VideoConversionProgress) -> Void)?, t0: Double) throws(ParseError) -> Encoded {
+        var ownCPU = 0.0
+        let readerCPUStart = threadCPUSeconds()
+        let settings = encoderSettings(o, fpsNum: plan.fpsNum, fpsDen: plan.fpsDen)
         // Opening the encoders is x265's work, not ours: taken out of the reader thread's CPU time.
         let encoderOpenStart = threadCPUSeconds()
         let keepDir = o.keepStreamsPrefix.map { p -> String in
             guard let slash = p.lastIndex(of: "/") else { return "." }
             return String(p[..<slash]).isEmpty ? "/" : String(p[..<slash])
         }
-        let left = try EyeEncoder(name: "left", layer: o.heroIsLeft ? 0 : 1, width: eyeW, height: eyeH, settings: settings, keepIn: keepDir, limits: o.limits)
-        let right = try EyeEncoder(name: "right", layer: o.heroIsLeft ? 1 : 0, width: eyeW, height: eyeH, settings: settings, keepIn: keepDir, limits: o.limits)
+        let left = try EyeEncoder(name: "left", layer: o.heroIsLeft ? 0 : 1, width: plan.eyeW, height: plan.eyeH, settings: settings, keepIn: keepDir, limits: o.limits)
+        let right = try EyeEncoder(name: "right", layer: o.heroIsLeft ? 1 : 0, width: plan.eyeW, height: plan.eyeH, settings: settings, keepIn: keepDir, limits: o.limits)
         ownCPU -= threadCPUSeconds() - encoderOpenStart
         let eyes = [left, right]
         // Pictures are paired, assembled and written while the encoders run: the coded streams are never held whole.
-        mux.frameRateNum = UInt32(fpsNum); mux.frameRateDen = UInt32(fpsDen)
+        var mux = plan.mux
+        mux.frameRateNum = UInt32(plan.fpsNum); mux.frameRateDen = UInt32(plan.fpsDen)
         let writer = try SpatialVideoStreamWriter(path: output, options: mux)
         let base = o.heroIsLeft ? left : right, second = o.heroIsLeft ? right : left
         let assembly = try StreamingAssembly(baseHeaders: base.headers, secondHeaders: second.headers,
                                              options: MVHEVCAssemblyOptions(baseIsLeft: o.heroIsLeft, layerSPSForm: o.layerSPSForm, matchAppleChoices: o.layerSPSForm == .multilayer), writer: writer)
         for e in eyes { e.assembly = assembly }
-        var started = false
-        func stopEncoders() {
-            for e in eyes { e.queue.abort() }
-            if started { for e in eyes { e.join() } }
-        }
-        left.start(); right.start(); started = true
+        left.start(); right.start()
 
-        // The read → split → queue loop.
         var frames = 0
-        let total = producers.map(\.frameCountHint).compactMap { $0 }.min()
+        let total = plan.producers.map(\.frameCountHint).compactMap { $0 }.min()
         var lastProgress = 0.0
         var encoderFailed = false
         do throws(ParseError) {
-            while true {
-                if cancellation.isCancelled == true { throw ParseError(.io, offset: 0, "cancelled") }
-                guard var a = try producers[0].next() else {
-                    if producers.count == 2, try producers[1].next() != nil {
-                        throw ParseError(.invalidValue, offset: 0, "the two inputs have different frame counts: the left ends after \(frames) frames, the right has more")
-                    }
-                    break
-                }
-                var pair: (Image, Image)
-                if producers.count == 2 {
-                    guard var b = try producers[1].next() else {
-                        throw ParseError(.invalidValue, offset: 0, "the two inputs have different frame counts: the right ends after \(frames) frames, the left has more")
-                    }
-                    if a.bitDepth > 8 { a = try ColourConversion.changeDepth(a, to: 8) }
-                    if b.bitDepth > 8 { b = try ColourConversion.changeDepth(b, to: 8) }
-                    pair = (try crop(a, 0, 0, cropW, cropH), try crop(b, 0, 0, cropW, cropH))
-                } else {
-                    if a.bitDepth > 8 { a = try ColourConversion.changeDepth(a, to: 8) }
-                    if o.layout.horizontal {
-                        pair = (try crop(a, 0, 0, cropW, cropH), try crop(a, cropW, 0, cropW, cropH))
-                    } else {
-                        pair = (try crop(a, 0, 0, cropW, cropH), try crop(a, 0, cropH, cropW, cropH))
-                    }
-                    if o.layout.half {
-                        pair = (try stretch2(pair.0, horizontal: o.layout.horizontal), try stretch2(pair.1, horizontal: o.layout.horizontal))
-                    }
-                }
-                if o.swapEyes { pair = (pair.1, pair.0) }
+            while let pair = try nextPair(plan, options: o, frames: frames, cancellation: cancellation) {
                 guard left.queue.put(pair.0), right.queue.put(pair.1) else { encoderFailed = true; break }  // reported below
                 frames += 1
-                if let progress {
-                    let now = monotonicSeconds()
-                    if now - lastProgress >= 0.25 {
-                        lastProgress = now
-                        progress(VideoConversionProgress(frames: frames, totalFrames: total, elapsedSeconds: now - t0))
-                    }
+                let now = monotonicSeconds()
+                if let progress, now - lastProgress >= 0.25 {
+                    lastProgress = now
+                    progress(VideoConversionProgress(frames: frames, totalFrames: total, elapsedSeconds: now - t0))
                 }
             }
             // After an encoder failure the producers are stopped (defer), not waited for: ffmpeg may be blocked writing.
-            if !encoderFailed { for p in producers { try p.finish() } }
+            if !encoderFailed { for p in plan.producers { try p.finish() } }
         } catch {
-            stopEncoders()
-            if cancellation.isCancelled == true { throw ParseError(.io, offset: 0, path: output, "cancelled; nothing was written") }
+            for e in eyes { e.queue.abort() }
+            for e in eyes { e.join() }
+            if cancellation?.isCancelled == true { throw ParseError(.io, offset: 0, path: output, "cancelled; nothing was written") }
             throw error
         }
         // Own CPU of this (reader) thread, minus time blocked in the queues (blocking costs no CPU).
         ownCPU += threadCPUSeconds() - readerCPUStart
         for e in eyes { e.queue.close() }
         for e in eyes { e.join() }
-        // The eye streams (debugging aid) are written even when pairing them failed.
-        if let prefix = o.keepStreamsPrefix, frames > 0 {
-            for e in eyes {
-                guard let kept = e.kept else { continue }
-                let src = try kept.source()
-                try AtomicFile.write(path: prefix + "-\(e.name).hevc") { (f: AtomicFile) throws(ParseError) in
-                    try AtomicFile.writeSegments([.range(offset: 0, length: src.size)], to: f, source: src)
-                }
-            }
-        }
+        try keepStreams(eyes, frames: frames, options: o)
         for e in eyes { if let err = e.error { throw err } }
-        if cancellation.isCancelled == true { throw ParseError(.io, offset: 0, path: output, "cancelled; nothing was written") }
+        if cancellation?.isCancelled == true { throw ParseError(.io, offset: 0, path: output, "cancelled; nothing was written") }
         guard frames > 0 else { throw ParseError(.truncated, offset: 0, "the input has no frames (zero frames)") }
         guard left.framesOut == frames, right.framesOut == frames else {
             throw ParseError(.invalidValue, offset: 0, "x265 returned \(left.framesOut)/\(right.framesOut) pictures for \(frames) frames")
         }
         ownCPU += left.packCPU + right.packCPU
         progress?(VideoConversionProgress(frames: frames, totalFrames: frames, elapsedSeconds: monotonicSeconds() - t0))
+        return Encoded(frames: frames, assembly: assembly, writer: writer, settings: settings, ownCPU: ownCPU)
+    }
 
-        // The last pictures, then the movie (moov built, samples copied once from the scratch file).
-        readerCPUStart = threadCPUSeconds()
-        try assembly.finish()
-        if cancellation.isCancelled == true { throw ParseError(.io, offset: 0, path: output, "cancelled; nothing was written") }
-        try writer.finish(header: assembly.header, audio: audioTracks)
-        let l0 = writer.layer0Bytes, l1 = writer.layer1Bytes
-        ownCPU += threadCPUSeconds() - readerCPUStart
-        let bytes = UInt64(fileSize(output))
-        let x265 = "x265 \(HEVCEncoder.version), 2 encoders at once (pools \(settings.threads), frame-threads \(settings.frameThreads) each), preset \(o.preset), \(rateText(o.rateControl)), keyint \(settings.keyint), \(o.bframes) B-frames (fixed), closed GOP, no scene-cut; layer-1 SPS \(o.layerSPSForm.rawValue) form"
+    /// The next frame of the input(s) as two eyes (8-bit, cropped, stretched back for half layouts), or nil at the end.
+    static func nextPair(_ plan: Plan, options o: VideoConversionOptions, frames: Int, cancellation: ConversionCancellation?) throws(ParseError) -> (Image, Image)? {
+        if cancellation?.isCancelled == true { throw ParseError(.io, offset: 0, "cancelled") }
+        let producers = plan.producers
+        let w = plan.cropW, h = plan.cropH
+        guard var a = try producers[0].next() else {
+            if producers.count == 2, try producers[1].next() != nil {
+                throw ParseError(.invalidValue, offset: 0, "the two inputs have different frame counts: the left ends after \(frames) frames, the right has more")
+            }
+            return nil
+        }
+        if a.bitDepth > 8 { a = try ColourConversion.changeDepth(a, to: 8) }
+        var pair: (Image, Image)
+        if producers.count == 2 {
+            guard var b = try producers[1].next() else {
+                throw ParseError(.invalidValue, offset: 0, "the two inputs have different frame counts: the right ends after \(frames) frames, the left has more")
+            }
+            if b.bitDepth > 8 { b = try ColourConversion.changeDepth(b, to: 8) }
+            pair = (try crop(a, 0, 0, w, h), try crop(b, 0, 0, w, h))
+        } else {
+            pair = o.layout.horizontal ? (try crop(a, 0, 0, w, h), try crop(a, w, 0, w, h)) : (try crop(a, 0, 0, w, h), try crop(a, 0, h, w, h))
+            if o.layout.half {
+                pair = (try stretch2(pair.0, horizontal: o.layout.horizontal), try stretch2(pair.1, horizontal: o.layout.horizontal))
+            }
+        }
+        return o.swapEyes ? (pair.1, pair.0) : pair
+    }
+
+    /// `--keep-streams`: each eye's single-layer stream (written even when pairing them failed: a debugging aid).
+    static func keepStreams(_ eyes: [EyeEncoder], frames: Int, options o: VideoConversionOptions) throws(ParseError) {
+        guard let prefix = o.keepStreamsPrefix, frames > 0 else { return }
+        for e in eyes {
+            guard let kept = e.kept else { continue }
+            let src = try kept.source()
+            try AtomicFile.write(path: prefix + "-\(e.name).hevc") { (f: AtomicFile) throws(ParseError) in
+                try AtomicFile.writeSegments([.range(offset: 0, length: src.size)], to: f, source: src)
+            }
+        }
+    }
+
+    // MARK: - Report
+
+    static func report(_ plan: Plan, _ e: Encoded, audio: [String], output: String, options o: VideoConversionOptions,
+                       seconds: Double, processCPU: Double) -> VideoConversionReport {
+        let s = e.settings
+        let x265 = "x265 \(HEVCEncoder.version), 2 encoders at once (pools \(s.threads), frame-threads \(s.frameThreads) each), preset \(o.preset), \(rateText(o.rateControl)), keyint \(s.keyint), \(o.bframes) B-frames (fixed), closed GOP, no scene-cut; layer-1 SPS \(o.layerSPSForm.rawValue) form"
         return VideoConversionReport(
-            output: output, source: sourceName, frames: frames, eyeWidth: eyeW, eyeHeight: eyeH, fpsNum: fpsNum, fpsDen: fpsDen, bytes: bytes,
-            layer0Bytes: l0, layer1Bytes: l1,
-            baselineMM: baseline, baselineSource: o.baselineMM == nil ? "default, not measured" : "--baseline",
-            hfovDegrees: hfov, hfovSource: o.hfovDegrees == nil ? "default, not measured" : "--hfov",
-            disparityPercent: disparity, disparitySource: o.disparityPercent == nil ? "default, not measured" : "--disparity",
-            heroIsLeft: o.heroIsLeft,
-            audioTracks: audioTracks.map { "\($0.format) (\($0.handler)), \($0.sampleCount) samples, \($0.totalBytes) bytes, copied" },
-            encoder: x265, notes: notes, seconds: monotonicSeconds() - t0, ownCPUSeconds: ownCPU,
-            processCPUSeconds: processCPUSeconds() - cpu0, peakRSSBytes: peakRSSBytes())
+            output: output, source: plan.sourceName, frames: e.frames, eyeWidth: plan.eyeW, eyeHeight: plan.eyeH,
+            fpsNum: plan.fpsNum, fpsDen: plan.fpsDen, bytes: UInt64(fileSize(output)),
+            layer0Bytes: e.writer.layer0Bytes, layer1Bytes: e.writer.layer1Bytes,
+            baselineMM: plan.baseline, baselineSource: o.baselineMM == nil ? "default, not measured" : "--baseline",
+            hfovDegrees: plan.hfov, hfovSource: o.hfovDegrees == nil ? "default, not measured" : "--hfov",
+            disparityPercent: plan.disparity, disparitySource: o.disparityPercent == nil ? "default, not measured" : "--disparity",
+            heroIsLeft: o.heroIsLeft, audioTracks: audio, encoder: x265, notes: plan.notes, seconds: seconds,
+            ownCPUSeconds: e.ownCPU, processCPUSeconds: processCPU, peakRSSBytes: peakRSSBytes())
     }
 
     static func rateText(_ r: HEVCEncoderSettings.RateControl) -> String {

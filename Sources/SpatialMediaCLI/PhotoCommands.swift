@@ -30,11 +30,17 @@ struct ConvertPhoto: ParsableCommand {
 
         Videos (INPUT .y4m, "-" for Y4M on standard input, .mp4/.mov/.mkv/…, or --left/--right video files) → \
         .mov (or .mp4 with --mp4): both eyes encoded at once by x265 with identical fixed GOPs (8-bit 4:2:0, \
-        CRF 23, preset medium, IDR every 2 s, 3 B-frames unless told), assembled as MV-HEVC, audio tracks copied \
-        without re-encoding. Defaults: layout sbs, baseline 64 mm, field of view 60°, disparity 0 % (printed as \
-        "default, not measured"). 10-bit input is converted to 8 bits (rounded) with a note; 4:2:2/4:4:4 Y4M is \
-        refused (convert with ffmpeg -pix_fmt yuv420p, or use --decoder ffmpeg). Inputs other than Y4M and HEVC \
-        MP4/MOV need ffmpeg (PATH, or SPATIAL_MEDIA_FFMPEG). Ctrl-C or an error leaves nothing at OUT.
+        CRF 23, preset medium, IDR every 2 s, 3 B-frames unless told), assembled as MV-HEVC. Every audio track comes \
+        along with its language: copied when Apple players play it (AAC, ALAC, AC-3, E-AC-3, PCM), else transcoded \
+        to AAC; an input without audio gets a silent AAC track (--no-audio: none); subtitles, chapters and \
+        attachments are dropped, with a note. Defaults: layout sbs, baseline 64 mm, field of view 60°, disparity 0 % \
+        (printed as "default, not measured"). 10-bit input is converted to 8 bits (rounded) with a note (Multiview \
+        Main is 8-bit); 4:2:2/4:4:4 Y4M is refused (use --decoder ffmpeg, which converts). Inputs other than Y4M \
+        and HEVC MP4/MOV, and audio, need FFmpeg (SPATIAL_MEDIA_FFMPEG, the tools directory of scripts/setup.sh, \
+        or PATH); rotation and sample aspect ratio are applied, a variable frame rate is made constant (note). \
+        Exit status 2 when an input cannot be read or used (no video stream, a layout its size cannot have, audio \
+        that can be neither copied nor transcoded, FFmpeg missing), 1 for other failures, 130 when interrupted. \
+        Ctrl-C or an error leaves nothing at OUT.
         """
     )
     @Argument(help: "A stereo image holding both eyes, an MPO file, or a 3D video (\"-\" = Y4M on standard input).") var input: String?
@@ -62,6 +68,7 @@ struct ConvertPhoto: ParsableCommand {
     @Option(help: "Video: copy the input's audio tracks (copy, default) or drop them (none).") var audio: String?
     @Option(help: "Video: take the audio tracks from this MP4/MOV instead.") var audioFrom: String?
     @Option(help: "Video: hero eye, also the base layer 2D players show: left (default) or right.") var hero: String?
+    @Flag(help: "Video: no audio track at all (by default the input's audio, or a silent track).") var noAudio = false
     @Option(help: "Video: frame rate (e.g. 30, 29.97, 30000/1001), overriding the input's.") var fps: String?
     @Option(help: "Video: input decoder: auto (Y4M direct, HEVC MP4/MOV by libde265, others ffmpeg) or ffmpeg.") var decoder: String?
     @Option(help: "Video: x265 threads per eye (--pools; default 1: one encoder per core).") var threadsPerEye: Int?
@@ -86,6 +93,7 @@ struct ConvertPhoto: ParsableCommand {
         if bframes != nil { o.append("--bframes") }
         if audio != nil { o.append("--audio") }
         if audioFrom != nil { o.append("--audio-from") }
+        if noAudio { o.append("--no-audio") }
         if hero != nil { o.append("--hero") }
         if fps != nil { o.append("--fps") }
         if decoder != nil { o.append("--decoder") }
@@ -204,7 +212,7 @@ extension ConvertPhoto {
         o.bframes = bframes ?? 3
         o.baselineMM = baseline; o.hfovDegrees = hfov; o.disparityPercent = disparity
         o.heroIsLeft = hero != "right"
-        o.audio = audio == "none" ? .none : .copy
+        o.audio = audio == "none" || noAudio ? .none : .copy
         o.audioFrom = audioFrom
         o.fps = fps.flatMap(FrameRate.parse)
         o.decoder = decoder.flatMap { VideoConversionOptions.Decoder(rawValue: $0) } ?? .auto
@@ -215,20 +223,15 @@ extension ConvertPhoto {
         o.layerSPSForm = spsForm.flatMap { LayerSPSForm(rawValue: $0) } ?? .multilayer
         let videoInput: VideoInput = input.map { .packed($0) } ?? .pair(left: left ?? "", right: right ?? "")
         let cancel = ConversionCancellation()
-        let tty = isatty(2) != 0
-        var shown = false
+        let line = ProgressLine("converting")
         let result: Result<VideoConversionReport, ParseError>
         do throws(ParseError) {
             let r = try VideoConverter.convert(videoInput, to: output, options: o, cancellation: cancel) { p in
-                guard tty else { return }
-                shown = true
-                var line = "\r\u{1B}[Kframe \(p.frames)" + (p.totalFrames.map { "/\($0)" } ?? "") + ", \(Int(p.framesPerSecond.rounded())) fps"
-                if let eta = p.etaSeconds { line += ", ETA \(Int(eta.rounded())) s" }
-                StandardError.write(line)
+                line.frames(p.frames, of: p.totalFrames, fps: p.framesPerSecond, eta: p.etaSeconds)
             }
             result = .success(r)
         } catch { result = .failure(error) }
-        if shown { StandardError.write("\r\u{1B}[K") }
+        line.end()
         switch result {
         case .success(let r):
             if json {
@@ -331,7 +334,7 @@ struct SplitPhoto: ParsableCommand {
         let line = ProgressLine("split")
         let result: Result<VideoSplitReport, ParseError>
         do throws(ParseError) {
-            result = .success(try VideoSplitter.split(input, options: o) { p in line.frames(p.frames, of: p.totalFrames, elapsed: p.elapsedSeconds) })
+            result = .success(try VideoSplitter.split(input, options: o) { p in line.frames(p.frames, of: p.totalFrames, fps: p.framesPerSecond, eta: p.etaSeconds) })
         } catch { result = .failure(error) }
         line.end()
         switch result {

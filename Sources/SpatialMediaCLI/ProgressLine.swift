@@ -29,24 +29,25 @@ final class ProgressLine {
         StandardError.write("\r\u{1B}[K\(label) \(gb(done)) of \(gb(total)) GB (\(done * 100 / max(total, 1)) %)")
     }
 
-    /// The callback for frame-based work: frames done, of how many (when known), seconds so far; shows the rate and
-    /// the time left. On a terminal only, at most four times a second.
-    func frames(_ done: Int, of total: Int?, elapsed: Double) {
+    /// A frame counter with rate and ETA (video conversion): shown on a terminal at most four times a second.
+    func frames(_ done: Int, of total: Int?, fps: Double, eta: Double?) {
         guard enabled else { return }
         var ts = timespec()
         clock_gettime(CLOCK_MONOTONIC, &ts)
         let now = Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-        guard now - last >= 0.25 else { return }
+        guard now - last >= 0.25 || done == total else { return }
         last = now
         shown = true
-        let fps = elapsed > 0 ? Double(done) / elapsed : 0
-        var text = "\r\u{1B}[K\(label): frame \(done)"
-        if let t = total, t > 0 {
-            text += " of \(t) (\(min(100, done * 100 / t)) %)"
-            if fps > 0, t > done {
-                let left = Int((Double(t - done) / fps).rounded())
-                text += ", \(NumberText.fixed(fps, places: 1)) frames/s, \(left / 60):\(String(left % 60).leftPadded(2)) left"
-            }
+        var text = "\r\u{1B}[K\(label) frame \(done)"
+        if let total {
+            let percent = done * 100 / max(total, 1)
+            text += "/\(total) (\(percent) %)"
+        }
+        text += ", \(NumberText.fixed(fps, places: 1)) fps"
+        if let eta {
+            let s = Int(eta.rounded())
+            let h = s / 3600, m = s / 60 % 60, sec = s % 60
+            if h > 0 { text += ", ETA \(h) h \(m) min" } else if m > 0 { text += ", ETA \(m) min \(sec) s" } else { text += ", ETA \(sec) s" }
         }
         StandardError.write(text)
     }

@@ -1,0 +1,190 @@
+import BinaryIO
+
+/// What FFmpeg says about a media file's streams (`ffmpeg -hide_banner -i FILE`): enough to plan decoding
+/// (frame rate, sample aspect ratio, rotation) and audio (codec, channels, language per track), and to say what a
+/// conversion leaves out (subtitles, attachments, data streams, chapters).
+public struct MediaProbe: Sendable {
+    /// One stream as FFmpeg lists it.
+    public struct Stream: Sendable {
+        public enum Kind: String, Sendable { case video, audio, subtitle, attachment, data }
+        /// FFmpeg's index of the stream in the file (`-map 0:INDEX`).
+        public var index: Int
+        public var kind: Kind
+        /// FFmpeg's codec name ("h264", "ac3", "aac", "dts"); "none" when FFmpeg has no decoder for it.
+        public var codec: String
+        /// ISO 639-2 language when the file names one ("und" is kept as nil).
+        public var language: String?
+        /// Audio channels, from the channel layout ("5.1(side)" = 6).
+        public var channels: Int?
+        /// A cover image stored as a video stream.
+        public var isAttachedPicture: Bool
+        /// The whole line, for messages.
+        public var line: String
+    }
+
+    public var streams: [Stream]
+    /// Chapter marks in the file.
+    public var chapters: Int
+    /// Duration of the file in seconds, when known.
+    public var durationSeconds: Double?
+    /// Frame rate of the first (non-cover) video stream, snapped to the usual rates (30000/1001 …).
+    public var frameRate: (num: Int, den: Int)?
+    /// Sample aspect ratio of that stream, when FFmpeg reports one other than 1:1.
+    public var sampleAspect: (num: Int, den: Int)?
+    /// Rotation of that stream's display matrix in degrees (FFmpeg applies it when decoding).
+    public var rotationDegrees: Double?
+
+    public var audio: [Stream] { streams.filter { $0.kind == .audio } }
+    /// The stream decoded as the picture: the first video stream that is not a cover image.
+    public var video: Stream? { streams.first { $0.kind == .video && !$0.isAttachedPicture } }
+
+    /// Runs `ffmpeg -hide_banner -i path` and reads what it prints (FFmpeg exits 1 there: no output was given).
+    public static func run(_ path: String, tool: FFmpegTool) throws(ParseError) -> MediaProbe {
+        let child = try ChildProcess(executable: tool.path, arguments: ["-nostdin", "-hide_banner", "-i", path])
+        _ = child.readToEnd(limit: 1 << 16)
+        _ = child.wait()
+        let text = child.errorText(max: 1 << 16).replacingBars()
+        let probe = parse(text)
+        if probe.streams.isEmpty {
+            let why = text.split(separator: "\n").last.map(String.init) ?? "no output"
+            throw ParseError(.unsupported, offset: 0, path: path, "FFmpeg (\(tool.path)) cannot read it: \(why)")
+        }
+        return probe
+    }
+
+    /// Parses FFmpeg's listing of one input (the lines after "Input #0").
+    public static func parse(_ text: String) -> MediaProbe {
+        var p = MediaProbe(streams: [], chapters: 0)
+        var inVideo = false
+        for raw in text.split(separator: "\n") {
+            let line = raw.trimmingSpaces()
+            if line.hasPrefix("Chapter #") { p.chapters += 1; continue }
+            if line.hasPrefix("Duration:") {
+                p.durationSeconds = parseClock(line.dropFirst("Duration:".count).trimmingSpaces().prefix { $0 != "," })
+                continue
+            }
+            if line.hasPrefix("Stream #"), let s = parseStream(line) {
+                inVideo = s.kind == .video && !s.isAttachedPicture && p.video == nil
+                p.streams.append(s)
+                if inVideo { videoDetails(line, into: &p) }
+                continue
+            }
+            if inVideo, let r = line.firstRange(of: "rotation of ") {
+                let num = line[r.upperBound...].prefix { $0 == "-" || $0 == "." || $0.isNumber }
+                p.rotationDegrees = Double(num)
+            }
+        }
+        return p
+    }
+
+    static func parseStream(_ line: Substring) -> Stream? {
+        // Stream #0:1[0x2](eng): Audio: ac3 (ac-3 / 0x332D6361), 48000 Hz, 5.1(side), fltp, 384 kb/s (default)
+        guard let colon = line.firstIndex(of: ":") else { return nil }
+        let afterFile = line[line.index(after: colon)...]
+        let index = Int(afterFile.prefix { $0.isNumber }) ?? -1
+        guard index >= 0, let sep = afterFile.firstRange(of: ": ") else { return nil }
+        let head = afterFile[..<sep.lowerBound]
+        var language: String? = nil
+        if let open = head.lastIndex(of: "("), let close = head.lastIndex(of: ")"), open < close {
+            let l = String(head[head.index(after: open)..<close])
+            if l != "und", l.count == 3 { language = l }
+        }
+        let rest = afterFile[sep.upperBound...]
+        guard let kindEnd = rest.firstRange(of: ": ") else { return nil }
+        let kind: Stream.Kind
+        switch rest[..<kindEnd.lowerBound] {
+        case "Video": kind = .video
+        case "Audio": kind = .audio
+        case "Subtitle": kind = .subtitle
+        case "Attachment": kind = .attachment
+        default: kind = .data
+        }
+        let body = rest[kindEnd.upperBound...]
+        let codec = String(body.prefix { $0 != " " && $0 != "," })
+        var channels: Int? = nil
+        if kind == .audio {
+            for field in body.split(separator: ",").map({ $0.trimmingSpaces() }) {
+                if let c = channelCount(field) { channels = c; break }
+            }
+        }
+        return Stream(index: index, kind: kind, codec: codec, language: language, channels: channels,
+                      isAttachedPicture: line.contains("(attached pic)"), line: String(line))
+    }
+
+    static func channelCount(_ field: Substring) -> Int? {
+        let layout = field.prefix { $0 != "(" }
+        switch layout {
+        case "mono": return 1
+        case "stereo", "downmix": return 2
+        case "2.1", "3.0": return 3
+        case "quad", "4.0", "3.1": return 4
+        case "5.0", "4.1": return 5
+        case "5.1", "6.0": return 6
+        case "6.1", "7.0": return 7
+        case "7.1": return 8
+        default:
+            if layout.hasSuffix(" channels"), let n = Int(layout.prefix { $0.isNumber }) { return n }
+            return nil
+        }
+    }
+
+    static func videoDetails(_ line: Substring, into p: inout MediaProbe) {
+        var fps: Double? = nil, tbr: Double? = nil
+        for field in line.split(separator: ",").map({ $0.trimmingSpaces() }) {
+            if field.hasSuffix(" fps") { fps = parseRate(field.dropLast(4)) }
+            if field.hasSuffix(" tbr") { tbr = parseRate(field.dropLast(4)) }
+            if let r = field.firstRange(of: "[SAR ") {
+                let ratio = field[r.upperBound...].prefix { $0 != " " && $0 != "]" }.split(separator: ":").compactMap { Int($0) }
+                if ratio.count == 2, ratio[0] > 0, ratio[1] > 0, ratio[0] != ratio[1] { p.sampleAspect = (ratio[0], ratio[1]) }
+            }
+        }
+        var rate: (num: Int, den: Int)? = nil
+        for r in [fps, tbr] {
+            if let r, let s = snap(r) { rate = s; break }
+        }
+        if rate == nil, let r = fps ?? tbr, r > 0, r < 1000 { rate = (Int((r * 1000).rounded()), 1000) }
+        p.frameRate = rate
+    }
+
+    /// "30", "29.97", "1k", "90k" → a number.
+    static func parseRate(_ s: Substring) -> Double? {
+        if s.hasSuffix("k") { return Double(s.dropLast()).map { $0 * 1000 } }
+        return Double(s)
+    }
+
+    /// The usual frame rate nearest to `r`, within 0.2 % (FFmpeg prints two decimals), as a fraction.
+    static func snap(_ r: Double) -> (num: Int, den: Int)? {
+        let usual: [(Int, Int)] = [(24000, 1001), (24, 1), (25, 1), (30000, 1001), (30, 1), (48, 1), (50, 1),
+                                   (60000, 1001), (60, 1), (90, 1), (100, 1), (120000, 1001), (120, 1)]
+        var best: (num: Int, den: Int)? = nil
+        var bestError = 0.002 * r
+        for (n, d) in usual {
+            let e = abs(Double(n) / Double(d) - r)
+            if e <= bestError { best = (n, d); bestError = e }
+        }
+        return best
+    }
+
+    /// "01:02:03.45" → seconds.
+    static func parseClock(_ s: Substring) -> Double? {
+        let parts = s.split(separator: ":").compactMap { Double($0) }
+        guard parts.count == 3 else { return nil }
+        return parts[0] * 3600 + parts[1] * 60 + parts[2]
+    }
+}
+
+extension Substring {
+    fileprivate func trimmingSpaces() -> Substring {
+        var s = self
+        while s.first == " " || s.first == "\t" || s.first == "\r" { s = s.dropFirst() }
+        while s.last == " " || s.last == "\t" || s.last == "\r" { s = s.dropLast() }
+        return s
+    }
+}
+
+extension String {
+    /// `ChildProcess.errorText` joins lines with " | ": back to lines.
+    fileprivate func replacingBars() -> String {
+        split(separator: " | ", omittingEmptySubsequences: false).joined(separator: "\n")
+    }
+}
