@@ -149,8 +149,47 @@ check av1_silent sd 32 aac      2 -- "$W/av1.mkv" --layout sbs
 # Split checks (issue 17 "split works on every spatial video"): the lead adds them here. Each check should call
 # fail "NAME: reason" on a failed check; the outputs above ($W/*.mov) and their decoded views ($W/*-left.y4m,
 # $W/*-right.y4m) can serve as inputs with known eyes.
+split_one() {  # NAME SOURCE AUDIO_CODEC(or -) : split SOURCE to SBS, OU and two files; every eye ≥ 40 dB against
+  local name=$1 src=$2 acodec=$3   # FFmpeg's own decode of that view, not swapped, audio carried when expected
+  echo "== split $name"
+  for v in left right; do ff -i "$src" -map "0:v:0:vpos:$v" -pix_fmt yuv420p -f yuv4mpegpipe "$W/ref-$name-$v.y4m" || { fail "split $name: no $v view"; return; }; done
+  "$BIN" split "$src" --sbs "$W/split-$name-sbs.mp4" > /dev/null 2> "$W/split.err" || { fail "split $name --sbs: $(cat "$W/split.err")"; return; }
+  "$BIN" split "$src" --ou "$W/split-$name-ou.mov" > /dev/null 2> "$W/split.err" || { fail "split $name --ou: $(cat "$W/split.err")"; return; }
+  "$BIN" split "$src" --left "$W/split-$name-l.mp4" --right "$W/split-$name-r.mp4" > /dev/null 2> "$W/split.err" || { fail "split $name eyes: $(cat "$W/split.err")"; return; }
+  $PY - "$FF" "$W" "$name" "$acodec" <<'PYEOF' || FAILS=$((FAILS + 1))
+import re, subprocess, sys
+ff, w, name, acodec = sys.argv[1:]
+def psnr(test, crop, ref):
+    g = f"[0:v]{crop + ',' if crop else ''}setsar=1[a];[1:v]setsar=1[b];[a][b]psnr"
+    r = subprocess.run([ff, "-nostdin", "-hide_banner", "-i", test, "-i", ref, "-lavfi", g, "-f", "null", "-"], capture_output=True, text=True)
+    m = re.search(r"average:([0-9.]+|inf)", r.stderr)
+    return 99.0 if m and m.group(1) == "inf" else float(m.group(1)) if m else -1.0
+L, R = f"{w}/ref-{name}-left.y4m", f"{w}/ref-{name}-right.y4m"
+cases = [("sbs left", f"{w}/split-{name}-sbs.mp4", "crop=iw/2:ih:0:0", L), ("sbs right", f"{w}/split-{name}-sbs.mp4", "crop=iw/2:ih:iw/2:0", R),
+         ("ou left", f"{w}/split-{name}-ou.mov", "crop=iw:ih/2:0:0", L), ("ou right", f"{w}/split-{name}-ou.mov", "crop=iw:ih/2:0:ih/2", R),
+         ("left file", f"{w}/split-{name}-l.mp4", "", L), ("right file", f"{w}/split-{name}-r.mp4", "", R)]
+bad = []
+for label, test, crop, ref in cases:
+    p = psnr(test, crop, ref)
+    if p < 40: bad.append(f"{label} {p:.1f} dB < 40")
+swapped = psnr(f"{w}/split-{name}-sbs.mp4", "crop=iw/2:ih:0:0", R)
+good = psnr(f"{w}/split-{name}-sbs.mp4", "crop=iw/2:ih:0:0", L)
+if swapped >= good - 3: bad.append(f"eyes look swapped ({good:.1f} vs {swapped:.1f} dB)")
+if acodec != "-":
+    info = subprocess.run([ff, "-hide_banner", "-i", f"{w}/split-{name}-sbs.mp4"], capture_output=True, text=True).stderr
+    if f"Audio: {acodec}" not in info: bad.append(f"audio {acodec} not carried into the SBS file")
+print(f"split {name}: " + ("ok (6 eyes ≥ 40 dB, not swapped" + (f", {acodec} audio carried)" if acodec != "-" else ")") if not bad else "FAIL " + "; ".join(bad)))
+sys.exit(1 if bad else 0)
+PYEOF
+}
+
 split_checks() {
-  :
+  # Our own output of a real input (independent layers, AC-3 5.1 carried over from the MKV).
+  [ -f "$W/sbs_ac3.mov" ] && split_one ours_ac3 "$W/sbs_ac3.mov" ac3
+  # Apple's MV-HEVC (inter-layer predicted) and x265 multiview's.
+  [ -f ../shared/corpus/spatial-video/stereo_spatial.mp4 ] && split_one apple ../shared/corpus/spatial-video/stereo_spatial.mp4 -
+  [ -f ../shared/fixtures/x265mv_320x240_30f_spatial.mov ] && split_one x265mv ../shared/fixtures/x265mv_320x240_30f_spatial.mov -
+  return 0
 }
 split_checks
 

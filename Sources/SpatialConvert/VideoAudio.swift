@@ -124,8 +124,14 @@ enum VideoAudio {
         }
     }
 
-    /// ISO 639-2/T code from `mdhd`'s packed letters (three 5-bit values + 0x60).
+    /// Macintosh language codes 0…23 (QuickTime files, FFmpeg's `mov` muxer) as ISO 639-2/T.
+    static let macLanguages = ["eng", "fra", "deu", "ita", "nld", "swe", "spa", "dan", "por", "nor", "heb", "jpn",
+                               "ara", "fin", "ell", "isl", "mlt", "tur", "hrv", "zho", "urd", "hin", "tha", "kor"]
+
+    /// ISO 639-2/T code from `mdhd`'s language: three packed 5-bit letters (+ 0x60), or a Macintosh language code
+    /// below 0x400 (0x7FFF = unspecified).
     static func languageCode(_ packed: UInt16) -> String {
+        if packed < 0x400 { return Int(packed) < macLanguages.count ? macLanguages[Int(packed)] : "mac:\(packed)" }
         let letters = [(packed >> 10) & 0x1F, (packed >> 5) & 0x1F, packed & 0x1F]
         guard letters.allSatisfy({ $0 > 0 && $0 <= 26 }) else { return "und" }
         return String(decoding: letters.map { UInt8($0) + 0x60 }, as: UTF8.self)
