@@ -1,7 +1,8 @@
 # libspatialmedia: the C ABI of spatial-media (shared library + header + pkg-config file).
 #
 #   make                          # release build of the shared library
-#   make install PREFIX=/opt/sm   # installs lib/, include/, lib/pkgconfig/spatialmedia.pc
+#   make install PREFIX=/opt/sm   # installs lib/, include/, lib/pkgconfig/spatialmedia.pc, bin/spatial-media,
+#                                 # its man page (share/man/man1) and bash/zsh/fish completions (share/…)
 #   make example PREFIX=/opt/sm   # builds examples/c/spatial_info against the installed library
 #   make check                    # scripts/sdk-check.sh (install to a temporary prefix, C + Python)
 #
@@ -18,6 +19,12 @@ CC ?= cc
 LIBDIR := $(PREFIX)/lib
 INCLUDEDIR := $(PREFIX)/include
 PKGCONFIGDIR := $(LIBDIR)/pkgconfig
+EXECDIR := $(PREFIX)/bin
+MAN1DIR := $(PREFIX)/share/man/man1
+BASHCOMPDIR := $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR := $(PREFIX)/share/zsh/site-functions
+FISHCOMPDIR := $(PREFIX)/share/fish/vendor_completions.d
+PYTHON ?= python3
 
 UNAME := $(shell uname -s)
 ifeq ($(UNAME),Darwin)
@@ -33,12 +40,13 @@ endif
 
 VERSION := $(shell sed -n 's/.*static let string = "\(.*\)".*/\1/p' Sources/SpatialMedia/SpatialMedia.swift)
 
-.PHONY: all build install uninstall example check clean-cabi
+.PHONY: all build install uninstall example check clean-cabi docs
 
 all: build
 
 build:
 	$(SWIFT) build -c $(CONFIG) --scratch-path $(SCRATCH) --product spatialmedia
+	$(SWIFT) build -c $(CONFIG) --scratch-path $(SCRATCH) --product spatial-media
 
 # The directory SwiftPM builds into (e.g. .build/x86_64-unknown-linux-gnu/release).
 BINDIR = $(shell $(SWIFT) build -c $(CONFIG) --scratch-path $(SCRATCH) --show-bin-path)
@@ -59,11 +67,27 @@ install: build
 	  'Cflags: -I$${includedir}' \
 	  'Libs: -L$${libdir} -Wl,-rpath,$${libdir} -Wl,-rpath,$${swiftruntimedir} -lspatialmedia' \
 	  > "$(DESTDIR)$(PKGCONFIGDIR)/spatialmedia.pc"
-	@echo "installed $(LIBNAME), spatialmedia.h and spatialmedia.pc under $(DESTDIR)$(PREFIX)"
+	install -d "$(DESTDIR)$(EXECDIR)" "$(DESTDIR)$(MAN1DIR)" "$(DESTDIR)$(BASHCOMPDIR)" "$(DESTDIR)$(ZSHCOMPDIR)" "$(DESTDIR)$(FISHCOMPDIR)"
+	install -m 755 "$(BINDIR)/spatial-media" "$(DESTDIR)$(EXECDIR)/spatial-media"
+	# The man page and the completions are generated from the argument parser of the binary just built.
+	$(PYTHON) scripts/make-manpage.py --binary "$(BINDIR)/spatial-media" -o "$(DESTDIR)$(MAN1DIR)/spatial-media.1"
+	"$(BINDIR)/spatial-media" --generate-completion-script bash > "$(DESTDIR)$(BASHCOMPDIR)/spatial-media"
+	"$(BINDIR)/spatial-media" --generate-completion-script zsh > "$(DESTDIR)$(ZSHCOMPDIR)/_spatial-media"
+	"$(BINDIR)/spatial-media" --generate-completion-script fish > "$(DESTDIR)$(FISHCOMPDIR)/spatial-media.fish"
+	@echo "installed $(LIBNAME), spatialmedia.h, spatialmedia.pc, spatial-media, its man page and completions under $(DESTDIR)$(PREFIX)"
 	@echo "use: PKG_CONFIG_PATH=$(PKGCONFIGDIR) cc app.c \$$(pkg-config --cflags --libs spatialmedia)"
 
 uninstall:
 	rm -f "$(DESTDIR)$(LIBDIR)/$(LIBNAME)" "$(DESTDIR)$(INCLUDEDIR)/spatialmedia.h" "$(DESTDIR)$(PKGCONFIGDIR)/spatialmedia.pc"
+	rm -f "$(DESTDIR)$(EXECDIR)/spatial-media" "$(DESTDIR)$(MAN1DIR)/spatial-media.1" "$(DESTDIR)$(BASHCOMPDIR)/spatial-media" \
+	  "$(DESTDIR)$(ZSHCOMPDIR)/_spatial-media" "$(DESTDIR)$(FISHCOMPDIR)/spatial-media.fish"
+
+# The man page and completions in $(SCRATCH)/docs, to look at without installing: man -l $(SCRATCH)/docs/spatial-media.1
+docs:
+	$(SWIFT) build -c $(CONFIG) --scratch-path $(SCRATCH) --product spatial-media
+	mkdir -p "$(SCRATCH)/docs"
+	$(PYTHON) scripts/make-manpage.py --binary "$(BINDIR)/spatial-media" -o "$(SCRATCH)/docs/spatial-media.1"
+	for sh in bash zsh fish; do "$(BINDIR)/spatial-media" --generate-completion-script $$sh > "$(SCRATCH)/docs/spatial-media.$$sh"; done
 
 # Builds the C example against an installed prefix (run `make install PREFIX=...` first).
 example:

@@ -1,4 +1,7 @@
 // swift-tools-version: 6.0
+// spatial-media is licensed GPL-2.0-or-later (see LICENSE); the licence of each library it links, loads or
+// runs (Swift runtime, swift-argument-parser, libde265, libx265, libjpeg-turbo, libpng, FFmpeg) is listed in
+// THIRD_PARTY_LICENSES.md.
 import PackageDescription
 
 // The codec libraries are opened with dlopen at first use (Sources/Codecs/Libraries.swift), so on Linux
@@ -45,13 +48,13 @@ let package = Package(
         .target(name: "Codecs", dependencies: ["BinaryIO", "SystemSupport", "ImageFormats", "HEVC", "CDe265", "CX265", "CTurboJPEG", "CPNG"]),
         .target(name: "StereoVision"),
         .target(name: "MediaDecode", dependencies: ["BinaryIO", "SystemSupport", "ISOBMFF", "HEVC", "SpatialMedia", "ImageFormats", "Codecs"]),
-        .target(name: "SpatialConvert", dependencies: ["BinaryIO", "SystemSupport", "ISOBMFF", "HEVC", "SpatialMedia", "ImageFormats", "Codecs", "MediaDecode"]),
+        .target(name: "SpatialConvert", dependencies: ["BinaryIO", "SystemSupport", "ISOBMFF", "HEVC", "SpatialMedia", "ImageFormats", "Codecs", "MediaDecode", "StereoVision"]),
         .target(name: "SpatialValidation", dependencies: ["BinaryIO", "SystemSupport", "ISOBMFF", "HEVC", "SpatialMedia", "StereoVision", "ImageFormats", "Codecs", "MediaDecode"]),
         .target(name: "SpatialMediaKit", dependencies: ["BinaryIO", "SystemSupport", "ISOBMFF", "HEVC", "SpatialMedia", "ImageFormats", "Codecs", "MediaDecode", "SpatialConvert", "StereoVision", "SpatialValidation"]),
         .executableTarget(
             name: "SpatialMediaCLI",
             dependencies: [
-                "SpatialValidation", "SpatialConvert", "MediaDecode", "Codecs", "ImageFormats", "SpatialMedia", "ISOBMFF", "HEVC", "BinaryIO", "SystemSupport",
+                "SpatialValidation", "SpatialConvert", "StereoVision", "MediaDecode", "Codecs", "ImageFormats", "SpatialMedia", "ISOBMFF", "HEVC", "BinaryIO", "SystemSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -62,7 +65,7 @@ let package = Package(
         .executableTarget(name: "FuzzCABI", dependencies: ["SpatialMediaC", "SystemSupport"], path: "Fuzz/FuzzCABI"),
         .executableTarget(name: "FuzzImageHeaders", dependencies: ["ImageFormats", "Codecs"], path: "Fuzz/FuzzImageHeaders"),
         .executableTarget(name: "FuzzPNG", dependencies: ["ImageFormats", "Codecs"], path: "Fuzz/FuzzPNG"),
-        .testTarget(name: "SpatialMediaCTests", dependencies: ["SpatialMediaC", "SystemSupport"]),
+        .testTarget(name: "SpatialMediaCTests", dependencies: ["SpatialMediaC", "SystemSupport", "BinaryIO"]),
         .testTarget(name: "BinaryIOTests", dependencies: ["BinaryIO", "SystemSupport"]),
         .testTarget(name: "ISOBMFFTests", dependencies: ["ISOBMFF", "BinaryIO"]),
         .testTarget(name: "HEVCTests", dependencies: ["HEVC", "BinaryIO"]),
@@ -72,6 +75,8 @@ let package = Package(
         .testTarget(name: "StereoVisionTests", dependencies: ["StereoVision"]),
         .testTarget(name: "SpatialValidationTests", dependencies: ["SpatialValidation", "StereoVision", "SpatialConvert", "MediaDecode", "ImageFormats", "SpatialMedia", "ISOBMFF", "BinaryIO", "SystemSupport"]),
         .testTarget(name: "SpatialMediaKitTests", dependencies: ["SpatialMediaKit"]),
+        // Drives the built `spatial-media` binary (.build/debug); skips when it has not been built.
+        .testTarget(name: "CLITests", dependencies: ["SystemSupport"]),
         .testTarget(name: "ConformanceTests", dependencies: ["ISOBMFF", "HEVC", "SpatialMedia", "BinaryIO"]),
     ]
 )

@@ -61,13 +61,13 @@ ff -i "$W/sd-L.y4m" -i "$W/sd-R.y4m" -f lavfi -i "$(tone)" -filter_complex "[0:v
    -map "[v]" -map 2:a -c:v libx264 -preset veryfast -crf 16 -c:a aac -b:a 128k "$W/halfsbs_aac.mp4"
 # 3. Top-bottom HEVC 10-bit + ALAC in MOV.
 ff -i "$W/sd-L.y4m" -i "$W/sd-R.y4m" -f lavfi -i "$(tone)" -filter_complex "[0:v][1:v]vstack[v]" -map "[v]" -map 2:a \
-   -c:v libx265 -preset ultrafast -crf 14 -pix_fmt yuv420p10le -tag:v hvc1 -x265-params log-level=error -c:a alac "$W/ou_hevc10.mov"
+   -c:v libx265 -preset ultrafast -crf 14 -pix_fmt yuv420p10le -tag:v hvc1 -x265-params log-level=error -c:a alac "$W/ou_hevc10_in.mov"
 # 4. Two separate files: VP9 + Opus in WebM (Opus is transcoded to AAC).
 ff -i "$W/sd-L.y4m" -f lavfi -i "$(tone)" -c:v libvpx-vp9 -deadline realtime -cpu-used 8 -crf 20 -b:v 0 -c:a libopus -b:a 96k "$W/left.webm"
 ff -i "$W/sd-R.y4m" -c:v libvpx-vp9 -deadline realtime -cpu-used 8 -crf 20 -b:v 0 "$W/right.webm"
 # 5. ProRes 422 + 16-bit PCM in MOV (full SBS).
 ff -i "$W/sd-L.y4m" -i "$W/sd-R.y4m" -f lavfi -i "$(tone)" -filter_complex "[0:v][1:v]hstack[v]" -map "[v]" -map 2:a \
-   -c:v prores_ks -profile:v 2 -c:a pcm_s16le "$W/prores.mov"
+   -c:v prores_ks -profile:v 2 -c:a pcm_s16le "$W/prores_in.mov"
 # 6. MPEG-2 + MP2 in M2TS (MP2 is transcoded to AAC).
 ff -i "$W/sd-L.y4m" -i "$W/sd-R.y4m" -f lavfi -i "$(tone)" -filter_complex "[0:v][1:v]hstack[v]" -map "[v]" -map 2:a \
    -c:v mpeg2video -q:v 2 -c:a mp2 -b:a 192k -f mpegts "$W/mpeg2.m2ts"
@@ -140,17 +140,56 @@ EOF
 
 check sbs_ac3    hd 34 ac3      6 -- "$W/sbs_ac3.mkv" --layout sbs
 check halfsbs    sd 26 aac      2 -- "$W/halfsbs_aac.mp4" --layout half-sbs
-check ou_hevc10  sd 34 alac,aac 2 -- "$W/ou_hevc10.mov" --layout tb
+check ou_hevc10  sd 34 alac,aac 2 -- "$W/ou_hevc10_in.mov" --layout tb
 check two_files  sd 34 aac      2 -- --left "$W/left.webm" --right "$W/right.webm"
-check prores     sd 34 pcm_s16le,pcm_s16be,aac 2 -- "$W/prores.mov" --layout sbs
+check prores     sd 34 pcm_s16le,pcm_s16be,aac 2 -- "$W/prores_in.mov" --layout sbs
 check mpeg2_m2ts sd 30 aac      2 -- "$W/mpeg2.m2ts" --layout sbs
 check av1_silent sd 32 aac      2 -- "$W/av1.mkv" --layout sbs
 
 # Split checks (issue 17 "split works on every spatial video"): the lead adds them here. Each check should call
 # fail "NAME: reason" on a failed check; the outputs above ($W/*.mov) and their decoded views ($W/*-left.y4m,
 # $W/*-right.y4m) can serve as inputs with known eyes.
+split_one() {  # NAME SOURCE AUDIO_CODEC(or -) : split SOURCE to SBS, OU and two files; every eye ≥ 40 dB against
+  local name=$1 src=$2 acodec=$3   # FFmpeg's own decode of that view, not swapped, audio carried when expected
+  echo "== split $name"
+  "$BIN" split "$src" --sbs "$W/split-$name-sbs.mp4" > /dev/null 2> "$W/split.err" || { fail "split $name --sbs: $(cat "$W/split.err")"; return; }
+  "$BIN" split "$src" --ou "$W/split-$name-ou.mov" > /dev/null 2> "$W/split.err" || { fail "split $name --ou: $(cat "$W/split.err")"; return; }
+  "$BIN" split "$src" --left "$W/split-$name-l.mp4" --right "$W/split-$name-r.mp4" > /dev/null 2> "$W/split.err" || { fail "split $name eyes: $(cat "$W/split.err")"; return; }
+  $PY - "$FF" "$W" "$name" "$acodec" "$src" <<'PYEOF' || FAILS=$((FAILS + 1))
+import re, subprocess, sys
+ff, w, name, acodec, src = sys.argv[1:]
+def psnr(test, crop, view):
+    # Against FFmpeg's own decode of that view of the source, in one filter graph (timestamps aligned by FFmpeg).
+    g = f"[0:v]{crop + ',' if crop else ''}setsar=1[a];[1:v:0:vpos:{view}]setsar=1[b];[b][a]psnr"
+    r = subprocess.run([ff, "-nostdin", "-hide_banner", "-i", test, "-i", src, "-filter_complex", g, "-f", "null", "-"], capture_output=True, text=True)
+    m = re.search(r"average:([0-9.]+|inf)", r.stderr)
+    return 99.0 if m and m.group(1) == "inf" else float(m.group(1)) if m else -1.0
+L, R = "left", "right"
+cases = [("sbs left", f"{w}/split-{name}-sbs.mp4", "crop=iw/2:ih:0:0", L), ("sbs right", f"{w}/split-{name}-sbs.mp4", "crop=iw/2:ih:iw/2:0", R),
+         ("ou left", f"{w}/split-{name}-ou.mov", "crop=iw:ih/2:0:0", L), ("ou right", f"{w}/split-{name}-ou.mov", "crop=iw:ih/2:0:ih/2", R),
+         ("left file", f"{w}/split-{name}-l.mp4", "", L), ("right file", f"{w}/split-{name}-r.mp4", "", R)]
+bad = []
+for label, test, crop, ref in cases:
+    p = psnr(test, crop, ref)
+    if p < 40: bad.append(f"{label} {p:.1f} dB < 40")
+swapped = psnr(f"{w}/split-{name}-sbs.mp4", "crop=iw/2:ih:0:0", R)
+good = psnr(f"{w}/split-{name}-sbs.mp4", "crop=iw/2:ih:0:0", L)
+if swapped >= good - 3: bad.append(f"eyes look swapped ({good:.1f} vs {swapped:.1f} dB)")
+if acodec != "-":
+    info = subprocess.run([ff, "-hide_banner", "-i", f"{w}/split-{name}-sbs.mp4"], capture_output=True, text=True).stderr
+    if f"Audio: {acodec}" not in info: bad.append(f"audio {acodec} not carried into the SBS file")
+print(f"split {name}: " + ("ok (6 eyes ≥ 40 dB, not swapped" + (f", {acodec} audio carried)" if acodec != "-" else ")") if not bad else "FAIL " + "; ".join(bad)))
+sys.exit(1 if bad else 0)
+PYEOF
+}
+
 split_checks() {
-  :
+  # Our own output of a real input (independent layers, AC-3 5.1 carried over from the MKV).
+  [ -f "$W/sbs_ac3.mov" ] && split_one ours_ac3 "$W/sbs_ac3.mov" ac3
+  # Apple's MV-HEVC (inter-layer predicted) and x265 multiview's.
+  [ -f ../shared/corpus/spatial-video/stereo_spatial.mp4 ] && split_one apple ../shared/corpus/spatial-video/stereo_spatial.mp4 -
+  [ -f ../shared/fixtures/x265mv_320x240_30f_spatial.mov ] && split_one x265mv ../shared/fixtures/x265mv_320x240_30f_spatial.mov -
+  return 0
 }
 split_checks
 

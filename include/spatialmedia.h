@@ -125,6 +125,18 @@ const char *sm_status_name(sm_status status);
  * thread; copy it to keep it. Does not itself change the error. */
 const char *sm_last_error(void);
 
+/* Where the last failing call on this thread found the problem, when it was reading an input:
+ *   *out_offset   the absolute byte offset in the file (-1 when the error has no position, e.g. a bad
+ *                 argument),
+ *   *out_box_path the path of the box or structure being read, e.g. "moov/trak[0]/mdia/minf" ("" when
+ *                 unknown),
+ *   *out_code     the library's machine-readable reason, e.g. "truncated", "size-past-parent",
+ *                 "not-recognised", "io" ("" for errors that did not come from reading a file).
+ * Every out pointer is nullable. The strings are owned by the library and stay valid until the next
+ * sm_* call on the same thread. After a successful call: -1, "", "". Does not change the error.
+ * (Added in version 0.2.0 of the library; SM_ABI_VERSION stays 1: nothing existing changed.) */
+void sm_last_error_location(int64_t *out_offset, const char **out_box_path, const char **out_code);
+
 /* ---------------------------------------------------------------------------------------------
  * Memory returned by the library
  * ------------------------------------------------------------------------------------------- */
@@ -366,6 +378,13 @@ typedef int32_t (*sm_progress_fn)(void *user_data, double fraction, const char *
  * from a private temporary copy. Blocking; thread-safe on distinct handles and on a shared handle. */
 sm_status sm_validate(const sm_file *file, const char *options_json, sm_progress_fn progress,
                       void *user_data, const volatile int32_t *cancel, char **out_report_json);
+
+/* sm_validate() on a path, exactly as `spatial-media validate --json PATH` checks one file: any input the
+ * command line accepts (spatial video or photo, MP4/MOV, HEIF, JPEG/MPO/PNG stereo images, Y4M). A file
+ * that cannot be read is not an error either: the report then has kind "unreadable" and exit_code 2.
+ * Same options and report as sm_validate(). (Added in library 0.2.0.) */
+sm_status sm_validate_path(const char *path, const char *options_json, sm_progress_fn progress,
+                           void *user_data, const volatile int32_t *cancel, char **out_report_json);
 
 /* Converts a stereo source to a spatial photo (stereo HEIC, HEVC-encoded, with camera properties) and
  * writes `output` atomically. `input` is one image holding both eyes (side-by-side or top-bottom JPEG,

@@ -2,7 +2,8 @@
 # Checks the linked SDK the way a user of it sees it: install libspatialmedia to a temporary prefix,
 # compile the header as C11 and C++17 with every warning an error, build the C example with
 # pkg-config against the installed copy and run it from a clean environment (no LD_LIBRARY_PATH),
-# edit through the C ABI (re-read; FFmpeg 9 too when the oracle venv is present), run the Python test.
+# edit through the C ABI (re-read; FFmpeg 9 too when the oracle venv is present), then the Python
+# package: build a wheel, install it into a fresh virtual environment, run pytest there (and `pip install .`).
 #
 #   bash scripts/sdk-check.sh
 #
@@ -28,6 +29,23 @@ make --no-print-directory install PREFIX="$prefix" SCRATCH="$scratch" CONFIG="$c
 for f in lib/libspatialmedia.so include/spatialmedia.h lib/pkgconfig/spatialmedia.pc; do
   [ -e "$prefix/$f" ] || [ -e "$prefix/${f%.so}.dylib" ] || fail "$f not installed"
 done
+
+step "man page and shell completions installed, generated from the argument parser"
+for f in bin/spatial-media share/man/man1/spatial-media.1 share/bash-completion/completions/spatial-media \
+         share/zsh/site-functions/_spatial-media share/fish/vendor_completions.d/spatial-media.fish; do
+  [ -s "$prefix/$f" ] || fail "$f not installed"
+done
+warnings=$(groff -man -Tutf8 -z -ww "$prefix/share/man/man1/spatial-media.1" 2>&1) || fail "groff cannot format the man page"
+[ -z "$warnings" ] || { echo "$warnings"; fail "the man page has roff warnings"; }
+for sub in info validate convert edit; do
+  grep -q "^\.SS $sub\$" "$prefix/share/man/man1/spatial-media.1" || fail "man page lacks the $sub command"
+done
+grep -q -- '--no-pixels' "$prefix/share/man/man1/spatial-media.1" || fail "man page lacks validate's options"
+words=$(bash -c 'source "$1"; COMP_WORDS=(spatial-media val); COMP_CWORD=1; COMP_LINE="spatial-media val"; COMP_POINT=${#COMP_LINE}
+  _spatial-media spatial-media val spatial-media; echo "${COMPREPLY[*]}"' _ "$prefix/share/bash-completion/completions/spatial-media")
+[ "$words" = "validate" ] || fail "bash completion of 'spatial-media val' gave '$words'"
+grep -q 'validate' "$prefix/share/zsh/site-functions/_spatial-media" || fail "zsh completion lacks validate"
+echo "man page $(wc -l < "$prefix/share/man/man1/spatial-media.1") lines; bash completes 'val' to '$words'"
 
 step "header compiles as C11 and C++17 (-Wall -Wextra -Werror -pedantic)"
 cc -std=c11 -Wall -Wextra -Werror -pedantic -fsyntax-only -x c "$prefix/include/spatialmedia.h"
@@ -102,8 +120,71 @@ else
   step "skip: FFmpeg 9 (.venv-oracles with imageio-ffmpeg) not present, no HEVC streams to convert"
 fi
 
-step "Python ctypes test"
-SPATIALMEDIA_LIB="$prefix/lib" python3 python/test_spatialmedia.py | tail -n 20 | tee "$work/py.txt"
-grep -qE '^[0-9]+ passed, 0 failed' "$work/py.txt" || fail "python test"
+step "Python module against the installed library (SPATIALMEDIA_LIB=$prefix/lib)"
+SPATIALMEDIA_LIB="$prefix/lib" PYTHONPATH=python python3 -c '
+import spatialmedia as sm
+with sm.open("Conformance/files/heif_grid_ster.heic") as f:
+    assert f.is_spatial and f.photo_eyes.left_item == 1
+print("ok:", sm.library_path(), sm.version())' || fail "python module against $prefix/lib"
+
+# The Python package as a user gets it: a wheel built from this checkout (the library relinked with the
+# Swift runtime inside; SPATIALMEDIA_SWIFT_CONFIG/SCRATCH reuse the build above), installed into a fresh
+# virtual environment, then pytest from that environment. pytest and jsonschema come from PyPI.
+python="${PYTHON:-python3}"
+export SPATIALMEDIA_SWIFT_CONFIG="$config" SPATIALMEDIA_SWIFT_SCRATCH="$root/$scratch"
+step "Python wheel: pip wheel . (SPATIALMEDIA_SWIFT_CONFIG=$config)"
+"$python" -m venv "$work/build-venv" || fail "python3 -m venv"
+"$work/build-venv/bin/pip" wheel --no-deps -q -w "$work/dist" . > "$work/wheel.log" 2>&1 \
+  || { tail -40 "$work/wheel.log"; fail "pip wheel ."; }
+wheel=$(ls "$work"/dist/spatialmedia-*.whl 2>/dev/null | head -1)
+[ -n "$wheel" ] || fail "no wheel built"
+ls -l "$wheel" | awk '{print "wheel:", $NF, $5, "bytes"}'
+"$python" -m zipfile -l "$wheel" > "$work/wheel-files.txt" || fail "cannot list $wheel"
+grep -E 'libspatialmedia|py.typed|LICENSE|METADATA' "$work/wheel-files.txt" || true
+grep -q 'spatialmedia/_lib/libspatialmedia' "$work/wheel-files.txt" || fail "the wheel lacks libspatialmedia"
+grep -q 'spatialmedia/__init__.py' "$work/wheel-files.txt" || fail "the wheel lacks the Python package"
+
+step "fresh virtual environment: pip install the wheel, pytest, jsonschema"
+"$python" -m venv "$work/venv" || fail "python3 -m venv"
+"$work/venv/bin/pip" install -q "$wheel" pytest jsonschema > "$work/install.log" 2>&1 || { cat "$work/install.log"; fail "pip install wheel"; }
+# From a clean environment and another directory: the import must find the installed package and the
+# bundled library, nothing from the Swift toolchain, the checkout or LD_LIBRARY_PATH.
+clean() { env -i PATH=/usr/bin:/bin HOME="${HOME:-/tmp}" "$@"; }
+(cd "$work" && clean "$work/venv/bin/python" -c '
+import spatialmedia, sys
+print("import:", spatialmedia.__file__, "library:", spatialmedia.library_path())
+assert "site-packages" in spatialmedia.__file__' ) || fail "import from the fresh venv"
+lib=$(cd "$work" && clean "$work/venv/bin/python" -c 'import spatialmedia; print(spatialmedia.library_path())')
+if ldd "$lib" | grep -E 'libswift|libdispatch|libBlocksRuntime|not found'; then fail "$lib needs Swift toolchain libraries"; fi
+if [ -f "$photo" ]; then
+  photo_abs="$(cd "$(dirname "$photo")" && pwd)/$(basename "$photo")"
+  (cd "$work" && clean "$work/venv/bin/python" -c "
+import spatialmedia
+with spatialmedia.open('$photo_abs') as f:
+    s = f.stereo
+    print(f'Vision Pro photo: baseline {s.baseline_um:.0f} µm = {s.baseline_mm} mm, hfov {s.hfov_degrees:.2f}°')
+    assert abs(s.baseline_mm - 63.774) < 1e-6" ) || fail "fresh venv: Vision Pro baseline"
+fi
+set +e
+clean SPATIALMEDIA_EXPECT_WHEEL=1 SPATIALMEDIA_CLI="$prefix/bin/spatial-media" SPATIALMEDIA_SHARED="$(cd "$shared" 2>/dev/null && pwd || echo "$shared")" \
+  "$work/venv/bin/python" -m pytest -p no:cacheprovider -q -rs python/tests 2>&1 | tee "$work/pytest.txt"
+status=${PIPESTATUS[0]}
+set -e
+# Exit 5 is pytest's "no tests collected": a failure here, like any other non-zero status.
+[ "$status" -eq 0 ] || fail "pytest exited $status"
+grep -qE '^[0-9]+ passed' "$work/pytest.txt" || fail "pytest ran no test"
+
+step "Dask example: directory validation on a 2-worker LocalCluster, verdicts against the CLI"
+WHEEL="$wheel" SPATIALMEDIA_CLI="$prefix/bin/spatial-media" SPATIALMEDIA_SHARED="$shared" bash examples/dask/run-tests.sh \
+  | grep -vE '^(INFO|WARNING) |distributed\.' | tail -20 || fail "Dask example tests"
+
+step "pip install . into another fresh virtual environment"
+"$python" -m venv "$work/venv2" || fail "python3 -m venv"
+"$work/venv2/bin/pip" install -q . > "$work/install2.log" 2>&1 || { tail -40 "$work/install2.log"; fail "pip install ."; }
+(cd "$work" && clean "$work/venv2/bin/python" -c '
+import spatialmedia
+with spatialmedia.open("'"$root"'/Conformance/files/heif_grid_ster.heic") as f:
+    assert f.is_spatial
+print("pip install .: ok,", spatialmedia.library_path())') || fail "pip install . then import"
 
 step "OK"

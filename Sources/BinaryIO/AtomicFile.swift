@@ -57,6 +57,9 @@ public final class AtomicFile: @unchecked Sendable {
             throw ParseError(.io, offset: 0, path: path, "output directory '\(dir)' does not exist")
         }
         let (fd, tmp) = try makeTemporaryFile("\(dir)/.\(name).tmp-", path: path)
+        // An interrupted run removes it (SIGINT/SIGTERM; SIGKILL leaves a `.NAME.tmp-*` the next run ignores).
+        let token = Interruption.register(temporaryFile: tmp)
+        defer { Interruption.unregister(token) }
         let file = AtomicFile(fd: fd, temporaryPath: tmp)
         do throws(ParseError) {
             try body(file)
@@ -86,6 +89,37 @@ public final class AtomicFile: @unchecked Sendable {
     }
 }
 
+extension AtomicFile {
+    /// Creates an empty scratch file named like the temporary files of atomic outputs (`.NAME.tmp-XXXXXX`) in the
+    /// directory of `output`, for a helper program that writes the output itself; the caller renames or removes it.
+    public static func scratchPath(near output: String) throws(ParseError) -> String {
+        let slash = output.lastIndex(of: "/")
+        let dir = slash.map { String(output[..<$0]).isEmpty ? "/" : String(output[..<$0]) } ?? "."
+        let name = slash.map { String(output[output.index(after: $0)...]) } ?? output
+        let (fd, tmp) = try makeTemporaryFile("\(dir)/.\(name).tmp-", path: output)
+        close(fd)
+        // Removed if the process is interrupted before ``commit(scratch:to:)``.
+        _ = Interruption.register(temporaryFile: tmp)
+        return tmp
+    }
+
+    /// Finishes a file another program wrote at `scratch` (from ``scratchPath(near:)``): flushed to disk, given the
+    /// permissions of the file it replaces (else 0644) and renamed to `path`. On failure the scratch file is removed.
+    public static func commit(scratch: String, to path: String) throws(ParseError) {
+        var old = stat()
+        let mode: mode_t = stat(path, &old) == 0 ? (old.st_mode & 0o7777) : 0o644
+        chmod(scratch, mode)
+        let fd = open(scratch, O_RDONLY)
+        if fd >= 0 { fsync(fd); close(fd) }
+        defer { Interruption.unregister(temporaryFile: scratch) }
+        guard rename(scratch, path) == 0 else {
+            let text = errnoText()
+            unlink(scratch)
+            throw ParseError(.io, offset: 0, path: path, "cannot move the finished file into place: \(text)")
+        }
+    }
+}
+
 /// Creates a file named `prefix` + six random characters (`mkstemp`); returns its descriptor and name.
 func makeTemporaryFile(_ prefix: String, path: String) throws(ParseError) -> (Int32, String) {
     var template = Array("\(prefix)XXXXXX".utf8CString)
@@ -106,6 +140,26 @@ public enum StandardError {
         bytes.withUnsafeBytes { buf in
             guard let base = buf.baseAddress else { return }
             _ = sysWrite(2, base, buf.count)
+        }
+    }
+}
+
+/// The one check that an operation never writes over one of its own inputs, nor twice to the same file.
+public enum OutputPaths {
+    /// Throws ``ParseError/Code/invalidArgument`` when an output is an input (the same file after following symbolic
+    /// links; hard links compare by device and inode) or when two outputs are the same file. `"-"` (standard
+    /// input or output) is never compared. Roles name the paths in the message ("output", "--left", "right_input").
+    public static func check(outputs: [(role: String, path: String)], inputs: [(role: String, path: String)]) throws(ParseError) {
+        let outs = outputs.filter { $0.path != "-" && !$0.path.isEmpty }
+        for (i, o) in outs.enumerated() {
+            for input in inputs where input.path != "-" && !input.path.isEmpty && FileSystem.sameFile(o.path, input.path) {
+                throw ParseError(.invalidArgument, offset: 0, path: o.path,
+                                 "the \(o.role) \(o.path) is the \(input.role) \(input.path)\(o.path == input.path ? "" : " (the same file)"); write to another file")
+            }
+            for other in outs[..<i] where FileSystem.sameFile(o.path, other.path) {
+                throw ParseError(.invalidArgument, offset: 0, path: o.path,
+                                 "the \(other.role) and the \(o.role) are the same file (\(other.path)\(o.path == other.path ? "" : ", \(o.path)")); give each output its own file")
+            }
         }
     }
 }

@@ -41,6 +41,12 @@ public struct ParseError: Error, Sendable, Equatable, CustomStringConvertible {
         public static let unwritable = Code(rawValue: "unwritable")
         /// An operation the caller asked for is not possible on this input.
         public static let unsupported = Code(rawValue: "unsupported")
+        /// The caller's request itself is wrong, whatever the input: a value out of range, options that contradict
+        /// each other, an output that is one of the inputs or another output, an output type the operation does
+        /// not write. (The command-line tool exits with 64 for these.)
+        public static let invalidArgument = Code(rawValue: "invalid-argument")
+        /// The work was cancelled (a signal or the caller's cancel flag); nothing was written.
+        public static let cancelled = Code(rawValue: "cancelled")
     }
 
     public var code: Code

@@ -55,6 +55,15 @@ public struct HEVCEncoderSettings: Sendable, Equatable {
     public var transferCharacteristics: Int = 13
     /// Extra `x265_param_parse(name, value)` pairs applied last.
     public var extraOptions: [String: String] = [:]
+    /// x265's `frames` (total frame count). 1 makes x265 signal the one-picture-only constraint, i.e. profile 3
+    /// **Main Still Picture** for 8-bit 4:2:0 intra coding, as Apple's HEIC images; without it an all-intra encode
+    /// is signalled as profile 4 "Main Intra" (range extensions). Every picture given is still encoded (grid tiles
+    /// are separate pictures, each its own still picture).
+    public var totalFrames: Int? = nil
+    /// Set `general_non_packed_constraint_flag` in the VPS/SPS profile-tier-level of ``HEVCEncoder/headers()``, as
+    /// Apple's encoders do (x265 always writes 0). True is only right when the stream carries no frame-packing
+    /// SEI, which x265 writes only when asked.
+    public var nonPackedConstraint = false
 
     public init() {}
 
@@ -68,6 +77,8 @@ public struct HEVCEncoderSettings: Sendable, Equatable {
         s.rateControl = .crf(40 - 0.3 * q)
         s.keyint = 1; s.minKeyint = 1; s.bframes = 0; s.openGOP = false; s.sceneCut = false
         s.fpsNum = 1; s.fpsDen = 1
+        s.totalFrames = 1
+        s.nonPackedConstraint = true
         return s
     }
 }
@@ -164,6 +175,8 @@ public final class HEVCEncoder {
             let r = api.pointee.param_parse(param, k, v)
             if r != 0 { throw fail("option \(k)=\(v) rejected (\(r == -1 ? "unknown option" : "bad value"))") }
         }
+        // `frames` is an x265 CLI option, not a param_parse name: set the field.
+        if let n = settings.totalFrames { param.pointee.totalFrames = Int32(clamping: max(0, n)) }
         if settings.bitDepth > 8 {
             _ = api.pointee.param_apply_profile(param, settings.chroma == .yuv420 ? "main10" : (settings.chroma == .yuv422 ? "main422-10" : "main444-10"))
         } else if settings.chroma == .yuv420 {
@@ -190,7 +203,28 @@ public final class HEVCEncoder {
         var count: UInt32 = 0
         let r = api.pointee.encoder_headers(encoder, &nals, &count)
         guard r >= 0 else { throw CodecError.lib("x265", "cannot produce headers") }
-        return HEVCEncoder.copy(nals, count)
+        let out = HEVCEncoder.copy(nals, count)
+        return settings.nonPackedConstraint ? try out.map(HEVCEncoder.settingNonPacked) : out
+    }
+
+    /// The VPS or SPS NAL unit `b` with `general_non_packed_constraint_flag` = 1 (other NAL units unchanged).
+    static func settingNonPacked(_ b: [UInt8]) throws(ParseError) -> [UInt8] {
+        let nal = try NALUnit(bytes: b)
+        let bit: UInt64 = 1 << 45
+        switch nal.type {
+        case .vps:
+            var v = try VideoParameterSet(nal: nal)
+            guard v.profileTierLevel.constraintFlags & bit == 0 else { return b }
+            v.profileTierLevel.constraintFlags |= bit
+            return try v.nalUnit().bytes
+        case .sps:
+            var s = try SequenceParameterSet(nal: nal)
+            guard !s.isMultiLayerExtension, s.profileTierLevel.constraintFlags & bit == 0 else { return b }
+            s.profileTierLevel.constraintFlags |= bit
+            return try s.nalUnit().bytes
+        default:
+            return b
+        }
     }
 
     /// An `hvcC` record built from ``headers()`` (4-byte lengths).

@@ -87,8 +87,10 @@ public enum JPEG {
     }
 
     /// Encodes RGB/RGBA/grey/YUV (converted to 8-bit RGB or grey first) at `quality` 1…100 with 4:2:0
-    /// chroma. When `exif` (TIFF form) is given it is written as an APP1 segment after SOI.
-    public static func encode(_ image: Image, quality: Int = 92, exif: [UInt8]? = nil) throws(ParseError) -> [UInt8] {
+    /// chroma. When `exif` (TIFF form) is given it is written as an APP1 segment after SOI; `icc` (an ICC profile)
+    /// follows as APP2 `ICC_PROFILE` segments (split into chunks of at most 65519 bytes, at most 255 of them), and `xmp`
+    /// (an XMP packet of at most 65502 bytes) as the standard XMP APP1 segment.
+    public static func encode(_ image: Image, quality: Int = 92, exif: [UInt8]? = nil, icc: [UInt8]? = nil, xmp: [UInt8]? = nil) throws(ParseError) -> [UInt8] {
         var img = image
         if img.format != .gray { img = try ColourConversion.dropAlpha(ColourConversion.toRGB(img, bitDepth: 8)) }
         else { img = try ColourConversion.changeDepth(img, to: 8) }
@@ -111,6 +113,30 @@ public enum JPEG {
             let len = exif.count + 8
             let app1: [UInt8] = [0xFF, 0xE1, UInt8(len >> 8), UInt8(len & 0xFF), 0x45, 0x78, 0x69, 0x66, 0, 0] + exif
             bytes.insert(contentsOf: app1, at: 2)
+        }
+        if let icc, !icc.isEmpty, bytes.count >= 2 {
+            let per = 65519
+            let count = (icc.count + per - 1) / per
+            guard count <= 255 else { throw CodecError.lib("libjpeg-turbo", "ICC profile of \(icc.count) bytes is too large for APP2 segments") }
+            var segments: [UInt8] = []
+            for k in 0..<count {
+                let part = icc[(k * per)..<min(icc.count, (k + 1) * per)]
+                let len = part.count + 16
+                segments += [0xFF, 0xE2, UInt8(len >> 8), UInt8(len & 0xFF)] + Array("ICC_PROFILE".utf8) + [0, UInt8(k + 1), UInt8(count)] + part
+            }
+            // After SOI and the APP1 (Exif) segment when there is one.
+            var at = 2
+            if bytes.count >= 6, bytes[2] == 0xFF, bytes[3] == 0xE1 { at = 4 + (Int(bytes[4]) << 8 | Int(bytes[5])) }
+            bytes.insert(contentsOf: segments, at: min(at, bytes.count))
+        }
+        if let xmp, !xmp.isEmpty, bytes.count >= 2 {
+            let ns = Array("http://ns.adobe.com/xap/1.0/".utf8) + [0]
+            let len = 2 + ns.count + xmp.count
+            guard len <= 65535 else { throw CodecError.lib("libjpeg-turbo", "XMP packet of \(xmp.count) bytes does not fit one APP1 segment") }
+            // Right after SOI and the Exif APP1 (XMP readers look for it among the first segments).
+            var at = 2
+            if bytes.count >= 6, bytes[2] == 0xFF, bytes[3] == 0xE1 { at = 4 + (Int(bytes[4]) << 8 | Int(bytes[5])) }
+            bytes.insert(contentsOf: [0xFF, 0xE1, UInt8(len >> 8), UInt8(len & 0xFF)] + ns + xmp, at: min(at, bytes.count))
         }
         return bytes
     }

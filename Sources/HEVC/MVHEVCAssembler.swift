@@ -20,10 +20,18 @@ public struct MVHEVCAssemblyOptions: Sendable {
     /// Repeat VPS/SPS/PPS/SEI 176 before every base-layer IRAP access unit in the Annex B output
     /// (the MP4 muxer always stores them once, in `hvcC`/`lhvC`).
     public var repeatParameterSets = true
-    public init(baseIsLeft: Bool = true, layerSPSForm: LayerSPSForm = .full, repeatParameterSets: Bool = true) {
+    /// Rewrite the encoders' VPS/SPS where Apple's encoder makes a different free choice:
+    /// `general_non_packed_constraint_flag` = 1 (the streams carry no frame-packing SEI), `*_max_latency_increase_plus1`
+    /// = 0 (no latency limit) and, with one temporal sub-layer, `*_sub_layer_ordering_info_present_flag` = 0. Off by
+    /// default because the base stream then no longer matches its input bit for bit (a split is no longer
+    /// byte-exact); conversion, which controls its encoder, turns it on. Refused when a stream carries
+    /// frame-packing or segmented-rectangular-packing SEI (45, 135).
+    public var matchAppleChoices = false
+    public init(baseIsLeft: Bool = true, layerSPSForm: LayerSPSForm = .full, repeatParameterSets: Bool = true, matchAppleChoices: Bool = false) {
         self.baseIsLeft = baseIsLeft
         self.layerSPSForm = layerSPSForm
         self.repeatParameterSets = repeatParameterSets
+        self.matchAppleChoices = matchAppleChoices
     }
 }
 
@@ -112,6 +120,59 @@ public enum MVHEVCAssembler {
         ParseError(code, offset: 0, message)
     }
 
+    /// The VPS VUI Apple's encoder writes for two layers: nothing claimed about IRAP alignment, rates or tiles/WPP
+    /// beyond "not in use" per layer, one video signal description. The description is the base SPS VUI's when it has
+    /// one (a property of the content), else Apple's "unspecified" (format 5, primaries/transfer/matrix 2).
+    static func appleVPSVUI(baseSPS s: SequenceParameterSet) -> VPSVUI {
+        var u = VPSVUI()
+        u.crossLayerPicTypeAligned = false
+        u.crossLayerIrapAligned = false
+        u.allLayersIdrAligned = false
+        u.videoSignalInfoIdxPresent = true
+        u.numVideoSignalInfoMinus1 = 0
+        var info = VPSVideoSignalInfo()
+        if s.vuiPresent && s.vui.videoSignalTypePresent {
+            info.videoVpsFormat = UInt8(truncatingIfNeeded: s.vui.videoFormat)
+            info.videoFullRange = s.vui.videoFullRange
+            if s.vui.colourDescriptionPresent {
+                info.colourPrimaries = UInt8(truncatingIfNeeded: s.vui.colourPrimaries)
+                info.transferCharacteristics = UInt8(truncatingIfNeeded: s.vui.transferCharacteristics)
+                info.matrixCoeffs = UInt8(truncatingIfNeeded: s.vui.matrixCoeffs)
+            }
+        }
+        u.videoSignalInfo = [info]
+        u.tilesNotInUse = false
+        u.tilesInUse = [false, false]
+        u.loopFilterNotAcrossTiles = [false, false]
+        u.wppNotInUse = false
+        u.wppInUse = [false, false]
+        u.baseLayerParameterSetCompatibility = [false, false]
+        return u
+    }
+
+    /// `general_non_packed_constraint_flag` in ``ProfileTierLevel/constraintFlags``.
+    static let nonPackedConstraintBit: UInt64 = 1 << 45
+
+    /// Apple's free choices applied to a single-layer VPS or SPS PTL and sub-layer ordering (see
+    /// ``MVHEVCAssemblyOptions/matchAppleChoices``).
+    static func appleChoices(_ ptl: inout ProfileTierLevel, _ orderingPresent: inout Bool, maxSubLayersMinus1: Int,
+                             _ dpb: inout [UInt32], _ reorder: inout [UInt32], _ latency: inout [UInt32]) {
+        if ptl.profilePresent { ptl.constraintFlags |= nonPackedConstraintBit }
+        latency = latency.map { _ in 0 }
+        if maxSubLayersMinus1 == 0 && orderingPresent && dpb.count == 1 {
+            orderingPresent = false
+        }
+    }
+    static func appleChoices(_ v: inout VideoParameterSet) {
+        appleChoices(&v.profileTierLevel, &v.subLayerOrderingInfoPresent, maxSubLayersMinus1: Int(v.maxSubLayersMinus1),
+                     &v.maxDecPicBufferingMinus1, &v.maxNumReorderPics, &v.maxLatencyIncreasePlus1)
+    }
+    static func appleChoices(_ s: inout SequenceParameterSet) {
+        guard !s.isMultiLayerExtension else { return }
+        appleChoices(&s.profileTierLevel, &s.subLayerOrderingInfoPresent, maxSubLayersMinus1: Int(s.maxSubLayersMinus1OrExt),
+                     &s.maxDecPicBufferingMinus1, &s.maxNumReorderPics, &s.maxLatencyIncreasePlus1)
+    }
+
     /// The multilayer VPS: the base VPS with two layers, one layer set {0, 1}, and the extension.
     static func makeVPS(base va: VideoParameterSet, baseSPS sa: SequenceParameterSet, second sb: SequenceParameterSet) throws(ParseError) -> VideoParameterSet {
         var v = va
@@ -121,6 +182,8 @@ public enum MVHEVCAssembler {
         v.layerIdIncluded = [[], [true, true]]
         v.extensionFlag = false
         v.vpsExtension = nil
+        v.vui = nil
+        v.extension2Flag = nil
         v.extensionData = .empty
         v.extensionAlignmentBits = .empty
         // Position after vps_extension_flag: the stop bit of the extension-less RBSP.
@@ -174,7 +237,9 @@ public enum MVHEVCAssembler {
         rf.conformanceWindow = sb.conformanceWindow.count == 4 ? sb.conformanceWindow : [0, 0, 0, 0]
         e.repFormats = [rf]
         e.maxOneActiveRefLayer = true
-        e.pocLsbAligned = false
+        // Both layers carry the same POC in every access unit (the session checks it); the LSBs are equal too when
+        // both SPSs use the same MaxPicOrderCntLsb. Apple sets the flag.
+        e.pocLsbAligned = sa.log2MaxPicOrderCntLsbMinus4 == sb.log2MaxPicOrderCntLsbMinus4
         e.pocLsbNotPresent = [false, false]
         // dpb_size of OLS 1: the larger of the two layers' needs (highest sub-layer).
         func top(_ a: [UInt32]) -> UInt32 { a.last ?? 0 }
@@ -187,11 +252,17 @@ public enum MVHEVCAssembler {
         d.maxNumReorderPics = [max(top(sa.maxNumReorderPics), top(sb.maxNumReorderPics))]
         d.maxLatencyIncreasePlus1 = [max(top(sa.maxLatencyIncreasePlus1), top(sb.maxLatencyIncreasePlus1))]
         e.dpbSizes = [d]
+        // Dependency type 2 (sample and motion prediction) for all layers in one flag, as Apple writes it.
         e.directDepTypeLenMinus2 = 0
-        e.directDependencyAllLayers = false
-        e.directDependencyType = [2]
-        e.vuiPresent = false
+        e.directDependencyAllLayers = true
+        e.directDependencyAllLayersType = 2
+        e.directDependencyType = []
+        e.vuiPresent = true
         v.vpsExtension = e
+        v.vui = appleVPSVUI(baseSPS: sa)
+        // vps_extension2_flag = 0 after the extension, as Apple writes it (without it the stop bit would be read as
+        // this flag and the trailing bits would be wrong).
+        v.extension2Flag = false
         // Round-trip check: our own parser must read back what we wrote.
         let nal = try v.nalUnit()
         let back = try VideoParameterSet(nal: nal)

@@ -172,8 +172,20 @@ public struct MVHEVCAssemblySession: Sendable {
     /// and builds the multilayer VPS, the layer-1 SPS/PPS (fresh ids) and SEI 176 from the parameter sets the
     /// readers have seen. Parameter sets must all be known here.
     public init(base a: SingleLayerReader, second b: SingleLayerReader, options: MVHEVCAssemblyOptions) throws(ParseError) {
-        guard let sa = a.firstSPS, let sb = b.firstSPS, let va = a.firstVPS else {
+        guard var sa = a.firstSPS, var sb = b.firstSPS, var va = a.firstVPS else {
             throw Self.fail("a stream has no VPS/SPS")
+        }
+        var baseSPS = a.spsOrder.compactMap { a.spsNAL[$0] }
+        if options.matchAppleChoices {
+            MVHEVCAssembler.appleChoices(&va)
+            MVHEVCAssembler.appleChoices(&sa)
+            MVHEVCAssembler.appleChoices(&sb)
+            baseSPS = []
+            for id in a.spsOrder {
+                guard var s = a.store.sps[id] else { continue }
+                MVHEVCAssembler.appleChoices(&s)
+                baseSPS.append(try s.nalUnit())
+            }
         }
         for (name, s) in [("base", sa), ("second", sb)] {
             if s.chromaFormatIdc != 1 || s.separateColourPlane {
@@ -215,6 +227,7 @@ public struct MVHEVCAssemblySession: Sendable {
         var layerSPS: [NALUnit] = []
         for id in b.spsOrder {
             guard var s = b.store.sps[id], let nid = spsMap[id] else { continue }
+            if options.matchAppleChoices { MVHEVCAssembler.appleChoices(&s) }
             s.header.layerId = 1
             s.spsId = nid
             s.vpsId = vps.vpsId
@@ -222,6 +235,12 @@ public struct MVHEVCAssemblySession: Sendable {
                 s.maxSubLayersMinus1OrExt = 7
                 s.updateRepFormat = false
                 s.inferScalingList = false
+                if options.matchAppleChoices && !s.extensionPresent {
+                    // Apple's layer-1 SPS carries an empty sps_multilayer_extension (inter_view_mv_vert_constraint_flag 0).
+                    s.extensionPresent = true
+                    s.multilayerExtensionFlag = true
+                    s.interViewMvVertConstraint = false
+                }
             }
             let nal = try s.nalUnit(vps: vps)
             newSPS[id] = try SequenceParameterSet(nal: nal, vps: vps)
@@ -244,7 +263,7 @@ public struct MVHEVCAssemblySession: Sendable {
         let sei = SEIMessageList(header: NALHeader(type: .prefixSEI), messages: [SEIMessage(payloadType: 176, payload: try info.payload())]).nalUnit()
         var timing: (UInt32, UInt32)? = nil
         if sa.vuiPresent && sa.vui.timingInfoPresent { timing = (sa.vui.numUnitsInTick, sa.vui.timeScale) }
-        header = MVHEVCStream(vps: vpsNAL, baseSPS: a.spsOrder.compactMap { a.spsNAL[$0] }, basePPS: a.ppsOrder.compactMap { a.ppsNAL[$0] },
+        header = MVHEVCStream(vps: vpsNAL, baseSPS: baseSPS, basePPS: a.ppsOrder.compactMap { a.ppsNAL[$0] },
                               layerSPS: layerSPS, layerPPS: layerPPS, sei: sei, accessUnits: [], videoParameterSet: vps,
                               width: sa.croppedWidth, height: sa.croppedHeight, timing: timing,
                               maxNumReorderPics: Int(sa.maxNumReorderPics.last ?? 0))
@@ -253,7 +272,11 @@ public struct MVHEVCAssemblySession: Sendable {
         self.newPPS = newPPS
         self.ppsMap = ppsMap
         self.vps = vps
+        self.refuseFramePacking = options.matchAppleChoices
     }
+    /// With ``MVHEVCAssemblyOptions/matchAppleChoices`` the PTL claims no frame packing: a picture with a
+    /// frame-packing SEI is refused.
+    let refuseFramePacking: Bool
 
     /// Pairs the next base picture with the next second-stream picture: checks that they line up (random access
     /// points, POC, leading-picture types) and returns the access unit (base NAL units, then the second
@@ -268,6 +291,13 @@ public struct MVHEVCAssemblySession: Sendable {
         }
         if pa.type.isRASL != pb.type.isRASL {
             throw Self.fail("frame \(i) (POC \(pa.poc)): leading-picture types differ (base \(pa.type.name), second \(pb.type.name)); use closed GOPs in both encodes")
+        }
+        if refuseFramePacking {
+            for nal in pa.nals + pb.nals where nal.type == .prefixSEI || nal.type == .suffixSEI {
+                if let list = try? SEIMessageList(nal: nal), list.messages.contains(where: { $0.payloadType == 45 || $0.payloadType == 135 }) {
+                    throw Self.fail("frame \(i): a stream carries a frame-packing SEI, but the parameter sets were rewritten to claim general_non_packed_constraint_flag = 1", .unsupported)
+                }
+            }
         }
         var nals = pa.nonParameterSetNALs
         for nal in pb.nals {

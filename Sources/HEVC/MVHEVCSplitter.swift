@@ -25,7 +25,10 @@ public struct SplitLayers: Sendable {
 public enum MVHEVCSplitter {
     /// `parameterSets`: NAL units from `hvcC` + `lhvC` (may be empty for Annex B input with in-band sets);
     /// `accessUnits`: the samples' NAL units in decode order.
-    public static func split(parameterSets: [NALUnit], accessUnits: [[NALUnit]]) throws(ParseError) -> SplitLayers {
+    ///
+    /// With `baseOnly`, only layer 0 is written (``SplitLayers/second`` stays empty): the base layer never depends on
+    /// layer 1, so this works for inter-layer-predicted streams too (the base-layer eye, losslessly).
+    public static func split(parameterSets: [NALUnit], accessUnits: [[NALUnit]], baseOnly: Bool = false) throws(ParseError) -> SplitLayers {
         // Collect parameter sets (first occurrence wins; repeats must be identical).
         var vpsNAL: NALUnit? = nil
         var sps: [(UInt8, NALUnit)] = [], pps: [(UInt8, NALUnit)] = []
@@ -68,7 +71,7 @@ public enum MVHEVCSplitter {
             throw ParseError(.unsupported, offset: vpsN.offset, "not a two-layer MV-HEVC stream (the VPS has no second layer)")
         }
         let ilpHint = "layer 1 uses inter-layer prediction (as Apple's and x265's MV-HEVC encoders do), so it cannot be separated without decoding; use FFmpeg 7.1 or newer, e.g. `ffmpeg -i IN -map 0:v:0:vpos:right -c:v libx265 right.hevc`"
-        if ext.defaultRefLayersActive && !mvVPS.directReferenceLayers(of: 1).isEmpty {
+        if !baseOnly && ext.defaultRefLayersActive && !mvVPS.directReferenceLayers(of: 1).isEmpty {
             throw ParseError(.unsupported, offset: vpsN.offset, ilpHint)
         }
         // Parameter sets as the two layers see them.
@@ -85,6 +88,8 @@ public enum MVHEVCSplitter {
         single.extensionFlag = false
         single.extensionAlignmentBits = .empty
         single.vpsExtension = nil
+        single.vui = nil
+        single.extension2Flag = nil
         single.extensionData = .empty
         let singleNAL = try single.nalUnit()
         let singleVPS = try VideoParameterSet(nal: singleNAL)
@@ -94,7 +99,7 @@ public enum MVHEVCSplitter {
         var secondHeader: [NALUnit] = [singleNAL]
         var baseHeader: [NALUnit] = [singleNAL]
         for (layer, n) in sps where layer == 0 { baseHeader.append(n) }
-        for (layer, n) in sps where layer == 1 {
+        for (layer, n) in sps where layer == 1 && !baseOnly {
             var s = try SequenceParameterSet(nal: n, vps: mvVPS)
             let old = s.spsId
             let nid = UInt32(spsMap.count)
@@ -108,7 +113,7 @@ public enum MVHEVCSplitter {
             secondHeader.append(out)
         }
         for (layer, n) in pps where layer == 0 { baseHeader.append(n) }
-        for (layer, n) in pps where layer == 1 {
+        for (layer, n) in pps where layer == 1 && !baseOnly {
             var p = try PictureParameterSet(nal: n)
             guard let ns = spsMap[p.spsId] else { throw ParseError(.danglingReference, offset: n.offset, "layer-1 PPS \(p.ppsId) refers to SPS \(p.spsId), which is not a layer-1 SPS") }
             let old = p.ppsId
@@ -121,7 +126,7 @@ public enum MVHEVCSplitter {
             newPPS[old] = try PictureParameterSet(nal: out)
             secondHeader.append(out)
         }
-        guard !spsMap.isEmpty, !ppsMap.isEmpty else { throw ParseError(.invalidValue, offset: 0, "no layer-1 SPS/PPS found") }
+        guard baseOnly || (!spsMap.isEmpty && !ppsMap.isEmpty) else { throw ParseError(.invalidValue, offset: 0, "no layer-1 SPS/PPS found") }
         // Which eye is layer 0: SEI 176 from the configuration records (where a muxer keeps it, possibly
         // nowhere else), then from the access units; without one, layer 0 is the left eye.
         var baseIsLeft = true
@@ -151,6 +156,7 @@ public enum MVHEVCSplitter {
                 guard n.layerId == 1 else {
                     throw ParseError(.unsupported, offset: n.offset, "NAL unit with nuh_layer_id \(n.layerId): only two layers are supported")
                 }
+                if baseOnly { continue }
                 if !n.type.isVCL {
                     var bytes = n.bytes
                     let hb = NALHeader(type: n.type, layerId: 0, temporalIdPlus1: n.header.temporalIdPlus1).bytes
@@ -181,8 +187,8 @@ public enum MVHEVCSplitter {
     }
 
     /// Annex B MV-HEVC input.
-    public static func split(annexB: [UInt8]) throws(ParseError) -> SplitLayers {
-        try split(parameterSets: [], accessUnits: AccessUnits.group(try AnnexB.split(annexB)))
+    public static func split(annexB: [UInt8], baseOnly: Bool = false) throws(ParseError) -> SplitLayers {
+        try split(parameterSets: [], accessUnits: AccessUnits.group(try AnnexB.split(annexB)), baseOnly: baseOnly)
     }
 
     /// Converts a multilayer-form SPS (`sps_ext_or_max_sub_layers_minus1 = 7`) into the single-layer form, taking

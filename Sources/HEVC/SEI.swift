@@ -147,6 +147,14 @@ public struct ThreeDimensionalReferenceDisplaysInfo: Hashable, Sendable {
         }
     }
 
+    /// How a payload 176 ends: as the syntax says, only with x265's one-bit-longer mantissa, or neither.
+    enum PayloadEnd { case spec, longMantissa, invalid }
+    static func payloadEnd(_ payload: [UInt8]) -> PayloadEnd {
+        if let v = try? parse(payload, extra: 0), validEnd(payload, v) { return .spec }
+        if let v = try? parse(payload, extra: 1), validEnd(payload, v) { return .longMantissa }
+        return .invalid
+    }
+
     private static func validEnd(_ payload: [UInt8], _ v: ThreeDimensionalReferenceDisplaysInfo) -> Bool {
         var w = RBSPWriter()
         var copy = v

@@ -262,6 +262,13 @@ public struct HEVCStreamInfo: Sendable, Codable, Equatable {
     public var leftLayerId: Int?
     public var rightLayerId: Int?
     public var isMultiview: Bool
+    /// Which eye layer 0 (the base layer, the only one single-layer decoders show) carries, from SEI 176 and the
+    /// VPS view ids: `true` left, `false` right, nil when not signalled.
+    public var baseLayerIsLeft: Bool? {
+        if leftLayerId == 0 { return true }
+        if rightLayerId == 0 { return false }
+        return nil
+    }
     public var accessUnitCount: Int
     /// Base-layer picture type of each access unit, e.g. `IDR_W_RADL I`.
     public var frameTypes: [String]

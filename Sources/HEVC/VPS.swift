@@ -134,7 +134,13 @@ public struct VideoParameterSet: Hashable, Sendable {
     /// `vps_extension_alignment_bit_equal_to_one` bits.
     public var extensionAlignmentBits = RawBits.empty
     public var vpsExtension: VPSExtension? = nil
-    /// Everything after the last modelled element up to the rbsp_stop_one_bit (VPS VUI, extension 2 data).
+    /// `vps_vui()` when the extension signals it and it parses (nil otherwise; then it stays in ``extensionData``).
+    public var vui: VPSVUI? = nil
+    /// `vps_extension2_flag`, coded after `vps_extension()`; nil when the RBSP ends before it (a stream that leaves it
+    /// out ends its VPS one bit early: a strict parser reads the stop bit as this flag) or when it is not reached.
+    public var extension2Flag: Bool? = nil
+    /// Everything after the last modelled element up to the rbsp_stop_one_bit (`vps_extension_data_flag` bits,
+    /// or an unmodelled VPS VUI and what follows it).
     public var extensionData = RawBits.empty
     public var trailingZeroBytes = 0
 
@@ -217,8 +223,39 @@ public struct VideoParameterSet: Hashable, Sendable {
             var ext = vpsExtension ?? VPSExtension()
             try codeExtension(&c, &ext)
             vpsExtension = ext
-        }
+            try codeVUIAndExtension2(&c, ext)
+        } else if c.isReading { vui = nil; extension2Flag = nil }
         try c.restBeforeStop(&extensionData)
+    }
+
+    /// The VPS VUI (when `vps_vui_present_flag`) and `vps_extension2_flag`. The reader tries the VUI on a copy
+    /// of the coder and leaves it in ``extensionData`` when it does not parse (e.g. BSP HRD parameters).
+    mutating func codeVUIAndExtension2<C: BitCoder>(_ c: inout C, _ ext: VPSExtension) throws(ParseError) {
+        let lay = VPSLayout(vps: self, ext: ext, stage: .afterAddLayerSets)
+        if ext.vuiPresent {
+            if c.isReading {
+                var trial = c
+                var v = VPSVUI()
+                do throws(ParseError) {
+                    try v.code(&trial, vps: self, layout: lay)
+                    try trial.require(trial.bitsBeforeStop >= 0, "VPS VUI runs past the rbsp_stop_one_bit")
+                    c = trial
+                    vui = v
+                } catch {
+                    vui = nil; extension2Flag = nil
+                    return
+                }
+            } else if var v = vui {
+                try v.code(&c, vps: self, layout: lay)
+            } else {
+                return
+            }
+        } else if c.isReading { vui = nil }
+        if c.isReading {
+            if c.bitsBeforeStop > 0 { var f = false; try c.flag(&f); extension2Flag = f } else { extension2Flag = nil }
+        } else if var f = extension2Flag {
+            try c.flag(&f)
+        }
     }
 
     // MARK: Derived values (§F.7.4.3.1.1)

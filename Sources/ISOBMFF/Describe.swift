@@ -81,6 +81,9 @@ public struct ContainerSummary: Sendable {
         public var timescale: UInt32
         public var channels: Int
         public var sampleRate: Double
+        /// With an edit list: what players present (duration, samples); nil without one.
+        public var presentedSeconds: Double? = nil
+        public var presentedSamples: Int? = nil
     }
     public struct ItemSummary: Sendable {
         public var id: UInt32
@@ -108,12 +111,15 @@ public struct ContainerSummary: Sendable {
         compatibleBrands = ftyp?.compatibleBrands.map(\.description) ?? []
         fragmented = file.isFragmented
         durationSeconds = file.find("moov", "mvhd")?.payload(MovieHeaderBox.self)?.durationSeconds
+        let movieTimescale = file.find("moov", "mvhd")?.payload(MovieHeaderBox.self)?.timescale ?? 0
         tracks = file.tracks.map { t in
             let entry = t.sampleEntries.first
             let se = entry?.payload(SampleEntry.self)
+            let shown = t.presented(movieTimescale: movieTimescale)
             return TrackSummary(id: t.trackID, handler: t.handler?.description ?? "", codec: entry?.type.description ?? "",
                                 width: Int(se?.width ?? 0), height: Int(se?.height ?? 0), durationSeconds: t.durationSeconds,
-                                sampleCount: t.sampleCount, timescale: t.timescale, channels: Int(se?.channelCount ?? 0), sampleRate: se?.sampleRate ?? 0)
+                                sampleCount: t.sampleCount, timescale: t.timescale, channels: Int(se?.channelCount ?? 0), sampleRate: se?.sampleRate ?? 0,
+                                presentedSeconds: shown?.seconds, presentedSamples: shown?.samples)
         }
         if let h = file.heif {
             let primary = h.primaryItemID
@@ -145,6 +151,7 @@ public struct ContainerSummary: Sendable {
             if t.width > 0 { o += [("width", .uint(UInt64(t.width))), ("height", .uint(UInt64(t.height)))] }
             if t.channels > 0 { o += [("channels", .uint(UInt64(t.channels))), ("sample_rate", .double(t.sampleRate))] }
             o += [("duration_seconds", .double(t.durationSeconds)), ("sample_count", .uint(UInt64(t.sampleCount))), ("timescale", .uint(UInt64(t.timescale)))]
+            if let p = t.presentedSeconds, let n = t.presentedSamples { o += [("presented_duration_seconds", .double(p)), ("presented_samples", .uint(UInt64(n)))] }
             return .object(o)
         })))
         if !items.isEmpty {
@@ -168,6 +175,9 @@ public struct ContainerSummary: Sendable {
             if t.width > 0 { s += " \(t.width)x\(t.height)" }
             if t.channels > 0 { s += " \(t.channels) ch \(fmt(t.sampleRate, 0)) Hz" }
             s += ", \(fmt(t.durationSeconds)) s, \(t.sampleCount) samples"
+            if let p = t.presentedSeconds, let n = t.presentedSamples, n != t.sampleCount || abs(p - t.durationSeconds) > 0.0005 {
+                s += "; presented (edit list): \(fmt(p)) s, \(n) \(t.handler == "vide" ? "frames" : "samples")"
+            }
             out.append(s)
         }
         if !items.isEmpty {

@@ -37,6 +37,32 @@ public struct Track: Sendable {
         if let s = stbl.child("stsz")?.payload(SampleSizeBox.self) ?? stbl.child("stz2")?.payload(SampleSizeBox.self) { return Int(s.sampleCount) }
         return 0
     }
+    /// What players present when the track has an edit list (`edts/elst`): the duration of all edits (empty
+    /// edits included) and the number of distinct samples whose display interval overlaps a media edit.
+    /// `nil` without an edit list, or when the tables cannot be read.
+    public func presented(movieTimescale: UInt32, limits: Limits = .default) -> (seconds: Double, samples: Int)? {
+        guard let elst = box.find("edts", "elst")?.payload(EditListBox.self), !elst.entries.isEmpty,
+              movieTimescale > 0, timescale > 0, let samples = try? samples(limits: limits) else { return nil }
+        let mediaEnd = samples.map { $0.presentationTime + Int64($0.duration) }.max() ?? 0
+        var seconds = 0.0
+        var shown = [Bool](repeating: false, count: samples.count)
+        for e in elst.entries {
+            guard e.mediaTime >= 0 else { seconds += Double(e.segmentDuration) / Double(movieTimescale); continue }  // empty edit
+            let start = e.mediaTime
+            let end: Int64
+            if e.segmentDuration == 0 {
+                end = mediaEnd   // "the rest of the media"
+                seconds += Double(max(0, mediaEnd - start)) / Double(timescale)
+            } else {
+                seconds += Double(e.segmentDuration) / Double(movieTimescale)
+                let length = Double(e.segmentDuration) * Double(timescale) / Double(movieTimescale)
+                end = length < Double(Int64.max / 2) ? start &+ Int64(length.rounded()) : Int64.max
+            }
+            for (i, s) in samples.enumerated() where s.presentationTime < end && s.presentationTime + Int64(s.duration) > start { shown[i] = true }
+        }
+        return (seconds, shown.filter { $0 }.count)
+    }
+
     /// Track references of `type` (for example `vdep`, `cdsc`, `auxl`).
     public func references(_ type: FourCC) -> [UInt32] { box.find("tref", type)?.payload(TrackReferenceTypeBox.self)?.trackIDs ?? [] }
 

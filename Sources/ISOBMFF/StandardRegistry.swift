@@ -109,15 +109,12 @@ extension BoxRegistry {
         r.register("hero", parent: "eyes", .fields("HeroStereoEyeDescriptionBox", SingleValueFullBox.self))
         r.register("blin", parent: "cams", .fields("StereoCameraSystemBaselineBox", SingleValueFullBox.self))
         r.register("dadj", parent: "cmfy", .fields("StereoComfortDisparityAdjustmentBox", SingleValueFullBox.self))
-        r.register("prji", parent: "proj", .fields("ProjectionInformationBox", SingleValueFullBox.self))
         r.register("pkin", parent: "pack", .fields("ViewPackingInformationBox", SingleValueFullBox.self))
-        r.register("must", parent: "vexu", .fields("RequiredBoxTypesBox", RequiredBoxTypesBox.self))
         r.register("hfov", .fields("HorizontalFieldOfViewBox", U32FieldsBox.self))
         r.register("st3d", .fields("Stereoscopic3DVideoBox", SingleValueFullBox.self))
         r.register("svhd", parent: "sv3d", .fields("SphericalVideoHeaderBox", SphericalVideoHeaderBox.self))
-        r.register("prhd", parent: "proj", .fields("ProjectionHeaderBox", FullBoxU32Fields.self))
-        r.register("equi", parent: "proj", .fields("EquirectangularProjectionBox", FullBoxU32Fields.self))
-        r.register("cbmp", parent: "proj", .fields("CubemapProjectionBox", FullBoxU32Fields.self))
+        // proj children (prji and kind boxes in vexu/proj; prhd/equi/cbmp/mshp in sv3d/proj), must, lens collection.
+        r.registerImmersive()
 
         // QuickTime metadata values.
         r.register("data", .fields("MetadataValueAtom", MetadataDataBox.self))

@@ -167,6 +167,8 @@ public struct JPEGSegments: Sendable {
     public var app: [(marker: UInt8, offset: Int, payload: [UInt8])] = []
     /// Byte offset just past the EOI that ends the first image (or nil if not found).
     public var endOfImage: Int?
+    /// The frame header (SOFn): size, components and sample precision; nil when not reached.
+    public var frame: (width: Int, height: Int, components: Int, precision: Int)?
 
     /// Scans markers from SOI up to SOS; bounded by the buffer.
     public init(_ b: [UInt8], start: Int = 0) throws(ParseError) {
@@ -183,6 +185,9 @@ public struct JPEGSegments: Sendable {
             let len = Int(b[p + 2]) << 8 | Int(b[p + 3])
             guard len >= 2, p + 2 + len <= b.count else { throw ParseError(.truncated, offset: UInt64(p), "JPEG segment runs past the end of the data") }
             if (0xE0...0xEF).contains(m) { app.append((m, p, Array(b[(p + 4)..<(p + 2 + len)]))) }
+            if (0xC0...0xCF).contains(m), m != 0xC4, m != 0xC8, m != 0xCC, len >= 8, frame == nil {
+                frame = (Int(b[p + 7]) << 8 | Int(b[p + 8]), Int(b[p + 5]) << 8 | Int(b[p + 6]), Int(b[p + 9]), Int(b[p + 4]))
+            }
             if m == 0xDA { return }
             p += 2 + len
         }

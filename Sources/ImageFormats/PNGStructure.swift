@@ -214,3 +214,53 @@ public enum CRC32 {
         return c ^ 0xFFFF_FFFF
     }
 }
+
+/// Embedding an ICC profile in a PNG file (`iCCP` chunk right after `IHDR`).
+public enum PNGColourProfile {
+    /// `png` with an `iCCP` chunk holding `icc` inserted after `IHDR` (and any `sRGB`/`gAMA`/`cHRM`/`iCCP` chunk
+    /// libpng wrote removed, since they would contradict the profile). The profile is stored in a zlib stream of
+    /// stored (uncompressed) deflate blocks, which every inflater reads. Returns `png` unchanged when it does not
+    /// start with a signature and `IHDR`.
+    public static func embedding(_ icc: [UInt8], name: String = "ICC Profile", in png: [UInt8]) -> [UInt8] {
+        let sig: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+        guard png.count >= 33, Array(png[0..<8]) == sig, Array(png[12..<16]) == Array("IHDR".utf8), !icc.isEmpty else { return png }
+        func u32(_ i: Int) -> Int { Int(png[i]) << 24 | Int(png[i + 1]) << 16 | Int(png[i + 2]) << 8 | Int(png[i + 3]) }
+        var out = Array(png[0..<33])
+        var data = Array(name.utf8.prefix(79)) + [0, 0] + zlibStored(icc)
+        var chunk: [UInt8] = []
+        func be(_ v: UInt32) -> [UInt8] { [UInt8(v >> 24), UInt8((v >> 16) & 0xFF), UInt8((v >> 8) & 0xFF), UInt8(v & 0xFF)] }
+        chunk += be(UInt32(data.count))
+        data = Array("iCCP".utf8) + data
+        chunk += data + be(CRC32.checksum(data))
+        out += chunk
+        var i = 33
+        while i + 12 <= png.count {
+            let len = u32(i)
+            guard len >= 0, i + 12 + len <= png.count else { out += png[i...]; return out }
+            let type = String(decoding: png[(i + 4)..<(i + 8)], as: UTF8.self)
+            if !["sRGB", "gAMA", "cHRM", "iCCP"].contains(type) { out += png[i..<(i + 12 + len)] }
+            i += 12 + len
+        }
+        if i < png.count { out += png[i...] }
+        return out
+    }
+
+    /// A zlib stream (RFC 1950) of stored deflate blocks (RFC 1951 §3.2.4) holding `data`.
+    static func zlibStored(_ data: [UInt8]) -> [UInt8] {
+        var out: [UInt8] = [0x78, 0x01]
+        var pos = 0
+        repeat {
+            let n = min(65535, data.count - pos)
+            let last = pos + n >= data.count
+            out.append(last ? 1 : 0)
+            out += [UInt8(n & 0xFF), UInt8(n >> 8), UInt8(~n & 0xFF), UInt8((~n >> 8) & 0xFF)]
+            out += data[pos..<(pos + n)]
+            pos += n
+        } while pos < data.count
+        var a: UInt32 = 1, b: UInt32 = 0
+        for x in data { a = (a + UInt32(x)) % 65521; b = (b + a) % 65521 }
+        let adler = b << 16 | a
+        out += [UInt8(adler >> 24), UInt8((adler >> 16) & 0xFF), UInt8((adler >> 8) & 0xFF), UInt8(adler & 0xFF)]
+        return out
+    }
+}

@@ -6,6 +6,7 @@ import Musl
 import Darwin
 #endif
 import BinaryIO
+import SystemSupport
 
 /// Looks `name` up on PATH; nil when not found.
 package func findExecutable(_ name: String) -> String? {
@@ -19,26 +20,40 @@ package func findExecutable(_ name: String) -> String? {
     return nil
 }
 
-/// A child process whose standard output we read (ffmpeg producing Y4M); standard error goes to a
-/// temporary file so a failure can be reported with ffmpeg's own words.
+/// A child process whose standard output we read (ffmpeg producing Y4M); standard error goes to an unnamed
+/// temporary file (created in `$TMPDIR` or /tmp and unlinked at once, so nothing is left behind however the
+/// process ends) so a failure can be reported with the child's own words.
+///
+/// Every child is registered with ``Interruption``: on SIGINT/SIGTERM it is stopped (SIGTERM, then SIGKILL),
+/// which also ends any read of its output, so no reader ever waits for a child blocked on a full pipe.
+/// ``terminate()`` does the same for one child: SIGTERM, a short grace period, SIGKILL, then reaping.
 package final class ChildProcess: @unchecked Sendable {
     let pid: pid_t
     /// Read end of the child's standard output.
     package let stdoutFD: Int32
-    let stderrPath: String
+    /// Our descriptor of the (unlinked) file holding the child's standard error.
+    let stderrFD: Int32
+    private let token: Int
+    private let lock = Lock()
     private var reaped = false
     private var status: Int32 = 0
 
     package init(executable: String, arguments: [String]) throws(ParseError) {
         var fds: [Int32] = [0, 0]
         guard pipe(&fds) == 0 else { throw ParseError(.io, offset: 0, "cannot create a pipe: \(String(cString: strerror(errno)))") }
-        var template = Array("/tmp/spatial-media-ffmpeg-XXXXXX".utf8CString)
+        // Our end of the pipe is not inherited by this or any later child (a second child holding it would
+        // keep the pipe open after we closed it).
+        _ = fcntl(fds[0], F_SETFD, FD_CLOEXEC)
+        var dir = FileSystem.environment("TMPDIR") ?? "/tmp"
+        if dir.isEmpty || FileSystem.kind(dir) != .directory { dir = "/tmp" }
+        var template = Array("\(dir)/spatial-media-ffmpeg-XXXXXX".utf8CString)
         let errFD = template.withUnsafeMutableBufferPointer { p -> Int32 in p.baseAddress.map { mkstemp($0) } ?? -1 }
         guard errFD >= 0 else {
             close(fds[0]); close(fds[1])
             throw ParseError(.io, offset: 0, "cannot create a temporary file: \(String(cString: strerror(errno)))")
         }
-        stderrPath = String(decoding: template.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        unlink(String(decoding: template.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self))
+        _ = fcntl(errFD, F_SETFD, FD_CLOEXEC)
         #if canImport(Darwin)
         var actions: posix_spawn_file_actions_t? = nil
         var attr: posix_spawnattr_t? = nil
@@ -49,12 +64,14 @@ package final class ChildProcess: @unchecked Sendable {
         posix_spawn_file_actions_init(&actions)
         posix_spawn_file_actions_adddup2(&actions, fds[1], 1)
         posix_spawn_file_actions_adddup2(&actions, errFD, 2)
-        posix_spawn_file_actions_addclose(&actions, fds[0])
         posix_spawnattr_init(&attr)
-        // The child gets default SIGINT/SIGPIPE handling even if we ignore them.
+        // The child gets default SIGINT/SIGTERM/SIGPIPE handling even if we ignore them (ignored signals
+        // would otherwise be inherited across exec, and SIGTERM could not stop it).
         var defaults = sigset_t()
         sigemptyset(&defaults)
         sigaddset(&defaults, SIGPIPE)
+        sigaddset(&defaults, SIGINT)
+        sigaddset(&defaults, SIGTERM)
         posix_spawnattr_setsigdefault(&attr, &defaults)
         posix_spawnattr_setflags(&attr, Int16(POSIX_SPAWN_SETSIGDEF))
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
@@ -63,55 +80,86 @@ package final class ChildProcess: @unchecked Sendable {
         let rc = posix_spawn(&child, executable, &actions, &attr, argv, environ)
         posix_spawn_file_actions_destroy(&actions)
         posix_spawnattr_destroy(&attr)
-        close(fds[1]); close(errFD)
+        close(fds[1])
         guard rc == 0 else {
-            close(fds[0]); unlink(stderrPath)
+            close(fds[0]); close(errFD)
             throw ParseError(.io, offset: 0, "cannot start \(executable): \(String(cString: strerror(rc)))")
         }
         pid = child
         stdoutFD = fds[0]
+        stderrFD = errFD
+        token = Interruption.register(child: child)
     }
 
     /// Reads the child's standard output to its end, or until more than `limit` bytes arrived
-    /// (then `nil`, and the child is stopped).
+    /// (then `nil`, and the child is stopped). An interruption (``Interruption``) also stops it and gives `nil`.
     package func readToEnd(limit: Int) -> [UInt8]? {
         var out: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         while true {
+            if Interruption.isRequested { terminate(); return nil }
             let n = chunk.withUnsafeMutableBytes { read(stdoutFD, $0.baseAddress, $0.count) }
             if n < 0 && errno == EINTR { continue }
             if n <= 0 { break }
             if out.count + n > limit { terminate(); return nil }
             out.append(contentsOf: chunk[0..<n])
         }
+        if Interruption.isRequested { terminate(); return nil }
         return out
     }
 
     /// Waits for the child; returns its exit status (128 + signal when killed).
     package func wait() -> Int32 {
-        if reaped { return status }
-        var st: Int32 = 0
-        while waitpid(pid, &st, 0) < 0 && errno == EINTR {}
-        reaped = true
-        // WIFEXITED / WEXITSTATUS by hand (macros are not imported).
-        let sig = st & 0x7f
-        status = sig == 0 ? (st >> 8) & 0xff : 128 + sig
-        return status
+        reap(block: true) ?? status
     }
 
-    /// Stops the child (it is ours) and reaps it.
+    /// Reaps the child if it has ended (or, with `block`, once it ends); nil while it still runs.
+    private func reap(block: Bool) -> Int32? {
+        if let done = lock.withLock({ reaped ? status : nil }) { return done }
+        // Wait without reaping, unregister, then reap: the pid stays ours while Interruption may signal it.
+        var info = siginfo_t()
+        while true {
+            let r = waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT | (block ? 0 : WNOHANG))
+            if r == 0 { break }
+            if errno == EINTR { continue }
+            return lock.withLock { reaped = true; status = 255; return status }   // ECHILD: reaped elsewhere
+        }
+        if !block && childPID(info) == 0 { return nil }
+        Interruption.unregister(token)
+        var st: Int32 = 0
+        while waitpid(pid, &st, 0) < 0 && errno == EINTR {}
+        // WIFEXITED / WEXITSTATUS by hand (macros are not imported).
+        let sig = st & 0x7f
+        let code = sig == 0 ? (st >> 8) & 0xff : 128 + sig
+        return lock.withLock { reaped = true; status = code; return code }
+    }
+
+    private func childPID(_ info: siginfo_t) -> pid_t {
+        #if canImport(Glibc)
+        return info._sifields._sigchld.si_pid
+        #else
+        return info.si_pid
+        #endif
+    }
+
+    /// Stops the child (it is ours) and reaps it: SIGTERM, up to ``Interruption/childGraceSeconds`` to end,
+    /// then SIGKILL (a child blocked writing to a pipe nobody reads may ignore SIGTERM).
     package func terminate() {
-        if !reaped { kill(pid, SIGTERM) }
+        if lock.withLock({ reaped }) { return }
+        kill(pid, SIGTERM)
+        let steps = Int(Interruption.childGraceSeconds * 100)
+        for _ in 0..<steps {
+            if reap(block: false) != nil { return }
+            usleep(10_000)
+        }
+        kill(pid, SIGKILL)
         _ = wait()
     }
 
-    /// The last `max` bytes ffmpeg wrote to standard error.
+    /// The last `max` bytes the child wrote to standard error.
     package func errorText(max: Int = 600) -> String {
-        let fd = open(stderrPath, O_RDONLY)
-        guard fd >= 0 else { return "" }
-        defer { close(fd) }
         var buf = [UInt8](repeating: 0, count: 65536)
-        let n = buf.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        let n = buf.withUnsafeMutableBytes { pread(stderrFD, $0.baseAddress, $0.count, 0) }
         guard n > 0 else { return "" }
         let text = String(decoding: buf[0..<n], as: UTF8.self).split(separator: "\n").joined(separator: " | ")
         return String(text.suffix(max))
@@ -120,6 +168,6 @@ package final class ChildProcess: @unchecked Sendable {
     deinit {
         terminate()
         close(stdoutFD)
-        unlink(stderrPath)
+        close(stderrFD)
     }
 }

@@ -64,7 +64,11 @@ public enum FFmpeg {
     /// The first FFmpeg that meets `requirement`, or nil. `override` (an option's value: a path or a name on PATH)
     /// replaces the search.
     public static func locate(_ requirement: FFmpegTool.Requirement = .any, override: String? = nil) -> FFmpegTool? {
-        candidates(override: override).first { requirement.satisfied(by: $0) }
+        // Probed lazily, in order: the first that qualifies ends the search (each probe starts a program).
+        for (path, origin) in places(override: override) {
+            if let t = probe(path, origin: origin), requirement.satisfied(by: t) { return t }
+        }
+        return nil
     }
 
     /// Like ``locate(_:override:)``, but failing with an error that says what was found and what to do.
@@ -72,32 +76,32 @@ public enum FFmpeg {
         if let t = locate(requirement, override: override) { return t }
         let found = candidates(override: override)
         let need = requirement == .mvhevcViews ? "FFmpeg 7.1 or newer" : "FFmpeg"
-        var have = "no FFmpeg was found"
-        if override == nil, let env = FileSystem.environment("SPATIAL_MEDIA_FFMPEG"), !env.isEmpty {
-            have = "SPATIAL_MEDIA_FFMPEG=\(env) is not an FFmpeg that runs"
-        }
-        if !found.isEmpty {
-            let names: [String] = found.map { (t: FFmpegTool) -> String in "FFmpeg \(t.version) (\(t.path))" }
-            have = "found only " + names.joined(separator: ", ")
-        }
+        let pinned = override ?? FileSystem.environment("SPATIAL_MEDIA_FFMPEG").flatMap { $0.isEmpty ? nil : $0 }
+        let origin = override != nil ? "the FFmpeg named" : "SPATIAL_MEDIA_FFMPEG"
+        let have = found.isEmpty ? (pinned.map { "\(origin) (\($0)) is not a working FFmpeg" } ?? "no FFmpeg was found")
+            : "found only " + found.map { "FFmpeg \($0.version) (\($0.path))" }.joined(separator: ", ")
         throw ParseError(.unsupported, offset: 0,
-                         "\(purpose) needs \(need), and \(have); run `bash scripts/setup.sh` (installs one into the project's tools directory) or set SPATIAL_MEDIA_FFMPEG to an FFmpeg ≥ 7.1")
+                         "\(purpose) needs \(need), and \(have); run `bash scripts/setup.sh` (installs FFmpeg ≥ 7.1 into the project's tools directory) or set SPATIAL_MEDIA_FFMPEG to one")
     }
 
-    /// Every FFmpeg found, in search order, probed (programs that fail to run are left out).
+    /// Every FFmpeg found, in search order, probed (programs that fail to run are left out). `override`, or else
+    /// `SPATIAL_MEDIA_FFMPEG`, names the only candidate.
     public static func candidates(override: String? = nil) -> [FFmpegTool] {
-        var out: [FFmpegTool] = []
-        var seen = Set<String>()
+        places(override: override).compactMap { probe($0.path, origin: $0.origin) }
+    }
+
+    /// The programs to try, in search order, without running them.
+    static func places(override: String?) -> [(path: String, origin: FFmpegTool.Origin)] {
+        var out: [(path: String, origin: FFmpegTool.Origin)] = []
         func add(_ path: String?, _ origin: FFmpegTool.Origin) {
-            guard let path, !seen.contains(path), let t = probe(path, origin: origin) else { return }
-            seen.insert(path)
-            out.append(t)
+            guard let path, !out.contains(where: { $0.path == path }) else { return }
+            out.append((path, origin))
         }
         if let o = override {
             add(findExecutable(o), .explicit)
             return out
         }
-        // An FFmpeg named by the environment is the user's choice: no other is tried in its place.
+        // A program named in the environment is the only one used (so a user or a test can pin it).
         if let e = FileSystem.environment("SPATIAL_MEDIA_FFMPEG"), !e.isEmpty {
             add(findExecutable(e), .environment)
             return out

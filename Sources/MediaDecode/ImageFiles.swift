@@ -73,6 +73,22 @@ public enum ImageFiles {
     }
 
     /// The TIFF block of the first Exif item of a HEIF file (the one describing the primary item when present).
+    /// The XMP packet describing a HEIF image item (a `mime` item of type `application/rdf+xml` linked by `cdsc`).
+    public static func heifXMP(_ file: ISOFile, item: UInt32, limits: Limits = .default) -> [UInt8]? {
+        guard let h = file.heif else { return nil }
+        for r in h.allReferences where r.type == "cdsc" && r.to.contains(item) {
+            guard let it = h.items.first(where: { $0.id == r.from }), it.type == "mime", it.contentType == "application/rdf+xml" else { continue }
+            if let d = try? h.data(of: it.id, file: file, limits: limits), d.count <= 65_000 { return d }
+        }
+        return nil
+    }
+
+    /// The ICC profile of a HEIF image item (`colr` of type `prof` or `rICC`), if it has one.
+    public static func heifICC(_ file: ISOFile, item: UInt32) -> [UInt8]? {
+        file.heif?.properties(of: item).lazy.compactMap { $0.box.payload(ColourInformationBox.self) }
+            .first { $0.colourType == "prof" || $0.colourType == "rICC" }?.data
+    }
+
     public static func heifExif(_ file: ISOFile, item: UInt32? = nil, limits: Limits = .default) -> [UInt8]? {
         guard let meta = file.heif else { return nil }
         let target = item ?? meta.primaryItemID
@@ -86,13 +102,19 @@ public enum ImageFiles {
 
     /// Writes `image` by the extension of `path`: `.png` (16-bit when deeper than 8 bits), `.jpg`/`.jpeg`
     /// (quality `jpegQuality`), `.heic`/`.heif` (one HEVC item or grid at `heicQuality`). Atomic.
-    public static func save(_ image: Image, to path: String, jpegQuality: Int = 92, heicQuality: Int = 80, exif: [UInt8]? = nil, limits: Limits = .default) throws(ParseError) {
+    /// `icc` (an ICC profile, e.g. a Vision Pro eye's Display P3 `colr prof`) tags PNG (`iCCP`) and JPEG (APP2) output,
+    /// so the RGB values are read in the right colour space.
+    /// `xmp` goes into JPEG output (APP1).
+    public static func save(_ image: Image, to path: String, jpegQuality: Int = 92, heicQuality: Int = 80, exif: [UInt8]? = nil, icc: [UInt8]? = nil,
+                            xmp: [UInt8]? = nil, limits: Limits = .default) throws(ParseError) {
         let ext = path.split(separator: ".").last.map { $0.lowercased() } ?? ""
         let bytes: [UInt8]
         do throws(ParseError) {
             switch ext {
-            case "png": bytes = try PNG.encode(image)
-            case "jpg", "jpeg": bytes = try JPEG.encode(image, quality: jpegQuality, exif: exif)
+            case "png":
+                let png = try PNG.encode(image)
+                bytes = icc.map { PNGColourProfile.embedding($0, in: png) } ?? png
+            case "jpg", "jpeg": bytes = try JPEG.encode(image, quality: jpegQuality, exif: exif, icc: icc, xmp: xmp)
             case "heic", "heif": bytes = try encodeHEIC(image, quality: heicQuality, exif: exif, limits: limits)
             default: throw ParseError(.unsupported, offset: 0, "unknown output extension '.\(ext)' (use .png, .jpg or .heic)")
             }
@@ -190,7 +212,8 @@ public enum PhotoEncoding {
 
     /// Wraps coded tiles in the writer's ``CodedImage`` (with `colr` and `pixi`).
     public static func codedImage(_ c: HEVCStillEncoder.Coded, settings: HEVCEncoderSettings) -> CodedImage {
-        let props: [(box: Box, essential: Bool)] = [(colr(settings), false), (pixi(settings.bitDepth), false)]
+        // colr essential, as Apple marks it on its spatial photos' images and tiles.
+        let props: [(box: Box, essential: Bool)] = [(colr(settings), true), (pixi(settings.bitDepth), false)]
         if c.isGrid {
             return CodedImage(width: c.width, height: c.height, hvcC: c.hvcC,
                               layout: .grid(columns: c.columns, rows: c.rows, tileWidth: c.tileWidth, tileHeight: c.tileHeight, tiles: c.tiles), properties: props)

@@ -39,6 +39,11 @@ public struct StereoPair: Sendable {
     public var convergenceAngleDegrees: Double?
     public var sourceDescription: String
     public var notes: [String]
+
+    public init(left: Image, right: Image, exif: [UInt8]?, exifInfo: ExifInfo, sourceBaselineMM: Double?, convergenceAngleDegrees: Double?, sourceDescription: String, notes: [String]) {
+        self.left = left; self.right = right; self.exif = exif; self.exifInfo = exifInfo; self.sourceBaselineMM = sourceBaselineMM
+        self.convergenceAngleDegrees = convergenceAngleDegrees; self.sourceDescription = sourceDescription; self.notes = notes
+    }
 }
 
 /// Stereo still images in every form we read: one frame-packed image (SBS/TB JPEG, PNG, HEIC), an MPO,

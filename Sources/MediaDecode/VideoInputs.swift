@@ -7,6 +7,7 @@ import Darwin
 #endif
 import BinaryIO
 import ISOBMFF
+import SpatialMedia
 import SystemSupport
 
 /// Which decoder opens a video input.
@@ -26,13 +27,11 @@ public enum VideoInputs {
     public static func isVideo(_ path: String) -> Bool {
         if path == "-" { return true }
         if let dot = path.lastIndex(of: "."), videoExtensions.contains(path[path.index(after: dot)...].lowercased()) { return true }
-        // Content sniffing: Y4M signature.
-        let fd = open(path, O_RDONLY)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        var head = [UInt8](repeating: 0, count: 9)
-        let n = head.withUnsafeMutableBytes { read(fd, $0.baseAddress, 9) }
-        return n == 9 && head == Array("YUV4MPEG2".utf8)
+        // By content: a Y4M stream, a Matroska file, or a movie that is not a HEIF image.
+        switch FileProbe.kind(of: path) {
+        case .y4m?, .matroska?, .movie?: return true
+        default: return false
+        }
     }
 
     /// Opens one input stream.
@@ -72,15 +71,15 @@ public enum VideoInputs {
         guard (st.st_mode & S_IFMT) == S_IFREG || (st.st_mode & S_IFMT) == S_IFIFO else {
             throw ParseError(.io, offset: 0, path: path, "not a regular file")
         }
-        let fd = open(path, O_RDONLY)
-        var head = [UInt8](repeating: 0, count: 12)
-        if fd >= 0 { _ = head.withUnsafeMutableBytes { read(fd, $0.baseAddress, 12) }; close(fd) }
-        if head.starts(with: Array("YUV4MPEG2".utf8)) {
+        let kind = FileProbe.kind(of: path)
+        if kind == .y4m {
             if decoder == .ffmpeg { return try viaFFmpeg(nil, why: "--decoder ffmpeg") }
             return try Y4MProducer(path: path, limits: limits)
         }
-        if head.count >= 8, ["ftyp", "moov", "mdat", "wide", "free", "skip"].contains(String(decoding: head[4..<8], as: UTF8.self)) {
+        if kind == .movie || kind == .heif {
             let file = try ISOFile.open(path: path, limits: limits)
+            // Never flatten a sphere (VR180/360, APMP): refuse with the reason and the lossless alternative.
+            if let why = SpatialVideoReport.sphereRefusal(file) { throw ParseError(.unsupported, offset: 0, path: path, why) }
             let hint = file.tracks.first { $0.handler == "vide" }?.sampleCount
             if decoder == .auto, !file.isFragmented, let p = try HEVCTrackProducer.open(path: path, file: file, limits: limits) { return p }
             let codec = file.tracks.first { $0.handler == "vide" }?.sampleEntries.first?.type.description ?? "?"

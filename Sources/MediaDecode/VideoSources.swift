@@ -6,6 +6,7 @@ import Musl
 import Darwin
 #endif
 import BinaryIO
+import SystemSupport
 import ISOBMFF
 import HEVC
 import Codecs
@@ -103,6 +104,7 @@ public final class FFmpegProducer: VideoFrameProducer {
             reader = try Y4M.Reader(path: "/dev/fd/\(child.stdoutFD)", limits: limits)
         } catch {
             let status = child.wait()
+            if Interruption.isRequested { throw ParseError(.io, offset: 0, path: path, "cancelled while ffmpeg was starting") }
             let text = Self.words(child)
             throw ParseError(.unsupported, offset: 0, path: path,
                              "ffmpeg could not decode the input (exit status \(status))\(text.isEmpty ? ": \(error.message)" : ": \(text)")")

@@ -20,6 +20,11 @@ public struct PhotoConversionOptions: Sendable {
     public var hfovDegrees: Double?
     /// Horizontal disparity adjustment in percent of the image width (default 0).
     public var disparityPercent: Double?
+    /// Where `hfovDegrees` / `disparityPercent` came from when not from the command line (e.g. `--align` crop,
+    /// `--auto-disparity`), for the report.
+    public var hfovSource: String?
+    public var disparitySource: String?
+    public var baselineSource: String?
     /// HEVC quality 0…100 (default 80 → CRF 16).
     public var quality: Int = PhotoEncoding.defaultQuality
     /// Camera property form (Apple `uuid` boxes by default).
@@ -68,6 +73,14 @@ public struct PhotoConversionReport: Sendable {
 
 /// Conversion of stereo sources (SBS/TB images, MPO files, left/right pairs) to spatial photos.
 public enum PhotoConverter {
+    /// The horizontal field of view a conversion uses and where it comes from: `--hfov`, the EXIF of the source,
+    /// or the default.
+    public static func fieldOfView(_ pair: StereoPair, options: PhotoConversionOptions) -> (degrees: Double, source: String) {
+        if let f = options.hfovDegrees { return (f, options.hfovSource ?? "--hfov") }
+        if let f = pair.exifInfo.horizontalFOV(imageWidth: pair.left.width, imageHeight: pair.left.height) { return (f.degrees, f.source) }
+        return (PhotoConversionOptions.defaultHFOVDegrees, "default; not measured")
+    }
+
     /// Encodes a pair into spatial-photo bytes and reports every value chosen.
     public static func encode(_ pairIn: StereoPair, options: PhotoConversionOptions) throws(ParseError) -> (bytes: [UInt8], report: PhotoConversionReport) {
         var pair = pairIn
@@ -80,22 +93,23 @@ public enum PhotoConverter {
         try Image.checkDimensions(width: w, height: h, limits: options.limits)
         // Parameters and their provenance.
         let baseline: Double, bSrc: String
-        if let b = options.baselineMM { baseline = b; bSrc = "--baseline" }
+        if let b = options.baselineMM { baseline = b; bSrc = options.baselineSource ?? "--baseline" }
         else if let b = pair.sourceBaselineMM { baseline = b; bSrc = "MPO BaselineLength" }
         else { baseline = PhotoConversionOptions.defaultBaselineMM; bSrc = "default; not measured" }
-        let hfov: Double, fSrc: String
-        if let f = options.hfovDegrees { hfov = f; fSrc = "--hfov" }
-        else if let f = pair.exifInfo.horizontalFOV(imageWidth: w, imageHeight: h) { hfov = f.degrees; fSrc = f.source }
-        else { hfov = PhotoConversionOptions.defaultHFOVDegrees; fSrc = "default; not measured" }
+        let (hfov, fSrc) = fieldOfView(pair, options: options)
         let disparity = options.disparityPercent ?? 0
-        let dSrc = options.disparityPercent == nil ? "default" : "--disparity"
-        guard baseline > 0, baseline < 10_000_000 else { throw ParseError(.invalidValue, offset: 0, "baseline \(baseline) mm is out of range") }
-        guard hfov > 0, hfov < 180 else { throw ParseError(.invalidValue, offset: 0, "field of view \(hfov)° must be between 0 and 180") }
-        guard abs(disparity) <= 100 else { throw ParseError(.invalidValue, offset: 0, "disparity \(disparity) % must be between -100 and 100") }
+        let dSrc = options.disparityPercent == nil ? "default" : options.disparitySource ?? "--disparity"
+        // A value the caller gave is a usage error; one read from the file is a fault of the input.
+        // The baseline is stored as a signed 32-bit camera position in µm: at most 2147483.647 mm.
+        guard baseline > 0, baseline * 1000 <= Double(Int32.max) else {
+            throw ParseError(options.baselineMM != nil ? .invalidArgument : .invalidValue, offset: 0, "baseline \(baseline) mm is out of range (above 0, at most 2147483.647 mm; \(bSrc))")
+        }
+        guard hfov > 0, hfov < 180 else { throw ParseError(options.hfovDegrees != nil ? .invalidArgument : .invalidValue, offset: 0, "field of view \(hfov)° must be between 0 and 180 (\(fSrc))") }
+        guard abs(disparity) <= 100 else { throw ParseError(.invalidArgument, offset: 0, "disparity \(disparity) % must be between -100 and 100") }
         if let c = pair.convergenceAngleDegrees { notes.append("MPO convergence angle \(c)° (not stored: spatial photos have no such field)") }
 
         let depth = max(pair.left.bitDepth, pair.right.bitDepth)
-        guard options.bitDepth == 8 || options.bitDepth == 10 else { throw ParseError(.invalidValue, offset: 0, "bit depth must be 8 or 10") }
+        guard options.bitDepth == 8 || options.bitDepth == 10 else { throw ParseError(.invalidArgument, offset: 0, "bit depth must be 8 or 10") }
         if depth > options.bitDepth { notes.append("\(depth)-bit source converted to \(options.bitDepth) bits for a \(options.bitDepth)-bit HEVC encode") }
         let settings = PhotoEncoding.settings(quality: options.quality, sourceDepth: options.bitDepth, threads: options.threads)
         let coded = try HEVCStillEncoder.encode([pair.left, pair.right], settings: settings, limits: options.limits)
@@ -106,8 +120,8 @@ public enum PhotoConverter {
         let exifPayload = pair.exif.map { [0, 0, 0, 0] + $0 }
         let bytes = try SpatialPhotoWriter.build(left: PhotoEncoding.codedImage(coded[0], settings: settings),
                                                  right: PhotoEncoding.codedImage(coded[1], settings: settings),
-                                                 parameters: params, exif: exifPayload)
-        if pair.exif != nil { notes.append("EXIF of the source kept as an Exif item") }
+                                                 parameters: params, exif: exifPayload, xmp: SpatialPhotoWriter.spatialXMP())
+        if pair.exif != nil { notes.append("EXIF of the source kept as an Exif item on each eye") }
         let report = PhotoConversionReport(width: w, height: h, baselineMM: baseline, baselineSource: bSrc, hfovDegrees: hfov, hfovSource: fSrc,
                                            disparityPercent: disparity, disparitySource: dSrc, quality: options.quality, notes: notes, bytes: bytes.count)
         return (bytes, report)
@@ -128,16 +142,44 @@ public enum PhotoSplitter {
         guard left != nil || right != nil || sbs != nil else {
             throw ParseError(.invalidValue, offset: 0, "nothing to write: give --left/--right or --sbs")
         }
-        let eyes = try StereoImages.decodeSpatialPhoto(path, limits: limits)
+        let file = try ISOFile.open(path: path, limits: limits)
+        guard let g = file.heif?.groups.first(where: { $0.type == "ster" }), g.entityIDs.count == 2 else {
+            throw ParseError(.notRecognised, offset: 0, path: path, "no stereo pair: the file has no 'ster' entity group with two images")
+        }
+        func isHEIF(_ p: String) -> Bool { ["heic", "heif"].contains(p.split(separator: ".").last.map { $0.lowercased() } ?? "") }
+        // A .heic eye is the coded eye copied as it is (tiles, colour property, EXIF/XMP): no re-encoding, so
+        // `combine` of the two files gives back the original pictures.
+        for (out, id) in [(left, g.entityIDs[0]), (right, g.entityIDs[1])] {
+            guard let out, isHEIF(out) else { continue }
+            do throws(ParseError) {
+                try AtomicFile.write(path: out, bytes: try SpatialPhotoEditor.extractEye(file: file, item: id))
+            } catch { var e = error; if e.path.isEmpty { e.path = out }; throw e }
+        }
+        let needPixels = [left, right].contains { $0.map { !isHEIF($0) } ?? false } || sbs != nil
+        guard needPixels else { return }
+        let eyes: (left: Image, right: Image, exif: [UInt8]?)
+        do throws(ParseError) { eyes = try StereoImages.decodeSpatialPhoto(file: file, limits: limits) } catch {
+            var e = error; if e.path.isEmpty { e.path = path }; throw e
+        }
+        // Each eye keeps its own EXIF (Apple writes one per eye); the side-by-side image takes the left's.
+        let rightExif = ImageFiles.heifExif(file, item: g.entityIDs[1], limits: limits) ?? eyes.exif
         // Pixels go out as RGB at 8 bits, or 16 bits for deeper sources (PNG keeps them; JPEG reduces to 8).
         let depth = eyes.left.bitDepth > 8 ? 16 : 8
         let l = try ColourConversion.toRGB(eyes.left, bitDepth: depth)
         let r = try ColourConversion.toRGB(eyes.right, bitDepth: depth)
-        if let left { try ImageFiles.save(l, to: left, jpegQuality: quality ?? 95, heicQuality: quality ?? PhotoEncoding.defaultQuality, exif: eyes.exif, limits: limits) }
-        if let right { try ImageFiles.save(r, to: right, jpegQuality: quality ?? 95, heicQuality: quality ?? PhotoEncoding.defaultQuality, exif: eyes.exif, limits: limits) }
+        // The eyes' ICC profile (Apple: Display P3) tags PNG/JPEG output so the colours stay right.
+        let leftICC = ImageFiles.heifICC(file, item: g.entityIDs[0]), rightICC = ImageFiles.heifICC(file, item: g.entityIDs[1])
+        let leftXMP = ImageFiles.heifXMP(file, item: g.entityIDs[0], limits: limits), rightXMP = ImageFiles.heifXMP(file, item: g.entityIDs[1], limits: limits)
+        if let left, !isHEIF(left) {
+            try ImageFiles.save(l, to: left, jpegQuality: quality ?? 95, heicQuality: quality ?? PhotoEncoding.defaultQuality, exif: eyes.exif, icc: leftICC, xmp: leftXMP, limits: limits)
+        }
+        if let right, !isHEIF(right) {
+            try ImageFiles.save(r, to: right, jpegQuality: quality ?? 95, heicQuality: quality ?? PhotoEncoding.defaultQuality, exif: rightExif, icc: rightICC, xmp: rightXMP, limits: limits)
+        }
         if let sbs {
             let joined = try ImageOps.join(l, r, limits: limits)
-            try ImageFiles.save(joined, to: sbs, jpegQuality: quality ?? 95, heicQuality: quality ?? PhotoEncoding.defaultQuality, exif: eyes.exif, limits: limits)
+            try ImageFiles.save(joined, to: sbs, jpegQuality: quality ?? 95, heicQuality: quality ?? PhotoEncoding.defaultQuality, exif: eyes.exif,
+                                icc: isHEIF(sbs) ? nil : leftICC, limits: limits)
         }
     }
 }

@@ -69,7 +69,9 @@ public struct VideoConversionOptions: Sendable {
     public var fps: (num: Int, den: Int)? = nil
     public var container: SpatialVideoMuxOptions.Container = .mov
     /// Form of the layer-1 SPS: `.multilayer` (default, Apple's form: layer 1's profile is Multiview Main from
-    /// the VPS) or `.full` (the right encoder's SPS kept whole; a split gives back x265's stream byte for byte).
+    /// the VPS, and Apple's other free parameter-set choices: `general_non_packed_constraint_flag` 1, no latency limit,
+    /// see ``MVHEVCAssemblyOptions/matchAppleChoices``) or `.full` (both encoders' SPSs kept whole; a split gives back
+    /// x265's streams byte for byte).
     public var layerSPSForm: LayerSPSForm = .multilayer
     public var faststart = false
     public var decoder: Decoder = .auto
@@ -318,7 +320,17 @@ public enum VideoConverter {
     public static func convert(_ input: VideoInput, to output: String, options o: VideoConversionOptions = VideoConversionOptions(),
                                cancellation: ConversionCancellation? = nil,
                                progress: ((VideoConversionProgress) -> Void)? = nil) throws(ParseError) -> VideoConversionReport {
+        // This function polls for cancellation and unwinds by itself (producers and encoders stopped, the
+        // output's temporary file removed): a signal does not end the process under it.
+        Interruption.beginCooperative()
+        defer { Interruption.endCooperative() }
+        let cancellation = cancellation ?? ConversionCancellation()
         let t0 = monotonicSeconds(), cpu0 = processCPUSeconds()
+        // Options that need no input.
+        if case .crf(let c) = o.rateControl, !(0...51).contains(c) { throw ParseError(.invalidArgument, offset: 0, "CRF \(c) is outside 0…51") }
+        if case .bitrate(let k, _, _) = o.rateControl, k <= 0 { throw ParseError(.invalidArgument, offset: 0, "bitrate must be positive (kbit/s)") }
+        if let k = o.keyint, k < 1 { throw ParseError(.invalidArgument, offset: 0, "keyint must be at least 1") }
+        guard (0...16).contains(o.bframes) else { throw ParseError(.invalidArgument, offset: 0, "bframes must be 0…16") }
         let planCPU0 = threadCPUSeconds()
         var plan = try makePlan(input, output: output, options: o)
         let planCPU = threadCPUSeconds() - planCPU0
@@ -333,7 +345,7 @@ public enum VideoConverter {
         // The last pictures, the audio (now that the duration is known), then the movie.
         let finishCPU0 = threadCPUSeconds()
         try encoded.assembly.finish()
-        if cancellation?.isCancelled == true { throw ParseError(.io, offset: 0, path: output, "cancelled; nothing was written") }
+        if cancellation.isCancelled == true { throw ParseError(.io, offset: 0, path: output, "cancelled; nothing was written") }
         let seconds = Double(encoded.frames) * Double(plan.fpsDen) / Double(plan.fpsNum)
         let audio = try VideoAudio.tracks(plan.audio, seconds: seconds, output: output, limits: o.limits, notes: &plan.notes)
         try encoded.writer.finish(header: encoded.assembly.header, audio: audio.tracks)
@@ -508,7 +520,7 @@ public enum VideoConverter {
         let writer = try SpatialVideoStreamWriter(path: output, options: mux)
         let base = o.heroIsLeft ? left : right, second = o.heroIsLeft ? right : left
         let assembly = try StreamingAssembly(baseHeaders: base.headers, secondHeaders: second.headers,
-                                             options: MVHEVCAssemblyOptions(baseIsLeft: o.heroIsLeft, layerSPSForm: o.layerSPSForm), writer: writer)
+                                             options: MVHEVCAssemblyOptions(baseIsLeft: o.heroIsLeft, layerSPSForm: o.layerSPSForm, matchAppleChoices: o.layerSPSForm == .multilayer), writer: writer)
         for e in eyes { e.assembly = assembly }
         left.start(); right.start()
 
@@ -621,21 +633,11 @@ public enum VideoConverter {
     }
 
     static func isISOBMFF(_ path: String) -> Bool {
-        let fd = open(path, O_RDONLY)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        var head = [UInt8](repeating: 0, count: 8)
-        guard head.withUnsafeMutableBytes({ read(fd, $0.baseAddress, 8) }) == 8 else { return false }
-        return ["ftyp", "moov", "mdat", "wide", "free", "skip"].contains(String(decoding: head[4..<8], as: UTF8.self))
+        let k = FileProbe.kind(of: path)
+        return k == .movie || k == .heif
     }
 
-    static func isY4M(_ path: String) -> Bool {
-        let fd = open(path, O_RDONLY)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        var head = [UInt8](repeating: 0, count: 9)
-        return head.withUnsafeMutableBytes({ read(fd, $0.baseAddress, 9) }) == 9 && head == Array("YUV4MPEG2".utf8)
-    }
+    static func isY4M(_ path: String) -> Bool { FileProbe.kind(of: path) == .y4m }
 
     /// Fails early (before any encoding) when the output cannot be created.
     static func checkOutputDirectory(_ output: String) throws(ParseError) {

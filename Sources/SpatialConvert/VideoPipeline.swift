@@ -10,6 +10,7 @@ import Dispatch
 #endif
 import BinaryIO
 import MediaDecode
+import SystemSupport
 
 // Small threading helpers for the video pipeline (no Foundation, like the rest of the package).
 
@@ -36,13 +37,14 @@ final class Monitor: @unchecked Sendable {
     func broadcast() { pthread_cond_broadcast(c) }
 }
 
-/// Set by a signal handler or a caller to stop a conversion; checked between frames.
+/// Set by a caller to stop a conversion; checked between frames. A process-wide interruption
+/// (``Interruption``: SIGINT/SIGTERM once the handlers are installed) cancels every conversion too.
 public final class ConversionCancellation: @unchecked Sendable {
     private let lock = Monitor()
     private var flag = false
     public init() {}
     public func cancel() { lock.withLock { flag = true } }
-    public var isCancelled: Bool { lock.withLock { flag } }
+    public var isCancelled: Bool { lock.withLock { flag } || Interruption.isRequested }
 }
 
 /// A bounded FIFO between the reading thread and one encoder thread: `put` blocks while full, `take`

@@ -13,6 +13,10 @@ public struct MediaInfo: Sendable {
     /// True when diagnostics were found (the CLI exits with 1).
     public var hasProblems: Bool
 
+    public init(lines: [String], json: JSON, hasProblems: Bool) {
+        self.lines = lines; self.json = json; self.hasProblems = hasProblems
+    }
+
     /// At most this many samples (and bytes) of a track are read to analyse its slices.
     public static let samplesToAnalyse = 3
     public static let bytesToAnalyse = 4 << 20

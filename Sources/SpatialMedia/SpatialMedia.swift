@@ -2,5 +2,5 @@ import ISOBMFF
 
 /// The library's version.
 public enum SpatialMediaVersion {
-    public static let string = "0.1.0"
+    public static let string = "0.2.0"
 }

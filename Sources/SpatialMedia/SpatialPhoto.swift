@@ -83,7 +83,7 @@ public struct SpatialPhoto: Sendable {
 
 /// Reads spatial photos from HEIF files.
 public enum SpatialPhotoReader {
-    static let imageTypes: Set<String> = ["hvc1", "grid", "iden", "iovl", "av01", "jpeg", "unci", "avc1", "vvc1", "j2k1", "tmap"]
+    static let imageTypes: Set<String> = ["hvc1", "grid", "iden", "iovl", "av01", "jpeg", "unci", "avc1", "vvc1", "j2k1", "tmap", "lhv1"]
 
     /// The stereo pair of a HEIF file, or nil when it has no `ster` group. Problems (a group of the wrong
     /// size, entities that are not images, eyes of different sizes) are reported as diagnostics; a group
@@ -111,6 +111,10 @@ public enum SpatialPhotoReader {
             if !imageTypes.contains(item.type.description) {
                 problems.append(SpatialDiagnostic(.error, offset: h.meta.header.offset, path: "meta/grpl", "ster group \(g.id): item \(id) (\(name) eye) is '\(item.type)', not an image"))
                 return nil
+            }
+            if item.type == "lhv1" {
+                diags.append(SpatialDiagnostic(.error, offset: h.meta.header.offset, path: "meta/iinf",
+                    "item \(id) (\(name) eye) is a layered-HEVC ('lhv1') image: a layer of a multi-layer (L-HEVC/MV-HEVC) stream, which needs the other layer to decode; Apple's readers don't take it — they expect each eye as its own 'hvc1' (or grid) item"))
             }
             eyes.append(eye(item: item, meta: h, diagnostics: &diags))
         }

@@ -9,19 +9,6 @@ import BinaryIO
 import ISOBMFF
 import SystemSupport
 
-/// A change to a spatial photo's stereo metadata. `nil` keeps the current value.
-public struct SpatialPhotoEdit: Sendable, Equatable {
-    public var baselineMicrometres: UInt32?
-    public var hfovMillidegrees: UInt32?
-    public var disparity: Int32?
-    /// Form for properties that do not exist yet; existing ones keep their form(s).
-    public var form: CameraPropertyForm
-    public init(baselineMicrometres: UInt32? = nil, hfovMillidegrees: UInt32? = nil, disparity: Int32? = nil, form: CameraPropertyForm = .apple) {
-        self.baselineMicrometres = baselineMicrometres; self.hfovMillidegrees = hfovMillidegrees; self.disparity = disparity; self.form = form
-    }
-    public var isEmpty: Bool { baselineMicrometres == nil && hfovMillidegrees == nil && disparity == nil }
-}
-
 /// What an edit or combine did.
 public struct PhotoEditResult: Sendable {
     public var output: String
@@ -48,7 +35,7 @@ public enum SpatialPhotoEditor {
 
     /// Changes the stereo metadata of an existing spatial photo. Writes `output` (or replaces `path`
     /// atomically when `output` is nil).
-    public static func edit(path: String, output: String?, edit: SpatialPhotoEdit) throws(ParseError) -> PhotoEditResult {
+    public static func edit(path: String, output: String?, edit: StereoPhotoParameters) throws(ParseError) -> PhotoEditResult {
         let file = try ISOFile.open(path: path)
         var problems: [SpatialDiagnostic] = []
         guard let photo = SpatialPhotoReader.read(file, problems: &problems) else {
@@ -61,7 +48,7 @@ public enum SpatialPhotoEditor {
     /// = left). Without explicit ids, the two displayable images (not hidden, not thumbnails or auxiliary
     /// images) are used, first = left.
     public static func combine(path: String, leftItem: UInt32? = nil, rightItem: UInt32? = nil, swapEyes: Bool = false,
-                               edit: SpatialPhotoEdit, output: String) throws(ParseError) -> PhotoEditResult {
+                               edit: StereoPhotoParameters, output: String) throws(ParseError) -> PhotoEditResult {
         let file = try ISOFile.open(path: path)
         guard let h = file.heif else { throw ParseError(.notRecognised, offset: 0, path: path, "not a HEIF image (no meta box)") }
         var ids: [UInt32]
@@ -75,6 +62,62 @@ public enum SpatialPhotoEditor {
         return try apply(edit, to: file, left: ids[0], right: ids[1], addGroup: true, output: output)
     }
 
+    /// The edit `combine` applies: each field of `edit` that is nil takes the value of `defaults`, except where `file` is
+    /// already a spatial photo that carries that value (a baseline in its extrinsics, a field of view in its intrinsics, a
+    /// disparity adjustment): then it stays nil, so ``combine(path:leftItem:rightItem:swapEyes:edit:output:)`` keeps the
+    /// file's calibration. `kept` names what was kept.
+    public static func fillingDefaults(_ edit: StereoPhotoParameters, defaults: StereoPhotoParameters, keepingFrom file: ISOFile?) -> (edit: StereoPhotoParameters, kept: [String]) {
+        var problems: [SpatialDiagnostic] = []
+        let photo = file.flatMap { SpatialPhotoReader.read($0, problems: &problems) }
+        var e = edit
+        var kept: [String] = []
+        if e.baselineMicrometres == nil {
+            if let b = photo?.baselineMicrometres { kept.append("baseline \(NumberText.fixed(b / 1000, places: 3)) mm") }
+            else { e.baselineMicrometres = defaults.baselineMicrometres }
+        }
+        if e.hfovMillidegrees == nil {
+            if let f = photo?.horizontalFOVDegrees { kept.append("horizontal field of view \(NumberText.fixed(f, places: 3))°") }
+            else { e.hfovMillidegrees = defaults.hfovMillidegrees }
+        }
+        if e.disparity == nil {
+            if let d = photo?.disparityAdjustment { kept.append("disparity adjustment \(NumberText.fixed(Double(d) / 100, places: 2)) %") }
+            else { e.disparity = defaults.disparity }
+        }
+        return (e, kept)
+    }
+
+    /// One eye of a spatial photo as a plain HEIF image, without re-encoding: the eye's image item (and, for a grid, its
+    /// tiles) with their coded bytes and properties (`hvcC`, `ispe`, `colr` — e.g. Apple's Display P3 ICC profile —,
+    /// `pixi`, intrinsics), and the Exif/XMP items that describe that eye (`cdsc`). The stereo-pair facts (extrinsics,
+    /// disparity adjustment, the `ster` group) are left out. `combine` of two such files gives back the original coded
+    /// pictures.
+    public static func extractEye(file: ISOFile, item eye: UInt32) throws(ParseError) -> [UInt8] {
+        guard let h = file.heif else { throw ParseError(.notRecognised, offset: 0, "not a HEIF image") }
+        guard h.items.contains(where: { $0.id == eye }) else {
+            throw ParseError(.danglingReference, offset: 0, path: "meta/iinf", "item \(eye) does not exist")
+        }
+        let tiles = h.references(from: eye, type: "dimg")
+        let metadata = h.allReferences.filter { $0.type == "cdsc" && $0.to.contains(eye) }.map(\.from)
+        var builder = HEIFBuilder(brands: ["heic", "mif1"], primaryItemID: eye)
+        var seen = Set<UInt32>()
+        for id in [eye] + tiles + metadata where seen.insert(id).inserted {
+            guard let it = h.items.first(where: { $0.id == id }) else {
+                throw ParseError(.danglingReference, offset: 0, path: "meta/iref", "item \(id) referenced by the eye does not exist")
+            }
+            let data = try h.data(of: id, file: file)
+            let method = h.location?.item(id)?.constructionMethod ?? 0
+            let props = h.properties(of: id).filter { p in
+                guard let (k, _) = kind(of: p.box) else { return true }
+                return k == .intrinsics
+            }
+            builder.items.append(.init(id: id, type: it.type, name: it.name, hidden: id != eye && it.hidden, contentType: it.contentType,
+                                       data: data, inIdat: method == 1, properties: props))
+        }
+        if !tiles.isEmpty { builder.references.append(.init(type: "dimg", from: eye, to: tiles)) }
+        for m in metadata { builder.references.append(.init(type: "cdsc", from: m, to: [eye])) }
+        return try builder.build()
+    }
+
     /// Images that are shown on their own: image items that are neither hidden nor thumbnails/auxiliary images.
     static func displayableImages(_ h: HEIFMeta) -> [UInt32] {
         let secondary = Set(h.allReferences.filter { ["thmb", "auxl", "base", "dimg"].contains($0.type.description) && $0.type != "dimg" }.map(\.from))
@@ -84,7 +127,7 @@ public enum SpatialPhotoEditor {
 
     /// Combines two single-image HEIF files into one spatial photo (all items of both copied, ids of the
     /// second renumbered).
-    public static func combine(leftPath: String, rightPath: String, edit: SpatialPhotoEdit, output: String) throws(ParseError) -> PhotoEditResult {
+    public static func combine(leftPath: String, rightPath: String, edit: StereoPhotoParameters, output: String) throws(ParseError) -> PhotoEditResult {
         let a = try ISOFile.open(path: leftPath), b = try ISOFile.open(path: rightPath)
         guard let ha = a.heif, let hb = b.heif else { throw ParseError(.notRecognised, offset: 0, path: a.heif == nil ? leftPath : rightPath, "not a HEIF image") }
         guard let pa = ha.primaryItemID, let pb = hb.primaryItemID else { throw ParseError(.invalidValue, offset: 0, path: leftPath, "both inputs need a primary image") }
@@ -92,7 +135,7 @@ public enum SpatialPhotoEditor {
         guard let sa, let sb, sa.width == sb.width, sa.height == sb.height else {
             throw ParseError(.invalidValue, offset: 0, "the two images differ in size (\(sa.map { "\($0.width)x\($0.height)" } ?? "?") and \(sb.map { "\($0.width)x\($0.height)" } ?? "?")); both eyes must be the same size")
         }
-        var builder = HEIFBuilder(brands: ["mif1", "heic"], primaryItemID: pa)
+        var builder = HEIFBuilder(brands: ["heic", "mif1"], primaryItemID: pa)
         let maxA = ha.items.map(\.id).max() ?? 0
         let shift = maxA + 1 > 0 ? maxA : 0
         for (file, h, offset) in [(a, ha, UInt32(0)), (b, hb, shift)] {
@@ -119,7 +162,7 @@ public enum SpatialPhotoEditor {
                                bytesWritten: UInt64(bytes.count))
     }
 
-    static func describe(_ e: SpatialPhotoEdit) -> [String] {
+    static func describe(_ e: StereoPhotoParameters) -> [String] {
         var out: [String] = []
         if let b = e.baselineMicrometres { out.append("baseline \(NumberText.fixed(Double(b) / 1000, places: 3)) mm") }
         if let f = e.hfovMillidegrees { out.append("horizontal field of view \(NumberText.fixed(Double(f) / 1000, places: 3))°") }
@@ -128,7 +171,7 @@ public enum SpatialPhotoEditor {
     }
 
     /// Applies `edit` to the eyes `left`/`right` of `file` and writes the result.
-    static func apply(_ edit: SpatialPhotoEdit, to file: ISOFile, left: UInt32, right: UInt32, addGroup: Bool, output: String) throws(ParseError) -> PhotoEditResult {
+    static func apply(_ edit: StereoPhotoParameters, to file: ISOFile, left: UInt32, right: UInt32, addGroup: Bool, output: String) throws(ParseError) -> PhotoEditResult {
         guard let h = file.heif, var meta = file.box("meta") else { throw ParseError(.notRecognised, offset: 0, "not a HEIF image") }
         let items = Set(h.items.map(\.id))
         for id in [left, right] where !items.contains(id) {

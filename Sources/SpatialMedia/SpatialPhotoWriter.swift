@@ -18,7 +18,8 @@ public enum CameraPropertyForm: String, Sendable, Equatable, CaseIterable {
     case both
 }
 
-/// Stereo parameters of a spatial photo, in stored units.
+/// Stereo parameters of a spatial photo, in stored units: what a new photo is written with, and what an edit
+/// changes (`nil` keeps the current value; `form` is used for properties that do not exist yet).
 public struct StereoPhotoParameters: Sendable, Equatable {
     /// Distance between the two cameras in micrometres (the right camera sits at +x).
     public var baselineMicrometres: UInt32?
@@ -30,6 +31,8 @@ public struct StereoPhotoParameters: Sendable, Equatable {
     public init(baselineMicrometres: UInt32? = nil, hfovMillidegrees: UInt32? = nil, disparity: Int32? = nil, form: CameraPropertyForm = .apple) {
         self.baselineMicrometres = baselineMicrometres; self.hfovMillidegrees = hfovMillidegrees; self.disparity = disparity; self.form = form
     }
+    /// No value is set (an edit that changes nothing).
+    public var isEmpty: Bool { baselineMicrometres == nil && hfovMillidegrees == nil && disparity == nil }
 }
 
 /// One eye, already coded as HEVC by the caller.
@@ -55,20 +58,22 @@ public struct CodedImage: Sendable {
 
 /// Writes, combines and edits spatial photos without re-encoding.
 ///
-/// Layout of a written photo (see `Specs/spatial-photo.md`): `ftyp heic [mif1, heic]`; `meta` with `hdlr pict`,
+/// Layout of a written photo (see `Specs/spatial-photo.md`): `ftyp heic [heic, mif1]` (Apple's order); `meta` with `hdlr pict`,
 /// `pitm` = left eye, items for each eye (an `hvc1` item, or a `grid` whose descriptor sits in `idat` plus hidden
 /// `hvc1` tiles), per-eye properties `hvcC`, `ispe`, camera intrinsics, extrinsics (left at the origin, right at
 /// +baseline on x) and the disparity adjustment, a `grpl` with `ster` = [left, right]; item bytes in one `mdat`.
 public enum SpatialPhotoWriter {
     /// Builds a new spatial photo from two coded eyes. `exif` (a HEIF Exif item payload: 4-byte offset then
-    /// the TIFF header) and `xmp` are attached to the left eye with `cdsc` references when given.
+    /// the TIFF header) and `xmp` are attached to **each** eye as Apple's camera does (one hidden item per eye,
+    /// `cdsc` to that eye): Exif for the left, then the right, then XMP for the left and the right. `rightExif` gives the
+    /// right eye its own EXIF (default: the same as the left).
     public static func build(left: CodedImage, right: CodedImage, parameters: StereoPhotoParameters,
-                             exif: [UInt8]? = nil, xmp: [UInt8]? = nil) throws(ParseError) -> [UInt8] {
+                             exif: [UInt8]? = nil, rightExif: [UInt8]? = nil, xmp: [UInt8]? = nil) throws(ParseError) -> [UInt8] {
         guard left.width == right.width, left.height == right.height else {
             throw ParseError(.invalidValue, offset: 0, "the eyes differ in size: \(left.width)x\(left.height) and \(right.width)x\(right.height)")
         }
         var nextID: UInt32 = 1
-        var builder = HEIFBuilder(primaryItemID: 0)
+        var builder = HEIFBuilder(brands: ["heic", "mif1"], primaryItemID: 0)
         var eyeIDs: [UInt32] = []
         for (eye, image) in [(Eye.left, left), (Eye.right, right)] {
             let camera = cameraProperties(eye: eye, width: image.width, height: image.height, parameters: parameters)
@@ -87,10 +92,13 @@ public enum SpatialPhotoWriter {
                 guard tw * columns >= image.width, th * rows >= image.height else {
                     throw ParseError(.invalidValue, offset: 0, "tiles of \(tw)x\(th) in a \(columns)x\(rows) grid do not cover \(image.width)x\(image.height)")
                 }
+                // Tiles as Apple's: ispe, the image's colr, hvcC, all marked essential.
+                let tileColr = image.properties.filter { $0.box.type == "colr" }.map { (box: $0.box, essential: true) }
+                let tileProperties: [(box: Box, essential: Bool)] = [(ispe(tw, th), true)] + tileColr + [(hvcC, true)]
                 var tileIDs: [UInt32] = []
                 for t in tiles {
                     let id = nextID; nextID += 1
-                    builder.items.append(.init(id: id, type: "hvc1", hidden: true, data: t, properties: [(hvcC, true), (ispe(tw, th), false)]))
+                    builder.items.append(.init(id: id, type: "hvc1", hidden: true, data: t, properties: tileProperties))
                     tileIDs.append(id)
                 }
                 let gid = nextID; nextID += 1
@@ -105,11 +113,13 @@ public enum SpatialPhotoWriter {
                 eyeIDs.append(gid)
             }
         }
-        for (payload, type, mime) in [(exif, FourCC("Exif"), nil as String?), (xmp, FourCC("mime"), "application/rdf+xml")] {
+        let metadata: [([UInt8]?, FourCC, String?, Int)] = [(exif, "Exif", nil, 0), (rightExif ?? exif, "Exif", nil, 1),
+                                                             (xmp, "mime", "application/rdf+xml", 0), (xmp, "mime", "application/rdf+xml", 1)]
+        for (payload, type, mime, eye) in metadata {
             guard let payload else { continue }
             let id = nextID; nextID += 1
             builder.items.append(.init(id: id, type: type, hidden: true, contentType: mime, data: payload))
-            builder.references.append(.init(type: "cdsc", from: id, to: [eyeIDs[0]]))
+            builder.references.append(.init(type: "cdsc", from: id, to: [eyeIDs[eye]]))
         }
         builder.primaryItemID = eyeIDs[0]
         builder.groups.append((type: "ster", id: nextID, entities: eyeIDs))
@@ -118,8 +128,28 @@ public enum SpatialPhotoWriter {
 
     /// Builds and writes a new spatial photo atomically.
     public static func write(left: CodedImage, right: CodedImage, parameters: StereoPhotoParameters,
-                             exif: [UInt8]? = nil, xmp: [UInt8]? = nil, to path: String) throws(ParseError) {
-        try AtomicFile.write(path: path, bytes: try build(left: left, right: right, parameters: parameters, exif: exif, xmp: xmp))
+                             exif: [UInt8]? = nil, rightExif: [UInt8]? = nil, xmp: [UInt8]? = nil, to path: String) throws(ParseError) {
+        try AtomicFile.write(path: path, bytes: try build(left: left, right: right, parameters: parameters, exif: exif, rightExif: rightExif, xmp: xmp))
+    }
+
+    /// The XMP packet Apple's camera attaches to each eye of a spatial photo (namespace
+    /// `http://ns.apple.com/SpatialMedia/1.0/`, `SpatialMedia:version` 1.0), filled with our own values: the creator
+    /// tool names this library; Apple's capture-only values (LuxClippingPoint) and the capture date are left out.
+    public static func spatialXMP(creatorTool: String = "spatial-media") -> [UInt8] {
+        let tool = creatorTool.unicodeScalars.filter { $0 != "<" && $0 != ">" && $0 != "&" }.map(String.init).joined()
+        let text = """
+        <x:xmpmeta xmlns:x="adobe:ns:meta/">
+           <rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">
+              <rdf:Description rdf:about=""
+                    xmlns:xmp="http://ns.adobe.com/xap/1.0/"
+                    xmlns:SpatialMedia="http://ns.apple.com/SpatialMedia/1.0/">
+                 <xmp:CreatorTool>\(tool)</xmp:CreatorTool>
+                 <SpatialMedia:version>1.0</SpatialMedia:version>
+              </rdf:Description>
+           </rdf:RDF>
+        </x:xmpmeta>
+        """
+        return Array(text.utf8)
     }
 
     enum Eye { case left, right }

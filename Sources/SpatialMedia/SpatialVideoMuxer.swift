@@ -34,7 +34,8 @@ public struct SpatialVideoMuxResult: Sendable {
     public var syncSamples: Int
     public var timescale: UInt32
     public var frameDuration: UInt32
-    /// Pictures of reordering delay (B-frames): the first `compositionDelay` frame durations are cut by the edit list.
+    /// Pictures of reordering delay (B-frames). Composition offsets are signed (`ctts` version 1, Apple's form) so the
+    /// first picture is presented at time 0 without an edit-list shift.
     public var compositionDelay: Int
 }
 
@@ -73,9 +74,23 @@ public enum SpatialVideoMuxer {
         var poc: Int
         var isIRAP: Bool
         var baseType: NALUnitType
+        /// Every picture of the access unit is a sub-layer non-reference picture (nothing depends on the sample).
+        var disposable: Bool
+        /// NAL unit type of the highest layer's first slice (the `sync` sample group entry of an IRAP sample).
+        var topLayerType: NALUnitType
         init(_ au: MVHEVCAccessUnit, size: Int) throws(ParseError) {
             guard let s = UInt32(exactly: size) else { throw ParseError(.unwritable, offset: 0, "an access unit of \(size) bytes does not fit stsz") }
             self.size = s; poc = au.poc; isIRAP = au.isIRAP; baseType = au.baseType
+            let vcl = au.nalUnits.filter { $0.type.isVCL }
+            disposable = !vcl.isEmpty && vcl.allSatisfy { $0.type.isSubLayerNonReference }
+            let top = vcl.map(\.layerId).max() ?? 0
+            topLayerType = vcl.first { $0.layerId == top }?.type ?? au.baseType
+        }
+        /// The `sdtp` byte as Apple writes it: is_leading 0; sample_depends_on 2 for an IRAP sample, else 1;
+        /// sample_is_depended_on 2 for a disposable sample, else 0 (unknown); has_redundancy 0.
+        var dependencyFlags: UInt8 {
+            if isIRAP { return 0x20 }
+            return disposable ? 0x18 : 0x10
         }
     }
 
@@ -106,7 +121,8 @@ public enum SpatialVideoMuxer {
         for (r, k) in order.enumerated() { rank[k.2] = r }
         var delay = 0
         for i in 0..<n { delay = max(delay, i - rank[i]) }
-        let offsets = (0..<n).map { rank[$0] + delay - $0 }   // in frames, ≥ 0
+        // Signed offsets in frames: composition time = presentation rank, so the first picture shown is at 0.
+        let offsets = (0..<n).map { rank[$0] - $0 }
         let mediaDuration = try Checked.mul(UInt64(n), UInt64(duration))
         let sync = samples.enumerated().filter { $0.element.isIRAP }.map { UInt32($0.offset + 1) }
 
@@ -123,7 +139,6 @@ public enum SpatialVideoMuxer {
             chunkSizes.append(sz)
             i = end
         }
-        let sizes = samples.map(\.size)
         let ftyp = ftypBox(options.container)
         let largeMdat = total + 8 > UInt64(UInt32.max)
         var mdatHeader = BoxHeader(type: "mdat", form: largeMdat ? .large : .compact)
@@ -134,8 +149,8 @@ public enum SpatialVideoMuxer {
             var chunkOffsets: [UInt64] = []
             var off = dataStart
             for c in chunkSizes { chunkOffsets.append(off); off += c }
-            return try moovBox(entry: entry, sampleSizes: sizes, timescale: timescale, frameDuration: duration, mediaDuration: mediaDuration,
-                               offsets: offsets, delay: delay, sync: sync.count == n ? nil : sync, perChunk: perChunk,
+            return try moovBox(entry: entry, samples: samples, timescale: timescale, frameDuration: duration, mediaDuration: mediaDuration,
+                               offsets: offsets, sync: sync.count == n ? nil : sync, perChunk: perChunk,
                                chunkOffsets: chunkOffsets, co64: useCo64, width: stream.width, height: stream.height, container: options.container)
         }
         let ftypSize = ftyp.encodedSize()
@@ -187,8 +202,9 @@ public enum SpatialVideoMuxer {
         }
         let hvcC = try HEVCDecoderConfigurationRecord(vps: [s.vps], sps: s.baseSPS, pps: s.basePPS, sei: [s.sei])
         let baseSPS = try s.baseSPS.first.map { (n: NALUnit) throws(ParseError) -> SequenceParameterSet in try SequenceParameterSet(nal: n) }
+        // temporalIdNested 0 as Apple writes it in lhvC (it claims nothing; Apple's base SPS also sets nesting).
         let lhvC = try LHEVCDecoderConfigurationRecord(sps: s.layerSPS, pps: s.layerPPS, numTemporalLayers: hvcC.numTemporalLayers,
-                                                       temporalIdNested: baseSPS?.temporalIdNesting ?? false)
+                                                       temporalIdNested: false)
         var fixed = ByteWriter()
         fixed.writeU16(0); fixed.writeU16(0)                 // pre_defined, reserved
         fixed.write([UInt8](repeating: 0, count: 12))        // pre_defined[3]
@@ -200,10 +216,12 @@ public enum SpatialVideoMuxer {
         fixed.writeU8(UInt8(name.count)); fixed.write(name); fixed.write([UInt8](repeating: 0, count: 31 - name.count))
         fixed.writeU16(0x0018)                               // depth
         fixed.writeI16(-1)                                   // pre_defined
-        var entry = Box(SampleEntry(kind: .visual, dataReferenceIndex: 1, fixed: fixed.take()), type: "hvc1", children: [
+        var children = [
             Box(HEVCConfigurationBox(record: try hvcC.serialized(), layered: false), type: "hvcC"),
             Box(HEVCConfigurationBox(record: try lhvC.serialized(), layered: true), type: "lhvC"),
-        ])
+        ]
+        if let sps = baseSPS, let c = colr(sps, container: o.container) { children.append(c) }
+        var entry = Box(SampleEntry(kind: .visual, dataReferenceIndex: 1, fixed: fixed.take()), type: "hvc1", children: children)
         var edit = SpatialVideoEdit()
         edit.heroEye = .set(o.heroEye)
         if let b = o.baselineMicrometres { edit.baselineMicrometres = .set(b) }
@@ -214,6 +232,19 @@ public enum SpatialVideoMuxer {
         return entry
     }
 
+    /// `colr` for the sample entry from the base SPS VUI colour description: `nclc` in QuickTime, `nclx` (with the
+    /// full-range flag) in MP4. nil when the VUI describes no colour (nothing to repeat).
+    static func colr(_ s: SequenceParameterSet, container: SpatialVideoMuxOptions.Container) -> Box? {
+        guard s.vuiPresent, s.vui.videoSignalTypePresent, s.vui.colourDescriptionPresent else { return nil }
+        let c = ColourInformationBox(colourType: container == .mov ? "nclc" : "nclx", colourPrimaries: UInt16(s.vui.colourPrimaries),
+                                     transferCharacteristics: UInt16(s.vui.transferCharacteristics),
+                                     matrixCoefficients: UInt16(s.vui.matrixCoeffs), fullRange: s.vui.videoFullRange)
+        return Box(c, type: "colr")
+    }
+
+    /// The handler name we write (our own, not Apple's "Core Media Video").
+    static let handlerName = "spatial-media video"
+
     static func runLength(_ values: [UInt32]) -> [(UInt32, UInt32)] {
         var out: [(UInt32, UInt32)] = []
         for v in values {
@@ -222,15 +253,39 @@ public enum SpatialVideoMuxer {
         return out
     }
 
+    /// `sgpd` (version 1, default_length 1) and `sbgp` of grouping type `sync`, as Apple writes them: one entry per NAL
+    /// unit type found in the highest layer of the IRAP samples (Apple: 0x15, the layer-1 CRA of its first sample), each
+    /// IRAP sample mapped to its entry, the others to 0. Empty when there is no IRAP sample.
+    static func syncSampleGroup(_ samples: [VideoSample]) -> [Box] {
+        var types: [UInt8] = []
+        var index: [UInt32] = []
+        index.reserveCapacity(samples.count)
+        for s in samples {
+            guard s.isIRAP else { index.append(0); continue }
+            let t = s.topLayerType.rawValue & 0x3F
+            if let k = types.firstIndex(of: t) { index.append(UInt32(k + 1)) } else { types.append(t); index.append(UInt32(types.count)) }
+        }
+        guard !types.isEmpty else { return [] }
+        let sgpd = raw("sgpd") { w in
+            w.writeU8(1); w.writeU24(0); w.writeFourCC("sync"); w.writeU32(1); w.writeU32(UInt32(types.count))
+            for t in types { w.writeU8(t) }
+        }
+        let runs = runLength(index)
+        let sbgp = raw("sbgp") { w in
+            w.writeU8(0); w.writeU24(0); w.writeFourCC("sync"); w.writeU32(UInt32(runs.count))
+            for r in runs { w.writeU32(r.0); w.writeU32(r.1) }
+        }
+        return [sgpd, sbgp]
+    }
+
     static let identityMatrix: [UInt32] = [0x0001_0000, 0, 0, 0, 0x0001_0000, 0, 0, 0, 0x4000_0000]
 
-    static func moovBox(entry: Box, sampleSizes: [UInt32], timescale: UInt32, frameDuration: UInt32, mediaDuration: UInt64,
-                        offsets: [Int], delay: Int, sync: [UInt32]?, perChunk: Int, chunkOffsets: [UInt64], co64: Bool,
+    static func moovBox(entry: Box, samples: [VideoSample], timescale: UInt32, frameDuration: UInt32, mediaDuration: UInt64,
+                        offsets: [Int], sync: [UInt32]?, perChunk: Int, chunkOffsets: [UInt64], co64: Bool,
                         width: Int, height: Int, container: SpatialVideoMuxOptions.Container) throws(ParseError) -> Box {
-        let n = sampleSizes.count
-        let delayTicks = try Checked.mul(UInt64(delay), UInt64(frameDuration))
+        let n = samples.count
         let presentationDuration = mediaDuration
-        let v1 = presentationDuration > UInt64(UInt32.max) || delayTicks > UInt64(UInt32.max)
+        let v1 = presentationDuration > UInt64(UInt32.max)
         let mvhd = raw("mvhd") { w in
             w.writeU8(v1 ? 1 : 0); w.writeU24(0)
             if v1 { w.writeU64(0); w.writeU64(0); w.writeU32(timescale); w.writeU64(presentationDuration) }
@@ -250,8 +305,9 @@ public enum SpatialVideoMuxer {
         }
         let elst = raw("elst") { w in
             w.writeU8(v1 ? 1 : 0); w.writeU24(0); w.writeU32(1)
-            if v1 { w.writeU64(presentationDuration); w.writeI64(Int64(delayTicks)) }
-            else { w.writeU32(UInt32(presentationDuration)); w.writeI32(Int32(delayTicks)) }
+            // media_time 0: signed composition offsets already start the presentation at 0 (no shift).
+            if v1 { w.writeU64(presentationDuration); w.writeI64(0) }
+            else { w.writeU32(UInt32(presentationDuration)); w.writeI32(0) }
             w.writeU16(1); w.writeU16(0)
         }
         let mdhd = raw("mdhd") { w in
@@ -260,25 +316,44 @@ public enum SpatialVideoMuxer {
             else { w.writeU32(0); w.writeU32(0); w.writeU32(timescale); w.writeU32(UInt32(mediaDuration)) }
             w.writeU16(0x55C4); w.writeU16(0)   // 'und'
         }
-        var hdlrPayload = HandlerBox(handlerType: "vide", name: "Core Media Video")
-        if container == .mov { let mhlr: FourCC = "mhlr"; hdlrPayload.preDefined = mhlr.rawValue }
+        var hdlrPayload = HandlerBox(handlerType: "vide", name: handlerName)
+        if container == .mov {
+            // QuickTime: component type 'mhlr' and the name as a Pascal string (length byte, no terminator).
+            let mhlr: FourCC = "mhlr"
+            hdlrPayload.preDefined = mhlr.rawValue
+            let name = Array(handlerName.utf8)
+            hdlrPayload.nameBytes = [UInt8(name.count)] + name
+        }
         let vmhd = raw("vmhd") { w in w.writeU8(0); w.writeU24(1); w.writeU16(0); w.writeU16(0); w.writeU16(0); w.writeU16(0) }
         let dref = raw("dref", { w in w.writeU8(0); w.writeU24(0); w.writeU32(1) },
                        children: [raw("url ") { w in w.writeU8(0); w.writeU24(1) }])
         let stsd = raw("stsd", { w in w.writeU8(0); w.writeU24(0); w.writeU32(1) }, children: [entry])
         let stts = raw("stts") { w in w.writeU8(0); w.writeU24(0); w.writeU32(1); w.writeU32(UInt32(n)); w.writeU32(frameDuration) }
-        var stblKids: [Box] = [stsd, stts]
-        if delay > 0 {
-            let ticks = offsets.map { UInt32(clamping: UInt64($0) * UInt64(frameDuration)) }
+        // Apple's order: sgpd/sbgp 'sync', stts, ctts, stss, sdtp, stsc, stsz, stco.
+        var stblKids: [Box] = [stsd]
+        stblKids += syncSampleGroup(samples)
+        stblKids.append(stts)
+        if offsets.contains(where: { $0 != 0 }) {
+            var ticks: [UInt32] = []
+            ticks.reserveCapacity(n)
+            for o in offsets {
+                let t = try Checked.mul(o, Int(frameDuration))
+                guard let v = Int32(exactly: t) else { throw ParseError(.unwritable, offset: 0, "composition offset \(t) does not fit ctts") }
+                ticks.append(UInt32(bitPattern: v))
+            }
             let runs = runLength(ticks)
             stblKids.append(raw("ctts") { w in
-                w.writeU8(0); w.writeU24(0); w.writeU32(UInt32(runs.count))
+                w.writeU8(1); w.writeU24(0); w.writeU32(UInt32(runs.count))
                 for r in runs { w.writeU32(r.0); w.writeU32(r.1) }
             })
         }
         if let sync {
             stblKids.append(raw("stss") { w in w.writeU8(0); w.writeU24(0); w.writeU32(UInt32(sync.count)); for s in sync { w.writeU32(s) } })
         }
+        stblKids.append(raw("sdtp") { w in
+            w.writeU8(0); w.writeU24(0)
+            for s in samples { w.writeU8(s.dependencyFlags) }
+        })
         let fullChunks = n / perChunk, rest = n % perChunk
         stblKids.append(raw("stsc") { w in
             w.writeU8(0); w.writeU24(0)
@@ -290,7 +365,7 @@ public enum SpatialVideoMuxer {
         })
         stblKids.append(raw("stsz") { w in
             w.writeU8(0); w.writeU24(0); w.writeU32(0); w.writeU32(UInt32(n))
-            for s in sampleSizes { w.writeU32(s) }
+            for s in samples { w.writeU32(s.size) }
         })
         if co64 {
             stblKids.append(raw("co64") { w in w.writeU8(0); w.writeU24(0); w.writeU32(UInt32(chunkOffsets.count)); for o in chunkOffsets { w.writeU64(o) } })

@@ -122,7 +122,7 @@ public enum SpatialUnits {
     /// Baselines above this (1 m, in µm) are written but reported as a warning.
     public static let implausibleBaselineMicrometres: UInt32 = 1_000_000
 
-    static func invalid(_ m: String) -> ParseError { ParseError(.invalidValue, offset: 0, path: "", m) }
+    static func invalid(_ m: String) -> ParseError { ParseError(.invalidArgument, offset: 0, path: "", m) }
 }
 
 /// A problem in the stereo metadata of a file that did not stop reading.
@@ -173,6 +173,30 @@ public struct StereoVideoMetadata: Sendable, Equatable {
     public var googleProjection: FourCC?
     /// `GSpherical:StereoMode` from the spherical v1 XML (`mono`, `left-right`, `top-bottom`).
     public var sphericalV1StereoMode: String?
+    /// `GSpherical:ProjectionType` from the spherical v1 XML (`equirectangular`).
+    public var sphericalV1Projection: String?
+    /// Every `GSpherical:*` element of the v1 XML (name without prefix → text), in document order.
+    public var sphericalV1Fields: [(String, String)] = []
+    /// Google `sv3d/proj/equi` crop bounds as stored (top, bottom, left, right; 0.32 fixed-point fractions).
+    public var googleEquirectBounds: [UInt32]?
+    /// Google `sv3d/proj/prhd` pose as stored (yaw, pitch, roll; 16.16 fixed-point degrees).
+    public var googlePose: [Int32]?
+    /// Google `sv3d/svhd` metadata source.
+    public var googleMetadataSource: String?
+    /// Number of `lens` boxes in `vexu/lnsc` (parametric immersive lens collection); nil when absent.
+    public var lensCount: Int?
+
+    public static func == (a: StereoVideoMetadata, b: StereoVideoMetadata) -> Bool {
+        a.viewFlags == b.viewFlags && a.heroEye == b.heroEye && a.baselineMicrometres == b.baselineMicrometres
+            && a.horizontalFieldOfViewMillidegrees == b.horizontalFieldOfViewMillidegrees && a.disparityAdjustment == b.disparityAdjustment
+            && a.projectionKind == b.projectionKind && a.viewPackingKind == b.viewPackingKind && a.requiredBoxTypes == b.requiredBoxTypes
+            && a.googleStereoMode == b.googleStereoMode && a.googleProjection == b.googleProjection
+            && a.sphericalV1StereoMode == b.sphericalV1StereoMode && a.sphericalV1Projection == b.sphericalV1Projection
+            && a.sphericalV1Fields.map(\.0) == b.sphericalV1Fields.map(\.0) && a.sphericalV1Fields.map(\.1) == b.sphericalV1Fields.map(\.1)
+            && a.googleEquirectBounds == b.googleEquirectBounds && a.googlePose == b.googlePose
+            && a.googleMetadataSource == b.googleMetadataSource && a.lensCount == b.lensCount
+            && a.presentBoxes == b.presentBoxes && a.diagnostics == b.diagnostics
+    }
     /// Paths, relative to the sample entry (or the track for `uuid`), of every stereo-related box found.
     public var presentBoxes: [String] = []
     /// Size problems and other findings; the bytes of such boxes are kept as they are.
@@ -246,8 +270,11 @@ public enum StereoMetadataReader {
                 if let p = child.payload(SingleValueFullBox.self) { m.googleStereoMode = UInt8(truncatingIfNeeded: p.value) }
             case "sv3d":
                 m.presentBoxes.append("sv3d")
+                if let src = child.child("svhd")?.payload(SphericalVideoHeaderBox.self) { m.googleMetadataSource = src.metadataSource.value }
                 if let proj = child.child("proj") {
                     m.googleProjection = proj.children?.first { ["equi", "cbmp", "mshp"].contains($0.type) }?.type
+                    if let e = proj.child("equi")?.payload(FullBoxU32Fields.self), e.values.count == 4 { m.googleEquirectBounds = e.values }
+                    if let h = proj.child("prhd")?.payload(FullBoxU32Fields.self), h.values.count == 3 { m.googlePose = h.values.map { Int32(bitPattern: $0) } }
                 }
             default: break
             }
@@ -255,7 +282,11 @@ public enum StereoMetadataReader {
         if let track {
             for u in track.children("uuid") where u.header.userType == sphericalV1UUID {
                 m.presentBoxes.append("uuid(spherical-v1)")
-                if case .raw(let bytes) = u.fields { m.sphericalV1StereoMode = xmlValue(bytes, tag: "GSpherical:StereoMode") }
+                if case .raw(let bytes) = u.fields {
+                    m.sphericalV1StereoMode = xmlValue(bytes, tag: "GSpherical:StereoMode")
+                    m.sphericalV1Projection = xmlValue(bytes, tag: "GSpherical:ProjectionType")
+                    m.sphericalV1Fields = xmlElements(bytes, prefix: "GSpherical:")
+                }
             }
         }
         return m
@@ -324,6 +355,9 @@ public enum StereoMetadataReader {
                     m.presentBoxes.append("vexu/pack/pkin")
                     m.viewPackingKind = p.fourCC
                 }
+            case "lnsc":
+                m.presentBoxes.append("vexu/lnsc")
+                m.lensCount = c.children("lens").count
             case "must":
                 m.presentBoxes.append("vexu/must")
                 if let p = c.payload(RequiredBoxTypesBox.self) { m.requiredBoxTypes = p.types }
@@ -359,6 +393,23 @@ public enum StereoMetadataReader {
     static func rawAfterFullBox(_ b: Box) -> ArraySlice<UInt8>? {
         if case .raw(let bytes) = b.fields, bytes.count > 4 { return bytes[4...] }
         return nil
+    }
+
+    /// Every `<prefix…>text</prefix…>` element in UTF-8 XML bytes (name without the prefix, trimmed text).
+    static func xmlElements(_ bytes: [UInt8], prefix: String) -> [(String, String)] {
+        let text = String(decoding: bytes.prefix(1 << 20), as: UTF8.self)
+        var out: [(String, String)] = []
+        var from = text.startIndex
+        while out.count < 64, let open = text.range(of: "<" + prefix, range: from..<text.endIndex) {
+            guard let close = text.range(of: ">", range: open.upperBound..<text.endIndex) else { break }
+            let name = String(text[open.upperBound..<close.lowerBound])
+            from = close.upperBound
+            guard !name.isEmpty, !name.contains(" "), !name.hasSuffix("/"),
+                  let end = text.range(of: "</\(prefix)\(name)>", range: close.upperBound..<text.endIndex) else { continue }
+            out.append((name, String(text[close.upperBound..<end.lowerBound]).trimmingSpaces()))
+            from = end.upperBound
+        }
+        return out
     }
 
     /// The text between `<tag>` and `</tag>` in UTF-8 XML bytes, trimmed; nil when missing.

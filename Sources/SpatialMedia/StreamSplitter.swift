@@ -7,12 +7,12 @@ import ISOBMFF
 /// for the error given for inter-layer-predicted files (Apple, x265 multiview), which need FFmpeg ≥ 7.1.
 public enum StreamSplitter {
     /// Reads `path` (a movie with an `hvc1`/`hev1` track carrying `hvcC` + `lhvC`, or raw Annex B) and returns the layers.
-    public static func split(path: String, limits: Limits = .default) throws(ParseError) -> SplitLayers {
+    public static func split(path: String, baseOnly: Bool = false, limits: Limits = .default) throws(ParseError) -> SplitLayers {
         let source = try FileSource(path: path)
         guard source.size > 4 else { throw ParseError(.truncated, offset: 0, path: path, "\(path): file too small") }
         let head = try source.read(at: 0, count: 4)
         if head.starts(with: [0, 0, 1]) || head.starts(with: [0, 0, 0, 1]) {
-            return try MVHEVCSplitter.split(annexB: try SpatialVideoAssembler.readWhole(path, limits: limits))
+            return try MVHEVCSplitter.split(annexB: try SpatialVideoAssembler.readWhole(path, limits: limits), baseOnly: baseOnly)
         }
         let file = try ISOFile.parse(source: source, limits: limits)
         guard let track = file.tracks.first(where: { t in
@@ -37,7 +37,7 @@ public enum StreamSplitter {
             let bytes = try file.readBytes(at: s.offset, count: Int(s.size))
             aus.append(try LengthPrefixed.split(bytes, lengthSize: h.lengthSize, baseOffset: s.offset, limits: limits))
         }
-        return try MVHEVCSplitter.split(parameterSets: h.nalUnits() + l.nalUnits(), accessUnits: aus)
+        return try MVHEVCSplitter.split(parameterSets: h.nalUnits() + l.nalUnits(), accessUnits: aus, baseOnly: baseOnly)
     }
 
     /// Splits `path` and writes the left and right eyes (each atomically) to the given paths.

@@ -89,6 +89,8 @@ public struct SpatialVideoReport: Sendable {
     public var diagnostics: [SpatialDiagnostic]
     /// True when the file holds movie fragments.
     public var fragmented: Bool
+    /// The playback profile the movie is made for and where it falls short of it.
+    public var profile = ProfileVerdict(profile: .noVideo, stereo: "none", findings: [])
 
     /// Analyses a parsed file. Never throws; problems become diagnostics.
     public init(_ file: ISOFile) {
@@ -146,6 +148,7 @@ public struct SpatialVideoReport: Sendable {
         } else {
             classification = .monoscopic2D
         }
+        profile = ProfileVerdict(file: file, report: self, path: (file.source as? FileSource)?.path)
     }
 
     /// The precise missing pieces for spatial video.
@@ -260,9 +263,10 @@ public struct SpatialVideoReport: Sendable {
             if let d = m.disparityAdjustment {
                 out.append("    disparity adjustment: \(SpatialFormat.percent(d)) % of width (\(SpatialFormat.fraction(d)), \(d)/10000)")
             }
-            if let p = m.effectiveProjection(isMVHEVC: v.isMVHEVC) {
-                out.append("    projection: \(SpatialFormat.projectionName(p))" + (m.projectionKind == nil ? " (implied: vexu has no proj box)" : ""))
+            if m.projectionKind == nil, let p = m.effectiveProjection(isMVHEVC: v.isMVHEVC) {
+                out.append("    projection: \(SpatialFormat.projectionName(p)) (implied: vexu has no proj box)")
             }
+            for form in m.projectionForms { out.append("    projection (\(form.source)): \(form.text)") }
             if let k = m.viewPackingKind { out.append("    view packing: '\(k)'") }
             if let t = m.requiredBoxTypes { out.append("    required boxes: \(t.map(\.description).joined(separator: ", "))") }
             if let s = m.googleStereoMode { out.append("    st3d stereo mode: \(s) (\(SpatialFormat.st3dName(s)))") }
@@ -273,6 +277,7 @@ public struct SpatialVideoReport: Sendable {
             out.append("  track \(o.trackID): \(o.role)" + (o.sampleEntryType.isEmpty ? "" : " ['\(o.sampleEntryType)']")
                        + (o.metadataKeys.isEmpty ? "" : " keys: \(o.metadataKeys.joined(separator: ", "))"))
         }
+        if primaryVideoTrack != nil { out += profile.lines.map { "  " + $0 } }
         for r in whyNotSpatial { out.append("  not spatial: \(r)") }
         for d in diagnostics { out.append("  \(d)") }
         return out
@@ -301,6 +306,11 @@ public struct SpatialVideoReport: Sendable {
             if let s = m.googleStereoMode { o.append(("st3d_stereo_mode", .uint(UInt64(s)))) }
             if let g = m.googleProjection { o.append(("sv3d_projection", .string(g.description))) }
             if let x = m.sphericalV1StereoMode { o.append(("spherical_v1_stereo_mode", .string(x))) }
+            if let x = m.sphericalV1Projection { o.append(("spherical_v1_projection", .string(x))) }
+            if let b = m.googleEquirectBounds { o.append(("sv3d_equi_bounds", .array(b.map { .uint(UInt64($0)) }))) }
+            if let p = m.googlePose { o.append(("sv3d_pose", .array(p.map { .int(Int64($0)) }))) }
+            if let n = m.lensCount { o.append(("lens_count", .uint(UInt64(n)))) }
+            o.append(("projections", .array(m.projectionForms.map { .object([("source", .string($0.source)), ("projection", .string($0.text))]) })))
             o.append(("boxes_present", .array(m.presentBoxes.map { .string($0) })))
             tracks.append(.object(o))
         }
@@ -309,6 +319,7 @@ public struct SpatialVideoReport: Sendable {
                      ("role", .string(t.role)), ("metadata_keys", .array(t.metadataKeys.map { .string($0) }))])
         }
         return .object([("classification", .string(classification.name)), ("description", .string(classification.description)),
+                        ("profile", profile.json),
                         ("why_not_spatial", .array(whyNotSpatial.map { .string($0) })), ("video_tracks", .array(tracks)),
                         ("other_tracks", .array(others)), ("diagnostics", .array(diagnostics.map(\.json)))])
     }

@@ -7,6 +7,7 @@ import Darwin
 #endif
 import BinaryIO
 import ISOBMFF
+import HEVC
 import SystemSupport
 
 /// One field of an edit: leave it, set it, or remove its box.
@@ -27,8 +28,14 @@ public struct SpatialVideoEdit: Sendable, Equatable {
     public var disparityAdjustment: MetadataFieldEdit<Int32> = .keep
     /// `vexu/eyes/hero`. `.set(.none)` writes indicator 0; `.remove` drops the box (absent also means none).
     public var heroEye: MetadataFieldEdit<HeroEye> = .keep
-    /// `vexu/proj/prji` projection kind (only `rect` is meaningful for spatial video).
+    /// `vexu/proj/prji` projection kind: `rect` (spatial and 3D video), `hequ`/`equi` (APMP 180°/360°),
+    /// `fish`/`prim` (wide FOV; the lens collection is not authored).
     public var projectionKind: MetadataFieldEdit<FourCC> = .keep
+    /// `vexu/pack/pkin` view packing of a frame-packed track: `side` (left eye on the left) or `over` (left eye on top).
+    /// Setting it also declares both eyes (`vexu/eyes/stri` 0x03) when `stri` is absent.
+    public var viewPacking: MetadataFieldEdit<FourCC> = .keep
+    /// Convert Google spherical metadata to APMP or back (see ``SphericalConversion``).
+    public var spherical: SphericalConversion? = nil
     /// Remove `vexu` and `hfov` from every video sample entry (applied before nothing else; the other fields are ignored).
     public var removeSpatial = false
 
@@ -37,14 +44,27 @@ public struct SpatialVideoEdit: Sendable, Equatable {
     /// True when the edit changes nothing.
     public var isEmpty: Bool {
         !removeSpatial && baselineMicrometres == .keep && horizontalFieldOfViewMillidegrees == .keep && disparityAdjustment == .keep
-            && heroEye == .keep && projectionKind == .keep
+            && heroEye == .keep && projectionKind == .keep && viewPacking == .keep && spherical == nil
     }
 
-    /// True when the edit adds or replaces a value (which needs an MV-HEVC track).
+    static func isSet<T>(_ e: MetadataFieldEdit<T>) -> Bool { if case .set = e { return true }; return false }
+
+    /// True when the edit adds or replaces a value.
     var setsSomething: Bool {
-        func isSet<T>(_ e: MetadataFieldEdit<T>) -> Bool { if case .set = e { return true }; return false }
-        return !removeSpatial && (isSet(baselineMicrometres) || isSet(horizontalFieldOfViewMillidegrees) || isSet(disparityAdjustment)
-            || isSet(heroEye) || isSet(projectionKind))
+        !removeSpatial && (Self.isSet(baselineMicrometres) || Self.isSet(horizontalFieldOfViewMillidegrees) || Self.isSet(disparityAdjustment)
+            || Self.isSet(heroEye) || Self.isSet(projectionKind) || Self.isSet(viewPacking))
+    }
+
+    /// True when the edit writes something inside `vexu/eyes` (which then needs `stri`).
+    var touchesEyes: Bool {
+        Self.isSet(baselineMicrometres) || Self.isSet(disparityAdjustment) || Self.isSet(heroEye) || Self.isSet(viewPacking)
+    }
+
+    /// True when the edit describes a frame-packed or projected picture rather than MV-HEVC spatial metadata.
+    var framePackedOrProjected: Bool {
+        if spherical != nil || Self.isSet(viewPacking) { return true }
+        if case .set(let k) = projectionKind, k != "rect" { return true }
+        return false
     }
 
     /// Checks ranges; returns warnings (a baseline above 1 m, an HFOV above 90°) for values that are still written.
@@ -62,11 +82,33 @@ public struct SpatialVideoEdit: Sendable, Equatable {
         if case .set(let b) = baselineMicrometres, b > SpatialUnits.implausibleBaselineMicrometres {
             warnings.append("baseline \(SpatialFormat.millimetres(b)) mm is more than 1 m; written anyway")
         }
-        if case .set(let p) = projectionKind, p != "rect" {
-            warnings.append("projection '\(p)' is not rectilinear; spatial video is always 'rect'")
+        if case .set(let p) = projectionKind, !["rect", "equi", "hequ", "fish", "prim"].contains(p) {
+            throw ParseError(.invalidValue, offset: 0, "projection '\(p)' is not one Apple documents (rect, equi, hequ, fish, prim)")
+        }
+        if case .set(let k) = viewPacking, k != "side" && k != "over" {
+            throw ParseError(.invalidValue, offset: 0, "view packing must be 'side' or 'over' (got '\(k)')")
+        }
+        if case .set(let p) = projectionKind, p == "equi" || p == "hequ", case .set(let f) = horizontalFieldOfViewMillidegrees {
+            warnings.append("hfov \(SpatialFormat.degrees(f))° with projection '\(p)', which covers \(p == "hequ" ? "180" : "360")° by definition; hfov describes a rectilinear picture — written anyway")
+        }
+        if spherical != nil && (removeSpatial || Self.isSet(baselineMicrometres) || Self.isSet(horizontalFieldOfViewMillidegrees)
+                                || Self.isSet(disparityAdjustment) || projectionKind != .keep || viewPacking != .keep) {
+            throw ParseError(.invalidValue, offset: 0, "a spherical conversion takes its values from the file; it combines only with a hero eye")
         }
         return warnings
     }
+}
+
+/// Conversion between Google spherical metadata (`st3d`/`sv3d`, v1 `uuid` XML) and the Apple Projected Media
+/// Profile (`vexu{eyes{stri}, proj{prji}, pack{pkin}}`), sample data untouched.
+public enum SphericalConversion: Sendable, Equatable {
+    /// Writes APMP boxes that say exactly what the Google metadata says, keeping the Google boxes (players that
+    /// read only them keep working). `assume` states the projection of a mesh (`hequ`/`equi`), which cannot be
+    /// checked without decoding the mesh.
+    case toAPMP(assume: FourCC?)
+    /// Writes `st3d`/`sv3d` that say exactly what the APMP boxes say (unless equivalent Google metadata is
+    /// already there) and removes `vexu` and `hfov`.
+    case toGoogle
 }
 
 /// How an edit was written.
@@ -75,6 +117,12 @@ public enum SpatialEditStrategy: String, Sendable {
     case inPlaceMoovAtEnd = "in-place (moov at end)"
     /// A `free` box after `moov` held the new `moov`; the old one was turned into `free`.
     case inPlaceFreeSpace = "in-place (free space after moov)"
+    /// The new `moov` has the size of the old one and differs from it within one 512-byte sector: that
+    /// sector's changed bytes were rewritten (one atomic write); the file did not grow.
+    case inPlaceOverwrite = "in-place (moov updated within one sector)"
+    /// A `free` box right before `moov` held the new `moov`; the rest of it and the old `moov` became one
+    /// `free` box. The file did not grow.
+    case inPlaceFreeBefore = "in-place (free space before moov)"
     /// A new file was written (temporary file + rename) with `mdat` streamed and chunk offsets patched.
     case rewrite = "rewrite"
     /// Nothing needed changing; nothing was written.
@@ -179,14 +227,51 @@ public enum SpatialVideoEditor {
             throw ParseError(.unsupported, offset: moov.header.offset, path: "moov", "the movie has no video track; spatial metadata belongs in a video sample entry")
         }
         let targets: [(trak: Int, entry: Int, type: FourCC, mv: Bool, hevc: Bool, id: UInt32)]
+        let packedCodecs: Set<FourCC> = ["hvc1", "hev1", "avc1", "avc3", "av01"]
+        func metadata(_ v: (trak: Int, entry: Int, type: FourCC, mv: Bool, hevc: Bool, id: UInt32)) -> StereoVideoMetadata {
+            let entries = Track(traks[v.trak]).sampleEntries
+            guard entries.indices.contains(v.entry) else { return StereoVideoMetadata() }
+            return StereoMetadataReader.read(sampleEntry: entries[v.entry], track: traks[v.trak])
+        }
         if edit.removeSpatial {
             targets = videoEntries
+        } else if let conv = edit.spherical {
+            let wanted = videoEntries.filter { v in
+                let m = metadata(v)
+                if case .toGoogle = conv { return m.projectionKind != nil && m.projectionKind != "rect" }
+                return m.hasGoogleSphere
+            }
+            guard !wanted.isEmpty else {
+                if case .toGoogle = conv {
+                    throw ParseError(.unsupported, offset: moov.header.offset, path: "moov", "no video track carries an APMP projection (vexu/proj/prji 'equi' or 'hequ') to convert to Google spherical metadata")
+                }
+                throw ParseError(.unsupported, offset: moov.header.offset, path: "moov", "no video track carries Google spherical metadata (st3d/sv3d or the v1 uuid XML) to convert to APMP")
+            }
+            targets = wanted
+        } else if edit.framePackedOrProjected && !videoEntries.contains(where: { $0.mv }) || SpatialVideoEdit.isSet(edit.viewPacking) {
+            if SpatialVideoEdit.isSet(edit.viewPacking), let mv = videoEntries.first(where: { $0.mv }) {
+                throw ParseError(.unsupported, offset: moov.header.offset, path: traks[mv.trak].path,
+                    "track \(mv.id) is MV-HEVC: each eye is its own layer, so there is no frame packing to describe (--packing is for side-by-side or over-under pictures)")
+            }
+            let ok = videoEntries.filter { packedCodecs.contains($0.type) }
+            guard !ok.isEmpty else {
+                let types = Set(videoEntries.map { $0.type.description }).sorted().joined(separator: ", ")
+                throw ParseError(.unsupported, offset: moov.header.offset, path: "moov",
+                                 "the video sample entry is '\(types)'; frame-packed and projected tagging covers HEVC ('hvc1'/'hev1'), H.264 ('avc1'/'avc3') and AV1 ('av01')")
+            }
+            targets = ok
+            for v in videoEntries where !packedCodecs.contains(v.type) { warnings.append("track \(v.id) ('\(v.type)') left unchanged: not HEVC, H.264 or AV1") }
+        } else if !videoEntries.contains(where: { $0.mv }),
+                  case let packed = videoEntries.filter({ v in packedCodecs.contains(v.type) && (metadata(v).framePacking != nil || metadata(v).isSpherical || metadata(v).viewFlags.map { $0.hasLeftEye && $0.hasRightEye } == true) }),
+                  !packed.isEmpty {
+            // Already frame-packed or projected: hfov, hero, baseline and disparity may be edited.
+            targets = packed
         } else {
             let mv = videoEntries.filter { $0.mv }
             if mv.isEmpty {
                 if let h = videoEntries.first(where: { $0.hevc }) {
                     throw ParseError(.unsupported, offset: moov.header.offset, path: traks[h.trak].path,
-                        "track \(h.id) is HEVC ('\(h.type)') without an lhvC box: it carries a single layer, so there is no second eye view for spatial metadata to describe (MV-HEVC needs hvcC + lhvC; frame-packed stereo is signalled differently)")
+                        "track \(h.id) is HEVC ('\(h.type)') without an lhvC box: it carries a single layer, so there is no second eye view for spatial metadata to describe (MV-HEVC needs hvcC + lhvC; for a frame-packed picture give --packing side|over)")
                 }
                 let types = Set(videoEntries.map { $0.type.description }).sorted().joined(separator: ", ")
                 throw ParseError(.unsupported, offset: moov.header.offset, path: "moov",
@@ -201,12 +286,15 @@ public enum SpatialVideoEditor {
             guard var stbl = traks[t.trak].find("mdia", "minf", "stbl"), var stsd = stbl.child("stsd"), var entries = stsd.children,
                   entries.indices.contains(t.entry) else { continue }
             var entry = entries[t.entry]
-            let before = StereoMetadataReader.read(sampleEntry: entry)
+            let before = StereoMetadataReader.read(sampleEntry: entry, track: traks[t.trak])
             if edit.removeSpatial {
                 let n = entry.removeChildren("vexu") + entry.removeChildren("hfov")
                 if n > 0 { changes.append("track \(t.id): removed vexu and hfov") }
+            } else if let conv = edit.spherical {
+                try convertSpherical(&entry, conv, metadata: before, isMVHEVC: t.mv, heroEye: edit.heroEye, trackID: t.id, path: traks[t.trak].path,
+                                     changes: &changes, warnings: &warnings)
             } else {
-                editEntry(&entry, edit)
+                editEntry(&entry, edit, stereo: t.mv || edit.touchesEyes || before.viewFlags != nil)
             }
             if let h = entry.children?.firstIndex(where: { $0.type == "hvcC" }), let l = entry.children?.firstIndex(where: { $0.type == "lhvC" }), l < h,
                var kids = entry.children {
@@ -216,7 +304,8 @@ public enum SpatialVideoEditor {
                 changes.append("track \(t.id): moved hvcC before lhvC (FFmpeg ignores an lhvC that comes first)")
             }
             if !edit.removeSpatial {
-                changes += describe(before: before, after: StereoMetadataReader.read(sampleEntry: entry), track: t.id)
+                changes += describe(before: before, after: StereoMetadataReader.read(sampleEntry: entry, track: traks[t.trak]), track: t.id)
+                if let w = heroWarning(edit.heroEye, baseLayerIsLeft: baseLayerIsLeft(sampleEntry: entry), track: t.id) { warnings.append(w) }
             }
             entries[t.entry] = entry
             stsd.children = entries
@@ -225,6 +314,30 @@ public enum SpatialVideoEditor {
         }
         moov.children = traks
         return (changes, warnings)
+    }
+
+    /// Which eye the base layer (layer 0) of an MV-HEVC sample entry carries, from the SEI 176 and VPS view ids in its
+    /// `hvcC`: true left, false right, nil when not signalled. A file may carry the right eye in layer 0 (our
+    /// `--hero right` conversions; Apple's media framework can write such files with no `hero` box).
+    public static func baseLayerIsLeft(sampleEntry entry: Box) -> Bool? {
+        guard let hvcC = entry.child("hvcC")?.payload(HEVCConfigurationBox.self)?.record else { return nil }
+        let lhvC = entry.child("lhvC")?.payload(HEVCConfigurationBox.self)?.record
+        return (try? HEVCStreamInfo(hvcC: hvcC, lhvC: lhvC, samples: []))?.baseLayerIsLeft
+    }
+
+    /// A warning when a hero edit names the eye the base layer does not carry (or removes the box): players that decode
+    /// only the base layer show the base layer's eye in 2D whatever the box says.
+    static func heroWarning(_ e: MetadataFieldEdit<HeroEye>, baseLayerIsLeft: Bool?, track: UInt32) -> String? {
+        guard let baseLeft = baseLayerIsLeft else { return nil }
+        let base = baseLeft ? "left" : "right"
+        switch e {
+        case .set(let h) where (h == .left && !baseLeft) || (h == .right && baseLeft):
+            return "track \(track): the base layer (layer 0) carries the \(base) eye (SEI 176 / VPS view ids); players that decode only the base layer show the \(base) eye in 2D whatever the hero box says"
+        case .remove, .set(.none):
+            return "track \(track): without a hero eye, 2D presentation shows the base layer's eye, the \(base) eye"
+        default:
+            return nil
+        }
     }
 
     /// Replaces the box at `path` below `box` (first matches) with `newBox`.
@@ -238,7 +351,9 @@ public enum SpatialVideoEditor {
     }
 
     static let eyesOrder: [FourCC] = ["stri", "hero", "cams", "cmfy"]
-    static let vexuOrder: [FourCC] = ["eyes", "proj", "pack", "must"]
+    /// Apple's writer order inside `vexu` (formats.md §1.1, §8): `must` first when present, then eyes, proj, pack.
+    static let vexuOrder: [FourCC] = ["must", "eyes", "proj", "pack", "lnsc"]
+    static let projectionKinds: Set<FourCC> = ["rect", "equi", "hequ", "fish", "prim"]
 
     /// Inserts `child` into `parent`, after the last existing child that precedes it in `order`.
     static func insert(_ child: Box, into parent: inout Box, order: [FourCC]) {
@@ -283,7 +398,9 @@ public enum SpatialVideoEditor {
         }
     }
 
-    static func editEntry(_ entry: inout Box, _ edit: SpatialVideoEdit) {
+    /// Edits one sample entry. `stereo`: the picture holds two eyes (MV-HEVC, a frame packing being set, or a
+    /// `stri` already there), so `vexu/eyes/stri` is written; a mono APMP edit writes `vexu{proj}` only.
+    static func editEntry(_ entry: inout Box, _ edit: SpatialVideoEdit, stereo: Bool = true) {
         // Removals alone never create a vexu.
         if entry.child("vexu") == nil && !edit.setsSomething {
             if edit.horizontalFieldOfViewMillidegrees == .remove { entry.removeChildren("hfov") }
@@ -291,7 +408,7 @@ public enum SpatialVideoEditor {
         }
         var vexu = entry.child("vexu") ?? Box(type: "vexu", children: [])
         var eyes = vexu.child("eyes") ?? Box(type: "eyes", children: [])
-        if eyes.child("stri") == nil {
+        if eyes.child("stri") == nil && (stereo || edit.touchesEyes) {
             put(Box(StereoViewInformationBox(left: true, right: true), type: "stri"), type: "stri", in: &eyes, order: eyesOrder)
         }
         switch edit.heroEye {
@@ -309,14 +426,30 @@ public enum SpatialVideoEditor {
         case .set(let v): editNested(&eyes, container: "cmfy", leaf: "dadj", value: UInt32(bitPattern: v))
         case .remove: editNested(&eyes, container: "cmfy", leaf: "dadj", value: nil)
         }
-        put(eyes, type: "eyes", in: &vexu, order: vexuOrder)
+        if !(eyes.children ?? []).isEmpty { put(eyes, type: "eyes", in: &vexu, order: vexuOrder) }
         switch edit.projectionKind {
         case .keep: break
         case .set(let k):
             var proj = vexu.child("proj") ?? Box(type: "proj", children: [])
+            if proj.child("prji")?.payload(SingleValueFullBox.self)?.fourCC != k {
+                // A kind box of another kind would contradict the new prji.
+                proj.children = (proj.children ?? []).filter { !projectionKinds.contains($0.type) || $0.type == k }
+            }
             put(fullBoxValue("prji", k.rawValue), type: "prji", in: &proj, order: ["prji"])
             put(proj, type: "proj", in: &vexu, order: vexuOrder)
         case .remove: put(nil, type: "proj", in: &vexu, order: vexuOrder)
+        }
+        if SpatialVideoEdit.isSet(edit.viewPacking), edit.projectionKind == .keep, vexu.child("proj") == nil {
+            // A frame-packed tag without a projection is rectilinear 3D video (Apple's minimal signalling, formats.md §8).
+            put(Box(type: "proj", children: [fullBoxValue("prji", FourCC("rect").rawValue)]), type: "proj", in: &vexu, order: vexuOrder)
+        }
+        switch edit.viewPacking {
+        case .keep: break
+        case .set(let k):
+            var pack = vexu.child("pack") ?? Box(type: "pack", children: [])
+            put(fullBoxValue("pkin", k.rawValue), type: "pkin", in: &pack, order: ["pkin"])
+            put(pack, type: "pack", in: &vexu, order: vexuOrder)
+        case .remove: put(nil, type: "pack", in: &vexu, order: vexuOrder)
         }
         // vexu goes before an existing hfov, else at the end of the sample entry (Apple's order).
         if let i = entry.children?.firstIndex(where: { $0.type == "vexu" }), var kids = entry.children {
@@ -351,7 +484,56 @@ public enum SpatialVideoEditor {
         line("horizontal field of view", b.horizontalFieldOfViewMillidegrees, a.horizontalFieldOfViewMillidegrees) { "\(SpatialFormat.degrees($0))°" }
         line("disparity adjustment", b.disparityAdjustment, a.disparityAdjustment) { "\(SpatialFormat.percent($0)) %" }
         line("projection box", b.projectionKind, a.projectionKind) { "'\($0)'" }
+        line("view packing", b.viewPackingKind, a.viewPackingKind) { "'\($0)'" }
+        line("st3d stereo mode", b.googleStereoMode, a.googleStereoMode) { "\($0) (\(SpatialFormat.st3dName($0)))" }
+        line("sv3d projection", b.googleProjection, a.googleProjection) { "'\($0)'" }
         return out
+    }
+
+    /// Google spherical metadata ↔ APMP on one sample entry (see ``SphericalConversion``).
+    static func convertSpherical(_ entry: inout Box, _ conv: SphericalConversion, metadata m: StereoVideoMetadata, isMVHEVC: Bool,
+                                 heroEye: MetadataFieldEdit<HeroEye>, trackID: UInt32, path: String,
+                                 changes: inout [String], warnings: inout [String]) throws(ParseError) {
+        switch conv {
+        case .toAPMP(let assume):
+            let signal: APMPSignal
+            switch m.googleToAPMP(assumeProjection: assume) {
+            case .success(let s): signal = s
+            case .failure(let e): throw ParseError(.unsupported, offset: entry.header.offset, path: path, "track \(trackID): cannot convert to APMP without changing the picture: \(e.reason)")
+            }
+            var e = SpatialVideoEdit()
+            e.projectionKind = .set(signal.projection)
+            if let p = signal.packing { e.viewPacking = .set(p) }
+            e.heroEye = heroEye
+            editEntry(&entry, e, stereo: signal.packing != nil || isMVHEVC)
+            if m.hasHFOV { warnings.append("track \(trackID): an hfov box is present; it describes a rectilinear picture, not a sphere") }
+        case .toGoogle:
+            let signal: GoogleSphericalSignal
+            switch m.apmpToGoogle(isMVHEVC: isMVHEVC) {
+            case .success(let s): signal = s
+            case .failure(let e): throw ParseError(.unsupported, offset: entry.header.offset, path: path, "track \(trackID): cannot convert to Google spherical metadata without changing the picture: \(e.reason)")
+            }
+            if m.hasGoogleSphere {
+                // Equivalent Google metadata already present (e.g. this file was converted from it): keep it as it is.
+                guard case .success(let back) = m.googleToAPMP(assumeProjection: m.googleProjection == "mshp" ? m.projectionKind : nil),
+                      back.projection == m.projectionKind, back.packing == m.viewPackingKind else {
+                    throw ParseError(.unsupported, offset: entry.header.offset, path: path,
+                                     "track \(trackID): the Google spherical metadata already present disagrees with the APMP boxes; remove one of them first")
+                }
+                changes.append("track \(trackID): Google spherical metadata already present and equivalent; kept")
+            } else {
+                var kids = entry.children ?? []
+                let at = kids.firstIndex { $0.type == "vexu" } ?? kids.firstIndex { ["pasp", "clap", "btrt"].contains($0.type) } ?? kids.count
+                let st3d = Box(SingleValueFullBox(kind: "st3d", value: UInt32(signal.stereoMode)), type: "st3d")
+                let proj = Box(type: "proj", children: [Box(FullBoxU32Fields(values: [0, 0, 0]), type: "prhd"),
+                                                        Box(FullBoxU32Fields(values: signal.bounds), type: "equi")])
+                let sv3d = Box(type: "sv3d", children: [Box(SphericalVideoHeaderBox(source: "spatial-media"), type: "svhd"), proj])
+                kids.insert(contentsOf: [st3d, sv3d], at: at)
+                entry.children = kids
+            }
+            let n = entry.removeChildren("vexu") + entry.removeChildren("hfov")
+            if n > 0 { changes.append("track \(trackID): removed vexu" + (m.hasHFOV ? " and hfov" : "")) }
+        }
     }
 
     // MARK: Rewrite
@@ -497,6 +679,47 @@ public enum SpatialVideoEditor {
         guard old.header.form == .compact, old.header.userType == nil else { return .notPossible("moov has a 64-bit header") }
         if case .none = file.tail {} else { return .notPossible("bytes after the last box") }
         let newBytes = try newMoov.serialized(source: file.source)
+        let fileSize = file.source.size
+        // Same size, changes within one sector (a value edited again): rewrite those bytes, nothing else.
+        if UInt64(newBytes.count) == old.header.size {
+            let oldBytes = try file.source.read(at: old.header.offset, count: newBytes.count)
+            if oldBytes == newBytes { return .done(.inPlaceOverwrite, written: 0, size: fileSize) }
+            let changed = oldBytes.indices.filter { oldBytes[$0] != newBytes[$0] }
+            if let lo = changed.first, let hi = changed.last,
+               (old.header.offset + UInt64(lo)) / 512 == (old.header.offset + UInt64(hi)) / 512 {
+                let f = try WritableFile(path: path)
+                defer { f.close() }
+                try f.write(Array(newBytes[lo...hi]), at: old.header.offset + UInt64(lo))
+                try f.sync()
+                return .done(.inPlaceOverwrite, written: UInt64(hi - lo + 1), size: fileSize)
+            }
+        }
+
+        // A free box right before moov that holds the new moov: the new moov's body, then a free header covering
+        // the rest of that box and the old moov, go into its payload (which readers skip); then one 8-byte write
+        // turns the free header into the new moov's header. Before it the old movie, after it the new one.
+        let compactHeader = newBytes.count >= 8 && newBytes[4..<8].elementsEqual(Array("moov".utf8))
+            && newBytes.prefix(4).reduce(UInt64(0), { $0 << 8 | UInt64($1) }) == UInt64(newBytes.count)
+        if moovIndex > 0, compactHeader {
+            let prev = file.boxes[moovIndex - 1]
+            let need = UInt64(newBytes.count) + 8
+            if prev.type == "free" || prev.type == "skip", prev.header.form == .compact, prev.header.userType == nil,
+               prev.header.offset + prev.header.size == old.header.offset, prev.header.offset % 512 <= 504,
+               prev.header.size >= need, let tail = UInt32(exactly: prev.header.size - UInt64(newBytes.count) + old.header.size) {
+                var body = ByteWriter(capacity: newBytes.count)
+                body.write(Array(newBytes[8...]))
+                body.writeU32(tail)
+                body.writeFourCC("free")
+                let f = try WritableFile(path: path)
+                defer { f.close() }
+                try f.write(body.bytes, at: prev.header.offset + 8)
+                try f.sync()
+                try f.write(Array(newBytes[0..<8]), at: prev.header.offset)
+                try f.sync()
+                return .done(.inPlaceFreeBefore, written: UInt64(body.count + 8), size: fileSize)
+            }
+        }
+
         // The retired region starts at the old moov, or at a free box right before it (so repeated
         // edits grow one free box instead of leaving a chain of them).
         var pivotOffset = old.header.offset
@@ -514,7 +737,7 @@ public enum SpatialVideoEditor {
         var pivot = ByteWriter()
         pivot.writeU32(pivotSize)
         pivot.writeFourCC("free")
-        let fileSize = file.source.size
+
 
         if moovIndex == file.boxes.count - 1 {
             guard old.header.offset + old.header.size == fileSize else { return .notPossible("moov does not end at the end of the file") }

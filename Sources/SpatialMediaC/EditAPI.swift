@@ -195,7 +195,7 @@ public func sm_combine_photo(_ leftPath: UnsafePointer<CChar>?, _ rightPath: Uns
         let right = try optionalString(rightPath, "right_path")
         if right?.isEmpty == true { throw .argument("right_path is empty (pass NULL for one file holding both images)") }
         let out = try requiredPath(output, "output")
-        let photoEdit = edit == nil ? SpatialPhotoEdit() : try editState(edit).photoEdit()
+        let photoEdit = edit == nil ? StereoPhotoParameters() : try editState(edit).photoEdit()
         let swap = flags & SMCombineFlag.swapEyes != 0
         let result: PhotoEditResult
         if let right {

@@ -49,6 +49,14 @@ public func sm_status_name(_ status: Int32) -> UnsafePointer<CChar> {
 @_cdecl("sm_last_error")
 public func sm_last_error() -> UnsafePointer<CChar> { LastError.current }
 
+@_cdecl("sm_last_error_location")
+public func sm_last_error_location(_ outOffset: UnsafeMutablePointer<Int64>?, _ outBoxPath: UnsafeMutablePointer<UnsafePointer<CChar>?>?,
+                                   _ outCode: UnsafeMutablePointer<UnsafePointer<CChar>?>?) {
+    outOffset?.pointee = LastError.offset
+    outBoxPath?.pointee = LastError.boxPath
+    outCode?.pointee = LastError.code
+}
+
 @_cdecl("sm_string_free")
 public func sm_string_free(_ string: UnsafeMutablePointer<CChar>?) { free(string) }
 

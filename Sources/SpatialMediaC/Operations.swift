@@ -54,18 +54,40 @@ func notBuilt(_ what: String) -> ABIError {
     ABIError(SMStatus.unsupported, "not built into this version of libspatialmedia yet: \(what). Nothing was done (SM_ERR_UNSUPPORTED); see sm_capabilities().")
 }
 
+/// Reads the options of `sm_validate` / `sm_validate_path` (see the header).
+func validationOptions(_ options: UnsafePointer<CChar>?, _ function: String) throws(ABIError) -> ValidationOptions {
+    var opts = try parseOptions(options)
+    var v = ValidationOptions()
+    if let p = try opts.bool("pixels") { v.pixels = p }
+    if let l = try opts.choice("layout", ["sbs", "tb"]), let layout = StereoLayout(rawValue: l) { v.layout = layout }
+    if let n = try opts.int("frames", 1...100) { v.frames = n }
+    try opts.finish(function)
+    return v
+}
+
+@_cdecl("sm_validate_path")
+public func sm_validate_path(_ path: UnsafePointer<CChar>?, _ options: UnsafePointer<CChar>?, _ progress: SMProgressFn?,
+                             _ userData: UnsafeMutableRawPointer?, _ cancel: UnsafePointer<Int32>?,
+                             _ outReport: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
+    outReport?.pointee = nil
+    return abiCall("sm_validate_path") { () throws(ABIError) in
+        let p = try requiredPath(path, "path")
+        let v = try validationOptions(options, "sm_validate_path")
+        let progress = Progress(callback: progress, userData: userData, cancel: cancel)
+        try progress.report(0, "validate")
+        let report = Validator.validate(path: p, options: v)
+        try progress.report(1, "done")
+        try deliver(report.json.serialized(), to: outReport)
+    }
+}
+
 @_cdecl("sm_validate")
 public func sm_validate(_ file: OpaquePointer?, _ options: UnsafePointer<CChar>?, _ progress: SMProgressFn?, _ userData: UnsafeMutableRawPointer?,
                         _ cancel: UnsafePointer<Int32>?, _ outReport: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
     outReport?.pointee = nil
     return abiCall("sm_validate") { () throws(ABIError) in
         let f = try fileObject(file)
-        var opts = try parseOptions(options)
-        var v = ValidationOptions()
-        if let p = try opts.bool("pixels") { v.pixels = p }
-        if let l = try opts.choice("layout", ["sbs", "tb"]), let layout = StereoLayout(rawValue: l) { v.layout = layout }
-        if let n = try opts.int("frames", 1...100) { v.frames = n }
-        try opts.finish("sm_validate")
+        let v = try validationOptions(options, "sm_validate")
         let progress = Progress(callback: progress, userData: userData, cancel: cancel)
         try progress.report(0, "validate")
         // The validator reads files; a handle opened from memory is validated from a private temporary copy.
@@ -86,11 +108,20 @@ public func sm_validate(_ file: OpaquePointer?, _ options: UnsafePointer<CChar>?
     }
 }
 
+/// Refuses an output that is an input or another output (``OutputPaths``): an argument error.
+func checkOutputs(_ outputs: [(String, String)], inputs: [(String, String)]) throws(ABIError) {
+    do throws(ParseError) {
+        try OutputPaths.check(outputs: outputs.map { (role: $0.0, path: $0.1) }, inputs: inputs.map { (role: $0.0, path: $0.1) })
+    } catch {
+        throw .argument(error.message)
+    }
+}
+
 func convertArguments(_ input: UnsafePointer<CChar>?, _ output: UnsafePointer<CChar>?, _ options: UnsafePointer<CChar>?,
                       _ progress: Progress) throws(ABIError) -> (input: String, output: String, options: Options) {
     let i = try requiredPath(input, "input")
     let o = try requiredPath(output, "output")
-    if i == o { throw .argument("output must differ from input") }
+    try checkOutputs([("output", o)], inputs: [("input", i)])
     let opts = try parseOptions(options)
     try progress.checkCancelled()
     return (i, o, opts)
@@ -102,9 +133,11 @@ func photoConversionOptions(_ o: inout Options) throws(ABIError) -> (PhotoConver
     if let l = try o.choice("layout", ["sbs", "tb", "auto"]), let layout = StereoLayout(rawValue: l) { c.layout = layout }
     if let h = try o.bool("half_resolution") { c.halfResolution = h }
     if let s = try o.bool("swap_eyes") { c.swapEyes = s }
-    c.baselineMM = try o.double("baseline_mm")
-    c.hfovDegrees = try o.double("hfov_degrees")
-    c.disparityPercent = try o.double("disparity_percent")
+    // Range-checked here, before anything is decoded, so that no value can wrap when it is stored in the
+    // photo's 32-bit fields (µm in a signed position, millidegrees, 1/10000 of the width).
+    c.baselineMM = try o.double("baseline_mm", above: 0, atMost: Double(Int32.max) / 1000, "mm")
+    c.hfovDegrees = try o.double("hfov_degrees", above: 0, below: 180, "degrees")
+    c.disparityPercent = try o.double("disparity_percent", from: -100, atMost: 100, "% of the width")
     if let q = try o.int("quality", 0...100) { c.quality = q }
     if let f = try o.choice("form", ["apple", "standard", "both"]), let form = CameraPropertyForm(rawValue: f) { c.form = form }
     if let d = try o.int("bit_depth", 8...10) {
@@ -135,7 +168,7 @@ public func sm_convert_photo(_ input: UnsafePointer<CChar>?, _ output: UnsafePoi
         let progress = Progress(callback: progress, userData: userData, cancel: cancel)
         var (input, output, opts) = try convertArguments(input, output, options, progress)
         let (options, right) = try photoConversionOptions(&opts)
-        if right == output { throw .argument("output must differ from right_input") }
+        try checkOutputs([("output", output)], inputs: [("input", input), ("right_input", right ?? "")])
         try progress.report(0, "load")
         let pair = try lift { () throws(ParseError) -> StereoPair in
             if let right { return try StereoImages.load(left: input, right: right, limits: options.limits) }
@@ -198,7 +231,7 @@ public func sm_convert_video(_ input: UnsafePointer<CChar>?, _ output: UnsafePoi
         let progress = Progress(callback: progress, userData: userData, cancel: cancel)
         var (input, output, opts) = try convertArguments(input, output, options, progress)
         let (right, assembly, mux, video) = try videoConversionOptions(&opts)
-        if right == output { throw .argument("output must differ from right_input") }
+        try checkOutputs([("output", output)], inputs: [("input", input), ("right_input", right ?? "")])
         guard let right, !right.isEmpty, isRawHEVC(input), isRawHEVC(right) else {
             // Decode, split, encode both eyes with x265 and assemble (frame-packed input, or two video files).
             let source: VideoInput = right.map { .pair(left: input, right: $0) } ?? .packed(input)
@@ -244,11 +277,11 @@ public func sm_split(_ input: UnsafePointer<CChar>?, _ leftOutput: UnsafePointer
         let i = try requiredPath(input, "input")
         let l = try requiredPath(leftOutput, "left_output")
         let r = try requiredPath(rightOutput, "right_output")
-        if l == r || l == i || r == i { throw .argument("input, left_output and right_output must be three different paths") }
         var opts = try parseOptions(options)
         let quality = try opts.int("quality", 0...100)
         let sbs = try opts.string("sbs_output")
-        if let sbs, sbs.isEmpty || sbs == i || sbs == l || sbs == r { throw .argument("option \"sbs_output\" must be a fourth, different path") }
+        if sbs?.isEmpty == true { throw .argument("option \"sbs_output\" is empty") }
+        try checkOutputs([("left_output", l), ("right_output", r), ("sbs_output", sbs ?? "")], inputs: [("input", i)])
         try opts.finish("sm_split")
         let progress = Progress(callback: progress, userData: userData, cancel: cancel)
         try progress.checkCancelled()

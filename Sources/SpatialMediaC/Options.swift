@@ -1,7 +1,8 @@
-import SystemSupport
 // `options_json` of the long operations: a small, bounded JSON reader (objects, arrays, strings,
 // numbers, true/false/null) and typed access that rejects unknown keys and wrong types, so a typo
 // in an option is an error instead of being silently ignored.
+
+import SystemSupport
 
 /// A parsed JSON value.
 enum OptionValue: Equatable {
@@ -186,6 +187,19 @@ struct Options {
     mutating func double(_ key: String) throws(ABIError) -> Double? {
         guard let v = take(key) else { return nil }
         guard case .number(let x) = v else { throw .argument("option \"\(key)\" must be a number") }
+        return x
+    }
+
+    /// A number strictly above `above` (or at least `from`) and at most `atMost` (or strictly below `below`).
+    mutating func double(_ key: String, above: Double? = nil, from: Double? = nil, below: Double? = nil, atMost: Double? = nil,
+                         _ unit: String) throws(ABIError) -> Double? {
+        guard let x = try double(key) else { return nil }
+        let ok = (above.map { x > $0 } ?? true) && (from.map { x >= $0 } ?? true) && (below.map { x < $0 } ?? true) && (atMost.map { x <= $0 } ?? true)
+        guard ok else {
+            let lower = above.map { "above \(NumberText.fixed($0, places: 3, trimZeros: true))" } ?? from.map { "at least \(NumberText.fixed($0, places: 3, trimZeros: true))" } ?? ""
+            let upper = below.map { "below \(NumberText.fixed($0, places: 3, trimZeros: true))" } ?? atMost.map { "at most \(NumberText.fixed($0, places: 3, trimZeros: true))" } ?? ""
+            throw .argument("option \"\(key)\" must be \([lower, upper].filter { !$0.isEmpty }.joined(separator: " and ")) \(unit) (got \(NumberText.fixed(x, places: 3, trimZeros: true)))")
+        }
         return x
     }
 

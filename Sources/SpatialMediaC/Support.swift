@@ -35,10 +35,15 @@ public enum SMStatus {
     ]
 }
 
-/// An error on its way to the C caller: a status and a message.
+/// An error on its way to the C caller: a status and a message, and where in the input it was found
+/// when it comes from reading a file (`sm_last_error_location`).
 struct ABIError: Error {
     var status: Int32
     var message: String
+    /// The `ParseError` code, its file offset and box path; nil/"" for errors of the arguments.
+    var code: String = ""
+    var offset: UInt64? = nil
+    var boxPath: String = ""
     init(_ status: Int32, _ message: String) { self.status = status; self.message = message }
 
     static func argument(_ m: String) -> ABIError { ABIError(SMStatus.invalidArgument, m) }
@@ -50,11 +55,50 @@ struct ABIError: Error {
         case .io: status = SMStatus.io
         case .limitExceeded: status = SMStatus.limit
         case .unsupported, .unwritable: status = SMStatus.notApplicable
+        case .invalidArgument: status = SMStatus.invalidArgument
+        case .cancelled: status = SMStatus.cancelled
         default: status = SMStatus.parse
         }
         var where_ = "code \(e.code.rawValue), offset \(e.offset)"
         if !e.path.isEmpty { where_ += ", in \(e.path)" }
-        message = "\(e.message) (\(where_))"
+        message = "\(Self.abiWording(e.message)) (\(where_))"
+        code = e.code.rawValue
+        offset = e.offset
+        boxPath = e.path
+    }
+
+    /// Library messages written for the command line name its flags; through the C ABI they name the C
+    /// arguments and options instead (or say that only the command-line tool has the setting).
+    static let flagWording: [(flag: String, abi: String)] = [
+        ("--left/--right or --sbs", "left_output/right_output or option \"sbs_output\""),
+        ("--left-item/--right-item", "the left and right item ids"),
+        ("pass --decoder ffmpeg", "decode with FFmpeg (command-line tool only)"),
+        ("try --decoder ffmpeg", "try decoding with FFmpeg (command-line tool only)"),
+        ("--decoder ffmpeg", "FFmpeg decoding (command-line tool only)"),
+        ("pass --no-audio to convert without audio", "convert without audio (option \"audio\": \"none\")"),
+        ("or pass --no-audio", "or convert without audio (option \"audio\": \"none\")"),
+        ("--no-audio", "no audio (option \"audio\": \"none\")"),
+        ("--audio-from MOVIE", "an audio source movie (command-line tool only)"),
+        ("--audio-from", "the audio source"),
+        ("--fps", "options \"frame_rate_num\" and \"frame_rate_den\""),
+        ("--faststart", "option \"faststart\""),
+        ("--baseline", "the baseline option"),
+        ("--hfov", "the field-of-view option"),
+        ("--disparity", "the disparity option"),
+        ("--swap-eyes", "option \"swap_eyes\""),
+        ("give --packing side|over", "set the frame packing (side or over)"),
+        ("--packing", "the frame packing"),
+        ("--to-apmp", "the APMP conversion (command-line tool: edit)"),
+        ("--to-google", "the Google spherical conversion (command-line tool: edit)"),
+        ("--projection", "the projection"),
+        ("--hero", "the hero eye"),
+    ]
+
+    static func abiWording(_ m: String) -> String {
+        guard m.contains("--") else { return m }
+        var out = m
+        for (flag, abi) in flagWording { out = out.replacing(flag, with: abi) }
+        return out
     }
 }
 
@@ -73,38 +117,56 @@ func abiCall(_ function: StaticString, _ body: () throws(ABIError) -> Void) -> I
         LastError.clear()
         return SMStatus.ok
     } catch {
-        LastError.set("\(function): \(error.message)")
+        LastError.set("\(function): \(error.message)", code: error.code, offset: error.offset, boxPath: error.boxPath)
         return error.status
     }
 }
 
 // MARK: - Thread-local last error
 
-/// The last error message of each thread, stored as a malloc'd C string under a pthread key whose
-/// destructor frees it when the thread exits.
+/// The last error of each thread: its message, ParseError code and box path as malloc'd C strings, and its
+/// file offset (stored as offset + 1, 0 meaning none), each under a pthread key whose destructor frees it
+/// when the thread exits.
 enum LastError {
-    static let key: pthread_key_t? = {
-        var k = pthread_key_t()
-        return pthread_key_create(&k, { free($0) }) == 0 ? k : nil
-    }()
+    // One key per field; the destructor frees the string when the thread exits (the offset is no pointer).
+    static let key: pthread_key_t? = { var k = pthread_key_t(); return pthread_key_create(&k, { free($0) }) == 0 ? k : nil }()
+    static let codeKey: pthread_key_t? = { var k = pthread_key_t(); return pthread_key_create(&k, { free($0) }) == 0 ? k : nil }()
+    static let pathKey: pthread_key_t? = { var k = pthread_key_t(); return pthread_key_create(&k, { free($0) }) == 0 ? k : nil }()
+    static let offsetKey: pthread_key_t? = { var k = pthread_key_t(); return pthread_key_create(&k, nil) == 0 ? k : nil }()
 
-    static func set(_ message: String) {
+    private static func store(_ key: pthread_key_t?, _ s: String) {
         guard let key else { return }
         free(pthread_getspecific(key))
-        let copy = message.withCString { strdup($0) }
-        pthread_setspecific(key, copy)  // nil (out of memory) reads back as ""
+        pthread_setspecific(key, s.isEmpty ? nil : s.withCString { strdup($0) })  // nil (or out of memory) reads back as ""
     }
 
-    static func clear() {
-        guard let key, let old = pthread_getspecific(key) else { return }
-        free(old)
-        pthread_setspecific(key, nil)
+    static func set(_ message: String, code: String = "", offset: UInt64? = nil, boxPath: String = "") {
+        store(key, message)
+        store(codeKey, code)
+        store(pathKey, boxPath)
+        if let offsetKey {
+            let encoded = offset.flatMap { $0 < UInt64(UInt.max) ? UInt($0) + 1 : nil } ?? 0
+            pthread_setspecific(offsetKey, UnsafeRawPointer(bitPattern: encoded))
+        }
+    }
+
+    static func clear() { set("") }
+
+    private static func read(_ key: pthread_key_t?) -> UnsafePointer<CChar> {
+        if let key, let p = pthread_getspecific(key) { return UnsafePointer(p.assumingMemoryBound(to: CChar.self)) }
+        return StaticCString.empty
     }
 
     /// The current message; "" (a static string) when none.
-    static var current: UnsafePointer<CChar> {
-        if let key, let p = pthread_getspecific(key) { return UnsafePointer(p.assumingMemoryBound(to: CChar.self)) }
-        return StaticCString.empty
+    static var current: UnsafePointer<CChar> { read(key) }
+    /// The ParseError code of the current error; "" when none.
+    static var code: UnsafePointer<CChar> { read(codeKey) }
+    /// The box path of the current error; "" when none.
+    static var boxPath: UnsafePointer<CChar> { read(pathKey) }
+    /// The file offset of the current error; -1 when it has none (or does not fit an Int64).
+    static var offset: Int64 {
+        guard let offsetKey, let p = pthread_getspecific(offsetKey) else { return -1 }
+        return Int64(exactly: UInt(bitPattern: p) - 1) ?? -1
     }
 }
 

@@ -3,6 +3,7 @@ import BinaryIO
 import HEVC
 import Codecs
 import SpatialConvert
+import StereoVision
 import ImageFormats
 import MediaDecode
 
@@ -47,5 +48,42 @@ struct BenchDecode: ParsableCommand {
             best = min(best, Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18)
         }
         print("best_seconds \(best)")
+    }
+}
+
+/// Hidden: measure + align (rectify the right eye, crop both) of a left/right image pair in-process, for
+/// `Benchmarks/align_bench.py` (the same work as OpenCV's findFundamentalMat + stereoRectifyUncalibrated +
+/// warpPerspective pipeline, without file reading or writing).
+struct BenchAlign: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "bench-align", abstract: "Measure stereo measurement + alignment time (benchmark hook).", shouldDisplay: false)
+    @Argument var left: String
+    @Argument var right: String
+    @Option var hfov: Double = 60
+    @Option var runs: Int = 3
+
+    func run() throws {
+        let clock = ContinuousClock()
+        func secs(_ d: Duration) -> Double { Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18 }
+        let l: Image, r: Image
+        do { l = try ImageFiles.load(left).image; r = try ImageFiles.load(right).image }
+        catch let e as ParseError { printErr("bench-align: \(e.message)"); throw ExitCode(Exit.unreadable) }
+        var best = (total: Double.infinity, measure: 0.0, warp: 0.0)
+        var line = ""
+        for _ in 0..<max(1, runs) {
+            let t0 = clock.now
+            guard let m = PairAligner.measure(l, r, hfovDegrees: hfov).measurement, let rect = m.rectification else {
+                printErr("bench-align: cannot measure the pair"); throw ExitCode(Exit.problems)
+            }
+            let t1 = clock.now
+            let plan = PairAlignment.plan(m, rect)
+            let al: Image, ar: Image
+            do { al = try PairAligner.apply(l, homography: plan.leftHomography, crop: plan.crop); ar = try PairAligner.apply(r, homography: plan.rightHomography, crop: plan.crop) }
+            catch let e as ParseError { printErr("bench-align: \(e.message)"); throw ExitCode(Exit.problems) }
+            let t2 = clock.now
+            let total = secs(t2 - t0)
+            if total < best.total { best = (total, secs(t1 - t0), secs(t2 - t1)) }
+            line = "crop \(al.width)x\(al.height) \(ar.width)x\(ar.height) offset \(rect.centreVerticalOffset) roll \(rect.contentRotationDegrees) scale \(rect.scale * 100) yaw \(rect.yawDegrees)"
+        }
+        print("best_seconds \(best.total) measure_seconds \(best.measure) warp_seconds \(best.warp) \(line)")
     }
 }

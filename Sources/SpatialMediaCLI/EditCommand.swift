@@ -4,7 +4,8 @@ import ISOBMFF
 import SpatialMedia
 import SystemSupport
 
-/// `spatial-media edit`: set, replace or remove the spatial metadata of an MV-HEVC movie.
+/// `spatial-media edit`: set, replace or remove the spatial metadata of an MV-HEVC movie, tag a frame-packed or
+/// projected movie (Apple's `vexu/pack`, `vexu/proj`), or convert Google spherical metadata to APMP and back.
 struct Edit: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Set, replace or remove spatial-video metadata without touching sample data.",
@@ -12,6 +13,11 @@ struct Edit: ParsableCommand {
         Values are in human units: --baseline in millimetres (stored as µm, mm × 1000 rounded), --hfov in \
         degrees (stored as 1/1000 °; must be > 0 and < 180), --disparity in percent of the image width \
         (stored as 1/10000, percent × 100 rounded; within ±100). --hero none removes the hero box. \
+        Frame-packed movies (HEVC, H.264 or AV1): --packing side|over writes vexu{eyes{stri}, proj{prji}, pack{pkin}} \
+        (with --projection, default rect for a new proj; --hfov and --hero as usual). Spheres: --to-apmp writes the \
+        APMP boxes that say what the file's Google spherical metadata (st3d/sv3d or the v1 uuid XML) says, keeping \
+        it; --to-google writes st3d/sv3d from the APMP boxes and removes vexu/hfov. Both refuse, with the reason, \
+        when the two forms cannot say the same thing (a mesh needs --projection hequ|equi to state its kind). \
         With --in-place the file is edited in place when moov is the last box or is followed by a large \
         enough free box (crash-safe: the old moov is retired by one 8-byte write after the new one is on \
         disk); otherwise it is rewritten atomically (temporary file + rename) and the output says why.
@@ -24,7 +30,10 @@ struct Edit: ParsableCommand {
     @Option(parsing: .unconditional, help: "Horizontal field of view in degrees (e.g. 63.4).") var hfov: Double?
     @Option(parsing: .unconditional, help: "Horizontal disparity adjustment in percent of the image width (e.g. 2 or -1.5).") var disparity: Double?
     @Option(help: "Hero eye: left, right or none.") var hero: String?
-    @Option(help: "Projection: rect.") var projection: String?
+    @Option(help: "Projection: rect, hequ (180°) or equi (360°).") var projection: String?
+    @Option(help: "Frame packing of a single-layer movie: side (left eye on the left) or over (left eye on top).") var packing: String?
+    @Flag(help: "Convert Google spherical metadata (st3d/sv3d, v1 uuid XML) to APMP (vexu proj/pack), keeping the Google boxes.") var toApmp = false
+    @Flag(help: "Convert APMP projection (equi/hequ) to Google st3d/sv3d and remove vexu/hfov.") var toGoogle = false
     @Flag(help: "Remove vexu and hfov from every video sample entry.") var removeSpatial = false
     @Flag(help: "Put moov before mdat (forces a rewrite).") var faststart = false
     @Flag(help: "Print JSON to standard output.") var json = false
@@ -34,16 +43,26 @@ struct Edit: ParsableCommand {
         if output == nil && !inPlace { throw ValidationError("give -o OUT or --in-place") }
         if output != nil && inPlace { throw ValidationError("-o and --in-place exclude each other") }
         if let h = hero, !["left", "right", "none"].contains(h) { throw ValidationError("--hero must be left, right or none") }
-        if let p = projection, p != "rect" { throw ValidationError("--projection must be rect") }
-        if removeSpatial && (baseline != nil || hfov != nil || disparity != nil || hero != nil || projection != nil) {
+        if let p = projection, !["rect", "hequ", "equi"].contains(p) { throw ValidationError("--projection must be rect, hequ or equi") }
+        if let p = packing, p != "side" && p != "over" { throw ValidationError("--packing must be side or over") }
+        if baseline == 0 {
+            printErr("warning: --baseline 0 is written as asked, but validate reports a zero baseline as an error (SV-VIDEO-016 for videos, SV-PHOTO-011 for photos): visionOS needs the real distance between the lenses")
+        }
+        if removeSpatial && (baseline != nil || hfov != nil || disparity != nil || hero != nil || projection != nil || packing != nil || toApmp || toGoogle) {
             throw ValidationError("--remove-spatial cannot be combined with values")
         }
+        if toApmp && toGoogle { throw ValidationError("--to-apmp and --to-google exclude each other") }
+        if (toApmp || toGoogle) && (baseline != nil || hfov != nil || disparity != nil || packing != nil) {
+            throw ValidationError("--to-apmp/--to-google take their values from the file (only --hero, and --projection with --to-apmp for a mesh, combine with them)")
+        }
+        if toGoogle && projection != nil { throw ValidationError("--to-google takes the projection from the file") }
     }
 
     func run() throws {
+        try Exit.checkOutputs("spatial-media edit", outputs: [("output", output)], inputs: [("input", file)])
         if SpatialPhotoEditor.isHEIF(path: file) {
-            if hero != nil || projection != nil || removeSpatial || faststart {
-                printErr("spatial-media edit: --hero, --projection, --remove-spatial and --faststart apply to videos; photos take --baseline, --hfov, --disparity")
+            if hero != nil || projection != nil || packing != nil || toApmp || toGoogle || removeSpatial || faststart {
+                printErr("spatial-media edit: --hero, --projection, --packing, --to-apmp, --to-google, --remove-spatial and --faststart apply to videos; photos take --baseline, --hfov, --disparity")
                 throw ExitCode(Exit.usage)
             }
             guard let form = CameraPropertyForm(rawValue: cameraForm) else {
@@ -69,7 +88,14 @@ struct Edit: ParsableCommand {
         case "none": edit.heroEye = .remove
         default: break
         }
-        if projection == "rect" { edit.projectionKind = .set("rect") }
+        if toApmp {
+            edit.spherical = .toAPMP(assume: projection.map { FourCC($0) })
+        } else if toGoogle {
+            edit.spherical = .toGoogle
+        } else {
+            if let p = projection { edit.projectionKind = .set(FourCC(p)) }
+            if let k = packing { edit.viewPacking = .set(FourCC(k)) }
+        }
         if edit.isEmpty {
             printErr("spatial-media edit: nothing to do (give a value, or --remove-spatial)")
             throw ExitCode(Exit.usage)
@@ -81,8 +107,8 @@ struct Edit: ParsableCommand {
             line.end()
         } catch {
             line.end()
-            printErr("spatial-media edit: \(file): \(error.message) [\(error.code)]" + (error.path.isEmpty ? "" : " (\(error.path))"))
-            throw ExitCode(error.code == .invalidValue ? Exit.usage : Exit.unreadable)
+            printErr(errorLine("spatial-media edit", file: file, error, outputs: [output]))
+            throw ExitCode(Exit.code(for: error))
         }
         if json {
             print(result.json.serialized(pretty: true))

@@ -51,26 +51,28 @@ struct ConvertPhoto: ParsableCommand {
     @Option(help: "Horizontal field of view in degrees.") var hfov: Double?
     @Option(help: "Horizontal disparity adjustment in percent of the image width (e.g. 2.93).") var disparity: Double?
     @Option(help: "Layout of INPUT: sbs, tb or auto (photos); sbs, tb, half-sbs or half-tb (videos, default sbs).") var layout: String = "auto"
-    @Flag(help: "Each eye is squeezed to half width (SBS) or half height (TB); stretch it back.") var half = false
+    @Flag(help: "Photo: each eye is squeezed to half width (SBS) or half height (TB); stretch it back (videos: --layout half-sbs or half-tb).") var half = false
     @Flag(help: "The left half/top/first image is the right eye.") var swapEyes = false
-    @Option(help: "HEVC quality 0…100 (default 80).") var quality: Int = PhotoEncoding.defaultQuality
-    @Option(help: "Coded bit depth: 8 (default) or 10.") var bitDepth: Int = 8
-    @Option(help: "Camera property form: apple (uuid boxes), standard (cmin/cmex) or both.") var form: String = "apple"
+    @Option(help: "Photo: HEVC quality 0…100 (default 80).") var quality: Int?
+    @Option(help: "Photo: coded bit depth, 8 (default) or 10. Spatial video is always 8-bit.") var bitDepth: Int?
+    @Option(help: "Photo: camera property form, apple (uuid boxes, default), standard (cmin/cmex) or both.") var form: String?
+    @Flag(help: "Photos: rectify the right eye onto the left (vertical offset, roll, focal scale, keystone; one warp), crop both to the common area around the centre; prints before/after figures.") var align = false
+    @Flag(help: "Photos: set the disparity adjustment from the measured disparity so the nearest content sits just behind the window.") var autoDisparity = false
     @Flag(help: "Print the report as JSON.") var json = false
     // Video options.
     @Option(help: "Video: x265 constant rate factor per eye, 0…51 (default 23).") var crf: Double?
     @Option(help: "Video: average bitrate per eye in kbit/s (instead of --crf).") var bitrate: Int?
-    @Option(help: "Video: x265 preset (ultrafast … placebo, default medium).") var preset: String = "medium"
+    @Option(help: "Video: x265 preset (ultrafast … placebo, default medium).") var preset: String?
     @Option(help: "Video: IDR interval in frames (default 2 s of frames).") var keyint: Int?
-    @Option(help: "Video: B-frames in the fixed pattern (default 3).") var bframes: Int = 3
-    @Option(help: "Video: copy the input's audio tracks (copy, default) or drop them (none).") var audio: String = "copy"
-    @Option(help: "Video: take the audio tracks from this file instead.") var audioFrom: String?
+    @Option(help: "Video: B-frames in the fixed pattern (default 3).") var bframes: Int?
+    @Option(help: "Video: copy the input's audio tracks (copy, default) or drop them (none).") var audio: String?
+    @Option(help: "Video: take the audio tracks from this MP4/MOV instead.") var audioFrom: String?
+    @Option(help: "Video: hero eye, also the base layer 2D players show: left (default) or right.") var hero: String?
     @Flag(help: "Video: no audio track at all (by default the input's audio, or a silent track).") var noAudio = false
-    @Option(help: "Video: hero eye, also the base layer 2D players show: left (default) or right.") var hero: String = "left"
     @Option(help: "Video: frame rate (e.g. 30, 29.97, 30000/1001), overriding the input's.") var fps: String?
-    @Option(help: "Video: input decoder: auto (Y4M direct, HEVC MP4/MOV by libde265, others ffmpeg) or ffmpeg.") var decoder: String = "auto"
+    @Option(help: "Video: input decoder: auto (Y4M direct, HEVC MP4/MOV by libde265, others ffmpeg) or ffmpeg.") var decoder: String?
     @Option(help: "Video: x265 threads per eye (--pools; default 1: one encoder per core).") var threadsPerEye: Int?
-    @Option(help: "Video: layer-1 SPS form: multilayer (Apple's, default) or full (lossless split).") var spsForm: String = "multilayer"
+    @Option(help: "Video: layer-1 SPS form: multilayer (Apple's, default) or full (lossless split).") var spsForm: String?
     @Flag(help: "Video: write an MP4 (ftyp mp42) instead of QuickTime.") var mp4 = false
     @Flag(help: "Video: put moov before mdat.") var faststart = false
     @Option(help: "Video (debug): also write each eye's single-layer HEVC as PREFIX-left.hevc / PREFIX-right.hevc.") var keepStreams: String?
@@ -81,61 +83,101 @@ struct ConvertPhoto: ParsableCommand {
         return false
     }
 
+    /// Options given that only videos take, and those only photos take (flag spelling).
+    var videoOnlyOptions: [String] {
+        var o: [String] = []
+        if crf != nil { o.append("--crf") }
+        if bitrate != nil { o.append("--bitrate") }
+        if preset != nil { o.append("--preset") }
+        if keyint != nil { o.append("--keyint") }
+        if bframes != nil { o.append("--bframes") }
+        if audio != nil { o.append("--audio") }
+        if audioFrom != nil { o.append("--audio-from") }
+        if noAudio { o.append("--no-audio") }
+        if hero != nil { o.append("--hero") }
+        if fps != nil { o.append("--fps") }
+        if decoder != nil { o.append("--decoder") }
+        if threadsPerEye != nil { o.append("--threads-per-eye") }
+        if spsForm != nil { o.append("--sps-form") }
+        if mp4 { o.append("--mp4") }
+        if faststart { o.append("--faststart") }
+        if keepStreams != nil { o.append("--keep-streams") }
+        return o
+    }
+    var photoOnlyOptions: [String] {
+        var o: [String] = []
+        if quality != nil { o.append("--quality") }
+        if bitDepth != nil { o.append("--bit-depth") }
+        if form != nil { o.append("--form") }
+        if half { o.append("--half") }
+        return o
+    }
+
     func validate() throws {
         if input == nil && (left == nil || right == nil) { throw ValidationError("give INPUT, or both --left and --right") }
         if input != nil && (left != nil || right != nil) { throw ValidationError("give INPUT or --left/--right, not both") }
         if isVideo {
+            if align || autoDisparity { throw ValidationError("--align and --auto-disparity are implemented for photos only so far; for a video, measure it with `spatial-media validate` and set --disparity") }
+            let photoOnly = photoOnlyOptions
+            if !photoOnly.isEmpty {
+                throw ValidationError("\(photoOnly.joined(separator: ", ")) apply to photos only" + (half ? "; for a video with squeezed eyes use --layout half-sbs or half-tb" : "")
+                                      + (bitDepth != nil ? "; spatial video (Multiview Main) is always 8-bit" : "") + (quality != nil ? "; video quality is --crf or --bitrate" : ""))
+            }
             if layout != "auto" && StereoVideoLayout(rawValue: layout) == nil { throw ValidationError("--layout must be sbs, tb, half-sbs or half-tb for a video") }
             if crf != nil && bitrate != nil { throw ValidationError("give --crf or --bitrate, not both") }
             if let c = crf, !(0...51).contains(c) { throw ValidationError("--crf must be between 0 and 51") }
             if let b = bitrate, b <= 0 { throw ValidationError("--bitrate must be positive (kbit/s)") }
-            if !["copy", "none"].contains(audio) { throw ValidationError("--audio must be copy or none") }
-            if !["left", "right"].contains(hero) { throw ValidationError("--hero must be left or right") }
-            if VideoConversionOptions.Decoder(rawValue: decoder) == nil { throw ValidationError("--decoder must be auto or ffmpeg") }
-            if let f = fps, Self.parseFPS(f) == nil { throw ValidationError("--fps must be a positive number or NUM/DEN, e.g. 30 or 30000/1001") }
+            if let a = audio, !["copy", "none"].contains(a) { throw ValidationError("--audio must be copy or none") }
+            if let h = hero, !["left", "right"].contains(h) { throw ValidationError("--hero must be left or right") }
+            if let d = decoder, VideoConversionOptions.Decoder(rawValue: d) == nil { throw ValidationError("--decoder must be auto or ffmpeg") }
+            if let f = fps, FrameRate.parse(f) == nil { throw ValidationError("--fps must be a positive number or NUM/DEN, e.g. 30 or 30000/1001") }
             if let k = keyint, k < 1 { throw ValidationError("--keyint must be at least 1") }
-            if !(0...16).contains(bframes) { throw ValidationError("--bframes must be 0…16") }
-            if LayerSPSForm(rawValue: spsForm) == nil { throw ValidationError("--sps-form must be multilayer or full") }
+            if let b = bframes, !(0...16).contains(b) { throw ValidationError("--bframes must be 0…16") }
+            if let f = spsForm, LayerSPSForm(rawValue: f) == nil { throw ValidationError("--sps-form must be multilayer or full") }
             if let t = threadsPerEye, !(1...64).contains(t) { throw ValidationError("--threads-per-eye must be 1…64") }
+            if let p = preset, !SplitPhoto.presets.contains(p) { throw ValidationError("--preset must be one of \(SplitPhoto.presets.joined(separator: ", "))") }
+            try OutputKind.check(output, expected: mp4 ? .mp4 : .movie, flag: mp4 ? "--mp4" : nil)
             return
         }
-        if StereoLayout(rawValue: layout) == nil { throw ValidationError("--layout must be sbs, tb or auto") }
-        if bitDepth != 8 && bitDepth != 10 { throw ValidationError("--bit-depth must be 8 or 10") }
-        if !(0...100).contains(quality) { throw ValidationError("--quality must be between 0 and 100") }
-        if CameraPropertyForm(rawValue: form) == nil { throw ValidationError("--form must be one of \(CameraPropertyForm.allCases.map(\.rawValue).joined(separator: ", "))") }
+        let videoOnly = videoOnlyOptions
+        if !videoOnly.isEmpty { throw ValidationError("\(videoOnly.joined(separator: ", ")) apply to videos only; \(input ?? left ?? "the input") is converted as a photo") }
+        if StereoLayout(rawValue: layout) == nil {
+            throw ValidationError("--layout must be sbs, tb or auto for a photo" + (layout.hasPrefix("half-") ? " (squeezed eyes: --half with --layout sbs or tb)" : ""))
+        }
+        if let d = bitDepth, d != 8 && d != 10 { throw ValidationError("--bit-depth must be 8 or 10") }
+        if let q = quality, !(0...100).contains(q) { throw ValidationError("--quality must be between 0 and 100") }
+        if let f = form, CameraPropertyForm(rawValue: f) == nil { throw ValidationError("--form must be one of \(CameraPropertyForm.allCases.map(\.rawValue).joined(separator: ", "))") }
+        try OutputKind.check(output, expected: .heic, flag: nil)
+        if autoDisparity && disparity != nil { throw ValidationError("give --disparity or --auto-disparity, not both") }
     }
 
-    static func parseFPS(_ s: String) -> (num: Int, den: Int)? {
-        let parts = s.split(separator: "/")
-        if parts.count == 2, let n = Int(parts[0]), let d = Int(parts[1]), n > 0, d > 0 { return (n, d) }
-        guard parts.count == 1, let f = Double(s), f > 0, f <= 1000 else { return nil }
-        if f == f.rounded() { return (Int(f), 1) }
-        let n1001 = f * 1001 / 1000
-        if abs(n1001 - n1001.rounded()) < 1e-3 { return (Int(n1001.rounded()) * 1000, 1001) }
-        return (Int((f * 1000).rounded()), 1000)
-    }
 
     func run() throws {
+        try Exit.checkOutputs("spatial-media convert", outputs: [("output", output), ("--keep-streams left stream", keepStreams.map { $0 + "-left.hevc" }), ("--keep-streams right stream", keepStreams.map { $0 + "-right.hevc" })],
+                              inputs: [("input", input), ("--left input", left), ("--right input", right), ("--audio-from input", audioFrom)])
         if isVideo { try runVideo(); return }
         var o = PhotoConversionOptions()
         o.layout = StereoLayout(rawValue: layout) ?? .auto
         o.halfResolution = half
         o.swapEyes = swapEyes
         o.baselineMM = baseline; o.hfovDegrees = hfov; o.disparityPercent = disparity
-        o.quality = quality
-        o.bitDepth = bitDepth
-        o.form = CameraPropertyForm(rawValue: form) ?? .apple
+        o.quality = quality ?? PhotoEncoding.defaultQuality
+        o.bitDepth = bitDepth ?? 8
+        o.form = form.flatMap { CameraPropertyForm(rawValue: $0) } ?? .apple
         if let e = perform(o) {
-            printErr(errorLine("spatial-media", file: input ?? left ?? "", e))
-            throw ExitCode(Exit.unreadable)
+            printErr(errorLine("spatial-media convert", file: input ?? left ?? "", e, outputs: [output]))
+            throw ExitCode(Exit.code(for: e))
         }
     }
 
     func perform(_ o: PhotoConversionOptions) -> ParseError? {
         do throws(ParseError) {
-            let pair: StereoPair
+            var pair: StereoPair
             if let input { pair = try StereoImages.load(input, packing: o.packing) }
             else { pair = try StereoImages.load(left: left ?? "", right: right ?? "", limits: o.limits) }
+            var o = o
+            if o.swapEyes { swap(&pair.left, &pair.right); pair.notes.append("eyes swapped (--swap-eyes)"); o.swapEyes = false }
+            try GeometryCheck.prepare(&pair, options: &o, align: align, autoDisparity: autoDisparity, json: json)
             let report = try PhotoConverter.convert(pair, options: o, to: output)
             if json {
                 let j = JSON.object([
@@ -165,24 +207,22 @@ extension ConvertPhoto {
         o.layout = StereoVideoLayout(rawValue: layout) ?? .sbs
         o.swapEyes = swapEyes
         if let b = bitrate { o.rateControl = .bitrate(kbps: b) } else { o.rateControl = .crf(crf ?? VideoConversionOptions.defaultCRF) }
-        o.preset = preset
+        o.preset = preset ?? "medium"
         o.keyint = keyint
-        o.bframes = bframes
+        o.bframes = bframes ?? 3
         o.baselineMM = baseline; o.hfovDegrees = hfov; o.disparityPercent = disparity
         o.heroIsLeft = hero != "right"
         o.audio = audio == "none" || noAudio ? .none : .copy
         o.audioFrom = audioFrom
-        o.fps = fps.flatMap(Self.parseFPS)
-        o.decoder = VideoConversionOptions.Decoder(rawValue: decoder) ?? .auto
+        o.fps = fps.flatMap(FrameRate.parse)
+        o.decoder = decoder.flatMap { VideoConversionOptions.Decoder(rawValue: $0) } ?? .auto
         o.poolThreadsPerEye = threadsPerEye
         o.container = mp4 ? .mp4 : .mov
         o.faststart = faststart
         o.keepStreamsPrefix = keepStreams
-        o.layerSPSForm = LayerSPSForm(rawValue: spsForm) ?? .multilayer
+        o.layerSPSForm = spsForm.flatMap { LayerSPSForm(rawValue: $0) } ?? .multilayer
         let videoInput: VideoInput = input.map { .packed($0) } ?? .pair(left: left ?? "", right: right ?? "")
         let cancel = ConversionCancellation()
-        let signals = InterruptHandler(cancel)
-        defer { signals.restore() }
         let line = ProgressLine("converting")
         let result: Result<VideoConversionReport, ParseError>
         do throws(ParseError) {
@@ -214,37 +254,9 @@ extension ConvertPhoto {
                 for l in r.lines.dropFirst() { print("  \(l)") }
             }
         case .failure(let e):
-            printErr(errorLine("spatial-media convert", file: input ?? left ?? "", e))
-            // Inputs that cannot be read or used: 2; other failures (encoder, mismatched inputs): 1.
-            let unusable: Set<ParseError.Code> = [.io, .unsupported, .notRecognised, .truncated]
-            throw ExitCode(cancel.isCancelled ? 130 : (unusable.contains(e.code) ? Exit.unreadable : Exit.problems))
+            printErr(errorLine("spatial-media convert", file: input ?? left ?? "", e, outputs: [output, keepStreams.map { $0 + "-left.hevc" }, keepStreams.map { $0 + "-right.hevc" }]))
+            throw ExitCode(Exit.code(for: e))
         }
-    }
-}
-
-/// Ctrl-C during a video conversion: the first SIGINT cancels cleanly (encoders stopped, helper processes
-/// ended, nothing written at OUT); a second one exits at once.
-final class InterruptHandler {
-    let source: DispatchSourceSignal
-    init(_ cancel: ConversionCancellation) {
-        signal(SIGINT, SIG_IGN)
-        signal(SIGTERM, SIG_IGN)
-        source = DispatchSource.makeSignalSource(signal: SIGINT, queue: DispatchQueue.global())
-        let term = DispatchSource.makeSignalSource(signal: SIGTERM, queue: DispatchQueue.global())
-        let handler: @Sendable () -> Void = {
-            if cancel.isCancelled { _exit(130) }
-            StandardError.write("\nspatial-media: interrupted; stopping (nothing will be written)\n")
-            cancel.cancel()
-        }
-        source.setEventHandler(handler: handler)
-        term.setEventHandler(handler: handler)
-        source.resume(); term.resume()
-        extra = term
-    }
-    var extra: DispatchSourceSignal?
-    func restore() {
-        source.cancel(); extra?.cancel()
-        signal(SIGINT, SIG_DFL); signal(SIGTERM, SIG_DFL)
     }
 }
 
@@ -252,29 +264,85 @@ final class InterruptHandler {
 struct SplitPhoto: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "split",
-        abstract: "Write the two eyes of a spatial photo as images (.png, .jpg or .heic by extension), or one side-by-side image.",
-        discussion: "PNG keeps 10-bit sources as 16-bit; JPEG output is 8-bit (quality 95 unless --quality)."
+        abstract: "Split a spatial photo or spatial video into its eyes: one file per eye, or one side-by-side / over-under file.",
+        discussion: """
+        Photos: .png, .jpg or .heic by extension; PNG keeps 10-bit sources as 16-bit; JPEG output is 8-bit (quality 95 \
+        unless --quality). Videos (any MV-HEVC spatial video: Apple's, iPhone's, Vision Pro's, x265 multiview's, ours): \
+        .mp4, .mov or .mkv re-encoded with x265 (--crf, --preset), audio carried over; --copy writes the coded \
+        pictures untouched as raw .hevc streams (both eyes of an independent-layer file such as `spatial-media convert` \
+        writes, or the base-layer eye of any MV-HEVC file). Inter-layer-predicted videos need FFmpeg 7.1 or newer \
+        (`bash scripts/setup.sh` installs one).
+        """
     )
-    @Argument(help: "A spatial photo (stereo HEIC with a 'ster' group).") var photo: String
+    @Argument(help: "A spatial photo (stereo HEIC) or a spatial video (MV-HEVC .mov/.mp4).") var input: String
     @Option(help: "Left-eye output.") var left: String?
     @Option(help: "Right-eye output.") var right: String?
     @Option(help: "Side-by-side output (left eye on the left).") var sbs: String?
-    @Option(help: "JPEG (1…100) or HEIC (0…100) quality.") var quality: Int?
+    @Option(help: "Over-under output (left eye on top; video only).") var ou: String?
+    @Flag(help: "Video: half-width SBS / half-height OU (the frame keeps the size of one eye).") var half = false
+    @Flag(help: "Video: no re-encoding, raw .hevc per eye (independent layers, or the base-layer eye only).") var copy = false
+    @Option(help: "Video: x265 constant rate factor of the re-encode (0…51, default 18).") var crf: Double?
+    @Option(help: "Video: x265 preset (ultrafast … placebo, default medium).") var preset: String?
+    @Flag(help: "Video: leave the audio out.") var noAudio = false
+    @Option(help: "Photo: JPEG (1…100) or HEIC (0…100) quality.") var quality: Int?
 
     func validate() throws {
-        if left == nil && right == nil && sbs == nil { throw ValidationError("give --left/--right and/or --sbs") }
+        if left == nil && right == nil && sbs == nil && ou == nil { throw ValidationError("give --left/--right, --sbs or --ou") }
+        if [sbs != nil, ou != nil, left != nil || right != nil].filter({ $0 }).count > 1 {
+            throw ValidationError("give one of --sbs, --ou, or --left/--right")
+        }
+        if let c = crf, !(0...51).contains(c) { throw ValidationError("--crf must be between 0 and 51") }
+        if let p = preset, !Self.presets.contains(p) { throw ValidationError("--preset must be one of \(Self.presets.joined(separator: ", "))") }
+        if copy && (crf != nil || preset != nil) { throw ValidationError("--copy does not re-encode: leave out --crf and --preset") }
     }
 
+    static let presets = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow", "placebo"]
+
     func run() throws {
+        try Exit.checkOutputs("spatial-media split", outputs: [("--left output", left), ("--right output", right), ("--sbs output", sbs), ("--ou output", ou)], inputs: [("input", input)])
+        if FileProbe.kind(of: input) == .movie { try runVideo(); return }
+        let videoOnly = [ou != nil ? "--ou" : nil, half ? "--half" : nil, copy ? "--copy" : nil, crf != nil ? "--crf" : nil,
+                         preset != nil ? "--preset" : nil, noAudio ? "--no-audio" : nil].compactMap { $0 }
+        if !videoOnly.isEmpty {
+            printErr("spatial-media split: \(input): \(videoOnly.joined(separator: ", ")) apply to videos only; this is a photo")
+            throw ExitCode(Exit.usage)
+        }
         let result: ParseError?
         do throws(ParseError) {
-            try PhotoSplitter.split(photo, left: left, right: right, sbs: sbs, quality: quality)
+            try PhotoSplitter.split(input, left: left, right: right, sbs: sbs, quality: quality)
             result = nil
         } catch { result = error }
         if let e = result {
-            printErr(errorLine("spatial-media", file: photo, e))
-            throw ExitCode(Exit.unreadable)
+            printErr(errorLine("spatial-media split", file: input, e, outputs: [left, right, sbs]))
+            throw ExitCode(Exit.code(for: e))
         }
         for p in [left, right, sbs].compactMap({ $0 }) { print("wrote \(p)") }
+    }
+
+    func runVideo() throws {
+        if quality != nil {
+            printErr("spatial-media split: \(input): --quality applies to photos; for videos use --crf")
+            throw ExitCode(Exit.usage)
+        }
+        let target: VideoSplitTarget = sbs.map { .sideBySide($0) } ?? ou.map { .overUnder($0) } ?? .eyes(left: left, right: right)
+        var o = VideoSplitOptions(target: target)
+        o.half = half
+        o.copy = copy
+        if let c = crf { o.crf = c }
+        if let p = preset { o.preset = p }
+        o.audio = !noAudio
+        let line = ProgressLine("split")
+        let result: Result<VideoSplitReport, ParseError>
+        do throws(ParseError) {
+            result = .success(try VideoSplitter.split(input, options: o) { p in line.frames(p.frames, of: p.totalFrames, fps: p.framesPerSecond, eta: p.etaSeconds) })
+        } catch { result = .failure(error) }
+        line.end()
+        switch result {
+        case .success(let r):
+            for l in r.lines { print(l) }
+        case .failure(let e):
+            printErr(errorLine("spatial-media split", file: input, e, outputs: [left, right, sbs, ou]))
+            throw ExitCode(Exit.code(for: e))
+        }
     }
 }

@@ -35,21 +35,32 @@ struct Combine: ParsableCommand {
         guard CameraPropertyForm(rawValue: cameraForm) != nil else { throw ValidationError("--camera-form must be apple, standard or both") }
         if (leftItem == nil) != (rightItem == nil) { throw ValidationError("give both --left-item and --right-item, or neither") }
         if right != nil && leftItem != nil { throw ValidationError("--left-item/--right-item apply to a single input") }
+        try OutputKind.check(output, expected: .heic, flag: nil)
     }
 
     func run() throws {
+        try Exit.checkOutputs("spatial-media combine", outputs: [("output", output)], inputs: [("left input", left), ("right input", right)])
         let form = CameraPropertyForm(rawValue: cameraForm) ?? .apple
-        var edit = SpatialPhotoEdit(form: form)
+        var edit = StereoPhotoParameters(form: form)
+        var defaults = StereoPhotoParameters(form: form)
         do {
-            edit.baselineMicrometres = try SpatialUnits.micrometres(fromMillimetres: baseline ?? PhotoDefaults.baselineMM)
-            edit.hfovMillidegrees = try SpatialUnits.millidegrees(fromDegrees: hfov ?? PhotoDefaults.hfovDegrees)
-            edit.disparity = try SpatialUnits.disparityUnits(fromPercent: disparity ?? 0)
+            edit.baselineMicrometres = try baseline.map { (v) throws(ParseError) in try SpatialUnits.micrometres(fromMillimetres: v) }
+            edit.hfovMillidegrees = try hfov.map { (v) throws(ParseError) in try SpatialUnits.millidegrees(fromDegrees: v) }
+            edit.disparity = try disparity.map { (v) throws(ParseError) in try SpatialUnits.disparityUnits(fromPercent: v) }
+            defaults.baselineMicrometres = try SpatialUnits.micrometres(fromMillimetres: PhotoDefaults.baselineMM)
+            defaults.hfovMillidegrees = try SpatialUnits.millidegrees(fromDegrees: PhotoDefaults.hfovDegrees)
+            defaults.disparity = 0
         } catch {
             printErr("spatial-media combine: \(error.message)")
             throw ExitCode(Exit.usage)
         }
-        if baseline == nil { printErr("note: baseline \(PhotoDefaults.baselineMM) mm is a default, not a measurement (set --baseline)") }
-        if hfov == nil { printErr("note: horizontal field of view \(PhotoDefaults.hfovDegrees)° is a default, not a measurement (set --hfov)") }
+        // One input that is already a spatial photo keeps its calibration where no new value is given.
+        let existing = right == nil ? try? ISOFile.open(path: left) : nil
+        let (filled, kept) = SpatialPhotoEditor.fillingDefaults(edit, defaults: defaults, keepingFrom: existing)
+        edit = filled
+        for k in kept { printErr("note: kept the input's \(k)") }
+        if baseline == nil && edit.baselineMicrometres != nil { printErr("note: baseline \(PhotoDefaults.baselineMM) mm is a default, not a measurement (set --baseline)") }
+        if hfov == nil && edit.hfovMillidegrees != nil { printErr("note: horizontal field of view \(PhotoDefaults.hfovDegrees)° is a default, not a measurement (set --hfov)") }
         let result: PhotoEditResult
         do {
             if let right {
@@ -58,8 +69,8 @@ struct Combine: ParsableCommand {
                 result = try SpatialPhotoEditor.combine(path: left, leftItem: leftItem, rightItem: rightItem, swapEyes: swapEyes, edit: edit, output: output)
             }
         } catch {
-            printErr(errorLine("spatial-media combine", file: left, error))
-            throw ExitCode(error.code == .invalidValue || error.code == .unsupported ? Exit.problems : Exit.unreadable)
+            printErr(errorLine("spatial-media combine", file: left, error, outputs: [output]))
+            throw ExitCode(Exit.code(for: error))
         }
         report(result, json: json)
     }
@@ -76,7 +87,7 @@ func report(_ r: PhotoEditResult, json: Bool) {
 
 /// `edit` on a spatial photo: the same value options as for video.
 func editPhoto(path: String, output: String?, baseline: Double?, hfov: Double?, disparity: Double?, form: CameraPropertyForm, json: Bool) throws {
-    var edit = SpatialPhotoEdit(form: form)
+    var edit = StereoPhotoParameters(form: form)
     do {
         if let b = baseline { edit.baselineMicrometres = try SpatialUnits.micrometres(fromMillimetres: b) }
         if let h = hfov { edit.hfovMillidegrees = try SpatialUnits.millidegrees(fromDegrees: h) }
@@ -92,7 +103,7 @@ func editPhoto(path: String, output: String?, baseline: Double?, hfov: Double?, 
     do {
         report(try SpatialPhotoEditor.edit(path: path, output: output, edit: edit), json: json)
     } catch {
-        printErr("spatial-media edit: \(path): \(error.message) [\(error.code)]")
-        throw ExitCode(error.code == .invalidValue ? Exit.usage : Exit.unreadable)
+        printErr(errorLine("spatial-media edit", file: path, error, outputs: [output]))
+        throw ExitCode(Exit.code(for: error))
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import BinaryIO
 import ISOBMFF
+import ImageFormats
 import MediaDecode
 import Codecs
 import SpatialMedia
@@ -11,23 +12,23 @@ import Darwin
 #endif
 import SystemSupport
 
-/// Exit codes, documented in the README and in `--help`.
-enum Exit {
-    static let ok: Int32 = 0
-    static let problems: Int32 = 1
-    static let unreadable: Int32 = 2
-    static let usage: Int32 = 64
-}
-
 func printErr(_ s: String) { StandardError.write(s + "\n") }
 
-/// One error line that always names a file. `ParseError.path` is a box path (`moov/trak[0]/…`,
-/// `(top level)`) or, when a library call took several inputs, the input that failed; a box path is
-/// shown after the reason with its offset.
-func errorLine(_ prefix: String, file: String, _ e: ParseError) -> String {
-    if e.path.isEmpty || e.path == file { return "\(prefix): \(file): \(e.message) [\(e.code)]" }
-    if FileSystem.kind(e.path) != nil { return "\(prefix): \(e.path): \(e.message) [\(e.code)]" }
-    return "\(prefix): \(file): \(e.message) [\(e.code)] (at \(e.path), offset \(e.offset))"
+/// One error line that always names the right file. `ParseError.path` is a box path (`moov/trak[0]/…`,
+/// `(top level)`) or, when a library call took several files, the file that failed: an output named in
+/// `outputs` is reported as "cannot write OUTPUT"; a box path goes after the reason with its offset; the
+/// top level is given by its offset alone.
+func errorLine(_ prefix: String, file: String, _ e: ParseError, outputs: [String?] = []) -> String {
+    var message = e.message
+    if !e.path.isEmpty, outputs.contains(where: { $0 == e.path }) {
+        if message.hasPrefix("cannot write \(e.path): ") { message.removeFirst("cannot write \(e.path): ".count) }
+        return "\(prefix): cannot write \(e.path): \(message) [\(e.code)]"
+    }
+    if message.hasPrefix(file + ": ") { message.removeFirst(file.count + 2) }
+    if e.path.isEmpty || e.path == file { return "\(prefix): \(file): \(message) [\(e.code)]" }
+    if FileSystem.kind(e.path) != nil { return "\(prefix): \(e.path): \(message) [\(e.code)]" }
+    if e.path == "(top level)" { return "\(prefix): \(file): \(message) [\(e.code)] (at offset \(e.offset))" }
+    return "\(prefix): \(file): \(message) [\(e.code)] (at \(e.path), offset \(e.offset))"
 }
 
 /// Ends the process with `code`; stdio buffers are flushed.
@@ -44,13 +45,9 @@ struct SpatialMediaCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "spatial-media",
         abstract: "Inspect, validate, convert and edit spatial (stereo) photos and videos.",
-        discussion: """
-        Exit codes: 0 success; 1 the input was read but problems were found; 2 an input could not be \
-        read or is not a supported file; 64 usage error. JSON goes to standard output, messages to \
-        standard error.
-        """,
+        discussion: Exit.helpText + "\n\nJSON goes to standard output, messages to standard error.",
         version: SpatialMediaVersion.string,
-        subcommands: [Info.self, Dump.self, Rewrite.self, Edit.self, Combine.self, ConvertPhoto.self, SplitPhoto.self, Assemble.self, SplitVideo.self, BenchScan.self, BenchDecode.self, Validate.self]
+        subcommands: [Info.self, Dump.self, Rewrite.self, Edit.self, Fix.self, Combine.self, ConvertPhoto.self, SplitPhoto.self, Assemble.self, SplitVideo.self, BenchScan.self, BenchDecode.self, Validate.self, Align.self, BenchAlign.self]
     )
 
     /// Parses only the chosen subcommand rather than reflecting over the whole command tree: the Swift
@@ -78,6 +75,8 @@ struct SpatialMediaCommand: ParsableCommand {
             default: break
             }
         }
+        // SIGINT/SIGTERM: helper processes stopped, temporary files removed, exit 130/143 (see Interruption).
+        Interruption.install()
         do {
             var command = try parseAsRoot(args)
             try command.run()
@@ -157,8 +156,8 @@ struct Info: ParsableCommand {
         var results: [JSON] = []
         for path in files {
             let info: MediaInfo
-            do {
-                info = try MediaInfo.inspect(path: path)
+            do throws(ParseError) {
+                if let image = try imageInfo(path) { info = image } else { info = try MediaInfo.inspect(path: path) }
             } catch {
                 printErr("spatial-media: \(path): \(error.message) [\(error.code)]")
                 worst = max(worst, Exit.unreadable)
@@ -180,12 +179,23 @@ struct Info: ParsableCommand {
     }
 }
 
+/// JPEG, MPO and PNG files (what `convert` and `validate` read besides ISOBMFF); nil for other files.
+func imageInfo(_ path: String) throws(ParseError) -> MediaInfo? {
+    let src = try FileSource(path: path)
+    guard ImageInfo.recognises(try src.read(at: 0, count: Int(min(src.size, 8)))) else { return nil }
+    do {
+        let d = try ImageInfo.describe(try FileBytes.read(path))
+        return MediaInfo(lines: d.lines, json: d.json, hasProblems: false)
+    } catch { throw error.withPath(path) }
+}
+
 struct Rewrite: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Parse a whole file and write it back through the writer (identical bytes when nothing changed).")
     @Argument(help: "Input file.") var input: String
     @Option(name: .shortAndLong, help: "Output file (written atomically).") var output: String
 
     func run() throws {
+        try Exit.checkOutputs("spatial-media rewrite", outputs: [("output", output)], inputs: [("input", input)])
         guard let f = openFile(input) else { throw ExitCode(Exit.unreadable) }
         let line = ProgressLine("writing")
         do {
@@ -193,8 +203,8 @@ struct Rewrite: ParsableCommand {
             line.end()
         } catch {
             line.end()
-            printErr("spatial-media: cannot write \(output): \(error.message) [\(error.code)]")
-            throw ExitCode(Exit.unreadable)
+            printErr(errorLine("spatial-media rewrite", file: input, error, outputs: [output]))
+            throw ExitCode(Exit.code(for: error))
         }
         printErr("wrote \(output)")
     }

@@ -14,8 +14,9 @@ struct Validate: ParsableCommand {
         discussion: """
         Every finding names a rule (SV-VIDEO-…, SV-PHOTO-…, SV-PAIR-…, SV-GEOM-…) listed with its severity, \
         threshold and source in Specs/validation.md. Exit codes: 0 no errors or warnings (infos only); \
-        1 warnings or errors found; 2 an input could not be read; 64 usage error. A directory argument \
-        validates every file in it, in parallel.
+        1 warnings or errors found, or a directory holds no media; 2 an input could not be read; 64 usage error. \
+        A directory argument validates every media file in it and in its subdirectories, in parallel; files that \
+        are not media are skipped with a note; images named NAME_L.ext and NAME_R.ext are validated as one pair.
         """
     )
     @Argument(help: "Files or directories to validate.") var inputs: [String] = []
@@ -35,6 +36,7 @@ struct Validate: ParsableCommand {
     }
 
     func run() throws {
+        try Exit.checkOutputs("spatial-media validate", outputs: [("--report output", report)], inputs: inputs.map { ("input", $0) } + [("--left input", left), ("--right input", right)])
         var o = ValidationOptions()
         o.pixels = !noPixels
         o.layout = layout.flatMap { StereoLayout(rawValue: $0) }
@@ -46,9 +48,20 @@ struct Validate: ParsableCommand {
             po.rightEye = r
             reports.append(Validator.validate(path: l, options: po))
         }
-        let files = BatchValidator.expand(inputs)
-        if !inputs.isEmpty && files.isEmpty { printErr("spatial-media: no files to validate in \(inputs.joined(separator: ", "))") }
-        reports += BatchValidator.validate(files, options: o)
+        let plan = BatchValidator.plan(inputs)
+        for d in plan.directoriesWithoutMedia { printErr("spatial-media validate: no media files in \(d) (searched recursively)") }
+        if !plan.skipped.isEmpty {
+            let shown = plan.skipped.prefix(5).joined(separator: ", ")
+            printErr("note: skipped \(plan.skipped.count) file\(plan.skipped.count == 1 ? "" : "s") that are not media: \(shown)\(plan.skipped.count > 5 ? ", …" : "")")
+        }
+        for pair in plan.pairs {
+            var po = o
+            po.rightEye = pair.right
+            reports.append(Validator.validate(path: pair.left, options: po))
+        }
+        reports += BatchValidator.validate(plan.files, options: o)
+        // A directory with nothing to validate was read, but is a problem (exit 1), not a success.
+        let nothing = left == nil && plan.count == 0 || !plan.directoriesWithoutMedia.isEmpty
         if json {
             print((reports.count == 1 ? reports[0].json : .array(reports.map(\.json))).serialized(pretty: true))
         } else {
@@ -63,7 +76,7 @@ struct Validate: ParsableCommand {
                 throw ExitCode(Exit.unreadable)
             }
         }
-        let code = reports.map(\.exitCode).max() ?? 0
+        let code = max(reports.map(\.exitCode).max() ?? 0, nothing ? Exit.problems : Exit.ok)
         if code != 0 { throw ExitCode(code) }
     }
 }

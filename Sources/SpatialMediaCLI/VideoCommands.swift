@@ -1,5 +1,6 @@
 import ArgumentParser
 import BinaryIO
+import SystemSupport
 import HEVC
 import SpatialMedia
 
@@ -30,9 +31,11 @@ struct Assemble: ParsableCommand {
         if !["left", "right"].contains(hero) { throw ValidationError("--hero must be left or right") }
         if LayerSPSForm(rawValue: spsForm) == nil { throw ValidationError("--sps-form must be full or multilayer") }
         if let f = fps, !(f > 0 && f <= 1000) { throw ValidationError("--fps must be in (0, 1000]") }
+        try OutputKind.check(output, expected: mp4 ? .mp4 : .movie, flag: "--mp4")
     }
 
     func run() throws {
+        try Exit.checkOutputs("spatial-media assemble", outputs: [("output", output)], inputs: [("left stream", left), ("right stream", right)])
         var mux = SpatialVideoMuxOptions()
         var assembly = MVHEVCAssemblyOptions()
         assembly.baseIsLeft = !rightBase
@@ -44,17 +47,14 @@ struct Assemble: ParsableCommand {
             mux.heroEye = hero == "right" ? .right : .left
             mux.container = mp4 ? .mp4 : .mov
             mux.faststart = faststart
-            if let f = fps {
-                // Whole and 1001-based rates exactly; others to 1/1000.
-                if f == f.rounded() { mux.frameRateNum = UInt32(f); mux.frameRateDen = 1 }
-                else if (f * 1001 / 1000).rounded() == f * 1001 / 1000 { mux.frameRateNum = UInt32((f * 1001).rounded()); mux.frameRateDen = 1001 }
-                else { mux.frameRateNum = UInt32((f * 1000).rounded()); mux.frameRateDen = 1000 }
+            if let f = fps, let r = FrameRate.fraction(f) {
+                mux.frameRateNum = UInt32(r.num); mux.frameRateDen = UInt32(r.den)
             }
             let r = try SpatialVideoAssembler.assemble(left: left, right: right, output: output, assembly: assembly, mux: mux)
             print("wrote \(output): \(r.samples) frames (\(r.syncSamples) sync), timescale \(r.timescale), \(r.bytesWritten) bytes")
         } catch {
-            printErr("spatial-media assemble: \(error.message) [\(error.code)]")
-            throw ExitCode(error.code == .io ? Exit.unreadable : Exit.problems)
+            printErr(errorLine("spatial-media assemble", file: left, error, outputs: [output]))
+            throw ExitCode(Exit.code(for: error))
         }
     }
 }
@@ -78,12 +78,13 @@ struct SplitVideo: ParsableCommand {
     }
 
     func run() throws {
+        try Exit.checkOutputs("spatial-media split-video", outputs: [("--left output", left), ("--right output", right)], inputs: [("input", video)])
         do {
             let r = try StreamSplitter.write(path: video, left: left, right: right)
             print("split \(video): \(r.accessUnits) frames per eye" + (left.map { ", left → \($0)" } ?? "") + (right.map { ", right → \($0)" } ?? ""))
         } catch {
-            printErr("spatial-media split-video: \(error.message) [\(error.code)]")
-            throw ExitCode(error.code == .unsupported ? Exit.problems : Exit.unreadable)
+            printErr(errorLine("spatial-media split-video", file: video, error, outputs: [left, right]))
+            throw ExitCode(Exit.code(for: error))
         }
     }
 }

@@ -4,17 +4,81 @@ import SystemSupport
 
 /// Validates many inputs (files, or every regular file of a directory) in parallel on all cores.
 public enum BatchValidator {
-    /// Expands directories into their (non-hidden, regular) files, sorted; files are kept as given.
-    public static func expand(_ paths: [String]) -> [String] {
-        var out: [String] = []
+    /// What a set of arguments expands to: files validated one by one, `NAME_L`/`NAME_R` image pairs found in
+    /// directories, files skipped (not media) and directories that held no media at all.
+    public struct Plan: Sendable {
+        public var files: [String] = []
+        public var pairs: [(left: String, right: String)] = []
+        public var skipped: [String] = []
+        public var directoriesWithoutMedia: [String] = []
+        /// Number of inputs to validate (files plus pairs).
+        public var count: Int { files.count + pairs.count }
+    }
+
+    /// Expands directories recursively (hidden names skipped) into their media files, sorted; files named on the
+    /// command line are kept as given. In a directory, files that are not media (by their first bytes) are
+    /// skipped, and images named `NAME_L.ext` / `NAME_R.ext` (any case) are validated as one left/right pair.
+    public static func plan(_ paths: [String]) -> Plan {
+        var plan = Plan()
         for p in paths {
-            guard FileSystem.kind(p) == .directory else { out.append(p); continue }
-            for n in FileSystem.names(inDirectory: p).filter({ !$0.hasPrefix(".") }).sorted() {
-                let full = p.hasSuffix("/") ? p + n : p + "/" + n
-                if FileSystem.kind(full) == .regular { out.append(full) }
+            guard FileSystem.kind(p) == .directory else { plan.files.append(p); continue }
+            let before = plan.count
+            walk(p, into: &plan, depth: 0)
+            if plan.count == before { plan.directoriesWithoutMedia.append(p) }
+        }
+        return plan
+    }
+
+    static func walk(_ dir: String, into plan: inout Plan, depth: Int) {
+        guard depth < 32 else { return }
+        var media: [String] = []
+        for n in FileSystem.names(inDirectory: dir).filter({ !$0.hasPrefix(".") }).sorted() {
+            let full = dir.hasSuffix("/") ? dir + n : dir + "/" + n
+            switch FileSystem.kind(full) {
+            case .directory?: walk(full, into: &plan, depth: depth + 1)
+            case .regular?: if isMedia(full) { media.append(full) } else { plan.skipped.append(full) }
+            default: plan.skipped.append(full)
             }
         }
-        return out
+        // NAME_L / NAME_R images of this directory become pairs.
+        var rest: [String] = []
+        var used = Set<String>()
+        for f in media where !used.contains(f) {
+            guard let key = eyeKey(f, eye: "l"), isImage(f),
+                  let partner = media.first(where: { !used.contains($0) && $0 != f && isImage($0) && eyeKey($0, eye: "r") == key }) else { continue }
+            plan.pairs.append((f, partner))
+            used.insert(f); used.insert(partner)
+        }
+        for f in media where !used.contains(f) { rest.append(f) }
+        plan.files += rest
+    }
+
+    /// `dir/NAME` (lower-cased) when the file's name (without extension) ends in `_L`/`_R` for `eye`.
+    static func eyeKey(_ path: String, eye: Character) -> String? {
+        let slash = path.lastIndex(of: "/").map { path.index(after: $0) } ?? path.startIndex
+        let name = path[slash...]
+        let stem = name.lastIndex(of: ".").map { name[..<$0] } ?? name
+        guard stem.count > 2, stem.lowercased().hasSuffix("_\(eye)") else { return nil }
+        return (String(path[..<slash]) + stem.dropLast(2)).lowercased()
+    }
+
+    static func head(_ path: String) -> [UInt8] {
+        guard let src = try? FileSource(path: path) else { return [] }
+        return (try? src.read(at: 0, count: Int(min(16, src.size)))) ?? []
+    }
+
+    static func isImage(_ path: String) -> Bool {
+        let h = head(path)
+        return h.starts(with: [0xFF, 0xD8, 0xFF]) || h.starts(with: [0x89, 0x50, 0x4E, 0x47])
+            || (h.count >= 12 && ["ftypheic", "ftypheix", "ftypmif1", "ftypmsf1", "ftypheim", "ftypheis"].contains(String(decoding: h[4..<12], as: UTF8.self)))
+    }
+
+    /// True for the files validate reads: ISOBMFF (movies, HEIF), JPEG/MPO, PNG, Y4M, raw HEVC streams.
+    public static func isMedia(_ path: String) -> Bool {
+        let h = head(path)
+        if h.starts(with: [0xFF, 0xD8, 0xFF]) || h.starts(with: [0x89, 0x50, 0x4E, 0x47]) || h.starts(with: Array("YUV4MPEG2".utf8)) { return true }
+        if h.count >= 8, ["ftyp", "moov", "mdat", "free", "skip", "wide", "meta", "uuid", "styp", "pnot"].contains(String(decoding: h[4..<8], as: UTF8.self)) { return true }
+        return h.starts(with: [0, 0, 0, 1]) || h.starts(with: [0, 0, 1])
     }
 
     /// Validates `paths` concurrently; results in input order.

@@ -10,6 +10,13 @@ public struct StereoFacts: Sendable {
     /// Disparity adjustment, 1/10000 of the eye width.
     public var disparityAdjustment: Int32?
     public var baselineMM: Double?
+    /// The input carries spatial metadata (a spatial video or photo): its metadata define infinity and the window,
+    /// so divergence and swapped eyes are errors; for sources without it (MPO, packed images, pairs) they are
+    /// warnings fixed at conversion.
+    public var spatial = false
+    /// Projection kind (`rect`, or what the file says) and hero eye, for the report.
+    public var projection: String?
+    public var heroEye: String?
     public init() {}
 }
 
@@ -25,9 +32,11 @@ enum Fmt {
 
 /// Metadata rules for movies.
 enum VideoRules {
-    static func check(_ file: ISOFile, findings f: inout [Finding], facts: inout StereoFacts, summary: inout [(String, JSON)]) -> (spatial: Bool, whyNot: [String], interLayer: Bool, frameCount: Int) {
+    static func check(_ file: ISOFile, findings f: inout [Finding], facts: inout StereoFacts, summary: inout [(String, JSON)]) -> (spatial: Bool, whyNot: [String], interLayer: Bool, frameCount: Int, profile: ProfileVerdict) {
         let report = SpatialVideoReport(file)
+        let verdict = report.profile
         summary.append(("classification", .string(report.classification.name)))
+        summary.append(("profile", verdict.json))
         if let ftyp = file.box("ftyp")?.payload(FileTypeBox.self) {
             let brand = ftyp.majorBrand.description
             summary.append(("major_brand", .string(brand)))
@@ -39,16 +48,26 @@ enum VideoRules {
         }
         guard let v = report.primary else {
             f.append(Finding("SV-VIDEO-030", .error, "the movie has no video track"))
-            return (false, report.whyNotSpatial, false, 0)
+            return (false, report.whyNotSpatial, false, 0, verdict)
         }
         let trakPath = "moov/trak[\(v.trackIndex)]"
         let entryPath = "\(trakPath)/mdia/minf/stbl/stsd/\(v.sampleEntryType?.description ?? "?")"
-        if let p = v.metadata.framePacking, !v.isMVHEVC {
-            f.append(Finding("SV-VIDEO-031", .info, "frame-packed stereo (\(p.rawValue)) — not spatial video; validate the pixels with --layout and convert to MV-HEVC", at: entryPath))
+        f.append(Finding("SV-PROF-001", .info, "profile: \(verdict.profile.title); stereo: \(verdict.stereo)" + (verdict.meetsProfile ? "" : " — falls short of it (see the SV-PROF findings)"), at: entryPath))
+        let ownProfile: Set<MediaProfile> = [.framePacked3D, .apmp180, .apmp360, .apmpWideFOV, .appleImmersive, .googleSpherical]
+        for x in verdict.findings where x.ruleID != "SV-PROF-015" && !(x.ruleID == "SV-PROF-002" && !ownProfile.contains(verdict.profile)) {
+            f.append(Finding(x.ruleID, x.severity == .error ? .error : x.severity == .warning ? .warning : .info, x.message, at: entryPath))
+        }
+        if ownProfile.contains(verdict.profile) {
+            // Not aiming at spatial video: its rules (MV-HEVC, baseline, rectilinear) do not apply, and converting
+            // a sphere to spatial video would flatten it.
+            if verdict.profile == .framePacked3D, let p = v.metadata.framePacking {
+                f.append(Finding("SV-VIDEO-031", .info, "frame-packed stereo (\(p.rawValue)): 3D video, not spatial video; convert it to MV-HEVC spatial video with `spatial-media convert IN -o OUT.mov --layout sbs` (or tb, half-sbs, half-tb)", at: entryPath))
+            }
+            return (false, ["it is \(verdict.profile.title), a different profile from spatial video (rectilinear MV-HEVC with baseline and field of view)"], false, 0, verdict)
         }
         guard v.isHEVC else {
             f.append(Finding("SV-VIDEO-001", .error, "the video codec is '\(v.sampleEntryType?.description ?? "none")', not HEVC; spatial video is MV-HEVC in an 'hvc1' sample entry — re-encode", at: entryPath))
-            return (false, report.whyNotSpatial, false, 0)
+            return (false, report.whyNotSpatial, false, 0, verdict)
         }
         if v.sampleEntryType == "hev1" {
             f.append(Finding("SV-VIDEO-002", .warning, "sample entry is 'hev1' (parameter sets in band); Apple writes and expects 'hvc1' — remux with the parameter sets in hvcC/lhvC", at: entryPath))
@@ -59,6 +78,7 @@ enum VideoRules {
         // HEVC stream facts from the configuration records and the first samples.
         var interLayer = false
         var frames = 0
+        var baseLayerIsLeft: Bool? = nil
         let tracks = file.tracks
         if v.trackIndex < (file.box("moov")?.children("trak").count ?? 0), let track = tracks.first(where: { $0.trackID == v.trackID }),
            let entry = track.sampleEntries.first, let hvcC = entry.child("hvcC")?.payload(HEVCConfigurationBox.self)?.record {
@@ -78,6 +98,9 @@ enum VideoRules {
             if let info = try? HEVCStreamInfo(hvcC: hvcC, lhvC: lhvC, samples: samples) {
                 interLayer = streamRules(info, f: &f, at: entryPath, hasLhvC: v.hasLhvC)
                 summary.append(("hevc", MediaInfo.streamJSON(info)))
+                baseLayerIsLeft = info.baseLayerIsLeft
+                parameterSetRules(hvcC: hvcC, lhvC: lhvC, id: "SV-VIDEO-032", at: entryPath, f: &f)
+                colourRules(entry, hvcC: hvcC, at: entryPath, f: &f)
             } else {
                 f.append(Finding("SV-VIDEO-005", .error, "the HEVC configuration records cannot be parsed, so the layers cannot be checked", at: "\(entryPath)/hvcC"))
             }
@@ -100,12 +123,16 @@ enum VideoRules {
             f.append(Finding("SV-VIDEO-010", .error, "vexu has no eyes/stri box (mandatory)", at: vexuPath))
         }
         if m.hasVexu {
+            let base = baseLayerIsLeft.map { $0 ? "left" : "right" }
             if let h = m.heroEye {
                 if h.rawValue == 0 || h.rawValue > 2 {
                     f.append(Finding("SV-VIDEO-014", .warning, "hero eye is \(h) (value \(h.rawValue)); use 1 (left) or 2 (right)", at: "\(vexuPath)/eyes/hero"))
+                } else if let b = baseLayerIsLeft, (h == .left) != b {
+                    f.append(Finding("SV-VIDEO-033", .warning, "the hero eye is \(h) but the base layer carries the \(base ?? "") eye: players that decode only the base layer show the \(base ?? "") eye in 2D; make them agree (`spatial-media edit --hero \(base ?? "")`, or convert with the hero eye in the base layer)", at: "\(vexuPath)/eyes/hero"))
                 }
             } else {
-                f.append(Finding("SV-VIDEO-013", .warning, "no hero eye (vexu/eyes/hero); Apple's encoder writes one — 2D players show the hero eye", at: "\(vexuPath)/eyes"))
+                // Apple's media framework leaves the box out too: not a fault, only a note.
+                f.append(Finding("SV-VIDEO-013", .info, "no hero eye box (vexu/eyes/hero): 2D presentation shows the base layer's eye\(base.map { " (\($0))" } ?? ""); Apple's media framework also writes files without it", at: "\(vexuPath)/eyes"))
             }
         }
         if let b = m.baselineMicrometres {
@@ -138,6 +165,11 @@ enum VideoRules {
         }
         disparityRules(m.disparityAdjustment, present: m.presentBoxes.contains("vexu/eyes/cmfy/dadj"), idRange: "SV-VIDEO-022", idComfort: "SV-VIDEO-023", idAbsent: m.hasVexu ? "SV-VIDEO-024" : nil, at: "\(vexuPath)/eyes/cmfy/dadj", f: &f)
         facts.disparityAdjustment = m.disparityAdjustment
+        if m.hasVexu {
+            facts.spatial = true
+            facts.projection = m.projectionKind.map { "\($0)" } ?? "rect (implied: no proj box)"
+            facts.heroEye = m.heroEye.map { "\($0)" }
+        }
         for d in m.diagnostics {
             let sev: Severity = d.severity == .error ? .error : d.severity == .warning ? .warning : .info
             f.append(Finding("SV-VIDEO-029", sev, d.message, at: "\(d.path) at offset \(d.offset)"))
@@ -145,7 +177,7 @@ enum VideoRules {
         let spatial = report.classification == .spatialVideo && !f.contains { $0.severity == .error }
         var why = report.whyNotSpatial
         if !spatial && why.isEmpty { why = f.filter { $0.severity == .error }.map(\.message) }
-        return (spatial, why, interLayer, frames)
+        return (spatial, why, interLayer, frames, verdict)
     }
 
     /// Layer / view / SEI rules. Returns whether the second layer uses inter-layer prediction.
@@ -180,6 +212,36 @@ enum VideoRules {
         return false
     }
 
+    /// Every VPS/SPS/PPS/SEI of the configuration records must end as its syntax says (``RBSPEndCheck``).
+    static func parameterSetRules(hvcC: [UInt8], lhvC: [UInt8]?, id: String, at path: String, f: inout [Finding]) {
+        guard let h = try? HEVCDecoderConfigurationRecord(parsing: hvcC) else { return }
+        var nals = h.nalUnits()
+        if let l = lhvC, let r = try? LHEVCDecoderConfigurationRecord(parsing: l) { nals += r.nalUnits() }
+        let vps = nals.first { $0.type == .vps }.flatMap { try? VideoParameterSet(nal: $0) }
+        for n in nals {
+            if case .wrong(let m) = RBSPEndCheck.check(n, vps: vps) {
+                f.append(Finding(id, .warning, "\(m) (layer \(n.layerId)); strict decoders may reject it", at: "\(path)/\(n.layerId == 0 ? "hvcC" : "lhvC")"))
+            }
+        }
+    }
+
+    /// `colr` in the sample entry against the base SPS VUI colour description.
+    static func colourRules(_ entry: Box, hvcC: [UInt8], at path: String, f: inout [Finding]) {
+        guard let h = try? HEVCDecoderConfigurationRecord(parsing: hvcC),
+              let spsNAL = h.nalUnits().first(where: { $0.type == .sps && $0.layerId == 0 }),
+              let sps = try? SequenceParameterSet(nal: spsNAL) else { return }
+        let vui = sps.vui
+        let described = sps.vuiPresent && vui.videoSignalTypePresent && vui.colourDescriptionPresent
+        let colr = entry.children("colr").compactMap { $0.payload(ColourInformationBox.self) }.first { $0.colourType == "nclx" || $0.colourType == "nclc" }
+        if let c = colr {
+            if described && (c.colourPrimaries != UInt16(vui.colourPrimaries) || c.transferCharacteristics != UInt16(vui.transferCharacteristics) || c.matrixCoefficients != UInt16(vui.matrixCoeffs)) {
+                f.append(Finding("SV-VIDEO-035", .warning, "colr says primaries/transfer/matrix \(c.colourPrimaries)/\(c.transferCharacteristics)/\(c.matrixCoefficients) but the SPS VUI says \(vui.colourPrimaries)/\(vui.transferCharacteristics)/\(vui.matrixCoeffs); players disagree on the colours", at: "\(path)/colr"))
+            }
+        } else if described {
+            f.append(Finding("SV-VIDEO-034", .info, "no colr in the sample entry although the SPS VUI describes the colour (\(vui.colourPrimaries)/\(vui.transferCharacteristics)/\(vui.matrixCoeffs)); players that read only the container guess", at: path))
+        }
+    }
+
     static func disparityRules(_ value: Int32?, present: Bool, idRange: String, idComfort: String, idAbsent: String?, at: String, f: inout [Finding]) {
         guard let d = value else {
             if let idAbsent { f.append(Finding(idAbsent, nil, idAbsent.hasPrefix("SV-PHOTO") ? "no disparity adjustment property; Apple requires one on a stereo group (0 is allowed)" : "no disparity adjustment (dadj): 0 is implied, so the nearest content sits at the window plane", at: at)) }
@@ -203,7 +265,7 @@ enum PhotoRules {
         var problems: [SpatialDiagnostic] = []
         guard let p = SpatialPhotoReader.read(file, problems: &problems) else {
             if problems.isEmpty {
-                f.append(Finding("SV-PHOTO-001", .error, "no 'ster' entity group: this is an ordinary HEIF image; make a spatial photo with `spatial-media combine` or `convert-photo`", at: "meta/grpl"))
+                f.append(Finding("SV-PHOTO-001", .error, "no 'ster' entity group: this is an ordinary HEIF image; make a spatial photo with `spatial-media combine` (two-image HEIF) or `spatial-media convert` (stereo images)", at: "meta/grpl"))
                 return (false, ["the HEIF file has no 'ster' stereo group"], nil)
             }
             for d in problems { f.append(Finding("SV-PHOTO-002", .error, d.message, at: d.path)) }
@@ -282,16 +344,40 @@ enum PhotoRules {
         }
         VideoRules.disparityRules(p.disparityAdjustment, present: p.disparityAdjustment != nil, idRange: "SV-PHOTO-016", idComfort: "SV-PHOTO-017", idAbsent: "SV-PHOTO-015", at: lp, f: &f)
         facts.disparityAdjustment = p.disparityAdjustment
+        facts.spatial = true
+        facts.projection = "rect (photos are rectilinear)"
         if let d = p.disparityAdjustment { summary.append(("disparity_adjustment", .int(Int64(d)))) }
         let forms = p.left.intrinsicsForms + p.right.intrinsicsForms
         if !forms.isEmpty && !forms.contains(.appleUUID) {
-            f.append(Finding("SV-PHOTO-018", .info, "camera properties are only in the standard cmin/cmex form; Apple writes its uuid forms and whether visionOS reads the FourCCs is unconfirmed (`spatial-media edit --form apple` writes both)", at: "meta/iprp"))
+            f.append(Finding("SV-PHOTO-018", .info, "camera properties are only in the standard cmin/cmex form; Apple writes its uuid forms and whether visionOS reads the FourCCs is unconfirmed (`spatial-media combine PHOTO.heic -o OUT.heic --camera-form both --baseline MM --hfov DEG` writes both, without re-encoding)", at: "meta/iprp"))
         }
         for d in p.diagnostics {
             let sev: Severity = d.severity == .error ? .error : d.severity == .warning ? .warning : .info
-            f.append(Finding("SV-PHOTO-019", sev, d.message, at: d.path))
+            f.append(Finding(d.message.contains("('lhv1')") ? "SV-PHOTO-021" : "SV-PHOTO-019", sev, d.message, at: d.path))
         }
+        codingRules(file, p, f: &f)
         let errors = f.filter { $0.severity == .error && $0.ruleID.hasPrefix("SV-PHOTO") }
         return (errors.isEmpty, errors.map(\.message), p)
+    }
+
+    /// How each eye's image (or its grid tiles) is coded: profile of 8-bit 4:2:0 colour images, trailing bits.
+    static func codingRules(_ file: ISOFile, _ p: SpatialPhoto, f: inout [Finding]) {
+        guard let h = file.heif else { return }
+        for (eye, name) in [(p.left, "left"), (p.right, "right")] {
+            var ids = [eye.itemID]
+            ids += h.allReferences.filter { $0.type == "dimg" && $0.from == eye.itemID }.flatMap(\.to)
+            var seen = Set<[UInt8]>()
+            for id in ids {
+                for prop in h.properties(of: id) {
+                    guard let rec = prop.box.payload(HEVCConfigurationBox.self)?.record, seen.insert(rec).inserted,
+                          let c = try? HEVCDecoderConfigurationRecord(parsing: rec) else { continue }
+                    let at = "item \(id) (\(name) eye\(id == eye.itemID ? "" : " tile"))/hvcC"
+                    if c.profileIdc == 4 && c.chromaFormatIdc == 1 && c.bitDepthLumaMinus8 == 0 && c.bitDepthChromaMinus8 == 0 {
+                        f.append(Finding("SV-PHOTO-023", .warning, "the \(name) eye is coded in profile 4 (range extensions, e.g. x265's \"Main Intra\") although it is 8-bit 4:2:0; Apple codes colour images as Main Still Picture (3) and keeps profile 4 for depth and gain maps — decoders limited to Main may refuse it", at: at))
+                    }
+                    VideoRules.parameterSetRules(hvcC: rec, lhvC: nil, id: "SV-PHOTO-022", at: at, f: &f)
+                }
+            }
+        }
     }
 }

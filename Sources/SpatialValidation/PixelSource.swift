@@ -24,6 +24,9 @@ public struct EyePixels: Sendable {
     public var notes: [String] = []
     /// Where the frame came from (video frame index), for findings.
     public var label: String = ""
+    /// Small colour (RGB, 8-bit) thumbnails of the eyes for the report.
+    public var leftThumbnail: Image?
+    public var rightThumbnail: Image?
 }
 
 enum PixelSource {
@@ -84,7 +87,17 @@ enum PixelSource {
         guard let a = gray(l), let b = gray(r) else { throw ParseError(.invalidValue, offset: 0, "the decoded eyes are empty") }
         var n = notes
         if a.1 > 1 { n.append("the \(l.width)×\(l.height) eyes were reduced \(a.1)× on decode (to \(a.0.width)×\(a.0.height)); pixel values are in reduced pixels") }
-        return EyePixels(left: a.0, right: b.0, leftChroma: a.2, rightChroma: b.2, scale: a.1, notes: n)
+        var e = EyePixels(left: a.0, right: b.0, leftChroma: a.2, rightChroma: b.2, scale: a.1, notes: n)
+        e.leftThumbnail = thumbnail(l); e.rightThumbnail = thumbnail(r)
+        return e
+    }
+
+    /// An RGB thumbnail whose longer side is at most 320 px (nil when the conversion fails).
+    static func thumbnail(_ img: Image) -> Image? {
+        let side = max(img.width, img.height)
+        let k = max(1, (side + 319) / 320)
+        let small = k > 1 ? (try? ImageOps.resize(img, width: max(1, img.width / k), height: max(1, img.height / k))) : img
+        return small.flatMap { try? ColourConversion.toRGB($0) }
     }
 
     /// Both eyes of a stereo HEIC.

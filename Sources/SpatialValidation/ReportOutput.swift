@@ -7,6 +7,7 @@ extension ValidationReport {
     public var lines: [String] {
         var out: [String] = []
         out.append("\(input): \(kind)")
+        if let p = profile { out.append("  profile: \(p.title)") }
         let errs = findings.filter { $0.severity == .error }.count, warns = findings.filter { $0.severity == .warning }.count
         switch kind {
         case "spatial-video", "movie":
@@ -44,6 +45,7 @@ extension ValidationReport {
         var o: [(String, JSON)] = [("file", .string(input)), ("kind", .string(kind)), ("spatial", .bool(spatial)),
                                    ("why_not_spatial", .array(whyNotSpatial.map { .string($0) })),
                                    ("worst", worst.map { .string($0.rawValue) } ?? .null), ("exit_code", .int(Int64(exitCode)))]
+        if let p = profile { o.append(("profile", p.json)) }
         o.append(("metadata", .object(summary)))
         o.append(("geometry", .array(measurements.map { Self.measurementJSON($0.label, $0.result) })))
         o.append(("findings", .array(findings.map(\.json))))

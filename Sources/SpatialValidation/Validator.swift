@@ -2,6 +2,7 @@ import BinaryIO
 import MediaDecode
 import Codecs
 import ISOBMFF
+import HEVC
 import SpatialMedia
 import StereoVision
 import SystemSupport
@@ -41,8 +42,12 @@ public struct ValidationReport: Sendable {
     public var preview: EyePixels?
     /// True when the file could not be read at all (exit code 2).
     public var unreadable: Bool
+    /// The metadata facts the pixel rules used (baseline, field of view, disparity adjustment, hero, projection).
+    public var facts = StereoFacts()
     /// Wall-clock seconds of the stages (`decode`, `measure`).
     public var timings: [(stage: String, seconds: Double)] = []
+    /// The playback profile of a movie (or the stereo form of an image) and where it falls short; nil for other inputs.
+    public var profile: (title: String, json: JSON)?
 
     public var worst: Severity? { findings.map(\.severity).max() }
     /// 0 = no errors or warnings, 1 = warnings or errors, 2 = unreadable.
@@ -58,7 +63,7 @@ public enum Validator {
         if let right = options.rightEye {
             r.kind = "image-pair"
             r.whyNotSpatial = ["an image pair carries no spatial metadata"]
-            r.findings.append(Finding("SV-PAIR-001", .info, "left/right image files carry no spatial metadata; combine them with `spatial-media convert-photo --left L --right R`"))
+            r.findings.append(Finding("SV-PAIR-001", .info, "left/right image files carry no spatial metadata; combine them with `spatial-media convert --left L --right R -o OUT.heic`"))
             if options.pixels {
                 do throws(ParseError) {
                     let px = try PixelSource.pair(left: path, right: right, limits: options.limits)
@@ -75,16 +80,26 @@ public enum Validator {
             let src = try FileSource(path: path)
             head = try src.read(at: 0, count: Int(min(src.size, 16)))
         } catch { unreadable(error, &r); return r }
-        if head.count >= 8 && Array(head[4..<8]) == Array("ftyp".utf8) || head.count >= 8 && ["moov", "mdat", "free", "wide"].contains(String(decoding: head[4..<8], as: UTF8.self)) {
+        let probed = FileProbe.kind(head: head)
+        if probed == .movie || probed == .heif {
             let file: ISOFile
             do throws(ParseError) { file = try ISOFile.open(path: path, limits: options.limits) } catch { unreadable(error, &r); return r }
+            structure(file, limits: options.limits, into: &r)
+            let damaged = r.whyNotSpatial
             if file.box("moov") != nil {
                 validateMovie(file, path: path, options: options, facts: &facts, into: &r)
+                r.facts = facts
             } else if file.heif != nil {
                 validateHEIF(file, path: path, options: options, facts: &facts, into: &r)
+                r.facts = facts
             } else {
                 r.kind = "isobmff"
                 r.findings.append(Finding("SV-FILE-001", .error, "an ISOBMFF file with neither a movie (moov) nor images (meta)"))
+            }
+            // A damaged or truncated file is never "spatial: yes", whatever its metadata says.
+            if !damaged.isEmpty {
+                r.spatial = false
+                r.whyNotSpatial = damaged + r.whyNotSpatial.filter { !damaged.contains($0) }
             }
             return r
         }
@@ -92,7 +107,7 @@ public enum Validator {
         if head.starts(with: [0, 0, 1]) || head.starts(with: [0, 0, 0, 1]) {
             r.kind = "hevc-stream"
             r.whyNotSpatial = ["a raw HEVC stream has no container to carry vexu/hfov"]
-            r.findings.append(Finding("SV-PAIR-001", .warning, "raw HEVC (Annex B) stream: it cannot be spatial without a container; mux it with `spatial-media assemble` (pixels not checked)"))
+            r.findings.append(Finding("SV-PAIR-001", .warning, "raw HEVC (Annex B) stream: it cannot be spatial without a container; a two-layer MV-HEVC stream splits with `spatial-media split-video IN.hevc --left L.hevc --right R.hevc`, and two single-layer streams mux with `spatial-media assemble L.hevc R.hevc -o OUT.mov` (pixels not checked)"))
             return r
         }
         // JPEG / MPO / PNG
@@ -117,12 +132,12 @@ public enum Validator {
                 if let c = a.convergenceAngleDegrees ?? b.convergenceAngleDegrees { s += ", convergence \(Fmt.num(c, 2))°" }
                 r.findings.append(Finding("SV-PAIR-003", .info, s))
             }
-            r.findings.append(Finding("SV-PAIR-001", .info, "an MPO carries no spatial metadata; convert it with `spatial-media convert-photo`"))
+            r.findings.append(Finding("SV-PAIR-001", .info, "an MPO carries no spatial metadata; convert it with `spatial-media convert IN.mpo -o OUT.heic`"))
         }
         if !isMPO {
             let layout = options.layout ?? .auto
             r.kind = layout == .tb ? "top-bottom-image" : "side-by-side-image"
-            r.findings.append(Finding("SV-PAIR-001", .info, "a \(layout == .tb ? "top-bottom" : layout == .sbs ? "side-by-side" : "packed (layout guessed from the aspect ratio; give --layout)") image carries no spatial metadata; convert it with `spatial-media convert-photo`"))
+            r.findings.append(Finding("SV-PAIR-001", .info, "a \(layout == .tb ? "top-bottom" : layout == .sbs ? "side-by-side" : "packed (layout guessed from the aspect ratio; give --layout)") image carries no spatial metadata; convert it with `spatial-media convert IN --layout \(layout == .tb ? "tb" : "sbs") -o OUT.heic`"))
         }
         if options.pixels && !r.fired("SV-PAIR-004") {
             do throws(ParseError) {
@@ -144,43 +159,137 @@ public enum Validator {
         return try body()
     }
 
+    /// Structural faults `info` also reports: boxes cut short or past the end of the file (the parser's
+    /// diagnostics), and sample chunks or item extents that lie outside the file. Each is an error naming the
+    /// offset and box path: a truncated file is never a pass.
+    static func structure(_ file: ISOFile, limits: Limits, into r: inout ValidationReport) {
+        for d in file.allDiagnostics {
+            r.findings.append(Finding("SV-FILE-002", .error, "\(d.message) [\(d.code)]: the file is damaged or truncated", at: "\(d.path.isEmpty ? "(file)" : d.path) @ offset \(d.offset)"))
+        }
+        let size = file.source.size
+        for (i, track) in file.tracks.enumerated() {
+            guard let samples = try? track.samples(limits: limits) else { continue }
+            let outside = samples.filter { $0.offset > size || UInt64($0.size) > size - $0.offset }
+            guard let first = outside.first else { continue }
+            r.findings.append(Finding("SV-FILE-003", .error,
+                "track \(track.trackID): \(outside.count) of \(samples.count) samples lie past the end of the file (\(size) bytes); the first, sample \(first.index + 1), is \(first.size) bytes at offset \(first.offset): the file is truncated",
+                at: "moov/trak[\(i)]/mdia/minf/stbl @ offset \(first.offset)"))
+        }
+        if let heif = file.heif, let iloc = heif.location {
+            var outside: [(item: HEIFMeta.Item, start: UInt64, length: UInt64)] = []
+            for item in heif.items {
+                guard let loc = iloc.item(item.id), loc.constructionMethod == 0 else { continue }
+                for e in loc.extents {
+                    let start = loc.baseOffset &+ e.offset
+                    if start > size || e.length > size - start { outside.append((item, start, e.length)); break }
+                }
+            }
+            if let first = outside.first {
+                r.findings.append(Finding("SV-FILE-003", .error,
+                    "\(outside.count) of \(heif.items.count) items have data past the end of the file (\(size) bytes); the first, item \(first.item.id) (\(first.item.type)), has an extent of \(first.length) bytes at offset \(first.start): the file is truncated",
+                    at: "meta/iloc @ offset \(first.start)"))
+            }
+        }
+        if r.findings.contains(where: { $0.ruleID == "SV-FILE-002" || $0.ruleID == "SV-FILE-003" }) {
+            r.whyNotSpatial.append("the file is damaged or truncated (SV-FILE-002/003)")
+        }
+    }
+
     static func unreadable(_ e: ParseError, _ r: inout ValidationReport) {
         r.findings.append(Finding("SV-FILE-001", .error, "\(e.message) [\(e.code)]", at: e.offset > 0 ? "offset \(e.offset)" : ""))
         r.unreadable = true
     }
 
+    /// Pictures decoded out of display order (B-frames, leading pictures) need composition offsets (`ctts`):
+    /// without them every player shows the frames in decoding order. The base layer's picture order counts of
+    /// the first samples (at most ``reorderSamples``) are compared in decoding order.
+    static let reorderSamples = 64
+
+    static func reordering(_ file: ISOFile, limits: Limits, into r: inout ValidationReport) {
+        for (i, track) in file.tracks.enumerated() where track.handler == "vide" {
+            guard let stbl = track.sampleTable, stbl.child("ctts") == nil,
+                  let entry = track.sampleEntries.first, entry.type == "hvc1" || entry.type == "hev1",
+                  let hvcC = entry.child("hvcC")?.payload(HEVCConfigurationBox.self)?.record,
+                  let record = try? HEVCDecoderConfigurationRecord(parsing: hvcC),
+                  let samples = try? track.samples(limits: limits, first: reorderSamples) else { continue }
+            var aus: [[NALUnit]] = []
+            for (k, s) in samples.enumerated() {
+                guard let bytes = try? file.readBytes(at: s.offset, count: Int(s.size)),
+                      let nals = try? LengthPrefixed.split(bytes, lengthSize: record.lengthSize, limits: limits) else { break }
+                aus.append(k == 0 ? record.nalUnits() + nals : nals)
+            }
+            let analysis = StreamAnalysis(accessUnits: aus)
+            var previous: Int? = nil
+            for rec in analysis.records where rec.layerId == 0 && rec.firstSliceInPicture == true {
+                guard let poc = rec.poc else { continue }
+                let resets = (16...20).contains(Int(rec.type))   // BLA / IDR start a new POC sequence
+                if let p = previous, !resets, poc < p {
+                    r.findings.append(Finding("SV-VIDEO-036", .error,
+                        "track \(track.trackID): pictures are decoded out of display order (sample \(rec.accessUnit + 1) has POC \(poc) after POC \(p): B-frames or leading pictures) but the track has no composition offsets (ctts); every player shows these frames in the wrong order — remux with ctts",
+                        at: "moov/trak[\(i)]/mdia/minf/stbl"))
+                    break
+                }
+                previous = poc
+            }
+        }
+    }
+
     static func validateMovie(_ file: ISOFile, path: String, options: ValidationOptions, facts: inout StereoFacts, into r: inout ValidationReport) {
         var summary: [(String, JSON)] = []
+        reordering(file, limits: options.limits, into: &r)
         let v = VideoRules.check(file, findings: &r.findings, facts: &facts, summary: &summary)
         r.summary = summary
         r.spatial = v.spatial
         r.whyNotSpatial = v.whyNot
         r.kind = v.spatial ? "spatial-video" : "movie"
+        r.profile = (v.profile.profile.title, v.profile.json)
         guard options.pixels else { return }
-        if options.layout != nil {
-            r.findings.append(Finding("SV-GEOM-015", .info, "pixel checks of frame-packed videos are not implemented yet; metadata only"))
+        if v.profile.profile != .spatialVideo && v.profile.profile != .multiview3D && v.profile.profile != .video2D && v.profile.profile != .framePacked3D {
+            r.findings.append(Finding("SV-GEOM-015", .info, "pixels not checked for \(v.profile.profile.title): the stereo geometry rules measure rectilinear pairs"))
+            return
+        }
+        if options.layout != nil || v.profile.profile == .framePacked3D {
+            r.findings.append(Finding("SV-GEOM-021", .warning, "pixels not checked: pixel checks of frame-packed videos are not implemented yet; metadata only (--no-pixels skips pixel checks)"))
             return
         }
         let mv = summary.first { $0.0 == "hevc" }.map { _ in true } ?? false
         guard mv, r.findings.contains(where: { $0.ruleID == "SV-VIDEO-004" }) == false else { return }
         var frames: [EyePixels] = []
-        do throws(ParseError) {
-            frames = try PixelSource.videoFrames(path, count: options.frames, limits: options.limits)
-        } catch {
-            let picks = PixelSource.pickFrames(total: max(1, v.frameCount), count: options.frames)
-            if let ff = try? FFmpegFrames.frames(path, indices: picks),
-               let pairs = try? ff.map({ f throws(ParseError) -> EyePixels in
-                   var e = try PixelSource.eyes(f.left, f.right, notes: ["decoded with FFmpeg"])
-                   e.label = "frame \(f.index)"
-                   return e
-               }) {
-                frames = pairs
-            } else {
-                let why = v.interLayer ? "the second layer is inter-layer predicted and no MV-HEVC decoder (FFmpeg ≥ 7.1, e.g. the oracle venv's) was found" : error.message
-                r.findings.append(Finding("SV-GEOM-015", .info, "pixels unavailable: \(why); metadata checked only"))
+        // FFmpeg ≥ 7.1 decodes only the sampled frames (a seek to each); without it, our own decoder reads layers that
+        // are independent (our files) — the whole clip.
+        let source = try? SpatialVideoSource.inspect(path, limits: options.limits)
+        let picks = PixelSource.pickFrames(total: max(1, v.frameCount), count: options.frames)
+        if let source, FFmpeg.locate(.mvhevcViews) != nil {
+            do throws(ParseError) {
+                for f in try source.sampledFrames(picks) {
+                    var e = try PixelSource.eyes(f.left, f.right, notes: ["decoded with FFmpeg (frame \(f.index) of \(v.frameCount))"])
+                    e.label = "frame \(f.index)"
+                    frames.append(e)
+                }
+            } catch {
+                r.findings.append(Finding("SV-GEOM-021", .warning, "pixels not checked: FFmpeg could not decode the sampled frames: \(error.message); metadata checked only (--no-pixels skips pixel checks)"))
+                return
+            }
+        } else {
+            do throws(ParseError) {
+                frames = try PixelSource.videoFrames(path, count: options.frames, limits: options.limits)
+            } catch {
+                let why = v.interLayer
+                    ? "the second layer is inter-layer predicted, which needs an MV-HEVC decoder: install FFmpeg ≥ 7.1 (`bash scripts/setup.sh` provides it) and put it on PATH or in SPATIAL_MEDIA_FFMPEG"
+                    : "\(error.message); FFmpeg ≥ 7.1 (`bash scripts/setup.sh` provides it; PATH or SPATIAL_MEDIA_FFMPEG) could decode it"
+                r.findings.append(Finding("SV-GEOM-021", .warning, "pixels not checked: \(why); metadata checked only (--no-pixels skips pixel checks)"))
                 return
             }
         }
+        // Say which frames were measured, and why fewer than asked.
+        let total = v.frameCount
+        var said = "measured \(frames.count) frame\(frames.count == 1 ? "" : "s") (\(frames.map(\.label).joined(separator: ", ")))"
+        if frames.count < options.frames {
+            said += " of the \(options.frames) asked: " + (total > 0 && total < options.frames
+                ? "the video has only \(total) frames"
+                : "only \(frames.count) could be decoded")
+        }
+        r.findings.append(Finding("SV-GEOM-022", .info, said))
         for e in frames { measure(e, facts: facts, label: e.label, options: options, into: &r) }
     }
 
@@ -216,6 +325,7 @@ public enum Validator {
         let result = StereoAnalyzer.analyze(left: px.left, right: px.right, options: o)
         r.timings.append(("measure", Self.seconds(ContinuousClock.now - start)))
         GeometryRules.check(result, pixels: px, facts: facts, label: label, f: &r.findings)
+        r.facts = facts
         r.measurements.append((label, result))
         if options.keepPreview && r.preview == nil {
             var p = px

@@ -7,6 +7,7 @@ public struct StereoMatch: Sendable, Equatable {
     public var disparity: Double { xl - xr }
     /// Vertical disparity `yr − yl`.
     public var dy: Double { yr - yl }
+    public init(xl: Double, yl: Double, xr: Double, yr: Double, ncc: Double) { self.xl = xl; self.yl = yl; self.xr = xr; self.yr = yr; self.ncc = ncc }
 }
 
 enum Matcher {

@@ -26,6 +26,8 @@ public struct StereoAnalysisOptions: Sendable {
     public var hfovDegrees: Double?
     /// Smallest side accepted.
     public var minSide = 48
+    /// Run the half-occlusion test of the eye order (a dense disparity search at ≤ 480 px width).
+    public var occlusionTest = true
     public init() {}
 }
 
@@ -68,6 +70,26 @@ public struct StereoMeasurement: Sendable {
     /// 0…1 from the inlier count, the inlier ratio and the coverage.
     public var confidence: Double
     public var notes: [String]
+
+    /// Pose/focal error of the right camera fitted to the inliers, and the rectifying homography (nil when the
+    /// fit failed).
+    public var rectification: RectificationModel? = nil
+    /// Horizontal disparity of the inliers after the right points are rectified (roll/scale/keystone removed):
+    /// 2nd percentile (far), 98th percentile (near), median, share below zero.
+    public var rectifiedFar = 0.0, rectifiedNear = 0.0, rectifiedMedian = 0.0, rectifiedFractionNegative = 0.0
+    /// Vertical disparity left after rectification: median |dy| and 95th percentile |dy|, pixels.
+    public var rectifiedMedianAbsDy = 0.0, rectifiedP95AbsDy = 0.0
+    /// Half-occlusion evidence about the eye order (nil when not run).
+    public var occlusion: OcclusionEvidence? = nil
+    /// Contrast-independent sharpness of each eye (mean gradient / luma deviation).
+    public var sharpnessLeft = 0.0, sharpnessRight = 0.0
+
+    /// Rectified horizontal disparities of the inliers.
+    public var rectifiedDisparities: [Double] {
+        guard let r = rectification else { return matches.map(\.disparity) }
+        let H = r.homography
+        return matches.map { $0.xl - Mat3.apply(H, $0.xr, $0.yr).x }
+    }
 
     public var focalPixels: Double? {
         guard let h = hfovDegrees, h > 0, h < 180 else { return nil }
@@ -171,7 +193,7 @@ public enum StereoAnalyzer {
         let coverage = Double(cells.count) / 16
         let ratio = Double(inl.count) / Double(max(1, full.count))
         let confidence = min(1, Double(inl.count) / 150) * (0.4 + 0.6 * coverage) * min(1, ratio / 0.5)
-        return .measured(StereoMeasurement(
+        var result = StereoMeasurement(
             width: W, height: H, workingScale: workScale * refineScale, refineScale: refineScale,
             keypointsLeft: kl.count, keypointsRight: kr.count, tentativeMatches: pairs.count, refinedMatches: refined.count,
             matches: inl, outliers: outl, model: model,
@@ -179,6 +201,35 @@ public enum StereoAnalyzer {
             meanDy: Stats.mean(dys) ?? 0, residualRMS: ((resid.map { $0 * $0 }.reduce(0, +)) / Double(resid.count)).squareRoot(),
             disparityFar: Stats.percentile(disp, 2) ?? 0, disparityNear: Stats.percentile(disp, 98) ?? 0,
             disparityMedian: Stats.median(disp) ?? 0, fractionNegativeDisparity: Double(disp.filter { $0 < 0 }.count) / Double(disp.count),
-            hfovDegrees: o.hfovDegrees, coverage: coverage, confidence: confidence, notes: notes))
+            hfovDegrees: o.hfovDegrees, coverage: coverage, confidence: confidence, notes: notes)
+        finish(&result, left: workL, right: workR, workScale: Double(workScale * refineScale), options: o)
+        return .measured(result)
+    }
+
+    /// Rectification fit, rectified disparity statistics, occlusion evidence and sharpness.
+    static func finish(_ m: inout StereoMeasurement, left: GrayImage, right: GrayImage, workScale: Double, options o: StereoAnalysisOptions) {
+        m.sharpnessLeft = OcclusionTest.sharpness(left)
+        m.sharpnessRight = OcclusionTest.sharpness(right)
+        guard let rect = RectificationModel.fit(m.matches, width: m.width, height: m.height, focalPixels: m.focalPixels) else { return }
+        m.rectification = rect
+        let H = rect.homography
+        var disp: [Double] = [], dy: [Double] = []
+        for mt in m.matches {
+            let p = Mat3.apply(H, mt.xr, mt.yr)
+            disp.append(mt.xl - p.x); dy.append(abs(p.y - mt.yl))
+        }
+        m.rectifiedFar = Stats.percentile(disp, 2) ?? 0
+        m.rectifiedNear = Stats.percentile(disp, 98) ?? 0
+        m.rectifiedMedian = Stats.median(disp) ?? 0
+        m.rectifiedFractionNegative = Double(disp.filter { $0 < 0 }.count) / Double(max(1, disp.count))
+        m.rectifiedMedianAbsDy = Stats.median(dy) ?? 0
+        m.rectifiedP95AbsDy = Stats.percentile(dy, 95) ?? 0
+        guard o.occlusionTest else { return }
+        // The rectifying warp at working resolution: conjugate by the scale.
+        let s = workScale, c = 0.5 * (s - 1)
+        let toFull: [Double] = [s, 0, c, 0, s, c, 0, 0, 1], toWork: [Double] = [1 / s, 0, -c / s, 0, 1 / s, -c / s, 0, 0, 1]
+        let Hw = Mat3.mul(toWork, Mat3.mul(H, toFull))
+        let rr = StereoWarp.warp(right, Hw)
+        m.occlusion = OcclusionTest.evaluate(left: left, right: rr, disparityMin: (Stats.percentile(disp, 0.5) ?? 0) / s, disparityMax: (Stats.percentile(disp, 99.5) ?? 0) / s)
     }
 }

@@ -23,11 +23,16 @@ public struct SyntheticStereo: Sendable {
     public var verticalOffsetPixels = 0.0
     /// Right image principal point shift in pixels (positive x moves the right image content right).
     public var horizontalShiftPixels = 0.0
+    /// Distance of the background wall, metres (a far wall stands in for content at infinity).
+    public var farWallMetres = 12.0
     /// Seed of the texture.
     public var seed: UInt64 = 1
     /// Amplitude of the per-pixel noise (grey levels).
     public var noise: Float = 1.5
     public init() {}
+
+    /// Horizontal disparity (pixels) of the background wall for a parallel, optically centred pair.
+    public var farWallDisparity: Double { focal * baselineMetres / farWallMetres }
 
     var focal: Double { Double(width) / 2 / tan(hfovDegrees * Double.pi / 360) }
 
@@ -38,7 +43,7 @@ public struct SyntheticStereo: Sendable {
         [Plane(z: 1.6, x0: -0.55, x1: -0.15, y0: -0.1, y1: 0.35, offset: (11, 3)),
          Plane(z: 2.6, x0: 0.1, x1: 0.9, y0: -0.6, y1: 0.1, offset: (5, 17)),
          Plane(z: 4.0, x0: -1.6, x1: 0.2, y0: 0.4, y1: 1.6, offset: (23, 7)),
-         Plane(z: 12, x0: -1e9, x1: 1e9, y0: -1e9, y1: 1e9, offset: (0, 0))]
+         Plane(z: farWallMetres, x0: -1e9, x1: 1e9, y0: -1e9, y1: 1e9, offset: (0, 0))]
     }
 
     /// A smooth random texture (blurred white noise, bilinear lookups are continuous).

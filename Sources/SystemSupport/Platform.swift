@@ -60,6 +60,37 @@ public enum FileSystem {
         }
     }
 
+    /// The device and inode a path names after following links; `nil` when it does not exist.
+    public static func identity(_ path: String) -> (device: UInt64, inode: UInt64)? {
+        var st = stat()
+        guard stat(path, &st) == 0 else { return nil }
+        return (UInt64(truncatingIfNeeded: st.st_dev), UInt64(truncatingIfNeeded: st.st_ino))
+    }
+
+    /// A canonical spelling of a path that may not exist yet: its directory resolved (links, `.`, `..`)
+    /// plus its last component; `nil` when the directory does not exist.
+    public static func canonicalPath(_ path: String) -> String? {
+        let dir: String, name: String
+        if let slash = path.lastIndex(of: "/") {
+            dir = String(path[..<slash]).isEmpty ? "/" : String(path[..<slash])
+            name = String(path[path.index(after: slash)...])
+        } else { dir = "."; name = path }
+        guard let resolved = realpath(dir, nil) else { return nil }
+        defer { free(resolved) }
+        let d = String(cString: resolved)
+        if name.isEmpty || name == "." { return d }
+        return d == "/" ? "/" + name : d + "/" + name
+    }
+
+    /// True when two paths name the same file: the same device and inode (symbolic and hard links
+    /// included) when both exist, else the same canonical path.
+    public static func sameFile(_ a: String, _ b: String) -> Bool {
+        if let x = identity(a), let y = identity(b) { return x.device == y.device && x.inode == y.inode }
+        if identity(a) != nil || identity(b) != nil { return false }
+        guard let ca = canonicalPath(a), let cb = canonicalPath(b) else { return a == b }
+        return ca == cb
+    }
+
     /// True when `path` is a regular file this process may execute.
     public static func isExecutableFile(_ path: String) -> Bool {
         kind(path) == .regular && access(path, X_OK) == 0
@@ -139,5 +170,29 @@ extension String {
     /// Pads with `pad` on the left to `width` characters.
     public func leftPadded(_ width: Int, with pad: Character = "0") -> String {
         count >= width ? self : String(repeating: pad, count: width - count) + self
+    }
+}
+
+/// Frame rates as people write them, to the exact fraction players use: the one parser for every command and API.
+public enum FrameRate {
+    /// "30" → 30/1, "29.97" → 30000/1001, "23.976" → 24000/1001, "30000/1001" as given, "12.5" → 12500/1000;
+    /// nil unless the rate is positive and at most 1000 frames per second.
+    public static func parse(_ text: String) -> (num: Int, den: Int)? {
+        let parts = text.split(separator: "/")
+        if parts.count == 2 {
+            guard let n = Int(parts[0]), let d = Int(parts[1]), n > 0, d > 0, n <= 1000 * d else { return nil }
+            return (n, d)
+        }
+        guard parts.count == 1, let f = Double(text) else { return nil }
+        return fraction(f)
+    }
+
+    /// The fraction for a rate given as a number: whole rates exactly, NTSC-style rates as N×1000/1001, others to 1/1000.
+    public static func fraction(_ f: Double) -> (num: Int, den: Int)? {
+        guard f > 0, f <= 1000 else { return nil }
+        if f == f.rounded() { return (Int(f), 1) }
+        let ntsc = f * 1001 / 1000
+        if abs(ntsc - ntsc.rounded()) < 1e-3 { return (Int(ntsc.rounded()) * 1000, 1001) }
+        return (Int((f * 1000).rounded()), 1000)
     }
 }

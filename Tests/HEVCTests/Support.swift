@@ -21,6 +21,12 @@ enum Shared {
     static var annexBFiles: [URL] { files("fixtures", ext: ["hevc"]) + files("corpus/mvhevc-bitstreams", ext: ["265"]) }
     /// MP4/QuickTime files with hvcC/lhvC.
     static var movieFiles: [URL] { files("fixtures", ext: ["mov"]) + files("corpus/spatial-video", ext: ["mp4"]) }
+    /// HEIF images (every HEIC/HEIF of the corpus and the fixtures).
+    static var heifFiles: [URL] {
+        ["fixtures", "corpus/spatial-photo", "corpus/heif-conformance", "corpus/heif-real-world", "corpus/heif-examples"].flatMap {
+            files($0, ext: ["heic", "HEIC", "heif", "hif"])
+        }
+    }
     static var stereoSpatial: URL { root.appendingPathComponent("corpus/spatial-video/stereo_spatial.mp4") }
 }
 

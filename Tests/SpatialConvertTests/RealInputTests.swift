@@ -112,7 +112,7 @@ enum CLI {
         try bytes.write(to: URL(fileURLWithPath: bad))
         try CLI.expectRefused([bad], output: out, file: bad, contains: "can be neither copied")
         // FFmpeg missing: SPATIAL_MEDIA_FFMPEG names nothing (it is the only FFmpeg tried when set).
-        try CLI.expectRefused([mono], output: out, file: mono, contains: "SPATIAL_MEDIA_FFMPEG=/nonexistent/ffmpeg is not an FFmpeg that runs",
+        try CLI.expectRefused([mono], output: out, file: mono, contains: "SPATIAL_MEDIA_FFMPEG (/nonexistent/ffmpeg) is not a working FFmpeg",
                               env: ["SPATIAL_MEDIA_FFMPEG": "/nonexistent/ffmpeg"])
     }
 }

@@ -12,6 +12,8 @@ import ImageFormats
 enum VideoFixtures {
     static let sample = packageRoot + "/Conformance/files/sample_sbs_320x96.y4m"
     static let oracleScript = packageRoot + "/Benchmarks/mvhevc_oracle.py"
+    /// Apple's VideoToolbox spatial video in the shared corpus.
+    static let appleVideo = packageRoot + "/../shared/corpus/spatial-video/stereo_spatial.mp4"
     /// FFmpeg 9 from the oracle venv (imageio-ffmpeg), or nil.
     static let ffmpeg9: String? = {
         guard let py = oraclePython, let (status, out) = try? run(py, ["-c", "import imageio_ffmpeg; print(imageio_ffmpeg.get_ffmpeg_exe())"]),

@@ -7,6 +7,7 @@ import Darwin
 #endif
 @testable import SpatialMediaC
 import SystemSupport
+import BinaryIO
 
 enum Paths {
     /// The package root, from this file's path (Tests/SpatialMediaCTests/CABITests.swift).
@@ -358,5 +359,43 @@ struct ReadEditTests {
             for await ok in group { #expect(ok) }
         }
         #expect(sm_file_free(h) == SMStatus.ok)
+    }
+}
+
+/// Issue 18, item 13: library error messages that name command-line flags reach C callers with the C ABI's
+/// own words. Every `ParseError` message with a `--flag` in the library sources is checked.
+@Suite("C ABI: messages name no command-line flags")
+struct ABIMessageWordingTests {
+    @Test func noFlagSurvivesTheABIBoundary() throws {
+        var checked = 0
+        for module in ["SpatialConvert", "MediaDecode", "SpatialMedia", "ISOBMFF", "HEVC", "ImageFormats", "Codecs", "BinaryIO"] {
+            let dir = Paths.root + "/Sources/" + module
+            guard let d = opendir(dir) else { continue }
+            var names: [String] = []
+            while let e = readdir(d) {
+                let name = withUnsafeBytes(of: e.pointee.d_name) { raw in String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self) }
+                if name.hasSuffix(".swift") { names.append(name) }
+            }
+            closedir(d)
+            for name in names {
+                guard let f = fopen(dir + "/" + name, "r") else { continue }
+                var text: [UInt8] = []
+                var buf = [UInt8](repeating: 0, count: 65536)
+                while true { let n = fread(&buf, 1, buf.count, f); if n <= 0 { break }; text += buf[0..<n] }
+                fclose(f)
+                let lines = String(decoding: text, as: UTF8.self).split(separator: "\n")
+                // A message on the line of `ParseError(` or on the next one.
+                for (n, line) in lines.enumerated() where line.contains("\"") && (line.contains("ParseError(") || (n > 0 && lines[n - 1].contains("ParseError("))) {
+                    // The string literals of the line.
+                    let parts = line.split(separator: "\"", omittingEmptySubsequences: false)
+                    for (i, lit) in parts.enumerated() where i % 2 == 1 && lit.contains("--") {
+                        let worded = ABIError(ParseError(.invalidValue, offset: 0, String(lit))).message
+                        #expect(!worded.contains(" --") && !worded.hasPrefix("--"), "\(module)/\(name): \(worded)")
+                        checked += 1
+                    }
+                }
+            }
+        }
+        #expect(checked >= 5)
     }
 }

@@ -50,6 +50,28 @@ func writeFile(_ path: String, _ bytes: [UInt8]) throws {
     guard fwrite(bytes, 1, bytes.count, f) == bytes.count else { throw Failure(message: "short write \(path)") }
 }
 
+func readFile(_ path: String) throws -> [UInt8] {
+    guard let f = fopen(path, "rb") else { throw Failure(message: "cannot read \(path)") }
+    defer { fclose(f) }
+    var out: [UInt8] = []
+    var buf = [UInt8](repeating: 0, count: 65536)
+    while true {
+        let n = fread(&buf, 1, buf.count, f)
+        if n == 0 { break }
+        out += buf[0..<n]
+    }
+    return out
+}
+
+/// The index of the first occurrence of the four-character code `type`; a box of that type starts 4 bytes
+/// earlier (its size field).
+func find(_ bytes: [UInt8], _ type: String) -> Int? {
+    let t = Array(type.utf8)
+    guard bytes.count >= 4 else { return nil }
+    for i in 0...(bytes.count - 4) where Array(bytes[i..<(i + 4)]) == t { return i }
+    return nil
+}
+
 /// Records progress stages; cancels at `cancelAt`.
 final class ProgressLog {
     var stages: [String] = []
@@ -156,5 +178,75 @@ struct OperationsTests {
         #expect(sm_validate(h, "[1]", nil, nil, nil, &report) == SMStatus.invalidArgument)
         var cancel: Int32 = 1
         #expect(sm_validate(h, nil, nil, nil, &cancel, &report) == SMStatus.cancelled)
+    }
+
+    @Test func validatePathMatchesValidateOnAHandleAndReadsAnyInput() throws {
+        let h = try open(Paths.grid)
+        defer { _ = sm_file_free(h) }
+        var a: UnsafeMutablePointer<CChar>? = nil, b: UnsafeMutablePointer<CChar>? = nil
+        #expect(sm_validate(h, "{\"pixels\": false}", nil, nil, nil, &a) == SMStatus.ok)
+        #expect(sm_validate_path(Paths.grid, "{\"pixels\": false}", nil, nil, nil, &b) == SMStatus.ok)
+        #expect(a.map { String(cString: $0) } == b.map { String(cString: $0) })
+        sm_string_free(a); sm_string_free(b)
+        // A file the validator cannot read is a report with exit code 2, not an error status.
+        let dir = try tempDir()
+        defer { removeDir(dir) }
+        try writeFile(dir + "/junk.mp4", Array("not a media file at all\n".utf8))
+        var r: UnsafeMutablePointer<CChar>? = nil
+        #expect(sm_validate_path(dir + "/junk.mp4", nil, nil, nil, nil, &r) == SMStatus.ok)
+        #expect(r.map { String(cString: $0).contains("\"exit_code\":2") } == true)
+        sm_string_free(r)
+        r = nil
+        #expect(sm_validate_path(nil, nil, nil, nil, nil, &r) == SMStatus.invalidArgument && r == nil)
+        #expect(sm_validate_path(Paths.grid, "{\"frames\": 1e12}", nil, nil, nil, &r) == SMStatus.invalidArgument)
+        var cancel: Int32 = 1
+        #expect(sm_validate_path(Paths.grid, nil, nil, nil, &cancel, &r) == SMStatus.cancelled)
+    }
+
+    @Test func photoConversionNumbersAreRangeCheckedBeforeDecoding() throws {
+        let dir = try tempDir()
+        defer { removeDir(dir) }
+        let sbs = dir + "/sbs.png"
+        try writeFile(sbs, pngBytes(width: 32, height: 16) { x, _ in (UInt8(x * 8 % 256), 0, 0) })
+        // 5e6 mm is 5e9 µm: more than the signed 32-bit camera position holds (it used to trap on conversion).
+        for bad in [#"{"baseline_mm": 5000000}"#, #"{"baseline_mm": 0}"#, #"{"baseline_mm": -3}"#, #"{"hfov_degrees": 180}"#,
+                    #"{"hfov_degrees": -1}"#, #"{"disparity_percent": -100.5}"#, #"{"quality": 4294967396}"#] {
+            #expect(sm_convert_photo(sbs, dir + "/never.heic", bad, nil, nil, nil, nil) == SMStatus.invalidArgument, "\(bad)")
+            #expect(lastError().contains("must be"), "\(lastError())")
+        }
+        #expect(access(dir + "/never.heic", F_OK) != 0)
+        // The largest baseline that fits is accepted.
+        #expect(sm_convert_photo(sbs, dir + "/ok.heic", #"{"baseline_mm": 2147483.647, "quality": 10}"#, nil, nil, nil, nil) == SMStatus.ok,
+                "\(lastError())")
+    }
+
+    @Test func lastErrorLocationNamesOffsetBoxPathAndReason() throws {
+        let dir = try tempDir()
+        defer { removeDir(dir) }
+        // The generated grid photo with its ipco box cut to 3 bytes: the edit fails inside meta/iprp.
+        var bytes = try readFile(Paths.grid)
+        guard let ipco = find(bytes, "ipco"), let meta = find(bytes, "meta") else { Issue.record("no ipco/meta"); return }
+        bytes.replaceSubrange((ipco - 4)..<ipco, with: [0, 0, 0, 3])
+        try writeFile(dir + "/bad.heic", bytes)
+        var e: OpaquePointer? = nil
+        #expect(sm_edit_create(&e) == SMStatus.ok)
+        defer { _ = sm_edit_free(e) }
+        #expect(sm_edit_set_baseline_um(e, 60_000) == SMStatus.ok)
+        #expect(sm_edit_photo(dir + "/bad.heic", dir + "/out.heic", e, nil) == SMStatus.parse)
+        var offset: Int64 = 0
+        var path: UnsafePointer<CChar>? = nil, code: UnsafePointer<CChar>? = nil
+        sm_last_error_location(&offset, &path, &code)
+        #expect(offset == Int64(meta - 4))
+        #expect(path.map { String(cString: $0) } == "meta/iprp")
+        #expect(code.map { String(cString: $0) } == "invalid-value")
+        #expect(lastError().contains("sm_edit_photo"))  // reading the location does not change the error
+        sm_last_error_location(nil, nil, nil)            // every out pointer is nullable
+        // An argument error has no location; a success clears it.
+        #expect(sm_edit_set_hfov_millidegrees(e, 0) == SMStatus.invalidArgument)
+        sm_last_error_location(&offset, &path, &code)
+        #expect(offset == -1 && path.map { String(cString: $0) } == "" && code.map { String(cString: $0) } == "")
+        #expect(sm_edit_set_hfov_millidegrees(e, 60_000) == SMStatus.ok)
+        sm_last_error_location(&offset, &path, &code)
+        #expect(offset == -1 && path.map { String(cString: $0) } == "")
     }
 }

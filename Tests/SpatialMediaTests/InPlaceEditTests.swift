@@ -9,6 +9,46 @@ import ISOBMFF
 @testable import SpatialMedia
 
 @Suite struct InPlaceEditTests {
+    /// Issue 18: five in-place edits of a moov-at-end camera file reuse the old moov's space (same size: the
+    /// changed bytes of one sector; a different size: the free box in front of moov) instead of appending a
+    /// moov each time. At most one moov is ever appended; sample data is untouched.
+    @Test func fiveEditsDoNotGrowTheFile() throws {
+        try #require(Shared.exists(Shared.apple), "corpus file absent")
+        let dir = try makeTempDir("fiveedits")
+        defer { removeTree(dir) }
+        let path = dir + "/apple.mp4"
+        try copyFile(Shared.apple, to: path)
+        let original = fileSize(path)
+        let moovSize = try #require(try ISOFile.open(path: path).box("moov")).header.size
+        var edits: [SpatialVideoEdit] = []
+        var e = SpatialVideoEdit(); e.baselineMicrometres = .set(20_000); edits.append(e)
+        e = SpatialVideoEdit(); e.heroEye = .remove; edits.append(e)                      // moov shrinks
+        e = SpatialVideoEdit(); e.heroEye = .set(.left); edits.append(e)                  // and grows back
+        e = SpatialVideoEdit(); e.baselineMicrometres = .set(30_000); edits.append(e)
+        e = SpatialVideoEdit(); e.horizontalFieldOfViewMillidegrees = .set(50_000); edits.append(e)
+        var sizes: [UInt64] = []
+        var strategies: [SpatialEditStrategy] = []
+        for edit in edits {
+            let r = try SpatialVideoEditor.edit(path: path, output: nil, inPlace: true, edit: edit)
+            sizes.append(fileSize(path))
+            strategies.append(r.strategy)
+            try expectSameSamples(Shared.apple, path)
+            #expect(try ISOFile.open(path: path).allDiagnostics.isEmpty)
+        }
+        #expect(strategies[0] == .inPlaceOverwrite)
+        #expect(strategies[2] == .inPlaceFreeBefore)
+        #expect(sizes[0] == original)
+        // Only the edit that shrank moov while no free box was in front of it appended one.
+        #expect(sizes.max() ?? .max <= original + moovSize + 8)
+        #expect(sizes[4] == sizes[1] && sizes[3] == sizes[1] && sizes[2] == sizes[1])
+        let m = try #require(try report(path).primary).metadata
+        #expect(m.baselineMicrometres == 30_000)
+        #expect(m.horizontalFieldOfViewMillidegrees == 50_000)
+        #expect(m.heroEye == .left)
+        let f = try ISOFile.open(path: path)
+        #expect(f.boxes.filter { $0.type == "moov" }.count == 1)
+    }
+
     @Test func appleMoovAtEndWritesOnlyMoov() throws {
         try #require(Shared.exists(Shared.apple), "corpus file absent")
         let dir = try makeTempDir("inplace")
@@ -16,11 +56,12 @@ import ISOBMFF
         let path = dir + "/apple.mp4"
         try copyFile(Shared.apple, to: path)
         let oldSize = fileSize(path)
+        // A moov of another size (the hero box removed): appended after the old one, which becomes free.
         var e = SpatialVideoEdit()
         e.baselineMicrometres = .set(20_000)
         e.horizontalFieldOfViewMillidegrees = .set(65_000)
         e.disparityAdjustment = .set(300)
-        e.heroEye = .set(.right)
+        e.heroEye = .remove
         let result = try SpatialVideoEditor.edit(path: path, output: nil, inPlace: true, edit: e)
         #expect(result.strategy == .inPlaceMoovAtEnd)
         let f = try ISOFile.open(path: path)
@@ -34,16 +75,27 @@ import ISOBMFF
         #expect(m.baselineMicrometres == 20_000)
         #expect(m.horizontalFieldOfViewMillidegrees == 65_000)
         #expect(m.disparityAdjustment == 300)
-        #expect(m.heroEye == .right)
+        #expect(m.heroEye == nil)
         try expectSameSamples(Shared.apple, path)
 
-        // A second edit reuses the free box in front of moov (one free box, not a chain).
+        // A second edit that grows moov back goes into the free box in front of it: the file does not grow.
         var e2 = SpatialVideoEdit()
-        e2.baselineMicrometres = .set(19_240)
+        e2.heroEye = .set(.right)
+        let sizeBefore = fileSize(path)
         let r2 = try SpatialVideoEditor.edit(path: path, output: nil, inPlace: true, edit: e2)
-        #expect(r2.strategy == .inPlaceMoovAtEnd)
+        #expect(r2.strategy == .inPlaceFreeBefore)
+        #expect(fileSize(path) == sizeBefore)
         let f2 = try ISOFile.open(path: path)
-        #expect(f2.boxes.map(\.type) == ["ftyp", "mdat", "free", "moov"])
+        #expect(f2.boxes.map(\.type) == ["ftyp", "mdat", "moov", "free"])
+        #expect(f2.allDiagnostics.isEmpty)
+        #expect(try report(path).primary?.metadata.heroEye == .right)
+        // A third, same-size edit rewrites only the changed bytes.
+        var e3 = SpatialVideoEdit()
+        e3.baselineMicrometres = .set(19_240)
+        let r3 = try SpatialVideoEditor.edit(path: path, output: nil, inPlace: true, edit: e3)
+        #expect(r3.strategy == .inPlaceOverwrite)
+        #expect(r3.bytesWritten <= 4)
+        #expect(fileSize(path) == sizeBefore)
         #expect(try report(path).primary?.metadata.baselineMicrometres == 19_240)
         try expectSameSamples(Shared.apple, path)
     }
@@ -90,7 +142,8 @@ import ISOBMFF
         var e = SpatialVideoEdit()
         e.heroEye = .set(.right)
         _ = try SpatialVideoEditor.edit(path: Shared.small, output: path, inPlace: false, edit: e, faststart: true)
-        e.heroEye = .set(.left)
+        // A moov of another size (the hero box removed) with no free box around it.
+        e.heroEye = .remove
         e.baselineMicrometres = .set(70_000)
         let r = try SpatialVideoEditor.edit(path: path, output: nil, inPlace: true, edit: e)
         #expect(r.strategy == .rewrite)

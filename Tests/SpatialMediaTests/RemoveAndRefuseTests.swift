@@ -62,9 +62,9 @@ import ISOBMFF
         for e in bad {
             #expect(throws: ParseError(.invalidValue, offset: 0, "")) { try SpatialVideoEditor.edit(path: path, output: nil, inPlace: true, edit: e) }
         }
-        #expect(throws: ParseError(.invalidValue, offset: 0, "")) { try SpatialUnits.millidegrees(fromDegrees: -5) }
-        #expect(throws: ParseError(.invalidValue, offset: 0, "")) { try SpatialUnits.micrometres(fromMillimetres: -1) }
-        #expect(throws: ParseError(.invalidValue, offset: 0, "")) { try SpatialUnits.disparityUnits(fromPercent: 150) }
+        #expect(throws: ParseError(.invalidArgument, offset: 0, "")) { try SpatialUnits.millidegrees(fromDegrees: -5) }
+        #expect(throws: ParseError(.invalidArgument, offset: 0, "")) { try SpatialUnits.micrometres(fromMillimetres: -1) }
+        #expect(throws: ParseError(.invalidArgument, offset: 0, "")) { try SpatialUnits.disparityUnits(fromPercent: 150) }
         #expect(try readAll(path) == before)
     }
 

@@ -100,7 +100,7 @@ struct MetadataRuleTests {
         #expect(r.fired("SV-PHOTO-003")); #expect(!r.spatial)
         // Baseline 0 and a disparity out of range, written with the library's photo editor.
         let zero = dir + "/zero.heic"
-        _ = try SpatialPhotoEditor.edit(path: Corpus.visionPro, output: zero, edit: SpatialPhotoEdit(baselineMicrometres: 0, disparity: 12000))
+        _ = try SpatialPhotoEditor.edit(path: Corpus.visionPro, output: zero, edit: StereoPhotoParameters(baselineMicrometres: 0, disparity: 12000))
         r = Validator.validate(path: zero, options: Self.metadataOnly)
         #expect(r.fired("SV-PHOTO-011")); #expect(r.fired("SV-PHOTO-016"))
         // A plain HEIF with two images but no ster group.
@@ -133,11 +133,33 @@ struct MetadataRuleTests {
     }
 
     @Test func directoryModeIsParallelAndComplete() {
-        let files = BatchValidator.expand([Corpus.fixtures, Corpus.appleVideo])
+        let files = BatchValidator.plan([Corpus.fixtures, Corpus.appleVideo]).files
         #expect(files.count >= 3)
         let reports = BatchValidator.validate(files, options: Self.metadataOnly)
         #expect(reports.count == files.count)
         #expect(zip(files, reports).allSatisfy { $0.0 == $0.1.input })
+    }
+
+    /// Issue 18, item 11: directories are searched recursively, NAME_L/NAME_R images become one pair, files that
+    /// are not media are skipped (listed), and a directory without media is reported.
+    @Test func directoryPlanRecursesPairsAndSkips() throws {
+        let fm = FileManager.default
+        let dir = NSTemporaryDirectory() + "batch-plan-\(getpid())"
+        try? fm.removeItem(atPath: dir)
+        try fm.createDirectory(atPath: dir + "/sub/deeper", withIntermediateDirectories: true)
+        try fm.createDirectory(atPath: dir + "/nothing", withIntermediateDirectories: true)
+        defer { try? fm.removeItem(atPath: dir) }
+        let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13]
+        fm.createFile(atPath: dir + "/sub/shot_L.png", contents: Data(png))
+        fm.createFile(atPath: dir + "/sub/shot_R.png", contents: Data(png))
+        fm.createFile(atPath: dir + "/sub/deeper/movie.mov", contents: Data([0, 0, 0, 8] + Array("free".utf8)))
+        fm.createFile(atPath: dir + "/notes.txt", contents: Data("hello".utf8))
+        let plan = BatchValidator.plan([dir, dir + "/nothing"])
+        #expect(plan.pairs.count == 1)
+        #expect(plan.pairs.first?.left.hasSuffix("shot_L.png") == true && plan.pairs.first?.right.hasSuffix("shot_R.png") == true)
+        #expect(plan.files == [dir + "/sub/deeper/movie.mov"])
+        #expect(plan.skipped == [dir + "/notes.txt"])
+        #expect(plan.directoriesWithoutMedia == [dir + "/nothing"])
     }
 
     @Test func jsonOutputIsParseable() throws {

@@ -90,7 +90,12 @@ public struct ChunkLargeOffsetBox: BoxPayload, FullBoxCarrying, Equatable {
 
 /// `stsc` SampleToChunkBox (§8.7.4).
 public struct SampleToChunkBox: BoxPayload, FullBoxCarrying, Equatable {
-    public struct Entry: Sendable, Equatable { public var firstChunk, samplesPerChunk, sampleDescriptionIndex: UInt32 }
+    public struct Entry: Sendable, Equatable {
+        public var firstChunk, samplesPerChunk, sampleDescriptionIndex: UInt32
+        public init(firstChunk: UInt32, samplesPerChunk: UInt32, sampleDescriptionIndex: UInt32) {
+            self.firstChunk = firstChunk; self.samplesPerChunk = samplesPerChunk; self.sampleDescriptionIndex = sampleDescriptionIndex
+        }
+    }
     public var fullBox: FullBoxHeader
     public var entries: [Entry]
     public init(entries: [Entry]) { fullBox = FullBoxHeader(); self.entries = entries }

@@ -92,6 +92,8 @@ public struct RequiredBoxTypesBox: BoxPayload, FullBoxCarrying, Equatable {
 public struct SphericalVideoHeaderBox: BoxPayload, FullBoxCarrying, Equatable {
     public var fullBox: FullBoxHeader
     public var metadataSource: StoredString
+    /// A header naming `source` (written NUL-terminated).
+    public init(source: String) { fullBox = FullBoxHeader(); metadataSource = StoredString(source) }
     public init(parsing r: inout ByteReader, context: inout ParseContext) throws(ParseError) {
         fullBox = try FullBoxHeader(parsing: &r); metadataSource = StoredString(reading: &r)
     }
@@ -104,6 +106,8 @@ public struct SphericalVideoHeaderBox: BoxPayload, FullBoxCarrying, Equatable {
 public struct FullBoxU32Fields: BoxPayload, FullBoxCarrying, Equatable {
     public var fullBox: FullBoxHeader
     public var values: [UInt32]
+    /// A version-0 box with the given fields (3 for `prhd`, 4 for `equi`, 2 for `cbmp`).
+    public init(values: [UInt32]) { fullBox = FullBoxHeader(); self.values = values }
     public init(parsing r: inout ByteReader, context: inout ParseContext) throws(ParseError) {
         fullBox = try FullBoxHeader(parsing: &r)
         let n: Int = ["prhd": 3, "equi": 4, "cbmp": 2][context.parents.last ?? FourCC(0)] ?? 0

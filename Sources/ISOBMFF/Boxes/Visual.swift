@@ -12,6 +12,14 @@ public struct ColourInformationBox: BoxPayload, Equatable {
     public var rangeByte: UInt8 = 0
     /// ICC profile or any bytes after the modelled fields.
     public var data: [UInt8] = []
+    /// An `nclx` (ISO, with the full-range flag) or `nclc` (QuickTime, without it) colour description.
+    public init(colourType: FourCC, colourPrimaries: UInt16, transferCharacteristics: UInt16, matrixCoefficients: UInt16, fullRange: Bool = false) {
+        self.colourType = colourType
+        self.colourPrimaries = colourPrimaries
+        self.transferCharacteristics = transferCharacteristics
+        self.matrixCoefficients = matrixCoefficients
+        rangeByte = colourType == "nclx" && fullRange ? 0x80 : 0
+    }
     public init(parsing r: inout ByteReader, context: inout ParseContext) throws(ParseError) {
         colourType = try r.readFourCC()
         if colourType == "nclx" || colourType == "nclc" {

@@ -1,0 +1,145 @@
+import BinaryIO
+import SystemSupport
+
+/// The fields of the parametric-immersive lens-collection boxes (Apple Projected Media Profile):
+/// `lnhd` lens header, `rdim` reference dimensions, `lnin` intrinsics, `ldst` distortions,
+/// `lfad` frame adjustment, `corg` extrinsic origin source, `uqua` unit quaternion.
+///
+/// Every field keeps its stored 32-bit (or 16-bit) pattern, so floats and signed values round-trip
+/// bit for bit; ``LensFieldsBox/Field/value`` gives the human reading. Which optional fields exist
+/// depends on the FullBox flags (`lnin`: bit 0 adds fy and skew, bit 1 a projection offset; `ldst`:
+/// bit 0 adds a radial angle limit). Units of `lnin` (pixels or normalised to `rdim`) and of the
+/// radial angle are not confirmed by any source we could read; the raw values are kept and shown.
+public struct LensFieldsBox: BoxPayload, FullBoxCarrying, Equatable {
+    /// How a field is stored.
+    public enum Kind: Sendable, Equatable { case u32, s32, s16, f32, fourCC }
+
+    /// One stored field.
+    public struct Field: Sendable, Equatable {
+        public var name: String
+        public var kind: Kind
+        /// The stored bits (16-bit fields in the low half).
+        public var bits: UInt32
+        public init(name: String, kind: Kind, bits: UInt32) { self.name = name; self.kind = kind; self.bits = bits }
+        /// The value as text in its natural unit (floats as decimal, FourCCs quoted).
+        public var value: String {
+            switch kind {
+            case .u32: return String(bits)
+            case .s32: return String(Int32(bitPattern: bits))
+            case .s16: return String(Int16(truncatingIfNeeded: bits))
+            case .f32: return "\(Float(bitPattern: bits))"
+            case .fourCC: return "'\(FourCC(bits))'"
+            }
+        }
+        var json: JSON {
+            switch kind {
+            case .u32: return .uint(UInt64(bits))
+            case .s32: return .int(Int64(Int32(bitPattern: bits)))
+            case .s16: return .int(Int64(Int16(truncatingIfNeeded: bits)))
+            case .f32: return .double(Double(Float(bitPattern: bits)))
+            case .fourCC: return .string(FourCC(bits).description)
+            }
+        }
+    }
+
+    public var fullBox: FullBoxHeader
+    /// The box type (decides the layout; not written).
+    public var kind: FourCC
+    public var fields: [Field]
+
+    /// The field layout of `type` for the given FullBox flags.
+    public static func layout(of type: FourCC, flags: UInt32) -> [(String, Kind)] {
+        switch type {
+        case "lnhd": return [("lens_identifier", .u32), ("algorithm_kind", .fourCC), ("domain", .fourCC), ("role", .fourCC)]
+        case "rdim": return [("reference_width", .u32), ("reference_height", .u32)]
+        case "lnin":
+            var l: [(String, Kind)] = [("denominator_shift", .s16), ("skew_denominator_shift", .s16), ("focal_length_x", .s32),
+                                        ("principal_point_x", .s32), ("principal_point_y", .s32)]
+            if flags & 1 != 0 { l += [("focal_length_y", .s32), ("skew_factor", .s32)] }
+            if flags & 2 != 0 { l += [("projection_offset", .f32)] }
+            return l
+        case "ldst":
+            var l: [(String, Kind)] = [("k1", .f32), ("k2", .f32), ("p1", .f32), ("p2", .f32)]
+            if flags & 1 != 0 { l += [("radial_angle_limit", .f32)] }
+            return l
+        case "lfad": return [("polynomial_x0", .f32), ("polynomial_x1", .f32), ("polynomial_x2", .f32),
+                             ("polynomial_y0", .f32), ("polynomial_y1", .f32), ("polynomial_y2", .f32)]
+        case "corg": return [("origin_source", .fourCC)]
+        case "uqua": return [("x", .f32), ("y", .f32), ("z", .f32)]
+        default: return []
+        }
+    }
+
+    /// Builds a box of `kind` from values in layout order (missing values are 0).
+    public init(kind: FourCC, flags: UInt32 = 0, bits: [UInt32]) {
+        fullBox = FullBoxHeader(flags: flags)
+        self.kind = kind
+        fields = Self.layout(of: kind, flags: flags).enumerated().map { i, f in
+            Field(name: f.0, kind: f.1, bits: i < bits.count ? bits[i] : 0)
+        }
+    }
+
+    public init(parsing r: inout ByteReader, context: inout ParseContext) throws(ParseError) {
+        fullBox = try FullBoxHeader(parsing: &r)
+        kind = context.parents.last ?? FourCC(0)
+        fields = []
+        for (name, k) in Self.layout(of: kind, flags: fullBox.flags) {
+            let bits: UInt32 = k == .s16 ? UInt32(try r.readU16()) : try r.readU32()
+            fields.append(Field(name: name, kind: k, bits: bits))
+        }
+    }
+
+    public func write(to w: inout ByteWriter) {
+        fullBox.write(to: &w)
+        for f in fields {
+            if f.kind == .s16 { w.writeU16(UInt16(truncatingIfNeeded: f.bits)) } else { w.writeU32(f.bits) }
+        }
+    }
+
+    /// The field called `name`, if the layout has it.
+    public func field(_ name: String) -> Field? { fields.first { $0.name == name } }
+
+    public var summary: String {
+        (fullBox.flags != 0 ? "flags=0x\(String(fullBox.flags, radix: 16)) " : "") + fields.map { "\($0.name)=\($0.value)" }.joined(separator: " ")
+    }
+    public var json: [(String, JSON)] { [("flags", .uint(UInt64(fullBox.flags)))] + fields.map { ($0.name, $0.json) } }
+}
+
+extension BoxRegistry {
+    /// Registers the Apple Projected Media Profile boxes: the kind boxes inside `vexu/proj`, the Google
+    /// spherical v2 boxes inside `sv3d/proj` (the same FourCC `proj`, told apart by the grandparent),
+    /// `must`, and the parametric-immersive lens collection.
+    mutating func registerImmersive() {
+        registerResolver(parent: "proj") { type, ctx in
+            let grandparent = ctx.parents.dropLast().last
+            if grandparent == "sv3d" {
+                switch type {
+                case "prhd": return .fields("ProjectionHeaderBox (Google)", FullBoxU32Fields.self)
+                case "equi": return .fields("EquirectangularProjectionBox (Google)", FullBoxU32Fields.self)
+                case "cbmp": return .fields("CubemapProjectionBox (Google)", FullBoxU32Fields.self)
+                case "mshp": return .raw("MeshProjectionBox (Google)")
+                default: return nil
+                }
+            }
+            // Apple's proj (inside vexu) and any other parent: the projection information and kind boxes.
+            switch type {
+            case "prji": return .fields("ProjectionInformationBox", SingleValueFullBox.self)
+            case "rect", "equi", "hequ", "fish", "prim":
+                return .fields("ProjectionKindBox (\(type))", FullBoxOnly.self)
+            default: return nil
+            }
+        }
+        register("must", parent: "vexu", .fields("RequiredBoxTypesBox", RequiredBoxTypesBox.self))
+        register("must", parent: "eyes", .fields("RequiredBoxTypesBox", RequiredBoxTypesBox.self))
+        register("lnsc", .container("LensCollectionBox"))
+        register("lens", parent: "lnsc", .fieldsThenChildren("LensBox", FullBoxOnly.self))
+        for (t, name) in [("lnhd", "LensHeaderBox"), ("rdim", "IntrinsicMatrixReferenceDimensionsBox"), ("lnin", "LensIntrinsicsBox"),
+                          ("ldst", "LensDistortionsBox"), ("lfad", "LensFrameAdjustmentBox")] {
+            register(FourCC(t), parent: "lens", .fields(name, LensFieldsBox.self))
+        }
+        register("lnex", parent: "lens", .container("LensExtrinsicsBox"))
+        register("corg", parent: "lnex", .fields("ExtrinsicOriginSourceBox", LensFieldsBox.self))
+        register("cxfm", parent: "lnex", .container("ExtrinsicTransformBox"))
+        register("uqua", parent: "cxfm", .fields("UnitQuaternionBox", LensFieldsBox.self))
+    }
+}

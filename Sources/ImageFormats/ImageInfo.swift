@@ -1,0 +1,40 @@
+import BinaryIO
+import SystemSupport
+
+/// What `info` says about a JPEG, MPO or PNG file (the formats `convert` and `validate` read besides ISOBMFF).
+public enum ImageInfo {
+    /// True when `head` (the first bytes of a file) starts a JPEG or PNG.
+    public static func recognises(_ head: [UInt8]) -> Bool {
+        head.starts(with: [0xFF, 0xD8, 0xFF]) || head.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
+    }
+
+    /// Lines and JSON describing the image; throws when its header cannot be read.
+    public static func describe(_ b: [UInt8]) throws(ParseError) -> (lines: [String], json: JSON) {
+        let note = "spatial photo: no — a JPEG, MPO or PNG carries no spatial metadata (convert it: `spatial-media convert IN -o OUT.heic`)"
+        if b.starts(with: [0x89, 0x50, 0x4E, 0x47]) {
+            guard b.count >= 26, Array(b[12..<16]) == Array("IHDR".utf8) else { throw ParseError(.truncated, offset: 8, "PNG without an IHDR chunk") }
+            let w = b[16..<20].reduce(0) { $0 << 8 | Int($1) }, h = b[20..<24].reduce(0) { $0 << 8 | Int($1) }
+            return (["PNG image \(w)x\(h), \(b[24])-bit, \(b.count) bytes", note],
+                    .object([("format", .string("png")), ("width", .int(Int64(w))), ("height", .int(Int64(h))), ("bit_depth", .int(Int64(b[24]))),
+                             ("file_size", .int(Int64(b.count))), ("spatial_photo", .bool(false))]))
+        }
+        let seg = try JPEGSegments(b)
+        guard let f = seg.frame else { throw ParseError(.truncated, offset: 0, "JPEG without a frame header (SOF) before the scan") }
+        var lines = ["JPEG image \(f.width)x\(f.height), \(f.components) component\(f.components == 1 ? "" : "s"), \(f.precision)-bit, \(b.count) bytes"]
+        var o: [(String, JSON)] = [("format", .string("jpeg")), ("width", .int(Int64(f.width))), ("height", .int(Int64(f.height))),
+                                   ("file_size", .int(Int64(b.count)))]
+        if let mpo = try? MPO(b), mpo.pictures.count >= 2 || mpo.fromIndex {
+            var s = "MPO (multi-picture): \(mpo.pictures.count) picture\(mpo.pictures.count == 1 ? "" : "s")"
+            let a = mpo.pictures.first?.attributes, a2 = mpo.pictures.dropFirst().first?.attributes
+            if let bl = a?.baselineMM ?? a2?.baselineMM { s += ", baseline \(NumberText.fixed(bl, places: 1, trimZeros: true)) mm" }
+            if let c = a?.convergenceAngleDegrees ?? a2?.convergenceAngleDegrees { s += ", convergence \(NumberText.fixed(c, places: 2, trimZeros: true))°" }
+            lines.append(s + (mpo.pictures.count >= 2 ? " (stereo pair: first = left)" : "; no second eye"))
+            o[0] = ("format", .string("mpo"))
+            o.append(("pictures", .int(Int64(mpo.pictures.count))))
+            if let bl = a?.baselineMM ?? a2?.baselineMM { o.append(("baseline_mm", .double(bl))) }
+        }
+        lines.append(note)
+        o.append(("spatial_photo", .bool(false)))
+        return (lines, .object(o))
+    }
+}

@@ -1,0 +1,125 @@
+import BinaryIO
+import SystemSupport
+import ISOBMFF
+import HEVC
+import SpatialMedia
+import ImageFormats
+
+/// A spatial video (two-layer MV-HEVC movie) as the decode layer sees it: which layer is which eye, whether the second
+/// layer is predicted from the first, and its timing — read from the configuration records and the first samples,
+/// without decoding. ``sampledFrames(_:override:)`` decodes chosen frames of both eyes.
+public struct SpatialVideoSource: Sendable {
+    public var path: String
+    public var frames: Int
+    public var interLayerPrediction: Bool
+    /// `nuh_layer_id` 0 carries the left eye.
+    public var baseIsLeft: Bool
+    /// View ids of the left and right views (for FFmpeg's `view:` stream specifier).
+    public var leftViewId: Int
+    public var rightViewId: Int
+    public var eyeOrder: String
+    public var heroEye: String?
+    public var disparityAdjustment: Int32?
+    public var audioTracks: Int
+    public var fpsNum: Int
+    public var fpsDen: Int
+}
+
+extension SpatialVideoSource {
+    /// Reads the facts; errors say why a file is not a two-view video (not a movie, no HEVC, one layer).
+    public static func inspect(_ path: String, limits: Limits = .default) throws(ParseError) -> SpatialVideoSource {
+        let file = try ISOFile.open(path: path, limits: limits)
+        let report = SpatialVideoReport(file)
+        guard let v = report.primary, let track = file.tracks.first(where: { $0.trackID == v.trackID }) else {
+            throw ParseError(.unsupported, offset: 0, path: path, "no video track: nothing to split")
+        }
+        guard v.isHEVC, let entry = track.sampleEntries.first,
+              let hvcC = entry.child("hvcC")?.payload(HEVCConfigurationBox.self)?.record else {
+            throw ParseError(.unsupported, offset: 0, path: path,
+                             "the video is '\(v.sampleEntryType?.description ?? "?")', not MV-HEVC: not a spatial video (for a frame-packed 3D movie use `spatial-media convert`)")
+        }
+        guard let lhvC = entry.child("lhvC")?.payload(HEVCConfigurationBox.self)?.record else {
+            throw ParseError(.unsupported, offset: 0, path: path,
+                             "a single-layer (2D) HEVC video: there is only one view, so nothing to split")
+        }
+        var samples: [[UInt8]] = []
+        if let list = try? track.samples(first: 3) {
+            for s in list where s.size <= 8 << 20 { if let b = try? file.readBytes(at: s.offset, count: Int(s.size)) { samples.append(b) } }
+        }
+        let info = try HEVCStreamInfo(hvcC: hvcC, lhvC: lhvC, samples: samples)
+        guard info.layerCount >= 2, info.layers.count >= 2 else {
+            throw ParseError(.unsupported, offset: 0, path: path, "the stream has one layer: nothing to split")
+        }
+        let ilp = info.layers[1].usesInterLayerPrediction ?? !info.layers[1].directReferenceLayers.isEmpty
+        let baseIsLeft: Bool
+        let order: String
+        if let l = info.leftLayerId {
+            baseIsLeft = l == 0
+            order = "layer 0 = \(baseIsLeft ? "left" : "right") eye (SEI 176)"
+        } else {
+            baseIsLeft = true
+            order = "layer 0 = left eye (no SEI 176: the usual order assumed)"
+        }
+        let v0 = info.layers[0].viewId ?? 0, v1 = info.layers[1].viewId ?? 1
+        let ts = Int(track.timescale)
+        let d = (try? track.samples(first: 1))?.first.map { Int($0.duration) } ?? 0
+        let (num, den) = ts > 0 && d > 0 ? reduced(ts, d) : (30, 1)
+        let hero: String? = v.metadata.heroEye.map { "\($0)" }
+        return SpatialVideoSource(path: path, frames: track.sampleCount, interLayerPrediction: ilp, baseIsLeft: baseIsLeft,
+                      leftViewId: baseIsLeft ? v0 : v1, rightViewId: baseIsLeft ? v1 : v0, eyeOrder: order,
+                      heroEye: hero, disparityAdjustment: v.metadata.disparityAdjustment,
+                      audioTracks: file.tracks.filter { $0.handler == "soun" }.count, fpsNum: num, fpsDen: den)
+    }
+
+    /// Frames at `indices` (display order) of both eyes as 8-bit grey images, decoded by FFmpeg ≥ 7.1 with a seek to
+    /// each: only the pictures from the keyframe before each index are decoded, not the whole clip.
+    public func sampledFrames(_ indices: [Int], ffmpeg override: String? = nil) throws(ParseError) -> [(index: Int, left: Image, right: Image)] {
+        let ff = try FFmpeg.require(.mvhevcViews, for: "decoding both views of \(path)", override: override)
+        var out: [(Int, Image, Image)] = []
+        for i in indices {
+            // Just before frame i starts: FFmpeg drops frames that start before the seek point, so frame i is the first kept.
+            let t = max(0, Double(i) * Double(fpsDen) / Double(max(1, fpsNum)) - 0.0001)
+            let graph = "[0:v:0:view:\(leftViewId)][0:v:0:view:\(rightViewId)]hstack[v]"
+            guard let child = try? ChildProcess(executable: ff.path, arguments: [
+                "-nostdin", "-v", "error", "-ss", NumberText.fixed(t, places: 6), "-i", path, "-filter_complex", graph, "-map", "[v]",
+                "-frames:v", "1", "-pix_fmt", "gray", "-f", "image2pipe", "-c:v", "pgm", "-",
+            ]) else { throw ParseError(.io, offset: 0, path: path, "cannot start FFmpeg (\(ff.path))") }
+            let data = child.readToEnd(limit: 1 << 28)
+            let status = child.wait()
+            guard status == 0, let data, let both = Self.parsePGMs(data).first, both.width >= 2 else {
+                throw ParseError(.unsupported, offset: 0, path: path, "FFmpeg could not decode frame \(i) (exit status \(status)): \(child.errorText())")
+            }
+            let w = both.width / 2
+            out.append((i, try ImageOps.crop(both, x: 0, y: 0, width: w, height: both.height),
+                        try ImageOps.crop(both, x: w, y: 0, width: w, height: both.height)))
+        }
+        return out
+    }
+
+    static func reduced(_ a: Int, _ b: Int) -> (Int, Int) {
+        var x = a, y = b
+        while y != 0 { (x, y) = (y, x % y) }
+        return (a / x, b / x)
+    }
+
+    /// Concatenated binary PGM (P5) images.
+    static func parsePGMs(_ b: [UInt8]) -> [Image] {
+        var out: [Image] = []
+        var i = 0
+        func token() -> Int? {
+            while i < b.count, b[i] == 0x20 || b[i] == 0x0A || b[i] == 0x0D || b[i] == 0x09 { i += 1 }
+            var v = 0, digits = 0
+            while i < b.count, b[i] >= 0x30, b[i] <= 0x39, digits < 9 { v = v * 10 + Int(b[i] - 0x30); i += 1; digits += 1 }
+            return digits > 0 ? v : nil
+        }
+        while i + 2 < b.count, b[i] == 0x50, b[i + 1] == 0x35 {
+            i += 2
+            guard let w = token(), let h = token(), let mx = token(), mx == 255, w > 0, h > 0, w <= 32768, h <= 32768 else { break }
+            i += 1
+            guard i + w * h <= b.count, let g = try? Image(width: w, height: h, bitDepth: 8, format: .gray, planes: .u8([Array(b[i..<(i + w * h)])])) else { break }
+            out.append(g)
+            i += w * h
+        }
+        return out
+    }
+}

@@ -1,0 +1,277 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import BinaryIO
+import SystemSupport
+import ISOBMFF
+import HEVC
+import SpatialMedia
+import MediaDecode
+
+/// What ``VideoSplitter`` writes.
+public enum VideoSplitTarget: Sendable, Equatable {
+    /// One frame with the left eye on the left and the right eye on the right.
+    case sideBySide(String)
+    /// One frame with the left eye on top (over-under, top-bottom).
+    case overUnder(String)
+    /// One file per eye; either may be nil.
+    case eyes(left: String?, right: String?)
+
+    /// Every output path.
+    public var paths: [String] {
+        switch self {
+        case .sideBySide(let p), .overUnder(let p): return [p]
+        case .eyes(let l, let r): return [l, r].compactMap { $0 }
+        }
+    }
+}
+
+/// Options of ``VideoSplitter/split(_:options:cancellation:progress:)``.
+public struct VideoSplitOptions: Sendable {
+    public var target: VideoSplitTarget
+    /// Half-width SBS / half-height OU: each eye squeezed so the frame is the size of one eye.
+    public var half = false
+    /// No re-encoding: copy the coded pictures (both eyes of an independent-layer file, or the base-layer eye of
+    /// any MV-HEVC file).
+    public var copy = false
+    /// x265 constant rate factor of the re-encode.
+    public var crf: Double = VideoSplitOptions.defaultCRF
+    /// x265 preset of the re-encode.
+    public var preset = "medium"
+    /// Carry the audio tracks over (copied: the source is MP4/QuickTime, whose audio every such output takes).
+    public var audio = true
+    /// FFmpeg to use (path or name); nil = ``FFmpeg/locate(_:override:)``.
+    public var ffmpeg: String? = nil
+    public var limits: Limits = .default
+    public init(target: VideoSplitTarget) { self.target = target }
+
+    /// CRF 18: the eyes come back within a fraction of a dB of a visually lossless encode (≥ 40 dB PSNR on the
+    /// corpus and fixtures).
+    public static let defaultCRF = 18.0
+}
+
+/// What a split found and did, for people (``lines``) and scripts.
+public struct VideoSplitReport: Sendable {
+    public var frames: Int
+    /// Layer 1 is predicted from layer 0 (Apple, iPhone, x265 multiview) — decoding both needs FFmpeg ≥ 7.1.
+    public var interLayerPrediction: Bool
+    /// "layer 0 = left (SEI 176)" and the like.
+    public var eyeOrder: String
+    public var heroEye: String?
+    /// Disparity adjustment of the source, in 1/10000 of the width.
+    public var disparityAdjustment: Int32?
+    /// How the pixels were produced ("re-encoded by x265 …", "copied").
+    public var method: String
+    public var outputs: [String]
+    public var audioTracks: Int
+    public var notes: [String]
+
+    public var lines: [String] {
+        var l = ["\(frames) frames per eye; \(eyeOrder)" + (interLayerPrediction ? "; layer 1 predicted from layer 0" : "; layers independent")]
+        l.append("hero eye: \(heroEye ?? "not signalled")")
+        if let d = disparityAdjustment {
+            l.append("disparity adjustment: \(NumberText.fixed(Double(d) / 100, places: 2)) % of the width (the source's window; frame-packed outputs carry no such field, so players show the eyes at zero shift)")
+        }
+        l.append(method)
+        l.append(audioTracks == 0 ? "audio: none" : "audio: \(audioTracks) track\(audioTracks == 1 ? "" : "s") copied")
+        return l + notes + outputs.map { "wrote \($0)" }
+    }
+}
+
+/// Turns a spatial video (two-layer MV-HEVC: Apple's, iPhone's, Vision Pro's, x265 multiview's or ours) into
+/// side-by-side, over-under or one file per eye.
+///
+/// Inter-layer-predicted files are decoded by FFmpeg ≥ 7.1 (both views by view id); files whose layers are
+/// independent (ours) are split into two single-layer streams without decoding, and FFmpeg (any version) decodes
+/// those. The re-encode is x265 through FFmpeg; `copy` keeps coded pictures untouched. Outputs are atomic.
+public enum VideoSplitter {
+    /// The facts a split needs (``SpatialVideoSource/inspect(_:limits:)``).
+    public static func inspect(_ path: String, limits: Limits = .default) throws(ParseError) -> SpatialVideoSource {
+        try SpatialVideoSource.inspect(path, limits: limits)
+    }
+
+    /// Splits `path`. On any error or cancellation no output is left behind.
+    @discardableResult
+    public static func split(_ path: String, options o: VideoSplitOptions, cancellation: ConversionCancellation? = nil,
+                             progress: ((VideoConversionProgress) -> Void)? = nil) throws(ParseError) -> VideoSplitReport {
+        let outputs = o.target.paths
+        guard !outputs.isEmpty else { throw ParseError(.invalidArgument, offset: 0, "nothing to write: name an output (side by side, over-under, or left and/or right)") }
+        if o.half, case .eyes = o.target {
+            throw ParseError(.invalidArgument, offset: 0, "half resolution applies to side-by-side and over-under outputs, not to one file per eye")
+        }
+        // The output type follows the extension: a movie container, or raw HEVC for copies.
+        for out in outputs {
+            let ext = out.split(separator: "/").last?.split(separator: ".").dropFirst().last.map { $0.lowercased() } ?? ""
+            let allowed = o.copy ? ["hevc", "265", "h265"] : ["mp4", "m4v", "mov", "qt", "mkv"]
+            guard allowed.contains(ext) else {
+                throw ParseError(.invalidArgument, offset: 0, path: out,
+                                 o.copy ? "copies are raw HEVC streams: name the output .hevc"
+                                        : "the output must be a movie (.mp4, .mov or .mkv), or .hevc with the copy option")
+            }
+        }
+        let src = try inspect(path, limits: o.limits)
+        var report = VideoSplitReport(frames: src.frames, interLayerPrediction: src.interLayerPrediction, eyeOrder: src.eyeOrder,
+                                      heroEye: src.heroEye, disparityAdjustment: src.disparityAdjustment, method: "",
+                                      outputs: outputs, audioTracks: 0, notes: [])
+        if o.copy {
+            try copyEyes(src, options: o, report: &report)
+        } else {
+            try reencode(src, options: o, report: &report, cancellation: cancellation, progress: progress)
+        }
+        return report
+    }
+
+    // MARK: - Copy
+
+    static func copyEyes(_ src: SpatialVideoSource, options o: VideoSplitOptions, report: inout VideoSplitReport) throws(ParseError) {
+        guard case .eyes(let left, let right) = o.target else {
+            throw ParseError(.invalidArgument, offset: 0, path: src.path,
+                             "copying writes one stream per eye; a side-by-side or over-under frame needs re-encoding (leave out the copy option)")
+        }
+        if o.half { throw ParseError(.invalidArgument, offset: 0, "half resolution needs re-encoding; it cannot be combined with copying") }
+        let baseEye = src.baseIsLeft ? left : right
+        let otherEye = src.baseIsLeft ? right : left
+        if src.interLayerPrediction && otherEye != nil {
+            throw ParseError(.unsupported, offset: 0, path: src.path,
+                             "the \(src.baseIsLeft ? "right" : "left") eye is predicted from the \(src.baseIsLeft ? "left" : "right") (inter-layer prediction), so it cannot be copied without decoding; copy only the \(src.baseIsLeft ? "left" : "right") eye, or re-encode")
+        }
+        let layers = try StreamSplitter.split(path: src.path, baseOnly: otherEye == nil, limits: o.limits)
+        if let baseEye { try AtomicFile.write(path: baseEye, bytes: layers.base) }
+        if let otherEye { try AtomicFile.write(path: otherEye, bytes: layers.second) }
+        report.audioTracks = 0
+        if src.audioTracks > 0 { report.notes.append("audio not written: raw HEVC streams hold video only") }
+        report.method = src.interLayerPrediction
+            ? "copied the base-layer eye without decoding (its coded pictures untouched)"
+            : "copied both eyes without decoding (the layers are independent; each eye's coded pictures untouched)"
+    }
+
+    // MARK: - Re-encode
+
+    static func reencode(_ src: SpatialVideoSource, options o: VideoSplitOptions, report: inout VideoSplitReport,
+                         cancellation: ConversionCancellation?, progress: ((VideoConversionProgress) -> Void)?) throws(ParseError) {
+        let purpose = src.interLayerPrediction ? "decoding the second view of \(src.path) (inter-layer predicted)" : "re-encoding \(src.path)"
+        let ff = try FFmpeg.require(src.interLayerPrediction ? .mvhevcViews : .any, for: purpose, override: o.ffmpeg)
+        var args = ["-nostdin", "-hide_banner", "-v", "error", "-y"]
+        let left: String, right: String
+        var scratch: [ScratchCopy] = []
+        defer { for s in scratch { s.remove() } }
+        var audioInput = 0
+        if ff.decodesMVHEVCViews {
+            // Both views from the one movie, by view id (works with and without SEI 176).
+            args += ["-i", src.path]
+            left = "[0:v:0:view:\(src.leftViewId)]"
+            right = "[0:v:0:view:\(src.rightViewId)]"
+        } else {
+            // An older FFmpeg sees only the base layer: give it the two layers as separate streams.
+            let layers = try StreamSplitter.split(path: src.path, limits: o.limits)
+            let l = try ScratchCopy(bytes: layers.left, near: o.target.paths[0])
+            scratch.append(l)
+            let r = try ScratchCopy(bytes: layers.right, near: o.target.paths[0])
+            scratch.append(r)
+            let rate = "\(src.fpsNum)/\(src.fpsDen)"
+            args += ["-f", "hevc", "-r", rate, "-i", l.path, "-f", "hevc", "-r", rate, "-i", r.path, "-i", src.path]
+            left = "[0:v:0]"; right = "[1:v:0]"
+            audioInput = 2
+        }
+        let encode = ["-c:v", "libx265", "-crf", NumberText.fixed(o.crf, places: 2, trimZeros: true), "-preset", o.preset,
+                      "-pix_fmt", "yuv420p", "-tag:v", "hvc1", "-x265-params", "log-level=error"]
+        let audio = o.audio ? ["-map", "\(audioInput):a?", "-c:a", "copy"] : []
+        switch o.target {
+        case .sideBySide(let out), .overUnder(let out):
+            let sbs: Bool
+            if case .sideBySide = o.target { sbs = true } else { sbs = false }
+            let squeeze = o.half ? (sbs ? "scale=iw/2:ih:flags=lanczos," : "scale=iw:ih/2:flags=lanczos,") : ""
+            let graph = "\(left)\(squeeze)setsar=1[l];\(right)\(squeeze)setsar=1[r];[l][r]\(sbs ? "hstack" : "vstack")[v]"
+            args += ["-filter_complex", graph, "-map", "[v]"] + encode + audio + ["-f", muxer(out), "OUTPUT0"]
+        case .eyes(let l, let r):
+            var graph: [String] = []
+            var n = 0
+            for (eye, out) in [(left, l), (right, r)] {
+                guard let out else { continue }
+                graph.append("\(eye)setsar=1[e\(n)]")
+                args += ["-map", "[e\(n)]"] + encode + audio + ["-f", muxer(out), "OUTPUT\(n)"]
+                n += 1
+            }
+            args.insert(contentsOf: ["-filter_complex", graph.joined(separator: ";")], at: args.firstIndex(of: "-map") ?? args.count)
+        }
+        try runFFmpeg(ff.path, args, outputs: o.target.paths, cancellation: cancellation, frames: src.frames, progress: progress)
+        report.audioTracks = o.audio ? src.audioTracks : 0
+        report.method = "decoded by FFmpeg \(ff.version)\(ff.decodesMVHEVCViews ? " (both views)" : " (layers split first)"), re-encoded by x265 (CRF \(NumberText.fixed(o.crf, places: 2, trimZeros: true)), preset \(o.preset))"
+        if o.half {
+            if case .sideBySide = o.target { report.notes.append("half-width side by side: each eye squeezed to half its width") }
+            else { report.notes.append("half-height over-under: each eye squeezed to half its height") }
+        }
+    }
+
+    /// FFmpeg's muxer name for an output path.
+    static func muxer(_ path: String) -> String {
+        switch path.split(separator: ".").last.map({ $0.lowercased() }) ?? "" {
+        case "mov", "qt": return "mov"
+        case "mkv": return "matroska"
+        default: return "mp4"
+        }
+    }
+
+    /// Runs FFmpeg with `OUTPUTn` placeholders replaced by temporary files beside each output; the outputs appear
+    /// (renamed) only when FFmpeg succeeds. Progress comes from `-progress`.
+    static func runFFmpeg(_ exe: String, _ argsIn: [String], outputs: [String], cancellation: ConversionCancellation?,
+                          frames: Int, progress: ((VideoConversionProgress) -> Void)?) throws(ParseError) {
+        var temps: [(tmp: String, final: String)] = []
+        var committed = false
+        defer { if !committed { for t in temps { unlink(t.tmp) } } }
+        for out in outputs {
+            temps.append((try AtomicFile.scratchPath(near: out), out))
+        }
+        var args = argsIn.map { a -> String in
+            if a.hasPrefix("OUTPUT"), let i = Int(a.dropFirst(6)), i < temps.count { return temps[i].tmp }
+            return a
+        }
+        args = ["-progress", "pipe:1", "-nostats"] + args
+        let child = try ChildProcess(executable: exe, arguments: args)
+        let start = monotonicSeconds()
+        var pending: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            if cancellation?.isCancelled == true {
+                child.terminate()
+                throw ParseError(.cancelled, offset: 0, "cancelled")
+            }
+            let n = chunk.withUnsafeMutableBytes { read(child.stdoutFD, $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { break }
+            pending += chunk[0..<n]
+            while let nl = pending.firstIndex(of: 0x0A) {
+                let line = String(decoding: pending[..<nl], as: UTF8.self)
+                pending.removeSubrange(...nl)
+                if line.hasPrefix("frame="), let f = Int(line.dropFirst(6)) {
+                    progress?(VideoConversionProgress(frames: f, totalFrames: frames, elapsedSeconds: monotonicSeconds() - start))
+                }
+            }
+        }
+        let status = child.wait()
+        guard status == 0 else {
+            throw ParseError(.unsupported, offset: 0, "FFmpeg failed (exit status \(status)): \(child.errorText())")
+        }
+        for t in temps { try AtomicFile.commit(scratch: t.tmp, to: t.final) }
+        committed = true
+    }
+
+}
+
+/// A stream written to a scratch file beside an output (same file system, removed afterwards).
+struct ScratchCopy {
+    let path: String
+    init(bytes: [UInt8], near output: String) throws(ParseError) {
+        let tmp = try AtomicFile.scratchPath(near: output)
+        path = tmp
+        do throws(ParseError) { try AtomicFile.write(path: tmp, bytes: bytes) } catch {
+            unlink(tmp)
+            throw error
+        }
+    }
+    func remove() { unlink(path) }
+}

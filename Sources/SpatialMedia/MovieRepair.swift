@@ -1,0 +1,264 @@
+import BinaryIO
+import SystemSupport
+import HEVC
+import ISOBMFF
+
+/// What `fix` may add when it is missing.
+public struct RepairOptions: Sendable {
+    /// `hfov` to add to a rectilinear stereo track that has none (millidegrees); nil: report it missing.
+    public var horizontalFieldOfViewMillidegrees: UInt32?
+    /// Hero eye to add to a stereo track whose `vexu/eyes` has none (Apple's writer uses left).
+    public var heroEye: HeroEye = .left
+    public init() {}
+}
+
+/// What a repair did.
+public struct RepairResult: Sendable {
+    public var outputPath: String
+    /// One line per repair made.
+    public var repairs: [String]
+    /// Problems of the same kinds that could not be repaired, with the reason.
+    public var notRepaired: [String]
+    /// Bytes written (0 when nothing needed repairing and nothing was written).
+    public var bytesWritten: UInt64
+
+    public var json: JSON {
+        .object([("output", .string(outputPath)), ("repairs", .array(repairs.map { .string($0) })),
+                 ("not_repaired", .array(notRepaired.map { .string($0) })), ("bytes_written", .uint(bytesWritten))])
+    }
+}
+
+/// Safe repairs of the commonest breakages, each listed, nothing else touched (Specs/spatial-video.md "Repairs"):
+///
+/// * `hev1` → `hvc1`: when every parameter set (VPS/SPS/PPS) found in the samples has one value per
+///   type and layer for the whole stream and either is already in `hvcC`/`lhvC` or the record has none of
+///   that type and layer, the parameter sets are put in the records (array_completeness 1), removed from
+///   the samples, and the sample entry renamed. Samples that lose bytes are written to a new `mdat` at the
+///   end of the file and their chunk table becomes one sample per chunk; every other sample keeps its bytes
+///   where they were.
+/// * `moov` after `mdat`: moved in front (chunk offsets patched).
+/// * a stereo track without a hero eye: `vexu/eyes/hero` added (left unless told otherwise); a rectilinear
+///   stereo track without `hfov`: added when a value is given, otherwise reported.
+public enum MovieRepair {
+    /// Repairs the movie at `path`, writing `output` (or `path` itself with `inPlace`, atomically).
+    public static func fix(path: String, output: String?, inPlace: Bool, options: RepairOptions = RepairOptions(),
+                           limits: Limits = .default) throws(ParseError) -> RepairResult {
+        let file = try ISOFile.open(path: path, limits: limits)
+        guard let moovIndex = file.boxes.firstIndex(where: { $0.type == "moov" }) else {
+            throw ParseError(.unsupported, offset: 0, path: path, "not a movie: no moov box")
+        }
+        if file.isFragmented {
+            throw ParseError(.unsupported, offset: file.boxes[moovIndex].header.offset, path: "moov", "fragmented movies (moof/mvex) are not supported")
+        }
+        let target = inPlace ? path : (output ?? path)
+        var moov = file.boxes[moovIndex]
+        var repairs: [String] = []
+        var notRepaired: [String] = []
+        var newMdat = ByteWriter()
+        let newMdatOffset = file.source.size + 8   // where the appended mdat's payload sits in "old file" coordinates
+        guard var traks = moov.children else { throw ParseError(.unsupported, offset: moov.header.offset, path: "moov", "moov is empty") }
+
+        for ti in traks.indices where traks[ti].type == "trak" {
+            let track = Track(traks[ti])
+            guard track.handler == "vide", let entry = track.sampleEntries.first else { continue }
+            var e = entry
+            if entry.type == "hev1" {
+                if track.sampleEntries.count != 1 {
+                    notRepaired.append("track \(track.trackID): 'hev1' with \(track.sampleEntries.count) sample entries; only single-entry tracks are converted")
+                } else {
+                    switch try hev1ToHvc1(file: file, track: track, entry: entry, limits: limits) {
+                    case .failure(let why):
+                        notRepaired.append("track \(track.trackID): 'hev1' kept: \(why)")
+                    case .success(let plan):
+                        e = plan.entry
+                        if !plan.changedSamples.isEmpty {
+                            try rewriteTables(&traks[ti], track: track, plan: plan, newMdat: &newMdat, newMdatOffset: newMdatOffset, file: file)
+                        }
+                        repairs.append("track \(track.trackID): sample entry 'hev1' → 'hvc1'" + (plan.movedParameterSets.isEmpty ? " (parameter sets were already only in the configuration records)"
+                            : "; \(plan.movedParameterSets.joined(separator: ", ")) moved from \(plan.changedSamples.count) sample(s) into the configuration records"))
+                    }
+                }
+            }
+            // Hero eye and hfov for stereo tracks made by other tools.
+            let m = StereoMetadataReader.read(sampleEntry: e, track: traks[ti])
+            let isMV = (e.type == "hvc1" || e.type == "hev1") && e.child("hvcC") != nil && e.child("lhvC") != nil
+            let stereo = isMV || m.framePacking != nil || (m.viewFlags.map { $0.hasLeftEye && $0.hasRightEye } ?? false)
+            if stereo && m.hasVexu && m.heroEye == nil {
+                var edit = SpatialVideoEdit()
+                edit.heroEye = .set(options.heroEye)
+                SpatialVideoEditor.editEntry(&e, edit)
+                repairs.append("track \(track.trackID): added hero eye \(options.heroEye) (vexu/eyes/hero)")
+            }
+            let rectilinear = (m.projectionKind ?? "rect") == "rect" && !m.hasGoogleSphere
+            if stereo && rectilinear && m.hasVexu && !m.hasHFOV {
+                if let f = options.horizontalFieldOfViewMillidegrees {
+                    var edit = SpatialVideoEdit()
+                    edit.horizontalFieldOfViewMillidegrees = .set(f)
+                    SpatialVideoEditor.editEntry(&e, edit)
+                    repairs.append("track \(track.trackID): added hfov \(SpatialFormat.degrees(f))°")
+                } else {
+                    notRepaired.append("track \(track.trackID): no hfov (horizontal field of view); give --hfov DEG to add it (it cannot be guessed)")
+                }
+            }
+            if e.type != entry.type || (try? e.serialized()) != (try? entry.serialized()) {
+                guard var stbl = traks[ti].find("mdia", "minf", "stbl"), var stsd = stbl.child("stsd"), var kids = stsd.children, !kids.isEmpty else { continue }
+                kids[0] = e
+                stsd.children = kids
+                stbl.setChild(stsd)
+                try SpatialVideoEditor.replace(&traks[ti], path: ["mdia", "minf", "stbl"], with: stbl)
+            }
+        }
+        moov.children = traks
+        let firstMdat = file.boxes.firstIndex { $0.type == "mdat" }
+        let moveMoov = firstMdat.map { $0 < moovIndex } ?? false
+        if moveMoov { repairs.append("moved moov before mdat (players can start before reading the end of the file)") }
+        guard !repairs.isEmpty else {
+            return RepairResult(outputPath: target, repairs: [], notRepaired: notRepaired, bytesWritten: 0)
+        }
+        var source = file
+        if newMdat.count > 0 {
+            // The new samples go in an mdat appended after the last box; its offset in the old file's coordinates is
+            // the file size, so the rewrite's offset mapping moves it like any other box.
+            if case .none = file.tail {} else {
+                throw ParseError(.unsupported, offset: file.source.size, path: path, "bytes after the last box: cannot append the repaired samples safely")
+            }
+            var mdat = Box(type: "mdat", fields: .raw(newMdat.take()))
+            mdat.header.offset = file.source.size
+            mdat.header.size = mdat.encodedSize()
+            guard mdat.header.size <= UInt64(UInt32.max) else {
+                throw ParseError(.unsupported, offset: 0, path: path, "the repaired samples exceed 4 GiB")
+            }
+            source = ISOFile(boxes: file.boxes + [mdat], tail: file.tail, diagnostics: [], source: file.source)
+        }
+        let written = try SpatialVideoEditor.rewrite(file: source, moovIndex: moovIndex, newMoov: moov, to: target, faststart: moveMoov)
+        return RepairResult(outputPath: target, repairs: repairs, notRepaired: notRepaired, bytesWritten: written)
+    }
+
+    struct Hev1Plan {
+        var entry: Box
+        /// Sample index → new bytes (parameter sets removed).
+        var changedSamples: [Int: [UInt8]]
+        var movedParameterSets: [String]
+    }
+
+    /// Plans `hev1` → `hvc1` for one track, or says why it is not safe.
+    static func hev1ToHvc1(file: ISOFile, track: Track, entry: Box, limits: Limits) throws(ParseError) -> Result<Hev1Plan, RepairRefusal> {
+        guard let hvcCBox = entry.child("hvcC")?.payload(HEVCConfigurationBox.self) else { return .failure(.init("no hvcC")) }
+        var hvcC: HEVCDecoderConfigurationRecord
+        do { hvcC = try HEVCDecoderConfigurationRecord(parsing: hvcCBox.record) } catch { return .failure(.init("hvcC cannot be read (\(error.message))")) }
+        var lhvC: LHEVCDecoderConfigurationRecord?
+        if let l = entry.child("lhvC")?.payload(HEVCConfigurationBox.self) {
+            do { lhvC = try LHEVCDecoderConfigurationRecord(parsing: l.record) } catch { return .failure(.init("lhvC cannot be read (\(error.message))")) }
+        }
+        let lengthSize = hvcC.lengthSize
+        let samples = try track.samples(limits: limits)
+        struct Key: Hashable { var type: UInt8; var layer: UInt8 }
+        var inBand: [Key: Set<[UInt8]>] = [:]
+        var withPS: [Int] = []
+        var budget = limits.maxBoxInMemory
+        for s in samples {
+            let bytes = try file.readBytes(at: s.offset, count: Int(s.size))
+            let nals: [NALUnit]
+            do { nals = try LengthPrefixed.split(bytes, lengthSize: lengthSize, baseOffset: s.offset, limits: limits) } catch {
+                return .failure(.init("sample \(s.index + 1) cannot be split into NAL units (\(error.message))"))
+            }
+            var found = false
+            for n in nals where n.type == .vps || n.type == .sps || n.type == .pps {
+                inBand[Key(type: n.type.rawValue, layer: n.header.layerId), default: []].insert(n.bytes)
+                found = true
+            }
+            if found {
+                withPS.append(s.index)
+                guard budget >= UInt64(bytes.count) else { return .failure(.init("the samples holding parameter sets exceed the in-memory limit (\(limits.maxBoxInMemory) bytes)")) }
+                budget -= UInt64(bytes.count)
+            }
+        }
+        func recordNALs(_ k: Key) -> [[UInt8]] {
+            let arrays = k.layer == 0 ? hvcC.arrays : (lhvC?.arrays ?? [])
+            return arrays.filter { $0.nalUnitType.rawValue == k.type }.flatMap(\.nalUnits).filter { $0.count >= 2 && ((($0[0] & 1) << 5) | ($0[1] >> 3)) == k.layer }
+        }
+        var moved: [String] = []
+        let names: [UInt8: String] = [32: "VPS", 33: "SPS", 34: "PPS"]
+        for (k, set) in inBand.sorted(by: { ($0.key.layer, $0.key.type) < ($1.key.layer, $1.key.type) }) {
+            let inRecord = Set(recordNALs(k))
+            let name = "\(names[k.type] ?? "?")\(k.layer > 0 ? " (layer \(k.layer))" : "")"
+            if set.isSubset(of: inRecord) { moved.append(name); continue }
+            guard set.count == 1, inRecord.isEmpty, let nal = set.first else {
+                return .failure(.init(set.count > 1 ? "the \(name) changes within the stream (\(set.count) versions), so it must stay in the samples"
+                                      : "the \(name) in the samples differs from the one in the configuration record"))
+            }
+            if k.layer == 0 {
+                append(nal, type: k.type, to: &hvcC.arrays)
+            } else {
+                guard lhvC != nil else { return .failure(.init("a \(name) for layer \(k.layer) is in the samples but the entry has no lhvC")) }
+                append(nal, type: k.type, to: &lhvC!.arrays)
+            }
+            moved.append(name)
+        }
+        // hvc1: every parameter-set array is complete.
+        for i in hvcC.arrays.indices where [32, 33, 34].contains(hvcC.arrays[i].nalUnitType.rawValue) { hvcC.arrays[i].arrayCompleteness = true }
+        if lhvC != nil { for i in lhvC!.arrays.indices where [32, 33, 34].contains(lhvC!.arrays[i].nalUnitType.rawValue) { lhvC!.arrays[i].arrayCompleteness = true } }
+        var e = entry
+        e.header.type = "hvc1"
+        do {
+            e.setChild(Box(HEVCConfigurationBox(record: try hvcC.serialized(), layered: false), type: "hvcC"))
+            if let l = lhvC { e.setChild(Box(HEVCConfigurationBox(record: try l.serialized(), layered: true), type: "lhvC")) }
+        } catch { return .failure(.init("the configuration records cannot be written (\(error.message))")) }
+        var changed: [Int: [UInt8]] = [:]
+        for i in withPS {
+            let s = samples[i]
+            let bytes = try file.readBytes(at: s.offset, count: Int(s.size))
+            let nals = try LengthPrefixed.split(bytes, lengthSize: lengthSize, baseOffset: s.offset, limits: limits)
+            let kept = nals.filter { !($0.type == .vps || $0.type == .sps || $0.type == .pps) }
+            guard !kept.isEmpty else { return .failure(.init("sample \(i + 1) holds only parameter sets")) }
+            changed[i] = try LengthPrefixed.join(kept, lengthSize: lengthSize)
+        }
+        return .success(Hev1Plan(entry: e, changedSamples: changed, movedParameterSets: moved))
+    }
+
+    static func append(_ nal: [UInt8], type: UInt8, to arrays: inout [NALUnitArray]) {
+        if let i = arrays.firstIndex(where: { $0.nalUnitType.rawValue == type }) { arrays[i].nalUnits.append(nal); return }
+        // Keep VPS, SPS, PPS order.
+        let at = arrays.firstIndex { $0.nalUnitType.rawValue > type } ?? arrays.count
+        arrays.insert(NALUnitArray(arrayCompleteness: true, nalUnitType: NALUnitType(type), nalUnits: [nal]), at: at)
+    }
+
+    /// One sample per chunk for the repaired track: unchanged samples stay where they are, changed ones point
+    /// into the appended mdat; `stsz` gets the new sizes.
+    static func rewriteTables(_ trak: inout Box, track: Track, plan: Hev1Plan, newMdat: inout ByteWriter, newMdatOffset: UInt64,
+                              file: ISOFile) throws(ParseError) {
+        let samples = try track.samples()
+        guard var stbl = trak.find("mdia", "minf", "stbl") else { return }
+        var offsets: [UInt64] = []
+        var sizes: [UInt32] = []
+        offsets.reserveCapacity(samples.count)
+        for s in samples {
+            if let b = plan.changedSamples[s.index] {
+                offsets.append(try Checked.add(newMdatOffset, UInt64(newMdat.count)))
+                newMdat.write(b)
+                sizes.append(UInt32(truncatingIfNeeded: b.count))
+            } else {
+                offsets.append(s.offset)
+                sizes.append(s.size)
+            }
+        }
+        stbl.setChild(Box(SampleSizeBox(sizes: sizes), type: "stsz"))
+        stbl.removeChildren("stz2")
+        stbl.setChild(Box(SampleToChunkBox(entries: [.init(firstChunk: 1, samplesPerChunk: 1, sampleDescriptionIndex: 1)]), type: "stsc"))
+        let table = offsets.contains(where: { $0 > UInt64(UInt32.max) }) ? Box(ChunkLargeOffsetBox(offsets: offsets), type: "co64")
+            : Box(U32TableBox(values: offsets.map { UInt32(truncatingIfNeeded: $0) }), type: "stco")
+        // The new chunk-offset table takes the old one's place among the sample-table boxes.
+        var kids = stbl.children ?? []
+        if let i = kids.firstIndex(where: { $0.type == "stco" || $0.type == "co64" }) { kids[i] = table } else { kids.append(table) }
+        stbl.children = kids
+        try SpatialVideoEditor.replace(&trak, path: ["mdia", "minf", "stbl"], with: stbl)
+    }
+}
+
+/// Why a repair was not made.
+public struct RepairRefusal: Error, Sendable {
+    public var reason: String
+    init(_ reason: String) { self.reason = reason }
+}
+
+extension RepairRefusal: CustomStringConvertible { public var description: String { reason } }

@@ -1,0 +1,89 @@
+import ArgumentParser
+import BinaryIO
+import SystemSupport
+import Codecs
+import ISOBMFF
+import SpatialConvert
+import MediaDecode
+import ImageFormats
+import SpatialMedia
+import SpatialValidation
+import StereoVision
+
+/// Conversion-time geometry: warn before writing a bad file, and carry out `--align` / `--auto-disparity`.
+enum GeometryCheck {
+    /// Measures the pair, prints the faults found (naming the option that fixes them) on standard error, and applies
+    /// the requested fixes to `pair` and `options`.
+    static func prepare(_ pair: inout StereoPair, options o: inout PhotoConversionOptions, align: Bool, autoDisparity: Bool, json: Bool) throws(ParseError) {
+        let hfov = PhotoConverter.fieldOfView(pair, options: o)
+        if let a = PairAligner.luma(pair.left, maxSide: 2048), let b = PairAligner.luma(pair.right, maxSide: 2048) {
+            let dadj = Int32(((o.disparityPercent ?? 0) * 100).rounded())
+            let d = GeometryDiagnosis.diagnose(left: a.gray, right: b.gray, hfovDegrees: hfov.degrees, disparityAdjustment: dadj,
+                                               baselineMM: o.baselineMM ?? pair.sourceBaselineMM ?? PhotoConversionOptions.defaultBaselineMM, asSpatial: true)
+            let serious = d.findings.filter { $0.severity >= .warning }
+            for f in serious { printErr("\(f.severity == .error ? "ERROR" : "warning") \(f.ruleID): \(f.message)") }
+            var hints: [String] = []
+            if !align && d.faults.contains(where: { $0.fixedByAlign && $0.severity >= .warning }) { hints.append("--align") }
+            if !autoDisparity && o.disparityPercent == nil && d.faults.contains(where: { $0.fixedByAutoDisparity && $0.severity >= .warning }) { hints.append("--auto-disparity") }
+            if !hints.isEmpty { printErr("spatial-media convert: the pair has fixable faults; add \(hints.joined(separator: " ")) to fix them while converting") }
+        }
+        guard align || autoDisparity else { return }
+        let p = try PairAligner.prepare(left: pair.left, right: pair.right, hfovDegrees: hfov.degrees, align: align, autoDisparity: autoDisparity)
+        pair.left = p.left; pair.right = p.right
+        if let h = p.report.hfovDegrees { o.hfovDegrees = h; o.hfovSource = "\(hfov.source), cropped by --align" }
+        if let d = p.report.disparityPercent { o.disparityPercent = d; o.disparitySource = "--auto-disparity (measured)" }
+        pair.notes += p.report.lines
+        if !json { for l in p.report.lines { printErr(l) } }
+    }
+}
+
+/// `spatial-media align PHOTO -o OUT`: rectifies an existing spatial photo.
+struct Align: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Rectify an existing spatial photo: warp the right eye onto the left (vertical offset, roll, focal scale, keystone), crop both eyes to the common area around the centre, and write a new spatial photo.",
+        discussion: """
+        The baseline and disparity adjustment of PHOTO are kept (or the disparity adjustment is measured with \
+        --auto-disparity); the field of view is updated for the crop. Before/after figures are printed. A pair \
+        that cannot be measured reliably, or that would not improve, is written unchanged in geometry.
+        """
+    )
+    @Argument(help: "A spatial photo (stereo HEIC).") var photo: String
+    @Option(name: .shortAndLong, help: "Output .heic file.") var output: String
+    @Flag(help: "Also set the disparity adjustment from the measured disparity.") var autoDisparity = false
+    @Option(help: "HEVC quality 0…100 (default 80).") var quality: Int = PhotoEncoding.defaultQuality
+
+    func validate() throws {
+        if !(0...100).contains(quality) { throw ValidationError("--quality must be between 0 and 100") }
+        if photo == output { throw ValidationError("the output must not be the input") }
+    }
+
+    func run() throws {
+        do throws(ParseError) {
+            let file = try ISOFile.open(path: photo)
+            var problems: [SpatialDiagnostic] = []
+            guard let sp = SpatialPhotoReader.read(file, problems: &problems) else {
+                throw ParseError(.unsupported, offset: 0, "not a spatial photo (no 'ster' group with two eyes)")
+            }
+            let eyes = try StereoImages.decodeSpatialPhoto(file: file)
+            let hfov = sp.horizontalFOVDegrees ?? PhotoConversionOptions.defaultHFOVDegrees
+            let p = try PairAligner.prepare(left: eyes.left, right: eyes.right, hfovDegrees: hfov, align: true, autoDisparity: autoDisparity)
+            var o = PhotoConversionOptions()
+            o.baselineMM = sp.baselineMicrometres.map { $0 / 1000 } ?? PhotoConversionOptions.defaultBaselineMM
+            o.baselineSource = sp.baselineMicrometres == nil ? "default; not in the input" : "the input"
+            o.hfovDegrees = p.report.hfovDegrees ?? hfov
+            o.hfovSource = p.report.hfovDegrees == nil ? "the input" : "the input, cropped by align"
+            o.disparityPercent = p.report.disparityPercent ?? Double(sp.disparityAdjustment ?? 0) / 100
+            o.disparitySource = p.report.disparityPercent == nil ? "the input" : "--auto-disparity (measured)"
+            o.quality = quality
+            let exifInfo = eyes.exif.map { ExifInfo(tiff: $0) } ?? ExifInfo()
+            let pair = StereoPair(left: p.left, right: p.right, exif: eyes.exif, exifInfo: exifInfo, sourceBaselineMM: nil, convergenceAngleDegrees: nil,
+                                  sourceDescription: photo, notes: [])
+            let report = try PhotoConverter.convert(pair, options: o, to: output)
+            print("\(output): aligned spatial photo from \(photo), \(report.bytes) bytes")
+            for l in p.report.lines + report.lines { print("  \(l)") }
+        } catch {
+            printErr(errorLine("spatial-media align", file: photo, error))
+            throw ExitCode(error.code == .io ? Exit.unreadable : Exit.problems)
+        }
+    }
+}

@@ -1,0 +1,279 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The pose and focal error of the right camera relative to the left one, inferred from vertical disparity, and the
+/// homography that rectifies the right eye onto the left.
+///
+/// Camera axes: x right, y down, z forward. The right camera's orientation is `R = Rz(roll)·Ry(yaw)·Rx(pitch)`
+/// (camera → world); its focal length is `f·(1 + scale)`; its principal point is shifted down by `verticalOffset`
+/// pixels. A right-image pixel `p` seen through `R` and re-projected by the left camera `K` lands at
+/// `H·p` with `H = K·R·K_r⁻¹`: applying `H` to the right eye removes the rotation, the focal mismatch and the vertical
+/// shift together while the image centre stays on the optical axis. Negative yaw turns the right camera towards
+/// the left one (toe-in, converged cameras); positive yaw is toe-out.
+public struct RectificationModel: Sendable, Equatable {
+    public var width: Int
+    public var height: Int
+    /// Focal length of the left camera in pixels (from the field of view; 60° assumed when unknown).
+    public var focalPixels: Double
+    /// Radians.
+    public var pitch = 0.0, yaw = 0.0, roll = 0.0
+    /// Right focal length / left focal length − 1.
+    public var scale = 0.0
+    /// Right principal point below the left one, pixels.
+    public var verticalOffset = 0.0
+
+    public init(width: Int, height: Int, focalPixels: Double) {
+        self.width = max(1, width); self.height = max(1, height)
+        self.focalPixels = focalPixels.isFinite && focalPixels > 1 ? focalPixels : Double(max(1, width)) / 2 / tan(Double.pi / 6)
+    }
+
+    var cx: Double { Double(width - 1) / 2 }
+    var cy: Double { Double(height - 1) / 2 }
+
+    /// Row-major 3×3 homography from right-image pixels to rectified pixels.
+    public var homography: [Double] {
+        let (cp, sp) = (cos(pitch), sin(pitch)), (cyw, syw) = (cos(yaw), sin(yaw)), (cr, sr) = (cos(roll), sin(roll))
+        let rx: [Double] = [1, 0, 0, 0, cp, -sp, 0, sp, cp]
+        let ry: [Double] = [cyw, 0, syw, 0, 1, 0, -syw, 0, cyw]
+        let rz: [Double] = [cr, -sr, 0, sr, cr, 0, 0, 0, 1]
+        let R = Mat3.mul(rz, Mat3.mul(ry, rx))
+        let f = focalPixels, fr = f * (1 + scale)
+        let K: [Double] = [f, 0, cx, 0, f, cy, 0, 0, 1]
+        let KrInv: [Double] = [1 / fr, 0, -cx / fr, 0, 1 / fr, -(cy + verticalOffset) / fr, 0, 0, 1]
+        return Mat3.mul(K, Mat3.mul(R, KrInv))
+    }
+
+    /// Where a right-image pixel lands after rectification.
+    public func rectify(x: Double, y: Double) -> (x: Double, y: Double) { Mat3.apply(homography, x, y) }
+
+    /// Vertical disparity this model predicts at a left-image position (right y − left y for content at infinity).
+    public func verticalDisparity(atX x: Double, y: Double) -> Double {
+        guard let inv = Mat3.inverse(homography) else { return 0 }
+        return Mat3.apply(inv, x, y).y - y
+    }
+
+    public var rollDegrees: Double { roll * 180 / Double.pi }
+    public var yawDegrees: Double { yaw * 180 / Double.pi }
+    public var pitchDegrees: Double { pitch * 180 / Double.pi }
+    /// Rotation of the right eye's picture relative to the left, degrees (positive: clockwise on screen). A camera
+    /// rolled by +ρ shows its content turned by −ρ.
+    public var contentRotationDegrees: Double { -rollDegrees }
+    /// Vertical disparity at the image centre, pixels (right − left).
+    public var centreVerticalOffset: Double { verticalDisparity(atX: cx, y: cy) }
+    /// Keystone: the vertical disparity the x·y (bow-tie) term alone gives at the bottom-right corner, pixels
+    /// (a quarter of the top/bottom difference of the left/right corner differences).
+    public var keystoneCornerPixels: Double {
+        let W = Double(width - 1), H = Double(height - 1)
+        let tl = verticalDisparity(atX: 0, y: 0), tr = verticalDisparity(atX: W, y: 0)
+        let bl = verticalDisparity(atX: 0, y: H), br = verticalDisparity(atX: W, y: H)
+        return ((br - bl) - (tr - tl)) / 4
+    }
+    /// Horizontal shift of content at the image centre that rectification applies (yaw and horizontal parts), pixels.
+    public var centreHorizontalShift: Double { rectify(x: cx, y: cy).x - cx }
+
+    /// Fits the model to matches (left → right) by Gauss–Newton on the vertical residual of the rectified right
+    /// points. Pitch and the vertical offset differ only by a quadratic term, so pitch is lightly damped.
+    public static func fit(_ matches: [StereoMatch], width: Int, height: Int, focalPixels: Double?) -> RectificationModel? {
+        var m = RectificationModel(width: width, height: height, focalPixels: focalPixels ?? .nan)
+        guard matches.count >= 8 else { return nil }
+        let f = m.focalPixels
+        // Parameter scaling so every step is in comparable pixel units.
+        let unit: [Double] = [1, 1 / f, 1 / f, 2 / Double(max(width, height)), 2 / Double(max(width, height))]
+        func params(_ m: RectificationModel) -> [Double] { [m.verticalOffset, m.pitch / unit[1], m.yaw / unit[2], m.roll / unit[3], m.scale / unit[4]] }
+        func model(_ p: [Double]) -> RectificationModel {
+            var r = m; r.verticalOffset = p[0]; r.pitch = p[1] * unit[1]; r.yaw = p[2] * unit[2]; r.roll = p[3] * unit[3]; r.scale = p[4] * unit[4]; return r
+        }
+        func residuals(_ p: [Double]) -> [Double] {
+            let H = model(p).homography
+            return matches.map { Mat3.apply(H, $0.xr, $0.yr).y - $0.yl }
+        }
+        var p = params(m)
+        var lambda = 1e-3
+        var r = residuals(p)
+        var cost = r.reduce(0) { $0 + $1 * $1 }
+        for _ in 0..<30 {
+            var J = [[Double]](repeating: [], count: 5)
+            for k in 0..<5 {
+                var q = p; q[k] += 0.5; let a = residuals(q)
+                q[k] -= 1; let b = residuals(q)
+                J[k] = zip(a, b).map { ($0 - $1) }
+            }
+            var A = [Double](repeating: 0, count: 25), g = [Double](repeating: 0, count: 5)
+            for i in 0..<5 {
+                for j in 0..<5 { var s = 0.0; for n in 0..<r.count { s += J[i][n] * J[j][n] }; A[i * 5 + j] = s }
+                var s = 0.0; for n in 0..<r.count { s += J[i][n] * r[n] }; g[i] = -s
+            }
+            let N = Double(r.count)
+            var improved = false
+            for _ in 0..<6 {
+                var Ad = A
+                for i in 0..<5 { Ad[i * 5 + i] += lambda * max(A[i * 5 + i], 1e-9) + (i == 1 ? 0.05 * N : 1e-6 * N) }
+                guard let step = LinearSolve.solve(Ad, g, 5) else { lambda *= 10; continue }
+                let q = zip(p, step).map { $0 + $1 }
+                let rq = residuals(q)
+                let c = rq.reduce(0) { $0 + $1 * $1 }
+                if c < cost {
+                    let small = step.map { abs($0) }.max() ?? 0
+                    p = q; r = rq; cost = c; lambda = max(lambda / 10, 1e-7); improved = true
+                    if small < 1e-4 { return model(p) }
+                    break
+                }
+                lambda *= 10
+            }
+            if !improved { break }
+        }
+        m = model(p)
+        return m
+    }
+}
+
+/// 3×3 matrices, row-major.
+public enum Mat3 {
+    public static func mul(_ a: [Double], _ b: [Double]) -> [Double] {
+        var o = [Double](repeating: 0, count: 9)
+        for i in 0..<3 { for j in 0..<3 { o[i * 3 + j] = a[i * 3] * b[j] + a[i * 3 + 1] * b[3 + j] + a[i * 3 + 2] * b[6 + j] } }
+        return o
+    }
+    @inline(__always) public static func apply(_ h: [Double], _ x: Double, _ y: Double) -> (x: Double, y: Double) {
+        let w = h[6] * x + h[7] * y + h[8]
+        let iw = abs(w) > 1e-12 ? 1 / w : 0
+        return ((h[0] * x + h[1] * y + h[2]) * iw, (h[3] * x + h[4] * y + h[5]) * iw)
+    }
+    public static func inverse(_ m: [Double]) -> [Double]? {
+        let a = m[0], b = m[1], c = m[2], d = m[3], e = m[4], f = m[5], g = m[6], h = m[7], i = m[8]
+        let A = e * i - f * h, B = -(d * i - f * g), C = d * h - e * g
+        let det = a * A + b * B + c * C
+        guard abs(det) > 1e-15, det.isFinite else { return nil }
+        let inv = [A, -(b * i - c * h), b * f - c * e, B, a * i - c * g, -(a * f - c * d), C, -(a * h - b * g), a * e - b * d]
+        return inv.map { $0 / det }
+    }
+    /// Translation by (tx, ty) applied after `h`.
+    public static func translated(_ h: [Double], _ tx: Double, _ ty: Double) -> [Double] { mul([1, 0, tx, 0, 1, ty, 0, 0, 1], h) }
+}
+
+/// Resampling of one eye through a homography, and the common area of a rectified pair.
+public enum StereoWarp {
+    /// The largest rectangle centred on the image centre, with the image's aspect ratio, that lies inside the
+    /// image of the `width × height` frame under `h` (so every output pixel has a source pixel). Returns the
+    /// crop as (x, y, width, height) with even sizes, or nil when the warp leaves no usable area.
+    public static func centredCommonArea(_ h: [Double], width: Int, height: Int) -> (x: Int, y: Int, width: Int, height: Int)? {
+        guard let inv = Mat3.inverse(h) else { return nil }
+        let W = Double(width), H = Double(height), cx = Double(width - 1) / 2, cy = Double(height - 1) / 2
+        func inside(_ k: Double) -> Bool {
+            // Sample the border of the centred rectangle of relative size k; each point must come from inside the source.
+            let hw = k * (W - 1) / 2, hh = k * (H - 1) / 2
+            for t in stride(from: 0.0, through: 1.0, by: 0.05) {
+                for (x, y) in [(cx - hw + 2 * hw * t, cy - hh), (cx - hw + 2 * hw * t, cy + hh), (cx - hw, cy - hh + 2 * hh * t), (cx + hw, cy - hh + 2 * hh * t)] {
+                    let s = Mat3.apply(inv, x, y)
+                    if !(s.x >= 0 && s.x <= W - 1 && s.y >= 0 && s.y <= H - 1) { return false }
+                }
+            }
+            return true
+        }
+        var lo = 0.0, hi = 1.0
+        if inside(1) { lo = 1 } else {
+            for _ in 0..<30 { let mid = (lo + hi) / 2; if inside(mid) { lo = mid } else { hi = mid } }
+        }
+        guard lo > 0.5 else { return nil }
+        // Equal, even margins on both sides keep the centre on the optical axis (and chroma planes aligned).
+        func margin(_ full: Int, _ keep: Double) -> Int { min(full / 2 - 1, ((full - Int(keep.rounded(.down)) + 3) / 4) * 2) }
+        let mx = max(0, margin(width, lo * W)), my = max(0, margin(height, lo * H))
+        let w = width - 2 * mx, hgt = height - 2 * my
+        guard w >= 2, hgt >= 2 else { return nil }
+        return (mx, my, w, hgt)
+    }
+
+    /// Warps a grey image: output pixel q takes the source at `h⁻¹·q` (bilinear, edges clamped).
+    public static func warp(_ img: GrayImage, _ h: [Double]) -> GrayImage {
+        guard let inv = Mat3.inverse(h) else { return img }
+        let w = img.width, hgt = img.height
+        let rows: [[Float]] = parallelMap(workerCount) { c in
+            let y0 = hgt * c / workerCount, y1 = hgt * (c + 1) / workerCount
+            var out = [Float](repeating: 0, count: (y1 - y0) * w)
+            for y in y0..<y1 { for x in 0..<w {
+                let s = Mat3.apply(inv, Double(x), Double(y))
+                out[(y - y0) * w + x] = img.sample(Float(s.x), Float(s.y))
+            } }
+            return out
+        }
+        return GrayImage(width: w, height: hgt, pixels: rows.flatMap { $0 }) ?? img
+    }
+
+    /// Warps one 8-bit plane (`values` row-major, `width × height`, `channels` interleaved samples per pixel) through
+    /// `h` given in the coordinates of a plane `subX × subY` times larger (chroma), writing only the crop rectangle
+    /// (in plane pixels). Bilinear, edges clamped.
+    public static func warpPlane(_ values: [UInt8], width: Int, height: Int, channels: Int = 1, homography h: [Double], subX: Int, subY: Int,
+                                 crop: (x: Int, y: Int, width: Int, height: Int), maxValue: Int) -> [UInt8] {
+        warpGeneric(values, width: width, height: height, channels: channels, homography: h, subX: subX, subY: subY, crop: crop, maxValue: maxValue)
+    }
+
+    /// 16-bit variant of ``warpPlane(_:width:height:channels:homography:subX:subY:crop:maxValue:)``.
+    public static func warpPlane(_ values: [UInt16], width: Int, height: Int, channels: Int = 1, homography h: [Double], subX: Int, subY: Int,
+                                 crop: (x: Int, y: Int, width: Int, height: Int), maxValue: Int) -> [UInt16] {
+        warpGeneric(values, width: width, height: height, channels: channels, homography: h, subX: subX, subY: subY, crop: crop, maxValue: maxValue)
+    }
+
+    @inline(__always)
+    static func warpGeneric<T: FixedWidthInteger & UnsignedInteger & Sendable>(_ values: [T], width: Int, height: Int, channels ch: Int, homography h: [Double], subX: Int, subY: Int,
+                                                    crop: (x: Int, y: Int, width: Int, height: Int), maxValue: Int) -> [T] {
+        guard let inv = Mat3.inverse(h), width > 0, height > 0, ch > 0, values.count >= width * height * ch else { return [] }
+        // Plane pixel p ↔ luma coordinate l = (p + 0.5)·s − 0.5: conjugate the inverse homography into plane pixels.
+        let sx = Double(subX), sy = Double(subY)
+        let toLuma: [Double] = [sx, 0, 0.5 * sx - 0.5, 0, sy, 0.5 * sy - 0.5, 0, 0, 1]
+        let toPlane: [Double] = [1 / sx, 0, (0.5 - 0.5 * sx) / sx, 0, 1 / sy, (0.5 - 0.5 * sy) / sy, 0, 0, 1]
+        let m = Mat3.mul(toPlane, Mat3.mul(inv, toLuma))
+        let ow = crop.width, oh = crop.height
+        let maxX = Float(width - 1), maxY = Float(height - 1), maxV = Float(maxValue)
+        let parts: [[T]] = parallelMap(workerCount) { c in
+            let y0 = oh * c / workerCount, y1 = oh * (c + 1) / workerCount
+            var out = [T](repeating: 0, count: (y1 - y0) * ow * ch)
+            values.withUnsafeBufferPointer { src in
+                out.withUnsafeMutableBufferPointer { dst in
+                    let m0 = m[0], m1 = m[1], m2 = m[2], m3 = m[3], m4 = m[4], m5 = m[5], m6 = m[6], m7 = m[7], m8 = m[8]
+                    for oy in y0..<y1 {
+                        let py = Double(oy + crop.y), px0 = Double(crop.x)
+                        var nx = m0 * px0 + m1 * py + m2, ny = m3 * px0 + m4 * py + m5, nw = m6 * px0 + m7 * py + m8
+                        var o = (oy - y0) * ow * ch
+                        for _ in 0..<ow {
+                            let iw = abs(nw) > 1e-12 ? 1 / nw : 0
+                            let fxs = min(max(Float(nx * iw), 0), maxX), fys = min(max(Float(ny * iw), 0), maxY)
+                            let x0 = Int(fxs), yi = Int(fys)
+                            let x1 = min(x0 + 1, width - 1), y1i = min(yi + 1, height - 1)
+                            let fx = fxs - Float(x0), fy = fys - Float(yi)
+                            let r0 = yi * width, r1 = y1i * width
+                            for k in 0..<ch {
+                                let a = Float(src[(r0 + x0) * ch + k]), b = Float(src[(r0 + x1) * ch + k])
+                                let cc = Float(src[(r1 + x0) * ch + k]), d = Float(src[(r1 + x1) * ch + k])
+                                let top = a + (b - a) * fx, bottom = cc + (d - cc) * fx
+                                dst[o + k] = T(truncatingIfNeeded: Int(min(max(top + (bottom - top) * fy + 0.5, 0), maxV)))
+                            }
+                            o += ch
+                            nx += m0; ny += m3; nw += m6
+                        }
+                    }
+                }
+            }
+            return out
+        }
+        return parts.flatMap { $0 }
+    }
+
+    /// Copies the crop rectangle of a plane (`channels` interleaved samples per pixel).
+    public static func cropPlane<T: Sendable>(_ values: [T], width: Int, channels ch: Int = 1, crop: (x: Int, y: Int, width: Int, height: Int)) -> [T] {
+        var out: [T] = []
+        out.reserveCapacity(crop.width * crop.height * ch)
+        for y in crop.y..<(crop.y + crop.height) { out += values[((y * width + crop.x) * ch)..<((y * width + crop.x + crop.width) * ch)] }
+        return out
+    }
+
+    /// Copies the crop rectangle of a plane.
+    public static func cropPlane<T: Sendable>(_ values: [T], width: Int, crop: (x: Int, y: Int, width: Int, height: Int)) -> [T] {
+        var out: [T] = []
+        out.reserveCapacity(crop.width * crop.height)
+        for y in crop.y..<(crop.y + crop.height) { out += values[(y * width + crop.x)..<(y * width + crop.x + crop.width)] }
+        return out
+    }
+}

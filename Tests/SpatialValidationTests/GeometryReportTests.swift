@@ -1,0 +1,114 @@
+import Foundation
+import Testing
+import Codecs
+import ImageFormats
+@testable import SpatialConvert
+@testable import SpatialValidation
+@testable import StereoVision
+
+/// The diagnosis on pairs the issue named, alignment of images, and the HTML report looked at in a real browser.
+@Suite("Geometry diagnosis, alignment and report")
+struct GeometryReportTests {
+    static func pair(_ edit: (inout SyntheticStereo) -> Void) -> (GrayImage, GrayImage, SyntheticStereo) {
+        var s = SyntheticStereo()
+        s.width = 320; s.height = 240; s.farWallMetres = 100
+        edit(&s)
+        let (l, r) = s.render()
+        return (l, r, s)
+    }
+
+    @Test func toeInIsKeystoneNotSwappedEyes() {
+        let (l, r, s) = Self.pair { $0.yawDegrees = -3 }
+        let d = GeometryDiagnosis.diagnose(left: l, right: r, hfovDegrees: s.hfovDegrees, asSpatial: true)
+        #expect(d.faults.first?.kind == "keystone")
+        #expect(!d.faults.contains { $0.kind == "swapped-eyes" })
+        let k = d.findings.first { $0.ruleID == "SV-GEOM-005" }
+        #expect(k?.message.contains("toe-in") == true)
+        #expect(k?.message.contains("--align") == true)
+    }
+
+    @Test func pureRollGetsNoShiftAdvice() {
+        let (l, r, s) = Self.pair { $0.rollDegrees = 1 }
+        let d = GeometryDiagnosis.diagnose(left: l, right: r, hfovDegrees: s.hfovDegrees, asSpatial: true)
+        #expect(d.faults.first?.kind == "roll")
+        #expect(!d.findings.contains { $0.ruleID == "SV-GEOM-006" })
+        #expect(!d.findings.contains { $0.message.contains("shift the right eye") })
+    }
+
+    @Test func horizontalTranslationIsReported() {
+        let (l, r, s) = Self.pair { $0.horizontalShiftPixels = 25 }
+        let d = GeometryDiagnosis.diagnose(left: l, right: r, hfovDegrees: s.hfovDegrees, asSpatial: true)
+        let f = d.faults.first { $0.kind == "divergence" }
+        #expect(f?.severity == .error)
+        #expect(abs((f?.value ?? 0) - (-25 + s.farWallDisparity)) < 1)
+    }
+
+    @Test func defaultWindowWarnsAndNamesAutoDisparity() {
+        // A parallel rig indoors (back wall at 6 m): with a 0 % adjustment everything stands in front of the window.
+        let (l, r, s) = Self.pair { $0.farWallMetres = 6 }
+        let d = GeometryDiagnosis.diagnose(left: l, right: r, hfovDegrees: s.hfovDegrees, disparityAdjustment: 0, asSpatial: true)
+        let f = d.findings.first { $0.ruleID == "SV-GEOM-020" }
+        #expect(f?.severity == .warning)
+        #expect(f?.message.contains("--auto-disparity") == true)
+        #expect(!d.findings.contains { $0.severity == .error })
+    }
+
+    @Test func wrongLayoutGivesNoVerdict() {
+        // A side-by-side picture split as top/bottom: the "eyes" are different pictures.
+        let (l, r, _) = Self.pair { _ in }
+        var packed = [Float](repeating: 0, count: 640 * 240)
+        for y in 0..<240 { for x in 0..<320 { packed[y * 640 + x] = l[x, y]; packed[y * 640 + 320 + x] = r[x, y] } }
+        let top = GrayImage(width: 640, height: 120, pixels: Array(packed[0..<(640 * 120)]))!
+        let bottom = GrayImage(width: 640, height: 120, pixels: Array(packed[(640 * 120)...]))!
+        let d = GeometryDiagnosis.diagnose(left: top, right: bottom, asSpatial: true)
+        #expect(!d.findings.contains { $0.severity == .error })
+        #expect(d.findings.contains { $0.ruleID == "SV-GEOM-013" || $0.ruleID == "SV-GEOM-011" })
+        #expect(!d.findings.contains { $0.message.contains("--align") })
+    }
+
+    @Test func alignRectifiesImagesAndPrintsBeforeAfter() throws {
+        let (l, r, s) = Self.pair { $0.rollDegrees = 0.8; $0.verticalOffsetPixels = 4; $0.focalRatio = 1.012 }
+        let li = try Image(width: l.width, height: l.height, bitDepth: 8, format: .gray, planes: .u8([l.bytes]))
+        let ri = try Image(width: r.width, height: r.height, bitDepth: 8, format: .gray, planes: .u8([r.bytes]))
+        let p = try PairAligner.prepare(left: li, right: ri, hfovDegrees: s.hfovDegrees, align: true, autoDisparity: true)
+        let before = try #require(p.report.before), after = try #require(p.report.after)
+        #expect(before.medianAbsDy > 2)
+        #expect(after.medianAbsDy <= 0.2)
+        #expect(after.p95AbsDy <= 0.5)
+        #expect(p.left.width == p.right.width && p.left.width < 320 && p.left.width % 2 == 0)
+        #expect((p.report.hfovDegrees ?? 99) < s.hfovDegrees)
+        #expect((p.report.disparityPercent ?? 0) > 0)
+        #expect(p.report.lines.contains { $0.hasPrefix("before:") } && p.report.lines.contains { $0.hasPrefix("after:") })
+    }
+
+    @Test func reportShowsVerdictFirstAndLooksRightInChromium() throws {
+        let (l, r, s) = Self.pair { $0.yawDegrees = -3; $0.rollDegrees = 0.5 }
+        var o = ValidationOptions()
+        o.keepPreview = true
+        var rep = Validator.validatePair(left: l, right: r, name: "toed-in pair", hfovDegrees: s.hfovDegrees, disparityAdjustment: 200, options: o)
+        rep.facts.baselineMM = 64
+        let html = HTMLReport.page([rep])
+        let verdict = try #require(html.range(of: "Verdict:")), meta = try #require(html.range(of: "Spatial metadata"))
+        let firstWarning = try #require(html.range(of: "SV-GEOM-005"))
+        #expect(verdict.lowerBound < firstWarning.lowerBound && firstWarning.lowerBound < meta.lowerBound)
+        #expect(html.contains("disparity adjustment") && html.contains("200 (2.00% of the width)"))
+        #expect(html.contains("depth budget") && html.contains("full fitted field"))
+        for outside in ["formats.md", "peers.md", "oracles.md", "../shared"] { #expect(!html.contains(outside), "cites \(outside)") }
+        let dir = Temp.dir()
+        let page = dir + "/report.html"
+        try html.write(toFile: page, atomically: true, encoding: .utf8)
+        guard let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+            print("Chromium not installed: screenshot skipped"); return
+        }
+        let shot = dir + "/report.png"
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: chromium)
+        p.arguments = ["--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--window-size=1400,2600", "--screenshot=\(shot)", "file://\(page)"]
+        p.standardOutput = FileHandle.nullDevice; p.standardError = FileHandle.nullDevice
+        try p.run(); p.waitUntilExit()
+        let png = try Data(contentsOf: URL(fileURLWithPath: shot))
+        #expect(png.count > 50_000)
+        #expect(png.starts(with: [0x89, 0x50, 0x4E, 0x47]))
+        print("report screenshot: \(shot)")
+    }
+}

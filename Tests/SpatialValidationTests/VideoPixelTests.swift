@@ -1,0 +1,36 @@
+import Foundation
+import Testing
+import MediaDecode
+import SpatialValidation
+
+/// `validate` measures the pixels of real spatial videos (Apple's inter-layer-predicted MV-HEVC and x265 multiview's),
+/// decoding only the sampled frames with the FFmpeg that `scripts/setup.sh` provides. In CI that FFmpeg must be
+/// there: the test fails instead of skipping.
+@Suite struct VideoPixelTests {
+    static let available = FFmpeg.locate(.mvhevcViews) != nil
+    static let inCI = ProcessInfo.processInfo.environment["CI"] != nil
+
+    @Test(.enabled(if: (available || inCI) && Corpus.exists(Corpus.appleVideo)))
+    func realSpatialVideosAreMeasuredOnTheirPixels() throws {
+        #expect(Self.available, "no FFmpeg ≥ 7.1: run `bash scripts/setup.sh`")
+        for path in [Corpus.appleVideo, Corpus.x265Spatial] where Corpus.exists(path) {
+            var o = ValidationOptions()
+            o.frames = 3
+            let r = Validator.validate(path: path, options: o)
+            #expect(r.kind == "spatial-video")
+            #expect(!r.findings.contains { $0.message.contains("pixels unavailable") }, "\(path): \(r.findings.map(\.message))")
+            // Three frames spread over the clip (first, middle, last), each decoded for both eyes and analysed.
+            #expect(r.measurements.map(\.label).first == "frame 0", "\(path): \(r.measurements.map(\.label))")
+            #expect(r.measurements.count == 3, "\(path): \(r.measurements.map(\.label))")
+        }
+        // x265 multiview fixture: a textured render, so the geometry is measured and the eyes are aligned.
+        if Corpus.exists(Corpus.x265Spatial) {
+            var o = ValidationOptions()
+            o.frames = 2
+            let r = Validator.validate(path: Corpus.x265Spatial, options: o)
+            let measured = r.measurements.compactMap { $0.result.measurement }
+            #expect(measured.count == 2)
+            for m in measured { #expect(m.medianAbsDy < 0.5) }
+        }
+    }
+}
