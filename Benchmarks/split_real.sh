@@ -27,6 +27,17 @@ measure() {
   /usr/bin/time -o "$W/t" -f "%e %M" "$@" >/dev/null 2>"$W/err" || { cat "$W/err" >&2; return 1; }
   awk '{printf "%s %.0f\n", $1, $2/1024}' "$W/t" > "$out"
 }
+# Ours (`split --sbs`) and the peer (FFmpeg vpos + hstack + libx265) on SOURCE; prints the line and the ROW.
+compare() {  # SOURCE LABEL
+  local src=$1 label=$2 ot orss pt prss ratio
+  measure "$W/ours" "$BIN" split "$src" --sbs "$W/ours.mp4" --crf $CRF --preset $PRESET
+  measure "$W/peer" "$FF" -v error -y -i "$src" -filter_complex "[0:v:0:vpos:left][0:v:0:vpos:right]hstack[v]" -map "[v]" \
+    -c:v libx265 -crf $CRF -preset $PRESET -x265-params log-level=error -tag:v hvc1 "$W/peer.mp4"
+  read -r ot orss < "$W/ours"; read -r pt prss < "$W/peer"
+  ratio=$(awk -v a="$ot" -v b="$pt" 'BEGIN{printf "%.2f", a/b}')
+  echo "split $label, x265 $PRESET CRF $CRF: ours ${ot}s (${orss} MB), ffmpeg vpos+hstack+libx265 ${pt}s (${prss} MB): ${ratio}x"
+  row "split $label → SBS" "${ot} s" "${pt} s" "${ratio}x" "≤ 1.1x" "${orss} / ${prss} MB"
+}
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg) (2 shared cores: wall-clock ratios move with other load)"
 for size in $SIZES; do
   w=${size%x*}; h=${size#*x}
@@ -36,21 +47,8 @@ for size in $SIZES; do
     -filter_complex "[0:v]split[a][b];[a]crop=$w:$h:0:0[l];[b]crop=$w:$h:$shift_px:0[r];[l][r]hstack" \
     -pix_fmt yuv420p -f yuv4mpegpipe "$W/sbs.y4m"
   "$BIN" convert "$W/sbs.y4m" -o "$W/src.mov" --preset ultrafast >/dev/null 2>&1
-  measure "$W/ours" "$BIN" split "$W/src.mov" --sbs "$W/ours.mp4" --crf $CRF --preset $PRESET
-  measure "$W/peer" "$FF" -v error -y -i "$W/src.mov" -filter_complex "[0:v:0:vpos:left][0:v:0:vpos:right]hstack[v]" -map "[v]" \
-    -c:v libx265 -crf $CRF -preset $PRESET -x265-params log-level=error -tag:v hvc1 "$W/peer.mp4"
-  read -r ot orss < "$W/ours"; read -r pt prss < "$W/peer"
-  ratio=$(awk -v a="$ot" -v b="$pt" 'BEGIN{printf "%.2f", a/b}')
-  echo "split ${size} per eye, $FRAMES frames, x265 $PRESET CRF $CRF: ours ${ot}s (${orss} MB), ffmpeg vpos+hstack+libx265 ${pt}s (${prss} MB): ${ratio}x"
-  row "split ${size}/eye → SBS ($FRAMES frames)" "${ot} s" "${pt} s" "${ratio}x" "≤ 1.1x" "${orss} / ${prss} MB"
+  compare "$W/src.mov" "${size}/eye ($FRAMES frames)"
 done
 if [ -f ../shared/fixtures/x265mv_320x240_30f_spatial.mov ]; then
-  src=../shared/fixtures/x265mv_320x240_30f_spatial.mov
-  measure "$W/ours" "$BIN" split "$src" --sbs "$W/ours.mp4" --crf $CRF --preset $PRESET
-  measure "$W/peer" "$FF" -v error -y -i "$src" -filter_complex "[0:v:0:vpos:left][0:v:0:vpos:right]hstack[v]" -map "[v]" \
-    -c:v libx265 -crf $CRF -preset $PRESET -x265-params log-level=error -tag:v hvc1 "$W/peer.mp4"
-  read -r ot orss < "$W/ours"; read -r pt prss < "$W/peer"
-  ratio=$(awk -v a="$ot" -v b="$pt" 'BEGIN{printf "%.2f", a/b}')
-  echo "split x265 multiview fixture (inter-layer predicted, 320x240, 30 frames): ours ${ot}s, ffmpeg ${pt}s: ${ratio}x"
-  row "split x265 multiview 320x240 → SBS" "${ot} s" "${pt} s" "${ratio}x" "≤ 1.1x" "${orss} / ${prss} MB"
+  compare ../shared/fixtures/x265mv_320x240_30f_spatial.mov "x265 multiview 320x240 (inter-layer predicted, 30 frames)"
 fi
