@@ -19,12 +19,7 @@ final class ProgressLine {
     /// The callback to hand to a writer: (bytes done, bytes in all).
     func update(_ done: UInt64, _ total: UInt64) {
         guard enabled, total >= 256 << 20 else { return }
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        let now = Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-        guard now - last >= 0.25 || done == total else { return }
-        last = now
-        shown = true
+        guard due(final: done == total) else { return }
         let gb = { (b: UInt64) in NumberText.fixed(Double(b) / 1e9, places: 2) }
         StandardError.write("\r\u{1B}[K\(label) \(gb(done)) of \(gb(total)) GB (\(done * 100 / max(total, 1)) %)")
     }
@@ -32,12 +27,7 @@ final class ProgressLine {
     /// A frame counter with rate and ETA (video conversion): shown on a terminal at most four times a second.
     func frames(_ done: Int, of total: Int?, fps: Double, eta: Double?) {
         guard enabled else { return }
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        let now = Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-        guard now - last >= 0.25 || done == total else { return }
-        last = now
-        shown = true
+        guard due(final: done == total) else { return }
         var text = "\r\u{1B}[K\(label) frame \(done)"
         if let total {
             let percent = done * 100 / max(total, 1)
@@ -50,6 +40,17 @@ final class ProgressLine {
             if h > 0 { text += ", ETA \(h) h \(m) min" } else if m > 0 { text += ", ETA \(m) min \(sec) s" } else { text += ", ETA \(sec) s" }
         }
         StandardError.write(text)
+    }
+
+    /// True at most four times a second (and always for the final update); marks the line as shown.
+    private func due(final: Bool) -> Bool {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        let now = Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+        guard now - last >= 0.25 || final else { return false }
+        last = now
+        shown = true
+        return true
     }
 
     /// Erases the line, if one was shown.
