@@ -382,9 +382,18 @@ sm_status sm_validate(const sm_file *file, const char *options_json, sm_progress
 /* sm_validate() on a path, exactly as `spatial-media validate --json PATH` checks one file: any input the
  * command line accepts (spatial video or photo, MP4/MOV, HEIF, JPEG/MPO/PNG stereo images, Y4M). A file
  * that cannot be read is not an error either: the report then has kind "unreadable" and exit_code 2.
- * Same options and report as sm_validate(). (Added in library 0.2.0.) */
+ * Same options and report as sm_validate(), plus "right_eye" (path): `path` is the left eye and this the
+ * right eye of an image pair, as `spatial-media validate --left PATH --right RIGHT`. (Added in 0.2.0.) */
 sm_status sm_validate_path(const char *path, const char *options_json, sm_progress_fn progress,
                            void *user_data, const volatile int32_t *cancel, char **out_report_json);
+
+/* What `spatial-media validate ARGS…` would check for the paths in `paths_json` (a JSON array of strings):
+ * files are kept as given; directories are searched recursively (hidden names skipped), files that are not
+ * media (by their first bytes) are skipped, and images named NAME_L / NAME_R in one directory become a pair.
+ * `out_json` (caller frees with sm_string_free): {"files": [...], "pairs": [{"left", "right"}...],
+ * "skipped": [...], "directories_without_media": [...]}. Validate each file with sm_validate_path() and each
+ * pair with sm_validate_path(left, {"right_eye": right}) to get the command line's verdicts. (Added in 0.2.0.) */
+sm_status sm_validation_inputs(const char *paths_json, char **out_json);
 
 /* Converts a stereo source to a spatial photo (stereo HEIC, HEVC-encoded, with camera properties) and
  * writes `output` atomically. `input` is one image holding both eyes (side-by-side or top-bottom JPEG,

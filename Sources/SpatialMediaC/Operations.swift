@@ -61,8 +61,35 @@ func validationOptions(_ options: UnsafePointer<CChar>?, _ function: String) thr
     if let p = try opts.bool("pixels") { v.pixels = p }
     if let l = try opts.choice("layout", ["sbs", "tb"]), let layout = StereoLayout(rawValue: l) { v.layout = layout }
     if let n = try opts.int("frames", 1...100) { v.frames = n }
+    if let r = try opts.string("right_eye") {
+        guard function == "sm_validate_path" else { throw .argument("option \"right_eye\" is for sm_validate_path only") }
+        guard !r.isEmpty else { throw .argument("option \"right_eye\" is empty") }
+        v.rightEye = r
+    }
     try opts.finish(function)
     return v
+}
+
+@_cdecl("sm_validation_inputs")
+public func sm_validation_inputs(_ paths: UnsafePointer<CChar>?, _ outJSON: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
+    outJSON?.pointee = nil
+    return abiCall("sm_validation_inputs") { () throws(ABIError) in
+        let text = try requiredString(paths, "paths_json")
+        guard case .array(let items) = try OptionParser.parse(text) else { throw .argument("paths_json must be a JSON array of paths") }
+        var list: [String] = []
+        for item in items {
+            guard case .string(let s) = item, !s.isEmpty else { throw .argument("paths_json must hold non-empty strings only") }
+            list.append(s)
+        }
+        let plan = BatchValidator.plan(list)
+        let json = JSON.object([
+            ("files", .array(plan.files.map { .string($0) })),
+            ("pairs", .array(plan.pairs.map { .object([("left", .string($0.left)), ("right", .string($0.right))]) })),
+            ("skipped", .array(plan.skipped.map { .string($0) })),
+            ("directories_without_media", .array(plan.directoriesWithoutMedia.map { .string($0) })),
+        ])
+        try deliver(json.serialized(), to: outJSON)
+    }
 }
 
 @_cdecl("sm_validate_path")

@@ -203,6 +203,31 @@ struct OperationsTests {
         #expect(sm_validate_path(Paths.grid, nil, nil, nil, &cancel, &r) == SMStatus.cancelled)
     }
 
+    @Test func validationInputsExpandDirectoriesLikeTheCommandLineAndPairsValidateAsOne() throws {
+        let dir = try tempDir()
+        defer { removeDir(dir) }
+        let png = pngBytes(width: 32, height: 16) { x, _ in (UInt8(x * 8 % 256), 0, 0) }
+        try writeFile(dir + "/shot_L.png", png)
+        try writeFile(dir + "/shot_R.png", png)
+        try writeFile(dir + "/notes.txt", Array("not media\n".utf8))
+        var out: UnsafeMutablePointer<CChar>? = nil
+        #expect(sm_validation_inputs("[\"\(dir)\"]", &out) == SMStatus.ok)
+        let text = out.map { String(cString: $0) } ?? ""
+        sm_string_free(out)
+        #expect(text == #"{"files":[],"pairs":[{"left":"\#(dir)/shot_L.png","right":"\#(dir)/shot_R.png"}],"skipped":["\#(dir)/notes.txt"],"directories_without_media":[]}"#, "\(text)")
+        out = nil
+        #expect(sm_validation_inputs("{\"a\": 1}", &out) == SMStatus.invalidArgument && out == nil)
+        #expect(sm_validation_inputs("[1]", &out) == SMStatus.invalidArgument)
+        #expect(sm_validation_inputs(nil, &out) == SMStatus.invalidArgument)
+        // A pair is one report, as `validate --left --right`; right_eye is for paths only.
+        #expect(sm_validate_path(dir + "/shot_L.png", #"{"pixels": false, "right_eye": "\#(dir)/shot_R.png"}"#, nil, nil, nil, &out) == SMStatus.ok)
+        #expect(out.map { String(cString: $0).contains("\"file\":\"\(dir)/shot_L.png\"") } == true)
+        sm_string_free(out)
+        let h = try open(Paths.grid)
+        defer { _ = sm_file_free(h) }
+        #expect(sm_validate(h, #"{"right_eye": "x.png"}"#, nil, nil, nil, &out) == SMStatus.invalidArgument)
+    }
+
     @Test func photoConversionNumbersAreRangeCheckedBeforeDecoding() throws {
         let dir = try tempDir()
         defer { removeDir(dir) }

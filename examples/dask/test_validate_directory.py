@@ -48,15 +48,17 @@ def cli_reports(directories, pixels):
     return (data if isinstance(data, list) else [data]), seconds
 
 
-def compare(files, client, pixels, label):
-    directories = sorted({os.path.dirname(f) for f in files})
+def compare(root, client, pixels, label):
+    """Validates the inputs under `root` on the cluster and with the CLI given `root`: same inputs, same verdicts."""
+    inputs = vd.list_inputs([root])
+    files = [i if isinstance(i, str) else i[0] for i in inputs]
     start = time.perf_counter()
-    reports = vd.validate_on_cluster(files, client, pixels=pixels)
+    reports = vd.validate_on_cluster(inputs, client, pixels=pixels)
     dask_seconds = time.perf_counter() - start
     assert [r["file"] for r in reports] == files
-    cli, cli_seconds = cli_reports(directories, pixels)
+    cli, cli_seconds = cli_reports([root], pixels)
+    assert [r["file"] for r in cli] == files
     by_file = {r["file"]: r for r in cli}
-    assert sorted(by_file) == sorted(files), set(by_file) ^ set(files)
     differ = [(f, verdict(r), verdict(by_file[f])) for f, r in zip(files, reports) if verdict(r) != verdict(by_file[f])]
     assert not differ, differ[:3]
     print(f"\n{label}: {len(files)} files, same verdicts; Dask LocalCluster(2 workers) {dask_seconds:.2f} s "
@@ -64,23 +66,29 @@ def compare(files, client, pixels, label):
     return reports
 
 
-def test_lists_files_like_the_command_line(tmp_path):
-    (tmp_path / "b.heic").write_bytes(b"x")
-    (tmp_path / "a.mov").write_bytes(b"x")
-    (tmp_path / ".hidden").write_bytes(b"x")
+def test_lists_inputs_like_the_command_line(tmp_path):
+    jpeg = bytes([0xFF, 0xD8, 0xFF, 0xE0]) + bytes(12)
+    (tmp_path / "b.heic").write_bytes(b"\0\0\0\x18ftypheic" + bytes(12))
+    (tmp_path / "a_L.jpg").write_bytes(jpeg)
+    (tmp_path / "a_R.jpg").write_bytes(jpeg)
+    (tmp_path / "notes.txt").write_bytes(b"not media")
+    (tmp_path / ".hidden.heic").write_bytes(b"\0\0\0\x18ftypheic" + bytes(12))
     (tmp_path / "sub").mkdir()
-    (tmp_path / "sub" / "c.mp4").write_bytes(b"x")
-    assert vd.list_files([str(tmp_path)], recursive=False) == [str(tmp_path / "a.mov"), str(tmp_path / "b.heic")]
-    assert vd.list_files([str(tmp_path)], recursive=True)[-1] == str(tmp_path / "sub" / "c.mp4")
+    (tmp_path / "sub" / "c.mp4").write_bytes(b"\0\0\0\x18ftypisom" + bytes(12))
+    inputs = vd.list_inputs([str(tmp_path)])
+    assert inputs == [(str(tmp_path / "a_L.jpg"), str(tmp_path / "a_R.jpg")), str(tmp_path / "b.heic"),
+                      str(tmp_path / "sub" / "c.mp4")]
+    if CLI:
+        cli, _ = cli_reports([str(tmp_path)], pixels=False)
+        assert [r["file"] for r in cli] == [i if isinstance(i, str) else i[0] for i in inputs]
 
 
 def test_small_directory_on_two_workers(client, tmp_path):
-    files = sorted(os.path.join(ROOT, "Conformance", "files", f) for f in os.listdir(os.path.join(ROOT, "Conformance", "files"))
-                   if not f.endswith(".expect"))
+    files = vd.list_inputs([os.path.join(ROOT, "Conformance", "files")])
     reports = vd.validate_on_cluster(files, client, pixels=False)
     assert len(reports) == len(files) and all("exit_code" in r for r in reports)
     batched = vd.validate_on_cluster(files, client, pixels=False, batch=4)
-    assert [r["file"] for r in batched] == files and batched == reports
+    assert batched == reports
     assert {r["kind"] for r in reports} >= {"spatial-photo", "movie"} or len({r["kind"] for r in reports}) > 1
     workers = client.scheduler_info()["workers"]
     assert len(workers) == 2
@@ -90,9 +98,8 @@ def test_small_directory_on_two_workers(client, tmp_path):
 def test_whole_corpus_metadata_verdicts_match_the_cli(client):
     if not os.path.isdir(CORPUS):
         pytest.skip(f"{CORPUS} not present")
-    files = vd.list_files([os.path.abspath(CORPUS)], recursive=True)
-    assert len(files) > 100
-    compare(files, client, pixels=False, label="corpus, --no-pixels")
+    assert len(vd.list_inputs([os.path.abspath(CORPUS)])) > 100
+    compare(os.path.abspath(CORPUS), client, pixels=False, label="corpus, --no-pixels")
 
 
 @pytest.mark.skipif(not CLI, reason="SPATIALMEDIA_CLI not given")
@@ -100,8 +107,7 @@ def test_pixel_verdicts_match_the_cli(client):
     photos = os.path.join(os.path.abspath(CORPUS), "spatial-photo")
     if not os.path.isdir(photos):
         pytest.skip(f"{photos} not present")
-    files = vd.list_files([photos], recursive=False)
-    reports = compare(files, client, pixels=True, label="spatial-photo, pixels measured")
+    reports = compare(photos, client, pixels=True, label="spatial-photo, pixels measured")
     assert any(r["geometry"] for r in reports)
 
 
@@ -113,5 +119,5 @@ def test_script_end_to_end(tmp_path):
     assert run.returncode in (0, 1, 2), run.stderr[-2000:]
     assert re.search(r"validated \d+ files in .* files/s\) on LocalCluster of 2 workers", run.stderr), run.stderr[-2000:]
     reports = json.loads(out.read_text())
-    assert len(reports) == len(vd.list_files([files_dir], recursive=False))
+    assert len(reports) == len(vd.list_inputs([files_dir]))
     assert run.returncode == max(r["exit_code"] for r in reports)

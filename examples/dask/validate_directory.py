@@ -2,10 +2,11 @@
 """Validate every file of a directory on a Dask cluster through the `spatialmedia` Python package.
 
     pip install spatialmedia-*.whl "dask[distributed]"
-    python examples/dask/validate_directory.py ../shared/corpus --recursive --workers 2 > reports.json
+    python examples/dask/validate_directory.py ../shared/corpus --workers 2 > reports.json
     python examples/dask/validate_directory.py /data/uploads --scheduler tcp://scheduler:8786 --no-pixels
 
-Each file is one task: the worker calls `spatialmedia.validate(path)` (the same checks as
+The inputs are expanded exactly as the command line does (`spatialmedia.validation_inputs`: directories
+recursively, non-media files skipped, NAME_L/NAME_R images as pairs). Each input is one task: the worker calls `spatialmedia.validate(path)` (the same checks as
 `spatial-media validate --json FILE`), which runs natively with the GIL released, and sends back the
 report's JSON object. The reports are printed to standard output as one JSON array, in the order of the
 file list, like `spatial-media validate --json DIR`; a summary (files, seconds, files/s, worst exit code)
@@ -21,30 +22,32 @@ import json
 import os
 import sys
 import time
-from typing import Any, Optional
+from typing import Any, Optional, Tuple, Union
 
 
-def list_files(inputs: list[str], recursive: bool) -> list[str]:
-    """Like the command line: non-hidden regular files of each directory, sorted by name; files as given.
-    With `recursive`, subdirectories too (each directory's files, then its subdirectories, sorted)."""
-    out: list[str] = []
-    for p in inputs:
-        if not os.path.isdir(p):
-            out.append(p)
-            continue
-        for root, dirs, files in os.walk(p):
-            dirs[:] = sorted(d for d in dirs if not d.startswith(".")) if recursive else []
-            out += [os.path.join(root, f) for f in sorted(files)
-                    if not f.startswith(".") and os.path.isfile(os.path.join(root, f))]
-    return out
+Input = Union[str, Tuple[str, str]]
 
 
-def validate_one(path: str, pixels: bool, frames: Optional[int], layout: Optional[str]) -> dict[str, Any]:
-    """Runs on a worker: one file's report as a JSON-ready dict. A failure of the binding itself (not a
+def list_inputs(inputs: list[str]) -> list[Input]:
+    """Exactly what `spatial-media validate INPUTS…` checks, in its order: the library expands directories
+    (recursively, hidden names and non-media files skipped) and pairs NAME_L/NAME_R images; pairs come first,
+    as (left, right), then the files."""
+    import spatialmedia
+    plan = spatialmedia.validation_inputs(inputs)
+    for d in plan.directories_without_media:
+        print(f"validate_directory: no media files in {d} (searched recursively)", file=sys.stderr)
+    if plan.skipped:
+        print(f"validate_directory: skipped {len(plan.skipped)} files that are not media", file=sys.stderr)
+    return [tuple(p) for p in plan.pairs] + list(plan.files)
+
+
+def validate_one(item: Input, pixels: bool, frames: Optional[int], layout: Optional[str]) -> dict[str, Any]:
+    """Runs on a worker: one input's report as a JSON-ready dict. A failure of the binding itself (not a
     finding: those are in the report) becomes a report with kind "error" and exit code 2."""
     import spatialmedia
+    path, right = (item, None) if isinstance(item, str) else item
     try:
-        return spatialmedia.validate(path, pixels=pixels, frames=frames, layout=layout).raw
+        return spatialmedia.validate(path, pixels=pixels, frames=frames, layout=layout, right_eye=right).raw
     except spatialmedia.SpatialMediaError as e:
         return {"file": path, "kind": "error", "spatial": False, "why_not_spatial": [], "worst": "error",
                 "exit_code": 2, "metadata": {}, "geometry": [],
@@ -52,13 +55,13 @@ def validate_one(path: str, pixels: bool, frames: Optional[int], layout: Optiona
                               "location": e.box_path or "", "message": str(e)}]}
 
 
-def validate_batch(paths: list[str], pixels: bool, frames: Optional[int], layout: Optional[str]) -> list[dict[str, Any]]:
+def validate_batch(paths: list[Input], pixels: bool, frames: Optional[int], layout: Optional[str]) -> list[dict[str, Any]]:
     """Runs on a worker: several files in one task (a task costs a few milliseconds of scheduling, more than
     a metadata-only validation of a small file)."""
     return [validate_one(p, pixels, frames, layout) for p in paths]
 
 
-def validate_on_cluster(files: list[str], client: Any, pixels: bool = True, frames: Optional[int] = None,
+def validate_on_cluster(files: list[Input], client: Any, pixels: bool = True, frames: Optional[int] = None,
                         layout: Optional[str] = None, batch: int = 1) -> list[dict[str, Any]]:
     """Fans `validate_one` over `files` on a connected dask.distributed Client, `batch` files per task;
     reports in file order."""
@@ -78,7 +81,6 @@ def validate_on_cluster(files: list[str], client: Any, pixels: bool = True, fram
 def main(argv: Optional[list[str]] = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("inputs", nargs="+", help="files and directories to validate")
-    ap.add_argument("--recursive", action="store_true", help="descend into subdirectories")
     ap.add_argument("--scheduler", help="address of a running Dask scheduler (tcp://host:8786)")
     ap.add_argument("--workers", type=int, default=2, help="LocalCluster worker processes (default 2)")
     ap.add_argument("--no-pixels", action="store_true", help="check metadata only; do not decode pixels")
@@ -89,7 +91,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     a = ap.parse_args(argv)
 
     from dask.distributed import Client, LocalCluster
-    files = list_files(a.inputs, a.recursive)
+    files = list_inputs(a.inputs)
     if not files:
         print(f"validate_directory: no files in {', '.join(a.inputs)}", file=sys.stderr)
         return 64

@@ -108,6 +108,9 @@ def _declare(lib: ctypes.CDLL) -> ctypes.CDLL:
     if hasattr(lib, "sm_validate_path"):
         lib.sm_validate_path.restype = st
         lib.sm_validate_path.argtypes = [s, s, PROGRESS, P, ctypes.POINTER(i32), c_char_pp]
+    if hasattr(lib, "sm_validation_inputs"):
+        lib.sm_validation_inputs.restype = st
+        lib.sm_validation_inputs.argtypes = [s, c_char_pp]
     return lib
 
 
