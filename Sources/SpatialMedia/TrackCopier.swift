@@ -127,12 +127,8 @@ public enum TrackCopier {
               mvhd.count >= 100 else {
             throw ParseError(.invalidValue, offset: 0, "TrackCopier: the movie header is not the muxer's")
         }
-        let v1 = mvhd[0] == 1
-        let tsAt = v1 ? 20 : 12, durAt = v1 ? 24 : 16
-        let movieTimescale = UInt32(mvhd[tsAt]) << 24 | UInt32(mvhd[tsAt + 1]) << 16 | UInt32(mvhd[tsAt + 2]) << 8 | UInt32(mvhd[tsAt + 3])
-        var movieDuration: UInt64 = 0
-        if v1 { for k in 0..<8 { movieDuration = movieDuration << 8 | UInt64(mvhd[durAt + k]) } }
-        else { for k in 0..<4 { movieDuration = movieDuration << 8 | UInt64(mvhd[durAt + k]) } }
+        let (movieTimescale, oldDuration) = rawMovieHeaderTimes(mvhd)
+        var movieDuration = oldDuration
         // The muxer's tkhd boxes are raw: track_ID at byte 12 (version 0) or 20 (version 1) of the payload.
         var nextID = UInt32(moov.children("trak").count + 1)
         for t in moov.children("trak") {
@@ -164,36 +160,13 @@ public enum TrackCopier {
         }
         var newTraks: [Box] = []
         for (i, t) in tracks.enumerated() {
-            var trak = t.trak
-            guard var tkhd = trak.child("tkhd")?.payload(TrackHeaderBox.self) else {
-                throw ParseError(.invalidValue, offset: 0, "TrackCopier: copied track has no tkhd")
-            }
-            tkhd.trackID = nextID
+            var (trak, duration) = try retimed(t, trackID: nextID, movieTimescale: movieTimescale)
             nextID += 1
-            tkhd.duration = rescale(tkhd.duration, from: t.sourceMovieTimescale, to: movieTimescale)
-            if tkhd.fullBox.version == 0 && tkhd.duration > UInt64(UInt32.max) { tkhd.duration = UInt64(UInt32.max) }
-            movieDuration = max(movieDuration, tkhd.duration)
-            trak.setChild(Box(tkhd, type: "tkhd"))
-            if var edts = trak.child("edts"), let elst = edts.child("elst")?.payload(EditListBox.self) {
-                var e = elst
-                for k in e.entries.indices {
-                    e.entries[k].segmentDuration = rescale(e.entries[k].segmentDuration, from: t.sourceMovieTimescale, to: movieTimescale)
-                    if e.fullBox.version == 0 && e.entries[k].segmentDuration > UInt64(UInt32.max) { e.entries[k].segmentDuration = UInt64(UInt32.max) }
-                }
-                edts.setChild(Box(e, type: "elst"))
-                trak.setChild(edts)
-            }
+            movieDuration = max(movieDuration, duration)
             setOffsets(&trak, relOffsets[i])
             newTraks.append(trak)
         }
-        // mvhd: duration and next_track_ID.
-        if v1 { for k in 0..<8 { mvhd[durAt + k] = UInt8(truncatingIfNeeded: movieDuration >> (56 - 8 * UInt64(k))) } }
-        else {
-            let d = UInt32(clamping: movieDuration)
-            for k in 0..<4 { mvhd[durAt + k] = UInt8(truncatingIfNeeded: d >> (24 - 8 * UInt32(k))) }
-        }
-        let n = mvhd.count
-        for k in 0..<4 { mvhd[n - 4 + k] = UInt8(truncatingIfNeeded: nextID >> (24 - 8 * UInt32(k))) }
+        setRawMovieHeader(&mvhd, duration: movieDuration, nextTrackID: nextID)
         moov.children?[mvhdIndex].fields = .raw(mvhd)
         moov.children = (moov.children ?? []) + newTraks
         boxes[vi] = moov
@@ -224,6 +197,53 @@ public enum TrackCopier {
         moov2.children = kids
         boxes[vi] = moov2
         return ISOFile(boxes: boxes, source: file.source)
+    }
+
+    /// Timescale and duration of the muxer's raw `mvhd` payload (at least 100 bytes).
+    static func rawMovieHeaderTimes(_ mvhd: [UInt8]) -> (timescale: UInt32, duration: UInt64) {
+        let v1 = mvhd[0] == 1
+        let tsAt = v1 ? 20 : 12, durAt = v1 ? 24 : 16
+        let movieTimescale = UInt32(mvhd[tsAt]) << 24 | UInt32(mvhd[tsAt + 1]) << 16 | UInt32(mvhd[tsAt + 2]) << 8 | UInt32(mvhd[tsAt + 3])
+        var movieDuration: UInt64 = 0
+        if v1 { for k in 0..<8 { movieDuration = movieDuration << 8 | UInt64(mvhd[durAt + k]) } }
+        else { for k in 0..<4 { movieDuration = movieDuration << 8 | UInt64(mvhd[durAt + k]) } }
+        return (movieTimescale, movieDuration)
+    }
+
+    /// Sets duration (clamped to 32 bits in version 0) and next_track_ID of the muxer's raw `mvhd` payload.
+    static func setRawMovieHeader(_ mvhd: inout [UInt8], duration movieDuration: UInt64, nextTrackID nextID: UInt32) {
+        let v1 = mvhd[0] == 1
+        let durAt = v1 ? 24 : 16
+        if v1 { for k in 0..<8 { mvhd[durAt + k] = UInt8(truncatingIfNeeded: movieDuration >> (56 - 8 * UInt64(k))) } }
+        else {
+            let d = UInt32(clamping: movieDuration)
+            for k in 0..<4 { mvhd[durAt + k] = UInt8(truncatingIfNeeded: d >> (24 - 8 * UInt32(k))) }
+        }
+        let n = mvhd.count
+        for k in 0..<4 { mvhd[n - 4 + k] = UInt8(truncatingIfNeeded: nextID >> (24 - 8 * UInt32(k))) }
+    }
+
+    /// The copied `trak` with a new track id and its `tkhd`/`elst` durations in the target movie's timescale
+    /// (clamped to 32 bits in version 0 boxes); returns the track duration too.
+    static func retimed(_ t: CopiedTrack, trackID: UInt32, movieTimescale: UInt32) throws(ParseError) -> (trak: Box, duration: UInt64) {
+        var trak = t.trak
+        guard var tkhd = trak.child("tkhd")?.payload(TrackHeaderBox.self) else {
+            throw ParseError(.invalidValue, offset: 0, "TrackCopier: copied track has no tkhd")
+        }
+        tkhd.trackID = trackID
+        tkhd.duration = rescale(tkhd.duration, from: t.sourceMovieTimescale, to: movieTimescale)
+        if tkhd.fullBox.version == 0 && tkhd.duration > UInt64(UInt32.max) { tkhd.duration = UInt64(UInt32.max) }
+        trak.setChild(Box(tkhd, type: "tkhd"))
+        if var edts = trak.child("edts"), let elst = edts.child("elst")?.payload(EditListBox.self) {
+            var e = elst
+            for k in e.entries.indices {
+                e.entries[k].segmentDuration = rescale(e.entries[k].segmentDuration, from: t.sourceMovieTimescale, to: movieTimescale)
+                if e.fullBox.version == 0 && e.entries[k].segmentDuration > UInt64(UInt32.max) { e.entries[k].segmentDuration = UInt64(UInt32.max) }
+            }
+            edts.setChild(Box(e, type: "elst"))
+            trak.setChild(edts)
+        }
+        return (trak, tkhd.duration)
     }
 
     /// Adds `delta` to every entry of the muxer's raw `stco`/`co64`.
