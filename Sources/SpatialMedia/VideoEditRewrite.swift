@@ -85,23 +85,10 @@ extension SpatialVideoEditor {
         guard var kids = box.children else { return }
         for i in kids.indices {
             let k = kids[i]
-            if k.type == "stco", let t = k.payload(U32TableBox.self) {
-                var values: [UInt64] = []
-                values.reserveCapacity(t.values.count)
-                for v in t.values { values.append(try mapper.map(UInt64(v))) }
-                if forceCo64.contains(k.path) || values.contains(where: { $0 > UInt64(UInt32.max) }) {
+            if k.type == "stco" || k.type == "co64" {
+                if try ChunkOffsets.map(&kids[i], forceLarge: forceCo64.contains(k.path), { (o: UInt64) throws(ParseError) in try mapper.map(o) }) {
                     promoted.insert(k.path)
-                    var nb = Box(ChunkLargeOffsetBox(offsets: values), type: "co64")
-                    nb.path = k.path
-                    kids[i] = nb
-                } else {
-                    var p = t
-                    p.values = values.map { UInt32(truncatingIfNeeded: $0) }
-                    kids[i].fields = .typed(p)
                 }
-            } else if k.type == "co64", var t = k.payload(ChunkLargeOffsetBox.self) {
-                for j in t.offsets.indices { t.offsets[j] = try mapper.map(t.offsets[j]) }
-                kids[i].fields = .typed(t)
             } else if k.type == "iloc", var t = k.payload(ItemLocationBox.self) {
                 for j in t.items.indices where t.items[j].constructionMethod == 0 && t.items[j].dataReferenceIndex == 0 {
                     var item = t.items[j]
