@@ -101,7 +101,7 @@ public enum SpatialVideoEditor {
         } else if edit.framePackedOrProjected && !videoEntries.contains(where: { $0.mv }) || SpatialVideoEdit.isSet(edit.viewPacking) {
             if SpatialVideoEdit.isSet(edit.viewPacking), let mv = videoEntries.first(where: { $0.mv }) {
                 throw ParseError(.unsupported, offset: moov.header.offset, path: traks[mv.trak].path,
-                    "track \(mv.id) is MV-HEVC: each eye is its own layer, so there is no frame packing to describe (--packing is for side-by-side or over-under pictures)")
+                    "track \(mv.id) is MV-HEVC: each eye is its own layer, so there is no frame packing to describe (frame packing describes side-by-side or over-under pictures)")
             }
             let ok = videoEntries.filter { packedCodecs.contains($0.type) }
             guard !ok.isEmpty else {
@@ -121,7 +121,7 @@ public enum SpatialVideoEditor {
             if mv.isEmpty {
                 if let h = videoEntries.first(where: { $0.hevc }) {
                     throw ParseError(.unsupported, offset: moov.header.offset, path: traks[h.trak].path,
-                        "track \(h.id) is HEVC ('\(h.type)') without an lhvC box: it carries a single layer, so there is no second eye view for spatial metadata to describe (MV-HEVC needs hvcC + lhvC; for a frame-packed picture give --packing side|over)")
+                        "track \(h.id) is HEVC ('\(h.type)') without an lhvC box: it carries a single layer, so there is no second eye view for spatial metadata to describe (MV-HEVC needs hvcC + lhvC; a frame-packed picture needs its frame packing, side or over)", remedy: .giveFramePacking)
                 }
                 let types = Set(videoEntries.map { $0.type.description }).sorted().joined(separator: ", ")
                 throw ParseError(.unsupported, offset: moov.header.offset, path: "moov",
@@ -349,7 +349,7 @@ public enum SpatialVideoEditor {
             let signal: APMPSignal
             switch m.googleToAPMP(assumeProjection: assume) {
             case .success(let s): signal = s
-            case .failure(let e): throw ParseError(.unsupported, offset: entry.header.offset, path: path, "track \(trackID): cannot convert to APMP without changing the picture: \(e.reason)")
+            case .failure(let e): throw ParseError(.unsupported, offset: entry.header.offset, path: path, "track \(trackID): cannot convert to APMP without changing the picture: \(e.reason)", remedy: e.remedy)
             }
             var e = SpatialVideoEdit()
             e.projectionKind = .set(signal.projection)

@@ -14,7 +14,7 @@ struct BenchScan: ParsableCommand {
 
     func run() throws {
         let src: FileSource
-        do { src = try FileSource(path: file) } catch { printErr("bench-scan: \(error.message)"); throw ExitCode(Exit.unreadable) }
+        do { src = try FileSource(path: file) } catch { printErr("bench-scan: \(error.message)"); throw ExitCode(Exit.code(for: error)) }
         // The library's streaming scanner: bounded memory, each NAL unit's absolute range.
         var scanner = AnnexB.Scanner(source: src)
         var nals = 0
@@ -43,7 +43,7 @@ struct BenchDecode: ParsableCommand {
                 let eyes = try StereoImages.decodeSpatialPhoto(file)
                 _ = try ColourConversion.toRGB(eyes.left, bitDepth: 8)
                 _ = try ColourConversion.toRGB(eyes.right, bitDepth: 8)
-            } catch let e as ParseError { printErr("bench-decode: \(e.message)"); throw ExitCode(Exit.unreadable) }
+            } catch let e as ParseError { printErr("bench-decode: \(e.message)"); throw ExitCode(Exit.code(for: e)) }
             let d = clock.now - start
             best = min(best, Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18)
         }
@@ -66,7 +66,7 @@ struct BenchAlign: ParsableCommand {
         func secs(_ d: Duration) -> Double { Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18 }
         let l: Image, r: Image
         do { l = try ImageFiles.load(left).image; r = try ImageFiles.load(right).image }
-        catch let e as ParseError { printErr("bench-align: \(e.message)"); throw ExitCode(Exit.unreadable) }
+        catch let e as ParseError { printErr("bench-align: \(e.message)"); throw ExitCode(Exit.code(for: e)) }
         var best = (total: Double.infinity, measure: 0.0, warp: 0.0)
         var line = ""
         for _ in 0..<max(1, runs) {
