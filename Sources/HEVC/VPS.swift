@@ -106,7 +106,7 @@ public struct VPSExtension: Hashable, Sendable {
 }
 
 /// Video parameter set (§7.3.2.1) with the multilayer extension.
-public struct VideoParameterSet: Hashable, Sendable {
+public struct VideoParameterSet: Hashable, Sendable, RBSPSyntax {
     /// Largest number of layers the extension parser accepts.
     public static let maxSupportedLayers = 8
 
@@ -153,19 +153,10 @@ public struct VideoParameterSet: Hashable, Sendable {
     }
     /// Parses a VPS from its RBSP.
     public init(rbsp: [UInt8], header: NALHeader, baseOffset: UInt64 = 0) throws(ParseError) {
-        self.header = header
-        var me = self
-        let r = try RBSPCoding.read(rbsp, baseOffset: baseOffset) { (c: inout RBSPReader) throws(ParseError) in try me.code(&c) }
-        me.trailingZeroBytes = r.trailingZeroBytes
-        self = me
+        self = try Self.decoded(rbsp: rbsp, header: header, baseOffset: baseOffset)
     }
     /// The RBSP, re-encoded from the properties.
-    public func rbsp() throws(ParseError) -> [UInt8] {
-        var w = RBSPWriter()
-        var copy = self
-        try copy.code(&w)
-        return w.finish(zeroBytes: trailingZeroBytes)
-    }
+    public func rbsp() throws(ParseError) -> [UInt8] { try encodedRBSP() }
     /// The complete NAL unit with emulation prevention.
     public func nalUnit() throws(ParseError) -> NALUnit { NALUnit(header: header, rbsp: try rbsp()) }
 
