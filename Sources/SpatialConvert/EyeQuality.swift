@@ -132,7 +132,17 @@ extension VideoConverter {
                 notes.append("max bitrate \(m) kbit/s lowered to \(p.peakKbps) kbit/s, the \(p.rawValue) peak")
                 maxTotal = p.peakKbps
             } else if maxTotal == nil {
-                maxTotal = p.peakKbps
+                // A cap, not a target: the platform's peak, or less when the eye size's level allows less (the
+                // preset does not raise the level a small picture signals).
+                let fps = Double(fpsNum) / Double(max(1, fpsDen))
+                if let l = HEVCLevel.lowest(width: eyeW, height: eyeH, fps: fps) {
+                    // The hero eye takes 1 − share of the total: the level's limit per eye bounds the total.
+                    let heroPart = 1 - share
+                    maxTotal = min(p.peakKbps, Int((Double(l.maxBitrateKbps) / heroPart).rounded(.down)))
+                    if bufTotal == nil { bufTotal = min(maxTotal ?? p.peakKbps, Int((Double(l.maxCPBKbit) / heroPart).rounded(.down))) }
+                } else {
+                    maxTotal = p.peakKbps
+                }
             }
         }
         let split: (Int) -> (hero: Int, other: Int) = { total in
