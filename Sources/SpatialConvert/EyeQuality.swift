@@ -103,7 +103,7 @@ extension VideoConverter {
         if let m = o.maxBitrateKbps, m <= 0 { throw ParseError(.invalidArgument, offset: 0, "the max bitrate must be positive (kbit/s)") }
         if let b = o.vbvBufferKbit, b <= 0 { throw ParseError(.invalidArgument, offset: 0, "the VBV buffer must be positive (kbit)") }
         if o.vbvBufferKbit != nil && o.maxBitrateKbps == nil && o.publishing == nil {
-            throw ParseError(.invalidArgument, offset: 0, "a VBV buffer needs a max bitrate (--max-bitrate)")
+            throw ParseError(.invalidArgument, offset: 0, "a VBV buffer needs a max bitrate")
         }
         if case .bitrate(let k, _, _) = o.rateControl, let m = o.maxBitrateKbps, k > m {
             throw ParseError(.invalidArgument, offset: 0, "the average bitrate \(k) kbit/s is above the max bitrate \(m) kbit/s")
@@ -201,7 +201,7 @@ extension VideoConverter {
                 notes.append("each eye (\(eyeW)×\(eyeH) at \(fmt(fps)) fps) is beyond every HEVC level: the VBV is not checked against one")
             }
             if case .bitrate(let kh, _, _) = hero.rateControl, kh > mh.hero {
-                throw ParseError(.invalidArgument, offset: 0, "the hero eye's average \(kh) kbit/s would be above its max rate \(mh.hero) kbit/s: lower --bitrate or raise --max-bitrate")
+                throw ParseError(.invalidArgument, offset: 0, "the hero eye's average \(kh) kbit/s would be above its max rate \(mh.hero) kbit/s: lower the average or raise the max rate")
             }
             for (s, r, b) in [(0, mh.hero, bh.hero), (1, mh.other, bh.other)] {
                 var e = s == 0 ? hero : other
