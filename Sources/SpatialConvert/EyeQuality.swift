@@ -49,7 +49,7 @@ public enum EyeQuality: Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .equal: return "equal"
-        case .asymmetric(let d): return "asymmetric (+\(fmt(d)) CRF)"
+        case .asymmetric(let d): return "asymmetric, +\(fmt(d)) CRF"
         }
     }
 
