@@ -95,6 +95,10 @@ struct EyeEncoding {
 }
 
 extension VideoConverter {
+    /// The highest average bitrate accepted for both eyes (kbit/s): twice the Main-tier MaxBR of level 6.2, far above
+    /// anything a player decodes, and well inside x265's 32-bit rate fields.
+    static let maximumKbps = 480_000
+
     /// Checks the quality and rate options that need no input (usage errors).
     static func checkEyeOptions(_ o: VideoConversionOptions) throws(ParseError) {
         if case .asymmetric(let d) = o.eyeQuality, !(0...EyeQuality.maximumCRFOffset).contains(d) {
@@ -108,7 +112,9 @@ extension VideoConverter {
         if case .bitrate(let k, _, _) = o.rateControl, let m = o.maxBitrateKbps, k > m {
             throw ParseError(.invalidArgument, offset: 0, "the average bitrate \(k) kbit/s is above the max bitrate \(m) kbit/s")
         }
-        if case .bitrate(let k, _, _) = o.rateControl, k < 2 { throw ParseError(.invalidArgument, offset: 0, "the bitrate for both eyes must be at least 2 kbit/s") }
+        if case .bitrate(let k, _, _) = o.rateControl, !(2...maximumKbps).contains(k) {
+            throw ParseError(.invalidArgument, offset: 0, "the bitrate for both eyes must be 2…\(maximumKbps) kbit/s")
+        }
     }
 
     /// Each eye's settings from the settings both eyes share today (`base`, whose rate control is the options').

@@ -134,7 +134,7 @@ struct ConvertPhoto: ParsableCommand {
             if layout != "auto" && StereoVideoLayout(rawValue: layout) == nil { throw ValidationError("--layout must be sbs, tb, half-sbs or half-tb for a video") }
             if crf != nil && bitrate != nil { throw ValidationError("give --crf or --bitrate, not both") }
             if let c = crf, !(0...51).contains(c) { throw ValidationError("--crf must be between 0 and 51") }
-            if let b = bitrate, b < 2 { throw ValidationError("--bitrate must be at least 2 (kbit/s, both eyes together)") }
+            if let b = bitrate, !(2...480_000).contains(b) { throw ValidationError("--bitrate must be 2…480000 (kbit/s, both eyes together)") }
             if let q = eyeQuality, EyeQuality(argument: q) == nil { throw ValidationError("--eye-quality must be asymmetric, asymmetric:N (N 0…\(NumberText.fixed(EyeQuality.maximumCRFOffset, places: 0)) CRF steps) or equal") }
             if let m = maxBitrate, m <= 0 { throw ValidationError("--max-bitrate must be positive (kbit/s)") }
             if let b = vbvBufsize, b <= 0 { throw ValidationError("--vbv-bufsize must be positive (kbit)") }
