@@ -79,6 +79,8 @@ public struct VideoConversionOptions: Sendable {
     public var ffmpeg: String? = nil
     /// Debug: also write each eye's single-layer HEVC stream to `PREFIX-left.hevc` / `PREFIX-right.hevc`.
     public var keepStreamsPrefix: String? = nil
+    /// Encode only segment K of N (whole GOPs of the input, no audio) to a segment file for ``VideoSegmentJoiner``.
+    public var segment: VideoSegment? = nil
     public var limits: Limits = .default
 
     public static let defaultCRF = 23.0
@@ -332,9 +334,11 @@ public enum VideoConverter {
         if let k = o.keyint, k < 1 { throw ParseError(.invalidArgument, offset: 0, "keyint must be at least 1") }
         guard (0...16).contains(o.bframes) else { throw ParseError(.invalidArgument, offset: 0, "bframes must be 0…16") }
         let planCPU0 = threadCPUSeconds()
+        let o = VideoSegments.prepare(o)
         var plan = try makePlan(input, output: output, options: o)
-        let planCPU = threadCPUSeconds() - planCPU0
         defer { for p in plan.producers { p.abort() } }
+        try VideoSegments.restrict(&plan, input: input, options: o)
+        let planCPU = threadCPUSeconds() - planCPU0
         var encoded = try encode(plan, output: output, options: o, cancellation: cancellation, progress: progress, t0: t0)
         encoded.ownCPU += planCPU
         for p in plan.producers {

@@ -62,6 +62,8 @@ struct ConvertPhoto: ParsableCommand {
     // Video options.
     @Option(help: "Video: x265 constant rate factor per eye, 0…51 (default 23).") var crf: Double?
     @Option(help: "Video: average bitrate per eye in kbit/s (instead of --crf).") var bitrate: Int?
+    @Option(help: "Video: constant quantizer per eye, 0…51 (instead of --crf; segments then decode exactly as one conversion).") var qp: Int?
+    @Option(help: "Video: encode only segment K of N (whole GOPs, no audio) to a segment file for `spatial-media concat`.") var segment: String?
     @Option(help: "Video: x265 preset (ultrafast … placebo, default medium).") var preset: String?
     @Option(help: "Video: IDR interval in frames (default 2 s of frames).") var keyint: Int?
     @Option(help: "Video: B-frames in the fixed pattern (default 3).") var bframes: Int?
@@ -88,6 +90,8 @@ struct ConvertPhoto: ParsableCommand {
         var o: [String] = []
         if crf != nil { o.append("--crf") }
         if bitrate != nil { o.append("--bitrate") }
+        if qp != nil { o.append("--qp") }
+        if segment != nil { o.append("--segment") }
         if preset != nil { o.append("--preset") }
         if keyint != nil { o.append("--keyint") }
         if bframes != nil { o.append("--bframes") }
@@ -124,7 +128,10 @@ struct ConvertPhoto: ParsableCommand {
                                       + (bitDepth != nil ? "; spatial video (Multiview Main) is always 8-bit" : "") + (quality != nil ? "; video quality is --crf or --bitrate" : ""))
             }
             if layout != "auto" && StereoVideoLayout(rawValue: layout) == nil { throw ValidationError("--layout must be sbs, tb, half-sbs or half-tb for a video") }
-            if crf != nil && bitrate != nil { throw ValidationError("give --crf or --bitrate, not both") }
+            if [crf != nil, bitrate != nil, qp != nil].filter({ $0 }).count > 1 { throw ValidationError("give one of --crf, --bitrate and --qp") }
+            if let q = qp, !(0...51).contains(q) { throw ValidationError("--qp must be between 0 and 51") }
+            if let s = segment, VideoSegment.parse(s) == nil { throw ValidationError("--segment must be K/N with 1 ≤ K ≤ N, e.g. 2/4") }
+            if segment != nil && input == "-" { throw ValidationError("--segment needs an input file, not standard input") }
             if let c = crf, !(0...51).contains(c) { throw ValidationError("--crf must be between 0 and 51") }
             if let b = bitrate, b <= 0 { throw ValidationError("--bitrate must be positive (kbit/s)") }
             if let a = audio, !["copy", "none"].contains(a) { throw ValidationError("--audio must be copy or none") }
@@ -206,7 +213,8 @@ extension ConvertPhoto {
         var o = VideoConversionOptions()
         o.layout = StereoVideoLayout(rawValue: layout) ?? .sbs
         o.swapEyes = swapEyes
-        if let b = bitrate { o.rateControl = .bitrate(kbps: b) } else { o.rateControl = .crf(crf ?? VideoConversionOptions.defaultCRF) }
+        if let b = bitrate { o.rateControl = .bitrate(kbps: b) } else if let q = qp { o.rateControl = .qp(q) } else { o.rateControl = .crf(crf ?? VideoConversionOptions.defaultCRF) }
+        o.segment = segment.flatMap(VideoSegment.parse)
         o.preset = preset ?? "medium"
         o.keyint = keyint
         o.bframes = bframes ?? 3
