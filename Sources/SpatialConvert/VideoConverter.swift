@@ -173,6 +173,8 @@ final class EyeEncoder: @unchecked Sendable {
     /// VPS, SPS, PPS from x265 at open.
     let headers: [NALUnit]
     var assembly: StreamingAssembly?
+    /// Segment mode: aligns x265's counter-derived slice flag with the whole clip's (``SliceFlagAligner``).
+    var aligner: SliceFlagAligner?
     /// The eye's single-layer stream, kept only for `keepStreamsPrefix`.
     let kept: ScratchFile?
     private(set) var error: ParseError?
@@ -195,7 +197,8 @@ final class EyeEncoder: @unchecked Sendable {
         for f in frames {
             // x265 may repeat VPS/SPS/PPS in the first access unit: the headers are already known.
             let raw = framesOut == 0 ? f.nalUnits.filter { n in !(n.count > 1 && [32, 33, 34].contains((n[0] >> 1) & 0x3F)) } : f.nalUnits
-            let nals = try raw.map { (b: [UInt8]) throws(ParseError) -> NALUnit in try NALUnit(bytes: b) }
+            var nals = try raw.map { (b: [UInt8]) throws(ParseError) -> NALUnit in try NALUnit(bytes: b) }
+            if let aligner { nals = try aligner.align(nals, poc: f.poc) }
             try kept?.append(AccessUnitWriter.annexB(nals))
             try assembly?.add(layer: layer, accessUnit: nals)
             framesOut += 1
@@ -306,6 +309,8 @@ public enum VideoConverter {
         var baseline: Double, hfov: Double, disparity: Double
         var audio: VideoAudio.Plan
         var notes: [String]
+        /// Segment mode: the clip position of the first frame encoded (``VideoSegments``).
+        var segmentFirstFrame: Int? = nil
     }
 
     /// What the encoding pipeline produced.
@@ -526,6 +531,9 @@ public enum VideoConverter {
         let assembly = try StreamingAssembly(baseHeaders: base.headers, secondHeaders: second.headers,
                                              options: MVHEVCAssemblyOptions(baseIsLeft: o.heroIsLeft, layerSPSForm: o.layerSPSForm, matchAppleChoices: o.layerSPSForm == .multilayer), writer: writer)
         for e in eyes { e.assembly = assembly }
+        if let first = plan.segmentFirstFrame {
+            for e in eyes { e.aligner = try SliceFlagAligner(headers: e.headers, firstFrame: first) }
+        }
         left.start(); right.start()
 
         var frames = 0

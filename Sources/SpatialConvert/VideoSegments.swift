@@ -1,4 +1,5 @@
 import BinaryIO
+import HEVC
 import ImageFormats
 import MediaDecode
 import SpatialMedia
@@ -49,6 +50,7 @@ enum VideoSegments {
         let info = VideoSegmentInfo(index: seg.index, count: seg.count, firstFrame: range.lowerBound, frameCount: range.count,
                                     totalFrames: total, gopFrames: gop)
         plan.mux.movieUserData.append(try info.box())
+        plan.segmentFirstFrame = range.lowerBound
         plan.notes.append("segment \(seg.index) of \(seg.count): frames \(range.lowerBound)…\(range.upperBound - 1) of \(total) (GOP \(gop) frames); no audio (join the segments with `spatial-media concat --audio-from INPUT`)")
     }
 }
@@ -100,4 +102,48 @@ final class FrameRangeProducer: VideoFrameProducer {
     }
 
     func abort() { inner.abort() }
+}
+
+/// Gives a segment's pictures the one slice-header flag x265 derives from its own picture counter, so the segment's
+/// bytes equal those a one-process conversion writes for the same frames.
+///
+/// x265 sets `slice_loop_filter_across_slices_enabled_flag` (present when the PPS enables loop filtering across
+/// slices and the slice uses SAO or deblocking) to bit (POC mod 31) of the constant 0x5F4E4A53, where POC counts
+/// pictures from the start of the encode. A segment's encoder starts counting at 0 instead of at the segment's first
+/// frame. With one slice per picture (what the converter encodes) the flag has no effect on decoding; it is set here
+/// to the value for the picture's place in the whole clip. When a picture's flag does not follow that pattern (another
+/// x265), nothing is changed for that picture (the segments then still decode identically, see Specs/conversion.md).
+final class SliceFlagAligner: @unchecked Sendable {
+    static let pattern: UInt32 = 0x5F4E_4A53
+    let firstFrame: Int
+    let context: SliceContext
+    /// Pictures whose flag did not follow the pattern (left unchanged).
+    private(set) var unexpected = 0
+
+    init(headers: [NALUnit], firstFrame: Int) throws(ParseError) {
+        let vps = try headers.first { $0.type == .vps }.map { (n: NALUnit) throws(ParseError) -> VideoParameterSet in try VideoParameterSet(nal: n) }
+        guard let spsNAL = headers.first(where: { $0.type == .sps }), let ppsNAL = headers.first(where: { $0.type == .pps }) else {
+            throw ParseError(.invalidValue, offset: 0, "x265 gave no SPS or PPS")
+        }
+        context = SliceContext(vps: vps, sps: try SequenceParameterSet(nal: spsNAL, vps: vps), pps: try PictureParameterSet(nal: ppsNAL))
+        self.firstFrame = firstFrame
+    }
+
+    static func bit(_ poc: Int) -> Bool { (pattern >> UInt32(poc % 31)) & 1 != 0 }
+
+    /// The picture's NAL units with the flag set for clip position `firstFrame + poc` (`poc`: x265's counter).
+    func align(_ nals: [NALUnit], poc: Int) throws(ParseError) -> [NALUnit] {
+        guard poc >= 0, firstFrame > 0, context.pps.loopFilterAcrossSlicesEnabled else { return nals }
+        var out = nals
+        for (i, nal) in nals.enumerated() where nal.type.isVCL {
+            let sh = try SliceSegmentHeader(nal: nal, context: context)
+            guard sh.saoLuma || sh.saoChroma || !sh.deblockingFilterDisabled else { continue }
+            guard sh.loopFilterAcrossSlicesEnabled == Self.bit(poc) else { unexpected += 1; return nals }
+            let wanted = Self.bit(firstFrame + poc)
+            if wanted != sh.loopFilterAcrossSlicesEnabled {
+                out[i] = try sh.emit(context: context) { $0.loopFilterAcrossSlicesEnabled = wanted }
+            }
+        }
+        return out
+    }
 }
