@@ -45,5 +45,6 @@ s = json.load(open(sys.argv[1]))
 same = all(s["views_identical_to_one_process"].values())
 print(f"ROW|segment-parallel conversion, {s['frames']} frames in 4 segments on a 2-worker Dask LocalCluster, then concat"
       f"|{s['seconds']:.1f} s (join {s['join_seconds']:.2f} s)|one process: {s['one_process_seconds']:.1f} s"
-      f"|{s['speedup']:.2f}x|both views identical: {'met' if same else 'MISSED'}|—")
+      f"|{s['speedup']:.2f}x|both views identical: {'met' if same else 'MISSED'}"
+      f" (whole file byte-identical: {'yes' if s['file_identical_to_one_process'] else 'no'})|—")
 PY

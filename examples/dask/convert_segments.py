@@ -140,6 +140,8 @@ def main(argv: Optional[list[str]] = None) -> int:
             spatialmedia.convert(a.input, one, audio="none" if a.no_audio else None, **options)
             summary["one_process_seconds"] = time.perf_counter() - start
             same = {v: frame_md5s(a.ffmpeg, one, v) == frame_md5s(a.ffmpeg, a.output, v) for v in ("left", "right")}
+            import filecmp
+            summary["file_identical_to_one_process"] = filecmp.cmp(one, a.output, shallow=False)
         finally:
             if os.path.exists(one):
                 os.remove(one)
