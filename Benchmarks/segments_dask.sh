@@ -44,7 +44,8 @@ import json, sys
 s = json.load(open(sys.argv[1]))
 same = all(s["views_identical_to_one_process"].values())
 print(f"ROW|segment-parallel conversion, {s['frames']} frames in 4 segments on a 2-worker Dask LocalCluster, then concat"
-      f"|{s['seconds']:.1f} s (join {s['join_seconds']:.2f} s)|one process: {s['one_process_seconds']:.1f} s"
+      f"|{s['seconds']:.1f} s (join {s['join_seconds']:.2f} s; {s['segments_cpu_seconds']:.0f} CPU s in the segments)"
+      f"|one process (run first): {s['one_process_seconds']:.1f} s, {s['one_process_cpu_seconds']:.0f} CPU s"
       f"|{s['speedup']:.2f}x|both views identical: {'met' if same else 'MISSED'}"
       f" (whole file byte-identical: {'yes' if s['file_identical_to_one_process'] else 'no'})|—")
 PY

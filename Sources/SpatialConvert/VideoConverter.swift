@@ -342,7 +342,7 @@ public enum VideoConverter {
         let o = VideoSegments.prepare(o)
         var plan = try makePlan(input, output: output, options: o)
         defer { for p in plan.producers { p.abort() } }
-        try VideoSegments.restrict(&plan, input: input, options: o)
+        try VideoSegments.restrict(&plan, input: input, options: o, cancellation: cancellation)
         let planCPU = threadCPUSeconds() - planCPU0
         var encoded = try encode(plan, output: output, options: o, cancellation: cancellation, progress: progress, t0: t0)
         encoded.ownCPU += planCPU

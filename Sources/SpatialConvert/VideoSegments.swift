@@ -32,7 +32,8 @@ enum VideoSegments {
 
     /// Cuts `plan` down to segment `o.segment`: the producers skip the frames before the segment and end after it;
     /// the movie carries the segment box.
-    static func restrict(_ plan: inout VideoConverter.Plan, input: VideoInput, options o: VideoConversionOptions) throws(ParseError) {
+    static func restrict(_ plan: inout VideoConverter.Plan, input: VideoInput, options o: VideoConversionOptions,
+                         cancellation: ConversionCancellation) throws(ParseError) {
         guard let seg = o.segment else { return }
         let name: String
         switch input { case .packed(let p): name = p; case .pair(let l, _): name = l }
@@ -45,7 +46,7 @@ enum VideoSegments {
         let ranges = try VideoSegmentInfo.ranges(totalFrames: total, gop: gop, count: seg.count)
         let range = ranges[seg.index - 1]
         let last = seg.index == seg.count
-        plan.producers = plan.producers.map { FrameRangeProducer($0, range: range, isLast: last, name: name) }
+        plan.producers = plan.producers.map { FrameRangeProducer($0, range: range, isLast: last, name: name, cancellation: cancellation) }
         plan.audio = .none
         let info = VideoSegmentInfo(index: seg.index, count: seg.count, firstFrame: range.lowerBound, frameCount: range.count,
                                     totalFrames: total, gopFrames: gop)
@@ -62,10 +63,11 @@ final class FrameRangeProducer: VideoFrameProducer {
     let range: Range<Int>
     let isLast: Bool
     let name: String
+    let cancellation: ConversionCancellation
     private var position = 0
 
-    init(_ inner: VideoFrameProducer, range: Range<Int>, isLast: Bool, name: String) {
-        self.inner = inner; self.range = range; self.isLast = isLast; self.name = name
+    init(_ inner: VideoFrameProducer, range: Range<Int>, isLast: Bool, name: String, cancellation: ConversionCancellation) {
+        self.inner = inner; self.range = range; self.isLast = isLast; self.name = name; self.cancellation = cancellation
     }
     var width: Int { inner.width }
     var height: Int { inner.height }
@@ -78,6 +80,7 @@ final class FrameRangeProducer: VideoFrameProducer {
 
     func next() throws(ParseError) -> Image? {
         while position < range.lowerBound {
+            if position % 16 == 0, cancellation.isCancelled { throw ParseError(.io, offset: 0, "cancelled") }
             guard try inner.next() != nil else { throw short() }
             position += 1
         }

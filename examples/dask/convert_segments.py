@@ -37,10 +37,11 @@ from typing import Any, Optional
 def convert_segment(input: str, segment_path: str, k: int, n: int, options: dict[str, Any]) -> dict[str, Any]:
     """Runs on a worker: segment k of n of `input` to `segment_path`; the conversion report plus wall seconds."""
     import spatialmedia
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     report = spatialmedia.convert(input, segment_path, segment=(k, n), audio="none", **options)
+    # A worker runs one task at a time (threads_per_worker=1): the process's CPU time is this conversion's.
     return {"segment": k, "path": segment_path, "frames": report.frames, "bytes": report.bytes_written,
-            "seconds": time.perf_counter() - start, "worker_pid": os.getpid()}
+            "seconds": time.perf_counter() - start, "cpu_seconds": time.process_time() - cpu, "worker_pid": os.getpid()}
 
 
 def convert_on_cluster(input: str, output: str, client: Any, segments: int, work_dir: str,
@@ -75,7 +76,8 @@ def convert_on_cluster(input: str, output: str, client: Any, segments: int, work
     end = time.perf_counter()
     return {"input": input, "output": output, "segments": sorted(done, key=lambda d: d["segment"]),
             "frames": joined.frames, "bytes": joined.bytes_written, "audio": joined.audio,
-            "encode_seconds": encoded - start, "join_seconds": end - encoded, "seconds": end - start}
+            "encode_seconds": encoded - start, "join_seconds": end - encoded, "seconds": end - start,
+            "segments_cpu_seconds": sum(d.get("cpu_seconds", 0.0) for d in done)}
 
 
 def frame_md5s(ffmpeg: str, path: str, view: str) -> list[str]:
@@ -111,6 +113,17 @@ def main(argv: Optional[list[str]] = None) -> int:
 
     options = {k: v for k, v in {"layout": a.layout, "qp": a.qp, "crf": a.crf, "preset": a.preset,
                                  "keyint": a.keyint, "bframes": a.bframes}.items() if v is not None}
+    out_dir = os.path.dirname(os.path.abspath(a.output))
+    one = os.path.join(out_dir, "." + os.path.basename(a.output) + ".one-process.mov")
+    one_seconds = one_cpu = None
+    import atexit
+    atexit.register(lambda: os.path.exists(one) and os.remove(one))
+    if a.compare:
+        # The same conversion in this process, first (before the cluster starts), for the comparison.
+        import spatialmedia
+        start, cpu = time.perf_counter(), time.process_time()
+        spatialmedia.convert(a.input, one, audio="none" if a.no_audio else None, **options)
+        one_seconds, one_cpu = time.perf_counter() - start, time.process_time() - cpu
     from dask.distributed import Client, LocalCluster
     cluster = None
     if a.scheduler:
@@ -118,7 +131,6 @@ def main(argv: Optional[list[str]] = None) -> int:
     else:
         cluster = LocalCluster(n_workers=a.workers, threads_per_worker=1, processes=True, dashboard_address=":0")
         client = Client(cluster)
-    out_dir = os.path.dirname(os.path.abspath(a.output))
     tmp = None if a.work_dir else tempfile.TemporaryDirectory(prefix=".segments-", dir=out_dir)
     try:
         summary = convert_on_cluster(os.path.abspath(a.input), os.path.abspath(a.output), client, a.segments,
@@ -133,12 +145,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     summary["cluster"] = "scheduler " + a.scheduler if a.scheduler else f"LocalCluster of {a.workers} workers"
     status = 0
     if a.compare:
-        import spatialmedia
-        one = os.path.join(out_dir, "." + os.path.basename(a.output) + ".one-process.mov")
+        summary["one_process_seconds"], summary["one_process_cpu_seconds"] = one_seconds, one_cpu
         try:
-            start = time.perf_counter()
-            spatialmedia.convert(a.input, one, audio="none" if a.no_audio else None, **options)
-            summary["one_process_seconds"] = time.perf_counter() - start
             same = {v: frame_md5s(a.ffmpeg, one, v) == frame_md5s(a.ffmpeg, a.output, v) for v in ("left", "right")}
             import filecmp
             summary["file_identical_to_one_process"] = filecmp.cmp(one, a.output, shallow=False)
