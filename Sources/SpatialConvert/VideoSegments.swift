@@ -52,7 +52,7 @@ enum VideoSegments {
                                     totalFrames: total, gopFrames: gop)
         plan.mux.movieUserData.append(try info.box())
         plan.segmentFirstFrame = range.lowerBound
-        plan.notes.append("segment \(seg.index) of \(seg.count): frames \(range.lowerBound)…\(range.upperBound - 1) of \(total) (GOP \(gop) frames); no audio (join the segments with `spatial-media concat --audio-from INPUT`)")
+        plan.notes.append("segment \(seg.index) of \(seg.count): frames \(range.lowerBound)…\(range.upperBound - 1) of \(total) (GOP \(gop) frames); no audio (the join adds the input's audio once, whole)")
     }
 }
 
