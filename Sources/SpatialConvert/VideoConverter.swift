@@ -88,6 +88,8 @@ public struct VideoConversionOptions: Sendable {
     public var ffmpeg: String? = nil
     /// Debug: also write each eye's single-layer HEVC stream to `PREFIX-left.hevc` / `PREFIX-right.hevc`.
     public var keepStreamsPrefix: String? = nil
+    /// Encode only segment K of N (whole GOPs of the input, no audio) to a segment file for ``VideoSegmentJoiner``.
+    public var segment: VideoSegment? = nil
     public var limits: Limits = .default
 
     public static let defaultCRF = 23.0
@@ -183,6 +185,8 @@ final class EyeEncoder: @unchecked Sendable {
     /// VPS, SPS, PPS from x265 at open.
     let headers: [NALUnit]
     var assembly: StreamingAssembly?
+    /// Segment mode: aligns x265's counter-derived slice flag with the whole clip's (``SliceFlagAligner``).
+    var aligner: SliceFlagAligner?
     /// The eye's single-layer stream, kept only for `keepStreamsPrefix`.
     let kept: ScratchFile?
     private(set) var error: ParseError?
@@ -205,7 +209,8 @@ final class EyeEncoder: @unchecked Sendable {
         for f in frames {
             // x265 may repeat VPS/SPS/PPS in the first access unit: the headers are already known.
             let raw = framesOut == 0 ? f.nalUnits.filter { n in !(n.count > 1 && [32, 33, 34].contains((n[0] >> 1) & 0x3F)) } : f.nalUnits
-            let nals = try raw.map { (b: [UInt8]) throws(ParseError) -> NALUnit in try NALUnit(bytes: b) }
+            var nals = try raw.map { (b: [UInt8]) throws(ParseError) -> NALUnit in try NALUnit(bytes: b) }
+            if let aligner { nals = try aligner.align(nals, poc: f.poc) }
             try kept?.append(AccessUnitWriter.annexB(nals))
             try assembly?.add(layer: layer, accessUnit: nals)
             framesOut += 1
@@ -316,6 +321,8 @@ public enum VideoConverter {
         var baseline: Double, hfov: Double, disparity: Double
         var audio: VideoAudio.Plan
         var notes: [String]
+        /// Segment mode: the clip position of the first frame encoded (``VideoSegments``).
+        var segmentFirstFrame: Int? = nil
     }
 
     /// What the encoding pipeline produced.
@@ -346,9 +353,11 @@ public enum VideoConverter {
         guard (0...16).contains(o.bframes) else { throw ParseError(.invalidArgument, offset: 0, "bframes must be 0…16") }
         try checkEyeOptions(o)
         let planCPU0 = threadCPUSeconds()
+        let o = VideoSegments.prepare(o)
         var plan = try makePlan(input, output: output, options: o)
-        let planCPU = threadCPUSeconds() - planCPU0
         defer { for p in plan.producers { p.abort() } }
+        try VideoSegments.restrict(&plan, input: input, options: o, cancellation: cancellation)
+        let planCPU = threadCPUSeconds() - planCPU0
         var encoded = try encode(plan, output: output, options: o, cancellation: cancellation, progress: progress, t0: t0)
         encoded.ownCPU += planCPU
         for p in plan.producers {
@@ -539,6 +548,9 @@ public enum VideoConverter {
         let assembly = try StreamingAssembly(baseHeaders: base.headers, secondHeaders: second.headers,
                                              options: MVHEVCAssemblyOptions(baseIsLeft: o.heroIsLeft, layerSPSForm: o.layerSPSForm, matchAppleChoices: o.layerSPSForm == .multilayer), writer: writer)
         for e in eyes { e.assembly = assembly }
+        if let first = plan.segmentFirstFrame {
+            for e in eyes { e.aligner = try SliceFlagAligner(headers: e.headers, firstFrame: first) }
+        }
         left.start(); right.start()
 
         var frames = 0

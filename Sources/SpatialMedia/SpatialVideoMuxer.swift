@@ -23,6 +23,8 @@ public struct SpatialVideoMuxOptions: Sendable {
     public var faststart = false
     /// Samples per chunk.
     public var samplesPerChunk = 30
+    /// Boxes written in a `moov/udta` box (none: no `udta`), e.g. the frame range of a conversion segment.
+    public var movieUserData: [Box] = []
     public init() {}
 }
 
@@ -149,9 +151,11 @@ public enum SpatialVideoMuxer {
             var chunkOffsets: [UInt64] = []
             var off = dataStart
             for c in chunkSizes { chunkOffsets.append(off); off += c }
-            return try moovBox(entry: entry, samples: samples, timescale: timescale, frameDuration: duration, mediaDuration: mediaDuration,
-                               offsets: offsets, sync: sync.count == n ? nil : sync, perChunk: perChunk,
-                               chunkOffsets: chunkOffsets, co64: useCo64, width: stream.width, height: stream.height, container: options.container)
+            var moov = try moovBox(entry: entry, samples: samples, timescale: timescale, frameDuration: duration, mediaDuration: mediaDuration,
+                                   offsets: offsets, sync: sync.count == n ? nil : sync, perChunk: perChunk,
+                                   chunkOffsets: chunkOffsets, co64: useCo64, width: stream.width, height: stream.height, container: options.container)
+            if !options.movieUserData.isEmpty { moov.children?.append(Box(type: "udta", children: options.movieUserData)) }
+            return moov
         }
         let ftypSize = ftyp.encodedSize()
         var mdat = Box(type: "mdat", fields: mdatFields)

@@ -217,7 +217,16 @@ func videoConversionOptions(_ o: inout Options) throws(ABIError) -> (String?, MV
     // Options of the encode path (frame-packed or two-file video in): layout, rate control, preset, audio.
     var v = VideoConversionOptions()
     if let l = try o.choice("layout", StereoVideoLayout.allCases.map(\.rawValue)), let layout = StereoVideoLayout(rawValue: l) { v.layout = layout }
-    if let c = try o.int("crf", 0...51) { v.rateControl = .crf(Double(c)) }
+    let crf = try o.int("crf", 0...51), qp = try o.int("qp", 0...51)
+    if crf != nil && qp != nil { throw .argument("give \"crf\" or \"qp\", not both") }
+    if let c = crf { v.rateControl = .crf(Double(c)) }
+    if let q = qp { v.rateControl = .qp(q) }
+    v.keyint = try o.int("keyint", 1...100_000)
+    if let b = try o.int("bframes", 0...16) { v.bframes = b }
+    if let s = try o.string("segment") {
+        guard let seg = VideoSegment.parse(s) else { throw .argument("option \"segment\" must be \"K/N\" with 1 ≤ K ≤ N (got \"\(s)\")") }
+        v.segment = seg
+    }
     if let q = try o.string("eye_quality") {
         guard let e = EyeQuality(argument: q) else {
             throw ABIError.argument("eye_quality must be \"asymmetric\", \"asymmetric:N\" (N 0…6) or \"equal\" (got \"\(q)\")")
@@ -285,7 +294,9 @@ public func sm_convert_video(_ input: UnsafePointer<CChar>?, _ output: UnsafePoi
             try progress.report(1, "done")
             let json: JSON = .object([("output", .string(report.output)), ("bytes_written", .uint(report.bytes)), ("frames", .int(Int64(report.frames))),
                                       ("eye_width", .int(Int64(report.eyeWidth))), ("eye_height", .int(Int64(report.eyeHeight))),
-                                      ("layer0_bytes", .int(Int64(report.layer0Bytes))), ("layer1_bytes", .int(Int64(report.layer1Bytes)))])
+                                      ("layer0_bytes", .int(Int64(report.layer0Bytes))), ("layer1_bytes", .int(Int64(report.layer1Bytes))),
+                                      ("encoder", .string(report.encoder)), ("seconds", .double(report.seconds)),
+                                      ("audio", .array(report.audioTracks.map { .string($0) })), ("notes", .array(report.notes.map { .string($0) }))])
             try deliver(json.serialized(), to: outReport)
             return
         }
@@ -298,6 +309,50 @@ public func sm_convert_video(_ input: UnsafePointer<CChar>?, _ output: UnsafePoi
                                     ("samples", .int(Int64(result.samples))), ("sync_samples", .int(Int64(result.syncSamples))),
                                     ("timescale", .uint(UInt64(result.timescale))), ("frame_duration", .uint(UInt64(result.frameDuration)))])
         try deliver(report.serialized(), to: outReport)
+    }
+}
+
+@_cdecl("sm_concat_video")
+public func sm_concat_video(_ segments: UnsafePointer<CChar>?, _ output: UnsafePointer<CChar>?, _ options: UnsafePointer<CChar>?,
+                            _ progress: SMProgressFn?, _ userData: UnsafeMutableRawPointer?, _ cancel: UnsafePointer<Int32>?,
+                            _ outReport: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
+    outReport?.pointee = nil
+    return abiCall("sm_concat_video") { () throws(ABIError) in
+        let text = try requiredString(segments, "segments_json")
+        guard case .array(let items) = try OptionParser.parse(text) else { throw .argument("segments_json must be a JSON array of paths") }
+        var list: [String] = []
+        for item in items {
+            guard case .string(let s) = item, !s.isEmpty else { throw .argument("segments_json must hold non-empty strings only") }
+            list.append(s)
+        }
+        if list.isEmpty { throw .argument("segments_json is empty: give the segment files") }
+        let out = try requiredPath(output, "output")
+        var opts = try parseOptions(options)
+        var j = VideoJoinOptions()
+        j.audioFrom = try opts.string("audio_from")
+        if let a = try opts.choice("audio", ["copy", "none"]) { j.noAudio = a == "none" }
+        try opts.finish("sm_concat_video")
+        if j.audioFrom?.isEmpty == true { throw .argument("option \"audio_from\" is empty") }
+        try checkOutputs([("output", out)], inputs: list.map { ("segment", $0) } + (j.audioFrom.map { [("audio_from", $0)] } ?? []))
+        let progress = Progress(callback: progress, userData: userData, cancel: cancel)
+        try progress.report(0, "join")
+        let cancellation = ConversionCancellation()
+        let report: VideoJoinReport
+        do throws(ABIError) {
+            report = try lift { () throws(ParseError) in
+                try VideoSegmentJoiner.join(list, to: out, options: j, cancellation: cancellation) { done, total in
+                    do { try progress.report(min(0.99, Double(done) / Double(max(1, total))), "join") } catch { cancellation.cancel() }
+                }
+            }
+        } catch {
+            if cancellation.isCancelled { throw ABIError(SMStatus.cancelled, "cancelled while joining; nothing was written") }
+            throw error
+        }
+        try progress.report(1, "done")
+        let json: JSON = .object([("output", .string(report.output)), ("bytes_written", .uint(report.bytes)), ("frames", .int(Int64(report.frames))),
+                                  ("segments", .int(Int64(report.segments))), ("audio", .array(report.audioTracks.map { .string($0) })),
+                                  ("seconds", .double(report.seconds)), ("notes", .array(report.notes.map { .string($0) }))])
+        try deliver(json.serialized(), to: outReport)
     }
 }
 

@@ -179,6 +179,36 @@ struct OperationsTests {
         #expect(sm_split(Paths.movie2D, dir + "/l.hevc", dir + "/l.hevc", nil, nil, nil, nil, nil) == SMStatus.invalidArgument)
     }
 
+    @Test func segmentsAndConcat() throws {
+        let dir = try tempDir()
+        defer { removeDir(dir) }
+        let sbs = Paths.root + "/Conformance/files/sample_sbs_320x96.y4m"  // 30 frames
+        let opts = #"{"preset": "ultrafast", "qp": 30, "keyint": 10, "bframes": 2, "audio": "none"}"#
+        #expect(sm_convert_video(sbs, dir + "/one.mov", opts, nil, nil, nil, nil) == SMStatus.ok, "\(lastError())")
+        var segments: [String] = []
+        for k in 1...3 {
+            let seg = String(opts.dropLast()) + #", "segment": "\#(k)/3"}"#
+            var report: UnsafeMutablePointer<CChar>? = nil
+            #expect(sm_convert_video(sbs, dir + "/s\(k).mov", seg, nil, nil, nil, &report) == SMStatus.ok, "\(lastError())")
+            if let report { #expect(String(cString: report).contains("\"frames\":10")); sm_string_free(report) }
+            segments.append("\"\(dir)/s\(k).mov\"")
+        }
+        let list = "[" + segments.reversed().joined(separator: ",") + "]"
+        var report: UnsafeMutablePointer<CChar>? = nil
+        #expect(sm_concat_video(list, dir + "/joined.mov", #"{"audio": "none"}"#, nil, nil, nil, &report) == SMStatus.ok, "\(lastError())")
+        if let report { #expect(String(cString: report).contains("\"segments\":3")); sm_string_free(report) }
+        #expect(try readFile(dir + "/one.mov") == readFile(dir + "/joined.mov"))
+        // Wrong calls: no audio choice, a bad segment, an empty list, a missing segment, output = input.
+        #expect(sm_concat_video(list, dir + "/x.mov", nil, nil, nil, nil, nil) == SMStatus.invalidArgument)
+        #expect(sm_convert_video(sbs, dir + "/x.mov", #"{"segment": "4/3"}"#, nil, nil, nil, nil) == SMStatus.invalidArgument)
+        #expect(sm_convert_video(sbs, dir + "/x.mov", #"{"crf": 20, "qp": 20}"#, nil, nil, nil, nil) == SMStatus.invalidArgument)
+        #expect(sm_concat_video("[]", dir + "/x.mov", #"{"audio": "none"}"#, nil, nil, nil, nil) == SMStatus.invalidArgument)
+        #expect(sm_concat_video("[\(segments[0])]", dir + "/x.mov", #"{"audio": "none"}"#, nil, nil, nil, nil) == SMStatus.invalidArgument)
+        #expect(lastError().contains("missing"))
+        #expect(sm_concat_video(list, dir + "/s1.mov", #"{"audio": "none"}"#, nil, nil, nil, nil) == SMStatus.invalidArgument)
+        #expect(!Paths.exists(dir + "/x.mov"))
+    }
+
     @Test func validateThroughTheABI() throws {
         let h = try open(Paths.grid)
         defer { _ = sm_file_free(h) }
