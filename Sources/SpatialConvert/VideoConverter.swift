@@ -57,11 +57,12 @@ public struct VideoConversionOptions: Sendable {
     /// (one each: the two encoders run at once, one per core).
     public var poolThreadsPerEye: Int? = nil
     public var frameThreadsPerEye: Int? = nil
-    public var baselineMM: Double? = nil
-    public var hfovDegrees: Double? = nil
-    public var disparityPercent: Double? = nil
-    /// Hero eye; it is also the base layer (what 2D players show).
-    public var heroIsLeft = true
+    /// The stereo parameters written, in stored units; a nil field takes the one table of defaults,
+    /// ``StereoParameters/defaults`` (reported as a default, never as a measurement). The hero eye (left or right) is
+    /// also the base layer (what 2D players show); the projection is always `rect`.
+    public var stereo = StereoParameters()
+    /// The hero eye (``stereo``) is the left eye (the default).
+    public var heroIsLeft: Bool { (stereo.heroEye ?? StereoParameters.defaults.heroEye) != .right }
     public var audio: Audio = .copy
     /// Take the audio tracks from this movie instead of the input.
     public var audioFrom: String? = nil
@@ -82,8 +83,6 @@ public struct VideoConversionOptions: Sendable {
     public var limits: Limits = .default
 
     public static let defaultCRF = 23.0
-    public static let defaultBaselineMM = 64.0
-    public static let defaultHFOVDegrees = 60.0
     public init() {}
 }
 
@@ -113,13 +112,19 @@ public struct VideoConversionReport: Sendable {
     /// Bytes of layer-0 and layer-1 NAL units (payload of the samples).
     public var layer0Bytes: Int
     public var layer1Bytes: Int
-    public var baselineMM: Double
+    /// The stereo parameters written (every field set).
+    public var stereo: StereoParameters
     public var baselineSource: String
-    public var hfovDegrees: Double
     public var hfovSource: String
-    public var disparityPercent: Double
     public var disparitySource: String
-    public var heroIsLeft: Bool
+    /// Baseline written, in millimetres (``stereo``).
+    public var baselineMM: Double { stereo.baselineMillimetres ?? 0 }
+    /// Field of view written, in degrees (``stereo``).
+    public var hfovDegrees: Double { stereo.horizontalFieldOfViewDegrees ?? 0 }
+    /// Disparity adjustment written, in percent of the width (``stereo``).
+    public var disparityPercent: Double { stereo.disparityPercent ?? 0 }
+    /// The hero eye (and base layer) is the left eye.
+    public var heroIsLeft: Bool { stereo.heroEye != .right }
     public var audioTracks: [String]
     public var encoder: String
     /// Things done to the input a person should know about (dropped columns, 10-bit → 8-bit, …).
@@ -301,7 +306,6 @@ public enum VideoConverter {
         var cropW: Int, cropH: Int, eyeW: Int, eyeH: Int
         var fpsNum: Int, fpsDen: Int
         var mux: SpatialVideoMuxOptions
-        var baseline: Double, hfov: Double, disparity: Double
         var audio: VideoAudio.Plan
         var notes: [String]
     }
@@ -362,14 +366,13 @@ public enum VideoConverter {
         if case .bitrate(let k, _, _) = o.rateControl, k <= 0 { throw ParseError(.invalidValue, offset: 0, "bitrate must be positive (kbit/s)") }
         if let k = o.keyint, k < 1 { throw ParseError(.invalidValue, offset: 0, "keyint must be at least 1") }
         guard (0...16).contains(o.bframes) else { throw ParseError(.invalidValue, offset: 0, "bframes must be 0…16") }
-        let baseline = o.baselineMM ?? VideoConversionOptions.defaultBaselineMM
-        let hfov = o.hfovDegrees ?? VideoConversionOptions.defaultHFOVDegrees
-        let disparity = o.disparityPercent ?? 0
         var mux = SpatialVideoMuxOptions()
-        mux.baselineMicrometres = try SpatialUnits.micrometres(fromMillimetres: baseline)
-        mux.horizontalFieldOfViewMillidegrees = try SpatialUnits.millidegrees(fromDegrees: hfov)
-        mux.disparityAdjustment = try SpatialUnits.disparityUnits(fromPercent: disparity)
-        mux.heroEye = o.heroIsLeft ? .left : .right
+        mux.stereo = o.stereo.filled()
+        mux.stereo.projectionKind = StereoParameters.defaults.projectionKind
+        guard mux.stereo.heroEye == .left || mux.stereo.heroEye == .right else {
+            throw ParseError(.invalidArgument, offset: 0, "the hero eye of a converted video is its base layer: left or right")
+        }
+        try mux.stereo.validate()
         mux.container = o.container
         mux.faststart = o.faststart
         try checkOutputDirectory(output)
@@ -396,7 +399,7 @@ public enum VideoConverter {
             let g = try geometry(producers, input: input, options: o, notes: &notes)
             let audio = try VideoAudio.plan(for: input, options: o, notes: &notes)
             return Plan(producers: producers, sourceName: sourceName, cropW: g.cropW, cropH: g.cropH, eyeW: g.eyeW, eyeH: g.eyeH,
-                        fpsNum: g.fpsNum, fpsDen: g.fpsDen, mux: mux, baseline: baseline, hfov: hfov, disparity: disparity,
+                        fpsNum: g.fpsNum, fpsDen: g.fpsDen, mux: mux,
                         audio: audio, notes: notes)
         } catch {
             for p in producers { p.abort() }
@@ -612,10 +615,10 @@ public enum VideoConverter {
             output: output, source: plan.sourceName, frames: e.frames, eyeWidth: plan.eyeW, eyeHeight: plan.eyeH,
             fpsNum: plan.fpsNum, fpsDen: plan.fpsDen, bytes: UInt64(fileSize(output)),
             layer0Bytes: e.writer.layer0Bytes, layer1Bytes: e.writer.layer1Bytes,
-            baselineMM: plan.baseline, baselineSource: o.baselineMM == nil ? "default, not measured" : "--baseline",
-            hfovDegrees: plan.hfov, hfovSource: o.hfovDegrees == nil ? "default, not measured" : "--hfov",
-            disparityPercent: plan.disparity, disparitySource: o.disparityPercent == nil ? "default, not measured" : "--disparity",
-            heroIsLeft: o.heroIsLeft, audioTracks: audio, encoder: x265, notes: plan.notes, seconds: seconds,
+            stereo: plan.mux.stereo, baselineSource: o.stereo.baselineMicrometres == nil ? "default, not measured" : "--baseline",
+            hfovSource: o.stereo.horizontalFieldOfViewMillidegrees == nil ? "default, not measured" : "--hfov",
+            disparitySource: o.stereo.disparityAdjustment == nil ? "default, not measured" : "--disparity",
+            audioTracks: audio, encoder: x265, notes: plan.notes, seconds: seconds,
             ownCPUSeconds: e.ownCPU, processCPUSeconds: processCPU, peakRSSBytes: peakRSSBytes())
     }
 

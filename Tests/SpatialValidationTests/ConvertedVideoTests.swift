@@ -17,8 +17,8 @@ struct ConvertedVideoTests {
     func convert(swap: Bool, to out: String) throws {
         var o = VideoConversionOptions()
         o.preset = "ultrafast"
-        o.baselineMM = 64
-        o.hfovDegrees = 60
+        o.stereo.baselineMicrometres = 64_000
+        o.stereo.horizontalFieldOfViewMillidegrees = 60_000
         o.swapEyes = swap
         _ = try VideoConverter.convert(.packed(Self.root + "/Conformance/files/sample_sbs_320x96.y4m"), to: out, options: o)
     }
