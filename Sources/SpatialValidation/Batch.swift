@@ -16,7 +16,8 @@ public enum BatchValidator {
         public var count: Int { files.count + pairs.count }
     }
 
-    /// Expands directories recursively (hidden names skipped) into their media files, sorted; files named on the
+    /// Expands directories recursively (hidden names skipped) into their media files, sorted by name, each
+    /// directory's files before its subdirectories'; files named on the
     /// command line are kept as given. In a directory, files that are not media (by their first bytes) are
     /// skipped, and images named `NAME_L.ext` / `NAME_R.ext` (any case) are validated as one left/right pair.
     public static func plan(_ paths: [String]) -> Plan {
@@ -33,10 +34,11 @@ public enum BatchValidator {
     static func walk(_ dir: String, into plan: inout Plan, depth: Int) {
         guard depth < 32 else { return }
         var media: [String] = []
+        var subdirectories: [String] = []
         for n in FileSystem.names(inDirectory: dir).filter({ !$0.hasPrefix(".") }).sorted() {
             let full = dir.hasSuffix("/") ? dir + n : dir + "/" + n
             switch FileSystem.kind(full) {
-            case .directory?: walk(full, into: &plan, depth: depth + 1)
+            case .directory?: subdirectories.append(full)
             case .regular?: if FileProbe.isMedia(full) { media.append(full) } else { plan.skipped.append(full) }
             default: plan.skipped.append(full)
             }
@@ -52,6 +54,8 @@ public enum BatchValidator {
         }
         for f in media where !used.contains(f) { rest.append(f) }
         plan.files += rest
+        // A directory's own files come before those of its subdirectories.
+        for d in subdirectories { walk(d, into: &plan, depth: depth + 1) }
     }
 
     /// `dir/NAME` (lower-cased) when the file's name (without extension) ends in `_L`/`_R` for `eye`.

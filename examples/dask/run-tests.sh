@@ -6,7 +6,7 @@
 #   WHEEL=dist/spatialmedia-0.2.0-py3-none-linux_x86_64.whl SPATIALMEDIA_CLI=.build/release/spatial-media \
 #     bash examples/dask/run-tests.sh
 #
-# SPATIALMEDIA_CLI: a built spatial-media to compare verdicts with (default: .build/release, else .build/debug).
+# SPATIALMEDIA_CLI: a built spatial-media to compare verdicts with (default: the newer of .build/release and .build/debug).
 # SPATIALMEDIA_SHARED: the shared directory holding corpus/ (default ../shared).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -21,9 +21,11 @@ if [ -z "$wheel" ]; then
   wheel=$(ls "$work"/dist/spatialmedia-*.whl | head -1)
 fi
 cli="${SPATIALMEDIA_CLI:-}"
-for c in .build/release/spatial-media .build/debug/spatial-media; do
-  if [ -z "$cli" ] && [ -x "$c" ]; then cli="$root/$c"; fi
-done
+if [ -z "$cli" ]; then
+  # The most recently built one: a stale release binary must not stand in for today's debug build.
+  newest=$(ls -t .build/release/spatial-media .build/debug/spatial-media 2>/dev/null | head -1 || true)
+  [ -n "$newest" ] && cli="$root/$newest"
+fi
 "$python" -m venv "$work/venv"
 "$work/venv/bin/pip" install -q "$wheel" "dask[distributed]" pytest > "$work/install.log" 2>&1 \
   || { tail -30 "$work/install.log"; echo "dask tests: pip install failed" >&2; exit 1; }
