@@ -59,7 +59,7 @@ public struct VideoConversionOptions: Sendable {
     public var frameThreadsPerEye: Int? = nil
     /// The stereo parameters written, in stored units; a nil field takes the one table of defaults,
     /// ``StereoParameters/defaults`` (reported as a default, never as a measurement). The hero eye (left or right) is
-    /// also the base layer (what 2D players show); the projection is always `rect`.
+    /// also the base layer (what 2D players show); the projection is `rect` (another kind is refused).
     public var stereo = StereoParameters()
     /// The hero eye (``stereo``) is the left eye (the default).
     public var heroIsLeft: Bool { (stereo.heroEye ?? StereoParameters.defaults.heroEye) != .right }
@@ -367,8 +367,10 @@ public enum VideoConverter {
         if let k = o.keyint, k < 1 { throw ParseError(.invalidValue, offset: 0, "keyint must be at least 1") }
         guard (0...16).contains(o.bframes) else { throw ParseError(.invalidValue, offset: 0, "bframes must be 0…16") }
         var mux = SpatialVideoMuxOptions()
+        if let p = o.stereo.projectionKind, p != "rect" {
+            throw ParseError(.invalidArgument, offset: 0, "a converted video is rectilinear ('rect'); projection '\(p)' cannot be written by conversion")
+        }
         mux.stereo = o.stereo.filled()
-        mux.stereo.projectionKind = StereoParameters.defaults.projectionKind
         guard mux.stereo.heroEye == .left || mux.stereo.heroEye == .right else {
             throw ParseError(.invalidArgument, offset: 0, "the hero eye of a converted video is its base layer: left or right")
         }

@@ -124,5 +124,11 @@ import SpatialMediaKit
         #expect(throws: ParseError.self) { try SpatialVideo(contentsOf: Self.photo) }
         #expect(throws: ParseError.self) { try SpatialPhoto(contentsOf: Self.root + "/Conformance/files/multitrack.mov") }
         #expect(throws: ParseError.self) { try SpatialVideo.editMetadata(of: Self.sample, to: nil) { _ in } }
+        // A conversion writes rectilinear video only; another projection is refused, not replaced.
+        let dir = try Self.tempDir("refused")
+        #expect(throws: ParseError.self) {
+            try SpatialConversion.video(.sideBySide(Self.sample), to: dir + "/x.mov", stereo: StereoParameters(projectionKind: "equi"))
+        }
+        #expect(!FileManager.default.fileExists(atPath: dir + "/x.mov"))
     }
 }
