@@ -37,7 +37,7 @@ for spec in $SIZES; do
      -map "[r]" -pix_fmt yuv420p -f yuv4mpegpipe "$W/r.fifo"
   wait $pl $pr
   t1=$(date +%s.%N)
-  "$BIN" convert "$in" -o "$W/out.mov" --preset "$PRESET" --crf "$CRF" --keyint $KEYINT --bframes 3 --no-audio --json > "$W/ours.json"
+  "$BIN" convert "$in" -o "$W/out.mov" --preset "$PRESET" --crf "$CRF" --keyint $KEYINT --bframes 3 --eye-quality equal --no-audio --json > "$W/ours.json"
   t2=$(date +%s.%N)
   python3 - "$W" "$t0" "$t1" "$t2" "$ew" "$eh" "$frames" "$PRESET" <<'EOF'
 import json, sys

@@ -423,7 +423,9 @@ sm_status sm_convert_photo(const char *input, const char *output, const char *op
  *  - anything else: a frame-packed video (`input` alone: Y4M, MP4/MOV with HEVC, or any format when ffmpeg
  *    is on PATH) or two video files (`input` + "right_input") is decoded, split into eyes, encoded with
  *    libx265 (one encoder per eye, running at once) and assembled; audio is copied. Extra options for this
- *    path: "layout": "sbs" | "tb" | "half-sbs" | "half-tb" (default sbs), "crf": 0…51, "preset": x265 preset
+ *    path: "layout": "sbs" | "tb" | "half-sbs" | "half-tb" (default sbs), "crf": 0…51 (the base-layer eye's),
+ *    "eye_quality": "asymmetric" (default: the other eye 5 CRF steps coarser, never above CRF 28) |
+ *    "asymmetric:N" (N 0…6) | "equal" (both eyes alike), "preset": x265 preset
  *    name (default medium), "audio": "copy" | "none". Progress stage "encode" reports the fraction of frames
  *    encoded when known; the callback or the cancel flag stops it (SM_ERR_CANCELLED, nothing written).
  *    Report: {"output","bytes_written","frames","eye_width","eye_height","layer0_bytes","layer1_bytes"}.

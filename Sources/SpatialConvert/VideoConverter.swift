@@ -47,7 +47,16 @@ public struct VideoConversionOptions: Sendable {
     public var layout: StereoVideoLayout = .sbs
     /// The left half / top / first file is the right eye.
     public var swapEyes = false
+    /// Rate of the hero eye as a CRF or QP (the other eye follows ``eyeQuality``), or `.bitrate` for both eyes
+    /// together (split between them by ``eyeQuality``; its VBV fields likewise are totals).
     public var rateControl: HEVCEncoderSettings.RateControl = .crf(VideoConversionOptions.defaultCRF)
+    /// How the eyes share quality: the non-hero eye coarser by default (see ``EyeQuality``).
+    public var eyeQuality: EyeQuality = .standard
+    /// VBV max rate and buffer of both eyes together (kbit/s, kbit); nil = none (or the preset's).
+    public var maxBitrateKbps: Int? = nil
+    public var vbvBufferKbit: Int? = nil
+    /// Limits of a playback platform (size per eye, peak bitrate).
+    public var publishing: PublishingPreset? = nil
     public var preset = "medium"
     /// Distance between IDR pictures in frames; nil = 2 seconds of frames.
     public var keyint: Int? = nil
@@ -127,6 +136,8 @@ public struct VideoConversionReport: Sendable {
     public var heroIsLeft: Bool { stereo.heroEye != .right }
     public var audioTracks: [String]
     public var encoder: String
+    /// How the two layers were encoded, and whether a multiview libx265 was found.
+    public var encodePath: String
     /// Things done to the input a person should know about (dropped columns, 10-bit → 8-bit, …).
     public var notes: [String]
     /// Wall-clock seconds, total and per phase.
@@ -150,6 +161,7 @@ public struct VideoConversionReport: Sendable {
         var l = [
             "\(frames) frames, \(eyeWidth)×\(eyeHeight) per eye, \(fpsNum)/\(fpsDen) fps, \(bytes) bytes, from \(source)",
             "encoder: \(encoder)",
+            "encode path: \(encodePath)",
             "layer 0 (\(heroIsLeft ? "left" : "right")): \(Int(kbps.layer0.rounded())) kbit/s, layer 1: \(Int(kbps.layer1.rounded())) kbit/s (layer 1 / layer 0 = \(fmt((layer1ToLayer0 * 100).rounded() / 100)))",
             "baseline: \(fmt(baselineMM)) mm (\(baselineSource))",
             "horizontal field of view: \(fmt(hfovDegrees))° (\(hfovSource))",
@@ -316,6 +328,7 @@ public enum VideoConverter {
         var assembly: StreamingAssembly
         var writer: SpatialVideoStreamWriter
         var settings: HEVCEncoderSettings
+        var eyes: EyeEncoding
         var ownCPU: Double
     }
 
@@ -335,6 +348,7 @@ public enum VideoConverter {
         if case .bitrate(let k, _, _) = o.rateControl, k <= 0 { throw ParseError(.invalidArgument, offset: 0, "bitrate must be positive (kbit/s)") }
         if let k = o.keyint, k < 1 { throw ParseError(.invalidArgument, offset: 0, "keyint must be at least 1") }
         guard (0...16).contains(o.bframes) else { throw ParseError(.invalidArgument, offset: 0, "bframes must be 0…16") }
+        try checkEyeOptions(o)
         let planCPU0 = threadCPUSeconds()
         var plan = try makePlan(input, output: output, options: o)
         let planCPU = threadCPUSeconds() - planCPU0
@@ -509,14 +523,17 @@ public enum VideoConverter {
         var ownCPU = 0.0
         let readerCPUStart = threadCPUSeconds()
         let settings = encoderSettings(o, fpsNum: plan.fpsNum, fpsDen: plan.fpsDen)
+        let eyeSettings = try eyeEncoding(settings, options: o, eyeW: plan.eyeW, eyeH: plan.eyeH, fpsNum: plan.fpsNum, fpsDen: plan.fpsDen)
+        let leftSettings = o.heroIsLeft ? eyeSettings.hero : eyeSettings.other
+        let rightSettings = o.heroIsLeft ? eyeSettings.other : eyeSettings.hero
         // Opening the encoders is x265's work, not ours: taken out of the reader thread's CPU time.
         let encoderOpenStart = threadCPUSeconds()
         let keepDir = o.keepStreamsPrefix.map { p -> String in
             guard let slash = p.lastIndex(of: "/") else { return "." }
             return String(p[..<slash]).isEmpty ? "/" : String(p[..<slash])
         }
-        let left = try EyeEncoder(name: "left", layer: o.heroIsLeft ? 0 : 1, width: plan.eyeW, height: plan.eyeH, settings: settings, keepIn: keepDir, limits: o.limits)
-        let right = try EyeEncoder(name: "right", layer: o.heroIsLeft ? 1 : 0, width: plan.eyeW, height: plan.eyeH, settings: settings, keepIn: keepDir, limits: o.limits)
+        let left = try EyeEncoder(name: "left", layer: o.heroIsLeft ? 0 : 1, width: plan.eyeW, height: plan.eyeH, settings: leftSettings, keepIn: keepDir, limits: o.limits)
+        let right = try EyeEncoder(name: "right", layer: o.heroIsLeft ? 1 : 0, width: plan.eyeW, height: plan.eyeH, settings: rightSettings, keepIn: keepDir, limits: o.limits)
         ownCPU -= threadCPUSeconds() - encoderOpenStart
         let eyes = [left, right]
         // Pictures are paired, assembled and written while the encoders run: the coded streams are never held whole.
@@ -564,7 +581,7 @@ public enum VideoConverter {
         }
         ownCPU += left.packCPU + right.packCPU
         progress?(VideoConversionProgress(frames: frames, totalFrames: frames, elapsedSeconds: monotonicSeconds() - t0))
-        return Encoded(frames: frames, assembly: assembly, writer: writer, settings: settings, ownCPU: ownCPU)
+        return Encoded(frames: frames, assembly: assembly, writer: writer, settings: settings, eyes: eyeSettings, ownCPU: ownCPU)
     }
 
     /// The next frame of the input(s) as two eyes (8-bit, cropped, stretched back for half layouts), or nil at the end.
@@ -612,7 +629,7 @@ public enum VideoConverter {
     static func report(_ plan: Plan, _ e: Encoded, audio: [String], output: String, options o: VideoConversionOptions,
                        seconds: Double, processCPU: Double) -> VideoConversionReport {
         let s = e.settings
-        let x265 = "x265 \(HEVCEncoder.version), 2 encoders at once (pools \(s.threads), frame-threads \(s.frameThreads) each), preset \(o.preset), \(rateText(o.rateControl)), keyint \(s.keyint), \(o.bframes) B-frames (fixed), closed GOP, no scene-cut; layer-1 SPS \(o.layerSPSForm.rawValue) form"
+        let x265 = "x265 \(HEVCEncoder.version), 2 encoders at once (pools \(s.threads), frame-threads \(s.frameThreads) each), preset \(o.preset), \(e.eyes.summary), keyint \(s.keyint), \(o.bframes) B-frames (fixed), closed GOP, no scene-cut; layer-1 SPS \(o.layerSPSForm.rawValue) form"
         return VideoConversionReport(
             output: output, source: plan.sourceName, frames: e.frames, eyeWidth: plan.eyeW, eyeHeight: plan.eyeH,
             fpsNum: plan.fpsNum, fpsDen: plan.fpsDen, bytes: UInt64(fileSize(output)),
@@ -620,16 +637,9 @@ public enum VideoConverter {
             stereo: plan.mux.stereo, baselineSource: o.stereo.baselineMicrometres == nil ? "default, not measured" : "--baseline",
             hfovSource: o.stereo.horizontalFieldOfViewMillidegrees == nil ? "default, not measured" : "--hfov",
             disparitySource: o.stereo.disparityAdjustment == nil ? "default, not measured" : "--disparity",
-            audioTracks: audio, encoder: x265, notes: plan.notes, seconds: seconds,
+            audioTracks: audio, encoder: x265, encodePath: encodePathText(X265MultiviewProbe.current),
+            notes: plan.notes + e.eyes.notes, seconds: seconds,
             ownCPUSeconds: e.ownCPU, processCPUSeconds: processCPU, peakRSSBytes: peakRSSBytes())
-    }
-
-    static func rateText(_ r: HEVCEncoderSettings.RateControl) -> String {
-        switch r {
-        case .crf(let c): return "CRF \(fmt(c)) per eye"
-        case .qp(let q): return "QP \(q)"
-        case .bitrate(let k, _, _): return "\(k) kbit/s per eye"
-        }
     }
 
     static func fileSize(_ path: String) -> Int {

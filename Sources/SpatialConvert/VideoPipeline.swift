@@ -51,7 +51,8 @@ public final class ConversionCancellation: @unchecked Sendable {
 /// blocks while empty and returns nil once the queue is closed and drained (or aborted).
 final class BoundedQueue<T>: @unchecked Sendable {
     private let monitor = Monitor()
-    private var items: [T] = []
+    /// Taken items are cleared at once (a consumed frame must not stay alive until the array is compacted).
+    private var items: [T?] = []
     private var head = 0
     private let capacity: Int
     private var closed = false
@@ -73,6 +74,7 @@ final class BoundedQueue<T>: @unchecked Sendable {
             while head >= items.count && !closed && !aborted { monitor.wait() }
             if aborted || head >= items.count { return nil }
             let item = items[head]
+            items[head] = nil
             head += 1
             if head > 64 { items.removeFirst(head); head = 0 }
             monitor.broadcast()

@@ -244,6 +244,12 @@ func videoConversionOptions(_ o: inout Options) throws(ABIError) -> (String?, MV
     var v = VideoConversionOptions()
     if let l = try o.choice("layout", StereoVideoLayout.allCases.map(\.rawValue)), let layout = StereoVideoLayout(rawValue: l) { v.layout = layout }
     if let c = try o.int("crf", 0...51) { v.rateControl = .crf(Double(c)) }
+    if let q = try o.string("eye_quality") {
+        guard let e = EyeQuality(argument: q) else {
+            throw ABIError.argument("eye_quality must be \"asymmetric\", \"asymmetric:N\" (N 0…6) or \"equal\" (got \"\(q)\")")
+        }
+        v.eyeQuality = e
+    }
     if let p = try o.choice("preset", ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow", "placebo"]) { v.preset = p }
     if let a = try o.choice("audio", ["copy", "none"]), let audio = VideoConversionOptions.Audio(rawValue: a) { v.audio = audio }
     var a = MVHEVCAssemblyOptions()

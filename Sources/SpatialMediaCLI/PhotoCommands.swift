@@ -60,8 +60,12 @@ struct ConvertPhoto: ParsableCommand {
     @Flag(help: "Photos: set the disparity adjustment from the measured disparity so the nearest content sits just behind the window.") var autoDisparity = false
     @Flag(help: "Print the report as JSON.") var json = false
     // Video options.
-    @Option(help: "Video: x265 constant rate factor per eye, 0…51 (default 23).") var crf: Double?
-    @Option(help: "Video: average bitrate per eye in kbit/s (instead of --crf).") var bitrate: Int?
+    @Option(help: "Video: x265 constant rate factor of the hero eye, 0…51 (default 23); the other eye follows --eye-quality.") var crf: Double?
+    @Option(help: "Video: average bitrate of both eyes together in kbit/s (instead of --crf), split between the eyes by --eye-quality.") var bitrate: Int?
+    @Option(help: "Video: asymmetric (default: the non-hero eye 5 CRF steps coarser, never above CRF 28), asymmetric:N (N steps, 0…6), or equal (both eyes alike, as before).") var eyeQuality: String?
+    @Option(help: "Video: VBV max bitrate of both eyes together, kbit/s (kept within the HEVC level of the eye size).") var maxBitrate: Int?
+    @Option(help: "Video: VBV buffer of both eyes together, kbit (default: 1 s of --max-bitrate).") var vbvBufsize: Int?
+    @Option(help: "Video: publishing limits to apply: vision-pro (at most 4320×4320 per eye, peak 150 Mbit/s).") var applePreset: String?
     @Option(help: "Video: x265 preset (ultrafast … placebo, default medium).") var preset: String?
     @Option(help: "Video: IDR interval in frames (default 2 s of frames).") var keyint: Int?
     @Option(help: "Video: B-frames in the fixed pattern (default 3).") var bframes: Int?
@@ -88,6 +92,10 @@ struct ConvertPhoto: ParsableCommand {
         var o: [String] = []
         if crf != nil { o.append("--crf") }
         if bitrate != nil { o.append("--bitrate") }
+        if eyeQuality != nil { o.append("--eye-quality") }
+        if maxBitrate != nil { o.append("--max-bitrate") }
+        if vbvBufsize != nil { o.append("--vbv-bufsize") }
+        if applePreset != nil { o.append("--apple-preset") }
         if preset != nil { o.append("--preset") }
         if keyint != nil { o.append("--keyint") }
         if bframes != nil { o.append("--bframes") }
@@ -126,7 +134,13 @@ struct ConvertPhoto: ParsableCommand {
             if layout != "auto" && StereoVideoLayout(rawValue: layout) == nil { throw ValidationError("--layout must be sbs, tb, half-sbs or half-tb for a video") }
             if crf != nil && bitrate != nil { throw ValidationError("give --crf or --bitrate, not both") }
             if let c = crf, !(0...51).contains(c) { throw ValidationError("--crf must be between 0 and 51") }
-            if let b = bitrate, b <= 0 { throw ValidationError("--bitrate must be positive (kbit/s)") }
+            if let b = bitrate, !(2...480_000).contains(b) { throw ValidationError("--bitrate must be 2…480000 (kbit/s, both eyes together)") }
+            if let q = eyeQuality, EyeQuality(argument: q) == nil { throw ValidationError("--eye-quality must be asymmetric, asymmetric:N (N 0…\(NumberText.fixed(EyeQuality.maximumCRFOffset, places: 0)) CRF steps) or equal") }
+            if let m = maxBitrate, m <= 0 { throw ValidationError("--max-bitrate must be positive (kbit/s)") }
+            if let b = vbvBufsize, b <= 0 { throw ValidationError("--vbv-bufsize must be positive (kbit)") }
+            if vbvBufsize != nil && maxBitrate == nil && applePreset == nil { throw ValidationError("--vbv-bufsize needs --max-bitrate") }
+            if let b = bitrate, let m = maxBitrate, b > m { throw ValidationError("--bitrate \(b) is above --max-bitrate \(m)") }
+            if let a = applePreset, PublishingPreset(rawValue: a) == nil { throw ValidationError("--apple-preset must be one of \(PublishingPreset.allCases.map(\.rawValue).joined(separator: ", "))") }
             if let a = audio, !["copy", "none"].contains(a) { throw ValidationError("--audio must be copy or none") }
             if let h = hero, !["left", "right"].contains(h) { throw ValidationError("--hero must be left or right") }
             if let d = decoder, VideoConversionOptions.Decoder(rawValue: d) == nil { throw ValidationError("--decoder must be auto or ffmpeg") }
@@ -207,6 +221,10 @@ extension ConvertPhoto {
         o.layout = StereoVideoLayout(rawValue: layout) ?? .sbs
         o.swapEyes = swapEyes
         if let b = bitrate { o.rateControl = .bitrate(kbps: b) } else { o.rateControl = .crf(crf ?? VideoConversionOptions.defaultCRF) }
+        o.eyeQuality = eyeQuality.flatMap { EyeQuality(argument: $0) } ?? .standard
+        o.maxBitrateKbps = maxBitrate
+        o.vbvBufferKbit = vbvBufsize
+        o.publishing = applePreset.flatMap { PublishingPreset(rawValue: $0) }
         o.preset = preset ?? "medium"
         o.keyint = keyint
         o.bframes = bframes ?? 3
@@ -243,7 +261,7 @@ extension ConvertPhoto {
                     ("hfov_degrees", .double(r.hfovDegrees)), ("hfov_source", .string(r.hfovSource)),
                     ("disparity_percent", .double(r.disparityPercent)), ("disparity_source", .string(r.disparitySource)),
                     ("hero", .string(r.heroIsLeft ? "left" : "right")), ("audio", .array(r.audioTracks.map { .string($0) })),
-                    ("encoder", .string(r.encoder)), ("seconds", .double(r.seconds)), ("own_cpu_seconds", .double(r.ownCPUSeconds)),
+                    ("encoder", .string(r.encoder)), ("encode_path", .string(r.encodePath)), ("seconds", .double(r.seconds)), ("own_cpu_seconds", .double(r.ownCPUSeconds)),
                     ("process_cpu_seconds", .double(r.processCPUSeconds)), ("peak_rss_bytes", .uint(r.peakRSSBytes)),
                     ("notes", .array(r.notes.map { .string($0) })),
                 ])

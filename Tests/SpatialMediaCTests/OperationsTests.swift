@@ -148,6 +148,24 @@ struct OperationsTests {
         if let report { #expect(String(cString: report).contains("\"frames\":30")); sm_string_free(report) }
         report = nil
         #expect(Paths.exists(dir + "/sbs.mov"))
+        // eye_quality (issue 23): equal makes the second layer cost about what the first does, the default less.
+        func layers(_ json: String, _ name: String) throws -> (Int, Int) {
+            var r: UnsafeMutablePointer<CChar>? = nil
+            #expect(sm_convert_video(sbs, dir + "/" + name, json, nil, nil, nil, &r) == SMStatus.ok, "\(lastError())")
+            let text = r.map { String(cString: $0) } ?? ""
+            sm_string_free(r)
+            func number(_ key: String) throws -> Int {
+                let pairs = text.split(whereSeparator: { $0 == "," || $0 == "{" || $0 == "}" }).map { $0.split(separator: ":", maxSplits: 1) }
+                let value = pairs.first { $0.count == 2 && $0[0] == "\"\(key)\"" }.map { String($0[1]) }
+                return try #require(value.flatMap { Int($0) }, "\(key) in \(text)")
+            }
+            return (try number("layer0_bytes"), try number("layer1_bytes"))
+        }
+        let equal = try layers(#"{"preset": "ultrafast", "eye_quality": "equal"}"#, "equal.mov")
+        let asym = try layers(#"{"preset": "ultrafast"}"#, "asym.mov")
+        #expect(asym.0 == equal.0 && Double(asym.1) < 0.8 * Double(equal.1), "equal \(equal), asymmetric \(asym)")
+        #expect(sm_convert_video(sbs, dir + "/bad.mov", #"{"eye_quality": "better"}"#, nil, nil, nil, nil) == SMStatus.invalidArgument)
+        #expect(lastError().contains("eye_quality") && !Paths.exists(dir + "/bad.mov"))
         // A 2D movie whose samples are not decodable: an error status, a message, nothing written.
         #expect(sm_convert_video(Paths.movie2D, dir + "/out.mov", nil, nil, nil, nil, &report) != SMStatus.ok)
         #expect(!lastError().isEmpty)

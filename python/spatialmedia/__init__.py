@@ -738,14 +738,15 @@ def convert(input: PathLike, output: PathLike, *, right_input: Optional[PathLike
             audio: Optional[str] = None, half_resolution: Optional[bool] = None, swap_eyes: Optional[bool] = None,
             photo_form: Optional[str] = None, bit_depth: Optional[int] = None, threads: Optional[int] = None,
             base_eye: Optional[str] = None, frame_rate: Optional[tuple[int, int]] = None,
-            progress: Optional[ProgressCallback] = None, cancel: Optional[CancelToken] = None) -> ConvertReport:
+            eye_quality: Optional[str] = None, progress: Optional[ProgressCallback] = None, cancel: Optional[CancelToken] = None) -> ConvertReport:
     """Converts a stereo source into a spatial photo (``output`` ending in .heic/.heif) or a spatial video.
 
     Photos: ``input`` is one side-by-side/top-bottom image (JPEG, PNG, HEIC) or an MPO, or the left eye
     with ``right_input``; options ``layout`` (sbs/tb/auto), ``half_resolution``, ``swap_eyes``,
     ``quality`` (0…100), ``photo_form``, ``bit_depth`` (8/10), ``threads``.
     Videos: a frame-packed video (``layout`` sbs/tb/half-sbs/half-tb), two video files, or two raw HEVC
-    streams (assembled without re-encoding); options ``crf`` (0…51), ``preset``, ``audio``
+    streams (assembled without re-encoding); options ``crf`` (0…51, the base-layer eye's), ``eye_quality``
+    ("asymmetric" (default: the other eye 5 CRF steps coarser), "asymmetric:N", "equal"), ``preset``, ``audio``
     (copy/none), ``container`` (mov/mp4), ``faststart``, ``hero_eye``, ``base_eye``, ``frame_rate``.
     Stereo parameters in stored or human units as for ``edit``. ``progress(fraction, stage)`` returning
     True, or ``cancel.cancel()``, stops the work: CancelledError, and no output is written.
@@ -755,7 +756,8 @@ def convert(input: PathLike, output: PathLike, *, right_input: Optional[PathLike
     photo = _is_photo_output(output)
     if photo:
         for name, value in (("crf", crf), ("preset", preset), ("container", container), ("faststart", faststart),
-                            ("audio", audio), ("hero_eye", hero_eye), ("base_eye", base_eye), ("frame_rate", frame_rate)):
+                            ("audio", audio), ("hero_eye", hero_eye), ("base_eye", base_eye), ("frame_rate", frame_rate),
+                            ("eye_quality", eye_quality)):
             if value is not None:
                 raise invalid_argument(f"{name} applies to video conversion only (the output {os.fspath(output)!r} is a photo)")
         if fields.baseline_um is not None and fields.baseline_um > 0x7FFF_FFFF:
@@ -790,6 +792,7 @@ def convert(input: PathLike, output: PathLike, *, right_input: Optional[PathLike
             "disparity": fields.disparity, "hero_eye": hero_eye, "base_eye": base_eye,
             "crf": None if crf is None else _integer("crf", crf, 0, 51), "preset": preset, "audio": audio,
             "container": container, "faststart": faststart, "frame_rate_num": num, "frame_rate_den": den,
+            "eye_quality": eye_quality,
         })
         function = "sm_convert_video"
     p = _Progress(progress)
