@@ -17,7 +17,9 @@ import SpatialMediaKit
         return FileManager.default.fileExists(atPath: p) ? p : nil
     }
     static func tempDir(_ name: String) throws -> String {
-        let d = NSTemporaryDirectory() + "everyday-api-\(getpid())-\(name)"
+        // A native string (not bridged from Foundation): Swift Testing on Linux cannot describe a failed
+        // expectation that compares bridged strings.
+        let d = "/tmp/everyday-api-\(getpid())-\(name)"
         try FileManager.default.createDirectory(atPath: d, withIntermediateDirectories: true)
         return d
     }
