@@ -76,8 +76,10 @@ enum {
     /* The operation cannot be applied to this input (e.g. editing a fragmented movie, a 2D video's
      * spatial metadata, a photo without a ster group). */
     SM_ERR_NOT_APPLICABLE = 6,
-    /* This build of the library does not provide the operation yet (see sm_capabilities()). The
-     * message says what is missing. Nothing was done and no output was written. */
+    /* This build of the library does not provide the operation yet (see sm_capabilities()), or a
+     * library or program it needs at run time (libde265, x265, libheif, FFmpeg) is not installed or
+     * cannot be loaded (error code "library-missing"). The message says what is missing. Nothing was
+     * done and no output was written. */
     SM_ERR_UNSUPPORTED = 7,
     /* The caller cancelled the operation (progress callback returned non-zero or *cancel was set). */
     SM_ERR_CANCELLED = 8,

@@ -61,6 +61,7 @@ public final class AtomicFile: @unchecked Sendable {
         let token = Interruption.register(temporaryFile: tmp)
         defer { Interruption.unregister(token) }
         let file = AtomicFile(fd: fd, temporaryPath: tmp)
+        var open = true
         do throws(ParseError) {
             try body(file)
             if fsync(fd) != 0 { throw ParseError(.io, offset: file.bytesWritten, path: path, "fsync failed: \(errnoText())") }
@@ -69,13 +70,16 @@ public final class AtomicFile: @unchecked Sendable {
             let mode: mode_t = stat(path, &old) == 0 ? (old.st_mode & 0o7777) : 0o644
             fchmod(fd, mode)
             close(fd)
+            open = false
+            // A run interrupted while it finished (SIGINT/SIGTERM seen, exit still pending) writes nothing.
+            if Interruption.isRequested { throw ParseError(.cancelled, offset: 0, path: path, "interrupted; nothing was written") }
             if rename(tmp, path) != 0 {
                 let text = errnoText()
                 unlink(tmp)
                 throw ParseError(.io, offset: 0, path: path, "cannot rename the temporary file into place: \(text)")
             }
         } catch {
-            close(fd)
+            if open { close(fd) }
             unlink(tmp)
             var e = error
             if e.path.isEmpty { e.path = path }
@@ -112,6 +116,10 @@ extension AtomicFile {
         let fd = open(scratch, O_RDONLY)
         if fd >= 0 { fsync(fd); close(fd) }
         defer { Interruption.unregister(temporaryFile: scratch) }
+        if Interruption.isRequested {
+            unlink(scratch)
+            throw ParseError(.cancelled, offset: 0, path: path, "interrupted; nothing was written")
+        }
         guard rename(scratch, path) == 0 else {
             let text = errnoText()
             unlink(scratch)

@@ -46,4 +46,12 @@ public enum Checked {
         }
         return r
     }
+    /// Converts an `Int` to `UInt32` (a count or size field being written), throwing when it does not fit.
+    @inlinable
+    public static func u32(_ v: Int, offset: UInt64 = 0) throws(ParseError) -> UInt32 {
+        guard let r = UInt32(exactly: v) else {
+            throw ParseError(.unwritable, offset: offset, "\(v) does not fit a 32-bit field")
+        }
+        return r
+    }
 }

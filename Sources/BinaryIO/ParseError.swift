@@ -47,6 +47,9 @@ public struct ParseError: Error, Sendable, Equatable, CustomStringConvertible {
         public static let invalidArgument = Code(rawValue: "invalid-argument")
         /// The work was cancelled (a signal or the caller's cancel flag); nothing was written.
         public static let cancelled = Code(rawValue: "cancelled")
+        /// A shared library or program the operation needs (libde265, x265, libjpeg-turbo, libpng, libheif, FFmpeg)
+        /// is not installed, cannot be loaded, or lacks a function this library calls. Nothing was written.
+        public static let libraryMissing = Code(rawValue: "library-missing")
     }
 
     public var code: Code
@@ -55,12 +58,37 @@ public struct ParseError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Path of the structure being read, e.g. `moov/trak[0]/mdia/minf/stbl/stsz`. Empty when unknown.
     public var path: String
     public var message: String
+    /// What the caller can change to get past the error, when there is one thing to do. The message says it in
+    /// plain words; each interface adds its own spelling (the command line its flag, the C ABI its option), so
+    /// library messages never name a flag.
+    public var remedy: Remedy?
 
-    public init(_ code: Code, offset: UInt64, path: String = "", _ message: String) {
+    /// A change the caller can make, named independently of any interface.
+    public struct Remedy: RawRepresentable, Hashable, Sendable {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+        /// Decode the input with FFmpeg instead of the built-in decoder.
+        public static let decodeWithFFmpeg = Remedy(rawValue: "decode-with-ffmpeg")
+        /// Convert without audio.
+        public static let dropAudio = Remedy(rawValue: "drop-audio")
+        /// State the input's frame rate.
+        public static let giveFrameRate = Remedy(rawValue: "give-frame-rate")
+        /// Name the left and right image items of a HEIF.
+        public static let nameEyeItems = Remedy(rawValue: "name-eye-items")
+        /// Give the outputs of a split: one per eye, or one side-by-side file.
+        public static let giveSplitOutputs = Remedy(rawValue: "give-split-outputs")
+        /// State the projection kind (half-equirectangular or equirectangular).
+        public static let giveProjection = Remedy(rawValue: "give-projection")
+        /// Describe the frame packing (side by side or over-under) of a single-layer picture.
+        public static let giveFramePacking = Remedy(rawValue: "give-frame-packing")
+    }
+
+    public init(_ code: Code, offset: UInt64, path: String = "", _ message: String, remedy: Remedy? = nil) {
         self.code = code
         self.offset = offset
         self.path = path
         self.message = message
+        self.remedy = remedy
     }
 
     public static func == (lhs: ParseError, rhs: ParseError) -> Bool { lhs.code == rhs.code }

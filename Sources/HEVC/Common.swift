@@ -331,6 +331,33 @@ public struct ShortTermRefPicSet: Hashable, Sendable {
 }
 
 /// Helpers shared by the parameter-set types.
+/// A syntax structure coded by one `code` function for read and write, alone in its RBSP (VPS, PPS): the
+/// read and write wrappers are written once here.
+protocol RBSPSyntax {
+    init()
+    var header: NALHeader { get set }
+    var trailingZeroBytes: Int { get set }
+    mutating func code<C: BitCoder>(_ c: inout C) throws(ParseError)
+}
+
+extension RBSPSyntax {
+    /// A value read from `rbsp` (which must end with the stop bit).
+    static func decoded(rbsp: [UInt8], header: NALHeader, baseOffset: UInt64) throws(ParseError) -> Self {
+        var me = Self()
+        me.header = header
+        let r = try RBSPCoding.read(rbsp, baseOffset: baseOffset) { (c: inout RBSPReader) throws(ParseError) in try me.code(&c) }
+        me.trailingZeroBytes = r.trailingZeroBytes
+        return me
+    }
+    /// The RBSP written from the properties (with the trailing zero bytes read).
+    func encodedRBSP() throws(ParseError) -> [UInt8] {
+        var w = RBSPWriter()
+        var copy = self
+        try copy.code(&w)
+        return w.finish(zeroBytes: trailingZeroBytes)
+    }
+}
+
 enum RBSPCoding {
     /// Parses an RBSP with `body`, returning the reader for trailing-bit bookkeeping.
     static func read(_ rbsp: [UInt8], baseOffset: UInt64, _ body: (inout RBSPReader) throws(ParseError) -> Void) throws(ParseError) -> RBSPReader {

@@ -29,104 +29,35 @@ public enum MVHEVCSplitter {
     /// With `baseOnly`, only layer 0 is written (``SplitLayers/second`` stays empty): the base layer never depends on
     /// layer 1, so this works for inter-layer-predicted streams too (the base-layer eye, losslessly).
     public static func split(parameterSets: [NALUnit], accessUnits: [[NALUnit]], baseOnly: Bool = false) throws(ParseError) -> SplitLayers {
-        // Collect parameter sets (first occurrence wins; repeats must be identical).
-        var vpsNAL: NALUnit? = nil
-        var sps: [(UInt8, NALUnit)] = [], pps: [(UInt8, NALUnit)] = []
-        var seen: [String: [UInt8]] = [:]
-        func collect(_ n: NALUnit) throws(ParseError) -> Bool {
-            guard n.type == .vps || n.type == .sps || n.type == .pps else { return false }
-            let id: UInt32
-            switch n.type {
-            case .vps: id = UInt32(n.bytes.count > 2 ? n.bytes[2] >> 4 : 0)
-            case .sps:
-                let v = vpsNAL.flatMap { try? VideoParameterSet(nal: $0) }
-                id = try SequenceParameterSet(nal: n, vps: v).spsId
-            default: id = try PictureParameterSet(nal: n).ppsId
-            }
-            let key = "\(n.type.rawValue)/\(id)"
-            if let old = seen[key] {
-                guard old == n.bytes else { throw ParseError(.unsupported, offset: n.offset, "\(n.type.name) \(id) changes mid-stream (not supported)") }
-                return true
-            }
-            seen[key] = n.bytes
-            switch n.type {
-            case .vps: if vpsNAL == nil { vpsNAL = n }
-            case .sps: sps.append((n.layerId, n))
-            default: pps.append((n.layerId, n))
-            }
-            return true
-        }
-        for n in parameterSets { _ = try collect(n) }
+        var sets = ParameterSets()
+        for n in parameterSets { _ = try sets.collect(n) }
         var aus: [[NALUnit]] = []
         for au in accessUnits {
             var rest: [NALUnit] = []
             for n in au {
-                if try !collect(n) { rest.append(n) }
+                if try !sets.collect(n) { rest.append(n) }
             }
             aus.append(rest)
         }
-        guard let vpsN = vpsNAL else { throw ParseError(.invalidValue, offset: 0, "the stream has no VPS") }
+        guard let vpsN = sets.vps else { throw ParseError(.invalidValue, offset: 0, "the stream has no VPS") }
         let mvVPS = try VideoParameterSet(nal: vpsN)
         guard let ext = mvVPS.vpsExtension, mvVPS.layerIds.count == 2, mvVPS.layerIds[1] == 1 else {
             throw ParseError(.unsupported, offset: vpsN.offset, "not a two-layer MV-HEVC stream (the VPS has no second layer)")
         }
-        let ilpHint = "layer 1 uses inter-layer prediction (as Apple's and x265's MV-HEVC encoders do), so it cannot be separated without decoding; use FFmpeg 7.1 or newer, e.g. `ffmpeg -i IN -map 0:v:0:vpos:right -c:v libx265 right.hevc`"
         if !baseOnly && ext.defaultRefLayersActive && !mvVPS.directReferenceLayers(of: 1).isEmpty {
-            throw ParseError(.unsupported, offset: vpsN.offset, ilpHint)
+            throw ParseError(.unsupported, offset: vpsN.offset, interLayerPredictionHint)
         }
         // Parameter sets as the two layers see them.
         var store = ParameterSetStore()
         try store.add(vpsN)
-        for (_, n) in sps { try store.add(n) }
-        for (_, n) in pps { try store.add(n) }
-        // Single-layer VPS: drop the extension and the second layer.
-        var single = mvVPS
-        single.maxLayersMinus1 = 0
-        single.maxLayerId = 0
-        single.numLayerSetsMinus1 = 0
-        single.layerIdIncluded = [[]]
-        single.extensionFlag = false
-        single.extensionAlignmentBits = .empty
-        single.vpsExtension = nil
-        single.vui = nil
-        single.extension2Flag = nil
-        single.extensionData = .empty
-        let singleNAL = try single.nalUnit()
+        for (_, n) in sets.sps { try store.add(n) }
+        for (_, n) in sets.pps { try store.add(n) }
+        let singleNAL = try singleLayerVPS(mvVPS)
         let singleVPS = try VideoParameterSet(nal: singleNAL)
-        // Layer 1 parameter sets, renumbered.
-        var spsMap: [UInt32: UInt32] = [:], ppsMap: [UInt32: UInt32] = [:]
-        var newSPS: [UInt32: SequenceParameterSet] = [:], newPPS: [UInt32: PictureParameterSet] = [:]
-        var secondHeader: [NALUnit] = [singleNAL]
         var baseHeader: [NALUnit] = [singleNAL]
-        for (layer, n) in sps where layer == 0 { baseHeader.append(n) }
-        for (layer, n) in sps where layer == 1 && !baseOnly {
-            var s = try SequenceParameterSet(nal: n, vps: mvVPS)
-            let old = s.spsId
-            let nid = UInt32(spsMap.count)
-            if s.isMultiLayerExtension { s = try fullForm(s, vps: mvVPS) }
-            s.header.layerId = 0
-            s.spsId = nid
-            s.vpsId = singleVPS.vpsId
-            let out = try s.nalUnit(vps: singleVPS)
-            spsMap[old] = nid
-            newSPS[old] = try SequenceParameterSet(nal: out, vps: singleVPS)
-            secondHeader.append(out)
-        }
-        for (layer, n) in pps where layer == 0 { baseHeader.append(n) }
-        for (layer, n) in pps where layer == 1 && !baseOnly {
-            var p = try PictureParameterSet(nal: n)
-            guard let ns = spsMap[p.spsId] else { throw ParseError(.danglingReference, offset: n.offset, "layer-1 PPS \(p.ppsId) refers to SPS \(p.spsId), which is not a layer-1 SPS") }
-            let old = p.ppsId
-            let nid = UInt32(ppsMap.count)
-            p.header.layerId = 0
-            p.ppsId = nid
-            p.spsId = ns
-            let out = try p.nalUnit()
-            ppsMap[old] = nid
-            newPPS[old] = try PictureParameterSet(nal: out)
-            secondHeader.append(out)
-        }
-        guard baseOnly || (!spsMap.isEmpty && !ppsMap.isEmpty) else { throw ParseError(.invalidValue, offset: 0, "no layer-1 SPS/PPS found") }
+        for (layer, n) in sets.sps where layer == 0 { baseHeader.append(n) }
+        for (layer, n) in sets.pps where layer == 0 { baseHeader.append(n) }
+        let layer1 = baseOnly ? Layer1Sets(header: [singleNAL]) : try Layer1Sets(sets, vps: mvVPS, singleVPS: singleVPS, singleNAL: singleNAL)
         // Which eye is layer 0: SEI 176 from the configuration records (where a muxer keeps it, possibly
         // nowhere else), then from the access units; without one, layer 0 is the left eye.
         var baseIsLeft = true
@@ -157,33 +88,128 @@ public enum MVHEVCSplitter {
                     throw ParseError(.unsupported, offset: n.offset, "NAL unit with nuh_layer_id \(n.layerId): only two layers are supported")
                 }
                 if baseOnly { continue }
-                if !n.type.isVCL {
-                    var bytes = n.bytes
-                    let hb = NALHeader(type: n.type, layerId: 0, temporalIdPlus1: n.header.temporalIdPlus1).bytes
-                    bytes[0] = hb[0]; bytes[1] = hb[1]
-                    s.append(try NALUnit(bytes: bytes, offset: n.offset))
-                    continue
-                }
-                let ctx = try store.context(forSlice: n)
-                let sh = try SliceSegmentHeader(nal: n, context: ctx)
-                if !sh.dependentSliceSegment && sh.numActiveRefLayerPics(context: ctx) > 0 {
-                    throw ParseError(.unsupported, offset: n.offset, "access unit \(i): " + ilpHint)
-                }
-                guard let s1 = newSPS[ctx.sps.spsId], let p1 = newPPS[ctx.pps.ppsId], let pid = ppsMap[ctx.pps.ppsId] else {
-                    throw ParseError(.danglingReference, offset: n.offset, "layer-1 slice refers to a parameter set of layer 0")
-                }
-                let out = try sh.emit(context: SliceContext(vps: singleVPS, sps: s1, pps: p1)) { h in
-                    h.header.layerId = 0
-                    h.ppsId = pid
-                    h.interLayerPredEnabled = false
-                }
-                s.append(out)
+                s.append(try layer1.rewrite(n, accessUnit: i, store: store, singleVPS: singleVPS))
             }
-            if i == 0 { b = baseHeader + b; s = secondHeader + s }
+            if i == 0 { b = baseHeader + b; s = layer1.header + s }
             baseOut += AccessUnitWriter.annexB(b)
             secondOut += AccessUnitWriter.annexB(s)
         }
         return SplitLayers(base: baseOut, second: secondOut, baseIsLeft: baseIsLeft, accessUnits: aus.count)
+    }
+
+    static let interLayerPredictionHint = "layer 1 uses inter-layer prediction (as Apple's and x265's MV-HEVC encoders do), so it cannot be separated without decoding; use FFmpeg 7.1 or newer, e.g. `ffmpeg -i IN -map 0:v:0:vpos:right -c:v libx265 right.hevc`"
+
+    /// The stream's parameter sets in order of appearance (first occurrence wins; repeats must be identical).
+    struct ParameterSets {
+        var vps: NALUnit? = nil
+        var sps: [(UInt8, NALUnit)] = [], pps: [(UInt8, NALUnit)] = []
+        var seen: [String: [UInt8]] = [:]
+
+        /// Takes `n` when it is a VPS, SPS or PPS (true), leaves any other NAL unit (false).
+        mutating func collect(_ n: NALUnit) throws(ParseError) -> Bool {
+            guard n.type == .vps || n.type == .sps || n.type == .pps else { return false }
+            let id: UInt32
+            switch n.type {
+            case .vps: id = UInt32(n.bytes.count > 2 ? n.bytes[2] >> 4 : 0)
+            case .sps:
+                let v = vps.flatMap { try? VideoParameterSet(nal: $0) }
+                id = try SequenceParameterSet(nal: n, vps: v).spsId
+            default: id = try PictureParameterSet(nal: n).ppsId
+            }
+            let key = "\(n.type.rawValue)/\(id)"
+            if let old = seen[key] {
+                guard old == n.bytes else { throw ParseError(.unsupported, offset: n.offset, "\(n.type.name) \(id) changes mid-stream (not supported)") }
+                return true
+            }
+            seen[key] = n.bytes
+            switch n.type {
+            case .vps: if vps == nil { vps = n }
+            case .sps: sps.append((n.layerId, n))
+            default: pps.append((n.layerId, n))
+            }
+            return true
+        }
+    }
+
+    /// The multilayer VPS without its extension and second layer.
+    static func singleLayerVPS(_ mvVPS: VideoParameterSet) throws(ParseError) -> NALUnit {
+        var single = mvVPS
+        single.maxLayersMinus1 = 0
+        single.maxLayerId = 0
+        single.numLayerSetsMinus1 = 0
+        single.layerIdIncluded = [[]]
+        single.extensionFlag = false
+        single.extensionAlignmentBits = .empty
+        single.vpsExtension = nil
+        single.vui = nil
+        single.extension2Flag = nil
+        single.extensionData = .empty
+        return try single.nalUnit()
+    }
+
+    /// Layer 1's parameter sets renumbered from 0 as a single-layer stream's, and the rewriting of its NAL units.
+    struct Layer1Sets {
+        /// Single-layer VPS, SPSs and PPSs that start the second stream.
+        var header: [NALUnit]
+        var spsMap: [UInt32: UInt32] = [:], ppsMap: [UInt32: UInt32] = [:]
+        var newSPS: [UInt32: SequenceParameterSet] = [:], newPPS: [UInt32: PictureParameterSet] = [:]
+
+        init(header: [NALUnit]) { self.header = header }
+
+        init(_ sets: ParameterSets, vps mvVPS: VideoParameterSet, singleVPS: VideoParameterSet, singleNAL: NALUnit) throws(ParseError) {
+            header = [singleNAL]
+            for (layer, n) in sets.sps where layer == 1 {
+                var s = try SequenceParameterSet(nal: n, vps: mvVPS)
+                let old = s.spsId
+                let nid = UInt32(spsMap.count)
+                if s.isMultiLayerExtension { s = try MVHEVCSplitter.fullForm(s, vps: mvVPS) }
+                s.header.layerId = 0
+                s.spsId = nid
+                s.vpsId = singleVPS.vpsId
+                let out = try s.nalUnit(vps: singleVPS)
+                spsMap[old] = nid
+                newSPS[old] = try SequenceParameterSet(nal: out, vps: singleVPS)
+                header.append(out)
+            }
+            for (layer, n) in sets.pps where layer == 1 {
+                var p = try PictureParameterSet(nal: n)
+                guard let ns = spsMap[p.spsId] else { throw ParseError(.danglingReference, offset: n.offset, "layer-1 PPS \(p.ppsId) refers to SPS \(p.spsId), which is not a layer-1 SPS") }
+                let old = p.ppsId
+                let nid = UInt32(ppsMap.count)
+                p.header.layerId = 0
+                p.ppsId = nid
+                p.spsId = ns
+                let out = try p.nalUnit()
+                ppsMap[old] = nid
+                newPPS[old] = try PictureParameterSet(nal: out)
+                header.append(out)
+            }
+            guard !spsMap.isEmpty && !ppsMap.isEmpty else { throw ParseError(.invalidValue, offset: 0, "no layer-1 SPS/PPS found") }
+        }
+
+        /// A layer-1 NAL unit as a single-layer stream's: layer id 0; slices refer to the renumbered sets and lose
+        /// inter-layer prediction (refused when it is used).
+        func rewrite(_ n: NALUnit, accessUnit i: Int, store: ParameterSetStore, singleVPS: VideoParameterSet) throws(ParseError) -> NALUnit {
+            if !n.type.isVCL {
+                var bytes = n.bytes
+                let hb = NALHeader(type: n.type, layerId: 0, temporalIdPlus1: n.header.temporalIdPlus1).bytes
+                bytes[0] = hb[0]; bytes[1] = hb[1]
+                return try NALUnit(bytes: bytes, offset: n.offset)
+            }
+            let ctx = try store.context(forSlice: n)
+            let sh = try SliceSegmentHeader(nal: n, context: ctx)
+            if !sh.dependentSliceSegment && sh.numActiveRefLayerPics(context: ctx) > 0 {
+                throw ParseError(.unsupported, offset: n.offset, "access unit \(i): " + MVHEVCSplitter.interLayerPredictionHint)
+            }
+            guard let s1 = newSPS[ctx.sps.spsId], let p1 = newPPS[ctx.pps.ppsId], let pid = ppsMap[ctx.pps.ppsId] else {
+                throw ParseError(.danglingReference, offset: n.offset, "layer-1 slice refers to a parameter set of layer 0")
+            }
+            return try sh.emit(context: SliceContext(vps: singleVPS, sps: s1, pps: p1)) { h in
+                h.header.layerId = 0
+                h.ppsId = pid
+                h.interLayerPredEnabled = false
+            }
+        }
     }
 
     /// Annex B MV-HEVC input.

@@ -3,7 +3,7 @@ import BinaryIO
 /// Picture parameter set (§7.3.2.3) with the range and multilayer extensions.
 ///
 /// 3D and SCC extensions, colour mapping tables and extension data are kept in ``extensionData``.
-public struct PictureParameterSet: Hashable, Sendable {
+public struct PictureParameterSet: Hashable, Sendable, RBSPSyntax {
     public var header = NALHeader(type: .pps)
     public var ppsId: UInt32 = 0
     public var spsId: UInt32 = 0
@@ -81,19 +81,10 @@ public struct PictureParameterSet: Hashable, Sendable {
     }
     /// Parses a PPS from its RBSP.
     public init(rbsp: [UInt8], header: NALHeader, baseOffset: UInt64 = 0) throws(ParseError) {
-        self.header = header
-        var me = self
-        let r = try RBSPCoding.read(rbsp, baseOffset: baseOffset) { (c: inout RBSPReader) throws(ParseError) in try me.code(&c) }
-        me.trailingZeroBytes = r.trailingZeroBytes
-        self = me
+        self = try Self.decoded(rbsp: rbsp, header: header, baseOffset: baseOffset)
     }
     /// The RBSP, re-encoded from the properties.
-    public func rbsp() throws(ParseError) -> [UInt8] {
-        var w = RBSPWriter()
-        var copy = self
-        try copy.code(&w)
-        return w.finish(zeroBytes: trailingZeroBytes)
-    }
+    public func rbsp() throws(ParseError) -> [UInt8] { try encodedRBSP() }
     /// The complete NAL unit with emulation prevention.
     public func nalUnit() throws(ParseError) -> NALUnit { NALUnit(header: header, rbsp: try rbsp()) }
 

@@ -223,115 +223,15 @@ public struct SliceSegmentHeader: Hashable, Sendable {
             let pocLsbPresent = (layerId > 0 && !(ctx.vps?.pocLsbNotPresent(layerId: layerId) ?? false)) || !isIDR
             let pocBits = sps.log2MaxPicOrderCntLsb
             if pocLsbPresent { try c.u32(&pocLsb, pocBits) } else if c.isReading { pocLsb = 0 }
-            if !isIDR {
-                try c.flag(&shortTermRefPicSetSpsFlag)
-                let numSets = sps.shortTermRefPicSets.count
-                if !shortTermRefPicSetSpsFlag {
-                    try shortTermRefPicSet.code(&c, index: numSets, numSets: numSets, previous: sps.shortTermRefPicSets)
-                } else if numSets > 1 {
-                    try c.u32(&shortTermRefPicSetIdx, ceilLog2(numSets))
-                    try c.require(Int(shortTermRefPicSetIdx) < numSets, "short_term_ref_pic_set_idx out of range")
-                } else if c.isReading { shortTermRefPicSetIdx = 0 }
-                if c.isReading && shortTermRefPicSetSpsFlag { try c.require(numSets > 0, "short_term_ref_pic_set_sps_flag with no SPS sets") }
-                if sps.longTermRefPicsPresent {
-                    let nSps = sps.ltRefPicPocLsbSps.count
-                    if nSps > 0 { try c.ue(&numLongTermSps, max: UInt32(nSps), "num_long_term_sps") } else if c.isReading { numLongTermSps = 0 }
-                    try c.ue(&numLongTermPics, max: 32, "num_long_term_pics")
-                    try c.require(numLongTermSps + numLongTermPics <= 32, "too many long-term pictures")
-                    let nLtSps = Int(numLongTermSps)
-                    try c.listI(&longTermRefs, count: Int(numLongTermSps + numLongTermPics), { LongTermRef() }) { (c: inout C, i: Int, lt: inout LongTermRef) throws(ParseError) in
-                        if i < nLtSps {
-                            if nSps > 1 {
-                                try c.u32(&lt.ltIdxSps, ceilLog2(nSps))
-                                try c.require(Int(lt.ltIdxSps) < nSps, "lt_idx_sps out of range")
-                            }
-                        } else {
-                            try c.u32(&lt.pocLsbLt, pocBits)
-                            try c.flag(&lt.usedByCurrPicLt)
-                        }
-                        try c.flag(&lt.deltaPocMsbPresent)
-                        if lt.deltaPocMsbPresent { try c.ue(&lt.deltaPocMsbCycleLt) }
-                    }
-                } else if c.isReading { longTermRefs = [] }
-                if sps.temporalMvpEnabled { try c.flag(&temporalMvpEnabled) }
-            }
-            if layerId > 0, let vps = ctx.vps, let e = vps.vpsExtension, !e.defaultRefLayersActive {
-                let nDirect = vps.directReferenceLayers(of: layerId).count
-                if nDirect > 0 {
-                    try c.flag(&interLayerPredEnabled)
-                    if interLayerPredEnabled && nDirect > 1 {
-                        if !e.maxOneActiveRefLayer {
-                            try c.u32(&numInterLayerRefPicsMinus1, ceilLog2(nDirect))
-                            try c.require(Int(numInterLayerRefPicsMinus1) < nDirect, "num_inter_layer_ref_pics_minus1 out of range")
-                        }
-                        let nActive = numActiveRefLayerPics(context: ctx)
-                        if nActive != nDirect {
-                            try c.us(&interLayerPredLayerIdc, count: nActive, bits: ceilLog2(nDirect))
-                        }
-                    }
-                }
-            }
+            if !isIDR { try codeReferencePictures(&c, ctx, pocBits: pocBits) }
+            try codeInterLayerReferences(&c, ctx)
             let chromaType = ctx.chromaArrayType(layerId: layerId)
             if sps.sampleAdaptiveOffsetEnabled {
                 try c.flag(&saoLuma)
                 if chromaType != 0 { try c.flag(&saoChroma) }
             }
-            let isB = sliceTypeRaw == 0
-            if sliceTypeRaw <= 1 {
-                try c.flag(&numRefIdxActiveOverride)
-                if numRefIdxActiveOverride {
-                    try c.ue(&numRefIdxL0ActiveMinus1, max: 14, "num_ref_idx_l0_active_minus1")
-                    if isB { try c.ue(&numRefIdxL1ActiveMinus1, max: 14, "num_ref_idx_l1_active_minus1") }
-                } else if c.isReading {
-                    numRefIdxL0ActiveMinus1 = pps.numRefIdxL0DefaultActiveMinus1
-                    numRefIdxL1ActiveMinus1 = pps.numRefIdxL1DefaultActiveMinus1
-                }
-                let total = numPicTotalCurr(context: ctx)
-                if pps.listsModificationPresent && total > 1 {
-                    let bits = ceilLog2(total)
-                    try c.flag(&refPicListModificationL0)
-                    if refPicListModificationL0 { try c.us(&listEntryL0, count: Int(numRefIdxL0ActiveMinus1) + 1, bits: bits) }
-                    if isB {
-                        try c.flag(&refPicListModificationL1)
-                        if refPicListModificationL1 { try c.us(&listEntryL1, count: Int(numRefIdxL1ActiveMinus1) + 1, bits: bits) }
-                    }
-                }
-                if isB { try c.flag(&mvdL1Zero) }
-                if pps.cabacInitPresent { try c.flag(&cabacInit) }
-                if temporalMvpEnabled {
-                    if isB { try c.flag(&collocatedFromL0) } else if c.isReading { collocatedFromL0 = true }
-                    if (collocatedFromL0 && numRefIdxL0ActiveMinus1 > 0) || (!collocatedFromL0 && numRefIdxL1ActiveMinus1 > 0) {
-                        try c.ue(&collocatedRefIdx, max: 14, "collocated_ref_idx")
-                    }
-                }
-                if (pps.weightedPred && sliceTypeRaw == 1) || (pps.weightedBipred && isB) {
-                    let n0 = Int(numRefIdxL0ActiveMinus1) + 1, n1 = isB ? Int(numRefIdxL1ActiveMinus1) + 1 : 0
-                    try c.opaque(&predWeightTable) { (c: inout C) throws(ParseError) in
-                        try Self.skipPredWeightTable(&c, chroma: chromaType != 0, lists: [n0, n1])
-                    }
-                }
-                try c.ue(&fiveMinusMaxNumMergeCand, max: 4, "five_minus_max_num_merge_cand")
-            }
-            try c.se(&qpDelta, min: -100, max: 100, "slice_qp_delta")
-            if pps.sliceChromaQpOffsetsPresent {
-                try c.se(&cbQpOffset, min: -12, max: 12, "slice_cb_qp_offset")
-                try c.se(&crQpOffset, min: -12, max: 12, "slice_cr_qp_offset")
-            }
-            if pps.chromaQpOffsetListEnabled { try c.flag(&cuChromaQpOffsetEnabled) }
-            if pps.deblockingFilterOverrideEnabled { try c.flag(&deblockingFilterOverride) } else if c.isReading { deblockingFilterOverride = false }
-            if deblockingFilterOverride {
-                try c.flag(&deblockingFilterDisabled)
-                if !deblockingFilterDisabled {
-                    try c.se(&betaOffsetDiv2, min: -6, max: 6, "slice_beta_offset_div2")
-                    try c.se(&tcOffsetDiv2, min: -6, max: 6, "slice_tc_offset_div2")
-                }
-            } else if c.isReading {
-                deblockingFilterDisabled = pps.deblockingFilterDisabled
-                betaOffsetDiv2 = pps.betaOffsetDiv2; tcOffsetDiv2 = pps.tcOffsetDiv2
-            }
-            if pps.loopFilterAcrossSlicesEnabled && (saoLuma || saoChroma || !deblockingFilterDisabled) {
-                try c.flag(&loopFilterAcrossSlicesEnabled)
-            } else if c.isReading { loopFilterAcrossSlicesEnabled = pps.loopFilterAcrossSlicesEnabled }
+            if sliceTypeRaw <= 1 { try codeReferenceLists(&c, ctx, chroma: chromaType != 0) }
+            try codeQuantisationAndFilters(&c, ctx)
         }
         if pps.tilesEnabled || pps.entropyCodingSyncEnabled {
             var n = UInt32(entryPointOffsetMinus1.count)
@@ -346,6 +246,127 @@ public struct SliceSegmentHeader: Hashable, Sendable {
             try c.ue(&n, max: 256, "slice_segment_header_extension_length")
             try c.list(&headerExtension, count: Int(n), { 0 }) { (c: inout C, v: inout UInt8) throws(ParseError) in try c.u8(&v, 8) }
         }
+    }
+
+    /// short_term_ref_pic_set (coded or chosen from the SPS), the long-term pictures and slice_temporal_mvp_enabled_flag
+    /// of a non-IDR slice.
+    private mutating func codeReferencePictures<C: BitCoder>(_ c: inout C, _ ctx: SliceContext, pocBits: Int) throws(ParseError) {
+        let sps = ctx.sps
+        try c.flag(&shortTermRefPicSetSpsFlag)
+        let numSets = sps.shortTermRefPicSets.count
+        if !shortTermRefPicSetSpsFlag {
+            try shortTermRefPicSet.code(&c, index: numSets, numSets: numSets, previous: sps.shortTermRefPicSets)
+        } else if numSets > 1 {
+            try c.u32(&shortTermRefPicSetIdx, ceilLog2(numSets))
+            try c.require(Int(shortTermRefPicSetIdx) < numSets, "short_term_ref_pic_set_idx out of range")
+        } else if c.isReading { shortTermRefPicSetIdx = 0 }
+        if c.isReading && shortTermRefPicSetSpsFlag { try c.require(numSets > 0, "short_term_ref_pic_set_sps_flag with no SPS sets") }
+        if sps.longTermRefPicsPresent {
+            let nSps = sps.ltRefPicPocLsbSps.count
+            if nSps > 0 { try c.ue(&numLongTermSps, max: UInt32(nSps), "num_long_term_sps") } else if c.isReading { numLongTermSps = 0 }
+            try c.ue(&numLongTermPics, max: 32, "num_long_term_pics")
+            try c.require(numLongTermSps + numLongTermPics <= 32, "too many long-term pictures")
+            let nLtSps = Int(numLongTermSps)
+            try c.listI(&longTermRefs, count: Int(numLongTermSps + numLongTermPics), { LongTermRef() }) { (c: inout C, i: Int, lt: inout LongTermRef) throws(ParseError) in
+                if i < nLtSps {
+                    if nSps > 1 {
+                        try c.u32(&lt.ltIdxSps, ceilLog2(nSps))
+                        try c.require(Int(lt.ltIdxSps) < nSps, "lt_idx_sps out of range")
+                    }
+                } else {
+                    try c.u32(&lt.pocLsbLt, pocBits)
+                    try c.flag(&lt.usedByCurrPicLt)
+                }
+                try c.flag(&lt.deltaPocMsbPresent)
+                if lt.deltaPocMsbPresent { try c.ue(&lt.deltaPocMsbCycleLt) }
+            }
+        } else if c.isReading { longTermRefs = [] }
+        if sps.temporalMvpEnabled { try c.flag(&temporalMvpEnabled) }
+    }
+
+    /// inter_layer_pred_enabled_flag and the active reference layers (F.7.3.6.1).
+    private mutating func codeInterLayerReferences<C: BitCoder>(_ c: inout C, _ ctx: SliceContext) throws(ParseError) {
+        let layerId = header.layerId
+        if layerId > 0, let vps = ctx.vps, let e = vps.vpsExtension, !e.defaultRefLayersActive {
+            let nDirect = vps.directReferenceLayers(of: layerId).count
+            if nDirect > 0 {
+                try c.flag(&interLayerPredEnabled)
+                if interLayerPredEnabled && nDirect > 1 {
+                    if !e.maxOneActiveRefLayer {
+                        try c.u32(&numInterLayerRefPicsMinus1, ceilLog2(nDirect))
+                        try c.require(Int(numInterLayerRefPicsMinus1) < nDirect, "num_inter_layer_ref_pics_minus1 out of range")
+                    }
+                    let nActive = numActiveRefLayerPics(context: ctx)
+                    if nActive != nDirect {
+                        try c.us(&interLayerPredLayerIdc, count: nActive, bits: ceilLog2(nDirect))
+                    }
+                }
+            }
+        }
+    }
+
+    /// Active reference counts, list modification, merge candidates and the weighted prediction table of a P or B slice.
+    private mutating func codeReferenceLists<C: BitCoder>(_ c: inout C, _ ctx: SliceContext, chroma: Bool) throws(ParseError) {
+        let pps = ctx.pps
+        let isB = sliceTypeRaw == 0
+        try c.flag(&numRefIdxActiveOverride)
+        if numRefIdxActiveOverride {
+            try c.ue(&numRefIdxL0ActiveMinus1, max: 14, "num_ref_idx_l0_active_minus1")
+            if isB { try c.ue(&numRefIdxL1ActiveMinus1, max: 14, "num_ref_idx_l1_active_minus1") }
+        } else if c.isReading {
+            numRefIdxL0ActiveMinus1 = pps.numRefIdxL0DefaultActiveMinus1
+            numRefIdxL1ActiveMinus1 = pps.numRefIdxL1DefaultActiveMinus1
+        }
+        let total = numPicTotalCurr(context: ctx)
+        if pps.listsModificationPresent && total > 1 {
+            let bits = ceilLog2(total)
+            try c.flag(&refPicListModificationL0)
+            if refPicListModificationL0 { try c.us(&listEntryL0, count: Int(numRefIdxL0ActiveMinus1) + 1, bits: bits) }
+            if isB {
+                try c.flag(&refPicListModificationL1)
+                if refPicListModificationL1 { try c.us(&listEntryL1, count: Int(numRefIdxL1ActiveMinus1) + 1, bits: bits) }
+            }
+        }
+        if isB { try c.flag(&mvdL1Zero) }
+        if pps.cabacInitPresent { try c.flag(&cabacInit) }
+        if temporalMvpEnabled {
+            if isB { try c.flag(&collocatedFromL0) } else if c.isReading { collocatedFromL0 = true }
+            if (collocatedFromL0 && numRefIdxL0ActiveMinus1 > 0) || (!collocatedFromL0 && numRefIdxL1ActiveMinus1 > 0) {
+                try c.ue(&collocatedRefIdx, max: 14, "collocated_ref_idx")
+            }
+        }
+        if (pps.weightedPred && sliceTypeRaw == 1) || (pps.weightedBipred && isB) {
+            let n0 = Int(numRefIdxL0ActiveMinus1) + 1, n1 = isB ? Int(numRefIdxL1ActiveMinus1) + 1 : 0
+            try c.opaque(&predWeightTable) { (c: inout C) throws(ParseError) in
+                try Self.skipPredWeightTable(&c, chroma: chroma, lists: [n0, n1])
+            }
+        }
+        try c.ue(&fiveMinusMaxNumMergeCand, max: 4, "five_minus_max_num_merge_cand")
+    }
+
+    /// QP deltas, chroma QP offsets, deblocking and loop-filter-across-slices.
+    private mutating func codeQuantisationAndFilters<C: BitCoder>(_ c: inout C, _ ctx: SliceContext) throws(ParseError) {
+        let pps = ctx.pps
+        try c.se(&qpDelta, min: -100, max: 100, "slice_qp_delta")
+        if pps.sliceChromaQpOffsetsPresent {
+            try c.se(&cbQpOffset, min: -12, max: 12, "slice_cb_qp_offset")
+            try c.se(&crQpOffset, min: -12, max: 12, "slice_cr_qp_offset")
+        }
+        if pps.chromaQpOffsetListEnabled { try c.flag(&cuChromaQpOffsetEnabled) }
+        if pps.deblockingFilterOverrideEnabled { try c.flag(&deblockingFilterOverride) } else if c.isReading { deblockingFilterOverride = false }
+        if deblockingFilterOverride {
+            try c.flag(&deblockingFilterDisabled)
+            if !deblockingFilterDisabled {
+                try c.se(&betaOffsetDiv2, min: -6, max: 6, "slice_beta_offset_div2")
+                try c.se(&tcOffsetDiv2, min: -6, max: 6, "slice_tc_offset_div2")
+            }
+        } else if c.isReading {
+            deblockingFilterDisabled = pps.deblockingFilterDisabled
+            betaOffsetDiv2 = pps.betaOffsetDiv2; tcOffsetDiv2 = pps.tcOffsetDiv2
+        }
+        if pps.loopFilterAcrossSlicesEnabled && (saoLuma || saoChroma || !deblockingFilterDisabled) {
+            try c.flag(&loopFilterAcrossSlicesEnabled)
+        } else if c.isReading { loopFilterAcrossSlicesEnabled = pps.loopFilterAcrossSlicesEnabled }
     }
 
     static func skipPredWeightTable<C: BitCoder>(_ c: inout C, chroma: Bool, lists: [Int]) throws(ParseError) {

@@ -106,7 +106,7 @@ public struct VPSExtension: Hashable, Sendable {
 }
 
 /// Video parameter set (§7.3.2.1) with the multilayer extension.
-public struct VideoParameterSet: Hashable, Sendable {
+public struct VideoParameterSet: Hashable, Sendable, RBSPSyntax {
     /// Largest number of layers the extension parser accepts.
     public static let maxSupportedLayers = 8
 
@@ -153,19 +153,10 @@ public struct VideoParameterSet: Hashable, Sendable {
     }
     /// Parses a VPS from its RBSP.
     public init(rbsp: [UInt8], header: NALHeader, baseOffset: UInt64 = 0) throws(ParseError) {
-        self.header = header
-        var me = self
-        let r = try RBSPCoding.read(rbsp, baseOffset: baseOffset) { (c: inout RBSPReader) throws(ParseError) in try me.code(&c) }
-        me.trailingZeroBytes = r.trailingZeroBytes
-        self = me
+        self = try Self.decoded(rbsp: rbsp, header: header, baseOffset: baseOffset)
     }
     /// The RBSP, re-encoded from the properties.
-    public func rbsp() throws(ParseError) -> [UInt8] {
-        var w = RBSPWriter()
-        var copy = self
-        try copy.code(&w)
-        return w.finish(zeroBytes: trailingZeroBytes)
-    }
+    public func rbsp() throws(ParseError) -> [UInt8] { try encodedRBSP() }
     /// The complete NAL unit with emulation prevention.
     public func nalUnit() throws(ParseError) -> NALUnit { NALUnit(header: header, rbsp: try rbsp()) }
 
@@ -274,15 +265,52 @@ public struct VideoParameterSet: Hashable, Sendable {
         return sets
     }
 
+    /// `vps_extension()` (F.7.3.2.1.1), coded in the order of the syntax by one helper per part.
     mutating func codeExtension<C: BitCoder>(_ c: inout C, _ e: inout VPSExtension) throws(ParseError) {
         let maxL = maxLayersMinus1Clamped
         if maxL + 1 > Self.maxSupportedLayers {
             throw c.fail(.limitExceeded, "VPS extension with \(maxL + 1) layers: at most \(Self.maxSupportedLayers) supported")
         }
-        let msl = Int(maxSubLayersMinus1)
         if maxL > 0 && baseLayerInternal {
-            try e.basePTL.code(&c, profilePresent: false, maxSubLayersMinus1: msl)
+            try e.basePTL.code(&c, profilePresent: false, maxSubLayersMinus1: Int(maxSubLayersMinus1))
         }
+        try codeLayerDimensions(&c, &e, maxL: maxL)
+        try codeViewsAndDependencies(&c, &e, maxL: maxL)
+        try codeLayerSetsAndLevels(&c, &e, maxL: maxL)
+        let lay = VPSLayout(vps: self, ext: e, stage: .afterAddLayerSets)
+        let ols = try codeOutputLayerSets(&c, &e, layout: lay)
+        try codeRepFormats(&c, &e, maxL: maxL, layout: lay)
+        try codeDPBSizes(&c, &e, ols)
+        try codeDependencyTypes(&c, &e, maxL: maxL, layout: lay)
+        var nonVuiLen = UInt32(e.nonVuiExtensionData.count)
+        try c.ue(&nonVuiLen, max: 4096, "vps_non_vui_extension_length")
+        try c.list(&e.nonVuiExtensionData, count: Int(nonVuiLen), { 0 }) { (c: inout C, v: inout UInt8) throws(ParseError) in try c.u8(&v, 8) }
+        try c.flag(&e.vuiPresent)
+    }
+
+    /// What the output-layer-set and DPB-size loops share: the layer sets, how output layers are chosen and the
+    /// number of output layer sets (F.7.4.3.1.1).
+    struct OLSContext {
+        let layout: VPSLayout
+        let numLayerSets: Int, numOls: Int, defaultIdc: Int, baseSets: Int
+        init(vps: VideoParameterSet, ext e: VPSExtension, layout: VPSLayout) {
+            self.layout = layout
+            numLayerSets = layout.layerSets.count
+            numOls = Int(e.numAddOlss) + numLayerSets
+            defaultIdc = min(Int(e.defaultOutputLayerIdc), 2)
+            baseSets = Int(vps.numLayerSetsMinus1)
+        }
+        /// Layers of output layer set `i` (≥ 1), their output flags and which of them are necessary.
+        func layers(ols i: Int, _ o: OutputLayerSet) -> (layers: [UInt8], output: [Bool], necessary: [Bool]) {
+            let ls = i < numLayerSets ? i : Int(o.layerSetIdxForOlsMinus1) + 1
+            let layers = ls < layout.layerSets.count ? layout.layerSets[ls] : []
+            let output = layout.outputFlags(ols: i, layers: layers, coded: o.outputLayerFlags, defaultIdc: defaultIdc, baseSets: baseSets)
+            return (layers, output, layout.necessary(layers: layers, output: output))
+        }
+    }
+
+    /// splitting_flag … dimension_id: the scalability dimensions and `layer_id_in_nuh`.
+    private func codeLayerDimensions<C: BitCoder>(_ c: inout C, _ e: inout VPSExtension, maxL: Int) throws(ParseError) {
         try c.flag(&e.splittingFlag)
         try c.flags(&e.scalabilityMask, count: 16)
         let numScal = e.scalabilityMask.filter { $0 }.count
@@ -310,6 +338,10 @@ public struct VideoParameterSet: Hashable, Sendable {
             }
             if c.isReading { e.dimensionId.append(dims) }
         }
+    }
+
+    /// view_id_val and direct_dependency_flag.
+    private func codeViewsAndDependencies<C: BitCoder>(_ c: inout C, _ e: inout VPSExtension, maxL: Int) throws(ParseError) {
         try c.u8(&e.viewIdLen, 4)
         let layout = VPSLayout(vps: self, ext: e, stage: .afterDimensions)
         if e.viewIdLen > 0 {
@@ -318,7 +350,12 @@ public struct VideoParameterSet: Hashable, Sendable {
         try c.listI(&e.directDependency, count: maxL + 1, { [] }) { (c: inout C, i: Int, row: inout [Bool]) throws(ParseError) in
             try c.flags(&row, count: i)
         }
-        var lay = VPSLayout(vps: self, ext: e, stage: .afterDependencies)
+    }
+
+    /// Additional layer sets, sub-layer and temporal-id limits, profile/tier/level entries.
+    private func codeLayerSetsAndLevels<C: BitCoder>(_ c: inout C, _ e: inout VPSExtension, maxL: Int) throws(ParseError) {
+        let msl = Int(maxSubLayersMinus1)
+        let lay = VPSLayout(vps: self, ext: e, stage: .afterDependencies)
         if lay.numIndependentLayers > 1 {
             try c.ue(&e.numAddLayerSets, max: 1023, "num_add_layer_sets")
         } else if c.isReading { e.numAddLayerSets = 0 }
@@ -349,35 +386,33 @@ public struct VideoParameterSet: Hashable, Sendable {
             try c.flag(&present)
             try p.code(&c, profilePresent: present, maxSubLayersMinus1: msl)
         }
-        lay = VPSLayout(vps: self, ext: e, stage: .afterAddLayerSets)
+    }
+
+    /// num_add_olss, default_output_layer_idc and the output layer sets.
+    private func codeOutputLayerSets<C: BitCoder>(_ c: inout C, _ e: inout VPSExtension, layout lay: VPSLayout) throws(ParseError) -> OLSContext {
         let numLayerSets = lay.layerSets.count
         if numLayerSets > 1 {
             try c.ue(&e.numAddOlss, max: 1023, "num_add_olss")
             try c.u8(&e.defaultOutputLayerIdc, 2)
         } else if c.isReading { e.numAddOlss = 0; e.defaultOutputLayerIdc = 0 }
-        let numOls = Int(e.numAddOlss) + numLayerSets
-        let defIdc = min(Int(e.defaultOutputLayerIdc), 2)
+        let ols = OLSContext(vps: self, ext: e, layout: lay)
         let ptlBits = ceilLog2(Int(e.numProfileTierLevelMinus1) + 1)
-        let baseSets = Int(numLayerSetsMinus1)
-        try c.listI(&e.outputLayerSets, count: numOls - 1, { OutputLayerSet() }) { (c: inout C, k: Int, o: inout OutputLayerSet) throws(ParseError) in
+        let numPTLMinus1 = e.numProfileTierLevelMinus1
+        try c.listI(&e.outputLayerSets, count: ols.numOls - 1, { OutputLayerSet() }) { (c: inout C, k: Int, o: inout OutputLayerSet) throws(ParseError) in
             let i = k + 1
             if numLayerSets > 2 && i >= numLayerSets {
                 try c.u32(&o.layerSetIdxForOlsMinus1, ceilLog2(numLayerSets - 1))
                 try c.require(Int(o.layerSetIdxForOlsMinus1) + 1 < numLayerSets, "layer_set_idx_for_ols_minus1 out of range")
             }
-            let ls = i < numLayerSets ? i : Int(o.layerSetIdxForOlsMinus1) + 1
-            let layers = ls < lay.layerSets.count ? lay.layerSets[ls] : []
-            if i > baseSets || defIdc == 2 {
+            let layers = ols.layers(ols: i, o).layers
+            if i > ols.baseSets || ols.defaultIdc == 2 {
                 try c.flags(&o.outputLayerFlags, count: layers.count)
             } else if c.isReading { o.outputLayerFlags = [] }
-            let output = lay.outputFlags(ols: i, layers: layers, coded: o.outputLayerFlags, defaultIdc: defIdc, baseSets: baseSets)
-            let necessary = lay.necessary(layers: layers, output: output)
-            let flags = o.outputLayerFlags
-            _ = flags
+            let (_, output, necessary) = ols.layers(ols: i, o)
             try c.listI(&o.profileTierLevelIdx, count: layers.count, { 0 }) { (c: inout C, j: Int, v: inout UInt32) throws(ParseError) in
-                if necessary[j] && e.numProfileTierLevelMinus1 > 0 {
+                if necessary[j] && numPTLMinus1 > 0 {
                     try c.u32(&v, ptlBits)
-                    try c.require(v <= e.numProfileTierLevelMinus1, "profile_tier_level_idx = \(v) out of range")
+                    try c.require(v <= numPTLMinus1, "profile_tier_level_idx = \(v) out of range")
                 }
             }
             let outIds = zip(layers, output).filter { $0.1 }.map { $0.0 }
@@ -385,6 +420,11 @@ public struct VideoParameterSet: Hashable, Sendable {
                 try c.flag(&o.altOutputLayer)
             }
         }
+        return ols
+    }
+
+    /// Representation formats, their per-layer index, and the POC LSB flags.
+    private func codeRepFormats<C: BitCoder>(_ c: inout C, _ e: inout VPSExtension, maxL: Int, layout lay: VPSLayout) throws(ParseError) {
         var numRep = UInt32(max(0, e.repFormats.count - 1))
         try c.ue(&numRep, max: 255, "vps_num_rep_formats_minus1")
         try c.list(&e.repFormats, count: Int(numRep) + 1, { RepFormat() }) { (c: inout C, r: inout RepFormat) throws(ParseError) in try r.code(&c) }
@@ -402,14 +442,16 @@ public struct VideoParameterSet: Hashable, Sendable {
         try c.listI(&e.pocLsbNotPresent, count: maxL + 1, { false }) { (c: inout C, i: Int, v: inout Bool) throws(ParseError) in
             if i > 0 && lay.numDirectRefLayers(layerId: ids[i]) == 0 { try c.flag(&v) }
         }
-        try c.listI(&e.dpbSizes, count: numOls - 1, { DPBSize() }) { (c: inout C, k: Int, d: inout DPBSize) throws(ParseError) in
-            let i = k + 1
-            let olsEntry = k < e.outputLayerSets.count ? e.outputLayerSets[k] : OutputLayerSet()
-            let ls = i < numLayerSets ? i : Int(olsEntry.layerSetIdxForOlsMinus1) + 1
-            let layers = ls < lay.layerSets.count ? lay.layerSets[ls] : []
-            let output = lay.outputFlags(ols: i, layers: layers, coded: olsEntry.outputLayerFlags, defaultIdc: defIdc, baseSets: baseSets)
-            let necessary = lay.necessary(layers: layers, output: output)
-            let maxSub = lay.maxSubLayersInSetMinus1(layers)
+    }
+
+    /// dpb_size(): per output layer set and sub-layer, the DPB size, reorder and latency limits.
+    private func codeDPBSizes<C: BitCoder>(_ c: inout C, _ e: inout VPSExtension, _ ols: OLSContext) throws(ParseError) {
+        let outputLayerSets = e.outputLayerSets
+        let baseLayerInternal = baseLayerInternal
+        try c.listI(&e.dpbSizes, count: ols.numOls - 1, { DPBSize() }) { (c: inout C, k: Int, d: inout DPBSize) throws(ParseError) in
+            let olsEntry = k < outputLayerSets.count ? outputLayerSets[k] : OutputLayerSet()
+            let (layers, _, necessary) = ols.layers(ols: k + 1, olsEntry)
+            let maxSub = ols.layout.maxSubLayersInSetMinus1(layers)
             try c.flag(&d.subLayerFlagInfoPresent)
             let infoPresent = d.subLayerFlagInfoPresent
             if c.isReading { d.subLayerDpbInfoPresent = []; d.maxDecPicBufferingMinus1 = []; d.maxNumReorderPics = []; d.maxLatencyIncreasePlus1 = [] }
@@ -440,6 +482,10 @@ public struct VideoParameterSet: Hashable, Sendable {
                 }
             }
         }
+    }
+
+    /// direct_dependency_type of every direct reference.
+    private func codeDependencyTypes<C: BitCoder>(_ c: inout C, _ e: inout VPSExtension, maxL: Int, layout lay: VPSLayout) throws(ParseError) {
         try c.ue(&e.directDepTypeLenMinus2, max: 30, "direct_dep_type_len_minus2")
         let typeBits = Int(e.directDepTypeLenMinus2) + 2
         try c.flag(&e.directDependencyAllLayers)
@@ -451,10 +497,6 @@ public struct VideoParameterSet: Hashable, Sendable {
             if i0 <= maxL { for i in i0...maxL { for j in stride(from: j0, to: i, by: 1) where lay.direct(i, j) { pairs += 1 } } }
             try c.us(&e.directDependencyType, count: pairs, bits: typeBits)
         }
-        var nonVuiLen = UInt32(e.nonVuiExtensionData.count)
-        try c.ue(&nonVuiLen, max: 4096, "vps_non_vui_extension_length")
-        try c.list(&e.nonVuiExtensionData, count: Int(nonVuiLen), { 0 }) { (c: inout C, v: inout UInt8) throws(ParseError) in try c.u8(&v, 8) }
-        try c.flag(&e.vuiPresent)
     }
 
     // MARK: Queries

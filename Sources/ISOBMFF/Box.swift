@@ -184,12 +184,16 @@ public protocol BoxPayload: Sendable {
     /// The FullBox version that the syntax of child boxes depends on (`iref` children use 32-bit ids in
     /// version 1); nil for payloads whose children do not care.
     var versionForChildren: UInt8? { get }
+    /// Throws ``ParseError/Code/unwritable`` when a field holds a value the box's syntax cannot store (a 64-bit
+    /// duration in a version 0 box, a sample size wider than `stz2`'s field). Writers call it before writing.
+    func checkWritable() throws(ParseError)
 }
 
 extension BoxPayload {
     public var summary: String { "" }
     public var json: [(String, JSON)] { [] }
     public var versionForChildren: UInt8? { nil }
+    public func checkWritable() throws(ParseError) {}
     /// The payload's bytes as written by ``write(to:)``.
     public func serialized() -> [UInt8] {
         var w = ByteWriter()

@@ -96,6 +96,7 @@ extension Box {
 
     /// The whole box as bytes. File-range payloads are read from `source` (required when present).
     public func serialized(source: (any ByteSource)? = nil) throws(ParseError) -> [UInt8] {
+        try checkWritable()
         var out = SegmentList()
         write(to: &out)
         return try SegmentList.materialize(out.finish(), source: source)
@@ -136,12 +137,14 @@ extension ISOFile {
 
     /// The whole file in memory (for small files and tests).
     public func serialized() throws(ParseError) -> [UInt8] {
-        try SegmentList.materialize(segments(), source: source)
+        try checkWritable()
+        return try SegmentList.materialize(segments(), source: source)
     }
 
     /// Writes the file to `path` atomically (temporary file in the same directory, then rename),
     /// streaming file-range payloads from the source in bounded chunks.
     public func write(to path: String, progress: ((UInt64, UInt64) -> Void)? = nil) throws(ParseError) {
+        try checkWritable()
         let segs = segments()
         try AtomicFile.write(path: path) { (out: AtomicFile) throws(ParseError) in
             try AtomicFile.writeSegments(segs, to: out, source: source, progress: progress)

@@ -251,13 +251,13 @@ public final class HEVCTrackProducer: VideoFrameProducer {
             if width > 0 { frameBytes = UInt64(count) * UInt64(width * height) * 3 }
             if frameBytes > budget || UInt64(data.count) > budget {
                 throw ParseError(.limitExceeded, offset: s.offset, path: path,
-                                 "the HEVC track has more than \(count) frames without an IDR picture (open GOP); the built-in decoder restarts at IDR pictures only and would hold them all in memory — install ffmpeg (or set SPATIAL_MEDIA_FFMPEG) and pass --decoder ffmpeg")
+                                 "the HEVC track has more than \(count) frames without an IDR picture (open GOP); the built-in decoder restarts at IDR pictures only and would hold them all in memory — install ffmpeg (or set SPATIAL_MEDIA_FFMPEG) and decode with FFmpeg", remedy: .decodeWithFFmpeg)
             }
         }
         let pics = try HEVCDecoder.decode(hvcC: hvcC, data: data, limits: limits)
         guard pics.count == count else {
             throw ParseError(.invalidValue, offset: 0, path: path,
-                             "libde265 returned \(pics.count) pictures for \(count) samples (leading pictures of an open GOP?); try --decoder ffmpeg")
+                             "libde265 returned \(pics.count) pictures for \(count) samples (leading pictures of an open GOP?); try decoding with FFmpeg", remedy: .decodeWithFFmpeg)
         }
         pending = pics
         pendingPos = 0

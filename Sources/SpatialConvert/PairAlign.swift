@@ -3,6 +3,7 @@ import Codecs
 import ImageFormats
 import SystemSupport
 import StereoVision
+import Dispatch
 
 /// Geometry figures of a pair, printed before and after `--align`.
 public struct PairFigures: Sendable {
@@ -60,17 +61,21 @@ public enum PairAligner {
             // Fast path: read the first plane directly.
             let ch = img.format.interleavedChannels, n = w * h
             let fn = Float(norm)
-            func convert<T: BinaryInteger>(_ p: [T]) -> [Float] {
+            @inline(__always) func convert<T: BinaryInteger>(_ p: [T]) -> [Float] {
                 guard p.count >= n * ch else { return [] }
-                var o = [Float](repeating: 0, count: n)
-                if rgb { for i in 0..<n { o[i] = (0.299 * Float(p[i * ch]) + 0.587 * Float(p[i * ch + 1]) + 0.114 * Float(p[i * ch + 2])) * fn } }
-                else { for i in 0..<n { o[i] = Float(p[i]) * fn } }
-                return o
+                let kr = 0.299 * fn, kg = 0.587 * fn, kb = 0.114 * fn
+                return [Float](unsafeUninitializedCapacity: n) { o, count in
+                    p.withUnsafeBufferPointer { src in
+                        if rgb { for i in 0..<n { let j = i &* ch; o[i] = kr * Float(src[j]) + kg * Float(src[j &+ 1]) + kb * Float(src[j &+ 2]) } }
+                        else { for i in 0..<n { o[i] = Float(src[i &* ch]) * fn } }
+                    }
+                    count = n
+                }
             }
             let px: [Float]
             switch img.planes {
-            case .u8(let ps): px = ps.first.map { convert($0) } ?? []
-            case .u16(let ps): px = ps.first.map { convert($0) } ?? []
+            case .u8(let ps): px = ps.first.map { convert($0 as [UInt8]) } ?? []
+            case .u16(let ps): px = ps.first.map { convert($0 as [UInt16]) } ?? []
             }
             return GrayImage(width: w, height: h, pixels: px).map { ($0, 1) }
         }
@@ -93,7 +98,12 @@ public enum PairAligner {
 
     /// Measures a pair (full resolution up to 4096 px per side).
     public static func measure(_ left: Image, _ right: Image, hfovDegrees: Double?) -> StereoAnalysisResult {
-        guard let a = luma(left), let b = luma(right) else { return .cannotMeasure("the eyes are empty") }
+        // Both eyes' luma at once (one per core).
+        let slots = Slots<(gray: GrayImage, factor: Int)>(count: 2)
+        DispatchQueue.concurrentPerform(iterations: 2) { i in
+            if let g = luma(i == 0 ? left : right) { slots.set(i, g) }
+        }
+        guard let a = slots.get(0), let b = slots.get(1) else { return .cannotMeasure("the eyes are empty") }
         var o = StereoAnalysisOptions()
         o.hfovDegrees = hfovDegrees
         o.occlusionTest = false

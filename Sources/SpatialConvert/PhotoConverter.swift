@@ -150,7 +150,7 @@ public enum PhotoSplitter {
     /// Writes the eyes to separate files and/or one side-by-side file (format by extension).
     public static func split(_ path: String, left: String?, right: String?, sbs: String?, quality: Int? = nil, limits: Limits = .default) throws(ParseError) {
         guard left != nil || right != nil || sbs != nil else {
-            throw ParseError(.invalidValue, offset: 0, "nothing to write: give --left/--right or --sbs")
+            throw ParseError(.invalidArgument, offset: 0, "nothing to write: give a left and right output, or a side-by-side one", remedy: .giveSplitOutputs)
         }
         let file = try ISOFile.open(path: path, limits: limits)
         guard let g = file.heif?.groups.first(where: { $0.type == "ster" }), g.entityIDs.count == 2 else {

@@ -64,14 +64,14 @@ enum VideoAudio {
         }
         let tool: FFmpegTool
         do throws(ParseError) { tool = try FFmpeg.require(.any, for: "carrying the audio of \(src)", override: o.ffmpeg) } catch {
-            throw ParseError(.unsupported, offset: 0, path: src, error.message + "; or pass --no-audio")
+            throw ParseError(error.code, offset: 0, path: src, error.message + "; or convert without audio", remedy: .dropAudio)
         }
         let probe = try MediaProbe.run(src, tool: tool)
         let audio = probe.audio
         if audio.isEmpty { return .silent(tool) }
         for (i, s) in audio.enumerated() where s.codec == "none" || s.codec.isEmpty {
             throw ParseError(.unsupported, offset: 0, path: src,
-                             "audio track \(i + 1) (stream \(s.index)) can be neither copied (Apple players do not play it) nor transcoded (FFmpeg has no decoder for it); pass --no-audio to convert without audio")
+                             "audio track \(i + 1) (stream \(s.index)) can be neither copied (Apple players do not play it) nor transcoded (FFmpeg has no decoder for it); convert without audio", remedy: .dropAudio)
         }
         var dropped: [String] = []
         for (kind, name) in [(MediaProbe.Stream.Kind.subtitle, "subtitle"), (.attachment, "attachment"), (.data, "data")] {
@@ -153,7 +153,7 @@ enum VideoAudio {
         let status = child.wait()
         guard status == 0 else {
             throw ParseError(.unsupported, offset: 0, path: source,
-                             "FFmpeg could not copy or transcode the audio (exit status \(status)): \(child.errorText()); pass --no-audio to convert without audio")
+                             "FFmpeg could not copy or transcode the audio (exit status \(status)): \(child.errorText()); convert without audio", remedy: .dropAudio)
         }
         let file = try ISOFile.open(path: scratch, limits: limits)
         let (tracks, _) = try TrackCopier.extract(from: file, path: scratch, limits: limits)

@@ -431,7 +431,7 @@ public enum VideoConverter {
         for p in producers {
             guard p.format == .yuv420 else {
                 throw ParseError(.unsupported, offset: 0, path: inputName,
-                                 "the input is \(p.format == .gray ? "monochrome" : p.format == .yuv422 ? "4:2:2" : p.format.rawValue); spatial video (Multiview Main) is 8-bit 4:2:0 — convert first, e.g. ffmpeg -i IN -pix_fmt yuv420p -f yuv4mpegpipe OUT.y4m (or pass --decoder ffmpeg, which converts)")
+                                 "the input is \(p.format == .gray ? "monochrome" : p.format == .yuv422 ? "4:2:2" : p.format.rawValue); spatial video (Multiview Main) is 8-bit 4:2:0 — convert first, e.g. ffmpeg -i IN -pix_fmt yuv420p -f yuv4mpegpipe OUT.y4m (or decode with FFmpeg, which converts)", remedy: .decodeWithFFmpeg)
             }
             guard p.bitDepth == 8 || p.bitDepth == 10 || p.bitDepth == 12 else {
                 throw ParseError(.unsupported, offset: 0, path: inputName, "\(p.bitDepth)-bit input is not supported (8, 10 or 12)")
@@ -487,7 +487,7 @@ public enum VideoConverter {
             fpsNum = f.num; fpsDen = f.den
         }
         guard fpsNum > 0, fpsDen > 0, fpsNum <= 1_000_000, fpsDen <= 1_000_000 else {
-            throw ParseError(.invalidValue, offset: 0, path: inputName, "the input's frame rate \(fpsNum)/\(fpsDen) is not usable; pass --fps")
+            throw ParseError(.invalidValue, offset: 0, path: inputName, "the input's frame rate \(fpsNum)/\(fpsDen) is not usable; give the frame rate", remedy: .giveFrameRate)
         }
         if o.layout.half && producers.count == 1 {
             notes.append("half-resolution \(o.layout.horizontal ? "SBS" : "TB"): each eye stretched from \(cropW)×\(cropH) to \(eyeW)×\(eyeH) (linear)")

@@ -82,7 +82,6 @@ public struct ProfileVerdict: Sendable {
             return
         }
         let m = v.metadata
-        let type = v.sampleEntryType?.description ?? "?"
         let packing: FramePacking? = v.isMVHEVC ? nil : m.framePacking
         let strStereo = v.isMVHEVC ? "MV-HEVC" : packing.map { "frame-packed \($0 == .sideBySide ? "side-by-side" : "over-under")" }
             ?? ((m.viewFlags.map { $0.hasLeftEye && $0.hasRightEye } ?? false) ? "frame-packed (layout not signalled)" : "mono")
@@ -90,27 +89,7 @@ public struct ProfileVerdict: Sendable {
         let isStereo = strStereo != "mono"
 
         // 1. Which profile.
-        let immersive = Self.looksLikeAppleImmersive(report: report, path: path)
-        if immersive {
-            profile = .appleImmersive
-        } else if let p = m.projectionKind, p != "rect" {
-            switch p {
-            case "hequ": profile = .apmp180
-            case "equi": profile = .apmp360
-            case "prim", "fish": profile = .apmpWideFOV
-            default:
-                profile = isStereo ? (v.isMVHEVC ? .multiview3D : .framePacked3D) : .video2D
-                f.append(ProfileShortfall("SV-PROF-011", .warning, "projection kind '\(p)' is not one Apple documents (rect, equi, hequ, fish, prim); players may show it flat"))
-            }
-        } else if m.hasGoogleSphere {
-            profile = .googleSpherical
-        } else if v.isMVHEVC {
-            profile = report.classification == .spatialVideo ? .spatialVideo : .multiview3D
-        } else if isStereo {
-            profile = .framePacked3D
-        } else {
-            profile = .video2D
-        }
+        profile = Self.classify(v, report: report, path: path, isStereo: isStereo, findings: &f)
 
         // 2. Where it falls short.
         if profile == .appleImmersive {
@@ -124,6 +103,41 @@ public struct ProfileVerdict: Sendable {
         if profile == .multiview3D {
             for r in report.whyNotSpatial { f.append(ProfileShortfall("SV-PROF-015", .info, "not spatial video: \(r)")) }
         }
+        Self.signallingShortfalls(m, v, profile: profile, isStereo: isStereo, findings: &f)
+        Self.publishingShortfalls(file, v, profile: profile, packing: packing, isStereo: isStereo, findings: &f)
+        findings = f
+    }
+
+    /// Which profile the primary track aims at (an unknown projection kind adds SV-PROF-011).
+    static func classify(_ v: SpatialVideoTrack, report: SpatialVideoReport, path: String?, isStereo: Bool,
+                         findings: inout [ProfileShortfall]) -> MediaProfile {
+        let m = v.metadata
+        let immersive = looksLikeAppleImmersive(report: report, path: path)
+        if immersive {
+            return .appleImmersive
+        } else if let p = m.projectionKind, p != "rect" {
+            switch p {
+            case "hequ": return .apmp180
+            case "equi": return .apmp360
+            case "prim", "fish": return .apmpWideFOV
+            default:
+                findings.append(ProfileShortfall("SV-PROF-011", .warning, "projection kind '\(p)' is not one Apple documents (rect, equi, hequ, fish, prim); players may show it flat"))
+                return isStereo ? (v.isMVHEVC ? .multiview3D : .framePacked3D) : .video2D
+            }
+        } else if m.hasGoogleSphere {
+            return .googleSpherical
+        } else if v.isMVHEVC {
+            return report.classification == .spatialVideo ? .spatialVideo : .multiview3D
+        } else if isStereo {
+            return .framePacked3D
+        } else {
+            return .video2D
+        }
+    }
+
+    /// Shortfalls of the signalling: spheres, frame packing, hfov against the projection, hero eye, lenses.
+    static func signallingShortfalls(_ m: StereoVideoMetadata, _ v: SpatialVideoTrack, profile: MediaProfile, isStereo: Bool,
+                                     findings f: inout [ProfileShortfall]) {
         if profile == .googleSpherical {
             let forms = m.projectionForms.map { "\($0.source): \($0.text)" }.joined(separator: "; ")
             switch m.googleToAPMP() {
@@ -174,7 +188,12 @@ public struct ProfileVerdict: Sendable {
         if profile.isAPMP, m.hasGoogleSphere, case .success(let s) = m.googleToAPMP(), s.projection != m.projectionKind {
             f.append(ProfileShortfall("SV-PROF-013", .warning, "the APMP projection '\(m.projectionKind?.description ?? "")' disagrees with the Google metadata ('\(s.projection)')"))
         }
-        // Codec and publishing limits for 3D and APMP.
+    }
+
+    /// Codec and publishing limits for 3D and APMP.
+    static func publishingShortfalls(_ file: ISOFile, _ v: SpatialVideoTrack, profile: MediaProfile, packing: FramePacking?,
+                                     isStereo: Bool, findings f: inout [ProfileShortfall]) {
+        let type = v.sampleEntryType?.description ?? "?"
         if profile == .framePacked3D || profile.isAPMP || profile == .googleSpherical {
             if !v.isHEVC {
                 let why = type.hasPrefix("av0") ? "AV1 has no hardware decoder on the M2 Vision Pro" : type.hasPrefix("avc") ? "H.264 frame-packed video was reported to stutter on visionOS 26" : "not a codec Apple documents for it"
@@ -206,7 +225,6 @@ public struct ProfileVerdict: Sendable {
                 f.append(ProfileShortfall("SV-PROF-009", .warning, "peak bitrate \(peak / 1_000_000) Mb/s (over one second of samples) exceeds APMP's 150 Mb/s"))
             }
         }
-        findings = f
     }
 
     /// Apple Immersive Video is recognised by its `.aivu` file name or by timed-metadata keys that name

@@ -56,7 +56,7 @@ public enum SpatialPhotoEditor {
         if let l = leftItem, let r = rightItem { ids = [l, r] } else {
             ids = displayableImages(h)
             guard ids.count == 2 else {
-                throw ParseError(.unsupported, offset: 0, path: path, "expected 2 displayable images, found \(ids.count) (\(ids.map(String.init).joined(separator: ", "))); name them with --left-item/--right-item")
+                throw ParseError(.unsupported, offset: 0, path: path, "expected 2 displayable images, found \(ids.count) (\(ids.map(String.init).joined(separator: ", "))); name the left and right items", remedy: .nameEyeItems)
             }
         }
         if swapEyes { ids.reverse() }

@@ -260,44 +260,17 @@ public enum SpatialVideoMuxer {
         return [sgpd, sbgp]
     }
 
-    static let identityMatrix: [UInt32] = [0x0001_0000, 0, 0, 0, 0x0001_0000, 0, 0, 0, 0x4000_0000]
-
     static func moovBox(entry: Box, samples: [VideoSample], timescale: UInt32, frameDuration: UInt32, mediaDuration: UInt64,
                         offsets: [Int], sync: [UInt32]?, perChunk: Int, chunkOffsets: [UInt64], co64: Bool,
                         width: Int, height: Int, container: SpatialVideoMuxOptions.Container) throws(ParseError) -> Box {
         let n = samples.count
-        let presentationDuration = mediaDuration
-        let v1 = presentationDuration > UInt64(UInt32.max)
-        let mvhd = raw("mvhd") { w in
-            w.writeU8(v1 ? 1 : 0); w.writeU24(0)
-            if v1 { w.writeU64(0); w.writeU64(0); w.writeU32(timescale); w.writeU64(presentationDuration) }
-            else { w.writeU32(0); w.writeU32(0); w.writeU32(timescale); w.writeU32(UInt32(presentationDuration)) }
-            w.writeU32(0x0001_0000); w.writeU16(0x0100); w.writeU16(0); w.writeU32(0); w.writeU32(0)
-            for m in identityMatrix { w.writeU32(m) }
-            w.write([UInt8](repeating: 0, count: 24))
-            w.writeU32(2)
-        }
-        let tkhd = raw("tkhd") { w in
-            w.writeU8(v1 ? 1 : 0); w.writeU24(3)
-            if v1 { w.writeU64(0); w.writeU64(0); w.writeU32(1); w.writeU32(0); w.writeU64(presentationDuration) }
-            else { w.writeU32(0); w.writeU32(0); w.writeU32(1); w.writeU32(0); w.writeU32(UInt32(presentationDuration)) }
-            w.writeU64(0); w.writeU16(0); w.writeU16(0); w.writeU16(0); w.writeU16(0)
-            for m in identityMatrix { w.writeU32(m) }
-            w.writeU32(UInt32(width) << 16); w.writeU32(UInt32(height) << 16)
-        }
-        let elst = raw("elst") { w in
-            w.writeU8(v1 ? 1 : 0); w.writeU24(0); w.writeU32(1)
-            // media_time 0: signed composition offsets already start the presentation at 0 (no shift).
-            if v1 { w.writeU64(presentationDuration); w.writeI64(0) }
-            else { w.writeU32(UInt32(presentationDuration)); w.writeI32(0) }
-            w.writeU16(1); w.writeU16(0)
-        }
-        let mdhd = raw("mdhd") { w in
-            w.writeU8(v1 ? 1 : 0); w.writeU24(0)
-            if v1 { w.writeU64(0); w.writeU64(0); w.writeU32(timescale); w.writeU64(mediaDuration) }
-            else { w.writeU32(0); w.writeU32(0); w.writeU32(timescale); w.writeU32(UInt32(mediaDuration)) }
-            w.writeU16(0x55C4); w.writeU16(0)   // 'und'
-        }
+        let count = try Checked.u32(n)
+        // One video track (id 1) presented from its first sample for the whole media duration.
+        let mvhd = Box(MovieHeaderBox(timescale: timescale, duration: mediaDuration, nextTrackID: 2), type: "mvhd")
+        let tkhd = Box(TrackHeaderBox(trackID: 1, duration: mediaDuration, width: width, height: height), type: "tkhd")
+        // media_time 0: signed composition offsets already start the presentation at 0 (no shift).
+        let elst = Box(EditListBox(entries: [.init(segmentDuration: mediaDuration, mediaTime: 0)]), type: "elst")
+        let mdhd = Box(MediaHeaderBox(timescale: timescale, duration: mediaDuration), type: "mdhd")
         var hdlrPayload = HandlerBox(handlerType: "vide", name: handlerName)
         if container == .mov {
             // QuickTime: component type 'mhlr' and the name as a Pascal string (length byte, no terminator).
@@ -306,11 +279,9 @@ public enum SpatialVideoMuxer {
             let name = Array(handlerName.utf8)
             hdlrPayload.nameBytes = [UInt8(name.count)] + name
         }
-        let vmhd = raw("vmhd") { w in w.writeU8(0); w.writeU24(1); w.writeU16(0); w.writeU16(0); w.writeU16(0); w.writeU16(0) }
-        let dref = raw("dref", { w in w.writeU8(0); w.writeU24(0); w.writeU32(1) },
-                       children: [raw("url ") { w in w.writeU8(0); w.writeU24(1) }])
-        let stsd = raw("stsd", { w in w.writeU8(0); w.writeU24(0); w.writeU32(1) }, children: [entry])
-        let stts = raw("stts") { w in w.writeU8(0); w.writeU24(0); w.writeU32(1); w.writeU32(UInt32(n)); w.writeU32(frameDuration) }
+        let vmhd = Box(VideoMediaHeaderBox(), type: "vmhd")
+        let stsd = Box.sampleDescription([entry])
+        let stts = Box(TimeToSampleBox(entries: [(count, frameDuration)]), type: "stts")
         // Apple's order: sgpd/sbgp 'sync', stts, ctts, stss, sdtp, stsc, stsz, stco.
         var stblKids: [Box] = [stsd]
         stblKids += syncSampleGroup(samples)
@@ -324,38 +295,23 @@ public enum SpatialVideoMuxer {
                 ticks.append(UInt32(bitPattern: v))
             }
             let runs = runLength(ticks)
-            stblKids.append(raw("ctts") { w in
-                w.writeU8(1); w.writeU24(0); w.writeU32(UInt32(runs.count))
-                for r in runs { w.writeU32(r.0); w.writeU32(r.1) }
-            })
+            stblKids.append(Box(CompositionOffsetBox(version: 1, entries: runs.map { (count: $0.0, offset: $0.1) }), type: "ctts"))
         }
         if let sync {
-            stblKids.append(raw("stss") { w in w.writeU8(0); w.writeU24(0); w.writeU32(UInt32(sync.count)); for s in sync { w.writeU32(s) } })
+            stblKids.append(Box(U32TableBox(values: sync), type: "stss"))
         }
         stblKids.append(raw("sdtp") { w in
             w.writeU8(0); w.writeU24(0)
             for s in samples { w.writeU8(s.dependencyFlags) }
         })
         let fullChunks = n / perChunk, rest = n % perChunk
-        stblKids.append(raw("stsc") { w in
-            w.writeU8(0); w.writeU24(0)
-            var entries: [(UInt32, UInt32)] = []
-            if fullChunks > 0 { entries.append((1, UInt32(perChunk))) }
-            if rest > 0 { entries.append((UInt32(fullChunks + 1), UInt32(rest))) }
-            w.writeU32(UInt32(entries.count))
-            for e in entries { w.writeU32(e.0); w.writeU32(e.1); w.writeU32(1) }
-        })
-        stblKids.append(raw("stsz") { w in
-            w.writeU8(0); w.writeU24(0); w.writeU32(0); w.writeU32(UInt32(n))
-            for s in samples { w.writeU32(s.size) }
-        })
-        if co64 {
-            stblKids.append(raw("co64") { w in w.writeU8(0); w.writeU24(0); w.writeU32(UInt32(chunkOffsets.count)); for o in chunkOffsets { w.writeU64(o) } })
-        } else {
-            guard chunkOffsets.allSatisfy({ $0 <= UInt64(UInt32.max) }) else { throw ParseError(.unwritable, offset: 0, "chunk offset above 4 GiB without co64") }
-            stblKids.append(raw("stco") { w in w.writeU8(0); w.writeU24(0); w.writeU32(UInt32(chunkOffsets.count)); for o in chunkOffsets { w.writeU32(UInt32(o)) } })
-        }
-        let minf = Box(type: "minf", children: [vmhd, Box(type: "dinf", children: [dref]), Box(type: "stbl", children: stblKids)])
+        var chunkEntries: [SampleToChunkBox.Entry] = []
+        if fullChunks > 0 { chunkEntries.append(.init(firstChunk: 1, samplesPerChunk: try Checked.u32(perChunk), sampleDescriptionIndex: 1)) }
+        if rest > 0 { chunkEntries.append(.init(firstChunk: try Checked.u32(fullChunks + 1), samplesPerChunk: try Checked.u32(rest), sampleDescriptionIndex: 1)) }
+        stblKids.append(Box(SampleToChunkBox(entries: chunkEntries), type: "stsc"))
+        stblKids.append(Box(SampleSizeBox(sizes: samples.map(\.size)), type: "stsz"))
+        stblKids.append(try ChunkOffsets.box(chunkOffsets, large: co64))
+        let minf = Box(type: "minf", children: [vmhd, Box.selfContainedDataInformation(), Box(type: "stbl", children: stblKids)])
         let mdia = Box(type: "mdia", children: [mdhd, Box(hdlrPayload, type: "hdlr"), minf])
         let trak = Box(type: "trak", children: [tkhd, Box(type: "edts", children: [elst]), mdia])
         return Box(type: "moov", children: [mvhd, trak])

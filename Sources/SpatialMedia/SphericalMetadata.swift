@@ -131,7 +131,7 @@ extension StereoVideoMetadata {
                 else { return .failure(.init("the equirectangular crop \(Self.coverageText(bounds: b)) is neither the whole sphere (equi) nor its middle half (hequ)")) }
             case "mshp":
                 guard let a = assumeProjection else {
-                    return .failure(.init("the projection is a mesh (sv3d/proj/mshp): whether it is half-equirectangular cannot be checked without decoding the mesh; give --projection hequ (or equi) to state it"))
+                    return .failure(.init("the projection is a mesh (sv3d/proj/mshp): whether it is half-equirectangular cannot be checked without decoding the mesh; state the projection (hequ or equi)", remedy: .giveProjection))
                 }
                 kind = a
             case "cbmp": return .failure(.init("a cubemap projection (sv3d/proj/cbmp) has no APMP equivalent"))
@@ -156,7 +156,7 @@ extension StereoVideoMetadata {
             }
         }
         if let a = assumeProjection, a != kind {
-            return .failure(.init("--projection \(a) contradicts the Google metadata, which says '\(kind)'"))
+            return .failure(.init("the projection given, '\(a)', contradicts the Google metadata, which says '\(kind)'"))
         }
         return .success(APMPSignal(projection: kind, packing: packing))
     }
@@ -187,7 +187,9 @@ extension StereoVideoMetadata {
 /// Why spherical metadata cannot be converted without changing its meaning.
 public struct SphericalConversionError: Error, Sendable, Equatable {
     public var reason: String
-    public init(_ reason: String) { self.reason = reason }
+    /// What the caller can state to get past it (the projection of a mesh), if anything.
+    public var remedy: ParseError.Remedy?
+    public init(_ reason: String, remedy: ParseError.Remedy? = nil) { self.reason = reason; self.remedy = remedy }
 }
 
 extension SpatialVideoReport {

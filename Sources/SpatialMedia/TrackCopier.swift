@@ -123,25 +123,15 @@ public enum TrackCopier {
         }
         let oldStart = dataStart(boxes)
         var moov = boxes[vi]
-        guard let mvhdIndex = moov.children?.firstIndex(where: { $0.type == "mvhd" }), case .raw(var mvhd) = moov.children?[mvhdIndex].fields,
-              mvhd.count >= 100 else {
-            throw ParseError(.invalidValue, offset: 0, "TrackCopier: the movie header is not the muxer's")
+        guard let mvhdIndex = moov.children?.firstIndex(where: { $0.type == "mvhd" }),
+              var mvhd = moov.children?[mvhdIndex].payload(MovieHeaderBox.self) else {
+            throw ParseError(.invalidValue, offset: 0, "TrackCopier: the movie has no readable mvhd")
         }
-        let v1 = mvhd[0] == 1
-        let tsAt = v1 ? 20 : 12, durAt = v1 ? 24 : 16
-        let movieTimescale = UInt32(mvhd[tsAt]) << 24 | UInt32(mvhd[tsAt + 1]) << 16 | UInt32(mvhd[tsAt + 2]) << 8 | UInt32(mvhd[tsAt + 3])
-        var movieDuration: UInt64 = 0
-        if v1 { for k in 0..<8 { movieDuration = movieDuration << 8 | UInt64(mvhd[durAt + k]) } }
-        else { for k in 0..<4 { movieDuration = movieDuration << 8 | UInt64(mvhd[durAt + k]) } }
-        // The muxer's tkhd boxes are raw: track_ID at byte 12 (version 0) or 20 (version 1) of the payload.
+        let movieTimescale = mvhd.timescale
+        var movieDuration = mvhd.duration
         var nextID = UInt32(moov.children("trak").count + 1)
         for t in moov.children("trak") {
-            if let id = Track(t).header?.trackID { nextID = max(nextID, id + 1) }
-            else if let tk = t.child("tkhd"), case .raw(let b) = tk.fields, b.count >= 24 {
-                let at = b[0] == 1 ? 20 : 12
-                let id = UInt32(b[at]) << 24 | UInt32(b[at + 1]) << 16 | UInt32(b[at + 2]) << 8 | UInt32(b[at + 3])
-                nextID = max(nextID, id &+ 1)
-            }
+            if let id = Track(t).header?.trackID { nextID = max(nextID, id &+ 1) }
         }
 
         let extra = tracks.reduce(0) { $0 + $1.totalBytes }
@@ -155,46 +145,19 @@ public enum TrackCopier {
             for c in t.chunks { list.append(rel); rel += UInt64(c.count) }
             relOffsets.append(list)
         }
-        func setOffsets(_ trak: inout Box, _ values: [UInt64]) {
-            guard var mdia = trak.child("mdia"), var minf = mdia.child("minf"), var stbl = minf.child("stbl") else { return }
-            stbl.removeChildren("stco"); stbl.removeChildren("co64")
-            if useCo64 { stbl.setChild(Box(ChunkLargeOffsetBox(offsets: values), type: "co64")) }
-            else { stbl.setChild(Box(U32TableBox(values: values.map { UInt32(truncatingIfNeeded: $0) }), type: "stco")) }
-            minf.setChild(stbl); mdia.setChild(minf); trak.setChild(mdia)
-        }
         var newTraks: [Box] = []
         for (i, t) in tracks.enumerated() {
-            var trak = t.trak
-            guard var tkhd = trak.child("tkhd")?.payload(TrackHeaderBox.self) else {
-                throw ParseError(.invalidValue, offset: 0, "TrackCopier: copied track has no tkhd")
-            }
-            tkhd.trackID = nextID
+            var (trak, duration) = try retimed(t, trackID: nextID, movieTimescale: movieTimescale)
             nextID += 1
-            tkhd.duration = rescale(tkhd.duration, from: t.sourceMovieTimescale, to: movieTimescale)
-            if tkhd.fullBox.version == 0 && tkhd.duration > UInt64(UInt32.max) { tkhd.duration = UInt64(UInt32.max) }
-            movieDuration = max(movieDuration, tkhd.duration)
-            trak.setChild(Box(tkhd, type: "tkhd"))
-            if var edts = trak.child("edts"), let elst = edts.child("elst")?.payload(EditListBox.self) {
-                var e = elst
-                for k in e.entries.indices {
-                    e.entries[k].segmentDuration = rescale(e.entries[k].segmentDuration, from: t.sourceMovieTimescale, to: movieTimescale)
-                    if e.fullBox.version == 0 && e.entries[k].segmentDuration > UInt64(UInt32.max) { e.entries[k].segmentDuration = UInt64(UInt32.max) }
-                }
-                edts.setChild(Box(e, type: "elst"))
-                trak.setChild(edts)
-            }
-            setOffsets(&trak, relOffsets[i])
+            movieDuration = max(movieDuration, duration)
+            try ChunkOffsets.set(relOffsets[i], large: useCo64, inTrack: &trak)
             newTraks.append(trak)
         }
-        // mvhd: duration and next_track_ID.
-        if v1 { for k in 0..<8 { mvhd[durAt + k] = UInt8(truncatingIfNeeded: movieDuration >> (56 - 8 * UInt64(k))) } }
-        else {
-            let d = UInt32(clamping: movieDuration)
-            for k in 0..<4 { mvhd[durAt + k] = UInt8(truncatingIfNeeded: d >> (24 - 8 * UInt32(k))) }
-        }
-        let n = mvhd.count
-        for k in 0..<4 { mvhd[n - 4 + k] = UInt8(truncatingIfNeeded: nextID >> (24 - 8 * UInt32(k))) }
-        moov.children?[mvhdIndex].fields = .raw(mvhd)
+        // A duration past 32 bits moves the header to version 1 rather than being cut.
+        mvhd.duration = movieDuration
+        if movieDuration > UInt64(UInt32.max) { mvhd.fullBox.version = 1 }
+        mvhd.nextTrackID = nextID
+        moov.children?[mvhdIndex].fields = .typed(mvhd)
         moov.children = (moov.children ?? []) + newTraks
         boxes[vi] = moov
         switch boxes[mi].fields {
@@ -215,10 +178,15 @@ public enum TrackCopier {
         for k in kids.indices where kids[k].type == "trak" {
             let isNew = k >= kids.count - newTraks.count
             if isNew {
-                setOffsets(&kids[k], relOffsets[copied].map { $0 + newStart })
+                try ChunkOffsets.set(relOffsets[copied].map { $0 + newStart }, large: useCo64, inTrack: &kids[k])
                 copied += 1
             } else if delta != 0 {
-                try shiftRawOffsets(&kids[k], by: delta)
+                try ChunkOffsets.map(inTrack: &kids[k], promote: false) { (o: UInt64) throws(ParseError) in
+                    guard let old = Int64(exactly: o), case (let moved, false) = old.addingReportingOverflow(delta), moved >= 0 else {
+                        throw ParseError(.unwritable, offset: 0, "chunk offset out of range after adding tracks")
+                    }
+                    return UInt64(moved)
+                }
             }
         }
         moov2.children = kids
@@ -226,26 +194,26 @@ public enum TrackCopier {
         return ISOFile(boxes: boxes, source: file.source)
     }
 
-    /// Adds `delta` to every entry of the muxer's raw `stco`/`co64`.
-    static func shiftRawOffsets(_ trak: inout Box, by delta: Int64) throws(ParseError) {
-        guard var mdia = trak.child("mdia"), var minf = mdia.child("minf"), var stbl = minf.child("stbl") else { return }
-        for type in ["stco", "co64"] as [FourCC] {
-            guard var box = stbl.child(type), case .raw(var b) = box.fields, b.count >= 8 else { continue }
-            let w = type == "co64" ? 8 : 4
-            var p = 8
-            while p + w <= b.count {
-                var v: UInt64 = 0
-                for k in 0..<w { v = v << 8 | UInt64(b[p + k]) }
-                let nv = Int64(v) + delta
-                guard nv >= 0, w == 8 || nv <= Int64(UInt32.max) else {
-                    throw ParseError(.unwritable, offset: 0, "chunk offset out of range after adding tracks")
-                }
-                for k in 0..<w { b[p + k] = UInt8(truncatingIfNeeded: UInt64(nv) >> UInt64(8 * (w - 1 - k))) }
-                p += w
-            }
-            box.fields = .raw(b)
-            stbl.setChild(box)
+    /// The copied `trak` with a new track id and its `tkhd`/`elst` durations in the target movie's timescale (a box
+    /// whose duration no longer fits 32 bits moves to version 1); returns the track duration too.
+    static func retimed(_ t: CopiedTrack, trackID: UInt32, movieTimescale: UInt32) throws(ParseError) -> (trak: Box, duration: UInt64) {
+        var trak = t.trak
+        guard var tkhd = trak.child("tkhd")?.payload(TrackHeaderBox.self) else {
+            throw ParseError(.invalidValue, offset: 0, "TrackCopier: copied track has no tkhd")
         }
-        minf.setChild(stbl); mdia.setChild(minf); trak.setChild(mdia)
+        tkhd.trackID = trackID
+        tkhd.duration = rescale(tkhd.duration, from: t.sourceMovieTimescale, to: movieTimescale)
+        if tkhd.duration > UInt64(UInt32.max) { tkhd.fullBox.version = 1 }
+        trak.setChild(Box(tkhd, type: "tkhd"))
+        if var edts = trak.child("edts"), let elst = edts.child("elst")?.payload(EditListBox.self) {
+            var e = elst
+            for k in e.entries.indices {
+                e.entries[k].segmentDuration = rescale(e.entries[k].segmentDuration, from: t.sourceMovieTimescale, to: movieTimescale)
+                if e.entries[k].segmentDuration > UInt64(UInt32.max) { e.fullBox.version = 1 }
+            }
+            edts.setChild(Box(e, type: "elst"))
+            trak.setChild(edts)
+        }
+        return (trak, tkhd.duration)
     }
 }

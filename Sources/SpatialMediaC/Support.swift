@@ -57,48 +57,32 @@ struct ABIError: Error {
         case .unsupported, .unwritable: status = SMStatus.notApplicable
         case .invalidArgument: status = SMStatus.invalidArgument
         case .cancelled: status = SMStatus.cancelled
+        case .libraryMissing: status = SMStatus.unsupported
         default: status = SMStatus.parse
         }
         var where_ = "code \(e.code.rawValue), offset \(e.offset)"
         if !e.path.isEmpty { where_ += ", in \(e.path)" }
-        message = "\(Self.abiWording(e.message)) (\(where_))"
+        message = "\(Self.abiWording(e)) (\(where_))"
         code = e.code.rawValue
         offset = e.offset
         boxPath = e.path
     }
 
-    /// Library messages written for the command line name its flags; through the C ABI they name the C
-    /// arguments and options instead (or say that only the command-line tool has the setting).
-    static let flagWording: [(flag: String, abi: String)] = [
-        ("--left/--right or --sbs", "left_output/right_output or option \"sbs_output\""),
-        ("--left-item/--right-item", "the left and right item ids"),
-        ("pass --decoder ffmpeg", "decode with FFmpeg (command-line tool only)"),
-        ("try --decoder ffmpeg", "try decoding with FFmpeg (command-line tool only)"),
-        ("--decoder ffmpeg", "FFmpeg decoding (command-line tool only)"),
-        ("pass --no-audio to convert without audio", "convert without audio (option \"audio\": \"none\")"),
-        ("or pass --no-audio", "or convert without audio (option \"audio\": \"none\")"),
-        ("--no-audio", "no audio (option \"audio\": \"none\")"),
-        ("--audio-from MOVIE", "an audio source movie (command-line tool only)"),
-        ("--audio-from", "the audio source"),
-        ("--fps", "options \"frame_rate_num\" and \"frame_rate_den\""),
-        ("--faststart", "option \"faststart\""),
-        ("--baseline", "the baseline option"),
-        ("--hfov", "the field-of-view option"),
-        ("--disparity", "the disparity option"),
-        ("--swap-eyes", "option \"swap_eyes\""),
-        ("give --packing side|over", "set the frame packing (side or over)"),
-        ("--packing", "the frame packing"),
-        ("--to-apmp", "the APMP conversion (command-line tool: edit)"),
-        ("--to-google", "the Google spherical conversion (command-line tool: edit)"),
-        ("--projection", "the projection"),
-        ("--hero", "the hero eye"),
+    /// How a C caller applies a library error's remedy (library messages say it in plain words and name no
+    /// interface); remedies only the command-line tool offers say so.
+    static let remedyWording: [ParseError.Remedy: String] = [
+        .decodeWithFFmpeg: "FFmpeg decoding: command-line tool only",
+        .dropAudio: "option \"audio\": \"none\"",
+        .giveFrameRate: "options \"frame_rate_num\" and \"frame_rate_den\"",
+        .nameEyeItems: "the left and right item ids",
+        .giveSplitOutputs: "left_output/right_output or option \"sbs_output\"",
+        .giveProjection: "stating the projection: command-line tool only",
+        .giveFramePacking: "frame packing: command-line tool only",
     ]
 
-    static func abiWording(_ m: String) -> String {
-        guard m.contains("--") else { return m }
-        var out = m
-        for (flag, abi) in flagWording { out = out.replacing(flag, with: abi) }
-        return out
+    static func abiWording(_ e: ParseError) -> String {
+        guard let r = e.remedy, let how = remedyWording[r] else { return e.message }
+        return "\(e.message) [\(how)]"
     }
 }
 

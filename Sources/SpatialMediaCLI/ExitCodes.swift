@@ -13,7 +13,7 @@ enum Exit {
     static let table: [(code: Int32, meaning: String)] = [
         (ok, "success (validate/info/dump: no errors or warnings)"),
         (problems, "the input was read and problems were found (validate errors or warnings, info/dump diagnostics, a directory with no media to validate)"),
-        (unreadable, "an input could not be read, is damaged or truncated, or is not a supported kind; or an output could not be written"),
+        (unreadable, "an input could not be read, is damaged or truncated, or is not a supported kind; an output could not be written; or a library or program the work needs (x265, libde265, FFmpeg …) is missing"),
         (usage, "usage error: unknown or conflicting options, a value out of range, an option that does not apply, an output that is an input or another output, an output extension that does not match what is written"),
         (130, "interrupted by SIGINT (143: by SIGTERM); nothing was written"),
     ]
@@ -24,11 +24,22 @@ enum Exit {
     }
 
     /// The status for an error a library call threw: usage errors 64; an interruption 130/143; anything else
-    /// about an input or output 2.
+    /// about an input or output, or a missing library, 2. Every command maps library errors through here.
     static func code(for e: ParseError) -> Int32 {
         if Interruption.isRequested || e.code == .cancelled { return Interruption.exitStatus }
         return e.code == .invalidArgument ? usage : unreadable
     }
+
+    /// The command line's spelling of each remedy a library error can carry (library messages name no flag).
+    static let remedyFlags: [ParseError.Remedy: String] = [
+        .decodeWithFFmpeg: "--decoder ffmpeg",
+        .dropAudio: "--no-audio",
+        .giveFrameRate: "--fps",
+        .nameEyeItems: "--left-item/--right-item",
+        .giveSplitOutputs: "--left/--right or --sbs",
+        .giveProjection: "--projection hequ|equi",
+        .giveFramePacking: "--packing side|over",
+    ]
 
     /// Refuses outputs that are inputs or each other (``OutputPaths``): prints the reason, exit 64.
     static func checkOutputs(_ command: String, outputs: [(String, String?)], inputs: [(String, String?)]) throws {
@@ -45,6 +56,14 @@ enum Exit {
     static func usageError(_ command: String, _ message: String) -> ExitCode {
         printErr("\(command): \(message)")
         return ExitCode(usage)
+    }
+}
+
+extension ParseError {
+    /// The message with the remedy spelled as this tool's flag, e.g. "… convert without audio (--no-audio)".
+    var cliMessage: String {
+        guard let r = remedy, let flag = Exit.remedyFlags[r] else { return message }
+        return "\(message) (\(flag))"
     }
 }
 

@@ -19,7 +19,7 @@ func printErr(_ s: String) { StandardError.write(s + "\n") }
 /// `outputs` is reported as "cannot write OUTPUT"; a box path goes after the reason with its offset; the
 /// top level is given by its offset alone.
 func errorLine(_ prefix: String, file: String, _ e: ParseError, outputs: [String?] = []) -> String {
-    var message = e.message
+    var message = e.cliMessage
     if !e.path.isEmpty, outputs.contains(where: { $0 == e.path }) {
         if message.hasPrefix("cannot write \(e.path): ") { message.removeFirst("cannot write \(e.path): ".count) }
         return "\(prefix): cannot write \(e.path): \(message) [\(e.code)]"
@@ -102,7 +102,7 @@ func openFile(_ path: String) -> ISOFile? {
     do {
         return try ISOFile.open(path: path)
     } catch {
-        printErr("spatial-media: \(path): \(error.message) [\(error.code)]")
+        printErr("spatial-media: \(path): \(error.cliMessage) [\(error.code)]")
         return nil
     }
 }
@@ -124,8 +124,8 @@ struct Dump: ParsableCommand {
                 let lines = try NALListing.lines(path: file)
                 for l in lines { print(l) }
             } catch {
-                printErr("spatial-media: \(file): \(error.message) [\(error.code)]")
-                throw ExitCode(Exit.unreadable)
+                printErr("spatial-media: \(file): \(error.cliMessage) [\(error.code)]")
+                throw ExitCode(Exit.code(for: error))
             }
             return
         }
@@ -159,7 +159,7 @@ struct Info: ParsableCommand {
             do throws(ParseError) {
                 if let image = try imageInfo(path) { info = image } else { info = try MediaInfo.inspect(path: path) }
             } catch {
-                printErr("spatial-media: \(path): \(error.message) [\(error.code)]")
+                printErr("spatial-media: \(path): \(error.cliMessage) [\(error.code)]")
                 worst = max(worst, Exit.unreadable)
                 results.append(.object([("file", .string(path)), ("error", .object([("code", .string(error.code.rawValue)), ("offset", .uint(error.offset)), ("message", .string(error.message))]))]))
                 continue

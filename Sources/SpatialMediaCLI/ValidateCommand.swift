@@ -73,7 +73,7 @@ struct Validate: ParsableCommand {
                 printErr("wrote \(path)")
             } catch {
                 printErr("spatial-media: cannot write \(path): \(error.message)")
-                throw ExitCode(Exit.unreadable)
+                throw ExitCode(Exit.code(for: error))
             }
         }
         let code = max(reports.map(\.exitCode).max() ?? 0, nothing ? Exit.problems : Exit.ok)

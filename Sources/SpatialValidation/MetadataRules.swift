@@ -76,6 +76,25 @@ enum VideoRules {
         if !v.hasLhvC { f.append(Finding("SV-VIDEO-004", .error, "the sample entry has no lhvC: a single layer, so there is no second eye (mux the second layer's SPS/PPS into lhvC)", at: entryPath)) }
 
         // HEVC stream facts from the configuration records and the first samples.
+        let (interLayer, frames, baseLayerIsLeft) = streamChecks(file, v, at: entryPath, f: &f, summary: &summary)
+        summary.append(("frames", .int(Int64(frames))))
+
+        let m = v.metadata
+        eyeRules(m, baseLayerIsLeft: baseLayerIsLeft, at: entryPath, f: &f)
+        cameraRules(m, v, at: entryPath, f: &f, facts: &facts)
+        for d in m.diagnostics {
+            let sev: Severity = d.severity == .error ? .error : d.severity == .warning ? .warning : .info
+            f.append(Finding("SV-VIDEO-029", sev, d.message, at: "\(d.path) at offset \(d.offset)"))
+        }
+        let spatial = report.classification == .spatialVideo && !f.contains { $0.severity == .error }
+        var why = report.whyNotSpatial
+        if !spatial && why.isEmpty { why = f.filter { $0.severity == .error }.map(\.message) }
+        return (spatial, why, interLayer, frames, verdict)
+    }
+
+    /// Stream rules on the configuration records and the first three samples; the frame count from the sample table.
+    static func streamChecks(_ file: ISOFile, _ v: SpatialVideoTrack, at entryPath: String, f: inout [Finding],
+                             summary: inout [(String, JSON)]) -> (interLayer: Bool, frames: Int, baseLayerIsLeft: Bool?) {
         var interLayer = false
         var frames = 0
         var baseLayerIsLeft: Bool? = nil
@@ -105,10 +124,11 @@ enum VideoRules {
                 f.append(Finding("SV-VIDEO-005", .error, "the HEVC configuration records cannot be parsed, so the layers cannot be checked", at: "\(entryPath)/hvcC"))
             }
         }
-        summary.append(("frames", .int(Int64(frames))))
+        return (interLayer, frames, baseLayerIsLeft)
+    }
 
-        // vexu / hfov
-        let m = v.metadata
+    /// vexu, its eye flags and the hero eye.
+    static func eyeRules(_ m: StereoVideoMetadata, baseLayerIsLeft: Bool?, at entryPath: String, f: inout [Finding]) {
         let vexuPath = "\(entryPath)/vexu"
         if !m.hasVexu {
             f.append(Finding("SV-VIDEO-009", .error, "no vexu box: the stereo view information is missing (add it with `spatial-media edit`)", at: entryPath))
@@ -135,6 +155,11 @@ enum VideoRules {
                 f.append(Finding("SV-VIDEO-013", .info, "no hero eye box (vexu/eyes/hero): 2D presentation shows the base layer's eye\(base.map { " (\($0))" } ?? ""); Apple's media framework also writes files without it", at: "\(vexuPath)/eyes"))
             }
         }
+    }
+
+    /// Baseline, field of view, projection and disparity adjustment; the facts the pixel checks use.
+    static func cameraRules(_ m: StereoVideoMetadata, _ v: SpatialVideoTrack, at entryPath: String, f: inout [Finding], facts: inout StereoFacts) {
+        let vexuPath = "\(entryPath)/vexu"
         if let b = m.baselineMicrometres {
             facts.baselineMM = Double(b) / 1000
             if b == 0 {
@@ -170,14 +195,6 @@ enum VideoRules {
             facts.projection = m.projectionKind.map { "\($0)" } ?? "rect (implied: no proj box)"
             facts.heroEye = m.heroEye.map { "\($0)" }
         }
-        for d in m.diagnostics {
-            let sev: Severity = d.severity == .error ? .error : d.severity == .warning ? .warning : .info
-            f.append(Finding("SV-VIDEO-029", sev, d.message, at: "\(d.path) at offset \(d.offset)"))
-        }
-        let spatial = report.classification == .spatialVideo && !f.contains { $0.severity == .error }
-        var why = report.whyNotSpatial
-        if !spatial && why.isEmpty { why = f.filter { $0.severity == .error }.map(\.message) }
-        return (spatial, why, interLayer, frames, verdict)
     }
 
     /// Layer / view / SEI rules. Returns whether the second layer uses inter-layer prediction.

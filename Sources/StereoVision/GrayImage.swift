@@ -80,14 +80,22 @@ public struct GrayImage: Sendable, Equatable {
                 }
             }
         }
+        // Vertical pass in row order (one running sum per column): the same sums as column by column, read
+        // sequentially instead of with a stride of one row.
+        var sums = [Float](repeating: 0, count: w)
         tmp.withUnsafeBufferPointer { t in
             out.withUnsafeMutableBufferPointer { o in
-                for x in 0..<w {
-                    var s: Float = 0
-                    for k in -r...r { s += t[min(max(k, 0), h - 1) * w + x] }
+                sums.withUnsafeMutableBufferPointer { s in
+                    for k in -r...r {
+                        let row = min(max(k, 0), h - 1) * w
+                        for x in 0..<w { s[x] += t[row + x] }
+                    }
                     for y in 0..<h {
-                        o[y * w + x] = s * norm
-                        s += t[min(y + r + 1, h - 1) * w + x] - t[max(y - r, 0) * w + x]
+                        let row = y * w, add = min(y + r + 1, h - 1) * w, sub = max(y - r, 0) * w
+                        for x in 0..<w {
+                            o[row + x] = s[x] * norm
+                            s[x] += t[add + x] - t[sub + x]
+                        }
                     }
                 }
             }

@@ -226,39 +226,94 @@ public enum StereoWarp {
         let toPlane: [Double] = [1 / sx, 0, (0.5 - 0.5 * sx) / sx, 0, 1 / sy, (0.5 - 0.5 * sy) / sy, 0, 0, 1]
         let m = Mat3.mul(toPlane, Mat3.mul(inv, toLuma))
         let ow = crop.width, oh = crop.height
-        let maxX = Float(width - 1), maxY = Float(height - 1), maxV = Float(maxValue)
-        let parts: [[T]] = parallelMap(workerCount) { c in
-            let y0 = oh * c / workerCount, y1 = oh * (c + 1) / workerCount
-            var out = [T](repeating: 0, count: (y1 - y0) * ow * ch)
+        let (total, overflow) = (ow * ch).multipliedReportingOverflow(by: oh)
+        guard !overflow, ow > 0, oh > 0 else { return [] }
+        // One output buffer; each worker fills its own band of rows. Channel counts 1, 3 and 4 get their own
+        // inlined loop (the sample loop unrolled).
+        return [T](unsafeUninitializedCapacity: total) { out, count in
+            let box = UncheckedSendable(value: out.baseAddress)
             values.withUnsafeBufferPointer { src in
-                out.withUnsafeMutableBufferPointer { dst in
-                    let m0 = m[0], m1 = m[1], m2 = m[2], m3 = m[3], m4 = m[4], m5 = m[5], m6 = m[6], m7 = m[7], m8 = m[8]
-                    for oy in y0..<y1 {
-                        let py = Double(oy + crop.y), px0 = Double(crop.x)
-                        var nx = m0 * px0 + m1 * py + m2, ny = m3 * px0 + m4 * py + m5, nw = m6 * px0 + m7 * py + m8
-                        var o = (oy - y0) * ow * ch
-                        for _ in 0..<ow {
-                            let iw = abs(nw) > 1e-12 ? 1 / nw : 0
-                            let fxs = min(max(Float(nx * iw), 0), maxX), fys = min(max(Float(ny * iw), 0), maxY)
-                            let x0 = Int(fxs), yi = Int(fys)
-                            let x1 = min(x0 + 1, width - 1), y1i = min(yi + 1, height - 1)
-                            let fx = fxs - Float(x0), fy = fys - Float(yi)
-                            let r0 = yi * width, r1 = y1i * width
-                            for k in 0..<ch {
-                                let a = Float(src[(r0 + x0) * ch + k]), b = Float(src[(r0 + x1) * ch + k])
-                                let cc = Float(src[(r1 + x0) * ch + k]), d = Float(src[(r1 + x1) * ch + k])
-                                let top = a + (b - a) * fx, bottom = cc + (d - cc) * fx
-                                dst[o + k] = T(truncatingIfNeeded: Int(min(max(top + (bottom - top) * fy + 0.5, 0), maxV)))
-                            }
-                            o += ch
-                            nx += m0; ny += m3; nw += m6
-                        }
+                let srcBox = UncheckedSendable(value: src)
+                _ = parallelMap(workerCount) { c -> Int in
+                    guard let dst = box.value else { return 0 }
+                    let y0 = oh * c / workerCount, y1 = oh * (c + 1) / workerCount
+                    let band = Band(m: m, width: width, height: height, crop: crop, maxValue: Float(maxValue))
+                    switch ch {
+                    case 1: band.fill(srcBox.value, dst, rows: y0..<y1, channels: 1)
+                    case 3: band.fill(srcBox.value, dst, rows: y0..<y1, channels: 3)
+                    case 4: band.fill(srcBox.value, dst, rows: y0..<y1, channels: 4)
+                    default: band.fill(srcBox.value, dst, rows: y0..<y1, channels: ch)
                     }
+                    return 0
                 }
             }
-            return out
+            count = total
         }
-        return parts.flatMap { $0 }
+    }
+
+    /// The inverse homography walked incrementally along each output row (one division per pixel), bilinear
+    /// sampling with edge clamping.
+    struct Band {
+        let m: [Double]
+        let width: Int, height: Int
+        let crop: (x: Int, y: Int, width: Int, height: Int)
+        let maxValue: Float
+
+        @_specialize(where T == UInt8)
+        @_specialize(where T == UInt16)
+        func fill<T: FixedWidthInteger & UnsignedInteger>(_ src: UnsafeBufferPointer<T>, _ dst: UnsafeMutablePointer<T>, rows: Range<Int>, channels ch: Int) {
+            let m0 = m[0], m1 = m[1], m2 = m[2], m3 = m[3], m4 = m[4], m5 = m[5], m6 = m[6], m7 = m[7], m8 = m[8]
+            let maxX = Float(width - 1), maxY = Float(height - 1), maxV = maxValue
+            let ow = crop.width, lastX = width - 1, lastY = height - 1
+            guard let s = src.baseAddress else { return }
+            // The source position is exact (one division) every `span` pixels and linear in between: the
+            // interpolation error is span²/8 × the homography's curvature, ≈ 0.003 px for a 5° yaw on a
+            // 480 px-wide picture and below 0.001 px at 2560 px.
+            let span = 8
+            for oy in rows {
+                let py = Double(oy + crop.y), px0 = Double(crop.x)
+                var nx = m0 * px0 + m1 * py + m2, ny = m3 * px0 + m4 * py + m5, nw = m6 * px0 + m7 * py + m8
+                @inline(__always) func point() -> (Double, Double) {
+                    let iw = abs(nw) > 1e-12 ? 1 / nw : 0
+                    return (nx * iw, ny * iw)
+                }
+                var o = dst + oy &* ow &* ch
+                var (u, v) = point()
+                var x = 0
+                while x < ow {
+                    let n = min(span, ow - x)
+                    nx += m0 * Double(n); ny += m3 * Double(n); nw += m6 * Double(n)
+                    let (u1, v1) = point()
+                    let du = Float((u1 - u) / Double(n)), dv = Float((v1 - v) / Double(n))
+                    let fu0 = Float(u), fv0 = Float(v)
+                    for i in 0..<n {
+                        let fxs = min(max(fu0 + du * Float(i), 0), maxX), fys = min(max(fv0 + dv * Float(i), 0), maxY)
+                        let x0 = Int(fxs), yi = Int(fys)
+                        let dx = x0 < lastX ? ch : 0, dyRow = yi < lastY ? width &* ch : 0
+                        let fx = fxs - Float(x0), fy = fys - Float(yi)
+                        let p0 = s + (yi &* width &+ x0) &* ch, p1 = p0 + dyRow
+                        if T.self == UInt8.self {
+                            // 8-bit samples: integer bilinear with weights in 1/256 (OpenCV's warps use 1/32).
+                            let wx = Int32(fx * 256), wy = Int32(fy * 256)
+                            for k in 0..<ch {
+                                let a = Int32(p0[k]), b = Int32(p0[k &+ dx]), cc = Int32(p1[k]), d = Int32(p1[k &+ dx])
+                                let top = (a &<< 8) &+ (b &- a) &* wx, bottom = (cc &<< 8) &+ (d &- cc) &* wx
+                                o[k] = T(truncatingIfNeeded: ((top &<< 8) &+ (bottom &- top) &* wy &+ 32768) &>> 16)
+                            }
+                            o += ch
+                            continue
+                        }
+                        for k in 0..<ch {
+                            let a = Float(p0[k]), b = Float(p0[k &+ dx]), cc = Float(p1[k]), d = Float(p1[k &+ dx])
+                            let top = a + (b - a) * fx, bottom = cc + (d - cc) * fx
+                            o[k] = T(truncatingIfNeeded: Int(min(max(top + (bottom - top) * fy + 0.5, 0), maxV)))
+                        }
+                        o += ch
+                    }
+                    u = u1; v = v1; x += n
+                }
+            }
+        }
     }
 
     /// Copies the crop rectangle of a plane (`channels` interleaved samples per pixel).

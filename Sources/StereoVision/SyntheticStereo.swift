@@ -26,6 +26,8 @@ public struct SyntheticStereo: Sendable {
     /// Distance of the background wall, metres (a far wall stands in for content at infinity).
     public var farWallMetres = 12.0
     /// Seed of the texture.
+    /// When set, a box at this distance (metres) that runs off the left edge of the frame (for window violations).
+    public var edgeBoxMetres: Double? = nil
     public var seed: UInt64 = 1
     /// Amplitude of the per-pixel noise (grey levels).
     public var noise: Float = 1.5
@@ -44,6 +46,7 @@ public struct SyntheticStereo: Sendable {
          Plane(z: 2.6, x0: 0.1, x1: 0.9, y0: -0.6, y1: 0.1, offset: (5, 17)),
          Plane(z: 4.0, x0: -1.6, x1: 0.2, y0: 0.4, y1: 1.6, offset: (23, 7)),
          Plane(z: farWallMetres, x0: -1e9, x1: 1e9, y0: -1e9, y1: 1e9, offset: (0, 0))]
+        + (edgeBoxMetres.map { z in [Plane(z: z, x0: -1e9, x1: -0.25 * z, y0: -0.2 * z, y1: 0.2 * z, offset: (17, 29))] } ?? [])
     }
 
     /// A smooth random texture (blurred white noise, bilinear lookups are continuous).

@@ -21,7 +21,7 @@ import CDe265
             _ = try SharedLibrary.open("libnothing", ["libspatial-media-no-such-library.so.7"])
             Issue.record("opening a missing library succeeded")
         } catch {
-            #expect(error.code == .unsupported)
+            #expect(error.code == .libraryMissing)
             #expect(error.message.contains("libnothing is not installed"))
         }
     }

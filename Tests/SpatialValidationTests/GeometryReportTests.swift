@@ -53,6 +53,26 @@ struct GeometryReportTests {
         #expect(!d.findings.contains { $0.severity == .error })
     }
 
+    @Test func nearContentAtTheFrameEdgeIsAWindowViolation() {
+        // A box at 0.8 m runs off the left edge; the window (3.75 % = 24 px) sits behind the other boxes (≥ 1.6 m,
+        // ≤ 22 px) but in front of the edge box (44 px): only the edge box stands out of the window.
+        func scene(_ edgeBox: Double?) -> (faults: [GeometryFault], findings: [Finding]) {
+            let (l, r, s) = Self.pair { $0.width = 640; $0.height = 360; $0.edgeBoxMetres = edgeBox }
+            let d = GeometryDiagnosis.diagnose(left: l, right: r, hfovDegrees: s.hfovDegrees, disparityAdjustment: 375, asSpatial: true)
+            return (d.faults, d.findings)
+        }
+        let fires = scene(0.8)
+        let f = fires.faults.first { $0.kind == "window" }
+        #expect(f?.ruleID == "SV-GEOM-017")
+        #expect(f?.severity == .warning)
+        #expect((f?.value ?? 0) >= 3)
+        #expect(fires.findings.first { $0.ruleID == "SV-GEOM-017" }?.message.contains("--auto-disparity") == true)
+        #expect(!fires.findings.contains { $0.severity == .error })
+        // The same scene without the edge box: nothing in front of the window touches an edge.
+        let quiet = scene(nil)
+        #expect(!quiet.findings.contains { $0.ruleID == "SV-GEOM-017" })
+    }
+
     @Test func wrongLayoutGivesNoVerdict() {
         // A side-by-side picture split as top/bottom: the "eyes" are different pictures.
         let (l, r, _) = Self.pair { _ in }

@@ -1,6 +1,23 @@
 import BinaryIO
 import SystemSupport
 
+/// creation_time, modification_time, timescale and duration as `mvhd` and `mdhd` store them: 64-bit times and
+/// duration in version 1, 32-bit in version 0 (``MovieHeaderBox/checkWritable()`` refuses values that do not fit).
+enum HeaderTimes {
+    static func read(_ r: inout ByteReader, version: UInt8) throws(ParseError) -> (UInt64, UInt64, UInt32, UInt64) {
+        if version == 1 { return (try r.readU64(), try r.readU64(), try r.readU32(), try r.readU64()) }
+        return (UInt64(try r.readU32()), UInt64(try r.readU32()), try r.readU32(), UInt64(try r.readU32()))
+    }
+    static func write(_ w: inout ByteWriter, version: UInt8, _ creation: UInt64, _ modification: UInt64, _ timescale: UInt32, _ duration: UInt64) {
+        if version == 1 {
+            w.writeU64(creation); w.writeU64(modification); w.writeU32(timescale); w.writeU64(duration)
+        } else {
+            w.writeU32(UInt32(truncatingIfNeeded: creation)); w.writeU32(UInt32(truncatingIfNeeded: modification))
+            w.writeU32(timescale); w.writeU32(UInt32(truncatingIfNeeded: duration))
+        }
+    }
+}
+
 /// `mvhd` MovieHeaderBox (ISO/IEC 14496-12 §8.2.2).
 public struct MovieHeaderBox: BoxPayload, FullBoxCarrying, Equatable {
     public var fullBox: FullBoxHeader
@@ -19,13 +36,7 @@ public struct MovieHeaderBox: BoxPayload, FullBoxCarrying, Equatable {
 
     public init(parsing r: inout ByteReader, context: inout ParseContext) throws(ParseError) {
         fullBox = try FullBoxHeader(parsing: &r)
-        if fullBox.version == 1 {
-            creationTime = try r.readU64(); modificationTime = try r.readU64()
-            timescale = try r.readU32(); duration = try r.readU64()
-        } else {
-            creationTime = UInt64(try r.readU32()); modificationTime = UInt64(try r.readU32())
-            timescale = try r.readU32(); duration = UInt64(try r.readU32())
-        }
+        (creationTime, modificationTime, timescale, duration) = try HeaderTimes.read(&r, version: fullBox.version)
         rate = try r.readI32()
         volume = try r.readI16()
         reserved = try r.readBytes(10)
@@ -36,12 +47,7 @@ public struct MovieHeaderBox: BoxPayload, FullBoxCarrying, Equatable {
     }
     public func write(to w: inout ByteWriter) {
         fullBox.write(to: &w)
-        if fullBox.version == 1 {
-            w.writeU64(creationTime); w.writeU64(modificationTime); w.writeU32(timescale); w.writeU64(duration)
-        } else {
-            w.writeU32(UInt32(truncatingIfNeeded: creationTime)); w.writeU32(UInt32(truncatingIfNeeded: modificationTime))
-            w.writeU32(timescale); w.writeU32(UInt32(truncatingIfNeeded: duration))
-        }
+        HeaderTimes.write(&w, version: fullBox.version, creationTime, modificationTime, timescale, duration)
         w.writeI32(rate); w.writeI16(volume); w.write(reserved)
         for m in matrix { w.writeI32(m) }
         w.write(preDefined); w.writeU32(nextTrackID)
@@ -120,22 +126,12 @@ public struct MediaHeaderBox: BoxPayload, FullBoxCarrying, Equatable {
 
     public init(parsing r: inout ByteReader, context: inout ParseContext) throws(ParseError) {
         fullBox = try FullBoxHeader(parsing: &r)
-        if fullBox.version == 1 {
-            creationTime = try r.readU64(); modificationTime = try r.readU64(); timescale = try r.readU32(); duration = try r.readU64()
-        } else {
-            creationTime = UInt64(try r.readU32()); modificationTime = UInt64(try r.readU32())
-            timescale = try r.readU32(); duration = UInt64(try r.readU32())
-        }
+        (creationTime, modificationTime, timescale, duration) = try HeaderTimes.read(&r, version: fullBox.version)
         language = try r.readU16(); preDefined = try r.readU16()
     }
     public func write(to w: inout ByteWriter) {
         fullBox.write(to: &w)
-        if fullBox.version == 1 {
-            w.writeU64(creationTime); w.writeU64(modificationTime); w.writeU32(timescale); w.writeU64(duration)
-        } else {
-            w.writeU32(UInt32(truncatingIfNeeded: creationTime)); w.writeU32(UInt32(truncatingIfNeeded: modificationTime))
-            w.writeU32(timescale); w.writeU32(UInt32(truncatingIfNeeded: duration))
-        }
+        HeaderTimes.write(&w, version: fullBox.version, creationTime, modificationTime, timescale, duration)
         w.writeU16(language); w.writeU16(preDefined)
     }
     public var languageCode: String {
