@@ -404,8 +404,11 @@ sm_status sm_validation_inputs(const char *paths_json, char **out_json);
  *   "layout": "sbs" | "tb" | "auto" (default: sbs when at least as wide as tall),
  *   "half_resolution": bool (each eye was squeezed to half width/height: stretch it back),
  *   "swap_eyes": bool, "right_input": path,
- *   "baseline_mm": number (default: MPO BaselineLength, else 64), "hfov_degrees": number (default: from
- *   EXIF, else 60), "disparity_percent": number (default 0), "quality": 0…100 (default 80),
+ *   stereo parameters in stored units (see Specs/stereo-parameters.md): "baseline_um": 1…2147483647 (default:
+ *   MPO BaselineLength, else 64000), "hfov_millidegrees": 1…179999 (default: from EXIF, else 60000),
+ *   "disparity": -10000…10000 (1/10000 of the width, default 0) — or, as accepted since the first release, in
+ *   human units: "baseline_mm", "hfov_degrees", "disparity_percent" (rounded to the stored unit; giving both
+ *   names of one value is SM_ERR_INVALID_ARGUMENT), "quality": 0…100 (default 80),
  *   "form": "apple" | "standard" | "both", "bit_depth": 8 | 10, "threads": 0…256 (0 = all cores).
  * Unknown keys and wrong types are SM_ERR_INVALID_ARGUMENT. Progress stages: "load", "encode", "write",
  * "done"; the encode itself is not interruptible, a cancel before "write" leaves no output.
@@ -433,8 +436,10 @@ sm_status sm_convert_photo(const char *input, const char *output, const char *op
  *    Report: {"output","bytes_written","frames","eye_width","eye_height","layer0_bytes","layer1_bytes",
  *    "encoder","seconds","audio","notes"}.
  * Options: "right_input": path, "base_eye": "left" | "right" (layer 0; default left),
- *   "layer_sps": "full" | "multilayer", "baseline_um": integer (default 63000),
- *   "hfov_millidegrees": 1…179999 (default 63500), "disparity": -10000…10000 (default 0),
+ *   "layer_sps": "full" | "multilayer", "baseline_um": integer (default 64000),
+ *   "hfov_millidegrees": 1…179999 (default 60000), "disparity": -10000…10000 (default 0) — the defaults are the
+ *   one table of Specs/stereo-parameters.md; "baseline_mm", "hfov_degrees", "disparity_percent" are accepted too
+ *   (human units, rounded; not together with the stored-unit name of the same value),
  *   "hero_eye": "none" | "left" | "right" (default left), "container": "mov" | "mp4" (default mov),
  *   "faststart": bool, "frame_rate_num", "frame_rate_den": integers (default: the stream's timing, else 30).
  * Progress stages: "assemble", "done" (the assembly itself is not interruptible).

@@ -66,11 +66,12 @@ public struct VideoConversionOptions: Sendable {
     /// (one each: the two encoders run at once, one per core).
     public var poolThreadsPerEye: Int? = nil
     public var frameThreadsPerEye: Int? = nil
-    public var baselineMM: Double? = nil
-    public var hfovDegrees: Double? = nil
-    public var disparityPercent: Double? = nil
-    /// Hero eye; it is also the base layer (what 2D players show).
-    public var heroIsLeft = true
+    /// The stereo parameters written, in stored units; a nil field takes the one table of defaults,
+    /// ``StereoParameters/defaults`` (reported as a default, never as a measurement). The hero eye (left or right) is
+    /// also the base layer (what 2D players show); the projection is `rect` (another kind is refused).
+    public var stereo = StereoParameters()
+    /// The hero eye (``stereo``) is the left eye (the default).
+    public var heroIsLeft: Bool { (stereo.heroEye ?? StereoParameters.defaults.heroEye) != .right }
     public var audio: Audio = .copy
     /// Take the audio tracks from this movie instead of the input.
     public var audioFrom: String? = nil
@@ -93,8 +94,6 @@ public struct VideoConversionOptions: Sendable {
     public var limits: Limits = .default
 
     public static let defaultCRF = 23.0
-    public static let defaultBaselineMM = 64.0
-    public static let defaultHFOVDegrees = 60.0
     public init() {}
 }
 
@@ -124,13 +123,19 @@ public struct VideoConversionReport: Sendable {
     /// Bytes of layer-0 and layer-1 NAL units (payload of the samples).
     public var layer0Bytes: Int
     public var layer1Bytes: Int
-    public var baselineMM: Double
+    /// The stereo parameters written (every field set).
+    public var stereo: StereoParameters
     public var baselineSource: String
-    public var hfovDegrees: Double
     public var hfovSource: String
-    public var disparityPercent: Double
     public var disparitySource: String
-    public var heroIsLeft: Bool
+    /// Baseline written, in millimetres (``stereo``).
+    public var baselineMM: Double { stereo.baselineMillimetres ?? 0 }
+    /// Field of view written, in degrees (``stereo``).
+    public var hfovDegrees: Double { stereo.horizontalFieldOfViewDegrees ?? 0 }
+    /// Disparity adjustment written, in percent of the width (``stereo``).
+    public var disparityPercent: Double { stereo.disparityPercent ?? 0 }
+    /// The hero eye (and base layer) is the left eye.
+    public var heroIsLeft: Bool { stereo.heroEye != .right }
     public var audioTracks: [String]
     public var encoder: String
     /// How the two layers were encoded, and whether a multiview libx265 was found.
@@ -318,7 +323,6 @@ public enum VideoConverter {
         var cropW: Int, cropH: Int, eyeW: Int, eyeH: Int
         var fpsNum: Int, fpsDen: Int
         var mux: SpatialVideoMuxOptions
-        var baseline: Double, hfov: Double, disparity: Double
         var audio: VideoAudio.Plan
         var notes: [String]
         /// Segment mode: the clip position of the first frame encoded (``VideoSegments``).
@@ -385,14 +389,15 @@ public enum VideoConverter {
         if case .bitrate(let k, _, _) = o.rateControl, k <= 0 { throw ParseError(.invalidValue, offset: 0, "bitrate must be positive (kbit/s)") }
         if let k = o.keyint, k < 1 { throw ParseError(.invalidValue, offset: 0, "keyint must be at least 1") }
         guard (0...16).contains(o.bframes) else { throw ParseError(.invalidValue, offset: 0, "bframes must be 0…16") }
-        let baseline = o.baselineMM ?? VideoConversionOptions.defaultBaselineMM
-        let hfov = o.hfovDegrees ?? VideoConversionOptions.defaultHFOVDegrees
-        let disparity = o.disparityPercent ?? 0
         var mux = SpatialVideoMuxOptions()
-        mux.baselineMicrometres = try SpatialUnits.micrometres(fromMillimetres: baseline)
-        mux.horizontalFieldOfViewMillidegrees = try SpatialUnits.millidegrees(fromDegrees: hfov)
-        mux.disparityAdjustment = try SpatialUnits.disparityUnits(fromPercent: disparity)
-        mux.heroEye = o.heroIsLeft ? .left : .right
+        if let p = o.stereo.projectionKind, p != "rect" {
+            throw ParseError(.invalidArgument, offset: 0, "a converted video is rectilinear ('rect'); projection '\(p)' cannot be written by conversion")
+        }
+        mux.stereo = o.stereo.filled()
+        guard mux.stereo.heroEye == .left || mux.stereo.heroEye == .right else {
+            throw ParseError(.invalidArgument, offset: 0, "the hero eye of a converted video is its base layer: left or right")
+        }
+        try mux.stereo.validate()
         mux.container = o.container
         mux.faststart = o.faststart
         try checkOutputDirectory(output)
@@ -419,7 +424,7 @@ public enum VideoConverter {
             let g = try geometry(producers, input: input, options: o, notes: &notes)
             let audio = try VideoAudio.plan(for: input, options: o, notes: &notes)
             return Plan(producers: producers, sourceName: sourceName, cropW: g.cropW, cropH: g.cropH, eyeW: g.eyeW, eyeH: g.eyeH,
-                        fpsNum: g.fpsNum, fpsDen: g.fpsDen, mux: mux, baseline: baseline, hfov: hfov, disparity: disparity,
+                        fpsNum: g.fpsNum, fpsDen: g.fpsDen, mux: mux,
                         audio: audio, notes: notes)
         } catch {
             for p in producers { p.abort() }
@@ -641,10 +646,10 @@ public enum VideoConverter {
             output: output, source: plan.sourceName, frames: e.frames, eyeWidth: plan.eyeW, eyeHeight: plan.eyeH,
             fpsNum: plan.fpsNum, fpsDen: plan.fpsDen, bytes: UInt64(fileSize(output)),
             layer0Bytes: e.writer.layer0Bytes, layer1Bytes: e.writer.layer1Bytes,
-            baselineMM: plan.baseline, baselineSource: o.baselineMM == nil ? "default, not measured" : "--baseline",
-            hfovDegrees: plan.hfov, hfovSource: o.hfovDegrees == nil ? "default, not measured" : "--hfov",
-            disparityPercent: plan.disparity, disparitySource: o.disparityPercent == nil ? "default, not measured" : "--disparity",
-            heroIsLeft: o.heroIsLeft, audioTracks: audio, encoder: x265, encodePath: encodePathText(X265MultiviewProbe.current),
+            stereo: plan.mux.stereo, baselineSource: o.stereo.baselineMicrometres == nil ? "default, not measured" : "--baseline",
+            hfovSource: o.stereo.horizontalFieldOfViewMillidegrees == nil ? "default, not measured" : "--hfov",
+            disparitySource: o.stereo.disparityAdjustment == nil ? "default, not measured" : "--disparity",
+            audioTracks: audio, encoder: x265, encodePath: encodePathText(X265MultiviewProbe.current),
             notes: plan.notes + e.eyes.notes, seconds: seconds,
             ownCPUSeconds: e.ownCPU, processCPUSeconds: processCPU, peakRSSBytes: peakRSSBytes())
     }

@@ -154,6 +154,34 @@ func convertArguments(_ input: UnsafePointer<CChar>?, _ output: UnsafePointer<CC
     return (i, o, opts)
 }
 
+/// The stereo parameters of a conversion's options, under either name of each value: the stored units
+/// (`baseline_um`, `hfov_millidegrees`, `disparity` — the documented names) or human units (`baseline_mm`,
+/// `hfov_degrees`, `disparity_percent`, which photos took first). Giving both names of one value is an error. Human
+/// values go through the checked initialiser of ``StereoParameters`` (rounded, never truncated). A photo's baseline
+/// must be above 0 and fit its signed 32-bit camera position.
+func stereoOptions(_ o: inout Options, photo: Bool) throws(ABIError) -> StereoParameters {
+    let maxUM = photo ? Int(Int32.max) : Int(UInt32.max)
+    let um = try o.int("baseline_um", (photo ? 1 : 0)...maxUM)
+    let mm = photo ? try o.double("baseline_mm", above: 0, atMost: Double(Int32.max) / 1000, "mm")
+                   : try o.double("baseline_mm", from: 0, atMost: Double(UInt32.max) / 1000, "mm")
+    let md = try o.int("hfov_millidegrees", 1...179_999)
+    let deg = try o.double("hfov_degrees", above: 0, below: 180, "degrees")
+    let units = try o.int("disparity", -10_000...10_000)
+    let percent = try o.double("disparity_percent", from: -100, atMost: 100, "% of the width")
+    for (a, b, x, y) in [("baseline_um", "baseline_mm", um != nil, mm != nil), ("hfov_millidegrees", "hfov_degrees", md != nil, deg != nil),
+                         ("disparity", "disparity_percent", units != nil, percent != nil)] where x && y {
+        throw .argument("give option \"\(a)\" or \"\(b)\", not both")
+    }
+    var s = try lift { () throws(ParseError) in
+        try StereoParameters(baselineMillimetres: mm, horizontalFieldOfViewDegrees: deg, disparityPercent: percent)
+    }
+    if let um { s.baselineMicrometres = UInt32(truncatingIfNeeded: um) }   // range-checked above
+    if let md { s.horizontalFieldOfViewMillidegrees = UInt32(truncatingIfNeeded: md) }
+    if let units { s.disparityAdjustment = Int32(truncatingIfNeeded: units) }
+    if photo, s.baselineMicrometres == 0 { throw .argument("option \"baseline_mm\" must be above 0 mm (it rounds to 0 µm)") }
+    return s
+}
+
 /// Reads the photo conversion options (see the header).
 func photoConversionOptions(_ o: inout Options) throws(ABIError) -> (PhotoConversionOptions, rightInput: String?) {
     var c = PhotoConversionOptions()
@@ -162,9 +190,7 @@ func photoConversionOptions(_ o: inout Options) throws(ABIError) -> (PhotoConver
     if let s = try o.bool("swap_eyes") { c.swapEyes = s }
     // Range-checked here, before anything is decoded, so that no value can wrap when it is stored in the
     // photo's 32-bit fields (µm in a signed position, millidegrees, 1/10000 of the width).
-    c.baselineMM = try o.double("baseline_mm", above: 0, atMost: Double(Int32.max) / 1000, "mm")
-    c.hfovDegrees = try o.double("hfov_degrees", above: 0, below: 180, "degrees")
-    c.disparityPercent = try o.double("disparity_percent", from: -100, atMost: 100, "% of the width")
+    c.stereo = try stereoOptions(&o, photo: true)
     if let q = try o.int("quality", 0...100) { c.quality = q }
     if let f = try o.choice("form", ["apple", "standard", "both"]), let form = CameraPropertyForm(rawValue: f) { c.form = form }
     if let d = try o.int("bit_depth", 8...10) {
@@ -239,19 +265,16 @@ func videoConversionOptions(_ o: inout Options) throws(ABIError) -> (String?, MV
     var m = SpatialVideoMuxOptions()
     if let e = try o.choice("base_eye", ["left", "right"]) { a.baseIsLeft = e == "left" }
     if let f = try o.choice("layer_sps", LayerSPSForm.allCases.map(\.rawValue)), let form = LayerSPSForm(rawValue: f) { a.layerSPSForm = form }
-    if let b = try o.int("baseline_um", 0...Int(UInt32.max)) { m.baselineMicrometres = UInt32(truncatingIfNeeded: b) }
-    if let f = try o.int("hfov_millidegrees", 1...179_999) { m.horizontalFieldOfViewMillidegrees = UInt32(truncatingIfNeeded: f) }
-    if let d = try o.int("disparity", -10_000...10_000) { m.disparityAdjustment = Int32(truncatingIfNeeded: d) }
-    if let h = try o.choice("hero_eye", ["none", "left", "right"]) { m.heroEye = h == "left" ? .left : (h == "right" ? .right : .none) }
+    var given = try stereoOptions(&o, photo: false)
+    if let h = try o.choice("hero_eye", ["none", "left", "right"]) { given.heroEye = h == "left" ? .left : (h == "right" ? .right : HeroEye.none) }
+    m.stereo = given.filled()
     if let c = try o.choice("container", ["mov", "mp4"]), let container = SpatialVideoMuxOptions.Container(rawValue: c) { m.container = container }
     if let f = try o.bool("faststart") { m.faststart = f }
     if let n = try o.int("frame_rate_num", 1...1_000_000) { m.frameRateNum = UInt32(truncatingIfNeeded: n) }
     if let d = try o.int("frame_rate_den", 1...1_000_000) { m.frameRateDen = UInt32(truncatingIfNeeded: d) }
     try o.finish("sm_convert_video")
-    if let b = m.baselineMicrometres { v.baselineMM = Double(b) / 1000 }
-    if let f = m.horizontalFieldOfViewMillidegrees { v.hfovDegrees = Double(f) / 1000 }
-    if let d = m.disparityAdjustment { v.disparityPercent = Double(d) / 100 }
-    v.heroIsLeft = a.baseIsLeft
+    v.stereo = given
+    v.stereo.heroEye = a.baseIsLeft ? .left : .right
     v.container = m.container
     v.faststart = m.faststart
     v.layerSPSForm = a.layerSPSForm

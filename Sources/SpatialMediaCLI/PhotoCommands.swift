@@ -181,7 +181,7 @@ struct ConvertPhoto: ParsableCommand {
         o.layout = StereoLayout(rawValue: layout) ?? .auto
         o.halfResolution = half
         o.swapEyes = swapEyes
-        o.baselineMM = baseline; o.hfovDegrees = hfov; o.disparityPercent = disparity
+        o.stereo = try stereoOptions("convert", baseline: baseline, hfov: hfov, disparity: disparity)
         o.quality = quality ?? PhotoEncoding.defaultQuality
         o.bitDepth = bitDepth ?? 8
         o.form = form.flatMap { CameraPropertyForm(rawValue: $0) } ?? .apple
@@ -236,8 +236,7 @@ extension ConvertPhoto {
         o.preset = preset ?? "medium"
         o.keyint = keyint
         o.bframes = bframes ?? 3
-        o.baselineMM = baseline; o.hfovDegrees = hfov; o.disparityPercent = disparity
-        o.heroIsLeft = hero != "right"
+        o.stereo = try stereoOptions("convert", baseline: baseline, hfov: hfov, disparity: disparity, hero: hero == "right" ? .right : .left)
         o.audio = audio == "none" || noAudio ? .none : .copy
         o.audioFrom = audioFrom
         o.fps = fps.flatMap(FrameRate.parse)

@@ -293,6 +293,29 @@ struct OperationsTests {
                 "\(lastError())")
     }
 
+    /// Photo and video options take each stereo value under its stored-unit name or its human-unit name, not both.
+    @Test func stereoOptionsTakeStoredAndHumanNames() throws {
+        let dir = try tempDir()
+        defer { removeDir(dir) }
+        let sbs = dir + "/sbs.png"
+        try writeFile(sbs, pngBytes(width: 32, height: 16) { x, _ in (UInt8(x * 8 % 256), 0, 0) })
+        #expect(sm_convert_photo(sbs, dir + "/um.heic", #"{"baseline_um": 61250, "hfov_millidegrees": 57500, "disparity": -120, "quality": 10}"#,
+                                 nil, nil, nil, nil) == SMStatus.ok, "\(lastError())")
+        var h: OpaquePointer?
+        #expect(sm_file_open(dir + "/um.heic", &h) == SMStatus.ok)
+        var b = 0.0, f = 0.0
+        var d: Int32 = 0
+        #expect(sm_photo_baseline_um(h, &b) == SMStatus.ok && abs(b - 61_250) < 1e-6)
+        #expect(sm_photo_hfov_millidegrees(h, &f) == SMStatus.ok && abs(f - 57_500) < 5)
+        #expect(sm_photo_disparity(h, &d) == SMStatus.ok && d == -120)
+        #expect(sm_file_free(h) == SMStatus.ok)
+        for bad in [#"{"baseline_um": 61250, "baseline_mm": 61.25}"#, #"{"hfov_millidegrees": 60000, "hfov_degrees": 60}"#,
+                    #"{"disparity": 1, "disparity_percent": 0.01}"#, #"{"baseline_um": 0}"#, #"{"baseline_um": 2147483648}"#] {
+            #expect(sm_convert_photo(sbs, dir + "/never.heic", bad, nil, nil, nil, nil) == SMStatus.invalidArgument, "\(bad)")
+        }
+        #expect(access(dir + "/never.heic", F_OK) != 0)
+    }
+
     @Test func lastErrorLocationNamesOffsetBoxPathAndReason() throws {
         let dir = try tempDir()
         defer { removeDir(dir) }
