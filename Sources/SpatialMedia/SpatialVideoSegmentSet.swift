@@ -109,11 +109,7 @@ public struct SpatialVideoSegmentSet: Sendable {
         let header = try MVHEVCStream(hvcC: hvcC, lhvC: try LHEVCDecoderConfigurationRecord(parsing: lhvCBytes))
         let m = StereoMetadataReader.read(sampleEntry: first.entryBox)
         var options = SpatialVideoMuxOptions()
-        options.baselineMicrometres = m.baselineMicrometres
-        options.horizontalFieldOfViewMillidegrees = m.horizontalFieldOfViewMillidegrees
-        options.disparityAdjustment = m.disparityAdjustment
-        options.heroEye = m.heroEye ?? .none
-        options.projectionKind = m.projectionKind
+        options.stereo = m.stereo
         options.container = first.container
         options.faststart = first.faststart
         options.frameRateNum = first.timescale
