@@ -151,6 +151,13 @@ public enum Stats {
         if i + 1 >= s.count { return s[s.count - 1] }
         return s[i] * (1 - f) + s[i + 1] * f
     }
+    /// The `p`th percentile moved inwards, when needed, so that at least `support` values lie at or beyond it: with
+    /// few values (a small image, a weak eye) one stray match cannot become the far or near extreme.
+    public static func supportedPercentile(_ values: [Double], _ p: Double, support: Int) -> Double? {
+        guard let v = percentile(values, p) else { return nil }
+        let s = values.sorted(), k = min(max(1, support), s.count)
+        return p < 50 ? max(v, s[k - 1]) : min(v, s[s.count - k])
+    }
     public static func median(_ v: [Double]) -> Double? { percentile(v, 50) }
     public static func mean(_ v: [Double]) -> Double? { v.isEmpty ? nil : v.reduce(0, +) / Double(v.count) }
 }

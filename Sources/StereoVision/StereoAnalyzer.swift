@@ -218,8 +218,9 @@ public enum StereoAnalyzer {
             let p = Mat3.apply(H, mt.xr, mt.yr)
             disp.append(mt.xl - p.x); dy.append(abs(p.y - mt.yl))
         }
-        m.rectifiedFar = Stats.percentile(disp, 2) ?? 0
-        m.rectifiedNear = Stats.percentile(disp, 98) ?? 0
+        // The far and near ends need at least three matches behind them (one stray match is not a far field).
+        m.rectifiedFar = Stats.supportedPercentile(disp, 2, support: 3) ?? 0
+        m.rectifiedNear = Stats.supportedPercentile(disp, 98, support: 3) ?? 0
         m.rectifiedMedian = Stats.median(disp) ?? 0
         m.rectifiedFractionNegative = Double(disp.filter { $0 < 0 }.count) / Double(max(1, disp.count))
         m.rectifiedMedianAbsDy = Stats.median(dy) ?? 0
