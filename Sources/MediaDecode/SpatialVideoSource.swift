@@ -96,6 +96,32 @@ extension SpatialVideoSource {
         return out
     }
 
+    /// `count` consecutive frames of both eyes from frame `start` (display order), each eye scaled to `eyeWidth`
+    /// pixels wide, as 8-bit grey images: one FFmpeg ≥ 7.1 run with a seek (for motion measurements such as the
+    /// eyes' time offset). Fewer frames come back near the end of the clip.
+    public func frameRun(start: Int, count: Int, eyeWidth: Int = 160, ffmpeg override: String? = nil) throws(ParseError) -> [(left: Image, right: Image)] {
+        let ff = try FFmpeg.require(.mvhevcViews, for: "decoding both views of \(path)", override: override)
+        let t = max(0, Double(start) * Double(fpsDen) / Double(max(1, fpsNum)) - 0.0001)
+        let w = max(2, min(eyeWidth, 4096)) * 2
+        let graph = "[0:v:0:view:\(leftViewId)][0:v:0:view:\(rightViewId)]hstack,scale=\(w):-2:flags=area[v]"
+        guard let child = try? ChildProcess(executable: ff.path, arguments: [
+            "-nostdin", "-v", "error", "-ss", NumberText.fixed(t, places: 6), "-i", path, "-filter_complex", graph, "-map", "[v]",
+            "-frames:v", "\(max(1, min(count, 64)))", "-pix_fmt", "gray", "-f", "image2pipe", "-c:v", "pgm", "-",
+        ]) else { throw ParseError(.io, offset: 0, path: path, "cannot start FFmpeg (\(ff.path))") }
+        let data = child.readToEnd(limit: 1 << 26)
+        let status = child.wait()
+        guard status == 0, let data else {
+            throw ParseError(.unsupported, offset: 0, path: path, "FFmpeg could not decode frames \(start)… (exit status \(status)): \(child.errorText())")
+        }
+        var out: [(Image, Image)] = []
+        for both in Self.parsePGMs(data) where both.width >= 2 {
+            let half = both.width / 2
+            out.append((try ImageOps.crop(both, x: 0, y: 0, width: half, height: both.height),
+                        try ImageOps.crop(both, x: half, y: 0, width: half, height: both.height)))
+        }
+        return out
+    }
+
     static func reduced(_ a: Int, _ b: Int) -> (Int, Int) {
         var x = a, y = b
         while y != 0 { (x, y) = (y, x % y) }
