@@ -24,8 +24,12 @@ public struct EyeSyncMeasurement: Sendable, Equatable {
     /// The best lag is clearly better than the others: the correlation is at least ``EyeSync/minCorrelation``, and
     /// there is enough motion.
     public var reliable: Bool
-    /// Reliable, non-zero, and better than zero lag by at least ``EyeSync/minMargin``.
-    public var outOfSync: Bool { reliable && lag != 0 && correlation - correlationAtZero >= EyeSync.minMargin }
+    /// Reliable, non-zero, better than zero lag by at least ``EyeSync/minMargin``, and leaving at most
+    /// 1 / ``EyeSync/minResidualRatio`` of the residual (1 − correlation) that zero lag leaves.
+    public var outOfSync: Bool {
+        reliable && lag != 0 && correlation - correlationAtZero >= EyeSync.minMargin
+            && (1 - correlationAtZero) >= EyeSync.minResidualRatio * (1 - correlation)
+    }
 }
 
 public enum EyeSync {
@@ -41,8 +45,10 @@ public enum EyeSync {
     public static let minMotion = 0.35
     /// The best lag must correlate at least this well…
     public static let minCorrelation = 0.5
-    /// …and beat zero lag by this much before a time offset is reported.
-    public static let minMargin = 0.2
+    /// …and beat zero lag by this much before a time offset is reported…
+    public static let minMargin = 0.15
+    /// …and explain the motion this much better than zero lag does (ratio of the residuals 1 − correlation).
+    public static let minResidualRatio = 1.5
     static let grid = (x: 8, y: 6)
 
     /// Block motion signals of one eye's run: `[block][step]`. Nil when fewer than 2 frames or mixed sizes.
@@ -137,7 +143,7 @@ public enum EyeSync {
             return Finding("SV-GEOM-019", .warning, "the eyes are out of sync: \(what) (\(figures)); re-cut the eyes before converting — \(fix) (e.g. FFmpeg `trim=start_frame=\(n)` on that eye) so both start on the same moment, then convert again with `spatial-media convert`")
         }
         if m.lag != 0 {
-            return Finding("SV-GEOM-019", .info, "no clear time offset between the eyes: lag \(m.lag) is not better than zero lag by \(fmt(minMargin)) (regular or periodic motion cannot tell neighbouring lags apart; \(figures))")
+            return Finding("SV-GEOM-019", .info, "no clear time offset between the eyes: lag \(m.lag) is not clearly better than zero lag (regular or periodic motion cannot tell neighbouring lags apart; \(figures))")
         }
         return Finding("SV-GEOM-019", .info, "eyes in sync (\(figures))")
     }

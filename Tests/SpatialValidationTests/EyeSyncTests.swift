@@ -131,6 +131,38 @@ struct EyeSyncTests {
         #expect(f.severity == .info && f.message.contains("cannot be measured"), "\(f.message)")
     }
 
+    /// FFmpeg 9 of the oracle environment (imageio-ffmpeg), when present.
+    static let oracleFFmpeg: String? = {
+        let dir = ConvertedVideoTests.root + "/.venv-oracles/lib/python3.11/site-packages/imageio_ffmpeg/binaries"
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: dir) else { return nil }
+        return names.filter { $0.hasPrefix("ffmpeg-") }.sorted().last.map { dir + "/" + $0 }
+    }()
+
+    /// An SBS clip made by FFmpeg from its moving `testsrc2` pattern, the right eye cut `ahead` frames earlier (it
+    /// starts `ahead` frames later in the source: the right eye is early), converted to a spatial video.
+    @Test(.enabled(if: oracleFFmpeg != nil), arguments: [0, 2])
+    func ffmpegMadeClip(ahead: Int) throws {
+        let ff = try #require(Self.oracleFFmpeg)
+        let dir = Temp.dir()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let sbs = dir + "/sbs.mp4", out = dir + "/spatial.mov"
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: ff)
+        p.arguments = ["-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=s=320x180:r=30", "-filter_complex",
+                       "[0]split[a][b];[b]trim=start_frame=\(ahead),setpts=PTS-STARTPTS[c];[a][c]hstack", "-frames:v", "40", sbs]
+        try p.run()
+        p.waitUntilExit()
+        try #require(p.terminationStatus == 0)
+        var o = VideoConversionOptions()
+        o.baselineMM = 64
+        o.hfovDegrees = 60
+        _ = try VideoConverter.convert(.packed(sbs), to: out, options: o)
+        let f = try #require(Self.sync(out))
+        print("SV-GEOM-019 testsrc2 right eye \(ahead) early: \(f.severity) \(f.message)")
+        #expect(f.severity == (ahead == 0 ? .info : .warning), "\(f.message)")
+        #expect(f.message.contains("lag \(-ahead),"), "\(f.message)")
+    }
+
     /// No false alarm on the bundled sample (converted) nor on Apple's spatial video.
     @Test func noFalseOffsetOnRealClips() throws {
         let dir = Temp.dir()
