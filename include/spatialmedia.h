@@ -404,8 +404,11 @@ sm_status sm_validation_inputs(const char *paths_json, char **out_json);
  *   "layout": "sbs" | "tb" | "auto" (default: sbs when at least as wide as tall),
  *   "half_resolution": bool (each eye was squeezed to half width/height: stretch it back),
  *   "swap_eyes": bool, "right_input": path,
- *   "baseline_mm": number (default: MPO BaselineLength, else 64), "hfov_degrees": number (default: from
- *   EXIF, else 60), "disparity_percent": number (default 0), "quality": 0…100 (default 80),
+ *   stereo parameters in stored units (see Specs/stereo-parameters.md): "baseline_um": 1…2147483647 (default:
+ *   MPO BaselineLength, else 64000), "hfov_millidegrees": 1…179999 (default: from EXIF, else 60000),
+ *   "disparity": -10000…10000 (1/10000 of the width, default 0) — or, as accepted since the first release, in
+ *   human units: "baseline_mm", "hfov_degrees", "disparity_percent" (rounded to the stored unit; giving both
+ *   names of one value is SM_ERR_INVALID_ARGUMENT), "quality": 0…100 (default 80),
  *   "form": "apple" | "standard" | "both", "bit_depth": 8 | 10, "threads": 0…256 (0 = all cores).
  * Unknown keys and wrong types are SM_ERR_INVALID_ARGUMENT. Progress stages: "load", "encode", "write",
  * "done"; the encode itself is not interruptible, a cancel before "write" leaves no output.
@@ -422,15 +425,21 @@ sm_status sm_convert_photo(const char *input, const char *output, const char *op
  *  - anything else: a frame-packed video (`input` alone: Y4M, MP4/MOV with HEVC, or any format when ffmpeg
  *    is on PATH) or two video files (`input` + "right_input") is decoded, split into eyes, encoded with
  *    libx265 (one encoder per eye, running at once) and assembled; audio is copied. Extra options for this
- *    path: "layout": "sbs" | "tb" | "half-sbs" | "half-tb" (default sbs), "crf": 0…51 (the base-layer eye's),
+ *    path: "layout": "sbs" | "tb" | "half-sbs" | "half-tb" (default sbs), "crf": 0…51 (the base-layer eye's) or "qp": 0…51 (constant quantizer),
  *    "eye_quality": "asymmetric" (default: the other eye 5 CRF steps coarser, never above CRF 28) |
  *    "asymmetric:N" (N 0…6) | "equal" (both eyes alike), "preset": x265 preset
- *    name (default medium), "audio": "copy" | "none". Progress stage "encode" reports the fraction of frames
+ *    name (default medium), "keyint": IDR interval in frames (default 2 s of frames), "bframes": 0…16
+ *    (default 3), "audio": "copy" | "none", "segment": "K/N" (encode only segment K of N: whole GOPs of the
+ *    input, no audio, the frame range recorded in the file; join the N segment files with sm_concat_video).
+ *    Progress stage "encode" reports the fraction of frames
  *    encoded when known; the callback or the cancel flag stops it (SM_ERR_CANCELLED, nothing written).
- *    Report: {"output","bytes_written","frames","eye_width","eye_height","layer0_bytes","layer1_bytes"}.
+ *    Report: {"output","bytes_written","frames","eye_width","eye_height","layer0_bytes","layer1_bytes",
+ *    "encoder","seconds","audio","notes"}.
  * Options: "right_input": path, "base_eye": "left" | "right" (layer 0; default left),
- *   "layer_sps": "full" | "multilayer", "baseline_um": integer (default 63000),
- *   "hfov_millidegrees": 1…179999 (default 63500), "disparity": -10000…10000 (default 0),
+ *   "layer_sps": "full" | "multilayer", "baseline_um": integer (default 64000),
+ *   "hfov_millidegrees": 1…179999 (default 60000), "disparity": -10000…10000 (default 0) — the defaults are the
+ *   one table of Specs/stereo-parameters.md; "baseline_mm", "hfov_degrees", "disparity_percent" are accepted too
+ *   (human units, rounded; not together with the stored-unit name of the same value),
  *   "hero_eye": "none" | "left" | "right" (default left), "container": "mov" | "mp4" (default mov),
  *   "faststart": bool, "frame_rate_num", "frame_rate_den": integers (default: the stream's timing, else 30).
  * Progress stages: "assemble", "done" (the assembly itself is not interruptible).
@@ -438,6 +447,20 @@ sm_status sm_convert_photo(const char *input, const char *output, const char *op
 sm_status sm_convert_video(const char *input, const char *output, const char *options_json,
                            sm_progress_fn progress, void *user_data, const volatile int32_t *cancel,
                            char **out_report_json);
+
+/* Joins the segments of one conversion (sm_convert_video with "segment": "K/N", or `convert --segment`)
+ * into one spatial video at `output`, without re-encoding; written atomically, never over an input.
+ * `segments_json` is a JSON array of paths, in any order (each segment records its place). They must be
+ * every segment of one conversion: identical sample entries (hvcC, lhvC, spatial metadata), the same
+ * timescale, frame ranges tiling the clip; anything else is SM_ERR_INVALID_ARGUMENT or SM_ERR_PARSE with
+ * a message naming the segment. Options: "audio_from": path (the converted input: its audio is carried
+ * once, whole, as sm_convert_video would carry it) or "audio": "none"; one of the two is required.
+ * Progress stages "join", "done"; cancelling leaves nothing written.
+ * Report: {"output","bytes_written","frames","segments","audio","seconds","notes"}.
+ * (Added in version 0.2.0 of the library; SM_ABI_VERSION stays 1.) */
+sm_status sm_concat_video(const char *segments_json, const char *output, const char *options_json,
+                          sm_progress_fn progress, void *user_data, const volatile int32_t *cancel,
+                          char **out_report_json);
 
 /* Splits a spatial photo or video into a left-eye and a right-eye file.
  * Photos: decoded and written as images (format from each extension: .png, .jpg/.jpeg, .heic).

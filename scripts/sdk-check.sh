@@ -115,7 +115,7 @@ if [ -n "${ffmpeg9:-}" ] || { [ -x .venv-oracles/bin/python ] && ffmpeg9=$(.venv
   run --assemble "$work/left.hevc" "$work/right.hevc" -o "$work/converted.mov" | tee "$work/conv.txt"
   grep -q 'classification: spatial-video' "$work/conv.txt" || fail "converted video is not a spatial video"
   "$ffmpeg9" -hide_banner -i "$work/converted.mov" 2>&1 | grep 'Stereo 3D' | tee "$work/ff2.txt" || true
-  grep -q 'baseline: 63000' "$work/ff2.txt" || fail "FFmpeg 9 does not see the converted video's metadata"
+  grep -q 'baseline: 64000' "$work/ff2.txt" || fail "FFmpeg 9 does not see the converted video's metadata"
 else
   step "skip: FFmpeg 9 (.venv-oracles with imageio-ffmpeg) not present, no HEVC streams to convert"
 fi

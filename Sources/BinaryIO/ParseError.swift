@@ -75,6 +75,8 @@ public struct ParseError: Error, Sendable, Equatable, CustomStringConvertible {
         public static let giveFrameRate = Remedy(rawValue: "give-frame-rate")
         /// Name the left and right image items of a HEIF.
         public static let nameEyeItems = Remedy(rawValue: "name-eye-items")
+        /// Name the movie whose audio a join of segments carries, or join without audio.
+        public static let giveAudioSource = Remedy(rawValue: "give-audio-source")
         /// Give the outputs of a split: one per eye, or one side-by-side file.
         public static let giveSplitOutputs = Remedy(rawValue: "give-split-outputs")
         /// State the projection kind (half-equirectangular or equirectangular).

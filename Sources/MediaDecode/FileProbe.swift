@@ -30,13 +30,47 @@ public enum FileProbe {
 
     /// Reads the first bytes of `path`; nil when it cannot be opened or is empty.
     public static func kind(of path: String) -> Kind? {
+        head(of: path).map { kind(head: $0) }
+    }
+
+    /// The first 32 bytes of `path` (fewer when the file is shorter); nil when it cannot be opened or is empty.
+    public static func head(of path: String) -> [UInt8]? {
         let fd = open(path, O_RDONLY)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
         var head = [UInt8](repeating: 0, count: 32)
         let n = head.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
         guard n > 0 else { return nil }
-        return kind(head: Array(head[0..<n]))
+        return Array(head[0..<n])
+    }
+
+    /// Box types a file of the ISOBMFF family may start with: `ftyp`, or the top-level boxes of a movie, HEIF or
+    /// segment written without one.
+    public static let leadingBoxTypes: Set<String> = ["ftyp", "moov", "mdat", "free", "skip", "wide", "meta", "uuid", "styp", "pnot"]
+
+    /// HEIF major brands of the HEVC-coded images a stereo pair can be made of (validate pairs `NAME_L`/`NAME_R`).
+    public static let hevcImageBrands: Set<String> = ["heic", "heix", "mif1", "msf1", "heim", "heis"]
+
+    /// True for the files `validate` reads (a directory walk skips the rest): ISOBMFF movies and HEIF (any leading
+    /// box of ``leadingBoxTypes``), JPEG/MPO, PNG, Y4M and raw HEVC streams. Matroska and other FFmpeg-only
+    /// containers are not.
+    public static func isMedia(_ path: String) -> Bool {
+        guard let h = head(of: path) else { return false }
+        switch kind(head: h) {
+        case .jpeg, .png, .y4m, .annexB, .heif, .movie: return true
+        case .matroska: return false
+        case .other: return h.count >= 8 && leadingBoxTypes.contains(String(decoding: h[4..<8], as: UTF8.self))
+        }
+    }
+
+    /// True for a still image one eye of a pair can be: JPEG/MPO, PNG, or HEIF with a brand of ``hevcImageBrands``.
+    public static func isStillImage(_ path: String) -> Bool {
+        guard let h = head(of: path) else { return false }
+        switch kind(head: h) {
+        case .jpeg, .png: return true
+        case .heif: return h.count >= 12 && hevcImageBrands.contains(String(decoding: h[8..<12], as: UTF8.self))
+        default: return false
+        }
     }
 
     /// The kind of a file that starts with `head` (32 bytes are enough).

@@ -1,4 +1,5 @@
 import BinaryIO
+import SystemSupport
 
 /// What FFmpeg says about a media file's streams (`ffmpeg -hide_banner -i FILE`): enough to plan decoding
 /// (frame rate, sample aspect ratio, rotation) and audio (codec, channels, language per track), and to say what a
@@ -140,7 +141,7 @@ public struct MediaProbe: Sendable {
         }
         var rate: (num: Int, den: Int)? = nil
         for r in [fps, tbr] {
-            if let r, let s = snap(r) { rate = s; break }
+            if let r, let s = FrameRate.nearestUsual(r) { rate = s; break }
         }
         if rate == nil, let r = fps ?? tbr, r > 0, r < 1000 { rate = (Int((r * 1000).rounded()), 1000) }
         p.frameRate = rate
@@ -150,19 +151,6 @@ public struct MediaProbe: Sendable {
     static func parseRate(_ s: Substring) -> Double? {
         if s.hasSuffix("k") { return Double(s.dropLast()).map { $0 * 1000 } }
         return Double(s)
-    }
-
-    /// The usual frame rate nearest to `r`, within 0.2 % (FFmpeg prints two decimals), as a fraction.
-    static func snap(_ r: Double) -> (num: Int, den: Int)? {
-        let usual: [(Int, Int)] = [(24000, 1001), (24, 1), (25, 1), (30000, 1001), (30, 1), (48, 1), (50, 1),
-                                   (60000, 1001), (60, 1), (90, 1), (100, 1), (120000, 1001), (120, 1)]
-        var best: (num: Int, den: Int)? = nil
-        var bestError = 0.002 * r
-        for (n, d) in usual {
-            let e = abs(Double(n) / Double(d) - r)
-            if e <= bestError { best = (n, d); bestError = e }
-        }
-        return best
     }
 
     /// "01:02:03.45" → seconds.

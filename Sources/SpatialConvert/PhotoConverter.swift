@@ -14,13 +14,11 @@ public struct PhotoConversionOptions: Sendable {
     /// Each eye was squeezed to half width (SBS) / half height (TB): stretch it back.
     public var halfResolution = false
     public var swapEyes = false
-    /// Baseline in millimetres (default: MPO BaselineLength, else 64 mm).
-    public var baselineMM: Double?
-    /// Horizontal field of view in degrees (default: from EXIF, else 60°).
-    public var hfovDegrees: Double?
-    /// Horizontal disparity adjustment in percent of the image width (default 0).
-    public var disparityPercent: Double?
-    /// Where `hfovDegrees` / `disparityPercent` came from when not from the command line (e.g. `--align` crop,
+    /// Baseline, field of view and disparity adjustment in stored units (hero eye and projection must stay nil: a
+    /// photo has no such fields). A nil field is derived — baseline from the MPO BaselineLength, field of view from
+    /// the EXIF — or else taken from the one table of defaults, ``StereoParameters/defaults`` (64 mm, 60°, 0 %).
+    public var stereo = StereoParameters()
+    /// Where the field of view / disparity adjustment of ``stereo`` came from when not from the command line (e.g. `--align` crop,
     /// `--auto-disparity`), for the report.
     public var hfovSource: String?
     public var disparitySource: String?
@@ -39,20 +37,23 @@ public struct PhotoConversionOptions: Sendable {
     /// How the decode layer reads a single frame-packed image for these options.
     public var packing: ImagePacking { ImagePacking(layout: layout, halfResolution: halfResolution, limits: limits) }
 
-    public static let defaultBaselineMM = 64.0
-    public static let defaultHFOVDegrees = 60.0
 }
 
 /// What a conversion chose, with the provenance of every value.
 public struct PhotoConversionReport: Sendable {
     public var width: Int
     public var height: Int
-    public var baselineMM: Double
+    /// The baseline, field of view and disparity adjustment written.
+    public var stereo: StereoParameters
     public var baselineSource: String
-    public var hfovDegrees: Double
     public var hfovSource: String
-    public var disparityPercent: Double
     public var disparitySource: String
+    /// Baseline written, in millimetres (``stereo``).
+    public var baselineMM: Double { stereo.baselineMillimetres ?? 0 }
+    /// Field of view written, in degrees (``stereo``).
+    public var hfovDegrees: Double { stereo.horizontalFieldOfViewDegrees ?? 0 }
+    /// Disparity adjustment written, in percent of the width (``stereo``).
+    public var disparityPercent: Double { stereo.disparityPercent ?? 0 }
     public var quality: Int
     public var notes: [String]
     public var bytes: Int
@@ -76,9 +77,9 @@ public enum PhotoConverter {
     /// The horizontal field of view a conversion uses and where it comes from: `--hfov`, the EXIF of the source,
     /// or the default.
     public static func fieldOfView(_ pair: StereoPair, options: PhotoConversionOptions) -> (degrees: Double, source: String) {
-        if let f = options.hfovDegrees { return (f, options.hfovSource ?? "--hfov") }
+        if let f = options.stereo.horizontalFieldOfViewDegrees { return (f, options.hfovSource ?? "--hfov") }
         if let f = pair.exifInfo.horizontalFOV(imageWidth: pair.left.width, imageHeight: pair.left.height) { return (f.degrees, f.source) }
-        return (PhotoConversionOptions.defaultHFOVDegrees, "default; not measured")
+        return (StereoParameters.defaults.horizontalFieldOfViewDegrees ?? 60, "default; not measured")
     }
 
     /// Encodes a pair into spatial-photo bytes and reports every value chosen.
@@ -92,20 +93,11 @@ public enum PhotoConverter {
         }
         try Image.checkDimensions(width: w, height: h, limits: options.limits)
         // Parameters and their provenance.
-        let baseline: Double, bSrc: String
-        if let b = options.baselineMM { baseline = b; bSrc = options.baselineSource ?? "--baseline" }
-        else if let b = pair.sourceBaselineMM { baseline = b; bSrc = "MPO BaselineLength" }
-        else { baseline = PhotoConversionOptions.defaultBaselineMM; bSrc = "default; not measured" }
-        let (hfov, fSrc) = fieldOfView(pair, options: options)
-        let disparity = options.disparityPercent ?? 0
-        let dSrc = options.disparityPercent == nil ? "default" : options.disparitySource ?? "--disparity"
-        // A value the caller gave is a usage error; one read from the file is a fault of the input.
-        // The baseline is stored as a signed 32-bit camera position in µm: at most 2147483.647 mm.
-        guard baseline > 0, baseline * 1000 <= Double(Int32.max) else {
-            throw ParseError(options.baselineMM != nil ? .invalidArgument : .invalidValue, offset: 0, "baseline \(baseline) mm is out of range (above 0, at most 2147483.647 mm; \(bSrc))")
-        }
-        guard hfov > 0, hfov < 180 else { throw ParseError(options.hfovDegrees != nil ? .invalidArgument : .invalidValue, offset: 0, "field of view \(hfov)° must be between 0 and 180 (\(fSrc))") }
-        guard abs(disparity) <= 100 else { throw ParseError(.invalidArgument, offset: 0, "disparity \(disparity) % must be between -100 and 100") }
+        let stereo = try chosenStereo(pair, options: options)
+        let bSrc = options.stereo.baselineMicrometres != nil ? options.baselineSource ?? "--baseline"
+            : pair.sourceBaselineMM != nil ? "MPO BaselineLength" : "default; not measured"
+        let fSrc = fieldOfView(pair, options: options).source
+        let dSrc = options.stereo.disparityAdjustment == nil ? "default" : options.disparitySource ?? "--disparity"
         if let c = pair.convergenceAngleDegrees { notes.append("MPO convergence angle \(c)° (not stored: spatial photos have no such field)") }
 
         let depth = max(pair.left.bitDepth, pair.right.bitDepth)
@@ -114,17 +106,35 @@ public enum PhotoConverter {
         let settings = PhotoEncoding.settings(quality: options.quality, sourceDepth: options.bitDepth, threads: options.threads)
         let coded = try HEVCStillEncoder.encode([pair.left, pair.right], settings: settings, limits: options.limits)
         guard coded.count == 2 else { throw ParseError(.invalidValue, offset: 0, "encoder returned \(coded.count) images") }
-        let params = StereoPhotoParameters(baselineMicrometres: UInt32((baseline * 1000).rounded()),
-                                           hfovMillidegrees: UInt32((hfov * 1000).rounded()),
-                                           disparity: Int32((disparity * 100).rounded()), form: options.form)
         let exifPayload = pair.exif.map { [0, 0, 0, 0] + $0 }
         let bytes = try SpatialPhotoWriter.build(left: PhotoEncoding.codedImage(coded[0], settings: settings),
                                                  right: PhotoEncoding.codedImage(coded[1], settings: settings),
-                                                 parameters: params, exif: exifPayload, xmp: SpatialPhotoWriter.spatialXMP())
+                                                 stereo: stereo, form: options.form, exif: exifPayload, xmp: SpatialPhotoWriter.spatialXMP())
         if pair.exif != nil { notes.append("EXIF of the source kept as an Exif item on each eye") }
-        let report = PhotoConversionReport(width: w, height: h, baselineMM: baseline, baselineSource: bSrc, hfovDegrees: hfov, hfovSource: fSrc,
-                                           disparityPercent: disparity, disparitySource: dSrc, quality: options.quality, notes: notes, bytes: bytes.count)
+        let report = PhotoConversionReport(width: w, height: h, stereo: stereo, baselineSource: bSrc, hfovSource: fSrc, disparitySource: dSrc, quality: options.quality, notes: notes, bytes: bytes.count)
         return (bytes, report)
+    }
+
+    /// The stereo parameters a conversion writes: ``PhotoConversionOptions/stereo`` where given, else the MPO baseline
+    /// and the EXIF field of view, else ``StereoParameters/defaults``. A value the caller gave that does not fit is a
+    /// usage error (`invalidArgument`); one read from the file is a fault of the input (`invalidValue`). The baseline
+    /// must be above 0 and fit the signed 32-bit camera position (at most 2147483.647 mm).
+    public static func chosenStereo(_ pair: StereoPair, options: PhotoConversionOptions) throws(ParseError) -> StereoParameters {
+        var s = options.stereo
+        if s.baselineMicrometres == nil, let b = pair.sourceBaselineMM {
+            do { try s.setBaseline(millimetres: b) } catch { throw ParseError(.invalidValue, offset: 0, "MPO baseline \(b) mm is out of range: \(error.message)") }
+        }
+        if s.horizontalFieldOfViewMillidegrees == nil, let f = pair.exifInfo.horizontalFOV(imageWidth: pair.left.width, imageHeight: pair.left.height) {
+            do { try s.setHorizontalFieldOfView(degrees: f.degrees) } catch { throw ParseError(.invalidValue, offset: 0, "field of view \(f.degrees)° (\(f.source)) is out of range: \(error.message)") }
+        }
+        s = s.filled(from: StereoParameters(baselineMicrometres: StereoParameters.defaults.baselineMicrometres,
+                                            horizontalFieldOfViewMillidegrees: StereoParameters.defaults.horizontalFieldOfViewMillidegrees,
+                                            disparityAdjustment: StereoParameters.defaults.disparityAdjustment))
+        if s.baselineMicrometres == 0 {
+            throw ParseError(options.stereo.baselineMicrometres != nil ? .invalidArgument : .invalidValue, offset: 0, "baseline 0 mm is out of range (above 0, at most 2147483.647 mm)")
+        }
+        do { try s.validate(); try s.checkedForPhoto() } catch { throw ParseError(.invalidArgument, offset: 0, error.message) }
+        return s
     }
 
     /// Converts and writes `output` atomically.

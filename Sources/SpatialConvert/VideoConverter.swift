@@ -66,11 +66,12 @@ public struct VideoConversionOptions: Sendable {
     /// (one each: the two encoders run at once, one per core).
     public var poolThreadsPerEye: Int? = nil
     public var frameThreadsPerEye: Int? = nil
-    public var baselineMM: Double? = nil
-    public var hfovDegrees: Double? = nil
-    public var disparityPercent: Double? = nil
-    /// Hero eye; it is also the base layer (what 2D players show).
-    public var heroIsLeft = true
+    /// The stereo parameters written, in stored units; a nil field takes the one table of defaults,
+    /// ``StereoParameters/defaults`` (reported as a default, never as a measurement). The hero eye (left or right) is
+    /// also the base layer (what 2D players show); the projection is `rect` (another kind is refused).
+    public var stereo = StereoParameters()
+    /// The hero eye (``stereo``) is the left eye (the default).
+    public var heroIsLeft: Bool { (stereo.heroEye ?? StereoParameters.defaults.heroEye) != .right }
     public var audio: Audio = .copy
     /// Take the audio tracks from this movie instead of the input.
     public var audioFrom: String? = nil
@@ -88,11 +89,11 @@ public struct VideoConversionOptions: Sendable {
     public var ffmpeg: String? = nil
     /// Debug: also write each eye's single-layer HEVC stream to `PREFIX-left.hevc` / `PREFIX-right.hevc`.
     public var keepStreamsPrefix: String? = nil
+    /// Encode only segment K of N (whole GOPs of the input, no audio) to a segment file for ``VideoSegmentJoiner``.
+    public var segment: VideoSegment? = nil
     public var limits: Limits = .default
 
     public static let defaultCRF = 23.0
-    public static let defaultBaselineMM = 64.0
-    public static let defaultHFOVDegrees = 60.0
     public init() {}
 }
 
@@ -122,13 +123,19 @@ public struct VideoConversionReport: Sendable {
     /// Bytes of layer-0 and layer-1 NAL units (payload of the samples).
     public var layer0Bytes: Int
     public var layer1Bytes: Int
-    public var baselineMM: Double
+    /// The stereo parameters written (every field set).
+    public var stereo: StereoParameters
     public var baselineSource: String
-    public var hfovDegrees: Double
     public var hfovSource: String
-    public var disparityPercent: Double
     public var disparitySource: String
-    public var heroIsLeft: Bool
+    /// Baseline written, in millimetres (``stereo``).
+    public var baselineMM: Double { stereo.baselineMillimetres ?? 0 }
+    /// Field of view written, in degrees (``stereo``).
+    public var hfovDegrees: Double { stereo.horizontalFieldOfViewDegrees ?? 0 }
+    /// Disparity adjustment written, in percent of the width (``stereo``).
+    public var disparityPercent: Double { stereo.disparityPercent ?? 0 }
+    /// The hero eye (and base layer) is the left eye.
+    public var heroIsLeft: Bool { stereo.heroEye != .right }
     public var audioTracks: [String]
     public var encoder: String
     /// How the two layers were encoded, and whether a multiview libx265 was found.
@@ -183,6 +190,8 @@ final class EyeEncoder: @unchecked Sendable {
     /// VPS, SPS, PPS from x265 at open.
     let headers: [NALUnit]
     var assembly: StreamingAssembly?
+    /// Segment mode: aligns x265's counter-derived slice flag with the whole clip's (``SliceFlagAligner``).
+    var aligner: SliceFlagAligner?
     /// The eye's single-layer stream, kept only for `keepStreamsPrefix`.
     let kept: ScratchFile?
     private(set) var error: ParseError?
@@ -205,7 +214,8 @@ final class EyeEncoder: @unchecked Sendable {
         for f in frames {
             // x265 may repeat VPS/SPS/PPS in the first access unit: the headers are already known.
             let raw = framesOut == 0 ? f.nalUnits.filter { n in !(n.count > 1 && [32, 33, 34].contains((n[0] >> 1) & 0x3F)) } : f.nalUnits
-            let nals = try raw.map { (b: [UInt8]) throws(ParseError) -> NALUnit in try NALUnit(bytes: b) }
+            var nals = try raw.map { (b: [UInt8]) throws(ParseError) -> NALUnit in try NALUnit(bytes: b) }
+            if let aligner { nals = try aligner.align(nals, poc: f.poc) }
             try kept?.append(AccessUnitWriter.annexB(nals))
             try assembly?.add(layer: layer, accessUnit: nals)
             framesOut += 1
@@ -313,9 +323,10 @@ public enum VideoConverter {
         var cropW: Int, cropH: Int, eyeW: Int, eyeH: Int
         var fpsNum: Int, fpsDen: Int
         var mux: SpatialVideoMuxOptions
-        var baseline: Double, hfov: Double, disparity: Double
         var audio: VideoAudio.Plan
         var notes: [String]
+        /// Segment mode: the clip position of the first frame encoded (``VideoSegments``).
+        var segmentFirstFrame: Int? = nil
     }
 
     /// What the encoding pipeline produced.
@@ -346,9 +357,11 @@ public enum VideoConverter {
         guard (0...16).contains(o.bframes) else { throw ParseError(.invalidArgument, offset: 0, "bframes must be 0…16") }
         try checkEyeOptions(o)
         let planCPU0 = threadCPUSeconds()
+        let o = VideoSegments.prepare(o)
         var plan = try makePlan(input, output: output, options: o)
-        let planCPU = threadCPUSeconds() - planCPU0
         defer { for p in plan.producers { p.abort() } }
+        try VideoSegments.restrict(&plan, input: input, options: o, cancellation: cancellation)
+        let planCPU = threadCPUSeconds() - planCPU0
         var encoded = try encode(plan, output: output, options: o, cancellation: cancellation, progress: progress, t0: t0)
         encoded.ownCPU += planCPU
         for p in plan.producers {
@@ -376,14 +389,15 @@ public enum VideoConverter {
         if case .bitrate(let k, _, _) = o.rateControl, k <= 0 { throw ParseError(.invalidValue, offset: 0, "bitrate must be positive (kbit/s)") }
         if let k = o.keyint, k < 1 { throw ParseError(.invalidValue, offset: 0, "keyint must be at least 1") }
         guard (0...16).contains(o.bframes) else { throw ParseError(.invalidValue, offset: 0, "bframes must be 0…16") }
-        let baseline = o.baselineMM ?? VideoConversionOptions.defaultBaselineMM
-        let hfov = o.hfovDegrees ?? VideoConversionOptions.defaultHFOVDegrees
-        let disparity = o.disparityPercent ?? 0
         var mux = SpatialVideoMuxOptions()
-        mux.baselineMicrometres = try SpatialUnits.micrometres(fromMillimetres: baseline)
-        mux.horizontalFieldOfViewMillidegrees = try SpatialUnits.millidegrees(fromDegrees: hfov)
-        mux.disparityAdjustment = try SpatialUnits.disparityUnits(fromPercent: disparity)
-        mux.heroEye = o.heroIsLeft ? .left : .right
+        if let p = o.stereo.projectionKind, p != "rect" {
+            throw ParseError(.invalidArgument, offset: 0, "a converted video is rectilinear ('rect'); projection '\(p)' cannot be written by conversion")
+        }
+        mux.stereo = o.stereo.filled()
+        guard mux.stereo.heroEye == .left || mux.stereo.heroEye == .right else {
+            throw ParseError(.invalidArgument, offset: 0, "the hero eye of a converted video is its base layer: left or right")
+        }
+        try mux.stereo.validate()
         mux.container = o.container
         mux.faststart = o.faststart
         try checkOutputDirectory(output)
@@ -410,7 +424,7 @@ public enum VideoConverter {
             let g = try geometry(producers, input: input, options: o, notes: &notes)
             let audio = try VideoAudio.plan(for: input, options: o, notes: &notes)
             return Plan(producers: producers, sourceName: sourceName, cropW: g.cropW, cropH: g.cropH, eyeW: g.eyeW, eyeH: g.eyeH,
-                        fpsNum: g.fpsNum, fpsDen: g.fpsDen, mux: mux, baseline: baseline, hfov: hfov, disparity: disparity,
+                        fpsNum: g.fpsNum, fpsDen: g.fpsDen, mux: mux,
                         audio: audio, notes: notes)
         } catch {
             for p in producers { p.abort() }
@@ -539,6 +553,9 @@ public enum VideoConverter {
         let assembly = try StreamingAssembly(baseHeaders: base.headers, secondHeaders: second.headers,
                                              options: MVHEVCAssemblyOptions(baseIsLeft: o.heroIsLeft, layerSPSForm: o.layerSPSForm, matchAppleChoices: o.layerSPSForm == .multilayer), writer: writer)
         for e in eyes { e.assembly = assembly }
+        if let first = plan.segmentFirstFrame {
+            for e in eyes { e.aligner = try SliceFlagAligner(headers: e.headers, firstFrame: first) }
+        }
         left.start(); right.start()
 
         var frames = 0
@@ -629,10 +646,10 @@ public enum VideoConverter {
             output: output, source: plan.sourceName, frames: e.frames, eyeWidth: plan.eyeW, eyeHeight: plan.eyeH,
             fpsNum: plan.fpsNum, fpsDen: plan.fpsDen, bytes: UInt64(fileSize(output)),
             layer0Bytes: e.writer.layer0Bytes, layer1Bytes: e.writer.layer1Bytes,
-            baselineMM: plan.baseline, baselineSource: o.baselineMM == nil ? "default, not measured" : "--baseline",
-            hfovDegrees: plan.hfov, hfovSource: o.hfovDegrees == nil ? "default, not measured" : "--hfov",
-            disparityPercent: plan.disparity, disparitySource: o.disparityPercent == nil ? "default, not measured" : "--disparity",
-            heroIsLeft: o.heroIsLeft, audioTracks: audio, encoder: x265, encodePath: encodePathText(X265MultiviewProbe.current),
+            stereo: plan.mux.stereo, baselineSource: o.stereo.baselineMicrometres == nil ? "default, not measured" : "--baseline",
+            hfovSource: o.stereo.horizontalFieldOfViewMillidegrees == nil ? "default, not measured" : "--hfov",
+            disparitySource: o.stereo.disparityAdjustment == nil ? "default, not measured" : "--disparity",
+            audioTracks: audio, encoder: x265, encodePath: encodePathText(X265MultiviewProbe.current),
             notes: plan.notes + e.eyes.notes, seconds: seconds,
             ownCPUSeconds: e.ownCPU, processCPUSeconds: processCPU, peakRSSBytes: peakRSSBytes())
     }

@@ -79,6 +79,32 @@ public struct SpatialPhoto: Sendable {
     public var rotationDegrees: Double {
         (right.extrinsics?.rotationDegrees ?? 0) - (left.extrinsics?.rotationDegrees ?? 0)
     }
+
+    /// The stereo parameters in the stored units every part of the library uses. A photo stores no baseline as
+    /// such: it is the distance between the two camera positions (``baselineMicrometres``, exact, kept in this
+    /// model with the raw extrinsics), here rounded to whole micrometres (nil when it exceeds `UInt32`). The field of
+    /// view is derived from the left eye's focal length (``horizontalFOVDegrees``), rounded to 1/1000°. The
+    /// disparity adjustment is as stored. Photos have no hero eye or projection (both nil).
+    /// See `Specs/stereo-parameters.md`.
+    public var stereo: StereoParameters {
+        StereoParameters(baselineMicrometres: baselineMicrometres.flatMap { UInt32(exactly: $0.rounded(.toNearestOrAwayFromZero)) },
+                         horizontalFieldOfViewMillidegrees: horizontalFOVDegrees.flatMap { UInt32(exactly: ($0 * 1000).rounded(.toNearestOrAwayFromZero)) },
+                         disparityAdjustment: disparityAdjustment)
+    }
+}
+
+extension SpatialPhoto {
+    /// Reads the spatial photo at `path` (metadata only; no pixel is decoded). Throws
+    /// ``ParseError/Code/unsupported`` when the file is a HEIF image without a stereo pair (`ster` group), naming why.
+    public init(contentsOf path: String, limits: Limits = .default) throws(ParseError) {
+        let file = try ISOFile.open(path: path, limits: limits)
+        guard file.heif != nil else { throw ParseError(.notRecognised, offset: 0, path: path, "not a HEIF image (no meta box)") }
+        var problems: [SpatialDiagnostic] = []
+        guard let photo = SpatialPhotoReader.read(file, problems: &problems) else {
+            throw ParseError(.unsupported, offset: 0, path: path, problems.first?.message ?? "not a spatial photo (no ster entity group)")
+        }
+        self = photo
+    }
 }
 
 /// Reads spatial photos from HEIF files.

@@ -34,21 +34,22 @@ public enum SpatialPhotoEditor {
     }
 
     /// Changes the stereo metadata of an existing spatial photo. Writes `output` (or replaces `path`
-    /// atomically when `output` is nil).
-    public static func edit(path: String, output: String?, edit: StereoPhotoParameters) throws(ParseError) -> PhotoEditResult {
+    /// atomically when `output` is nil). A nil field of `stereo` keeps the current value; `form` is used for camera
+    /// properties that do not exist yet.
+    public static func edit(path: String, output: String?, stereo edit: StereoParameters, form: CameraPropertyForm = .apple) throws(ParseError) -> PhotoEditResult {
         let file = try ISOFile.open(path: path)
         var problems: [SpatialDiagnostic] = []
         guard let photo = SpatialPhotoReader.read(file, problems: &problems) else {
             throw ParseError(.unsupported, offset: 0, path: path, problems.first?.message ?? "not a spatial photo (no ster entity group); use `combine` to make one")
         }
-        return try apply(edit, to: file, left: photo.left.itemID, right: photo.right.itemID, addGroup: false, output: output ?? path)
+        return try apply(edit, form: form, to: file, left: photo.left.itemID, right: photo.right.itemID, addGroup: false, output: output ?? path)
     }
 
     /// Turns a HEIF file holding two images into a spatial photo (a `ster` group, camera properties, primary
     /// = left). Without explicit ids, the two displayable images (not hidden, not thumbnails or auxiliary
     /// images) are used, first = left.
     public static func combine(path: String, leftItem: UInt32? = nil, rightItem: UInt32? = nil, swapEyes: Bool = false,
-                               edit: StereoPhotoParameters, output: String) throws(ParseError) -> PhotoEditResult {
+                               stereo edit: StereoParameters, form: CameraPropertyForm = .apple, output: String) throws(ParseError) -> PhotoEditResult {
         let file = try ISOFile.open(path: path)
         guard let h = file.heif else { throw ParseError(.notRecognised, offset: 0, path: path, "not a HEIF image (no meta box)") }
         var ids: [UInt32]
@@ -59,14 +60,16 @@ public enum SpatialPhotoEditor {
             }
         }
         if swapEyes { ids.reverse() }
-        return try apply(edit, to: file, left: ids[0], right: ids[1], addGroup: true, output: output)
+        return try apply(edit, form: form, to: file, left: ids[0], right: ids[1], addGroup: true, output: output)
     }
 
-    /// The edit `combine` applies: each field of `edit` that is nil takes the value of `defaults`, except where `file` is
+    /// The edit `combine` applies: each field of `edit` that is nil takes the value of `defaults` (the one table,
+    /// ``StereoParameters/defaults``, unless given), except where `file` is
     /// already a spatial photo that carries that value (a baseline in its extrinsics, a field of view in its intrinsics, a
     /// disparity adjustment): then it stays nil, so ``combine(path:leftItem:rightItem:swapEyes:edit:output:)`` keeps the
     /// file's calibration. `kept` names what was kept.
-    public static func fillingDefaults(_ edit: StereoPhotoParameters, defaults: StereoPhotoParameters, keepingFrom file: ISOFile?) -> (edit: StereoPhotoParameters, kept: [String]) {
+    /// Only the baseline, field of view and disparity adjustment are filled (a photo has no hero eye or projection).
+    public static func fillingDefaults(_ edit: StereoParameters, defaults: StereoParameters = .defaults, keepingFrom file: ISOFile?) -> (edit: StereoParameters, kept: [String]) {
         var problems: [SpatialDiagnostic] = []
         let photo = file.flatMap { SpatialPhotoReader.read($0, problems: &problems) }
         var e = edit
@@ -75,13 +78,13 @@ public enum SpatialPhotoEditor {
             if let b = photo?.baselineMicrometres { kept.append("baseline \(NumberText.fixed(b / 1000, places: 3)) mm") }
             else { e.baselineMicrometres = defaults.baselineMicrometres }
         }
-        if e.hfovMillidegrees == nil {
+        if e.horizontalFieldOfViewMillidegrees == nil {
             if let f = photo?.horizontalFOVDegrees { kept.append("horizontal field of view \(NumberText.fixed(f, places: 3))°") }
-            else { e.hfovMillidegrees = defaults.hfovMillidegrees }
+            else { e.horizontalFieldOfViewMillidegrees = defaults.horizontalFieldOfViewMillidegrees }
         }
-        if e.disparity == nil {
+        if e.disparityAdjustment == nil {
             if let d = photo?.disparityAdjustment { kept.append("disparity adjustment \(NumberText.fixed(Double(d) / 100, places: 2)) %") }
-            else { e.disparity = defaults.disparity }
+            else { e.disparityAdjustment = defaults.disparityAdjustment }
         }
         return (e, kept)
     }
@@ -127,7 +130,8 @@ public enum SpatialPhotoEditor {
 
     /// Combines two single-image HEIF files into one spatial photo (all items of both copied, ids of the
     /// second renumbered).
-    public static func combine(leftPath: String, rightPath: String, edit: StereoPhotoParameters, output: String) throws(ParseError) -> PhotoEditResult {
+    public static func combine(leftPath: String, rightPath: String, stereo edit: StereoParameters, form: CameraPropertyForm = .apple, output: String) throws(ParseError) -> PhotoEditResult {
+        try edit.checkedForPhoto()
         let a = try ISOFile.open(path: leftPath), b = try ISOFile.open(path: rightPath)
         guard let ha = a.heif, let hb = b.heif else { throw ParseError(.notRecognised, offset: 0, path: a.heif == nil ? leftPath : rightPath, "not a HEIF image") }
         guard let pa = ha.primaryItemID, let pb = hb.primaryItemID else { throw ParseError(.invalidValue, offset: 0, path: leftPath, "both inputs need a primary image") }
@@ -145,8 +149,9 @@ public enum SpatialPhotoEditor {
                 var props = h.properties(of: it.id).filter { kind(of: $0.box) == nil }
                 if it.id == (offset == 0 ? pa : pb) {
                     props += SpatialPhotoWriter.cameraProperties(eye: offset == 0 ? .left : .right, width: Int(sa.width), height: Int(sa.height),
-                                                                 parameters: StereoPhotoParameters(baselineMicrometres: edit.baselineMicrometres,
-                                                                     hfovMillidegrees: edit.hfovMillidegrees, disparity: edit.disparity ?? 0, form: edit.form))
+                                                                 stereo: StereoParameters(baselineMicrometres: edit.baselineMicrometres,
+                                                                     horizontalFieldOfViewMillidegrees: edit.horizontalFieldOfViewMillidegrees,
+                                                                     disparityAdjustment: edit.disparityAdjustment ?? 0), form: form)
                 }
                 builder.items.append(.init(id: it.id + offset, type: it.type, name: it.name, hidden: it.hidden, contentType: it.contentType,
                                            data: data, inIdat: method == 1, properties: props))
@@ -162,16 +167,17 @@ public enum SpatialPhotoEditor {
                                bytesWritten: UInt64(bytes.count))
     }
 
-    static func describe(_ e: StereoPhotoParameters) -> [String] {
+    static func describe(_ e: StereoParameters) -> [String] {
         var out: [String] = []
         if let b = e.baselineMicrometres { out.append("baseline \(NumberText.fixed(Double(b) / 1000, places: 3)) mm") }
-        if let f = e.hfovMillidegrees { out.append("horizontal field of view \(NumberText.fixed(Double(f) / 1000, places: 3))°") }
-        if let d = e.disparity { out.append("disparity adjustment \(NumberText.fixed(Double(d) / 100, places: 2)) %") }
+        if let f = e.horizontalFieldOfViewMillidegrees { out.append("horizontal field of view \(NumberText.fixed(Double(f) / 1000, places: 3))°") }
+        if let d = e.disparityAdjustment { out.append("disparity adjustment \(NumberText.fixed(Double(d) / 100, places: 2)) %") }
         return out
     }
 
     /// Applies `edit` to the eyes `left`/`right` of `file` and writes the result.
-    static func apply(_ edit: StereoPhotoParameters, to file: ISOFile, left: UInt32, right: UInt32, addGroup: Bool, output: String) throws(ParseError) -> PhotoEditResult {
+    static func apply(_ edit: StereoParameters, form: CameraPropertyForm, to file: ISOFile, left: UInt32, right: UInt32, addGroup: Bool, output: String) throws(ParseError) -> PhotoEditResult {
+        try edit.checkedForPhoto()
         guard let h = file.heif, var meta = file.box("meta") else { throw ParseError(.notRecognised, offset: 0, "not a HEIF image") }
         let items = Set(h.items.map(\.id))
         for id in [left, right] where !items.contains(id) {
@@ -197,7 +203,7 @@ public enum SpatialPhotoEditor {
             func current<T: BoxPayload>(_ t: T.Type) -> T? { existing.lazy.compactMap { $0.box.payload(T.self) }.first }
             var d: [Kind: any BoxPayload] = [:]
             let intr = current(CameraIntrinsicsProperty.self)
-            if let hfov = edit.hfovMillidegrees {
+            if let hfov = edit.horizontalFieldOfViewMillidegrees {
                 let w = Int(ls.width), hh = Int(ls.height)
                 let fx = Double(w) / 2 / tan(Double(hfov) / 1000 / 2 * Double.pi / 180)
                 var p = CameraIntrinsicsProperty(fx: fx, cx: Double(w) / 2, cy: Double(hh) / 2, width: w, height: hh,
@@ -215,7 +221,7 @@ public enum SpatialPhotoEditor {
                     d[.extrinsics] = p
                 }
             } else if let extr { d[.extrinsics] = extr }
-            if let v = edit.disparity { d[.disparity] = DisparityAdjustmentProperty(value: v) }
+            if let v = edit.disparityAdjustment { d[.disparity] = DisparityAdjustmentProperty(value: v) }
             else if let cur = current(DisparityAdjustmentProperty.self) { d[.disparity] = cur }
             else if addGroup { d[.disparity] = DisparityAdjustmentProperty(value: 0) }  // Apple expects one on a spatial photo
             desired[id] = d
@@ -266,12 +272,12 @@ public enum SpatialPhotoEditor {
             }
             for k in Kind.allCases where seenKinds[k] == nil {
                 guard let payload = want[k] else { continue }
-                let forms: [CameraPropertyForm] = k == .disparity ? [.apple] : (edit.form == .both ? [.apple, .standard] : [edit.form])
+                let forms: [CameraPropertyForm] = k == .disparity ? [.apple] : (form == .both ? [.apple, .standard] : [form])
                 for f in forms {
                     let idx = append(makeBox(payload, k, f))
                     ipma.entries[ei].associations.append(.init(essential: false, propertyIndex: idx))
                 }
-                if k != .disparity || edit.disparity == nil { changes.append("added \(k) property to item \(id)") }
+                if k != .disparity || edit.disparityAdjustment == nil { changes.append("added \(k) property to item \(id)") }
             }
         }
         if props.count > 127 { ipma.fullBox.flags |= 1 }

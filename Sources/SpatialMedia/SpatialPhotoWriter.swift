@@ -18,21 +18,22 @@ public enum CameraPropertyForm: String, Sendable, Equatable, CaseIterable {
     case both
 }
 
-/// Stereo parameters of a spatial photo, in stored units: what a new photo is written with, and what an edit
-/// changes (`nil` keeps the current value; `form` is used for properties that do not exist yet).
-public struct StereoPhotoParameters: Sendable, Equatable {
-    /// Distance between the two cameras in micrometres (the right camera sits at +x).
-    public var baselineMicrometres: UInt32?
-    /// Horizontal field of view in millidegrees (gives the focal length: fx = (W/2)/tan(HFOV/2)).
-    public var hfovMillidegrees: UInt32?
-    /// Horizontal disparity adjustment in 1/10000 of the image width (Apple expects it to be present; 0 allowed).
-    public var disparity: Int32?
-    public var form: CameraPropertyForm
-    public init(baselineMicrometres: UInt32? = nil, hfovMillidegrees: UInt32? = nil, disparity: Int32? = nil, form: CameraPropertyForm = .apple) {
-        self.baselineMicrometres = baselineMicrometres; self.hfovMillidegrees = hfovMillidegrees; self.disparity = disparity; self.form = form
+extension StereoParameters {
+    /// Checks the values a spatial photo can store: a field of view of 1…179 999 m° (it becomes a focal length), and
+    /// a baseline that fits the right camera's signed 32-bit position (at most 2 147 483 647 µm). A photo has no hero
+    /// eye or projection field, so those must be nil. Throws ``ParseError/Code/invalidArgument`` rather than clamp.
+    /// A disparity adjustment beyond ±10 000 fits its field and is written as given (`validate` reports it).
+    public func checkedForPhoto() throws(ParseError) {
+        if let f = horizontalFieldOfViewMillidegrees, f == 0 || f >= 180_000 {
+            throw ParseError(.invalidArgument, offset: 0, "horizontal field of view must be greater than 0° and less than 180° (got \(f) m°)")
+        }
+        if let b = baselineMicrometres, b > UInt32(Int32.max) {
+            throw ParseError(.invalidArgument, offset: 0, "a photo baseline must be at most 2147483647 µm (it is stored as a signed camera position); got \(b) µm")
+        }
+        if heroEye != nil || projectionKind != nil {
+            throw ParseError(.invalidArgument, offset: 0, "hero eye and projection apply to videos only; a spatial photo has no field for them")
+        }
     }
-    /// No value is set (an edit that changes nothing).
-    public var isEmpty: Bool { baselineMicrometres == nil && hfovMillidegrees == nil && disparity == nil }
 }
 
 /// One eye, already coded as HEVC by the caller.
@@ -67,8 +68,12 @@ public enum SpatialPhotoWriter {
     /// the TIFF header) and `xmp` are attached to **each** eye as Apple's camera does (one hidden item per eye,
     /// `cdsc` to that eye): Exif for the left, then the right, then XMP for the left and the right. `rightExif` gives the
     /// right eye its own EXIF (default: the same as the left).
-    public static func build(left: CodedImage, right: CodedImage, parameters: StereoPhotoParameters,
+    ///
+    /// `stereo` holds the baseline, field of view and disparity adjustment written (a nil field is not written; see
+    /// ``StereoParameters/checkedForPhoto()``); `form` chooses the camera property boxes.
+    public static func build(left: CodedImage, right: CodedImage, stereo: StereoParameters, form: CameraPropertyForm = .apple,
                              exif: [UInt8]? = nil, rightExif: [UInt8]? = nil, xmp: [UInt8]? = nil) throws(ParseError) -> [UInt8] {
+        try stereo.checkedForPhoto()
         guard left.width == right.width, left.height == right.height else {
             throw ParseError(.invalidValue, offset: 0, "the eyes differ in size: \(left.width)x\(left.height) and \(right.width)x\(right.height)")
         }
@@ -76,7 +81,7 @@ public enum SpatialPhotoWriter {
         var builder = HEIFBuilder(brands: ["heic", "mif1"], primaryItemID: 0)
         var eyeIDs: [UInt32] = []
         for (eye, image) in [(Eye.left, left), (Eye.right, right)] {
-            let camera = cameraProperties(eye: eye, width: image.width, height: image.height, parameters: parameters)
+            let camera = cameraProperties(eye: eye, width: image.width, height: image.height, stereo: stereo, form: form)
             let hvcC = Box(HEVCConfigurationBox(record: image.hvcC, layered: false), type: "hvcC")
             switch image.layout {
             case .single(let data):
@@ -127,9 +132,9 @@ public enum SpatialPhotoWriter {
     }
 
     /// Builds and writes a new spatial photo atomically.
-    public static func write(left: CodedImage, right: CodedImage, parameters: StereoPhotoParameters,
+    public static func write(left: CodedImage, right: CodedImage, stereo: StereoParameters, form: CameraPropertyForm = .apple,
                              exif: [UInt8]? = nil, rightExif: [UInt8]? = nil, xmp: [UInt8]? = nil, to path: String) throws(ParseError) {
-        try AtomicFile.write(path: path, bytes: try build(left: left, right: right, parameters: parameters, exif: exif, rightExif: rightExif, xmp: xmp))
+        try AtomicFile.write(path: path, bytes: try build(left: left, right: right, stereo: stereo, form: form, exif: exif, rightExif: rightExif, xmp: xmp))
     }
 
     /// The XMP packet Apple's camera attaches to each eye of a spatial photo (namespace
@@ -159,21 +164,22 @@ public enum SpatialPhotoWriter {
     }
 
     /// The camera property boxes for one eye, in the requested form(s).
-    static func cameraProperties(eye: Eye, width: Int, height: Int, parameters p: StereoPhotoParameters) -> [(box: Box, essential: Bool)] {
+    /// `stereo` must have passed ``StereoParameters/checkedForPhoto()``.
+    static func cameraProperties(eye: Eye, width: Int, height: Int, stereo p: StereoParameters, form: CameraPropertyForm) -> [(box: Box, essential: Bool)] {
         var out: [(Box, Bool)] = []
-        let forms: [CameraPropertyForm] = p.form == .both ? [.apple, .standard] : [p.form]
-        if let hfov = p.hfovMillidegrees, hfov > 0, hfov < 180_000 {
+        let forms: [CameraPropertyForm] = form == .both ? [.apple, .standard] : [form]
+        if let hfov = p.horizontalFieldOfViewMillidegrees, hfov > 0, hfov < 180_000 {
             let half = Double(hfov) / 1000 / 2 * Double.pi / 180
             let fx = Double(width) / 2 / tan(half)
             let intr = CameraIntrinsicsProperty(fx: fx, cx: Double(width) / 2, cy: Double(height) / 2, width: width, height: height)
             for f in forms { out.append((property(intr, form: f, standard: "cmin", uuid: AppleUUID.cameraIntrinsics), false)) }
         }
         if let baseline = p.baselineMicrometres {
-            let x: Int32 = eye == .left ? 0 : Int32(clamping: baseline)
+            let x: Int32 = eye == .left ? 0 : Int32(clamping: baseline)  // checked: ≤ Int32.max
             let extr = CameraExtrinsicsProperty(positionMicrometres: x)
             for f in forms { out.append((property(extr, form: f, standard: "cmex", uuid: AppleUUID.cameraExtrinsics), false)) }
         }
-        if let d = p.disparity {
+        if let d = p.disparityAdjustment {
             out.append((Box(type: "uuid", fields: .typed(DisparityAdjustmentProperty(value: d)), userType: AppleUUID.disparityAdjustment), false))
         }
         return out

@@ -5,16 +5,10 @@ import ISOBMFF
 /// Spatial metadata and container choices for ``SpatialVideoMuxer``.
 public struct SpatialVideoMuxOptions: Sendable {
     public enum Container: String, Sendable { case mov, mp4 }
-    /// `vexu/eyes/cams/blin`, micrometres (nil: not written).
-    public var baselineMicrometres: UInt32? = 63_000
-    /// `hfov`, millidegrees (nil: not written).
-    public var horizontalFieldOfViewMillidegrees: UInt32? = 63_500
-    /// `vexu/eyes/cmfy/dadj`, 1/10000 of the image width (nil: not written).
-    public var disparityAdjustment: Int32? = 0
-    /// `vexu/eyes/hero`.
-    public var heroEye: HeroEye = .left
-    /// `vexu/proj/prji` (nil: no `proj` box; Apple's own file has none).
-    public var projectionKind: FourCC? = "rect"
+    /// The stereo parameters written (`vexu/eyes/cams/blin`, `hfov`, `vexu/eyes/cmfy/dadj`, `vexu/eyes/hero`,
+    /// `vexu/proj/prji`); a nil field is not written. Starts from the one table of defaults,
+    /// ``StereoParameters/defaults`` (64 mm, 60°, 0, left, `rect`).
+    public var stereo: StereoParameters = .defaults
     /// Frame rate as a fraction (frames per `frameRateDen` seconds); nil takes the stream's VUI timing, else 30.
     public var frameRateNum: UInt32? = nil
     public var frameRateDen: UInt32 = 1
@@ -23,6 +17,8 @@ public struct SpatialVideoMuxOptions: Sendable {
     public var faststart = false
     /// Samples per chunk.
     public var samplesPerChunk = 30
+    /// Boxes written in a `moov/udta` box (none: no `udta`), e.g. the frame range of a conversion segment.
+    public var movieUserData: [Box] = []
     public init() {}
 }
 
@@ -149,9 +145,11 @@ public enum SpatialVideoMuxer {
             var chunkOffsets: [UInt64] = []
             var off = dataStart
             for c in chunkSizes { chunkOffsets.append(off); off += c }
-            return try moovBox(entry: entry, samples: samples, timescale: timescale, frameDuration: duration, mediaDuration: mediaDuration,
-                               offsets: offsets, sync: sync.count == n ? nil : sync, perChunk: perChunk,
-                               chunkOffsets: chunkOffsets, co64: useCo64, width: stream.width, height: stream.height, container: options.container)
+            var moov = try moovBox(entry: entry, samples: samples, timescale: timescale, frameDuration: duration, mediaDuration: mediaDuration,
+                                   offsets: offsets, sync: sync.count == n ? nil : sync, perChunk: perChunk,
+                                   chunkOffsets: chunkOffsets, co64: useCo64, width: stream.width, height: stream.height, container: options.container)
+            if !options.movieUserData.isEmpty { moov.children?.append(Box(type: "udta", children: options.movieUserData)) }
+            return moov
         }
         let ftypSize = ftyp.encodedSize()
         var mdat = Box(type: "mdat", fields: mdatFields)
@@ -171,13 +169,7 @@ public enum SpatialVideoMuxer {
     }
 
     static func validate(_ o: SpatialVideoMuxOptions) throws(ParseError) {
-        if let d = o.disparityAdjustment, d < -10_000 || d > 10_000 {
-            throw ParseError(.invalidValue, offset: 0, "disparity adjustment \(d) is outside −10000…10000 (±100 % of the width)")
-        }
-        if let f = o.horizontalFieldOfViewMillidegrees, f == 0 || f > 180_000 {
-            throw ParseError(.invalidValue, offset: 0, "horizontal field of view \(f) m° is outside 0…180°")
-        }
-        if case .reserved(let v) = o.heroEye { throw ParseError(.invalidValue, offset: 0, "hero eye \(v) is reserved") }
+        try o.stereo.validate()
     }
 
     // MARK: Boxes
@@ -222,13 +214,7 @@ public enum SpatialVideoMuxer {
         ]
         if let sps = baseSPS, let c = colr(sps, container: o.container) { children.append(c) }
         var entry = Box(SampleEntry(kind: .visual, dataReferenceIndex: 1, fixed: fixed.take()), type: "hvc1", children: children)
-        var edit = SpatialVideoEdit()
-        edit.heroEye = .set(o.heroEye)
-        if let b = o.baselineMicrometres { edit.baselineMicrometres = .set(b) }
-        if let f = o.horizontalFieldOfViewMillidegrees { edit.horizontalFieldOfViewMillidegrees = .set(f) }
-        if let d = o.disparityAdjustment { edit.disparityAdjustment = .set(d) }
-        if let p = o.projectionKind { edit.projectionKind = .set(p) }
-        SpatialVideoEditor.editEntry(&entry, edit)
+        SpatialVideoEditor.editEntry(&entry, SpatialVideoEdit(setting: o.stereo))
         return entry
     }
 

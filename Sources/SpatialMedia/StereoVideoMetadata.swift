@@ -153,16 +153,22 @@ public struct SpatialDiagnostic: Sendable, Equatable, CustomStringConvertible {
 public struct StereoVideoMetadata: Sendable, Equatable {
     /// `vexu/eyes/stri` flags.
     public var viewFlags: StereoViewFlags?
-    /// `vexu/eyes/hero`.
-    public var heroEye: HeroEye?
-    /// `vexu/eyes/cams/blin` in micrometres.
-    public var baselineMicrometres: UInt32?
-    /// `hfov` (sibling of `vexu`) in thousandths of a degree.
-    public var horizontalFieldOfViewMillidegrees: UInt32?
-    /// `vexu/eyes/cmfy/dadj` in 1/10000 of the per-eye image width (signed; positive pushes the scene back).
-    public var disparityAdjustment: Int32?
-    /// `vexu/proj/prji` projection kind as stored (`rect`, `equi`, `hequ`, `fish`, `prim` …); nil when absent.
-    public var projectionKind: FourCC?
+    /// The stereo parameters as stored: `vexu/eyes/hero`, `vexu/eyes/cams/blin` (µm), `hfov` (1/1000°, sibling of
+    /// `vexu`), `vexu/eyes/cmfy/dadj` (1/10000 of the per-eye width) and `vexu/proj/prji` (the kind as stored, nil
+    /// when absent — see ``effectiveProjection(isMVHEVC:)``).
+    public var stereo = StereoParameters()
+    /// `vexu/eyes/hero` (``stereo``).
+    public var heroEye: HeroEye? { get { stereo.heroEye } set { stereo.heroEye = newValue } }
+    /// `vexu/eyes/cams/blin` in micrometres (``stereo``).
+    public var baselineMicrometres: UInt32? { get { stereo.baselineMicrometres } set { stereo.baselineMicrometres = newValue } }
+    /// `hfov` in thousandths of a degree (``stereo``).
+    public var horizontalFieldOfViewMillidegrees: UInt32? {
+        get { stereo.horizontalFieldOfViewMillidegrees } set { stereo.horizontalFieldOfViewMillidegrees = newValue }
+    }
+    /// `vexu/eyes/cmfy/dadj` in 1/10000 of the per-eye image width (``stereo``).
+    public var disparityAdjustment: Int32? { get { stereo.disparityAdjustment } set { stereo.disparityAdjustment = newValue } }
+    /// `vexu/proj/prji` projection kind as stored; nil when absent (``stereo``).
+    public var projectionKind: FourCC? { get { stereo.projectionKind } set { stereo.projectionKind = newValue } }
     /// `vexu/pack/pkin` view packing kind (`side`, `over`).
     public var viewPackingKind: FourCC?
     /// `vexu/must` required box types.
@@ -187,9 +193,8 @@ public struct StereoVideoMetadata: Sendable, Equatable {
     public var lensCount: Int?
 
     public static func == (a: StereoVideoMetadata, b: StereoVideoMetadata) -> Bool {
-        a.viewFlags == b.viewFlags && a.heroEye == b.heroEye && a.baselineMicrometres == b.baselineMicrometres
-            && a.horizontalFieldOfViewMillidegrees == b.horizontalFieldOfViewMillidegrees && a.disparityAdjustment == b.disparityAdjustment
-            && a.projectionKind == b.projectionKind && a.viewPackingKind == b.viewPackingKind && a.requiredBoxTypes == b.requiredBoxTypes
+        a.viewFlags == b.viewFlags && a.stereo == b.stereo
+            && a.viewPackingKind == b.viewPackingKind && a.requiredBoxTypes == b.requiredBoxTypes
             && a.googleStereoMode == b.googleStereoMode && a.googleProjection == b.googleProjection
             && a.sphericalV1StereoMode == b.sphericalV1StereoMode && a.sphericalV1Projection == b.sphericalV1Projection
             && a.sphericalV1Fields.map(\.0) == b.sphericalV1Fields.map(\.0) && a.sphericalV1Fields.map(\.1) == b.sphericalV1Fields.map(\.1)
@@ -211,14 +216,14 @@ public struct StereoVideoMetadata: Sendable, Equatable {
     /// True when `vexu/proj` exists.
     public var hasProjectionBox: Bool { presentBoxes.contains("vexu/proj") }
 
-    /// Baseline in millimetres (µm / 1000).
-    public var baselineMillimetres: Double? { baselineMicrometres.map(SpatialUnits.millimetres(fromMicrometres:)) }
-    /// Horizontal field of view in degrees (m° / 1000).
-    public var horizontalFieldOfViewDegrees: Double? { horizontalFieldOfViewMillidegrees.map(SpatialUnits.degrees(fromMillidegrees:)) }
-    /// Disparity adjustment as a fraction of the image width (units / 10000).
-    public var disparityFraction: Double? { disparityAdjustment.map(SpatialUnits.fraction(fromDisparityUnits:)) }
-    /// Disparity adjustment in percent of the image width (units / 100).
-    public var disparityPercent: Double? { disparityAdjustment.map(SpatialUnits.percent(fromDisparityUnits:)) }
+    /// Baseline in millimetres (``StereoParameters/baselineMillimetres``).
+    public var baselineMillimetres: Double? { stereo.baselineMillimetres }
+    /// Horizontal field of view in degrees (``StereoParameters/horizontalFieldOfViewDegrees``).
+    public var horizontalFieldOfViewDegrees: Double? { stereo.horizontalFieldOfViewDegrees }
+    /// Disparity adjustment as a fraction of the image width (``StereoParameters/disparityFraction``).
+    public var disparityFraction: Double? { stereo.disparityFraction }
+    /// Disparity adjustment in percent of the image width (``StereoParameters/disparityPercent``).
+    public var disparityPercent: Double? { stereo.disparityPercent }
 
     /// The projection in effect: the stored kind, or `rect` when `vexu` exists without `proj`
     /// and the stream is MV-HEVC (Apple's writer omits `proj` for rectilinear spatial video).

@@ -33,6 +33,35 @@ public struct SpatialVideoEdit: Sendable, Equatable {
 
     public init() {}
 
+    /// An edit that sets every non-nil field of `stereo` and keeps the others.
+    public init(setting stereo: StereoParameters) {
+        self.init()
+        set(stereo)
+    }
+
+    /// An edit that turns `old` into `new`: fields that differ are set, fields that became nil are removed.
+    public init(from old: StereoParameters, to new: StereoParameters) {
+        func change<T: Sendable & Equatable>(_ a: T?, _ b: T?) -> MetadataFieldEdit<T> {
+            if a == b { return .keep }
+            return b.map { .set($0) } ?? .remove
+        }
+        self.init()
+        baselineMicrometres = change(old.baselineMicrometres, new.baselineMicrometres)
+        horizontalFieldOfViewMillidegrees = change(old.horizontalFieldOfViewMillidegrees, new.horizontalFieldOfViewMillidegrees)
+        disparityAdjustment = change(old.disparityAdjustment, new.disparityAdjustment)
+        heroEye = change(old.heroEye, new.heroEye)
+        projectionKind = change(old.projectionKind, new.projectionKind)
+    }
+
+    /// Sets every non-nil field of `stereo`; the other fields of the edit are left as they are.
+    public mutating func set(_ stereo: StereoParameters) {
+        if let b = stereo.baselineMicrometres { baselineMicrometres = .set(b) }
+        if let f = stereo.horizontalFieldOfViewMillidegrees { horizontalFieldOfViewMillidegrees = .set(f) }
+        if let d = stereo.disparityAdjustment { disparityAdjustment = .set(d) }
+        if let h = stereo.heroEye { heroEye = .set(h) }
+        if let p = stereo.projectionKind { projectionKind = .set(p) }
+    }
+
     /// True when the edit changes nothing.
     public var isEmpty: Bool {
         !removeSpatial && baselineMicrometres == .keep && horizontalFieldOfViewMillidegrees == .keep && disparityAdjustment == .keep

@@ -137,7 +137,7 @@ func editPhoto(path: String, output: String?, state: EditState, flags: UInt32) t
     let edit = try state.photoEdit()
     if edit.isEmpty { throw .argument("the edit changes nothing (set the baseline, field of view or disparity)") }
     let result = try lift { () throws(ParseError) in
-        try SpatialPhotoEditor.edit(path: path, output: output == path ? nil : output, edit: edit)
+        try SpatialPhotoEditor.edit(path: path, output: output == path ? nil : output, stereo: edit, form: state.form)
     }
     return photoReport(result)
 }
@@ -195,18 +195,19 @@ public func sm_combine_photo(_ leftPath: UnsafePointer<CChar>?, _ rightPath: Uns
         let right = try optionalString(rightPath, "right_path")
         if right?.isEmpty == true { throw .argument("right_path is empty (pass NULL for one file holding both images)") }
         let out = try requiredPath(output, "output")
-        let photoEdit = edit == nil ? StereoPhotoParameters() : try editState(edit).photoEdit()
+        let state = edit == nil ? EditState() : try editState(edit)
+        let photoEdit = try state.photoEdit()
         let swap = flags & SMCombineFlag.swapEyes != 0
         let result: PhotoEditResult
         if let right {
             guard leftItem == 0 && rightItem == 0 else { throw .argument("left_item and right_item must be 0 when combining two files") }
             let (l, r) = swap ? (right, left) : (left, right)
-            result = try lift { () throws(ParseError) in try SpatialPhotoEditor.combine(leftPath: l, rightPath: r, edit: photoEdit, output: out) }
+            result = try lift { () throws(ParseError) in try SpatialPhotoEditor.combine(leftPath: l, rightPath: r, stereo: photoEdit, form: state.form, output: out) }
         } else {
             guard (leftItem == 0) == (rightItem == 0) else { throw .argument("give both left_item and right_item, or neither (0, 0)") }
             result = try lift { () throws(ParseError) in
                 try SpatialPhotoEditor.combine(path: left, leftItem: leftItem == 0 ? nil : leftItem, rightItem: rightItem == 0 ? nil : rightItem,
-                                               swapEyes: swap, edit: photoEdit, output: out)
+                                               swapEyes: swap, stereo: photoEdit, form: state.form, output: out)
             }
         }
         try deliver(photoReport(result).serialized(), to: outReport)

@@ -87,7 +87,7 @@ struct EditState: Sendable {
     }
 
     /// The photo form of the edit; video-only fields are an error.
-    func photoEdit() throws(ABIError) -> StereoPhotoParameters {
+    func photoEdit() throws(ABIError) -> StereoParameters {
         if hero != .keep || projection != .keep || removeSpatial {
             throw .argument("hero eye, projection and remove-spatial apply to videos only")
         }
@@ -100,8 +100,8 @@ struct EditState: Sendable {
         }
         let b = try value(baseline, "baseline")
         if let b, b > UInt32(Int32.max) { throw .argument("a photo baseline must be at most 2147483647 µm (got \(b))") }
-        return StereoPhotoParameters(baselineMicrometres: b, hfovMillidegrees: try value(hfov, "field of view"),
-                                disparity: try value(disparity, "disparity"), form: form)
+        return StereoParameters(baselineMicrometres: b, horizontalFieldOfViewMillidegrees: try value(hfov, "field of view"),
+                                disparityAdjustment: try value(disparity, "disparity"))
     }
 }
 

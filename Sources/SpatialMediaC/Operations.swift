@@ -154,6 +154,34 @@ func convertArguments(_ input: UnsafePointer<CChar>?, _ output: UnsafePointer<CC
     return (i, o, opts)
 }
 
+/// The stereo parameters of a conversion's options, under either name of each value: the stored units
+/// (`baseline_um`, `hfov_millidegrees`, `disparity` — the documented names) or human units (`baseline_mm`,
+/// `hfov_degrees`, `disparity_percent`, which photos took first). Giving both names of one value is an error. Human
+/// values go through the checked initialiser of ``StereoParameters`` (rounded, never truncated). A photo's baseline
+/// must be above 0 and fit its signed 32-bit camera position.
+func stereoOptions(_ o: inout Options, photo: Bool) throws(ABIError) -> StereoParameters {
+    let maxUM = photo ? Int(Int32.max) : Int(UInt32.max)
+    let um = try o.int("baseline_um", (photo ? 1 : 0)...maxUM)
+    let mm = photo ? try o.double("baseline_mm", above: 0, atMost: Double(Int32.max) / 1000, "mm")
+                   : try o.double("baseline_mm", from: 0, atMost: Double(UInt32.max) / 1000, "mm")
+    let md = try o.int("hfov_millidegrees", 1...179_999)
+    let deg = try o.double("hfov_degrees", above: 0, below: 180, "degrees")
+    let units = try o.int("disparity", -10_000...10_000)
+    let percent = try o.double("disparity_percent", from: -100, atMost: 100, "% of the width")
+    for (a, b, x, y) in [("baseline_um", "baseline_mm", um != nil, mm != nil), ("hfov_millidegrees", "hfov_degrees", md != nil, deg != nil),
+                         ("disparity", "disparity_percent", units != nil, percent != nil)] where x && y {
+        throw .argument("give option \"\(a)\" or \"\(b)\", not both")
+    }
+    var s = try lift { () throws(ParseError) in
+        try StereoParameters(baselineMillimetres: mm, horizontalFieldOfViewDegrees: deg, disparityPercent: percent)
+    }
+    if let um { s.baselineMicrometres = UInt32(truncatingIfNeeded: um) }   // range-checked above
+    if let md { s.horizontalFieldOfViewMillidegrees = UInt32(truncatingIfNeeded: md) }
+    if let units { s.disparityAdjustment = Int32(truncatingIfNeeded: units) }
+    if photo, s.baselineMicrometres == 0 { throw .argument("option \"baseline_mm\" must be above 0 mm (it rounds to 0 µm)") }
+    return s
+}
+
 /// Reads the photo conversion options (see the header).
 func photoConversionOptions(_ o: inout Options) throws(ABIError) -> (PhotoConversionOptions, rightInput: String?) {
     var c = PhotoConversionOptions()
@@ -162,9 +190,7 @@ func photoConversionOptions(_ o: inout Options) throws(ABIError) -> (PhotoConver
     if let s = try o.bool("swap_eyes") { c.swapEyes = s }
     // Range-checked here, before anything is decoded, so that no value can wrap when it is stored in the
     // photo's 32-bit fields (µm in a signed position, millidegrees, 1/10000 of the width).
-    c.baselineMM = try o.double("baseline_mm", above: 0, atMost: Double(Int32.max) / 1000, "mm")
-    c.hfovDegrees = try o.double("hfov_degrees", above: 0, below: 180, "degrees")
-    c.disparityPercent = try o.double("disparity_percent", from: -100, atMost: 100, "% of the width")
+    c.stereo = try stereoOptions(&o, photo: true)
     if let q = try o.int("quality", 0...100) { c.quality = q }
     if let f = try o.choice("form", ["apple", "standard", "both"]), let form = CameraPropertyForm(rawValue: f) { c.form = form }
     if let d = try o.int("bit_depth", 8...10) {
@@ -217,7 +243,16 @@ func videoConversionOptions(_ o: inout Options) throws(ABIError) -> (String?, MV
     // Options of the encode path (frame-packed or two-file video in): layout, rate control, preset, audio.
     var v = VideoConversionOptions()
     if let l = try o.choice("layout", StereoVideoLayout.allCases.map(\.rawValue)), let layout = StereoVideoLayout(rawValue: l) { v.layout = layout }
-    if let c = try o.int("crf", 0...51) { v.rateControl = .crf(Double(c)) }
+    let crf = try o.int("crf", 0...51), qp = try o.int("qp", 0...51)
+    if crf != nil && qp != nil { throw .argument("give \"crf\" or \"qp\", not both") }
+    if let c = crf { v.rateControl = .crf(Double(c)) }
+    if let q = qp { v.rateControl = .qp(q) }
+    v.keyint = try o.int("keyint", 1...100_000)
+    if let b = try o.int("bframes", 0...16) { v.bframes = b }
+    if let s = try o.string("segment") {
+        guard let seg = VideoSegment.parse(s) else { throw .argument("option \"segment\" must be \"K/N\" with 1 ≤ K ≤ N (got \"\(s)\")") }
+        v.segment = seg
+    }
     if let q = try o.string("eye_quality") {
         guard let e = EyeQuality(argument: q) else {
             throw ABIError.argument("eye_quality must be \"asymmetric\", \"asymmetric:N\" (N 0…6) or \"equal\" (got \"\(q)\")")
@@ -230,19 +265,16 @@ func videoConversionOptions(_ o: inout Options) throws(ABIError) -> (String?, MV
     var m = SpatialVideoMuxOptions()
     if let e = try o.choice("base_eye", ["left", "right"]) { a.baseIsLeft = e == "left" }
     if let f = try o.choice("layer_sps", LayerSPSForm.allCases.map(\.rawValue)), let form = LayerSPSForm(rawValue: f) { a.layerSPSForm = form }
-    if let b = try o.int("baseline_um", 0...Int(UInt32.max)) { m.baselineMicrometres = UInt32(truncatingIfNeeded: b) }
-    if let f = try o.int("hfov_millidegrees", 1...179_999) { m.horizontalFieldOfViewMillidegrees = UInt32(truncatingIfNeeded: f) }
-    if let d = try o.int("disparity", -10_000...10_000) { m.disparityAdjustment = Int32(truncatingIfNeeded: d) }
-    if let h = try o.choice("hero_eye", ["none", "left", "right"]) { m.heroEye = h == "left" ? .left : (h == "right" ? .right : .none) }
+    var given = try stereoOptions(&o, photo: false)
+    if let h = try o.choice("hero_eye", ["none", "left", "right"]) { given.heroEye = h == "left" ? .left : (h == "right" ? .right : HeroEye.none) }
+    m.stereo = given.filled()
     if let c = try o.choice("container", ["mov", "mp4"]), let container = SpatialVideoMuxOptions.Container(rawValue: c) { m.container = container }
     if let f = try o.bool("faststart") { m.faststart = f }
     if let n = try o.int("frame_rate_num", 1...1_000_000) { m.frameRateNum = UInt32(truncatingIfNeeded: n) }
     if let d = try o.int("frame_rate_den", 1...1_000_000) { m.frameRateDen = UInt32(truncatingIfNeeded: d) }
     try o.finish("sm_convert_video")
-    if let b = m.baselineMicrometres { v.baselineMM = Double(b) / 1000 }
-    if let f = m.horizontalFieldOfViewMillidegrees { v.hfovDegrees = Double(f) / 1000 }
-    if let d = m.disparityAdjustment { v.disparityPercent = Double(d) / 100 }
-    v.heroIsLeft = a.baseIsLeft
+    v.stereo = given
+    v.stereo.heroEye = a.baseIsLeft ? .left : .right
     v.container = m.container
     v.faststart = m.faststart
     v.layerSPSForm = a.layerSPSForm
@@ -285,7 +317,9 @@ public func sm_convert_video(_ input: UnsafePointer<CChar>?, _ output: UnsafePoi
             try progress.report(1, "done")
             let json: JSON = .object([("output", .string(report.output)), ("bytes_written", .uint(report.bytes)), ("frames", .int(Int64(report.frames))),
                                       ("eye_width", .int(Int64(report.eyeWidth))), ("eye_height", .int(Int64(report.eyeHeight))),
-                                      ("layer0_bytes", .int(Int64(report.layer0Bytes))), ("layer1_bytes", .int(Int64(report.layer1Bytes)))])
+                                      ("layer0_bytes", .int(Int64(report.layer0Bytes))), ("layer1_bytes", .int(Int64(report.layer1Bytes))),
+                                      ("encoder", .string(report.encoder)), ("seconds", .double(report.seconds)),
+                                      ("audio", .array(report.audioTracks.map { .string($0) })), ("notes", .array(report.notes.map { .string($0) }))])
             try deliver(json.serialized(), to: outReport)
             return
         }
@@ -298,6 +332,50 @@ public func sm_convert_video(_ input: UnsafePointer<CChar>?, _ output: UnsafePoi
                                     ("samples", .int(Int64(result.samples))), ("sync_samples", .int(Int64(result.syncSamples))),
                                     ("timescale", .uint(UInt64(result.timescale))), ("frame_duration", .uint(UInt64(result.frameDuration)))])
         try deliver(report.serialized(), to: outReport)
+    }
+}
+
+@_cdecl("sm_concat_video")
+public func sm_concat_video(_ segments: UnsafePointer<CChar>?, _ output: UnsafePointer<CChar>?, _ options: UnsafePointer<CChar>?,
+                            _ progress: SMProgressFn?, _ userData: UnsafeMutableRawPointer?, _ cancel: UnsafePointer<Int32>?,
+                            _ outReport: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
+    outReport?.pointee = nil
+    return abiCall("sm_concat_video") { () throws(ABIError) in
+        let text = try requiredString(segments, "segments_json")
+        guard case .array(let items) = try OptionParser.parse(text) else { throw .argument("segments_json must be a JSON array of paths") }
+        var list: [String] = []
+        for item in items {
+            guard case .string(let s) = item, !s.isEmpty else { throw .argument("segments_json must hold non-empty strings only") }
+            list.append(s)
+        }
+        if list.isEmpty { throw .argument("segments_json is empty: give the segment files") }
+        let out = try requiredPath(output, "output")
+        var opts = try parseOptions(options)
+        var j = VideoJoinOptions()
+        j.audioFrom = try opts.string("audio_from")
+        if let a = try opts.choice("audio", ["copy", "none"]) { j.noAudio = a == "none" }
+        try opts.finish("sm_concat_video")
+        if j.audioFrom?.isEmpty == true { throw .argument("option \"audio_from\" is empty") }
+        try checkOutputs([("output", out)], inputs: list.map { ("segment", $0) } + (j.audioFrom.map { [("audio_from", $0)] } ?? []))
+        let progress = Progress(callback: progress, userData: userData, cancel: cancel)
+        try progress.report(0, "join")
+        let cancellation = ConversionCancellation()
+        let report: VideoJoinReport
+        do throws(ABIError) {
+            report = try lift { () throws(ParseError) in
+                try VideoSegmentJoiner.join(list, to: out, options: j, cancellation: cancellation) { done, total in
+                    do { try progress.report(min(0.99, Double(done) / Double(max(1, total))), "join") } catch { cancellation.cancel() }
+                }
+            }
+        } catch {
+            if cancellation.isCancelled { throw ABIError(SMStatus.cancelled, "cancelled while joining; nothing was written") }
+            throw error
+        }
+        try progress.report(1, "done")
+        let json: JSON = .object([("output", .string(report.output)), ("bytes_written", .uint(report.bytes)), ("frames", .int(Int64(report.frames))),
+                                  ("segments", .int(Int64(report.segments))), ("audio", .array(report.audioTracks.map { .string($0) })),
+                                  ("seconds", .double(report.seconds)), ("notes", .array(report.notes.map { .string($0) }))])
+        try deliver(json.serialized(), to: outReport)
     }
 }
 

@@ -78,6 +78,7 @@ struct ABIError: Error {
         .giveSplitOutputs: "left_output/right_output or option \"sbs_output\"",
         .giveProjection: "stating the projection: command-line tool only",
         .giveFramePacking: "frame packing: command-line tool only",
+        .giveAudioSource: "option \"audio_from\" or \"audio\": \"none\"",
     ]
 
     static func abiWording(_ e: ParseError) -> String {

@@ -17,21 +17,21 @@ enum GeometryCheck {
     static func prepare(_ pair: inout StereoPair, options o: inout PhotoConversionOptions, align: Bool, autoDisparity: Bool, json: Bool) throws(ParseError) {
         let hfov = PhotoConverter.fieldOfView(pair, options: o)
         if let a = PairAligner.luma(pair.left, maxSide: 2048), let b = PairAligner.luma(pair.right, maxSide: 2048) {
-            let dadj = Int32(((o.disparityPercent ?? 0) * 100).rounded())
+            let dadj = o.stereo.disparityAdjustment ?? 0
             let d = GeometryDiagnosis.diagnose(left: a.gray, right: b.gray, hfovDegrees: hfov.degrees, disparityAdjustment: dadj,
-                                               baselineMM: o.baselineMM ?? pair.sourceBaselineMM ?? PhotoConversionOptions.defaultBaselineMM, asSpatial: true)
+                                               baselineMM: o.stereo.baselineMillimetres ?? pair.sourceBaselineMM ?? PhotoDefaults.baselineMM, asSpatial: true)
             let serious = d.findings.filter { $0.severity >= .warning }
             for f in serious { printErr("\(f.severity == .error ? "ERROR" : "warning") \(f.ruleID): \(f.message)") }
             var hints: [String] = []
             if !align && d.faults.contains(where: { $0.fixedByAlign && $0.severity >= .warning }) { hints.append("--align") }
-            if !autoDisparity && o.disparityPercent == nil && d.faults.contains(where: { $0.fixedByAutoDisparity && $0.severity >= .warning }) { hints.append("--auto-disparity") }
+            if !autoDisparity && o.stereo.disparityAdjustment == nil && d.faults.contains(where: { $0.fixedByAutoDisparity && $0.severity >= .warning }) { hints.append("--auto-disparity") }
             if !hints.isEmpty { printErr("spatial-media convert: the pair has fixable faults; add \(hints.joined(separator: " ")) to fix them while converting") }
         }
         guard align || autoDisparity else { return }
         let p = try PairAligner.prepare(left: pair.left, right: pair.right, hfovDegrees: hfov.degrees, align: align, autoDisparity: autoDisparity)
         pair.left = p.left; pair.right = p.right
-        if let h = p.report.hfovDegrees { o.hfovDegrees = h; o.hfovSource = "\(hfov.source), cropped by --align" }
-        if let d = p.report.disparityPercent { o.disparityPercent = d; o.disparitySource = "--auto-disparity (measured)" }
+        if let h = p.report.hfovDegrees { try o.stereo.setHorizontalFieldOfView(degrees: h); o.hfovSource = "\(hfov.source), cropped by --align" }
+        if let d = p.report.disparityPercent { try o.stereo.setDisparity(percent: d); o.disparitySource = "--auto-disparity (measured)" }
         pair.notes += p.report.lines
         if !json { for l in p.report.lines { printErr(l) } }
     }
@@ -65,14 +65,14 @@ struct Align: ParsableCommand {
                 throw ParseError(.unsupported, offset: 0, "not a spatial photo (no 'ster' group with two eyes)")
             }
             let eyes = try StereoImages.decodeSpatialPhoto(file: file)
-            let hfov = sp.horizontalFOVDegrees ?? PhotoConversionOptions.defaultHFOVDegrees
+            let hfov = sp.horizontalFOVDegrees ?? PhotoDefaults.hfovDegrees
             let p = try PairAligner.prepare(left: eyes.left, right: eyes.right, hfovDegrees: hfov, align: true, autoDisparity: autoDisparity)
             var o = PhotoConversionOptions()
-            o.baselineMM = sp.baselineMicrometres.map { $0 / 1000 } ?? PhotoConversionOptions.defaultBaselineMM
+            o.stereo.baselineMicrometres = sp.stereo.baselineMicrometres ?? StereoParameters.defaults.baselineMicrometres
             o.baselineSource = sp.baselineMicrometres == nil ? "default; not in the input" : "the input"
-            o.hfovDegrees = p.report.hfovDegrees ?? hfov
+            try o.stereo.setHorizontalFieldOfView(degrees: p.report.hfovDegrees ?? hfov)
             o.hfovSource = p.report.hfovDegrees == nil ? "the input" : "the input, cropped by align"
-            o.disparityPercent = p.report.disparityPercent ?? Double(sp.disparityAdjustment ?? 0) / 100
+            if let d = p.report.disparityPercent { try o.stereo.setDisparity(percent: d) } else { o.stereo.disparityAdjustment = sp.disparityAdjustment ?? 0 }
             o.disparitySource = p.report.disparityPercent == nil ? "the input" : "--auto-disparity (measured)"
             o.quality = quality
             let exifInfo = eyes.exif.map { ExifInfo(tiff: $0) } ?? ExifInfo()

@@ -75,9 +75,7 @@ struct Edit: ParsableCommand {
         var edit = SpatialVideoEdit()
         edit.removeSpatial = removeSpatial
         do {
-            if let b = baseline { edit.baselineMicrometres = .set(try SpatialUnits.micrometres(fromMillimetres: b)) }
-            if let h = hfov { edit.horizontalFieldOfViewMillidegrees = .set(try SpatialUnits.millidegrees(fromDegrees: h)) }
-            if let d = disparity { edit.disparityAdjustment = .set(try SpatialUnits.disparityUnits(fromPercent: d)) }
+            edit.set(try StereoParameters(baselineMillimetres: baseline, horizontalFieldOfViewDegrees: hfov, disparityPercent: disparity))
         } catch {
             printErr("spatial-media edit: \(error.message)")
             throw ExitCode(Exit.usage)

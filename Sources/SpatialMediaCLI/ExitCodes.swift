@@ -39,6 +39,7 @@ enum Exit {
         .giveSplitOutputs: "--left/--right or --sbs",
         .giveProjection: "--projection hequ|equi",
         .giveFramePacking: "--packing side|over",
+        .giveAudioSource: "--audio-from INPUT or --no-audio",
     ]
 
     /// Refuses outputs that are inputs or each other (``OutputPaths``): prints the reason, exit 64.

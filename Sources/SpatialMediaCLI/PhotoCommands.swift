@@ -66,6 +66,8 @@ struct ConvertPhoto: ParsableCommand {
     @Option(help: "Video: VBV max bitrate of both eyes together, kbit/s (kept within the HEVC level of the eye size).") var maxBitrate: Int?
     @Option(help: "Video: VBV buffer of both eyes together, kbit (default: 1 s of --max-bitrate).") var vbvBufsize: Int?
     @Option(help: "Video: publishing limits to apply: vision-pro (at most 4320×4320 per eye, peak 150 Mbit/s).") var applePreset: String?
+    @Option(help: "Video: constant quantizer per eye, 0…51 (instead of --crf; segments then join byte-identical to one conversion).") var qp: Int?
+    @Option(help: "Video: encode only segment K of N (whole GOPs, no audio) to a segment file for `spatial-media concat`.") var segment: String?
     @Option(help: "Video: x265 preset (ultrafast … placebo, default medium).") var preset: String?
     @Option(help: "Video: IDR interval in frames (default 2 s of frames).") var keyint: Int?
     @Option(help: "Video: B-frames in the fixed pattern (default 3).") var bframes: Int?
@@ -92,6 +94,8 @@ struct ConvertPhoto: ParsableCommand {
         var o: [String] = []
         if crf != nil { o.append("--crf") }
         if bitrate != nil { o.append("--bitrate") }
+        if qp != nil { o.append("--qp") }
+        if segment != nil { o.append("--segment") }
         if eyeQuality != nil { o.append("--eye-quality") }
         if maxBitrate != nil { o.append("--max-bitrate") }
         if vbvBufsize != nil { o.append("--vbv-bufsize") }
@@ -132,7 +136,10 @@ struct ConvertPhoto: ParsableCommand {
                                       + (bitDepth != nil ? "; spatial video (Multiview Main) is always 8-bit" : "") + (quality != nil ? "; video quality is --crf or --bitrate" : ""))
             }
             if layout != "auto" && StereoVideoLayout(rawValue: layout) == nil { throw ValidationError("--layout must be sbs, tb, half-sbs or half-tb for a video") }
-            if crf != nil && bitrate != nil { throw ValidationError("give --crf or --bitrate, not both") }
+            if [crf != nil, bitrate != nil, qp != nil].filter({ $0 }).count > 1 { throw ValidationError("give one of --crf, --bitrate and --qp") }
+            if let q = qp, !(0...51).contains(q) { throw ValidationError("--qp must be between 0 and 51") }
+            if let s = segment, VideoSegment.parse(s) == nil { throw ValidationError("--segment must be K/N with 1 ≤ K ≤ N, e.g. 2/4") }
+            if segment != nil && input == "-" { throw ValidationError("--segment needs an input file, not standard input") }
             if let c = crf, !(0...51).contains(c) { throw ValidationError("--crf must be between 0 and 51") }
             if let b = bitrate, !(2...480_000).contains(b) { throw ValidationError("--bitrate must be 2…480000 (kbit/s, both eyes together)") }
             if let q = eyeQuality, EyeQuality(argument: q) == nil { throw ValidationError("--eye-quality must be asymmetric, asymmetric:N (N 0…\(NumberText.fixed(EyeQuality.maximumCRFOffset, places: 0)) CRF steps) or equal") }
@@ -174,7 +181,7 @@ struct ConvertPhoto: ParsableCommand {
         o.layout = StereoLayout(rawValue: layout) ?? .auto
         o.halfResolution = half
         o.swapEyes = swapEyes
-        o.baselineMM = baseline; o.hfovDegrees = hfov; o.disparityPercent = disparity
+        o.stereo = try stereoOptions("convert", baseline: baseline, hfov: hfov, disparity: disparity)
         o.quality = quality ?? PhotoEncoding.defaultQuality
         o.bitDepth = bitDepth ?? 8
         o.form = form.flatMap { CameraPropertyForm(rawValue: $0) } ?? .apple
@@ -220,16 +227,16 @@ extension ConvertPhoto {
         var o = VideoConversionOptions()
         o.layout = StereoVideoLayout(rawValue: layout) ?? .sbs
         o.swapEyes = swapEyes
-        if let b = bitrate { o.rateControl = .bitrate(kbps: b) } else { o.rateControl = .crf(crf ?? VideoConversionOptions.defaultCRF) }
+        if let b = bitrate { o.rateControl = .bitrate(kbps: b) } else if let q = qp { o.rateControl = .qp(q) } else { o.rateControl = .crf(crf ?? VideoConversionOptions.defaultCRF) }
         o.eyeQuality = eyeQuality.flatMap { EyeQuality(argument: $0) } ?? .standard
         o.maxBitrateKbps = maxBitrate
         o.vbvBufferKbit = vbvBufsize
         o.publishing = applePreset.flatMap { PublishingPreset(rawValue: $0) }
+        o.segment = segment.flatMap(VideoSegment.parse)
         o.preset = preset ?? "medium"
         o.keyint = keyint
         o.bframes = bframes ?? 3
-        o.baselineMM = baseline; o.hfovDegrees = hfov; o.disparityPercent = disparity
-        o.heroIsLeft = hero != "right"
+        o.stereo = try stereoOptions("convert", baseline: baseline, hfov: hfov, disparity: disparity, hero: hero == "right" ? .right : .left)
         o.audio = audio == "none" || noAudio ? .none : .copy
         o.audioFrom = audioFrom
         o.fps = fps.flatMap(FrameRate.parse)

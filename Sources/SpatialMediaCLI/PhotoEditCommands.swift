@@ -4,10 +4,21 @@ import ISOBMFF
 import SpatialMedia
 import SystemSupport
 
-/// Defaults used when a photo pair comes without measured stereo parameters. Printed whenever used.
+/// The one table of defaults (``StereoParameters/defaults``) in the units the command line speaks. Printed whenever used.
 enum PhotoDefaults {
-    static let baselineMM = 64.0
-    static let hfovDegrees = 60.0
+    static let baselineMM = StereoParameters.defaults.baselineMillimetres ?? 0
+    static let hfovDegrees = StereoParameters.defaults.horizontalFieldOfViewDegrees ?? 0
+}
+
+/// `--baseline` (mm), `--hfov` (°), `--disparity` (%) and the hero eye, converted at once to the one stereo type; a
+/// value that does not fit its stored field is a usage error (exit 64), named on standard error.
+func stereoOptions(_ command: String, baseline: Double?, hfov: Double?, disparity: Double?, hero: HeroEye? = nil) throws -> StereoParameters {
+    do {
+        return try StereoParameters(baselineMillimetres: baseline, horizontalFieldOfViewDegrees: hfov, disparityPercent: disparity, heroEye: hero)
+    } catch {
+        printErr("spatial-media \(command): \(error.message)")
+        throw ExitCode(Exit.usage)
+    }
 }
 
 struct Combine: ParsableCommand {
@@ -41,32 +52,26 @@ struct Combine: ParsableCommand {
     func run() throws {
         try Exit.checkOutputs("spatial-media combine", outputs: [("output", output)], inputs: [("left input", left), ("right input", right)])
         let form = CameraPropertyForm(rawValue: cameraForm) ?? .apple
-        var edit = StereoPhotoParameters(form: form)
-        var defaults = StereoPhotoParameters(form: form)
+        var edit: StereoParameters
         do {
-            edit.baselineMicrometres = try baseline.map { (v) throws(ParseError) in try SpatialUnits.micrometres(fromMillimetres: v) }
-            edit.hfovMillidegrees = try hfov.map { (v) throws(ParseError) in try SpatialUnits.millidegrees(fromDegrees: v) }
-            edit.disparity = try disparity.map { (v) throws(ParseError) in try SpatialUnits.disparityUnits(fromPercent: v) }
-            defaults.baselineMicrometres = try SpatialUnits.micrometres(fromMillimetres: PhotoDefaults.baselineMM)
-            defaults.hfovMillidegrees = try SpatialUnits.millidegrees(fromDegrees: PhotoDefaults.hfovDegrees)
-            defaults.disparity = 0
+            edit = try StereoParameters(baselineMillimetres: baseline, horizontalFieldOfViewDegrees: hfov, disparityPercent: disparity)
         } catch {
             printErr("spatial-media combine: \(error.message)")
             throw ExitCode(Exit.usage)
         }
         // One input that is already a spatial photo keeps its calibration where no new value is given.
         let existing = right == nil ? try? ISOFile.open(path: left) : nil
-        let (filled, kept) = SpatialPhotoEditor.fillingDefaults(edit, defaults: defaults, keepingFrom: existing)
+        let (filled, kept) = SpatialPhotoEditor.fillingDefaults(edit, keepingFrom: existing)
         edit = filled
         for k in kept { printErr("note: kept the input's \(k)") }
         if baseline == nil && edit.baselineMicrometres != nil { printErr("note: baseline \(PhotoDefaults.baselineMM) mm is a default, not a measurement (set --baseline)") }
-        if hfov == nil && edit.hfovMillidegrees != nil { printErr("note: horizontal field of view \(PhotoDefaults.hfovDegrees)° is a default, not a measurement (set --hfov)") }
+        if hfov == nil && edit.horizontalFieldOfViewMillidegrees != nil { printErr("note: horizontal field of view \(PhotoDefaults.hfovDegrees)° is a default, not a measurement (set --hfov)") }
         let result: PhotoEditResult
         do {
             if let right {
-                result = try SpatialPhotoEditor.combine(leftPath: left, rightPath: right, edit: edit, output: output)
+                result = try SpatialPhotoEditor.combine(leftPath: left, rightPath: right, stereo: edit, form: form, output: output)
             } else {
-                result = try SpatialPhotoEditor.combine(path: left, leftItem: leftItem, rightItem: rightItem, swapEyes: swapEyes, edit: edit, output: output)
+                result = try SpatialPhotoEditor.combine(path: left, leftItem: leftItem, rightItem: rightItem, swapEyes: swapEyes, stereo: edit, form: form, output: output)
             }
         } catch {
             printErr(errorLine("spatial-media combine", file: left, error, outputs: [output]))
@@ -87,11 +92,9 @@ func report(_ r: PhotoEditResult, json: Bool) {
 
 /// `edit` on a spatial photo: the same value options as for video.
 func editPhoto(path: String, output: String?, baseline: Double?, hfov: Double?, disparity: Double?, form: CameraPropertyForm, json: Bool) throws {
-    var edit = StereoPhotoParameters(form: form)
+    let edit: StereoParameters
     do {
-        if let b = baseline { edit.baselineMicrometres = try SpatialUnits.micrometres(fromMillimetres: b) }
-        if let h = hfov { edit.hfovMillidegrees = try SpatialUnits.millidegrees(fromDegrees: h) }
-        if let d = disparity { edit.disparity = try SpatialUnits.disparityUnits(fromPercent: d) }
+        edit = try StereoParameters(baselineMillimetres: baseline, horizontalFieldOfViewDegrees: hfov, disparityPercent: disparity)
     } catch {
         printErr("spatial-media edit: \(error.message)")
         throw ExitCode(Exit.usage)
@@ -101,7 +104,7 @@ func editPhoto(path: String, output: String?, baseline: Double?, hfov: Double?, 
         throw ExitCode(Exit.usage)
     }
     do {
-        report(try SpatialPhotoEditor.edit(path: path, output: output, edit: edit), json: json)
+        report(try SpatialPhotoEditor.edit(path: path, output: output, stereo: edit, form: form), json: json)
     } catch {
         printErr(errorLine("spatial-media edit", file: path, error, outputs: [output]))
         throw ExitCode(Exit.code(for: error))

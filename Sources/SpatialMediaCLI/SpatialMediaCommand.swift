@@ -47,7 +47,7 @@ struct SpatialMediaCommand: ParsableCommand {
         abstract: "Inspect, validate, convert and edit spatial (stereo) photos and videos.",
         discussion: Exit.helpText + "\n\nJSON goes to standard output, messages to standard error.",
         version: SpatialMediaVersion.string,
-        subcommands: [Info.self, Dump.self, Rewrite.self, Edit.self, Fix.self, Combine.self, ConvertPhoto.self, SplitPhoto.self, Assemble.self, SplitVideo.self, BenchScan.self, BenchDecode.self, Validate.self, Align.self, BenchAlign.self]
+        subcommands: [Info.self, Dump.self, Rewrite.self, Edit.self, Fix.self, Combine.self, ConvertPhoto.self, SplitPhoto.self, Assemble.self, SplitVideo.self, Concat.self, BenchScan.self, BenchDecode.self, Validate.self, Align.self, BenchAlign.self]
     )
 
     /// Parses only the chosen subcommand rather than reflecting over the whole command tree: the Swift

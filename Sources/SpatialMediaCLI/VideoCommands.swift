@@ -17,9 +17,9 @@ struct Assemble: ParsableCommand {
     @Argument(help: "Left-eye HEVC stream (.hevc/.265).") var left: String
     @Argument(help: "Right-eye HEVC stream.") var right: String
     @Option(name: .shortAndLong, help: "Output movie (.mov, or .mp4 with --mp4).") var output: String
-    @Option(parsing: .unconditional, help: "Camera baseline in millimetres.") var baseline: Double = 63
-    @Option(parsing: .unconditional, help: "Horizontal field of view in degrees.") var hfov: Double = 63.5
-    @Option(parsing: .unconditional, help: "Horizontal disparity adjustment in percent of the width.") var disparity: Double = 0
+    @Option(parsing: .unconditional, help: "Camera baseline in millimetres (default \(PhotoDefaults.baselineMM)).") var baseline: Double?
+    @Option(parsing: .unconditional, help: "Horizontal field of view in degrees (default \(PhotoDefaults.hfovDegrees)).") var hfov: Double?
+    @Option(parsing: .unconditional, help: "Horizontal disparity adjustment in percent of the width (default 0).") var disparity: Double?
     @Option(help: "Hero eye: left or right.") var hero: String = "left"
     @Option(help: "Frame rate (default: the base stream's VUI timing, else 30).") var fps: Double?
     @Flag(help: "Write an MP4 (ftyp mp42) instead of QuickTime.") var mp4 = false
@@ -40,11 +40,8 @@ struct Assemble: ParsableCommand {
         var assembly = MVHEVCAssemblyOptions()
         assembly.baseIsLeft = !rightBase
         assembly.layerSPSForm = LayerSPSForm(rawValue: spsForm) ?? .full
+        mux.stereo = try stereoOptions("assemble", baseline: baseline, hfov: hfov, disparity: disparity, hero: hero == "right" ? .right : .left).filled()
         do {
-            mux.baselineMicrometres = try SpatialUnits.micrometres(fromMillimetres: baseline)
-            mux.horizontalFieldOfViewMillidegrees = try SpatialUnits.millidegrees(fromDegrees: hfov)
-            mux.disparityAdjustment = try SpatialUnits.disparityUnits(fromPercent: disparity)
-            mux.heroEye = hero == "right" ? .right : .left
             mux.container = mp4 ? .mp4 : .mov
             mux.faststart = faststart
             if let f = fps, let r = FrameRate.fraction(f) {

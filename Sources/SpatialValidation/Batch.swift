@@ -1,5 +1,6 @@
 import BinaryIO
 import Dispatch
+import MediaDecode
 import SystemSupport
 
 /// Validates many inputs (files, or every regular file of a directory) in parallel on all cores.
@@ -38,7 +39,7 @@ public enum BatchValidator {
             let full = dir.hasSuffix("/") ? dir + n : dir + "/" + n
             switch FileSystem.kind(full) {
             case .directory?: subdirectories.append(full)
-            case .regular?: if isMedia(full) { media.append(full) } else { plan.skipped.append(full) }
+            case .regular?: if FileProbe.isMedia(full) { media.append(full) } else { plan.skipped.append(full) }
             default: plan.skipped.append(full)
             }
         }
@@ -46,8 +47,8 @@ public enum BatchValidator {
         var rest: [String] = []
         var used = Set<String>()
         for f in media where !used.contains(f) {
-            guard let key = eyeKey(f, eye: "l"), isImage(f),
-                  let partner = media.first(where: { !used.contains($0) && $0 != f && isImage($0) && eyeKey($0, eye: "r") == key }) else { continue }
+            guard let key = eyeKey(f, eye: "l"), FileProbe.isStillImage(f),
+                  let partner = media.first(where: { !used.contains($0) && $0 != f && FileProbe.isStillImage($0) && eyeKey($0, eye: "r") == key }) else { continue }
             plan.pairs.append((f, partner))
             used.insert(f); used.insert(partner)
         }
@@ -64,25 +65,6 @@ public enum BatchValidator {
         let stem = name.lastIndex(of: ".").map { name[..<$0] } ?? name
         guard stem.count > 2, stem.lowercased().hasSuffix("_\(eye)") else { return nil }
         return (String(path[..<slash]) + stem.dropLast(2)).lowercased()
-    }
-
-    static func head(_ path: String) -> [UInt8] {
-        guard let src = try? FileSource(path: path) else { return [] }
-        return (try? src.read(at: 0, count: Int(min(16, src.size)))) ?? []
-    }
-
-    static func isImage(_ path: String) -> Bool {
-        let h = head(path)
-        return h.starts(with: [0xFF, 0xD8, 0xFF]) || h.starts(with: [0x89, 0x50, 0x4E, 0x47])
-            || (h.count >= 12 && ["ftypheic", "ftypheix", "ftypmif1", "ftypmsf1", "ftypheim", "ftypheis"].contains(String(decoding: h[4..<12], as: UTF8.self)))
-    }
-
-    /// True for the files validate reads: ISOBMFF (movies, HEIF), JPEG/MPO, PNG, Y4M, raw HEVC streams.
-    public static func isMedia(_ path: String) -> Bool {
-        let h = head(path)
-        if h.starts(with: [0xFF, 0xD8, 0xFF]) || h.starts(with: [0x89, 0x50, 0x4E, 0x47]) || h.starts(with: Array("YUV4MPEG2".utf8)) { return true }
-        if h.count >= 8, ["ftyp", "moov", "mdat", "free", "skip", "wide", "meta", "uuid", "styp", "pnot"].contains(String(decoding: h[4..<8], as: UTF8.self)) { return true }
-        return h.starts(with: [0, 0, 0, 1]) || h.starts(with: [0, 0, 1])
     }
 
     /// Validates `paths` concurrently; results in input order.

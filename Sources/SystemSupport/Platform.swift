@@ -195,4 +195,17 @@ public enum FrameRate {
         if abs(ntsc - ntsc.rounded()) < 1e-3 { return (Int(ntsc.rounded()) * 1000, 1001) }
         return (Int((f * 1000).rounded()), 1000)
     }
+
+    /// The usual frame rate nearest to `r`, within 0.2 % (FFmpeg prints rates with two decimals; its probe uses this), as a fraction.
+    public static func nearestUsual(_ r: Double) -> (num: Int, den: Int)? {
+        let usual: [(Int, Int)] = [(24000, 1001), (24, 1), (25, 1), (30000, 1001), (30, 1), (48, 1), (50, 1),
+                                   (60000, 1001), (60, 1), (90, 1), (100, 1), (120000, 1001), (120, 1)]
+        var best: (num: Int, den: Int)? = nil
+        var bestError = 0.002 * r
+        for (n, d) in usual {
+            let e = abs(Double(n) / Double(d) - r)
+            if e <= bestError { best = (n, d); bestError = e }
+        }
+        return best
+    }
 }

@@ -123,7 +123,7 @@ enum PhotoFields {
         let rf = try ISOFile.open(path: r)
         #expect(ImageFiles.heifExif(rf, item: 52) == ImageFiles.heifExif(orig, item: 52))
         let back = tempPath("back.heic")
-        _ = try SpatialPhotoEditor.combine(leftPath: l, rightPath: r, edit: StereoPhotoParameters(baselineMicrometres: 63_774, hfovMillidegrees: 80_000, disparity: 293), output: back)
+        _ = try SpatialPhotoEditor.combine(leftPath: l, rightPath: r, stereo: StereoParameters(baselineMicrometres: 63_774, horizontalFieldOfViewMillidegrees: 80_000, disparityAdjustment: 293), output: back)
         let e0 = try StereoImages.decodeSpatialPhoto(vp), e1 = try StereoImages.decodeSpatialPhoto(back)
         #expect(compare(e0.left, e1.left) == (0, 0) && compare(e0.right, e1.right) == (0, 0), "split → combine changed the pixels")
     }

@@ -40,7 +40,7 @@ import MediaDecode
     @Test func optionsAndBadInput() throws {
         let img = scene(width: 101, height: 40)  // odd width
         var o = PhotoConversionOptions()
-        o.baselineMM = 70; o.hfovDegrees = 75; o.disparityPercent = 1.5; o.swapEyes = true; o.threads = 2
+        o.stereo = try StereoParameters(baselineMillimetres: 70, horizontalFieldOfViewDegrees: 75, disparityPercent: 1.5); o.swapEyes = true; o.threads = 2
         let pair = try StereoImages.pair(from: LoadedImage(kind: .png, image: img, exif: nil, exifInfo: ExifInfo()), name: "x", packing: o.packing)
         #expect(pair.left.width == 50 && pair.notes.contains { $0.contains("odd") })
         let (bytes, rep) = try PhotoConverter.encode(pair, options: o)

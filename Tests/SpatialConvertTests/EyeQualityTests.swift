@@ -45,7 +45,7 @@ import SpatialMedia
             let out = d + "/equal-\(i).mov"
             _ = try Self.convert(out) { o in
                 if c.fast { o.preset = "ultrafast"; o.keyint = 10; o.bframes = 2 }
-                o.heroIsLeft = c.heroLeft
+                o.stereo.heroEye = c.heroLeft ? .left : .right
                 o.eyeQuality = .equal
             }
             let (size, hash) = try Self.fnv(out)
@@ -60,8 +60,8 @@ import SpatialMedia
     func heroEyeIdenticalOtherEyeCheaper(heroLeft: Bool) throws {
         let d = VideoFixtures.dir()
         defer { try? FileManager.default.removeItem(atPath: d) }
-        let eq = try Self.convert(d + "/eq.mov") { o in o.heroIsLeft = heroLeft; o.eyeQuality = .equal }
-        let asym = try Self.convert(d + "/asym.mov") { o in o.heroIsLeft = heroLeft }
+        let eq = try Self.convert(d + "/eq.mov") { o in o.stereo.heroEye = heroLeft ? .left : .right; o.eyeQuality = .equal }
+        let asym = try Self.convert(d + "/asym.mov") { o in o.stereo.heroEye = heroLeft ? .left : .right }
         #expect(VideoConversionOptions().eyeQuality == .standard)
         let a = try StreamSplitter.split(path: d + "/eq.mov"), b = try StreamSplitter.split(path: d + "/asym.mov")
         let (heroA, heroB) = heroLeft ? (a.left, b.left) : (a.right, b.right)

@@ -95,7 +95,7 @@ enum VideoFixtures {
         var o = VideoFixtures.fast()
         o.keepStreamsPrefix = d + "/eye"
         o.layerSPSForm = .full   // byte-exact split below
-        o.baselineMM = 65; o.hfovDegrees = 70; o.disparityPercent = 1.5
+        o.stereo = try StereoParameters(baselineMillimetres: 65, horizontalFieldOfViewDegrees: 70, disparityPercent: 1.5)
         let r = try VideoConverter.convert(.packed(VideoFixtures.sample), to: out, options: o)
         #expect(r.frames == 30 && r.eyeWidth == 160 && r.eyeHeight == 96 && r.fpsNum == 30 && r.fpsDen == 1)
         #expect(r.notes.isEmpty, "\(r.notes)")
@@ -130,7 +130,7 @@ enum VideoFixtures {
         defer { try? FileManager.default.removeItem(atPath: d) }
         var o = VideoFixtures.fast()
         o.layerSPSForm = .full
-        o.heroIsLeft = false
+        o.stereo.heroEye = .right
         o.keepStreamsPrefix = d + "/eye"
         let out = d + "/hero.mov"
         try VideoConverter.convert(.packed(VideoFixtures.sample), to: out, options: o)
@@ -230,7 +230,7 @@ enum VideoFixtures {
         let out = d + "/spatial.mov"
         var o = VideoFixtures.fast()
         o.keepStreamsPrefix = d + "/eye"
-        o.baselineMM = 64; o.hfovDegrees = 63.5; o.disparityPercent = 2
+        o.stereo = try StereoParameters(baselineMillimetres: 64, horizontalFieldOfViewDegrees: 63.5, disparityPercent: 2)
         try VideoConverter.convert(.packed(VideoFixtures.sample), to: out, options: o)
         let (status, text) = try run(try #require(oraclePython), [VideoFixtures.oracleScript, out, d + "/eye-left.hevc", d + "/eye-right.hevc"])
         #expect(status == 0)

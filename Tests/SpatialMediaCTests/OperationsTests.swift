@@ -179,6 +179,36 @@ struct OperationsTests {
         #expect(sm_split(Paths.movie2D, dir + "/l.hevc", dir + "/l.hevc", nil, nil, nil, nil, nil) == SMStatus.invalidArgument)
     }
 
+    @Test func segmentsAndConcat() throws {
+        let dir = try tempDir()
+        defer { removeDir(dir) }
+        let sbs = Paths.root + "/Conformance/files/sample_sbs_320x96.y4m"  // 30 frames
+        let opts = #"{"preset": "ultrafast", "qp": 30, "keyint": 10, "bframes": 2, "audio": "none"}"#
+        #expect(sm_convert_video(sbs, dir + "/one.mov", opts, nil, nil, nil, nil) == SMStatus.ok, "\(lastError())")
+        var segments: [String] = []
+        for k in 1...3 {
+            let seg = String(opts.dropLast()) + #", "segment": "\#(k)/3"}"#
+            var report: UnsafeMutablePointer<CChar>? = nil
+            #expect(sm_convert_video(sbs, dir + "/s\(k).mov", seg, nil, nil, nil, &report) == SMStatus.ok, "\(lastError())")
+            if let report { #expect(String(cString: report).contains("\"frames\":10")); sm_string_free(report) }
+            segments.append("\"\(dir)/s\(k).mov\"")
+        }
+        let list = "[" + segments.reversed().joined(separator: ",") + "]"
+        var report: UnsafeMutablePointer<CChar>? = nil
+        #expect(sm_concat_video(list, dir + "/joined.mov", #"{"audio": "none"}"#, nil, nil, nil, &report) == SMStatus.ok, "\(lastError())")
+        if let report { #expect(String(cString: report).contains("\"segments\":3")); sm_string_free(report) }
+        #expect(try readFile(dir + "/one.mov") == readFile(dir + "/joined.mov"))
+        // Wrong calls: no audio choice, a bad segment, an empty list, a missing segment, output = input.
+        #expect(sm_concat_video(list, dir + "/x.mov", nil, nil, nil, nil, nil) == SMStatus.invalidArgument)
+        #expect(sm_convert_video(sbs, dir + "/x.mov", #"{"segment": "4/3"}"#, nil, nil, nil, nil) == SMStatus.invalidArgument)
+        #expect(sm_convert_video(sbs, dir + "/x.mov", #"{"crf": 20, "qp": 20}"#, nil, nil, nil, nil) == SMStatus.invalidArgument)
+        #expect(sm_concat_video("[]", dir + "/x.mov", #"{"audio": "none"}"#, nil, nil, nil, nil) == SMStatus.invalidArgument)
+        #expect(sm_concat_video("[\(segments[0])]", dir + "/x.mov", #"{"audio": "none"}"#, nil, nil, nil, nil) == SMStatus.invalidArgument)
+        #expect(lastError().contains("missing"))
+        #expect(sm_concat_video(list, dir + "/s1.mov", #"{"audio": "none"}"#, nil, nil, nil, nil) == SMStatus.invalidArgument)
+        #expect(!Paths.exists(dir + "/x.mov"))
+    }
+
     @Test func validateThroughTheABI() throws {
         let h = try open(Paths.grid)
         defer { _ = sm_file_free(h) }
@@ -261,6 +291,29 @@ struct OperationsTests {
         // The largest baseline that fits is accepted.
         #expect(sm_convert_photo(sbs, dir + "/ok.heic", #"{"baseline_mm": 2147483.647, "quality": 10}"#, nil, nil, nil, nil) == SMStatus.ok,
                 "\(lastError())")
+    }
+
+    /// Photo and video options take each stereo value under its stored-unit name or its human-unit name, not both.
+    @Test func stereoOptionsTakeStoredAndHumanNames() throws {
+        let dir = try tempDir()
+        defer { removeDir(dir) }
+        let sbs = dir + "/sbs.png"
+        try writeFile(sbs, pngBytes(width: 32, height: 16) { x, _ in (UInt8(x * 8 % 256), 0, 0) })
+        #expect(sm_convert_photo(sbs, dir + "/um.heic", #"{"baseline_um": 61250, "hfov_millidegrees": 57500, "disparity": -120, "quality": 10}"#,
+                                 nil, nil, nil, nil) == SMStatus.ok, "\(lastError())")
+        var h: OpaquePointer?
+        #expect(sm_file_open(dir + "/um.heic", &h) == SMStatus.ok)
+        var b = 0.0, f = 0.0
+        var d: Int32 = 0
+        #expect(sm_photo_baseline_um(h, &b) == SMStatus.ok && abs(b - 61_250) < 1e-6)
+        #expect(sm_photo_hfov_millidegrees(h, &f) == SMStatus.ok && abs(f - 57_500) < 5)
+        #expect(sm_photo_disparity(h, &d) == SMStatus.ok && d == -120)
+        #expect(sm_file_free(h) == SMStatus.ok)
+        for bad in [#"{"baseline_um": 61250, "baseline_mm": 61.25}"#, #"{"hfov_millidegrees": 60000, "hfov_degrees": 60}"#,
+                    #"{"disparity": 1, "disparity_percent": 0.01}"#, #"{"baseline_um": 0}"#, #"{"baseline_um": 2147483648}"#] {
+            #expect(sm_convert_photo(sbs, dir + "/never.heic", bad, nil, nil, nil, nil) == SMStatus.invalidArgument, "\(bad)")
+        }
+        #expect(access(dir + "/never.heic", F_OK) != 0)
     }
 
     @Test func lastErrorLocationNamesOffsetBoxPathAndReason() throws {

@@ -95,7 +95,7 @@ struct SpatialPhotoEditTests {
         defer { removeTree(dir) }
         let out = dir + "/edited.heic"
         let r = try SpatialPhotoEditor.edit(path: Photos.visionPro, output: out,
-                                            edit: StereoPhotoParameters(baselineMicrometres: 65000, hfovMillidegrees: 75000, disparity: -100))
+                                            stereo: StereoParameters(baselineMicrometres: 65000, horizontalFieldOfViewMillidegrees: 75000, disparityAdjustment: -100))
         #expect(r.leftItemID == 26 && r.rightItemID == 52)
         let p = try #require(try Photos.photo(out))
         #expect(abs((p.baselineMicrometres ?? 0) - 65000) < 0.5)
@@ -121,7 +121,7 @@ struct SpatialPhotoEditTests {
         let dir = try makeTempDir("photo-combine")
         defer { removeTree(dir) }
         let out = dir + "/combined.heic"
-        let r = try SpatialPhotoEditor.combine(path: Photos.pairPlain, edit: StereoPhotoParameters(baselineMicrometres: 63000, hfovMillidegrees: 70000, disparity: 150, form: .standard), output: out)
+        let r = try SpatialPhotoEditor.combine(path: Photos.pairPlain, stereo: StereoParameters(baselineMicrometres: 63000, horizontalFieldOfViewMillidegrees: 70000, disparityAdjustment: 150), form: .standard, output: out)
         #expect(r.leftItemID == 1 && r.rightItemID == 2)
         let p = try #require(try Photos.photo(out))
         #expect(p.left.intrinsicsForms == [.standard] && p.right.extrinsicsForms == [.standard])
@@ -157,7 +157,7 @@ struct SpatialPhotoEditTests {
         }
         let out = dir + "/pair.heic"
         let r = try SpatialPhotoEditor.combine(leftPath: dir + "/eye1.heic", rightPath: dir + "/eye2.heic",
-                                               edit: StereoPhotoParameters(baselineMicrometres: 60000, hfovMillidegrees: 65000, disparity: 0), output: out)
+                                               stereo: StereoParameters(baselineMicrometres: 60000, horizontalFieldOfViewMillidegrees: 65000, disparityAdjustment: 0), output: out)
         let p = try #require(try Photos.photo(out))
         #expect(p.left.itemID == r.leftItemID && p.right.itemID == r.rightItemID)
         #expect(abs((p.baselineMicrometres ?? 0) - 60000) < 0.5)
@@ -180,7 +180,7 @@ struct SpatialPhotoEditTests {
         let left = CodedImage(width: 128, height: 64, hvcC: hvcC, layout: .grid(columns: 2, rows: 1, tileWidth: 64, tileHeight: 64, tiles: [tileL, tileR]))
         let right = CodedImage(width: 128, height: 64, hvcC: hvcC, layout: .grid(columns: 2, rows: 1, tileWidth: 64, tileHeight: 64, tiles: [tileR, tileL]))
         let exif: [UInt8] = [0, 0, 0, 0] + Array("MM".utf8) + [0, 42, 0, 0, 0, 8, 0, 0]
-        let bytes = try SpatialPhotoWriter.build(left: left, right: right, parameters: StereoPhotoParameters(baselineMicrometres: 64000, hfovMillidegrees: 60000, disparity: 200, form: .both), exif: exif)
+        let bytes = try SpatialPhotoWriter.build(left: left, right: right, stereo: StereoParameters(baselineMicrometres: 64000, horizontalFieldOfViewMillidegrees: 60000, disparityAdjustment: 200), form: .both, exif: exif)
         let dir = try makeTempDir("photo-write")
         defer { removeTree(dir) }
         try AtomicFile.write(path: dir + "/grid.heic", bytes: bytes)
@@ -246,7 +246,7 @@ struct SpatialPhotoBadInputTests {
         defer { removeTree(dir) }
         try AtomicFile.write(path: dir + "/in.heic", bytes: try f.serialized())
         do {
-            _ = try SpatialPhotoEditor.combine(path: dir + "/in.heic", leftItem: 1, rightItem: 2, edit: StereoPhotoParameters(baselineMicrometres: 1), output: dir + "/out.heic")
+            _ = try SpatialPhotoEditor.combine(path: dir + "/in.heic", leftItem: 1, rightItem: 2, stereo: StereoParameters(baselineMicrometres: 1), output: dir + "/out.heic")
             Issue.record("should refuse")
         } catch {
             #expect(error.message.contains("differ in size"))

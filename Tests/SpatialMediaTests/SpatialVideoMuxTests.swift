@@ -74,10 +74,10 @@ enum MuxClips {
 @Suite struct SpatialVideoMuxTests {
     func options() -> SpatialVideoMuxOptions {
         var o = SpatialVideoMuxOptions()
-        o.baselineMicrometres = 64_000
-        o.horizontalFieldOfViewMillidegrees = 63_500
-        o.disparityAdjustment = 200
-        o.heroEye = .left
+        o.stereo.baselineMicrometres = 64_000
+        o.stereo.horizontalFieldOfViewMillidegrees = 63_500
+        o.stereo.disparityAdjustment = 200
+        o.stereo.heroEye = .left
         return o
     }
 
@@ -139,7 +139,7 @@ enum MuxClips {
         defer { try? FileManager.default.removeItem(at: dir) }
         let stream = try MVHEVCAssembler.assemble(base: try MuxClips.bytes(l), second: try MuxClips.bytes(r))
         var o = options()
-        o.disparityAdjustment = 20_000
+        o.stereo.disparityAdjustment = 20_000
         #expect(throws: ParseError.self) { try SpatialVideoMuxer.write(stream, to: dir.appendingPathComponent("x.mov").path, options: o) }
         #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("x.mov").path))
         #expect(throws: ParseError.self) { try SpatialVideoMuxer.write(stream, to: "/nonexistent-dir/x.mov", options: options()) }
@@ -194,7 +194,7 @@ enum MuxClips {
         var assembly = MVHEVCAssemblyOptions()
         assembly.baseIsLeft = false
         var o = options()
-        o.heroEye = .right
+        o.stereo.heroEye = .right
         try SpatialVideoAssembler.assemble(left: l.path, right: r.path, output: heroRight, assembly: assembly, mux: o)
         let swapped = try StreamSplitter.split(path: heroRight)
         #expect(!swapped.baseIsLeft)

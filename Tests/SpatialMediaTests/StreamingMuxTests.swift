@@ -10,9 +10,9 @@ import ISOBMFF
 @Suite struct StreamingMuxTests {
     static func options(_ container: SpatialVideoMuxOptions.Container, faststart: Bool) -> SpatialVideoMuxOptions {
         var o = SpatialVideoMuxOptions()
-        o.baselineMicrometres = 64_000
-        o.horizontalFieldOfViewMillidegrees = 63_500
-        o.disparityAdjustment = 200
+        o.stereo.baselineMicrometres = 64_000
+        o.stereo.horizontalFieldOfViewMillidegrees = 63_500
+        o.stereo.disparityAdjustment = 200
         o.container = container
         o.faststart = faststart
         o.samplesPerChunk = 4

@@ -92,11 +92,11 @@ struct AppleParityRuleTests {
         let bad = try HEVCStillEncoder.encode([img, img], settings: settings)
         #expect(try HEVCDecoderConfigurationRecord(parsing: good[0].hvcC).profileIdc == 3)
         #expect(try HEVCDecoderConfigurationRecord(parsing: bad[0].hvcC).profileIdc == 4)
-        let params = StereoPhotoParameters(baselineMicrometres: 64_000, hfovMillidegrees: 60_000, disparity: 0, form: .apple)
+        let params = StereoParameters(baselineMicrometres: 64_000, horizontalFieldOfViewMillidegrees: 60_000, disparityAdjustment: 0)
         for (coded, name, fires) in [(good, "good.heic", false), (bad, "bad.heic", true)] {
             let path = dir + "/" + name
             try SpatialPhotoWriter.write(left: PhotoEncoding.codedImage(coded[0], settings: settings), right: PhotoEncoding.codedImage(coded[1], settings: settings),
-                                         parameters: params, to: path)
+                                         stereo: params, to: path)
             let r = Validator.validate(path: path, options: Self.metadataOnly)
             #expect(r.fired("SV-PHOTO-023") == fires, "\(name): \(r.lines)")
             #expect(!r.fired("SV-PHOTO-022"))

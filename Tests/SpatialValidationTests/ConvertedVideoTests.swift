@@ -19,8 +19,8 @@ struct ConvertedVideoTests {
         // The default preset (medium; 0.3 s for this clip): with the default asymmetric eye quality (issue 23) an
         // ultrafast encode of this 160×96 clip leaves the coarser eye too few reliable matches on 2 frames, and the
         // swap is reported as "cannot measure reliably" (SV-GEOM-013) instead of SV-GEOM-007.
-        o.baselineMM = 64
-        o.hfovDegrees = 60
+        o.stereo.baselineMicrometres = 64_000
+        o.stereo.horizontalFieldOfViewMillidegrees = 60_000
         o.swapEyes = swap
         _ = try VideoConverter.convert(.packed(Self.root + "/Conformance/files/sample_sbs_320x96.y4m"), to: out, options: o)
     }

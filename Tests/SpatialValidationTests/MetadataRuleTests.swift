@@ -100,7 +100,7 @@ struct MetadataRuleTests {
         #expect(r.fired("SV-PHOTO-003")); #expect(!r.spatial)
         // Baseline 0 and a disparity out of range, written with the library's photo editor.
         let zero = dir + "/zero.heic"
-        _ = try SpatialPhotoEditor.edit(path: Corpus.visionPro, output: zero, edit: StereoPhotoParameters(baselineMicrometres: 0, disparity: 12000))
+        _ = try SpatialPhotoEditor.edit(path: Corpus.visionPro, output: zero, stereo: StereoParameters(baselineMicrometres: 0, disparityAdjustment: 12000))
         r = Validator.validate(path: zero, options: Self.metadataOnly)
         #expect(r.fired("SV-PHOTO-011")); #expect(r.fired("SV-PHOTO-016"))
         // A plain HEIF with two images but no ster group.

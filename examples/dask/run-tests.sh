@@ -31,7 +31,7 @@ fi
   || { tail -30 "$work/install.log"; echo "dask tests: pip install failed" >&2; exit 1; }
 set +e
 env SPATIALMEDIA_CLI="$cli" SPATIALMEDIA_SHARED="$(cd "${SPATIALMEDIA_SHARED:-../shared}" 2>/dev/null && pwd || echo /nonexistent)" \
-  "$work/venv/bin/python" -m pytest -p no:cacheprovider -q -rs -s examples/dask/test_validate_directory.py 2>&1 | tee "$work/pytest.txt"
+  "$work/venv/bin/python" -m pytest -p no:cacheprovider -q -rs -s examples/dask/test_validate_directory.py examples/dask/test_convert_segments.py 2>&1 | tee "$work/pytest.txt"
 status=${PIPESTATUS[0]}
 set -e
 # pytest exits 5 when it collected no test: that is a failure too.

@@ -39,7 +39,7 @@ from ._errors import (
 
 __all__ = [
     "open", "SpatialFile", "Kind", "VideoClass", "Status", "StereoParameters", "PhotoEyes", "EditReport",
-    "ConvertReport", "SplitReport", "Finding", "ValidationReport", "CancelToken", "edit", "convert", "split",
+    "ConvertReport", "ConcatReport", "SplitReport", "Finding", "ValidationReport", "CancelToken", "edit", "convert", "concat", "split",
     "validate", "validation_inputs", "ValidationInputs", "combine_photo", "version", "abi_version", "capabilities", "library_path",
     "SpatialMediaError", "InvalidArgumentError", "InvalidHandleError", "FileAccessError", "ParseError",
     "NotFoundError", "NotApplicableError", "UnsupportedError", "CancelledError", "LimitError",
@@ -255,6 +255,18 @@ class ConvertReport:
     """"photo" or "video"."""
     bytes_written: Optional[int]
     frames: Optional[int]
+    raw: dict[str, Any] = field(repr=False, default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ConcatReport:
+    """What ``concat`` wrote."""
+    output: str
+    bytes_written: int
+    frames: int
+    segments: int
+    audio: list[str]
+    seconds: float
     raw: dict[str, Any] = field(repr=False, default_factory=dict)
 
 
@@ -738,16 +750,20 @@ def convert(input: PathLike, output: PathLike, *, right_input: Optional[PathLike
             audio: Optional[str] = None, half_resolution: Optional[bool] = None, swap_eyes: Optional[bool] = None,
             photo_form: Optional[str] = None, bit_depth: Optional[int] = None, threads: Optional[int] = None,
             base_eye: Optional[str] = None, frame_rate: Optional[tuple[int, int]] = None,
-            eye_quality: Optional[str] = None, progress: Optional[ProgressCallback] = None, cancel: Optional[CancelToken] = None) -> ConvertReport:
+            eye_quality: Optional[str] = None, qp: Optional[int] = None, keyint: Optional[int] = None,
+            bframes: Optional[int] = None, segment: Optional[tuple[int, int]] = None,
+            progress: Optional[ProgressCallback] = None, cancel: Optional[CancelToken] = None) -> ConvertReport:
     """Converts a stereo source into a spatial photo (``output`` ending in .heic/.heif) or a spatial video.
 
     Photos: ``input`` is one side-by-side/top-bottom image (JPEG, PNG, HEIC) or an MPO, or the left eye
     with ``right_input``; options ``layout`` (sbs/tb/auto), ``half_resolution``, ``swap_eyes``,
     ``quality`` (0…100), ``photo_form``, ``bit_depth`` (8/10), ``threads``.
     Videos: a frame-packed video (``layout`` sbs/tb/half-sbs/half-tb), two video files, or two raw HEVC
-    streams (assembled without re-encoding); options ``crf`` (0…51, the base-layer eye's), ``eye_quality``
-    ("asymmetric" (default: the other eye 5 CRF steps coarser), "asymmetric:N", "equal"), ``preset``, ``audio``
-    (copy/none), ``container`` (mov/mp4), ``faststart``, ``hero_eye``, ``base_eye``, ``frame_rate``.
+    streams (assembled without re-encoding); options ``crf`` (0…51, the base-layer eye's) or ``qp`` (0…51,
+    constant quantizer), ``eye_quality`` ("asymmetric" (default: the other eye 5 CRF steps coarser),
+    "asymmetric:N", "equal"), ``preset``, ``keyint`` (IDR interval in frames), ``bframes`` (0…16), ``audio``
+    (copy/none), ``container`` (mov/mp4), ``faststart``, ``hero_eye``, ``base_eye``, ``frame_rate``,
+    ``segment=(k, n)`` (encode only segment k of n, 1-based: whole GOPs, no audio; join the n files with ``concat``).
     Stereo parameters in stored or human units as for ``edit``. ``progress(fraction, stage)`` returning
     True, or ``cancel.cancel()``, stops the work: CancelledError, and no output is written.
     """
@@ -755,7 +771,8 @@ def convert(input: PathLike, output: PathLike, *, right_input: Optional[PathLike
     opts: dict[str, Any] = {"right_input": None if right_input is None else os.fspath(right_input), "layout": layout}
     photo = _is_photo_output(output)
     if photo:
-        for name, value in (("crf", crf), ("preset", preset), ("container", container), ("faststart", faststart),
+        for name, value in (("crf", crf), ("qp", qp), ("keyint", keyint), ("bframes", bframes), ("segment", segment),
+                            ("preset", preset), ("container", container), ("faststart", faststart),
                             ("audio", audio), ("hero_eye", hero_eye), ("base_eye", base_eye), ("frame_rate", frame_rate),
                             ("eye_quality", eye_quality)):
             if value is not None:
@@ -787,11 +804,21 @@ def convert(input: PathLike, output: PathLike, *, right_input: Optional[PathLike
                 raise invalid_argument(f"frame_rate must be (numerator, denominator), e.g. (30000, 1001) (got {frame_rate!r})")
             num = _integer("frame_rate numerator", frame_rate[0], 1, 1_000_000)
             den = _integer("frame_rate denominator", frame_rate[1], 1, 1_000_000)
+        segment_text = None
+        if segment is not None:
+            if not isinstance(segment, (tuple, list)) or len(segment) != 2:
+                raise invalid_argument(f"segment must be (k, n) with 1 <= k <= n, e.g. (2, 4) (got {segment!r})")
+            n = _integer("segment count", segment[1], 1, 100_000)
+            k = _integer("segment index", segment[0], 1, n)
+            segment_text = f"{k}/{n}"
         opts.update({
             "baseline_um": fields.baseline_um, "hfov_millidegrees": fields.hfov_millidegrees,
             "disparity": fields.disparity, "hero_eye": hero_eye, "base_eye": base_eye,
             "crf": None if crf is None else _integer("crf", crf, 0, 51), "preset": preset, "audio": audio,
             "container": container, "faststart": faststart, "frame_rate_num": num, "frame_rate_den": den,
+            "qp": None if qp is None else _integer("qp", qp, 0, 51),
+            "keyint": None if keyint is None else _integer("keyint", keyint, 1, 100_000),
+            "bframes": None if bframes is None else _integer("bframes", bframes, 0, 16), "segment": segment_text,
             "eye_quality": eye_quality,
         })
         function = "sm_convert_video"
@@ -800,6 +827,29 @@ def convert(input: PathLike, output: PathLike, *, right_input: Optional[PathLike
                                   cancel._ref() if cancel else None], p)
     return ConvertReport(output=str(raw.get("output", os.fspath(output))), kind="photo" if photo else "video",
                          bytes_written=raw.get("bytes_written", raw.get("bytes")), frames=raw.get("frames"), raw=raw)
+
+
+def concat(segments: Sequence[PathLike], output: PathLike, *, audio_from: Optional[PathLike] = None,
+           no_audio: bool = False, progress: Optional[ProgressCallback] = None,
+           cancel: Optional[CancelToken] = None) -> ConcatReport:
+    """Joins the segment files of one conversion (``convert(..., segment=(k, n))``, in any order) into one
+    spatial video without re-encoding. The audio of ``audio_from`` (the converted input) is carried once,
+    whole; or ``no_audio=True``. Segments that are not every segment of one conversion (other settings or
+    input, a gap, a duplicate) raise an error and nothing is written."""
+    if isinstance(segments, (str, bytes, os.PathLike)):
+        raise invalid_argument("segments must be a sequence of paths, not one path")
+    paths = [os.fspath(p) for p in segments]
+    if not paths:
+        raise invalid_argument("give the segment files")
+    if (audio_from is None) == (not no_audio):
+        raise invalid_argument("give audio_from (the converted input, whose audio is carried once) or no_audio=True")
+    opts = {"audio_from": None if audio_from is None else os.fspath(audio_from), "audio": "none" if no_audio else None}
+    p = _Progress(progress)
+    raw = _call_report("sm_concat_video", [json.dumps(paths).encode(), _fspath(output), _options_json(opts), p.fn, None,
+                                           cancel._ref() if cancel else None], p)
+    return ConcatReport(output=str(raw.get("output", os.fspath(output))), bytes_written=int(raw.get("bytes_written", 0)),
+                        frames=int(raw.get("frames", 0)), segments=int(raw.get("segments", 0)),
+                        audio=list(raw.get("audio", [])), seconds=float(raw.get("seconds", 0.0)), raw=raw)
 
 
 def split(input: PathLike, left_output: PathLike, right_output: PathLike, *, sbs_output: Optional[PathLike] = None,

@@ -95,6 +95,7 @@ def _declare(lib: ctypes.CDLL) -> ctypes.CDLL:
         "sm_convert_photo": (st, [s, s, s, PROGRESS, P, ctypes.POINTER(i32), c_char_pp]),
         "sm_convert_video": (st, [s, s, s, PROGRESS, P, ctypes.POINTER(i32), c_char_pp]),
         "sm_split": (st, [s, s, s, s, PROGRESS, P, ctypes.POINTER(i32), c_char_pp]),
+        "sm_concat_video": (st, [s, s, s, PROGRESS, P, ctypes.POINTER(i32), c_char_pp]),
     }
     for name, (res, args) in sigs.items():
         fn = getattr(lib, name)

@@ -1,0 +1,123 @@
+// The everyday tasks as a developer would guess them: read metadata (`SpatialVideo`, `SpatialPhoto`, in
+// SpatialMedia), edit it (`SpatialVideo.editMetadata`, `SpatialPhoto.editMetadata`), convert frame-packed or
+// two-file sources (`SpatialConversion`), validate (`SpatialValidator`) and split (`SpatialSplit`). Each is a thin
+// facade over the library call named in its documentation; there is no second implementation here.
+
+/// Where the two eyes of a conversion's input are.
+public enum StereoSource: Sendable, Equatable {
+    /// One file, left eye in the left half (full resolution per eye).
+    case sideBySide(String)
+    /// One file, left eye in the top half.
+    case topBottom(String)
+    /// One file, side by side with each eye squeezed to half width (stretched back).
+    case halfSideBySide(String)
+    /// One file, top-bottom with each eye squeezed to half height (stretched back).
+    case halfTopBottom(String)
+    /// One file per eye.
+    case pair(left: String, right: String)
+}
+
+/// Conversion of stereo sources to Apple spatial video (MV-HEVC) and spatial photos (stereo HEIC).
+///
+/// ```swift
+/// try SpatialConversion.video(.sideBySide("sbs.mp4"), to: "spatial.mov",
+///                             stereo: try StereoParameters(baselineMillimetres: 64, horizontalFieldOfViewDegrees: 63.5))
+/// ```
+public enum SpatialConversion {
+    /// Converts a video (``VideoConverter/convert(_:to:options:cancellation:progress:)``). `stereo` overrides
+    /// `options.stereo` field by field; nil fields take ``StereoParameters/defaults``. Nothing is left at `output` on
+    /// error.
+    @discardableResult
+    public static func video(_ source: StereoSource, to output: String, stereo: StereoParameters = StereoParameters(),
+                             options: VideoConversionOptions = VideoConversionOptions()) throws(ParseError) -> VideoConversionReport {
+        var o = options
+        o.stereo = stereo.filled(from: options.stereo)
+        let input: VideoInput
+        switch source {
+        case .sideBySide(let p): o.layout = .sbs; input = .packed(p)
+        case .topBottom(let p): o.layout = .tb; input = .packed(p)
+        case .halfSideBySide(let p): o.layout = .halfSBS; input = .packed(p)
+        case .halfTopBottom(let p): o.layout = .halfTB; input = .packed(p)
+        case .pair(let l, let r): input = .pair(left: l, right: r)
+        }
+        return try VideoConverter.convert(input, to: output, options: o)
+    }
+
+    /// Converts a photo (``StereoImages`` to load, ``PhotoConverter/convert(_:options:to:)`` to encode and write).
+    /// `stereo` overrides `options.stereo` field by field (baseline, field of view, disparity; a photo has no hero eye
+    /// or projection).
+    @discardableResult
+    public static func photo(_ source: StereoSource, to output: String, stereo: StereoParameters = StereoParameters(),
+                             options: PhotoConversionOptions = PhotoConversionOptions()) throws(ParseError) -> PhotoConversionReport {
+        var o = options
+        o.stereo = stereo.filled(from: options.stereo)
+        let pair: StereoPair
+        switch source {
+        case .pair(let l, let r): pair = try StereoImages.load(left: l, right: r, limits: o.limits)
+        case .sideBySide(let p), .topBottom(let p), .halfSideBySide(let p), .halfTopBottom(let p):
+            switch source {
+            case .topBottom, .halfTopBottom: o.layout = .tb
+            default: o.layout = .sbs
+            }
+            switch source {
+            case .halfSideBySide, .halfTopBottom: o.halfResolution = true
+            default: o.halfResolution = false
+            }
+            pair = try StereoImages.load(p, packing: o.packing)
+        }
+        return try PhotoConverter.convert(pair, options: o, to: output)
+    }
+}
+
+/// Validates spatial photos and videos: metadata rules and, unless ``ValidationOptions/pixels`` is off, the stereo
+/// geometry of decoded pixels (``Validator/validate(path:options:)``).
+///
+/// ```swift
+/// let report = SpatialValidator().validate("clip.mov")
+/// for f in report.findings { print(f.ruleID, f.severity, f.message) }
+/// ```
+public struct SpatialValidator: Sendable {
+    public var options: ValidationOptions
+    public init(options: ValidationOptions = ValidationOptions()) { self.options = options }
+
+    /// Validates one file (a photo, a video, or an image holding both eyes). Never throws: an unreadable file is a
+    /// report with ``ValidationReport/unreadable`` set.
+    public func validate(_ path: String) -> ValidationReport { Validator.validate(path: path, options: options) }
+
+    /// Validates files and directories as `spatial-media validate` does (``BatchValidator``): directories are
+    /// searched, non-media files skipped, `NAME_L`/`NAME_R` images validated as one pair; results in input order.
+    public func validate(_ paths: [String]) -> [ValidationReport] {
+        let plan = BatchValidator.plan(paths)
+        var reports = BatchValidator.validate(plan.files, options: options)
+        for pair in plan.pairs {
+            var o = options
+            o.rightEye = pair.right
+            reports.append(Validator.validate(path: pair.left, options: o))
+        }
+        return reports
+    }
+}
+
+/// Splits spatial media back into ordinary files.
+///
+/// ```swift
+/// try SpatialSplit.video("spatial.mov", to: .sideBySide("sbs.mp4"))
+/// try SpatialSplit.photo("photo.heic", left: "l.png", right: "r.png")
+/// ```
+public enum SpatialSplit {
+    /// Splits any spatial video (``VideoSplitter/split(_:options:cancellation:progress:)``): frame-packed or one file
+    /// per eye, re-encoded; `options.target` is replaced by `target`.
+    @discardableResult
+    public static func video(_ path: String, to target: VideoSplitTarget, options: VideoSplitOptions? = nil) throws(ParseError) -> VideoSplitReport {
+        var o = options ?? VideoSplitOptions(target: target)
+        o.target = target
+        return try VideoSplitter.split(path, options: o)
+    }
+
+    /// Splits a spatial photo into its eyes (`.heic` eyes are copied, PNG/JPEG eyes decoded) and/or one side-by-side
+    /// image (``PhotoSplitter/split(_:left:right:sbs:quality:limits:)``).
+    public static func photo(_ path: String, left: String? = nil, right: String? = nil, sideBySide: String? = nil,
+                             quality: Int? = nil, limits: Limits = .default) throws(ParseError) {
+        try PhotoSplitter.split(path, left: left, right: right, sbs: sideBySide, quality: quality, limits: limits)
+    }
+}
