@@ -109,11 +109,9 @@ public struct SpatialVideoSegmentSet: Sendable {
         let header = try MVHEVCStream(hvcC: hvcC, lhvC: try LHEVCDecoderConfigurationRecord(parsing: lhvCBytes))
         let m = StereoMetadataReader.read(sampleEntry: first.entryBox)
         var options = SpatialVideoMuxOptions()
-        options.baselineMicrometres = m.baselineMicrometres
-        options.horizontalFieldOfViewMillidegrees = m.horizontalFieldOfViewMillidegrees
-        options.disparityAdjustment = m.disparityAdjustment
-        options.heroEye = m.heroEye ?? .none
-        options.projectionKind = m.projectionKind
+        // The stereo metadata as the first segment carries it (a field it lacks is not written).
+        options.stereo = StereoParameters(baselineMicrometres: m.baselineMicrometres, horizontalFieldOfViewMillidegrees: m.horizontalFieldOfViewMillidegrees,
+                                          disparityAdjustment: m.disparityAdjustment, heroEye: m.heroEye, projectionKind: m.projectionKind)
         options.container = first.container
         options.faststart = first.faststart
         options.frameRateNum = first.timescale
