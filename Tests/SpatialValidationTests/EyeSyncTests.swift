@@ -100,11 +100,16 @@ struct EyeSyncTests {
         let dir = Temp.dir()
         let y4m = dir + "/sbs.y4m", out = dir + "/spatial.mov"
         try Y4M.write(images, to: y4m)
-        var o = VideoConversionOptions()
-        o.baselineMM = 64
-        o.hfovDegrees = 60
-        _ = try VideoConverter.convert(.packed(y4m), to: out, options: o)
+        try Self.convert(y4m, to: out)
         return out
+    }
+
+    /// Converts an SBS clip to a spatial video (64 mm, 60°).
+    static func convert(_ input: String, to out: String) throws {
+        var o = VideoConversionOptions()
+        o.stereo.baselineMicrometres = 64_000
+        o.stereo.horizontalFieldOfViewMillidegrees = 60_000
+        _ = try VideoConverter.convert(.packed(input), to: out, options: o)
     }
 
     static func sync(_ path: String) -> Finding? {
@@ -153,10 +158,7 @@ struct EyeSyncTests {
         try p.run()
         p.waitUntilExit()
         try #require(p.terminationStatus == 0)
-        var o = VideoConversionOptions()
-        o.baselineMM = 64
-        o.hfovDegrees = 60
-        _ = try VideoConverter.convert(.packed(sbs), to: out, options: o)
+        try Self.convert(sbs, to: out)
         let f = try #require(Self.sync(out))
         print("SV-GEOM-019 testsrc2 right eye \(ahead) early: \(f.severity) \(f.message)")
         #expect(f.severity == (ahead == 0 ? .info : .warning), "\(f.message)")
@@ -169,10 +171,7 @@ struct EyeSyncTests {
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let root = ConvertedVideoTests.root
         let sample = dir + "/sample.mov"
-        var o = VideoConversionOptions()
-        o.baselineMM = 64
-        o.hfovDegrees = 60
-        _ = try VideoConverter.convert(.packed(root + "/Conformance/files/sample_sbs_320x96.y4m"), to: sample, options: o)
+        try Self.convert(root + "/Conformance/files/sample_sbs_320x96.y4m", to: sample)
         var paths = [sample]
         if Corpus.exists(Corpus.appleVideo) && FFmpeg.locate(.mvhevcViews) != nil { paths.append(Corpus.appleVideo) }
         for p in paths {
