@@ -175,6 +175,60 @@ public enum SpatialPhotoEditor {
         return out
     }
 
+    /// The camera properties each eye should end with: its current ones, with the edited values replaced.
+    static func desiredProperties(_ edit: StereoParameters, heif h: HEIFMeta, eyes: [(SpatialPhotoWriter.Eye, UInt32)],
+                                  width: Int, height: Int, addGroup: Bool) -> [UInt32: [Kind: any BoxPayload]] {
+        var desired: [UInt32: [Kind: any BoxPayload]] = [:]
+        for (eye, id) in eyes {
+            let existing = h.properties(of: id)
+            func current<T: BoxPayload>(_ t: T.Type) -> T? { existing.lazy.compactMap { $0.box.payload(T.self) }.first }
+            var d: [Kind: any BoxPayload] = [:]
+            let intr = current(CameraIntrinsicsProperty.self)
+            if let hfov = edit.horizontalFieldOfViewMillidegrees {
+                let w = width, hh = height
+                let fx = Double(w) / 2 / tan(Double(hfov) / 1000 / 2 * Double.pi / 180)
+                var p = CameraIntrinsicsProperty(fx: fx, cx: Double(w) / 2, cy: Double(hh) / 2, width: w, height: hh,
+                                                 denominatorShift: UInt8(intr?.denominatorShift ?? 28))
+                if let old = intr { p.principalPointX = old.principalPointX; p.principalPointY = old.principalPointY }
+                d[.intrinsics] = p
+            } else if let intr { d[.intrinsics] = intr }
+            let extr = current(CameraExtrinsicsProperty.self)
+            if let b = edit.baselineMicrometres {
+                if eye == .left { d[.extrinsics] = extr ?? CameraExtrinsicsProperty(positionMicrometres: 0) }
+                else {
+                    var p = extr ?? CameraExtrinsicsProperty(positionMicrometres: Int32(clamping: b))
+                    p.positionX = Int32(clamping: b)
+                    p.fullBox.flags |= 1
+                    d[.extrinsics] = p
+                }
+            } else if let extr { d[.extrinsics] = extr }
+            if let v = edit.disparityAdjustment { d[.disparity] = DisparityAdjustmentProperty(value: v) }
+            else if let cur = current(DisparityAdjustmentProperty.self) { d[.disparity] = cur }
+            else if addGroup { d[.disparity] = DisparityAdjustmentProperty(value: 0) }  // Apple expects one on a spatial photo
+            desired[id] = d
+        }
+        return desired
+    }
+
+    /// Adds the `ster` entity group (replacing any) and makes the left eye the primary item; returns the change line.
+    static func addStereoGroup(to meta: inout Box, heif h: HEIFMeta, items: Set<UInt32>, left: UInt32, right: UInt32) throws(ParseError) -> String {
+        let groupIDs = h.groups.map(\.id)
+        let highest = (Array(items) + groupIDs).max() ?? 0
+        guard highest < UInt32.max else { throw ParseError(.unsupported, offset: 0, path: "meta/iinf", "no entity id is left for the ster group (an item or group uses 4294967295)") }
+        let newID = highest + 1
+        var grpl = meta.child("grpl") ?? Box(type: "grpl", children: [])
+        grpl.removeChildren("ster")
+        var kids = grpl.children ?? []
+        kids.append(Box(EntityToGroupBox(groupID: newID, entityIDs: [left, right]), type: "ster"))
+        grpl.children = kids
+        meta.setChild(grpl)
+        var pitm = meta.child("pitm") ?? Box(type: "pitm")
+        let wide = left > 0xFFFF
+        pitm.fields = .typed(PrimaryItemBox(itemID: left).with(version: wide ? 1 : (pitm.payload(PrimaryItemBox.self)?.fullBox.version ?? 0)))
+        meta.setChild(pitm)
+        return "ster group \(newID): left item \(left), right item \(right); primary item \(left)"
+    }
+
     /// Applies `edit` to the eyes `left`/`right` of `file` and writes the result.
     static func apply(_ edit: StereoParameters, form: CameraPropertyForm, to file: ISOFile, left: UInt32, right: UInt32, addGroup: Bool, output: String) throws(ParseError) -> PhotoEditResult {
         try edit.checkedForPhoto()
@@ -197,35 +251,7 @@ public enum SpatialPhotoEditor {
         var props = ipco.children ?? []
         let eyes: [(SpatialPhotoWriter.Eye, UInt32)] = [(.left, left), (.right, right)]
         // Desired payload per (eye, kind), from the existing values and the edit.
-        var desired: [UInt32: [Kind: any BoxPayload]] = [:]
-        for (eye, id) in eyes {
-            let existing = h.properties(of: id)
-            func current<T: BoxPayload>(_ t: T.Type) -> T? { existing.lazy.compactMap { $0.box.payload(T.self) }.first }
-            var d: [Kind: any BoxPayload] = [:]
-            let intr = current(CameraIntrinsicsProperty.self)
-            if let hfov = edit.horizontalFieldOfViewMillidegrees {
-                let w = Int(ls.width), hh = Int(ls.height)
-                let fx = Double(w) / 2 / tan(Double(hfov) / 1000 / 2 * Double.pi / 180)
-                var p = CameraIntrinsicsProperty(fx: fx, cx: Double(w) / 2, cy: Double(hh) / 2, width: w, height: hh,
-                                                 denominatorShift: UInt8(intr?.denominatorShift ?? 28))
-                if let old = intr { p.principalPointX = old.principalPointX; p.principalPointY = old.principalPointY }
-                d[.intrinsics] = p
-            } else if let intr { d[.intrinsics] = intr }
-            let extr = current(CameraExtrinsicsProperty.self)
-            if let b = edit.baselineMicrometres {
-                if eye == .left { d[.extrinsics] = extr ?? CameraExtrinsicsProperty(positionMicrometres: 0) }
-                else {
-                    var p = extr ?? CameraExtrinsicsProperty(positionMicrometres: Int32(clamping: b))
-                    p.positionX = Int32(clamping: b)
-                    p.fullBox.flags |= 1
-                    d[.extrinsics] = p
-                }
-            } else if let extr { d[.extrinsics] = extr }
-            if let v = edit.disparityAdjustment { d[.disparity] = DisparityAdjustmentProperty(value: v) }
-            else if let cur = current(DisparityAdjustmentProperty.self) { d[.disparity] = cur }
-            else if addGroup { d[.disparity] = DisparityAdjustmentProperty(value: 0) }  // Apple expects one on a spatial photo
-            desired[id] = d
-        }
+        let desired = desiredProperties(edit, heif: h, eyes: eyes, width: Int(ls.width), height: Int(ls.height), addGroup: addGroup)
         func makeBox(_ p: any BoxPayload, _ kind: Kind, _ form: CameraPropertyForm) -> Box {
             switch kind {
             case .intrinsics: return SpatialPhotoWriter.property(p, form: form, standard: "cmin", uuid: AppleUUID.cameraIntrinsics)
@@ -288,21 +314,7 @@ public enum SpatialPhotoEditor {
         iprp.children = iprpChildren
         meta.setChild(iprp)
 
-        if addGroup {
-            let groupIDs = h.groups.map(\.id)
-            let newID = (Array(items) + groupIDs).max().map { $0 + 1 } ?? 1
-            var grpl = meta.child("grpl") ?? Box(type: "grpl", children: [])
-            grpl.removeChildren("ster")
-            var kids = grpl.children ?? []
-            kids.append(Box(EntityToGroupBox(groupID: newID, entityIDs: [left, right]), type: "ster"))
-            grpl.children = kids
-            meta.setChild(grpl)
-            var pitm = meta.child("pitm") ?? Box(type: "pitm")
-            let wide = left > 0xFFFF
-            pitm.fields = .typed(PrimaryItemBox(itemID: left).with(version: wide ? 1 : (pitm.payload(PrimaryItemBox.self)?.fullBox.version ?? 0)))
-            meta.setChild(pitm)
-            changes.insert("ster group \(newID): left item \(left), right item \(right); primary item \(left)", at: 0)
-        }
+        if addGroup { changes.insert(try addStereoGroup(to: &meta, heif: h, items: items, left: left, right: right), at: 0) }
         let newFile = try HEIFLayout.replaceMeta(in: file, with: meta)
         try newFile.write(to: output)
         let size = newFile.segments().reduce(UInt64(0)) { n, s in

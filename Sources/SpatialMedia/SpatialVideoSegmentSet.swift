@@ -109,9 +109,7 @@ public struct SpatialVideoSegmentSet: Sendable {
         let header = try MVHEVCStream(hvcC: hvcC, lhvC: try LHEVCDecoderConfigurationRecord(parsing: lhvCBytes))
         let m = StereoMetadataReader.read(sampleEntry: first.entryBox)
         var options = SpatialVideoMuxOptions()
-        // The stereo metadata as the first segment carries it (a field it lacks is not written).
-        options.stereo = StereoParameters(baselineMicrometres: m.baselineMicrometres, horizontalFieldOfViewMillidegrees: m.horizontalFieldOfViewMillidegrees,
-                                          disparityAdjustment: m.disparityAdjustment, heroEye: m.heroEye, projectionKind: m.projectionKind)
+        options.stereo = m.stereo
         options.container = first.container
         options.faststart = first.faststart
         options.frameRateNum = first.timescale
