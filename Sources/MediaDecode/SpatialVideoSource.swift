@@ -74,24 +74,40 @@ extension SpatialVideoSource {
     /// Frames at `indices` (display order) of both eyes as 8-bit grey images, decoded by FFmpeg ≥ 7.1 with a seek to
     /// each: only the pictures from the keyframe before each index are decoded, not the whole clip.
     public func sampledFrames(_ indices: [Int], ffmpeg override: String? = nil) throws(ParseError) -> [(index: Int, left: Image, right: Image)] {
-        let ff = try FFmpeg.require(.mvhevcViews, for: "decoding both views of \(path)", override: override)
         var out: [(Int, Image, Image)] = []
         for i in indices {
-            // Just before frame i starts: FFmpeg drops frames that start before the seek point, so frame i is the first kept.
-            let t = max(0, Double(i) * Double(fpsDen) / Double(max(1, fpsNum)) - 0.0001)
-            let graph = "[0:v:0:view:\(leftViewId)][0:v:0:view:\(rightViewId)]hstack[v]"
-            guard let child = try? ChildProcess(executable: ff.path, arguments: [
-                "-nostdin", "-v", "error", "-ss", NumberText.fixed(t, places: 6), "-i", path, "-filter_complex", graph, "-map", "[v]",
-                "-frames:v", "1", "-pix_fmt", "gray", "-f", "image2pipe", "-c:v", "pgm", "-",
-            ]) else { throw ParseError(.io, offset: 0, path: path, "cannot start FFmpeg (\(ff.path))") }
-            let data = child.readToEnd(limit: 1 << 28)
-            let status = child.wait()
-            guard status == 0, let data, let both = Self.parsePGMs(data).first, both.width >= 2 else {
-                throw ParseError(.unsupported, offset: 0, path: path, "FFmpeg could not decode frame \(i) (exit status \(status)): \(child.errorText())")
+            guard let f = try frameRun(start: i, count: 1, eyeWidth: nil, ffmpeg: override).first else {
+                throw ParseError(.unsupported, offset: 0, path: path, "FFmpeg decoded no picture at frame \(i)")
             }
-            let w = both.width / 2
-            out.append((i, try ImageOps.crop(both, x: 0, y: 0, width: w, height: both.height),
-                        try ImageOps.crop(both, x: w, y: 0, width: w, height: both.height)))
+            out.append((i, f.left, f.right))
+        }
+        return out
+    }
+
+    /// `count` consecutive frames of both eyes from frame `start` (display order) as 8-bit grey images, each eye
+    /// scaled to `eyeWidth` pixels wide (nil: full size): one FFmpeg ≥ 7.1 run with a seek, decoding only from the
+    /// keyframe before `start` (for motion measurements such as the eyes' time offset). Fewer frames come back near
+    /// the end of the clip.
+    public func frameRun(start: Int, count: Int, eyeWidth: Int? = 160, ffmpeg override: String? = nil) throws(ParseError) -> [(left: Image, right: Image)] {
+        let ff = try FFmpeg.require(.mvhevcViews, for: "decoding both views of \(path)", override: override)
+        // Just before frame `start` starts: FFmpeg drops frames that start before the seek point, so it is the first kept.
+        let t = max(0, Double(start) * Double(fpsDen) / Double(max(1, fpsNum)) - 0.0001)
+        let scale = eyeWidth.map { ",scale=\(max(2, min($0, 4096)) * 2):-2:flags=area" } ?? ""
+        let graph = "[0:v:0:view:\(leftViewId)][0:v:0:view:\(rightViewId)]hstack\(scale)[v]"
+        guard let child = try? ChildProcess(executable: ff.path, arguments: [
+            "-nostdin", "-v", "error", "-ss", NumberText.fixed(t, places: 6), "-i", path, "-filter_complex", graph, "-map", "[v]",
+            "-frames:v", "\(max(1, min(count, 64)))", "-pix_fmt", "gray", "-f", "image2pipe", "-c:v", "pgm", "-",
+        ]) else { throw ParseError(.io, offset: 0, path: path, "cannot start FFmpeg (\(ff.path))") }
+        let data = child.readToEnd(limit: 1 << 28)
+        let status = child.wait()
+        guard status == 0, let data else {
+            throw ParseError(.unsupported, offset: 0, path: path, "FFmpeg could not decode frame \(start)\(count > 1 ? "…" : "") (exit status \(status)): \(child.errorText())")
+        }
+        var out: [(Image, Image)] = []
+        for both in Self.parsePGMs(data) where both.width >= 2 {
+            let half = both.width / 2
+            out.append((try ImageOps.crop(both, x: 0, y: 0, width: half, height: both.height),
+                        try ImageOps.crop(both, x: half, y: 0, width: half, height: both.height)))
         }
         return out
     }

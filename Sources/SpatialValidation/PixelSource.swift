@@ -121,7 +121,8 @@ enum PixelSource {
 
     /// `count` frames spread over a spatial video whose layers can be split without decoding (no inter-layer
     /// prediction: our own MV-HEVC output), decoded per eye with libde265.
-    static func videoFrames(_ path: String, count: Int, limits: Limits) throws(ParseError) -> [EyePixels] {
+    /// Also returns the runs of consecutive frames the eye-sync measurement (``EyeSync``) reads.
+    static func videoFrames(_ path: String, count: Int, limits: Limits) throws(ParseError) -> (frames: [EyePixels], runs: [EyeSync.Run]) {
         let layers = try StreamSplitter.split(path: path, limits: limits)
         let l = try HEVCDecoder.decode(annexB: layers.left, limits: limits)
         let r = try HEVCDecoder.decode(annexB: layers.right, limits: limits)
@@ -133,7 +134,12 @@ enum PixelSource {
             e.label = "frame \(i)"
             out.append(e)
         }
-        return out
+        var runs: [EyeSync.Run] = []
+        for start in EyeSync.runStarts(total: n) {
+            let range = start..<min(n, start + EyeSync.runLength)
+            runs.append((range.compactMap { gray(l[$0])?.0 }, range.compactMap { gray(r[$0])?.0 }))
+        }
+        return (out, runs)
     }
 
     static func pickFrames(total n: Int, count: Int) -> [Int] {

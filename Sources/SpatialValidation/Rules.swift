@@ -156,7 +156,7 @@ public enum RuleCatalog {
         Rule(id: "SV-GEOM-016", severity: .warning, title: "Optical centering: farthest content not nearer than 1 m (shifted / off-centre crop)", source: "\(wwdc) (optically centred); our threshold"),
         Rule(id: "SV-GEOM-017", severity: .warning, title: "No window violation: content in front of the window clear of the left/right edges", source: "formats.md §1.3 (window = zero-parallax plane); our thresholds"),
         Rule(id: "SV-GEOM-018", severity: .warning, title: "Sharpness match between eyes (ratio ≤ 1.25)", source: "our measurement rationale (binocular rivalry)"),
-        Rule(id: "SV-GEOM-019", severity: .warning, title: "Eyes in sync (video: no time offset between the eyes) — not measured yet", source: "our measurement rationale"),
+        Rule(id: "SV-GEOM-019", severity: .warning, title: "Eyes in sync (video: no time offset between the eyes, lags −3…+3 frames)", source: "our measurement rationale (block motion cross-correlation)"),
         Rule(id: "SV-GEOM-020", severity: .warning, title: "Window placed: at most 75 % of the content in front of the window", source: "formats.md §1.3 (positive dadj pushes the scene back); our threshold"),
     ]
 

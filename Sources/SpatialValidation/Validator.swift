@@ -266,13 +266,16 @@ public enum Validator {
                     e.label = "frame \(f.index)"
                     frames.append(e)
                 }
+                r.findings.append(EyeSync.finding(EyeSync.measure(runs: EyeSync.runs(source, total: v.frameCount)), frames: v.frameCount))
             } catch {
                 r.findings.append(Finding("SV-GEOM-021", .warning, "pixels not checked: FFmpeg could not decode the sampled frames: \(error.message); metadata checked only (--no-pixels skips pixel checks)"))
                 return
             }
         } else {
             do throws(ParseError) {
-                frames = try PixelSource.videoFrames(path, count: options.frames, limits: options.limits)
+                let decoded = try PixelSource.videoFrames(path, count: options.frames, limits: options.limits)
+                frames = decoded.frames
+                r.findings.append(EyeSync.finding(EyeSync.measure(runs: decoded.runs), frames: v.frameCount))
             } catch {
                 let why = v.interLayer
                     ? "the second layer is inter-layer predicted, which needs an MV-HEVC decoder: install FFmpeg ≥ 7.1 (`bash scripts/setup.sh` provides it) and put it on PATH or in SPATIAL_MEDIA_FFMPEG"
