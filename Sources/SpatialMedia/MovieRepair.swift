@@ -190,14 +190,18 @@ public enum MovieRepair {
             if k.layer == 0 {
                 append(nal, type: k.type, to: &hvcC.arrays)
             } else {
-                guard lhvC != nil else { return .failure(.init("a \(name) for layer \(k.layer) is in the samples but the entry has no lhvC")) }
-                append(nal, type: k.type, to: &lhvC!.arrays)
+                guard var l = lhvC else { return .failure(.init("a \(name) for layer \(k.layer) is in the samples but the entry has no lhvC")) }
+                append(nal, type: k.type, to: &l.arrays)
+                lhvC = l
             }
             moved.append(name)
         }
         // hvc1: every parameter-set array is complete.
         for i in hvcC.arrays.indices where [32, 33, 34].contains(hvcC.arrays[i].nalUnitType.rawValue) { hvcC.arrays[i].arrayCompleteness = true }
-        if lhvC != nil { for i in lhvC!.arrays.indices where [32, 33, 34].contains(lhvC!.arrays[i].nalUnitType.rawValue) { lhvC!.arrays[i].arrayCompleteness = true } }
+        if var l = lhvC {
+            for i in l.arrays.indices where [32, 33, 34].contains(l.arrays[i].nalUnitType.rawValue) { l.arrays[i].arrayCompleteness = true }
+            lhvC = l
+        }
         var e = entry
         e.header.type = "hvc1"
         do {

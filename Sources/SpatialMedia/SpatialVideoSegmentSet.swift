@@ -84,10 +84,12 @@ public struct SpatialVideoSegmentSet: Sendable {
             let twice = opened.filter { $0.segment.info.index == dup.0 }.map(\.segment.path)
             throw ParseError(.invalidArgument, offset: 0, "segment \(dup.0) of \(n) is given twice: \(twice.joined(separator: ", "))")
         }
-        let missing = (1...n).filter { !indices.contains($0) }
-        guard missing.isEmpty else {
-            let shown = missing.prefix(10).map(String.init).joined(separator: ", ") + (missing.count > 10 ? ", …" : "")
-            throw ParseError(.invalidArgument, offset: 0, "segment\(missing.count == 1 ? "" : "s") \(shown) of \(n) missing; give all \(n) segments")
+        // Indices are distinct and within 1…n, so the count alone says whether one is missing; the scan for the first
+        // missing ones stops after ten (n comes from the file and may be up to 2^32 - 1).
+        guard opened.count == n else {
+            let have = Set(indices), absent = n - opened.count
+            let shown = (1...n).lazy.filter { !have.contains($0) }.prefix(10).map(String.init).joined(separator: ", ") + (absent > 10 ? ", …" : "")
+            throw ParseError(.invalidArgument, offset: 0, "segment\(absent == 1 ? "" : "s") \(shown) of \(n) missing; give all \(n) segments")
         }
         var next = 0
         for o in opened {
