@@ -18,7 +18,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 import convert_segments as cs  # noqa: E402
 
-distributed = pytest.importorskip("dask.distributed")
+pytest.importorskip("dask.distributed")
 import spatialmedia  # noqa: E402
 
 W, H, FRAMES = 64, 64, 96
@@ -61,15 +61,6 @@ def write_clip(path, frames=FRAMES):
             u = bytes((64 + t) & 0xFF for _ in range(W * H // 2))
             v = bytes((192 - t) & 0xFF for _ in range(W * H // 2))
             f.write(b"FRAME\n" + bytes(y) + u + v)
-
-
-@pytest.fixture(scope="module")
-def client():
-    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0")
-    c = distributed.Client(cluster)
-    yield c
-    c.close()
-    cluster.close()
 
 
 def test_segments_on_two_workers_join_to_the_one_process_conversion(client, tmp_path):

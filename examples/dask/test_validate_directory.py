@@ -18,7 +18,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 import validate_directory as vd  # noqa: E402
 
-distributed = pytest.importorskip("dask.distributed")
+pytest.importorskip("dask.distributed")
 CORPUS = os.path.join(os.environ.get("SPATIALMEDIA_SHARED", os.path.join(ROOT, "..", "shared")), "corpus")
 CLI = os.environ.get("SPATIALMEDIA_CLI")
 
@@ -27,15 +27,6 @@ def verdict(report):
     """What a pipeline acts on: kind, spatial or not, worst severity, exit code, and each finding's rule."""
     return (report["kind"], report["spatial"], report["worst"], report["exit_code"],
             sorted((f["rule"], f["severity"]) for f in report["findings"]))
-
-
-@pytest.fixture(scope="module")
-def client():
-    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0")
-    c = distributed.Client(cluster)
-    yield c
-    c.close()
-    cluster.close()
 
 
 def cli_reports(directories, pixels):
