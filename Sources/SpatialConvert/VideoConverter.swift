@@ -92,6 +92,11 @@ public struct VideoConversionOptions: Sendable {
     /// Encode only segment K of N (whole GOPs of the input, no audio) to a segment file for ``VideoSegmentJoiner``.
     public var segment: VideoSegment? = nil
     public var limits: Limits = .default
+    /// `--align`: estimate one rectifying warp per shot (``VideoAligner``), warp the non-hero eye with it and crop both
+    /// eyes to one common area for the whole clip (field of view updated). Needs an input file (two passes).
+    public var align = false
+    /// `--auto-disparity`: set the disparity adjustment from the measured disparity (one value for the file).
+    public var autoDisparity = false
 
     public static let defaultCRF = 23.0
     public init() {}
@@ -150,6 +155,8 @@ public struct VideoConversionReport: Sendable {
     /// CPU seconds of the whole process (x265 included).
     public var processCPUSeconds: Double
     public var peakRSSBytes: UInt64
+    /// What `--align` / `--auto-disparity` measured and did (nil when neither was asked).
+    public var alignment: VideoAlignmentReport? = nil
 
     public var layer1ToLayer0: Double { layer0Bytes > 0 ? Double(layer1Bytes) / Double(layer0Bytes) : 0 }
     public var kbps: (layer0: Double, layer1: Double) {
@@ -172,6 +179,7 @@ public struct VideoConversionReport: Sendable {
             "audio: " + (audioTracks.isEmpty ? "none" : audioTracks.joined(separator: "; ")),
             "time: \(fmt(seconds)) s (\(fmt(Double(frames) / max(seconds, 1e-9))) fps); work outside x265: \(fmt(ownCPUSeconds)) of \(fmt(processCPUSeconds)) CPU s",
         ]
+        if let a = alignment { l += a.lines }
         for n in notes { l.append("note: \(n)") }
         return l
     }
@@ -327,6 +335,8 @@ public enum VideoConverter {
         var notes: [String]
         /// Segment mode: the clip position of the first frame encoded (``VideoSegments``).
         var segmentFirstFrame: Int? = nil
+        /// `--align` / `--auto-disparity`: the warp of each shot and the crop (``VideoAligner``).
+        var alignment: VideoAligner.Plan? = nil
     }
 
     /// What the encoding pipeline produced.
@@ -361,6 +371,7 @@ public enum VideoConverter {
         var plan = try makePlan(input, output: output, options: o)
         defer { for p in plan.producers { p.abort() } }
         try VideoSegments.restrict(&plan, input: input, options: o, cancellation: cancellation)
+        if o.align || o.autoDisparity { try prepareAlignment(&plan, input: input, options: o, cancellation: cancellation) }
         let planCPU = threadCPUSeconds() - planCPU0
         var encoded = try encode(plan, output: output, options: o, cancellation: cancellation, progress: progress, t0: t0)
         encoded.ownCPU += planCPU
@@ -377,8 +388,38 @@ public enum VideoConverter {
         let audio = try VideoAudio.tracks(plan.audio, seconds: seconds, output: output, limits: o.limits, notes: &plan.notes)
         try encoded.writer.finish(header: encoded.assembly.header, audio: audio.tracks)
         encoded.ownCPU += threadCPUSeconds() - finishCPU0
-        return report(plan, encoded, audio: audio.lines, output: output, options: o, seconds: monotonicSeconds() - t0,
-                      processCPU: processCPUSeconds() - cpu0)
+        var r = report(plan, encoded, audio: audio.lines, output: output, options: o, seconds: monotonicSeconds() - t0,
+                       processCPU: processCPUSeconds() - cpu0)
+        if let a = plan.alignment {
+            r.alignment = a.finished()
+            if o.align && a.report.shots.contains(where: \.warped) { r.hfovSource = "\(r.hfovSource), cropped by --align" }
+            if a.report.disparityPercent != nil { r.disparitySource = "--auto-disparity (measured)" }
+        }
+        return r
+    }
+
+    /// `--align` / `--auto-disparity`: estimates the warps on a first pass over the input and adapts the plan (eye
+    /// size = the crop, field of view, disparity adjustment).
+    static func prepareAlignment(_ plan: inout Plan, input: VideoInput, options o: VideoConversionOptions, cancellation: ConversionCancellation?) throws(ParseError) {
+        if case .packed(let p) = input, p == "-" {
+            throw ParseError(.invalidArgument, offset: 0, "--align and --auto-disparity read the input twice (estimate, then convert): give a file, not standard input")
+        }
+        guard o.segment == nil else {
+            throw ParseError(.invalidArgument, offset: 0, "--align and --auto-disparity decide one crop and one disparity for the whole clip: convert it whole, not as segments")
+        }
+        if o.autoDisparity && o.stereo.disparityAdjustment != nil {
+            throw ParseError(.invalidArgument, offset: 0, "give a disparity adjustment or --auto-disparity, not both")
+        }
+        let hfov = plan.mux.stereo.horizontalFieldOfViewDegrees ?? 60
+        let a = try VideoAligner.estimate(plan, input: input, options: o, hfovDegrees: hfov, cancellation: cancellation)
+        plan.alignment = a
+        let c = a.report.crop
+        if c.width != plan.eyeW || c.height != plan.eyeH {
+            try Image.checkDimensions(width: c.width, height: c.height, limits: o.limits)
+            plan.eyeW = c.width; plan.eyeH = c.height
+            try plan.mux.stereo.setHorizontalFieldOfView(degrees: a.report.hfovAfter)
+        }
+        if let d = a.report.disparityPercent { try plan.mux.stereo.setDisparity(percent: d) }
     }
 
     // MARK: - Plan
@@ -403,6 +444,21 @@ public enum VideoConverter {
         try checkOutputDirectory(output)
 
         var notes: [String] = []
+        let (producers, sourceName) = try openProducers(input, options: o, notes: &notes)
+        do throws(ParseError) {
+            let g = try geometry(producers, input: input, options: o, notes: &notes)
+            let audio = try VideoAudio.plan(for: input, options: o, notes: &notes)
+            return Plan(producers: producers, sourceName: sourceName, cropW: g.cropW, cropH: g.cropH, eyeW: g.eyeW, eyeH: g.eyeH,
+                        fpsNum: g.fpsNum, fpsDen: g.fpsDen, mux: mux,
+                        audio: audio, notes: notes)
+        } catch {
+            for p in producers { p.abort() }
+            throw error
+        }
+    }
+
+    /// Opens the frame producers of an input (one for a packed file, one per eye for a pair).
+    static func openProducers(_ input: VideoInput, options o: VideoConversionOptions, notes: inout [String]) throws(ParseError) -> (producers: [VideoFrameProducer], sourceName: String) {
         var producers: [VideoFrameProducer] = []
         let sourceName: String
         switch input {
@@ -420,16 +476,7 @@ public enum VideoConverter {
             }
             sourceName = "\(l) + \(r) (\(producers[0].kind))"
         }
-        do throws(ParseError) {
-            let g = try geometry(producers, input: input, options: o, notes: &notes)
-            let audio = try VideoAudio.plan(for: input, options: o, notes: &notes)
-            return Plan(producers: producers, sourceName: sourceName, cropW: g.cropW, cropH: g.cropH, eyeW: g.eyeW, eyeH: g.eyeH,
-                        fpsNum: g.fpsNum, fpsDen: g.fpsDen, mux: mux,
-                        audio: audio, notes: notes)
-        } catch {
-            for p in producers { p.abort() }
-            throw error
-        }
+        return (producers, sourceName)
     }
 
     /// The crop of each eye in the input frame, the size of each eye, and the frame rate.
@@ -563,7 +610,8 @@ public enum VideoConverter {
         var lastProgress = 0.0
         var encoderFailed = false
         do throws(ParseError) {
-            while let pair = try nextPair(plan, options: o, frames: frames, cancellation: cancellation) {
+            while var pair = try nextPair(plan, options: o, frames: frames, cancellation: cancellation) {
+                if let a = plan.alignment { pair = try a.apply(pair, frame: frames) }
                 guard left.queue.put(pair.0), right.queue.put(pair.1) else { encoderFailed = true; break }  // reported below
                 frames += 1
                 let now = monotonicSeconds()

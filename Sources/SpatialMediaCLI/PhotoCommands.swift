@@ -56,8 +56,8 @@ struct ConvertPhoto: ParsableCommand {
     @Option(help: "Photo: HEVC quality 0…100 (default 80).") var quality: Int?
     @Option(help: "Photo: coded bit depth, 8 (default) or 10. Spatial video is always 8-bit.") var bitDepth: Int?
     @Option(help: "Photo: camera property form, apple (uuid boxes, default), standard (cmin/cmex) or both.") var form: String?
-    @Flag(help: "Photos: rectify the right eye onto the left (vertical offset, roll, focal scale, keystone; one warp), crop both to the common area around the centre; prints before/after figures.") var align = false
-    @Flag(help: "Photos: set the disparity adjustment from the measured disparity so the nearest content sits just behind the window.") var autoDisparity = false
+    @Flag(help: "Rectify one eye onto the other (vertical offset, roll, focal scale, keystone; one warp), crop both to the common area around the centre; prints before/after figures. Photos: the right eye. Videos: the non-hero eye, one warp per shot (estimated on sampled frames), one crop for the whole clip.") var align = false
+    @Flag(help: "Set the disparity adjustment from the measured disparity so the nearest content sits just behind the window (videos: one value for the clip).") var autoDisparity = false
     @Flag(help: "Print the report as JSON.") var json = false
     // Video options.
     @Option(help: "Video: x265 constant rate factor of the hero eye, 0…51 (default 23); the other eye follows --eye-quality.") var crf: Double?
@@ -129,7 +129,9 @@ struct ConvertPhoto: ParsableCommand {
         if input == nil && (left == nil || right == nil) { throw ValidationError("give INPUT, or both --left and --right") }
         if input != nil && (left != nil || right != nil) { throw ValidationError("give INPUT or --left/--right, not both") }
         if isVideo {
-            if align || autoDisparity { throw ValidationError("--align and --auto-disparity are implemented for photos only so far; for a video, measure it with `spatial-media validate` and set --disparity") }
+            if (align || autoDisparity) && input == "-" { throw ValidationError("--align and --auto-disparity read the input twice (estimate, then convert): give a file, not standard input") }
+            if (align || autoDisparity) && segment != nil { throw ValidationError("--align and --auto-disparity decide one crop and one disparity for the whole clip: convert it whole, not with --segment") }
+            if autoDisparity && disparity != nil { throw ValidationError("give --disparity or --auto-disparity, not both") }
             let photoOnly = photoOnlyOptions
             if !photoOnly.isEmpty {
                 throw ValidationError("\(photoOnly.joined(separator: ", ")) apply to photos only" + (half ? "; for a video with squeezed eyes use --layout half-sbs or half-tb" : "")
@@ -246,6 +248,8 @@ extension ConvertPhoto {
         o.faststart = faststart
         o.keepStreamsPrefix = keepStreams
         o.layerSPSForm = spsForm.flatMap { LayerSPSForm(rawValue: $0) } ?? .multilayer
+        o.align = align
+        o.autoDisparity = autoDisparity
         let videoInput: VideoInput = input.map { .packed($0) } ?? .pair(left: left ?? "", right: right ?? "")
         let cancel = ConversionCancellation()
         let line = ProgressLine("converting")
@@ -272,6 +276,13 @@ extension ConvertPhoto {
                     ("encoder", .string(r.encoder)), ("encode_path", .string(r.encodePath)), ("seconds", .double(r.seconds)), ("own_cpu_seconds", .double(r.ownCPUSeconds)),
                     ("process_cpu_seconds", .double(r.processCPUSeconds)), ("peak_rss_bytes", .uint(r.peakRSSBytes)),
                     ("notes", .array(r.notes.map { .string($0) })),
+                    ("alignment", r.alignment.map { a in JSON.object([
+                        ("shots", .uint(UInt64(a.shots.count))), ("warped_shots", .uint(UInt64(a.shots.filter(\.warped).count))),
+                        ("crop_width", .uint(UInt64(a.crop.width))), ("crop_height", .uint(UInt64(a.crop.height))),
+                        ("before_median_abs_dy", a.beforeMedian.map { .double($0) } ?? .null), ("before_p95_abs_dy", a.beforeP95.map { .double($0) } ?? .null),
+                        ("after_median_abs_dy", a.afterMedian.map { .double($0) } ?? .null), ("after_p95_abs_dy", a.afterP95.map { .double($0) } ?? .null),
+                        ("lines", .array(a.lines.map { .string($0) })),
+                    ]) } ?? .null),
                 ])
                 print(j.serialized(pretty: true))
             } else {
