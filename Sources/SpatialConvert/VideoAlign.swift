@@ -66,6 +66,9 @@ public struct VideoAlignmentReport: Sendable {
 public enum VideoAligner {
     /// Samples and shots below this confidence are not used / not warped.
     public static let minConfidence = 0.3
+    /// A shot whose fitted vertical-disparity field stays below this at the corners and the centre (pixels) is not
+    /// warped: the warp and its crop would cost more picture than they fix.
+    public static let negligiblePixels = 0.1
     /// At most this many frames of each shot are kept to check the combined warp on them.
     static let verifyPerShot = 3
     /// At most this many frames are measured after warping, during encoding.
@@ -313,6 +316,13 @@ public enum VideoAligner {
         guard align else {
             s.note = "measured: offset \(NumberText.fixed(m.centreVerticalOffset, places: 2)) px, roll \(NumberText.fixed(m.contentRotationDegrees, places: 3))°, scale \(NumberText.fixed(m.scale * 100, places: 3))%, nearest content \(NumberText.fixed(s.nearDisparity ?? 0, places: 1)) px from \(good.count) of \(c.samples.count) samples"
             s.recentreShift = 0
+            return s
+        }
+        // A shot whose fitted field moves no corner by ``negligiblePixels`` vertically and needs no re-centring keeps all its pixels.
+        let Wm = Double(W - 1), Hm = Double(H - 1)
+        let field = [(0.0, 0.0), (Wm, 0), (0, Hm), (Wm, Hm), (Wm / 2, Hm / 2)].map { abs(m.verticalDisparity(atX: $0.0, y: $0.1)) }.max() ?? 0
+        if field < negligiblePixels && s.recentreShift == 0 {
+            s.note = "no fault worth a warp (vertical disparity of the fitted field at most \(NumberText.fixed(field, places: 2)) px at the corners, from \(good.count) of \(c.samples.count) samples): left unwarped"
             return s
         }
         guard let nonHero = heroIsLeft ? h : Mat3.inverse(h), let crop = StereoWarp.centredCommonArea(nonHero, width: W, height: H) else {
