@@ -38,6 +38,10 @@ struct ConvertPhoto: ParsableCommand {
         Main is 8-bit); 4:2:2/4:4:4 Y4M is refused (use --decoder ffmpeg, which converts). Inputs other than Y4M \
         and HEVC MP4/MOV, and audio, need FFmpeg (SPATIAL_MEDIA_FFMPEG, the tools directory of scripts/setup.sh, \
         or PATH); rotation and sample aspect ratio are applied, a variable frame rate is made constant (note). \
+        --align (videos): the clip is read twice; shots are found from the decoded frames, a few frames of each \
+        are measured, and one warp per shot is applied to the non-hero eye, with one crop of both eyes for the \
+        whole clip (field of view updated); a shot that cannot be measured reliably is left unwarped and that is \
+        printed; --auto-disparity writes one disparity adjustment for the file. Not with standard input or --segment. \
         Exit status 2 when an input cannot be read or used (no video stream, a layout its size cannot have, audio \
         that can be neither copied nor transcoded, FFmpeg missing), 1 for other failures, 130 when interrupted. \
         Ctrl-C or an error leaves nothing at OUT.
