@@ -105,6 +105,8 @@ public enum VideoAligner {
             let s = shot(for: frame)
             let h = s?.warped == true ? (s?.homography ?? identity) : identity
             let c = report.crop
+            // Nothing to do for this frame (an unwarped shot, no crop): the frame passes untouched.
+            if h == identity && c.x == 0 && c.y == 0 && c.width == pair.0.width && c.height == pair.0.height { return pair }
             let l = try PairAligner.apply(pair.0, homography: heroIsLeft ? identity : h, crop: c)
             let r = try PairAligner.apply(pair.1, homography: heroIsLeft ? h : identity, crop: c)
             if afterFrames.contains(frame), let m = PairAligner.measure(l, r, hfovDegrees: report.hfovAfter).measurement, m.confidence >= VideoAligner.minConfidence {
