@@ -304,7 +304,7 @@ public enum VideoAligner {
         s.confidence = Stats.median(c.samples.map(\.confidence)) ?? 0
         guard !c.samples.isEmpty else { s.note = "too short to measure: left unwarped"; return s }
         guard !good.isEmpty, s.confidence >= minConfidence else {
-            s.note = "cannot measure reliably (confidence \(NumberText.fixed(s.confidence, places: 2)), \(good.count) of \(c.samples.count) samples usable): left unwarped"
+            s.note = "cannot measure reliably (confidence \(NumberText.fixed(s.confidence, places: 2)), \(good.count) of \(c.samples.count) samples usable; wrong --layout?): left unwarped"
             return s
         }
         s.beforeMedian = Stats.median(good.map(\.medianAbsDy)); s.beforeP95 = Stats.median(good.map(\.p95AbsDy))
