@@ -191,7 +191,7 @@ public enum VideoAligner {
     /// Reads the whole clip once (a second set of producers), finds the shots, measures sampled frames of each,
     /// combines them into one warp per shot, and decides the crop and the disparity adjustment.
     static func estimate(_ plan: VideoConverter.Plan, input: VideoInput, options o: VideoConversionOptions, hfovDegrees: Double,
-                         cancellation: ConversionCancellation?) throws(ParseError) -> Plan {
+                         cancellation: ConversionCancellation?, progress: ((VideoConversionProgress) -> Void)? = nil) throws(ParseError) -> Plan {
         var scanNotes: [String] = []
         var scan = plan
         scan.producers = try VideoConverter.openProducers(input, options: o, notes: &scanNotes).producers
@@ -204,6 +204,9 @@ public enum VideoAligner {
         var prevSig: [Float]? = nil
         var recent: [Double] = []
         var frame = 0, measured = 0
+        let t0 = monotonicSeconds()
+        var lastProgress = t0
+        let total = scan.producers.map(\.frameCountHint).compactMap { $0 }.min()
 
         func measure(_ pair: (Image, Image), frame: Int) -> Sample {
             measured += 1
@@ -244,6 +247,11 @@ public enum VideoAligner {
                 current = c
             }
             frame += 1
+            let now = monotonicSeconds()
+            if let progress, now - lastProgress >= 0.25 {
+                lastProgress = now
+                progress(VideoConversionProgress(frames: frame, totalFrames: total, elapsedSeconds: now - t0, estimating: true))
+            }
         }
         for p in scan.producers { try p.finish() }
         if let c = current { shots.append(try finish(c, width: W, height: H, heroIsLeft: o.heroIsLeft, hfov: hfovDegrees, align: o.align)) }

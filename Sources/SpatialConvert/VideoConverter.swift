@@ -108,6 +108,8 @@ public struct VideoConversionProgress: Sendable {
     /// Expected total, when known.
     public var totalFrames: Int?
     public var elapsedSeconds: Double
+    /// True while `--align` / `--auto-disparity` read the clip a first time (frames scanned, not encoded).
+    public var estimating = false
     public var framesPerSecond: Double { elapsedSeconds > 0 ? Double(frames) / elapsedSeconds : 0 }
     public var etaSeconds: Double? {
         guard let t = totalFrames, t > frames, framesPerSecond > 0 else { return nil }
@@ -371,7 +373,7 @@ public enum VideoConverter {
         var plan = try makePlan(input, output: output, options: o)
         defer { for p in plan.producers { p.abort() } }
         try VideoSegments.restrict(&plan, input: input, options: o, cancellation: cancellation)
-        if o.align || o.autoDisparity { try prepareAlignment(&plan, input: input, options: o, cancellation: cancellation) }
+        if o.align || o.autoDisparity { try prepareAlignment(&plan, input: input, options: o, cancellation: cancellation, progress: progress) }
         let planCPU = threadCPUSeconds() - planCPU0
         var encoded = try encode(plan, output: output, options: o, cancellation: cancellation, progress: progress, t0: t0)
         encoded.ownCPU += planCPU
@@ -400,7 +402,8 @@ public enum VideoConverter {
 
     /// `--align` / `--auto-disparity`: estimates the warps on a first pass over the input and adapts the plan (eye
     /// size = the crop, field of view, disparity adjustment).
-    static func prepareAlignment(_ plan: inout Plan, input: VideoInput, options o: VideoConversionOptions, cancellation: ConversionCancellation?) throws(ParseError) {
+    static func prepareAlignment(_ plan: inout Plan, input: VideoInput, options o: VideoConversionOptions, cancellation: ConversionCancellation?,
+                                 progress: ((VideoConversionProgress) -> Void)?) throws(ParseError) {
         if case .packed(let p) = input, p == "-" {
             throw ParseError(.invalidArgument, offset: 0, "--align and --auto-disparity read the input twice (estimate, then convert): give a file, not standard input")
         }
@@ -411,7 +414,7 @@ public enum VideoConverter {
             throw ParseError(.invalidArgument, offset: 0, "give a disparity adjustment or --auto-disparity, not both")
         }
         let hfov = plan.mux.stereo.horizontalFieldOfViewDegrees ?? 60
-        let a = try VideoAligner.estimate(plan, input: input, options: o, hfovDegrees: hfov, cancellation: cancellation)
+        let a = try VideoAligner.estimate(plan, input: input, options: o, hfovDegrees: hfov, cancellation: cancellation, progress: progress)
         plan.alignment = a
         let c = a.report.crop
         if c.width != plan.eyeW || c.height != plan.eyeH {

@@ -260,7 +260,7 @@ extension ConvertPhoto {
         let result: Result<VideoConversionReport, ParseError>
         do throws(ParseError) {
             let r = try VideoConverter.convert(videoInput, to: output, options: o, cancellation: cancel) { p in
-                line.frames(p.frames, of: p.totalFrames, fps: p.framesPerSecond, eta: p.etaSeconds)
+                line.frames(p.frames, of: p.totalFrames, fps: p.framesPerSecond, eta: p.etaSeconds, label: p.estimating ? "estimating geometry (--align)" : nil)
             }
             result = .success(r)
         } catch { result = .failure(error) }
