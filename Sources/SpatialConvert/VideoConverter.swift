@@ -405,13 +405,13 @@ public enum VideoConverter {
     static func prepareAlignment(_ plan: inout Plan, input: VideoInput, options o: VideoConversionOptions, cancellation: ConversionCancellation?,
                                  progress: ((VideoConversionProgress) -> Void)?) throws(ParseError) {
         if case .packed(let p) = input, p == "-" {
-            throw ParseError(.invalidArgument, offset: 0, "--align and --auto-disparity read the input twice (estimate, then convert): give a file, not standard input")
+            throw ParseError(.invalidArgument, offset: 0, "alignment and automatic disparity read the input twice (estimate, then convert): give a file, not standard input")
         }
         guard o.segment == nil else {
-            throw ParseError(.invalidArgument, offset: 0, "--align and --auto-disparity decide one crop and one disparity for the whole clip: convert it whole, not as segments")
+            throw ParseError(.invalidArgument, offset: 0, "alignment and automatic disparity decide one crop and one disparity adjustment for the whole clip: convert it whole, not as segments")
         }
         if o.autoDisparity && o.stereo.disparityAdjustment != nil {
-            throw ParseError(.invalidArgument, offset: 0, "give a disparity adjustment or --auto-disparity, not both")
+            throw ParseError(.invalidArgument, offset: 0, "give a disparity adjustment or ask for the automatic one, not both")
         }
         let hfov = plan.mux.stereo.horizontalFieldOfViewDegrees ?? 60
         let a = try VideoAligner.estimate(plan, input: input, options: o, hfovDegrees: hfov, cancellation: cancellation, progress: progress)
