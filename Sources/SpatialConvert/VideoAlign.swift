@@ -325,14 +325,16 @@ public enum VideoAligner {
         let far = weightedMedian(good.map { ($0.rectifiedFar, $0.confidence) })
         var h = m.homography
         if far < -PairAlignment.recentreTolerance { s.recentreShift = far; h = Mat3.translated(h, far, 0) }
+        // The fitted field's largest vertical disparity at the corners and the centre.
+        let Wm = Double(W - 1), Hm = Double(H - 1)
+        let field = [(0.0, 0.0), (Wm, 0), (0, Hm), (Wm, Hm), (Wm / 2, Hm / 2)].map { abs(m.verticalDisparity(atX: $0.0, y: $0.1)) }.max() ?? 0
         guard align else {
             s.note = "measured: offset \(NumberText.fixed(m.centreVerticalOffset, places: 2)) px, roll \(NumberText.fixed(m.contentRotationDegrees, places: 3))°, scale \(NumberText.fixed(m.scale * 100, places: 3))%, nearest content \(NumberText.fixed(s.nearDisparity ?? 0, places: 1)) px from \(good.count) of \(c.samples.count) samples"
+                + (field >= 0.5 ? "; vertical disparity up to \(NumberText.fixed(field, places: 1)) px at the corners: --align would remove it" : "")
             s.recentreShift = 0
             return s
         }
         // A shot whose fitted field moves no corner by ``negligiblePixels`` vertically and needs no re-centring keeps all its pixels.
-        let Wm = Double(W - 1), Hm = Double(H - 1)
-        let field = [(0.0, 0.0), (Wm, 0), (0, Hm), (Wm, Hm), (Wm / 2, Hm / 2)].map { abs(m.verticalDisparity(atX: $0.0, y: $0.1)) }.max() ?? 0
         if field < negligiblePixels && s.recentreShift == 0 {
             s.note = "no fault worth a warp (vertical disparity of the fitted field at most \(NumberText.fixed(field, places: 2)) px at the corners, from \(good.count) of \(c.samples.count) samples): left unwarped"
             return s
