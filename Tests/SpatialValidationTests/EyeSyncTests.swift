@@ -18,13 +18,16 @@ struct EyeSyncTests {
         var cells: [Double] = []
         var offsets: [Double] = []
         let cell = 8
-        init(width: Int, height: Int, frames: Int, still: Bool = false) {
-            self.width = width; self.height = height; self.still = still
+        /// A steady pan at this speed (px/frame) instead of the jerky one; `object` adds a square that moves about.
+        var pan: Double? = nil
+        var object = true
+        init(width: Int, height: Int, frames: Int, still: Bool = false, pan: Double? = nil, object: Bool = true) {
+            self.width = width; self.height = height; self.still = still; self.pan = pan; self.object = object
             var seed: UInt64 = 0x9E3779B97F4A7C15
             func next() -> Double { seed = seed &* 6364136223846793005 &+ 1442695040888963407; return Double(seed >> 33) / Double(1 << 31) }
             cells = (0..<(64 * 64)).map { _ in 30 + 200 * next() }
             var p = 0.0
-            for _ in 0..<frames { offsets.append(p); p += still ? 0 : (next() < 0.3 ? 0 : 1 + 7 * next()) }
+            for _ in 0..<frames { offsets.append(p); p += still ? 0 : pan ?? (next() < 0.3 ? 0 : 1 + 7 * next()) }
         }
         func texture(_ x: Double, _ y: Double) -> Double {
             let gx = x / Double(cell), gy = y / Double(cell)
@@ -34,12 +37,14 @@ struct EyeSyncTests {
         }
         func luma(_ t: Int, disparity: Double) -> [UInt8] {
             let p = offsets[t]
-            let sq = still ? (x: 40, y: 30) : (x: Int(offsets[t] * 3) % (width - 20), y: (t * 37) % (height - 20))
+            let sq = still ? (x: 40, y: 30)
+                : pan != nil ? (x: (t * t * 5) % (width - 20), y: (t * 37) % (height - 20))
+                : (x: Int(offsets[t] * 3) % (width - 20), y: (t * 37) % (height - 20))
             var out = [UInt8](repeating: 0, count: width * height)
             for y in 0..<height {
                 for x in 0..<width {
                     var v = texture(Double(x) + p + disparity, Double(y))
-                    if x >= sq.x, x < sq.x + 16, y >= sq.y, y < sq.y + 16 { v = 250 }
+                    if object, x >= sq.x, x < sq.x + 16, y >= sq.y, y < sq.y + 16 { v = 250 }
                     out[y * width + x] = UInt8(max(0, min(255, v.rounded())))
                 }
             }
@@ -49,9 +54,34 @@ struct EyeSyncTests {
     }
 
     /// Runs of `n` frames whose right eye is `late` frames behind the left (negative: ahead).
-    static func run(_ scene: Scene, late: Int, n: Int = EyeSync.runLength) -> EyeSync.Run {
+    static func run(_ scene: Scene, late: Int, n: Int = EyeSync.runLength, disparity: Double = 3) -> EyeSync.Run {
         let base = 4
-        return ((0..<n).compactMap { scene.gray(base + $0, disparity: 0) }, (0..<n).compactMap { scene.gray(base + $0 - late, disparity: 3) })
+        return ((0..<n).compactMap { scene.gray(base + $0, disparity: 0) }, (0..<n).compactMap { scene.gray(base + $0 - late, disparity: disparity) })
+    }
+
+    /// A steady horizontal pan (4 px disparity at the measuring width) carries no timing evidence: whether in sync or
+    /// not, it is never reported out of sync (before the fix an in-sync pan at 3 px/frame read "1 frame early").
+    @Test(arguments: [1.0, 2, 3, 6])
+    func steadyPanIsNeverJudged(speed: Double) throws {
+        for late in [-1, 0, 1, 2] {
+            let scene = Scene(width: 160, height: 96, frames: 24, pan: speed, object: false)
+            let m = try #require(EyeSync.measure(runs: [Self.run(scene, late: late, disparity: 4)]))
+            let f = EyeSync.finding(m, frames: 24)
+            #expect(!m.outOfSync && f.severity == .info, "speed \(speed) late \(late): \(f.message)")
+            #expect(f.message.contains("cannot be measured"), "speed \(speed) late \(late): \(f.message)")
+        }
+    }
+
+    /// The same pans with a square moving about (motion disparity does not shift): the exact lag and sign.
+    @Test(arguments: [1.0, 2, 3, 6])
+    func panWithMovingObjectGivesExactLag(speed: Double) throws {
+        for late in [-1, 0, 1, 2] {
+            let scene = Scene(width: 160, height: 96, frames: 24, pan: speed, object: true)
+            let m = try #require(EyeSync.measure(runs: [Self.run(scene, late: late, disparity: 4)]))
+            #expect(m.lag == late && m.outOfSync == (late != 0), "speed \(speed) late \(late): \(m)")
+            let f = EyeSync.finding(m, frames: 24)
+            #expect(f.severity == (late == 0 ? .info : .warning), "speed \(speed) late \(late): \(f.message)")
+        }
     }
 
     @Test(arguments: [-3, -2, -1, 0, 1, 2, 3])
@@ -83,12 +113,12 @@ struct EyeSyncTests {
 
     // MARK: end to end: SBS clip → spatial video (our converter) → validate
 
-    static func spatialClip(late: Int, still: Bool = false, frames: Int = 36) throws -> String {
+    static func spatialClip(late: Int, still: Bool = false, frames: Int = 36, pan: Double? = nil, object: Bool = true, disparity: Double = 3) throws -> String {
         let w = 160, h = 96
-        let scene = Scene(width: w, height: h, frames: frames + 8, still: still)
+        let scene = Scene(width: w, height: h, frames: frames + 8, still: still, pan: pan, object: object)
         var images: [Image] = []
         for t in 0..<frames {
-            let l = scene.luma(t + 4, disparity: 0), r = scene.luma(t + 4 - late, disparity: 3)
+            let l = scene.luma(t + 4, disparity: 0), r = scene.luma(t + 4 - late, disparity: disparity)
             var y = [UInt8](repeating: 0, count: 2 * w * h)
             for row in 0..<h {
                 y.replaceSubrange((row * 2 * w)..<(row * 2 * w + w), with: l[(row * w)..<(row * w + w)])
@@ -126,6 +156,22 @@ struct EyeSyncTests {
             print("SV-GEOM-019 late \(late): \(f.severity) \(f.message)")
             #expect(f.severity == (late == 0 ? .info : .warning), "late \(late): \(f.message)")
             #expect(f.message.contains("lag \(late),"), "late \(late): \(f.message)")
+        }
+    }
+
+    /// Converted and validated: an in-sync steady pan (3 px/frame, 4 px disparity) gets no warning; one frame late
+    /// with a square moving about gets lag 1.
+    @Test func convertedPans() throws {
+        for (late, object) in [(0, false), (1, false), (0, true), (1, true)] {
+            let path = try Self.spatialClip(late: late, pan: 3, object: object, disparity: 4)
+            defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }
+            let f = try #require(Self.sync(path))
+            print("SV-GEOM-019 pan late \(late) object \(object): \(f.severity) \(f.message)")
+            if object {
+                #expect(f.severity == (late == 0 ? .info : .warning) && f.message.contains("lag \(late),"), "\(f.message)")
+            } else {
+                #expect(f.severity == .info && f.message.contains("cannot be measured"), "\(f.message)")
+            }
         }
     }
 
