@@ -201,8 +201,7 @@ public enum VideoAligner {
         let gap = max(1, Int((2 * fps).rounded()))
         var shots: [VideoShotAlignment] = []
         var current: ShotScan? = nil
-        var prevSig: [Float]? = nil
-        var recent: [Double] = []
+        var cutDetector = ShotCutDetector()
         var frame = 0, measured = 0
         let t0 = monotonicSeconds()
         var lastProgress = t0
@@ -220,18 +219,7 @@ public enum VideoAligner {
         }
 
         while let pair = try VideoConverter.nextPair(scan, options: o, frames: frame, cancellation: cancellation) {
-            let sig = signature(pair.0)
-            var cut = false
-            if let p = prevSig, p.count == sig.count, !sig.isEmpty {
-                var d = 0.0
-                for i in sig.indices { d += Double(abs(sig[i] - p[i])) }
-                d /= Double(sig.count)
-                if isCut(d, recent: recent), (current?.count ?? 0) >= 2 { cut = true; recent = [] } else {
-                    recent.append(d); if recent.count > 8 { recent.removeFirst() }
-                }
-            }
-            prevSig = sig
-            if current == nil || cut {
+            if cutDetector.startsShot(pair.0) || current == nil {
                 if let c = current { shots.append(try finish(c, width: W, height: H, heroIsLeft: o.heroIsLeft, hfov: hfovDegrees, align: o.align)) }
                 current = ShotScan(first: frame)
             }

@@ -97,6 +97,9 @@ public struct VideoConversionOptions: Sendable {
     public var align = false
     /// `--auto-disparity`: set the disparity adjustment from the measured disparity (one value for the file).
     public var autoDisparity = false
+    /// Measures a few sampled frames while converting without `--align` (``VideoGeometryCheck``), so that faults are
+    /// reported before the file is written. Ignored with `--align` / `--auto-disparity` (those measure every shot).
+    public var geometryCheck: VideoGeometryCheck? = nil
 
     public static let defaultCRF = 23.0
     public init() {}
@@ -159,6 +162,8 @@ public struct VideoConversionReport: Sendable {
     public var peakRSSBytes: UInt64
     /// What `--align` / `--auto-disparity` measured and did (nil when neither was asked).
     public var alignment: VideoAlignmentReport? = nil
+    /// What the conversion-time geometry check found (nil when none was asked or `--align` measured instead).
+    public var geometryCheck: VideoGeometryCheckReport? = nil
 
     public var layer1ToLayer0: Double { layer0Bytes > 0 ? Double(layer1Bytes) / Double(layer0Bytes) : 0 }
     public var kbps: (layer0: Double, layer1: Double) {
@@ -182,6 +187,7 @@ public struct VideoConversionReport: Sendable {
             "time: \(fmt(seconds)) s (\(fmt(Double(frames) / max(seconds, 1e-9))) fps); work outside x265: \(fmt(ownCPUSeconds)) of \(fmt(processCPUSeconds)) CPU s",
         ]
         if let a = alignment { l += a.lines }
+        if let g = geometryCheck { l += g.lines }
         for n in notes { l.append("note: \(n)") }
         return l
     }
@@ -349,6 +355,7 @@ public enum VideoConverter {
         var settings: HEVCEncoderSettings
         var eyes: EyeEncoding
         var ownCPU: Double
+        var geometryCheck: VideoGeometryCheckReport?
     }
 
     /// Converts `input` to a spatial video at `output`. On any error or cancellation nothing is left at `output`.
@@ -392,6 +399,7 @@ public enum VideoConverter {
         encoded.ownCPU += threadCPUSeconds() - finishCPU0
         var r = report(plan, encoded, audio: audio.lines, output: output, options: o, seconds: monotonicSeconds() - t0,
                        processCPU: processCPUSeconds() - cpu0)
+        r.geometryCheck = encoded.geometryCheck
         if let a = plan.alignment {
             r.alignment = a.finished()
             if o.align && a.report.shots.contains(where: \.warped) { r.hfovSource = "\(r.hfovSource), cropped by --align" }
@@ -610,11 +618,13 @@ public enum VideoConverter {
 
         var frames = 0
         let total = plan.producers.map(\.frameCountHint).compactMap { $0 }.min()
+        let sampler = plan.alignment == nil ? o.geometryCheck.map { VideoGeometrySampler($0, fpsNum: plan.fpsNum, fpsDen: plan.fpsDen) } : nil
         var lastProgress = 0.0
         var encoderFailed = false
         do throws(ParseError) {
             while var pair = try nextPair(plan, options: o, frames: frames, cancellation: cancellation) {
                 if let a = plan.alignment { pair = try a.apply(pair, frame: frames) }
+                sampler?.look(pair, frame: frames)
                 guard left.queue.put(pair.0), right.queue.put(pair.1) else { encoderFailed = true; break }  // reported below
                 frames += 1
                 let now = monotonicSeconds()
@@ -644,7 +654,7 @@ public enum VideoConverter {
         }
         ownCPU += left.packCPU + right.packCPU
         progress?(VideoConversionProgress(frames: frames, totalFrames: frames, elapsedSeconds: monotonicSeconds() - t0))
-        return Encoded(frames: frames, assembly: assembly, writer: writer, settings: settings, eyes: eyeSettings, ownCPU: ownCPU)
+        return Encoded(frames: frames, assembly: assembly, writer: writer, settings: settings, eyes: eyeSettings, ownCPU: ownCPU, geometryCheck: sampler?.report)
     }
 
     /// The next frame of the input(s) as two eyes (8-bit, cropped, stretched back for half layouts), or nil at the end.

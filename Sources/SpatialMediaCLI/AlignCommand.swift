@@ -12,19 +12,40 @@ import StereoVision
 
 /// Conversion-time geometry: warn before writing a bad file, and carry out `--align` / `--auto-disparity`.
 enum GeometryCheck {
+    /// The faults of one pair worth a warning before a spatial file is written (``GeometryDiagnosis/conversionFaults``).
+    static func warnings(left: GrayImage, right: GrayImage, hfovDegrees: Double, disparityAdjustment: Int32?, baselineMM: Double,
+                         align: Bool, autoDisparity: Bool) -> [VideoGeometryWarning] {
+        GeometryDiagnosis.conversionFaults(left: left, right: right, hfovDegrees: hfovDegrees, disparityAdjustment: disparityAdjustment,
+                                           baselineMM: baselineMM, align: align, autoDisparity: autoDisparity).map {
+            VideoGeometryWarning(ruleID: $0.ruleID, severity: $0.severity == .error ? "ERROR" : "warning", message: $0.message, fixes: $0.fixes)
+        }
+    }
+
+    static func line(_ w: VideoGeometryWarning) -> String { "\(w.severity) \(w.ruleID): \(w.message)" }
+
+    /// The check run on sampled frames of a video converted without `--align` / `--auto-disparity`: each fault is
+    /// printed on standard error the first time a frame shows it, while the file is still being encoded.
+    static func video(_ o: VideoConversionOptions) -> VideoGeometryCheck {
+        let hfov = o.stereo.horizontalFieldOfViewDegrees ?? StereoParameters.defaults.horizontalFieldOfViewDegrees ?? GeometryThresholds.assumedHFOV
+        let baseline = o.stereo.baselineMillimetres ?? StereoParameters.defaults.baselineMillimetres ?? PhotoDefaults.baselineMM
+        let dadj = o.stereo.disparityAdjustment
+        return VideoGeometryCheck(inspect: { _, l, r in
+            guard let a = PairAligner.luma(l, maxSide: 1024), let b = PairAligner.luma(r, maxSide: 1024) else { return [] }
+            return warnings(left: a.gray, right: b.gray, hfovDegrees: hfov, disparityAdjustment: dadj, baselineMM: baseline, align: false, autoDisparity: false)
+        }, onFirstWarning: { frame, w in
+            printErr("spatial-media convert: frame \(frame): \(line(w))")
+        })
+    }
+
     /// Measures the pair, prints the faults found (naming the option that fixes them) on standard error, and applies
     /// the requested fixes to `pair` and `options`.
     static func prepare(_ pair: inout StereoPair, options o: inout PhotoConversionOptions, align: Bool, autoDisparity: Bool, json: Bool) throws(ParseError) {
         let hfov = PhotoConverter.fieldOfView(pair, options: o)
         if let a = PairAligner.luma(pair.left, maxSide: 2048), let b = PairAligner.luma(pair.right, maxSide: 2048) {
-            let dadj = o.stereo.disparityAdjustment ?? 0
-            let d = GeometryDiagnosis.diagnose(left: a.gray, right: b.gray, hfovDegrees: hfov.degrees, disparityAdjustment: dadj,
-                                               baselineMM: o.stereo.baselineMillimetres ?? pair.sourceBaselineMM ?? PhotoDefaults.baselineMM, asSpatial: true)
-            let serious = d.findings.filter { $0.severity >= .warning }
-            for f in serious { printErr("\(f.severity == .error ? "ERROR" : "warning") \(f.ruleID): \(f.message)") }
-            var hints: [String] = []
-            if !align && d.faults.contains(where: { $0.fixedByAlign && $0.severity >= .warning }) { hints.append("--align") }
-            if !autoDisparity && o.stereo.disparityAdjustment == nil && d.faults.contains(where: { $0.fixedByAutoDisparity && $0.severity >= .warning }) { hints.append("--auto-disparity") }
+            let found = warnings(left: a.gray, right: b.gray, hfovDegrees: hfov.degrees, disparityAdjustment: o.stereo.disparityAdjustment,
+                                 baselineMM: o.stereo.baselineMillimetres ?? pair.sourceBaselineMM ?? PhotoDefaults.baselineMM, align: align, autoDisparity: autoDisparity)
+            for w in found { printErr(line(w)) }
+            let hints = VideoGeometryWarning.fixes(found)
             if !hints.isEmpty { printErr("spatial-media convert: the pair has fixable faults; add \(hints.joined(separator: " ")) to fix them while converting") }
         }
         guard align || autoDisparity else { return }

@@ -254,6 +254,7 @@ extension ConvertPhoto {
         o.layerSPSForm = spsForm.flatMap { LayerSPSForm(rawValue: $0) } ?? .multilayer
         o.align = align
         o.autoDisparity = autoDisparity
+        if !align && !autoDisparity { o.geometryCheck = GeometryCheck.video(o) }
         let videoInput: VideoInput = input.map { .packed($0) } ?? .pair(left: left ?? "", right: right ?? "")
         let cancel = ConversionCancellation()
         let line = ProgressLine("converting")
@@ -286,6 +287,14 @@ extension ConvertPhoto {
                         ("before_median_abs_dy", a.beforeMedian.map { .double($0) } ?? .null), ("before_p95_abs_dy", a.beforeP95.map { .double($0) } ?? .null),
                         ("after_median_abs_dy", a.afterMedian.map { .double($0) } ?? .null), ("after_p95_abs_dy", a.afterP95.map { .double($0) } ?? .null),
                         ("lines", .array(a.lines.map { .string($0) })),
+                    ]) } ?? .null),
+                    ("geometry_check", r.geometryCheck.map { g in JSON.object([
+                        ("frames", .array(g.frames.map { .uint(UInt64($0)) })),
+                        ("faults", .array(g.warnings.map { w in JSON.object([
+                            ("rule", .string(w.warning.ruleID)), ("severity", .string(w.warning.severity)), ("message", .string(w.warning.message)),
+                            ("frames", .array(w.frames.map { .uint(UInt64($0)) })), ("fixes", .array(w.warning.fixes.map { .string($0) })),
+                        ]) })),
+                        ("fixes", .array(g.fixes.map { .string($0) })), ("cpu_seconds", .double(g.cpuSeconds)),
                     ]) } ?? .null),
                 ])
                 print(j.serialized(pretty: true))

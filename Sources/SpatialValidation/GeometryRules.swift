@@ -305,3 +305,33 @@ public enum GeometryDiagnosis {
         return (d.0, d.1, result)
     }
 }
+
+/// A fault worth a warning before a spatial file is written (`convert`, photos and videos), with the options of
+/// `convert` that fix it.
+public struct ConversionFault: Sendable, Equatable {
+    public var ruleID: String
+    public var severity: Severity
+    public var message: String
+    /// `--align` and/or `--auto-disparity` when they fix it and were not given.
+    public var fixes: [String]
+    /// `ERROR SV-GEOM-001: …` / `warning SV-GEOM-020: …`.
+    public var line: String { "\(severity == .error ? "ERROR" : "warning") \(ruleID): \(message)" }
+}
+
+extension GeometryDiagnosis {
+    /// The faults of one pair worth a warning at conversion time: the validator's rules and thresholds, the pair
+    /// judged as a spatial file. `disparityAdjustment` nil means none was given (the default 0 % is judged and
+    /// `--auto-disparity` offered for window faults); `align` / `autoDisparity`: options already given (not offered).
+    public static func conversionFaults(left: GrayImage, right: GrayImage, hfovDegrees: Double, disparityAdjustment: Int32?, baselineMM: Double,
+                                        align: Bool, autoDisparity: Bool) -> [ConversionFault] {
+        let d = diagnose(left: left, right: right, hfovDegrees: hfovDegrees, disparityAdjustment: disparityAdjustment ?? 0,
+                         baselineMM: baselineMM, asSpatial: true)
+        return d.findings.filter { $0.severity >= .warning }.map { f in
+            let faults = d.faults.filter { $0.ruleID == f.ruleID && $0.severity >= .warning }
+            var fixes: [String] = []
+            if !align && faults.contains(where: \.fixedByAlign) { fixes.append("--align") }
+            if !autoDisparity && disparityAdjustment == nil && faults.contains(where: \.fixedByAutoDisparity) { fixes.append("--auto-disparity") }
+            return ConversionFault(ruleID: f.ruleID, severity: f.severity, message: f.message, fixes: fixes)
+        }
+    }
+}
