@@ -62,7 +62,7 @@ struct ConvertPhoto: ParsableCommand {
     // Video options.
     @Option(help: "Video: x265 constant rate factor of the hero eye, 0…51 (default 23); the other eye follows --eye-quality.") var crf: Double?
     @Option(help: "Video: average bitrate of both eyes together in kbit/s (instead of --crf), split between the eyes by --eye-quality.") var bitrate: Int?
-    @Option(help: "Video: asymmetric (default: the non-hero eye 5 CRF steps coarser, never above CRF 28), asymmetric:N (N steps, 0…6), or equal (both eyes alike, as before).") var eyeQuality: String?
+    @Option(help: "Video: asymmetric (default: the non-hero eye 6 CRF steps coarser, never above CRF 28), asymmetric:N (N steps, 0…6), or equal (both eyes alike, as before).") var eyeQuality: String?
     @Option(help: "Video: VBV max bitrate of both eyes together, kbit/s (kept within the HEVC level of the eye size).") var maxBitrate: Int?
     @Option(help: "Video: VBV buffer of both eyes together, kbit (default: 1 s of --max-bitrate).") var vbvBufsize: Int?
     @Option(help: "Video: publishing limits to apply: vision-pro (at most 4320×4320 per eye, peak 150 Mbit/s).") var applePreset: String?

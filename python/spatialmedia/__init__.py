@@ -760,7 +760,7 @@ def convert(input: PathLike, output: PathLike, *, right_input: Optional[PathLike
     ``quality`` (0…100), ``photo_form``, ``bit_depth`` (8/10), ``threads``.
     Videos: a frame-packed video (``layout`` sbs/tb/half-sbs/half-tb), two video files, or two raw HEVC
     streams (assembled without re-encoding); options ``crf`` (0…51, the base-layer eye's) or ``qp`` (0…51,
-    constant quantizer), ``eye_quality`` ("asymmetric" (default: the other eye 5 CRF steps coarser),
+    constant quantizer), ``eye_quality`` ("asymmetric" (default: the other eye 6 CRF steps coarser),
     "asymmetric:N", "equal"), ``preset``, ``keyint`` (IDR interval in frames), ``bframes`` (0…16), ``audio``
     (copy/none), ``container`` (mov/mp4), ``faststart``, ``hero_eye``, ``base_eye``, ``frame_rate``,
     ``segment=(k, n)`` (encode only segment k of n, 1-based: whole GOPs, no audio; join the n files with ``concat``).
