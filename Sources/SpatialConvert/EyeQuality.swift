@@ -226,13 +226,3 @@ extension VideoConverter {
     }
 }
 
-extension VideoConverter {
-    /// The report's "encode path" line: which path made the layers, and what the multiview probe found.
-    static func encodePathText(_ p: X265MultiviewProbe) -> String {
-        let path = "two single-layer x265 encodes assembled as MV-HEVC (independent layers, no inter-layer prediction)"
-        if p.multiview {
-            return path + "; \(p.summary), but encoding through a multiview libx265 is not implemented in this version"
-        }
-        return path + "; multiview encoder: none (\(p.summary))"
-    }
-}

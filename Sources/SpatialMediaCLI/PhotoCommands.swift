@@ -66,6 +66,7 @@ struct ConvertPhoto: ParsableCommand {
     @Option(help: "Video: VBV max bitrate of both eyes together, kbit/s (kept within the HEVC level of the eye size).") var maxBitrate: Int?
     @Option(help: "Video: VBV buffer of both eyes together, kbit (default: 1 s of --max-bitrate).") var vbvBufsize: Int?
     @Option(help: "Video: publishing limits to apply: vision-pro (at most 4320×4320 per eye, peak 150 Mbit/s).") var applePreset: String?
+    @Option(help: "Video: which encoder makes the layers: auto (a multiview libx265 when one is found, see SPATIAL_MEDIA_X265; default), assembled (two single-layer encodes), multiview (fail without one).") var encodePath: String?
     @Option(help: "Video: constant quantizer per eye, 0…51 (instead of --crf; segments then join byte-identical to one conversion).") var qp: Int?
     @Option(help: "Video: encode only segment K of N (whole GOPs, no audio) to a segment file for `spatial-media concat`.") var segment: String?
     @Option(help: "Video: x265 preset (ultrafast … placebo, default medium).") var preset: String?
@@ -100,6 +101,7 @@ struct ConvertPhoto: ParsableCommand {
         if maxBitrate != nil { o.append("--max-bitrate") }
         if vbvBufsize != nil { o.append("--vbv-bufsize") }
         if applePreset != nil { o.append("--apple-preset") }
+        if encodePath != nil { o.append("--encode-path") }
         if preset != nil { o.append("--preset") }
         if keyint != nil { o.append("--keyint") }
         if bframes != nil { o.append("--bframes") }
@@ -147,6 +149,7 @@ struct ConvertPhoto: ParsableCommand {
             if let b = vbvBufsize, b <= 0 { throw ValidationError("--vbv-bufsize must be positive (kbit)") }
             if vbvBufsize != nil && maxBitrate == nil && applePreset == nil { throw ValidationError("--vbv-bufsize needs --max-bitrate") }
             if let b = bitrate, let m = maxBitrate, b > m { throw ValidationError("--bitrate \(b) is above --max-bitrate \(m)") }
+            if let e = encodePath, EncodePath(rawValue: e) == nil { throw ValidationError("--encode-path must be one of \(EncodePath.allCases.map(\.rawValue).joined(separator: ", "))") }
             if let a = applePreset, PublishingPreset(rawValue: a) == nil { throw ValidationError("--apple-preset must be one of \(PublishingPreset.allCases.map(\.rawValue).joined(separator: ", "))") }
             if let a = audio, !["copy", "none"].contains(a) { throw ValidationError("--audio must be copy or none") }
             if let h = hero, !["left", "right"].contains(h) { throw ValidationError("--hero must be left or right") }
@@ -232,6 +235,7 @@ extension ConvertPhoto {
         o.maxBitrateKbps = maxBitrate
         o.vbvBufferKbit = vbvBufsize
         o.publishing = applePreset.flatMap { PublishingPreset(rawValue: $0) }
+        o.encodePath = encodePath.flatMap { EncodePath(rawValue: $0) } ?? .auto
         o.segment = segment.flatMap(VideoSegment.parse)
         o.preset = preset ?? "medium"
         o.keyint = keyint
