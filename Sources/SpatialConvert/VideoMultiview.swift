@@ -80,6 +80,13 @@ extension VideoConverter {
         mux.frameRateNum = UInt32(plan.fpsNum); mux.frameRateDen = UInt32(plan.fpsDen)
         let writer = try SpatialVideoStreamWriter(path: output, options: mux)
         var framesIn = 0, framesOut = 0
+        // CPU of this thread spent inside x265's calls (picture copies, lookahead): x265's work, not ours.
+        var x265CPU = 0.0
+        func timed(_ body: () throws(ParseError) -> [EncodedFrame]) throws(ParseError) -> [EncodedFrame] {
+            let t = threadCPUSeconds()
+            defer { x265CPU += threadCPUSeconds() - t }
+            return try body()
+        }
         func deliver(_ coded: [EncodedFrame]) throws(ParseError) {
             for f in coded {
                 let nals = try f.nalUnits.map { (b: [UInt8]) throws(ParseError) -> NALUnit in try NALUnit(bytes: b) }
@@ -91,7 +98,7 @@ extension VideoConverter {
         var lastProgress = 0.0
         while let pair = try nextPair(plan, options: o, frames: framesIn, cancellation: cancellation) {
             let (hero, other) = o.heroIsLeft ? (pair.0, pair.1) : (pair.1, pair.0)
-            try deliver(try encoder.encode(base: hero, second: other, pts: Int64(framesIn)))
+            try deliver(try timed { () throws(ParseError) -> [EncodedFrame] in try encoder.encode(base: hero, second: other, pts: Int64(framesIn)) })
             framesIn += 1
             let now = monotonicSeconds()
             if let progress, now - lastProgress >= 0.25 {
@@ -100,7 +107,7 @@ extension VideoConverter {
             }
         }
         for p in plan.producers { try p.finish() }
-        try deliver(try encoder.flush())
+        try deliver(try timed { () throws(ParseError) -> [EncodedFrame] in try encoder.flush() })
         if cancellation?.isCancelled == true { throw ParseError(.io, offset: 0, path: output, "cancelled; nothing was written") }
         guard framesIn > 0 else { throw ParseError(.truncated, offset: 0, "the input has no frames (zero frames)") }
         guard framesOut == framesIn else {
@@ -108,10 +115,9 @@ extension VideoConverter {
         }
         progress?(VideoConversionProgress(frames: framesIn, totalFrames: framesIn, elapsedSeconds: monotonicSeconds() - t0))
         let text = "x265 \(encoder.version) multiview (\(probe.library)), 1 encoder for both layers (pools \(settings.threads), frame-threads \(settings.frameThreads)), preset \(o.preset), \(eyes.summary), hero (\(o.heroIsLeft ? "left" : "right")) eye layer 0, keyint \(settings.keyint), \(o.bframes) B-frames (fixed), closed GOP, no scene-cut; x265's own layer-1 SPS/PPS"
-        // Reading, splitting and muxing are ours; x265's work runs on its own threads (this thread's CPU includes
-        // only what x265 does in the calling thread).
+        // Reading, splitting and muxing are ours; x265's work runs on its own threads and inside its calls.
         return Encoded(frames: framesIn, finishStream: { () throws(ParseError) -> MVHEVCStream in header }, writer: writer,
-                       settings: settings, eyes: eyes, ownCPU: threadCPUSeconds() - cpu0, encoderText: text,
+                       settings: settings, eyes: eyes, ownCPU: threadCPUSeconds() - cpu0 - x265CPU, encoderText: text,
                        pathText: encodePathText(probe, multiview: true))
     }
 
