@@ -24,21 +24,21 @@ extension VideoConverter {
         if o.encodePath == .assembled { return (false, []) }
         let asked = o.encodePath == .multiview
         guard probe.multiview else {
-            if asked { throw ParseError(.unsupported, offset: 0, "--encode-path multiview: no multiview libx265 (\(probe.summary)); name one with \(X265MultiviewProbe.environmentVariable)") }
+            if asked { throw ParseError(.unsupported, offset: 0, "the multiview encode path needs a multiview libx265, and none was found (\(probe.summary)); name one with \(X265MultiviewProbe.environmentVariable)") }
             return (false, [])
         }
         // Options whose meaning needs one encoder per eye.
         var blockers: [String] = []
-        if case .bitrate = o.rateControl { blockers.append("--bitrate (a rate split between the eyes)") }
-        if o.maxBitrateKbps != nil || o.vbvBufferKbit != nil || o.publishing != nil { blockers.append("a VBV for both eyes (--max-bitrate/--vbv-bufsize/--apple-preset)") }
-        if o.segment != nil { blockers.append("--segment (segments are joined from single-layer encodes)") }
-        if o.keepStreamsPrefix != nil { blockers.append("--keep-streams (single-layer streams per eye)") }
+        if case .bitrate = o.rateControl { blockers.append("a bitrate for both eyes (split between the eyes)") }
+        if o.maxBitrateKbps != nil || o.vbvBufferKbit != nil || o.publishing != nil { blockers.append("a VBV for both eyes (max bitrate, VBV buffer or publishing preset)") }
+        if o.segment != nil { blockers.append("segment encoding (segments are joined from single-layer encodes)") }
+        if o.keepStreamsPrefix != nil { blockers.append("keeping each eye's single-layer stream") }
         if case .asymmetric(let d) = o.eyeQuality, d > 0, o.eyeQuality != .standard {
-            blockers.append("--eye-quality asymmetric:\(fmt(d)) (x265's multiview encoder has one rate control: layer 1 takes layer 0's QP)")
+            blockers.append("eye quality asymmetric:\(fmt(d)) (x265's multiview encoder has one rate control: layer 1 takes layer 0's QP)")
         }
         if !blockers.isEmpty {
             let list = blockers.joined(separator: ", ")
-            if asked { throw ParseError(.invalidArgument, offset: 0, "--encode-path multiview cannot be combined with \(list)") }
+            if asked { throw ParseError(.invalidArgument, offset: 0, "the multiview encode path cannot be combined with \(list)") }
             return (false, ["multiview libx265 not used: \(list) needs the two-encode assembly"])
         }
         var notes: [String] = []
