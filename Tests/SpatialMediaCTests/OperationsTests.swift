@@ -185,7 +185,7 @@ struct OperationsTests {
         let dir = try tempDir()
         defer { removeDir(dir) }
         let sbs = Paths.root + "/Conformance/files/sample_sbs_320x96.y4m"  // 30 frames
-        let opts = #"{"preset": "ultrafast", "qp": 30, "keyint": 10, "bframes": 2, "audio": "none"}"#
+        let opts = #"{"preset": "ultrafast", "qp": 30, "keyint": 10, "bframes": 2, "audio": "none", "encode_path": "assembled"}"#
         #expect(sm_convert_video(sbs, dir + "/one.mov", opts, nil, nil, nil, nil) == SMStatus.ok, "\(lastError())")
         var segments: [String] = []
         for k in 1...3 {
