@@ -67,7 +67,7 @@ public struct VideoConversionOptions: Sendable {
     public var poolThreadsPerEye: Int? = nil
     public var frameThreadsPerEye: Int? = nil
     /// The stereo parameters written, in stored units; a nil field takes the one table of defaults,
-    /// ``StereoParameters/defaults`` (reported as a default, never as a measurement). The hero eye (left or right) is
+    /// ``/SpatialMedia/StereoParameters/defaults`` (reported as a default, never as a measurement). The hero eye (left or right) is
     /// also the base layer (what 2D players show); the projection is `rect` (another kind is refused).
     public var stereo = StereoParameters()
     /// The hero eye (``stereo``) is the left eye (the default).
@@ -80,7 +80,7 @@ public struct VideoConversionOptions: Sendable {
     public var container: SpatialVideoMuxOptions.Container = .mov
     /// Form of the layer-1 SPS: `.multilayer` (default, Apple's form: layer 1's profile is Multiview Main from
     /// the VPS, and Apple's other free parameter-set choices: `general_non_packed_constraint_flag` 1, no latency limit,
-    /// see ``MVHEVCAssemblyOptions/matchAppleChoices``) or `.full` (both encoders' SPSs kept whole; a split gives back
+    /// see ``/HEVC/MVHEVCAssemblyOptions/matchAppleChoices``) or `.full` (both encoders' SPSs kept whole; a split gives back
     /// x265's streams byte for byte).
     public var layerSPSForm: LayerSPSForm = .multilayer
     public var faststart = false
@@ -91,6 +91,8 @@ public struct VideoConversionOptions: Sendable {
     public var keepStreamsPrefix: String? = nil
     /// Encode only segment K of N (whole GOPs of the input, no audio) to a segment file for ``VideoSegmentJoiner``.
     public var segment: VideoSegment? = nil
+    /// Which encoder makes the two layers (see ``EncodePath``).
+    public var encodePath: EncodePath = .auto
     public var limits: Limits = .default
     /// `--align`: estimate one rectifying warp per shot (``VideoAligner``), warp the non-hero eye with it and crop both
     /// eyes to one common area for the whole clip (field of view updated). Needs an input file (two passes).
@@ -327,8 +329,8 @@ final class StreamingAssembly: @unchecked Sendable {
 /// Inputs: Y4M (file or "-" for standard input), MP4/MOV with HEVC (libde265, base layer), anything else through
 /// FFmpeg (MKV, AVI, M2TS, H.264, AV1, VP9, ProRes, MPEG-2 …). Each frame is split into two eyes, both eyes are
 /// encoded at once by two x265 instances (one per core) with identical fixed GOPs, the two single-layer streams are
-/// assembled into a two-layer MV-HEVC stream (``MVHEVCAssembler``) and muxed (``SpatialVideoMuxer``) with the
-/// input's audio (``VideoAudio``: copied when Apple players play it, else AAC; silent AAC when there is none).
+/// assembled into a two-layer MV-HEVC stream (``/HEVC/MVHEVCAssembler``) and muxed (``/SpatialMedia/SpatialVideoMuxer``) with the
+/// input's audio (`VideoAudio`: copied when Apple players play it, else AAC; silent AAC when there is none).
 /// Raw frames are never accumulated: the reader hands each eye to its encoder through a one-frame queue per eye; coded
 /// pictures are paired and written as they come. See Specs/conversion.md ("Video").
 public enum VideoConverter {
@@ -350,12 +352,17 @@ public enum VideoConverter {
     /// What the encoding pipeline produced.
     struct Encoded {
         var frames: Int
-        var assembly: StreamingAssembly
+        /// Writes the last access units and returns the stream's header (parameter sets) for the sample entry.
+        var finishStream: () throws(ParseError) -> MVHEVCStream
         var writer: SpatialVideoStreamWriter
         var settings: HEVCEncoderSettings
         var eyes: EyeEncoding
         var ownCPU: Double
-        var geometryCheck: VideoGeometryCheckReport?
+        /// The report's description of the encoder and of the path that made the layers.
+        var encoderText: String
+        var pathText: String
+        /// What the conversion-time geometry check found (``VideoGeometryCheck``).
+        var geometryCheck: VideoGeometryCheckReport? = nil
     }
 
     /// Converts `input` to a spatial video at `output`. On any error or cancellation nothing is left at `output`.
@@ -382,7 +389,25 @@ public enum VideoConverter {
         try VideoSegments.restrict(&plan, input: input, options: o, cancellation: cancellation)
         if o.align || o.autoDisparity { try prepareAlignment(&plan, input: input, options: o, cancellation: cancellation, progress: progress) }
         let planCPU = threadCPUSeconds() - planCPU0
-        var encoded = try encode(plan, output: output, options: o, cancellation: cancellation, progress: progress, t0: t0)
+        let probe = X265MultiviewProbe.current
+        let route = try encodeRoute(o, probe: probe)
+        var multiview: (encoder: X265MultiviewEncoder, settings: HEVCEncoderSettings)? = nil
+        if route.multiview {
+            // A library the probe accepted but whose API build or layout this program does not know: the assembly.
+            do throws(ParseError) { multiview = try openMultiview(plan, options: o, probe: probe) } catch {
+                if o.encodePath == .multiview { throw error }
+                plan.notes.append("multiview libx265 not used: \(error.message); two single-layer encodes instead")
+            }
+        }
+        if multiview != nil { plan.notes += route.notes }
+        var encoded: Encoded
+        if let m = multiview {
+            encoded = try encodeMultiview(plan, encoder: m.encoder, settings: m.settings, output: output, options: o, probe: probe,
+                                          cancellation: cancellation, progress: progress, t0: t0)
+        } else {
+            if !route.multiview { plan.notes += route.notes }
+            encoded = try encode(plan, output: output, options: o, cancellation: cancellation, progress: progress, t0: t0)
+        }
         encoded.ownCPU += planCPU
         for p in plan.producers {
             if let f = p as? FFmpegProducer, f.repeatedFrames + f.droppedFrames > 0 {
@@ -391,11 +416,11 @@ public enum VideoConverter {
         }
         // The last pictures, the audio (now that the duration is known), then the movie.
         let finishCPU0 = threadCPUSeconds()
-        try encoded.assembly.finish()
+        let header = try encoded.finishStream()
         if cancellation.isCancelled == true { throw ParseError(.io, offset: 0, path: output, "cancelled; nothing was written") }
         let seconds = Double(encoded.frames) * Double(plan.fpsDen) / Double(plan.fpsNum)
         let audio = try VideoAudio.tracks(plan.audio, seconds: seconds, output: output, limits: o.limits, notes: &plan.notes)
-        try encoded.writer.finish(header: encoded.assembly.header, audio: audio.tracks)
+        try encoded.writer.finish(header: header, audio: audio.tracks)
         encoded.ownCPU += threadCPUSeconds() - finishCPU0
         var r = report(plan, encoded, audio: audio.lines, output: output, options: o, seconds: monotonicSeconds() - t0,
                        processCPU: processCPUSeconds() - cpu0)
@@ -654,7 +679,11 @@ public enum VideoConverter {
         }
         ownCPU += left.packCPU + right.packCPU
         progress?(VideoConversionProgress(frames: frames, totalFrames: frames, elapsedSeconds: monotonicSeconds() - t0))
-        return Encoded(frames: frames, assembly: assembly, writer: writer, settings: settings, eyes: eyeSettings, ownCPU: ownCPU, geometryCheck: sampler?.report)
+        let x265 = "x265 \(HEVCEncoder.version), 2 encoders at once (pools \(settings.threads), frame-threads \(settings.frameThreads) each), preset \(o.preset), \(eyeSettings.summary), keyint \(settings.keyint), \(o.bframes) B-frames (fixed), closed GOP, no scene-cut; layer-1 SPS \(o.layerSPSForm.rawValue) form"
+        return Encoded(frames: frames, finishStream: { () throws(ParseError) -> MVHEVCStream in try assembly.finish(); return assembly.header },
+                       writer: writer, settings: settings, eyes: eyeSettings, ownCPU: ownCPU,
+                       encoderText: x265, pathText: encodePathText(X265MultiviewProbe.current, multiview: false),
+                       geometryCheck: sampler?.report)
     }
 
     /// The next frame of the input(s) as two eyes (8-bit, cropped, stretched back for half layouts), or nil at the end.
@@ -701,8 +730,6 @@ public enum VideoConverter {
 
     static func report(_ plan: Plan, _ e: Encoded, audio: [String], output: String, options o: VideoConversionOptions,
                        seconds: Double, processCPU: Double) -> VideoConversionReport {
-        let s = e.settings
-        let x265 = "x265 \(HEVCEncoder.version), 2 encoders at once (pools \(s.threads), frame-threads \(s.frameThreads) each), preset \(o.preset), \(e.eyes.summary), keyint \(s.keyint), \(o.bframes) B-frames (fixed), closed GOP, no scene-cut; layer-1 SPS \(o.layerSPSForm.rawValue) form"
         return VideoConversionReport(
             output: output, source: plan.sourceName, frames: e.frames, eyeWidth: plan.eyeW, eyeHeight: plan.eyeH,
             fpsNum: plan.fpsNum, fpsDen: plan.fpsDen, bytes: UInt64(fileSize(output)),
@@ -710,7 +737,7 @@ public enum VideoConverter {
             stereo: plan.mux.stereo, baselineSource: o.stereo.baselineMicrometres == nil ? "default, not measured" : "--baseline",
             hfovSource: o.stereo.horizontalFieldOfViewMillidegrees == nil ? "default, not measured" : "--hfov",
             disparitySource: o.stereo.disparityAdjustment == nil ? "default, not measured" : "--disparity",
-            audioTracks: audio, encoder: x265, encodePath: encodePathText(X265MultiviewProbe.current),
+            audioTracks: audio, encoder: e.encoderText, encodePath: e.pathText,
             notes: plan.notes + e.eyes.notes, seconds: seconds,
             ownCPUSeconds: e.ownCPU, processCPUSeconds: processCPU, peakRSSBytes: peakRSSBytes())
     }

@@ -66,10 +66,11 @@ struct ConvertPhoto: ParsableCommand {
     // Video options.
     @Option(help: "Video: x265 constant rate factor of the hero eye, 0…51 (default 23); the other eye follows --eye-quality.") var crf: Double?
     @Option(help: "Video: average bitrate of both eyes together in kbit/s (instead of --crf), split between the eyes by --eye-quality.") var bitrate: Int?
-    @Option(help: "Video: asymmetric (default: the non-hero eye 5 CRF steps coarser, never above CRF 28), asymmetric:N (N steps, 0…6), or equal (both eyes alike, as before).") var eyeQuality: String?
+    @Option(help: "Video: asymmetric (default: the non-hero eye 6 CRF steps coarser, never above CRF 28), asymmetric:N (N steps, 0…6), or equal (both eyes alike, as before).") var eyeQuality: String?
     @Option(help: "Video: VBV max bitrate of both eyes together, kbit/s (kept within the HEVC level of the eye size).") var maxBitrate: Int?
     @Option(help: "Video: VBV buffer of both eyes together, kbit (default: 1 s of --max-bitrate).") var vbvBufsize: Int?
     @Option(help: "Video: publishing limits to apply: vision-pro (at most 4320×4320 per eye, peak 150 Mbit/s).") var applePreset: String?
+    @Option(help: "Video: which encoder makes the layers: auto (a multiview libx265 when one is found, see SPATIAL_MEDIA_X265; default), assembled (two single-layer encodes), multiview (fail without one).") var encodePath: String?
     @Option(help: "Video: constant quantizer per eye, 0…51 (instead of --crf; segments then join byte-identical to one conversion).") var qp: Int?
     @Option(help: "Video: encode only segment K of N (whole GOPs, no audio) to a segment file for `spatial-media concat`.") var segment: String?
     @Option(help: "Video: x265 preset (ultrafast … placebo, default medium).") var preset: String?
@@ -104,6 +105,7 @@ struct ConvertPhoto: ParsableCommand {
         if maxBitrate != nil { o.append("--max-bitrate") }
         if vbvBufsize != nil { o.append("--vbv-bufsize") }
         if applePreset != nil { o.append("--apple-preset") }
+        if encodePath != nil { o.append("--encode-path") }
         if preset != nil { o.append("--preset") }
         if keyint != nil { o.append("--keyint") }
         if bframes != nil { o.append("--bframes") }
@@ -153,6 +155,7 @@ struct ConvertPhoto: ParsableCommand {
             if let b = vbvBufsize, b <= 0 { throw ValidationError("--vbv-bufsize must be positive (kbit)") }
             if vbvBufsize != nil && maxBitrate == nil && applePreset == nil { throw ValidationError("--vbv-bufsize needs --max-bitrate") }
             if let b = bitrate, let m = maxBitrate, b > m { throw ValidationError("--bitrate \(b) is above --max-bitrate \(m)") }
+            if let e = encodePath, EncodePath(rawValue: e) == nil { throw ValidationError("--encode-path must be one of \(EncodePath.allCases.map(\.rawValue).joined(separator: ", "))") }
             if let a = applePreset, PublishingPreset(rawValue: a) == nil { throw ValidationError("--apple-preset must be one of \(PublishingPreset.allCases.map(\.rawValue).joined(separator: ", "))") }
             if let a = audio, !["copy", "none"].contains(a) { throw ValidationError("--audio must be copy or none") }
             if let h = hero, !["left", "right"].contains(h) { throw ValidationError("--hero must be left or right") }
@@ -238,6 +241,7 @@ extension ConvertPhoto {
         o.maxBitrateKbps = maxBitrate
         o.vbvBufferKbit = vbvBufsize
         o.publishing = applePreset.flatMap { PublishingPreset(rawValue: $0) }
+        o.encodePath = encodePath.flatMap { EncodePath(rawValue: $0) } ?? .auto
         o.segment = segment.flatMap(VideoSegment.parse)
         o.preset = preset ?? "medium"
         o.keyint = keyint

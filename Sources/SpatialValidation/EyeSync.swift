@@ -4,10 +4,10 @@ import MediaDecode
 
 /// Time offset between the eyes of a video (SV-GEOM-019), measured on short runs of consecutive frames.
 ///
-/// Each eye's frames are reduced to about ``width`` pixels wide and cut into a grid of blocks; a block's motion at a
+/// Each eye's frames are reduced to about ``EyeSync/width`` pixels wide and cut into a grid of blocks; a block's motion at a
 /// frame step is the mean absolute luma change between the two frames (insensitive to the eyes' colour balance). Each
 /// block signal has its mean over the run removed (what is left is *when* things move), and the normalised
-/// cross-correlation of all blocks together is computed for lags −``maxLag``…+``maxLag``, each with the one horizontal
+/// cross-correlation of all blocks together is computed for lags −``EyeSync/maxLag``…+``EyeSync/maxLag``, each with the one horizontal
 /// shift of the right eye's block grid (a disparity, constant over the run) that explains it best. In steady
 /// horizontal motion a delay and a shift look the same; ``steadiness`` detects that case, which is not judged.
 public struct EyeSyncMeasurement: Sendable, Equatable {
