@@ -17,9 +17,12 @@ enum GeometryCheck {
     static func prepare(_ pair: inout StereoPair, options o: inout PhotoConversionOptions, align: Bool, autoDisparity: Bool, json: Bool) throws(ParseError) {
         let hfov = PhotoConverter.fieldOfView(pair, options: o)
         if let a = PairAligner.luma(pair.left, maxSide: 2048), let b = PairAligner.luma(pair.right, maxSide: 2048) {
-            let dadj = o.stereo.disparityAdjustment ?? 0
-            let d = GeometryDiagnosis.diagnose(left: a.gray, right: b.gray, hfovDegrees: hfov.degrees, disparityAdjustment: dadj,
-                                               baselineMM: o.stereo.baselineMillimetres ?? pair.sourceBaselineMM ?? PhotoDefaults.baselineMM, asSpatial: true)
+            // What the written file will say: the given values, else the source's, else the defaults.
+            var known = o.stereo
+            known.disparityAdjustment = known.disparityAdjustment ?? 0
+            try? known.setHorizontalFieldOfView(degrees: hfov.degrees)
+            if known.baselineMicrometres == nil { try? known.setBaseline(millimetres: pair.sourceBaselineMM ?? PhotoDefaults.baselineMM) }
+            let d = GeometryDiagnosis.diagnose(left: a.gray, right: b.gray, stereo: known, asSpatial: true)
             let serious = d.findings.filter { $0.severity >= .warning }
             for f in serious { printErr("\(f.severity == .error ? "ERROR" : "warning") \(f.ruleID): \(f.message)") }
             var hints: [String] = []
