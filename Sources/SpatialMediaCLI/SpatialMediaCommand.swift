@@ -18,6 +18,13 @@ func printErr(_ s: String) { StandardError.write(s + "\n") }
 /// `(top level)`) or, when a library call took several files, the file that failed: an output named in
 /// `outputs` is reported as "cannot write OUTPUT"; a box path goes after the reason with its offset; the
 /// top level is given by its offset alone.
+/// The one way a command fails on a library error: ``errorLine`` on standard error, and the exit code
+/// ``Exit/code(for:)`` gives, to throw (`throw failure(…)`).
+func failure(_ prefix: String, file: String, _ e: ParseError, outputs: [String?] = []) -> ExitCode {
+    printErr(errorLine(prefix, file: file, e, outputs: outputs))
+    return ExitCode(Exit.code(for: e))
+}
+
 func errorLine(_ prefix: String, file: String, _ e: ParseError, outputs: [String?] = []) -> String {
     var message = e.cliMessage
     if !e.path.isEmpty, outputs.contains(where: { $0 == e.path }) {
@@ -203,8 +210,7 @@ struct Rewrite: ParsableCommand {
             line.end()
         } catch {
             line.end()
-            printErr(errorLine("spatial-media rewrite", file: input, error, outputs: [output]))
-            throw ExitCode(Exit.code(for: error))
+            throw failure("spatial-media rewrite", file: input, error, outputs: [output])
         }
         printErr("wrote \(output)")
     }
