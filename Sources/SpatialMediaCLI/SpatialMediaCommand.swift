@@ -189,7 +189,8 @@ struct Info: ParsableCommand {
 /// JPEG, MPO and PNG files (what `convert` and `validate` read besides ISOBMFF); nil for other files.
 func imageInfo(_ path: String) throws(ParseError) -> MediaInfo? {
     let src = try FileSource(path: path)
-    guard ImageInfo.recognises(try src.read(at: 0, count: Int(min(src.size, 8)))) else { return nil }
+    let kind = FileProbe.kind(head: try src.read(at: 0, count: Int(min(src.size, 8))))
+    guard kind == .jpeg || kind == .png else { return nil }
     do {
         let d = try ImageInfo.describe(try FileBytes.read(path))
         return MediaInfo(lines: d.lines, json: d.json, hasProblems: false)

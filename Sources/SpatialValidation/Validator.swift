@@ -111,8 +111,7 @@ public enum Validator {
             return r
         }
         // JPEG / MPO / PNG
-        let isJPEG = head.count >= 3 && head[0] == 0xFF && head[1] == 0xD8
-        let isPNG = head.count >= 8 && head[0] == 0x89 && head[1] == 0x50
+        let isJPEG = probed == .jpeg, isPNG = probed == .png
         guard isJPEG || isPNG else {
             r.findings.append(Finding("SV-FILE-001", .error, "not a movie, HEIF, JPEG/MPO or PNG file"))
             r.unreadable = true
