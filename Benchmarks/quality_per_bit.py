@@ -72,12 +72,19 @@ def eye_crop(layout, w, h, eye):
 
 
 def metrics(ff, coded, src, crop, size, fps, vmaf, work):
-    """PSNR-Y, SSIM (all planes) and VMAF of a raw HEVC eye stream against the source eye. Both are first written as
-    raw 4:2:0 frames (every frame, in order): FFmpeg's frame pairing by timestamps is then exact (a raw HEVC
-    stream's guessed timestamps with B-frames can pair a picture with its neighbour)."""
+    """PSNR-Y, SSIM (all planes) and VMAF of an eye against the source eye. `coded` is a raw HEVC eye stream, or
+    (movie, "left"|"right") for a view decoded by FFmpeg's MV-HEVC decoder (a layer that uses inter-layer prediction
+    cannot be split out as a single-layer stream). Both are first written as raw 4:2:0 frames (every frame, in order):
+    FFmpeg's frame pairing by timestamps is then exact (a raw HEVC stream's guessed timestamps with B-frames can pair a
+    picture with its neighbour)."""
     dist, ref = os.path.join(work, "dist.yuv"), os.path.join(work, "ref.yuv")
-    run([ff, "-hide_banner", "-loglevel", "error", "-y", "-f", "hevc", "-i", coded, "-fps_mode", "passthrough",
-         "-f", "rawvideo", "-pix_fmt", "yuv420p", dist])
+    if isinstance(coded, tuple):
+        movie, view = coded
+        run([ff, "-hide_banner", "-loglevel", "error", "-y", "-i", movie, "-map", f"0:v:0:vpos:{view}",
+             "-fps_mode", "passthrough", "-f", "rawvideo", "-pix_fmt", "yuv420p", dist])
+    else:
+        run([ff, "-hide_banner", "-loglevel", "error", "-y", "-f", "hevc", "-i", coded, "-fps_mode", "passthrough",
+             "-f", "rawvideo", "-pix_fmt", "yuv420p", dist])
     run([ff, "-hide_banner", "-loglevel", "error", "-y", "-i", src, "-vf", crop, "-fps_mode", "passthrough",
          "-f", "rawvideo", "-pix_fmt", "yuv420p", ref])
     if os.path.getsize(dist) != os.path.getsize(ref):
@@ -98,19 +105,30 @@ def metrics(ff, coded, src, crop, size, fps, vmaf, work):
     return psnr, float(s.group(1)), (float(v.group(1)) if v else None)
 
 
-def convert(binary, src, layout, crf, mode, out, hero):
-    p = run([binary, "convert", src, "-o", out, "--layout", layout, "--crf", str(crf), "--eye-quality", mode,
-             "--hero", hero, "--no-audio", "--json"])
+def convert(binary, src, layout, crf, mode, out, hero, multiview_lib=None):
+    """`mode` equal/asymmetric: the two-encode assembly (whatever libx265 the environment names); multiview: the
+    multiview libx265 `multiview_lib` (SPATIAL_MEDIA_X265), both layers at one CRF."""
+    env = dict(os.environ)
+    if mode == "multiview":
+        env["SPATIAL_MEDIA_X265"] = multiview_lib
+        args = ["--eye-quality", "equal", "--encode-path", "multiview"]
+    else:
+        args = ["--eye-quality", mode, "--encode-path", "assembled"]
+    p = run([binary, "convert", src, "-o", out, "--layout", layout, "--crf", str(crf), *args,
+             "--hero", hero, "--no-audio", "--json"], env=env)
     return json.loads(p.stdout)
 
 
-def measure(binary, ff, work, clip, crf, mode, hero, vmaf):
+def measure(binary, ff, work, clip, crf, mode, hero, vmaf, multiview_lib=None):
     name, src, layout, _ = clip
     tag = re.sub(r"[^a-z0-9]+", "_", name.lower()) + f"_{mode}_{crf}_{hero}"
     out = os.path.join(work, tag + ".mov")
-    j = convert(binary, src, layout, crf, mode, out, hero)
-    left, right = os.path.join(work, tag + "_L.hevc"), os.path.join(work, tag + "_R.hevc")
-    run([binary, "split-video", out, "--left", left, "--right", right])
+    j = convert(binary, src, layout, crf, mode, out, hero, multiview_lib)
+    if mode == "multiview":
+        left, right = (out, "left"), (out, "right")
+    else:
+        left, right = os.path.join(work, tag + "_L.hevc"), os.path.join(work, tag + "_R.hevc")
+        run([binary, "split-video", out, "--left", left, "--right", right])
     w, h, fps = y4m_header(src)
     num, den = (int(x) for x in fps.split("/"))
     seconds = j["frames"] * den / num
@@ -169,7 +187,7 @@ def svg(rows, path):
     pw, ph, m = 360, 260, 48
     W = pw * len(clips) + 20
     H = ph + 70
-    colours = {"equal": "#1f5fbf", "asymmetric": "#c0392b"}
+    colours = {"equal": "#1f5fbf", "asymmetric": "#c0392b", "multiview": "#27ae60"}
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" font-family="sans-serif" font-size="11">',
              f'<rect width="{W}" height="{H}" fill="white"/>',
              f'<text x="10" y="16" font-size="13">Quality per bit: PSNR-Y (dB) against total bitrate (kbit/s, both layers, log scale); '
@@ -195,7 +213,7 @@ def svg(rows, path):
         for k in range(5):
             xv = 10 ** (x0 + (x1 - x0) * k / 4)
             parts.append(f'<text x="{X(xv):.1f}" y="{oy + ih + 14}" text-anchor="middle">{xv:.0f}</text>')
-        for mode in ("equal", "asymmetric"):
+        for mode in colours:
             pts = sorted((r["kbps0"] + r["kbps1"], r["stereo_psnr"], r["other_m"][0]) for r in rs if r["mode"] == mode)
             if not pts:
                 continue
@@ -208,7 +226,8 @@ def svg(rows, path):
     ly = H - 14
     for j, (mode, col) in enumerate(colours.items()):
         parts.append(f'<line x1="{20 + j * 200}" x2="{45 + j * 200}" y1="{ly - 4}" y2="{ly - 4}" stroke="{col}" stroke-width="2"/>')
-        parts.append(f'<text x="{50 + j * 200}" y="{ly}">--eye-quality {mode}</text>')
+        label = "multiview libx265 (inter-layer prediction, one CRF)" if mode == "multiview" else f"--eye-quality {mode}"
+        parts.append(f'<text x="{50 + j * 200}" y="{ly}">{label}</text>')
     parts.append("</svg>")
     with open(path, "w") as f:
         f.write("\n".join(parts) + "\n")
@@ -226,6 +245,7 @@ def main():
     ap.add_argument("--json")
     ap.add_argument("--floor-rel", type=float, default=6.0)
     ap.add_argument("--floor-abs", type=float, default=32.0)
+    ap.add_argument("--multiview-x265", help="a multiview libx265 (API build 216): adds multiview rows")
     a = ap.parse_args()
     os.makedirs(a.work, exist_ok=True)
     vmaf = "libvmaf" in run([a.ffmpeg, "-hide_banner", "-filters"]).stdout
@@ -233,8 +253,8 @@ def main():
     rows = []
     for clip in make_clips(a.ffmpeg, a.work, a.frames):
         for crf in crfs:
-            for mode in ("equal", "asymmetric"):
-                rows.append(measure(a.bin, a.ffmpeg, a.work, clip, crf, mode, "left", vmaf))
+            for mode in ("equal", "asymmetric") + (("multiview",) if a.multiview_x265 else ()):
+                rows.append(measure(a.bin, a.ffmpeg, a.work, clip, crf, mode, "left", vmaf, a.multiview_x265))
                 sys.stderr.write(f"{clip[0]} CRF {crf} {mode}: L1/L0 {rows[-1]['ratio']:.3f}\n")
         # The asymmetry follows the hero eye: one right-hero row at the default CRF.
         rows.append(measure(a.bin, a.ffmpeg, a.work, clip, 23, "asymmetric", "right", vmaf))
@@ -251,6 +271,9 @@ def main():
     print("encoder: " + rows[-1]["encoder"])
     if rows[-1]["encode_path"]:
         print("encode path: " + rows[-1]["encode_path"])
+    mv = [r for r in rows if r["mode"] == "multiview"]
+    if mv:
+        print("multiview encoder: " + mv[-1]["encoder"])
     print("libvmaf: " + ("yes (model vmaf_v0.6.1, FFmpeg's default)" if vmaf else "not in this FFmpeg build"))
 
 

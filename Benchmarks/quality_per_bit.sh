@@ -4,16 +4,19 @@
 # VMAF (when the FFmpeg build has libvmaf) of each decoded eye against its source eye, and the combined stereo figure.
 # Writes Benchmarks/quality_per_bit.md (the table), Benchmarks/quality_per_bit.svg (the curves) and a JSON of the
 # rows in the work directory; RESULTS.md quotes them.
-# Usage: bash Benchmarks/quality_per_bit.sh [--crfs 18,23,28,33] [--frames 30] [--work DIR]
+# With --multiview-x265 LIB (a multiview libx265, API build 216; see Specs/conversion.md for how one is built) each
+# clip and CRF also gets a row encoded by that library (--encode-path multiview, both layers at the CRF).
+# Usage: bash Benchmarks/quality_per_bit.sh [--crfs 18,23,28,33] [--frames 30] [--work DIR] [--multiview-x265 LIB]
 # Needs FFmpeg ≥ 7.1 with psnr/ssim filters: FFMPEG, else the oracle venv's FFmpeg 9, else .tools/bin/ffmpeg.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-CRFS=18,23,28,33; FRAMES=30; WORK=""
+CRFS=18,23,28,33; FRAMES=30; WORK=""; MV=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --crfs) CRFS=$2; shift 2 ;;
     --frames) FRAMES=$2; shift 2 ;;
     --work) WORK=$2; shift 2 ;;
+    --multiview-x265) MV=(--multiview-x265 "$2"); shift 2 ;;
     *) echo "unknown option $1" >&2; exit 64 ;;
   esac
 done
@@ -27,4 +30,4 @@ if [ -z "$WORK" ]; then WORK=$(mktemp -d /tmp/qpb.XXXXXX); trap 'rm -rf "$WORK"'
 echo "== quality per bit: CRFs $CRFS, $FRAMES frames of the rendered scene, $("$BIN" --version 2>/dev/null | head -1)"
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || true)"
 python3 Benchmarks/quality_per_bit.py --bin "$BIN" --ffmpeg "$FF" --work "$WORK" --crfs "$CRFS" --frames "$FRAMES" \
-  --markdown Benchmarks/quality_per_bit.md --svg Benchmarks/quality_per_bit.svg --json "$WORK/rows.json"
+  --markdown Benchmarks/quality_per_bit.md --svg Benchmarks/quality_per_bit.svg --json "$WORK/rows.json" "${MV[@]}"

@@ -4,8 +4,9 @@
   stereo_cv.py residual LEFT RIGHT            vertical disparity of a pair, measured independently of spatial-media:
                                               Shi-Tomasi corners refined to sub-pixel, pyramidal Lucas-Kanade flow
                                               left->right with a forward-backward check (< 0.5 px), RANSAC
-                                              fundamental matrix (1 px); prints median / p95 of |y_right - y_left|.
+                                              fundamental matrix (1 px); prints median / p95 of |y_right - y_left| and the signed median.
   stereo_cv.py residual-dir DIR               the same for every DIR/*-L.pgm + *-R.pgm pair (the sweep's aligned pairs).
+  stereo_cv.py residual-json DIR              the same as one JSON object keyed by pair name (the video --align tests).
   stereo_cv.py rectify LEFT RIGHT [--runs N]  OpenCV's uncalibrated pipeline timed: ORB 5000 + ratio 0.75 +
                                               findFundamentalMat (RANSAC) + stereoRectifyUncalibrated + warpPerspective
                                               of both eyes; prints best wall seconds and best CPU seconds (all threads).
@@ -42,8 +43,10 @@ def residual(left, right):
     F, mask = cv2.findFundamentalMat(a, b, cv2.FM_RANSAC, 1.0, 0.999)
     if mask is not None:
         a, b = a[mask.ravel() == 1], b[mask.ravel() == 1]
-    dy = np.abs(b[:, 1] - a[:, 1]).astype(np.float64)
-    return {"tracks": int(len(a)), "median_abs_dy": float(np.median(dy)), "p95_abs_dy": float(np.percentile(dy, 95))}
+    sdy = (b[:, 1] - a[:, 1]).astype(np.float64)
+    dy = np.abs(sdy)
+    return {"tracks": int(len(a)), "median_abs_dy": float(np.median(dy)), "p95_abs_dy": float(np.percentile(dy, 95)),
+            "median_dy": float(np.median(sdy))}
 
 
 def rectify(left_bgr, right_bgr):
@@ -80,6 +83,11 @@ def main():
             else:
                 print(f"| {name} | {r['tracks']} | {r['median_abs_dy']:.3f} | {r['p95_abs_dy']:.3f} | {'yes' if good else 'NO'} |")
         print(f"\nOpenCV confirms {ok}/{len(rows)} aligned pairs within 0.2 px median and 0.5 px p95.")
+    elif cmd == "residual-json":
+        out = {}
+        for lp in sorted(glob.glob(os.path.join(args[0], "*-L.pgm"))):
+            out[os.path.basename(lp)[:-6]] = residual(cv2.imread(lp, cv2.IMREAD_GRAYSCALE), cv2.imread(lp[:-6] + "-R.pgm", cv2.IMREAD_GRAYSCALE))
+        print(json.dumps(out))
     elif cmd == "rectify":
         runs = int(args[args.index("--runs") + 1]) if "--runs" in args else 3
         l, r = cv2.imread(args[0], cv2.IMREAD_COLOR), cv2.imread(args[1], cv2.IMREAD_COLOR)

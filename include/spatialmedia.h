@@ -426,15 +426,17 @@ sm_status sm_convert_photo(const char *input, const char *output, const char *op
  *    is on PATH) or two video files (`input` + "right_input") is decoded, split into eyes, encoded with
  *    libx265 (one encoder per eye, running at once) and assembled; audio is copied. Extra options for this
  *    path: "layout": "sbs" | "tb" | "half-sbs" | "half-tb" (default sbs), "crf": 0…51 (the base-layer eye's) or "qp": 0…51 (constant quantizer),
- *    "eye_quality": "asymmetric" (default: the other eye 5 CRF steps coarser, never above CRF 28) |
- *    "asymmetric:N" (N 0…6) | "equal" (both eyes alike), "preset": x265 preset
+ *    "eye_quality": "asymmetric" (default: the other eye 6 CRF steps coarser, never above CRF 28) |
+ *    "asymmetric:N" (N 0…6) | "equal" (both eyes alike), "encode_path": "auto" (default: a multiview libx265
+ *    with inter-layer prediction when SPATIAL_MEDIA_X265 or the loader provides one) | "assembled" | "multiview",
+ *    "preset": x265 preset
  *    name (default medium), "keyint": IDR interval in frames (default 2 s of frames), "bframes": 0…16
  *    (default 3), "audio": "copy" | "none", "segment": "K/N" (encode only segment K of N: whole GOPs of the
  *    input, no audio, the frame range recorded in the file; join the N segment files with sm_concat_video).
  *    Progress stage "encode" reports the fraction of frames
  *    encoded when known; the callback or the cancel flag stops it (SM_ERR_CANCELLED, nothing written).
  *    Report: {"output","bytes_written","frames","eye_width","eye_height","layer0_bytes","layer1_bytes",
- *    "encoder","seconds","audio","notes"}.
+ *    "encoder","encode_path","seconds","audio","notes"}.
  * Options: "right_input": path, "base_eye": "left" | "right" (layer 0; default left),
  *   "layer_sps": "full" | "multilayer", "baseline_um": integer (default 64000),
  *   "hfov_millidegrees": 1…179999 (default 60000), "disparity": -10000…10000 (default 0) — the defaults are the

@@ -134,6 +134,33 @@ public final class HEVCEncoder {
         if api.pointee.param_default_preset(param, settings.preset, settings.tune) != 0 {
             throw fail("unknown preset '\(settings.preset)' or tune '\(settings.tune ?? "")'")
         }
+        let opts: [(String, String)]
+        do throws(ParseError) { opts = try HEVCEncoder.parameterOptions(width: width, height: height, settings: settings) } catch {
+            api.pointee.param_free(param); throw error
+        }
+        for (k, v) in opts {
+            let r = api.pointee.param_parse(param, k, v)
+            if r != 0 { throw fail("option \(k)=\(v) rejected (\(r == -1 ? "unknown option" : "bad value"))") }
+        }
+        // `frames` is an x265 CLI option, not a param_parse name: set the field.
+        if let n = settings.totalFrames { param.pointee.totalFrames = Int32(clamping: max(0, n)) }
+        if settings.bitDepth > 8 {
+            _ = api.pointee.param_apply_profile(param, settings.chroma == .yuv420 ? "main10" : (settings.chroma == .yuv422 ? "main422-10" : "main444-10"))
+        } else if settings.chroma == .yuv420 {
+            _ = api.pointee.param_apply_profile(param, settings.keyint == 1 ? "mainstillpicture" : "main")
+        }
+        guard let enc = api.pointee.encoder_open(param) else { throw fail("cannot open the encoder with these settings") }
+        guard let pic = api.pointee.picture_alloc() else {
+            api.pointee.encoder_close(enc); throw fail("cannot allocate a picture")
+        }
+        api.pointee.picture_init(param, pic)
+        self.api = api; self.param = param; self.encoder = enc; self.picture = pic
+        self.width = width; self.height = height; self.settings = settings
+    }
+
+    /// The `x265_param_parse` name/value pairs of `settings` for a `width`×`height` picture, in the order they are
+    /// applied (``HEVCEncoderSettings/extraOptions`` last). Shared with the multiview encoder.
+    static func parameterOptions(width: Int, height: Int, settings: HEVCEncoderSettings) throws(ParseError) -> [(String, String)] {
         var opts: [(String, String)] = [
             ("input-res", "\(width)x\(height)"),
             ("input-csp", settings.chroma == .yuv420 ? "i420" : settings.chroma == .yuv422 ? "i422" : "i444"),
@@ -155,7 +182,6 @@ public final class HEVCEncoder {
         // x265 needs the picture to hold one coding tree unit (64 by default): small pictures get a smaller CTU.
         let smallest = min(width, height)
         guard smallest >= 16 else {
-            api.pointee.param_free(param)
             throw CodecError.lib("x265", "\(width)×\(height) is too small to encode: x265 needs at least 16×16 pixels")
         }
         if smallest < 64 && settings.extraOptions["ctu"] == nil { opts.append(("ctu", smallest >= 32 ? "32" : "16")) }
@@ -171,24 +197,7 @@ public final class HEVCEncoder {
             if let b { opts.append(("vbv-bufsize", "\(b)")) }
         }
         for (k, v) in settings.extraOptions.sorted(by: { $0.key < $1.key }) { opts.append((k, v)) }
-        for (k, v) in opts {
-            let r = api.pointee.param_parse(param, k, v)
-            if r != 0 { throw fail("option \(k)=\(v) rejected (\(r == -1 ? "unknown option" : "bad value"))") }
-        }
-        // `frames` is an x265 CLI option, not a param_parse name: set the field.
-        if let n = settings.totalFrames { param.pointee.totalFrames = Int32(clamping: max(0, n)) }
-        if settings.bitDepth > 8 {
-            _ = api.pointee.param_apply_profile(param, settings.chroma == .yuv420 ? "main10" : (settings.chroma == .yuv422 ? "main422-10" : "main444-10"))
-        } else if settings.chroma == .yuv420 {
-            _ = api.pointee.param_apply_profile(param, settings.keyint == 1 ? "mainstillpicture" : "main")
-        }
-        guard let enc = api.pointee.encoder_open(param) else { throw fail("cannot open the encoder with these settings") }
-        guard let pic = api.pointee.picture_alloc() else {
-            api.pointee.encoder_close(enc); throw fail("cannot allocate a picture")
-        }
-        api.pointee.picture_init(param, pic)
-        self.api = api; self.param = param; self.encoder = enc; self.picture = pic
-        self.width = width; self.height = height; self.settings = settings
+        return opts
     }
 
     deinit {
@@ -290,16 +299,19 @@ public final class HEVCEncoder {
         if r < 0 { throw CodecError.lib("x265", "encoding failed") }
         if r == 0 || count == 0 { return [] }
         let units = HEVCEncoder.copy(nals, count)
-        let t = Int(out.sliceType)
-        let name: String
-        switch t {
-        case Int(X265_TYPE_IDR): name = "IDR"
-        case Int(X265_TYPE_I): name = "I"
-        case Int(X265_TYPE_P): name = "P"
-        case Int(X265_TYPE_B): name = "B"
-        default: name = "b"
-        }
+        let name = HEVCEncoder.sliceTypeName(Int(out.sliceType))
         return [EncodedFrame(pts: out.pts, dts: out.dts, poc: Int(out.poc), isKeyframe: name == "IDR" || name == "I", sliceType: name, nalUnits: units)]
+    }
+
+    /// "IDR", "I", "P", "B" or "b" for an x265 slice type (the values are the same in every x265 API build).
+    static func sliceTypeName(_ t: Int) -> String {
+        switch t {
+        case Int(X265_TYPE_IDR): return "IDR"
+        case Int(X265_TYPE_I): return "I"
+        case Int(X265_TYPE_P): return "P"
+        case Int(X265_TYPE_B): return "B"
+        default: return "b"
+        }
     }
 
     /// Copies x265's NAL array (valid only until the next call) and strips Annex-B start codes.

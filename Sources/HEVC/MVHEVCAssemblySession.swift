@@ -256,9 +256,7 @@ public struct MVHEVCAssemblySession: Sendable {
             layerPPS.append(nal)
         }
         // SEI 176.
-        var info = ThreeDimensionalReferenceDisplaysInfo()
-        info.displays = [ThreeDimensionalReferenceDisplaysInfo.Display(leftViewId: options.baseIsLeft ? 0 : 1, rightViewId: options.baseIsLeft ? 1 : 0)]
-        let sei = SEIMessageList(header: NALHeader(type: .prefixSEI), messages: [SEIMessage(payloadType: 176, payload: try info.payload())]).nalUnit()
+        let sei = try MVHEVCStream.viewSEI(baseIsLeft: options.baseIsLeft)
         var timing: (UInt32, UInt32)? = nil
         if sa.vuiPresent && sa.vui.timingInfoPresent { timing = (sa.vui.numUnitsInTick, sa.vui.timeScale) }
         header = MVHEVCStream(vps: vpsNAL, baseSPS: baseSPS, basePPS: a.ppsOrder.compactMap { a.ppsNAL[$0] },

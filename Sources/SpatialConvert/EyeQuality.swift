@@ -24,9 +24,12 @@ public enum EyeQuality: Sendable, Equatable, CustomStringConvertible {
     /// The non-hero eye `crfOffset` CRF steps coarser (0…``maximumCRFOffset``).
     case asymmetric(crfOffset: Double)
 
-    /// The default offset: 5 CRF steps (x265 roughly halves the bits per 6 steps: about 0.56 of the hero's bits by
-    /// that rule; 0.48–0.66 measured on the harness clips, Benchmarks/RESULTS.md).
-    public static let defaultCRFOffset = 5.0
+    /// The default offset: 6 CRF steps, the bound of the accepted range, so the non-hero eye's CRF is
+    /// min(hero + 6, ``nonHeroCRFCeiling``): 6 steps below hero CRF 22, 5 at CRF 23, fewer towards the ceiling. x265
+    /// roughly halves the bits per 6 steps, but at high rates (low CRF) each step saves less (5 steps from CRF 18 left
+    /// 0.716 of the hero's bits on the bundled sample): the full bound is used where the coarser eye is furthest above
+    /// the quality floor (Specs/conversion.md, Benchmarks/RESULTS.md).
+    public static let defaultCRFOffset = 6.0
     /// The largest offset accepted (the bound of the literature's acceptable range, see Specs).
     public static let maximumCRFOffset = 6.0
     /// The non-hero eye is never given a CRF above this by the rule: past it the weaker eye falls under the quality
@@ -143,9 +146,10 @@ extension VideoConverter {
                 let fps = Double(fpsNum) / Double(max(1, fpsDen))
                 if let l = HEVCLevel.lowest(width: eyeW, height: eyeH, fps: fps) {
                     // The hero eye takes 1 − share of the total: the level's limit per eye bounds the total.
+                    // (The 1e-6 keeps an exact quotient such as 12000 / (2/3) from rounding down to 17999.)
                     let heroPart = 1 - share
-                    maxTotal = min(p.peakKbps, Int((Double(l.maxBitrateKbps) / heroPart).rounded(.down)))
-                    if bufTotal == nil { bufTotal = min(maxTotal ?? p.peakKbps, Int((Double(l.maxCPBKbit) / heroPart).rounded(.down))) }
+                    maxTotal = min(p.peakKbps, Int((Double(l.maxBitrateKbps) / heroPart + 1e-6).rounded(.down)))
+                    if bufTotal == nil { bufTotal = min(maxTotal ?? p.peakKbps, Int((Double(l.maxCPBKbit) / heroPart + 1e-6).rounded(.down))) }
                 } else {
                     maxTotal = p.peakKbps
                 }
@@ -161,7 +165,8 @@ extension VideoConverter {
             let oc = q.nonHeroCRF(heroCRF: c)
             other.rateControl = .crf(oc)
             text = "hero (\(heroName)) CRF \(fmt(c)), \(otherName) CRF \(fmt(oc))"
-            if case .asymmetric(let d) = q, oc - c < d {
+            // The default rule is min(hero + 6, 28) by design; an explicit offset that the ceiling cut is said.
+            if case .asymmetric(let d) = q, q != .standard, oc - c < d {
                 notes.append("non-hero eye at CRF \(fmt(oc)), not \(fmt(c + d)): the rule never codes it above CRF \(fmt(EyeQuality.nonHeroCRFCeiling))")
             }
         case .qp(let p):
@@ -221,13 +226,3 @@ extension VideoConverter {
     }
 }
 
-extension VideoConverter {
-    /// The report's "encode path" line: which path made the layers, and what the multiview probe found.
-    static func encodePathText(_ p: X265MultiviewProbe) -> String {
-        let path = "two single-layer x265 encodes assembled as MV-HEVC (independent layers, no inter-layer prediction)"
-        if p.multiview {
-            return path + "; \(p.summary), but encoding through a multiview libx265 is not implemented in this version"
-        }
-        return path + "; multiview encoder: none (\(p.summary))"
-    }
-}

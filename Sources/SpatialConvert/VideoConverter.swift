@@ -91,7 +91,14 @@ public struct VideoConversionOptions: Sendable {
     public var keepStreamsPrefix: String? = nil
     /// Encode only segment K of N (whole GOPs of the input, no audio) to a segment file for ``VideoSegmentJoiner``.
     public var segment: VideoSegment? = nil
+    /// Which encoder makes the two layers (see ``EncodePath``).
+    public var encodePath: EncodePath = .auto
     public var limits: Limits = .default
+    /// `--align`: estimate one rectifying warp per shot (``VideoAligner``), warp the non-hero eye with it and crop both
+    /// eyes to one common area for the whole clip (field of view updated). Needs an input file (two passes).
+    public var align = false
+    /// `--auto-disparity`: set the disparity adjustment from the measured disparity (one value for the file).
+    public var autoDisparity = false
 
     public static let defaultCRF = 23.0
     public init() {}
@@ -103,6 +110,8 @@ public struct VideoConversionProgress: Sendable {
     /// Expected total, when known.
     public var totalFrames: Int?
     public var elapsedSeconds: Double
+    /// True while `--align` / `--auto-disparity` read the clip a first time (frames scanned, not encoded).
+    public var estimating = false
     public var framesPerSecond: Double { elapsedSeconds > 0 ? Double(frames) / elapsedSeconds : 0 }
     public var etaSeconds: Double? {
         guard let t = totalFrames, t > frames, framesPerSecond > 0 else { return nil }
@@ -150,6 +159,8 @@ public struct VideoConversionReport: Sendable {
     /// CPU seconds of the whole process (x265 included).
     public var processCPUSeconds: Double
     public var peakRSSBytes: UInt64
+    /// What `--align` / `--auto-disparity` measured and did (nil when neither was asked).
+    public var alignment: VideoAlignmentReport? = nil
 
     public var layer1ToLayer0: Double { layer0Bytes > 0 ? Double(layer1Bytes) / Double(layer0Bytes) : 0 }
     public var kbps: (layer0: Double, layer1: Double) {
@@ -172,6 +183,7 @@ public struct VideoConversionReport: Sendable {
             "audio: " + (audioTracks.isEmpty ? "none" : audioTracks.joined(separator: "; ")),
             "time: \(fmt(seconds)) s (\(fmt(Double(frames) / max(seconds, 1e-9))) fps); work outside x265: \(fmt(ownCPUSeconds)) of \(fmt(processCPUSeconds)) CPU s",
         ]
+        if let a = alignment { l += a.lines }
         for n in notes { l.append("note: \(n)") }
         return l
     }
@@ -327,16 +339,22 @@ public enum VideoConverter {
         var notes: [String]
         /// Segment mode: the clip position of the first frame encoded (``VideoSegments``).
         var segmentFirstFrame: Int? = nil
+        /// `--align` / `--auto-disparity`: the warp of each shot and the crop (``VideoAligner``).
+        var alignment: VideoAligner.Plan? = nil
     }
 
     /// What the encoding pipeline produced.
     struct Encoded {
         var frames: Int
-        var assembly: StreamingAssembly
+        /// Writes the last access units and returns the stream's header (parameter sets) for the sample entry.
+        var finishStream: () throws(ParseError) -> MVHEVCStream
         var writer: SpatialVideoStreamWriter
         var settings: HEVCEncoderSettings
         var eyes: EyeEncoding
         var ownCPU: Double
+        /// The report's description of the encoder and of the path that made the layers.
+        var encoderText: String
+        var pathText: String
     }
 
     /// Converts `input` to a spatial video at `output`. On any error or cancellation nothing is left at `output`.
@@ -361,8 +379,27 @@ public enum VideoConverter {
         var plan = try makePlan(input, output: output, options: o)
         defer { for p in plan.producers { p.abort() } }
         try VideoSegments.restrict(&plan, input: input, options: o, cancellation: cancellation)
+        if o.align || o.autoDisparity { try prepareAlignment(&plan, input: input, options: o, cancellation: cancellation, progress: progress) }
         let planCPU = threadCPUSeconds() - planCPU0
-        var encoded = try encode(plan, output: output, options: o, cancellation: cancellation, progress: progress, t0: t0)
+        let probe = X265MultiviewProbe.current
+        let route = try encodeRoute(o, probe: probe)
+        var multiview: (encoder: X265MultiviewEncoder, settings: HEVCEncoderSettings)? = nil
+        if route.multiview {
+            // A library the probe accepted but whose API build or layout this program does not know: the assembly.
+            do throws(ParseError) { multiview = try openMultiview(plan, options: o, probe: probe) } catch {
+                if o.encodePath == .multiview { throw error }
+                plan.notes.append("multiview libx265 not used: \(error.message); two single-layer encodes instead")
+            }
+        }
+        if multiview != nil { plan.notes += route.notes }
+        var encoded: Encoded
+        if let m = multiview {
+            encoded = try encodeMultiview(plan, encoder: m.encoder, settings: m.settings, output: output, options: o, probe: probe,
+                                          cancellation: cancellation, progress: progress, t0: t0)
+        } else {
+            if !route.multiview { plan.notes += route.notes }
+            encoded = try encode(plan, output: output, options: o, cancellation: cancellation, progress: progress, t0: t0)
+        }
         encoded.ownCPU += planCPU
         for p in plan.producers {
             if let f = p as? FFmpegProducer, f.repeatedFrames + f.droppedFrames > 0 {
@@ -371,14 +408,45 @@ public enum VideoConverter {
         }
         // The last pictures, the audio (now that the duration is known), then the movie.
         let finishCPU0 = threadCPUSeconds()
-        try encoded.assembly.finish()
+        let header = try encoded.finishStream()
         if cancellation.isCancelled == true { throw ParseError(.io, offset: 0, path: output, "cancelled; nothing was written") }
         let seconds = Double(encoded.frames) * Double(plan.fpsDen) / Double(plan.fpsNum)
         let audio = try VideoAudio.tracks(plan.audio, seconds: seconds, output: output, limits: o.limits, notes: &plan.notes)
-        try encoded.writer.finish(header: encoded.assembly.header, audio: audio.tracks)
+        try encoded.writer.finish(header: header, audio: audio.tracks)
         encoded.ownCPU += threadCPUSeconds() - finishCPU0
-        return report(plan, encoded, audio: audio.lines, output: output, options: o, seconds: monotonicSeconds() - t0,
-                      processCPU: processCPUSeconds() - cpu0)
+        var r = report(plan, encoded, audio: audio.lines, output: output, options: o, seconds: monotonicSeconds() - t0,
+                       processCPU: processCPUSeconds() - cpu0)
+        if let a = plan.alignment {
+            r.alignment = a.finished()
+            if o.align && a.report.shots.contains(where: \.warped) { r.hfovSource = "\(r.hfovSource), cropped by --align" }
+            if a.report.disparityPercent != nil { r.disparitySource = "--auto-disparity (measured)" }
+        }
+        return r
+    }
+
+    /// `--align` / `--auto-disparity`: estimates the warps on a first pass over the input and adapts the plan (eye
+    /// size = the crop, field of view, disparity adjustment).
+    static func prepareAlignment(_ plan: inout Plan, input: VideoInput, options o: VideoConversionOptions, cancellation: ConversionCancellation?,
+                                 progress: ((VideoConversionProgress) -> Void)?) throws(ParseError) {
+        if case .packed(let p) = input, p == "-" {
+            throw ParseError(.invalidArgument, offset: 0, "alignment and automatic disparity read the input twice (estimate, then convert): give a file, not standard input")
+        }
+        guard o.segment == nil else {
+            throw ParseError(.invalidArgument, offset: 0, "alignment and automatic disparity decide one crop and one disparity adjustment for the whole clip: convert it whole, not as segments")
+        }
+        if o.autoDisparity && o.stereo.disparityAdjustment != nil {
+            throw ParseError(.invalidArgument, offset: 0, "give a disparity adjustment or ask for the automatic one, not both")
+        }
+        let hfov = plan.mux.stereo.horizontalFieldOfViewDegrees ?? 60
+        let a = try VideoAligner.estimate(plan, input: input, options: o, hfovDegrees: hfov, cancellation: cancellation, progress: progress)
+        plan.alignment = a
+        let c = a.report.crop
+        if c.width != plan.eyeW || c.height != plan.eyeH {
+            try Image.checkDimensions(width: c.width, height: c.height, limits: o.limits)
+            plan.eyeW = c.width; plan.eyeH = c.height
+            try plan.mux.stereo.setHorizontalFieldOfView(degrees: a.report.hfovAfter)
+        }
+        if let d = a.report.disparityPercent { try plan.mux.stereo.setDisparity(percent: d) }
     }
 
     // MARK: - Plan
@@ -403,6 +471,21 @@ public enum VideoConverter {
         try checkOutputDirectory(output)
 
         var notes: [String] = []
+        let (producers, sourceName) = try openProducers(input, options: o, notes: &notes)
+        do throws(ParseError) {
+            let g = try geometry(producers, input: input, options: o, notes: &notes)
+            let audio = try VideoAudio.plan(for: input, options: o, notes: &notes)
+            return Plan(producers: producers, sourceName: sourceName, cropW: g.cropW, cropH: g.cropH, eyeW: g.eyeW, eyeH: g.eyeH,
+                        fpsNum: g.fpsNum, fpsDen: g.fpsDen, mux: mux,
+                        audio: audio, notes: notes)
+        } catch {
+            for p in producers { p.abort() }
+            throw error
+        }
+    }
+
+    /// Opens the frame producers of an input (one for a packed file, one per eye for a pair).
+    static func openProducers(_ input: VideoInput, options o: VideoConversionOptions, notes: inout [String]) throws(ParseError) -> (producers: [VideoFrameProducer], sourceName: String) {
         var producers: [VideoFrameProducer] = []
         let sourceName: String
         switch input {
@@ -420,16 +503,7 @@ public enum VideoConverter {
             }
             sourceName = "\(l) + \(r) (\(producers[0].kind))"
         }
-        do throws(ParseError) {
-            let g = try geometry(producers, input: input, options: o, notes: &notes)
-            let audio = try VideoAudio.plan(for: input, options: o, notes: &notes)
-            return Plan(producers: producers, sourceName: sourceName, cropW: g.cropW, cropH: g.cropH, eyeW: g.eyeW, eyeH: g.eyeH,
-                        fpsNum: g.fpsNum, fpsDen: g.fpsDen, mux: mux,
-                        audio: audio, notes: notes)
-        } catch {
-            for p in producers { p.abort() }
-            throw error
-        }
+        return (producers, sourceName)
     }
 
     /// The crop of each eye in the input frame, the size of each eye, and the frame rate.
@@ -563,7 +637,8 @@ public enum VideoConverter {
         var lastProgress = 0.0
         var encoderFailed = false
         do throws(ParseError) {
-            while let pair = try nextPair(plan, options: o, frames: frames, cancellation: cancellation) {
+            while var pair = try nextPair(plan, options: o, frames: frames, cancellation: cancellation) {
+                if let a = plan.alignment { pair = try a.apply(pair, frame: frames) }
                 guard left.queue.put(pair.0), right.queue.put(pair.1) else { encoderFailed = true; break }  // reported below
                 frames += 1
                 let now = monotonicSeconds()
@@ -593,7 +668,10 @@ public enum VideoConverter {
         }
         ownCPU += left.packCPU + right.packCPU
         progress?(VideoConversionProgress(frames: frames, totalFrames: frames, elapsedSeconds: monotonicSeconds() - t0))
-        return Encoded(frames: frames, assembly: assembly, writer: writer, settings: settings, eyes: eyeSettings, ownCPU: ownCPU)
+        let x265 = "x265 \(HEVCEncoder.version), 2 encoders at once (pools \(settings.threads), frame-threads \(settings.frameThreads) each), preset \(o.preset), \(eyeSettings.summary), keyint \(settings.keyint), \(o.bframes) B-frames (fixed), closed GOP, no scene-cut; layer-1 SPS \(o.layerSPSForm.rawValue) form"
+        return Encoded(frames: frames, finishStream: { () throws(ParseError) -> MVHEVCStream in try assembly.finish(); return assembly.header },
+                       writer: writer, settings: settings, eyes: eyeSettings, ownCPU: ownCPU,
+                       encoderText: x265, pathText: encodePathText(X265MultiviewProbe.current, multiview: false))
     }
 
     /// The next frame of the input(s) as two eyes (8-bit, cropped, stretched back for half layouts), or nil at the end.
@@ -640,8 +718,6 @@ public enum VideoConverter {
 
     static func report(_ plan: Plan, _ e: Encoded, audio: [String], output: String, options o: VideoConversionOptions,
                        seconds: Double, processCPU: Double) -> VideoConversionReport {
-        let s = e.settings
-        let x265 = "x265 \(HEVCEncoder.version), 2 encoders at once (pools \(s.threads), frame-threads \(s.frameThreads) each), preset \(o.preset), \(e.eyes.summary), keyint \(s.keyint), \(o.bframes) B-frames (fixed), closed GOP, no scene-cut; layer-1 SPS \(o.layerSPSForm.rawValue) form"
         return VideoConversionReport(
             output: output, source: plan.sourceName, frames: e.frames, eyeWidth: plan.eyeW, eyeHeight: plan.eyeH,
             fpsNum: plan.fpsNum, fpsDen: plan.fpsDen, bytes: UInt64(fileSize(output)),
@@ -649,7 +725,7 @@ public enum VideoConverter {
             stereo: plan.mux.stereo, baselineSource: o.stereo.baselineMicrometres == nil ? "default, not measured" : "--baseline",
             hfovSource: o.stereo.horizontalFieldOfViewMillidegrees == nil ? "default, not measured" : "--hfov",
             disparitySource: o.stereo.disparityAdjustment == nil ? "default, not measured" : "--disparity",
-            audioTracks: audio, encoder: x265, encodePath: encodePathText(X265MultiviewProbe.current),
+            audioTracks: audio, encoder: e.encoderText, encodePath: e.pathText,
             notes: plan.notes + e.eyes.notes, seconds: seconds,
             ownCPUSeconds: e.ownCPU, processCPUSeconds: processCPU, peakRSSBytes: peakRSSBytes())
     }

@@ -268,6 +268,7 @@ func videoConversionOptions(_ o: inout Options) throws(ABIError) -> (String?, MV
         }
         v.eyeQuality = e
     }
+    if let e = try o.choice("encode_path", EncodePath.allCases.map(\.rawValue)), let path = EncodePath(rawValue: e) { v.encodePath = path }
     if let p = try o.choice("preset", ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow", "placebo"]) { v.preset = p }
     if let a = try o.choice("audio", ["copy", "none"]), let audio = VideoConversionOptions.Audio(rawValue: a) { v.audio = audio }
     var a = MVHEVCAssemblyOptions()
@@ -327,7 +328,7 @@ public func sm_convert_video(_ input: UnsafePointer<CChar>?, _ output: UnsafePoi
             let json: JSON = .object([("output", .string(report.output)), ("bytes_written", .uint(report.bytes)), ("frames", .int(Int64(report.frames))),
                                       ("eye_width", .int(Int64(report.eyeWidth))), ("eye_height", .int(Int64(report.eyeHeight))),
                                       ("layer0_bytes", .int(Int64(report.layer0Bytes))), ("layer1_bytes", .int(Int64(report.layer1Bytes))),
-                                      ("encoder", .string(report.encoder)), ("seconds", .double(report.seconds)),
+                                      ("encoder", .string(report.encoder)), ("encode_path", .string(report.encodePath)), ("seconds", .double(report.seconds)),
                                       ("audio", .array(report.audioTracks.map { .string($0) })), ("notes", .array(report.notes.map { .string($0) }))])
             return json
         }

@@ -38,6 +38,10 @@ struct ConvertPhoto: ParsableCommand {
         Main is 8-bit); 4:2:2/4:4:4 Y4M is refused (use --decoder ffmpeg, which converts). Inputs other than Y4M \
         and HEVC MP4/MOV, and audio, need FFmpeg (SPATIAL_MEDIA_FFMPEG, the tools directory of scripts/setup.sh, \
         or PATH); rotation and sample aspect ratio are applied, a variable frame rate is made constant (note). \
+        --align (videos): the clip is read twice; shots are found from the decoded frames, a few frames of each \
+        are measured, and one warp per shot is applied to the non-hero eye, with one crop of both eyes for the \
+        whole clip (field of view updated); a shot that cannot be measured reliably is left unwarped and that is \
+        printed; --auto-disparity writes one disparity adjustment for the file. Not with standard input or --segment. \
         Exit status 2 when an input cannot be read or used (no video stream, a layout its size cannot have, audio \
         that can be neither copied nor transcoded, FFmpeg missing), 1 for other failures, 130 when interrupted. \
         Ctrl-C or an error leaves nothing at OUT.
@@ -54,16 +58,17 @@ struct ConvertPhoto: ParsableCommand {
     @Option(help: "Photo: HEVC quality 0…100 (default 80).") var quality: Int?
     @Option(help: "Photo: coded bit depth, 8 (default) or 10. Spatial video is always 8-bit.") var bitDepth: Int?
     @Option(help: "Photo: camera property form, apple (uuid boxes, default), standard (cmin/cmex) or both.") var form: String?
-    @Flag(help: "Photos: rectify the right eye onto the left (vertical offset, roll, focal scale, keystone; one warp), crop both to the common area around the centre; prints before/after figures.") var align = false
-    @Flag(help: "Photos: set the disparity adjustment from the measured disparity so the nearest content sits just behind the window.") var autoDisparity = false
+    @Flag(help: "Rectify one eye onto the other (vertical offset, roll, focal scale, keystone; one warp), crop both to the common area around the centre; prints before/after figures. Photos: the right eye. Videos: the non-hero eye, one warp per shot (estimated on sampled frames), one crop for the whole clip.") var align = false
+    @Flag(help: "Set the disparity adjustment from the measured disparity so the nearest content sits just behind the window (videos: one value for the clip).") var autoDisparity = false
     @Flag(help: "Print the report as JSON.") var json = false
     // Video options.
     @Option(help: "Video: x265 constant rate factor of the hero eye, 0…51 (default 23); the other eye follows --eye-quality.") var crf: Double?
     @Option(help: "Video: average bitrate of both eyes together in kbit/s (instead of --crf), split between the eyes by --eye-quality.") var bitrate: Int?
-    @Option(help: "Video: asymmetric (default: the non-hero eye 5 CRF steps coarser, never above CRF 28), asymmetric:N (N steps, 0…6), or equal (both eyes alike, as before).") var eyeQuality: String?
+    @Option(help: "Video: asymmetric (default: the non-hero eye 6 CRF steps coarser, never above CRF 28), asymmetric:N (N steps, 0…6), or equal (both eyes alike, as before).") var eyeQuality: String?
     @Option(help: "Video: VBV max bitrate of both eyes together, kbit/s (kept within the HEVC level of the eye size).") var maxBitrate: Int?
     @Option(help: "Video: VBV buffer of both eyes together, kbit (default: 1 s of --max-bitrate).") var vbvBufsize: Int?
     @Option(help: "Video: publishing limits to apply: vision-pro (at most 4320×4320 per eye, peak 150 Mbit/s).") var applePreset: String?
+    @Option(help: "Video: which encoder makes the layers: auto (a multiview libx265 when one is found, see SPATIAL_MEDIA_X265; default), assembled (two single-layer encodes), multiview (fail without one).") var encodePath: String?
     @Option(help: "Video: constant quantizer per eye, 0…51 (instead of --crf; segments then join byte-identical to one conversion).") var qp: Int?
     @Option(help: "Video: encode only segment K of N (whole GOPs, no audio) to a segment file for `spatial-media concat`.") var segment: String?
     @Option(help: "Video: x265 preset (ultrafast … placebo, default medium).") var preset: String?
@@ -98,6 +103,7 @@ struct ConvertPhoto: ParsableCommand {
         if maxBitrate != nil { o.append("--max-bitrate") }
         if vbvBufsize != nil { o.append("--vbv-bufsize") }
         if applePreset != nil { o.append("--apple-preset") }
+        if encodePath != nil { o.append("--encode-path") }
         if preset != nil { o.append("--preset") }
         if keyint != nil { o.append("--keyint") }
         if bframes != nil { o.append("--bframes") }
@@ -127,7 +133,9 @@ struct ConvertPhoto: ParsableCommand {
         if input == nil && (left == nil || right == nil) { throw ValidationError("give INPUT, or both --left and --right") }
         if input != nil && (left != nil || right != nil) { throw ValidationError("give INPUT or --left/--right, not both") }
         if isVideo {
-            if align || autoDisparity { throw ValidationError("--align and --auto-disparity are implemented for photos only so far; for a video, measure it with `spatial-media validate` and set --disparity") }
+            if (align || autoDisparity) && input == "-" { throw ValidationError("--align and --auto-disparity read the input twice (estimate, then convert): give a file, not standard input") }
+            if (align || autoDisparity) && segment != nil { throw ValidationError("--align and --auto-disparity decide one crop and one disparity for the whole clip: convert it whole, not with --segment") }
+            if autoDisparity && disparity != nil { throw ValidationError("give --disparity or --auto-disparity, not both") }
             let photoOnly = photoOnlyOptions
             if !photoOnly.isEmpty {
                 throw ValidationError("\(photoOnly.joined(separator: ", ")) apply to photos only" + (half ? "; for a video with squeezed eyes use --layout half-sbs or half-tb" : "")
@@ -145,6 +153,7 @@ struct ConvertPhoto: ParsableCommand {
             if let b = vbvBufsize, b <= 0 { throw ValidationError("--vbv-bufsize must be positive (kbit)") }
             if vbvBufsize != nil && maxBitrate == nil && applePreset == nil { throw ValidationError("--vbv-bufsize needs --max-bitrate") }
             if let b = bitrate, let m = maxBitrate, b > m { throw ValidationError("--bitrate \(b) is above --max-bitrate \(m)") }
+            if let e = encodePath, EncodePath(rawValue: e) == nil { throw ValidationError("--encode-path must be one of \(EncodePath.allCases.map(\.rawValue).joined(separator: ", "))") }
             if let a = applePreset, PublishingPreset(rawValue: a) == nil { throw ValidationError("--apple-preset must be one of \(PublishingPreset.allCases.map(\.rawValue).joined(separator: ", "))") }
             if let a = audio, !["copy", "none"].contains(a) { throw ValidationError("--audio must be copy or none") }
             if let h = hero, !["left", "right"].contains(h) { throw ValidationError("--hero must be left or right") }
@@ -229,6 +238,7 @@ extension ConvertPhoto {
         o.maxBitrateKbps = maxBitrate
         o.vbvBufferKbit = vbvBufsize
         o.publishing = applePreset.flatMap { PublishingPreset(rawValue: $0) }
+        o.encodePath = encodePath.flatMap { EncodePath(rawValue: $0) } ?? .auto
         o.segment = segment.flatMap(VideoSegment.parse)
         o.preset = preset ?? "medium"
         o.keyint = keyint
@@ -243,13 +253,15 @@ extension ConvertPhoto {
         o.faststart = faststart
         o.keepStreamsPrefix = keepStreams
         o.layerSPSForm = spsForm.flatMap { LayerSPSForm(rawValue: $0) } ?? .multilayer
+        o.align = align
+        o.autoDisparity = autoDisparity
         let videoInput: VideoInput = input.map { .packed($0) } ?? .pair(left: left ?? "", right: right ?? "")
         let cancel = ConversionCancellation()
         let line = ProgressLine("converting")
         let result: Result<VideoConversionReport, ParseError>
         do throws(ParseError) {
             let r = try VideoConverter.convert(videoInput, to: output, options: o, cancellation: cancel) { p in
-                line.frames(p.frames, of: p.totalFrames, fps: p.framesPerSecond, eta: p.etaSeconds)
+                line.frames(p.frames, of: p.totalFrames, fps: p.framesPerSecond, eta: p.etaSeconds, label: p.estimating ? "estimating geometry (--align)" : nil)
             }
             result = .success(r)
         } catch { result = .failure(error) }
@@ -269,6 +281,13 @@ extension ConvertPhoto {
                     ("encoder", .string(r.encoder)), ("encode_path", .string(r.encodePath)), ("seconds", .double(r.seconds)), ("own_cpu_seconds", .double(r.ownCPUSeconds)),
                     ("process_cpu_seconds", .double(r.processCPUSeconds)), ("peak_rss_bytes", .uint(r.peakRSSBytes)),
                     ("notes", .array(r.notes.map { .string($0) })),
+                    ("alignment", r.alignment.map { a in JSON.object([
+                        ("shots", .uint(UInt64(a.shots.count))), ("warped_shots", .uint(UInt64(a.shots.filter(\.warped).count))),
+                        ("crop_width", .uint(UInt64(a.crop.width))), ("crop_height", .uint(UInt64(a.crop.height))),
+                        ("before_median_abs_dy", a.beforeMedian.map { .double($0) } ?? .null), ("before_p95_abs_dy", a.beforeP95.map { .double($0) } ?? .null),
+                        ("after_median_abs_dy", a.afterMedian.map { .double($0) } ?? .null), ("after_p95_abs_dy", a.afterP95.map { .double($0) } ?? .null),
+                        ("lines", .array(a.lines.map { .string($0) })),
+                    ]) } ?? .null),
                 ])
                 print(j.serialized(pretty: true))
             } else {

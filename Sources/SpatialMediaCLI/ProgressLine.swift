@@ -25,10 +25,10 @@ final class ProgressLine {
     }
 
     /// A frame counter with rate and ETA (video conversion): shown on a terminal at most four times a second.
-    func frames(_ done: Int, of total: Int?, fps: Double, eta: Double?) {
+    func frames(_ done: Int, of total: Int?, fps: Double, eta: Double?, label: String? = nil) {
         guard enabled else { return }
         guard due(final: done == total) else { return }
-        var text = "\r\u{1B}[K\(label) frame \(done)"
+        var text = "\r\u{1B}[K\(label ?? self.label) frame \(done)"
         if let total {
             let percent = done * 100 / max(total, 1)
             text += "/\(total) (\(percent) %)"

@@ -22,6 +22,9 @@ import Foundation
             (["convert", photo, "-o", "p.heic", "--crf", "20"], "videos only"),
             (["convert", photo, "-o", "p.heic", "--hero", "right"], "videos only"),
             (["convert", photo, "-o", "p.heic", "--layout", "half-sbs"], "--half"),
+            (["convert", "-", "-o", "v.mov", "--align"], "standard input"),
+            (["convert", "clip.y4m", "-o", "v.mov", "--align", "--segment", "1/2"], "whole clip"),
+            (["convert", "clip.y4m", "-o", "v.mov", "--auto-disparity", "--disparity", "2"], "not both"),
             (["assemble", "a.hevc", "b.hevc", "-o", "out.heic"], ".mov"),
             (["combine", photo, "-o", "out.mov"], ".heic"),
         ]

@@ -17,6 +17,8 @@ import Foundation
             (["convert", "clip.y4m", "-o", "v.mov", "--bitrate", "900", "--max-bitrate", "800"], "above --max-bitrate"),
             (["convert", "clip.y4m", "-o", "v.mov", "--apple-preset", "quest"], "vision-pro"),
             (["convert", photo, "-o", "p.heic", "--eye-quality", "equal"], "videos only"),
+            (["convert", "clip.y4m", "-o", "v.mov", "--encode-path", "fastest"], "--encode-path must be one of auto, assembled, multiview"),
+            (["convert", photo, "-o", "p.heic", "--encode-path", "assembled"], "videos only"),
         ]
         for c in refused {
             let r = try CLI.run(c.args, cwd: dir)

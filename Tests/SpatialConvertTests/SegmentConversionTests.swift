@@ -25,6 +25,9 @@ import SpatialConvert
         o.rateControl = .qp(30)
         o.ffmpeg = ff
         o.segment = segment
+        // Segments are single-layer encodes joined: the one-process reference must be made the same way even where
+        // SPATIAL_MEDIA_X265 names a multiview libx265.
+        o.encodePath = .assembled
         return o
     }
 

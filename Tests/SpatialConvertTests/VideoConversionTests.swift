@@ -33,6 +33,7 @@ enum VideoFixtures {
         o.preset = "ultrafast"
         o.keyint = 10
         o.bframes = 2
+        o.encodePath = .assembled  // these tests check the two-encode assembly (MultiviewEncodeTests: the other path)
         return o
     }
 

@@ -161,11 +161,13 @@ struct OperationsTests {
             }
             return (try number("layer0_bytes"), try number("layer1_bytes"))
         }
-        let equal = try layers(#"{"preset": "ultrafast", "eye_quality": "equal"}"#, "equal.mov")
-        let asym = try layers(#"{"preset": "ultrafast"}"#, "asym.mov")
+        let equal = try layers(#"{"preset": "ultrafast", "eye_quality": "equal", "encode_path": "assembled"}"#, "equal.mov")
+        let asym = try layers(#"{"preset": "ultrafast", "encode_path": "assembled"}"#, "asym.mov")
         #expect(asym.0 == equal.0 && Double(asym.1) < 0.8 * Double(equal.1), "equal \(equal), asymmetric \(asym)")
         #expect(sm_convert_video(sbs, dir + "/bad.mov", #"{"eye_quality": "better"}"#, nil, nil, nil, nil) == SMStatus.invalidArgument)
         #expect(lastError().contains("eye_quality") && !Paths.exists(dir + "/bad.mov"))
+        #expect(sm_convert_video(sbs, dir + "/bad.mov", #"{"encode_path": "fastest"}"#, nil, nil, nil, nil) == SMStatus.invalidArgument)
+        #expect(lastError().contains("encode_path") && !Paths.exists(dir + "/bad.mov"))
         // A 2D movie whose samples are not decodable: an error status, a message, nothing written.
         #expect(sm_convert_video(Paths.movie2D, dir + "/out.mov", nil, nil, nil, nil, &report) != SMStatus.ok)
         #expect(!lastError().isEmpty)
@@ -183,7 +185,7 @@ struct OperationsTests {
         let dir = try tempDir()
         defer { removeDir(dir) }
         let sbs = Paths.root + "/Conformance/files/sample_sbs_320x96.y4m"  // 30 frames
-        let opts = #"{"preset": "ultrafast", "qp": 30, "keyint": 10, "bframes": 2, "audio": "none"}"#
+        let opts = #"{"preset": "ultrafast", "qp": 30, "keyint": 10, "bframes": 2, "audio": "none", "encode_path": "assembled"}"#
         #expect(sm_convert_video(sbs, dir + "/one.mov", opts, nil, nil, nil, nil) == SMStatus.ok, "\(lastError())")
         var segments: [String] = []
         for k in 1...3 {

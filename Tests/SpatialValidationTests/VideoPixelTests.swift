@@ -33,4 +33,20 @@ import SpatialValidation
             for m in measured { #expect(m.medianAbsDy < 0.5) }
         }
     }
+
+    /// The HTML report of a video plots the geometry of every measured frame and carries the eye-sync finding.
+    @Test(.enabled(if: available && Corpus.exists(Corpus.x265Spatial)))
+    func reportPlotsEveryMeasuredFrame() throws {
+        var o = ValidationOptions()
+        o.frames = 3
+        let r = Validator.validate(path: Corpus.x265Spatial, options: o)
+        try #require(r.measurements.count == 3)
+        let html = HTMLReport.page([r])
+        #expect(html.contains("<h3>Per frame</h3>"))
+        // One point per measured frame for each of the five series (offset, roll, scale, far, near).
+        let plot = try #require(html.components(separatedBy: "<h3>Per frame</h3>").last?.components(separatedBy: "</figure>").first)
+        #expect(plot.components(separatedBy: "<circle").count - 1 == 5 * 3)
+        #expect(plot.contains("frame 0"))
+        #expect(html.contains("SV-GEOM-019"))
+    }
 }

@@ -750,7 +750,8 @@ def convert(input: PathLike, output: PathLike, *, right_input: Optional[PathLike
             audio: Optional[str] = None, half_resolution: Optional[bool] = None, swap_eyes: Optional[bool] = None,
             photo_form: Optional[str] = None, bit_depth: Optional[int] = None, threads: Optional[int] = None,
             base_eye: Optional[str] = None, frame_rate: Optional[tuple[int, int]] = None,
-            eye_quality: Optional[str] = None, qp: Optional[int] = None, keyint: Optional[int] = None,
+            eye_quality: Optional[str] = None, encode_path: Optional[str] = None, qp: Optional[int] = None,
+            keyint: Optional[int] = None,
             bframes: Optional[int] = None, segment: Optional[tuple[int, int]] = None,
             progress: Optional[ProgressCallback] = None, cancel: Optional[CancelToken] = None) -> ConvertReport:
     """Converts a stereo source into a spatial photo (``output`` ending in .heic/.heif) or a spatial video.
@@ -760,8 +761,9 @@ def convert(input: PathLike, output: PathLike, *, right_input: Optional[PathLike
     ``quality`` (0…100), ``photo_form``, ``bit_depth`` (8/10), ``threads``.
     Videos: a frame-packed video (``layout`` sbs/tb/half-sbs/half-tb), two video files, or two raw HEVC
     streams (assembled without re-encoding); options ``crf`` (0…51, the base-layer eye's) or ``qp`` (0…51,
-    constant quantizer), ``eye_quality`` ("asymmetric" (default: the other eye 5 CRF steps coarser),
-    "asymmetric:N", "equal"), ``preset``, ``keyint`` (IDR interval in frames), ``bframes`` (0…16), ``audio``
+    constant quantizer), ``eye_quality`` ("asymmetric" (default: the other eye 6 CRF steps coarser),
+    "asymmetric:N", "equal"), ``encode_path`` ("auto": a multiview libx265 when one is found, "assembled",
+    "multiview"), ``preset``, ``keyint`` (IDR interval in frames), ``bframes`` (0…16), ``audio``
     (copy/none), ``container`` (mov/mp4), ``faststart``, ``hero_eye``, ``base_eye``, ``frame_rate``,
     ``segment=(k, n)`` (encode only segment k of n, 1-based: whole GOPs, no audio; join the n files with ``concat``).
     Stereo parameters in stored or human units as for ``edit``. ``progress(fraction, stage)`` returning
@@ -774,7 +776,7 @@ def convert(input: PathLike, output: PathLike, *, right_input: Optional[PathLike
         for name, value in (("crf", crf), ("qp", qp), ("keyint", keyint), ("bframes", bframes), ("segment", segment),
                             ("preset", preset), ("container", container), ("faststart", faststart),
                             ("audio", audio), ("hero_eye", hero_eye), ("base_eye", base_eye), ("frame_rate", frame_rate),
-                            ("eye_quality", eye_quality)):
+                            ("eye_quality", eye_quality), ("encode_path", encode_path)):
             if value is not None:
                 raise invalid_argument(f"{name} applies to video conversion only (the output {os.fspath(output)!r} is a photo)")
         if fields.baseline_um is not None and fields.baseline_um > 0x7FFF_FFFF:
@@ -819,7 +821,7 @@ def convert(input: PathLike, output: PathLike, *, right_input: Optional[PathLike
             "qp": None if qp is None else _integer("qp", qp, 0, 51),
             "keyint": None if keyint is None else _integer("keyint", keyint, 1, 100_000),
             "bframes": None if bframes is None else _integer("bframes", bframes, 0, 16), "segment": segment_text,
-            "eye_quality": eye_quality,
+            "eye_quality": eye_quality, "encode_path": encode_path,
         })
         function = "sm_convert_video"
     p = _Progress(progress)

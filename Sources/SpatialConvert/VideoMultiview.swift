@@ -1,0 +1,131 @@
+// The multiview encode path: both eyes through one multiview libx265, with inter-layer prediction (issue 23).
+// Specs/conversion.md, "Multiview encode path".
+import BinaryIO
+import Codecs
+import HEVC
+import ImageFormats
+import SpatialMedia
+
+/// Which encoder makes the two layers of a converted video.
+public enum EncodePath: String, Sendable, CaseIterable {
+    /// A multiview libx265 when the probe finds one (``X265MultiviewProbe``) and the options allow it, else the
+    /// two-encode assembly (the report says which and why).
+    case auto
+    /// Always two single-layer x265 encodes assembled as MV-HEVC (independent layers).
+    case assembled
+    /// A multiview libx265, or an error when there is none or an option needs the assembly.
+    case multiview
+}
+
+extension VideoConverter {
+    /// Whether this conversion encodes through the multiview library, with the notes that explain a fallback or what
+    /// the multiview path does differently. Throws (usage or unsupported) when `.multiview` is asked and cannot be used.
+    static func encodeRoute(_ o: VideoConversionOptions, probe: X265MultiviewProbe) throws(ParseError) -> (multiview: Bool, notes: [String]) {
+        if o.encodePath == .assembled { return (false, []) }
+        let asked = o.encodePath == .multiview
+        guard probe.multiview else {
+            if asked { throw ParseError(.unsupported, offset: 0, "the multiview encode path needs a multiview libx265, and none was found (\(probe.summary)); name one with \(X265MultiviewProbe.environmentVariable)") }
+            return (false, [])
+        }
+        // Options whose meaning needs one encoder per eye.
+        var blockers: [String] = []
+        if case .bitrate = o.rateControl { blockers.append("a bitrate for both eyes (split between the eyes)") }
+        if o.maxBitrateKbps != nil || o.vbvBufferKbit != nil || o.publishing != nil { blockers.append("a VBV for both eyes (max bitrate, VBV buffer or publishing preset)") }
+        if o.segment != nil { blockers.append("segment encoding (segments are joined from single-layer encodes)") }
+        if o.keepStreamsPrefix != nil { blockers.append("keeping each eye's single-layer stream") }
+        if case .asymmetric(let d) = o.eyeQuality, d > 0, o.eyeQuality != .standard {
+            blockers.append("eye quality asymmetric:\(fmt(d)) (x265's multiview encoder has one rate control: layer 1 takes layer 0's QP)")
+        }
+        if !blockers.isEmpty {
+            let list = blockers.joined(separator: ", ")
+            if asked { throw ParseError(.invalidArgument, offset: 0, "the multiview encode path cannot be combined with \(list)") }
+            return (false, ["multiview libx265 not used: \(list) needs the two-encode assembly"])
+        }
+        var notes: [String] = []
+        if o.eyeQuality != .equal {
+            notes.append("multiview encode: both eyes at the hero's rate (x265's multiview encoder has one rate control; layer 1 saves bits by inter-view prediction instead of a coarser CRF)")
+        }
+        return (true, notes)
+    }
+
+    /// The report's "encode path" line: which path made the layers, and what the multiview probe found.
+    static func encodePathText(_ p: X265MultiviewProbe, multiview: Bool) -> String {
+        if multiview {
+            return "multiview x265 encode (one encoder, both layers, inter-layer prediction from layer 0): \(p.summary)"
+        }
+        let path = "two single-layer x265 encodes assembled as MV-HEVC (independent layers, no inter-layer prediction)"
+        return p.multiview ? path + "; \(p.summary), not used" : path + "; multiview encoder: none (\(p.summary))"
+    }
+
+    /// Encodes both eyes with one multiview libx265 on this thread (x265's own worker threads do the work), writing
+    /// each access unit as it comes. The hero eye is view 0 / layer 0.
+    /// Opens the multiview encoder for the plan's eye size: the settings both eyes would share, with the worker
+    /// threads two per-eye encoders would have had.
+    static func openMultiview(_ plan: Plan, options o: VideoConversionOptions, probe: X265MultiviewProbe) throws(ParseError)
+        -> (encoder: X265MultiviewEncoder, settings: HEVCEncoderSettings) {
+        var settings = encoderSettings(o, fpsNum: plan.fpsNum, fpsDen: plan.fpsDen)
+        settings.threads = 2 * (o.poolThreadsPerEye ?? 1)
+        return (try X265MultiviewEncoder(library: probe.library, width: plan.eyeW, height: plan.eyeH, settings: settings, limits: o.limits), settings)
+    }
+
+    static func encodeMultiview(_ plan: Plan, encoder: X265MultiviewEncoder, settings: HEVCEncoderSettings, output: String,
+                                options o: VideoConversionOptions, probe: X265MultiviewProbe,
+                                cancellation: ConversionCancellation?, progress: ((VideoConversionProgress) -> Void)?,
+                                t0: Double) throws(ParseError) -> Encoded {
+        let cpu0 = threadCPUSeconds()
+        let eyes = EyeEncoding(hero: settings, other: settings, summary: "both eyes \(rateText(o.rateControl)) (one rate control)", notes: [])
+        let header = try MVHEVCStream(encoderHeaders: try encoder.headers().map { (b: [UInt8]) throws(ParseError) -> NALUnit in try NALUnit(bytes: b) },
+                                      baseIsLeft: o.heroIsLeft)
+        var mux = plan.mux
+        mux.frameRateNum = UInt32(plan.fpsNum); mux.frameRateDen = UInt32(plan.fpsDen)
+        let writer = try SpatialVideoStreamWriter(path: output, options: mux)
+        var framesIn = 0, framesOut = 0
+        // CPU of this thread spent inside x265's calls (picture copies, lookahead): x265's work, not ours.
+        var x265CPU = 0.0
+        func timed(_ body: () throws(ParseError) -> [EncodedFrame]) throws(ParseError) -> [EncodedFrame] {
+            let t = threadCPUSeconds()
+            defer { x265CPU += threadCPUSeconds() - t }
+            return try body()
+        }
+        func deliver(_ coded: [EncodedFrame]) throws(ParseError) {
+            for f in coded {
+                let nals = try f.nalUnits.map { (b: [UInt8]) throws(ParseError) -> NALUnit in try NALUnit(bytes: b) }
+                try writer.add(try MVHEVCAccessUnit(encoderOutput: nals, poc: f.poc))
+                framesOut += 1
+            }
+        }
+        let total = plan.producers.map(\.frameCountHint).compactMap { $0 }.min()
+        var lastProgress = 0.0
+        while let pair = try nextPair(plan, options: o, frames: framesIn, cancellation: cancellation) {
+            let (hero, other) = o.heroIsLeft ? (pair.0, pair.1) : (pair.1, pair.0)
+            try deliver(try timed { () throws(ParseError) -> [EncodedFrame] in try encoder.encode(base: hero, second: other, pts: Int64(framesIn)) })
+            framesIn += 1
+            let now = monotonicSeconds()
+            if let progress, now - lastProgress >= 0.25 {
+                lastProgress = now
+                progress(VideoConversionProgress(frames: framesIn, totalFrames: total, elapsedSeconds: now - t0))
+            }
+        }
+        for p in plan.producers { try p.finish() }
+        try deliver(try timed { () throws(ParseError) -> [EncodedFrame] in try encoder.flush() })
+        if cancellation?.isCancelled == true { throw ParseError(.io, offset: 0, path: output, "cancelled; nothing was written") }
+        guard framesIn > 0 else { throw ParseError(.truncated, offset: 0, "the input has no frames (zero frames)") }
+        guard framesOut == framesIn else {
+            throw ParseError(.invalidValue, offset: 0, "the multiview encoder returned \(framesOut) access units for \(framesIn) frames")
+        }
+        progress?(VideoConversionProgress(frames: framesIn, totalFrames: framesIn, elapsedSeconds: monotonicSeconds() - t0))
+        let text = "x265 \(encoder.version) multiview (\(probe.library)), 1 encoder for both layers (pools \(settings.threads), frame-threads \(settings.frameThreads)), preset \(o.preset), \(eyes.summary), hero (\(o.heroIsLeft ? "left" : "right")) eye layer 0, keyint \(settings.keyint), \(o.bframes) B-frames (fixed), closed GOP, no scene-cut; x265's own layer-1 SPS/PPS"
+        // Reading, splitting and muxing are ours; x265's work runs on its own threads and inside its calls.
+        return Encoded(frames: framesIn, finishStream: { () throws(ParseError) -> MVHEVCStream in header }, writer: writer,
+                       settings: settings, eyes: eyes, ownCPU: threadCPUSeconds() - cpu0 - x265CPU, encoderText: text,
+                       pathText: encodePathText(probe, multiview: true))
+    }
+
+    static func rateText(_ r: HEVCEncoderSettings.RateControl) -> String {
+        switch r {
+        case .crf(let c): return "CRF \(fmt(c))"
+        case .qp(let q): return "QP \(q)"
+        case .bitrate(let k, _, _): return "\(k) kbit/s"
+        }
+    }
+}
