@@ -135,7 +135,7 @@ struct ConvertPhoto: ParsableCommand {
         if isVideo {
             if (align || autoDisparity) && input == "-" { throw ValidationError("--align and --auto-disparity read the input twice (estimate, then convert): give a file, not standard input") }
             if (align || autoDisparity) && segment != nil { throw ValidationError("--align and --auto-disparity decide one crop and one disparity for the whole clip: convert it whole, not with --segment") }
-            if autoDisparity && disparity != nil { throw ValidationError("give --disparity or --auto-disparity, not both") }
+            if autoDisparity && values.disparity != nil { throw ValidationError("give --disparity or --auto-disparity, not both") }
             let photoOnly = photoOnlyOptions
             if !photoOnly.isEmpty {
                 throw ValidationError("\(photoOnly.joined(separator: ", ")) apply to photos only" + (half ? "; for a video with squeezed eyes use --layout half-sbs or half-tb" : "")
