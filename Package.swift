@@ -23,13 +23,8 @@ let package = Package(
         // The pure-Swift core (boxes, HEVC syntax, the spatial model): builds with no C library installed.
         .library(name: "SpatialMediaCore", targets: ["SystemSupport", "BinaryIO", "ISOBMFF", "HEVC", "SpatialMedia"]),
         .executable(name: "spatial-media", targets: ["SpatialMediaCLI"]),
-        .executable(name: "FuzzBoxes", targets: ["FuzzBoxes"]),
-        .executable(name: "FuzzHEVC", targets: ["FuzzHEVC"]),
-        .executable(name: "FuzzHEIF", targets: ["FuzzHEIF"]),
         .library(name: "spatialmedia", type: .dynamic, targets: ["SpatialMediaC"]),
-        .executable(name: "FuzzCABI", targets: ["FuzzCABI"]),
-        .executable(name: "FuzzImageHeaders", targets: ["FuzzImageHeaders"]),
-        .executable(name: "FuzzPNG", targets: ["FuzzPNG"]),
+        // The libFuzzer targets are a package of their own: Fuzz/Package.swift (run by scripts/fuzz.sh).
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -58,13 +53,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .executableTarget(name: "FuzzBoxes", dependencies: ["ISOBMFF", "SpatialMedia"], path: "Fuzz/FuzzBoxes"),
-        .executableTarget(name: "FuzzHEVC", dependencies: ["HEVC"], path: "Fuzz/FuzzHEVC"),
-        .executableTarget(name: "FuzzHEIF", dependencies: ["ISOBMFF", "SpatialMedia"], path: "Fuzz/FuzzHEIF"),
         .target(name: "SpatialMediaC", dependencies: ["SpatialMedia", "ISOBMFF", "BinaryIO", "SystemSupport", "HEVC", "ImageFormats", "MediaDecode", "SpatialConvert", "SpatialValidation"]),
-        .executableTarget(name: "FuzzCABI", dependencies: ["SpatialMediaC", "SystemSupport"], path: "Fuzz/FuzzCABI"),
-        .executableTarget(name: "FuzzImageHeaders", dependencies: ["ImageFormats", "Codecs"], path: "Fuzz/FuzzImageHeaders"),
-        .executableTarget(name: "FuzzPNG", dependencies: ["ImageFormats", "Codecs"], path: "Fuzz/FuzzPNG"),
         .testTarget(name: "SpatialMediaCTests", dependencies: ["SpatialMediaC", "SystemSupport", "BinaryIO"]),
         .testTarget(name: "BinaryIOTests", dependencies: ["BinaryIO", "SystemSupport"]),
         .testTarget(name: "ISOBMFFTests", dependencies: ["ISOBMFF", "BinaryIO"]),

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # libFuzzer targets, one per parsing surface, seeded from ../shared/corpus (when present) and the
-# project's Conformance/files. SwiftPM 6.3 instruments only the entry module for --sanitize=fuzzer, so
-# -Xswiftc -sanitize=fuzzer adds coverage to the library modules too.
+# project's Conformance/files. The targets are a package of their own (Fuzz/Package.swift, depending on this
+# one by path), built into .build-fuzz (ASan) or .build-fuzz-fast. SwiftPM 6.3 instruments only the entry
+# module for --sanitize=fuzzer, so -Xswiftc -sanitize=fuzzer adds coverage to the library modules too.
 #
 #   bash scripts/fuzz.sh smoke                   # CI: every target, fixed seed and run count, ASan
 #   bash scripts/fuzz.sh long [SECONDS]          # every target for SECONDS (default 600), ASan
@@ -33,7 +34,7 @@ build() { # build TARGET asan|fast -> prints the binary path
   if [ "$kind" = asan ]; then scratch=.build-fuzz; flags="--sanitize=fuzzer --sanitize=address"
   else scratch=.build-fuzz-fast; flags="--sanitize=fuzzer"; fi
   echo "fuzz: building $t ($kind)" >&2
-  swift build -c release --scratch-path "$scratch" $flags -Xswiftc -sanitize=fuzzer --product "$t" 2>&1 | grep -E "error" >&2
+  swift build -c release --package-path Fuzz --scratch-path "$PWD/$scratch" $flags -Xswiftc -sanitize=fuzzer --product "$t" 2>&1 | grep -E "error" >&2
   [ -x "$scratch/release/$t" ] || { echo "fuzz: build of $t failed" >&2; exit 1; }
   echo "$scratch/release/$t"
 }

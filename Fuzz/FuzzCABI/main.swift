@@ -10,7 +10,6 @@ import Glibc
 import Darwin
 #endif
 import SpatialMediaC
-import SystemSupport
 
 func fail(_ what: String) -> Never {
     let s = "FuzzCABI contract broken: \(what)\n"

@@ -10,7 +10,7 @@ import SystemSupport
 
 /// HEVC decoding through libde265 (base layer only: NAL units with nuh_layer_id > 0 are ignored).
 ///
-/// Every entry point checks the SPS picture size against ``Limits/maxImageDimension`` before any
+/// Every entry point checks the SPS picture size against ``/BinaryIO/Limits/maxImageDimension`` before any
 /// picture is allocated, checks libde265's return codes, and returns 8-bit images as `.u8` planes
 /// and 9–16-bit images as `.u16` planes (samples in the low bits).
 public enum HEVCDecoder {

@@ -105,7 +105,7 @@ public struct EncodedFrame: Sendable, Equatable {
 /// call ``encode(_:pts:)`` for every frame in display order (each call returns zero or more frames
 /// in decoding order — x265 buffers for lookahead and B-frames), then call ``flush()`` until it
 /// returns an empty array. Frames must match the configured size, chroma format and bit depth
-/// (use ``ColourConversion`` to convert).
+/// (use ``/ImageFormats/ColourConversion`` to convert).
 public final class HEVCEncoder {
     public let width: Int
     public let height: Int

@@ -17,7 +17,7 @@ import ImageFormats
 public enum PNG {
     /// Decodes a PNG to RGB, RGBA or grey at 8 or 16 bits (palette images become RGB/RGBA).
     ///
-    /// The chunk structure is read and checked in Swift first (``PNGStructure``), so malformed files fail
+    /// The chunk structure is read and checked in Swift first (``/ImageFormats/PNGStructure``), so malformed files fail
     /// with an offset and chunk name and oversized dimensions are refused before libpng allocates.
     public static func decode(_ data: [UInt8], limits: Limits = .default) throws(ParseError) -> Image {
         _ = try PNGStructure(data, limits: limits)

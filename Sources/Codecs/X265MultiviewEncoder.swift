@@ -81,7 +81,7 @@ public final class X265MultiviewEncoder {
 
     /// Opens `library` (a file path) and an 8-bit 4:2:0 two-view encoder with `settings` (the options of
     /// ``HEVCEncoder``; rate control applies to layer 0 and layer 1 follows its QPs). Throws when the library is not
-    /// a build-216 multiview libx265 of the layout declared in ``X265Build216``, or refuses the settings.
+    /// a build-216 multiview libx265 of the layout declared in `X265Build216`, or refuses the settings.
     public init(library: String, width: Int, height: Int, settings: HEVCEncoderSettings, limits: Limits = .default) throws(ParseError) {
         try Image.checkDimensions(width: width, height: height, limits: limits)
         guard settings.bitDepth == 8, settings.chroma == .yuv420, width % 2 == 0, height % 2 == 0 else {

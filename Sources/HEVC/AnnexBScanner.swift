@@ -1,12 +1,12 @@
 import BinaryIO
 
 extension AnnexB {
-    /// Reads the NAL units of an Annex B stream from a ``ByteSource`` piece by piece, so memory stays
+    /// Reads the NAL units of an Annex B stream from a ``/BinaryIO/ByteSource`` piece by piece, so memory stays
     /// bounded by the piece size plus the largest NAL unit whatever the stream's length.
     ///
     /// The rules are those of ``AnnexB/nalRanges(in:baseOffset:)``: only zero bytes may precede the first
     /// start code, trailing zero bytes belong to no NAL unit, and a NAL unit larger than
-    /// ``Limits/maxNALUnitSize`` is an error naming that limit (checked while it is still being read).
+    /// ``/BinaryIO/Limits/maxNALUnitSize`` is an error naming that limit (checked while it is still being read).
     public struct Scanner {
         let source: any ByteSource
         let pieceSize: Int

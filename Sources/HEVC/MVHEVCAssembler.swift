@@ -99,7 +99,7 @@ public struct MVHEVCStream: Sendable {
 /// `inter_layer_pred_enabled_flag = 0`: no inter-layer picture enters any reference list, so each layer decodes
 /// exactly as its single-layer encode did. See Specs/mv-hevc-assembly.md.
 public enum MVHEVCAssembler {
-    /// Assembles Annex B inputs. Throws ``ParseError`` (`invalidValue` / `unsupported`) with a message that
+    /// Assembles Annex B inputs. Throws ``/BinaryIO/ParseError`` (`invalidValue` / `unsupported`) with a message that
     /// names the first difference when the inputs cannot be paired; never returns a broken stream.
     public static func assemble(base: [UInt8], second: [UInt8], options: MVHEVCAssemblyOptions = MVHEVCAssemblyOptions()) throws(ParseError) -> MVHEVCStream {
         let a = try SingleLayerReader.read(annexB: base, name: "base (layer 0) stream")

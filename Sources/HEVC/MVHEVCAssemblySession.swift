@@ -332,7 +332,7 @@ public struct MVHEVCAssemblySession: Sendable {
     }
 }
 
-/// The pictures of an Annex B stream read piece by piece from a ``ByteSource`` (``AnnexB/Scanner`` →
+/// The pictures of an Annex B stream read piece by piece from a ``/BinaryIO/ByteSource`` (``AnnexB/Scanner`` →
 /// ``AccessUnits/Grouper`` → ``SingleLayerReader``): memory is bounded by a few access units.
 public struct AnnexBPictureReader {
     var scanner: AnnexB.Scanner

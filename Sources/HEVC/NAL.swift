@@ -115,7 +115,7 @@ public struct NALUnit: Sendable, Hashable {
     /// Absolute offset of the first header byte in the input.
     public var offset: UInt64
 
-    /// Wraps `bytes`; throws ``ParseError/Code/truncated`` when shorter than the two-byte header.
+    /// Wraps `bytes`; throws ``/BinaryIO/ParseError/Code/truncated`` when shorter than the two-byte header.
     public init(bytes: [UInt8], offset: UInt64 = 0) throws(ParseError) {
         guard bytes.count >= 2 else {
             throw ParseError(.truncated, offset: offset, "NAL unit of \(bytes.count) bytes is shorter than its 2-byte header")
@@ -252,7 +252,7 @@ public enum EmulationPrevention {
 public enum AnnexB {
     /// Byte ranges of the NAL units in `buffer` (start code and trailing zero bytes excluded).
     ///
-    /// Throws ``ParseError/Code/notRecognised`` ("missing start code") when non-zero bytes precede the first
+    /// Throws ``/BinaryIO/ParseError/Code/notRecognised`` ("missing start code") when non-zero bytes precede the first
     /// start code or when a non-empty buffer contains no start code at all. Uses `memchr` to find
     /// candidate `01` bytes, so the scan runs at memory speed.
     public static func nalRanges(in buffer: [UInt8], baseOffset: UInt64 = 0) throws(ParseError) -> [Range<Int>] {

@@ -3,7 +3,7 @@ import BinaryIO
 /// Sequence parameter set (§7.3.2.2 and the multilayer form of §F.7.3.2.2.1).
 ///
 /// Parsing keeps every bit: modelled fields are properties, unmodelled extension payloads are in
-/// ``extensionData``; ``rbsp()`` / ``nalUnit()`` re-emit the exact original bits when nothing was changed.
+/// ``extensionData``; `rbsp()` / `nalUnit()` re-emit the exact original bits when nothing was changed.
 public struct SequenceParameterSet: Hashable, Sendable {
     /// The NAL unit header (its `layerId` selects the single-layer or multilayer syntax).
     public var header = NALHeader(type: .sps)

@@ -24,7 +24,7 @@ public struct ParameterSetStore: Sendable {
         return true
     }
 
-    /// The parameter sets a slice NAL unit refers to; a missing one is ``ParseError/Code/danglingReference``.
+    /// The parameter sets a slice NAL unit refers to; a missing one is ``/BinaryIO/ParseError/Code/danglingReference``.
     public func context(forSlice nal: NALUnit) throws(ParseError) -> SliceContext {
         let id = try SliceSegmentHeader.peekPPSId(nal)
         guard let p = pps[id] else { throw ParseError(.danglingReference, offset: nal.offset, "slice refers to missing PPS \(id)") }

@@ -184,7 +184,7 @@ public protocol BoxPayload: Sendable {
     /// The FullBox version that the syntax of child boxes depends on (`iref` children use 32-bit ids in
     /// version 1); nil for payloads whose children do not care.
     var versionForChildren: UInt8? { get }
-    /// Throws ``ParseError/Code/unwritable`` when a field holds a value the box's syntax cannot store (a 64-bit
+    /// Throws ``/BinaryIO/ParseError/Code/unwritable`` when a field holds a value the box's syntax cannot store (a 64-bit
     /// duration in a version 0 box, a sample size wider than `stz2`'s field). Writers call it before writing.
     func checkWritable() throws(ParseError)
 }

@@ -105,7 +105,7 @@ public struct Image: Sendable, Equatable {
         return try Image(width: width, height: height, bitDepth: bitDepth, format: format, planes: planes, colour: colour)
     }
 
-    /// Throws ``ParseError/Code/limitExceeded`` when a side exceeds `limits.maxImageDimension` or the
+    /// Throws ``/BinaryIO/ParseError/Code/limitExceeded`` when a side exceeds `limits.maxImageDimension` or the
     /// pixel count would not fit memory sensibly (more than 2^28 pixels), and `invalidValue` for sides < 1.
     public static func checkDimensions(width: Int, height: Int, limits: Limits = .default) throws(ParseError) {
         guard width > 0, height > 0 else {

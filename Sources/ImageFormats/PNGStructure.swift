@@ -3,7 +3,7 @@ import BinaryIO
 /// The chunk structure of a PNG file, read in Swift before any pixel data reaches libpng.
 ///
 /// Checks the signature, walks every chunk (length, type, CRC-32), validates `IHDR` (dimensions against
-/// ``Limits/maxImageDimension``, bit depth and colour type combinations, compression, filter and
+/// ``/BinaryIO/Limits/maxImageDimension``, bit depth and colour type combinations, compression, filter and
 /// interlace methods), the chunk order rules that matter for decoding (`IHDR` first, `PLTE` before
 /// `IDAT`, consecutive `IDAT`s, `IEND` last and empty) and picks up the ancillary chunks the converter
 /// uses: `eXIf` (Exif, for the field of view), `cICP`, `sRGB`, `gAMA`, `iCCP` presence, `pHYs`, `tRNS`.

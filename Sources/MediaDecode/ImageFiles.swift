@@ -211,7 +211,7 @@ public enum PhotoEncoding {
         return w.bytes
     }
 
-    /// Wraps coded tiles in the writer's ``CodedImage`` (with `colr` and `pixi`).
+    /// Wraps coded tiles in the writer's ``/SpatialMedia/CodedImage`` (with `colr` and `pixi`).
     public static func codedImage(_ c: HEVCStillEncoder.Coded, settings: HEVCEncoderSettings) -> CodedImage {
         // colr essential, as Apple marks it on its spatial photos' images and tiles.
         let props: [(box: Box, essential: Bool)] = [(colr(settings), true), (pixi(settings.bitDepth), false)]

@@ -7,7 +7,7 @@ import ImageFormats
 
 /// A spatial video (two-layer MV-HEVC movie) as the decode layer sees it: which layer is which eye, whether the second
 /// layer is predicted from the first, and its timing — read from the configuration records and the first samples,
-/// without decoding. ``sampledFrames(_:override:)`` decodes chosen frames of both eyes.
+/// without decoding. ``sampledFrames(_:ffmpeg:)`` decodes chosen frames of both eyes.
 public struct SpatialVideoSource: Sendable {
     public var path: String
     public var frames: Int

@@ -16,7 +16,7 @@ public struct PhotoConversionOptions: Sendable {
     public var swapEyes = false
     /// Baseline, field of view and disparity adjustment in stored units (hero eye and projection must stay nil: a
     /// photo has no such fields). A nil field is derived — baseline from the MPO BaselineLength, field of view from
-    /// the EXIF — or else taken from the one table of defaults, ``StereoParameters/defaults`` (64 mm, 60°, 0 %).
+    /// the EXIF — or else taken from the one table of defaults, ``/SpatialMedia/StereoParameters/defaults`` (64 mm, 60°, 0 %).
     public var stereo = StereoParameters()
     /// Where the field of view / disparity adjustment of ``stereo`` came from when not from the command line (e.g. `--align` crop,
     /// `--auto-disparity`), for the report.
@@ -116,7 +116,7 @@ public enum PhotoConverter {
     }
 
     /// The stereo parameters a conversion writes: ``PhotoConversionOptions/stereo`` where given, else the MPO baseline
-    /// and the EXIF field of view, else ``StereoParameters/defaults``. A value the caller gave that does not fit is a
+    /// and the EXIF field of view, else ``/SpatialMedia/StereoParameters/defaults``. A value the caller gave that does not fit is a
     /// usage error (`invalidArgument`); one read from the file is a fault of the input (`invalidValue`). The baseline
     /// must be above 0 and fit the signed 32-bit camera position (at most 2147483.647 mm).
     public static func chosenStereo(_ pair: StereoPair, options: PhotoConversionOptions) throws(ParseError) -> StereoParameters {

@@ -67,7 +67,7 @@ public struct VideoConversionOptions: Sendable {
     public var poolThreadsPerEye: Int? = nil
     public var frameThreadsPerEye: Int? = nil
     /// The stereo parameters written, in stored units; a nil field takes the one table of defaults,
-    /// ``StereoParameters/defaults`` (reported as a default, never as a measurement). The hero eye (left or right) is
+    /// ``/SpatialMedia/StereoParameters/defaults`` (reported as a default, never as a measurement). The hero eye (left or right) is
     /// also the base layer (what 2D players show); the projection is `rect` (another kind is refused).
     public var stereo = StereoParameters()
     /// The hero eye (``stereo``) is the left eye (the default).
@@ -80,7 +80,7 @@ public struct VideoConversionOptions: Sendable {
     public var container: SpatialVideoMuxOptions.Container = .mov
     /// Form of the layer-1 SPS: `.multilayer` (default, Apple's form: layer 1's profile is Multiview Main from
     /// the VPS, and Apple's other free parameter-set choices: `general_non_packed_constraint_flag` 1, no latency limit,
-    /// see ``MVHEVCAssemblyOptions/matchAppleChoices``) or `.full` (both encoders' SPSs kept whole; a split gives back
+    /// see ``/HEVC/MVHEVCAssemblyOptions/matchAppleChoices``) or `.full` (both encoders' SPSs kept whole; a split gives back
     /// x265's streams byte for byte).
     public var layerSPSForm: LayerSPSForm = .multilayer
     public var faststart = false
@@ -323,8 +323,8 @@ final class StreamingAssembly: @unchecked Sendable {
 /// Inputs: Y4M (file or "-" for standard input), MP4/MOV with HEVC (libde265, base layer), anything else through
 /// FFmpeg (MKV, AVI, M2TS, H.264, AV1, VP9, ProRes, MPEG-2 …). Each frame is split into two eyes, both eyes are
 /// encoded at once by two x265 instances (one per core) with identical fixed GOPs, the two single-layer streams are
-/// assembled into a two-layer MV-HEVC stream (``MVHEVCAssembler``) and muxed (``SpatialVideoMuxer``) with the
-/// input's audio (``VideoAudio``: copied when Apple players play it, else AAC; silent AAC when there is none).
+/// assembled into a two-layer MV-HEVC stream (``/HEVC/MVHEVCAssembler``) and muxed (``/SpatialMedia/SpatialVideoMuxer``) with the
+/// input's audio (`VideoAudio`: copied when Apple players play it, else AAC; silent AAC when there is none).
 /// Raw frames are never accumulated: the reader hands each eye to its encoder through a one-frame queue per eye; coded
 /// pictures are paired and written as they come. See Specs/conversion.md ("Video").
 public enum VideoConverter {

@@ -8,7 +8,7 @@ import SpatialMedia
 
 /// Which encoder makes the two layers of a converted video.
 public enum EncodePath: String, Sendable, CaseIterable {
-    /// A multiview libx265 when the probe finds one (``X265MultiviewProbe``) and the options allow it, else the
+    /// A multiview libx265 when the probe finds one (``/Codecs/X265MultiviewProbe``) and the options allow it, else the
     /// two-encode assembly (the report says which and why).
     case auto
     /// Always two single-layer x265 encodes assembled as MV-HEVC (independent layers).

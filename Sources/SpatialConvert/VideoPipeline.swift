@@ -38,7 +38,7 @@ final class Monitor: @unchecked Sendable {
 }
 
 /// Set by a caller to stop a conversion; checked between frames. A process-wide interruption
-/// (``Interruption``: SIGINT/SIGTERM once the handlers are installed) cancels every conversion too.
+/// (``/SystemSupport/Interruption``: SIGINT/SIGTERM once the handlers are installed) cancels every conversion too.
 public final class ConversionCancellation: @unchecked Sendable {
     private let lock = Monitor()
     private var flag = false

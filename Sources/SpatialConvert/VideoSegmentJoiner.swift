@@ -5,7 +5,7 @@ import SystemSupport
 /// Options of ``VideoSegmentJoiner/join(_:to:options:cancellation:progress:)``.
 public struct VideoJoinOptions: Sendable {
     /// The converted input (or any movie) whose audio the joined video carries, once and whole, as a one-machine
-    /// conversion of it would (``VideoAudio``: copied or transcoded, a silent track when it has none).
+    /// conversion of it would (`VideoAudio`: copied or transcoded, a silent track when it has none).
     public var audioFrom: String? = nil
     /// No audio track at all.
     public var noAudio = false
@@ -26,7 +26,7 @@ public struct VideoJoinReport: Sendable {
     public var seconds: Double
 }
 
-/// `spatial-media concat`: joins conversion segments (``SpatialVideoSegmentSet``) into one spatial video without
+/// `spatial-media concat`: joins conversion segments (``/SpatialMedia/SpatialVideoSegmentSet``) into one spatial video without
 /// re-encoding, and adds the audio of the original input once.
 public enum VideoSegmentJoiner {
     public static func join(_ segments: [String], to output: String, options o: VideoJoinOptions = VideoJoinOptions(),

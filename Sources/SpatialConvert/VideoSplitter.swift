@@ -44,7 +44,7 @@ public struct VideoSplitOptions: Sendable {
     public var preset = "medium"
     /// Carry the audio tracks over (copied: the source is MP4/QuickTime, whose audio every such output takes).
     public var audio = true
-    /// FFmpeg to use (path or name); nil = ``FFmpeg/locate(_:override:)``.
+    /// FFmpeg to use (path or name); nil = ``/MediaDecode/FFmpeg/locate(_:override:)``.
     public var ffmpeg: String? = nil
     public var limits: Limits = .default
     public init(target: VideoSplitTarget) { self.target = target }
@@ -89,7 +89,7 @@ public struct VideoSplitReport: Sendable {
 /// independent (ours) are split into two single-layer streams without decoding, and FFmpeg (any version) decodes
 /// those. The re-encode is x265 through FFmpeg; `copy` keeps coded pictures untouched. Outputs are atomic.
 public enum VideoSplitter {
-    /// The facts a split needs (``SpatialVideoSource/inspect(_:limits:)``).
+    /// The facts a split needs (``/MediaDecode/SpatialVideoSource/inspect(_:limits:)``).
     public static func inspect(_ path: String, limits: Limits = .default) throws(ParseError) -> SpatialVideoSource {
         try SpatialVideoSource.inspect(path, limits: limits)
     }

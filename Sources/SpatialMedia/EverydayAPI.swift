@@ -17,7 +17,7 @@ public struct SpatialVideo: Sendable {
     public let report: SpatialVideoReport
 
     /// Reads the movie at `path`. Throws when it is not an ISOBMFF/QuickTime file or cannot be parsed, and
-    /// ``ParseError/Code/unsupported`` when it holds no video track.
+    /// ``/BinaryIO/ParseError/Code/unsupported`` when it holds no video track.
     public init(contentsOf path: String, limits: Limits = .default) throws(ParseError) {
         let file = try ISOFile.open(path: path, limits: limits)
         let report = SpatialVideoReport(file)

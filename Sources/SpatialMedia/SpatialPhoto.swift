@@ -95,7 +95,7 @@ public struct SpatialPhoto: Sendable {
 
 extension SpatialPhoto {
     /// Reads the spatial photo at `path` (metadata only; no pixel is decoded). Throws
-    /// ``ParseError/Code/unsupported`` when the file is a HEIF image without a stereo pair (`ster` group), naming why.
+    /// ``/BinaryIO/ParseError/Code/unsupported`` when the file is a HEIF image without a stereo pair (`ster` group), naming why.
     public init(contentsOf path: String, limits: Limits = .default) throws(ParseError) {
         let file = try ISOFile.open(path: path, limits: limits)
         guard file.heif != nil else { throw ParseError(.notRecognised, offset: 0, path: path, "not a HEIF image (no meta box)") }

@@ -21,7 +21,7 @@ public enum CameraPropertyForm: String, Sendable, Equatable, CaseIterable {
 extension StereoParameters {
     /// Checks the values a spatial photo can store: a field of view of 1…179 999 m° (it becomes a focal length), and
     /// a baseline that fits the right camera's signed 32-bit position (at most 2 147 483 647 µm). A photo has no hero
-    /// eye or projection field, so those must be nil. Throws ``ParseError/Code/invalidArgument`` rather than clamp.
+    /// eye or projection field, so those must be nil. Throws ``/BinaryIO/ParseError/Code/invalidArgument`` rather than clamp.
     /// A disparity adjustment beyond ±10 000 fits its field and is written as given (`validate` reports it).
     public func checkedForPhoto() throws(ParseError) {
         if let f = horizontalFieldOfViewMillidegrees, f == 0 || f >= 180_000 {

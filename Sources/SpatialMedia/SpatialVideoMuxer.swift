@@ -327,10 +327,10 @@ public enum SpatialVideoAssembler {
     /// Reads `left` and `right` (raw HEVC), assembles them (layer 0 = `options.baseIsLeft ? left : right`) and writes
     /// the movie atomically to `output`.
     ///
-    /// The streams are read, paired and written picture by picture (``AnnexBPictureReader``,
-    /// ``MVHEVCAssemblySession``, ``SpatialVideoStreamWriter``), so memory does not grow with their length. A
+    /// The streams are read, paired and written picture by picture (``/HEVC/AnnexBPictureReader``,
+    /// ``/HEVC/MVHEVCAssemblySession``, ``SpatialVideoStreamWriter``), so memory does not grow with their length. A
     /// stream that introduces a new parameter set after its first picture is assembled whole in memory instead
-    /// (up to ``Limits/maxBoxInMemory``), which gives the same file.
+    /// (up to ``/BinaryIO/Limits/maxBoxInMemory``), which gives the same file.
     @discardableResult
     public static func assemble(left: String, right: String, output: String, assembly: MVHEVCAssemblyOptions = MVHEVCAssemblyOptions(),
                                 mux: SpatialVideoMuxOptions = SpatialVideoMuxOptions(), limits: Limits = .default) throws(ParseError) -> SpatialVideoMuxResult {

@@ -6,8 +6,8 @@ import SystemSupport
 /// Writes a spatial video while its access units are still being produced, so that memory stays bounded by
 /// one access unit whatever the length of the clip.
 ///
-/// Samples go to an unnamed temporary file in the destination's directory (``ScratchFile``: nothing is left
-/// behind if the process dies). ``finish(header:audio:)`` adds the audio chunks, builds `moov` exactly as
+/// Samples go to an unnamed temporary file in the destination's directory (``/BinaryIO/ScratchFile``: nothing is left
+/// behind if the process dies). ``finish(header:audio:progress:)`` adds the audio chunks, builds `moov` exactly as
 /// ``SpatialVideoMuxer/build(_:options:)`` does, and writes the movie atomically, copying the samples once; the
 /// result is byte-identical to the in-memory muxer's for the same access units and options.
 public final class SpatialVideoStreamWriter {
@@ -43,7 +43,7 @@ public final class SpatialVideoStreamWriter {
     }
 
     /// Writes the movie to ``path`` (atomically): `header` gives the parameter sets and facts of the stream
-    /// (``MVHEVCAssemblySession/header``), `audio` the tracks copied alongside.
+    /// (``/HEVC/MVHEVCAssemblySession/header``), `audio` the tracks copied alongside.
     @discardableResult
     public func finish(header: MVHEVCStream, audio: [CopiedTrack] = [],
                        progress: ((UInt64, UInt64) -> Void)? = nil) throws(ParseError) -> SpatialVideoMuxResult {

@@ -46,7 +46,7 @@ public struct StereoParameters: Sendable, Equatable {
     /// Creates parameters from human units: millimetres, degrees and percent of the image width. Each value is
     /// rounded to the nearest stored unit; a value that is not finite or does not fit its field (a negative
     /// baseline, a field of view outside (0°, 180°), a disparity beyond ±100 %) throws
-    /// ``ParseError/Code/invalidArgument``.
+    /// ``/BinaryIO/ParseError/Code/invalidArgument``.
     public init(baselineMillimetres: Double?, horizontalFieldOfViewDegrees: Double? = nil, disparityPercent: Double? = nil,
                 heroEye: HeroEye? = nil, projectionKind: FourCC? = nil) throws(ParseError) {
         self.init(heroEye: heroEye, projectionKind: projectionKind)
@@ -103,7 +103,7 @@ public struct StereoParameters: Sendable, Equatable {
 
     /// Checks stored values against the ranges of their fields: field of view 1…179 999 m°, disparity within
     /// ±10 000, hero eye not a reserved indicator, projection one Apple documents. Throws
-    /// ``ParseError/Code/invalidValue`` naming the field.
+    /// ``/BinaryIO/ParseError/Code/invalidValue`` naming the field.
     public func validate() throws(ParseError) {
         if let f = horizontalFieldOfViewMillidegrees, f == 0 || f >= 180_000 {
             throw ParseError(.invalidValue, offset: 0, "horizontal field of view must be greater than 0° and less than 180° (got \(f) m°)")

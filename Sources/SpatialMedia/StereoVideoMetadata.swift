@@ -74,7 +74,7 @@ public enum FramePacking: String, Sendable, Equatable {
 /// Exact conversions between human units and the integers stored in the boxes.
 ///
 /// Every function rejects NaN and infinities and values that do not fit the stored field, with a
-/// ``ParseError/Code/invalidValue`` error. Rounding is to the nearest integer, halves away from zero.
+/// ``/BinaryIO/ParseError/Code/invalidValue`` error. Rounding is to the nearest integer, halves away from zero.
 public enum SpatialUnits {
     /// Millimetres → micrometres for `blin` (`mm × 1000`, rounded). Must be ≥ 0 and fit in `UInt32`.
     public static func micrometres(fromMillimetres mm: Double) throws(ParseError) -> UInt32 {

@@ -3,7 +3,7 @@ import HEVC
 import ISOBMFF
 
 /// Splits a spatial video (or a raw two-layer MV-HEVC stream) made by ``SpatialVideoAssembler`` back into one
-/// single-layer HEVC Annex B stream per eye, without decoding. See ``MVHEVCSplitter`` for what is rewritten and
+/// single-layer HEVC Annex B stream per eye, without decoding. See ``/HEVC/MVHEVCSplitter`` for what is rewritten and
 /// for the error given for inter-layer-predicted files (Apple, x265 multiview), which need FFmpeg ≥ 7.1.
 public enum StreamSplitter {
     /// Reads `path` (a movie with an `hvc1`/`hev1` track carrying `hvcC` + `lhvC`, or raw Annex B) and returns the layers.

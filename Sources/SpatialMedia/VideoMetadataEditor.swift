@@ -8,14 +8,16 @@ public enum SpatialVideoEditor {
     /// Applies `edit` to the movie at `path`.
     ///
     /// - Parameters:
+    ///   - path: the movie to edit.
     ///   - output: where to write; nil (or the input path with `inPlace`) edits the input in place.
     ///   - inPlace: edit the input file itself, in place when its layout allows (see ``SpatialEditStrategy``),
     ///     otherwise by an atomic rewrite of the same path (the result says why).
+    ///   - edit: the metadata changes.
     ///   - faststart: put `moov` before `mdat` (forces a rewrite).
-    /// - Throws: ``ParseError`` with code `unsupported` for movies that cannot carry the edit (no video,
+    ///   - progress: called with (bytes written, total) while a rewrite copies the file.
+    /// - Throws: ``/BinaryIO/ParseError`` with code `unsupported` for movies that cannot carry the edit (no video,
     ///   not HEVC, HEVC without `lhvC`, fragmented), `invalidValue` for out-of-range values, `io` for
     ///   unwritable destinations. The input is never modified when an error is thrown.
-    ///   - progress: called with (bytes written, total) while a rewrite copies the file.
     public static func edit(path: String, output: String?, inPlace: Bool, edit: SpatialVideoEdit, faststart: Bool = false,
                             progress: ((UInt64, UInt64) -> Void)? = nil) throws(ParseError) -> SpatialEditResult {
         var warnings = try edit.validate()

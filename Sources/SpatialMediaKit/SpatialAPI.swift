@@ -24,8 +24,8 @@ public enum StereoSource: Sendable, Equatable {
 ///                             stereo: try StereoParameters(baselineMillimetres: 64, horizontalFieldOfViewDegrees: 63.5))
 /// ```
 public enum SpatialConversion {
-    /// Converts a video (``VideoConverter/convert(_:to:options:cancellation:progress:)``). `stereo` overrides
-    /// `options.stereo` field by field; nil fields take ``StereoParameters/defaults``. Nothing is left at `output` on
+    /// Converts a video (``/SpatialConvert/VideoConverter/convert(_:to:options:cancellation:progress:)``). `stereo` overrides
+    /// `options.stereo` field by field; nil fields take ``/SpatialMedia/StereoParameters/defaults``. Nothing is left at `output` on
     /// error.
     @discardableResult
     public static func video(_ source: StereoSource, to output: String, stereo: StereoParameters = StereoParameters(),
@@ -43,7 +43,7 @@ public enum SpatialConversion {
         return try VideoConverter.convert(input, to: output, options: o)
     }
 
-    /// Converts a photo (``StereoImages`` to load, ``PhotoConverter/convert(_:options:to:)`` to encode and write).
+    /// Converts a photo (``/MediaDecode/StereoImages`` to load, ``/SpatialConvert/PhotoConverter/convert(_:options:to:)`` to encode and write).
     /// `stereo` overrides `options.stereo` field by field (baseline, field of view, disparity; a photo has no hero eye
     /// or projection).
     @discardableResult
@@ -69,8 +69,8 @@ public enum SpatialConversion {
     }
 }
 
-/// Validates spatial photos and videos: metadata rules and, unless ``ValidationOptions/pixels`` is off, the stereo
-/// geometry of decoded pixels (``Validator/validate(path:options:)``).
+/// Validates spatial photos and videos: metadata rules and, unless ``/SpatialValidation/ValidationOptions/pixels`` is off, the stereo
+/// geometry of decoded pixels (``/SpatialValidation/Validator/validate(path:options:)``).
 ///
 /// ```swift
 /// let report = SpatialValidator().validate("clip.mov")
@@ -81,10 +81,10 @@ public struct SpatialValidator: Sendable {
     public init(options: ValidationOptions = ValidationOptions()) { self.options = options }
 
     /// Validates one file (a photo, a video, or an image holding both eyes). Never throws: an unreadable file is a
-    /// report with ``ValidationReport/unreadable`` set.
+    /// report with ``/SpatialValidation/ValidationReport/unreadable`` set.
     public func validate(_ path: String) -> ValidationReport { Validator.validate(path: path, options: options) }
 
-    /// Validates files and directories as `spatial-media validate` does (``BatchValidator``): directories are
+    /// Validates files and directories as `spatial-media validate` does (``/SpatialValidation/BatchValidator``): directories are
     /// searched, non-media files skipped, `NAME_L`/`NAME_R` images validated as one pair; results in input order.
     public func validate(_ paths: [String]) -> [ValidationReport] {
         let plan = BatchValidator.plan(paths)
@@ -105,7 +105,7 @@ public struct SpatialValidator: Sendable {
 /// try SpatialSplit.photo("photo.heic", left: "l.png", right: "r.png")
 /// ```
 public enum SpatialSplit {
-    /// Splits any spatial video (``VideoSplitter/split(_:options:cancellation:progress:)``): frame-packed or one file
+    /// Splits any spatial video (``/SpatialConvert/VideoSplitter/split(_:options:cancellation:progress:)``): frame-packed or one file
     /// per eye, re-encoded; `options.target` is replaced by `target`.
     @discardableResult
     public static func video(_ path: String, to target: VideoSplitTarget, options: VideoSplitOptions? = nil) throws(ParseError) -> VideoSplitReport {
@@ -115,7 +115,7 @@ public enum SpatialSplit {
     }
 
     /// Splits a spatial photo into its eyes (`.heic` eyes are copied, PNG/JPEG eyes decoded) and/or one side-by-side
-    /// image (``PhotoSplitter/split(_:left:right:sbs:quality:limits:)``).
+    /// image (``/SpatialConvert/PhotoSplitter/split(_:left:right:sbs:quality:limits:)``).
     public static func photo(_ path: String, left: String? = nil, right: String? = nil, sideBySide: String? = nil,
                              quality: Int? = nil, limits: Limits = .default) throws(ParseError) {
         try PhotoSplitter.split(path, left: left, right: right, sbs: sideBySide, quality: quality, limits: limits)

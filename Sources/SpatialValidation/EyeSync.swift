@@ -4,12 +4,12 @@ import MediaDecode
 
 /// Time offset between the eyes of a video (SV-GEOM-019), measured on short runs of consecutive frames.
 ///
-/// Each eye's frames are reduced to about ``width`` pixels wide and cut into a grid of blocks; a block's motion at a
+/// Each eye's frames are reduced to about ``EyeSync/width`` pixels wide and cut into a grid of blocks; a block's motion at a
 /// frame step is the mean absolute luma change between the two frames. Motion magnitude per block does not depend on
 /// the small horizontal shift between the eyes (disparity) or on their colour balance, so the right eye's block
 /// signals equal the left's delayed by the eyes' time offset. Each block signal has its mean over the run removed
 /// (what is left is *when* things move), and the normalised cross-correlation of all blocks together is computed for
-/// lags −``maxLag``…+``maxLag``.
+/// lags −``EyeSync/maxLag``…+``EyeSync/maxLag``.
 public struct EyeSyncMeasurement: Sendable, Equatable {
     /// Frames by which the right eye is late: the right eye shows at frame t + lag what the left shows at frame t
     /// (negative: the right eye is ahead).

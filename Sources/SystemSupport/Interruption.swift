@@ -13,7 +13,7 @@ import Dispatch
 /// temporary files are alive, so that an interrupted run never hangs and never leaves anything behind.
 ///
 /// After ``install()`` (the command-line tool calls it once at start-up) the first SIGINT or SIGTERM:
-/// sets ``isRequested`` (long loops poll it: ``ChildProcess``-based readers, the video pipeline);
+/// sets ``isRequested`` (long loops poll it: `ChildProcess`-based readers, the video pipeline);
 /// asks every registered child process to stop (SIGTERM, then SIGKILL after ``childGraceSeconds``); and,
 /// when no cooperative section (``beginCooperative()``) is running, removes the registered temporary files
 /// and exits at once with 128 + the signal number. A cooperative section has ``forcedExitSeconds`` to unwind
