@@ -62,18 +62,16 @@ public struct ByteReader: Sendable {
         defer { position += 3 }
         return UInt32(storage[position]) << 16 | UInt32(storage[position + 1]) << 8 | UInt32(storage[position + 2])
     }
-    public mutating func readU32() throws(ParseError) -> UInt32 {
-        try need(4, "u32")
-        defer { position += 4 }
-        var v: UInt32 = 0
-        for i in 0..<4 { v = v << 8 | UInt32(storage[position + i]) }
-        return v
-    }
-    public mutating func readU64() throws(ParseError) -> UInt64 {
-        try need(8, "u64")
-        defer { position += 8 }
-        var v: UInt64 = 0
-        for i in 0..<8 { v = v << 8 | UInt64(storage[position + i]) }
+    public mutating func readU32() throws(ParseError) -> UInt32 { try bigEndian(UInt32.self, "u32") }
+    public mutating func readU64() throws(ParseError) -> UInt64 { try bigEndian(UInt64.self, "u64") }
+    /// A big-endian unsigned integer of `T`'s width (`what` names it in the error when the bytes run out).
+    @inline(__always)
+    mutating func bigEndian<T: FixedWidthInteger & UnsignedInteger>(_: T.Type, _ what: String) throws(ParseError) -> T {
+        let n = MemoryLayout<T>.size
+        try need(n, what)
+        defer { position += n }
+        var v: T = 0
+        for i in 0..<n { v = v << 8 | T(storage[position + i]) }
         return v
     }
     /// Reads an unsigned big-endian integer of `byteCount` bytes (0…8). Zero bytes read as 0.

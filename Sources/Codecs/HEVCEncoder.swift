@@ -281,9 +281,14 @@ public final class HEVCEncoder {
 
     /// Drains the encoder. Call repeatedly until it returns an empty array.
     public func flush() throws(ParseError) -> [EncodedFrame] {
+        try HEVCEncoder.drain { () throws(ParseError) in try run(nil) }
+    }
+
+    /// Calls an encoder's flushing step until it returns no more frames: the drain loop of both x265 encoders.
+    static func drain(_ step: () throws(ParseError) -> [EncodedFrame]) throws(ParseError) -> [EncodedFrame] {
         var all: [EncodedFrame] = []
         while true {
-            let got = try run(nil)
+            let got = try step()
             if got.isEmpty { break }
             all += got
         }

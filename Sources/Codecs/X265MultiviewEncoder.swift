@@ -209,13 +209,7 @@ public final class X265MultiviewEncoder {
 
     /// Drains the encoder: the remaining access units.
     public func flush() throws(ParseError) -> [EncodedFrame] {
-        var all: [EncodedFrame] = []
-        while true {
-            let got = try run(nil)
-            if got.isEmpty { break }
-            all += got
-        }
-        return all
+        try HEVCEncoder.drain { () throws(ParseError) in try run(nil) }
     }
 
     private func run(_ input: UnsafeMutableRawPointer?) throws(ParseError) -> [EncodedFrame] {

@@ -110,36 +110,34 @@ public struct SingleLayerReader: Sendable {
         return pending
     }
 
+    /// Keeps the first parameter set of each id, in order of appearance: false when `id` is known with the same
+    /// bytes (a repeat), an error when its bytes differ (a parameter set that changes mid-stream).
+    static func isNew<ID: Hashable, V>(_ kind: String, _ id: ID, _ nal: NALUnit, in table: inout [ID: V], order: inout [ID], storing value: V,
+                                       bytes: (V) -> [UInt8]) throws(ParseError) -> Bool {
+        if let old = table[id] {
+            guard bytes(old) == nal.bytes else { throw ParseError(.unsupported, offset: nal.offset, "\(kind) \(id) changes mid-stream (not supported)") }
+            return false
+        }
+        table[id] = value
+        order.append(id)
+        return true
+    }
+
     mutating func record(_ nal: NALUnit) throws(ParseError) {
         do throws(ParseError) {
             switch nal.type {
             case .vps:
                 let v = try VideoParameterSet(nal: nal)
-                if let old = vpsBytes[v.vpsId] {
-                    guard old == nal.bytes else { throw ParseError(.unsupported, offset: nal.offset, "VPS \(v.vpsId) changes mid-stream (not supported)") }
-                    return
-                }
-                vpsBytes[v.vpsId] = nal.bytes
-                vpsOrder.append(v.vpsId)
+                guard try Self.isNew("VPS", v.vpsId, nal, in: &vpsBytes, order: &vpsOrder, storing: nal.bytes, bytes: { $0 }) else { return }
                 try store.add(nal)
             case .sps:
                 let v = SequenceParameterSet.referencedVPSId(in: nal).flatMap { store.vps[$0] }
                 let s = try SequenceParameterSet(nal: nal, vps: v)
-                if let old = spsNAL[s.spsId] {
-                    guard old.bytes == nal.bytes else { throw ParseError(.unsupported, offset: nal.offset, "SPS \(s.spsId) changes mid-stream (not supported)") }
-                    return
-                }
-                spsNAL[s.spsId] = nal
-                spsOrder.append(s.spsId)
+                guard try Self.isNew("SPS", s.spsId, nal, in: &spsNAL, order: &spsOrder, storing: nal, bytes: \.bytes) else { return }
                 try store.add(nal)
             case .pps:
                 let p = try PictureParameterSet(nal: nal)
-                if let old = ppsNAL[p.ppsId] {
-                    guard old.bytes == nal.bytes else { throw ParseError(.unsupported, offset: nal.offset, "PPS \(p.ppsId) changes mid-stream (not supported)") }
-                    return
-                }
-                ppsNAL[p.ppsId] = nal
-                ppsOrder.append(p.ppsId)
+                guard try Self.isNew("PPS", p.ppsId, nal, in: &ppsNAL, order: &ppsOrder, storing: nal, bytes: \.bytes) else { return }
                 try store.add(nal)
             default: return
             }

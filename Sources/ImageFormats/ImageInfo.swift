@@ -3,11 +3,6 @@ import SystemSupport
 
 /// What `info` says about a JPEG, MPO or PNG file (the formats `convert` and `validate` read besides ISOBMFF).
 public enum ImageInfo {
-    /// True when `head` (the first bytes of a file) starts a JPEG or PNG.
-    public static func recognises(_ head: [UInt8]) -> Bool {
-        head.starts(with: [0xFF, 0xD8, 0xFF]) || head.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
-    }
-
     /// Lines and JSON describing the image; throws when its header cannot be read.
     public static func describe(_ b: [UInt8]) throws(ParseError) -> (lines: [String], json: JSON) {
         let note = "spatial photo: no — a JPEG, MPO or PNG carries no spatial metadata (convert it: `spatial-media convert IN -o OUT.heic`)"

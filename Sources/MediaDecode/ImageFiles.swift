@@ -41,7 +41,8 @@ public enum ImageFiles {
     }
 
     public static func load(data: [UInt8], limits: Limits = .default) throws(ParseError) -> LoadedImage {
-        if data.count >= 3 && data[0] == 0xFF && data[1] == 0xD8 && data[2] == 0xFF {
+        let kind = FileProbe.kind(head: Array(data.prefix(32)))
+        if kind == .jpeg {
             let mpo = try MPO(data)
             let first = try JPEG.decode(mpo.jpeg(0, in: data), limits: limits)
             var out = LoadedImage(kind: .jpeg, image: first.image, exif: first.exif.map { resetOrientation($0, applied: first.appliedOrientation) }, exifInfo: first.exifInfo, notes: first.notes)
@@ -57,13 +58,13 @@ public enum ImageFiles {
             }
             return out
         }
-        if data.count >= 8 && Array(data.prefix(8)) == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] {
+        if kind == .png {
             let structure = try PNGStructure(data, limits: limits)
             // Pixels are used as stored; an orientation tag copied along would turn them a second time.
             let exif = structure.exif.map { resetOrientation($0, applied: -1) }
             return LoadedImage(kind: .png, image: try PNG.decode(data, limits: limits), exif: exif, exifInfo: exif.map { ExifInfo(tiff: $0) } ?? ExifInfo())
         }
-        if data.count >= 12 && Array(data[4..<8]) == Array("ftyp".utf8) {
+        if kind == .heif || kind == .movie {   // any ISOBMFF file: the HEIF reader names what is missing
             let file = try ISOFile.parse(source: MemorySource(data), limits: limits)
             let img = try HEIFImageDecoder.decodePrimary(file: file, limits: limits)
             let exif = heifExif(file, limits: limits)

@@ -143,7 +143,7 @@ public struct MediaProbe: Sendable {
         for r in [fps, tbr] {
             if let r, let s = FrameRate.nearestUsual(r) { rate = s; break }
         }
-        if rate == nil, let r = fps ?? tbr, r > 0, r < 1000 { rate = (Int((r * 1000).rounded()), 1000) }
+        if rate == nil, let r = fps ?? tbr { rate = FrameRate.fraction(r) }
         p.frameRate = rate
     }
 

@@ -32,8 +32,24 @@ public protocol VideoFrameProducer: AnyObject {
     func abort()
 }
 
+/// A producer that reads YUV4MPEG2 (a file, standard input, or FFmpeg's pipe): its size, rate and pixel format
+/// are those of the stream header.
+public protocol Y4MFrameProducer: VideoFrameProducer {
+    /// The stream header read when the producer opened.
+    var y4mHeader: Y4M.Header { get }
+}
+
+extension Y4MFrameProducer {
+    public var width: Int { y4mHeader.width }
+    public var height: Int { y4mHeader.height }
+    public var fpsNum: Int { y4mHeader.fpsNum }
+    public var fpsDen: Int { y4mHeader.fpsDen }
+    public var format: PixelFormat { y4mHeader.format }
+    public var bitDepth: Int { y4mHeader.bitDepth }
+}
+
 /// Y4M from a file or standard input ("-").
-public final class Y4MProducer: VideoFrameProducer {
+public final class Y4MProducer: Y4MFrameProducer {
     let reader: Y4M.Reader
     public let kind: String
     public let frameCountHint: Int?
@@ -47,12 +63,7 @@ public final class Y4MProducer: VideoFrameProducer {
         }
         frameCountHint = hint
     }
-    public var width: Int { reader.header.width }
-    public var height: Int { reader.header.height }
-    public var fpsNum: Int { reader.header.fpsNum }
-    public var fpsDen: Int { reader.header.fpsDen }
-    public var format: PixelFormat { reader.header.format }
-    public var bitDepth: Int { reader.header.bitDepth }
+    public var y4mHeader: Y4M.Header { reader.header }
     public func next() throws(ParseError) -> Image? { try reader.next() }
     public func finish() throws(ParseError) {}
     public func abort() {}
@@ -66,7 +77,7 @@ public final class Y4MProducer: VideoFrameProducer {
 /// variable-rate one is made constant (FFmpeg repeats or drops pictures; ``repeatedFrames``/``droppedFrames``).
 /// Rotation (display matrix) is applied by FFmpeg; a sample aspect ratio other than 1:1 is scaled to square
 /// pixels (horizontally).
-public final class FFmpegProducer: VideoFrameProducer {
+public final class FFmpegProducer: Y4MFrameProducer {
     let child: ChildProcess
     let reader: Y4M.Reader
     public let kind: String
@@ -143,12 +154,7 @@ public final class FFmpegProducer: VideoFrameProducer {
         return 0
     }
 
-    public var width: Int { reader.header.width }
-    public var height: Int { reader.header.height }
-    public var fpsNum: Int { reader.header.fpsNum }
-    public var fpsDen: Int { reader.header.fpsDen }
-    public var format: PixelFormat { reader.header.format }
-    public var bitDepth: Int { reader.header.bitDepth }
+    public var y4mHeader: Y4M.Header { reader.header }
     public func next() throws(ParseError) -> Image? {
         do throws(ParseError) { return try reader.next() } catch {
             let status = child.wait()

@@ -51,7 +51,12 @@ public struct ProfileShortfall: Sendable, Equatable {
     public var ruleID: String
     public var severity: Severity
     public var message: String
-    public init(_ ruleID: String, _ severity: Severity, _ message: String) { self.ruleID = ruleID; self.severity = severity; self.message = message }
+    /// The spatial-video rules (SV-VIDEO-…) say the same for a movie that is checked as spatial video; a checker
+    /// that runs those leaves this shortfall out unless the movie aims at a profile of its own (3D, APMP, …).
+    public var restatesSpatialVideoRules: Bool
+    public init(_ ruleID: String, _ severity: Severity, _ message: String, restatesSpatialVideoRules: Bool = false) {
+        self.ruleID = ruleID; self.severity = severity; self.message = message; self.restatesSpatialVideoRules = restatesSpatialVideoRules
+    }
 }
 
 /// Which profile a movie is made for, and exactly where it falls short of it.
@@ -98,10 +103,10 @@ public struct ProfileVerdict: Sendable {
             return
         }
         if v.sampleEntryType == "hev1" {
-            f.append(ProfileShortfall("SV-PROF-002", .warning, "the sample entry is 'hev1' (parameter sets in the samples); Apple's players expect 'hvc1' — `spatial-media fix` rewrites it"))
+            f.append(ProfileShortfall("SV-PROF-002", .warning, "the sample entry is 'hev1' (parameter sets in the samples); Apple's players expect 'hvc1' — `spatial-media fix` rewrites it", restatesSpatialVideoRules: true))
         }
         if profile == .multiview3D {
-            for r in report.whyNotSpatial { f.append(ProfileShortfall("SV-PROF-015", .info, "not spatial video: \(r)")) }
+            for r in report.whyNotSpatial { f.append(ProfileShortfall("SV-PROF-015", .info, "not spatial video: \(r)", restatesSpatialVideoRules: true)) }
         }
         Self.signallingShortfalls(m, v, profile: profile, isStereo: isStereo, findings: &f)
         Self.publishingShortfalls(file, v, profile: profile, packing: packing, isStereo: isStereo, findings: &f)

@@ -321,21 +321,9 @@ public enum StereoMetadataReader {
                             if v > 2 { m.diagnostics.append(SpatialDiagnostic(.warning, offset: e.header.offset, path: e.path, "hero_eye_indicator \(v) is reserved (0 none, 1 left, 2 right)")) }
                         }
                     case "cams":
-                        m.presentBoxes.append("vexu/eyes/cams")
-                        if let blin = e.child("blin") {
-                            m.presentBoxes.append("vexu/eyes/cams/blin")
-                            checkSize(blin, &m)
-                            if let p = blin.payload(SingleValueFullBox.self) { m.baselineMicrometres = p.value }
-                        }
-                        checkContainer(e, only: "blin", &m)
+                        if let p = readValueBox(e, "blin", at: "vexu/eyes/cams", into: &m) { m.baselineMicrometres = p.value }
                     case "cmfy":
-                        m.presentBoxes.append("vexu/eyes/cmfy")
-                        if let dadj = e.child("dadj") {
-                            m.presentBoxes.append("vexu/eyes/cmfy/dadj")
-                            checkSize(dadj, &m)
-                            if let p = dadj.payload(SingleValueFullBox.self) { m.disparityAdjustment = p.signedValue }
-                        }
-                        checkContainer(e, only: "dadj", &m)
+                        if let p = readValueBox(e, "dadj", at: "vexu/eyes/cmfy", into: &m) { m.disparityAdjustment = p.signedValue }
                     default:
                         m.diagnostics.append(SpatialDiagnostic(.info, offset: e.header.offset, path: e.path, "unknown box '\(e.type)' inside eyes; kept byte-exact"))
                     }
@@ -379,6 +367,17 @@ public enum StereoMetadataReader {
         guard let expected = expectedSizes[b.type], b.header.size != expected else { return }
         m.diagnostics.append(SpatialDiagnostic(.error, offset: b.header.offset, path: b.path,
             "\(b.type) is \(b.header.size) bytes; \(expected) expected (FFmpeg rejects other sizes); bytes kept"))
+    }
+
+    /// `cams/blin` and `cmfy/dadj`: a container (at `path`) holding one value box, both recorded as present, checked
+    /// for size and contents, and the value box read.
+    static func readValueBox(_ container: Box, _ child: FourCC, at path: String, into m: inout StereoVideoMetadata) -> SingleValueFullBox? {
+        m.presentBoxes.append(path)
+        defer { checkContainer(container, only: child, &m) }
+        guard let b = container.child(child) else { return nil }
+        m.presentBoxes.append("\(path)/\(child)")
+        checkSize(b, &m)
+        return b.payload(SingleValueFullBox.self)
     }
 
     static func checkContainer(_ b: Box, only: FourCC, _ m: inout StereoVideoMetadata) {

@@ -18,6 +18,18 @@ extension SpatialVideoEditor {
     /// 8-byte header in front of the new `moov`, and that is flushed. Before that write the file is
     /// the old movie (plus ignorable `free` bytes); after it, the new movie. The 8 bytes lie in one
     /// 512-byte sector (checked; otherwise we fall back to a rewrite), which storage writes atomically.
+    /// The crash-safe order of an in-place write: `payload` into space readers skip (a `free` box's payload), made
+    /// durable; then the 8-byte `header` that switches readers over (within one 512-byte sector, so one atomic
+    /// write), made durable. Before the second write readers see the old movie, after it the new one.
+    static func payloadThenHeader(path: String, payload: [UInt8], at payloadOffset: UInt64, header: [UInt8], at headerOffset: UInt64) throws(ParseError) {
+        let f = try WritableFile(path: path)
+        defer { f.close() }
+        try f.write(payload, at: payloadOffset)
+        try f.sync()
+        try f.write(header, at: headerOffset)
+        try f.sync()
+    }
+
     static func writeInPlace(file: ISOFile, path: String, moovIndex: Int, newMoov: Box) throws(ParseError) -> InPlaceOutcome {
         let old = file.boxes[moovIndex]
         guard old.header.form == .compact, old.header.userType == nil else { return .notPossible("moov has a 64-bit header") }
@@ -44,22 +56,20 @@ extension SpatialVideoEditor {
         // turns the free header into the new moov's header. Before it the old movie, after it the new one.
         let compactHeader = newBytes.count >= 8 && newBytes[4..<8].elementsEqual(Array("moov".utf8))
             && newBytes.prefix(4).reduce(UInt64(0), { $0 << 8 | UInt64($1) }) == UInt64(newBytes.count)
-        if moovIndex > 0, compactHeader {
-            let prev = file.boxes[moovIndex - 1]
+        // A free (or skip) box with a compact header right before moov, its header within one sector.
+        let freeBefore: Box? = moovIndex > 0 ? file.boxes[moovIndex - 1] : nil
+        let usableFreeBefore = freeBefore.flatMap { (prev: Box) -> Box? in
+            (prev.type == "free" || prev.type == "skip") && prev.header.form == .compact && prev.header.userType == nil
+                && prev.header.offset + prev.header.size == old.header.offset && prev.header.offset % 512 <= 504 ? prev : nil
+        }
+        if compactHeader, let prev = usableFreeBefore {
             let need = UInt64(newBytes.count) + 8
-            if prev.type == "free" || prev.type == "skip", prev.header.form == .compact, prev.header.userType == nil,
-               prev.header.offset + prev.header.size == old.header.offset, prev.header.offset % 512 <= 504,
-               prev.header.size >= need, let tail = UInt32(exactly: prev.header.size - UInt64(newBytes.count) + old.header.size) {
+            if prev.header.size >= need, let tail = UInt32(exactly: prev.header.size - UInt64(newBytes.count) + old.header.size) {
                 var body = ByteWriter(capacity: newBytes.count)
                 body.write(Array(newBytes[8...]))
                 body.writeU32(tail)
                 body.writeFourCC("free")
-                let f = try WritableFile(path: path)
-                defer { f.close() }
-                try f.write(body.bytes, at: prev.header.offset + 8)
-                try f.sync()
-                try f.write(Array(newBytes[0..<8]), at: prev.header.offset)
-                try f.sync()
+                try payloadThenHeader(path: path, payload: body.bytes, at: prev.header.offset + 8, header: Array(newBytes[0..<8]), at: prev.header.offset)
                 return .done(.inPlaceFreeBefore, written: UInt64(body.count + 8), size: fileSize)
             }
         }
@@ -68,13 +78,9 @@ extension SpatialVideoEditor {
         // edits grow one free box instead of leaving a chain of them).
         var pivotOffset = old.header.offset
         var retired = old.header.size
-        if moovIndex > 0 {
-            let prev = file.boxes[moovIndex - 1]
-            if prev.type == "free" || prev.type == "skip", prev.header.form == .compact, prev.header.userType == nil,
-               prev.header.offset + prev.header.size == old.header.offset, prev.header.offset % 512 <= 504 {
-                pivotOffset = prev.header.offset
-                retired += prev.header.size
-            }
+        if let prev = usableFreeBefore {
+            pivotOffset = prev.header.offset
+            retired += prev.header.size
         }
         guard pivotOffset % 512 <= 504 else { return .notPossible("the moov header straddles a 512-byte sector, so its rewrite would not be atomic") }
         guard let pivotSize = UInt32(exactly: retired + 8) else { return .notPossible("moov is too large") }
@@ -122,12 +128,7 @@ extension SpatialVideoEditor {
             region.writeU32(r32)
             region.writeFourCC("free")
         }
-        let f = try WritableFile(path: path)
-        defer { f.close() }
-        try f.write(region.bytes, at: next.header.offset + 8)
-        try f.sync()
-        try f.write(pivot.bytes, at: pivotOffset)
-        try f.sync()
+        try payloadThenHeader(path: path, payload: region.bytes, at: next.header.offset + 8, header: pivot.bytes, at: pivotOffset)
         return .done(.inPlaceFreeSpace, written: UInt64(region.count + pivot.count), size: fileSize)
     }
 }

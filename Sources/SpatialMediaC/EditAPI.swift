@@ -142,45 +142,38 @@ func editPhoto(path: String, output: String?, state: EditState, flags: UInt32) t
     return photoReport(result)
 }
 
+/// The body of the edit entry points: the report cleared, the paths checked, the edit's state snapshotted, `run`
+/// applied and its report delivered.
+func editEntry(_ function: StaticString, _ path: UnsafePointer<CChar>?, _ output: UnsafePointer<CChar>?, _ edit: OpaquePointer?,
+               _ outReport: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+               _ run: (_ path: String, _ output: String?, _ state: EditState) throws(ABIError) -> JSON) -> Int32 {
+    outReport?.pointee = nil
+    return abiCall(function) { () throws(ABIError) in
+        let (p, o) = try editPaths(path, output)
+        let report = try run(p, o, try editState(edit))
+        try deliver(report.serialized(), to: outReport)
+    }
+}
+
 @_cdecl("sm_edit_video")
 public func sm_edit_video(_ path: UnsafePointer<CChar>?, _ output: UnsafePointer<CChar>?, _ edit: OpaquePointer?, _ flags: UInt32,
                           _ outReport: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
-    outReport?.pointee = nil
-    return abiCall("sm_edit_video") { () throws(ABIError) in
-        let p = try requiredPath(path, "path")
-        let o = try optionalString(output, "output")
-        if o?.isEmpty == true { throw .argument("output is empty (pass NULL to edit in place)") }
-        let report = try editVideo(path: p, output: o, state: try editState(edit), flags: flags)
-        try deliver(report.serialized(), to: outReport)
-    }
+    editEntry("sm_edit_video", path, output, edit, outReport) { (p, o, state) throws(ABIError) in try editVideo(path: p, output: o, state: state, flags: flags) }
 }
 
 @_cdecl("sm_edit_photo")
 public func sm_edit_photo(_ path: UnsafePointer<CChar>?, _ output: UnsafePointer<CChar>?, _ edit: OpaquePointer?,
                           _ outReport: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
-    outReport?.pointee = nil
-    return abiCall("sm_edit_photo") { () throws(ABIError) in
-        let p = try requiredPath(path, "path")
-        let o = try optionalString(output, "output")
-        if o?.isEmpty == true { throw .argument("output is empty (pass NULL to edit in place)") }
-        let report = try editPhoto(path: p, output: o, state: try editState(edit), flags: 0)
-        try deliver(report.serialized(), to: outReport)
-    }
+    editEntry("sm_edit_photo", path, output, edit, outReport) { (p, o, state) throws(ABIError) in try editPhoto(path: p, output: o, state: state, flags: 0) }
 }
 
 @_cdecl("sm_edit_apply")
 public func sm_edit_apply(_ path: UnsafePointer<CChar>?, _ output: UnsafePointer<CChar>?, _ edit: OpaquePointer?, _ flags: UInt32,
                           _ outReport: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
-    outReport?.pointee = nil
-    return abiCall("sm_edit_apply") { () throws(ABIError) in
-        let p = try requiredPath(path, "path")
-        let o = try optionalString(output, "output")
-        if o?.isEmpty == true { throw .argument("output is empty (pass NULL to edit in place)") }
-        let state = try editState(edit)
-        let report = SpatialPhotoEditor.isHEIF(path: p)
+    editEntry("sm_edit_apply", path, output, edit, outReport) { (p, o, state) throws(ABIError) in
+        SpatialPhotoEditor.isHEIF(path: p)
             ? try editPhoto(path: p, output: o, state: state, flags: flags)
             : try editVideo(path: p, output: o, state: state, flags: flags)
-        try deliver(report.serialized(), to: outReport)
     }
 }
 

@@ -201,12 +201,38 @@ func primaryTrack(_ h: OpaquePointer?) throws(ABIError) -> SpatialVideoTrack {
     return t
 }
 
+/// The one body of the scalar getters: checks and zeroes `outValue` (named `outName` in errors), then stores
+/// what `value` reads.
+func getter<T>(_ function: StaticString, _ outValue: UnsafeMutablePointer<T>?, _ outName: String, zero: T,
+               _ value: () throws(ABIError) -> T) -> Int32 {
+    abiCall(function) { () throws(ABIError) in
+        let o = try out(outValue, outName, zero: zero)
+        o.pointee = try value()
+    }
+}
+
+/// The body of the two-value getters: both outputs are zeroed first (even when the other is NULL), checked, then
+/// set from `value`.
+func pairGetter(_ function: StaticString, _ a: (UnsafeMutablePointer<UInt32>?, String), _ b: (UnsafeMutablePointer<UInt32>?, String),
+                _ value: () throws(ABIError) -> (UInt32, UInt32)) -> Int32 {
+    a.0?.pointee = 0
+    b.0?.pointee = 0
+    return abiCall(function) { () throws(ABIError) in
+        let x = try out(a.0, a.1, zero: 0), y = try out(b.0, b.1, zero: 0)
+        (x.pointee, y.pointee) = try value()
+    }
+}
+
+/// A stereo value of the primary video track, or ``ABIError`` `notFound` naming the box the track lacks.
+func videoValue<T>(_ file: OpaquePointer?, missing box: String, _ read: (StereoVideoMetadata) -> T?) throws(ABIError) -> T {
+    let t = try primaryTrack(file)
+    guard let v = read(t.metadata) else { throw .notFound("video track \(t.trackID) has no \(box)") }
+    return v
+}
+
 @_cdecl("sm_video_classification")
 public func sm_video_classification(_ file: OpaquePointer?, _ outClass: UnsafeMutablePointer<Int32>?) -> Int32 {
-    abiCall("sm_video_classification") { () throws(ABIError) in
-        let o = try out(outClass, "out_class", zero: 0)
-        o.pointee = SMVideoClass.code(try videoReport(file).classification)
-    }
+    getter("sm_video_classification", outClass, "out_class", zero: 0) { () throws(ABIError) in SMVideoClass.code(try videoReport(file).classification) }
 }
 
 @_cdecl("sm_video_classification_name")
@@ -216,42 +242,22 @@ public func sm_video_classification_name(_ videoClass: Int32) -> UnsafePointer<C
 
 @_cdecl("sm_video_baseline_um")
 public func sm_video_baseline_um(_ file: OpaquePointer?, _ outValue: UnsafeMutablePointer<UInt32>?) -> Int32 {
-    abiCall("sm_video_baseline_um") { () throws(ABIError) in
-        let o = try out(outValue, "out_micrometres", zero: 0)
-        let t = try primaryTrack(file)
-        guard let v = t.metadata.baselineMicrometres else { throw .notFound("video track \(t.trackID) has no baseline (vexu/eyes/cams/blin)") }
-        o.pointee = v
-    }
+    getter("sm_video_baseline_um", outValue, "out_micrometres", zero: 0) { () throws(ABIError) in try videoValue(file, missing: "baseline (vexu/eyes/cams/blin)") { $0.baselineMicrometres } }
 }
 
 @_cdecl("sm_video_hfov_millidegrees")
 public func sm_video_hfov_millidegrees(_ file: OpaquePointer?, _ outValue: UnsafeMutablePointer<UInt32>?) -> Int32 {
-    abiCall("sm_video_hfov_millidegrees") { () throws(ABIError) in
-        let o = try out(outValue, "out_millidegrees", zero: 0)
-        let t = try primaryTrack(file)
-        guard let v = t.metadata.horizontalFieldOfViewMillidegrees else { throw .notFound("video track \(t.trackID) has no horizontal field of view (hfov)") }
-        o.pointee = v
-    }
+    getter("sm_video_hfov_millidegrees", outValue, "out_millidegrees", zero: 0) { () throws(ABIError) in try videoValue(file, missing: "horizontal field of view (hfov)") { $0.horizontalFieldOfViewMillidegrees } }
 }
 
 @_cdecl("sm_video_disparity")
 public func sm_video_disparity(_ file: OpaquePointer?, _ outValue: UnsafeMutablePointer<Int32>?) -> Int32 {
-    abiCall("sm_video_disparity") { () throws(ABIError) in
-        let o = try out(outValue, "out_disparity", zero: 0)
-        let t = try primaryTrack(file)
-        guard let v = t.metadata.disparityAdjustment else { throw .notFound("video track \(t.trackID) has no disparity adjustment (vexu/eyes/cmfy/dadj)") }
-        o.pointee = v
-    }
+    getter("sm_video_disparity", outValue, "out_disparity", zero: 0) { () throws(ABIError) in try videoValue(file, missing: "disparity adjustment (vexu/eyes/cmfy/dadj)") { $0.disparityAdjustment } }
 }
 
 @_cdecl("sm_video_hero_eye")
 public func sm_video_hero_eye(_ file: OpaquePointer?, _ outValue: UnsafeMutablePointer<Int32>?) -> Int32 {
-    abiCall("sm_video_hero_eye") { () throws(ABIError) in
-        let o = try out(outValue, "out_hero_eye", zero: 0)
-        let t = try primaryTrack(file)
-        guard let v = t.metadata.heroEye else { throw .notFound("video track \(t.trackID) has no hero eye box (vexu/eyes/hero)") }
-        o.pointee = Int32(v.rawValue)
-    }
+    getter("sm_video_hero_eye", outValue, "out_hero_eye", zero: 0) { () throws(ABIError) in try videoValue(file, missing: "hero eye box (vexu/eyes/hero)") { $0.heroEye.map { Int32($0.rawValue) } } }
 }
 
 // MARK: - Photo getters
@@ -264,54 +270,43 @@ func spatialPhoto(_ h: OpaquePointer?) throws(ABIError) -> SpatialPhoto {
 
 @_cdecl("sm_photo_eye_items")
 public func sm_photo_eye_items(_ file: OpaquePointer?, _ outLeft: UnsafeMutablePointer<UInt32>?, _ outRight: UnsafeMutablePointer<UInt32>?) -> Int32 {
-    outLeft?.pointee = 0
-    outRight?.pointee = 0
-    return abiCall("sm_photo_eye_items") { () throws(ABIError) in
-        let l = try out(outLeft, "out_left_item", zero: 0), r = try out(outRight, "out_right_item", zero: 0)
+    pairGetter("sm_photo_eye_items", (outLeft, "out_left_item"), (outRight, "out_right_item")) { () throws(ABIError) in
         let p = try spatialPhoto(file)
-        l.pointee = p.left.itemID
-        r.pointee = p.right.itemID
+        return (p.left.itemID, p.right.itemID)
     }
 }
 
 @_cdecl("sm_photo_size")
 public func sm_photo_size(_ file: OpaquePointer?, _ outWidth: UnsafeMutablePointer<UInt32>?, _ outHeight: UnsafeMutablePointer<UInt32>?) -> Int32 {
-    outWidth?.pointee = 0
-    outHeight?.pointee = 0
-    return abiCall("sm_photo_size") { () throws(ABIError) in
-        let w = try out(outWidth, "out_width", zero: 0), h = try out(outHeight, "out_height", zero: 0)
+    pairGetter("sm_photo_size", (outWidth, "out_width"), (outHeight, "out_height")) { () throws(ABIError) in
         let p = try spatialPhoto(file)
         guard let pw = UInt32(exactly: p.left.width), let ph = UInt32(exactly: p.left.height), pw > 0, ph > 0 else {
             throw .notFound("the left eye (item \(p.left.itemID)) has no image size (ispe)")
         }
-        w.pointee = pw
-        h.pointee = ph
+        return (pw, ph)
     }
 }
 
 @_cdecl("sm_photo_baseline_um")
 public func sm_photo_baseline_um(_ file: OpaquePointer?, _ outValue: UnsafeMutablePointer<Double>?) -> Int32 {
-    abiCall("sm_photo_baseline_um") { () throws(ABIError) in
-        let o = try out(outValue, "out_micrometres", zero: 0)
+    getter("sm_photo_baseline_um", outValue, "out_micrometres", zero: 0) { () throws(ABIError) in
         guard let v = try spatialPhoto(file).baselineMicrometres else { throw .notFound("the right eye has no camera extrinsics (no baseline)") }
-        o.pointee = v
+        return v
     }
 }
 
 @_cdecl("sm_photo_hfov_millidegrees")
 public func sm_photo_hfov_millidegrees(_ file: OpaquePointer?, _ outValue: UnsafeMutablePointer<Double>?) -> Int32 {
-    abiCall("sm_photo_hfov_millidegrees") { () throws(ABIError) in
-        let o = try out(outValue, "out_millidegrees", zero: 0)
+    getter("sm_photo_hfov_millidegrees", outValue, "out_millidegrees", zero: 0) { () throws(ABIError) in
         guard let v = try spatialPhoto(file).horizontalFOVDegrees, v.isFinite else { throw .notFound("the eyes have no usable camera intrinsics (no field of view)") }
-        o.pointee = v * 1000
+        return v * 1000
     }
 }
 
 @_cdecl("sm_photo_disparity")
 public func sm_photo_disparity(_ file: OpaquePointer?, _ outValue: UnsafeMutablePointer<Int32>?) -> Int32 {
-    abiCall("sm_photo_disparity") { () throws(ABIError) in
-        let o = try out(outValue, "out_disparity", zero: 0)
+    getter("sm_photo_disparity", outValue, "out_disparity", zero: 0) { () throws(ABIError) in
         guard let v = try spatialPhoto(file).disparityAdjustment else { throw .notFound("the photo has no disparity adjustment property") }
-        o.pointee = v
+        return v
     }
 }

@@ -74,13 +74,7 @@ func validationOptions(_ options: UnsafePointer<CChar>?, _ function: String) thr
 public func sm_validation_inputs(_ paths: UnsafePointer<CChar>?, _ outJSON: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
     outJSON?.pointee = nil
     return abiCall("sm_validation_inputs") { () throws(ABIError) in
-        let text = try requiredString(paths, "paths_json")
-        guard case .array(let items) = try OptionParser.parse(text) else { throw .argument("paths_json must be a JSON array of paths") }
-        var list: [String] = []
-        for item in items {
-            guard case .string(let s) = item, !s.isEmpty else { throw .argument("paths_json must hold non-empty strings only") }
-            list.append(s)
-        }
+        let list = try pathList(paths, "paths_json")
         let plan = BatchValidator.plan(list)
         let json = JSON.object([
             ("files", .array(plan.files.map { .string($0) })),
@@ -154,6 +148,25 @@ func convertArguments(_ input: UnsafePointer<CChar>?, _ output: UnsafePointer<CC
     return (i, o, opts)
 }
 
+/// The body of the conversion entry points: the report cleared, input, output and options checked
+/// (``convertArguments``), the conversion's own options read by `parse` (with the second input, if any), the output
+/// checked against both inputs, then `run` done and the report it returns delivered.
+func conversionEntry<Parsed>(_ function: StaticString, _ input: UnsafePointer<CChar>?, _ output: UnsafePointer<CChar>?, _ options: UnsafePointer<CChar>?,
+                             _ callback: SMProgressFn?, _ userData: UnsafeMutableRawPointer?, _ cancel: UnsafePointer<Int32>?,
+                             _ outReport: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+                             parse: (inout Options) throws(ABIError) -> (Parsed, String?),
+                             _ run: (_ input: String, _ output: String, _ right: String?, Parsed, Progress) throws(ABIError) -> JSON) -> Int32 {
+    outReport?.pointee = nil
+    return abiCall(function) { () throws(ABIError) in
+        let progress = Progress(callback: callback, userData: userData, cancel: cancel)
+        let (i, o, given) = try convertArguments(input, output, options, progress)
+        var opts = given
+        let (parsed, right) = try parse(&opts)
+        try checkOutputs([("output", o)], inputs: [("input", i), ("right_input", right ?? "")])
+        try deliver(try run(i, o, right, parsed, progress).serialized(), to: outReport)
+    }
+}
+
 /// The stereo parameters of a conversion's options, under either name of each value: the stored units
 /// (`baseline_um`, `hfov_millidegrees`, `disparity` — the documented names) or human units (`baseline_mm`,
 /// `hfov_degrees`, `disparity_percent`, which photos took first). Giving both names of one value is an error. Human
@@ -216,12 +229,8 @@ func photoConversionJSON(_ r: PhotoConversionReport, output: String) -> JSON {
 public func sm_convert_photo(_ input: UnsafePointer<CChar>?, _ output: UnsafePointer<CChar>?, _ options: UnsafePointer<CChar>?,
                              _ progress: SMProgressFn?, _ userData: UnsafeMutableRawPointer?, _ cancel: UnsafePointer<Int32>?,
                              _ outReport: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
-    outReport?.pointee = nil
-    return abiCall("sm_convert_photo") { () throws(ABIError) in
-        let progress = Progress(callback: progress, userData: userData, cancel: cancel)
-        var (input, output, opts) = try convertArguments(input, output, options, progress)
-        let (options, right) = try photoConversionOptions(&opts)
-        try checkOutputs([("output", output)], inputs: [("input", input), ("right_input", right ?? "")])
+    conversionEntry("sm_convert_photo", input, output, options, progress, userData, cancel, outReport,
+                    parse: { (o: inout Options) throws(ABIError) in try photoConversionOptions(&o) }) { (input, output, right, options, progress) throws(ABIError) in
         try progress.report(0, "load")
         let pair = try lift { () throws(ParseError) -> StereoPair in
             if let right { return try StereoImages.load(left: input, right: right, limits: options.limits) }
@@ -233,7 +242,7 @@ public func sm_convert_photo(_ input: UnsafePointer<CChar>?, _ output: UnsafePoi
         try progress.report(0.9, "write")
         try lift { () throws(ParseError) in try AtomicFile.write(path: output, bytes: bytes) }
         try progress.report(1, "done")
-        try deliver(photoConversionJSON(report, output: output).serialized(), to: outReport)
+        return photoConversionJSON(report, output: output)
     }
 }
 
@@ -292,12 +301,12 @@ func isRawHEVC(_ path: String) -> Bool {
 public func sm_convert_video(_ input: UnsafePointer<CChar>?, _ output: UnsafePointer<CChar>?, _ options: UnsafePointer<CChar>?,
                              _ progress: SMProgressFn?, _ userData: UnsafeMutableRawPointer?, _ cancel: UnsafePointer<Int32>?,
                              _ outReport: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
-    outReport?.pointee = nil
-    return abiCall("sm_convert_video") { () throws(ABIError) in
-        let progress = Progress(callback: progress, userData: userData, cancel: cancel)
-        var (input, output, opts) = try convertArguments(input, output, options, progress)
-        let (right, assembly, mux, video) = try videoConversionOptions(&opts)
-        try checkOutputs([("output", output)], inputs: [("input", input), ("right_input", right ?? "")])
+    conversionEntry("sm_convert_video", input, output, options, progress, userData, cancel, outReport,
+                    parse: { (o: inout Options) throws(ABIError) in
+                        let (right, assembly, mux, video) = try videoConversionOptions(&o)
+                        return ((assembly, mux, video), right)
+                    }) { (input, output, right, parsed, progress) throws(ABIError) in
+        let (assembly, mux, video) = parsed
         guard let right, !right.isEmpty, isRawHEVC(input), isRawHEVC(right) else {
             // Decode, split, encode both eyes with x265 and assemble (frame-packed input, or two video files).
             let source: VideoInput = right.map { .pair(left: input, right: $0) } ?? .packed(input)
@@ -321,8 +330,7 @@ public func sm_convert_video(_ input: UnsafePointer<CChar>?, _ output: UnsafePoi
                                       ("layer0_bytes", .int(Int64(report.layer0Bytes))), ("layer1_bytes", .int(Int64(report.layer1Bytes))),
                                       ("encoder", .string(report.encoder)), ("encode_path", .string(report.encodePath)), ("seconds", .double(report.seconds)),
                                       ("audio", .array(report.audioTracks.map { .string($0) })), ("notes", .array(report.notes.map { .string($0) }))])
-            try deliver(json.serialized(), to: outReport)
-            return
+            return json
         }
         try progress.report(0, "assemble")
         let result = try lift { () throws(ParseError) in
@@ -332,7 +340,7 @@ public func sm_convert_video(_ input: UnsafePointer<CChar>?, _ output: UnsafePoi
         let report: JSON = .object([("output", .string(result.path)), ("bytes_written", .uint(result.bytesWritten)),
                                     ("samples", .int(Int64(result.samples))), ("sync_samples", .int(Int64(result.syncSamples))),
                                     ("timescale", .uint(UInt64(result.timescale))), ("frame_duration", .uint(UInt64(result.frameDuration)))])
-        try deliver(report.serialized(), to: outReport)
+        return report
     }
 }
 
@@ -342,13 +350,7 @@ public func sm_concat_video(_ segments: UnsafePointer<CChar>?, _ output: UnsafeP
                             _ outReport: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
     outReport?.pointee = nil
     return abiCall("sm_concat_video") { () throws(ABIError) in
-        let text = try requiredString(segments, "segments_json")
-        guard case .array(let items) = try OptionParser.parse(text) else { throw .argument("segments_json must be a JSON array of paths") }
-        var list: [String] = []
-        for item in items {
-            guard case .string(let s) = item, !s.isEmpty else { throw .argument("segments_json must hold non-empty strings only") }
-            list.append(s)
-        }
+        let list = try pathList(segments, "segments_json")
         if list.isEmpty { throw .argument("segments_json is empty: give the segment files") }
         let out = try requiredPath(output, "output")
         var opts = try parseOptions(options)

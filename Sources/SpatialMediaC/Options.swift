@@ -61,37 +61,21 @@ struct OptionParser {
         guard i < b.count else { throw error("unexpected end") }
         switch b[i] {
         case UInt8(ascii: "{"):
-            i += 1
             var fields: [(String, OptionValue)] = []
-            space()
-            if i < b.count, b[i] == UInt8(ascii: "}") { i += 1; return .object(fields) }
-            while true {
-                space()
-                guard i < b.count, b[i] == UInt8(ascii: "\"") else { throw error("expected a key string") }
-                let key = try string()
-                space()
-                guard i < b.count, b[i] == UInt8(ascii: ":") else { throw error("expected ':'") }
-                i += 1
-                fields.append((key, try value(depth: depth + 1)))
-                space()
-                guard i < b.count else { throw error("unexpected end in an object") }
-                if b[i] == UInt8(ascii: ",") { i += 1; continue }
-                if b[i] == UInt8(ascii: "}") { i += 1; return .object(fields) }
-                throw error("expected ',' or '}'")
+            try members(close: "}", in: "an object") { (p: inout OptionParser) throws(ABIError) in
+                p.space()
+                guard p.i < p.b.count, p.b[p.i] == UInt8(ascii: "\"") else { throw p.error("expected a key string") }
+                let key = try p.string()
+                p.space()
+                guard p.i < p.b.count, p.b[p.i] == UInt8(ascii: ":") else { throw p.error("expected ':'") }
+                p.i += 1
+                fields.append((key, try p.value(depth: depth + 1)))
             }
+            return .object(fields)
         case UInt8(ascii: "["):
-            i += 1
             var items: [OptionValue] = []
-            space()
-            if i < b.count, b[i] == UInt8(ascii: "]") { i += 1; return .array(items) }
-            while true {
-                items.append(try value(depth: depth + 1))
-                space()
-                guard i < b.count else { throw error("unexpected end in an array") }
-                if b[i] == UInt8(ascii: ",") { i += 1; continue }
-                if b[i] == UInt8(ascii: "]") { i += 1; return .array(items) }
-                throw error("expected ',' or ']'")
-            }
+            try members(close: "]", in: "an array") { (p: inout OptionParser) throws(ABIError) in items.append(try p.value(depth: depth + 1)) }
+            return .array(items)
         case UInt8(ascii: "\""):
             return .string(try string())
         case UInt8(ascii: "t"):
@@ -104,6 +88,22 @@ struct OptionParser {
             return try number()
         }
         throw error("unknown literal")
+    }
+
+    /// The comma-separated members of an object or array after its opening byte, up to `close` (consumed).
+    private mutating func members(close: Unicode.Scalar, in what: String, _ member: (inout OptionParser) throws(ABIError) -> Void) throws(ABIError) {
+        let end = UInt8(ascii: close)
+        i += 1
+        space()
+        if i < b.count, b[i] == end { i += 1; return }
+        while true {
+            try member(&self)
+            space()
+            guard i < b.count else { throw error("unexpected end in \(what)") }
+            if b[i] == UInt8(ascii: ",") { i += 1; continue }
+            if b[i] == end { i += 1; return }
+            throw error("expected ',' or '\(close)'")
+        }
     }
 
     private mutating func number() throws(ABIError) -> OptionValue {

@@ -197,6 +197,26 @@ func requiredPath(_ p: UnsafePointer<CChar>?, _ name: String) throws(ABIError) -
     return s
 }
 
+/// A JSON array of non-empty path strings (`name` in errors), e.g. the inputs of a validation or the segments of a join.
+func pathList(_ p: UnsafePointer<CChar>?, _ name: String) throws(ABIError) -> [String] {
+    let text = try requiredString(p, name)
+    guard case .array(let items) = try OptionParser.parse(text) else { throw .argument("\(name) must be a JSON array of paths") }
+    var list: [String] = []
+    for item in items {
+        guard case .string(let s) = item, !s.isEmpty else { throw .argument("\(name) must hold non-empty strings only") }
+        list.append(s)
+    }
+    return list
+}
+
+/// The input path and the optional output of an edit (NULL or the input itself: in place; empty: an error).
+func editPaths(_ path: UnsafePointer<CChar>?, _ output: UnsafePointer<CChar>?) throws(ABIError) -> (path: String, output: String?) {
+    let p = try requiredPath(path, "path")
+    let o = try optionalString(output, "output")
+    if o?.isEmpty == true { throw .argument("output is empty (pass NULL to edit in place)") }
+    return (p, o)
+}
+
 /// An optional string argument (NULL → nil); invalid UTF-8 is still an error.
 func optionalString(_ p: UnsafePointer<CChar>?, _ name: String) throws(ABIError) -> String? {
     guard let p else { return nil }

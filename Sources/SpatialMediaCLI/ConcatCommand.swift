@@ -53,8 +53,7 @@ struct Concat: ParsableCommand {
                 for n in r.notes { print("  note: \(n)") }
             }
         case .failure(let e):
-            printErr(errorLine("spatial-media concat", file: e.path.isEmpty ? (segments.first ?? "") : e.path, e, outputs: [output]))
-            throw ExitCode(Exit.code(for: e))
+            throw failure("spatial-media concat", file: e.path.isEmpty ? (segments.first ?? "") : e.path, e, outputs: [output])
         }
     }
 }

@@ -26,9 +26,7 @@ struct Edit: ParsableCommand {
     @Argument(help: "The movie or spatial photo to edit.") var file: String
     @Option(name: .shortAndLong, help: "Output file (written atomically).") var output: String?
     @Flag(help: "Edit the input file itself.") var inPlace = false
-    @Option(parsing: .unconditional, help: "Camera baseline in millimetres (e.g. 64).") var baseline: Double?
-    @Option(parsing: .unconditional, help: "Horizontal field of view in degrees (e.g. 63.4).") var hfov: Double?
-    @Option(parsing: .unconditional, help: "Horizontal disparity adjustment in percent of the image width (e.g. 2 or -1.5).") var disparity: Double?
+    @OptionGroup var values: StereoValueOptions
     @Option(help: "Hero eye: left, right or none.") var hero: String?
     @Option(help: "Projection: rect, hequ (180°) or equi (360°).") var projection: String?
     @Option(help: "Frame packing of a single-layer movie: side (left eye on the left) or over (left eye on top).") var packing: String?
@@ -45,14 +43,14 @@ struct Edit: ParsableCommand {
         if let h = hero, !["left", "right", "none"].contains(h) { throw ValidationError("--hero must be left, right or none") }
         if let p = projection, !["rect", "hequ", "equi"].contains(p) { throw ValidationError("--projection must be rect, hequ or equi") }
         if let p = packing, p != "side" && p != "over" { throw ValidationError("--packing must be side or over") }
-        if baseline == 0 {
+        if values.baseline == 0 {
             printErr("warning: --baseline 0 is written as asked, but validate reports a zero baseline as an error (SV-VIDEO-016 for videos, SV-PHOTO-011 for photos): visionOS needs the real distance between the lenses")
         }
-        if removeSpatial && (baseline != nil || hfov != nil || disparity != nil || hero != nil || projection != nil || packing != nil || toApmp || toGoogle) {
+        if removeSpatial && (values.isGiven || hero != nil || projection != nil || packing != nil || toApmp || toGoogle) {
             throw ValidationError("--remove-spatial cannot be combined with values")
         }
         if toApmp && toGoogle { throw ValidationError("--to-apmp and --to-google exclude each other") }
-        if (toApmp || toGoogle) && (baseline != nil || hfov != nil || disparity != nil || packing != nil) {
+        if (toApmp || toGoogle) && (values.isGiven || packing != nil) {
             throw ValidationError("--to-apmp/--to-google take their values from the file (only --hero, and --projection with --to-apmp for a mesh, combine with them)")
         }
         if toGoogle && projection != nil { throw ValidationError("--to-google takes the projection from the file") }
@@ -69,17 +67,12 @@ struct Edit: ParsableCommand {
                 printErr("spatial-media edit: --camera-form must be apple, standard or both")
                 throw ExitCode(Exit.usage)
             }
-            try editPhoto(path: file, output: inPlace ? nil : output, baseline: baseline, hfov: hfov, disparity: disparity, form: form, json: json)
+            try editPhoto(path: file, output: inPlace ? nil : output, values: values, form: form, json: json)
             return
         }
         var edit = SpatialVideoEdit()
         edit.removeSpatial = removeSpatial
-        do {
-            edit.set(try StereoParameters(baselineMillimetres: baseline, horizontalFieldOfViewDegrees: hfov, disparityPercent: disparity))
-        } catch {
-            printErr("spatial-media edit: \(error.message)")
-            throw ExitCode(Exit.usage)
-        }
+        edit.set(try values.parameters("edit"))
         switch hero {
         case "left": edit.heroEye = .set(.left)
         case "right": edit.heroEye = .set(.right)
@@ -105,8 +98,7 @@ struct Edit: ParsableCommand {
             line.end()
         } catch {
             line.end()
-            printErr(errorLine("spatial-media edit", file: file, error, outputs: [output]))
-            throw ExitCode(Exit.code(for: error))
+            throw failure("spatial-media edit", file: file, error, outputs: [output])
         }
         if json {
             print(result.json.serialized(pretty: true))

@@ -44,8 +44,7 @@ struct Fix: ParsableCommand {
         do {
             r = try MovieRepair.fix(path: file, output: output, inPlace: inPlace, options: o)
         } catch {
-            printErr(errorLine("spatial-media fix", file: file, error, outputs: [output]))
-            throw ExitCode(Exit.code(for: error))
+            throw failure("spatial-media fix", file: file, error, outputs: [output])
         }
         if json { print(r.json.serialized(pretty: true)) }
         for x in r.repairs { printErr("repaired: \(x)") }

@@ -51,9 +51,7 @@ struct ConvertPhoto: ParsableCommand {
     @Option(name: .shortAndLong, help: "Output .heic (photo) or .mov/.mp4 (video) file.") var output: String
     @Option(help: "Left-eye image or video (with --right, instead of INPUT).") var left: String?
     @Option(help: "Right-eye image or video.") var right: String?
-    @Option(help: "Camera baseline in millimetres.") var baseline: Double?
-    @Option(help: "Horizontal field of view in degrees.") var hfov: Double?
-    @Option(help: "Horizontal disparity adjustment in percent of the image width (e.g. 2.93).") var disparity: Double?
+    @OptionGroup var values: StereoValueOptions
     @Option(help: "Layout of INPUT: sbs, tb or auto (photos); sbs, tb, half-sbs or half-tb (videos, default sbs).") var layout: String = "auto"
     @Flag(help: "Photo: each eye is squeezed to half width (SBS) or half height (TB); stretch it back (videos: --layout half-sbs or half-tb).") var half = false
     @Flag(help: "The left half/top/first image is the right eye.") var swapEyes = false
@@ -137,7 +135,7 @@ struct ConvertPhoto: ParsableCommand {
         if isVideo {
             if (align || autoDisparity) && input == "-" { throw ValidationError("--align and --auto-disparity read the input twice (estimate, then convert): give a file, not standard input") }
             if (align || autoDisparity) && segment != nil { throw ValidationError("--align and --auto-disparity decide one crop and one disparity for the whole clip: convert it whole, not with --segment") }
-            if autoDisparity && disparity != nil { throw ValidationError("give --disparity or --auto-disparity, not both") }
+            if autoDisparity && values.disparity != nil { throw ValidationError("give --disparity or --auto-disparity, not both") }
             let photoOnly = photoOnlyOptions
             if !photoOnly.isEmpty {
                 throw ValidationError("\(photoOnly.joined(separator: ", ")) apply to photos only" + (half ? "; for a video with squeezed eyes use --layout half-sbs or half-tb" : "")
@@ -178,7 +176,7 @@ struct ConvertPhoto: ParsableCommand {
         if let q = quality, !(0...100).contains(q) { throw ValidationError("--quality must be between 0 and 100") }
         if let f = form, CameraPropertyForm(rawValue: f) == nil { throw ValidationError("--form must be one of \(CameraPropertyForm.allCases.map(\.rawValue).joined(separator: ", "))") }
         try OutputKind.check(output, expected: .heic, flag: nil)
-        if autoDisparity && disparity != nil { throw ValidationError("give --disparity or --auto-disparity, not both") }
+        if autoDisparity && values.disparity != nil { throw ValidationError("give --disparity or --auto-disparity, not both") }
     }
 
 
@@ -190,13 +188,12 @@ struct ConvertPhoto: ParsableCommand {
         o.layout = StereoLayout(rawValue: layout) ?? .auto
         o.halfResolution = half
         o.swapEyes = swapEyes
-        o.stereo = try stereoOptions("convert", baseline: baseline, hfov: hfov, disparity: disparity)
+        o.stereo = try values.parameters("convert")
         o.quality = quality ?? PhotoEncoding.defaultQuality
         o.bitDepth = bitDepth ?? 8
         o.form = form.flatMap { CameraPropertyForm(rawValue: $0) } ?? .apple
         if let e = perform(o) {
-            printErr(errorLine("spatial-media convert", file: input ?? left ?? "", e, outputs: [output]))
-            throw ExitCode(Exit.code(for: e))
+            throw failure("spatial-media convert", file: input ?? left ?? "", e, outputs: [output])
         }
     }
 
@@ -246,7 +243,7 @@ extension ConvertPhoto {
         o.preset = preset ?? "medium"
         o.keyint = keyint
         o.bframes = bframes ?? 3
-        o.stereo = try stereoOptions("convert", baseline: baseline, hfov: hfov, disparity: disparity, hero: hero == "right" ? .right : .left)
+        o.stereo = try values.parameters("convert", hero: hero == "right" ? .right : .left)
         o.audio = audio == "none" || noAudio ? .none : .copy
         o.audioFrom = audioFrom
         o.fps = fps.flatMap(FrameRate.parse)
@@ -307,8 +304,7 @@ extension ConvertPhoto {
                 for l in r.lines.dropFirst() { print("  \(l)") }
             }
         case .failure(let e):
-            printErr(errorLine("spatial-media convert", file: input ?? left ?? "", e, outputs: [output, keepStreams.map { $0 + "-left.hevc" }, keepStreams.map { $0 + "-right.hevc" }]))
-            throw ExitCode(Exit.code(for: e))
+            throw failure("spatial-media convert", file: input ?? left ?? "", e, outputs: [output, keepStreams.map { $0 + "-left.hevc" }, keepStreams.map { $0 + "-right.hevc" }])
         }
     }
 }
@@ -366,8 +362,7 @@ struct SplitPhoto: ParsableCommand {
             result = nil
         } catch { result = error }
         if let e = result {
-            printErr(errorLine("spatial-media split", file: input, e, outputs: [left, right, sbs]))
-            throw ExitCode(Exit.code(for: e))
+            throw failure("spatial-media split", file: input, e, outputs: [left, right, sbs])
         }
         for p in [left, right, sbs].compactMap({ $0 }) { print("wrote \(p)") }
     }
@@ -394,8 +389,7 @@ struct SplitPhoto: ParsableCommand {
         case .success(let r):
             for l in r.lines { print(l) }
         case .failure(let e):
-            printErr(errorLine("spatial-media split", file: input, e, outputs: [left, right, sbs, ou]))
-            throw ExitCode(Exit.code(for: e))
+            throw failure("spatial-media split", file: input, e, outputs: [left, right, sbs, ou])
         }
     }
 }

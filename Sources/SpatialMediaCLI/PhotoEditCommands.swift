@@ -10,14 +10,26 @@ enum PhotoDefaults {
     static let hfovDegrees = StereoParameters.defaults.horizontalFieldOfViewDegrees ?? 0
 }
 
-/// `--baseline` (mm), `--hfov` (°), `--disparity` (%) and the hero eye, converted at once to the one stereo type; a
-/// value that does not fit its stored field is a usage error (exit 64), named on standard error.
-func stereoOptions(_ command: String, baseline: Double?, hfov: Double?, disparity: Double?, hero: HeroEye? = nil) throws -> StereoParameters {
-    do {
-        return try StereoParameters(baselineMillimetres: baseline, horizontalFieldOfViewDegrees: hfov, disparityPercent: disparity, heroEye: hero)
-    } catch {
-        printErr("spatial-media \(command): \(error.message)")
-        throw ExitCode(Exit.usage)
+/// `--baseline` (mm), `--hfov` (°) and `--disparity` (%): the stereo values of every command that writes them
+/// (`convert`, `assemble`, `combine`, `edit`), declared once. Where a value is not given, each command says what
+/// it writes (a default of ``PhotoDefaults``, the input's value, or nothing changed).
+struct StereoValueOptions: ParsableArguments {
+    @Option(parsing: .unconditional, help: "Camera baseline in millimetres (e.g. 64).") var baseline: Double?
+    @Option(parsing: .unconditional, help: "Horizontal field of view in degrees (e.g. 63.4).") var hfov: Double?
+    @Option(parsing: .unconditional, help: "Horizontal disparity adjustment in percent of the image width (e.g. 2 or -1.5).") var disparity: Double?
+
+    /// At least one of the three is given.
+    var isGiven: Bool { baseline != nil || hfov != nil || disparity != nil }
+
+    /// The values and the hero eye converted at once to the one stereo type; a value that does not fit its stored
+    /// field is a usage error (exit 64), named on standard error.
+    func parameters(_ command: String, hero: HeroEye? = nil) throws -> StereoParameters {
+        do {
+            return try StereoParameters(baselineMillimetres: baseline, horizontalFieldOfViewDegrees: hfov, disparityPercent: disparity, heroEye: hero)
+        } catch {
+            printErr("spatial-media \(command): \(error.message)")
+            throw ExitCode(Exit.usage)
+        }
     }
 }
 
@@ -33,9 +45,7 @@ struct Combine: ParsableCommand {
     @Argument(help: "A HEIF with two images, or the left-eye HEIF.") var left: String
     @Argument(help: "The right-eye HEIF (optional).") var right: String?
     @Option(name: .shortAndLong, help: "Output spatial photo (.heic), written atomically.") var output: String
-    @Option(parsing: .unconditional, help: "Camera baseline in millimetres.") var baseline: Double?
-    @Option(parsing: .unconditional, help: "Horizontal field of view in degrees.") var hfov: Double?
-    @Option(parsing: .unconditional, help: "Horizontal disparity adjustment in percent of the width (default 0).") var disparity: Double?
+    @OptionGroup var values: StereoValueOptions
     @Option(help: "Camera property form: apple (uuid boxes, default), standard (cmin/cmex) or both.") var cameraForm: String = "apple"
     @Option(help: "Item id of the left eye (single input).") var leftItem: UInt32?
     @Option(help: "Item id of the right eye (single input).") var rightItem: UInt32?
@@ -52,20 +62,14 @@ struct Combine: ParsableCommand {
     func run() throws {
         try Exit.checkOutputs("spatial-media combine", outputs: [("output", output)], inputs: [("left input", left), ("right input", right)])
         let form = CameraPropertyForm(rawValue: cameraForm) ?? .apple
-        var edit: StereoParameters
-        do {
-            edit = try StereoParameters(baselineMillimetres: baseline, horizontalFieldOfViewDegrees: hfov, disparityPercent: disparity)
-        } catch {
-            printErr("spatial-media combine: \(error.message)")
-            throw ExitCode(Exit.usage)
-        }
+        var edit = try values.parameters("combine")
         // One input that is already a spatial photo keeps its calibration where no new value is given.
         let existing = right == nil ? try? ISOFile.open(path: left) : nil
         let (filled, kept) = SpatialPhotoEditor.fillingDefaults(edit, keepingFrom: existing)
         edit = filled
         for k in kept { printErr("note: kept the input's \(k)") }
-        if baseline == nil && edit.baselineMicrometres != nil { printErr("note: baseline \(PhotoDefaults.baselineMM) mm is a default, not a measurement (set --baseline)") }
-        if hfov == nil && edit.horizontalFieldOfViewMillidegrees != nil { printErr("note: horizontal field of view \(PhotoDefaults.hfovDegrees)° is a default, not a measurement (set --hfov)") }
+        if values.baseline == nil && edit.baselineMicrometres != nil { printErr("note: baseline \(PhotoDefaults.baselineMM) mm is a default, not a measurement (set --baseline)") }
+        if values.hfov == nil && edit.horizontalFieldOfViewMillidegrees != nil { printErr("note: horizontal field of view \(PhotoDefaults.hfovDegrees)° is a default, not a measurement (set --hfov)") }
         let result: PhotoEditResult
         do {
             if let right {
@@ -74,8 +78,7 @@ struct Combine: ParsableCommand {
                 result = try SpatialPhotoEditor.combine(path: left, leftItem: leftItem, rightItem: rightItem, swapEyes: swapEyes, stereo: edit, form: form, output: output)
             }
         } catch {
-            printErr(errorLine("spatial-media combine", file: left, error, outputs: [output]))
-            throw ExitCode(Exit.code(for: error))
+            throw failure("spatial-media combine", file: left, error, outputs: [output])
         }
         report(result, json: json)
     }
@@ -91,14 +94,8 @@ func report(_ r: PhotoEditResult, json: Bool) {
 }
 
 /// `edit` on a spatial photo: the same value options as for video.
-func editPhoto(path: String, output: String?, baseline: Double?, hfov: Double?, disparity: Double?, form: CameraPropertyForm, json: Bool) throws {
-    let edit: StereoParameters
-    do {
-        edit = try StereoParameters(baselineMillimetres: baseline, horizontalFieldOfViewDegrees: hfov, disparityPercent: disparity)
-    } catch {
-        printErr("spatial-media edit: \(error.message)")
-        throw ExitCode(Exit.usage)
-    }
+func editPhoto(path: String, output: String?, values: StereoValueOptions, form: CameraPropertyForm, json: Bool) throws {
+    let edit = try values.parameters("edit")
     if edit.isEmpty {
         printErr("spatial-media edit: nothing to do (give --baseline, --hfov or --disparity)")
         throw ExitCode(Exit.usage)
@@ -106,7 +103,6 @@ func editPhoto(path: String, output: String?, baseline: Double?, hfov: Double?, 
     do {
         report(try SpatialPhotoEditor.edit(path: path, output: output, stereo: edit, form: form), json: json)
     } catch {
-        printErr(errorLine("spatial-media edit", file: path, error, outputs: [output]))
-        throw ExitCode(Exit.code(for: error))
+        throw failure("spatial-media edit", file: path, error, outputs: [output])
     }
 }

@@ -18,6 +18,13 @@ func printErr(_ s: String) { StandardError.write(s + "\n") }
 /// `(top level)`) or, when a library call took several files, the file that failed: an output named in
 /// `outputs` is reported as "cannot write OUTPUT"; a box path goes after the reason with its offset; the
 /// top level is given by its offset alone.
+/// The one way a command fails on a library error: ``errorLine`` on standard error, and the exit code
+/// ``Exit/code(for:)`` gives, to throw (`throw failure(…)`).
+func failure(_ prefix: String, file: String, _ e: ParseError, outputs: [String?] = []) -> ExitCode {
+    printErr(errorLine(prefix, file: file, e, outputs: outputs))
+    return ExitCode(Exit.code(for: e))
+}
+
 func errorLine(_ prefix: String, file: String, _ e: ParseError, outputs: [String?] = []) -> String {
     var message = e.cliMessage
     if !e.path.isEmpty, outputs.contains(where: { $0 == e.path }) {
@@ -182,7 +189,8 @@ struct Info: ParsableCommand {
 /// JPEG, MPO and PNG files (what `convert` and `validate` read besides ISOBMFF); nil for other files.
 func imageInfo(_ path: String) throws(ParseError) -> MediaInfo? {
     let src = try FileSource(path: path)
-    guard ImageInfo.recognises(try src.read(at: 0, count: Int(min(src.size, 8)))) else { return nil }
+    let kind = FileProbe.kind(head: try src.read(at: 0, count: Int(min(src.size, 8))))
+    guard kind == .jpeg || kind == .png else { return nil }
     do {
         let d = try ImageInfo.describe(try FileBytes.read(path))
         return MediaInfo(lines: d.lines, json: d.json, hasProblems: false)
@@ -203,8 +211,7 @@ struct Rewrite: ParsableCommand {
             line.end()
         } catch {
             line.end()
-            printErr(errorLine("spatial-media rewrite", file: input, error, outputs: [output]))
-            throw ExitCode(Exit.code(for: error))
+            throw failure("spatial-media rewrite", file: input, error, outputs: [output])
         }
         printErr("wrote \(output)")
     }

@@ -12,14 +12,13 @@ struct Assemble: ParsableCommand {
         Both inputs must be raw 8-bit 4:2:0 HEVC (Annex B) with the same size, frame count and GOP structure \
         (e.g. x265 --keyint N --min-keyint N --no-scenecut --no-open-gop and the same --bframes). Layer 1 is \
         written without inter-layer prediction, so each eye decodes exactly as its own stream. The output is \
-        written atomically; on any error nothing is left at OUT.
+        written atomically; on any error nothing is left at OUT. Without --baseline, --hfov or --disparity the \
+        movie says \(PhotoDefaults.baselineMM) mm, \(PhotoDefaults.hfovDegrees)° and 0 %.
         """)
     @Argument(help: "Left-eye HEVC stream (.hevc/.265).") var left: String
     @Argument(help: "Right-eye HEVC stream.") var right: String
     @Option(name: .shortAndLong, help: "Output movie (.mov, or .mp4 with --mp4).") var output: String
-    @Option(parsing: .unconditional, help: "Camera baseline in millimetres (default \(PhotoDefaults.baselineMM)).") var baseline: Double?
-    @Option(parsing: .unconditional, help: "Horizontal field of view in degrees (default \(PhotoDefaults.hfovDegrees)).") var hfov: Double?
-    @Option(parsing: .unconditional, help: "Horizontal disparity adjustment in percent of the width (default 0).") var disparity: Double?
+    @OptionGroup var values: StereoValueOptions
     @Option(help: "Hero eye: left or right.") var hero: String = "left"
     @Option(help: "Frame rate (default: the base stream's VUI timing, else 30).") var fps: Double?
     @Flag(help: "Write an MP4 (ftyp mp42) instead of QuickTime.") var mp4 = false
@@ -40,7 +39,7 @@ struct Assemble: ParsableCommand {
         var assembly = MVHEVCAssemblyOptions()
         assembly.baseIsLeft = !rightBase
         assembly.layerSPSForm = LayerSPSForm(rawValue: spsForm) ?? .full
-        mux.stereo = try stereoOptions("assemble", baseline: baseline, hfov: hfov, disparity: disparity, hero: hero == "right" ? .right : .left).filled()
+        mux.stereo = try values.parameters("assemble", hero: hero == "right" ? .right : .left).filled()
         do {
             mux.container = mp4 ? .mp4 : .mov
             mux.faststart = faststart
@@ -50,8 +49,7 @@ struct Assemble: ParsableCommand {
             let r = try SpatialVideoAssembler.assemble(left: left, right: right, output: output, assembly: assembly, mux: mux)
             print("wrote \(output): \(r.samples) frames (\(r.syncSamples) sync), timescale \(r.timescale), \(r.bytesWritten) bytes")
         } catch {
-            printErr(errorLine("spatial-media assemble", file: left, error, outputs: [output]))
-            throw ExitCode(Exit.code(for: error))
+            throw failure("spatial-media assemble", file: left, error, outputs: [output])
         }
     }
 }
@@ -80,8 +78,7 @@ struct SplitVideo: ParsableCommand {
             let r = try StreamSplitter.write(path: video, left: left, right: right)
             print("split \(video): \(r.accessUnits) frames per eye" + (left.map { ", left → \($0)" } ?? "") + (right.map { ", right → \($0)" } ?? ""))
         } catch {
-            printErr(errorLine("spatial-media split-video", file: video, error, outputs: [left, right]))
-            throw ExitCode(Exit.code(for: error))
+            throw failure("spatial-media split-video", file: video, error, outputs: [left, right])
         }
     }
 }

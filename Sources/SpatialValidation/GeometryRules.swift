@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import StereoVision
+import SpatialMedia
 
 /// Thresholds of the pixel rules (documented with their rationale in Specs/validation.md).
 public enum GeometryThresholds {
@@ -57,10 +58,13 @@ public struct GeometryFault: Sendable, Equatable {
 struct DiagnosisLog {
     var faults: [GeometryFault] = []
     var findings: [Finding] = []
+    /// For each fault, the index in ``findings`` of the finding that reports it.
+    var findingOfFault: [Int] = []
     let at: String
 
     mutating func add(_ kind: String, _ id: String, _ sev: Severity, _ value: Double, _ unit: String, _ weight: Double, align: Bool = false, auto: Bool = false, _ message: String) {
         faults.append(GeometryFault(kind: kind, ruleID: id, severity: sev, value: value, unit: unit, weight: weight, fixedByAlign: align, fixedByAutoDisparity: auto))
+        findingOfFault.append(findings.count)
         findings.append(Finding(id, sev, message, at: at))
     }
     mutating func info(_ id: String, _ message: String) { findings.append(Finding(id, .info, message, at: at)) }
@@ -97,7 +101,7 @@ enum GeometryRules {
             return (d.faults, d.findings)
         }
         for n in pixels.notes + m.notes { d.info("SV-GEOM-012", n) }
-        let angles = ViewAngles(width: Double(m.width), hfov: facts.hfovDegrees ?? m.hfovDegrees)
+        let angles = ViewAngles(width: Double(m.width), hfov: facts.stereo.horizontalFieldOfViewDegrees ?? m.hfovDegrees)
         // Sharpness does not need a reliable geometry either.
         sharpness(m, &d)
         // Below the confidence floor: one finding, no fixes, no errors.
@@ -218,14 +222,13 @@ enum GeometryRules {
             // The toe-in is the cause: one finding, escalated, with the divergence it causes.
             if shownDeg > T.divergenceErrorDegrees && facts.spatial { d.faults[k].severity = .error }
             d.faults[k].weight += shownDeg / T.divergenceWarnDegrees
-            if let fi = d.findings.lastIndex(where: { $0.ruleID == "SV-GEOM-005" }) {
-                d.findings[fi].severity = d.faults[k].severity
-                d.findings[fi].message += " — as it is, the far field lies \(Fmt.num(-shownFar, 1)) px beyond infinity (\(Fmt.num(shownDeg, 2))° of divergence)"
-            }
+            let fi = d.findingOfFault[k]
+            d.findings[fi].severity = d.faults[k].severity
+            d.findings[fi].message += " — as it is, the far field lies \(Fmt.num(-shownFar, 1)) px beyond infinity (\(Fmt.num(shownDeg, 2))° of divergence)"
         } else if divDeg > T.divergenceWarnDegrees && !maybeSwapped {
             d.add("divergence", "SV-GEOM-006", divDeg > T.divergenceErrorDegrees && facts.spatial ? .error : .warning, m.rectifiedFar, "px", divDeg / T.divergenceWarnDegrees, align: true,
                   "far content lies beyond infinity: after rectification the far field has disparity \(Fmt.num(m.rectifiedFar)) px (\(Fmt.num(divDeg, 2))° of divergence\(a.note)) — the right eye was shifted \(Fmt.num(-m.rectifiedFar, 1)) px right or cropped off-centre, which moves its centre off the optical axis; fix: `spatial-media convert --align` (re-centres the far field at 0 px) and set the window with `--auto-disparity`, not by shifting pixels")
-        } else if let b = facts.baselineMM, b > 0, m.rectifiedFar > 0.5 {
+        } else if let b = facts.stereo.baselineMillimetres, b > 0, m.rectifiedFar > 0.5 {
             let z = a.focal * b / 1000 / m.rectifiedFar
             if z < T.shiftedFarMetres {
                 d.add("shifted", "SV-GEOM-016", .warning, m.rectifiedFar, "px", T.shiftedFarMetres / z,
@@ -240,8 +243,8 @@ enum GeometryRules {
         let W = Double(m.width)
         let shift0 = m.rectification?.centreHorizontalShift ?? 0
         let disp = m.rectifiedDisparities.map { $0 + shift0 }
-        guard !disp.isEmpty, let dadj = facts.disparityAdjustment else { return }
-        let d0 = Double(dadj) / 10000 * W
+        guard !disp.isEmpty, let dadj = facts.stereo.disparityAdjustment else { return }
+        let d0 = SpatialUnits.fraction(fromDisparityUnits: dadj) * W
         let frac = Double(disp.filter { $0 > d0 + 0.5 }.count) / Double(disp.count)
         let edge = T.windowEdgeFraction * W
         let H0 = m.rectification?.homography
@@ -254,7 +257,7 @@ enum GeometryRules {
         }
         let shownNear = m.rectifiedNear + shift0
         let nearAngle = a.deg(shownNear - d0)
-        let dadjText = "disparity adjustment \(Fmt.num(Double(dadj) / 100))% (zero-parallax plane at \(Fmt.num(d0, 1)) px)"
+        let dadjText = "disparity adjustment \(Fmt.num(SpatialUnits.percent(fromDisparityUnits: dadj)))% (zero-parallax plane at \(Fmt.num(d0, 1)) px)"
         let minHits = max(3, disp.count / 100)
         if edgeHits >= minHits {
             d.add("window", "SV-GEOM-017", .warning, Double(edgeHits), "matches", Double(edgeHits) / Double(minHits), auto: true,
@@ -276,9 +279,9 @@ enum GeometryRules {
         if let o = m.occlusion { text += "; occlusions: \(o.consistent) strips as labelled, \(o.swapped) swapped (\(o.verdict.rawValue))" }
         d.info("SV-GEOM-012", text)
         let shift0 = m.rectification?.centreHorizontalShift ?? 0
-        let d0 = Double(facts.disparityAdjustment ?? 0) / 10000 * Double(m.width)
+        let d0 = (facts.stereo.disparityFraction ?? 0) * Double(m.width)
         var dtext = "rectified horizontal disparity far \(Fmt.num(m.rectifiedFar)) px, median \(Fmt.num(m.rectifiedMedian)) px, near \(Fmt.num(m.rectifiedNear)) px (\(Fmt.num(m.percentOfWidth(m.rectifiedFar)))% … \(Fmt.num(m.percentOfWidth(m.rectifiedNear)))% of W; raw \(Fmt.num(m.disparityFar)) … \(Fmt.num(m.disparityNear)) px)"
-        if facts.disparityAdjustment == nil {
+        if facts.stereo.disparityAdjustment == nil {
             dtext += "; no disparity adjustment in the input: `spatial-media convert --auto-disparity` would write \(Fmt.num(AutoDisparity.percent(nearDisparity: m.rectifiedNear + shift0, width: m.width), 2))%"
         } else {
             dtext += "; window (zero-parallax plane) at \(Fmt.num(d0, 1)) px: depth budget \(Fmt.num(a.deg(m.rectifiedNear + shift0 - d0), 2))° in front … \(Fmt.num(a.deg(d0 - m.rectifiedFar - shift0), 2))° behind"
@@ -290,16 +293,16 @@ enum GeometryRules {
 /// Diagnosis of one pair for callers outside the validator (convert's warning, the accuracy sweep).
 public enum GeometryDiagnosis {
     /// Measures the pair and returns the causes found (strongest first) and the findings.
-    /// `asSpatial`: judge the pair as a spatial file (divergence and swapped eyes are errors), e.g. before writing one.
-    public static func diagnose(left: GrayImage, right: GrayImage, hfovDegrees: Double? = nil, disparityAdjustment: Int32? = nil, baselineMM: Double? = nil, asSpatial: Bool = false,
+    /// `stereo`: what is known of the pair (field of view for the angles, disparity adjustment for the window,
+    /// baseline for the nearest-distance estimate). `asSpatial`: judge the pair as a spatial file (divergence and
+    /// swapped eyes are errors), e.g. before writing one.
+    public static func diagnose(left: GrayImage, right: GrayImage, stereo: StereoParameters = StereoParameters(), asSpatial: Bool = false,
                                 leftChroma: (cb: Double, cr: Double)? = nil, rightChroma: (cb: Double, cr: Double)? = nil,
                                 options: StereoAnalysisOptions = StereoAnalysisOptions()) -> (faults: [GeometryFault], findings: [Finding], result: StereoAnalysisResult) {
         var o = options
-        o.hfovDegrees = hfovDegrees ?? o.hfovDegrees
+        o.hfovDegrees = stereo.horizontalFieldOfViewDegrees ?? o.hfovDegrees
         let result = StereoAnalyzer.analyze(left: left, right: right, options: o)
-        var facts = StereoFacts()
-        facts.hfovDegrees = hfovDegrees; facts.disparityAdjustment = disparityAdjustment; facts.baselineMM = baselineMM
-        facts.spatial = asSpatial
+        let facts = StereoFacts(stereo, spatial: asSpatial)
         let px = EyePixels(left: left, right: right, leftChroma: leftChroma, rightChroma: rightChroma)
         let d = GeometryRules.diagnose(result, pixels: px, facts: facts, label: "")
         return (d.0, d.1, result)
@@ -320,17 +323,18 @@ public struct ConversionFault: Sendable, Equatable {
 
 extension GeometryDiagnosis {
     /// The faults of one pair worth a warning at conversion time: the validator's rules and thresholds, the pair
-    /// judged as a spatial file. `disparityAdjustment` nil means none was given (the default 0 % is judged and
-    /// `--auto-disparity` offered for window faults); `align` / `autoDisparity`: options already given (not offered).
-    public static func conversionFaults(left: GrayImage, right: GrayImage, hfovDegrees: Double, disparityAdjustment: Int32?, baselineMM: Double,
-                                        align: Bool, autoDisparity: Bool) -> [ConversionFault] {
-        let d = diagnose(left: left, right: right, hfovDegrees: hfovDegrees, disparityAdjustment: disparityAdjustment ?? 0,
-                         baselineMM: baselineMM, asSpatial: true)
+    /// judged as a spatial file with the metadata it will carry (`stereo`). A nil disparity adjustment means none was
+    /// given (the default 0 % is judged and `--auto-disparity` offered for window faults); `align` / `autoDisparity`:
+    /// options already given (not offered).
+    public static func conversionFaults(left: GrayImage, right: GrayImage, stereo: StereoParameters, align: Bool, autoDisparity: Bool) -> [ConversionFault] {
+        var known = stereo
+        known.disparityAdjustment = stereo.disparityAdjustment ?? 0
+        let d = diagnose(left: left, right: right, stereo: known, asSpatial: true)
         return d.findings.filter { $0.severity >= .warning }.map { f in
             let faults = d.faults.filter { $0.ruleID == f.ruleID && $0.severity >= .warning }
             var fixes: [String] = []
             if !align && faults.contains(where: \.fixedByAlign) { fixes.append("--align") }
-            if !autoDisparity && disparityAdjustment == nil && faults.contains(where: \.fixedByAutoDisparity) { fixes.append("--auto-disparity") }
+            if !autoDisparity && stereo.disparityAdjustment == nil && faults.contains(where: \.fixedByAutoDisparity) { fixes.append("--auto-disparity") }
             return ConversionFault(ruleID: f.ruleID, severity: f.severity, message: f.message, fixes: fixes)
         }
     }

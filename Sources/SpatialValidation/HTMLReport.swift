@@ -3,6 +3,7 @@ import MediaDecode
 import Codecs
 import StereoVision
 import ImageFormats
+import SpatialMedia
 
 /// A self-contained HTML page for one or more reports: verdict, thumbnails, red-cyan anaglyph, match vectors
 /// coloured by vertical disparity, SVG scatter plots of vertical disparity against x and y, a histogram, the rule table.
@@ -32,10 +33,10 @@ public enum HTMLReport {
         if !(errors + warnings).isEmpty { h += findingsTable(errors + warnings) }
         // 2. Spatial metadata.
         let fa = r.facts
-        h += "<h3>Spatial metadata</h3><table><tr><th>baseline</th><td>\(fa.baselineMM.map { "\(Fmt.num($0, 2)) mm" } ?? "—")</td>"
-        h += "<th>horizontal field of view</th><td>\(fa.hfovDegrees.map { "\(Fmt.num($0, 2))°" } ?? "— (angles assume \(Fmt.num(GeometryThresholds.assumedHFOV, 0))°)")</td>"
-        h += "<th>disparity adjustment</th><td>\(fa.disparityAdjustment.map { "\($0) (\(Fmt.num(Double($0) / 100))% of the width)" } ?? "—")</td>"
-        h += "<th>hero eye</th><td>\(esc(fa.heroEye ?? "—"))</td><th>projection</th><td>\(esc(fa.projection ?? "—"))</td></tr></table>"
+        h += "<h3>Spatial metadata</h3><table><tr><th>baseline</th><td>\(fa.stereo.baselineMillimetres.map { "\(Fmt.num($0, 2)) mm" } ?? "—")</td>"
+        h += "<th>horizontal field of view</th><td>\(fa.stereo.horizontalFieldOfViewDegrees.map { "\(Fmt.num($0, 2))°" } ?? "— (angles assume \(Fmt.num(GeometryThresholds.assumedHFOV, 0))°)")</td>"
+        h += "<th>disparity adjustment</th><td>\(fa.stereo.disparityAdjustment.map { "\($0) (\(Fmt.num(SpatialUnits.percent(fromDisparityUnits: $0)))% of the width)" } ?? "—")</td>"
+        h += "<th>hero eye</th><td>\(esc(fa.stereo.heroEye.map { "\($0)" } ?? "—"))</td><th>projection</th><td>\(esc(fa.projection ?? "—"))</td></tr></table>"
         // 3. Geometry: before / after rectification.
         if let m = r.measurements.first?.result.measurement {
             h += geometryTable(m, facts: fa)
@@ -113,7 +114,7 @@ public enum HTMLReport {
         let shift0 = m.rectification?.centreHorizontalShift ?? 0
         let d = m.rectifiedDisparities.map { $0 + shift0 }
         let w = 400.0, h = 240.0, bins = 48
-        let d0 = Double(facts.disparityAdjustment ?? 0) / 10000 * Double(m.width)
+        let d0 = (facts.stereo.disparityFraction ?? 0) * Double(m.width)
         var lo = min(Stats.percentile(d, 0.5) ?? 0, 0, d0) - 1, hi = max(Stats.percentile(d, 99.5) ?? 1, 0, d0) + 1
         if hi - lo < 4 { lo -= 2; hi += 2 }
         var counts = [Int](repeating: 0, count: bins)

@@ -6,18 +6,24 @@ import SystemSupport
 
 /// Facts from metadata that the pixel checks use.
 public struct StereoFacts: Sendable {
-    public var hfovDegrees: Double?
-    /// Disparity adjustment, 1/10000 of the eye width.
-    public var disparityAdjustment: Int32?
-    public var baselineMM: Double?
+    /// Baseline, field of view, disparity adjustment, hero eye and projection as the metadata states them, in the
+    /// stored units of ``StereoParameters`` (µm, 1/1000°, 1/10000 of the eye width); `nil` where the input has
+    /// none. Rules and reports read the human units through its computed views.
+    public var stereo = StereoParameters()
     /// The input carries spatial metadata (a spatial video or photo): its metadata define infinity and the window,
     /// so divergence and swapped eyes are errors; for sources without it (MPO, packed images, pairs) they are
     /// warnings fixed at conversion.
     public var spatial = false
-    /// Projection kind (`rect`, or what the file says) and hero eye, for the report.
-    public var projection: String?
-    public var heroEye: String?
+    /// Why the projection is rectilinear when no box names it (a movie without `proj`, a photo), for the report.
+    public var impliedProjection: String?
     public init() {}
+    public init(_ stereo: StereoParameters, spatial: Bool = false) {
+        self.stereo = stereo
+        self.spatial = spatial
+    }
+
+    /// The projection as the report shows it: the stored kind, or `rect` with why it is implied.
+    public var projection: String? { stereo.projectionKind.map { "\($0)" } ?? impliedProjection.map { "rect (\($0))" } }
 }
 
 /// Comfort bounds of the disparity adjustment, 1/10000 of the width (see Specs/validation.md).
@@ -32,7 +38,18 @@ enum Fmt {
 
 /// Metadata rules for movies.
 enum VideoRules {
-    static func check(_ file: ISOFile, findings f: inout [Finding], facts: inout StereoFacts, summary: inout [(String, JSON)]) -> (spatial: Bool, whyNot: [String], interLayer: Bool, frameCount: Int, profile: ProfileVerdict) {
+    /// What the metadata rules conclude about a movie.
+    struct Verdict {
+        var spatial: Bool
+        var whyNot: [String]
+        var interLayer = false
+        var frameCount = 0
+        var profile: ProfileVerdict
+        /// Both layers are configured (hvcC and lhvC) and the stream's parameter sets parse: the eyes can be decoded.
+        var hasTwoLayerStream = false
+    }
+
+    static func check(_ file: ISOFile, findings f: inout [Finding], facts: inout StereoFacts, summary: inout [(String, JSON)]) -> Verdict {
         let report = SpatialVideoReport(file)
         let verdict = report.profile
         summary.append(("classification", .string(report.classification.name)))
@@ -48,13 +65,13 @@ enum VideoRules {
         }
         guard let v = report.primary else {
             f.append(Finding("SV-VIDEO-030", .error, "the movie has no video track"))
-            return (false, report.whyNotSpatial, false, 0, verdict)
+            return Verdict(spatial: false, whyNot: report.whyNotSpatial, profile: verdict)
         }
         let trakPath = "moov/trak[\(v.trackIndex)]"
         let entryPath = "\(trakPath)/mdia/minf/stbl/stsd/\(v.sampleEntryType?.description ?? "?")"
         f.append(Finding("SV-PROF-001", .info, "profile: \(verdict.profile.title); stereo: \(verdict.stereo)" + (verdict.meetsProfile ? "" : " — falls short of it (see the SV-PROF findings)"), at: entryPath))
         let ownProfile: Set<MediaProfile> = [.framePacked3D, .apmp180, .apmp360, .apmpWideFOV, .appleImmersive, .googleSpherical]
-        for x in verdict.findings where x.ruleID != "SV-PROF-015" && !(x.ruleID == "SV-PROF-002" && !ownProfile.contains(verdict.profile)) {
+        for x in verdict.findings where !x.restatesSpatialVideoRules || ownProfile.contains(verdict.profile) {
             f.append(Finding(x.ruleID, x.severity == .error ? .error : x.severity == .warning ? .warning : .info, x.message, at: entryPath))
         }
         if ownProfile.contains(verdict.profile) {
@@ -63,11 +80,11 @@ enum VideoRules {
             if verdict.profile == .framePacked3D, let p = v.metadata.framePacking {
                 f.append(Finding("SV-VIDEO-031", .info, "frame-packed stereo (\(p.rawValue)): 3D video, not spatial video; convert it to MV-HEVC spatial video with `spatial-media convert IN -o OUT.mov --layout sbs` (or tb, half-sbs, half-tb)", at: entryPath))
             }
-            return (false, ["it is \(verdict.profile.title), a different profile from spatial video (rectilinear MV-HEVC with baseline and field of view)"], false, 0, verdict)
+            return Verdict(spatial: false, whyNot: ["it is \(verdict.profile.title), a different profile from spatial video (rectilinear MV-HEVC with baseline and field of view)"], profile: verdict)
         }
         guard v.isHEVC else {
             f.append(Finding("SV-VIDEO-001", .error, "the video codec is '\(v.sampleEntryType?.description ?? "none")', not HEVC; spatial video is MV-HEVC in an 'hvc1' sample entry — re-encode", at: entryPath))
-            return (false, report.whyNotSpatial, false, 0, verdict)
+            return Verdict(spatial: false, whyNot: report.whyNotSpatial, profile: verdict)
         }
         if v.sampleEntryType == "hev1" {
             f.append(Finding("SV-VIDEO-002", .warning, "sample entry is 'hev1' (parameter sets in band); Apple writes and expects 'hvc1' — remux with the parameter sets in hvcC/lhvC", at: entryPath))
@@ -76,11 +93,11 @@ enum VideoRules {
         if !v.hasLhvC { f.append(Finding("SV-VIDEO-004", .error, "the sample entry has no lhvC: a single layer, so there is no second eye (mux the second layer's SPS/PPS into lhvC)", at: entryPath)) }
 
         // HEVC stream facts from the configuration records and the first samples.
-        let (interLayer, frames, baseLayerIsLeft) = streamChecks(file, v, at: entryPath, f: &f, summary: &summary)
-        summary.append(("frames", .int(Int64(frames))))
+        let stream = streamChecks(file, v, at: entryPath, f: &f, summary: &summary)
+        summary.append(("frames", .int(Int64(stream.frames))))
 
         let m = v.metadata
-        eyeRules(m, baseLayerIsLeft: baseLayerIsLeft, at: entryPath, f: &f)
+        eyeRules(m, baseLayerIsLeft: stream.baseLayerIsLeft, at: entryPath, f: &f)
         cameraRules(m, v, at: entryPath, f: &f, facts: &facts)
         for d in m.diagnostics {
             let sev: Severity = d.severity == .error ? .error : d.severity == .warning ? .warning : .info
@@ -89,13 +106,14 @@ enum VideoRules {
         let spatial = report.classification == .spatialVideo && !f.contains { $0.severity == .error }
         var why = report.whyNotSpatial
         if !spatial && why.isEmpty { why = f.filter { $0.severity == .error }.map(\.message) }
-        return (spatial, why, interLayer, frames, verdict)
+        return Verdict(spatial: spatial, whyNot: why, interLayer: stream.interLayer, frameCount: stream.frames, profile: verdict,
+                       hasTwoLayerStream: stream.parsed && v.hasLhvC)
     }
 
     /// Stream rules on the configuration records and the first three samples; the frame count from the sample table.
     static func streamChecks(_ file: ISOFile, _ v: SpatialVideoTrack, at entryPath: String, f: inout [Finding],
-                             summary: inout [(String, JSON)]) -> (interLayer: Bool, frames: Int, baseLayerIsLeft: Bool?) {
-        var interLayer = false
+                             summary: inout [(String, JSON)]) -> (interLayer: Bool, frames: Int, baseLayerIsLeft: Bool?, parsed: Bool) {
+        var interLayer = false, parsed = false
         var frames = 0
         var baseLayerIsLeft: Bool? = nil
         let tracks = file.tracks
@@ -118,13 +136,14 @@ enum VideoRules {
                 interLayer = streamRules(info, f: &f, at: entryPath, hasLhvC: v.hasLhvC)
                 summary.append(("hevc", MediaInfo.streamJSON(info)))
                 baseLayerIsLeft = info.baseLayerIsLeft
+                parsed = true
                 parameterSetRules(hvcC: hvcC, lhvC: lhvC, id: "SV-VIDEO-032", at: entryPath, f: &f)
                 colourRules(entry, hvcC: hvcC, at: entryPath, f: &f)
             } else {
                 f.append(Finding("SV-VIDEO-005", .error, "the HEVC configuration records cannot be parsed, so the layers cannot be checked", at: "\(entryPath)/hvcC"))
             }
         }
-        return (interLayer, frames, baseLayerIsLeft)
+        return (interLayer, frames, baseLayerIsLeft, parsed)
     }
 
     /// vexu, its eye flags and the hero eye.
@@ -160,8 +179,8 @@ enum VideoRules {
     /// Baseline, field of view, projection and disparity adjustment; the facts the pixel checks use.
     static func cameraRules(_ m: StereoVideoMetadata, _ v: SpatialVideoTrack, at entryPath: String, f: inout [Finding], facts: inout StereoFacts) {
         let vexuPath = "\(entryPath)/vexu"
+        facts.stereo = m.stereo
         if let b = m.baselineMicrometres {
-            facts.baselineMM = Double(b) / 1000
             if b == 0 {
                 f.append(Finding("SV-VIDEO-016", .error, "the camera baseline is 0 µm; set the real distance between the lenses (e.g. 64 mm = 64000)", at: "\(vexuPath)/eyes/cams/blin"))
             } else if b < 10_000 || b > 100_000 {
@@ -170,9 +189,7 @@ enum VideoRules {
         } else if m.hasVexu || v.hasLhvC {
             f.append(Finding("SV-VIDEO-015", .error, "no camera baseline (vexu/eyes/cams/blin); visionOS needs it to treat the movie as spatial", at: "\(vexuPath)/eyes"))
         }
-        if let fov = m.horizontalFieldOfViewMillidegrees {
-            let deg = Double(fov) / 1000
-            facts.hfovDegrees = deg
+        if let fov = m.horizontalFieldOfViewMillidegrees, let deg = m.stereo.horizontalFieldOfViewDegrees {
             if fov == 0 || fov >= 180_000 {
                 f.append(Finding("SV-VIDEO-019", .error, "horizontal field of view \(Fmt.num(deg, 3))° is impossible for a rectilinear camera", at: "\(entryPath)/hfov"))
             } else if fov > 90_000 {
@@ -188,12 +205,11 @@ enum VideoRules {
                 f.append(Finding("SV-VIDEO-021", .info, "no proj box: rectilinear is implied (Apple's own writer omits it)", at: vexuPath))
             }
         }
-        disparityRules(m.disparityAdjustment, present: m.presentBoxes.contains("vexu/eyes/cmfy/dadj"), idRange: "SV-VIDEO-022", idComfort: "SV-VIDEO-023", idAbsent: m.hasVexu ? "SV-VIDEO-024" : nil, at: "\(vexuPath)/eyes/cmfy/dadj", f: &f)
-        facts.disparityAdjustment = m.disparityAdjustment
+        disparityRules(m.disparityAdjustment, present: m.presentBoxes.contains("vexu/eyes/cmfy/dadj"), idRange: "SV-VIDEO-022", idComfort: "SV-VIDEO-023", at: "\(vexuPath)/eyes/cmfy/dadj", f: &f,
+                       ifAbsent: m.hasVexu ? Finding("SV-VIDEO-024", nil, "no disparity adjustment (dadj): 0 is implied, so the nearest content sits at the window plane", at: "\(vexuPath)/eyes/cmfy/dadj") : nil)
         if m.hasVexu {
             facts.spatial = true
-            facts.projection = m.projectionKind.map { "\($0)" } ?? "rect (implied: no proj box)"
-            facts.heroEye = m.heroEye.map { "\($0)" }
+            facts.impliedProjection = "implied: no proj box"
         }
     }
 
@@ -259,15 +275,16 @@ enum VideoRules {
         }
     }
 
-    static func disparityRules(_ value: Int32?, present: Bool, idRange: String, idComfort: String, idAbsent: String?, at: String, f: inout [Finding]) {
+    /// Range and comfort of a disparity adjustment; `ifAbsent` is what to report when there is none.
+    static func disparityRules(_ value: Int32?, present: Bool, idRange: String, idComfort: String, at: String, f: inout [Finding], ifAbsent: Finding?) {
         guard let d = value else {
-            if let idAbsent { f.append(Finding(idAbsent, nil, idAbsent.hasPrefix("SV-PHOTO") ? "no disparity adjustment property; Apple requires one on a stereo group (0 is allowed)" : "no disparity adjustment (dadj): 0 is implied, so the nearest content sits at the window plane", at: at)) }
+            if let ifAbsent { f.append(ifAbsent) }
             return
         }
         if d < -10000 || d > 10000 {
             f.append(Finding(idRange, .error, "disparity adjustment \(d) is outside −10000…+10000 (±100 % of the width)", at: at))
         } else if d < Comfort.minDisparity || d > Comfort.maxDisparity {
-            f.append(Finding(idComfort, .warning, "disparity adjustment \(Fmt.num(Double(d) / 100))% of the width is outside the comfort range −2 %…+5 % (Apple uses +2 %…+2.93 %); check the sign and unit (1/10000 of the width)", at: at))
+            f.append(Finding(idComfort, .warning, "disparity adjustment \(Fmt.num(SpatialUnits.percent(fromDisparityUnits: d)))% of the width is outside the comfort range −2 %…+5 % (Apple uses +2 %…+2.93 %); check the sign and unit (1/10000 of the width)", at: at))
         }
     }
 }
@@ -275,6 +292,7 @@ enum VideoRules {
 /// Metadata rules for spatial photos.
 enum PhotoRules {
     static func check(_ file: ISOFile, findings f: inout [Finding], facts: inout StereoFacts, summary: inout [(String, JSON)]) -> (spatial: Bool, whyNot: [String], photo: SpatialPhoto?) {
+        let start = f.count   // the findings of these rules; errors among them decide the verdict
         guard file.heif != nil else {
             f.append(Finding("SV-PHOTO-001", .error, "not a HEIF image file (no meta box)"))
             return (false, ["not a HEIF image"], nil)
@@ -327,8 +345,8 @@ enum PhotoRules {
                 }
             }
         }
+        facts.stereo = p.stereo
         if let fov = p.horizontalFOVDegrees {
-            facts.hfovDegrees = fov
             summary.append(("hfov_degrees", .double(fov)))
             if fov > 90 { f.append(Finding("SV-PHOTO-009", .warning, "horizontal field of view \(Fmt.num(fov))° is above the recommended 90°", at: lp)) }
         }
@@ -336,7 +354,6 @@ enum PhotoRules {
         if p.right.extrinsics == nil {
             f.append(Finding("SV-PHOTO-010", .error, "no camera extrinsics on the right eye: the baseline is unknown; write the right camera position [baseline, 0, 0]", at: rp))
         } else if let b = p.baselineMicrometres {
-            facts.baselineMM = b / 1000
             summary.append(("baseline_mm", .double(b / 1000)))
             let pos = p.right.extrinsics?.position ?? (x: 0, y: 0, z: 0)
             let l = p.left.extrinsics?.position ?? (x: 0, y: 0, z: 0)
@@ -359,10 +376,10 @@ enum PhotoRules {
         if let a = ld, let b = rd, a != b {
             f.append(Finding("SV-PHOTO-020", .warning, "the eyes carry different disparity adjustments (\(a) and \(b))", at: "\(lp), \(rp)"))
         }
-        VideoRules.disparityRules(p.disparityAdjustment, present: p.disparityAdjustment != nil, idRange: "SV-PHOTO-016", idComfort: "SV-PHOTO-017", idAbsent: "SV-PHOTO-015", at: lp, f: &f)
-        facts.disparityAdjustment = p.disparityAdjustment
+        VideoRules.disparityRules(p.disparityAdjustment, present: p.disparityAdjustment != nil, idRange: "SV-PHOTO-016", idComfort: "SV-PHOTO-017", at: lp, f: &f,
+                                  ifAbsent: Finding("SV-PHOTO-015", nil, "no disparity adjustment property; Apple requires one on a stereo group (0 is allowed)", at: lp))
         facts.spatial = true
-        facts.projection = "rect (photos are rectilinear)"
+        facts.impliedProjection = "photos are rectilinear"
         if let d = p.disparityAdjustment { summary.append(("disparity_adjustment", .int(Int64(d)))) }
         let forms = p.left.intrinsicsForms + p.right.intrinsicsForms
         if !forms.isEmpty && !forms.contains(.appleUUID) {
@@ -373,7 +390,7 @@ enum PhotoRules {
             f.append(Finding(d.message.contains("('lhv1')") ? "SV-PHOTO-021" : "SV-PHOTO-019", sev, d.message, at: d.path))
         }
         codingRules(file, p, f: &f)
-        let errors = f.filter { $0.severity == .error && $0.ruleID.hasPrefix("SV-PHOTO") }
+        let errors = f[start...].filter { $0.severity == .error }
         return (errors.isEmpty, errors.map(\.message), p)
     }
 

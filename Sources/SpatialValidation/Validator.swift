@@ -111,24 +111,24 @@ public enum Validator {
             return r
         }
         // JPEG / MPO / PNG
-        let isJPEG = head.count >= 3 && head[0] == 0xFF && head[1] == 0xD8
-        let isPNG = head.count >= 8 && head[0] == 0x89 && head[1] == 0x50
+        let isJPEG = probed == .jpeg, isPNG = probed == .png
         guard isJPEG || isPNG else {
             r.findings.append(Finding("SV-FILE-001", .error, "not a movie, HEIF, JPEG/MPO or PNG file"))
             r.unreadable = true
             return r
         }
         r.whyNotSpatial = ["an image file with both eyes packed carries no spatial metadata"]
-        var isMPO = false
+        var isMPO = false, oneEyeOnly = false
         if isJPEG, let data = try? FileBytes.read(path, limits: options.limits), let mpo = try? MPO(data), mpo.pictures.count >= 2 || mpo.fromIndex {
             isMPO = true
             r.kind = "mpo"
             if mpo.pictures.count < 2 {
+                oneEyeOnly = true
                 r.findings.append(Finding("SV-PAIR-004", .error, "the MPO index lists only one picture: there is no second eye"))
             } else {
                 let a = mpo.pictures[0].attributes, b = mpo.pictures[1].attributes
                 var s = "MPO with \(mpo.pictures.count) pictures"
-                if let bl = a.baselineMM ?? b.baselineMM { s += ", baseline \(Fmt.num(bl, 1)) mm"; facts.baselineMM = bl }
+                if let bl = a.baselineMM ?? b.baselineMM { s += ", baseline \(Fmt.num(bl, 1)) mm"; try? facts.stereo.setBaseline(millimetres: bl) }
                 if let c = a.convergenceAngleDegrees ?? b.convergenceAngleDegrees { s += ", convergence \(Fmt.num(c, 2))°" }
                 r.findings.append(Finding("SV-PAIR-003", .info, s))
             }
@@ -139,7 +139,7 @@ public enum Validator {
             r.kind = layout == .tb ? "top-bottom-image" : "side-by-side-image"
             r.findings.append(Finding("SV-PAIR-001", .info, "a \(layout == .tb ? "top-bottom" : layout == .sbs ? "side-by-side" : "packed (layout guessed from the aspect ratio; give --layout)") image carries no spatial metadata; convert it with `spatial-media convert IN --layout \(layout == .tb ? "tb" : "sbs") -o OUT.heic`"))
         }
-        if options.pixels && !r.fired("SV-PAIR-004") {
+        if options.pixels && !oneEyeOnly {
             do throws(ParseError) {
                 let px = try timed("decode", &r) { () throws(ParseError) in try PixelSource.packed(path, layout: isMPO ? .auto : (options.layout ?? .auto), limits: options.limits) }
                 measure(px, facts: facts, label: "", options: options, into: &r)
@@ -163,6 +163,7 @@ public enum Validator {
     /// diagnostics), and sample chunks or item extents that lie outside the file. Each is an error naming the
     /// offset and box path: a truncated file is never a pass.
     static func structure(_ file: ISOFile, limits: Limits, into r: inout ValidationReport) {
+        let start = r.findings.count
         for d in file.allDiagnostics {
             r.findings.append(Finding("SV-FILE-002", .error, "\(d.message) [\(d.code)]: the file is damaged or truncated", at: "\(d.path.isEmpty ? "(file)" : d.path) @ offset \(d.offset)"))
         }
@@ -190,7 +191,7 @@ public enum Validator {
                     at: "meta/iloc @ offset \(first.start)"))
             }
         }
-        if r.findings.contains(where: { $0.ruleID == "SV-FILE-002" || $0.ruleID == "SV-FILE-003" }) {
+        if r.findings.count > start {
             r.whyNotSpatial.append("the file is damaged or truncated (SV-FILE-002/003)")
         }
     }
@@ -252,8 +253,7 @@ public enum Validator {
             r.findings.append(Finding("SV-GEOM-021", .warning, "pixels not checked: pixel checks of frame-packed videos are not implemented yet; metadata only (--no-pixels skips pixel checks)"))
             return
         }
-        let mv = summary.first { $0.0 == "hevc" }.map { _ in true } ?? false
-        guard mv, r.findings.contains(where: { $0.ruleID == "SV-VIDEO-004" }) == false else { return }
+        guard v.hasTwoLayerStream else { return }
         var frames: [EyePixels] = []
         // FFmpeg ≥ 7.1 decodes only the sampled frames (a seek to each); without it, our own decoder reads layers that
         // are independent (our files) — the whole clip.
@@ -323,7 +323,7 @@ public enum Validator {
 
     static func measure(_ px: EyePixels, facts: StereoFacts, label: String, options: ValidationOptions, into r: inout ValidationReport) {
         var o = options.analysis
-        o.hfovDegrees = facts.hfovDegrees ?? o.hfovDegrees
+        o.hfovDegrees = facts.stereo.horizontalFieldOfViewDegrees ?? o.hfovDegrees
         let start = ContinuousClock.now
         let result = StereoAnalyzer.analyze(left: px.left, right: px.right, options: o)
         r.timings.append(("measure", Self.seconds(ContinuousClock.now - start)))
@@ -344,14 +344,13 @@ public enum Validator {
 }
 
 extension Validator {
-    /// Validates an in-memory pair of grey eyes (pixel rules only), e.g. frames from another decoder.
-    public static func validatePair(left: GrayImage, right: GrayImage, name: String = "pair", hfovDegrees: Double? = nil,
-                                    disparityAdjustment: Int32? = nil, options: ValidationOptions = ValidationOptions()) -> ValidationReport {
+    /// Validates an in-memory pair of grey eyes (pixel rules only), e.g. frames from another decoder. `stereo`:
+    /// what is known of the pair (the field of view sets the angles; the disparity adjustment, the window).
+    public static func validatePair(left: GrayImage, right: GrayImage, name: String = "pair", stereo: StereoParameters = StereoParameters(),
+                                    options: ValidationOptions = ValidationOptions()) -> ValidationReport {
         var r = ValidationReport(input: name, kind: "image-pair", spatial: false, whyNotSpatial: ["an image pair carries no spatial metadata"],
                                  findings: [], summary: [], measurements: [], preview: nil, unreadable: false)
-        var facts = StereoFacts()
-        facts.hfovDegrees = hfovDegrees
-        facts.disparityAdjustment = disparityAdjustment
+        let facts = StereoFacts(stereo)
         if left.width != right.width || left.height != right.height {
             r.findings.append(Finding("SV-PAIR-002", .error, "the eyes differ in size: \(left.width)×\(left.height) and \(right.width)×\(right.height); crop or scale them to the same size"))
         }

@@ -51,12 +51,11 @@ struct ConvertGeometryCheckTests {
         o.stereo.baselineMicrometres = 64_000
         o.stereo.horizontalFieldOfViewMillidegrees = 60_000
         if let disparity { try o.stereo.setDisparity(percent: disparity) }
-        let dadj = o.stereo.disparityAdjustment
+        let stereo = o.stereo
         o.geometryCheck = VideoGeometryCheck(inspect: { frame, l, r in
             seen.lock.lock(); seen.inspected.append(frame); seen.lock.unlock()
             guard let a = PairAligner.luma(l), let b = PairAligner.luma(r) else { return [] }
-            return GeometryDiagnosis.conversionFaults(left: a.gray, right: b.gray, hfovDegrees: 60, disparityAdjustment: dadj, baselineMM: 64,
-                                                      align: false, autoDisparity: false)
+            return GeometryDiagnosis.conversionFaults(left: a.gray, right: b.gray, stereo: stereo, align: false, autoDisparity: false)
                 .map { VideoGeometryWarning(ruleID: $0.ruleID, severity: $0.severity == .error ? "ERROR" : "warning", message: $0.message, fixes: $0.fixes) }
         }, onFirstWarning: { frame, w in
             seen.lock.lock(); seen.first.append((frame, w)); seen.lock.unlock()

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import Codecs
+import SpatialMedia
 import ImageFormats
 @testable import SpatialConvert
 @testable import SpatialValidation
@@ -19,7 +20,7 @@ struct GeometryReportTests {
 
     @Test func toeInIsKeystoneNotSwappedEyes() {
         let (l, r, s) = Self.pair { $0.yawDegrees = -3 }
-        let d = GeometryDiagnosis.diagnose(left: l, right: r, hfovDegrees: s.hfovDegrees, asSpatial: true)
+        let d = GeometryDiagnosis.diagnose(left: l, right: r, stereo: s.known(), asSpatial: true)
         #expect(d.faults.first?.kind == "keystone")
         #expect(!d.faults.contains { $0.kind == "swapped-eyes" })
         let k = d.findings.first { $0.ruleID == "SV-GEOM-005" }
@@ -29,7 +30,7 @@ struct GeometryReportTests {
 
     @Test func pureRollGetsNoShiftAdvice() {
         let (l, r, s) = Self.pair { $0.rollDegrees = 1 }
-        let d = GeometryDiagnosis.diagnose(left: l, right: r, hfovDegrees: s.hfovDegrees, asSpatial: true)
+        let d = GeometryDiagnosis.diagnose(left: l, right: r, stereo: s.known(), asSpatial: true)
         #expect(d.faults.first?.kind == "roll")
         #expect(!d.findings.contains { $0.ruleID == "SV-GEOM-006" })
         #expect(!d.findings.contains { $0.message.contains("shift the right eye") })
@@ -37,7 +38,7 @@ struct GeometryReportTests {
 
     @Test func horizontalTranslationIsReported() {
         let (l, r, s) = Self.pair { $0.horizontalShiftPixels = 25 }
-        let d = GeometryDiagnosis.diagnose(left: l, right: r, hfovDegrees: s.hfovDegrees, asSpatial: true)
+        let d = GeometryDiagnosis.diagnose(left: l, right: r, stereo: s.known(), asSpatial: true)
         let f = d.faults.first { $0.kind == "divergence" }
         #expect(f?.severity == .error)
         #expect(abs((f?.value ?? 0) - (-25 + s.farWallDisparity)) < 1)
@@ -46,7 +47,7 @@ struct GeometryReportTests {
     @Test func defaultWindowWarnsAndNamesAutoDisparity() {
         // A parallel rig indoors (back wall at 6 m): with a 0 % adjustment everything stands in front of the window.
         let (l, r, s) = Self.pair { $0.farWallMetres = 6 }
-        let d = GeometryDiagnosis.diagnose(left: l, right: r, hfovDegrees: s.hfovDegrees, disparityAdjustment: 0, asSpatial: true)
+        let d = GeometryDiagnosis.diagnose(left: l, right: r, stereo: s.known(disparity: 0), asSpatial: true)
         let f = d.findings.first { $0.ruleID == "SV-GEOM-020" }
         #expect(f?.severity == .warning)
         #expect(f?.message.contains("--auto-disparity") == true)
@@ -58,7 +59,7 @@ struct GeometryReportTests {
         // ≤ 22 px) but in front of the edge box (44 px): only the edge box stands out of the window.
         func scene(_ edgeBox: Double?) -> (faults: [GeometryFault], findings: [Finding]) {
             let (l, r, s) = Self.pair { $0.width = 640; $0.height = 360; $0.edgeBoxMetres = edgeBox }
-            let d = GeometryDiagnosis.diagnose(left: l, right: r, hfovDegrees: s.hfovDegrees, disparityAdjustment: 375, asSpatial: true)
+            let d = GeometryDiagnosis.diagnose(left: l, right: r, stereo: s.known(disparity: 375), asSpatial: true)
             return (d.faults, d.findings)
         }
         let fires = scene(0.8)
@@ -105,8 +106,8 @@ struct GeometryReportTests {
         let (l, r, s) = Self.pair { $0.yawDegrees = -3; $0.rollDegrees = 0.5 }
         var o = ValidationOptions()
         o.keepPreview = true
-        var rep = Validator.validatePair(left: l, right: r, name: "toed-in pair", hfovDegrees: s.hfovDegrees, disparityAdjustment: 200, options: o)
-        rep.facts.baselineMM = 64
+        var rep = Validator.validatePair(left: l, right: r, name: "toed-in pair", stereo: s.known(disparity: 200), options: o)
+        rep.facts.stereo.baselineMicrometres = 64_000
         let html = HTMLReport.page([rep])
         let verdict = try #require(html.range(of: "Verdict:")), meta = try #require(html.range(of: "Spatial metadata"))
         let firstWarning = try #require(html.range(of: "SV-GEOM-005"))
@@ -130,5 +131,14 @@ struct GeometryReportTests {
         #expect(png.count > 50_000)
         #expect(png.starts(with: [0x89, 0x50, 0x4E, 0x47]))
         print("report screenshot: \(shot)")
+    }
+}
+
+extension SyntheticStereo {
+    /// What the rig's metadata would say, in the stored units the validator takes: its field of view, and on request
+    /// a disparity adjustment (1/10000 of the width) and its baseline.
+    func known(disparity: Int32? = nil, withBaseline: Bool = false) -> StereoParameters {
+        StereoParameters(baselineMicrometres: withBaseline ? UInt32((baselineMetres * 1_000_000).rounded()) : nil,
+                         horizontalFieldOfViewMillidegrees: UInt32((hfovDegrees * 1000).rounded()), disparityAdjustment: disparity)
     }
 }

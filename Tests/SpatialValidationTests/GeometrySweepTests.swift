@@ -87,7 +87,7 @@ enum GeometrySweep {
             default: break
             }
         }
-        let d = GeometryDiagnosis.diagnose(left: l, right: r, hfovDegrees: s.hfovDegrees, baselineMM: s.baselineMetres * 1000, asSpatial: true, leftChroma: lc, rightChroma: rc)
+        let d = GeometryDiagnosis.diagnose(left: l, right: r, stereo: s.known(withBaseline: true), asSpatial: true, leftChroma: lc, rightChroma: rc)
         let kinds = d.faults.filter { $0.severity >= .warning }.map(\.kind)
         let primary = kinds.first ?? "none"
         let injected = c.faults.map(\.kind)

@@ -1,21 +1,22 @@
 import Testing
 import Foundation
 import StereoVision
+import SpatialMedia
 @testable import SpatialValidation
 
 @Suite("Pixel rules")
 struct PixelRuleTests {
-    static func pair(_ edit: (inout SyntheticStereo) -> Void = { _ in }) -> (GrayImage, GrayImage, Double) {
+    static func pair(_ edit: (inout SyntheticStereo) -> Void = { _ in }) -> (GrayImage, GrayImage, StereoParameters) {
         var s = SyntheticStereo()
         edit(&s)
         let (l, r) = s.render()
-        return (l, r, s.hfovDegrees)
+        return (l, r, s.known())
     }
     static let geometryRules: Set<String> = ["SV-GEOM-001", "SV-GEOM-002", "SV-GEOM-003", "SV-GEOM-004", "SV-GEOM-005", "SV-GEOM-006", "SV-GEOM-007", "SV-GEOM-008", "SV-GEOM-011"]
 
     @Test func perfectPairHasNoGeometryWarnings() {
         let (l, r, fov) = Self.pair()
-        let rep = Validator.validatePair(left: l, right: r, hfovDegrees: fov)
+        let rep = Validator.validatePair(left: l, right: r, stereo: fov)
         for line in rep.lines { print(line) }
         #expect(!rep.findings.contains { Self.geometryRules.contains($0.ruleID) })
         #expect(rep.exitCode == 0)
@@ -24,31 +25,31 @@ struct PixelRuleTests {
     @Test func verdicts() {
         // Vertical offset of 1.5 % of the height → error; roll 0.6° → warning; 1 % focal mismatch → warning.
         var (l, r, fov) = Self.pair { $0.verticalOffsetPixels = 5.4 }
-        var rep = Validator.validatePair(left: l, right: r, hfovDegrees: fov)
+        var rep = Validator.validatePair(left: l, right: r, stereo: fov)
         #expect(rep.findings.contains { $0.ruleID == "SV-GEOM-001" && $0.severity == .error })
         (l, r, fov) = Self.pair { $0.rollDegrees = 0.6 }
-        rep = Validator.validatePair(left: l, right: r, hfovDegrees: fov)
+        rep = Validator.validatePair(left: l, right: r, stereo: fov)
         #expect(rep.findings.contains { $0.ruleID == "SV-GEOM-003" && $0.severity == .warning })
         (l, r, fov) = Self.pair { $0.focalRatio = 1.01 }
-        rep = Validator.validatePair(left: l, right: r, hfovDegrees: fov)
+        rep = Validator.validatePair(left: l, right: r, stereo: fov)
         #expect(rep.findings.contains { $0.ruleID == "SV-GEOM-004" && $0.severity == .warning })
         (l, r, fov) = Self.pair { $0.yawDegrees = -3 }
-        rep = Validator.validatePair(left: l, right: r, hfovDegrees: fov)
+        rep = Validator.validatePair(left: l, right: r, stereo: fov)
         // Toe-in is one cause: the keystone finding names the divergence it causes (no separate shift advice).
         #expect(rep.findings.contains { $0.ruleID == "SV-GEOM-005" && $0.message.contains("toe-in") && $0.message.contains("beyond infinity") })
         #expect(!rep.fired("SV-GEOM-006"))
         #expect(!rep.fired("SV-GEOM-007")) // converged, not swapped
         (l, r, fov) = Self.pair { $0.horizontalShiftPixels = 12 }
-        rep = Validator.validatePair(left: l, right: r, hfovDegrees: fov)
+        rep = Validator.validatePair(left: l, right: r, stereo: fov)
         #expect(rep.fired("SV-GEOM-006")); #expect(!rep.fired("SV-GEOM-007"))
         (l, r, fov) = Self.pair()
-        rep = Validator.validatePair(left: r, right: l, hfovDegrees: fov)
+        rep = Validator.validatePair(left: r, right: l, stereo: fov)
         #expect(rep.fired("SV-GEOM-007")); #expect(!rep.fired("SV-GEOM-006"))
-        rep = Validator.validatePair(left: l, right: l, hfovDegrees: fov)
+        rep = Validator.validatePair(left: l, right: l, stereo: fov)
         #expect(rep.fired("SV-GEOM-008"))
         // Brightness mismatch
         let darker = GrayImage(width: r.width, height: r.height, pixels: r.pixels.map { $0 * 0.8 })!
-        rep = Validator.validatePair(left: l, right: darker, hfovDegrees: fov)
+        rep = Validator.validatePair(left: l, right: darker, stereo: fov)
         #expect(rep.fired("SV-GEOM-009"))
     }
 
