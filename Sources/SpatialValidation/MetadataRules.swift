@@ -7,8 +7,8 @@ import SystemSupport
 /// Facts from metadata that the pixel checks use.
 public struct StereoFacts: Sendable {
     /// Baseline, field of view, disparity adjustment, hero eye and projection as the metadata states them, in the
-    /// stored units of ``StereoParameters`` (µm, 1/1000°, 1/10000 of the eye width); `nil` where the input has
-    /// none. Rules and reports read the human units through its computed views.
+    /// stored units of ``/SpatialMedia/StereoParameters`` (µm, 1/1000°, 1/10000 of the eye width); `nil` where
+    /// the input has none. Rules and reports read the human units through its computed views.
     public var stereo = StereoParameters()
     /// The input carries spatial metadata (a spatial video or photo): its metadata define infinity and the window,
     /// so divergence and swapped eyes are errors; for sources without it (MPO, packed images, pairs) they are
