@@ -39,8 +39,23 @@ public struct PhotoConversionOptions: Sendable {
 
 }
 
+/// A conversion report's stereo values in human units: the one place for these views of the stored units.
+public protocol StereoValuesReport {
+    /// The baseline, field of view and disparity adjustment written, in stored units.
+    var stereo: StereoParameters { get }
+}
+
+extension StereoValuesReport {
+    /// Baseline written, in millimetres (``stereo``).
+    public var baselineMM: Double { stereo.baselineMillimetres ?? 0 }
+    /// Field of view written, in degrees (``stereo``).
+    public var hfovDegrees: Double { stereo.horizontalFieldOfViewDegrees ?? 0 }
+    /// Disparity adjustment written, in percent of the width (``stereo``).
+    public var disparityPercent: Double { stereo.disparityPercent ?? 0 }
+}
+
 /// What a conversion chose, with the provenance of every value.
-public struct PhotoConversionReport: Sendable {
+public struct PhotoConversionReport: Sendable, StereoValuesReport {
     public var width: Int
     public var height: Int
     /// The baseline, field of view and disparity adjustment written.
@@ -48,12 +63,6 @@ public struct PhotoConversionReport: Sendable {
     public var baselineSource: String
     public var hfovSource: String
     public var disparitySource: String
-    /// Baseline written, in millimetres (``stereo``).
-    public var baselineMM: Double { stereo.baselineMillimetres ?? 0 }
-    /// Field of view written, in degrees (``stereo``).
-    public var hfovDegrees: Double { stereo.horizontalFieldOfViewDegrees ?? 0 }
-    /// Disparity adjustment written, in percent of the width (``stereo``).
-    public var disparityPercent: Double { stereo.disparityPercent ?? 0 }
     public var quality: Int
     public var notes: [String]
     public var bytes: Int

@@ -123,7 +123,7 @@ public struct VideoConversionProgress: Sendable {
 }
 
 /// What a video conversion produced and measured.
-public struct VideoConversionReport: Sendable {
+public struct VideoConversionReport: Sendable, StereoValuesReport {
     public var output: String
     public var source: String
     public var frames: Int
@@ -140,12 +140,6 @@ public struct VideoConversionReport: Sendable {
     public var baselineSource: String
     public var hfovSource: String
     public var disparitySource: String
-    /// Baseline written, in millimetres (``stereo``).
-    public var baselineMM: Double { stereo.baselineMillimetres ?? 0 }
-    /// Field of view written, in degrees (``stereo``).
-    public var hfovDegrees: Double { stereo.horizontalFieldOfViewDegrees ?? 0 }
-    /// Disparity adjustment written, in percent of the width (``stereo``).
-    public var disparityPercent: Double { stereo.disparityPercent ?? 0 }
     /// The hero eye (and base layer) is the left eye.
     public var heroIsLeft: Bool { stereo.heroEye != .right }
     public var audioTracks: [String]
