@@ -48,7 +48,7 @@ struct BenchDecode: ParsableCommand {
                 let eyes = try StereoImages.decodeSpatialPhoto(file)
                 _ = try ColourConversion.toRGB(eyes.left, bitDepth: 8)
                 _ = try ColourConversion.toRGB(eyes.right, bitDepth: 8)
-            } catch let e as ParseError { printErr("bench-decode: \(e.message)"); throw ExitCode(Exit.code(for: e)) }
+            } catch let e { printErr("bench-decode: \(e.message)"); throw ExitCode(Exit.code(for: e)) }
             let d = clock.now - start
             best = min(best, Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18)
         }
@@ -71,7 +71,7 @@ struct BenchAlign: ParsableCommand {
         func secs(_ d: Duration) -> Double { Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18 }
         let l: Image, r: Image
         do { l = try ImageFiles.load(left).image; r = try ImageFiles.load(right).image }
-        catch let e as ParseError { printErr("bench-align: \(e.message)"); throw ExitCode(Exit.code(for: e)) }
+        catch let e { printErr("bench-align: \(e.message)"); throw ExitCode(Exit.code(for: e)) }
         // CPU seconds of the whole process (all threads): less sensitive than wall time to other load on the machine.
         func cpu() -> Double { var ts = timespec(); clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts); return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9 }
         var best = (total: Double.infinity, measure: 0.0, warp: 0.0)
@@ -86,7 +86,7 @@ struct BenchAlign: ParsableCommand {
             let plan = PairAlignment.plan(m, rect)
             let al: Image, ar: Image
             do { al = try PairAligner.apply(l, homography: plan.leftHomography, crop: plan.crop); ar = try PairAligner.apply(r, homography: plan.rightHomography, crop: plan.crop) }
-            catch let e as ParseError { printErr("bench-align: \(e.message)"); throw ExitCode(Exit.problems) }
+            catch let e { printErr("bench-align: \(e.message)"); throw ExitCode(Exit.problems) }
             let t2 = clock.now, c2 = cpu()
             let total = secs(t2 - t0)
             if total < best.total { best = (total, secs(t1 - t0), secs(t2 - t1)) }

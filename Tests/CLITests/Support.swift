@@ -51,8 +51,8 @@ enum CLI {
         if let cwd { p.currentDirectoryURL = URL(fileURLWithPath: cwd) }
         let dir = try tempDir("run")
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        FileManager.default.createFile(atPath: dir + "/out", contents: nil)
-        FileManager.default.createFile(atPath: dir + "/err", contents: nil)
+        _ = FileManager.default.createFile(atPath: dir + "/out", contents: nil)
+        _ = FileManager.default.createFile(atPath: dir + "/err", contents: nil)
         let out = try FileHandle(forWritingTo: URL(fileURLWithPath: dir + "/out"))
         let err = try FileHandle(forWritingTo: URL(fileURLWithPath: dir + "/err"))
         p.standardOutput = out
@@ -78,7 +78,7 @@ enum CLI {
 
     static func bytes(_ path: String) -> Data? { FileManager.default.contents(atPath: path) }
     static func exists(_ path: String) -> Bool { FileManager.default.fileExists(atPath: path) }
-    static func write(_ path: String, _ text: String) { FileManager.default.createFile(atPath: path, contents: Data(text.utf8)) }
+    static func write(_ path: String, _ text: String) { _ = FileManager.default.createFile(atPath: path, contents: Data(text.utf8)) }
 
     /// A short test-pattern clip made by FFmpeg (`codec` mpeg4 in MKV by default): an input only FFmpeg decodes.
     static func makeClip(_ path: String, seconds: Int, size: String = "320x96") throws {

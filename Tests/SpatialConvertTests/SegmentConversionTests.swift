@@ -106,7 +106,7 @@ import SpatialConvert
         var o = VideoJoinOptions(); o.noAudio = true
         func refuses(_ paths: [String], _ out: String, _ opts: VideoJoinOptions, _ needle: String, sourceLocation: SourceLocation = #_sourceLocation) {
             do {
-                try VideoSegmentJoiner.join(paths, to: out, options: opts)
+                _ = try VideoSegmentJoiner.join(paths, to: out, options: opts)
                 Issue.record("expected a refusal containing '\(needle)'", sourceLocation: sourceLocation)
             } catch {
                 #expect(error.message.contains(needle), "\(error.message)", sourceLocation: sourceLocation)

@@ -150,10 +150,10 @@ struct MetadataRuleTests {
         try fm.createDirectory(atPath: dir + "/nothing", withIntermediateDirectories: true)
         defer { try? fm.removeItem(atPath: dir) }
         let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13]
-        fm.createFile(atPath: dir + "/sub/shot_L.png", contents: Data(png))
-        fm.createFile(atPath: dir + "/sub/shot_R.png", contents: Data(png))
-        fm.createFile(atPath: dir + "/sub/deeper/movie.mov", contents: Data([0, 0, 0, 8] + Array("free".utf8)))
-        fm.createFile(atPath: dir + "/notes.txt", contents: Data("hello".utf8))
+        #expect(fm.createFile(atPath: dir + "/sub/shot_L.png", contents: Data(png)))
+        #expect(fm.createFile(atPath: dir + "/sub/shot_R.png", contents: Data(png)))
+        #expect(fm.createFile(atPath: dir + "/sub/deeper/movie.mov", contents: Data([0, 0, 0, 8] + Array("free".utf8))))
+        #expect(fm.createFile(atPath: dir + "/notes.txt", contents: Data("hello".utf8)))
         let plan = BatchValidator.plan([dir, dir + "/nothing"])
         #expect(plan.pairs.count == 1)
         #expect(plan.pairs.first?.left.hasSuffix("shot_L.png") == true && plan.pairs.first?.right.hasSuffix("shot_R.png") == true)
