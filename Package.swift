@@ -60,7 +60,7 @@ let package = Package(
         .testTarget(name: "HEVCTests", dependencies: ["HEVC", "BinaryIO"]),
         .testTarget(name: "SpatialMediaTests", dependencies: ["SpatialMedia", "ISOBMFF", "HEVC", "BinaryIO", "SystemSupport"]),
         .testTarget(name: "CodecsTests", dependencies: ["Codecs", "ImageFormats", "HEVC", "BinaryIO", "SystemSupport"]),
-        .testTarget(name: "SpatialConvertTests", dependencies: ["SpatialConvert", "StereoVision", "MediaDecode", "Codecs", "ImageFormats", "SpatialMedia", "ISOBMFF", "HEVC", "BinaryIO", "SystemSupport"]),
+        .testTarget(name: "SpatialConvertTests", dependencies: ["SpatialConvert", "SpatialValidation", "StereoVision", "MediaDecode", "Codecs", "ImageFormats", "SpatialMedia", "ISOBMFF", "HEVC", "BinaryIO", "SystemSupport"]),
         .testTarget(name: "StereoVisionTests", dependencies: ["StereoVision"]),
         .testTarget(name: "SpatialValidationTests", dependencies: ["SpatialValidation", "StereoVision", "SpatialConvert", "MediaDecode", "ImageFormats", "SpatialMedia", "ISOBMFF", "BinaryIO", "SystemSupport"]),
         .testTarget(name: "SpatialMediaKitTests", dependencies: ["SpatialMediaKit"]),

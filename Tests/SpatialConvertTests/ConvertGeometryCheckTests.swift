@@ -11,31 +11,10 @@ import StereoVision
 /// validator's rules, and faults are reported (with the option that fixes them) before the file is written.
 @Suite("Convert warns before writing a bad video")
 struct ConvertGeometryCheckTests {
-    static let width = 320, height = 240
-
-    /// Left and right Y4M clips at 2 fps of rendered shots (fresh ±2-level noise on every frame).
+    /// Left and right Y4M clips at 2 fps of rendered shots: the clips the video alignment tests render.
     static func clip(_ shots: [(frames: Int, seed: UInt64, fault: @Sendable (inout SyntheticStereo) -> Void)], in dir: String) throws -> VideoInput {
-        var left: [Image] = [], right: [Image] = []
-        var n: UInt64 = 0
-        func frame(_ g: GrayImage, _ seed: UInt64) throws -> Image {
-            var s = seed &* 0x9E3779B97F4A7C15 | 1
-            let y = g.pixels.map { v -> UInt8 in
-                s ^= s << 13; s ^= s >> 7; s ^= s << 17
-                return UInt8(min(255, max(0, (v + Float(Int(s % 5) - 2)).rounded())))
-            }
-            let c = [UInt8](repeating: 128, count: (g.width / 2) * (g.height / 2))
-            return try Image(width: g.width, height: g.height, bitDepth: 8, format: .yuv420, planes: .u8([y, c, c]))
-        }
-        for shot in shots {
-            var s = SyntheticStereo()
-            s.width = width; s.height = height; s.seed = shot.seed; s.farWallMetres = 100; s.noise = 0
-            shot.fault(&s)
-            let (l, r) = s.render()
-            for _ in 0..<shot.frames { n += 1; left.append(try frame(l, 2 * n)); right.append(try frame(r, 2 * n + 1)) }
-        }
-        let lp = dir + "/left.y4m", rp = dir + "/right.y4m"
-        try Y4M.write(left, fpsNum: 2, to: lp); try Y4M.write(right, fpsNum: 2, to: rp)
-        return .pair(left: lp, right: rp)
+        let p = try VideoAlignTests.clip(shots.map { .init(name: "", frames: $0.frames, seed: $0.seed, fault: $0.fault) }, in: dir)
+        return .pair(left: p.left, right: p.right)
     }
 
     final class Seen: @unchecked Sendable {
