@@ -52,7 +52,7 @@ public enum EyeQuality: Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .equal: return "equal"
-        case .asymmetric(let d): return "asymmetric, +\(fmt(d)) CRF"
+        case .asymmetric(let d): return "asymmetric, +\(fmt(d)) CRF, at most CRF \(fmt(EyeQuality.nonHeroCRFCeiling))"
         }
     }
 
