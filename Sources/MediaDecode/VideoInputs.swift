@@ -78,6 +78,8 @@ public enum VideoInputs {
         }
         if kind == .movie || kind == .heif {
             let file = try ISOFile.open(path: path, limits: limits)
+            // A damaged or truncated movie is refused before anything is decoded or written.
+            try file.requireIntact(limits: limits, operation: "convert")
             // Never flatten a sphere (VR180/360, APMP): refuse with the reason and the lossless alternative.
             if let why = SpatialVideoReport.sphereRefusal(file) { throw ParseError(.unsupported, offset: 0, path: path, why) }
             let hint = file.tracks.first { $0.handler == "vide" }?.sampleCount

@@ -22,6 +22,7 @@ public enum SpatialVideoEditor {
                             progress: ((UInt64, UInt64) -> Void)? = nil) throws(ParseError) -> SpatialEditResult {
         var warnings = try edit.validate()
         let file = try ISOFile.open(path: path)
+        try file.requireIntact(operation: "edit")
         guard let moovIndex = file.boxes.firstIndex(where: { $0.type == "moov" }) else {
             throw ParseError(.unsupported, offset: 0, path: path, "not a movie: no moov box")
         }

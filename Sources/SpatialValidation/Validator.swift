@@ -167,29 +167,9 @@ public enum Validator {
         for d in file.allDiagnostics {
             r.findings.append(Finding("SV-FILE-002", .error, "\(d.message) [\(d.code)]: the file is damaged or truncated", at: "\(d.path.isEmpty ? "(file)" : d.path) @ offset \(d.offset)"))
         }
-        let size = file.source.size
-        for (i, track) in file.tracks.enumerated() {
-            guard let samples = try? track.samples(limits: limits) else { continue }
-            let outside = samples.filter { $0.offset > size || UInt64($0.size) > size - $0.offset }
-            guard let first = outside.first else { continue }
-            r.findings.append(Finding("SV-FILE-003", .error,
-                "track \(track.trackID): \(outside.count) of \(samples.count) samples lie past the end of the file (\(size) bytes); the first, sample \(first.index + 1), is \(first.size) bytes at offset \(first.offset): the file is truncated",
-                at: "moov/trak[\(i)]/mdia/minf/stbl @ offset \(first.offset)"))
-        }
-        if let heif = file.heif, let iloc = heif.location {
-            var outside: [(item: HEIFMeta.Item, start: UInt64, length: UInt64)] = []
-            for item in heif.items {
-                guard let loc = iloc.item(item.id), loc.constructionMethod == 0 else { continue }
-                for e in loc.extents {
-                    let start = loc.baseOffset &+ e.offset
-                    if start > size || e.length > size - start { outside.append((item, start, e.length)); break }
-                }
-            }
-            if let first = outside.first {
-                r.findings.append(Finding("SV-FILE-003", .error,
-                    "\(outside.count) of \(heif.items.count) items have data past the end of the file (\(size) bytes); the first, item \(first.item.id) (\(first.item.type)), has an extent of \(first.length) bytes at offset \(first.start): the file is truncated",
-                    at: "meta/iloc @ offset \(first.start)"))
-            }
+        // Samples and item extents past the end of the file: the same check every writer runs (ISOFile.integrityFaults).
+        for fault in file.integrityFaults(limits: limits).dropFirst(file.allDiagnostics.count) {
+            r.findings.append(Finding("SV-FILE-003", .error, fault.message, at: "\(fault.path) @ offset \(fault.offset)"))
         }
         if r.findings.count > start {
             r.whyNotSpatial.append("the file is damaged or truncated (SV-FILE-002/003)")
