@@ -113,6 +113,7 @@ public enum VideoSplitter {
                                         : "the output must be a movie (.mp4, .mov or .mkv), or .hevc with the copy option")
             }
         }
+        try ISOFile.open(path: path, limits: o.limits).requireIntact(limits: o.limits, operation: "split")
         let src = try inspect(path, limits: o.limits)
         var report = VideoSplitReport(frames: src.frames, interLayerPrediction: src.interLayerPrediction, eyeOrder: src.eyeOrder,
                                       heroEye: src.heroEye, disparityAdjustment: src.disparityAdjustment, method: "",
@@ -186,7 +187,9 @@ public enum VideoSplitter {
             if case .sideBySide = o.target { sbs = true } else { sbs = false }
             let squeeze = o.half ? (sbs ? "scale=iw/2:ih:flags=lanczos," : "scale=iw:ih/2:flags=lanczos,") : ""
             let graph = "\(left)\(squeeze)setsar=1[l];\(right)\(squeeze)setsar=1[r];[l][r]\(sbs ? "hstack" : "vstack")[v]"
-            args += ["-filter_complex", graph, "-map", "[v]"] + encode + audio + ["-f", muxer(out), "OUTPUT0"]
+            // Matroska carries the layout in StereoMode; MP4/MOV are tagged by us below (FramePackedOutput).
+            let mkvStereo = muxer(out) == "matroska" ? ["-metadata:s:v:0", "stereo_mode=\(sbs ? "left_right" : "top_bottom")"] : []
+            args += ["-filter_complex", graph, "-map", "[v]"] + encode + mkvStereo + audio + ["-f", muxer(out), "OUTPUT0"]
         case .eyes(let l, let r):
             var graph: [String] = []
             var n = 0
@@ -198,7 +201,15 @@ public enum VideoSplitter {
             }
             args.insert(contentsOf: ["-filter_complex", graph.joined(separator: ";")], at: args.firstIndex(of: "-map") ?? args.count)
         }
-        try runFFmpeg(ff.path, args, outputs: o.target.paths, cancellation: cancellation, frames: src.frames, progress: progress)
+        try runFFmpeg(ff.path, args, outputs: o.target.paths, cancellation: cancellation, frames: src.frames, progress: progress) { (temps: [String]) throws(ParseError) in
+            // FFmpeg copies the first view's stereo side data ("left eye only"): say what the picture is.
+            guard let temp = temps.first, muxer(o.target.paths[0]) != "matroska" else { return }
+            switch o.target {
+            case .sideBySide: try FramePackedOutput.tag(path: temp, packing: "side", heroEye: src.hero)
+            case .overUnder: try FramePackedOutput.tag(path: temp, packing: "over", heroEye: src.hero)
+            case .eyes: break
+            }
+        }
         report.audioTracks = o.audio ? src.audioTracks : 0
         report.method = "decoded by FFmpeg \(ff.version)\(ff.decodesMVHEVCViews ? " (both views)" : " (layers split first)"), re-encoded by x265 (CRF \(NumberText.fixed(o.crf, places: 2, trimZeros: true)), preset \(o.preset))"
         if o.half {
@@ -219,7 +230,8 @@ public enum VideoSplitter {
     /// Runs FFmpeg with `OUTPUTn` placeholders replaced by temporary files beside each output; the outputs appear
     /// (renamed) only when FFmpeg succeeds. Progress comes from `-progress`.
     static func runFFmpeg(_ exe: String, _ argsIn: [String], outputs: [String], cancellation: ConversionCancellation?,
-                          frames: Int, progress: ((VideoConversionProgress) -> Void)?) throws(ParseError) {
+                          frames: Int, progress: ((VideoConversionProgress) -> Void)?,
+                          beforeCommit: (([String]) throws(ParseError) -> Void)? = nil) throws(ParseError) {
         var temps: [(tmp: String, final: String)] = []
         var committed = false
         defer { if !committed { for t in temps { unlink(t.tmp) } } }
@@ -256,10 +268,18 @@ public enum VideoSplitter {
         guard status == 0 else {
             throw ParseError(.unsupported, offset: 0, "FFmpeg failed (exit status \(status)): \(child.errorText())")
         }
+        try beforeCommit?(temps.map(\.tmp))
         for t in temps { try AtomicFile.commit(scratch: t.tmp, to: t.final) }
         committed = true
     }
 
+}
+
+extension SpatialVideoSource {
+    /// The source's hero eye as a value (nil when it has none or a reserved one).
+    var hero: HeroEye? {
+        switch heroEye { case "left": return .left; case "right": return .right; default: return nil }
+    }
 }
 
 /// A stream written to a scratch file beside an output (same file system, removed afterwards).

@@ -1,0 +1,56 @@
+import BinaryIO
+import ISOBMFF
+
+/// Tags a movie that another program (FFmpeg) has just written with two eyes packed in one picture, so that it
+/// says what it is: Apple's frame-packed 3D signalling `vexu{eyes{stri 0x03[, hero]}, proj{prji 'rect'},
+/// pack{pkin}}` (formats.md §8) and, in an MP4 (`ftyp` not `qt  `), also Google's `st3d` stereo mode, which
+/// players that know only Google's boxes read (formats.md §5). Whatever stereo metadata the writer put there is
+/// replaced: FFmpeg copies the first input view's stereo side data, which says "left eye only".
+public enum FramePackedOutput {
+    /// Rewrites the sample entry of every video track of `path` (in place when the layout allows, otherwise an
+    /// atomic rewrite of the same path). `packing` is `side` or `over`; `heroEye` is written when given.
+    /// Returns the change lines.
+    @discardableResult
+    public static func tag(path: String, packing: FourCC, heroEye: HeroEye?) throws(ParseError) -> [String] {
+        guard packing == "side" || packing == "over" else {
+            throw ParseError(.invalidArgument, offset: 0, path: path, "view packing must be 'side' or 'over' (got '\(packing)')")
+        }
+        let file = try ISOFile.open(path: path)
+        guard let moovIndex = file.boxes.firstIndex(where: { $0.type == "moov" }), var traks = file.boxes[moovIndex].children else {
+            throw ParseError(.unsupported, offset: 0, path: path, "not a movie: no moov box")
+        }
+        let isQuickTime = file.box("ftyp")?.payload(FileTypeBox.self)?.majorBrand == "qt  "
+        var changes: [String] = []
+        for ti in traks.indices where traks[ti].type == "trak" {
+            let track = Track(traks[ti])
+            guard track.handler == "vide", var stbl = traks[ti].find("mdia", "minf", "stbl"), var stsd = stbl.child("stsd"),
+                  var entries = stsd.children, !entries.isEmpty else { continue }
+            for ei in entries.indices where entries[ei].payload(SampleEntry.self)?.kind == .visual {
+                var entry = entries[ei]
+                _ = entry.removeChildren("vexu") + entry.removeChildren("st3d")
+                var edit = SpatialVideoEdit()
+                edit.viewPacking = .set(packing)
+                if let heroEye { edit.heroEye = .set(heroEye) }
+                SpatialVideoEditor.editEntry(&entry, edit, stereo: true)
+                if !isQuickTime {
+                    var kids = entry.children ?? []
+                    let at = kids.firstIndex { ["vexu", "sv3d", "pasp", "clap", "btrt"].contains($0.type) } ?? kids.count
+                    kids.insert(Box(SingleValueFullBox(kind: "st3d", value: packing == "side" ? 2 : 1), type: "st3d"), at: at)
+                    entry.children = kids
+                }
+                entries[ei] = entry
+                changes.append("track \(track.trackID): tagged frame-packed \(packing == "side" ? "side by side" : "over-under") (vexu/eyes/stri both eyes, pack/pkin '\(packing)'\(isQuickTime ? "" : ", st3d \(packing == "side" ? 2 : 1)"))")
+            }
+            stsd.children = entries
+            stbl.setChild(stsd)
+            try SpatialVideoEditor.replace(&traks[ti], path: ["mdia", "minf", "stbl"], with: stbl)
+        }
+        guard !changes.isEmpty else { throw ParseError(.unsupported, offset: 0, path: path, "no video track to tag") }
+        var moov = file.boxes[moovIndex]
+        moov.children = traks
+        if case .notPossible = try SpatialVideoEditor.writeInPlace(file: file, path: path, moovIndex: moovIndex, newMoov: moov) {
+            _ = try SpatialVideoEditor.rewrite(file: file, moovIndex: moovIndex, newMoov: moov, to: path, faststart: false)
+        }
+        return changes
+    }
+}
