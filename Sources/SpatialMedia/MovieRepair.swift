@@ -7,8 +7,10 @@ import ISOBMFF
 public struct RepairOptions: Sendable {
     /// `hfov` to add to a rectilinear stereo track that has none (millidegrees); nil: report it missing.
     public var horizontalFieldOfViewMillidegrees: UInt32?
-    /// Hero eye to add to a stereo track whose `vexu/eyes` has none (Apple's writer uses left).
-    public var heroEye: HeroEye = .left
+    /// Hero eye to add to a stereo track whose `vexu/eyes` has none; nil: the eye the base layer carries (SEI 176 /
+    /// VPS view ids in `hvcC`), left when that is not signalled. Players that decode only the base layer show that
+    /// eye in 2D, so a hero naming the other eye contradicts them.
+    public var heroEye: HeroEye? = nil
     public init() {}
 }
 
@@ -33,17 +35,19 @@ public struct RepairResult: Sendable {
 /// * `hev1` → `hvc1`: when every parameter set (VPS/SPS/PPS) found in the samples has one value per
 ///   type and layer for the whole stream and either is already in `hvcC`/`lhvC` or the record has none of
 ///   that type and layer, the parameter sets are put in the records (array_completeness 1), removed from
-///   the samples, and the sample entry renamed. Samples that lose bytes are written to a new `mdat` at the
-///   end of the file and their chunk table becomes one sample per chunk; every other sample keeps its bytes
-///   where they were.
+///   the samples, and the sample entry renamed. A sample that loses bytes is written shorter at its own offset
+///   (no second copy is left in the file) and the track's chunk table becomes one sample per chunk; every other
+///   sample keeps its bytes where they were.
 /// * `moov` after `mdat`: moved in front (chunk offsets patched).
-/// * a stereo track without a hero eye: `vexu/eyes/hero` added (left unless told otherwise); a rectilinear
-///   stereo track without `hfov`: added when a value is given, otherwise reported.
+/// * a stereo track without a hero eye: `vexu/eyes/hero` added (the base layer's eye unless told otherwise); a
+///   rectilinear stereo track without `hfov`: added when a value is given, otherwise reported. An MV-HEVC track
+///   without `vexu` gets one only when a hero or hfov is given; a given value no track takes is refused.
 public enum MovieRepair {
     /// Repairs the movie at `path`, writing `output` (or `path` itself with `inPlace`, atomically).
     public static func fix(path: String, output: String?, inPlace: Bool, options: RepairOptions = RepairOptions(),
                            limits: Limits = .default) throws(ParseError) -> RepairResult {
         let file = try ISOFile.open(path: path, limits: limits)
+        try file.requireIntact(limits: limits, operation: "repair")
         guard let moovIndex = file.boxes.firstIndex(where: { $0.type == "moov" }) else {
             throw ParseError(.unsupported, offset: 0, path: path, "not a movie: no moov box")
         }
@@ -54,8 +58,9 @@ public enum MovieRepair {
         var moov = file.boxes[moovIndex]
         var repairs: [String] = []
         var notRepaired: [String] = []
-        var newMdat = ByteWriter()
-        let newMdatOffset = file.source.size + 8   // where the appended mdat's payload sits in "old file" coordinates
+        // Samples that lose their parameter sets are rewritten where they are (old-file offset → new bytes).
+        var patches: [UInt64: [UInt8]] = [:]
+        var usedHero = false, usedHFOV = false
         guard var traks = moov.children else { throw ParseError(.unsupported, offset: moov.header.offset, path: "moov", "moov is empty") }
 
         for ti in traks.indices where traks[ti].type == "trak" {
@@ -72,7 +77,7 @@ public enum MovieRepair {
                     case .success(let plan):
                         e = plan.entry
                         if !plan.changedSamples.isEmpty {
-                            try rewriteTables(&traks[ti], track: track, plan: plan, newMdat: &newMdat, newMdatOffset: newMdatOffset, file: file)
+                            try rewriteTables(&traks[ti], track: track, plan: plan, patches: &patches)
                         }
                         repairs.append("track \(track.trackID): sample entry 'hev1' → 'hvc1'" + (plan.movedParameterSets.isEmpty ? " (parameter sets were already only in the configuration records)"
                             : "; \(plan.movedParameterSets.joined(separator: ", ")) moved from \(plan.changedSamples.count) sample(s) into the configuration records"))
@@ -83,18 +88,27 @@ public enum MovieRepair {
             let m = StereoMetadataReader.read(sampleEntry: e, track: traks[ti])
             let isMV = (e.type == "hvc1" || e.type == "hev1") && e.child("hvcC") != nil && e.child("lhvC") != nil
             let stereo = isMV || m.framePacking != nil || (m.viewFlags.map { $0.hasLeftEye && $0.hasRightEye } ?? false)
-            if stereo && m.hasVexu && m.heroEye == nil {
+            // A stereo track without vexu gets one only when the caller gave a value for it (MV-HEVC: the eyes
+            // are the layers, so vexu/eyes/stri can say both).
+            let tagged = m.hasVexu || (isMV && (options.heroEye != nil || options.horizontalFieldOfViewMillidegrees != nil))
+            if stereo && tagged && m.heroEye == nil {
+                let baseLeft = isMV ? SpatialVideoEditor.baseLayerIsLeft(sampleEntry: e) : nil
+                let hero = options.heroEye ?? (baseLeft == false ? .right : .left)
                 var edit = SpatialVideoEdit()
-                edit.heroEye = .set(options.heroEye)
+                edit.heroEye = .set(hero)
                 SpatialVideoEditor.editEntry(&e, edit)
-                repairs.append("track \(track.trackID): added hero eye \(options.heroEye) (vexu/eyes/hero)")
+                usedHero = true
+                let why = options.heroEye != nil ? "" : baseLeft == nil ? " (the layer → eye mapping is not signalled; left, as Apple's writer)" : " (the eye of the base layer, SEI 176)"
+                let warning = SpatialVideoEditor.heroWarning(.set(hero), baseLayerIsLeft: baseLeft, track: track.trackID).map { " — note: \($0)" } ?? ""
+                repairs.append("track \(track.trackID): added hero eye \(hero) (vexu/eyes/hero)\(why)\(warning)")
             }
             let rectilinear = (m.projectionKind ?? "rect") == "rect" && !m.hasGoogleSphere
-            if stereo && rectilinear && m.hasVexu && !m.hasHFOV {
+            if stereo && rectilinear && tagged && !m.hasHFOV {
                 if let f = options.horizontalFieldOfViewMillidegrees {
                     var edit = SpatialVideoEdit()
                     edit.horizontalFieldOfViewMillidegrees = .set(f)
                     SpatialVideoEditor.editEntry(&e, edit)
+                    usedHFOV = true
                     repairs.append("track \(track.trackID): added hfov \(SpatialFormat.degrees(f))°")
                 } else {
                     notRepaired.append("track \(track.trackID): no hfov (horizontal field of view); give --hfov DEG to add it (it cannot be guessed)")
@@ -109,28 +123,21 @@ public enum MovieRepair {
             }
         }
         moov.children = traks
+        // A value the caller gave that no track took is an error, not a silent no-op.
+        var unused: [String] = []
+        if let h = options.heroEye, !usedHero { unused.append("hero eye \(h)") }
+        if let f = options.horizontalFieldOfViewMillidegrees, !usedHFOV { unused.append("hfov \(SpatialFormat.degrees(f))°") }
+        if !unused.isEmpty {
+            throw ParseError(.invalidArgument, offset: 0, path: path,
+                             "\(unused.joined(separator: " and ")) given but no track takes it: fix adds them only to a stereo track (MV-HEVC, or one whose vexu says both eyes) that lacks them; use `spatial-media edit` to change values that are present")
+        }
         let firstMdat = file.boxes.firstIndex { $0.type == "mdat" }
         let moveMoov = firstMdat.map { $0 < moovIndex } ?? false
         if moveMoov { repairs.append("moved moov before mdat (players can start before reading the end of the file)") }
         guard !repairs.isEmpty else {
             return RepairResult(outputPath: target, repairs: [], notRepaired: notRepaired, bytesWritten: 0)
         }
-        var source = file
-        if newMdat.count > 0 {
-            // The new samples go in an mdat appended after the last box; its offset in the old file's coordinates is
-            // the file size, so the rewrite's offset mapping moves it like any other box.
-            if case .none = file.tail {} else {
-                throw ParseError(.unsupported, offset: file.source.size, path: path, "bytes after the last box: cannot append the repaired samples safely")
-            }
-            var mdat = Box(type: "mdat", fields: .raw(newMdat.take()))
-            mdat.header.offset = file.source.size
-            mdat.header.size = mdat.encodedSize()
-            guard mdat.header.size <= UInt64(UInt32.max) else {
-                throw ParseError(.unsupported, offset: 0, path: path, "the repaired samples exceed 4 GiB")
-            }
-            source = ISOFile(boxes: file.boxes + [mdat], tail: file.tail, diagnostics: [], source: file.source)
-        }
-        let written = try SpatialVideoEditor.rewrite(file: source, moovIndex: moovIndex, newMoov: moov, to: target, faststart: moveMoov)
+        let written = try SpatialVideoEditor.rewrite(file: file, moovIndex: moovIndex, newMoov: moov, to: target, faststart: moveMoov, patches: patches)
         return RepairResult(outputPath: target, repairs: repairs, notRepaired: notRepaired, bytesWritten: written)
     }
 
@@ -227,22 +234,21 @@ public enum MovieRepair {
         arrays.insert(NALUnitArray(arrayCompleteness: true, nalUnitType: NALUnitType(type), nalUnits: [nal]), at: at)
     }
 
-    /// One sample per chunk for the repaired track: unchanged samples stay where they are, changed ones point
-    /// into the appended mdat; `stsz` gets the new sizes.
-    static func rewriteTables(_ trak: inout Box, track: Track, plan: Hev1Plan, newMdat: inout ByteWriter, newMdatOffset: UInt64,
-                              file: ISOFile) throws(ParseError) {
+    /// One sample per chunk for the repaired track: every sample stays where it is; a changed sample's shorter bytes
+    /// are written at its old offset (a patch applied while the file is copied), so no second copy of it is left
+    /// behind — only the removed parameter-set bytes remain, unreferenced, after it. `stsz` gets the new sizes.
+    static func rewriteTables(_ trak: inout Box, track: Track, plan: Hev1Plan, patches: inout [UInt64: [UInt8]]) throws(ParseError) {
         let samples = try track.samples()
         guard var stbl = trak.find("mdia", "minf", "stbl") else { return }
         var offsets: [UInt64] = []
         var sizes: [UInt32] = []
         offsets.reserveCapacity(samples.count)
         for s in samples {
-            if let b = plan.changedSamples[s.index] {
-                offsets.append(try Checked.add(newMdatOffset, UInt64(newMdat.count)))
-                newMdat.write(b)
+            offsets.append(s.offset)
+            if let b = plan.changedSamples[s.index], b.count <= Int(s.size) {
+                patches[s.offset] = b
                 sizes.append(UInt32(truncatingIfNeeded: b.count))
             } else {
-                offsets.append(s.offset)
                 sizes.append(s.size)
             }
         }

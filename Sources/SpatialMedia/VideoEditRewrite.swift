@@ -9,7 +9,10 @@ extension SpatialVideoEditor {
     /// Writes the whole movie to `path` (temporary file + rename) with `newMoov`, streaming every
     /// other box from the source and patching every chunk offset by how far its box moved.
     /// Returns the bytes written.
+    /// `patches` replace source bytes (old-file offset → bytes) inside boxes copied from the source, such as a sample
+    /// rewritten shorter in its own place in `mdat`.
     static func rewrite(file: ISOFile, moovIndex: Int, newMoov: Box, to path: String, faststart: Bool,
+                        patches: [UInt64: [UInt8]] = [:],
                         progress: ((UInt64, UInt64) -> Void)? = nil) throws(ParseError) -> UInt64 {
         var order = Array(file.boxes.indices)
         if faststart, let firstMdat = file.boxes.firstIndex(where: { $0.type == "mdat" }), firstMdat < moovIndex {
@@ -43,9 +46,13 @@ extension SpatialVideoEditor {
                     boxes.append(b)
                 }
                 let out = ISOFile(boxes: boxes, tail: file.tail, diagnostics: [], source: file.source)
-                try out.write(to: path, progress: progress)
+                let segments = try patched(out.segments(), patches)
+                try out.checkWritable()
+                try AtomicFile.write(path: path) { (f: AtomicFile) throws(ParseError) in
+                    try AtomicFile.writeSegments(segments, to: f, source: file.source, progress: progress)
+                }
                 var total: UInt64 = 0
-                for s in out.segments() {
+                for s in segments {
                     switch s {
                     case .bytes(let b): total += UInt64(b.count)
                     case .range(_, let l): total += l
@@ -56,6 +63,36 @@ extension SpatialVideoEditor {
             forceCo64.formUnion(promoted)
         }
         throw ParseError(.unwritable, offset: 0, path: path, "chunk offset layout did not converge")
+    }
+
+    /// `segments` with the source ranges under each patch replaced by the patch's bytes. A patch must lie inside
+    /// one copied range (a sample inside `mdat`); one that does not is an error, never a silent skip.
+    static func patched(_ segments: [SegmentList.Segment], _ patches: [UInt64: [UInt8]]) throws(ParseError) -> [SegmentList.Segment] {
+        guard !patches.isEmpty else { return segments }
+        let sorted = patches.sorted { $0.key < $1.key }
+        var out: [SegmentList.Segment] = []
+        var used = 0
+        var next = 0
+        for s in segments {
+            guard case .range(let o, let l) = s else { out.append(s); continue }
+            let end = o + l
+            var pos = o
+            while next < sorted.count, sorted[next].key >= pos, sorted[next].key < end {
+                let (at, bytes) = sorted[next]
+                let stop = try Checked.add(at, UInt64(bytes.count), offset: at)
+                guard stop <= end else { break }
+                if at > pos { out.append(.range(offset: pos, length: at - pos)) }
+                if !bytes.isEmpty { out.append(.bytes(bytes)) }
+                pos = stop
+                next += 1
+                used += 1
+            }
+            if pos < end { out.append(.range(offset: pos, length: end - pos)) }
+        }
+        guard used == sorted.count else {
+            throw ParseError(.unwritable, offset: sorted[min(used, sorted.count - 1)].key, "a rewritten sample does not lie inside one copied box")
+        }
+        return out
     }
 
     static func firstSaio(_ b: Box) -> Box? {
