@@ -23,7 +23,9 @@ public struct TimeToSampleBox: BoxPayload, FullBoxCarrying, Equatable {
 }
 
 /// `ctts` CompositionOffsetBox (§8.6.1.3). Version 0 offsets are unsigned, version 1 signed;
-/// both are stored as their 32-bit pattern.
+/// both are stored as their 32-bit pattern (written back unchanged). ``offset(_:)`` reads both as signed, as
+/// Apple's and FFmpeg's readers do: writers put negative offsets in version 0 boxes, and an unsigned offset of
+/// 2^31 ticks or more is never meant.
 public struct CompositionOffsetBox: BoxPayload, FullBoxCarrying, Equatable {
     public var fullBox: FullBoxHeader
     public var entries: [(count: UInt32, offset: UInt32)]
@@ -39,9 +41,14 @@ public struct CompositionOffsetBox: BoxPayload, FullBoxCarrying, Equatable {
         fullBox.write(to: &w); w.writeU32(UInt32(truncatingIfNeeded: entries.count))
         for e in entries { w.writeU32(e.count); w.writeU32(e.offset) }
     }
-    /// The offset of an entry as a signed value (version 1), or unsigned (version 0) widened.
+    /// The offset of an entry in ticks, read as signed whatever the version (see the type's note): a version-0
+    /// pattern with the top bit set is a negative offset its writer stored in the wrong version.
     public func offset(_ e: (count: UInt32, offset: UInt32)) -> Int64 {
-        fullBox.version == 0 ? Int64(e.offset) : Int64(Int32(bitPattern: e.offset))
+        Int64(Int32(bitPattern: e.offset))
+    }
+    /// True when a version-0 box holds an offset with the top bit set (read as negative by ``offset(_:)``).
+    public var hasNegativeOffsetsInVersion0: Bool {
+        fullBox.version == 0 && entries.contains { $0.offset & 0x8000_0000 != 0 }
     }
     public var summary: String { "\(entries.count) entries" }
     public var json: [(String, JSON)] { [("entry_count", .uint(UInt64(entries.count)))] }
