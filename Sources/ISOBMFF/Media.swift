@@ -41,6 +41,15 @@ public struct Track: Sendable {
     /// edits included) and the number of distinct samples whose display interval overlaps a media edit.
     /// `nil` without an edit list, or when the tables cannot be read.
     public func presented(movieTimescale: UInt32, limits: Limits = .default) -> (seconds: Double, samples: Int)? {
+        guard let p = presentedSamples(movieTimescale: movieTimescale, limits: limits) else { return nil }
+        return (p.seconds, p.shown.filter { $0 }.count)
+    }
+
+    /// The one notion of presented frames that `info`, `validate` and `fix` share: per sample (decode order),
+    /// whether its display interval (composition time, duration) overlaps a media edit of `edts/elst`, and the
+    /// presented duration (all edits, empty ones included). `nil` without an edit list (every sample is shown) or
+    /// when the tables cannot be read.
+    public func presentedSamples(movieTimescale: UInt32, limits: Limits = .default) -> (seconds: Double, shown: [Bool])? {
         guard let elst = box.find("edts", "elst")?.payload(EditListBox.self), !elst.entries.isEmpty,
               movieTimescale > 0, timescale > 0, let samples = try? samples(limits: limits) else { return nil }
         let mediaEnd = samples.map { $0.presentationTime + Int64($0.duration) }.max() ?? 0
@@ -60,7 +69,13 @@ public struct Track: Sendable {
             }
             for (i, s) in samples.enumerated() where s.presentationTime < end && s.presentationTime + Int64(s.duration) > start { shown[i] = true }
         }
-        return (seconds, shown.filter { $0 }.count)
+        return (seconds, shown)
+    }
+
+    /// Frames a player shows: the samples ``presentedSamples(movieTimescale:limits:)`` marks, or every sample
+    /// without an edit list.
+    public func presentedFrameCount(movieTimescale: UInt32, limits: Limits = .default) -> Int {
+        presented(movieTimescale: movieTimescale, limits: limits)?.samples ?? sampleCount
     }
 
     /// Track references of `type` (for example `vdep`, `cdsc`, `auxl`).
@@ -147,6 +162,8 @@ public struct Track: Sendable {
 }
 
 extension ISOFile {
+    /// `mvhd` timescale (the unit of edit-list segment durations), 0 without one.
+    public var movieTimescale: UInt32 { find("moov", "mvhd")?.payload(MovieHeaderBox.self)?.timescale ?? 0 }
     /// The movie's tracks, in file order.
     public var tracks: [Track] { box("moov")?.children("trak").map(Track.init) ?? [] }
     /// True when the file holds movie fragments.

@@ -23,10 +23,13 @@ public struct RepairResult: Sendable {
     public var notRepaired: [String]
     /// Bytes written (0 when nothing needed repairing and nothing was written).
     public var bytesWritten: UInt64
+    /// Facts kept as they are that a reader of the report should know (frames an edit list hides).
+    public var notes: [String] = []
 
     public var json: JSON {
         .object([("output", .string(outputPath)), ("repairs", .array(repairs.map { .string($0) })),
-                 ("not_repaired", .array(notRepaired.map { .string($0) })), ("bytes_written", .uint(bytesWritten))])
+                 ("not_repaired", .array(notRepaired.map { .string($0) })), ("notes", .array(notes.map { .string($0) })),
+                 ("bytes_written", .uint(bytesWritten))])
     }
 }
 
@@ -63,9 +66,14 @@ public enum MovieRepair {
         var usedHero = false, usedHFOV = false
         guard var traks = moov.children else { throw ParseError(.unsupported, offset: moov.header.offset, path: "moov", "moov is empty") }
 
+        var notes: [String] = []
         for ti in traks.indices where traks[ti].type == "trak" {
             let track = Track(traks[ti])
             guard track.handler == "vide", let entry = track.sampleEntries.first else { continue }
+            // The same presented frames as info and validate (SV-VIDEO-037): the edit list is kept, and said.
+            if let p = track.presentedSamples(movieTimescale: file.movieTimescale, limits: limits), p.shown.contains(false) {
+                notes.append("track \(track.trackID): the edit list presents \(p.shown.filter { $0 }.count) of \(p.shown.count) frames (kept as it is)")
+            }
             var e = entry
             if entry.type == "hev1" {
                 if track.sampleEntries.count != 1 {
@@ -135,10 +143,10 @@ public enum MovieRepair {
         let moveMoov = firstMdat.map { $0 < moovIndex } ?? false
         if moveMoov { repairs.append("moved moov before mdat (players can start before reading the end of the file)") }
         guard !repairs.isEmpty else {
-            return RepairResult(outputPath: target, repairs: [], notRepaired: notRepaired, bytesWritten: 0)
+            return RepairResult(outputPath: target, repairs: [], notRepaired: notRepaired, bytesWritten: 0, notes: notes)
         }
         let written = try SpatialVideoEditor.rewrite(file: file, moovIndex: moovIndex, newMoov: moov, to: target, faststart: moveMoov, patches: patches)
-        return RepairResult(outputPath: target, repairs: repairs, notRepaired: notRepaired, bytesWritten: written)
+        return RepairResult(outputPath: target, repairs: repairs, notRepaired: notRepaired, bytesWritten: written, notes: notes)
     }
 
     struct Hev1Plan {

@@ -49,6 +49,7 @@ struct Fix: ParsableCommand {
         if json { print(r.json.serialized(pretty: true)) }
         for x in r.repairs { printErr("repaired: \(x)") }
         for x in r.notRepaired { printErr("not repaired: \(x)") }
+        for x in r.notes { printErr("note: \(x)") }
         if r.repairs.isEmpty {
             printErr("nothing repaired; nothing written" + (r.notRepaired.isEmpty ? " (no breakage of the kinds fix repairs)" : ""))
         } else {

@@ -43,6 +43,7 @@ enum VideoRules {
         var spatial: Bool
         var whyNot: [String]
         var interLayer = false
+        /// Frames a player presents (the edit list applied): pixel checks sample among these only.
         var frameCount = 0
         var profile: ProfileVerdict
         /// Both layers are configured (hvcC and lhvC) and the stream's parameter sets parse: the eyes can be decoded.
@@ -95,6 +96,22 @@ enum VideoRules {
         // HEVC stream facts from the configuration records and the first samples.
         let stream = streamChecks(file, v, at: entryPath, f: &f, summary: &summary)
         summary.append(("frames", .int(Int64(stream.frames))))
+        // Presented frames: the same notion as `info` and `fix` (Track.presentedSamples).
+        var presentedFrames = stream.frames
+        if let track = file.tracks.first(where: { $0.trackID == v.trackID }),
+           let p = track.presentedSamples(movieTimescale: file.movieTimescale) {
+            let shown = p.shown.filter { $0 }.count
+            presentedFrames = shown
+            summary.append(("presented_frames", .int(Int64(shown))))
+            if shown < p.shown.count {
+                let hidden = p.shown.indices.filter { !p.shown[$0] }.map { "\($0 + 1)" }
+                f.append(Finding("SV-VIDEO-037", .info, "the edit list presents \(shown) of \(p.shown.count) frames; hidden (decode order): sample\(hidden.count == 1 ? "" : "s") \(hidden.prefix(8).joined(separator: ", "))\(hidden.count > 8 ? ", …" : ""); pixel checks sample presented frames only", at: "\(trakPath)/edts/elst"))
+            }
+        }
+        if let ctts = file.tracks.first(where: { $0.trackID == v.trackID })?.sampleTable?.child("ctts"),
+           ctts.payload(CompositionOffsetBox.self)?.hasNegativeOffsetsInVersion0 == true {
+            f.append(Finding("SV-VIDEO-038", .info, "ctts version 0 holds negative composition offsets (top bit set); read as signed, as Apple's and FFmpeg's players do (version 1 is the form that says so)", at: ctts.path))
+        }
 
         let m = v.metadata
         eyeRules(m, baseLayerIsLeft: stream.baseLayerIsLeft, at: entryPath, f: &f)
@@ -106,7 +123,7 @@ enum VideoRules {
         let spatial = report.classification == .spatialVideo && !f.contains { $0.severity == .error }
         var why = report.whyNotSpatial
         if !spatial && why.isEmpty { why = f.filter { $0.severity == .error }.map(\.message) }
-        return Verdict(spatial: spatial, whyNot: why, interLayer: stream.interLayer, frameCount: stream.frames, profile: verdict,
+        return Verdict(spatial: spatial, whyNot: why, interLayer: stream.interLayer, frameCount: presentedFrames, profile: verdict,
                        hasTwoLayerStream: stream.parsed && v.hasLhvC)
     }
 

@@ -103,6 +103,8 @@ public enum RuleCatalog {
         Rule(id: "SV-VIDEO-034", severity: .info, title: "Sample entry repeats the SPS VUI colour description (colr)", source: "ISO/IEC 14496-12 §12.1.5; QuickTime nclc"),
         Rule(id: "SV-VIDEO-035", severity: .warning, title: "colr agrees with the SPS VUI colour description", source: "ISO/IEC 14496-12 §12.1.5; H.265 Annex E"),
         Rule(id: "SV-VIDEO-036", severity: .error, title: "Pictures decoded out of display order (B-frames) have composition offsets (`ctts`)", source: "ISO/IEC 14496-12 §8.6.1.3 (composition time = decode time + offset)"),
+        Rule(id: "SV-VIDEO-037", severity: .info, title: "Frames hidden by the edit list (presented frames as `info` and `fix` count them)", source: "ISO/IEC 14496-12 §8.6.6 (edit list)"),
+        Rule(id: "SV-VIDEO-038", severity: .info, title: "Negative composition offsets in a version-0 `ctts` are read as signed", source: "ISO/IEC 14496-12 §8.6.1.3; FFmpeg and Apple read them signed"),
         // Photos
         Rule(id: "SV-PHOTO-001", severity: .error, title: "HEIF file with a 'ster' entity group", source: "ISO/IEC 23008-12:2022 §6.8.5; formats.md §4.2"),
         Rule(id: "SV-PHOTO-002", severity: .error, title: "'ster' group names exactly two image items", source: "ISO/IEC 23008-12 §6.8.5; formats.md §4.2"),

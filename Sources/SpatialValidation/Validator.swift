@@ -240,17 +240,26 @@ public enum Validator {
         let source = try? SpatialVideoSource.inspect(path, limits: options.limits)
         let picks = PixelSource.pickFrames(total: max(1, v.frameCount), count: options.frames)
         if let source, FFmpeg.locate(.mvhevcViews) != nil {
-            do throws(ParseError) {
-                for f in try source.sampledFrames(picks) {
-                    var e = try PixelSource.eyes(f.left, f.right, notes: ["decoded with FFmpeg (frame \(f.index) of \(v.frameCount))"])
-                    e.label = "frame \(f.index)"
-                    frames.append(e)
-                }
-                r.findings.append(EyeSync.finding(EyeSync.measure(runs: EyeSync.runs(source, total: v.frameCount)), frames: v.frameCount))
-            } catch {
-                r.findings.append(Finding("SV-GEOM-021", .warning, "pixels not checked: FFmpeg could not decode the sampled frames: \(error.message); metadata checked only (--no-pixels skips pixel checks)"))
+            // Frames are sampled among the presented ones (v.frameCount applies the edit list), in presentation order;
+            // one frame FFmpeg cannot give does not stop the others.
+            var failures: [String] = []
+            for i in picks {
+                do throws(ParseError) {
+                    for f in try source.sampledFrames([i]) {
+                        var e = try PixelSource.eyes(f.left, f.right, notes: ["decoded with FFmpeg (frame \(f.index) of \(v.frameCount) presented)"])
+                        e.label = "frame \(f.index)"
+                        frames.append(e)
+                    }
+                } catch { failures.append("frame \(i): \(error.message)") }
+            }
+            if frames.isEmpty {
+                r.findings.append(Finding("SV-GEOM-021", .warning, "pixels not checked: FFmpeg could not decode the sampled frames: \(failures.joined(separator: "; ")); metadata checked only (--no-pixels skips pixel checks)"))
                 return
             }
+            if !failures.isEmpty {
+                r.findings.append(Finding("SV-GEOM-022", .info, "\(failures.count) sampled frame\(failures.count == 1 ? "" : "s") could not be decoded and \(failures.count == 1 ? "was" : "were") skipped: \(failures.joined(separator: "; "))"))
+            }
+            r.findings.append(EyeSync.finding(EyeSync.measure(runs: EyeSync.runs(source, total: v.frameCount)), frames: v.frameCount))
         } else {
             do throws(ParseError) {
                 let decoded = try PixelSource.videoFrames(path, count: options.frames, limits: options.limits)

@@ -186,6 +186,74 @@ import SpatialValidation
         #expect(!v.fired("SV-FILE-002") && !v.fired("SV-FILE-003"))
     }
 
+    // MARK: f. negative offsets in a version-0 ctts
+
+    @Test(.enabled(if: ffmpeg != nil))
+    func negativeOffsetsInVersion0CttsAreSigned() throws {
+        let d = Temp.dir()
+        defer { try? FileManager.default.removeItem(atPath: d) }
+        let ff = try #require(Self.ffmpeg).path
+        let v1 = d + "/v1.mov"
+        _ = try Self.stderr(ff, ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc=size=160x120:rate=30", "-frames:v", "5", "-pix_fmt", "yuv420p",
+                                 "-c:v", "libx265", "-x265-params", "bframes=3:b-adapt=0:log-level=error", "-movflags", "+negative_cts_offsets", "-f", "mov", v1])
+        // The same movie with the ctts version byte set to 0 (as some writers store negative offsets).
+        var b = try Self.bytes(v1)
+        let at = try #require(try Temp.find(v1, "ctts").first)
+        #expect(b[at + 4] == 1)
+        b[at + 4] = 0
+        let v0 = d + "/v0.mov"
+        try Self.write(b, v0)
+        let t0 = try #require(try ISOFile.open(path: v0).tracks.first), t1 = try #require(try ISOFile.open(path: v1).tracks.first)
+        #expect(try t0.samples().map(\.presentationTime) == t1.samples().map(\.presentationTime))
+        #expect(try t0.samples().contains { $0.presentationTime < Int64($0.decodeTime) }, "the clip needs negative offsets")
+        let movie = try ISOFile.open(path: v0)
+        // Was 3 of 5 (offsets read as unsigned pushed two frames past the edit).
+        #expect(t0.presentedFrameCount(movieTimescale: movie.movieTimescale) == 5)
+        #expect(try movie.serialized() == b, "the box keeps its version and bytes")
+        #expect(Validator.validate(path: v0, options: Self.metadataOnly()).fired("SV-VIDEO-038"))
+    }
+
+    // MARK: g, h. one notion of presented frames; pixel checks sample presented frames
+
+    static func hiddenLastFrame(_ d: String) throws -> String {
+        var b = try Self.bytes(Corpus.appleVideo)
+        let at = try #require(try Temp.find(Corpus.appleVideo, "elst").first)
+        // elst v0: version/flags, count, segment_duration (200 of 600 = 10 frames) → 180: the last frame is hidden.
+        #expect(Array(b[(at + 12)..<(at + 16)]) == [0, 0, 0, 200])
+        b[at + 15] = 180
+        let out = d + "/hidden.mp4"
+        try Self.write(b, out)
+        return out
+    }
+
+    @Test(.enabled(if: haveApple))
+    func infoValidateAndFixCountTheSamePresentedFrames() throws {
+        let d = Temp.dir()
+        defer { try? FileManager.default.removeItem(atPath: d) }
+        let movie = try Self.hiddenLastFrame(d)
+        let file = try ISOFile.open(path: movie)
+        let track = try #require(file.tracks.first)
+        #expect(track.presentedFrameCount(movieTimescale: file.movieTimescale) == 9)
+        #expect(ContainerSummary(file).tracks.first?.presentedSamples == 9)
+        let r = Validator.validate(path: movie, options: Self.metadataOnly())
+        #expect(r.fired("SV-VIDEO-037"))
+        #expect(r.findings.contains { $0.ruleID == "SV-VIDEO-037" && $0.message.contains("9 of 10") })
+        let fixed = try MovieRepair.fix(path: movie, output: d + "/f.mp4", inPlace: false)
+        #expect(fixed.notes.contains { $0.contains("9 of 10") }, "\(fixed.notes)")
+    }
+
+    @Test(.enabled(if: haveApple && ffmpegViews != nil))
+    func pixelCheckSamplesOnlyPresentedFrames() throws {
+        let d = Temp.dir()
+        defer { try? FileManager.default.removeItem(atPath: d) }
+        let movie = try Self.hiddenLastFrame(d)
+        let r = Validator.validate(path: movie)
+        // Was: SV-GEOM-021 "FFmpeg decoded no picture at frame 9" and no pixel check at all.
+        #expect(!r.fired("SV-GEOM-021"), "\(r.findings.filter { $0.ruleID == "SV-GEOM-021" }.map(\.message))")
+        #expect(r.measurements.count == 3)
+        #expect(r.findings.contains { $0.ruleID == "SV-GEOM-022" && $0.message.contains("frame 8") })
+    }
+
     static func stdout(_ exe: String, _ args: [String]) throws -> String {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: exe)
