@@ -359,6 +359,10 @@ public enum SpatialVideoEditor {
             if let p = signal.packing { e.viewPacking = .set(p) }
             e.heroEye = heroEye
             editEntry(&entry, e, stereo: signal.packing != nil || isMVHEVC)
+            if m.presentBoxes.contains("sv3d"), m.googleProjection == "mshp" {
+                // The caller stated the projection of a mesh; APMP has no field for a smaller coverage, so say what was assumed.
+                warnings.append("track \(trackID): the projection is a camera mesh (sv3d/proj/mshp) whose coverage was not checked: '\(signal.projection)' declares \(signal.projection == "hequ" ? "a 180°×180° half sphere" : "the whole 360°×180° sphere"), as you stated; a VR180 camera's picture that covers less (e.g. 137°×96°) is stretched over it by players")
+            }
             if m.hasHFOV { warnings.append("track \(trackID): an hfov box is present; it describes a rectilinear picture, not a sphere") }
         case .toGoogle:
             let signal: GoogleSphericalSignal

@@ -254,6 +254,71 @@ import SpatialValidation
         #expect(r.findings.contains { $0.ruleID == "SV-GEOM-022" && $0.message.contains("frame 8") })
     }
 
+    // MARK: c. a cropped VR180 picture is not tagged as a full hemisphere without a word
+
+    static let vr = Corpus.root + "/corpus/spherical/testRoom1_1080Stereo.mp4"
+
+    /// The corpus VR180/360 movie with its v1 XML replaced by Google v2 boxes: st3d top-bottom and `projection`.
+    static func withGoogleV2(_ projection: Box, _ out: String) throws {
+        let file = try ISOFile.open(path: vr)
+        let mi = try #require(file.boxes.firstIndex { $0.type == "moov" })
+        #expect(file.boxes.lastIndex { $0.type == "mdat" } ?? 0 < mi, "moov last: chunk offsets stay valid")
+        var moov = file.boxes[mi]
+        var kids = try #require(moov.children)
+        let ti = try #require(kids.firstIndex { $0.type == "trak" })
+        var trak = kids[ti]
+        _ = trak.removeChildren("uuid")
+        var stbl = try #require(trak.find("mdia", "minf", "stbl"))
+        var stsd = try #require(stbl.child("stsd"))
+        var entry = try #require(stsd.children?.first)
+        let sv3d = Box(type: "sv3d", children: [Box(SphericalVideoHeaderBox(source: "test"), type: "svhd"),
+                                               Box(type: "proj", children: [Box(FullBoxU32Fields(values: [0, 0, 0]), type: "prhd"), projection])])
+        entry.children = (entry.children ?? []) + [Box(SingleValueFullBox(kind: "st3d", value: 1), type: "st3d"), sv3d]
+        stsd.children = [entry]
+        stbl.setChild(stsd)
+        var minf = try #require(trak.find("mdia", "minf"))
+        minf.setChild(stbl)
+        var mdia = try #require(trak.child("mdia"))
+        mdia.setChild(minf)
+        trak.setChild(mdia)
+        kids[ti] = trak
+        moov.children = kids
+        var boxes = file.boxes
+        boxes[mi] = moov
+        try Self.write(try ISOFile(boxes: boxes, tail: file.tail, diagnostics: [], source: file.source).serialized(), out)
+    }
+
+    @Test(.enabled(if: Corpus.exists(vr)))
+    func croppedVR180IsRefusedOrTheAssumptionIsSaid() throws {
+        let d = Temp.dir()
+        defer { try? FileManager.default.removeItem(atPath: d) }
+        // sv3d equi cropped to 137°×96°: no APMP projection says that; refused, naming the coverage.
+        let scale = 4_294_967_296.0
+        let lr = UInt32((1 - 137.0 / 360) * scale / 2), tb = UInt32((1 - 96.0 / 180) * scale / 2)
+        let cropped = d + "/cropped.mp4"
+        try Self.withGoogleV2(Box(FullBoxU32Fields(values: [tb, tb, lr, lr]), type: "equi"), cropped)
+        for assume in [nil, FourCC("hequ")] {
+            var e = SpatialVideoEdit()
+            e.spherical = .toAPMP(assume: assume)
+            do throws(ParseError) {
+                _ = try SpatialVideoEditor.edit(path: cropped, output: d + "/x.mp4", inPlace: false, edit: e)
+                Issue.record("a 137°×96° crop was tagged (assume \(String(describing: assume)))")
+            } catch {
+                #expect(error.message.contains("137.0°×96.0°") || error.message.contains("contradicts"), "\(error.message)")
+            }
+        }
+        #expect(!FileManager.default.fileExists(atPath: d + "/x.mp4"))
+        // A mesh: refused unless the projection is stated; when stated, the unchecked coverage is said.
+        let mesh = d + "/mesh.mp4"
+        try Self.withGoogleV2(Box(type: "mshp", fields: .raw([0, 0, 0, 0, 0, 0, 0, 0] + Array("raw ".utf8))), mesh)
+        var e = SpatialVideoEdit()
+        e.spherical = .toAPMP(assume: nil)
+        #expect(throws: ParseError.self) { try SpatialVideoEditor.edit(path: mesh, output: d + "/m.mp4", inPlace: false, edit: e) }
+        e.spherical = .toAPMP(assume: "hequ")
+        let r = try SpatialVideoEditor.edit(path: mesh, output: d + "/m.mp4", inPlace: false, edit: e)
+        #expect(r.warnings.contains { $0.contains("coverage was not checked") && $0.contains("180°×180°") }, "\(r.warnings)")
+    }
+
     static func stdout(_ exe: String, _ args: [String]) throws -> String {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: exe)
