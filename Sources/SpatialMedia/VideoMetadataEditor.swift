@@ -31,8 +31,12 @@ public enum SpatialVideoEditor {
                              "fragmented movies (moof/mvex) are not supported: editing the init segment would move every fragment")
         }
         var moov = file.boxes[moovIndex]
-        let (changes, w2) = try apply(edit, to: &moov)
+        // An empty edit with `faststart` only moves moov (any movie, whatever its codec).
+        var (changes, w2) = edit.isEmpty && faststart ? ([], []) : try apply(edit, to: &moov)
         warnings += w2
+        if faststart, let firstMdat = file.boxes.firstIndex(where: { $0.type == "mdat" }), firstMdat < moovIndex {
+            changes.append("moved moov before mdat (faststart)")
+        }
         let target = inPlace ? path : (output ?? path)
         if changes.isEmpty && inPlace {
             return SpatialEditResult(strategy: .unchanged, outputPath: target, bytesWritten: 0, changes: [], warnings: warnings + ["nothing to change"],

@@ -87,8 +87,8 @@ struct Edit: ParsableCommand {
             if let p = projection { edit.projectionKind = .set(FourCC(p)) }
             if let k = packing { edit.viewPacking = .set(FourCC(k)) }
         }
-        if edit.isEmpty {
-            printErr("spatial-media edit: nothing to do (give a value, or --remove-spatial)")
+        if edit.isEmpty && !faststart {
+            printErr("spatial-media edit: nothing to do (give a value, --remove-spatial or --faststart)")
             throw ExitCode(Exit.usage)
         }
         let result: SpatialEditResult
