@@ -10,6 +10,7 @@ import Darwin
 import BinaryIO
 import Codecs
 import HEVC
+import SystemSupport
 
 /// How the two eyes of a spatial video share quality.
 ///
@@ -52,7 +53,15 @@ public enum EyeQuality: Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .equal: return "equal"
-        case .asymmetric(let d): return "asymmetric, +\(fmt(d)) CRF, at most CRF \(fmt(EyeQuality.nonHeroCRFCeiling))"
+        case .asymmetric: return description(unit: "CRF")
+        }
+    }
+
+    /// The rule in the unit of the rate control used: `CRF` or `QP` (the same steps and ceiling apply to both).
+    public func description(unit: String) -> String {
+        switch self {
+        case .equal: return "equal"
+        case .asymmetric(let d): return "asymmetric, +\(fmt(d)) \(unit), at most \(unit) \(fmt(EyeQuality.nonHeroCRFCeiling))"
         }
     }
 
@@ -181,7 +190,17 @@ extension VideoConverter {
             other.rateControl = .bitrate(kbps: s.other)
             text = "\(k) kbit/s for both eyes: hero (\(heroName)) \(s.hero), \(otherName) \(s.other)"
         }
-        text += " (\(q))"
+        // The rule as it was applied: in QP steps for --qp, as the rate's split for a bitrate (not the CRF rule).
+        switch o.rateControl {
+        case .crf: text += " (\(q))"
+        case .qp: text += " (\(q.description(unit: "QP")))"
+        case .bitrate:
+            if case .asymmetric(let d) = q {
+                text += " (asymmetric: the non-hero eye gets \(NumberText.fixed(share * 100, places: 1)) % of the rate, as \(fmt(d)) QP steps coarser)"
+            } else {
+                text += " (equal)"
+            }
+        }
         if let m = maxTotal {
             var buf = bufTotal ?? m
             if bufTotal == nil { notes.append("VBV buffer: 1 s of the max rate (\(m) kbit)") }

@@ -319,6 +319,28 @@ import SpatialValidation
         #expect(r.warnings.contains { $0.contains("coverage was not checked") && $0.contains("180°×180°") }, "\(r.warnings)")
     }
 
+    // MARK: k. edit --faststart alone
+
+    @Test(.enabled(if: haveApple && ffmpeg != nil))
+    func faststartAloneMovesMoovOfAnyMovie() throws {
+        let d = Temp.dir()
+        defer { try? FileManager.default.removeItem(atPath: d) }
+        // Apple's spatial movie (moov last) and a 2D HEVC movie FFmpeg wrote (moov last).
+        let ff = try #require(Self.ffmpeg).path
+        let flat = d + "/flat.mp4"
+        _ = try Self.stderr(ff, ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc=size=160x120:rate=30", "-frames:v", "5", "-pix_fmt", "yuv420p",
+                                 "-c:v", "libx265", "-x265-params", "log-level=error", "-f", "mp4", flat])
+        for input in [Corpus.appleVideo, flat] {
+            let out = d + "/fast-" + (input as NSString).lastPathComponent
+            let r = try SpatialVideoEditor.edit(path: input, output: out, inPlace: false, edit: SpatialVideoEdit(), faststart: true)
+            #expect(r.changes.contains { $0.contains("moved moov before mdat") }, "\(r.changes)")
+            let types = try ISOFile.open(path: out).boxes.map(\.type.description)
+            #expect((types.firstIndex(of: "moov") ?? 99) < (types.firstIndex(of: "mdat") ?? 0), "\(types)")
+            let ffmd5 = { (p: String) throws -> String in try Self.stdout(ff, ["-v", "error", "-i", p, "-f", "framemd5", "-"]).split(separator: "\n").filter { !$0.hasPrefix("#") }.joined(separator: "\n") }
+            #expect(try ffmd5(input) == ffmd5(out))
+        }
+    }
+
     static func stdout(_ exe: String, _ args: [String]) throws -> String {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: exe)
