@@ -105,7 +105,29 @@ public enum Interruption {
         let (pids, files, sig) = state.lock.withLock { (Array(state.children.values), Array(state.files.values), state.signal) }
         for p in pids { kill(p, SIGKILL) }
         for f in files { unlink(f) }
+        reap(pids)
         _exit(sig == 0 ? 130 : 128 + sig)
+    }
+
+    /// Waits (at most ``childGraceSeconds``) until each killed child is reaped, so that none is left a zombie when the
+    /// process exits. A child another thread already reaped makes `waitpid` fail with ECHILD, which ends its wait.
+    static func reap(_ pids: [pid_t]) {
+        var left = pids
+        let deadline = monotonicSeconds() + childGraceSeconds
+        while !left.isEmpty {
+            left = left.filter { p in
+                let r = waitpid(p, nil, WNOHANG)
+                return r == 0 || (r < 0 && errno == EINTR)
+            }
+            if left.isEmpty || monotonicSeconds() > deadline { return }
+            usleep(2_000)
+        }
+    }
+
+    private static func monotonicSeconds() -> Double {
+        var t = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &t)
+        return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
     }
 
     /// Marks a section that polls ``isRequested`` and unwinds by itself (the video pipeline).
