@@ -377,7 +377,7 @@ public enum VideoConverter {
         guard (0...16).contains(o.bframes) else { throw ParseError(.invalidArgument, offset: 0, "bframes must be 0…16") }
         try checkEyeOptions(o)
         let planCPU0 = threadCPUSeconds()
-        let o = VideoSegments.prepare(o)
+        let o = try VideoSegments.prepare(o)
         var plan = try makePlan(input, output: output, options: o)
         defer { for p in plan.producers { p.abort() } }
         try VideoSegments.restrict(&plan, input: input, options: o, cancellation: cancellation)

@@ -23,8 +23,12 @@ public struct VideoSegment: Sendable, Equatable {
 /// from its frame count and the fixed GOP length; segment K encodes only its run, from an IDR, with fresh encoders
 /// and no audio, and records its place in `moov/udta/smsg`. ``VideoSegmentJoiner`` joins the segment files.
 enum VideoSegments {
-    /// Options for a segment conversion: no audio (the join carries it once, whole).
-    static func prepare(_ o: VideoConversionOptions) -> VideoConversionOptions {
+    /// Options for a segment conversion: no audio (the join carries it once, whole). An audio source given for a
+    /// segment would be silently unused, so it is refused: it belongs to `concat`.
+    static func prepare(_ o: VideoConversionOptions) throws(ParseError) -> VideoConversionOptions {
+        if o.segment != nil, let a = o.audioFrom {
+            throw ParseError(.invalidArgument, offset: 0, path: a, "a segment carries no audio, so the audio source \(a) would be unused: give it to the join (`spatial-media concat … --audio-from \(a)`), not to the segment")
+        }
         var o = o
         if o.segment != nil { o.audio = .none }
         return o
@@ -48,11 +52,37 @@ enum VideoSegments {
         let last = seg.index == seg.count
         plan.producers = plan.producers.map { FrameRangeProducer($0, range: range, isLast: last, name: name, cancellation: cancellation) }
         plan.audio = .none
+        // What concat checks: the same input (identity of each input file) and the same encoder settings.
+        var identity: [UInt8] = []
+        switch input {
+        case .packed(let p): identity = try VideoSegmentInfo.inputIdentity(path: p)
+        case .pair(let l, let r): identity = try VideoSegmentInfo.inputIdentity(path: l) + VideoSegmentInfo.inputIdentity(path: r)
+        }
         let info = VideoSegmentInfo(index: seg.index, count: seg.count, firstFrame: range.lowerBound, frameCount: range.count,
-                                    totalFrames: total, gopFrames: gop)
+                                    totalFrames: total, gopFrames: gop, input: identity,
+                                    settings: settingsText(o, fpsNum: plan.fpsNum, fpsDen: plan.fpsDen))
         plan.mux.movieUserData.append(try info.box())
         plan.segmentFirstFrame = range.lowerBound
         plan.notes.append("segment \(seg.index) of \(seg.count): frames \(range.lowerBound)…\(range.upperBound - 1) of \(total) (GOP \(gop) frames); no audio (the join adds the input's audio once, whole)")
+    }
+}
+
+extension VideoSegments {
+    /// The encoder settings every segment of one conversion must share, as recorded in `smsg` and compared by `concat`:
+    /// everything that changes the coded pictures (rate control, preset, tune, GOP, B-frames, eye quality, layout, hero
+    /// eye, layer-1 SPS form, x265 options); not the thread counts, which may differ between machines.
+    static func settingsText(_ o: VideoConversionOptions, fpsNum: Int, fpsDen: Int) -> String {
+        let e = VideoConverter.encoderSettings(o, fpsNum: fpsNum, fpsDen: fpsDen)
+        let rate: String
+        switch e.rateControl {
+        case .crf(let c): rate = "crf \(fmt(c))"
+        case .qp(let q): rate = "qp \(q)"
+        case .bitrate(let k, let m, let b): rate = "bitrate \(k) max \(m.map(String.init) ?? "-") buffer \(b.map(String.init) ?? "-")"
+        }
+        let extra = e.extraOptions.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ":")
+        return "rate \(rate); preset \(e.preset); tune \(e.tune ?? "-"); keyint \(e.keyint); bframes \(e.bframes); fps \(fpsNum)/\(fpsDen); "
+            + "eye quality \(o.eyeQuality); layout \(o.layout); hero \(o.heroIsLeft ? "left" : "right"); layer SPS \(o.layerSPSForm); "
+            + "max bitrate \(o.maxBitrateKbps.map(String.init) ?? "-"); x265 \(extra.isEmpty ? "-" : extra)"
     }
 }
 

@@ -69,6 +69,14 @@ public struct SpatialVideoSegmentSet: Sendable {
             guard i.count == n, i.totalFrames == first.segment.info.totalFrames, i.gopFrames == first.segment.info.gopFrames else {
                 throw ParseError(.invalidValue, offset: 0, path: p, "\(p) is segment \(i.index) of \(i.count) of a \(i.totalFrames)-frame conversion (GOP \(i.gopFrames)); \(first.segment.path) is of \(n) of \(first.segment.info.totalFrames) (GOP \(first.segment.info.gopFrames)): not the same conversion")
             }
+            // The converted input and the encoder settings each segment recorded (a segment of another input or made
+            // with another QP may have an identical sample entry).
+            guard i.input == first.segment.info.input else {
+                throw ParseError(.invalidValue, offset: 0, path: p, "\(p) was converted from another input than \(first.segment.path) (or from a changed copy): its recorded input identity (size and content hash) differs\(i.input == nil || first.segment.info.input == nil ? " or is missing" : "")")
+            }
+            guard i.settings == first.segment.info.settings else {
+                throw ParseError(.invalidValue, offset: 0, path: p, "\(p) was encoded with other settings than \(first.segment.path): \(i.settings ?? "none recorded") vs \(first.segment.info.settings ?? "none recorded")")
+            }
             guard o.entry == first.entry else {
                 throw ParseError(.invalidValue, offset: 0, path: p, "\(p): its sample entry (parameter sets hvcC/lhvC or spatial metadata) differs from \(first.segment.path)'s; segments of one conversion have identical ones (same settings and input)")
             }

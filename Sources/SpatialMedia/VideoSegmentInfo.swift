@@ -6,7 +6,9 @@ import ISOBMFF
 ///
 /// Layout (big-endian, see Specs/conversion.md "Segments"): version (u8, 0), flags (u24, 0), segment index
 /// (u32, 1-based), segment count (u32), first frame (u64, 0-based, in the whole clip), frame count (u64), frames of the
-/// whole clip (u64), GOP length in frames (u32). Later versions may append fields; a reader of version 0 ignores them.
+/// whole clip (u64), GOP length in frames (u32); then (since issue 28) the input's identity (u16 length + bytes) and
+/// the encoder settings (u16 length + UTF-8). A reader of version 0 ignores bytes it does not know; a box without
+/// the last two fields reads them as nil.
 public struct VideoSegmentInfo: Sendable, Equatable {
     public static let boxType: FourCC = "smsg"
     public var index: Int
@@ -15,10 +17,40 @@ public struct VideoSegmentInfo: Sendable, Equatable {
     public var frameCount: Int
     public var totalFrames: Int
     public var gopFrames: Int
+    /// Identity of the converted input (``inputIdentity(path:)``): segments of one conversion have equal ones.
+    public var input: [UInt8]?
+    /// The encoder settings every segment of one conversion shares (rate control, preset, GOP, eye quality…), as text.
+    public var settings: String?
 
-    public init(index: Int, count: Int, firstFrame: Int, frameCount: Int, totalFrames: Int, gopFrames: Int) {
+    public init(index: Int, count: Int, firstFrame: Int, frameCount: Int, totalFrames: Int, gopFrames: Int,
+                input: [UInt8]? = nil, settings: String? = nil) {
         self.index = index; self.count = count; self.firstFrame = firstFrame
         self.frameCount = frameCount; self.totalFrames = totalFrames; self.gopFrames = gopFrames
+        self.input = input; self.settings = settings
+    }
+
+    /// Bytes hashed at each end of the input by ``inputIdentity(path:)``.
+    public static let identityWindow = 4 << 20
+
+    /// An identity of the file at `path` that is the same on every machine holding a copy (no path, no time): its size
+    /// (u64) and a 64-bit FNV-1a hash of its first and of its last ``identityWindow`` bytes. It tells another input or
+    /// a changed one from the converted input; it is not a cryptographic digest.
+    public static func inputIdentity(path: String) throws(ParseError) -> [UInt8] {
+        let source = try FileSource(path: path)
+        let size = source.size
+        let window = UInt64(identityWindow)
+        let head = try source.read(at: 0, count: Int(min(size, window)))
+        let tailStart = size > window ? size - window : 0
+        let tail = try source.read(at: tailStart, count: Int(size - tailStart))
+        var w = ByteWriter()
+        w.writeU64(size); w.writeU64(fnv1a(head)); w.writeU64(fnv1a(tail))
+        return w.take()
+    }
+
+    static func fnv1a(_ bytes: [UInt8]) -> UInt64 {
+        var h: UInt64 = 0xcbf2_9ce4_8422_2325
+        for b in bytes { h = (h ^ UInt64(b)) &* 0x0000_0100_0000_01b3 }
+        return h
     }
 
     /// The `smsg` box.
@@ -30,6 +62,13 @@ public struct VideoSegmentInfo: Sendable, Equatable {
         var w = ByteWriter()
         w.writeU8(0); w.writeU24(0)
         w.writeU32(i); w.writeU32(n); w.writeU64(f); w.writeU64(c); w.writeU64(t); w.writeU32(g)
+        if input != nil || settings != nil {
+            let id = input ?? [], text = Array((settings ?? "").utf8)
+            guard let il = UInt16(exactly: id.count), let tl = UInt16(exactly: text.count) else {
+                throw ParseError(.unwritable, offset: 0, "segment identity or settings longer than 65535 bytes")
+            }
+            w.writeU16(il); w.write(id); w.writeU16(tl); w.write(text)
+        }
         return Box(type: Self.boxType, fields: .raw(w.take()))
     }
 
@@ -50,7 +89,13 @@ public struct VideoSegmentInfo: Sendable, Equatable {
             throw ParseError(.invalidValue, offset: box.header.offset, path: "\(path): moov/udta/smsg",
                              "inconsistent segment box: segment \(i) of \(n), frames \(f)+\(c) of \(t), GOP \(g)")
         }
-        return VideoSegmentInfo(index: Int(i), count: Int(n), firstFrame: Int(f), frameCount: Int(c), totalFrames: Int(t), gopFrames: Int(g))
+        var input: [UInt8]?, settings: String?
+        if r.remaining >= 2 {
+            input = try r.readBytes(Int(try r.readU16()))
+            if r.remaining >= 2 { settings = String(decoding: try r.readBytes(Int(try r.readU16())), as: UTF8.self) }
+        }
+        return VideoSegmentInfo(index: Int(i), count: Int(n), firstFrame: Int(f), frameCount: Int(c), totalFrames: Int(t), gopFrames: Int(g),
+                                input: input, settings: settings)
     }
 
     /// The frame ranges of `count` segments of a clip of `totalFrames` frames cut on multiples of `gop` frames: the

@@ -72,7 +72,8 @@ import SpatialConvert
         for (i, p) in segs.enumerated() {
             let f = try ISOFile.open(path: p)
             let info = try #require(try VideoSegmentInfo.read(from: f, path: p))
-            #expect(info == VideoSegmentInfo(index: i + 1, count: 3, firstFrame: 16 * i, frameCount: 16, totalFrames: 48, gopFrames: 16))
+            #expect(info == VideoSegmentInfo(index: i + 1, count: 3, firstFrame: 16 * i, frameCount: 16, totalFrames: 48, gopFrames: 16,
+                                             input: try VideoSegmentInfo.inputIdentity(path: input), settings: info.settings))
             #expect(f.tracks.count == 1)
             #expect(try f.tracks[0].samples().first?.isSync == true)
             #expect(try Self.md5s(ff, p, view: "right").count == 16)
