@@ -82,6 +82,8 @@ public enum VideoInputs {
             try file.requireIntact(limits: limits, operation: "convert")
             // Never flatten a sphere (VR180/360, APMP): refuse with the reason and the lossless alternative.
             if let why = SpatialVideoReport.sphereRefusal(file) { throw ParseError(.unsupported, offset: 0, path: path, why) }
+            // Never cut one view of an MV-HEVC (spatial) video in half: say what to use instead.
+            if let why = SpatialVideoReport.multiviewRefusal(file) { throw ParseError(.unsupported, offset: 0, path: path, why) }
             let hint = file.tracks.first { $0.handler == "vide" }?.sampleCount
             if decoder == .auto, !file.isFragmented, let p = try HEVCTrackProducer.open(path: path, file: file, limits: limits) { return p }
             let codec = file.tracks.first { $0.handler == "vide" }?.sampleEntries.first?.type.description ?? "?"

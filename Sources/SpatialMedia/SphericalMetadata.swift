@@ -213,4 +213,13 @@ extension SpatialVideoReport {
             return "\(what), and its Google metadata has no exact APMP form (\(e.reason))"
         }
     }
+
+    /// Why `convert` refuses a movie whose video is already MV-HEVC (two views in two layers), or nil. Its frames are
+    /// not a side-by-side or over-under picture: a decoder of the base layer gives one eye, which the conversion would
+    /// cut in half. The message names what the user most likely meant.
+    public static func multiviewRefusal(_ file: ISOFile) -> String? {
+        let r = SpatialVideoReport(file)
+        guard let v = r.primary, v.isMVHEVC else { return nil }
+        return "the video is already MV-HEVC with two views (a spatial or 3D video): `convert` takes side-by-side, over-under or two-file 3D video, and would cut one view in half. Change its metadata with `spatial-media edit IN -o OUT` (baseline, field of view, disparity, hero), repair it with `spatial-media fix`, or re-encode it via `spatial-media split IN --sbs SBS.mov` then `spatial-media convert SBS.mov -o OUT.mov`"
+    }
 }

@@ -341,6 +341,24 @@ import SpatialValidation
         }
     }
 
+    // MARK: o. convert of a spatial (MV-HEVC) video is refused, naming edit/fix/split
+
+    @Test(.enabled(if: haveApple))
+    func convertRefusesAnMVHEVCInputInsteadOfCuttingOneViewInHalf() throws {
+        let d = Temp.dir()
+        defer { try? FileManager.default.removeItem(atPath: d) }
+        for input in [Corpus.appleVideo, Corpus.x265Spatial].filter(Corpus.exists) {
+            do throws(ParseError) {
+                try VideoConverter.convert(.packed(input), to: d + "/o.mov")
+                Issue.record("\(input): converted (one view cut in half)")
+            } catch {
+                #expect(error.code == .unsupported, "\(error)")
+                #expect(error.message.contains("already MV-HEVC") && error.message.contains("spatial-media edit") && error.message.contains("split"), "\(error.message)")
+            }
+            #expect(!FileManager.default.fileExists(atPath: d + "/o.mov"))
+        }
+    }
+
     static func stdout(_ exe: String, _ args: [String]) throws -> String {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: exe)
