@@ -48,11 +48,14 @@ public struct FFmpegTool: Sendable, Equatable, CustomStringConvertible {
         case any
         /// Both views of MV-HEVC (FFmpeg ≥ 7.1).
         case mvhevcViews
+        /// Carrying audio through FFmpeg (copied or transcoded into the spatial video): FFmpeg ≥ 7.1, because 5.1
+        /// drops the priming (first packet's start trim) and the last packet of Matroska audio on the way to MOV.
+        case audio
 
         func satisfied(by t: FFmpegTool) -> Bool {
             switch self {
             case .any: return true
-            case .mvhevcViews: return t.decodesMVHEVCViews
+            case .mvhevcViews, .audio: return (t.major, t.minor) >= (7, 1)
             }
         }
     }
@@ -75,7 +78,7 @@ public enum FFmpeg {
     public static func require(_ requirement: FFmpegTool.Requirement, for purpose: String, override: String? = nil) throws(ParseError) -> FFmpegTool {
         if let t = locate(requirement, override: override) { return t }
         let found = candidates(override: override)
-        let need = requirement == .mvhevcViews ? "FFmpeg 7.1 or newer" : "FFmpeg"
+        let need = requirement == .any ? "FFmpeg" : "FFmpeg 7.1 or newer"
         let pinned = override ?? FileSystem.environment("SPATIAL_MEDIA_FFMPEG").flatMap { $0.isEmpty ? nil : $0 }
         let origin = override != nil ? "the FFmpeg named" : "SPATIAL_MEDIA_FFMPEG"
         let have = found.isEmpty ? (pinned.map { "\(origin) (\($0)) is not a working FFmpeg" } ?? "no FFmpeg was found")

@@ -63,7 +63,7 @@ enum VideoAudio {
             if tracks.allSatisfy({ playableEntries.contains($0.format) }), n.isEmpty { return .copy(tracks) }
         }
         let tool: FFmpegTool
-        do throws(ParseError) { tool = try FFmpeg.require(.any, for: "carrying the audio of \(src)", override: o.ffmpeg) } catch {
+        do throws(ParseError) { tool = try FFmpeg.require(.audio, for: "carrying the audio of \(src)", override: o.ffmpeg) } catch {
             throw ParseError(error.code, offset: 0, path: src, error.message + "; or convert without audio", remedy: .dropAudio)
         }
         let probe = try MediaProbe.run(src, tool: tool)
