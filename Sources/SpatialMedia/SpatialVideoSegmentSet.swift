@@ -36,6 +36,7 @@ public struct SpatialVideoSegmentSet: Sendable {
         var opened: [Opened] = []
         for p in paths {
             let file = try ISOFile.open(path: p, limits: limits)
+            try file.requireIntact(limits: limits, operation: "join")
             guard let info = try VideoSegmentInfo.read(from: file, path: p) else {
                 throw ParseError(.invalidValue, offset: 0, path: p, "\(p) is not a conversion segment (no moov/udta/smsg); segments are made by a conversion of one part K of N")
             }

@@ -58,17 +58,29 @@ import SpatialValidation
         }
     }
 
-    static func stderr(_ exe: String, _ args: [String]) throws -> String {
+    /// Runs a program; returns its standard error (or, with `stdout`, its standard output).
+    static func capture(_ exe: String, _ args: [String], stdout: Bool = false) throws -> String {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: exe)
         p.arguments = args
-        let err = Pipe()
-        p.standardError = err
-        p.standardOutput = FileHandle.nullDevice
+        let pipe = Pipe()
+        if stdout { p.standardOutput = pipe; p.standardError = FileHandle.nullDevice } else { p.standardError = pipe; p.standardOutput = FileHandle.nullDevice }
         try p.run()
-        let data = err.fileHandleForReading.readDataToEndOfFile()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
         p.waitUntilExit()
         return String(decoding: data, as: UTF8.self)
+    }
+
+    static func stderr(_ exe: String, _ args: [String]) throws -> String { try capture(exe, args) }
+
+    /// Makes a test input with FFmpeg (`-v error -y` + `args`).
+    static func make(_ args: [String]) throws {
+        _ = try capture(try #require(ffmpeg).path, ["-v", "error", "-y"] + args)
+    }
+
+    /// FFmpeg's frame md5 lines of the first video stream of `path`.
+    static func frameMD5(_ path: String) throws -> String {
+        try stdout(try #require(ffmpeg).path, ["-v", "error", "-i", path, "-f", "framemd5", "-"]).split(separator: "\n").filter { !$0.hasPrefix("#") }.joined(separator: "\n")
     }
 
     // MARK: d. damaged / truncated movies are refused by every writer
@@ -119,10 +131,9 @@ import SpatialValidation
         let d = Temp.dir()
         defer { try? FileManager.default.removeItem(atPath: d) }
         // Two single-layer eyes (FFmpeg + x265), assembled with the right eye as the base layer and no hero box.
-        let ff = try #require(Self.ffmpeg).path
         let l = d + "/l.hevc", r = d + "/r.hevc"
         for (out, src) in [(l, "testsrc=size=96x64:rate=30"), (r, "testsrc2=size=96x64:rate=30")] {
-            _ = try Self.stderr(ff, ["-v", "error", "-y", "-f", "lavfi", "-i", src, "-frames:v", "6", "-pix_fmt", "yuv420p", "-c:v", "libx265",
+            try Self.make(["-f", "lavfi", "-i", src, "-frames:v", "6", "-pix_fmt", "yuv420p", "-c:v", "libx265",
                                      "-x265-params", "log-level=error:bframes=0", "-f", "hevc", out])
         }
         var assembly = MVHEVCAssemblyOptions()
@@ -170,9 +181,8 @@ import SpatialValidation
     func fixOfHev1LeavesNoDeadCopies() throws {
         let d = Temp.dir()
         defer { try? FileManager.default.removeItem(atPath: d) }
-        let ff = try #require(Self.ffmpeg).path
         let src = d + "/hev1.mp4"
-        _ = try Self.stderr(ff, ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc=size=320x240:rate=30", "-t", "1", "-c:v", "libx265",
+        try Self.make(["-f", "lavfi", "-i", "testsrc=size=320x240:rate=30", "-t", "1", "-c:v", "libx265",
                                  "-tag:v", "hev1", "-x265-params", "repeat-headers=1:keyint=10:log-level=error", "-f", "mp4", src])
         let fixed = d + "/fixed.mp4"
         let r = try MovieRepair.fix(path: src, output: fixed, inPlace: false)
@@ -180,8 +190,7 @@ import SpatialValidation
         let before = try Self.bytes(src).count, after = try Self.bytes(fixed).count
         // Was +73 % (every sample with parameter sets copied to a new mdat); now only the moov's tables grow.
         #expect(Double(after) <= Double(before) * 1.02, "\(before) → \(after) bytes")
-        let md5 = { (p: String) throws -> String in try Self.stdout(ff, ["-v", "error", "-i", p, "-f", "framemd5", "-"]).split(separator: "\n").filter { !$0.hasPrefix("#") }.joined(separator: "\n") }
-        #expect(try md5(src) == md5(fixed))
+        #expect(try Self.frameMD5(src) == Self.frameMD5(fixed))
         let v = Validator.validate(path: fixed, options: Self.metadataOnly())
         #expect(!v.fired("SV-FILE-002") && !v.fired("SV-FILE-003"))
     }
@@ -192,9 +201,8 @@ import SpatialValidation
     func negativeOffsetsInVersion0CttsAreSigned() throws {
         let d = Temp.dir()
         defer { try? FileManager.default.removeItem(atPath: d) }
-        let ff = try #require(Self.ffmpeg).path
         let v1 = d + "/v1.mov"
-        _ = try Self.stderr(ff, ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc=size=160x120:rate=30", "-frames:v", "5", "-pix_fmt", "yuv420p",
+        try Self.make(["-f", "lavfi", "-i", "testsrc=size=160x120:rate=30", "-frames:v", "5", "-pix_fmt", "yuv420p",
                                  "-c:v", "libx265", "-x265-params", "bframes=3:b-adapt=0:log-level=error", "-movflags", "+negative_cts_offsets", "-f", "mov", v1])
         // The same movie with the ctts version byte set to 0 (as some writers store negative offsets).
         var b = try Self.bytes(v1)
@@ -326,9 +334,8 @@ import SpatialValidation
         let d = Temp.dir()
         defer { try? FileManager.default.removeItem(atPath: d) }
         // Apple's spatial movie (moov last) and a 2D HEVC movie FFmpeg wrote (moov last).
-        let ff = try #require(Self.ffmpeg).path
         let flat = d + "/flat.mp4"
-        _ = try Self.stderr(ff, ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc=size=160x120:rate=30", "-frames:v", "5", "-pix_fmt", "yuv420p",
+        try Self.make(["-f", "lavfi", "-i", "testsrc=size=160x120:rate=30", "-frames:v", "5", "-pix_fmt", "yuv420p",
                                  "-c:v", "libx265", "-x265-params", "log-level=error", "-f", "mp4", flat])
         for input in [Corpus.appleVideo, flat] {
             let out = d + "/fast-" + (input as NSString).lastPathComponent
@@ -336,8 +343,7 @@ import SpatialValidation
             #expect(r.changes.contains { $0.contains("moved moov before mdat") }, "\(r.changes)")
             let types = try ISOFile.open(path: out).boxes.map(\.type.description)
             #expect((types.firstIndex(of: "moov") ?? 99) < (types.firstIndex(of: "mdat") ?? 0), "\(types)")
-            let ffmd5 = { (p: String) throws -> String in try Self.stdout(ff, ["-v", "error", "-i", p, "-f", "framemd5", "-"]).split(separator: "\n").filter { !$0.hasPrefix("#") }.joined(separator: "\n") }
-            #expect(try ffmd5(input) == ffmd5(out))
+            #expect(try Self.frameMD5(input) == Self.frameMD5(out))
         }
     }
 
@@ -359,16 +365,5 @@ import SpatialValidation
         }
     }
 
-    static func stdout(_ exe: String, _ args: [String]) throws -> String {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: exe)
-        p.arguments = args
-        let out = Pipe()
-        p.standardOutput = out
-        p.standardError = FileHandle.nullDevice
-        try p.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return String(decoding: data, as: UTF8.self)
-    }
+    static func stdout(_ exe: String, _ args: [String]) throws -> String { try capture(exe, args, stdout: true) }
 }
