@@ -27,7 +27,7 @@ enum VideoSegments {
     /// segment would be silently unused, so it is refused: it belongs to `concat`.
     static func prepare(_ o: VideoConversionOptions) throws(ParseError) -> VideoConversionOptions {
         if o.segment != nil, let a = o.audioFrom {
-            throw ParseError(.invalidArgument, offset: 0, path: a, "a segment carries no audio, so the audio source \(a) would be unused: give it to the join (`spatial-media concat … --audio-from \(a)`), not to the segment")
+            throw ParseError(.invalidArgument, offset: 0, path: a, "a segment carries no audio, so the audio source \(a) would be unused: give it to the join (`spatial-media concat`, which carries the input's audio once, whole), not to the segment")
         }
         var o = o
         if o.segment != nil { o.audio = .none }

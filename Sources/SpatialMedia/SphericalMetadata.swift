@@ -220,6 +220,6 @@ extension SpatialVideoReport {
     public static func multiviewRefusal(_ file: ISOFile) -> String? {
         let r = SpatialVideoReport(file)
         guard let v = r.primary, v.isMVHEVC else { return nil }
-        return "the video is already MV-HEVC with two views (a spatial or 3D video): `convert` takes side-by-side, over-under or two-file 3D video, and would cut one view in half. Change its metadata with `spatial-media edit IN -o OUT` (baseline, field of view, disparity, hero), repair it with `spatial-media fix`, or re-encode it via `spatial-media split IN --sbs SBS.mov` then `spatial-media convert SBS.mov -o OUT.mov`"
+        return "the video is already MV-HEVC with two views (a spatial or 3D video): `convert` takes side-by-side, over-under or two-file 3D video, and would cut one view in half. Change its metadata with `spatial-media edit IN -o OUT` (baseline, field of view, disparity, hero), repair it with `spatial-media fix`, or re-encode it by splitting it into a side-by-side movie (`spatial-media split`) and converting that"
     }
 }
