@@ -61,6 +61,7 @@ struct ConvertPhoto: ParsableCommand {
     @Flag(help: "Rectify one eye onto the other (vertical offset, roll, focal scale, keystone; one warp), crop both to the common area around the centre; prints before/after figures. Photos: the right eye. Videos: the non-hero eye, one warp per shot (estimated on sampled frames), one crop for the whole clip.") var align = false
     @Flag(help: "Set the disparity adjustment from the measured disparity so the nearest content sits just behind the window (videos: one value for the clip).") var autoDisparity = false
     @Flag(help: "Print the report as JSON.") var json = false
+    @Flag(help: "Photo: convert a frame-packed picture even when no stereo pair is measured in it (the layout is vouched for).") var force = false
     // Video options.
     @Option(help: "Video: x265 constant rate factor of the hero eye, 0…51 (default 23); the other eye follows --eye-quality.") var crf: Double?
     @Option(help: "Video: average bitrate of both eyes together in kbit/s (instead of --crf), split between the eyes by --eye-quality.") var bitrate: Int?
@@ -192,6 +193,7 @@ struct ConvertPhoto: ParsableCommand {
         o.quality = quality ?? PhotoEncoding.defaultQuality
         o.bitDepth = bitDepth ?? 8
         o.form = form.flatMap { CameraPropertyForm(rawValue: $0) } ?? .apple
+        o.force = force
         if let e = perform(o) {
             throw failure("spatial-media convert", file: input ?? left ?? "", e, outputs: [output])
         }

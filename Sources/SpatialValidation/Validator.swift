@@ -303,6 +303,7 @@ public enum Validator {
         r.spatial = p.spatial
         r.whyNotSpatial = p.whyNot
         r.kind = p.photo == nil ? "heif-image" : "spatial-photo"
+        facts.spatialPhoto = p.photo != nil
         guard options.pixels else { return }
         if p.photo == nil {
             if options.layout != nil {

@@ -1,0 +1,143 @@
+import Testing
+import Foundation
+import BinaryIO
+import ISOBMFF
+import Codecs
+import SpatialMedia
+import SpatialConvert
+import SpatialValidation
+import StereoVision
+import ImageFormats
+import MediaDecode
+
+/// Issue 28, photo inputs taken for what they are: a spatial photo is its two eyes (never the halves of one),
+/// an ordinary photo is not a stereo pair, and an MPO's placeholder baseline is not a measurement.
+@Suite struct Closure28PhotoTests {
+    static let visionPro = sharedFile("corpus/spatial-photo/vision-pro.HEIC")
+    static let arrow = sharedFile("corpus/heif-real-world/arrow.heic")
+    static let frozenpond = sharedFile("corpus/mpo/frozenpond.mpo")
+
+    /// A grey synthetic eye as an 8-bit RGB image.
+    static func rgb(_ g: GrayImage) throws -> Image {
+        var s: [UInt8] = []
+        s.reserveCapacity(g.width * g.height * 3)
+        for v in g.pixels { let b = UInt8(max(0, min(255, v.rounded()))); s += [b, b, b] }
+        return try Image(width: g.width, height: g.height, bitDepth: 8, format: .rgb, planes: .u8([s]))
+    }
+
+    /// A side-by-side PNG of a left eye and a right eye; returns its path.
+    static func sbsFile(_ name: String, left: GrayImage, right: GrayImage) throws -> String {
+        let path = tempPath(name)
+        try AtomicFile.write(path: path, bytes: try PNG.encode(try ImageOps.join(rgb(left), rgb(right))))
+        return path
+    }
+
+    /// The error `body` throws, or nil (never the value it returns, which may be megabytes).
+    static func refusal(_ body: () throws -> Void) -> ParseError? {
+        do { try body(); return nil } catch { return (error as? ParseError) ?? ParseError(.io, offset: 0, "\(error)") }
+    }
+
+    static func options() -> PhotoConversionOptions { var o = PhotoConversionOptions(); o.threads = 2; return o }
+
+    static func photo(_ bytes: [UInt8]) throws -> SpatialPhoto {
+        var problems: [SpatialDiagnostic] = []
+        return try #require(SpatialPhotoReader.read(try ISOFile.parse(source: MemorySource(bytes)), problems: &problems))
+    }
+
+    // MARK: a. a spatial photo is loaded as its two eyes with its calibration
+
+    @Test(.enabled(if: visionPro != nil, "needs ../shared/corpus/spatial-photo/vision-pro.HEIC"))
+    func spatialPhotoIsLoadedAsItsTwoEyesWithItsCalibration() throws {
+        let vp = try #require(Self.visionPro)
+        let pair = try StereoImages.load(vp, packing: ImagePacking())
+        // Before: the left eye (2560×2560) was cut into two 1280×2560 halves.
+        #expect(pair.left.width == 2560 && pair.left.height == 2560 && pair.right.width == 2560)
+        #expect(pair.packedLayout == nil)
+        #expect(pair.sourceStereo.baselineMicrometres == 63_774)
+        #expect(pair.sourceStereo.horizontalFieldOfViewMillidegrees == 80_000)
+        #expect(pair.sourceStereo.disparityAdjustment == 293)
+        let eyes = try StereoImages.decodeSpatialPhoto(vp)
+        #expect(try ImageOps.psnr(pair.right, eyes.right) > 99, "the right eye is the photo's right eye")
+        // Re-made at a quarter of the size (fast): the calibration comes along, named as the input's.
+        var small = pair
+        small.left = try ImageOps.resize(pair.left, width: 640, height: 640)
+        small.right = try ImageOps.resize(pair.right, width: 640, height: 640)
+        let (bytes, report) = try PhotoConverter.encode(small, options: Self.options())
+        #expect(report.baselineSource == "the input spatial photo" && report.hfovSource == "the input spatial photo" && report.disparitySource == "the input spatial photo")
+        let out = try Self.photo(bytes)
+        #expect(abs((out.baselineMicrometres ?? 0) - 63_774) < 1)
+        #expect(abs((out.horizontalFOVDegrees ?? 0) - 80) < 0.01)
+        #expect(out.disparityAdjustment == 293)
+    }
+
+    @Test(.enabled(if: visionPro != nil, "needs ../shared/corpus/spatial-photo/vision-pro.HEIC"))
+    func validateAdvisesACommandThatWorksOnASpatialPhoto() throws {
+        let vp = try #require(Self.visionPro)
+        let report = Validator.validate(path: vp)
+        let advice = report.findings.filter { $0.message.contains("spatial-media ") }
+        #expect(!advice.isEmpty)
+        for f in advice { #expect(!f.message.contains("spatial-media convert"), "\(f.ruleID) advises convert on a spatial photo: \(f.message)") }
+        let window = try #require(report.findings.first { $0.ruleID == "SV-GEOM-017" })
+        #expect(window.message.contains("spatial-media edit") && window.message.contains("--disparity"), "\(window.message)")
+    }
+
+    // MARK: b. a picture with no measurable stereo pair is refused
+
+    @Test(.enabled(if: arrow != nil, "needs ../shared/corpus/heif-real-world/arrow.heic"))
+    func ordinaryPhotoIsRefusedUnlessForced() throws {
+        let arrow = try #require(Self.arrow)
+        let auto = try StereoImages.load(arrow, packing: ImagePacking())
+        #expect(auto.layoutGuessed)
+        let refused = Self.refusal { _ = try PhotoConverter.encode(auto, options: Self.options()) }
+        #expect(refused?.code == .notRecognised && refused?.remedy == .giveLayout, "\(String(describing: refused))")
+        #expect(refused?.message.contains("no stereo pair found") == true && refused?.message.contains("matches agree") == true, "\(String(describing: refused))")
+        // Forced side by side: its own measurement finds no agreeing matches → refused unless forced.
+        var o = Self.options()
+        o.layout = .sbs
+        var forced = try StereoImages.load(arrow, packing: o.packing)
+        #expect(!forced.layoutGuessed)
+        let refusedForced = Self.refusal { _ = try PhotoConverter.encode(forced, options: o) }
+        #expect(refusedForced?.remedy == .force && refusedForced?.message.contains("as told") == true, "\(String(describing: refusedForced))")
+        o.force = true
+        forced.left = try ImageOps.resize(forced.left, width: 256, height: 256)
+        forced.right = try ImageOps.resize(forced.right, width: 256, height: 256)
+        let written = try PhotoConverter.encode(forced, options: o)
+        #expect(written.bytes.count > 0 && written.report.width == 256)
+    }
+
+    @Test func unrelatedHalvesAreRefusedAndARealPairIsNot() throws {
+        var a = SyntheticStereo(), b = SyntheticStereo()
+        a.seed = 3; b.seed = 11
+        let sa = a.render(), sb = b.render()
+        let unrelated = try Self.sbsFile("unrelated-sbs.png", left: sa.left, right: sb.left)
+        let refused = Self.refusal { _ = try PhotoConverter.encode(try StereoImages.load(unrelated, packing: ImagePacking()), options: Self.options()) }
+        #expect(refused?.code == .notRecognised, "\(String(describing: refused))")
+        let real = try Self.sbsFile("real-sbs.png", left: sa.left, right: sa.right)
+        let (bytes, report) = try PhotoConverter.encode(try StereoImages.load(real, packing: ImagePacking()), options: Self.options())
+        #expect(!report.notes.contains { $0.contains("stereo pair") }, "\(report.notes)")
+        #expect(try Self.photo(bytes).left.width == a.width, "the real pair is converted")
+        // A flat picture cannot be measured either way: converted, and the report says it was not checked.
+        let flat = try Self.sbsFile("flat-sbs.png", left: GrayImage(width: 96, height: 64, value: 90), right: GrayImage(width: 96, height: 64, value: 90))
+        let flatReport = try PhotoConverter.encode(try StereoImages.load(flat, packing: ImagePacking()), options: Self.options()).report
+        #expect(flatReport.notes.contains { $0.contains("could not be checked") }, "\(flatReport.notes)")
+    }
+
+    // MARK: c. implausible camera values in an input fall back to defaults with a note
+
+    @Test(.enabled(if: frozenpond != nil, "needs ../shared/corpus/mpo/frozenpond.mpo"))
+    func placeholderMPOBaselineFallsBackToTheDefault() throws {
+        let mpo = try #require(Self.frozenpond)
+        let pair = try StereoImages.load(mpo, packing: ImagePacking())
+        #expect(pair.sourceStereo.baselineMicrometres == nil)
+        #expect(pair.notes.contains { $0.contains("1000.000 mm is not a plausible") }, "\(pair.notes)")
+        let (bytes, report) = try PhotoConverter.encode(pair, options: Self.options())
+        #expect(report.baselineMM == 64 && report.baselineSource == "default; not measured")
+        #expect(report.notes.contains { $0.contains("not a plausible") })
+        let out = tempPath("frozenpond.heic")
+        try AtomicFile.write(path: out, bytes: bytes)
+        var v = ValidationOptions(); v.pixels = false
+        let findings = Validator.validate(path: out, options: v).findings
+        #expect(!findings.contains { $0.ruleID == "SV-PHOTO-012" }, "validate still flags the baseline: \(findings.map(\.message))")
+        #expect(!findings.contains { $0.severity == .error }, "\(findings.map(\.message))")
+    }
+}
