@@ -46,13 +46,13 @@ extension ISOFile {
     /// rewritten or converted. Movies' sample data is checked by the movie code.
     public func requireIntact() throws(ParseError) {
         if let d = truncationDiagnostics.first {
-            throw ParseError(d.code, offset: d.offset, path: d.path.isEmpty ? "(top level)" : d.path,
-                             "the file is truncated or damaged: \(d.message)")
+            let path = d.path.isEmpty ? "(top level)" : d.path
+            throw ParseError(d.code, offset: d.offset, path: path, "the file is truncated or damaged at \(path), offset \(d.offset): \(d.message)")
         }
         let outside = itemExtentsOutsideFile
         if let first = outside.first, let count = heif?.items.count {
             throw ParseError(.truncated, offset: first.start, path: "meta/iloc",
-                             "the file is truncated: \(outside.count) of \(count) items have data past the end of the file (\(source.size) bytes); the first, item \(first.itemID) (\(first.itemType)), has an extent of \(first.length) bytes at offset \(first.start)")
+                             "the file is truncated: \(outside.count) of \(count) items have data past the end of the file (\(source.size) bytes); the first, item \(first.itemID) (\(first.itemType)), has an extent of \(first.length) bytes at offset \(first.start) (meta/iloc)")
         }
     }
 }

@@ -97,7 +97,6 @@ public enum StereoImages {
     /// Both eyes of a spatial photo with its calibration: the baseline (distance between the two camera positions),
     /// the field of view (left eye's intrinsics) and the disparity adjustment, each as stored; the EXIF of each eye.
     public static func loadSpatialPhoto(_ photo: SpatialPhoto, file: ISOFile, limits: Limits = .default) throws(ParseError) -> StereoPair {
-        try file.requireIntact()
         let eyes = try decodeSpatialPhoto(file: file, limits: limits)
         let exifInfo = eyes.exif.map { ExifInfo(tiff: $0) } ?? ExifInfo()
         var pair = StereoPair(left: eyes.left, right: eyes.right, exif: eyes.exif, exifInfo: exifInfo, sourceBaselineMM: nil, convergenceAngleDegrees: nil,
@@ -212,8 +211,11 @@ public enum StereoImages {
         }
     }
 
+    /// Decodes both eyes of a parsed stereo HEIC; a truncated or damaged file is refused first
+    /// (``/ISOBMFF/ISOFile/requireIntact()``), naming the offset and box path.
     public static func decodeSpatialPhoto(file: ISOFile, limits: Limits = .default) throws(ParseError) -> (left: Image, right: Image, exif: [UInt8]?) {
         guard let meta = file.heif else { throw ParseError(.notRecognised, offset: 0, "not a HEIF file") }
+        try file.requireIntact()
         guard let g = meta.groups.first(where: { $0.type == "ster" }), g.entityIDs.count == 2 else {
             throw ParseError(.notRecognised, offset: 0, "no stereo pair: the file has no 'ster' entity group with two images")
         }

@@ -170,6 +170,7 @@ public enum PhotoSplitter {
             throw ParseError(.invalidArgument, offset: 0, "nothing to write: give a left and right output, or a side-by-side one", remedy: .giveSplitOutputs)
         }
         let file = try ISOFile.open(path: path, limits: limits)
+        do throws(ParseError) { try file.requireIntact() } catch { var e = error; e.message = "\(path): \(e.message)"; throw e }
         guard let g = file.heif?.groups.first(where: { $0.type == "ster" }), g.entityIDs.count == 2 else {
             throw ParseError(.notRecognised, offset: 0, path: path, "no stereo pair: the file has no 'ster' entity group with two images")
         }

@@ -176,20 +176,11 @@ public enum Validator {
                 "track \(track.trackID): \(outside.count) of \(samples.count) samples lie past the end of the file (\(size) bytes); the first, sample \(first.index + 1), is \(first.size) bytes at offset \(first.offset): the file is truncated",
                 at: "moov/trak[\(i)]/mdia/minf/stbl @ offset \(first.offset)"))
         }
-        if let heif = file.heif, let iloc = heif.location {
-            var outside: [(item: HEIFMeta.Item, start: UInt64, length: UInt64)] = []
-            for item in heif.items {
-                guard let loc = iloc.item(item.id), loc.constructionMethod == 0 else { continue }
-                for e in loc.extents {
-                    let start = loc.baseOffset &+ e.offset
-                    if start > size || e.length > size - start { outside.append((item, start, e.length)); break }
-                }
-            }
-            if let first = outside.first {
-                r.findings.append(Finding("SV-FILE-003", .error,
-                    "\(outside.count) of \(heif.items.count) items have data past the end of the file (\(size) bytes); the first, item \(first.item.id) (\(first.item.type)), has an extent of \(first.length) bytes at offset \(first.start): the file is truncated",
-                    at: "meta/iloc @ offset \(first.start)"))
-            }
+        let outside = file.itemExtentsOutsideFile
+        if let first = outside.first, let heif = file.heif {
+            r.findings.append(Finding("SV-FILE-003", .error,
+                "\(outside.count) of \(heif.items.count) items have data past the end of the file (\(size) bytes); the first, item \(first.itemID) (\(first.itemType)), has an extent of \(first.length) bytes at offset \(first.start): the file is truncated",
+                at: "meta/iloc @ offset \(first.start)"))
         }
         if r.findings.count > start {
             r.whyNotSpatial.append("the file is damaged or truncated (SV-FILE-002/003)")

@@ -140,4 +140,79 @@ import MediaDecode
         #expect(!findings.contains { $0.ruleID == "SV-PHOTO-012" }, "validate still flags the baseline: \(findings.map(\.message))")
         #expect(!findings.contains { $0.severity == .error }, "\(findings.map(\.message))")
     }
+
+    // MARK: d. split → combine keeps the calibration
+
+    @Test(.enabled(if: visionPro != nil, "needs ../shared/corpus/spatial-photo/vision-pro.HEIC"))
+    func splitThenCombineRestoresTheCalibration() throws {
+        let vp = try #require(Self.visionPro)
+        let (l, r, out) = (tempPath("vp-left.heic"), tempPath("vp-right.heic"), tempPath("vp-recombined.heic"))
+        try PhotoSplitter.split(vp, left: l, right: r, sbs: nil)
+        // What the command line does: values not given are kept from the eyes, else defaults.
+        let (edit, kept) = SpatialPhotoEditor.fillingDefaults(StereoParameters(), combiningLeft: l, right: r)
+        #expect(edit == StereoParameters(), "nothing defaulted: \(edit)")
+        #expect(kept.count == 3, "\(kept)")
+        _ = try SpatialPhotoEditor.combine(leftPath: l, rightPath: r, stereo: edit, output: out)
+        let before = try SpatialPhoto(contentsOf: vp), after = try SpatialPhoto(contentsOf: out)
+        // Before the fix: 60°, 64 mm, 0 %, and a right eye at (64000, 0, 0) µm.
+        #expect(abs((after.horizontalFOVDegrees ?? 0) - 80) < 0.01)
+        #expect(after.baselineMicrometres == 63_774)
+        #expect(after.disparityAdjustment == 293)
+        #expect(after.right.extrinsics == before.right.extrinsics && after.left.extrinsics == before.left.extrinsics)
+        #expect(after.left.intrinsics == before.left.intrinsics && after.right.intrinsics == before.right.intrinsics)
+        var v = ValidationOptions(); v.pixels = false
+        let findings = Validator.validate(path: out, options: v).findings.filter { $0.severity >= .warning }
+        #expect(findings.isEmpty, "\(findings.map(\.message))")
+        // A value given replaces the eyes' own.
+        let given = tempPath("vp-recombined-70.heic")
+        _ = try SpatialPhotoEditor.combine(leftPath: l, rightPath: r, stereo: StereoParameters(baselineMicrometres: 70_000), output: given)
+        let g = try SpatialPhoto(contentsOf: given)
+        #expect(g.baselineMicrometres == 70_000 && abs((g.horizontalFOVDegrees ?? 0) - 80) < 0.01 && g.disparityAdjustment == 293)
+    }
+
+    // MARK: e. combine refuses a layered-HEVC eye
+
+    @Test(.enabled(if: sharedFile("corpus/heif-conformance/multilayer001.heic") != nil, "needs ../shared/corpus/heif-conformance/multilayer001.heic"))
+    func combineRefusesALayeredHEVCEye() throws {
+        let ml = try #require(sharedFile("corpus/heif-conformance/multilayer001.heic"))
+        let out = tempPath("ml.heic")
+        let e = Self.refusal { _ = try SpatialPhotoEditor.combine(path: ml, stereo: StereoParameters(baselineMicrometres: 64_000, horizontalFieldOfViewMillidegrees: 60_000, disparityAdjustment: 0), output: out) }
+        #expect(e?.code == .unsupported && e?.message.contains("'lhv1'") == true && e?.path == "meta/iinf", "\(String(describing: e))")
+        #expect(!FileManager.default.fileExists(atPath: out))
+    }
+
+    // MARK: f. truncated photos are refused by every writing job
+
+    @Test(.enabled(if: visionPro != nil, "needs ../shared/corpus/spatial-photo/vision-pro.HEIC"))
+    func truncatedPhotoIsRefusedWithOffsetAndBoxPath() throws {
+        let vp = try #require(Self.visionPro)
+        let bytes = try FileBytes.read(vp)
+        let cut = tempPath("vp-cut.heic")
+        try AtomicFile.write(path: cut, bytes: Array(bytes[0..<400_000]))
+        let file = try ISOFile.open(path: cut)
+        #expect(file.itemExtentsOutsideFile.count == 22)
+        let out = tempPath("vp-cut-out.heic")
+        let jobs: [(String, () throws -> Void)] = [
+            ("edit", { _ = try SpatialPhotoEditor.edit(path: cut, output: out, stereo: StereoParameters(baselineMicrometres: 60_000)) }),
+            ("combine", { _ = try SpatialPhotoEditor.combine(path: cut, stereo: StereoParameters(), output: out) }),
+            ("split", { try PhotoSplitter.split(cut, left: out, right: tempPath("vp-cut-r.png"), sbs: nil) }),
+            ("convert", { _ = try PhotoConverter.encode(try StereoImages.load(cut, packing: ImagePacking()), options: Self.options()) }),
+            ("decode", { _ = try StereoImages.decodeSpatialPhoto(file: file) }),
+        ]
+        for (job, body) in jobs {
+            let e = Self.refusal(body)
+            #expect(e?.code == .sizePastParent, "\(job): \(String(describing: e))")
+            #expect(e?.message.contains("(top level), offset 4423") == true && e?.message.contains("'mdat'") == true, "\(job): \(String(describing: e))")
+            #expect(!FileManager.default.fileExists(atPath: out), "\(job) wrote \(out)")
+        }
+        // A file whose boxes are whole but whose item data lies past its end (the mdat header says 0 = to the end).
+        var patched = Array(bytes[0..<400_000])
+        patched[4423..<4427] = [0, 0, 0, 0]
+        let cut2 = tempPath("vp-cut2.heic")
+        try AtomicFile.write(path: cut2, bytes: patched)
+        let e = Self.refusal { _ = try SpatialPhotoEditor.edit(path: cut2, output: out, stereo: StereoParameters(baselineMicrometres: 60_000)) }
+        #expect(e?.code == .truncated && e?.path == "meta/iloc" && e?.offset == 399_806, "\(String(describing: e))")
+        #expect(e?.message.contains("22 of 56 items") == true, "\(String(describing: e))")
+    }
 }
+
