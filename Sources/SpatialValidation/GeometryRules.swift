@@ -5,19 +5,21 @@ import Darwin
 #endif
 import StereoVision
 import SpatialMedia
+import ImageFormats
 
 /// Thresholds of the pixel rules (documented with their rationale in Specs/validation.md).
 public enum GeometryThresholds {
-    /// Vertical disparity at the image centre, % of the height.
-    public static let offsetWarnPercent = 0.5, offsetErrorPercent = 1.0
+    /// Vertical disparity at the image centre, % of the height. The warning thresholds of the faults `--align` removes
+    /// are ``/StereoVision/AlignmentTolerance`` (below them `--align` leaves a pair untouched).
+    public static let offsetWarnPercent = AlignmentTolerance.verticalOffsetPercent, offsetErrorPercent = 1.0
     /// Vertical disparity left after the fitted field is removed (lens distortion, rolling shutter), % of the height.
     public static let residualP95WarnPercent = 1.0
-    public static let rollWarnDegrees = 0.25, rollErrorDegrees = 1.0
-    public static let scaleWarnPercent = 0.5, scaleErrorPercent = 1.5
+    public static let rollWarnDegrees = AlignmentTolerance.rollDegrees, rollErrorDegrees = 1.0
+    public static let scaleWarnPercent = AlignmentTolerance.scalePercent, scaleErrorPercent = 1.5
     /// Keystone at the corners, % of the height (≈ 0.5 % per degree of toe-in at 60° HFOV).
-    public static let keystoneWarnPercent = 1.0, keystoneErrorPercent = 3.0
+    public static let keystoneWarnPercent = AlignmentTolerance.keystonePercent, keystoneErrorPercent = 3.0
     /// Far content beyond infinity after rectification, degrees of divergence.
-    public static let divergenceWarnDegrees = 0.1, divergenceErrorDegrees = 0.25
+    public static let divergenceWarnDegrees = AlignmentTolerance.divergenceDegrees, divergenceErrorDegrees = 0.25
     /// Farthest content nearer than this (metres, from the baseline and field of view) suggests a shifted pair.
     public static let shiftedFarMetres = 1.0
     /// Share of matched content in front of the window above which the window is misplaced.
@@ -345,6 +347,8 @@ public struct ConversionFault: Sendable, Equatable {
     public var message: String
     /// `--align` and/or `--auto-disparity` when they fix it and were not given.
     public var fixes: [String]
+    /// `--align` and/or `--auto-disparity` when they fix it, given or not.
+    public var fixedBy: [String] = []
     /// `ERROR SV-GEOM-001: …` / `warning SV-GEOM-020: …`.
     public var line: String { "\(severity == .error ? "ERROR" : "warning") \(ruleID): \(message)" }
 }
@@ -357,13 +361,41 @@ extension GeometryDiagnosis {
     public static func conversionFaults(left: GrayImage, right: GrayImage, stereo: StereoParameters, align: Bool, autoDisparity: Bool) -> [ConversionFault] {
         var known = stereo
         known.disparityAdjustment = stereo.disparityAdjustment ?? 0
-        let d = diagnose(left: left, right: right, stereo: known, asSpatial: true)
-        return d.findings.filter { $0.severity >= .warning }.map { f in
+        return faults(diagnose(left: left, right: right, stereo: known, asSpatial: true), stereo: stereo, align: align, autoDisparity: autoDisparity)
+    }
+
+    /// The warnings and errors of a diagnosis as conversion faults, with the options that fix them.
+    static func faults(_ d: (faults: [GeometryFault], findings: [Finding], result: StereoAnalysisResult), stereo: StereoParameters, align: Bool, autoDisparity: Bool) -> [ConversionFault] {
+        d.findings.filter { $0.severity >= .warning }.map { f in
             let faults = d.faults.filter { $0.ruleID == f.ruleID && $0.severity >= .warning }
             var fixes: [String] = []
             if !align && faults.contains(where: \.fixedByAlign) { fixes.append("--align") }
             if !autoDisparity && stereo.disparityAdjustment == nil && faults.contains(where: \.fixedByAutoDisparity) { fixes.append("--auto-disparity") }
-            return ConversionFault(ruleID: f.ruleID, severity: f.severity, message: f.message, fixes: fixes)
+            let by = (faults.contains(where: \.fixedByAlign) ? ["--align"] : []) + (faults.contains(where: \.fixedByAutoDisparity) ? ["--auto-disparity"] : [])
+            return ConversionFault(ruleID: f.ruleID, severity: f.severity, message: f.message, fixes: fixes, fixedBy: by)
         }
+    }
+
+    /// ``conversionFaults(left:right:stereo:align:autoDisparity:)`` of two decoded eyes, read exactly as `validate` reads
+    /// them (the same grey conversion, reduction and colour statistics), so a fault is measured in the same pixels by
+    /// both (issue 28: one focal mismatch was 14.5 px in convert and 29 px in validate when convert measured at half
+    /// size).
+    public static func conversionFaults(left: Image, right: Image, stereo: StereoParameters, align: Bool, autoDisparity: Bool) -> [ConversionFault] {
+        guard let px = try? PixelSource.eyes(left, right) else { return [] }
+        var known = stereo
+        known.disparityAdjustment = stereo.disparityAdjustment ?? 0
+        let d = diagnose(left: px.left, right: px.right, stereo: known, asSpatial: true, leftChroma: px.leftChroma, rightChroma: px.rightChroma)
+        return faults(d, stereo: stereo, align: align, autoDisparity: autoDisparity)
+    }
+
+    /// What a conversion with `--align` / `--auto-disparity` reports: the faults of the pair as written (`after`,
+    /// measured on the fixed eyes with the values written) as they are, and each fault of the input (`before`) that
+    /// is gone from what was written, with the options that fixed it (`fixedBy`, or "the conversion" when none
+    /// claims it). A fault that is still there is reported once, as found after the fixes.
+    public static func faultsAfterFixes(before: [ConversionFault], after: [ConversionFault]) -> (remaining: [ConversionFault], fixed: [(fault: ConversionFault, by: String)]) {
+        let fixed = before.filter { b in !after.contains { $0.ruleID == b.ruleID } }.map { b in
+            (fault: b, by: b.fixedBy.isEmpty ? "the conversion" : b.fixedBy.joined(separator: " and "))
+        }
+        return (after, fixed)
     }
 }

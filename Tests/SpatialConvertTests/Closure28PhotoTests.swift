@@ -216,3 +216,120 @@ import MediaDecode
     }
 }
 
+
+/// Issue 28, reports that agree with the tool: what `--align` fixed is reported as fixed, one focal mismatch is one
+/// number, a fault-free pair is left alone, and `align` refuses to write over its own input through a link.
+@Suite struct Closure28PhotoReportTests {
+    /// A synthetic pair (grey, as RGB) with `fault` applied to the right camera.
+    static func pair(width: Int = 480, height: Int = 320, seed: UInt64 = 5, _ fault: (inout SyntheticStereo) -> Void = { _ in }) throws -> (left: Image, right: Image) {
+        var s = SyntheticStereo()
+        s.width = width; s.height = height; s.seed = seed; s.farWallMetres = 100; s.noise = 0
+        fault(&s)
+        let (l, r) = s.render()
+        return (try Closure28PhotoTests.rgb(l), try Closure28PhotoTests.rgb(r))
+    }
+
+    // MARK: g. the report of --align shows what was written, and the input's faults as fixed
+
+    @Test func alignReportsTheFaultsItFixedAsFixed() throws {
+        let (l, r) = try Self.pair { $0.rollDegrees = 1.5 }
+        let stereo = StereoParameters(baselineMicrometres: 64_000, horizontalFieldOfViewMillidegrees: 60_000)
+        let before = GeometryDiagnosis.conversionFaults(left: l, right: r, stereo: stereo, align: true, autoDisparity: true)
+        #expect(before.contains { $0.ruleID == "SV-GEOM-003" && $0.severity == .error && $0.fixedBy == ["--align"] }, "\(before.map(\.line))")
+        let p = try PairAligner.prepare(left: l, right: r, hfovDegrees: 60, align: true, autoDisparity: true)
+        #expect(p.report.aligned)
+        var written = stereo
+        try written.setHorizontalFieldOfView(degrees: try #require(p.report.hfovDegrees))
+        try written.setDisparity(percent: try #require(p.report.disparityPercent))
+        let after = GeometryDiagnosis.conversionFaults(left: p.left, right: p.right, stereo: written, align: true, autoDisparity: true)
+        let (remaining, fixed) = GeometryDiagnosis.faultsAfterFixes(before: before, after: after)
+        #expect(!remaining.contains { $0.ruleID == "SV-GEOM-003" }, "the roll is still reported: \(remaining.map(\.line))")
+        #expect(!remaining.contains { $0.severity == .error }, "\(remaining.map(\.line))")
+        #expect(fixed.contains { $0.fault.ruleID == "SV-GEOM-003" && $0.by == "--align" }, "\(fixed.map(\.fault.line))")
+    }
+
+    @Test(.enabled(if: CLI.binary != nil, "needs the built spatial-media binary"))
+    func convertAlignPrintsNoPreFixErrorAsCurrent() throws {
+        let (l, r) = try Self.pair { $0.rollDegrees = 1.5 }
+        let sbs = tempPath("roll-sbs.png"), out = tempPath("roll-aligned.heic")
+        try AtomicFile.write(path: sbs, bytes: try PNG.encode(try ImageOps.join(l, r)))
+        let run = try CLI.run(["convert", sbs, "-o", out, "--align", "--auto-disparity"])
+        #expect(run.status == 0, "\(run.err)")
+        let lines = run.err.split(separator: "\n").map(String.init)
+        // Before: "ERROR SV-GEOM-003: roll …" printed as if the written photo still had it.
+        #expect(!lines.contains { $0.hasPrefix("ERROR SV-GEOM-003") }, "\(run.err)")
+        #expect(lines.contains { $0.hasPrefix("fixed by --align: ERROR SV-GEOM-003") }, "\(run.err)")
+    }
+
+    // MARK: h. one focal mismatch, one number
+
+    @Test func convertAndValidateGiveOneFocalMismatchInTheSamePixels() throws {
+        // Eyes wider than 2048 px: convert used to measure at half size and print half the pixels validate printed.
+        let (l, r) = try Self.pair(width: 2400, height: 1000, seed: 9) { $0.focalRatio = 1.02 }
+        let stereo = StereoParameters(baselineMicrometres: 64_000, horizontalFieldOfViewMillidegrees: 60_000)
+        let convertSays = try #require(GeometryDiagnosis.conversionFaults(left: l, right: r, stereo: stereo, align: false, autoDisparity: false)
+            .first { $0.ruleID == "SV-GEOM-004" }?.message)
+        let sbs = tempPath("focal-sbs.png")
+        try AtomicFile.write(path: sbs, bytes: try PNG.encode(try ImageOps.join(l, r)))
+        var o = ValidationOptions(); o.layout = .sbs
+        let validateSays = try #require(Validator.validate(path: sbs, options: o).findings.first { $0.ruleID == "SV-GEOM-004" }?.message)
+        func pixels(_ m: String) -> Double? {
+            guard let end = m.range(of: " px vertical error") else { return nil }
+            return Double(m[..<end.lowerBound].split(separator: "(").last ?? "")
+        }
+        let a = try #require(pixels(convertSays)), b = try #require(pixels(validateSays))
+        #expect(a == b, "convert: \(convertSays) — validate: \(validateSays)")
+        // In the eyes' own pixels: a 2 % focal mismatch moves the top/bottom edges by ≈ 1 % of the 1000 px height.
+        #expect(a > 7 && a < 13, "\(a) px")
+    }
+
+    @Test(.enabled(if: CLI.binary != nil, "needs the built spatial-media binary"))
+    func convertCommandPrintsTheFocalMismatchValidatePrints() throws {
+        let (l, r) = try Self.pair(width: 2400, height: 1000, seed: 9) { $0.focalRatio = 1.02 }
+        let sbs = tempPath("focal-cli-sbs.png")
+        try AtomicFile.write(path: sbs, bytes: try PNG.encode(try ImageOps.join(l, r)))
+        let convert = try CLI.run(["convert", sbs, "-o", tempPath("focal-cli.heic"), "--quality", "10"])
+        let validate = try CLI.run(["validate", "--layout", "sbs", sbs])
+        func line(_ text: String) -> String? {
+            guard let l = text.split(separator: "\n").map(String.init).first(where: { $0.contains("SV-GEOM-004") }), let r = l.range(of: "% larger (") else { return nil }
+            return String(l[r.upperBound...].prefix { $0 != " " })
+        }
+        // Before: convert printed 5.00 px where validate printed 10.00 px.
+        let a = try #require(line(convert.err), "\(convert.err)"), b = try #require(line(validate.out), "\(validate.out)")
+        #expect(a == b && a.hasPrefix("10."), "convert \(a) px, validate \(b) px")
+    }
+
+    // MARK: i. --align leaves a fault-free pair untouched
+
+    @Test func alignLeavesAFaultFreePairUntouched() throws {
+        let (l, r) = try Self.pair()
+        let p = try PairAligner.prepare(left: l, right: r, hfovDegrees: 60, align: true, autoDisparity: false)
+        #expect(!p.report.aligned && p.report.hfovDegrees == nil)
+        #expect(p.left.width == l.width && p.left.height == l.height && p.right.width == r.width)
+        #expect(try ImageOps.psnr(p.right, r) > 99, "the right eye was warped")
+        #expect(p.report.lines.contains { $0.contains("needs no alignment") && $0.contains("not warped or cropped") }, "\(p.report.lines)")
+        // A pair with a fault is still aligned (and cropped).
+        let (fl, fr) = try Self.pair { $0.rollDegrees = 1.5 }
+        let q = try PairAligner.prepare(left: fl, right: fr, hfovDegrees: 60, align: true, autoDisparity: false)
+        #expect(q.report.aligned && q.left.width < fl.width, "\(q.report.lines)")
+        #expect(q.report.lines.contains { $0.contains("fixes roll") }, "\(q.report.lines)")
+    }
+
+    // MARK: j. align refuses an output that is its own input through a symbolic link
+
+    @Test(.enabled(if: CLI.binary != nil, "needs the built spatial-media binary"))
+    func alignRefusesALinkToItsInput() throws {
+        let (l, r) = try Self.pair()
+        let photo = tempPath("align-input.heic"), link = tempPath("align-link.heic")
+        let pair = StereoPair(left: l, right: r, exif: nil, exifInfo: ExifInfo(), sourceBaselineMM: nil, convergenceAngleDegrees: nil, sourceDescription: "test", notes: [])
+        _ = try PhotoConverter.convert(pair, options: Closure28PhotoTests.options(), to: photo)
+        let original = try FileBytes.read(photo)
+        try? FileManager.default.removeItem(atPath: link)
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: photo)
+        let run = try CLI.run(["align", photo, "-o", link])
+        #expect(run.status == 64, "\(run.status): \(run.err)")
+        #expect(run.err.contains("is the input"), "\(run.err)")
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link) == photo, "the link was replaced")
+        #expect(try FileBytes.read(photo) == original, "the input changed")
+    }
+}
