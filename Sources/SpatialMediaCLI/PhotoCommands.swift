@@ -127,6 +127,7 @@ struct ConvertPhoto: ParsableCommand {
         if bitDepth != nil { o.append("--bit-depth") }
         if form != nil { o.append("--form") }
         if half { o.append("--half") }
+        if force { o.append("--force") }
         return o
     }
 
