@@ -23,10 +23,11 @@ struct ConvertPhoto: ParsableCommand {
         discussion: """
         Photos: SBS/TB JPEG, PNG or HEIC, an MPO file, or --left/--right image files → .heic. \
         Defaults, printed with every conversion so a guess is never mistaken for a measurement: \
-        baseline = MPO BaselineLength when present, else 64 mm; horizontal field of view = from EXIF \
+        baseline = MPO BaselineLength when plausible (10–100 mm), else 64 mm; horizontal field of view = from EXIF \
         (FocalLengthIn35mmFilm, or FocalLength with FocalPlaneXResolution) when present, else 60°; \
         disparity adjustment 0 %; layout auto = side-by-side when the image is at least as wide as tall; \
-        quality 80 (x265 CRF 16). An odd SBS width drops the middle column. EXIF of the source is kept.
+        quality 80 (x265 CRF 16). A picture whose halves do not measure as a stereo pair is refused (--force \
+        converts it anyway); a spatial photo is read as its two eyes with its calibration. An odd SBS width drops the middle column. EXIF of the source is kept.
 
         Videos (INPUT .y4m, "-" for Y4M on standard input, .mp4/.mov/.mkv/…, or --left/--right video files) → \
         .mov (or .mp4 with --mp4): both eyes encoded at once by x265 with identical fixed GOPs (8-bit 4:2:0, \
