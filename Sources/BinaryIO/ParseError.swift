@@ -83,6 +83,10 @@ public struct ParseError: Error, Sendable, Equatable, CustomStringConvertible {
         public static let giveProjection = Remedy(rawValue: "give-projection")
         /// Describe the frame packing (side by side or over-under) of a single-layer picture.
         public static let giveFramePacking = Remedy(rawValue: "give-frame-packing")
+        /// Name the layout of a frame-packed picture (side by side or top-bottom) instead of letting it be guessed.
+        public static let giveLayout = Remedy(rawValue: "give-layout")
+        /// Convert anyway: the caller vouches that the input is the stereo pair the options describe.
+        public static let force = Remedy(rawValue: "force")
     }
 
     public init(_ code: Code, offset: UInt64, path: String = "", _ message: String, remedy: Remedy? = nil) {

@@ -1,19 +1,52 @@
 import BinaryIO
 
-/// Whether a parsed file is whole: the one check every writer runs on its input before writing, and the
-/// source of `validate`'s SV-FILE-002/003 findings.
+/// A HEIF item whose data (an `iloc` extent, construction method 0) lies past the end of the file.
+public struct ItemExtentOutsideFile: Sendable, Equatable {
+    /// The item.
+    public var itemID: UInt32
+    /// Its type (`hvc1`, `grid`, `Exif`, …).
+    public var itemType: FourCC
+    /// Absolute file offset where the extent starts.
+    public var start: UInt64
+    /// Length of the extent in bytes.
+    public var length: UInt64
+}
+
+/// Whether a parsed file is whole: the one check every writer runs on its input before writing (movies and
+/// images alike), and the source of `validate`'s SV-FILE-003 findings.
 extension ISOFile {
-    /// Structural damage that makes the file unsafe to rewrite, each with the offset and box path `info` reports:
-    ///
-    /// * every parser diagnostic (a box cut short, a box past its parent or past the end of the file, trailing
-    ///   bytes that do not form a box);
-    /// * per track, the samples whose data lies past the end of the file (one fault per track, naming the first);
-    /// * HEIF items whose extents (construction method 0) lie past the end of the file (one fault, naming the first).
-    ///
-    /// Empty for an intact file. Sample tables that cannot be resolved at all are not reported here (the
-    /// operation that needs them throws its own error).
-    public func integrityFaults(limits: Limits = .default) -> [Diagnostic] {
-        var faults = allDiagnostics
+    /// Parser findings that mean the file is cut short or its box sizes do not fit: a box running past its parent or
+    /// the end of the file, a box smaller than its header, a structure that ended early. Other diagnostics (trailing
+    /// bytes, a payload kept raw) leave the file usable and are not listed.
+    public var truncationDiagnostics: [Diagnostic] {
+        allDiagnostics.filter { [.truncated, .sizePastParent, .sizeTooSmall, .sizeZeroNotTopLevel].contains($0.code) }
+    }
+
+    /// HEIF items whose data lies (partly) past the end of the file, in item order; at most one entry per item (its
+    /// first such extent). Items stored in `idat` (construction method 1) are checked by ``HEIFMeta/data(of:file:limits:)``.
+    public var itemExtentsOutsideFile: [ItemExtentOutsideFile] {
+        guard let heif, let iloc = heif.location else { return [] }
+        let size = source.size
+        var out: [ItemExtentOutsideFile] = []
+        for item in heif.items {
+            guard let loc = iloc.item(item.id), loc.constructionMethod == 0 else { continue }
+            for e in loc.extents {
+                let (start, overflow) = loc.baseOffset.addingReportingOverflow(e.offset)
+                if overflow || start > size || e.length > size - start {
+                    out.append(ItemExtentOutsideFile(itemID: item.id, itemType: item.type, start: start, length: e.length))
+                    break
+                }
+            }
+        }
+        return out
+    }
+
+    /// Data the file points at but does not hold, each as a diagnostic with the offset and box path `info` reports:
+    /// per track, the samples whose data lies past the end of the file (one fault per track, naming the first); the
+    /// HEIF items whose extents lie past the end of the file (one fault, naming the first). Sample tables that cannot
+    /// be resolved at all are not reported here (the operation that needs them throws its own error).
+    public func dataOutsideFile(limits: Limits = .default) -> [Diagnostic] {
+        var faults: [Diagnostic] = []
         let size = source.size
         for (i, track) in tracks.enumerated() {
             guard let samples = try? track.samples(limits: limits) else { continue }
@@ -22,30 +55,29 @@ extension ISOFile {
             faults.append(Diagnostic(code: .truncated, offset: first.offset, path: "moov/trak[\(i)]/mdia/minf/stbl",
                 message: "track \(track.trackID): \(outside.count) of \(samples.count) samples lie past the end of the file (\(size) bytes); the first, sample \(first.index + 1), is \(first.size) bytes at offset \(first.offset): the file is truncated"))
         }
-        if let heif, let iloc = heif.location {
-            var outside: [(item: HEIFMeta.Item, start: UInt64, length: UInt64)] = []
-            for item in heif.items {
-                guard let loc = iloc.item(item.id), loc.constructionMethod == 0 else { continue }
-                for e in loc.extents {
-                    let start = loc.baseOffset &+ e.offset
-                    if start > size || e.length > size - start { outside.append((item, start, e.length)); break }
-                }
-            }
-            if let first = outside.first {
-                faults.append(Diagnostic(code: .truncated, offset: first.start, path: "meta/iloc",
-                    message: "\(outside.count) of \(heif.items.count) items have data past the end of the file (\(size) bytes); the first, item \(first.item.id) (\(first.item.type)), has an extent of \(first.length) bytes at offset \(first.start): the file is truncated"))
-            }
+        let outside = itemExtentsOutsideFile
+        if let first = outside.first, let count = heif?.items.count {
+            faults.append(Diagnostic(code: .truncated, offset: first.start, path: "meta/iloc",
+                message: "\(outside.count) of \(count) items have data past the end of the file (\(size) bytes); the first, item \(first.itemID) (\(first.itemType)), has an extent of \(first.length) bytes at offset \(first.start): the file is truncated"))
         }
         return faults
     }
 
+    /// Structural damage that makes the file unsafe to rewrite: ``truncationDiagnostics`` then ``dataOutsideFile(limits:)``.
+    /// Empty for an intact file.
+    public func integrityFaults(limits: Limits = .default) -> [Diagnostic] {
+        truncationDiagnostics + dataOutsideFile(limits: limits)
+    }
+
     /// Throws the first of ``integrityFaults(limits:)`` as a ``/BinaryIO/ParseError`` (its code, offset and box
-    /// path), saying that nothing was written: every writer calls this on its input before writing anything.
+    /// path), saying that nothing was written: every writer calls this on its input before writing anything, so a
+    /// cut-short input is refused rather than edited, rewritten or converted.
     public func requireIntact(limits: Limits = .default, operation: String = "write") throws(ParseError) {
         let faults = integrityFaults(limits: limits)
         guard let first = faults.first else { return }
+        let path = first.path.isEmpty ? "(top level)" : first.path
         let more = faults.count > 1 ? " (and \(faults.count - 1) more fault\(faults.count > 2 ? "s" : ""))" : ""
-        throw ParseError(first.code, offset: first.offset, path: first.path,
-                         "the input is damaged or truncated: \(first.message)\(more); refusing to \(operation) it (nothing written)")
+        throw ParseError(first.code, offset: first.offset, path: path,
+                         "the input is damaged or truncated at \(path), offset \(first.offset): \(first.message)\(more); refusing to \(operation) it (nothing written)")
     }
 }

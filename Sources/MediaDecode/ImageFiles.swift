@@ -66,6 +66,7 @@ public enum ImageFiles {
         }
         if kind == .heif || kind == .movie {   // any ISOBMFF file: the HEIF reader names what is missing
             let file = try ISOFile.parse(source: MemorySource(data), limits: limits)
+            try file.requireIntact()
             let img = try HEIFImageDecoder.decodePrimary(file: file, limits: limits)
             let exif = heifExif(file, limits: limits)
             return LoadedImage(kind: .heif, image: img, exif: exif, exifInfo: exif.map { ExifInfo(tiff: $0) } ?? ExifInfo())

@@ -5,6 +5,7 @@ import BinaryIO
 import SystemSupport
 import ISOBMFF
 import ImageFormats
+import SpatialMedia
 
 /// How the two eyes sit in a single input image.
 public enum StereoLayout: String, Sendable, CaseIterable {
@@ -33,24 +34,58 @@ public struct StereoPair: Sendable {
     public var right: Image
     /// TIFF-form EXIF to keep (from the left / first source).
     public var exif: [UInt8]?
+    /// TIFF-form EXIF of the right eye when the source has its own (a spatial photo); nil: the same as ``exif``.
+    public var rightExif: [UInt8]?
     public var exifInfo: ExifInfo
-    /// Baseline measured by the source (MPO BaselineLength), mm.
-    public var sourceBaselineMM: Double?
+    /// Camera values the source states, in stored units (µm, 1/1000°, 1/10000 of the width): a spatial photo's
+    /// calibration, an MPO's BaselineLength. A value the source states but that is implausible is left out here,
+    /// with a note in ``notes`` (see ``/SpatialMedia/SpatialUnits/plausibleBaselineMicrometres``).
+    public var sourceStereo = StereoParameters()
+    /// Where ``sourceStereo`` comes from, for the report ("the input spatial photo", "MPO BaselineLength").
+    public var sourceStereoOrigin: String?
+    /// How the eyes were cut from one frame-packed picture (`sbs` or `tb`), or nil when the source holds two pictures
+    /// (an MPO, two files, a spatial photo).
+    public var packedLayout: StereoLayout?
+    /// The layout of a frame-packed source was guessed from its shape (`--layout auto`), not given.
+    public var layoutGuessed = false
+    /// Baseline stated by the source, mm (a view of ``sourceStereo``).
+    public var sourceBaselineMM: Double? {
+        get { sourceStereo.baselineMillimetres }
+        set { sourceStereo.baselineMicrometres = newValue.flatMap { try? SpatialUnits.micrometres(fromMillimetres: $0) } }
+    }
     public var convergenceAngleDegrees: Double?
     public var sourceDescription: String
     public var notes: [String]
 
     public init(left: Image, right: Image, exif: [UInt8]?, exifInfo: ExifInfo, sourceBaselineMM: Double?, convergenceAngleDegrees: Double?, sourceDescription: String, notes: [String]) {
-        self.left = left; self.right = right; self.exif = exif; self.exifInfo = exifInfo; self.sourceBaselineMM = sourceBaselineMM
+        self.left = left; self.right = right; self.exif = exif; self.exifInfo = exifInfo
         self.convergenceAngleDegrees = convergenceAngleDegrees; self.sourceDescription = sourceDescription; self.notes = notes
+        self.sourceBaselineMM = sourceBaselineMM
     }
 }
 
 /// Stereo still images in every form we read: one frame-packed image (SBS/TB JPEG, PNG, HEIC), an MPO,
 /// two files, or a spatial photo (stereo HEIC). The one place conversion and validation get eye pixels of photos.
 public enum StereoImages {
-    /// Reads one image holding both eyes (SBS/TB JPEG, PNG, HEIC) or an MPO file.
+    /// Reads one image holding both eyes (SBS/TB JPEG, PNG, HEIC), an MPO file, or a spatial photo. A spatial photo (a
+    /// HEIF with a `ster` group) is taken for what it is: its two eyes and its calibration
+    /// (``loadSpatialPhoto(_:file:limits:)``), never cut in half; `packing` does not apply to it.
     public static func load(_ path: String, packing options: ImagePacking) throws(ParseError) -> StereoPair {
+        do throws(ParseError) {
+            if FileProbe.kind(of: path) == .heif {
+                let file = try ISOFile.open(path: path, limits: options.limits)
+                var problems: [SpatialDiagnostic] = []
+                if let photo = SpatialPhotoReader.read(file, problems: &problems) {
+                    var pair = try loadSpatialPhoto(photo, file: file, limits: options.limits)
+                    if options.layout != .auto || options.halfResolution {
+                        pair.notes.append("the input is a spatial photo: its two eyes are used as they are (the layout and half-resolution options do not apply)")
+                    }
+                    return pair
+                }
+            }
+        } catch {
+            var e = error; if e.path.isEmpty { e.path = path }; throw e
+        }
         let src = try ImageFiles.load(path, limits: options.limits)
         do throws(ParseError) {
             return try pair(from: src, name: path, packing: options)
@@ -59,12 +94,32 @@ public enum StereoImages {
         }
     }
 
+    /// Both eyes of a spatial photo with its calibration: the baseline (distance between the two camera positions),
+    /// the field of view (left eye's intrinsics) and the disparity adjustment, each as stored; the EXIF of each eye.
+    public static func loadSpatialPhoto(_ photo: SpatialPhoto, file: ISOFile, limits: Limits = .default) throws(ParseError) -> StereoPair {
+        let eyes = try decodeSpatialPhoto(file: file, limits: limits)
+        let exifInfo = eyes.exif.map { ExifInfo(tiff: $0) } ?? ExifInfo()
+        var pair = StereoPair(left: eyes.left, right: eyes.right, exif: eyes.exif, exifInfo: exifInfo, sourceBaselineMM: nil, convergenceAngleDegrees: nil,
+                              sourceDescription: "spatial photo (both eyes)", notes: ["the input is already a spatial photo: both of its eyes and its calibration are used"])
+        pair.rightExif = ImageFiles.heifExif(file, item: photo.right.itemID, limits: limits)
+        var stereo = photo.stereo
+        stereo.heroEye = nil; stereo.projectionKind = nil
+        if let b = stereo.baselineMicrometres, !SpatialUnits.plausibleBaselineMicrometres.contains(b) {
+            pair.notes.append("the input's baseline \(NumberText.fixed(Double(b) / 1000, places: 3)) mm is not a plausible stereo camera baseline (\(plausibleBaselineText)), so it is not used")
+            stereo.baselineMicrometres = nil
+        }
+        pair.sourceStereo = stereo
+        pair.sourceStereoOrigin = "the input spatial photo"
+        return pair
+    }
+
     /// Splits a loaded image (or takes the two MPO pictures).
     public static func pair(from src: LoadedImage, name: String, packing options: ImagePacking) throws(ParseError) -> StereoPair {
         var notes = src.notes
         var left: Image, right: Image
         var baseline: Double?
         var convergence: Double?
+        var packed: StereoLayout?
         let desc: String
         if src.kind == .mpo {
             guard let second = src.mpoSecond else {
@@ -78,6 +133,10 @@ public enum StereoImages {
                 notes.append("MPO viewpoint numbers put the second image on the left")
             }
             baseline = a.lazy.compactMap(\.baselineMM).first
+            if let b = baseline, !isPlausible(baselineMM: b) {
+                notes.append("MPO BaselineLength \(NumberText.fixed(b, places: 3)) mm is not a plausible stereo camera baseline (\(plausibleBaselineText)); it is a placeholder some cameras write, so it is not used")
+                baseline = nil
+            }
             convergence = a.lazy.compactMap(\.convergenceAngleDegrees).first
             desc = "MPO"
             if left.width != right.width || left.height != right.height {
@@ -86,6 +145,7 @@ public enum StereoImages {
         } else {
             let img = src.image
             let layout: StereoLayout = options.layout == .auto ? (img.width >= img.height ? .sbs : .tb) : options.layout
+            packed = layout
             if layout == .sbs {
                 guard img.width >= 2 else { throw ParseError(.invalidValue, offset: 0, "image is \(img.width) px wide: too narrow to hold two eyes side by side") }
                 let half = img.width / 2
@@ -111,8 +171,22 @@ public enum StereoImages {
             }
             desc = "\(src.kind.rawValue) \(layout == .sbs ? "side-by-side" : "top-bottom")"
         }
-        return StereoPair(left: left, right: right, exif: src.exif, exifInfo: src.exifInfo, sourceBaselineMM: baseline,
-                          convergenceAngleDegrees: convergence, sourceDescription: desc, notes: notes)
+        var pair = StereoPair(left: left, right: right, exif: src.exif, exifInfo: src.exifInfo, sourceBaselineMM: baseline,
+                              convergenceAngleDegrees: convergence, sourceDescription: desc, notes: notes)
+        if baseline != nil { pair.sourceStereoOrigin = "MPO BaselineLength" }
+        pair.packedLayout = packed
+        pair.layoutGuessed = packed != nil && options.layout == .auto
+        return pair
+    }
+
+    /// A baseline (mm) within ``/SpatialMedia/SpatialUnits/plausibleBaselineMicrometres``.
+    static func isPlausible(baselineMM: Double) -> Bool {
+        guard let um = try? SpatialUnits.micrometres(fromMillimetres: baselineMM) else { return false }
+        return SpatialUnits.plausibleBaselineMicrometres.contains(um)
+    }
+    static var plausibleBaselineText: String {
+        let r = SpatialUnits.plausibleBaselineMicrometres
+        return "\(r.lowerBound / 1000)–\(r.upperBound / 1000) mm"
     }
 
     /// Reads two files as the left and right eyes (each JPEG, PNG or HEIC).
@@ -137,8 +211,11 @@ public enum StereoImages {
         }
     }
 
+    /// Decodes both eyes of a parsed stereo HEIC; a truncated or damaged file is refused first
+    /// (``/ISOBMFF/ISOFile/requireIntact()``), naming the offset and box path.
     public static func decodeSpatialPhoto(file: ISOFile, limits: Limits = .default) throws(ParseError) -> (left: Image, right: Image, exif: [UInt8]?) {
         guard let meta = file.heif else { throw ParseError(.notRecognised, offset: 0, "not a HEIF file") }
+        try file.requireIntact()
         guard let g = meta.groups.first(where: { $0.type == "ster" }), g.entityIDs.count == 2 else {
             throw ParseError(.notRecognised, offset: 0, "no stereo pair: the file has no 'ster' entity group with two images")
         }

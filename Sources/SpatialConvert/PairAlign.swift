@@ -45,6 +45,9 @@ public struct PairPreparationReport: Sendable {
     /// The disparity adjustment chosen by `--auto-disparity`, percent of the width.
     public var disparityPercent: Double?
     public var lines: [String]
+    /// `--align` warped and cropped the eyes (false when the pair needed no alignment, could not be measured, or
+    /// would not improve).
+    public var aligned = false
 }
 
 /// Measurement, rectification (`--align`) and automatic window placement (`--auto-disparity`) of stereo pairs.
@@ -172,13 +175,19 @@ public enum PairAligner {
         rep.before = before
         var l = left, r = right
         var near = m.rectifiedNear + rect.centreHorizontalShift
-        if align {
+        let faults = AlignmentTolerance.faults(m, rect)
+        if align && faults.isEmpty {
+            rep.lines.append("--align: the pair needs no alignment (vertical offset \(NumberText.fixed(before.verticalOffset, places: 2)) px, roll \(NumberText.fixed(before.rollDegrees, places: 3))°, scale \(NumberText.fixed(before.scalePercent, places: 3))%, no far field beyond infinity: all within what validate accepts); the eyes are left as they are, not warped or cropped")
+            rep.lines.append("before: " + before.line)
+        }
+        if align && !faults.isEmpty {
             let plan = PairAlignment.plan(m, rect)
             l = try apply(left, homography: plan.leftHomography, crop: plan.crop)
             r = try apply(right, homography: plan.rightHomography, crop: plan.crop)
             let hf = plan.croppedHFOV(hfovDegrees)
             rep.hfovDegrees = hf
-            rep.lines.append("--align: right eye rectified (offset \(NumberText.fixed(before.verticalOffset, places: 2)) px, roll \(NumberText.fixed(before.rollDegrees, places: 3))°, scale \(NumberText.fixed(before.scalePercent, places: 3))%, yaw \(NumberText.fixed(before.yawDegrees, places: 2))°\(plan.recentreShift != 0 ? ", far field re-centred by \(NumberText.fixed(-plan.recentreShift, places: 1)) px" : "")), both eyes cropped to \(plan.crop.width)×\(plan.crop.height) around the centre; field of view \(NumberText.fixed(hfovDegrees, places: 2))° → \(NumberText.fixed(hf, places: 2))°")
+            rep.aligned = true
+            rep.lines.append("--align: fixes \(faults.joined(separator: ", ")); right eye rectified (offset \(NumberText.fixed(before.verticalOffset, places: 2)) px, roll \(NumberText.fixed(before.rollDegrees, places: 3))°, scale \(NumberText.fixed(before.scalePercent, places: 3))%, yaw \(NumberText.fixed(before.yawDegrees, places: 2))°\(plan.recentreShift != 0 ? ", far field re-centred by \(NumberText.fixed(-plan.recentreShift, places: 1)) px" : "")), both eyes cropped to \(plan.crop.width)×\(plan.crop.height) around the centre; field of view \(NumberText.fixed(hfovDegrees, places: 2))° → \(NumberText.fixed(hf, places: 2))°")
             rep.lines.append("before: " + before.line)
             if let m2 = measure(l, r, hfovDegrees: hf).measurement {
                 let after = PairFigures(m2)
@@ -188,7 +197,7 @@ public enum PairAligner {
                 // Never make a pair worse: keep the original when the aligned pair measures no better.
                 if after.medianAbsDy > before.medianAbsDy + 0.05 || after.p95AbsDy > before.p95AbsDy + 0.1 {
                     rep.lines.append("--align: the aligned pair measures no better than the original; the original eyes are kept")
-                    l = left; r = right; rep.hfovDegrees = nil; rep.after = nil; near = m.rectifiedNear + rect.centreHorizontalShift
+                    l = left; r = right; rep.hfovDegrees = nil; rep.after = nil; rep.aligned = false; near = m.rectifiedNear + rect.centreHorizontalShift
                 }
             } else {
                 near = m.rectifiedNear - plan.recentreShift

@@ -32,6 +32,9 @@ public struct PhotoConversionOptions: Sendable {
     public var bitDepth = 8
     /// x265 worker threads (0 = all cores).
     public var threads = 0
+    /// Convert a frame-packed picture even when the measurement finds no stereo pair in it (``PairRecognition``):
+    /// the caller vouches that the layout is right. Off by default, so an ordinary photo is refused, not cut in half.
+    public var force = false
     public init() {}
 
     /// How the decode layer reads a single frame-packed image for these options.
@@ -87,6 +90,7 @@ public enum PhotoConverter {
     /// or the default.
     public static func fieldOfView(_ pair: StereoPair, options: PhotoConversionOptions) -> (degrees: Double, source: String) {
         if let f = options.stereo.horizontalFieldOfViewDegrees { return (f, options.hfovSource ?? "--hfov") }
+        if let f = pair.sourceStereo.horizontalFieldOfViewDegrees { return (f, pair.sourceStereoOrigin ?? "the input") }
         if let f = pair.exifInfo.horizontalFOV(imageWidth: pair.left.width, imageHeight: pair.left.height) { return (f.degrees, f.source) }
         return (StereoParameters.defaults.horizontalFieldOfViewDegrees ?? 60, "default; not measured")
     }
@@ -101,12 +105,15 @@ public enum PhotoConverter {
             throw ParseError(.invalidValue, offset: 0, "the eyes differ in size")
         }
         try Image.checkDimensions(width: w, height: h, limits: options.limits)
+        if let note = try PairRecognition.check(pair, options: options) { notes.append(note) }
         // Parameters and their provenance.
         let stereo = try chosenStereo(pair, options: options)
+        let origin = pair.sourceStereoOrigin ?? "the input"
         let bSrc = options.stereo.baselineMicrometres != nil ? options.baselineSource ?? "--baseline"
-            : pair.sourceBaselineMM != nil ? "MPO BaselineLength" : "default; not measured"
+            : pair.sourceStereo.baselineMicrometres != nil ? origin : "default; not measured"
         let fSrc = fieldOfView(pair, options: options).source
-        let dSrc = options.stereo.disparityAdjustment == nil ? "default" : options.disparitySource ?? "--disparity"
+        let dSrc = options.stereo.disparityAdjustment != nil ? options.disparitySource ?? "--disparity"
+            : pair.sourceStereo.disparityAdjustment != nil ? origin : "default"
         if let c = pair.convergenceAngleDegrees { notes.append("MPO convergence angle \(c)° (not stored: spatial photos have no such field)") }
 
         let depth = max(pair.left.bitDepth, pair.right.bitDepth)
@@ -118,21 +125,22 @@ public enum PhotoConverter {
         let exifPayload = pair.exif.map { [0, 0, 0, 0] + $0 }
         let bytes = try SpatialPhotoWriter.build(left: PhotoEncoding.codedImage(coded[0], settings: settings),
                                                  right: PhotoEncoding.codedImage(coded[1], settings: settings),
-                                                 stereo: stereo, form: options.form, exif: exifPayload, xmp: SpatialPhotoWriter.spatialXMP())
+                                                 stereo: stereo, form: options.form, exif: exifPayload, rightExif: pair.rightExif.map { [0, 0, 0, 0] + $0 },
+                                                 xmp: SpatialPhotoWriter.spatialXMP())
         if pair.exif != nil { notes.append("EXIF of the source kept as an Exif item on each eye") }
         let report = PhotoConversionReport(width: w, height: h, stereo: stereo, baselineSource: bSrc, hfovSource: fSrc, disparitySource: dSrc, quality: options.quality, notes: notes, bytes: bytes.count)
         return (bytes, report)
     }
 
-    /// The stereo parameters a conversion writes: ``PhotoConversionOptions/stereo`` where given, else the MPO baseline
-    /// and the EXIF field of view, else ``/SpatialMedia/StereoParameters/defaults``. A value the caller gave that does not fit is a
+    /// The stereo parameters a conversion writes: ``PhotoConversionOptions/stereo`` where given, else the values the
+    /// source states (``/MediaDecode/StereoPair/sourceStereo``: a spatial photo's calibration, an MPO baseline) and the
+    /// EXIF field of view, else ``/SpatialMedia/StereoParameters/defaults``. A value the caller gave that does not fit is a
     /// usage error (`invalidArgument`); one read from the file is a fault of the input (`invalidValue`). The baseline
     /// must be above 0 and fit the signed 32-bit camera position (at most 2147483.647 mm).
     public static func chosenStereo(_ pair: StereoPair, options: PhotoConversionOptions) throws(ParseError) -> StereoParameters {
-        var s = options.stereo
-        if s.baselineMicrometres == nil, let b = pair.sourceBaselineMM {
-            do { try s.setBaseline(millimetres: b) } catch { throw ParseError(.invalidValue, offset: 0, "MPO baseline \(b) mm is out of range: \(error.message)") }
-        }
+        var s = options.stereo.filled(from: StereoParameters(baselineMicrometres: pair.sourceStereo.baselineMicrometres,
+                                                             horizontalFieldOfViewMillidegrees: pair.sourceStereo.horizontalFieldOfViewMillidegrees,
+                                                             disparityAdjustment: pair.sourceStereo.disparityAdjustment))
         if s.horizontalFieldOfViewMillidegrees == nil, let f = pair.exifInfo.horizontalFOV(imageWidth: pair.left.width, imageHeight: pair.left.height) {
             do { try s.setHorizontalFieldOfView(degrees: f.degrees) } catch { throw ParseError(.invalidValue, offset: 0, "field of view \(f.degrees)° (\(f.source)) is out of range: \(error.message)") }
         }
@@ -162,6 +170,7 @@ public enum PhotoSplitter {
             throw ParseError(.invalidArgument, offset: 0, "nothing to write: give a left and right output, or a side-by-side one", remedy: .giveSplitOutputs)
         }
         let file = try ISOFile.open(path: path, limits: limits)
+        do throws(ParseError) { try file.requireIntact() } catch { var e = error; e.message = "\(path): \(e.message)"; throw e }
         guard let g = file.heif?.groups.first(where: { $0.type == "ster" }), g.entityIDs.count == 2 else {
             throw ParseError(.notRecognised, offset: 0, path: path, "no stereo pair: the file has no 'ster' entity group with two images")
         }

@@ -138,14 +138,21 @@ public enum SpatialPhotoReader {
                 problems.append(SpatialDiagnostic(.error, offset: h.meta.header.offset, path: "meta/grpl", "ster group \(g.id): item \(id) (\(name) eye) is '\(item.type)', not an image"))
                 return nil
             }
-            if item.type == "lhv1" {
-                diags.append(SpatialDiagnostic(.error, offset: h.meta.header.offset, path: "meta/iinf",
-                    "item \(id) (\(name) eye) is a layered-HEVC ('lhv1') image: a layer of a multi-layer (L-HEVC/MV-HEVC) stream, which needs the other layer to decode; Apple's readers don't take it — they expect each eye as its own 'hvc1' (or grid) item"))
+            if let why = unusableEye(item, name: name) {
+                diags.append(SpatialDiagnostic(.error, offset: h.meta.header.offset, path: "meta/iinf", why))
             }
             eyes.append(eye(item: item, meta: h, diagnostics: &diags))
         }
         let photo = SpatialPhoto(groupID: g.id, left: eyes[0], right: eyes[1], primaryItemID: h.primaryItemID, diagnostics: diags)
         return photo
+    }
+
+    /// Why an image item cannot be an eye of a spatial photo, or nil: a layered-HEVC (`lhv1`) item is one layer of a
+    /// multi-layer stream and needs the other layer to decode. The one statement of this rule: `validate` reports it
+    /// (SV-PHOTO-021) and `combine` refuses such an eye with it.
+    public static func unusableEye(_ item: HEIFMeta.Item, name: String) -> String? {
+        guard item.type == "lhv1" else { return nil }
+        return "item \(item.id) (\(name) eye) is a layered-HEVC ('lhv1') image: a layer of a multi-layer (L-HEVC/MV-HEVC) stream, which needs the other layer to decode; Apple's readers don't take it — they expect each eye as its own 'hvc1' (or grid) item"
     }
 
     static func eye(item: HEIFMeta.Item, meta h: HEIFMeta, diagnostics: inout [SpatialDiagnostic]) -> PhotoEye {

@@ -37,7 +37,7 @@ public enum SpatialPhotoEditor {
     /// atomically when `output` is nil). A nil field of `stereo` keeps the current value; `form` is used for camera
     /// properties that do not exist yet.
     public static func edit(path: String, output: String?, stereo edit: StereoParameters, form: CameraPropertyForm = .apple) throws(ParseError) -> PhotoEditResult {
-        let file = try ISOFile.open(path: path)
+        let file = try openIntact(path)
         var problems: [SpatialDiagnostic] = []
         guard let photo = SpatialPhotoReader.read(file, problems: &problems) else {
             throw ParseError(.unsupported, offset: 0, path: path, problems.first?.message ?? "not a spatial photo (no ster entity group); use `combine` to make one")
@@ -50,7 +50,7 @@ public enum SpatialPhotoEditor {
     /// images) are used, first = left.
     public static func combine(path: String, leftItem: UInt32? = nil, rightItem: UInt32? = nil, swapEyes: Bool = false,
                                stereo edit: StereoParameters, form: CameraPropertyForm = .apple, output: String) throws(ParseError) -> PhotoEditResult {
-        let file = try ISOFile.open(path: path)
+        let file = try openIntact(path)
         guard let h = file.heif else { throw ParseError(.notRecognised, offset: 0, path: path, "not a HEIF image (no meta box)") }
         var ids: [UInt32]
         if let l = leftItem, let r = rightItem { ids = [l, r] } else {
@@ -60,6 +60,7 @@ public enum SpatialPhotoEditor {
             }
         }
         if swapEyes { ids.reverse() }
+        try refuseUnusableEyes([(h, ids[0], "left", nil), (h, ids[1], "right", nil)])
         return try apply(edit, form: form, to: file, left: ids[0], right: ids[1], addGroup: true, output: output)
     }
 
@@ -71,7 +72,30 @@ public enum SpatialPhotoEditor {
     /// Only the baseline, field of view and disparity adjustment are filled (a photo has no hero eye or projection).
     public static func fillingDefaults(_ edit: StereoParameters, defaults: StereoParameters = .defaults, keepingFrom file: ISOFile?) -> (edit: StereoParameters, kept: [String]) {
         var problems: [SpatialDiagnostic] = []
-        let photo = file.flatMap { SpatialPhotoReader.read($0, problems: &problems) }
+        return fillingDefaults(edit, defaults: defaults, keepingFrom: file.flatMap { SpatialPhotoReader.read($0, problems: &problems) })
+    }
+
+    /// The edit `combine` applies to one input (`right` nil: a HEIF holding both images, or a spatial photo) or two
+    /// (single-image HEIFs, e.g. the eyes `split` wrote): as ``fillingDefaults(_:defaults:keepingFrom:)``, where two
+    /// eyes that carry their own camera properties (a `split` of a spatial photo keeps them) keep them, so split → combine
+    /// gives back the calibration. Files that cannot be read keep nothing (combine then reports why).
+    public static func fillingDefaults(_ edit: StereoParameters, defaults: StereoParameters = .defaults, combiningLeft left: String, right: String?) -> (edit: StereoParameters, kept: [String]) {
+        guard let right else { return fillingDefaults(edit, defaults: defaults, keepingFrom: try? ISOFile.open(path: left)) }
+        let pair = (try? ISOFile.open(path: left)).flatMap { a in (try? ISOFile.open(path: right)).flatMap { eyeCalibration(left: a, right: $0) } }
+        return fillingDefaults(edit, defaults: defaults, keepingFrom: pair)
+    }
+
+    /// The camera properties of two single-image HEIFs' primary images, read as the eyes of one spatial photo (nil when
+    /// either has no primary image).
+    static func eyeCalibration(left a: ISOFile, right b: ISOFile) -> SpatialPhoto? {
+        guard let ha = a.heif, let hb = b.heif, let pa = ha.primaryItemID, let pb = hb.primaryItemID,
+              let ia = ha.items.first(where: { $0.id == pa }), let ib = hb.items.first(where: { $0.id == pb }) else { return nil }
+        var diags: [SpatialDiagnostic] = []
+        let l = SpatialPhotoReader.eye(item: ia, meta: ha, diagnostics: &diags), r = SpatialPhotoReader.eye(item: ib, meta: hb, diagnostics: &diags)
+        return SpatialPhoto(groupID: 0, left: l, right: r, primaryItemID: pa, diagnostics: diags)
+    }
+
+    static func fillingDefaults(_ edit: StereoParameters, defaults: StereoParameters, keepingFrom photo: SpatialPhoto?) -> (edit: StereoParameters, kept: [String]) {
         var e = edit
         var kept: [String] = []
         if e.baselineMicrometres == nil {
@@ -91,11 +115,13 @@ public enum SpatialPhotoEditor {
 
     /// One eye of a spatial photo as a plain HEIF image, without re-encoding: the eye's image item (and, for a grid, its
     /// tiles) with their coded bytes and properties (`hvcC`, `ispe`, `colr` — e.g. Apple's Display P3 ICC profile —,
-    /// `pixi`, intrinsics), and the Exif/XMP items that describe that eye (`cdsc`). The stereo-pair facts (extrinsics,
-    /// disparity adjustment, the `ster` group) are left out. `combine` of two such files gives back the original coded
-    /// pictures.
+    /// `pixi`), its camera properties as stored (intrinsics, extrinsics — the right eye's position and rotation — and the
+    /// disparity adjustment), and the Exif/XMP items that describe that eye (`cdsc`). Only the `ster` group is left out, so
+    /// the file is an ordinary image that still carries its camera; `combine` of two such files gives back the original
+    /// coded pictures and calibration.
     public static func extractEye(file: ISOFile, item eye: UInt32) throws(ParseError) -> [UInt8] {
         guard let h = file.heif else { throw ParseError(.notRecognised, offset: 0, "not a HEIF image") }
+        try file.requireIntact()
         guard h.items.contains(where: { $0.id == eye }) else {
             throw ParseError(.danglingReference, offset: 0, path: "meta/iinf", "item \(eye) does not exist")
         }
@@ -109,10 +135,7 @@ public enum SpatialPhotoEditor {
             }
             let data = try h.data(of: id, file: file)
             let method = h.location?.item(id)?.constructionMethod ?? 0
-            let props = h.properties(of: id).filter { p in
-                guard let (k, _) = kind(of: p.box) else { return true }
-                return k == .intrinsics
-            }
+            let props = h.properties(of: id)
             builder.items.append(.init(id: id, type: it.type, name: it.name, hidden: id != eye && it.hidden, contentType: it.contentType,
                                        data: data, inIdat: method == 1, properties: props))
         }
@@ -129,29 +152,43 @@ public enum SpatialPhotoEditor {
     }
 
     /// Combines two single-image HEIF files into one spatial photo (all items of both copied, ids of the
-    /// second renumbered).
+    /// second renumbered). A nil field of `edit` keeps the camera properties the eyes carry (the eyes `split` writes
+    /// keep theirs; see ``fillingDefaults(_:defaults:combiningLeft:right:)``); a nil disparity adjustment on eyes that
+    /// carry none writes 0. Truncated inputs and eyes that cannot stand alone (``SpatialPhotoReader/unusableEye(_:name:)``)
+    /// are refused.
     public static func combine(leftPath: String, rightPath: String, stereo edit: StereoParameters, form: CameraPropertyForm = .apple, output: String) throws(ParseError) -> PhotoEditResult {
         try edit.checkedForPhoto()
-        let a = try ISOFile.open(path: leftPath), b = try ISOFile.open(path: rightPath)
+        let a = try openIntact(leftPath), b = try openIntact(rightPath)
         guard let ha = a.heif, let hb = b.heif else { throw ParseError(.notRecognised, offset: 0, path: a.heif == nil ? leftPath : rightPath, "not a HEIF image") }
         guard let pa = ha.primaryItemID, let pb = hb.primaryItemID else { throw ParseError(.invalidValue, offset: 0, path: leftPath, "both inputs need a primary image") }
         let sa = ha.size(of: pa), sb = hb.size(of: pb)
         guard let sa, let sb, sa.width == sb.width, sa.height == sb.height else {
             throw ParseError(.invalidValue, offset: 0, "the two images differ in size (\(sa.map { "\($0.width)x\($0.height)" } ?? "?") and \(sb.map { "\($0.width)x\($0.height)" } ?? "?")); both eyes must be the same size")
         }
+        try refuseUnusableEyes([(ha, pa, "left", leftPath), (hb, pb, "right", rightPath)])
         var builder = HEIFBuilder(brands: ["heic", "mif1"], primaryItemID: pa)
         let maxA = ha.items.map(\.id).max() ?? 0
         let shift = maxA + 1 > 0 ? maxA : 0
+        // What each eye keeps of its own camera properties: the kinds the edit does not set.
+        let carriesDisparity = [(ha, pa), (hb, pb)].contains { h, id in h.properties(of: id).contains { kind(of: $0.box)?.0 == .disparity } }
+        let newValues = StereoParameters(baselineMicrometres: edit.baselineMicrometres, horizontalFieldOfViewMillidegrees: edit.horizontalFieldOfViewMillidegrees,
+                                         disparityAdjustment: edit.disparityAdjustment ?? (carriesDisparity ? nil : 0))
+        func replaced(_ k: Kind) -> Bool {
+            switch k {
+            case .intrinsics: return newValues.horizontalFieldOfViewMillidegrees != nil
+            case .extrinsics: return newValues.baselineMicrometres != nil
+            case .disparity: return newValues.disparityAdjustment != nil
+            }
+        }
         for (file, h, offset) in [(a, ha, UInt32(0)), (b, hb, shift)] {
             for it in h.items {
                 let data = try h.data(of: it.id, file: file)
                 let method = h.location?.item(it.id)?.constructionMethod ?? 0
-                var props = h.properties(of: it.id).filter { kind(of: $0.box) == nil }
-                if it.id == (offset == 0 ? pa : pb) {
+                let isEye = it.id == (offset == 0 ? pa : pb)
+                var props = h.properties(of: it.id).filter { p in kind(of: p.box).map { isEye && !replaced($0.0) } ?? true }
+                if isEye {
                     props += SpatialPhotoWriter.cameraProperties(eye: offset == 0 ? .left : .right, width: Int(sa.width), height: Int(sa.height),
-                                                                 stereo: StereoParameters(baselineMicrometres: edit.baselineMicrometres,
-                                                                     horizontalFieldOfViewMillidegrees: edit.horizontalFieldOfViewMillidegrees,
-                                                                     disparityAdjustment: edit.disparityAdjustment ?? 0), form: form)
+                                                                 stereo: newValues, form: form)
                 }
                 builder.items.append(.init(id: it.id + offset, type: it.type, name: it.name, hidden: it.hidden, contentType: it.contentType,
                                            data: data, inIdat: method == 1, properties: props))
@@ -337,5 +374,27 @@ extension SpatialPhotoEditor {
     public static func isHEIF(path: String) -> Bool {
         guard let f = try? ISOFile.open(path: path), f.box("moov") == nil, let h = f.heif else { return false }
         return h.handler == "pict"
+    }
+}
+
+extension SpatialPhotoEditor {
+    /// Refuses an eye that cannot stand alone (``SpatialPhotoReader/unusableEye(_:name:)``), naming its file when there are two.
+    static func refuseUnusableEyes(_ eyes: [(meta: HEIFMeta, item: UInt32, name: String, file: String?)]) throws(ParseError) {
+        for e in eyes {
+            guard let item = e.meta.items.first(where: { $0.id == e.item }), let why = SpatialPhotoReader.unusableEye(item, name: e.name) else { continue }
+            throw ParseError(.unsupported, offset: e.meta.meta.header.offset, path: "meta/iinf", e.file.map { "\($0): \(why)" } ?? why)
+        }
+    }
+
+    /// Opens an image file for a command that writes from it, refusing it when it is truncated or damaged
+    /// (``/ISOBMFF/ISOFile/requireIntact()``); errors name the file.
+    static func openIntact(_ path: String) throws(ParseError) -> ISOFile {
+        let file = try ISOFile.open(path: path)
+        do throws(ParseError) { try file.requireIntact() } catch {
+            var e = error
+            e.message = "\(path): \(e.message)"
+            throw e
+        }
+        return file
     }
 }

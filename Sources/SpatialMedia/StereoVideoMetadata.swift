@@ -122,6 +122,11 @@ public enum SpatialUnits {
     /// Baselines above this (1 m, in µm) are written but reported as a warning.
     public static let implausibleBaselineMicrometres: UInt32 = 1_000_000
 
+    /// The baselines a stereo camera plausibly has, in µm: 10–100 mm (typically 19–65 mm). `validate` warns outside
+    /// it (SV-PHOTO-012, SV-VIDEO-017), and a conversion does not take a source's value outside it (an MPO's
+    /// placeholder BaselineLength such as the Nintendo 3DS's 1000 mm): it uses the default and says so.
+    public static let plausibleBaselineMicrometres: ClosedRange<UInt32> = 10_000...100_000
+
     static func invalid(_ m: String) -> ParseError { ParseError(.invalidArgument, offset: 0, path: "", m) }
 }
 

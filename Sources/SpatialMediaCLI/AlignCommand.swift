@@ -35,27 +35,37 @@ enum GeometryCheck {
         })
     }
 
-    /// Measures the pair, prints the faults found (naming the option that fixes them) on standard error, and applies
-    /// the requested fixes to `pair` and `options`.
+    /// Measures the pair, applies the requested fixes to `pair` and `options`, and prints on standard error the faults
+    /// of what will be written (measured as `validate` measures, naming the option that fixes them) and the input's
+    /// faults the fixes removed ("fixed by --align").
     static func prepare(_ pair: inout StereoPair, options o: inout PhotoConversionOptions, align: Bool, autoDisparity: Bool, json: Bool) throws(ParseError) {
         let hfov = PhotoConverter.fieldOfView(pair, options: o)
-        if let a = PairAligner.luma(pair.left, maxSide: 2048), let b = PairAligner.luma(pair.right, maxSide: 2048) {
-            // What the written file will say: the given values, else the source's, else the defaults.
-            var known = o.stereo
-            try? known.setHorizontalFieldOfView(degrees: hfov.degrees)
-            if known.baselineMicrometres == nil { try? known.setBaseline(millimetres: pair.sourceBaselineMM ?? PhotoDefaults.baselineMM) }
-            let found = warnings(left: a.gray, right: b.gray, stereo: known, align: align, autoDisparity: autoDisparity)
-            for w in found { printErr(line(w)) }
-            let hints = VideoGeometryWarning.fixes(found)
-            if !hints.isEmpty { printErr("spatial-media convert: the pair has fixable faults; add \(hints.joined(separator: " ")) to fix them while converting") }
+        // What the written file will say: the given values, else the source's, else the defaults; no disparity
+        // adjustment when neither gives one (so `--auto-disparity` is offered).
+        var known = try PhotoConverter.chosenStereo(pair, options: o)
+        if o.stereo.disparityAdjustment == nil && pair.sourceStereo.disparityAdjustment == nil { known.disparityAdjustment = nil }
+        let before = GeometryDiagnosis.conversionFaults(left: pair.left, right: pair.right, stereo: known, align: align, autoDisparity: autoDisparity)
+        var found = before
+        var fixed: [(fault: ConversionFault, by: String)] = []
+        if align || autoDisparity {
+            let p = try PairAligner.prepare(left: pair.left, right: pair.right, hfovDegrees: hfov.degrees, align: align, autoDisparity: autoDisparity)
+            pair.left = p.left; pair.right = p.right
+            if let h = p.report.hfovDegrees { try o.stereo.setHorizontalFieldOfView(degrees: h); o.hfovSource = "\(hfov.source), cropped by --align"; try known.setHorizontalFieldOfView(degrees: h) }
+            if let d = p.report.disparityPercent { try o.stereo.setDisparity(percent: d); o.disparitySource = "--auto-disparity (measured)"; try known.setDisparity(percent: d) }
+            pair.notes += p.report.lines
+            if !json { for l in p.report.lines { printErr(l) } }
+            if p.report.aligned || p.report.disparityPercent != nil {
+                let after = GeometryDiagnosis.conversionFaults(left: pair.left, right: pair.right, stereo: known, align: align, autoDisparity: autoDisparity)
+                (found, fixed) = GeometryDiagnosis.faultsAfterFixes(before: before, after: after)
+            }
         }
-        guard align || autoDisparity else { return }
-        let p = try PairAligner.prepare(left: pair.left, right: pair.right, hfovDegrees: hfov.degrees, align: align, autoDisparity: autoDisparity)
-        pair.left = p.left; pair.right = p.right
-        if let h = p.report.hfovDegrees { try o.stereo.setHorizontalFieldOfView(degrees: h); o.hfovSource = "\(hfov.source), cropped by --align" }
-        if let d = p.report.disparityPercent { try o.stereo.setDisparity(percent: d); o.disparitySource = "--auto-disparity (measured)" }
-        pair.notes += p.report.lines
-        if !json { for l in p.report.lines { printErr(l) } }
+        for w in found { printErr(w.line) }
+        for f in fixed {
+            printErr("fixed by \(f.by): \(f.fault.line)")
+            pair.notes.append("fixed by \(f.by): \(f.fault.ruleID)")
+        }
+        let hints = ["--align", "--auto-disparity"].filter(Set(found.flatMap(\.fixes)).contains)
+        if !hints.isEmpty { printErr("spatial-media convert: the pair has fixable faults; add \(hints.joined(separator: " ")) to fix them while converting") }
     }
 }
 
@@ -76,10 +86,11 @@ struct Align: ParsableCommand {
 
     func validate() throws {
         if !(0...100).contains(quality) { throw ValidationError("--quality must be between 0 and 100") }
-        if photo == output { throw ValidationError("the output must not be the input") }
     }
 
     func run() throws {
+        // The one check every writing command makes (``OutputPaths``: symbolic and hard links followed), exit 64.
+        try Exit.checkOutputs("spatial-media align", outputs: [("output", output)], inputs: [("input", photo)])
         do throws(ParseError) {
             let file = try ISOFile.open(path: photo)
             var problems: [SpatialDiagnostic] = []

@@ -40,6 +40,8 @@ enum Exit {
         .giveProjection: "--projection hequ|equi",
         .giveFramePacking: "--packing side|over",
         .giveAudioSource: "--audio-from INPUT or --no-audio",
+        .giveLayout: "--layout sbs|tb",
+        .force: "--force",
     ]
 
     /// Refuses outputs that are inputs or each other (``OutputPaths``): prints the reason, exit 64.

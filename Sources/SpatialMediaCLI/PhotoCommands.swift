@@ -23,10 +23,11 @@ struct ConvertPhoto: ParsableCommand {
         discussion: """
         Photos: SBS/TB JPEG, PNG or HEIC, an MPO file, or --left/--right image files → .heic. \
         Defaults, printed with every conversion so a guess is never mistaken for a measurement: \
-        baseline = MPO BaselineLength when present, else 64 mm; horizontal field of view = from EXIF \
+        baseline = MPO BaselineLength when plausible (10–100 mm), else 64 mm; horizontal field of view = from EXIF \
         (FocalLengthIn35mmFilm, or FocalLength with FocalPlaneXResolution) when present, else 60°; \
         disparity adjustment 0 %; layout auto = side-by-side when the image is at least as wide as tall; \
-        quality 80 (x265 CRF 16). An odd SBS width drops the middle column. EXIF of the source is kept.
+        quality 80 (x265 CRF 16). A picture whose halves do not measure as a stereo pair is refused (--force \
+        converts it anyway); a spatial photo is read as its two eyes with its calibration. An odd SBS width drops the middle column. EXIF of the source is kept.
 
         Videos (INPUT .y4m, "-" for Y4M on standard input, .mp4/.mov/.mkv/…, or --left/--right video files) → \
         .mov (or .mp4 with --mp4): both eyes encoded at once by x265 with identical fixed GOPs (8-bit 4:2:0, \
@@ -61,6 +62,7 @@ struct ConvertPhoto: ParsableCommand {
     @Flag(help: "Rectify one eye onto the other (vertical offset, roll, focal scale, keystone; one warp), crop both to the common area around the centre; prints before/after figures. Photos: the right eye. Videos: the non-hero eye, one warp per shot (estimated on sampled frames), one crop for the whole clip.") var align = false
     @Flag(help: "Set the disparity adjustment from the measured disparity so the nearest content sits just behind the window (videos: one value for the clip).") var autoDisparity = false
     @Flag(help: "Print the report as JSON.") var json = false
+    @Flag(help: "Photo: convert a frame-packed picture even when no stereo pair is measured in it (the layout is vouched for).") var force = false
     // Video options.
     @Option(help: "Video: x265 constant rate factor of the hero eye, 0…51 (default 23); the other eye follows --eye-quality.") var crf: Double?
     @Option(help: "Video: average bitrate of both eyes together in kbit/s (instead of --crf), split between the eyes by --eye-quality.") var bitrate: Int?
@@ -126,6 +128,7 @@ struct ConvertPhoto: ParsableCommand {
         if bitDepth != nil { o.append("--bit-depth") }
         if form != nil { o.append("--form") }
         if half { o.append("--half") }
+        if force { o.append("--force") }
         return o
     }
 
@@ -192,6 +195,7 @@ struct ConvertPhoto: ParsableCommand {
         o.quality = quality ?? PhotoEncoding.defaultQuality
         o.bitDepth = bitDepth ?? 8
         o.form = form.flatMap { CameraPropertyForm(rawValue: $0) } ?? .apple
+        o.force = force
         if let e = perform(o) {
             throw failure("spatial-media convert", file: input ?? left ?? "", e, outputs: [output])
         }

@@ -63,9 +63,9 @@ struct Combine: ParsableCommand {
         try Exit.checkOutputs("spatial-media combine", outputs: [("output", output)], inputs: [("left input", left), ("right input", right)])
         let form = CameraPropertyForm(rawValue: cameraForm) ?? .apple
         var edit = try values.parameters("combine")
-        // One input that is already a spatial photo keeps its calibration where no new value is given.
-        let existing = right == nil ? try? ISOFile.open(path: left) : nil
-        let (filled, kept) = SpatialPhotoEditor.fillingDefaults(edit, keepingFrom: existing)
+        // An input that is already a spatial photo, or two eyes that carry their camera (split keeps it), keeps its
+        // calibration where no new value is given.
+        let (filled, kept) = SpatialPhotoEditor.fillingDefaults(edit, combiningLeft: left, right: right)
         edit = filled
         for k in kept { printErr("note: kept the input's \(k)") }
         if values.baseline == nil && edit.baselineMicrometres != nil { printErr("note: baseline \(PhotoDefaults.baselineMM) mm is a default, not a measurement (set --baseline)") }

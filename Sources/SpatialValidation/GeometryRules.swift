@@ -5,19 +5,21 @@ import Darwin
 #endif
 import StereoVision
 import SpatialMedia
+import ImageFormats
 
 /// Thresholds of the pixel rules (documented with their rationale in Specs/validation.md).
 public enum GeometryThresholds {
-    /// Vertical disparity at the image centre, % of the height.
-    public static let offsetWarnPercent = 0.5, offsetErrorPercent = 1.0
+    /// Vertical disparity at the image centre, % of the height. The warning thresholds of the faults `--align` removes
+    /// are ``/StereoVision/AlignmentTolerance`` (below them `--align` leaves a pair untouched).
+    public static let offsetWarnPercent = AlignmentTolerance.verticalOffsetPercent, offsetErrorPercent = 1.0
     /// Vertical disparity left after the fitted field is removed (lens distortion, rolling shutter), % of the height.
     public static let residualP95WarnPercent = 1.0
-    public static let rollWarnDegrees = 0.25, rollErrorDegrees = 1.0
-    public static let scaleWarnPercent = 0.5, scaleErrorPercent = 1.5
+    public static let rollWarnDegrees = AlignmentTolerance.rollDegrees, rollErrorDegrees = 1.0
+    public static let scaleWarnPercent = AlignmentTolerance.scalePercent, scaleErrorPercent = 1.5
     /// Keystone at the corners, % of the height (≈ 0.5 % per degree of toe-in at 60° HFOV).
-    public static let keystoneWarnPercent = 1.0, keystoneErrorPercent = 3.0
+    public static let keystoneWarnPercent = AlignmentTolerance.keystonePercent, keystoneErrorPercent = 3.0
     /// Far content beyond infinity after rectification, degrees of divergence.
-    public static let divergenceWarnDegrees = 0.1, divergenceErrorDegrees = 0.25
+    public static let divergenceWarnDegrees = AlignmentTolerance.divergenceDegrees, divergenceErrorDegrees = 0.25
     /// Farthest content nearer than this (metres, from the baseline and field of view) suggests a shifted pair.
     public static let shiftedFarMetres = 1.0
     /// Share of matched content in front of the window above which the window is misplaced.
@@ -61,6 +63,8 @@ struct DiagnosisLog {
     /// For each fault, the index in ``findings`` of the finding that reports it.
     var findingOfFault: [Int] = []
     let at: String
+    /// The commands the findings name as fixes, for the kind of file diagnosed.
+    var fix = FixAdvice(spatialPhoto: false)
 
     mutating func add(_ kind: String, _ id: String, _ sev: Severity, _ value: Double, _ unit: String, _ weight: Double, align: Bool = false, auto: Bool = false, _ message: String) {
         faults.append(GeometryFault(kind: kind, ruleID: id, severity: sev, value: value, unit: unit, weight: weight, fixedByAlign: align, fixedByAutoDisparity: auto))
@@ -68,6 +72,29 @@ struct DiagnosisLog {
         findings.append(Finding(id, sev, message, at: at))
     }
     mutating func info(_ id: String, _ message: String) { findings.append(Finding(id, .info, message, at: at)) }
+}
+
+/// The commands a finding names as its fix. A spatial photo is fixed as it is: `align` rectifies it, `edit` sets its
+/// window without re-encoding. A source (a packed image, an MPO, a pair, a video) is fixed while `convert` makes the
+/// spatial file. (`convert` of a spatial photo re-makes it from both eyes too, but re-encodes where `edit` need not.)
+struct FixAdvice {
+    let spatialPhoto: Bool
+    /// Rectification (`--align`).
+    var align: String {
+        spatialPhoto ? "`spatial-media align FILE -o OUT`" : "`spatial-media convert --align` (new files) or `spatial-media align FILE -o OUT` (spatial photos)"
+    }
+    /// Rectification that also re-centres the far field, then the window set from the measurement.
+    var alignThenWindow: String {
+        spatialPhoto ? "`spatial-media align FILE -o OUT --auto-disparity` (re-centres the far field at 0 px and sets the window)"
+            : "`spatial-media convert --align` (re-centres the far field at 0 px) and set the window with `--auto-disparity`"
+    }
+    /// Setting the window in front of the nearest content, `percent` being the measured choice.
+    func window(percent: Double) -> String {
+        spatialPhoto ? "`spatial-media edit FILE --disparity \(Fmt.num(percent, 2))` (no re-encoding) or `spatial-media align FILE -o OUT --auto-disparity`"
+            : "`spatial-media convert --auto-disparity` (measures it) or `--disparity \(Fmt.num(percent, 2))`"
+    }
+    /// Swapping the eyes.
+    var swapEyes: String { spatialPhoto ? "`spatial-media convert FILE -o OUT --swap-eyes` (re-makes the photo from both eyes)" : "`spatial-media convert --swap-eyes`" }
 }
 
 /// Pixels → viewing angle for one pair (the file's field of view, or the assumed one).
@@ -94,6 +121,7 @@ enum GeometryRules {
     /// The causes found on one pair, strongest first, and the findings that report them.
     static func diagnose(_ result: StereoAnalysisResult, pixels: EyePixels, facts: StereoFacts, label at: String) -> ([GeometryFault], [Finding]) {
         var d = DiagnosisLog(at: at)
+        d.fix = FixAdvice(spatialPhoto: facts.spatialPhoto)
         // Brightness / colour first: they do not need matches.
         photometric(pixels, &d)
         guard let m = result.measurement else {
@@ -164,26 +192,26 @@ enum GeometryRules {
         let offPct = abs(offset) / H * 100
         if offPct > T.offsetWarnPercent {
             d.add("vertical-offset", "SV-GEOM-001", offPct > T.offsetErrorPercent ? .error : .warning, offset, "px", offPct / T.offsetWarnPercent, align: true,
-                  "vertical offset: the right eye's picture sits \(Fmt.num(abs(offset))) px \(offset > 0 ? "lower" : "higher") than the left at the centre (\(Fmt.num(offPct))% of the height\(a.arc(abs(offset))))\(a.note); fix: `spatial-media convert --align` (new files) or `spatial-media align FILE -o OUT` (spatial photos)")
+                  "vertical offset: the right eye's picture sits \(Fmt.num(abs(offset))) px \(offset > 0 ? "lower" : "higher") than the left at the centre (\(Fmt.num(offPct))% of the height\(a.arc(abs(offset))))\(a.note); fix: \(d.fix.align)")
         }
         if let r = m.rectification {
             let roll = r.contentRotationDegrees
             if abs(roll) > T.rollWarnDegrees {
                 let edge = abs(tan(r.roll)) * W / 2
                 d.add("roll", "SV-GEOM-003", abs(roll) > T.rollErrorDegrees ? .error : .warning, roll, "°", abs(roll) / T.rollWarnDegrees, align: true,
-                      "roll: the right eye's picture is rotated \(Fmt.num(abs(roll), 3))° \(roll > 0 ? "clockwise" : "anticlockwise") relative to the left (\(Fmt.num(edge)) px vertical error at the side edges); fix: `spatial-media convert --align` or `spatial-media align FILE -o OUT`")
+                      "roll: the right eye's picture is rotated \(Fmt.num(abs(roll), 3))° \(roll > 0 ? "clockwise" : "anticlockwise") relative to the left (\(Fmt.num(edge)) px vertical error at the side edges); fix: \(d.fix.align)")
             }
             let sc = r.scale * 100
             if abs(sc) > T.scaleWarnPercent {
                 d.add("vertical-scale", "SV-GEOM-004", abs(sc) > T.scaleErrorPercent ? .error : .warning, sc, "%", abs(sc) / T.scaleWarnPercent, align: true,
-                      "focal mismatch: the right eye's picture is \(Fmt.num(abs(sc)))% \(sc > 0 ? "larger" : "smaller") (\(Fmt.num(abs(r.scale) * H / 2)) px vertical error at the top/bottom edges); fix: `spatial-media convert --align` or `spatial-media align FILE -o OUT`")
+                      "focal mismatch: the right eye's picture is \(Fmt.num(abs(sc)))% \(sc > 0 ? "larger" : "smaller") (\(Fmt.num(abs(r.scale) * H / 2)) px vertical error at the top/bottom edges); fix: \(d.fix.align)")
             }
             let ks = abs(r.keystoneCornerPixels) / H * 100
             if ks > T.keystoneWarnPercent {
                 let toe = r.yawDegrees < 0 ? "toe-in (converged cameras)" : "toe-out (diverging camera axes)"
                 let shift = r.centreHorizontalShift
                 d.add("keystone", "SV-GEOM-005", ks > T.keystoneErrorPercent ? .error : .warning, r.yawDegrees, "°", ks / T.keystoneWarnPercent, align: true,
-                      "keystone of \(Fmt.num(abs(r.keystoneCornerPixels))) px at the corners (\(Fmt.num(ks))% of the height): \(toe) of \(Fmt.num(abs(r.yawDegrees), 2))° between the cameras\(a.note); it also moves infinity by \(Fmt.num(abs(shift), 1)) px\(shift < 0 ? " (uncorrected, far content lies beyond infinity: divergence)" : " (uncorrected, the scene is pulled forward)"); fix: `spatial-media convert --align` (rectifies to parallel axes) or `spatial-media align FILE -o OUT`")
+                      "keystone of \(Fmt.num(abs(r.keystoneCornerPixels))) px at the corners (\(Fmt.num(ks))% of the height): \(toe) of \(Fmt.num(abs(r.yawDegrees), 2))° between the cameras\(a.note); it also moves infinity by \(Fmt.num(abs(shift), 1)) px\(shift < 0 ? " (uncorrected, far content lies beyond infinity: divergence)" : " (uncorrected, the scene is pulled forward)"); fix: \(d.fix.align) (rectifies to parallel axes)")
             }
         }
         let resPct = m.rectifiedP95AbsDy / H * 100
@@ -200,12 +228,12 @@ enum GeometryRules {
         let negative = m.rectifiedFractionNegative
         if let o = occ, o.verdict == .swapped, negative > 0.5 {
             d.add("swapped-eyes", "SV-GEOM-007", facts.spatial ? .error : .warning, o.swappedFraction, "", 20,
-                  "the eyes are swapped: beside depth steps the picture labelled left sees what the right eye should (\(o.swapped) of \(o.swapped + o.consistent) half-occluded strips), and \(Fmt.num(negative * 100, 0))% of matches have negative disparity; fix: `spatial-media convert --swap-eyes`")
+                  "the eyes are swapped: beside depth steps the picture labelled left sees what the right eye should (\(o.swapped) of \(o.swapped + o.consistent) half-occluded strips), and \(Fmt.num(negative * 100, 0))% of matches have negative disparity; fix: \(d.fix.swapEyes)")
             return (true, false)
         }
         if negative >= T.swappedNegativeFraction && range >= T.noDepthPixels && (occ?.verdict ?? .inconclusive) == .inconclusive {
             d.add("swapped-eyes", "SV-GEOM-007", .warning, negative, "", 1,
-                  "\(Fmt.num(negative * 100, 0))% of matches have negative disparity and the occlusions do not tell the eye order (\(occ.map { "\($0.swapped) swapped vs \($0.consistent) as labelled" } ?? "not tested")): either the eyes are swapped (`spatial-media convert --swap-eyes`) or the pair is shifted so all content sits beyond infinity (`spatial-media convert --align`)")
+                  "\(Fmt.num(negative * 100, 0))% of matches have negative disparity and the occlusions do not tell the eye order (\(occ.map { "\($0.swapped) swapped vs \($0.consistent) as labelled" } ?? "not tested")): either the eyes are swapped (\(d.fix.swapEyes)) or the pair is shifted so all content sits beyond infinity (\(d.fix.align))")
             return (false, true)
         }
         return (false, false)
@@ -227,12 +255,12 @@ enum GeometryRules {
             d.findings[fi].message += " — as it is, the far field lies \(Fmt.num(-shownFar, 1)) px beyond infinity (\(Fmt.num(shownDeg, 2))° of divergence)"
         } else if divDeg > T.divergenceWarnDegrees && !maybeSwapped {
             d.add("divergence", "SV-GEOM-006", divDeg > T.divergenceErrorDegrees && facts.spatial ? .error : .warning, m.rectifiedFar, "px", divDeg / T.divergenceWarnDegrees, align: true,
-                  "far content lies beyond infinity: after rectification the far field has disparity \(Fmt.num(m.rectifiedFar)) px (\(Fmt.num(divDeg, 2))° of divergence\(a.note)) — the right eye was shifted \(Fmt.num(-m.rectifiedFar, 1)) px right or cropped off-centre, which moves its centre off the optical axis; fix: `spatial-media convert --align` (re-centres the far field at 0 px) and set the window with `--auto-disparity`, not by shifting pixels")
+                  "far content lies beyond infinity: after rectification the far field has disparity \(Fmt.num(m.rectifiedFar)) px (\(Fmt.num(divDeg, 2))° of divergence\(a.note)) — the right eye was shifted \(Fmt.num(-m.rectifiedFar, 1)) px right or cropped off-centre, which moves its centre off the optical axis; fix: \(d.fix.alignThenWindow), not by shifting pixels")
         } else if let b = facts.stereo.baselineMillimetres, b > 0, m.rectifiedFar > 0.5 {
             let z = a.focal * b / 1000 / m.rectifiedFar
             if z < T.shiftedFarMetres {
                 d.add("shifted", "SV-GEOM-016", .warning, m.rectifiedFar, "px", T.shiftedFarMetres / z,
-                      "the farthest content has disparity \(Fmt.num(m.rectifiedFar)) px, i.e. nothing is farther than ≈ \(Fmt.num(z, 2)) m for a \(Fmt.num(b, 1)) mm baseline: a close-up, or the eyes were shifted / cropped off-centre (optical centering wants disparity 0 at infinity); if shifted, undo the shift and place the window with `spatial-media convert --auto-disparity`")
+                      "the farthest content has disparity \(Fmt.num(m.rectifiedFar)) px, i.e. nothing is farther than ≈ \(Fmt.num(z, 2)) m for a \(Fmt.num(b, 1)) mm baseline: a close-up, or the eyes were shifted / cropped off-centre (optical centering wants disparity 0 at infinity); if shifted, undo the shift and place the window with \(d.fix.alignThenWindow)")
             }
         }
     }
@@ -261,11 +289,11 @@ enum GeometryRules {
         let minHits = max(3, disp.count / 100)
         if edgeHits >= minHits {
             d.add("window", "SV-GEOM-017", .warning, Double(edgeHits), "matches", Double(edgeHits) / Double(minHits), auto: true,
-                  "window violation: with the \(dadjText), \(edgeHits) matched points in front of the window touch the left/right frame edge (within \(Fmt.num(T.windowEdgeFraction * 100, 0))% of the width); the frame cuts objects that stand out of it — push the scene back with `spatial-media convert --auto-disparity` (or a larger `--disparity`)")
+                  "window violation: with the \(dadjText), \(edgeHits) matched points in front of the window touch the left/right frame edge (within \(Fmt.num(T.windowEdgeFraction * 100, 0))% of the width); the frame cuts objects that stand out of it — push the scene back: \(d.fix.window(percent: AutoDisparity.percent(nearDisparity: shownNear, width: m.width)))")
         }
         if frac > T.inFrontWarnFraction {
             d.add("in-front", "SV-GEOM-020", .warning, frac * 100, "%", frac / T.inFrontWarnFraction, auto: true,
-                  "\(Fmt.num(frac * 100, 0))% of the matched content appears in front of the window with the \(dadjText); the nearest content stands \(Fmt.num(nearAngle, 2))° in front of it — set the window just in front of the nearest content: `spatial-media convert --auto-disparity` (measures it) or `--disparity \(Fmt.num(AutoDisparity.percent(nearDisparity: shownNear, width: m.width), 2))`")
+                  "\(Fmt.num(frac * 100, 0))% of the matched content appears in front of the window with the \(dadjText); the nearest content stands \(Fmt.num(nearAngle, 2))° in front of it — set the window just in front of the nearest content: \(d.fix.window(percent: AutoDisparity.percent(nearDisparity: shownNear, width: m.width)))")
         }
     }
 
@@ -282,7 +310,9 @@ enum GeometryRules {
         let d0 = (facts.stereo.disparityFraction ?? 0) * Double(m.width)
         var dtext = "rectified horizontal disparity far \(Fmt.num(m.rectifiedFar)) px, median \(Fmt.num(m.rectifiedMedian)) px, near \(Fmt.num(m.rectifiedNear)) px (\(Fmt.num(m.percentOfWidth(m.rectifiedFar)))% … \(Fmt.num(m.percentOfWidth(m.rectifiedNear)))% of W; raw \(Fmt.num(m.disparityFar)) … \(Fmt.num(m.disparityNear)) px)"
         if facts.stereo.disparityAdjustment == nil {
-            dtext += "; no disparity adjustment in the input: `spatial-media convert --auto-disparity` would write \(Fmt.num(AutoDisparity.percent(nearDisparity: m.rectifiedNear + shift0, width: m.width), 2))%"
+            let p = AutoDisparity.percent(nearDisparity: m.rectifiedNear + shift0, width: m.width)
+            dtext += d.fix.spatialPhoto ? "; no disparity adjustment in the input: `spatial-media edit FILE --disparity \(Fmt.num(p, 2))` would set one"
+                : "; no disparity adjustment in the input: `spatial-media convert --auto-disparity` would write \(Fmt.num(p, 2))%"
         } else {
             dtext += "; window (zero-parallax plane) at \(Fmt.num(d0, 1)) px: depth budget \(Fmt.num(a.deg(m.rectifiedNear + shift0 - d0), 2))° in front … \(Fmt.num(a.deg(d0 - m.rectifiedFar - shift0), 2))° behind"
         }
@@ -317,6 +347,8 @@ public struct ConversionFault: Sendable, Equatable {
     public var message: String
     /// `--align` and/or `--auto-disparity` when they fix it and were not given.
     public var fixes: [String]
+    /// `--align` and/or `--auto-disparity` when they fix it, given or not.
+    public var fixedBy: [String] = []
     /// `ERROR SV-GEOM-001: …` / `warning SV-GEOM-020: …`.
     public var line: String { "\(severity == .error ? "ERROR" : "warning") \(ruleID): \(message)" }
 }
@@ -329,13 +361,41 @@ extension GeometryDiagnosis {
     public static func conversionFaults(left: GrayImage, right: GrayImage, stereo: StereoParameters, align: Bool, autoDisparity: Bool) -> [ConversionFault] {
         var known = stereo
         known.disparityAdjustment = stereo.disparityAdjustment ?? 0
-        let d = diagnose(left: left, right: right, stereo: known, asSpatial: true)
-        return d.findings.filter { $0.severity >= .warning }.map { f in
+        return faults(diagnose(left: left, right: right, stereo: known, asSpatial: true), stereo: stereo, align: align, autoDisparity: autoDisparity)
+    }
+
+    /// The warnings and errors of a diagnosis as conversion faults, with the options that fix them.
+    static func faults(_ d: (faults: [GeometryFault], findings: [Finding], result: StereoAnalysisResult), stereo: StereoParameters, align: Bool, autoDisparity: Bool) -> [ConversionFault] {
+        d.findings.filter { $0.severity >= .warning }.map { f in
             let faults = d.faults.filter { $0.ruleID == f.ruleID && $0.severity >= .warning }
             var fixes: [String] = []
             if !align && faults.contains(where: \.fixedByAlign) { fixes.append("--align") }
             if !autoDisparity && stereo.disparityAdjustment == nil && faults.contains(where: \.fixedByAutoDisparity) { fixes.append("--auto-disparity") }
-            return ConversionFault(ruleID: f.ruleID, severity: f.severity, message: f.message, fixes: fixes)
+            let by = (faults.contains(where: \.fixedByAlign) ? ["--align"] : []) + (faults.contains(where: \.fixedByAutoDisparity) ? ["--auto-disparity"] : [])
+            return ConversionFault(ruleID: f.ruleID, severity: f.severity, message: f.message, fixes: fixes, fixedBy: by)
         }
+    }
+
+    /// ``conversionFaults(left:right:stereo:align:autoDisparity:)`` of two decoded eyes, read exactly as `validate` reads
+    /// them (the same grey conversion, reduction and colour statistics), so a fault is measured in the same pixels by
+    /// both (issue 28: one focal mismatch was 14.5 px in convert and 29 px in validate when convert measured at half
+    /// size).
+    public static func conversionFaults(left: Image, right: Image, stereo: StereoParameters, align: Bool, autoDisparity: Bool) -> [ConversionFault] {
+        guard let px = try? PixelSource.eyes(left, right) else { return [] }
+        var known = stereo
+        known.disparityAdjustment = stereo.disparityAdjustment ?? 0
+        let d = diagnose(left: px.left, right: px.right, stereo: known, asSpatial: true, leftChroma: px.leftChroma, rightChroma: px.rightChroma)
+        return faults(d, stereo: stereo, align: align, autoDisparity: autoDisparity)
+    }
+
+    /// What a conversion with `--align` / `--auto-disparity` reports: the faults of the pair as written (`after`,
+    /// measured on the fixed eyes with the values written) as they are, and each fault of the input (`before`) that
+    /// is gone from what was written, with the options that fixed it (`fixedBy`, or "the conversion" when none
+    /// claims it). A fault that is still there is reported once, as found after the fixes.
+    public static func faultsAfterFixes(before: [ConversionFault], after: [ConversionFault]) -> (remaining: [ConversionFault], fixed: [(fault: ConversionFault, by: String)]) {
+        let fixed = before.filter { b in !after.contains { $0.ruleID == b.ruleID } }.map { b in
+            (fault: b, by: b.fixedBy.isEmpty ? "the conversion" : b.fixedBy.joined(separator: " and "))
+        }
+        return (after, fixed)
     }
 }

@@ -14,6 +14,9 @@ public struct StereoFacts: Sendable {
     /// so divergence and swapped eyes are errors; for sources without it (MPO, packed images, pairs) they are
     /// warnings fixed at conversion.
     public var spatial = false
+    /// The input is a spatial photo (a HEIF with a `ster` pair): findings name the commands that fix it in place
+    /// (`align`, `edit`) rather than `convert`, which makes spatial files from sources.
+    public var spatialPhoto = false
     /// Why the projection is rectilinear when no box names it (a movie without `proj`, a photo), for the report.
     public var impliedProjection: String?
     public init() {}
@@ -200,7 +203,7 @@ enum VideoRules {
         if let b = m.baselineMicrometres {
             if b == 0 {
                 f.append(Finding("SV-VIDEO-016", .error, "the camera baseline is 0 µm; set the real distance between the lenses (e.g. 64 mm = 64000)", at: "\(vexuPath)/eyes/cams/blin"))
-            } else if b < 10_000 || b > 100_000 {
+            } else if !SpatialUnits.plausibleBaselineMicrometres.contains(b) {
                 f.append(Finding("SV-VIDEO-017", .warning, "baseline \(Fmt.num(Double(b) / 1000, 3)) mm is outside 10–100 mm (typical 19–65 mm); check the unit (µm)", at: "\(vexuPath)/eyes/cams/blin"))
             }
         } else if m.hasVexu || v.hasLhvC {
@@ -378,7 +381,7 @@ enum PhotoRules {
             if b == 0 {
                 f.append(Finding("SV-PHOTO-011", .error, "both cameras are at the same position (baseline 0)", at: rp))
             } else {
-                if b < 10_000 || b > 100_000 { f.append(Finding("SV-PHOTO-012", .warning, "baseline \(Fmt.num(b / 1000, 3)) mm is outside 10–100 mm (typical 19–65 mm); positions are in µm", at: rp)) }
+                if b < Double(SpatialUnits.plausibleBaselineMicrometres.lowerBound) || b > Double(SpatialUnits.plausibleBaselineMicrometres.upperBound) { f.append(Finding("SV-PHOTO-012", .warning, "baseline \(Fmt.num(b / 1000, 3)) mm is outside 10–100 mm (typical 19–65 mm); positions are in µm", at: rp)) }
                 if dx <= 0 || abs(dy) > 0.05 * b || abs(dz) > 0.05 * b {
                     f.append(Finding("SV-PHOTO-013", .error, "the right camera is at (\(Int(dx)), \(Int(dy)), \(Int(dz))) µm from the left; Apple requires it at +x by the baseline (eyes swapped or wrong axis?)", at: rp))
                 }

@@ -168,7 +168,7 @@ public enum Validator {
             r.findings.append(Finding("SV-FILE-002", .error, "\(d.message) [\(d.code)]: the file is damaged or truncated", at: "\(d.path.isEmpty ? "(file)" : d.path) @ offset \(d.offset)"))
         }
         // Samples and item extents past the end of the file: the same check every writer runs (ISOFile.integrityFaults).
-        for fault in file.integrityFaults(limits: limits).dropFirst(file.allDiagnostics.count) {
+        for fault in file.dataOutsideFile(limits: limits) {
             r.findings.append(Finding("SV-FILE-003", .error, fault.message, at: "\(fault.path) @ offset \(fault.offset)"))
         }
         if r.findings.count > start {
@@ -292,6 +292,7 @@ public enum Validator {
         r.spatial = p.spatial
         r.whyNotSpatial = p.whyNot
         r.kind = p.photo == nil ? "heif-image" : "spatial-photo"
+        facts.spatialPhoto = p.photo != nil
         guard options.pixels else { return }
         if p.photo == nil {
             if options.layout != nil {

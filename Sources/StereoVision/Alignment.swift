@@ -37,6 +37,42 @@ public struct PairAlignment: Sendable {
     }
 }
 
+/// The sizes of the faults `--align` removes below which a pair needs no alignment: the one table both `convert
+/// --align` / `align` (which leave such a pair untouched) and `validate` (which warns above them) read.
+public enum AlignmentTolerance {
+    /// Vertical offset at the centre, % of the height.
+    public static let verticalOffsetPercent = 0.5
+    /// Roll of the right picture, degrees.
+    public static let rollDegrees = 0.25
+    /// Vertical scale (focal mismatch), %.
+    public static let scalePercent = 0.5
+    /// Keystone at the corners, % of the height.
+    public static let keystonePercent = 1.0
+    /// Far content beyond infinity after rectification, degrees of divergence.
+    public static let divergenceDegrees = 0.1
+
+    /// The alignable faults a measurement shows, each as "name value" text (empty: a fault-free pair, nothing for
+    /// `--align` to do). `rect` is the measurement's rectification.
+    public static func faults(_ m: StereoMeasurement, _ rect: RectificationModel) -> [String] {
+        let H = Double(max(1, m.height))
+        var out: [String] = []
+        let offset = rect.centreVerticalOffset
+        if abs(offset) / H * 100 > verticalOffsetPercent { out.append("vertical offset \(fixed(offset)) px") }
+        if abs(rect.contentRotationDegrees) > rollDegrees { out.append("roll \(fixed(rect.contentRotationDegrees, 3))°") }
+        if abs(rect.scale * 100) > scalePercent { out.append("scale \(fixed(rect.scale * 100, 3))%") }
+        if abs(rect.keystoneCornerPixels) / H * 100 > keystonePercent { out.append("keystone \(fixed(rect.keystoneCornerPixels)) px") }
+        let beyond = -m.rectifiedFar
+        if beyond > 0, atan(beyond / rect.focalPixels) * 180 / Double.pi > divergenceDegrees { out.append("far field \(fixed(beyond)) px beyond infinity") }
+        return out
+    }
+
+    static func fixed(_ v: Double, _ places: Int = 2) -> String {
+        let p = pow(10, Double(places))
+        let r = (v * p).rounded() / p
+        return "\(r == 0 ? 0 : r)"
+    }
+}
+
 /// The disparity adjustment that puts the nearest significant content at or just behind the window.
 public enum AutoDisparity {
     /// Margin behind the window, % of the width.

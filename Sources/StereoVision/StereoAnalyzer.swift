@@ -117,10 +117,20 @@ public enum StereoAnalysisResult: Sendable {
 
     public var measurement: StereoMeasurement? { if case .measured(let m) = self { return m } else { return nil } }
     public var failure: String? { if case .cannotMeasure(let r) = self { return r } else { return nil } }
+
+    /// The pair could not be measured because there was nothing to match (eyes of different sizes, too small, or
+    /// with too little texture), as opposed to features found in both eyes that do not agree as one stereo pair.
+    public var failedForLackOfFeatures: Bool {
+        guard let r = failure else { return false }
+        return StereoAnalyzer.featurelessReasons.contains { r.hasPrefix($0) }
+    }
 }
 
 /// Measures vertical disparity, rectification and horizontal disparity of a stereo pair from pixels.
 public enum StereoAnalyzer {
+    /// How the reasons begin when there is nothing to match (``StereoAnalysisResult/failedForLackOfFeatures``).
+    static let featurelessReasons = ["the eyes differ in size", "the eyes are ", "too little texture"]
+
     public static func analyze(left: GrayImage, right: GrayImage, options o: StereoAnalysisOptions = StereoAnalysisOptions()) -> StereoAnalysisResult {
         guard left.width == right.width, left.height == right.height else {
             return .cannotMeasure("the eyes differ in size (\(left.width)×\(left.height) and \(right.width)×\(right.height))")
