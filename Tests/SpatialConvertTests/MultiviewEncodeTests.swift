@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 import BinaryIO
 import HEVC
 import Codecs
@@ -83,7 +84,7 @@ import SpatialMedia
         #expect(text.contains("layers: 2 (MV-HEVC)") && text.contains("inter-layer prediction used"), "\(text)")
         #expect(text.contains("hero eye: \(heroLeft ? "left" : "right")"), "\(text)")
         // Both views through FFmpeg 9 against the source eyes.
-        guard let ff = VideoFixtures.ffmpeg9 else { return }
+        let ff = try TestPrograms.requireFFmpeg()
         let src = try VideoFixtures.sampleFrames(30)
         for (eye, x) in [("left", 0), ("right", 160)] {
             let raw = d + "/\(eye).yuv"
