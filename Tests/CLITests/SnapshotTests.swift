@@ -59,7 +59,8 @@ import TestSupport
         let help = try Run.cli(["--help"], env: ["COLUMNS": "100"]).out
         guard let start = help.range(of: "SUBCOMMANDS:") else { return [] }
         return help[start.upperBound...].split(separator: "\n").compactMap { line -> String? in
-            guard line.hasPrefix("  "), !line.hasPrefix("   "), let word = line.split(separator: " ").first else { return nil }
+            guard line.hasPrefix("  "), !line.hasPrefix("   "), let word = line.split(separator: " ").first,
+                  word.first?.isLowercase == true else { return nil }
             return String(word)
         }
     }
