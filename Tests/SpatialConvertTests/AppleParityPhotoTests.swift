@@ -108,7 +108,7 @@ enum PhotoFields {
 
     /// `split` to .heic copies each eye's coded tiles, colour and metadata; `combine` of the two gives back the
     /// original coded pictures, so the pixels are identical. Each eye keeps its own EXIF.
-    @Test(.enabled(if: visionPro != nil))
+    @Test(.needs(.shared("corpus/spatial-photo/vision-pro.HEIC")))
     func splitToHEICCopiesTilesAndCombineRestoresPixels() throws {
         let vp = try #require(Self.visionPro)
         let (l, r) = (tempPath("l.heic"), tempPath("r.heic"))
@@ -131,7 +131,7 @@ enum PhotoFields {
 
     /// `split` to PNG/JPEG tags each eye with the photo's ICC profile (Vision Pro: Display P3) and gives each JPEG
     /// eye its own EXIF; the files stay valid (chunk CRCs, decodable).
-    @Test(.enabled(if: visionPro != nil))
+    @Test(.needs(.shared("corpus/spatial-photo/vision-pro.HEIC")))
     func splitToPNGAndJPEGKeepsTheColourProfile() throws {
         let vp = try #require(Self.visionPro)
         let orig = try ISOFile.open(path: vp)

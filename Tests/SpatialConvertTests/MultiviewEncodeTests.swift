@@ -66,7 +66,7 @@ import SpatialMedia
 
     /// The bundled clip through the multiview library: both views decode (FFmpeg 9) close to their source eyes, layer 1
     /// uses inter-layer prediction and costs well under layer 0, the metadata is ours, the hero eye is layer 0.
-    @Test(.enabled(if: MultiviewEncodeTests.multiviewLibrary, "SPATIAL_MEDIA_X265 names no multiview libx265"), arguments: [true, false])
+    @Test(.needs(Requirement("no multiview libx265 (SPATIAL_MEDIA_X265)") { MultiviewEncodeTests.multiviewLibrary }), arguments: [true, false])
     func bundledClipThroughMultiviewLibrary(heroLeft: Bool) throws {
         let d = VideoFixtures.dir()
         defer { try? FileManager.default.removeItem(atPath: d) }

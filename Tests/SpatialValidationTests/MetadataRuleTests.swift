@@ -126,14 +126,16 @@ struct MetadataRuleTests {
         try Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 131 &+ 7) }).write(to: URL(fileURLWithPath: junk))
         r = Validator.validate(path: junk)
         #expect(r.exitCode == 2)
+        // The project's own generated spatial photo, cut in half.
         let truncated = dir + "/trunc.heic"
-        let d = try Data(contentsOf: URL(fileURLWithPath: Corpus.visionPro))
-        try d.prefix(3000).write(to: URL(fileURLWithPath: truncated))
+        let d = try Data(contentsOf: URL(fileURLWithPath: TestPaths.package("Conformance/files/heif_grid_ster.heic")))
+        try d.prefix(d.count / 2).write(to: URL(fileURLWithPath: truncated))
         r = Validator.validate(path: truncated)
         #expect(r.exitCode >= 1)
     }
 
-    @Test func directoryModeIsParallelAndComplete() {
+    @Test(.needs(.sharedFiles(Corpus.fixtures, Corpus.appleVideo)))
+    func directoryModeIsParallelAndComplete() {
         let files = BatchValidator.plan([Corpus.fixtures, Corpus.appleVideo]).files
         #expect(files.count >= 3)
         let reports = BatchValidator.validate(files, options: Self.metadataOnly)
@@ -163,7 +165,8 @@ struct MetadataRuleTests {
         #expect(plan.directoriesWithoutMedia == [dir + "/nothing"])
     }
 
-    @Test func jsonOutputIsParseable() throws {
+    @Test(.needs(.sharedFiles(Corpus.appleVideo)))
+    func jsonOutputIsParseable() throws {
         let r = Validator.validate(path: Corpus.appleVideo, options: Self.metadataOnly)
         let text = r.json.serialized(pretty: true)
         let obj = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any]

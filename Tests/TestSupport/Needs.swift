@@ -119,7 +119,11 @@ public final class SkipLedger: @unchecked Sendable {
         return "skipped: \(total) of \(checked) tests that need the shared media or an oracle — " + parts.joined(separator: "; ")
     }
 
+    /// Printed at exit, after a short pause so that the test library's own last lines (written as its events
+    /// arrive) come first and this stays the closing line.
     func printSummary() {
+        fflush(nil)
+        usleep(300_000)
         print(summary)
         fflush(nil)
     }
