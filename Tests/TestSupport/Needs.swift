@@ -9,6 +9,9 @@ public struct Requirement: Sendable {
     public let reason: String
     let met: @Sendable () -> Bool
 
+    /// Whether the requirement is met on this machine now.
+    public var isMet: Bool { met() }
+
     public init(_ reason: String, _ met: @escaping @Sendable () -> Bool) {
         self.reason = reason
         self.met = met

@@ -37,9 +37,15 @@ public enum Run {
         try p.run()
         var timedOut = false
         if done.wait(timeout: .now() + timeout) == .timedOut {
+            // The program and everything it started (Foundation notices the end only once no descendant holds the
+            // status descriptor it inherited): first asked to stop, then killed.
             timedOut = true
-            p.terminate()
-            if done.wait(timeout: .now() + 5) == .timedOut { kill(p.processIdentifier, SIGKILL); done.wait() }
+            let tree = [p.processIdentifier] + descendants(of: p.processIdentifier)
+            for pid in tree { kill(pid, SIGTERM) }
+            if done.wait(timeout: .now() + 5) == .timedOut {
+                for pid in tree { kill(pid, SIGKILL) }
+                done.wait()
+            }
         }
         try out.close()
         try err.close()
@@ -47,6 +53,25 @@ public enum Run {
                          out: (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? "",
                          err: (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? "",
                          signalled: p.terminationReason == .uncaughtSignal, timedOut: timedOut)
+    }
+
+    /// The processes below `pid` (children first seen in /proc on Linux; none elsewhere).
+    static func descendants(of pid: Int32) -> [Int32] {
+        var parent: [Int32: Int32] = [:]
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
+            guard let child = Int32(name), let stat = try? String(contentsOfFile: "/proc/\(name)/stat", encoding: .utf8),
+                  let close = stat.lastIndex(of: ")") else { continue }
+            // "pid (comm) state ppid …": the command name may hold spaces, so read after its closing parenthesis.
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            if fields.count > 1, let ppid = Int32(fields[1]) { parent[child] = ppid }
+        }
+        var out: [Int32] = [], frontier = [pid]
+        while let next = frontier.popLast() {
+            let kids = parent.filter { $0.value == next }.map(\.key)
+            out += kids
+            frontier += kids
+        }
+        return out
     }
 
     /// Runs the built `spatial-media` (the test fails when it was not built).
