@@ -8,6 +8,9 @@ import BinaryIO
 /// finds it, which `scripts/setup.sh` installs). FFmpeg traces parameter sets of both layers, SEI and the base
 /// layer's slice headers.
 enum FFmpegOracle {
+    static var packageRoot: String { TestPaths.packageRoot }
+    static var ffmpeg: String? { TestPrograms.ffmpeg }
+
     static func run(_ args: [String]) throws -> String {
         try Run.program(try TestPrograms.requireFFmpeg(), args).err
     }

@@ -6,7 +6,11 @@ import BinaryIO
 
 /// Test streams made with the x265 CLI from small synthetic Y4M clips (skipped when x265 is absent).
 enum X265Clips {
+    static var x265: String? { TestMedia.x265 }
     static var available: Bool { TestMedia.x265 != nil }
+    static func y4m(width: Int, height: Int, frames: Int, shift: Int) -> [UInt8] {
+        TestMedia.y4m(width: width, height: height, frames: frames, shift: shift, fps: 25)
+    }
 
     /// Encodes a clip; `extra` adds x265 options. Returns the Annex B bytes.
     static func encode(_ y4m: [UInt8], in dir: URL, name: String, extra: [String]) throws -> [UInt8] {

@@ -7,6 +7,7 @@ import TestSupport
 enum CLI {
     /// The built CLI (beside the test bundle) and FFmpeg ≥ 7.1 as the product finds it, which makes the inputs.
     static var maker: String? { TestPrograms.ffmpeg }
+    static var binary: String? { TestPrograms.binary }
 
     /// Runs the CLI with extra environment variables.
     static func run(_ args: [String], env: [String: String] = [:]) throws -> RunResult { try Run.cli(args, env: env) }

@@ -14,6 +14,7 @@ import StereoVision
 @Suite("Video --align")
 struct VideoAlignTests {
     static let cv = packageRoot + "/Benchmarks/stereo_cv.py"
+    static var openCV: Bool { Requirement.oracles(importing: "cv2").isMet }
 
     /// One shot: a fault applied to the right camera, a texture seed, a length.
     struct Shot {

@@ -12,6 +12,7 @@ enum Photos {
     static let pairSter = Shared.root + "/fixtures/pair_ster_cmin_cmex.heic"
     static let nokiaStereo = Shared.root + "/corpus/spatial-photo/stereo_1200x800.heic"
     static var oraclePython: String { TestPaths.oraclePython ?? "" }
+    static let oracleScript = TestPaths.package("Tests/Oracles/heif_oracle.py")
     static var haveOracle: Bool { TestPaths.oraclePython != nil }
 
     /// Runs the libheif 1.23 oracle (pillow-heif) on a file and returns its JSON.

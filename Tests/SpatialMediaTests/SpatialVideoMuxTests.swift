@@ -9,6 +9,13 @@ import SystemSupport
 
 /// Small left/right HEVC pairs made with the x265 CLI (installed by scripts/setup.sh).
 enum MuxClips {
+    static var x265: String? { TestMedia.x265 }
+    static var hasOracles: Bool { TestPaths.oraclePython != nil }
+    static var python: String { TestPaths.oraclePython ?? "" }
+    static func y4m(width: Int, height: Int, frames: Int, shift: Int) -> [UInt8] {
+        TestMedia.y4m(width: width, height: height, frames: frames, shift: shift)
+    }
+
     static func encode(_ y4m: [UInt8], dir: URL, name: String, extra: [String]) throws -> URL {
         URL(fileURLWithPath: try TestMedia.x265Encode(y4m, dir: dir.path, name: name, extra: extra))
     }

@@ -136,6 +136,9 @@ struct EyeSyncTests {
     }
 
     /// Converts an SBS clip to a spatial video (64 mm, 60°).
+    /// FFmpeg as the product finds it (the name predates the test support: it once meant the oracle venv's).
+    static var oracleFFmpeg: String? { TestPrograms.ffmpeg }
+
     static func convert(_ input: String, to out: String) throws {
         var o = VideoConversionOptions()
         o.stereo.baselineMicrometres = 64_000

@@ -8,6 +8,7 @@ import StereoVision
 /// (Tests/Oracles/stereo_oracle.py) on the same pairs. Runs only when `.venv-oracles/bin/python` has cv2.
 @Suite("OpenCV oracle")
 struct OracleComparisonTests {
+    static var available: Bool { Requirement.oracles(importing: "cv2").isMet }
 
     static func oracle(_ l: GrayImage, _ r: GrayImage) throws -> [String: Any] {
         let dir = Temp.dir()
