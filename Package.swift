@@ -54,18 +54,21 @@ let package = Package(
             ]
         ),
         .target(name: "SpatialMediaC", dependencies: ["SpatialMedia", "ISOBMFF", "BinaryIO", "SystemSupport", "HEVC", "ImageFormats", "MediaDecode", "SpatialConvert", "SpatialValidation"]),
-        .testTarget(name: "SpatialMediaCTests", dependencies: ["SpatialMediaC", "SystemSupport", "BinaryIO"]),
-        .testTarget(name: "BinaryIOTests", dependencies: ["BinaryIO", "SystemSupport"]),
-        .testTarget(name: "ISOBMFFTests", dependencies: ["ISOBMFF", "BinaryIO"]),
-        .testTarget(name: "HEVCTests", dependencies: ["HEVC", "BinaryIO"]),
-        .testTarget(name: "SpatialMediaTests", dependencies: ["SpatialMedia", "ISOBMFF", "HEVC", "BinaryIO", "SystemSupport"]),
-        .testTarget(name: "CodecsTests", dependencies: ["Codecs", "ImageFormats", "HEVC", "BinaryIO", "SystemSupport"]),
-        .testTarget(name: "SpatialConvertTests", dependencies: ["SpatialConvert", "SpatialValidation", "StereoVision", "MediaDecode", "Codecs", "ImageFormats", "SpatialMedia", "ISOBMFF", "HEVC", "BinaryIO", "SystemSupport"]),
-        .testTarget(name: "StereoVisionTests", dependencies: ["StereoVision"]),
-        .testTarget(name: "SpatialValidationTests", dependencies: ["SpatialValidation", "StereoVision", "SpatialConvert", "MediaDecode", "ImageFormats", "SpatialMedia", "ISOBMFF", "BinaryIO", "SystemSupport"]),
-        .testTarget(name: "SpatialMediaKitTests", dependencies: ["SpatialMediaKit"]),
-        // Drives the built `spatial-media` binary (.build/debug); skips when it has not been built.
-        .testTarget(name: "CLITests", dependencies: ["SystemSupport"]),
-        .testTarget(name: "ConformanceTests", dependencies: ["ISOBMFF", "HEVC", "SpatialMedia", "BinaryIO"]),
+        // The tests' one support library: the ../shared locator, the process runner, the binary and FFmpeg finders,
+        // the media generators and the skip trait (`.needs`). Used only by the test targets.
+        .target(name: "TestSupport", dependencies: ["MediaDecode"], path: "Tests/TestSupport"),
+        .testTarget(name: "SpatialMediaCTests", dependencies: ["TestSupport", "SpatialMediaC", "SystemSupport", "BinaryIO"]),
+        .testTarget(name: "BinaryIOTests", dependencies: ["TestSupport", "BinaryIO", "SystemSupport"]),
+        .testTarget(name: "ISOBMFFTests", dependencies: ["TestSupport", "ISOBMFF", "BinaryIO"]),
+        .testTarget(name: "HEVCTests", dependencies: ["TestSupport", "HEVC", "BinaryIO"]),
+        .testTarget(name: "SpatialMediaTests", dependencies: ["TestSupport", "SpatialMedia", "ISOBMFF", "HEVC", "BinaryIO", "SystemSupport"]),
+        .testTarget(name: "CodecsTests", dependencies: ["TestSupport", "Codecs", "ImageFormats", "HEVC", "BinaryIO", "SystemSupport"]),
+        .testTarget(name: "SpatialConvertTests", dependencies: ["TestSupport", "SpatialConvert", "SpatialValidation", "StereoVision", "MediaDecode", "Codecs", "ImageFormats", "SpatialMedia", "ISOBMFF", "HEVC", "BinaryIO", "SystemSupport"]),
+        .testTarget(name: "StereoVisionTests", dependencies: ["TestSupport", "StereoVision"]),
+        .testTarget(name: "SpatialValidationTests", dependencies: ["TestSupport", "SpatialValidation", "StereoVision", "SpatialConvert", "MediaDecode", "ImageFormats", "SpatialMedia", "ISOBMFF", "BinaryIO", "SystemSupport"]),
+        .testTarget(name: "SpatialMediaKitTests", dependencies: ["TestSupport", "SpatialMediaKit"]),
+        // Drives the built `spatial-media` binary (found next to the test bundle, whatever the configuration).
+        .testTarget(name: "CLITests", dependencies: ["TestSupport", "SystemSupport"]),
+        .testTarget(name: "ConformanceTests", dependencies: ["TestSupport", "ISOBMFF", "HEVC", "SpatialMedia", "BinaryIO"]),
     ]
 )

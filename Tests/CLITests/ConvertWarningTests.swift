@@ -1,5 +1,6 @@
 import Testing
 import Foundation
+import TestSupport
 
 /// Issue 21, item 4 for videos: `convert` without `--align` measures a few frames as they are encoded and reports
 /// faults, with the option that fixes them, on standard error while encoding and in the report (JSON too).
@@ -7,7 +8,7 @@ import Foundation
     /// An SBS clip made by FFmpeg: a blurred noise texture panning 2 px/frame, 320×180 per eye, the right eye's view
     /// 4 px to the right (content in front of a 0 % window) and `dy` px higher (its picture sits lower).
     static func clip(dy: Int, in dir: String) throws -> String {
-        guard let ff = CLI.ffmpeg else { throw CLI.Missing() }
+        let ff = try TestPrograms.requireFFmpeg()
         let path = dir + "/sbs\(dy).mkv"
         let r = try CLI.runProgram(ff, ["-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i",
                                         "nullsrc=s=480x300:r=30,geq=lum='random(1)*255':cb=128:cr=128,gblur=sigma=1.2",
@@ -22,7 +23,7 @@ import Foundation
         return try #require(try JSONSerialization.jsonObject(with: Data(text[start...].utf8)) as? [String: Any])
     }
 
-    @Test(.enabled(if: CLI.binary != nil && CLI.ffmpeg != nil))
+    @Test
     func verticalOffsetNamesAlign() throws {
         let d = try CLI.tempDir("warn")
         defer { try? FileManager.default.removeItem(atPath: d) }
@@ -42,7 +43,7 @@ import Foundation
         #expect(offset["fixes"] as? [String] == ["--align"] && offset["severity"] as? String == "ERROR")
     }
 
-    @Test(.enabled(if: CLI.binary != nil && CLI.ffmpeg != nil))
+    @Test
     func faultFreeClipIsQuiet() throws {
         let d = try CLI.tempDir("warn")
         defer { try? FileManager.default.removeItem(atPath: d) }

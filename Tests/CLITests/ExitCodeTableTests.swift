@@ -1,23 +1,22 @@
 import Testing
 import Foundation
+import TestSupport
 
 /// Issue 18, item 9: the built binary against the exit-code table (0 ok, 1 problems found, 2 unreadable or
 /// unsupported input, 64 usage) — one row per error kind, the cases the issue found inconsistent included.
 @Suite struct ExitCodeTableTests {
     /// A Y4M clip of `frames` grey 32×16 4:2:0 frames (`cut` bytes removed from the end).
     static func y4m(_ path: String, frames: Int, cut: Int = 0) {
-        var d = Data("YUV4MPEG2 W32 H16 F30:1 Ip A1:1 C420jpeg\n".utf8)
-        for _ in 0..<frames { d += Data("FRAME\n".utf8) + Data(repeating: 128, count: 32 * 16 * 3 / 2) }
-        d.removeLast(cut)
-        FileManager.default.createFile(atPath: path, contents: d)
+        let d = TestMedia.rawY4M(header: "YUV4MPEG2 W32 H16 F30:1 Ip A1:1 C420jpeg", frames: frames, frameBytes: 32 * 16 * 3 / 2, fill: 128, cut: cut)
+        _ = FileManager.default.createFile(atPath: path, contents: Data(d))
     }
 
-    @Test func everyRowOfTheTable() throws {
-        try #require(CLI.binary != nil, "spatial-media not built")
-        let movie = try #require(CLI.shared("fixtures/mvhevc_96x64_6f_spatial.mov"), "fixture absent")
-        let plain = try #require(CLI.shared("fixtures/pair_plain.heic"), "fixture absent")
-        let x265 = try #require(CLI.shared("fixtures/x265mv_320x240_30f_spatial.mov"), "fixture absent")
-        let photo = try #require(CLI.shared("fixtures/pair_ster_cmin_cmex.heic"), "fixture absent")
+    @Test(.needs(.shared("fixtures/mvhevc_96x64_6f_spatial.mov", "fixtures/pair_plain.heic", "fixtures/x265mv_320x240_30f_spatial.mov", "fixtures/pair_ster_cmin_cmex.heic")))
+    func everyRowOfTheTable() throws {
+        let movie = CLI.fixture("fixtures/mvhevc_96x64_6f_spatial.mov")
+        let plain = CLI.fixture("fixtures/pair_plain.heic")
+        let x265 = CLI.fixture("fixtures/x265mv_320x240_30f_spatial.mov")
+        let photo = CLI.fixture("fixtures/pair_ster_cmin_cmex.heic")
         let dir = try CLI.tempDir("exit")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let fm = FileManager.default
@@ -59,7 +58,6 @@ import Foundation
 
     /// The table in `--help` and in the README is the one the code uses.
     @Test func tableIsInHelpAndReadme() throws {
-        try #require(CLI.binary != nil, "spatial-media not built")
         let help = try CLI.run(["--help"]).out
         let readme = try String(contentsOfFile: CLI.root + "/README.md", encoding: .utf8)
         for code in ["0", "1", "2", "64", "130"] {

@@ -1,5 +1,6 @@
 import Testing
 import Foundation
+import TestSupport
 
 /// Issue 18, item 12: every command line the tool tells a user to run names a real subcommand and options that
 /// subcommand accepts. Sources: backticked `spatial-media …` (and `SUBCOMMAND …`) hints in Sources/, command lines
@@ -38,7 +39,6 @@ import Foundation
     }
 
     @Test func everyQuotedCommandLineWorks() throws {
-        try #require(CLI.binary != nil, "spatial-media not built")
         let top = try CLI.run(["--help"]).out
         // SUBCOMMANDS section: "  info   Say what…".
         var subcommands = Set<String>()

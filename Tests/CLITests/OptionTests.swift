@@ -1,13 +1,14 @@
 import Testing
 import Foundation
+import TestSupport
 
 /// Issue 18, items 6, 10, 13 through the built binary: outputs must match what is written, options that do not
 /// apply are refused, unchecked pixels are a warning, errors name the right file, `info` reads JPEG/MPO.
 @Suite struct OptionTests {
-    @Test func mismatchesAndOptionsThatDoNotApply() throws {
-        try #require(CLI.binary != nil, "spatial-media not built")
-        let photo = try #require(CLI.shared("fixtures/pair_ster_cmin_cmex.heic"), "fixture absent")
-        let movie = try #require(CLI.shared("fixtures/mvhevc_96x64_6f_spatial.mov"), "fixture absent")
+    @Test(.needs(.shared("fixtures/pair_ster_cmin_cmex.heic", "fixtures/mvhevc_96x64_6f_spatial.mov")))
+    func mismatchesAndOptionsThatDoNotApply() throws {
+        let photo = CLI.fixture("fixtures/pair_ster_cmin_cmex.heic")
+        let movie = CLI.fixture("fixtures/mvhevc_96x64_6f_spatial.mov")
         let dir = try CLI.tempDir("options")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         ExitCodeTableTests.y4m(dir + "/clip.y4m", frames: 2)
@@ -43,9 +44,9 @@ import Foundation
     }
 
     /// A video whose pixels could not be checked (no MV-HEVC decoder) is a warning saying what to install.
-    @Test func uncheckedPixelsAreAWarning() throws {
-        try #require(CLI.binary != nil, "spatial-media not built")
-        let x265 = try #require(CLI.shared("fixtures/x265mv_320x240_30f_spatial.mov"), "fixture absent")
+    @Test(.needs(.shared("fixtures/x265mv_320x240_30f_spatial.mov")))
+    func uncheckedPixelsAreAWarning() throws {
+        let x265 = CLI.fixture("fixtures/x265mv_320x240_30f_spatial.mov")
         let dir = try CLI.tempDir("nodecoder")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let r = try CLI.run(["validate", x265], env: ["SPATIAL_MEDIA_FFMPEG": "/nonexistent/ffmpeg", "PATH": "/nonexistent"], cwd: dir)
@@ -54,9 +55,9 @@ import Foundation
         #expect(r.out.contains("scripts/setup.sh") && r.out.contains("FFmpeg ≥ 7.1"))
     }
 
-    @Test func errorsNameTheRightFile() throws {
-        try #require(CLI.binary != nil, "spatial-media not built")
-        let photo = try #require(CLI.shared("fixtures/pair_ster_cmin_cmex.heic"), "fixture absent")
+    @Test(.needs(.shared("fixtures/pair_ster_cmin_cmex.heic")))
+    func errorsNameTheRightFile() throws {
+        let photo = CLI.fixture("fixtures/pair_ster_cmin_cmex.heic")
         let dir = try CLI.tempDir("subjects")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         CLI.write(dir + "/notes.txt", "not media\n")
@@ -72,10 +73,10 @@ import Foundation
         #expect(twice.err.components(separatedBy: "notes.txt").count == 2, "\(twice.err)")
     }
 
-    @Test func infoReadsJPEGAndMPO() throws {
-        try #require(CLI.binary != nil, "spatial-media not built")
-        let mpo = try #require(CLI.shared("corpus/mpo/sugarshack.mpo"), "corpus absent")
-        let jpeg = try #require(CLI.shared("corpus/sbs/capoda.left-right.jpg"), "corpus absent")
+    @Test(.needs(.shared("corpus/mpo/sugarshack.mpo", "corpus/sbs/capoda.left-right.jpg")))
+    func infoReadsJPEGAndMPO() throws {
+        let mpo = CLI.fixture("corpus/mpo/sugarshack.mpo")
+        let jpeg = CLI.fixture("corpus/sbs/capoda.left-right.jpg")
         let m = try CLI.run(["info", mpo])
         #expect(m.status == 0, "\(m.err)")
         #expect(m.out.contains("MPO (multi-picture): 2 pictures"))

@@ -1,13 +1,14 @@
 import Testing
 import Foundation
+import TestSupport
 
 /// Issue 18, item 1: no command writes over its own input or writes two outputs to one file (exit 64, input intact).
 @Suite struct OutputIdentityTests {
-    @Test func outputsThatAreInputsAreRefused() throws {
-        try #require(CLI.binary != nil, "spatial-media not built")
-        let photo = try #require(CLI.shared("fixtures/pair_ster_cmin_cmex.heic"), "fixture absent")
-        let movie = try #require(CLI.shared("fixtures/mvhevc_96x64_6f_spatial.mov"), "fixture absent")
-        let stream = try #require(CLI.shared("fixtures/mvhevc_96x64_6f.hevc"), "fixture absent")
+    @Test(.needs(.shared("fixtures/pair_ster_cmin_cmex.heic", "fixtures/mvhevc_96x64_6f_spatial.mov", "fixtures/mvhevc_96x64_6f.hevc")))
+    func outputsThatAreInputsAreRefused() throws {
+        let photo = CLI.fixture("fixtures/pair_ster_cmin_cmex.heic")
+        let movie = CLI.fixture("fixtures/mvhevc_96x64_6f_spatial.mov")
+        let stream = CLI.fixture("fixtures/mvhevc_96x64_6f.hevc")
         let dir = try CLI.tempDir("identity")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let fm = FileManager.default

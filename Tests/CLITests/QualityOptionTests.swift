@@ -1,12 +1,13 @@
 import Testing
 import Foundation
+import TestSupport
 
 /// Issue 23 through the built binary: the eye-quality and rate options, their usage errors, and the multiview probe's
 /// fallback when `SPATIAL_MEDIA_X265` names a file that cannot be loaded.
 @Suite struct QualityOptionTests {
-    @Test func usageErrors() throws {
-        try #require(CLI.binary != nil, "spatial-media not built")
-        let photo = try #require(CLI.shared("fixtures/pair_ster_cmin_cmex.heic"), "fixture absent")
+    @Test(.needs(.shared("fixtures/pair_ster_cmin_cmex.heic")))
+    func usageErrors() throws {
+        let photo = CLI.fixture("fixtures/pair_ster_cmin_cmex.heic")
         let dir = try CLI.tempDir("quality-options")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         ExitCodeTableTests.y4m(dir + "/clip.y4m", frames: 2)
@@ -29,7 +30,6 @@ import Foundation
     }
 
     @Test func bogusMultiviewLibraryFallsBackAndSaysSo() throws {
-        try #require(CLI.binary != nil, "spatial-media not built")
         let dir = try CLI.tempDir("quality-x265")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let sample = CLI.root + "/Conformance/files/sample_sbs_320x96.y4m"

@@ -1,15 +1,12 @@
 import Testing
+import TestSupport
 import BinaryIO
 import ISOBMFF
 
 /// Paths relative to the package root.
 enum Paths {
-    static let packageRoot: String = {
-        var parts = #filePath.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
-        parts.removeLast(3) // Tests/ConformanceTests/<file>
-        return parts.joined(separator: "/")
-    }()
-    static let shared = packageRoot + "/../shared"
+    static let packageRoot = TestPaths.packageRoot
+    static let shared = TestPaths.sharedRoot
     static let conformance = packageRoot + "/Conformance"
 }
 
@@ -73,18 +70,24 @@ extension StringProtocol {
 
 @Suite("Conformance corpus")
 struct CorpusRoundTripTests {
-    @Test("Every corpus and fixture file parses without crashing and rewrites byte-identically or as expected")
+    @Test("Every corpus and fixture file parses without crashing and rewrites byte-identically or as expected",
+          .needs(.sharedMedia))
     func corpus() throws {
-        let roots = [("corpus", Paths.shared + "/corpus"), ("fixtures", Paths.shared + "/fixtures"), ("conformance", Paths.conformance)]
+        try Self.roundTrip([("corpus", Paths.shared + "/corpus"), ("fixtures", Paths.shared + "/fixtures")])
+    }
+
+    @Test("Every generated conformance file parses and rewrites byte-identically or as expected")
+    func conformanceFiles() throws {
+        try Self.roundTrip([("conformance", Paths.conformance)])
+    }
+
+    static func roundTrip(_ roots: [(String, String)]) throws {
         var outcomes: [Outcome] = []
         for (name, dir) in roots {
             for p in listFiles(dir) where !p.hasSuffix(".md") && !p.hasSuffix(".json") && !p.hasSuffix(".txt") && !p.hasSuffix(".expect") {
                 let rel = name + p.dropFirst(dir.count)
                 outcomes.append(runOne(p, relative: rel))
             }
-        }
-        if outcomes.filter({ $0.relative.hasPrefix("corpus") }).isEmpty {
-            print("conformance: ../shared/corpus not present; corpus part skipped")
         }
         let expected = loadExpected()
         var unexpected: [String] = []
@@ -100,7 +103,7 @@ struct CorpusRoundTripTests {
         let identical = isoClean.filter { $0.status == "identical" }.count
         let allIdentical = iso.filter { $0.status == "identical" }.count
         let pct = isoClean.isEmpty ? 100 : Double(identical) * 100 / Double(isoClean.count)
-        print("conformance: \(outcomes.count) files, \(iso.count) ISOBMFF, \(allIdentical) rewritten byte-identical; outside malformed/: \(identical)/\(isoClean.count) (\(Int(pct * 10) / 10)%); \(outcomes.count - iso.count) not ISOBMFF; 0 crashes; \(unexpected.count) unexpected")
+        print("conformance: \(roots.map(\.0).joined(separator: "+")): \(outcomes.count) files, \(iso.count) ISOBMFF, \(allIdentical) rewritten byte-identical; outside malformed/: \(identical)/\(isoClean.count) (\(Int(pct * 10) / 10)%); \(outcomes.count - iso.count) not ISOBMFF; 0 crashes; \(unexpected.count) unexpected")
         if ProcessEnv.get("CONFORMANCE_PRINT") != nil {
             for o in outcomes where !(o.status == "identical" && o.codes.isEmpty) { print("EXPECT \(o)") }
         }

@@ -1,4 +1,5 @@
 import Testing
+import TestSupport
 import BinaryIO
 @testable import HEVC
 
@@ -51,8 +52,8 @@ import BinaryIO
         }
     }
 
-    @Test func truncatedParameterSetsThrow() throws {
-        guard Shared.available else { return }
+    @Test(.needs(.sharedMedia))
+    func truncatedParameterSetsThrow() throws {
         let b = try #require(Shared.bytes(Shared.root.appendingPathComponent("fixtures/mvhevc_96x64_6f.hevc")))
         var store = ParameterSetStore()
         for nal in try AnnexB.split(b) {

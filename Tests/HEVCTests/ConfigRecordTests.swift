@@ -3,7 +3,7 @@ import BinaryIO
 @testable import HEVC
 
 @Suite struct ConfigRecordTests {
-    @Test(.enabled(if: Shared.available)) func recordsRoundTripByteIdentically() throws {
+    @Test(.needs(.sharedMedia)) func recordsRoundTripByteIdentically() throws {
         var n = 0
         for url in Shared.movieFiles {
             let data = try #require(Shared.bytes(url))
@@ -20,7 +20,7 @@ import BinaryIO
         print("configuration records round-tripped: \(n)")
     }
 
-    @Test(.enabled(if: Shared.available)) func appleLhvCHeader() throws {
+    @Test(.needs(.sharedMedia)) func appleLhvCHeader() throws {
         let data = try #require(Shared.bytes(Shared.stereoSpatial))
         let m = try #require(MiniMovie(data))
         let l = try #require(m.lhvC)
@@ -30,7 +30,7 @@ import BinaryIO
     }
 
     /// Building hvcC/lhvC from the parameter sets reproduces the fields Apple wrote.
-    @Test(.enabled(if: Shared.available)) func buildFromParameterSets() throws {
+    @Test(.needs(.sharedMedia)) func buildFromParameterSets() throws {
         let data = try #require(Shared.bytes(Shared.stereoSpatial))
         let m = try #require(MiniMovie(data))
         let orig = try HEVCDecoderConfigurationRecord(parsing: m.hvcC)

@@ -1,42 +1,18 @@
 import Foundation
 import Testing
+import TestSupport
 import BinaryIO
 @testable import HEVC
 
-/// Compares fields we parse with FFmpeg 9's own bitstream reader (`-bsf:v trace_headers`), when the oracle
-/// environment (`.venv-oracles`, made by Benchmarks/oracles.sh) is present. FFmpeg traces parameter sets of
-/// both layers, SEI and the base layer's slice headers.
+/// Compares fields we parse with FFmpeg's own bitstream reader (`-bsf:v trace_headers`; FFmpeg ≥ 7.1 as the product
+/// finds it, which `scripts/setup.sh` installs). FFmpeg traces parameter sets of both layers, SEI and the base
+/// layer's slice headers.
 enum FFmpegOracle {
-    static let packageRoot: String = {
-        var parts = #filePath.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
-        parts.removeLast(3)
-        return parts.joined(separator: "/")
-    }()
-    /// The FFmpeg 9 binary shipped by imageio-ffmpeg inside the oracle venv, if any.
-    static let ffmpeg: String? = {
-        let lib = packageRoot + "/.venv-oracles/lib"
-        guard let pys = try? FileManager.default.contentsOfDirectory(atPath: lib) else { return nil }
-        for py in pys {
-            let dir = "\(lib)/\(py)/site-packages/imageio_ffmpeg/binaries"
-            if let bins = try? FileManager.default.contentsOfDirectory(atPath: dir), let b = bins.first(where: { $0.hasPrefix("ffmpeg-") }) {
-                return dir + "/" + b
-            }
-        }
-        return nil
-    }()
+    static var packageRoot: String { TestPaths.packageRoot }
+    static var ffmpeg: String? { TestPrograms.ffmpeg }
 
     static func run(_ args: [String]) throws -> String {
-        guard let ffmpeg else { return "" }
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: ffmpeg)
-        p.arguments = args
-        let pipe = Pipe()
-        p.standardError = pipe
-        p.standardOutput = FileHandle.nullDevice
-        try p.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return String(decoding: data, as: UTF8.self)
+        try Run.program(try TestPrograms.requireFFmpeg(), args).err
     }
 
     /// (syntax element name, value) pairs in the order FFmpeg traced them.
@@ -53,14 +29,15 @@ enum FFmpegOracle {
     }
 }
 
-@Suite("HEVC fields versus FFmpeg 9 trace_headers", .enabled(if: FFmpegOracle.ffmpeg != nil))
+@Suite("HEVC fields versus FFmpeg 9 trace_headers")
 struct FFmpegTraceTests {
-    static let fixtures = ["mvhevc_96x64_6f.hevc", "x265mv_320x240_30f.hevc"].map { FFmpegOracle.packageRoot + "/../shared/fixtures/" + $0 }
-        + ["B022.265"].map { FFmpegOracle.packageRoot + "/../shared/corpus/mvhevc-bitstreams/" + $0 }
+    static let fixtures = ["fixtures/mvhevc_96x64_6f.hevc", "fixtures/x265mv_320x240_30f.hevc", "corpus/mvhevc-bitstreams/B022.265"]
 
-    @Test(arguments: fixtures)
-    func sameFieldsAsFFmpeg(_ path: String) throws {
-        guard let src = try? FileSource(path: path) else { return }
+    @Test(.needs(.shared("fixtures/mvhevc_96x64_6f.hevc", "fixtures/x265mv_320x240_30f.hevc", "corpus/mvhevc-bitstreams/B022.265")),
+          arguments: fixtures)
+    func sameFieldsAsFFmpeg(_ rel: String) throws {
+        let path = TestPaths.sharedPath(rel)
+        let src = try FileSource(path: path)
         let bytes = try src.read(at: 0, count: Int(src.size))
         let trace = try FFmpegOracle.trace(path)
         try #require(!trace.isEmpty)

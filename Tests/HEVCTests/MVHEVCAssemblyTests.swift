@@ -1,45 +1,20 @@
 import Foundation
 import Testing
+import TestSupport
 import BinaryIO
 @testable import HEVC
 
 /// Test streams made with the x265 CLI from small synthetic Y4M clips (skipped when x265 is absent).
 enum X265Clips {
-    static let x265: String? = {
-        for p in ["/usr/bin/x265", "/usr/local/bin/x265", "/opt/homebrew/bin/x265"] where FileManager.default.isExecutableFile(atPath: p) { return p }
-        return nil
-    }()
-    static var available: Bool { x265 != nil }
-
-    /// A moving gradient with a checker pattern; `shift` moves it horizontally (the other eye).
+    static var x265: String? { TestMedia.x265 }
+    static var available: Bool { TestMedia.x265 != nil }
     static func y4m(width: Int, height: Int, frames: Int, shift: Int) -> [UInt8] {
-        var out = Array("YUV4MPEG2 W\(width) H\(height) F25:1 Ip A1:1 C420jpeg\n".utf8)
-        for t in 0..<frames {
-            out += Array("FRAME\n".utf8)
-            for y in 0..<height { for x in 0..<width {
-                out.append(UInt8(truncatingIfNeeded: (x + shift + 3 * t) * 2 + y * 2 + ((x / 8 + y / 8 + t) % 2) * 40))
-            } }
-            for _ in 0..<2 { for y in 0..<(height / 2) { for x in 0..<(width / 2) {
-                out.append(UInt8(truncatingIfNeeded: x * 3 + y * 2 + t * 5 + shift))
-            } } }
-        }
-        return out
+        TestMedia.y4m(width: width, height: height, frames: frames, shift: shift, fps: 25)
     }
 
     /// Encodes a clip; `extra` adds x265 options. Returns the Annex B bytes.
     static func encode(_ y4m: [UInt8], in dir: URL, name: String, extra: [String]) throws -> [UInt8] {
-        let input = dir.appendingPathComponent(name + ".y4m"), output = dir.appendingPathComponent(name + ".hevc")
-        try Data(y4m).write(to: input)
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: x265 ?? "/usr/bin/x265")
-        p.arguments = ["--input", input.path, "--preset", "ultrafast", "--no-scenecut", "--no-open-gop", "--log-level", "error",
-                       "--no-progress", "-o", output.path] + extra
-        p.standardError = FileHandle.nullDevice
-        p.standardOutput = FileHandle.nullDevice
-        try p.run()
-        p.waitUntilExit()
-        guard p.terminationStatus == 0 else { throw CocoaError(.fileWriteUnknown) }
-        return [UInt8](try Data(contentsOf: output))
+        [UInt8](try Data(contentsOf: URL(fileURLWithPath: try TestMedia.x265Encode(y4m, dir: dir.path, name: name, extra: extra))))
     }
 
     static func tempDir() throws -> URL {
@@ -53,9 +28,9 @@ enum X265Clips {
                      rightSize: (Int, Int)? = nil) throws -> (left: [UInt8], right: [UInt8], dir: URL) {
         let dir = try tempDir()
         let gop = ["--keyint", "\(keyint)", "--min-keyint", "\(keyint)", "--bframes", "\(bframes)", "--b-adapt", "0"]
-        let l = try encode(y4m(width: 128, height: 96, frames: frames, shift: 0), in: dir, name: "left", extra: gop)
+        let l = try encode(TestMedia.y4m(width: 128, height: 96, frames: frames, shift: 0, fps: 25), in: dir, name: "left", extra: gop)
         let rs = rightSize ?? (128, 96)
-        let r = try encode(y4m(width: rs.0, height: rs.1, frames: rightFrames ?? frames, shift: 6), in: dir, name: "right", extra: gop + rightExtra)
+        let r = try encode(TestMedia.y4m(width: rs.0, height: rs.1, frames: rightFrames ?? frames, shift: 6, fps: 25), in: dir, name: "right", extra: gop + rightExtra)
         return (l, r, dir)
     }
 }
@@ -68,7 +43,7 @@ func firstDifference(_ a: [UInt8], _ b: [UInt8]) -> String? {
 }
 
 @Suite struct MVHEVCAssemblyTests {
-    @Test(.enabled(if: X265Clips.available)) func assemblesTwoLayers() throws {
+    @Test func assemblesTwoLayers() throws {
         let (l, r, dir) = try X265Clips.pair()
         defer { if ProcessInfo.processInfo.environment["MVHEVC_KEEP"] == nil { try? FileManager.default.removeItem(at: dir) } else { print("kept", dir.path) } }
         for form in LayerSPSForm.allCases {
@@ -92,7 +67,7 @@ func firstDifference(_ a: [UInt8], _ b: [UInt8]) -> String? {
 
     /// assemble → split gives back both inputs byte for byte (full SPS form); the multilayer form gives streams
     /// that parse and keep every slice.
-    @Test(.enabled(if: X265Clips.available)) func splitRoundTripIsBitExact() throws {
+    @Test func splitRoundTripIsBitExact() throws {
         let (l, r, dir) = try X265Clips.pair()
         defer { try? FileManager.default.removeItem(at: dir) }
         let mv = try MVHEVCAssembler.assemble(base: l, second: r)
@@ -116,7 +91,7 @@ func firstDifference(_ a: [UInt8], _ b: [UInt8]) -> String? {
     }
 
     /// Inter-layer-predicted MV-HEVC (x265 multiview fixture) is refused with the FFmpeg hint.
-    @Test(.enabled(if: Shared.available)) func splitRefusesInterLayerPrediction() throws {
+    @Test(.needs(.sharedMedia)) func splitRefusesInterLayerPrediction() throws {
         let b = try #require(Shared.bytes(Shared.root.appendingPathComponent("fixtures/mvhevc_96x64_6f.hevc")))
         do {
             _ = try MVHEVCSplitter.split(annexB: b)
@@ -127,7 +102,7 @@ func firstDifference(_ a: [UInt8], _ b: [UInt8]) -> String? {
         }
     }
 
-    @Test(.enabled(if: X265Clips.available)) func mismatchedInputsAreRefused() throws {
+    @Test func mismatchedInputsAreRefused() throws {
         func expectError(_ l: [UInt8], _ r: [UInt8], _ text: String, sourceLocation: SourceLocation = #_sourceLocation) {
             do {
                 _ = try MVHEVCAssembler.assemble(base: l, second: r)

@@ -3,7 +3,7 @@ import BinaryIO
 @testable import HEVC
 
 @Suite struct ParameterSetRoundTripTests {
-    @Test(.enabled(if: Shared.available)) func everyParameterSetAndSEIRoundTrips() throws {
+    @Test(.needs(.sharedMedia)) func everyParameterSetAndSEIRoundTrips() throws {
         var counts: [String: Int] = [:]
         for (file, nals) in try allSharedNALUnits() {
             var vpsById: [UInt8: VideoParameterSet] = [:]
@@ -40,7 +40,7 @@ import BinaryIO
         #expect(counts["VPS", default: 0] > 0 && counts["SPS", default: 0] > 0 && counts["PPS", default: 0] > 0)
     }
 
-    @Test(.enabled(if: Shared.available)) func stereoSpatialVPSExtension() throws {
+    @Test(.needs(.sharedMedia)) func stereoSpatialVPSExtension() throws {
         let b = try #require(Shared.bytes(Shared.stereoSpatial))
         let m = try #require(MiniMovie(b))
         let h = try HEVCDecoderConfigurationRecord(parsing: m.hvcC)

@@ -5,7 +5,7 @@ import BinaryIO
 /// Round trips alone cannot catch a misparse (re-encoding misread values gives the same bits), so this
 /// checks that parsing ends exactly where the modelled syntax should end.
 @Suite struct ParameterSetSemanticsTests {
-    @Test(.enabled(if: Shared.available)) func parsingConsumesExactlyTheModelledSyntax() throws {
+    @Test(.needs(.sharedMedia)) func parsingConsumesExactlyTheModelledSyntax() throws {
         for (file, nals) in try allSharedNALUnits() {
             var vpsById: [UInt8: VideoParameterSet] = [:]
             for nal in nals {

@@ -73,7 +73,7 @@ import BinaryIO
         if case .wrong(let m) = RBSPEndCheck.check(long.nalUnit()) { #expect(m.contains("one bit more")) } else { Issue.record("long mantissa not reported") }
     }
 
-    @Test(.enabled(if: Shared.available)) func everySharedStreamEndsRight() throws {
+    @Test(.needs(.sharedMedia)) func everySharedStreamEndsRight() throws {
         var wrong: [String] = []
         var total = 0
         for (file, nals) in try allSharedNALUnits() {
@@ -94,7 +94,7 @@ import BinaryIO
         #expect(wrong.isEmpty, "\(wrong.joined(separator: "\n"))")
     }
 
-    @Test(.enabled(if: X265Clips.available)) func assembledStreamsEndRight() throws {
+    @Test func assembledStreamsEndRight() throws {
         let (l, r, dir) = try X265Clips.pair()
         defer { try? FileManager.default.removeItem(at: dir) }
         for form in LayerSPSForm.allCases { for apple in [false, true] {

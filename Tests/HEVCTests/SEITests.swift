@@ -14,7 +14,7 @@ import BinaryIO
         #expect(try info.payload() == payload)
     }
 
-    @Test(.enabled(if: Shared.available)) func fixturesSEI176AndUserData() throws {
+    @Test(.needs(.sharedMedia)) func fixturesSEI176AndUserData() throws {
         var found176 = 0, found5 = 0
         for (file, nals) in try allSharedNALUnits() {
             for nal in nals where nal.type == .prefixSEI || nal.type == .suffixSEI {

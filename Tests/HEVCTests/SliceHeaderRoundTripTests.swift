@@ -3,7 +3,7 @@ import BinaryIO
 @testable import HEVC
 
 @Suite struct SliceHeaderRoundTripTests {
-    @Test(.enabled(if: Shared.available)) func everySliceHeaderReemitsIdentically() throws {
+    @Test(.needs(.sharedMedia)) func everySliceHeaderReemitsIdentically() throws {
         var total = 0
         var perFile: [String: Int] = [:]
         for (file, nals) in try allSharedNALUnits() {
@@ -29,7 +29,7 @@ import BinaryIO
 
     /// The assembler's rewrite: turn off default_ref_layers_active in the VPS, insert
     /// inter_layer_pred_enabled_flag = 0 into every layer-1 slice, give layer 1 a new PPS id.
-    @Test(.enabled(if: Shared.available)) func insertInterLayerFlagAndChangeIds() throws {
+    @Test(.needs(.sharedMedia)) func insertInterLayerFlagAndChangeIds() throws {
         let b = try #require(Shared.bytes(Shared.root.appendingPathComponent("fixtures/mvhevc_96x64_6f.hevc")))
         let nals = try AnnexB.split(b)
         var store = ParameterSetStore()
@@ -63,7 +63,7 @@ import BinaryIO
     }
 
     /// Moving a single-layer IDR slice to layer 1 inserts slice_pic_order_cnt_lsb.
-    @Test(.enabled(if: Shared.available)) func layerChangeInsertsPOCLsbForIDR() throws {
+    @Test(.needs(.sharedMedia)) func layerChangeInsertsPOCLsbForIDR() throws {
         let b = try #require(Shared.bytes(Shared.root.appendingPathComponent("fixtures/mvhevc_96x64_6f.hevc")))
         let nals = try AnnexB.split(b)
         var store = ParameterSetStore()
@@ -78,7 +78,7 @@ import BinaryIO
             let back = try SliceSegmentHeader(nal: out, context: ctx)
             #expect(back.sliceData == sh.sliceData)
             #expect(back.headerBitLength == sh.headerBitLength + ctx.sps.log2MaxPicOrderCntLsb)
-            return
+            return  // lint: not a skip (the IDR was checked; without one the line below records a failure)
         }
         Issue.record("no IDR found")
     }

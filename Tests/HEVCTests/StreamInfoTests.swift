@@ -4,7 +4,7 @@ import BinaryIO
 @testable import HEVC
 
 @Suite struct StreamInfoTests {
-    @Test(.enabled(if: Shared.available)) func stereoSpatialAnswers() throws {
+    @Test(.needs(.sharedMedia)) func stereoSpatialAnswers() throws {
         let b = try #require(Shared.bytes(Shared.stereoSpatial))
         let m = try #require(MiniMovie(b))
         let info = try HEVCStreamInfo(hvcC: m.hvcC, lhvC: m.lhvC, samples: m.samples)
@@ -25,7 +25,7 @@ import BinaryIO
         #expect(info.isMultiview)
     }
 
-    @Test(.enabled(if: Shared.available)) func x265FixturesAnswer() throws {
+    @Test(.needs(.sharedMedia)) func x265FixturesAnswer() throws {
         for name in ["mvhevc_96x64_6f.hevc", "x265mv_320x240_30f.hevc"] {
             let b = try #require(Shared.bytes(Shared.root.appendingPathComponent("fixtures/" + name)))
             let info = try HEVCStreamInfo(annexB: b)
@@ -44,7 +44,7 @@ import BinaryIO
         }
     }
 
-    @Test(.enabled(if: Shared.available)) func movieAndAnnexBAgree() throws {
+    @Test(.needs(.sharedMedia)) func movieAndAnnexBAgree() throws {
         let hevc = try #require(Shared.bytes(Shared.root.appendingPathComponent("fixtures/x265mv_320x240_30f.hevc")))
         let mov = try #require(Shared.bytes(Shared.root.appendingPathComponent("fixtures/x265mv_320x240_30f_spatial.mov")))
         let m = try #require(MiniMovie(mov))
@@ -55,7 +55,7 @@ import BinaryIO
         #expect(a.profileIdc == b.profileIdc && a.width == b.width)
     }
 
-    @Test(.enabled(if: Shared.available)) func corpusStreamsSummarise() throws {
+    @Test(.needs(.sharedMedia)) func corpusStreamsSummarise() throws {
         for url in Shared.files("corpus/mvhevc-bitstreams", ext: ["265"]) {
             let b = try #require(Shared.bytes(url))
             let info = try HEVCStreamInfo(annexB: b)
@@ -65,7 +65,7 @@ import BinaryIO
         }
     }
 
-    @Test(.enabled(if: Shared.available)) func dumpLinesAndJSON() throws {
+    @Test(.needs(.sharedMedia)) func dumpLinesAndJSON() throws {
         let b = try #require(Shared.bytes(Shared.root.appendingPathComponent("fixtures/mvhevc_96x64_6f.hevc")))
         let lines = try HEVCDump.nalLines(annexB: b)
         print(lines.prefix(20).joined(separator: "\n"))

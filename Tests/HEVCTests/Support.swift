@@ -1,14 +1,13 @@
 import Foundation
 import BinaryIO
 @testable import HEVC
+import TestSupport
 
-/// Locates the shared test media at `../shared` relative to the package root. Nothing is copied.
+/// The shared test media (Tests/TestSupport: `../shared`, or `SPATIAL_MEDIA_SHARED`). Nothing is copied.
 enum Shared {
-    static let root: URL = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("shared")
+    static let root = URL(fileURLWithPath: TestPaths.sharedRoot)
 
-    static var available: Bool { FileManager.default.fileExists(atPath: root.appendingPathComponent("fixtures").path) }
+    static var available: Bool { TestPaths.sharedDir != nil }
 
     static func files(_ dir: String, ext: [String]) -> [URL] {
         let d = root.appendingPathComponent(dir)

@@ -1,4 +1,5 @@
 import Testing
+import TestSupport
 import BinaryIO
 @testable import ISOBMFF
 
@@ -60,9 +61,9 @@ struct BoxModelTests {
         #expect(samples[0].isSync)
     }
 
-    @Test func appleSpatialVideoTree() throws {
-        let path = Paths.root + "/../shared/corpus/spatial-video/stereo_spatial.mp4"
-        guard let f = try? ISOFile.open(path: path) else { return } // corpus absent: skip
+    @Test(.needs(.shared("corpus/spatial-video/stereo_spatial.mp4")))
+    func appleSpatialVideoTree() throws {
+        let f = try ISOFile.open(path: TestPaths.sharedPath("corpus/spatial-video/stereo_spatial.mp4"))
         let entry = try #require(f.find("moov", "trak", "mdia", "minf", "stbl", "stsd", "hvc1"))
         #expect(entry.children?.map(\.type.description) == ["hvcC", "lhvC", "fiel", "chrm", "vexu", "hfov"])
         let eyes = try #require(entry.find("vexu", "eyes"))
@@ -77,9 +78,5 @@ struct BoxModelTests {
 }
 
 enum Paths {
-    static let root: String = {
-        var parts = #filePath.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
-        parts.removeLast(3)
-        return parts.joined(separator: "/")
-    }()
+    static let root = TestPaths.packageRoot
 }

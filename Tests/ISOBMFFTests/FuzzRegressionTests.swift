@@ -1,4 +1,5 @@
 import Testing
+import TestSupport
 import BinaryIO
 @testable import ISOBMFF
 
@@ -21,7 +22,7 @@ struct FuzzRegressionTests {
 
     @Test func savedFindings() throws {
         let dir = Paths.root + "/Fuzz/Regressions/FuzzBoxes"
-        guard let src = try? FileSource(path: dir + "/index.txt") else { return }
+        let src = try FileSource(path: dir + "/index.txt")
         let names = String(decoding: try src.read(at: 0, count: Int(src.size)), as: UTF8.self).split(separator: "\n")
         for name in names where !name.hasPrefix("#") {
             let f = try FileSource(path: dir + "/" + name)

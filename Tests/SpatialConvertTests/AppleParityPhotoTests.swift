@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 import BinaryIO
 import ISOBMFF
 import HEVC
@@ -83,9 +84,9 @@ enum PhotoFields {
 
     static var visionPro: String? { sharedFile("corpus/spatial-photo/vision-pro.HEIC") }
 
-    @Test(.enabled(if: visionPro != nil))
+    @Test(.needs(.shared("corpus/spatial-photo/vision-pro.HEIC")))
     func convertedPhotoMatchesVisionProFieldByField() throws {
-        let vp = try #require(Self.visionPro)
+        let vp = TestPaths.sharedPath("corpus/spatial-photo/vision-pro.HEIC")
         // A side-by-side JPEG of 2 × 600 × 600 (a 2 × 2 grid of 512 tiles per eye) carrying Apple's EXIF.
         let exif = try #require(ImageFiles.heifExif(try ISOFile.open(path: vp), item: 26))
         let sbs = try ImageOps.join(scene(width: 600, height: 600), scene(width: 600, height: 600, shift: 8))
@@ -107,7 +108,7 @@ enum PhotoFields {
 
     /// `split` to .heic copies each eye's coded tiles, colour and metadata; `combine` of the two gives back the
     /// original coded pictures, so the pixels are identical. Each eye keeps its own EXIF.
-    @Test(.enabled(if: visionPro != nil))
+    @Test(.needs(.shared("corpus/spatial-photo/vision-pro.HEIC")))
     func splitToHEICCopiesTilesAndCombineRestoresPixels() throws {
         let vp = try #require(Self.visionPro)
         let (l, r) = (tempPath("l.heic"), tempPath("r.heic"))
@@ -130,7 +131,7 @@ enum PhotoFields {
 
     /// `split` to PNG/JPEG tags each eye with the photo's ICC profile (Vision Pro: Display P3) and gives each JPEG
     /// eye its own EXIF; the files stay valid (chunk CRCs, decodable).
-    @Test(.enabled(if: visionPro != nil))
+    @Test(.needs(.shared("corpus/spatial-photo/vision-pro.HEIC")))
     func splitToPNGAndJPEGKeepsTheColourProfile() throws {
         let vp = try #require(Self.visionPro)
         let orig = try ISOFile.open(path: vp)
@@ -154,7 +155,7 @@ enum PhotoFields {
         #expect(decoded.exif == ImageFiles.heifExif(orig, item: 52), "the right eye's own EXIF")
     }
 
-    @Test(.enabled(if: oraclePython != nil))
+    @Test(.needs(.oracles))
     func libheifReadsTheProfile3Photo() throws {
         let src = tempPath("sbs2.png")
         try AtomicFile.write(path: src, bytes: try PNG.encode(try ImageOps.join(scene(width: 600, height: 400), scene(width: 600, height: 400, shift: 6))))

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 import BinaryIO
 import ISOBMFF
 import HEVC
@@ -200,9 +201,9 @@ enum VideoFields {
         "first AU non-VCL SEI payload types": "encoder-private user data: VideoToolbox puts two user_data_unregistered SEIs in each sample; x265 as the converter runs it writes none",
     ]
 
-    @Test(.enabled(if: VideoFixtures.ffmpeg9 != nil && FileManager.default.fileExists(atPath: VideoFixtures.appleVideo)))
+    @Test(.needs(.shared("corpus/spatial-video/stereo_spatial.mp4")))
     func convertedVideoMatchesAppleFieldByFieldAndDecodesBitExactly() throws {
-        let ff = try #require(VideoFixtures.ffmpeg9)
+        let ff = try TestPrograms.requireFFmpeg()
         let d = VideoFixtures.dir()
         defer { try? FileManager.default.removeItem(atPath: d) }
         var o = VideoFixtures.fast()

@@ -1,4 +1,5 @@
 import Testing
+import TestSupport
 import Foundation
 import BinaryIO
 import ISOBMFF
@@ -69,7 +70,7 @@ import MediaDecode
     }
 
     /// The corpus SBS JPEGs and MPO files convert to spatial photos that libheif 1.23 reads as `ster` pairs.
-    @Test(.enabled(if: sharedDir != nil))
+    @Test(.needs(.shared("corpus/sbs/Panasonic-DMC-GX8.jpg", "corpus/sbs/capoda.left-right.jpg", "corpus/mpo/frozenpond.mpo", "corpus/mpo/sugarshack.mpo")))
     func corpusConversions() throws {
         let inputs = ["corpus/sbs/Panasonic-DMC-GX8.jpg", "corpus/sbs/capoda.left-right.jpg", "corpus/mpo/frozenpond.mpo", "corpus/mpo/sugarshack.mpo"].compactMap(sharedFile)
         var o = PhotoConversionOptions(); o.threads = 2

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 import BinaryIO
 import HEVC
 import Codecs
@@ -65,7 +66,7 @@ import SpatialMedia
 
     /// The bundled clip through the multiview library: both views decode (FFmpeg 9) close to their source eyes, layer 1
     /// uses inter-layer prediction and costs well under layer 0, the metadata is ours, the hero eye is layer 0.
-    @Test(.enabled(if: MultiviewEncodeTests.multiviewLibrary, "SPATIAL_MEDIA_X265 names no multiview libx265"), arguments: [true, false])
+    @Test(.needs(Requirement("no multiview libx265 (SPATIAL_MEDIA_X265)") { MultiviewEncodeTests.multiviewLibrary }), arguments: [true, false])
     func bundledClipThroughMultiviewLibrary(heroLeft: Bool) throws {
         let d = VideoFixtures.dir()
         defer { try? FileManager.default.removeItem(atPath: d) }
@@ -83,7 +84,7 @@ import SpatialMedia
         #expect(text.contains("layers: 2 (MV-HEVC)") && text.contains("inter-layer prediction used"), "\(text)")
         #expect(text.contains("hero eye: \(heroLeft ? "left" : "right")"), "\(text)")
         // Both views through FFmpeg 9 against the source eyes.
-        guard let ff = VideoFixtures.ffmpeg9 else { return }
+        let ff = try TestPrograms.requireFFmpeg()
         let src = try VideoFixtures.sampleFrames(30)
         for (eye, x) in [("left", 0), ("right", 160)] {
             let raw = d + "/\(eye).yuv"

@@ -1,4 +1,5 @@
 import Testing
+import TestSupport
 import Foundation
 import BinaryIO
 import ISOBMFF
@@ -11,9 +12,9 @@ import MediaDecode
 @Suite struct OracleDecodeTests {
     static let visionPro = sharedFile("corpus/spatial-photo/vision-pro.HEIC")
 
-    @Test(.enabled(if: visionPro != nil && which("heif-convert") != nil))
+    @Test(.needs(.shared("corpus/spatial-photo/vision-pro.HEIC"), .oracleProgram("heif-convert")))
     func visionProEqualsLibheif115() throws {
-        let path = try #require(Self.visionPro)
+        let path = TestPaths.sharedPath("corpus/spatial-photo/vision-pro.HEIC")
         let eyes = try StereoImages.decodeSpatialPhoto(path)
         #expect(eyes.left.width == 2560 && eyes.left.height == 2560 && eyes.left.format == .yuv420)
         let out = tempPath("hc.y4m")
@@ -34,9 +35,9 @@ import MediaDecode
         }
     }
 
-    @Test(.enabled(if: visionPro != nil && oraclePython != nil))
+    @Test(.needs(.shared("corpus/spatial-photo/vision-pro.HEIC"), .oracles))
     func visionProMatchesPillowHeif() throws {
-        let path = try #require(Self.visionPro)
+        let path = TestPaths.sharedPath("corpus/spatial-photo/vision-pro.HEIC")
         let eyes = try StereoImages.decodeSpatialPhoto(path)
         let prefix = tempPath("ph")
         let (status, listing) = try run(try #require(oraclePython), [packageRoot + "/Benchmarks/photo_oracle.py", "dump", path, prefix])

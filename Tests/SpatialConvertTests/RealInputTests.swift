@@ -1,41 +1,19 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// `spatial-media convert` on the files people have, driven through the built binary: frame counts and audio of
 /// real containers, and each bad input a one-line error naming the file, exit status 2 and nothing at OUT.
 enum CLI {
-    /// The debug build of the CLI (`swift build` / `swift test` build it with the tests).
-    static let binary: String? = {
-        let p = packageRoot + "/.build/debug/spatial-media"
-        return FileManager.default.isExecutableFile(atPath: p) ? p : nil
-    }()
-    /// An FFmpeg that makes inputs (FFmpeg 9 from the oracle venv or the tools directory).
-    static let maker: String? = VideoFixtures.ffmpeg9 ?? {
-        let p = packageRoot + "/.tools/bin/ffmpeg"
-        return FileManager.default.isExecutableFile(atPath: p) ? p : nil
-    }()
-
-    struct Result { var status: Int32; var out: String; var err: String }
+    /// The built CLI (beside the test bundle) and FFmpeg ≥ 7.1 as the product finds it, which makes the inputs.
+    static var maker: String? { TestPrograms.ffmpeg }
+    static var binary: String? { TestPrograms.binary }
 
     /// Runs the CLI with extra environment variables.
-    static func run(_ args: [String], env: [String: String] = [:]) throws -> Result {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: try #require(binary))
-        p.arguments = args
-        var e = ProcessInfo.processInfo.environment
-        for (k, v) in env { e[k] = v }
-        p.environment = e
-        let out = Pipe(), err = Pipe()
-        p.standardOutput = out
-        p.standardError = err
-        try p.run()
-        let o = out.fileHandleForReading.readDataToEndOfFile(), r = err.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return Result(status: p.terminationStatus, out: String(decoding: o, as: UTF8.self), err: String(decoding: r, as: UTF8.self))
-    }
+    static func run(_ args: [String], env: [String: String] = [:]) throws -> RunResult { try Run.cli(args, env: env) }
 
     static func make(_ args: [String]) throws {
-        let (status, _) = try SpatialConvertTests.run(try #require(maker), ["-nostdin", "-v", "error", "-y"] + args)
+        let (status, _) = try SpatialConvertTests.run(try TestPrograms.requireFFmpeg(), ["-nostdin", "-v", "error", "-y"] + args)
         #expect(status == 0, "ffmpeg \(args)")
     }
 
@@ -55,7 +33,7 @@ enum CLI {
     }
 }
 
-@Suite(.serialized, .enabled(if: CLI.binary != nil && CLI.maker != nil)) struct RealInputTests {
+@Suite(.serialized) struct RealInputTests {
     /// An MKV whose AAC audio starts 21 ms before the video: 30 frames in, 30 out (Debian's FFmpeg 5.1 made 31),
     /// with FFmpeg 5.1 named by SPATIAL_MEDIA_FFMPEG (old enough for the video, not for the audio) and with the default FFmpeg; the AAC
     /// track is copied with its language; a second run without audio gets a silent AAC track, --no-audio none.

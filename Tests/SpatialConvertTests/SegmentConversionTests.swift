@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 import BinaryIO
 import ISOBMFF
 import SpatialMedia
@@ -60,7 +61,7 @@ import SpatialConvert
     }
 
     @Test func joinedSegmentsDecodeLikeOneConversion() throws {
-        guard let ff = VideoFixtures.ffmpeg9 else { return }
+        let ff = try TestPrograms.requireFFmpeg()
         let d = VideoFixtures.dir()
         defer { try? FileManager.default.removeItem(atPath: d) }
         let input = try Self.clip(ff, d)
@@ -99,7 +100,7 @@ import SpatialConvert
     }
 
     @Test func joinRefusesWhatDoesNotTile() throws {
-        guard let ff = VideoFixtures.ffmpeg9 else { return }
+        let ff = try TestPrograms.requireFFmpeg()
         let d = VideoFixtures.dir()
         defer { try? FileManager.default.removeItem(atPath: d) }
         let input = try Self.clip(ff, d)

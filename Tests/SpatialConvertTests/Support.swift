@@ -2,46 +2,19 @@ import Foundation
 import BinaryIO
 import Codecs
 import ImageFormats
+import TestSupport
 
-/// Package root, derived from this file's path.
-let packageRoot: String = {
-    var parts = "\(#filePath)".split(separator: "/", omittingEmptySubsequences: false)
-    parts.removeLast(3)  // Tests/SpatialConvertTests/Support.swift
-    return parts.joined(separator: "/")
-}()
-/// The shared workplace directory (`../shared`), or nil when absent.
-let sharedDir: String? = {
-    let p = packageRoot + "/../shared"
-    return FileManager.default.fileExists(atPath: p) ? p : nil
-}()
-func sharedFile(_ rel: String) -> String? {
-    guard let s = sharedDir else { return nil }
-    let p = s + "/" + rel
-    return FileManager.default.fileExists(atPath: p) ? p : nil
-}
-let oraclePython: String? = {
-    let p = packageRoot + "/.venv-oracles/bin/python"
-    return FileManager.default.isExecutableFile(atPath: p) ? p : nil
-}()
-func which(_ tool: String) -> String? {
-    for d in ["/usr/bin", "/usr/local/bin", "/bin"] where FileManager.default.isExecutableFile(atPath: d + "/" + tool) { return d + "/" + tool }
-    return nil
-}
+/// The conversion tests' names for the shared test support (Tests/TestSupport).
+let packageRoot = TestPaths.packageRoot
+/// The shared test media (`../shared`, or `SPATIAL_MEDIA_SHARED`), or nil when absent.
+let sharedDir = TestPaths.sharedDir
+func sharedFile(_ rel: String) -> String? { TestPaths.shared(rel) }
+let oraclePython = TestPaths.oraclePython
+func which(_ tool: String) -> String? { TestPaths.which(tool) }
 
 /// Runs a program; returns (exit status, stdout).
 @discardableResult
-func run(_ exe: String, _ args: [String]) throws -> (Int32, String) {
-    let p = Process()
-    p.executableURL = URL(fileURLWithPath: exe)
-    p.arguments = args
-    let out = Pipe()
-    p.standardOutput = out
-    p.standardError = FileHandle.nullDevice
-    try p.run()
-    let data = out.fileHandleForReading.readDataToEndOfFile()
-    p.waitUntilExit()
-    return (p.terminationStatus, String(decoding: data, as: UTF8.self))
-}
+func run(_ exe: String, _ args: [String]) throws -> (Int32, String) { try Run.status(exe, args) }
 
 func tempPath(_ name: String) -> String {
     let dir = NSTemporaryDirectory() + "spatialconvert-tests-\(getpid())"

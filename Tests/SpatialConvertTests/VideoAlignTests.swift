@@ -1,4 +1,5 @@
 import Testing
+import TestSupport
 import Foundation
 import BinaryIO
 import ImageFormats
@@ -13,10 +14,7 @@ import StereoVision
 @Suite("Video --align")
 struct VideoAlignTests {
     static let cv = packageRoot + "/Benchmarks/stereo_cv.py"
-    static var openCV: Bool {
-        guard let py = oraclePython, VideoFixtures.ffmpeg9 != nil, let r = try? run(py, ["-c", "import cv2"]) else { return false }
-        return r.0 == 0
-    }
+    static var openCV: Bool { Requirement.oracles(importing: "cv2").isMet }
 
     /// One shot: a fault applied to the right camera, a texture seed, a length.
     struct Shot {
@@ -71,7 +69,7 @@ struct VideoAlignTests {
     /// OpenCV's residual of the first `count` frames of a spatial video (both views decoded by one FFmpeg 9 run, measured
     /// by one OpenCV run).
     static func residuals(_ movie: String, count: Int) throws -> [(median: Double, p95: Double, signed: Double)] {
-        let ff = try #require(VideoFixtures.ffmpeg9), py = try #require(oraclePython)
+        let ff = try TestPrograms.requireFFmpeg(), py = try #require(oraclePython)
         let src = try SpatialVideoSource.inspect(movie)
         let d = VideoFixtures.dir()
         defer { try? FileManager.default.removeItem(atPath: d) }
@@ -123,7 +121,7 @@ struct VideoAlignTests {
         Shot(name: "roll 0.7° and offset 2 px, hero right", frames: 6, seed: 6) { $0.rollDegrees = 0.7; $0.verticalOffsetPixels = 2 },
     ]
 
-    @Test(.enabled(if: VideoAlignTests.openCV), arguments: [0, 1, 2, 3])
+    @Test(.needs(.oracles(importing: "cv2")), arguments: [0, 1, 2, 3])
     func faultRemoved(_ k: Int) throws {
         let shot = Self.faults[k]
         let d = VideoFixtures.dir()
@@ -155,7 +153,7 @@ struct VideoAlignTests {
         #expect(am <= 0.2 && ap <= 0.5)
     }
 
-    @Test(.enabled(if: VideoAlignTests.openCV))
+    @Test(.needs(.oracles(importing: "cv2")))
     func cutBetweenTwoShots() throws {
         let d = VideoFixtures.dir()
         defer { try? FileManager.default.removeItem(atPath: d) }
@@ -193,7 +191,7 @@ struct VideoAlignTests {
         }
     }
 
-    @Test(.enabled(if: VideoAlignTests.openCV))
+    @Test(.needs(.oracles(importing: "cv2")))
     func faultFreeClipNotMadeWorse() throws {
         let d = VideoFixtures.dir()
         defer { try? FileManager.default.removeItem(atPath: d) }
@@ -213,10 +211,11 @@ struct VideoAlignTests {
 
     /// Real spatial videos (the x265 multiview fixture, Apple's sample): their eyes converted again with --align are
     /// not made worse.
-    @Test(.enabled(if: VideoAlignTests.openCV), arguments: ["fixtures/x265mv_320x240_30f_spatial.mov", "corpus/spatial-video/stereo_spatial.mp4"])
+    @Test(.needs(.oracles(importing: "cv2"), .shared("fixtures/x265mv_320x240_30f_spatial.mov", "corpus/spatial-video/stereo_spatial.mp4")),
+          arguments: ["fixtures/x265mv_320x240_30f_spatial.mov", "corpus/spatial-video/stereo_spatial.mp4"])
     func realClipsNotMadeWorse(_ rel: String) throws {
-        guard let path = sharedFile(rel) else { return }
-        let ff = try #require(VideoFixtures.ffmpeg9)
+        let path = TestPaths.sharedPath(rel)
+        let ff = try TestPrograms.requireFFmpeg()
         let d = VideoFixtures.dir()
         defer { try? FileManager.default.removeItem(atPath: d) }
         let src = try SpatialVideoSource.inspect(path)

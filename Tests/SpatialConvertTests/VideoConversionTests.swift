@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 import BinaryIO
 import ISOBMFF
 import HEVC
@@ -13,14 +14,9 @@ enum VideoFixtures {
     static let sample = packageRoot + "/Conformance/files/sample_sbs_320x96.y4m"
     static let oracleScript = packageRoot + "/Benchmarks/mvhevc_oracle.py"
     /// Apple's VideoToolbox spatial video in the shared corpus.
-    static let appleVideo = packageRoot + "/../shared/corpus/spatial-video/stereo_spatial.mp4"
-    /// FFmpeg 9 from the oracle venv (imageio-ffmpeg), or nil.
-    static let ffmpeg9: String? = {
-        guard let py = oraclePython, let (status, out) = try? run(py, ["-c", "import imageio_ffmpeg; print(imageio_ffmpeg.get_ffmpeg_exe())"]),
-              status == 0 else { return nil }
-        let p = out.trimmingCharacters(in: .whitespacesAndNewlines)
-        return FileManager.default.isExecutableFile(atPath: p) ? p : nil
-    }()
+    static let appleVideo = TestPaths.sharedPath("corpus/spatial-video/stereo_spatial.mp4")
+    /// FFmpeg ≥ 7.1 as the product finds it (setup's `.tools/bin/ffmpeg`: the same FFmpeg 9 as the oracle venv's).
+    static var ffmpeg9: String? { TestPrograms.ffmpeg }
 
     static func dir() -> String {
         let d = NSTemporaryDirectory() + "videoconv-\(getpid())-\(UUID().uuidString.prefix(8))"
@@ -225,7 +221,7 @@ enum VideoFixtures {
     }
 
     /// FFmpeg 9 and PyAV decode both views bit-identically to each eye's own stream; metadata; libmediainfo.
-    @Test(.enabled(if: oraclePython != nil)) func oraclesDecodeBothViewsBitExactly() throws {
+    @Test(.needs(.oracles)) func oraclesDecodeBothViewsBitExactly() throws {
         let d = VideoFixtures.dir()
         defer { try? FileManager.default.removeItem(atPath: d) }
         let out = d + "/spatial.mov"
@@ -258,8 +254,8 @@ enum VideoFixtures {
 
     /// An MP4 with HEVC video and AAC audio (made by FFmpeg 9): decoded by libde265, audio copied bit for bit;
     /// the same clip as H.264 goes through the ffmpeg input path; --audio-from adds it to a Y4M conversion.
-    @Test(.enabled(if: VideoFixtures.ffmpeg9 != nil)) func audioIsCarriedOverBitIdentically() throws {
-        let ff = try #require(VideoFixtures.ffmpeg9)
+    @Test func audioIsCarriedOverBitIdentically() throws {
+        let ff = try TestPrograms.requireFFmpeg()
         let d = VideoFixtures.dir()
         defer { try? FileManager.default.removeItem(atPath: d) }
         let common = ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=320x96:rate=30:duration=1", "-f", "lavfi", "-i", "sine=frequency=440:duration=1",

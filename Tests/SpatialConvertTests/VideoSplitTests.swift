@@ -1,5 +1,7 @@
 import Foundation
 import Testing
+import TestSupport
+import TestSupport
 import BinaryIO
 import ISOBMFF
 import SpatialMedia
@@ -17,15 +19,7 @@ import MediaDecode
     /// PSNR (average, dB) of `crop` of `test` against `reference` (a stream specifier of `source`).
     static func psnr(_ ff: String, test: String, crop: String?, source: String, view: String) throws -> Double {
         let graph = "[0:v]\(crop.map { "crop=\($0)," } ?? "")setsar=1[a];[1:v:0:vpos:\(view)]setsar=1[b];[b][a]psnr"
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: ff)
-        p.arguments = ["-hide_banner", "-i", test, "-i", source, "-filter_complex", graph, "-f", "null", "-"]
-        let err = Pipe()
-        p.standardError = err
-        p.standardOutput = FileHandle.nullDevice
-        try p.run()
-        let text = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        p.waitUntilExit()
+        let text = try Run.program(ff, ["-hide_banner", "-i", test, "-i", source, "-filter_complex", graph, "-f", "null", "-"]).err
         guard let r = text.range(of: "average:") else { return -1 }
         let num = text[r.upperBound...].prefix { "0123456789.inf".contains($0) }
         return num == "inf" ? 99 : Double(num) ?? -1
@@ -37,9 +31,9 @@ import MediaDecode
         return out.split(separator: "\n").filter { !$0.hasPrefix("#") }.map { String($0.split(separator: ",").last ?? "") }
     }
 
-    @Test(.enabled(if: ffmpeg != nil && (apple != nil || x265mv != nil)))
+    @Test(.needs(.shared("corpus/spatial-video/stereo_spatial.mp4", "fixtures/x265mv_320x240_30f_spatial.mov")))
     func interLayerPredictedFilesSplitToEveryLayoutWithTheRightEyes() throws {
-        let ff = try #require(Self.ffmpeg).path
+        let ff = try TestPrograms.requireFFmpeg()
         let d = VideoFixtures.dir()
         defer { try? FileManager.default.removeItem(atPath: d) }
         for src in [Self.apple, Self.x265mv].compactMap({ $0 }) {
@@ -79,8 +73,8 @@ import MediaDecode
 
     /// Our own independent-layer output: `copy` gives both eyes bit-exactly; the re-encode carries the audio; an
     /// FFmpeg older than 7.1 is enough because the layers are split before decoding.
-    @Test(.enabled(if: ffmpeg != nil)) func ownFilesCopyBitExactlyAndCarryAudio() throws {
-        let ff = try #require(Self.ffmpeg).path
+    @Test func ownFilesCopyBitExactlyAndCarryAudio() throws {
+        let ff = try TestPrograms.requireFFmpeg()
         let d = VideoFixtures.dir()
         defer { try? FileManager.default.removeItem(atPath: d) }
         let input = d + "/in.mp4"

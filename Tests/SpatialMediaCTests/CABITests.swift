@@ -1,5 +1,6 @@
 // Tests of the C ABI, calling the exported functions exactly as C does (same symbols, C types).
 import Testing
+import TestSupport
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -11,15 +12,11 @@ import BinaryIO
 
 enum Paths {
     /// The package root, from this file's path (Tests/SpatialMediaCTests/CABITests.swift).
-    static let root: String = {
-        var parts = "\(#filePath)".split(separator: "/", omittingEmptySubsequences: false).map(String.init)
-        parts.removeLast(3)
-        return parts.joined(separator: "/")
-    }()
+    static let root = TestPaths.packageRoot
     static let grid = root + "/Conformance/files/heif_grid_ster.heic"
     static let movie2D = root + "/Conformance/files/movie_moov_first.mp4"
-    static let visionPro = root + "/../shared/corpus/spatial-photo/vision-pro.HEIC"
-    static let spatialVideo = root + "/../shared/corpus/spatial-video/stereo_spatial.mp4"
+    static let visionPro = TestPaths.sharedPath("corpus/spatial-photo/vision-pro.HEIC")
+    static let spatialVideo = TestPaths.sharedPath("corpus/spatial-video/stereo_spatial.mp4")
     static func exists(_ p: String) -> Bool { access(p, R_OK) == 0 }
 }
 
@@ -241,7 +238,7 @@ struct ReadEditTests {
         #expect(memJSON.map { "{\"file\":\"\(Paths.grid)\"," + $0.dropFirst() } == json)
     }
 
-    @Test(.enabled(if: Paths.exists(Paths.visionPro), "Vision Pro photo not in ../shared/corpus"))
+    @Test(.needs(.shared("corpus/spatial-photo/vision-pro.HEIC")))
     func visionProBaseline() throws {
         let h = try open(Paths.visionPro)
         defer { _ = sm_file_free(h) }
@@ -281,7 +278,7 @@ struct ReadEditTests {
         #expect(sm_photo_disparity(h, &d) == SMStatus.ok && d == -120)
     }
 
-    @Test(.enabled(if: Paths.exists(Paths.spatialVideo), "spatial video not in ../shared/corpus"))
+    @Test(.needs(.shared("corpus/spatial-video/stereo_spatial.mp4")))
     func videoEditVisibleWhenReread() throws {
         let dir = try tempDir()
         defer { removeDir(dir) }

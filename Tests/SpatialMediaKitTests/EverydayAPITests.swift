@@ -1,21 +1,15 @@
 import Foundation
 import Testing
+import TestSupport
 import SpatialMediaKit
 
 /// The five everyday tasks through the guessable API, on real inputs: the bundled SBS sample, the conformance
 /// spatial photo, and `../shared` files when present.
 @Suite struct EverydayAPITests {
-    static let root: String = {
-        var parts = "\(#filePath)".split(separator: "/", omittingEmptySubsequences: false)
-        parts.removeLast(3)
-        return parts.joined(separator: "/")
-    }()
+    static let root = TestPaths.packageRoot
     static let sample = root + "/Conformance/files/sample_sbs_320x96.y4m"
     static let photo = root + "/Conformance/files/heif_grid_ster.heic"
-    static func shared(_ rel: String) -> String? {
-        let p = root + "/../shared/" + rel
-        return FileManager.default.fileExists(atPath: p) ? p : nil
-    }
+    static func shared(_ rel: String) -> String? { TestPaths.shared(rel) }
     static func tempDir(_ name: String) throws -> String {
         // A native string (not bridged from Foundation): Swift Testing on Linux cannot describe a failed
         // expectation that compares bridged strings.

@@ -1,18 +1,18 @@
 import Foundation
 import Testing
+import TestSupport
 import BinaryIO
 @testable import SpatialMedia
 
 /// After an edit, independent programs see exactly the new values and unchanged pictures: FFmpeg 9 prints
 /// the spatial metadata and decodes both views to the same frames; libmediainfo still reports Multiview Main
 /// with 2 views. Runs only where the oracle environment (`.venv-oracles`, Benchmarks/oracles.sh) exists.
-@Suite("Spatial video edits seen by FFmpeg 9 and libmediainfo", .enabled(if: Photos.haveOracle))
+@Suite("Spatial video edits seen by FFmpeg 9 and libmediainfo")
 struct EditOracleTests {
     static let inputs = [Shared.apple, Shared.x265, Shared.small]
 
-    @Test(arguments: inputs)
+    @Test(.needs(.oracles, .sharedFiles(Shared.apple, Shared.x265, Shared.small)), arguments: inputs)
     func editIsSeenExactly(_ input: String) throws {
-        guard Shared.exists(input) else { return }
         let dir = try makeTempDir("edit-oracle")
         defer { removeTree(dir) }
         let out = dir + "/edited.mov"
@@ -24,17 +24,7 @@ struct EditOracleTests {
         e.projectionKind = .set("rect")
         _ = try SpatialVideoEditor.edit(path: input, output: out, inPlace: false, edit: e)
 
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: Photos.oraclePython)
-        var parts = #filePath.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
-        parts.removeLast(3)
-        p.arguments = [parts.joined(separator: "/") + "/Tests/Oracles/edit_oracle.py", input, out]
-        let pipe = Pipe()
-        p.standardOutput = pipe
-        try p.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        let j = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let j = try Oracle.object("Tests/Oracles/edit_oracle.py", [input, out])
         let lines = (j["ffmpeg_lines"] as? [String]) ?? []
         #expect(lines.contains { $0.contains("primary eye: right, baseline: 65500, horizontal_disparity_adjustment: -0.0150, horizontal_field_of_view: 70.250") },
                 "FFmpeg 9 printed \(lines)")

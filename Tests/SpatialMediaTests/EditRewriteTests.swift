@@ -1,4 +1,5 @@
 import Testing
+import TestSupport
 import BinaryIO
 import ISOBMFF
 @testable import SpatialMedia
@@ -14,9 +15,8 @@ import ISOBMFF
         return e
     }
 
-    @Test(arguments: [Shared.apple, Shared.x265, Shared.small])
+    @Test(.needs(.sharedFiles(Shared.apple, Shared.x265, Shared.small)), arguments: [Shared.apple, Shared.x265, Shared.small])
     func rewriteToNewFile(input: String) throws {
-        try #require(Shared.exists(input), "input absent")
         let dir = try makeTempDir("rewrite")
         defer { removeTree(dir) }
         let out = dir + "/out.mov"
@@ -44,8 +44,8 @@ import ISOBMFF
         #expect(types.firstIndex(of: "hfov") == types.firstIndex(of: "vexu").map { $0 + 1 })
     }
 
-    @Test func faststartPatchesChunkOffsets() throws {
-        try #require(Shared.exists(Shared.x265), "fixture absent")
+    @Test(.needs(.sharedFiles(Shared.x265)))
+    func faststartPatchesChunkOffsets() throws {
         let dir = try makeTempDir("faststart")
         defer { removeTree(dir) }
         let out = dir + "/fast.mov"
@@ -74,8 +74,8 @@ import ISOBMFF
         #expect(!promoted.isEmpty)
     }
 
-    @Test func addMetadataToLhvCOnlyMovie() throws {
-        try #require(Shared.exists(Shared.lhvcOnly), "fixture absent")
+    @Test(.needs(.sharedFiles(Shared.lhvcOnly)))
+    func addMetadataToLhvCOnlyMovie() throws {
         let dir = try makeTempDir("add")
         defer { removeTree(dir) }
         let out = dir + "/added.mov"

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 import BinaryIO
 import ISOBMFF
 @testable import SpatialMedia
@@ -9,25 +10,9 @@ import ISOBMFF
 /// oracle environment (Tests/Oracles/stereo_tag_oracle.py); those tests are skipped where it is absent.
 @Suite("Frame-packed and APMP tagging")
 struct FramePackedTaggingTests {
-    static let script: String = {
-        var parts = #filePath.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
-        parts.removeLast(3)
-        return parts.joined(separator: "/") + "/Tests/Oracles/stereo_tag_oracle.py"
-    }()
     static let v1 = Shared.root + "/corpus/spherical/testRoom1_1080Stereo.mp4"
 
-    static func oracle(_ args: [String]) throws -> Any {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: Photos.oraclePython)
-        p.arguments = [script] + args
-        let pipe = Pipe()
-        p.standardOutput = pipe
-        try p.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        guard p.terminationStatus == 0 else { throw TestFailure(message: "oracle \(args.first ?? "") failed") }
-        return try JSONSerialization.jsonObject(with: data)
-    }
+    static func oracle(_ args: [String]) throws -> Any { try Oracle.json("Tests/Oracles/stereo_tag_oracle.py", args) }
 
     /// FFmpeg's reading of each file: (side-data lines, packet md5s, mediainfo fields).
     static func probe(_ files: [String]) throws -> [String: (side: [String], packets: [String], mediainfo: [String: String])] {
@@ -56,7 +41,7 @@ struct FramePackedTaggingTests {
         #expect(try f.serialized() == readAll(path), "rewrite of \(path) differs")
     }
 
-    @Test(.enabled(if: Photos.haveOracle))
+    @Test(.needs(.oracles))
     func tagsFramePackedMoviesOfEveryCodec() throws {
         let dir = try makeTempDir("tag")
         defer { removeTree(dir) }
@@ -97,12 +82,12 @@ struct FramePackedTaggingTests {
         }
     }
 
-    @Test(.enabled(if: Photos.haveOracle))
+    @Test(.needs(.oracles))
     func ffmpegRemuxGainsThePackBox() throws {
         // FFmpeg 9 turns an MKV's stereo_mode=left_right into vexu{eyes{stri}} only: Apple sees two eyes and no layout.
         let dir = try makeTempDir("tag-ff")
         defer { removeTree(dir) }
-        guard try Self.makeInputs(dir).contains("sbs_ffmpeg.mov") else { return }
+        if try !Self.makeInputs(dir).contains("sbs_ffmpeg.mov") { try Skip.because("the oracle\'s FFmpeg could not make sbs_ffmpeg.mov") }
         let input = dir + "/sbs_ffmpeg.mov", out = dir + "/fixed.mov"
         let before = try report(input)
         #expect(before.profile.profile == .framePacked3D)
@@ -120,9 +105,8 @@ struct FramePackedTaggingTests {
         try expectSameSamples(input, out)
     }
 
-    @Test(.enabled(if: Photos.haveOracle))
+    @Test(.needs(.oracles, .sharedFiles(FramePackedTaggingTests.v1)))
     func sphericalV1ToAPMPAndBack() throws {
-        guard Shared.exists(Self.v1) else { return }
         let dir = try makeTempDir("v1")
         defer { removeTree(dir) }
         let apmp = dir + "/apmp.mp4", back = dir + "/back.mp4"
@@ -168,11 +152,11 @@ struct FramePackedTaggingTests {
         _ = try SpatialVideoEditor.rewrite(file: f, moovIndex: mi, newMoov: moov, to: output, faststart: false)
     }
 
-    @Test(.enabled(if: Photos.haveOracle))
+    @Test(.needs(.oracles))
     func sphericalV2EquirectangularAndMeshToAPMPAndBack() throws {
         let dir = try makeTempDir("v2")
         defer { removeTree(dir) }
-        guard try Self.makeInputs(dir).contains("v2_equi_tb.mp4") else { return }
+        if try !Self.makeInputs(dir).contains("v2_equi_tb.mp4") { try Skip.because("the oracle\'s FFmpeg could not make v2_equi_tb.mp4") }
         // FFmpeg 9 writes st3d + sv3d and also vexu{proj, eyes} (no pack); keep only the Google boxes.
         let google = dir + "/google.mp4"
         var strip = SpatialVideoEdit()
@@ -207,11 +191,11 @@ struct FramePackedTaggingTests {
         }
     }
 
-    @Test(.enabled(if: Photos.haveOracle))
+    @Test(.needs(.oracles))
     func apmpOnlyToGoogleAndBack() throws {
         let dir = try makeTempDir("apmp-g")
         defer { removeTree(dir) }
-        guard try Self.makeInputs(dir).contains("ou_av1.mp4") else { return }
+        if try !Self.makeInputs(dir).contains("ou_av1.mp4") { try Skip.because("the oracle\'s FFmpeg could not make ou_av1.mp4") }
         let tagged = dir + "/hequ.mp4", google = dir + "/google.mp4", again = dir + "/again.mp4", google2 = dir + "/google2.mp4"
         var e = SpatialVideoEdit()
         e.viewPacking = .set("over")
@@ -269,8 +253,8 @@ struct FramePackedTaggingTests {
         #expect(a.apmpToGoogle(isMVHEVC: false) == .success(GoogleSphericalSignal(stereoMode: 2, bounds: [0, 0, 0x4000_0000, 0x4000_0000])))
     }
 
-    @Test func packingIsRefusedOnMVHEVCAndNonVideo() throws {
-        guard Shared.exists(Shared.x265) else { return }
+    @Test(.needs(.sharedFiles(Shared.x265)))
+    func packingIsRefusedOnMVHEVCAndNonVideo() throws {
         let dir = try makeTempDir("tag-refuse")
         defer { removeTree(dir) }
         var e = SpatialVideoEdit()

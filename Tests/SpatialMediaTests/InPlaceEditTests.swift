@@ -1,4 +1,5 @@
 import Testing
+import TestSupport
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -12,8 +13,8 @@ import ISOBMFF
     /// Issue 18: five in-place edits of a moov-at-end camera file reuse the old moov's space (same size: the
     /// changed bytes of one sector; a different size: the free box in front of moov) instead of appending a
     /// moov each time. At most one moov is ever appended; sample data is untouched.
-    @Test func fiveEditsDoNotGrowTheFile() throws {
-        try #require(Shared.exists(Shared.apple), "corpus file absent")
+    @Test(.needs(.sharedFiles(Shared.apple)))
+    func fiveEditsDoNotGrowTheFile() throws {
         let dir = try makeTempDir("fiveedits")
         defer { removeTree(dir) }
         let path = dir + "/apple.mp4"
@@ -49,8 +50,8 @@ import ISOBMFF
         #expect(f.boxes.filter { $0.type == "moov" }.count == 1)
     }
 
-    @Test func appleMoovAtEndWritesOnlyMoov() throws {
-        try #require(Shared.exists(Shared.apple), "corpus file absent")
+    @Test(.needs(.sharedFiles(Shared.apple)))
+    func appleMoovAtEndWritesOnlyMoov() throws {
         let dir = try makeTempDir("inplace")
         defer { removeTree(dir) }
         let path = dir + "/apple.mp4"
@@ -101,8 +102,8 @@ import ISOBMFF
     }
 
     /// moov first, followed by a free box large enough for the new moov: in place, mdat untouched.
-    @Test func freeSpaceAfterMoov() throws {
-        try #require(Shared.exists(Shared.small), "fixture absent")
+    @Test(.needs(.sharedFiles(Shared.small)))
+    func freeSpaceAfterMoov() throws {
         let dir = try makeTempDir("freespace")
         defer { removeTree(dir) }
         // Build a moov-first copy with 4 KiB of free space after moov.
@@ -134,8 +135,8 @@ import ISOBMFF
     }
 
     /// moov first without room: falls back to an atomic rewrite and says why.
-    @Test func fallbackToRewrite() throws {
-        try #require(Shared.exists(Shared.small), "fixture absent")
+    @Test(.needs(.sharedFiles(Shared.small)))
+    func fallbackToRewrite() throws {
         let dir = try makeTempDir("fallback")
         defer { removeTree(dir) }
         let path = dir + "/fast.mov"

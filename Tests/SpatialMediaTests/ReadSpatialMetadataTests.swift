@@ -1,11 +1,12 @@
 import Testing
+import TestSupport
 import BinaryIO
 import ISOBMFF
 @testable import SpatialMedia
 
 @Suite struct ReadSpatialMetadataTests {
-    @Test func appleFile() throws {
-        try #require(Shared.exists(Shared.apple), "corpus file absent")
+    @Test(.needs(.sharedFiles(Shared.apple)))
+    func appleFile() throws {
         let r = try report(Shared.apple)
         #expect(r.classification == .spatialVideo)
         #expect(r.whyNotSpatial.isEmpty)
@@ -29,8 +30,8 @@ import ISOBMFF
         #expect(m.presentBoxes.contains("vexu/eyes/cmfy/dadj"))
     }
 
-    @Test func x265Fixture() throws {
-        try #require(Shared.exists(Shared.x265), "fixture absent")
+    @Test(.needs(.sharedFiles(Shared.x265)))
+    func x265Fixture() throws {
         let r = try report(Shared.x265)
         #expect(r.classification == .spatialVideo)
         let m = try #require(r.primary).metadata
@@ -42,8 +43,8 @@ import ISOBMFF
         #expect(m.hasProjectionBox)
     }
 
-    @Test func smallFixture() throws {
-        try #require(Shared.exists(Shared.small), "fixture absent")
+    @Test(.needs(.sharedFiles(Shared.small)))
+    func smallFixture() throws {
         let r = try report(Shared.small)
         #expect(r.classification == .spatialVideo)
         let m = try #require(r.primary).metadata
@@ -53,8 +54,8 @@ import ISOBMFF
         #expect(m.heroEye == .left)
     }
 
-    @Test func lhvCWithoutMetadata() throws {
-        try #require(Shared.exists(Shared.lhvcOnly), "fixture absent")
+    @Test(.needs(.sharedFiles(Shared.lhvcOnly)))
+    func lhvCWithoutMetadata() throws {
         let r = try report(Shared.lhvcOnly)
         #expect(r.classification == .stereoMVHEVCWithoutSpatialMetadata)
         #expect(r.whyNotSpatial.contains { $0.contains("no vexu") })
@@ -120,8 +121,8 @@ import ISOBMFF
         #expect(m.framePacking == .sideBySide)
     }
 
-    @Test func infoSectionJSON() throws {
-        try #require(Shared.exists(Shared.apple), "corpus file absent")
+    @Test(.needs(.sharedFiles(Shared.apple)))
+    func infoSectionJSON() throws {
         let s = try #require(SpatialVideoReport.infoSection(try ISOFile.open(path: Shared.apple)))
         #expect(s.json["classification"] == .string("spatial-video"))
         #expect(s.lines.contains { $0.contains("baseline: 19.240 mm") })

@@ -1,4 +1,5 @@
 import Testing
+import TestSupport
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -9,8 +10,8 @@ import ISOBMFF
 @testable import SpatialMedia
 
 @Suite struct RemoveAndRefuseTests {
-    @Test func removeSpatial() throws {
-        try #require(Shared.exists(Shared.x265), "fixture absent")
+    @Test(.needs(.sharedFiles(Shared.x265)))
+    func removeSpatial() throws {
         let dir = try makeTempDir("remove")
         defer { removeTree(dir) }
         let out = dir + "/plain.mov"
@@ -49,8 +50,8 @@ import ISOBMFF
         #expect(fileSize(dir + "/o.mov") == 0)
     }
 
-    @Test func badValuesLeaveOriginalUntouched() throws {
-        try #require(Shared.exists(Shared.apple), "corpus file absent")
+    @Test(.needs(.sharedFiles(Shared.apple)))
+    func badValuesLeaveOriginalUntouched() throws {
         let dir = try makeTempDir("bad")
         defer { removeTree(dir) }
         let path = dir + "/a.mp4"
@@ -68,8 +69,8 @@ import ISOBMFF
         #expect(try readAll(path) == before)
     }
 
-    @Test func unwritableDestinations() throws {
-        try #require(Shared.exists(Shared.apple), "corpus file absent")
+    @Test(.needs(.sharedFiles(Shared.apple)))
+    func unwritableDestinations() throws {
         let dir = try makeTempDir("unwritable")
         defer { chmod(dir + "/ro", 0o755); removeTree(dir + "/ro"); removeTree(dir) }
         var e = SpatialVideoEdit()

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 import BinaryIO
 import HEVC
 import ISOBMFF
@@ -18,11 +19,11 @@ struct RepairTests {
         return try #require(f.tracks.first { $0.handler == "vide" }?.sampleEntries.first)
     }
 
-    @Test(.enabled(if: Photos.haveOracle))
+    @Test(.needs(.oracles))
     func hev1MVHEVCFromFFmpegBecomesHvc1AndDecodesTheSame() throws {
         let dir = try makeTempDir("fix")
         defer { removeTree(dir) }
-        guard try FramePackedTaggingTests.makeInputs(dir).contains("mv_hev1.mp4") else { return }
+        if try !FramePackedTaggingTests.makeInputs(dir).contains("mv_hev1.mp4") { try Skip.because("the oracle\'s FFmpeg could not make mv_hev1.mp4") }
         let input = dir + "/mv_hev1.mp4", out = dir + "/fixed.mp4"
         let before = try Self.firstVideoEntry(input)
         #expect(before.type == "hev1" && before.child("lhvC") != nil)
@@ -62,12 +63,12 @@ struct RepairTests {
         #expect(again.repairs.isEmpty && again.notRepaired.isEmpty && !Shared.exists(dir + "/again.mp4"))
     }
 
-    @Test(.enabled(if: Photos.haveOracle))
+    @Test(.needs(.oracles))
     func hev1IsKeptWhenTheParameterSetsHaveNowhereToGo() throws {
         // The same stream without lhvC: the layer-1 SPS/PPS in the samples cannot move, so hev1 stays, with the reason.
         let dir = try makeTempDir("fix-refuse")
         defer { removeTree(dir) }
-        guard try FramePackedTaggingTests.makeInputs(dir).contains("mv_hev1.mp4") else { return }
+        if try !FramePackedTaggingTests.makeInputs(dir).contains("mv_hev1.mp4") { try Skip.because("the oracle\'s FFmpeg could not make mv_hev1.mp4") }
         let f = try ISOFile.open(path: dir + "/mv_hev1.mp4")
         var moov = try #require(f.box("moov"))
         var traks = try #require(moov.children)
@@ -88,11 +89,11 @@ struct RepairTests {
         try expectSameSamples(input, dir + "/out.mp4")
     }
 
-    @Test(.enabled(if: Photos.haveOracle))
+    @Test(.needs(.oracles))
     func heroAndHfovAreAddedToFramePackedFilesFromOtherTools() throws {
         let dir = try makeTempDir("fix-fp")
         defer { removeTree(dir) }
-        guard try FramePackedTaggingTests.makeInputs(dir).contains("sbs_ffmpeg.mov") else { return }
+        if try !FramePackedTaggingTests.makeInputs(dir).contains("sbs_ffmpeg.mov") { try Skip.because("the oracle\'s FFmpeg could not make sbs_ffmpeg.mov") }
         let input = dir + "/sbs_ffmpeg.mov"
         let r1 = try MovieRepair.fix(path: input, output: dir + "/a.mov", inPlace: false)
         #expect(r1.repairs.contains { $0.contains("added hero eye left") })

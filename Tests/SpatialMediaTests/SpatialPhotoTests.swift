@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 import BinaryIO
 import ISOBMFF
 @testable import SpatialMedia
@@ -10,29 +11,13 @@ enum Photos {
     static let pairPlain = Shared.root + "/fixtures/pair_plain.heic"
     static let pairSter = Shared.root + "/fixtures/pair_ster_cmin_cmex.heic"
     static let nokiaStereo = Shared.root + "/corpus/spatial-photo/stereo_1200x800.heic"
-    static let oracleScript: String = {
-        var parts = #filePath.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
-        parts.removeLast(3)
-        return parts.joined(separator: "/") + "/Tests/Oracles/heif_oracle.py"
-    }()
-    static let oraclePython: String = {
-        var parts = #filePath.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
-        parts.removeLast(3)
-        return parts.joined(separator: "/") + "/.venv-oracles/bin/python"
-    }()
-    static var haveOracle: Bool { Shared.exists(oraclePython) }
+    static var oraclePython: String { TestPaths.oraclePython ?? "" }
+    static let oracleScript = TestPaths.package("Tests/Oracles/heif_oracle.py")
+    static var haveOracle: Bool { TestPaths.oraclePython != nil }
 
     /// Runs the libheif 1.23 oracle (pillow-heif) on a file and returns its JSON.
     static func oracle(_ path: String, decode: Bool = true) throws -> [String: Any] {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: oraclePython)
-        p.arguments = [oracleScript, path] + (decode ? [] : ["--no-decode"])
-        let pipe = Pipe()
-        p.standardOutput = pipe
-        try p.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return (try JSONSerialization.jsonObject(with: data) as? [String: Any]) ?? [:]
+        try Oracle.object("Tests/Oracles/heif_oracle.py", [path] + (decode ? [] : ["--no-decode"]))
     }
 
     /// Every item's bytes, by id.
@@ -52,8 +37,8 @@ enum Photos {
 
 @Suite("Spatial photos: read")
 struct SpatialPhotoReadTests {
-    @Test func visionProPhoto() throws {
-        guard Shared.exists(Photos.visionPro) else { return }
+    @Test(.needs(.sharedFiles(Photos.visionPro)))
+    func visionProPhoto() throws {
         let p = try #require(try Photos.photo(Photos.visionPro))
         #expect(p.left.itemID == 26 && p.right.itemID == 52)
         #expect(p.left.width == 2560 && p.left.height == 2560 && p.right.width == 2560)
@@ -72,15 +57,15 @@ struct SpatialPhotoReadTests {
         #expect(try f.serialized() == (try readAll(Photos.visionPro)))
     }
 
-    @Test func standardFormFixture() throws {
-        guard Shared.exists(Photos.pairSter) else { return }
+    @Test(.needs(.sharedFiles(Photos.pairSter)))
+    func standardFormFixture() throws {
         let p = try #require(try Photos.photo(Photos.pairSter))
         #expect(p.left.intrinsicsForms == [.standard])
         #expect(abs((p.left.focalLengthPixels ?? 0) - 51.2) < 0.01)
     }
 
-    @Test func nonAppleStereoHEIF() throws {
-        guard Shared.exists(Photos.nokiaStereo) else { return }
+    @Test(.needs(.sharedFiles(Photos.nokiaStereo)))
+    func nonAppleStereoHEIF() throws {
         let p = try #require(try Photos.photo(Photos.nokiaStereo))
         #expect(p.left.itemID == 1002 && p.right.itemID == 1008)
         #expect(p.baselineMicrometres == nil)
@@ -89,8 +74,8 @@ struct SpatialPhotoReadTests {
 
 @Suite("Spatial photos: edit and combine without re-encoding")
 struct SpatialPhotoEditTests {
-    @Test func editVisionProPhoto() throws {
-        guard Shared.exists(Photos.visionPro) else { return }
+    @Test(.needs(.sharedFiles(Photos.visionPro)))
+    func editVisionProPhoto() throws {
         let dir = try makeTempDir("photo-edit")
         defer { removeTree(dir) }
         let out = dir + "/edited.heic"
@@ -116,8 +101,8 @@ struct SpatialPhotoEditTests {
         }
     }
 
-    @Test func combineTwoImageHEIF() throws {
-        guard Shared.exists(Photos.pairPlain) else { return }
+    @Test(.needs(.sharedFiles(Photos.pairPlain)))
+    func combineTwoImageHEIF() throws {
         let dir = try makeTempDir("photo-combine")
         defer { removeTree(dir) }
         let out = dir + "/combined.heic"
@@ -143,8 +128,8 @@ struct SpatialPhotoEditTests {
         }
     }
 
-    @Test func combineTwoFiles() throws {
-        guard Shared.exists(Photos.pairPlain) else { return }
+    @Test(.needs(.sharedFiles(Photos.pairPlain)))
+    func combineTwoFiles() throws {
         let dir = try makeTempDir("photo-combine2")
         defer { removeTree(dir) }
         // Split the fixture into two single-image HEIFs with our builder, then combine them again.
@@ -171,8 +156,8 @@ struct SpatialPhotoEditTests {
         }
     }
 
-    @Test func writeGridPhotoFromCodedTiles() throws {
-        guard Shared.exists(Photos.pairPlain) else { return }
+    @Test(.needs(.sharedFiles(Photos.pairPlain)))
+    func writeGridPhotoFromCodedTiles() throws {
         let f = try ISOFile.open(path: Photos.pairPlain)
         let h = try #require(f.heif)
         let hvcC = try #require(h.properties(of: 1).compactMap { $0.box.payload(HEVCConfigurationBox.self) }.first).record

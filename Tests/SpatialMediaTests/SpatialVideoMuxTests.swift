@@ -1,46 +1,23 @@
 import Foundation
 import Testing
+import TestSupport
 import BinaryIO
 import HEVC
 import ISOBMFF
 @testable import SpatialMedia
 import SystemSupport
 
-/// Small left/right HEVC pairs made with the x265 CLI (tests skip when it is absent).
+/// Small left/right HEVC pairs made with the x265 CLI (installed by scripts/setup.sh).
 enum MuxClips {
-    static let x265: String? = ["/usr/bin/x265", "/usr/local/bin/x265", "/opt/homebrew/bin/x265"].first { FileManager.default.isExecutableFile(atPath: $0) }
-    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    static let python = packageRoot.appendingPathComponent(".venv-oracles/bin/python").path
-    static let oracleScript = packageRoot.appendingPathComponent("Benchmarks/mvhevc_oracle.py").path
-    static var hasOracles: Bool { x265 != nil && FileManager.default.isExecutableFile(atPath: python) }
-
+    static var x265: String? { TestMedia.x265 }
+    static var hasOracles: Bool { TestPaths.oraclePython != nil }
+    static var python: String { TestPaths.oraclePython ?? "" }
     static func y4m(width: Int, height: Int, frames: Int, shift: Int) -> [UInt8] {
-        var out = Array("YUV4MPEG2 W\(width) H\(height) F30:1 Ip A1:1 C420jpeg\n".utf8)
-        for t in 0..<frames {
-            out += Array("FRAME\n".utf8)
-            for y in 0..<height { for x in 0..<width {
-                out.append(UInt8(truncatingIfNeeded: (x + shift + 3 * t) * 2 + y * 2 + ((x / 8 + y / 8 + t) % 2) * 40))
-            } }
-            for _ in 0..<2 { for y in 0..<(height / 2) { for x in 0..<(width / 2) {
-                out.append(UInt8(truncatingIfNeeded: x * 3 + y * 2 + t * 5 + shift))
-            } } }
-        }
-        return out
+        TestMedia.y4m(width: width, height: height, frames: frames, shift: shift)
     }
 
     static func encode(_ y4m: [UInt8], dir: URL, name: String, extra: [String]) throws -> URL {
-        let input = dir.appendingPathComponent(name + ".y4m"), output = dir.appendingPathComponent(name + ".hevc")
-        try Data(y4m).write(to: input)
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: x265 ?? "/usr/bin/x265")
-        p.arguments = ["--input", input.path, "--preset", "ultrafast", "--no-scenecut", "--no-open-gop", "--log-level", "error",
-                       "--no-progress", "-o", output.path] + extra
-        p.standardError = FileHandle.nullDevice
-        p.standardOutput = FileHandle.nullDevice
-        try p.run()
-        p.waitUntilExit()
-        guard p.terminationStatus == 0 else { throw TestFailure(message: "x265 failed") }
-        return output
+        URL(fileURLWithPath: try TestMedia.x265Encode(y4m, dir: dir.path, name: name, extra: extra))
     }
 
     /// 128×96, 10 frames, keyint 5, 2 B-frames: exercises ctts, the edit list and several sync samples.
@@ -48,8 +25,8 @@ enum MuxClips {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("svmux-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         let gop = ["--keyint", "5", "--min-keyint", "5", "--bframes", "2", "--b-adapt", "0", "--fps", "30"]
-        let l = try encode(y4m(width: 128, height: 96, frames: 10, shift: 0), dir: dir, name: "left", extra: gop)
-        let r = try encode(y4m(width: 128, height: 96, frames: 10, shift: 6), dir: dir, name: "right", extra: gop)
+        let l = try encode(TestMedia.y4m(width: 128, height: 96, frames: 10, shift: 0), dir: dir, name: "left", extra: gop)
+        let r = try encode(TestMedia.y4m(width: 128, height: 96, frames: 10, shift: 6), dir: dir, name: "right", extra: gop)
         return (l, r, dir)
     }
 
@@ -57,17 +34,7 @@ enum MuxClips {
 
     /// Runs the oracle helper and decodes its JSON.
     static func oracle(_ movie: String, left: String, right: String) throws -> [String: Any] {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: python)
-        p.arguments = [oracleScript, movie, left, right]
-        let out = Pipe()
-        p.standardOutput = out
-        p.standardError = FileHandle.nullDevice
-        try p.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        guard let obj = try JSONSerialization.jsonObject(with: data) as? [String: Any] else { throw TestFailure(message: "oracle output is not JSON") }
-        return obj
+        try Oracle.object("Benchmarks/mvhevc_oracle.py", [movie, left, right])
     }
 }
 
@@ -81,7 +48,7 @@ enum MuxClips {
         return o
     }
 
-    @Test(.enabled(if: MuxClips.x265 != nil)) func writesAppleStyleSpatialVideo() throws {
+    @Test func writesAppleStyleSpatialVideo() throws {
         let (l, r, dir) = try MuxClips.pair()
         defer { try? FileManager.default.removeItem(at: dir) }
         let stream = try MVHEVCAssembler.assemble(base: try MuxClips.bytes(l), second: try MuxClips.bytes(r))
@@ -134,7 +101,7 @@ enum MuxClips {
         }
     }
 
-    @Test(.enabled(if: MuxClips.x265 != nil)) func badMuxOptionsAndUnwritableOutput() throws {
+    @Test func badMuxOptionsAndUnwritableOutput() throws {
         let (l, r, dir) = try MuxClips.pair()
         defer { try? FileManager.default.removeItem(at: dir) }
         let stream = try MVHEVCAssembler.assemble(base: try MuxClips.bytes(l), second: try MuxClips.bytes(r))
@@ -146,7 +113,7 @@ enum MuxClips {
     }
 
     /// The independent decoders: FFmpeg 9 (per view), PyAV / FFmpeg 8.1 (both views), libmediainfo.
-    @Test(.enabled(if: MuxClips.hasOracles), arguments: LayerSPSForm.allCases)
+    @Test(.needs(.oracles), arguments: LayerSPSForm.allCases)
     func oraclesDecodeBothViewsBitExactly(form: LayerSPSForm) throws {
         let (l, r, dir) = try MuxClips.pair()
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -178,7 +145,7 @@ enum MuxClips {
     }
 
     /// movie → split gives back both x265 inputs byte for byte; Apple's inter-layer-predicted file is refused.
-    @Test(.enabled(if: MuxClips.x265 != nil)) func splitMovieRoundTrip() throws {
+    @Test func splitMovieRoundTrip() throws {
         let (l, r, dir) = try MuxClips.pair()
         defer { try? FileManager.default.removeItem(at: dir) }
         let movie = dir.appendingPathComponent("s.mov").path

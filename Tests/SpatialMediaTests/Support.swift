@@ -1,4 +1,5 @@
 import Testing
+import TestSupport
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -8,13 +9,9 @@ import BinaryIO
 import ISOBMFF
 @testable import SpatialMedia
 
-/// `../shared` next to the package root, computed from this file's path.
+/// The shared test media (Tests/TestSupport: `../shared`, or `SPATIAL_MEDIA_SHARED`).
 enum Shared {
-    static let root: String = {
-        var parts = "\(#filePath)".split(separator: "/", omittingEmptySubsequences: false).map(String.init)
-        parts.removeLast(3) // Tests/SpatialMediaTests/Support.swift
-        return parts.joined(separator: "/") + "/../shared"
-    }()
+    static let root = TestPaths.sharedRoot
     static let apple = root + "/corpus/spatial-video/stereo_spatial.mp4"
     static let x265 = root + "/fixtures/x265mv_320x240_30f_spatial.mov"
     static let small = root + "/fixtures/mvhevc_96x64_6f_spatial.mov"

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 import BinaryIO
 import ISOBMFF
 import HEVC
@@ -17,8 +18,8 @@ struct AppleParityRuleTests {
 
     /// Apple's file with its VPS rewritten to end right after vps_extension() (no vps_extension2_flag, as our
     /// assembler used to write it): SV-VIDEO-032 fires, the original does not.
-    @Test func vpsWithoutExtension2FlagIsFlagged() throws {
-        try #require(Corpus.exists(Corpus.appleVideo))
+    @Test(.needs(.sharedFiles(Corpus.appleVideo)))
+    func vpsWithoutExtension2FlagIsFlagged() throws {
         #expect(!Validator.validate(path: Corpus.appleVideo, options: Self.metadataOnly).fired("SV-VIDEO-032"))
         let dir = Temp.dir()
         defer { try? FileManager.default.removeItem(atPath: dir) }
@@ -42,8 +43,8 @@ struct AppleParityRuleTests {
     }
 
     /// Hero: a hero eye other than the base layer's is a warning (and the editor says so); no hero box is only a note.
-    @Test func heroAgainstBaseLayer() throws {
-        try #require(Corpus.exists(Corpus.appleVideo))
+    @Test(.needs(.sharedFiles(Corpus.appleVideo)))
+    func heroAgainstBaseLayer() throws {
         let dir = Temp.dir()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         var e = SpatialVideoEdit(); e.heroEye = .set(.right)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 import BinaryIO
 import SpatialConvert
 @testable import SpatialValidation
@@ -8,11 +9,7 @@ import SpatialConvert
 /// by the pixel geometry (negative disparity everywhere).
 @Suite("Validation of converted spatial videos")
 struct ConvertedVideoTests {
-    static let root: String = {
-        var parts = #filePath.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
-        parts.removeLast(3)
-        return parts.joined(separator: "/")
-    }()
+    static let root = TestPaths.packageRoot
 
     func convert(swap: Bool, to out: String) throws {
         var o = VideoConversionOptions()

@@ -1,4 +1,5 @@
 import Testing
+import TestSupport
 import Foundation
 import BinaryIO
 import ISOBMFF
@@ -17,8 +18,8 @@ struct IntegrityRuleTests {
         return dir + "/" + name
     }
 
-    @Test func truncatedSpatialPhotoFails() throws {
-        try #require(Corpus.exists(Corpus.visionPro))
+    @Test(.needs(.sharedFiles(Corpus.visionPro)))
+    func truncatedSpatialPhotoFails() throws {
         let data = try Data(contentsOf: URL(fileURLWithPath: Corpus.visionPro))
         let cut = Self.temp("cut.heic")
         try data.prefix(data.count / 2).write(to: URL(fileURLWithPath: cut))
@@ -35,8 +36,8 @@ struct IntegrityRuleTests {
     }
 
     /// moov first, mdat cut in half: the chunks past the end are an error (it used to pass with 0 warnings).
-    @Test func movieWithHalfItsMdatMissingFails() throws {
-        try #require(Corpus.exists(Corpus.x265Spatial))
+    @Test(.needs(.sharedFiles(Corpus.x265Spatial)))
+    func movieWithHalfItsMdatMissingFails() throws {
         let fast = Self.temp("fast.mov")
         var e = SpatialVideoEdit()
         e.baselineMicrometres = .set(64_000)
@@ -63,8 +64,8 @@ struct IntegrityRuleTests {
     }
 
     /// Apple's file has B-frames and ctts; without ctts its frames are shown in decoding order.
-    @Test func reorderingWithoutCttsIsAnError() throws {
-        try #require(Corpus.exists(Corpus.appleVideo))
+    @Test(.needs(.sharedFiles(Corpus.appleVideo)))
+    func reorderingWithoutCttsIsAnError() throws {
         let good = Validator.validate(path: Corpus.appleVideo, options: Self.metadataOnly)
         #expect(!good.fired("SV-VIDEO-036"))
         var file = try ISOFile.open(path: Corpus.appleVideo)
@@ -78,8 +79,8 @@ struct IntegrityRuleTests {
     }
 
     /// `--frames 10` on a 6-frame video says which frames were measured and why fewer.
-    @Test func framesMeasuredAreNamed() throws {
-        try #require(Corpus.exists(Corpus.smallSpatial))
+    @Test(.needs(.sharedFiles(Corpus.smallSpatial)))
+    func framesMeasuredAreNamed() throws {
         var o = ValidationOptions()
         o.frames = 10
         let r = Validator.validate(path: Corpus.smallSpatial, options: o)
@@ -90,8 +91,8 @@ struct IntegrityRuleTests {
     }
 
     /// An edit list that starts 3 frames in: `info` reports the presented duration and frame count.
-    @Test func infoHonoursTheEditList() throws {
-        try #require(Corpus.exists(Corpus.x265Spatial))
+    @Test(.needs(.sharedFiles(Corpus.x265Spatial)))
+    func infoHonoursTheEditList() throws {
         let file = try ISOFile.open(path: Corpus.x265Spatial)
         let track = try #require(file.tracks.first { $0.handler == "vide" })
         let samples = try track.samples()

@@ -1,4 +1,5 @@
 import Testing
+import TestSupport
 import Foundation
 import SpatialMedia
 @testable import SpatialValidation
@@ -18,8 +19,8 @@ struct MetadataRuleTests {
         for r in RuleCatalog.all { #expect(spec.contains(r.id), "Specs/validation.md does not list \(r.id)") }
     }
 
-    @Test func appleSpatialVideoPasses() throws {
-        try #require(Corpus.exists(Corpus.appleVideo))
+    @Test(.needs(.sharedFiles(Corpus.appleVideo)))
+    func appleSpatialVideoPasses() throws {
         let r = Validator.validate(path: Corpus.appleVideo, options: Self.metadataOnly)
         for l in r.lines { print(l) }
         #expect(r.spatial)
@@ -44,8 +45,8 @@ struct MetadataRuleTests {
         }
     }
 
-    @Test func brokenVideoCopies() throws {
-        try #require(Corpus.exists(Corpus.appleVideo))
+    @Test(.needs(.sharedFiles(Corpus.appleVideo)))
+    func brokenVideoCopies() throws {
         let dir = Temp.dir()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         // hfov removed
@@ -75,8 +76,8 @@ struct MetadataRuleTests {
         #expect(r.fired("SV-VIDEO-012")); #expect(!r.spatial)
     }
 
-    @Test func visionProPhotoMetadataPasses() throws {
-        try #require(Corpus.exists(Corpus.visionPro))
+    @Test(.needs(.sharedFiles(Corpus.visionPro)))
+    func visionProPhotoMetadataPasses() throws {
         let r = Validator.validate(path: Corpus.visionPro, options: Self.metadataOnly)
         for l in r.lines { print(l) }
         #expect(r.spatial)
@@ -85,8 +86,8 @@ struct MetadataRuleTests {
         #expect(r.exitCode == 0)
     }
 
-    @Test func brokenPhotoCopies() throws {
-        try #require(Corpus.exists(Corpus.visionPro))
+    @Test(.needs(.sharedFiles(Corpus.visionPro)))
+    func brokenPhotoCopies() throws {
         let dir = Temp.dir()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         // Different eye sizes: patch the right grid's ispe (the second 2560×2560 one) to 2048×2560.
@@ -125,14 +126,16 @@ struct MetadataRuleTests {
         try Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 131 &+ 7) }).write(to: URL(fileURLWithPath: junk))
         r = Validator.validate(path: junk)
         #expect(r.exitCode == 2)
+        // The project's own generated spatial photo, cut in half.
         let truncated = dir + "/trunc.heic"
-        let d = try Data(contentsOf: URL(fileURLWithPath: Corpus.visionPro))
-        try d.prefix(3000).write(to: URL(fileURLWithPath: truncated))
+        let d = try Data(contentsOf: URL(fileURLWithPath: TestPaths.package("Conformance/files/heif_grid_ster.heic")))
+        try d.prefix(d.count / 2).write(to: URL(fileURLWithPath: truncated))
         r = Validator.validate(path: truncated)
         #expect(r.exitCode >= 1)
     }
 
-    @Test func directoryModeIsParallelAndComplete() {
+    @Test(.needs(.sharedFiles(Corpus.fixtures, Corpus.appleVideo)))
+    func directoryModeIsParallelAndComplete() {
         let files = BatchValidator.plan([Corpus.fixtures, Corpus.appleVideo]).files
         #expect(files.count >= 3)
         let reports = BatchValidator.validate(files, options: Self.metadataOnly)
@@ -162,7 +165,8 @@ struct MetadataRuleTests {
         #expect(plan.directoriesWithoutMedia == [dir + "/nothing"])
     }
 
-    @Test func jsonOutputIsParseable() throws {
+    @Test(.needs(.sharedFiles(Corpus.appleVideo)))
+    func jsonOutputIsParseable() throws {
         let r = Validator.validate(path: Corpus.appleVideo, options: Self.metadataOnly)
         let text = r.json.serialized(pretty: true)
         let obj = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any]

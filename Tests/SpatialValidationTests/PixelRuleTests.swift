@@ -1,4 +1,5 @@
 import Testing
+import TestSupport
 import Foundation
 import StereoVision
 import SpatialMedia
@@ -70,8 +71,8 @@ struct PixelRuleTests {
         #expect(red?.factor == 5 && red?.width == 4000)
     }
 
-    @Test func visionProPairIsMeasured() throws {
-        try #require(Corpus.exists(Corpus.visionPro))
+    @Test(.needs(.sharedFiles(Corpus.visionPro)))
+    func visionProPairIsMeasured() throws {
         var o = ValidationOptions()
         o.keepPreview = true
         o.analysis.maxRefineSide = 1280 // refine at half resolution: the debug-build test stays fast

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 import BinaryIO
 import ISOBMFF
 import SpatialMedia
@@ -17,8 +18,8 @@ struct ProfileVerdictTests {
         return Validator.validate(path: path, options: o)
     }
 
-    @Test func googleSphereIsNamedAndNeverFlattened() throws {
-        guard Corpus.exists(Self.v1) else { return }
+    @Test(.needs(.sharedFiles(ProfileVerdictTests.v1)))
+    func googleSphereIsNamedAndNeverFlattened() throws {
         let r = Self.metadataOnly(Self.v1)
         #expect(r.profile?.title == MediaProfile.googleSpherical.title)
         #expect(r.fired("SV-PROF-010") && r.fired("SV-PROF-001"))
@@ -33,8 +34,8 @@ struct ProfileVerdictTests {
         #expect(lines.contains { $0.contains("profile: Google spherical video") })
     }
 
-    @Test func convertRefusesSpheresWithTheReason() throws {
-        guard Corpus.exists(Self.v1) else { return }
+    @Test(.needs(.sharedFiles(ProfileVerdictTests.v1)))
+    func convertRefusesSpheresWithTheReason() throws {
         let dir = Temp.dir()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let out = dir + "/flat.mov"
@@ -48,16 +49,16 @@ struct ProfileVerdictTests {
         #expect(!Corpus.exists(out))
     }
 
-    @Test func appleSpatialVideoMeetsItsProfile() throws {
-        guard Corpus.exists(Corpus.appleVideo) else { return }
+    @Test(.needs(.sharedFiles(Corpus.appleVideo)))
+    func appleSpatialVideoMeetsItsProfile() throws {
         let r = Self.metadataOnly(Corpus.appleVideo)
         #expect(r.profile?.title == MediaProfile.spatialVideo.title)
         let v = try SpatialVideoReport(ISOFile.open(path: Corpus.appleVideo)).profile
         #expect(v.profile == .spatialVideo && v.meetsProfile && v.stereo == "MV-HEVC")
     }
 
-    @Test func apmpShortfallsAreNamed() throws {
-        guard Corpus.exists(Corpus.x265Spatial) else { return }
+    @Test(.needs(.sharedFiles(Corpus.x265Spatial)))
+    func apmpShortfallsAreNamed() throws {
         let dir = Temp.dir()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         // MV-HEVC 180° with an hfov left over from spatial video: hfov contradicts hequ.
@@ -80,8 +81,8 @@ struct ProfileVerdictTests {
         #expect(p.findings.contains { $0.ruleID == "SV-PROF-011" && $0.severity == .error })
     }
 
-    @Test func appleImmersiveIsIdentifiedNotJudged() throws {
-        guard Corpus.exists(Corpus.x265Spatial) else { return }
+    @Test(.needs(.sharedFiles(Corpus.x265Spatial)))
+    func appleImmersiveIsIdentifiedNotJudged() throws {
         let dir = Temp.dir()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let path = try Temp.copy(Corpus.x265Spatial, to: dir, name: "clip.aivu")
@@ -91,8 +92,8 @@ struct ProfileVerdictTests {
         #expect(try SpatialVideoReport(ISOFile.open(path: Corpus.x265Spatial)).profile.profile == .spatialVideo)
     }
 
-    @Test func peakBitrateCountsOneSecondWindows() throws {
-        guard Corpus.exists(Corpus.x265Spatial) else { return }
+    @Test(.needs(.sharedFiles(Corpus.x265Spatial)))
+    func peakBitrateCountsOneSecondWindows() throws {
         let f = try ISOFile.open(path: Corpus.x265Spatial)
         let t = try #require(f.tracks.first { $0.handler == "vide" })
         let samples = try t.samples()
@@ -102,9 +103,9 @@ struct ProfileVerdictTests {
         #expect(peak <= total && peak >= total * 25 / 30 - 1)
     }
 
-    @Test func layeredHEVCStereoHEIFIsNamed() throws {
+    @Test(.needs(.shared("corpus/heif-conformance/multilayer003.heic")))
+    func layeredHEVCStereoHEIFIsNamed() throws {
         let src = "\(Corpus.root)/corpus/heif-conformance/multilayer003.heic"
-        guard Corpus.exists(src) else { return }
         let dir = Temp.dir()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let path = try Temp.copy(src, to: dir, name: "ster_lhv1.heic")

@@ -1,13 +1,10 @@
 import Foundation
 import StereoVision
+import TestSupport
 
 enum Corpus {
-    /// `../shared` beside the package (derived from this file's path: Tests/SpatialValidationTests/Support.swift).
-    static let root: String = {
-        var parts = "\(#filePath)".split(separator: "/", omittingEmptySubsequences: false)
-        parts.removeLast(3)
-        return parts.joined(separator: "/") + "/../shared"
-    }()
+    /// The shared test media (Tests/TestSupport: `../shared`, or `SPATIAL_MEDIA_SHARED`).
+    static let root = TestPaths.sharedRoot
     static let appleVideo = "\(root)/corpus/spatial-video/stereo_spatial.mp4"
     static let visionPro = "\(root)/corpus/spatial-photo/vision-pro.HEIC"
     static let stereoPhoto = "\(root)/corpus/spatial-photo/stereo_1200x800.heic"

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 import MediaDecode
 import SpatialValidation
 
@@ -7,12 +8,9 @@ import SpatialValidation
 /// decoding only the sampled frames with the FFmpeg that `scripts/setup.sh` provides. In CI that FFmpeg must be
 /// there: the test fails instead of skipping.
 @Suite struct VideoPixelTests {
-    static let available = FFmpeg.locate(.mvhevcViews) != nil
-    static let inCI = ProcessInfo.processInfo.environment["CI"] != nil
-
-    @Test(.enabled(if: (available || inCI) && Corpus.exists(Corpus.appleVideo)))
+    @Test(.needs(.sharedFiles(Corpus.appleVideo, Corpus.x265Spatial)))
     func realSpatialVideosAreMeasuredOnTheirPixels() throws {
-        #expect(Self.available, "no FFmpeg ≥ 7.1: run `bash scripts/setup.sh`")
+        _ = try TestPrograms.requireFFmpeg()
         for path in [Corpus.appleVideo, Corpus.x265Spatial] where Corpus.exists(path) {
             var o = ValidationOptions()
             o.frames = 3
@@ -35,8 +33,9 @@ import SpatialValidation
     }
 
     /// The HTML report of a video plots the geometry of every measured frame and carries the eye-sync finding.
-    @Test(.enabled(if: available && Corpus.exists(Corpus.x265Spatial)))
+    @Test(.needs(.sharedFiles(Corpus.x265Spatial)))
     func reportPlotsEveryMeasuredFrame() throws {
+        _ = try TestPrograms.requireFFmpeg()
         var o = ValidationOptions()
         o.frames = 3
         let r = Validator.validate(path: Corpus.x265Spatial, options: o)
