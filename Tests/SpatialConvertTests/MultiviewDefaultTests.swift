@@ -1,0 +1,70 @@
+import Foundation
+import Testing
+import BinaryIO
+import Codecs
+import SpatialMedia
+import SystemSupport
+@testable import SpatialConvert
+
+/// Issue 30: set-up's multiview x265 is found by itself (tools directory, through our binding), the default
+/// conversion then predicts layer 1 from layer 0 at equal quality, and the inter-view search reaches 5 % of the width.
+@Suite struct MultiviewDefaultTests {
+    /// The binding `scripts/setup.sh` compiles, when a tools directory holds it.
+    static let toolsBinding: String? = ToolsDirectory.all().map { $0 + "/x265-mv/lib/" + X265MultiviewProbe.bindingName }
+        .first { FileManager.default.fileExists(atPath: $0) }
+    static var installed: Bool { toolsBinding != nil && ProcessInfo.processInfo.environment[X265MultiviewProbe.environmentVariable] == nil }
+
+    @Test(.enabled(if: MultiviewDefaultTests.installed, "no multiview x265 in the tools directory (bash scripts/setup.sh builds one)"))
+    func probeFindsSetUpsLibrary() throws {
+        let p = X265MultiviewProbe.current
+        #expect(p.multiview && p.loaded, "\(p.summary)")
+        #expect(p.library == Self.toolsBinding)
+        // Not tied to one API build: x265 4.1 is 215, 4.2 is 216; the binding says which it was compiled against.
+        let build = try #require(p.apiBuild)
+        #expect(build >= 210, "\(p.summary)")
+        #expect(X265MultiviewProbe.encodersLine.contains("multiview path (default when present): x265 \(p.version ?? "")"))
+        #expect(X265MultiviewProbe.encodersLine.contains("API build \(build)"))
+    }
+
+    /// The default conversion of the bundled clip: one multiview encode, equal quality, inter-layer prediction, layer 1
+    /// under layer 0 (two independent encodes at equal quality give ≈ 0.98; this synthetic clip's eyes differ by more
+    /// than a shift, so it gains least of the harness clips: Benchmarks/RESULTS.md).
+    @Test(.enabled(if: MultiviewDefaultTests.installed, "no multiview x265 in the tools directory (bash scripts/setup.sh builds one)"))
+    func defaultConversionUsesInterLayerPrediction() throws {
+        let d = VideoFixtures.dir()
+        defer { try? FileManager.default.removeItem(atPath: d) }
+        var o = VideoConversionOptions()
+        o.audio = .none
+        #expect(o.eyeQuality == .automatic && o.encodePath == .auto)
+        let out = d + "/default.mov"
+        let r = try VideoConverter.convert(.packed(VideoFixtures.sample), to: out, options: o)
+        #expect(r.encodePath.hasPrefix("multiview x265 encode"), "\(r.encodePath)")
+        #expect(r.layer1ToLayer0 < 0.95, "layer 1 / layer 0 = \(r.layer1ToLayer0)")
+        #expect(!r.notes.contains { $0.contains("multiview libx265 not used") }, "\(r.notes)")
+        let text = try MediaInfo.inspect(path: out).lines.joined(separator: "\n")
+        #expect(text.contains("inter-layer prediction used"), "\(text)")
+        // An explicit asymmetric rule needs two encoders: the assembly, saying why.
+        o.eyeQuality = EyeQuality(argument: "asymmetric") ?? .equal
+        let a = try VideoConverter.convert(.packed(VideoFixtures.sample), to: d + "/asym.mov", options: o)
+        #expect(a.encodePath.hasPrefix("two single-layer x265 encodes"), "\(a.encodePath)")
+        #expect(a.notes.contains { $0.contains("multiview libx265 not used") && $0.contains("asymmetric") }, "\(a.notes)")
+    }
+
+    /// The motion range covers 5 % of the eye width (x265's default 57 px is the floor).
+    @Test func interViewSearchRange() {
+        func merange(_ w: Int) -> String? { VideoConverter.stereoOptions(eyeWidth: w).first { $0.0 == "merange" }?.1 }
+        #expect(merange(160) == "57")
+        #expect(merange(1920) == "96")
+        #expect(merange(3840) == "192")
+    }
+
+    /// `auto` is the default and parses; `asymmetric` is the explicit rule (not the default any more).
+    @Test func eyeQualityArguments() {
+        #expect(VideoConversionOptions().eyeQuality == .standard && EyeQuality.standard == .automatic)
+        #expect(EyeQuality(argument: "auto") == .automatic)
+        #expect(EyeQuality(argument: "asymmetric") == .asymmetric(crfOffset: EyeQuality.defaultCRFOffset))
+        // On the assembly, auto is the asymmetric rule: min(c + 6, 28).
+        #expect(EyeQuality.automatic.nonHeroCRF(heroCRF: 23) == 28)
+        #expect(EyeQuality.automatic.assembled == .asymmetric(crfOffset: 6))
+    }
+}
