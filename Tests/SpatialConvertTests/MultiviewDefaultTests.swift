@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import BinaryIO
 import Codecs
+import HEVC
 import SpatialMedia
 import SystemSupport
 @testable import SpatialConvert
@@ -48,6 +49,24 @@ import SystemSupport
         let a = try VideoConverter.convert(.packed(VideoFixtures.sample), to: d + "/asym.mov", options: o)
         #expect(a.encodePath.hasPrefix("two single-layer x265 encodes"), "\(a.encodePath)")
         #expect(a.notes.contains { $0.contains("multiview libx265 not used") && $0.contains("asymmetric") }, "\(a.notes)")
+    }
+
+    /// x265 writes the video signal type into its layer-1 SPS and no VPS VUI; we move it to the VPS VUI (HTM asserts a
+    /// layer > 0 SPS has none; Benchmarks/RESULTS.md has HTM's verdict on both paths).
+    @Test(.enabled(if: MultiviewDefaultTests.installed, "no multiview x265 in the tools directory (bash scripts/setup.sh builds one)"))
+    func layer1SPSLeavesColoursToTheVPS() throws {
+        let settings = VideoConverter.encoderSettings(VideoConversionOptions(), fpsNum: 30, fpsDen: 1)
+        let encoder = try X265MultiviewEncoder(library: try #require(Self.toolsBinding), width: 64, height: 48, settings: settings)
+        let raw = try encoder.headers().map { (b: [UInt8]) throws -> NALUnit in try NALUnit(bytes: b) }
+        let x265SPS = try #require(raw.first { $0.type == .sps && $0.layerId == 1 })
+        let x265VPS = try VideoParameterSet(nal: try #require(raw.first { $0.type == .vps }))
+        #expect(try SequenceParameterSet(nal: x265SPS, vps: x265VPS).vui.videoSignalTypePresent, "x265 4.1 writes it (what the fix removes)")
+        let header = try MVHEVCStream(encoderHeaders: raw, baseIsLeft: true)
+        let vps = header.videoParameterSet
+        let sps = try SequenceParameterSet(nal: try #require(header.layerSPS.first), vps: vps)
+        #expect(sps.vuiPresent && !sps.vui.videoSignalTypePresent)
+        let info = try #require(vps.videoSignalInfo(layerId: 1))
+        #expect(info.colourPrimaries == 1 && info.transferCharacteristics == 1 && info.matrixCoeffs == 1)
     }
 
     /// The motion range covers 5 % of the eye width (x265's default 57 px is the floor).
