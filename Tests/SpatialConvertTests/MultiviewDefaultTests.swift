@@ -75,6 +75,10 @@ import SystemSupport
         #expect(merange(160) == "57")
         #expect(merange(1920) == "96")
         #expect(merange(3840) == "192")
+        // Rectangular and asymmetric partitions from preset medium on; the fast presets keep their speed.
+        #expect(VideoConverter.stereoOptions(eyeWidth: 320).contains { $0 == ("rect", "1") })
+        #expect(VideoConverter.stereoOptions(eyeWidth: 320, preset: "slow").contains { $0 == ("amp", "1") })
+        #expect(VideoConverter.stereoOptions(eyeWidth: 320, preset: "fast").count == 1)
     }
 
     /// `auto` is the default and parses; `asymmetric` is the explicit rule (not the default any more).
