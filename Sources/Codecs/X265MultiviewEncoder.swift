@@ -100,7 +100,7 @@ public final class X265MultiviewEncoder {
     /// Calls `body` with a C array of the strings (valid during the call).
     private static func withCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafePointer<CChar>?>?) -> R) -> R {
         let copies = strings.map { strdup($0) }
-        defer { copies.forEach { free($0) } }
+        defer { for c in copies { free(c) } }
         let pointers = copies.map { UnsafePointer($0) }
         return pointers.withUnsafeBufferPointer { body($0.baseAddress) }
     }
