@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""Quality per bit of `spatial-media convert` (issue 23).
+"""Quality per bit of `spatial-media convert` (issues 23, 30).
 
-For every stereo clip and every CRF, converts the clip twice — `--eye-quality equal` (today's two identical
-encodes) and `--eye-quality asymmetric` (the default: the non-hero eye at a higher CRF) — and measures, per eye,
+For every stereo clip and every CRF, converts the clip three times — the default (issue 30: the multiview x265 that
+set-up installs, inter-layer prediction, equal quality; the assembly where there is none), and the two-encode
+assembly with `--eye-quality equal` and `asymmetric` (the default before issue 30) — and measures, per eye,
 the bitrate of its layer (bytes of its NAL units, from `convert --json`) against PSNR, SSIM and, when the FFmpeg
 build has libvmaf, VMAF of the decoded eye against the source eye (FFmpeg's psnr/ssim/libvmaf filters; each eye
 is taken out of the MV-HEVC file with `split-video`, which copies the coded pictures untouched). The combined
@@ -106,12 +107,14 @@ def metrics(ff, coded, src, crop, size, fps, vmaf, work):
 
 
 def convert(binary, src, layout, crf, mode, out, hero, multiview_lib=None):
-    """`mode` equal/asymmetric: the two-encode assembly (whatever libx265 the environment names); multiview: the
-    multiview libx265 `multiview_lib` (SPATIAL_MEDIA_X265), both layers at one CRF."""
+    """`mode` equal/asymmetric: the two-encode assembly (whatever libx265 the environment names; asymmetric was the
+    default before issue 30); default: no option at all (issue 30: the multiview libx265 set-up installs, equal
+    quality, when present — `multiview_lib` names another through SPATIAL_MEDIA_X265)."""
     env = dict(os.environ)
-    if mode == "multiview":
-        env["SPATIAL_MEDIA_X265"] = multiview_lib
-        args = ["--eye-quality", "equal", "--encode-path", "multiview"]
+    if mode == "default":
+        if multiview_lib:
+            env["SPATIAL_MEDIA_X265"] = multiview_lib
+        args = []
     else:
         args = ["--eye-quality", mode, "--encode-path", "assembled"]
     p = run([binary, "convert", src, "-o", out, "--layout", layout, "--crf", str(crf), *args,
@@ -124,7 +127,7 @@ def measure(binary, ff, work, clip, crf, mode, hero, vmaf, multiview_lib=None):
     tag = re.sub(r"[^a-z0-9]+", "_", name.lower()) + f"_{mode}_{crf}_{hero}"
     out = os.path.join(work, tag + ".mov")
     j = convert(binary, src, layout, crf, mode, out, hero, multiview_lib)
-    if mode == "multiview":
+    if mode == "default" and "multiview" in j.get("encode_path", "").split(" ")[0]:
         left, right = (out, "left"), (out, "right")
     else:
         left, right = os.path.join(work, tag + "_L.hevc"), os.path.join(work, tag + "_R.hevc")
@@ -160,18 +163,23 @@ def within_floor(r, floor_rel, floor_abs):
 
 
 def table(rows, floor_rel, floor_abs):
-    out = ["| clip | CRF | eye quality | hero kbit/s | non-hero kbit/s | L1/L0 | hero PSNR-Y | non-hero PSNR-Y | Δ PSNR | "
-           "hero SSIM | non-hero SSIM | hero VMAF | non-hero VMAF | stereo PSNR | total kbit/s | file vs equal |",
-           "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    out = ["| clip | CRF | encode | hero kbit/s | non-hero kbit/s | L1/L0 | hero PSNR-Y | non-hero PSNR-Y | Δ PSNR | "
+           "hero SSIM | non-hero SSIM | hero VMAF | non-hero VMAF | stereo PSNR | total kbit/s | file vs assembled equal | file vs asymmetric |",
+           "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     eq = {(r["clip"], r["crf"], r["hero"]): r for r in rows if r["mode"] == "equal"}
+    asym = {(r["clip"], r["crf"], r["hero"]): r for r in rows if r["mode"] == "asymmetric"}
     for r in rows:
         base = eq.get((r["clip"], r["crf"], r["hero"]))
         size = f"{r['bytes'] / base['bytes']:.3f}" if base else "–"
+        a = asym.get((r["clip"], r["crf"], r["hero"]))
+        size += f" | {r['bytes'] / a['bytes']:.3f}" if a else " | –"
         d = r["hero_m"][0] - r["other_m"][0]
         flag = ""
         if r["mode"] == "asymmetric" and not within_floor(r, floor_rel, floor_abs):
             flag = " ⚠"
-        out.append(f"| {r['clip']} | {r['crf']} | {r['mode']}{'' if r['hero'] == 'left' else ' (hero right)'} | {r['kbps0']:.1f} | {r['kbps1']:.1f} | "
+        label = {"default": "default: " + ("multiview" if r["encode_path"].startswith("multiview") else "assembled"),
+                 "equal": "assembled equal", "asymmetric": "assembled asymmetric"}.get(r["mode"], r["mode"])
+        out.append(f"| {r['clip']} | {r['crf']} | {label}{'' if r['hero'] == 'left' else ' (hero right)'} | {r['kbps0']:.1f} | {r['kbps1']:.1f} | "
                    f"{r['ratio']:.3f} | {fmtv(r['hero_m'][0])} | {fmtv(r['other_m'][0])} | {d:.2f}{flag} | {fmtv(r['hero_m'][1], 4)} | "
                    f"{fmtv(r['other_m'][1], 4)} | {fmtv(r['hero_m'][2])} | {fmtv(r['other_m'][2])} | {r['stereo_psnr']:.2f} | "
                    f"{r['kbps0'] + r['kbps1']:.1f} | {size} |")
@@ -187,7 +195,7 @@ def svg(rows, path):
     pw, ph, m = 360, 260, 48
     W = pw * len(clips) + 20
     H = ph + 70
-    colours = {"equal": "#1f5fbf", "asymmetric": "#c0392b", "multiview": "#27ae60"}
+    colours = {"equal": "#1f5fbf", "asymmetric": "#c0392b", "default": "#27ae60"}
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" font-family="sans-serif" font-size="11">',
              f'<rect width="{W}" height="{H}" fill="white"/>',
              f'<text x="10" y="16" font-size="13">Quality per bit: PSNR-Y (dB) against total bitrate (kbit/s, both layers, log scale); '
@@ -226,7 +234,7 @@ def svg(rows, path):
     ly = H - 14
     for j, (mode, col) in enumerate(colours.items()):
         parts.append(f'<line x1="{20 + j * 200}" x2="{45 + j * 200}" y1="{ly - 4}" y2="{ly - 4}" stroke="{col}" stroke-width="2"/>')
-        label = "multiview libx265 (inter-layer prediction, one CRF)" if mode == "multiview" else f"--eye-quality {mode}"
+        label = "default (multiview x265, inter-layer prediction, equal)" if mode == "default" else f"assembled, --eye-quality {mode}"
         parts.append(f'<text x="{50 + j * 200}" y="{ly}">{label}</text>')
     parts.append("</svg>")
     with open(path, "w") as f:
@@ -238,14 +246,14 @@ def main():
     ap.add_argument("--bin", required=True)
     ap.add_argument("--ffmpeg", required=True)
     ap.add_argument("--work", required=True)
-    ap.add_argument("--crfs", default="18,23,28,33")
+    ap.add_argument("--crfs", default="18,23,28")
     ap.add_argument("--frames", type=int, default=30)
     ap.add_argument("--markdown")
     ap.add_argument("--svg")
     ap.add_argument("--json")
     ap.add_argument("--floor-rel", type=float, default=6.0)
     ap.add_argument("--floor-abs", type=float, default=32.0)
-    ap.add_argument("--multiview-x265", help="a multiview libx265 (API build 216): adds multiview rows")
+    ap.add_argument("--multiview-x265", help="SPATIAL_MEDIA_X265 for the default rows (else the one set-up installed)")
     a = ap.parse_args()
     os.makedirs(a.work, exist_ok=True)
     vmaf = "libvmaf" in run([a.ffmpeg, "-hide_banner", "-filters"]).stdout
@@ -253,7 +261,7 @@ def main():
     rows = []
     for clip in make_clips(a.ffmpeg, a.work, a.frames):
         for crf in crfs:
-            for mode in ("equal", "asymmetric") + (("multiview",) if a.multiview_x265 else ()):
+            for mode in ("default", "equal", "asymmetric"):
                 rows.append(measure(a.bin, a.ffmpeg, a.work, clip, crf, mode, "left", vmaf, a.multiview_x265))
                 sys.stderr.write(f"{clip[0]} CRF {crf} {mode}: L1/L0 {rows[-1]['ratio']:.3f}\n")
         # The asymmetry follows the hero eye: one right-hero row at the default CRF.
@@ -271,9 +279,14 @@ def main():
     print("encoder: " + rows[-1]["encoder"])
     if rows[-1]["encode_path"]:
         print("encode path: " + rows[-1]["encode_path"])
-    mv = [r for r in rows if r["mode"] == "multiview"]
+    mv = [r for r in rows if r["mode"] == "default"]
     if mv:
-        print("multiview encoder: " + mv[-1]["encoder"])
+        print("default encoder: " + mv[-1]["encoder"])
+        ratios = sorted(r["ratio"] for r in mv)
+        n = len(ratios)
+        median = ratios[n // 2] if n % 2 else (ratios[n // 2 - 1] + ratios[n // 2]) / 2
+        worst = max(abs(r["hero_m"][0] - r["other_m"][0]) for r in mv)
+        print(f"default rows: median layer-1/layer-0 {median:.3f} over {n} rows (clips × CRFs), largest eye PSNR-Y difference {worst:.2f} dB")
     print("libvmaf: " + ("yes (model vmaf_v0.6.1, FFmpeg's default)" if vmaf else "not in this FFmpeg build"))
 
 

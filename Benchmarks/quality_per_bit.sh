@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
-# Quality per bit (issue 23): each stereo clip converted at several CRFs with `--eye-quality equal` (two identical
-# encodes, the behaviour before issue 23) and `asymmetric` (the default), per-eye bitrate against PSNR-Y, SSIM and
+# Quality per bit (issues 23, 30): each stereo clip converted at several CRFs with the default (the multiview x265
+# set-up installs: inter-layer prediction, equal quality), and assembled with `--eye-quality equal` and `asymmetric`
+# (the default before issue 30), per-eye bitrate against PSNR-Y, SSIM and
 # VMAF (when the FFmpeg build has libvmaf) of each decoded eye against its source eye, and the combined stereo figure.
 # Writes Benchmarks/quality_per_bit.md (the table), Benchmarks/quality_per_bit.svg (the curves) and a JSON of the
 # rows in the work directory; RESULTS.md quotes them.
-# With --multiview-x265 LIB (a multiview libx265, API build 216; see Specs/conversion.md for how one is built) each
-# clip and CRF also gets a row encoded by that library (--encode-path multiview, both layers at the CRF).
-# Usage: bash Benchmarks/quality_per_bit.sh [--crfs 18,23,28,33] [--frames 30] [--work DIR] [--multiview-x265 LIB]
+# --multiview-x265 FILE names another multiview library (SPATIAL_MEDIA_X265) for the default rows.
+# Usage: bash Benchmarks/quality_per_bit.sh [--crfs 18,23,28] [--frames 30] [--work DIR] [--multiview-x265 FILE]
 # Needs FFmpeg ≥ 7.1 with psnr/ssim filters: FFMPEG, else the oracle venv's FFmpeg 9, else .tools/bin/ffmpeg.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-CRFS=18,23,28,33; FRAMES=30; WORK=""; MV=()
+CRFS=18,23,28; FRAMES=30; WORK=""; MV=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --crfs) CRFS=$2; shift 2 ;;

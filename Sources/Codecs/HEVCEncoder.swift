@@ -326,12 +326,17 @@ public final class HEVCEncoder {
         for i in 0..<Int(count) {
             let n = nals[i]
             guard let p = n.payload, n.sizeBytes > 0 else { continue }
-            var b = Array(UnsafeBufferPointer(start: p, count: Int(n.sizeBytes)))
-            if b.count >= 4 && b[0] == 0 && b[1] == 0 && b[2] == 0 && b[3] == 1 { b.removeFirst(4) }
-            else if b.count >= 3 && b[0] == 0 && b[1] == 0 && b[2] == 1 { b.removeFirst(3) }
-            out.append(b)
+            out.append(stripStartCode(Array(UnsafeBufferPointer(start: p, count: Int(n.sizeBytes)))))
         }
         return out
+    }
+
+    /// A NAL unit's bytes without the Annex B start code x265 puts before it.
+    static func stripStartCode(_ bytes: [UInt8]) -> [UInt8] {
+        var b = bytes
+        if b.count >= 4 && b[0] == 0 && b[1] == 0 && b[2] == 0 && b[3] == 1 { b.removeFirst(4) }
+        else if b.count >= 3 && b[0] == 0 && b[1] == 0 && b[2] == 1 { b.removeFirst(3) }
+        return b
     }
 
     static func matrixName(_ m: ColourSpace.Matrix) -> String {

@@ -120,6 +120,32 @@ public enum MVHEVCAssembler {
         ParseError(code, offset: 0, message)
     }
 
+    /// Removes `video_signal_type_present_flag` (and the colour description under it) from a layer-1 SPS's VUI.
+    static func dropVideoSignalType(_ s: inout SequenceParameterSet) {
+        guard s.vuiPresent else { return }
+        s.vui.videoSignalTypePresent = false
+        s.vui.colourDescriptionPresent = false
+        s.vui.videoFormat = 5
+        s.vui.videoFullRange = false
+        s.vui.colourPrimaries = 2; s.vui.transferCharacteristics = 2; s.vui.matrixCoeffs = 2
+    }
+
+    /// Puts the VPS VUI's description of layer 1 back into a layer-1 SPS that has a VUI without one (a single-layer
+    /// stream states its colours in its SPS).
+    static func restoreVideoSignalType(_ s: inout SequenceParameterSet, vps: VideoParameterSet) {
+        guard s.vuiPresent, !s.vui.videoSignalTypePresent, let v = vps.videoSignalInfo(layerId: 1) else { return }
+        // The VPS always holds a description (5, limited, 2/2/2 = nothing said); a stream that said nothing stays so.
+        guard v != VPSVideoSignalInfo() else { return }
+        s.vui.videoSignalTypePresent = true
+        s.vui.videoFormat = v.videoVpsFormat
+        s.vui.videoFullRange = v.videoFullRange
+        // "Unspecified" (2) for all three is what an absent colour description means; x265 writes it only when set.
+        s.vui.colourDescriptionPresent = !(v.colourPrimaries == 2 && v.transferCharacteristics == 2 && v.matrixCoeffs == 2)
+        s.vui.colourPrimaries = v.colourPrimaries
+        s.vui.transferCharacteristics = v.transferCharacteristics
+        s.vui.matrixCoeffs = v.matrixCoeffs
+    }
+
     /// The VPS VUI Apple's encoder writes for two layers: nothing claimed about IRAP alignment, rates or tiles/WPP
     /// beyond "not in use" per layer, one video signal description. The description is the base SPS VUI's when it has
     /// one (a property of the content), else Apple's "unspecified" (format 5, primaries/transfer/matrix 2).

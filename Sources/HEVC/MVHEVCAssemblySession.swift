@@ -229,6 +229,9 @@ public struct MVHEVCAssemblySession: Sendable {
             s.header.layerId = 1
             s.spsId = nid
             s.vpsId = vps.vpsId
+            // A layer > 0 SPS carries no video signal type: the VPS VUI describes every layer (F.7.4.3.2.1; HTM asserts
+            // it), as in Apple's and x265's layer-1 SPS. The splitter restores it from the VPS.
+            MVHEVCAssembler.dropVideoSignalType(&s)
             if options.layerSPSForm == .multilayer {
                 s.maxSubLayersMinus1OrExt = 7
                 s.updateRepFormat = false

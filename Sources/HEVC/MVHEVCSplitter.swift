@@ -163,6 +163,7 @@ public enum MVHEVCSplitter {
                 let old = s.spsId
                 let nid = UInt32(spsMap.count)
                 if s.isMultiLayerExtension { s = try MVHEVCSplitter.fullForm(s, vps: mvVPS) }
+                MVHEVCAssembler.restoreVideoSignalType(&s, vps: mvVPS)
                 s.header.layerId = 0
                 s.spsId = nid
                 s.vpsId = singleVPS.vpsId

@@ -40,7 +40,8 @@ extension MVHEVCStream {
     }
 
     /// The header of a two-layer stream a multiview encoder made itself: its VPS (with the multilayer extension), the
-    /// SPS/PPS of layer 0 and of layer 1 as the encoder wrote them, and our SEI 176 (``viewSEI(baseIsLeft:)``) in place
+    /// SPS/PPS of layer 0 and of layer 1 as the encoder wrote them (the layer-1 SPS without a video signal type when
+    /// the VPS VUI describes layer 1), and our SEI 176 (``viewSEI(baseIsLeft:)``) in place
     /// of the encoder's own multiview SEI messages. Throws unless there is exactly one VPS declaring two layers, and
     /// SPS and PPS for both layers, all 8-bit 4:2:0.
     public init(encoderHeaders nals: [NALUnit], baseIsLeft: Bool) throws(ParseError) {
@@ -62,8 +63,25 @@ extension MVHEVCStream {
         }
         var timing: (UInt32, UInt32)? = nil
         if s.vuiPresent && s.vui.timingInfoPresent { timing = (s.vui.numUnitsInTick, s.vui.timeScale) }
-        self.init(vps: vpsNAL, baseSPS: baseSPS, basePPS: basePPS, layerSPS: layerSPS, layerPPS: layerPPS,
-                  sei: try MVHEVCStream.viewSEI(baseIsLeft: baseIsLeft), accessUnits: [], videoParameterSet: vps,
+        // x265 copies the VUI's video signal type into the layer-1 SPS and writes no VPS VUI; a layer > 0 SPS must
+        // leave the colours to the VPS VUI (HTM asserts it). So the VPS gets the VUI the assembly writes (the base
+        // SPS's description for every layer) and the layer-1 SPS loses its video signal type.
+        var (vps1, vps1NAL) = (vps, vpsNAL)
+        if vps.videoSignalInfo(layerId: 1) == nil, var ext = vps.vpsExtension, vps.extensionData.bitCount == 0 {
+            ext.vuiPresent = true
+            vps1.vpsExtension = ext
+            vps1.vui = MVHEVCAssembler.appleVPSVUI(baseSPS: s)
+            vps1NAL = try vps1.nalUnit()
+            vps1 = try VideoParameterSet(nal: vps1NAL)
+        }
+        let layer1 = try layerSPS.map { (n: NALUnit) throws(ParseError) -> NALUnit in
+            var sps = try SequenceParameterSet(nal: n, vps: vps1)
+            guard sps.vuiPresent, sps.vui.videoSignalTypePresent, vps1.videoSignalInfo(layerId: 1) != nil else { return n }
+            MVHEVCAssembler.dropVideoSignalType(&sps)
+            return try sps.nalUnit(vps: vps1)
+        }
+        self.init(vps: vps1NAL, baseSPS: baseSPS, basePPS: basePPS, layerSPS: layer1, layerPPS: layerPPS,
+                  sei: try MVHEVCStream.viewSEI(baseIsLeft: baseIsLeft), accessUnits: [], videoParameterSet: vps1,
                   width: s.croppedWidth, height: s.croppedHeight, timing: timing,
                   maxNumReorderPics: Int(s.maxNumReorderPics.last ?? 0))
     }

@@ -525,6 +525,18 @@ public struct VideoParameterSet: Hashable, Sendable, RBSPSyntax {
         return e.pocLsbNotPresent[idx]
     }
     /// The rep_format that applies to `layerId` (§F.7.4.3.1.1), if the extension has one.
+    /// The VPS VUI's video signal description (format, range, colour primaries/transfer/matrix) of the layer with
+    /// `nuh_layer_id` `layerId` (§F.7.4.3.1.4: `vps_video_signal_info_idx`, inferred as the layer's index, or 0 when
+    /// there is one description); nil without a VPS VUI that carries one.
+    public func videoSignalInfo(layerId: UInt8) -> VPSVideoSignalInfo? {
+        guard let u = vui, !u.videoSignalInfo.isEmpty else { return nil }
+        if u.videoSignalInfo.count == 1 { return u.videoSignalInfo[0] }
+        let layer = vpsExtension?.layerIdInNuh.firstIndex(of: layerId) ?? Int(layerId)
+        let k = layer - (baseLayerInternal ? 0 : 1)
+        let idx = u.videoSignalInfoIdx.isEmpty ? k : (k >= 0 && k < u.videoSignalInfoIdx.count ? Int(u.videoSignalInfoIdx[k]) : 0)
+        return idx >= 0 && idx < u.videoSignalInfo.count ? u.videoSignalInfo[idx] : nil
+    }
+
     public func repFormat(layerId: UInt8) -> RepFormat? {
         guard let e = vpsExtension, !e.repFormats.isEmpty else { return nil }
         guard let idx = e.layerIdInNuh.firstIndex(of: layerId) else { return e.repFormats.first }

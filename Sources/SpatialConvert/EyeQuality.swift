@@ -20,6 +20,9 @@ import SystemSupport
 /// better eye while the weaker one stays above a quality floor; the rule, the floor and the sources are in
 /// Specs/conversion.md.
 public enum EyeQuality: Sendable, Equatable, CustomStringConvertible {
+    /// The default (issue 30): both eyes at the same quality when a multiview libx265 codes them (layer 1 then saves
+    /// bits by inter-view prediction), else the asymmetric rule with ``defaultCRFOffset`` on the two-encode assembly.
+    case automatic
     /// Both eyes with the same settings (two identical encodes: the behaviour before issue 23).
     case equal
     /// The non-hero eye `crfOffset` CRF steps coarser (0…``maximumCRFOffset``).
@@ -38,12 +41,15 @@ public enum EyeQuality: Sendable, Equatable, CustomStringConvertible {
     /// are coded alike.
     public static let nonHeroCRFCeiling = 28.0
     /// The default of a conversion.
-    public static let standard = EyeQuality.asymmetric(crfOffset: defaultCRFOffset)
+    public static let standard = EyeQuality.automatic
+    /// The rule on the two-encode assembly: ``automatic`` is the asymmetric rule with the default offset there.
+    public var assembled: EyeQuality { self == .automatic ? .asymmetric(crfOffset: EyeQuality.defaultCRFOffset) : self }
 
-    /// `equal`, `asymmetric` (the default offset) or `asymmetric:N` (offset N CRF steps).
+    /// `auto` (the default), `equal`, `asymmetric` (the default offset) or `asymmetric:N` (offset N CRF steps).
     public init?(argument: String) {
+        if argument == "auto" { self = .automatic; return }
         if argument == "equal" { self = .equal; return }
-        if argument == "asymmetric" { self = .standard; return }
+        if argument == "asymmetric" { self = .asymmetric(crfOffset: EyeQuality.defaultCRFOffset); return }
         let prefix = "asymmetric:"
         guard argument.hasPrefix(prefix), let d = Double(argument.dropFirst(prefix.count)), d.isFinite,
               (0...EyeQuality.maximumCRFOffset).contains(d) else { return nil }
@@ -52,6 +58,7 @@ public enum EyeQuality: Sendable, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch self {
+        case .automatic: return "auto (equal with inter-layer prediction, else \(EyeQuality.asymmetric(crfOffset: EyeQuality.defaultCRFOffset)))"
         case .equal: return "equal"
         case .asymmetric: return description(unit: "CRF")
         }
@@ -67,8 +74,8 @@ public enum EyeQuality: Sendable, Equatable, CustomStringConvertible {
 
     /// The CRF of the non-hero eye when the hero eye has `heroCRF`.
     public func nonHeroCRF(heroCRF c: Double) -> Double {
-        switch self {
-        case .equal: return c
+        switch assembled {
+        case .equal, .automatic: return c
         case .asymmetric(let d): return c >= EyeQuality.nonHeroCRFCeiling ? c : min(c + max(0, d), EyeQuality.nonHeroCRFCeiling)
         }
     }
@@ -76,8 +83,8 @@ public enum EyeQuality: Sendable, Equatable, CustomStringConvertible {
     /// The share of a rate for both eyes that goes to the non-hero eye: r / (1 + r) with r = 2^(−offset/6), x265's
     /// rule of thumb that 6 CRF/QP steps halve the bits (0.5 when equal).
     public var nonHeroShare: Double {
-        switch self {
-        case .equal: return 0.5
+        switch assembled {
+        case .equal, .automatic: return 0.5
         case .asymmetric(let d):
             let r = exp2(-max(0, d) / 6)
             return r / (1 + r)
@@ -137,7 +144,7 @@ extension VideoConverter {
         var hero = base, other = base
         var notes: [String] = []
         let heroName = o.heroIsLeft ? "left" : "right", otherName = o.heroIsLeft ? "right" : "left"
-        let q = o.eyeQuality
+        let q = o.eyeQuality.assembled
         let share = q.nonHeroShare
         // Peak rate for both eyes together: the user's, and the platform's limit.
         var maxTotal = o.maxBitrateKbps
@@ -175,7 +182,7 @@ extension VideoConverter {
             other.rateControl = .crf(oc)
             text = "hero (\(heroName)) CRF \(fmt(c)), \(otherName) CRF \(fmt(oc))"
             // The default rule is min(hero + 6, 28) by design; an explicit offset that the ceiling cut is said.
-            if case .asymmetric(let d) = q, q != .standard, oc - c < d {
+            if case .asymmetric(let d) = q, o.eyeQuality != .automatic, oc - c < d {
                 notes.append("non-hero eye at CRF \(fmt(oc)), not \(fmt(c + d)): the rule never codes it above CRF \(fmt(EyeQuality.nonHeroCRFCeiling))")
             }
         case .qp(let p):

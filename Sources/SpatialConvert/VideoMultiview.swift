@@ -33,7 +33,7 @@ extension VideoConverter {
         if o.maxBitrateKbps != nil || o.vbvBufferKbit != nil || o.publishing != nil { blockers.append("a VBV for both eyes (max bitrate, VBV buffer or publishing preset)") }
         if o.segment != nil { blockers.append("segment encoding (segments are joined from single-layer encodes)") }
         if o.keepStreamsPrefix != nil { blockers.append("keeping each eye's single-layer stream") }
-        if case .asymmetric(let d) = o.eyeQuality, d > 0, o.eyeQuality != .standard {
+        if case .asymmetric(let d) = o.eyeQuality, d > 0 {
             blockers.append("eye quality asymmetric:\(fmt(d)) (x265's multiview encoder has one rate control: layer 1 takes layer 0's QP)")
         }
         if !blockers.isEmpty {
@@ -41,11 +41,7 @@ extension VideoConverter {
             if asked { throw ParseError(.invalidArgument, offset: 0, "the multiview encode path cannot be combined with \(list)") }
             return (false, ["multiview libx265 not used: \(list) needs the two-encode assembly"])
         }
-        var notes: [String] = []
-        if o.eyeQuality != .equal {
-            notes.append("multiview encode: both eyes at the hero's rate (x265's multiview encoder has one rate control; layer 1 saves bits by inter-view prediction instead of a coarser CRF)")
-        }
-        return (true, notes)
+        return (true, [])
     }
 
     /// The report's "encode path" line: which path made the layers, and what the multiview probe found.
@@ -65,7 +61,27 @@ extension VideoConverter {
         -> (encoder: X265MultiviewEncoder, settings: HEVCEncoderSettings) {
         var settings = encoderSettings(o, fpsNum: plan.fpsNum, fpsDen: plan.fpsDen)
         settings.threads = 2 * (o.poolThreadsPerEye ?? 1)
-        return (try X265MultiviewEncoder(library: probe.library, width: plan.eyeW, height: plan.eyeH, settings: settings, limits: o.limits), settings)
+        return (try X265MultiviewEncoder(library: probe.library, width: plan.eyeW, height: plan.eyeH, settings: settings,
+                                         extraOptions: stereoOptions(eyeWidth: plan.eyeW, preset: o.preset), limits: o.limits), settings)
+    }
+
+    /// The share of the eye width up to which the inter-view search must reach (the disparities the geometry check
+    /// measures on real stereo stay below it).
+    static let interViewReach = 0.05
+
+    /// Presets whose speed the stereo options below must not change (rectangular and asymmetric partitions stay off).
+    static let fastPresets: Set<String> = ["ultrafast", "superfast", "veryfast", "faster", "fast"]
+
+    /// x265 options for coding the second view from the first: the motion search range (`merange`, used for the
+    /// inter-layer reference like any other) covers ``interViewReach`` of the eye width (192 px at 3840), never less
+    /// than x265's default of 57; from preset medium on, rectangular and asymmetric partitions (`rect`, `amp`, which
+    /// medium leaves off and slow turns on): inter-view prediction splits blocks at depth edges, and with them the
+    /// files of the harness clips were 7–25 % smaller at 0.1–1 dB higher PSNR in both eyes, for ≈ 35 % more encoding
+    /// time (Benchmarks/RESULTS.md, issue 30).
+    static func stereoOptions(eyeWidth: Int, preset: String = "medium") -> [(String, String)] {
+        let reach = Int((Double(eyeWidth) * interViewReach).rounded(.up))
+        let partitions = fastPresets.contains(preset) ? [] : [("rect", "1"), ("amp", "1")]
+        return [("merange", String(max(57, reach)))] + partitions
     }
 
     static func encodeMultiview(_ plan: Plan, encoder: X265MultiviewEncoder, settings: HEVCEncoderSettings, output: String,
@@ -118,7 +134,7 @@ extension VideoConverter {
             throw ParseError(.invalidValue, offset: 0, "the multiview encoder returned \(framesOut) access units for \(framesIn) frames")
         }
         progress?(VideoConversionProgress(frames: framesIn, totalFrames: framesIn, elapsedSeconds: monotonicSeconds() - t0))
-        let text = "x265 \(encoder.version) multiview (\(probe.library)), 1 encoder for both layers (pools \(settings.threads), frame-threads \(settings.frameThreads)), preset \(o.preset), \(eyes.summary), hero (\(o.heroIsLeft ? "left" : "right")) eye layer 0, keyint \(settings.keyint), \(o.bframes) B-frames (fixed), closed GOP, no scene-cut; x265's own layer-1 SPS/PPS"
+        let text = "x265 \(encoder.version) multiview (\(probe.library)), 1 encoder for both layers (pools \(settings.threads), frame-threads \(settings.frameThreads)), preset \(o.preset), \(eyes.summary), hero (\(o.heroIsLeft ? "left" : "right")) eye layer 0, keyint \(settings.keyint), \(o.bframes) B-frames (fixed), closed GOP, no scene-cut; x265's own layer-1 SPS/PPS; stereo options \(stereoOptions(eyeWidth: encoder.width, preset: o.preset).map { "\($0.0) \($0.1)" }.joined(separator: ", "))"
         // Reading, splitting and muxing are ours; x265's work runs on its own threads and inside its calls.
         return Encoded(frames: framesIn, finishStream: { () throws(ParseError) -> MVHEVCStream in header }, writer: writer,
                        settings: settings, eyes: eyes, ownCPU: threadCPUSeconds() - cpu0 - x265CPU, encoderText: text,

@@ -66,7 +66,7 @@ struct ConvertPhoto: ParsableCommand {
     // Video options.
     @Option(help: "Video: x265 constant rate factor of the hero eye, 0…51 (default 23); the other eye follows --eye-quality.") var crf: Double?
     @Option(help: "Video: average bitrate of both eyes together in kbit/s (instead of --crf), split between the eyes by --eye-quality.") var bitrate: Int?
-    @Option(help: "Video: asymmetric (default: the non-hero eye 6 CRF steps coarser, never above CRF 28), asymmetric:N (N steps, 0…6), or equal (both eyes alike, as before).") var eyeQuality: String?
+    @Option(help: "Video: auto (default: both eyes alike with inter-layer prediction when a multiview x265 is present, else asymmetric), asymmetric (the non-hero eye 6 CRF steps coarser, never above CRF 28; two single-layer encodes), asymmetric:N (N steps, 0…6), or equal.") var eyeQuality: String?
     @Option(help: "Video: VBV max bitrate of both eyes together, kbit/s (kept within the HEVC level of the eye size).") var maxBitrate: Int?
     @Option(help: "Video: VBV buffer of both eyes together, kbit (default: 1 s of --max-bitrate).") var vbvBufsize: Int?
     @Option(help: "Video: publishing limits to apply: vision-pro (at most 4320×4320 per eye, peak 150 Mbit/s).") var applePreset: String?
@@ -151,7 +151,7 @@ struct ConvertPhoto: ParsableCommand {
             if segment != nil && input == "-" { throw ValidationError("--segment needs an input file, not standard input") }
             if let c = crf, !(0...51).contains(c) { throw ValidationError("--crf must be between 0 and 51") }
             if let b = bitrate, !(2...480_000).contains(b) { throw ValidationError("--bitrate must be 2…480000 (kbit/s, both eyes together)") }
-            if let q = eyeQuality, EyeQuality(argument: q) == nil { throw ValidationError("--eye-quality must be asymmetric, asymmetric:N (N 0…\(NumberText.fixed(EyeQuality.maximumCRFOffset, places: 0)) CRF steps) or equal") }
+            if let q = eyeQuality, EyeQuality(argument: q) == nil { throw ValidationError("--eye-quality must be auto, asymmetric, asymmetric:N (N 0…\(NumberText.fixed(EyeQuality.maximumCRFOffset, places: 0)) CRF steps) or equal") }
             if let m = maxBitrate, m <= 0 { throw ValidationError("--max-bitrate must be positive (kbit/s)") }
             if let b = vbvBufsize, b <= 0 { throw ValidationError("--vbv-bufsize must be positive (kbit)") }
             if vbvBufsize != nil && maxBitrate == nil && applePreset == nil { throw ValidationError("--vbv-bufsize needs --max-bitrate") }

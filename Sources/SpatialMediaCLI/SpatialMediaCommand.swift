@@ -67,6 +67,7 @@ struct SpatialMediaCommand: ParsableCommand {
             print(SpatialMediaVersion.string)
             print("libde265: \(CodecVersions.libde265); libx265: \(CodecVersions.x265); libturbojpeg: \(CodecVersions.turbojpeg); libpng: \(CodecVersions.libpng)")
             print(FFmpeg.summary)
+            print(X265MultiviewProbe.encodersLine)
             terminate(Exit.ok)
         }
         if let name = args.first, !args.contains(where: { $0 == "-h" || $0 == "--help" || $0 == "help" }) {
