@@ -66,8 +66,8 @@ public enum EyeQuality: Sendable, Equatable, CustomStringConvertible {
 
     /// The rule in the unit of the rate control used: `CRF` or `QP` (the same steps and ceiling apply to both).
     public func description(unit: String) -> String {
-        switch self {
-        case .equal: return "equal"
+        switch assembled {
+        case .equal, .automatic: return "equal"
         case .asymmetric(let d): return "asymmetric, +\(fmt(d)) \(unit), at most \(unit) \(fmt(EyeQuality.nonHeroCRFCeiling))"
         }
     }
