@@ -45,15 +45,18 @@ let package = Package(
         .target(name: "MediaDecode", dependencies: ["BinaryIO", "SystemSupport", "ISOBMFF", "HEVC", "SpatialMedia", "ImageFormats", "Codecs"]),
         .target(name: "SpatialConvert", dependencies: ["BinaryIO", "SystemSupport", "ISOBMFF", "HEVC", "SpatialMedia", "ImageFormats", "Codecs", "MediaDecode", "StereoVision"]),
         .target(name: "SpatialValidation", dependencies: ["BinaryIO", "SystemSupport", "ISOBMFF", "HEVC", "SpatialMedia", "StereoVision", "ImageFormats", "Codecs", "MediaDecode"]),
-        .target(name: "SpatialMediaKit", dependencies: ["BinaryIO", "SystemSupport", "ISOBMFF", "HEVC", "SpatialMedia", "ImageFormats", "Codecs", "MediaDecode", "SpatialConvert", "StereoVision", "SpatialValidation"]),
+        // The one operations layer under every shell (CLI, C ABI, Python through it, SpatialMediaKit): typed requests,
+        // one planning step, one run, one report, and the read-back check of every output.
+        .target(name: "SpatialOperations", dependencies: ["BinaryIO", "SystemSupport", "ISOBMFF", "HEVC", "SpatialMedia", "ImageFormats", "Codecs", "MediaDecode", "SpatialConvert", "StereoVision", "SpatialValidation"]),
+        .target(name: "SpatialMediaKit", dependencies: ["BinaryIO", "SystemSupport", "ISOBMFF", "HEVC", "SpatialMedia", "ImageFormats", "Codecs", "MediaDecode", "SpatialConvert", "StereoVision", "SpatialValidation", "SpatialOperations"]),
         .executableTarget(
             name: "SpatialMediaCLI",
             dependencies: [
-                "SpatialValidation", "SpatialConvert", "StereoVision", "MediaDecode", "Codecs", "ImageFormats", "SpatialMedia", "ISOBMFF", "HEVC", "BinaryIO", "SystemSupport",
+                "SpatialOperations", "SpatialValidation", "SpatialConvert", "StereoVision", "MediaDecode", "Codecs", "ImageFormats", "SpatialMedia", "ISOBMFF", "HEVC", "BinaryIO", "SystemSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .target(name: "SpatialMediaC", dependencies: ["SpatialMedia", "ISOBMFF", "BinaryIO", "SystemSupport", "HEVC", "ImageFormats", "MediaDecode", "SpatialConvert", "SpatialValidation"]),
+        .target(name: "SpatialMediaC", dependencies: ["SpatialOperations", "SpatialMedia", "ISOBMFF", "BinaryIO", "SystemSupport", "HEVC", "ImageFormats", "MediaDecode", "SpatialConvert", "SpatialValidation"]),
         .testTarget(name: "SpatialMediaCTests", dependencies: ["SpatialMediaC", "SystemSupport", "BinaryIO"]),
         .testTarget(name: "BinaryIOTests", dependencies: ["BinaryIO", "SystemSupport"]),
         .testTarget(name: "ISOBMFFTests", dependencies: ["ISOBMFF", "BinaryIO"]),
@@ -64,6 +67,7 @@ let package = Package(
         .testTarget(name: "StereoVisionTests", dependencies: ["StereoVision"]),
         .testTarget(name: "SpatialValidationTests", dependencies: ["SpatialValidation", "StereoVision", "SpatialConvert", "MediaDecode", "ImageFormats", "SpatialMedia", "ISOBMFF", "BinaryIO", "SystemSupport"]),
         .testTarget(name: "SpatialMediaKitTests", dependencies: ["SpatialMediaKit"]),
+        .testTarget(name: "SpatialOperationsTests", dependencies: ["SpatialOperations", "SpatialMediaC", "SpatialMediaKit", "SpatialValidation", "SpatialConvert", "SpatialMedia", "BinaryIO", "SystemSupport"]),
         // Drives the built `spatial-media` binary (.build/debug); skips when it has not been built.
         .testTarget(name: "CLITests", dependencies: ["SystemSupport"]),
         .testTarget(name: "ConformanceTests", dependencies: ["ISOBMFF", "HEVC", "SpatialMedia", "BinaryIO"]),

@@ -10,55 +10,6 @@ import SpatialMedia
 import SpatialValidation
 import StereoVision
 
-/// Conversion-time geometry: warn before writing a bad file, and carry out `--align` / `--auto-disparity`.
-enum GeometryCheck {
-    /// The faults of one pair worth a warning before a spatial file is written (``GeometryDiagnosis/conversionFaults``).
-    static func warnings(left: GrayImage, right: GrayImage, stereo: StereoParameters, align: Bool, autoDisparity: Bool) -> [VideoGeometryWarning] {
-        GeometryDiagnosis.conversionFaults(left: left, right: right, stereo: stereo, align: align, autoDisparity: autoDisparity).map {
-            VideoGeometryWarning(ruleID: $0.ruleID, severity: $0.severity == .error ? "ERROR" : "warning", message: $0.message, fixes: $0.fixes)
-        }
-    }
-
-    static func line(_ w: VideoGeometryWarning) -> String { "\(w.severity) \(w.ruleID): \(w.message)" }
-
-    /// The check run on sampled frames of a video converted without `--align` / `--auto-disparity`: each fault is
-    /// printed on standard error the first time a frame shows it, while the file is still being encoded.
-    static func video(_ o: VideoConversionOptions) -> VideoGeometryCheck {
-        // What the written file will say (the given values, else the defaults); no disparity adjustment when none was given.
-        var known = o.stereo.filled()
-        known.disparityAdjustment = o.stereo.disparityAdjustment
-        return VideoGeometryCheck(inspect: { [known] _, l, r in
-            guard let a = PairAligner.luma(l, maxSide: 1024), let b = PairAligner.luma(r, maxSide: 1024) else { return [] }
-            return warnings(left: a.gray, right: b.gray, stereo: known, align: false, autoDisparity: false)
-        }, onFirstWarning: { frame, w in
-            printErr("spatial-media convert: frame \(frame): \(line(w))")
-        })
-    }
-
-    /// Measures the pair, prints the faults found (naming the option that fixes them) on standard error, and applies
-    /// the requested fixes to `pair` and `options`.
-    static func prepare(_ pair: inout StereoPair, options o: inout PhotoConversionOptions, align: Bool, autoDisparity: Bool, json: Bool) throws(ParseError) {
-        let hfov = PhotoConverter.fieldOfView(pair, options: o)
-        if let a = PairAligner.luma(pair.left, maxSide: 2048), let b = PairAligner.luma(pair.right, maxSide: 2048) {
-            // What the written file will say: the given values, else the source's, else the defaults.
-            var known = o.stereo
-            try? known.setHorizontalFieldOfView(degrees: hfov.degrees)
-            if known.baselineMicrometres == nil { try? known.setBaseline(millimetres: pair.sourceBaselineMM ?? PhotoDefaults.baselineMM) }
-            let found = warnings(left: a.gray, right: b.gray, stereo: known, align: align, autoDisparity: autoDisparity)
-            for w in found { printErr(line(w)) }
-            let hints = VideoGeometryWarning.fixes(found)
-            if !hints.isEmpty { printErr("spatial-media convert: the pair has fixable faults; add \(hints.joined(separator: " ")) to fix them while converting") }
-        }
-        guard align || autoDisparity else { return }
-        let p = try PairAligner.prepare(left: pair.left, right: pair.right, hfovDegrees: hfov.degrees, align: align, autoDisparity: autoDisparity)
-        pair.left = p.left; pair.right = p.right
-        if let h = p.report.hfovDegrees { try o.stereo.setHorizontalFieldOfView(degrees: h); o.hfovSource = "\(hfov.source), cropped by --align" }
-        if let d = p.report.disparityPercent { try o.stereo.setDisparity(percent: d); o.disparitySource = "--auto-disparity (measured)" }
-        pair.notes += p.report.lines
-        if !json { for l in p.report.lines { printErr(l) } }
-    }
-}
-
 /// `spatial-media align PHOTO -o OUT`: rectifies an existing spatial photo.
 struct Align: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -3,6 +3,7 @@ import BinaryIO
 import ISOBMFF
 import SpatialMedia
 import SystemSupport
+import SpatialOperations
 
 /// The one table of defaults (``StereoParameters/defaults``) in the units the command line speaks. Printed whenever used.
 enum PhotoDefaults {
@@ -56,7 +57,7 @@ struct Combine: ParsableCommand {
         guard CameraPropertyForm(rawValue: cameraForm) != nil else { throw ValidationError("--camera-form must be apple, standard or both") }
         if (leftItem == nil) != (rightItem == nil) { throw ValidationError("give both --left-item and --right-item, or neither") }
         if right != nil && leftItem != nil { throw ValidationError("--left-item/--right-item apply to a single input") }
-        try OutputKind.check(output, expected: .heic, flag: nil)
+        try checkOutputName(output, .heic)
     }
 
     func run() throws {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import BinaryIO
 import SystemSupport
+import SpatialOperations
 import HEVC
 import SpatialMedia
 
@@ -30,7 +31,7 @@ struct Assemble: ParsableCommand {
         if !["left", "right"].contains(hero) { throw ValidationError("--hero must be left or right") }
         if LayerSPSForm(rawValue: spsForm) == nil { throw ValidationError("--sps-form must be full or multilayer") }
         if let f = fps, !(f > 0 && f <= 1000) { throw ValidationError("--fps must be in (0, 1000]") }
-        try OutputKind.check(output, expected: mp4 ? .mp4 : .movie, flag: "--mp4")
+        try checkOutputName(output, mp4 ? .mp4 : .movie)
     }
 
     func run() throws {

@@ -69,6 +69,25 @@ public enum SpatialConversion {
     }
 }
 
+extension SpatialConversion {
+    /// Runs a conversion exactly as every other shell does (``/SpatialOperations/Operations/convert(_:spelling:events:cancellation:)``):
+    /// the route from what the input is, every default and check the library's, the output read back through the
+    /// validator before it is kept. The same request through the command line, the C ABI or Python writes the same
+    /// bytes and the same report.
+    ///
+    /// ```swift
+    /// var r = ConvertRequest(input: "sbs.mp4", output: "spatial.mov")
+    /// r.heroEye = "right"; r.frameRate = "24"
+    /// let report = try SpatialConversion.convert(r)
+    /// print(report.json.serialized(pretty: true))
+    /// ```
+    @discardableResult
+    public static func convert(_ request: ConvertRequest, events: OperationEvents = OperationEvents(),
+                               cancellation: ConversionCancellation? = nil) throws(ParseError) -> OperationReport {
+        try Operations.convert(request, spelling: .key, events: events, cancellation: cancellation)
+    }
+}
+
 /// Validates spatial photos and videos: metadata rules and, unless ``/SpatialValidation/ValidationOptions/pixels`` is off, the stereo
 /// geometry of decoded pixels (``/SpatialValidation/Validator/validate(path:options:)``).
 ///

@@ -1,0 +1,90 @@
+import BinaryIO
+import SpatialValidation
+import SystemSupport
+
+extension ParseError.Code {
+    /// A written file failed the read-back check of its own output: the job introduced an ERROR of the validator's
+    /// metadata/structure rules, or (`strict`) the source showed a geometry fault. Nothing was left at the output.
+    public static let outputCheckFailed = ParseError.Code(rawValue: "output-check-failed")
+}
+
+/// The verdict of the read-back check every write ends with (Specs/operations.md): the written file run through
+/// the validator's metadata and structure rules, its ERRORs split into those the job introduced (not found by the
+/// same rules in any input) and those it inherited from an input.
+public struct OutputCheckResult: Sendable {
+    /// The file checked, named as the user named the output.
+    public var file: String
+    /// ERROR findings of the output whose rule does not fire as an ERROR on any input: the job's own faults. Any →
+    /// the output is refused.
+    public var introduced: [Finding] = []
+    /// ERROR findings whose rule fires on an input too: carried over from the source, reported, not refused.
+    public var inherited: [Finding] = []
+    /// WARNING findings of the output (reported; never a refusal).
+    public var warnings: [Finding] = []
+
+    public var passed: Bool { introduced.isEmpty }
+
+    public var json: JSON {
+        .object([("verdict", .string(passed ? "passed" : "refused")), ("rules", .string("metadata and structure")),
+                 ("introduced", .array(introduced.map(\.json))), ("inherited", .array(inherited.map(\.json))),
+                 ("warnings", .array(warnings.map(\.json)))])
+    }
+
+    /// One line for the text report.
+    public var line: String {
+        if !passed { return "output check: refused, " + introduced.map { "\($0.ruleID): \($0.message)" }.joined(separator: "; ") }
+        var s = "output check: passed (metadata and structure rules)"
+        if !inherited.isEmpty { s += "; inherited from the input: " + inherited.map(\.ruleID).joined(separator: ", ") }
+        if !warnings.isEmpty { s += "; warnings: " + warnings.map(\.ruleID).joined(separator: ", ") }
+        return s
+    }
+
+    /// The refusal, naming each rule the job broke (exit 2; ``/BinaryIO/ParseError/Code/outputCheckFailed``).
+    public var refusal: ParseError {
+        ParseError(.outputCheckFailed, offset: 0, path: file,
+                   "the written file fails its own validator, so it was not kept: " + introduced.map { "\($0.ruleID) \($0.message)" }.joined(separator: "; ")
+                   + " (a fault of this tool: please report it)")
+    }
+}
+
+/// Reads a written file back through the validator's metadata/structure rules (no pixels: the job's pixels were
+/// checked while it ran, where it touched them) before any success is reported.
+public enum OutputCheck {
+    /// Checks `written` (the scratch file a job wrote; reported as `output`) against the rules, comparing its ERRORs
+    /// with those the same rules find in `inputs` (only run when the output has ERRORs).
+    public static func run(written: String, output: String, inputs: [String]) -> OutputCheckResult {
+        var o = ValidationOptions()
+        o.pixels = false
+        let report = Validator.validate(path: written, options: o)
+        var result = OutputCheckResult(file: output)
+        func named(_ f: Finding) -> Finding {
+            var f = f
+            f.message = f.message.replacingAll(written, with: output)
+            f.location = f.location.replacingAll(written, with: output)
+            return f
+        }
+        if report.unreadable {
+            result.introduced = [Finding("SV-READ", .error, "the written file cannot be read back")]
+            return result
+        }
+        result.warnings = report.findings.filter { $0.severity == .warning }.map(named)
+        let errors = report.findings.filter { $0.severity == .error }.map(named)
+        guard !errors.isEmpty else { return result }
+        var inputRules = Set<String>()
+        for input in inputs where input != "-" && !input.isEmpty {
+            let r = Validator.validate(path: input, options: o)
+            inputRules.formUnion(r.findings.filter { $0.severity == .error }.map(\.ruleID))
+        }
+        result.introduced = errors.filter { !inputRules.contains($0.ruleID) }
+        result.inherited = errors.filter { inputRules.contains($0.ruleID) }
+        return result
+    }
+}
+
+extension String {
+    /// Every occurrence of `a` replaced by `b` (`a` non-empty).
+    func replacingAll(_ a: String, with b: String) -> String {
+        guard !a.isEmpty else { return self }
+        return replacing(a, with: b)
+    }
+}
