@@ -298,7 +298,13 @@ sm_status sm_edit_set_hfov_millidegrees(sm_edit *edit, uint32_t millidegrees);
 /* Sets the disparity adjustment in 1/10000 of the width; -10000…10000, else SM_ERR_INVALID_ARGUMENT. */
 sm_status sm_edit_set_disparity(sm_edit *edit, int32_t disparity);
 
-/* Video only. Sets the hero eye: 0 none, 1 left, 2 right (3…255 are written as given). */
+/* Sets baseline, field of view and disparity adjustment from a JSON object in either unit: "baseline_mm" or
+ * "baseline_um", "hfov_degrees" or "hfov_millidegrees" (1…179999), "disparity_percent" or "disparity"
+ * (-10000…10000); one name of each value (the conversion's rule, Specs/operations.md). Human values are rounded to
+ * the stored unit. Unknown keys, wrong types and values out of range are SM_ERR_INVALID_ARGUMENT. (Added in 0.3.0.) */
+sm_status sm_edit_set_values(sm_edit *edit, const char *values_json);
+
+/* Video only. Sets the hero eye: 0 none, 1 left, 2 right; the reserved values 3…255 are SM_ERR_INVALID_ARGUMENT. */
 sm_status sm_edit_set_hero_eye(sm_edit *edit, int32_t hero_eye);
 
 /* Video only. Sets the projection kind (vexu/proj/prji), exactly four ASCII characters, e.g. "rect". */

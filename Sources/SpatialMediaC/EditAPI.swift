@@ -3,6 +3,7 @@ import BinaryIO
 import ISOBMFF
 import SpatialMedia
 import SystemSupport
+import SpatialOperations
 
 public enum SMField {
     public static let baseline: Int32 = 1, hfov: Int32 = 2, disparity: Int32 = 3, heroEye: Int32 = 4, projection: Int32 = 5
@@ -54,8 +55,25 @@ public func sm_edit_set_disparity(_ edit: OpaquePointer?, _ disparity: Int32) ->
 @_cdecl("sm_edit_set_hero_eye")
 public func sm_edit_set_hero_eye(_ edit: OpaquePointer?, _ heroEye: Int32) -> Int32 {
     abiCall("sm_edit_set_hero_eye") { () throws(ABIError) in
-        guard let raw = UInt8(exactly: heroEye) else { throw .argument("the hero eye must be 0…255 (0 none, 1 left, 2 right; got \(heroEye))") }
+        // 3…255 are reserved (Apple's `hero` box): readable as stored, never written by this library.
+        guard let raw = UInt8(exactly: heroEye), raw <= 2 else { throw .argument("the hero eye must be 0 none, 1 left or 2 right (got \(heroEye); 3…255 are reserved)") }
         try Registry.shared.withEdit(edit) { (s: inout EditState) throws(ABIError) in s.hero = .set(HeroEye(rawValue: raw)) }
+    }
+}
+
+/// Sets the stereo values from JSON in either unit (the operations layer's one conversion, ``StereoValueInputs``):
+/// what the Python package calls, so that it converts no unit and checks no range itself.
+@_cdecl("sm_edit_set_values")
+public func sm_edit_set_values(_ edit: OpaquePointer?, _ valuesJSON: UnsafePointer<CChar>?) -> Int32 {
+    abiCall("sm_edit_set_values") { () throws(ABIError) in
+        var opts = try parseOptions(valuesJSON)
+        let given = opts.takeAll().map { ($0.0, $0.1.requestValue) }
+        let s = try lift { () throws(ParseError) in try StereoValueInputs(values: given).parameters(photo: false) }
+        try Registry.shared.withEdit(edit) { (st: inout EditState) throws(ABIError) in
+            if let b = s.baselineMicrometres { st.baseline = .set(b) }
+            if let h = s.horizontalFieldOfViewMillidegrees { st.hfov = .set(h) }
+            if let d = s.disparityAdjustment { st.disparity = .set(d) }
+        }
     }
 }
 

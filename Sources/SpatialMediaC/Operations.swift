@@ -167,10 +167,10 @@ func conversionEntry(_ function: StaticString, expect: ConvertRoute?, _ input: U
         }
         let cancellation = ConversionCancellation()
         let events = OperationEvents(progress: { p in
-            let fraction: Double = p.fraction.map { min(0.99, $0) } ?? (p.stage == "encode" ? 0.2 : p.stage == "write" ? 0.9 : 0)
+            let fraction: Double = p.fraction.map { min(0.99, $0) } ?? (p.stage == "encode" && p.frames == nil ? 0.2 : p.stage == "write" ? 0.9 : 0)
             do { try progress.report(fraction, p.stage) } catch { cancellation.cancel() }
         })
-        try progress.report(0, plan.route == .hevcPair ? "assemble" : "convert")
+        if plan.route != .photo { try progress.report(0, plan.route == .hevcPair ? "assemble" : "convert") }
         let report: OperationReport
         do throws(ABIError) {
             report = try lift { () throws(ParseError) in try Operations.convert(plan, events: events, cancellation: cancellation) }

@@ -117,7 +117,7 @@ struct ConvertPhoto: ParsableCommand {
         let line = ProgressLine("converting")
         let events = OperationEvents(message: { printErr("spatial-media convert: \($0)") }, progress: { p in
             if let frames = p.frames {
-                line.frames(frames, of: p.totalFrames, fps: p.framesPerSecond ?? 0, eta: p.etaSeconds, label: p.stage == "convert" ? nil : p.stage)
+                line.frames(frames, of: p.totalFrames, fps: p.framesPerSecond ?? 0, eta: p.etaSeconds, label: p.stage == "encode" ? nil : p.stage)
             }
         })
         let report = try runOperation("spatial-media convert", file: input ?? left ?? "", outputs: [output]) { () throws(ParseError) in

@@ -85,40 +85,12 @@ public struct ConvertPlan: Sendable {
         ConvertRequest.table.filter { $0.applies == (photo ? .video : .photo) && r.isGiven($0.key) }.map { $0.name(spelling) }
     }
 
-    /// The stereo values in stored units, each from either of its two names (giving both is refused); human values go
-    /// through the checked initialiser of ``/SpatialMedia/StereoParameters`` (rounded). A photo's baseline must be
-    /// above 0 and fit its signed 32-bit camera position; the hero eye is a video's.
     static func stereoParameters(_ r: ConvertRequest, photo: Bool, spelling n: OptionSpelling) throws(ParseError) -> StereoParameters {
-        let t = Dictionary(uniqueKeysWithValues: ConvertRequest.table.map { ($0.key, $0) })
-        func name(_ k: String) -> String { t[k]?.name(n) ?? k }
-        func refuse(_ m: String) -> ParseError { ParseError(.invalidArgument, offset: 0, m) }
-        for (a, b, x, y) in [("baseline_um", "baseline_mm", r.baselineMicrometres != nil, r.baselineMillimetres != nil),
-                             ("hfov_millidegrees", "hfov_degrees", r.hfovMillidegrees != nil, r.hfovDegrees != nil),
-                             ("disparity", "disparity_percent", r.disparity != nil, r.disparityPercent != nil)] where x && y {
-            throw refuse("give \(name(a)) or \(name(b)), not both")
-        }
+        func name(_ k: String) -> String { ConvertRequest.table.first { $0.key == k }?.name(n) ?? k }
         if r.autoDisparity == true && (r.disparityPercent != nil || r.disparity != nil) {
-            throw refuse("give \(name("disparity_percent")) or \(name("auto_disparity")), not both")
+            throw ParseError(.invalidArgument, offset: 0, "give \(name("disparity_percent")) or \(name("auto_disparity")), not both")
         }
-        var s = try StereoParameters(baselineMillimetres: r.baselineMillimetres, horizontalFieldOfViewDegrees: r.hfovDegrees, disparityPercent: r.disparityPercent)
-        let maxUM = photo ? Int(Int32.max) : Int(UInt32.max)
-        if let um = r.baselineMicrometres {
-            guard (0...maxUM).contains(um) else { throw refuse("\(name("baseline_um")) must be 0…\(maxUM) µm (got \(um))") }
-            s.baselineMicrometres = UInt32(um)
-        }
-        if let md = r.hfovMillidegrees {
-            guard (1...179_999).contains(md) else { throw refuse("\(name("hfov_millidegrees")) must be 1…179999 (1/1000°, got \(md))") }
-            s.horizontalFieldOfViewMillidegrees = UInt32(md)
-        }
-        if let d = r.disparity {
-            guard (-10_000...10_000).contains(d) else { throw refuse("\(name("disparity")) must be -10000…10000 (1/10000 of the width, got \(d))") }
-            s.disparityAdjustment = Int32(d)
-        }
-        if photo, let b = s.baselineMicrometres {
-            if b == 0 { throw refuse("a photo's baseline must be above 0 mm (it rounds to 0 µm)") }
-            if b > UInt32(Int32.max) { throw refuse("a photo's baseline must be at most \(Int32.max) µm") }
-        }
-        return s
+        return try r.stereoValues.parameters(photo: photo, name: name)
     }
 
     static func photoJob(_ r: ConvertRequest, stereo: StereoParameters, spelling n: OptionSpelling) throws(ParseError) -> Job {

@@ -131,6 +131,12 @@ public struct ConvertRequest: Sendable, Equatable {
         ]
     }
 
+    /// The six stereo values as given.
+    public var stereoValues: StereoValueInputs {
+        StereoValueInputs(baselineMillimetres: baselineMillimetres, baselineMicrometres: baselineMicrometres, hfovDegrees: hfovDegrees,
+                          hfovMillidegrees: hfovMillidegrees, disparityPercent: disparityPercent, disparity: disparity)
+    }
+
     static func fmtNum(_ d: Double) -> String { NumberText.fixed(d, places: 3, trimZeros: true) }
 
     /// The request's value of one option, nil when not given (in the table's order; used for the routing checks).

@@ -30,13 +30,15 @@ public enum Operations {
             var report: OperationReport
             switch plan.job {
             case .photo(let o, let align, let autoDisparity):
-                report = try convertPhoto(r, o, align: align, autoDisparity: autoDisparity, strict: plan.strict, scratch: scratch, events: events)
+                report = try convertPhoto(r, o, align: align, autoDisparity: autoDisparity, strict: plan.strict, scratch: scratch, events: events,
+                                          cancellation: cancellation)
             case .video(let o, let input):
                 report = try convertVideo(r, o, input, scratch: scratch, events: events, cancellation: cancellation)
             case .hevcPair(let a, let m):
                 report = try assemble(r, a, m, scratch: scratch)
             }
             report.outputs = plan.outputs
+            try stopIfCancelled(cancellation)
             try finish(&report, scratch: scratch, output: r.output, inputs: inputs, strict: plan.strict)
             return report
         } catch {
@@ -57,6 +59,11 @@ public enum Operations {
         try AtomicFile.commit(scratch: scratch, to: output)
     }
 
+    /// Throws ``/BinaryIO/ParseError/Code/cancelled`` once the caller has asked to stop.
+    static func stopIfCancelled(_ c: ConversionCancellation?) throws(ParseError) {
+        if c?.isCancelled == true { throw ParseError(.cancelled, offset: 0, "cancelled; nothing was written") }
+    }
+
     /// Removes a scratch file that will not become the output.
     static func discard(_ scratch: String) {
         unlink(scratch)
@@ -64,9 +71,10 @@ public enum Operations {
     }
 
     static func convertPhoto(_ r: ConvertRequest, _ options: PhotoConversionOptions, align: Bool, autoDisparity: Bool, strict: Bool,
-                             scratch: String, events: OperationEvents) throws(ParseError) -> OperationReport {
+                             scratch: String, events: OperationEvents, cancellation: ConversionCancellation?) throws(ParseError) -> OperationReport {
         var o = options
         events.progress?(OperationProgress(stage: "load"))
+        try stopIfCancelled(cancellation)
         var pair: StereoPair
         if let input = r.input { pair = try StereoImages.load(input, packing: o.packing) } else { pair = try StereoImages.load(left: r.left ?? "", right: r.right ?? "", limits: o.limits) }
         if o.swapEyes { swap(&pair.left, &pair.right); pair.notes.append("eyes swapped (--swap-eyes)"); o.swapEyes = false }
@@ -76,6 +84,7 @@ public enum Operations {
                              "refused (strict): the source has geometry faults: " + faults.map { "\($0.ruleID) \($0.message)" }.joined(separator: "; "))
         }
         events.progress?(OperationProgress(stage: "encode"))
+        try stopIfCancelled(cancellation)
         let p = try PhotoConverter.convert(pair, options: o, to: scratch)
         events.progress?(OperationProgress(stage: "write"))
         return OperationReport(
@@ -95,7 +104,7 @@ public enum Operations {
         var o = options
         if !o.align && !o.autoDisparity { o.geometryCheck = ConversionGeometry.video(o, message: events.message) }
         var v = try VideoConverter.convert(input, to: scratch, options: o, cancellation: cancellation) { p in
-            events.progress?(OperationProgress(stage: p.estimating ? "estimating geometry (--align)" : "convert", frames: p.frames, totalFrames: p.totalFrames,
+            events.progress?(OperationProgress(stage: p.estimating ? "estimating geometry (--align)" : "encode", frames: p.frames, totalFrames: p.totalFrames,
                                                framesPerSecond: p.framesPerSecond, etaSeconds: p.etaSeconds))
         }
         v.output = r.output
