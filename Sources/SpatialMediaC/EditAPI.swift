@@ -207,20 +207,17 @@ public func sm_combine_photo(_ leftPath: UnsafePointer<CChar>?, _ rightPath: Uns
         if right?.isEmpty == true { throw .argument("right_path is empty (pass NULL for one file holding both images)") }
         let out = try requiredPath(output, "output")
         let state = edit == nil ? EditState() : try editState(edit)
-        let photoEdit = try state.photoEdit()
-        let swap = flags & SMCombineFlag.swapEyes != 0
-        let result: PhotoEditResult
-        if let right {
-            guard leftItem == 0 && rightItem == 0 else { throw .argument("left_item and right_item must be 0 when combining two files") }
-            let (l, r) = swap ? (right, left) : (left, right)
-            result = try lift { () throws(ParseError) in try SpatialPhotoEditor.combine(leftPath: l, rightPath: r, stereo: photoEdit, form: state.form, output: out) }
-        } else {
-            guard (leftItem == 0) == (rightItem == 0) else { throw .argument("give both left_item and right_item, or neither (0, 0)") }
-            result = try lift { () throws(ParseError) in
-                try SpatialPhotoEditor.combine(path: left, leftItem: leftItem == 0 ? nil : leftItem, rightItem: rightItem == 0 ? nil : rightItem,
-                                               swapEyes: swap, stereo: photoEdit, form: state.form, output: out)
-            }
-        }
-        try deliver(photoReport(result).serialized(), to: outReport)
+        let given = try state.photoEdit()
+        // A translation into the operations layer's request: defaults, checks and the read-back are the library's.
+        var r = CombineRequest(left: left, right: right, output: out)
+        if right != nil && (leftItem != 0 || rightItem != 0) { throw .argument("left_item and right_item must be 0 when combining two files") }
+        r.leftItem = leftItem == 0 && rightItem == 0 ? nil : leftItem
+        r.rightItem = leftItem == 0 && rightItem == 0 ? nil : rightItem
+        r.swapEyes = flags & SMCombineFlag.swapEyes != 0
+        r.values = StereoValueInputs(baselineMicrometres: given.baselineMicrometres.map(Int.init), hfovMillidegrees: given.horizontalFieldOfViewMillidegrees.map(Int.init),
+                                     disparity: given.disparityAdjustment.map(Int.init))
+        r.form = state.form.rawValue
+        let report = try lift { () throws(ParseError) in try Operations.combine(r, spelling: .key) }
+        try deliver(report.json.serialized(), to: outReport)
     }
 }

@@ -47,41 +47,21 @@ struct Combine: ParsableCommand {
     @Argument(help: "The right-eye HEIF (optional).") var right: String?
     @Option(name: .shortAndLong, help: "Output spatial photo (.heic), written atomically.") var output: String
     @OptionGroup var values: StereoValueOptions
-    @Option(help: "Camera property form: apple (uuid boxes, default), standard (cmin/cmex) or both.") var cameraForm: String = "apple"
+    @Option(help: "Camera property form: apple (uuid boxes, default), standard (cmin/cmex) or both.") var cameraForm: String?
     @Option(help: "Item id of the left eye (single input).") var leftItem: UInt32?
     @Option(help: "Item id of the right eye (single input).") var rightItem: UInt32?
     @Flag(help: "Swap the eyes.") var swapEyes = false
     @Flag(help: "Print JSON to standard output.") var json = false
 
-    func validate() throws {
-        guard CameraPropertyForm(rawValue: cameraForm) != nil else { throw ValidationError("--camera-form must be apple, standard or both") }
-        if (leftItem == nil) != (rightItem == nil) { throw ValidationError("give both --left-item and --right-item, or neither") }
-        if right != nil && leftItem != nil { throw ValidationError("--left-item/--right-item apply to a single input") }
-        try checkOutputName(output, .heic)
-    }
-
     func run() throws {
-        try Exit.checkOutputs("spatial-media combine", outputs: [("output", output)], inputs: [("left input", left), ("right input", right)])
-        let form = CameraPropertyForm(rawValue: cameraForm) ?? .apple
-        var edit = try values.parameters("combine")
-        // One input that is already a spatial photo keeps its calibration where no new value is given.
-        let existing = right == nil ? try? ISOFile.open(path: left) : nil
-        let (filled, kept) = SpatialPhotoEditor.fillingDefaults(edit, keepingFrom: existing)
-        edit = filled
-        for k in kept { printErr("note: kept the input's \(k)") }
-        if values.baseline == nil && edit.baselineMicrometres != nil { printErr("note: baseline \(PhotoDefaults.baselineMM) mm is a default, not a measurement (set --baseline)") }
-        if values.hfov == nil && edit.horizontalFieldOfViewMillidegrees != nil { printErr("note: horizontal field of view \(PhotoDefaults.hfovDegrees)° is a default, not a measurement (set --hfov)") }
-        let result: PhotoEditResult
-        do {
-            if let right {
-                result = try SpatialPhotoEditor.combine(leftPath: left, rightPath: right, stereo: edit, form: form, output: output)
-            } else {
-                result = try SpatialPhotoEditor.combine(path: left, leftItem: leftItem, rightItem: rightItem, swapEyes: swapEyes, stereo: edit, form: form, output: output)
-            }
-        } catch {
-            throw failure("spatial-media combine", file: left, error, outputs: [output])
+        var r = CombineRequest(left: left, right: right, output: output)
+        r.leftItem = leftItem; r.rightItem = rightItem; r.swapEyes = swapEyes
+        r.values = StereoValueInputs(baselineMillimetres: values.baseline, hfovDegrees: values.hfov, disparityPercent: values.disparity)
+        r.form = cameraForm
+        let report = try runOperation("spatial-media combine", file: left, outputs: [output]) { () throws(ParseError) in
+            try Operations.combine(r, spelling: .flag)
         }
-        report(result, json: json)
+        printReport(report, json: json)
     }
 }
 
