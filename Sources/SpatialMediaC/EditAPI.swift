@@ -211,8 +211,8 @@ public func sm_combine_photo(_ leftPath: UnsafePointer<CChar>?, _ rightPath: Uns
         // A translation into the operations layer's request: defaults, checks and the read-back are the library's.
         var r = CombineRequest(left: left, right: right, output: out)
         if right != nil && (leftItem != 0 || rightItem != 0) { throw .argument("left_item and right_item must be 0 when combining two files") }
-        r.leftItem = leftItem == 0 && rightItem == 0 ? nil : leftItem
-        r.rightItem = leftItem == 0 && rightItem == 0 ? nil : rightItem
+        r.leftItem = leftItem == 0 ? nil : leftItem
+        r.rightItem = rightItem == 0 ? nil : rightItem
         r.swapEyes = flags & SMCombineFlag.swapEyes != 0
         r.values = StereoValueInputs(baselineMicrometres: given.baselineMicrometres.map(Int.init), hfovMillidegrees: given.horizontalFieldOfViewMillidegrees.map(Int.init),
                                      disparity: given.disparityAdjustment.map(Int.init))

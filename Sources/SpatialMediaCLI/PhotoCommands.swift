@@ -95,9 +95,7 @@ struct ConvertPhoto: ParsableCommand {
         r.layout = layout == "auto" ? nil : layout
         r.halfResolution = half ? true : nil
         r.swapEyes = swapEyes ? true : nil
-        r.baselineMillimetres = values.baseline
-        r.hfovDegrees = values.hfov
-        r.disparityPercent = values.disparity
+        r.values = values.inputs
         r.align = align ? true : nil
         r.autoDisparity = autoDisparity ? true : nil
         r.strict = strict ? true : nil

@@ -19,6 +19,9 @@ struct StereoValueOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: "Horizontal field of view in degrees (e.g. 63.4).") var hfov: Double?
     @Option(parsing: .unconditional, help: "Horizontal disparity adjustment in percent of the image width (e.g. 2 or -1.5).") var disparity: Double?
 
+    /// The three values as a request takes them (the library converts and checks them).
+    var inputs: StereoValueInputs { StereoValueInputs(baselineMillimetres: baseline, hfovDegrees: hfov, disparityPercent: disparity) }
+
     /// At least one of the three is given.
     var isGiven: Bool { baseline != nil || hfov != nil || disparity != nil }
 
@@ -56,7 +59,7 @@ struct Combine: ParsableCommand {
     func run() throws {
         var r = CombineRequest(left: left, right: right, output: output)
         r.leftItem = leftItem; r.rightItem = rightItem; r.swapEyes = swapEyes
-        r.values = StereoValueInputs(baselineMillimetres: values.baseline, hfovDegrees: values.hfov, disparityPercent: values.disparity)
+        r.values = values.inputs
         r.form = cameraForm
         let report = try runOperation("spatial-media combine", file: left, outputs: [output]) { () throws(ParseError) in
             try Operations.combine(r, spelling: .flag)

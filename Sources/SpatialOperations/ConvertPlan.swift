@@ -87,10 +87,10 @@ public struct ConvertPlan: Sendable {
 
     static func stereoParameters(_ r: ConvertRequest, photo: Bool, spelling n: OptionSpelling) throws(ParseError) -> StereoParameters {
         func name(_ k: String) -> String { ConvertRequest.table.first { $0.key == k }?.name(n) ?? k }
-        if r.autoDisparity == true && (r.disparityPercent != nil || r.disparity != nil) {
+        if r.autoDisparity == true && (r.values.disparityPercent != nil || r.values.disparity != nil) {
             throw ParseError(.invalidArgument, offset: 0, "give \(name("disparity_percent")) or \(name("auto_disparity")), not both")
         }
-        return try r.stereoValues.parameters(photo: photo, name: name)
+        return try r.values.parameters(photo: photo, name: name)
     }
 
     static func photoJob(_ r: ConvertRequest, stereo: StereoParameters, spelling n: OptionSpelling) throws(ParseError) -> Job {

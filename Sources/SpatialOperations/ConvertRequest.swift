@@ -23,12 +23,7 @@ public struct ConvertRequest: Sendable, Equatable {
     public var halfResolution: Bool?
     public var swapEyes: Bool?
     /// The stereo values in either unit (the stored one, or the human one); not both of one value.
-    public var baselineMillimetres: Double?
-    public var baselineMicrometres: Int?
-    public var hfovDegrees: Double?
-    public var hfovMillidegrees: Int?
-    public var disparityPercent: Double?
-    public var disparity: Int?
+    public var values = StereoValueInputs()
     public var align: Bool?
     public var autoDisparity: Bool?
     /// Refuse to write when the conversion-time geometry check finds a fault in the source (else: a warning naming the fix).
@@ -131,12 +126,6 @@ public struct ConvertRequest: Sendable, Equatable {
         ]
     }
 
-    /// The six stereo values as given.
-    public var stereoValues: StereoValueInputs {
-        StereoValueInputs(baselineMillimetres: baselineMillimetres, baselineMicrometres: baselineMicrometres, hfovDegrees: hfovDegrees,
-                          hfovMillidegrees: hfovMillidegrees, disparityPercent: disparityPercent, disparity: disparity)
-    }
-
     static func fmtNum(_ d: Double) -> String { NumberText.fixed(d, places: 3, trimZeros: true) }
 
     /// The request's value of one option, nil when not given (in the table's order; used for the routing checks).
@@ -182,12 +171,12 @@ public struct ConvertRequest: Sendable, Equatable {
         case "layout": layout = try RequestValues.text(v, spec)
         case "half_resolution": halfResolution = try RequestValues.bool(v, spec)
         case "swap_eyes": swapEyes = try RequestValues.bool(v, spec)
-        case "baseline_mm": baselineMillimetres = try RequestValues.number(v, spec)
-        case "baseline_um": baselineMicrometres = try RequestValues.integer(v, spec)
-        case "hfov_degrees": hfovDegrees = try RequestValues.number(v, spec)
-        case "hfov_millidegrees": hfovMillidegrees = try RequestValues.integer(v, spec)
-        case "disparity_percent": disparityPercent = try RequestValues.number(v, spec)
-        case "disparity": disparity = try RequestValues.integer(v, spec)
+        case "baseline_mm": values.baselineMillimetres = try RequestValues.number(v, spec)
+        case "baseline_um": values.baselineMicrometres = try RequestValues.integer(v, spec)
+        case "hfov_degrees": values.hfovDegrees = try RequestValues.number(v, spec)
+        case "hfov_millidegrees": values.hfovMillidegrees = try RequestValues.integer(v, spec)
+        case "disparity_percent": values.disparityPercent = try RequestValues.number(v, spec)
+        case "disparity": values.disparity = try RequestValues.integer(v, spec)
         case "align": align = try RequestValues.bool(v, spec)
         case "auto_disparity": autoDisparity = try RequestValues.bool(v, spec)
         case "strict": strict = try RequestValues.bool(v, spec)

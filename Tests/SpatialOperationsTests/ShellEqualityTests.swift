@@ -142,7 +142,7 @@ enum Shells {
             json = #"{"baseline_mm": 62.5, "quality": 60, "layout": "sbs"}"#
             python = #"baseline_mm=62.5, quality=60, layout="sbs""#
             kit = ConvertRequest(input: input, output: "")
-            kit.baselineMillimetres = 62.5; kit.quality = 60; kit.layout = "sbs"
+            kit.values.baselineMillimetres = 62.5; kit.quality = 60; kit.layout = "sbs"
         } else {
             input = Shells.sample
             ext = "mov"
