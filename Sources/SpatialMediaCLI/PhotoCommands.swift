@@ -104,7 +104,7 @@ struct ConvertPhoto: ParsableCommand {
         r.applePreset = applePreset; r.encodePath = encodePath; r.qp = qp; r.segment = segment; r.preset = preset
         r.keyint = keyint; r.bframes = bframes; r.audio = audio; r.audioFrom = audioFrom; r.heroEye = hero
         r.noAudio = noAudio ? true : nil
-        r.frameRate = fps; r.decoder = decoder; r.threadsPerEye = threadsPerEye; r.spsForm = spsForm
+        r.frameRate = fps; r.decoder = decoder; r.threadsPerEye = threadsPerEye; r.layerSps = spsForm
         r.container = mp4 ? "mp4" : nil
         r.faststart = faststart ? true : nil
         r.keepStreams = keepStreams

@@ -148,7 +148,7 @@ public struct ConvertPlan: Sendable {
         } else {
             a.baseIsLeft = (s.heroEye ?? StereoParameters.defaults.heroEye) != .right
         }
-        if let f = r.spsForm {
+        if let f = r.layerSps {
             guard let form = LayerSPSForm(rawValue: f) else { throw refuse("\(name("layer_sps")) must be multilayer or full") }
             a.layerSPSForm = form
         }
@@ -284,7 +284,7 @@ extension ConvertPlan {
             guard (0...16).contains(b) else { throw refuse("\(name("bframes")) must be 0…16") }
             o.bframes = b
         }
-        if let f = r.spsForm {
+        if let f = r.layerSps {
             guard let form = LayerSPSForm(rawValue: f) else { throw refuse("\(name("layer_sps")) must be multilayer or full") }
             o.layerSPSForm = form
         }

@@ -57,7 +57,7 @@ public struct ConvertRequest: Sendable, Equatable {
     public var frameRate: String?
     public var decoder: String?
     public var threadsPerEye: Int?
-    public var spsForm: String?
+    public var layerSps: String?
     public var container: String?
     public var faststart: Bool?
     public var keepStreams: String?
@@ -128,42 +128,24 @@ public struct ConvertRequest: Sendable, Equatable {
 
     static func fmtNum(_ d: Double) -> String { NumberText.fixed(d, places: 3, trimZeros: true) }
 
-    /// The request's value of one option, nil when not given (in the table's order; used for the routing checks).
+    /// True when the option of `key` was given (a nil optional, or a false flag, is not given). Read by reflection
+    /// over the stored properties, whose names are the keys in camel case, so no second list of the keys is kept.
     func isGiven(_ key: String) -> Bool {
-        switch key {
-        case "layout": return layout != nil
-        case "half_resolution": return halfResolution == true
-        case "swap_eyes": return swapEyes == true
-        case "quality": return quality != nil
-        case "bit_depth": return bitDepth != nil
-        case "form": return form != nil
-        case "threads": return threads != nil
-        case "crf": return crf != nil
-        case "bitrate": return bitrate != nil
-        case "eye_quality": return eyeQuality != nil
-        case "max_bitrate": return maxBitrate != nil
-        case "vbv_bufsize": return vbvBufsize != nil
-        case "apple_preset": return applePreset != nil
-        case "encode_path": return encodePath != nil
-        case "qp": return qp != nil
-        case "segment": return segment != nil
-        case "preset": return preset != nil
-        case "keyint": return keyint != nil
-        case "bframes": return bframes != nil
-        case "audio": return audio != nil
-        case "audio_from": return audioFrom != nil
-        case "no_audio": return noAudio == true
-        case "hero_eye": return heroEye != nil
-        case "base_eye": return baseEye != nil
-        case "frame_rate": return frameRate != nil
-        case "decoder": return decoder != nil
-        case "threads_per_eye": return threadsPerEye != nil
-        case "layer_sps": return spsForm != nil
-        case "container": return container != nil
-        case "faststart": return faststart == true
-        case "keep_streams": return keepStreams != nil
-        default: return false
+        for child in Mirror(reflecting: self).children where child.label.map(Self.snakeCase) == key {
+            let value = Mirror(reflecting: child.value)
+            guard value.displayStyle == .optional, let inner = value.children.first?.value else { return false }
+            return (inner as? Bool) ?? true
         }
+        return false
+    }
+
+    /// "eyeQuality" → "eye_quality".
+    static func snakeCase(_ name: String) -> String {
+        var out = ""
+        for c in name {
+            if c.isUppercase { out += "_" + c.lowercased() } else { out.append(c) }
+        }
+        return out
     }
 
     private mutating func set(_ spec: OptionSpec, _ v: RequestValue) throws(ParseError) {
@@ -204,7 +186,7 @@ public struct ConvertRequest: Sendable, Equatable {
         case "frame_rate": frameRate = try RequestValues.fraction(v, spec)
         case "decoder": decoder = try RequestValues.text(v, spec)
         case "threads_per_eye": threadsPerEye = try RequestValues.integer(v, spec)
-        case "layer_sps": spsForm = try RequestValues.text(v, spec)
+        case "layer_sps": layerSps = try RequestValues.text(v, spec)
         case "container": container = try RequestValues.text(v, spec)
         case "faststart": faststart = try RequestValues.bool(v, spec)
         case "keep_streams": keepStreams = try RequestValues.text(v, spec)

@@ -2,7 +2,7 @@
 // Python keywords are checked.
 import Foundation
 import Testing
-import SpatialOperations
+@testable import SpatialOperations
 
 @Suite struct NameTableTests {
     @Test func keysFlagsAndKeywordsAreUnique() {
@@ -46,6 +46,19 @@ import SpatialOperations
             #expect(text.contains("\"\(row.key)\""), "the header's sm_convert comment does not name \"\(row.key)\"")
             if let flag = row.flag { #expect(text.contains("\"\(row.key)\" (\(flag)") || text.contains("(\(flag)"), "\(row.key): flag \(flag) not given") }
         }
+    }
+
+    /// Every row of convert's table is a stored property of the request under its camel-case name (what
+    /// `isGiven` reads), or one of the stereo values.
+    @Test func everyKeyIsARequestProperty() {
+        let r = ConvertRequest(output: "x")
+        let properties = Set(Mirror(reflecting: r).children.compactMap { $0.label.map(ConvertRequest.snakeCase) })
+            .subtracting(["input", "left", "right", "output", "values"])
+        let keys = Set(ConvertRequest.table.map(\.key)).subtracting(StereoValueInputs.keys)
+        #expect(properties == keys)
+        var given = r
+        given.layerSps = "full"; given.noAudio = false; given.halfResolution = true
+        #expect(given.isGiven("layer_sps") && !given.isGiven("no_audio") && given.isGiven("half_resolution") && !given.isGiven("crf"))
     }
 
     /// The defaults come from the library's option values (so a changed default there shows here).

@@ -102,6 +102,28 @@ def _call_report(function: str, args: Sequence[Any], progress: Optional["_Progre
     return json.loads(text) if text else {}
 
 
+class _Handle:
+    """A native handle (``sm_file *``, ``sm_edit *``) freed by ``_free`` on close() or at the end of a with block."""
+    _free = ""
+    _handle: Optional[ctypes.c_void_p] = None
+
+    def close(self) -> None:
+        if self._handle is not None:
+            h, self._handle = self._handle, None
+            _check(getattr(_lib(), self._free)(h), self._free)
+
+    def __enter__(self) -> Any:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    @property
+    def handle(self) -> Optional[ctypes.c_void_p]:
+        """The raw native pointer (None after close())."""
+        return self._handle
+
+
 def _options_json(options: Mapping[str, Any]) -> Optional[bytes]:
     """The given (not None) options as the JSON object the C ABI reads; tuples become arrays."""
     clean = {k: (list(v) if isinstance(v, tuple) else v) for k, v in options.items() if v is not None}

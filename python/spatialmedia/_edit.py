@@ -4,7 +4,7 @@ from __future__ import annotations
 import ctypes
 from typing import Any, Iterable, Optional, Union
 
-from ._core import PathLike, _c_integer, _call_report, _check, _fspath, _lib, _options_json
+from ._core import _Handle, PathLike, _c_integer, _call_report, _check, _fspath, _lib, _options_json
 from ._errors import invalid_argument
 from ._types import EditReport
 
@@ -22,9 +22,11 @@ def _named(kind: str, table: dict[str, int], value: Any) -> int:
     return _c_integer(kind, value, "int32")
 
 
-class _Edit:
+class _Edit(_Handle):
     """An ``sm_edit`` handle holding the values as given; the library converts units and checks ranges
     (``sm_edit_set_values``, ``sm_edit_set_hero_eye``: reserved hero values are refused there)."""
+
+    _free = "sm_edit_free"
 
     def __init__(self, values: dict[str, Any], hero_eye: Union[str, int, None] = None, projection: Optional[str] = None,
                  remove: Iterable[str] = (), remove_spatial: bool = False, photo_form: Optional[str] = None):
@@ -47,24 +49,13 @@ class _Edit:
         if photo_form is not None:
             calls.append(("sm_edit_set_photo_form", _named("photo_form", _PHOTO_FORMS, photo_form)))
         _check(lib.sm_edit_create(ctypes.byref(h)), "sm_edit_create")
-        self.handle: Optional[ctypes.c_void_p] = h
+        self._handle = h
         try:
             for function, value in calls:
                 _check(getattr(lib, function)(h, value), function)
         except BaseException:
             self.close()
             raise
-
-    def close(self) -> None:
-        if self.handle is not None:
-            h, self.handle = self.handle, None
-            _check(_lib().sm_edit_free(h), "sm_edit_free")
-
-    def __enter__(self) -> "_Edit":
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.close()
 
 
 def _edit_report(raw: dict[str, Any]) -> EditReport:

@@ -7,15 +7,17 @@ import os
 from typing import Any, Optional
 
 from . import _native
-from ._core import CancelToken, PathLike, ProgressCallback, _call_report, _check, _fspath, _lib, _Progress, _take_string
+from ._core import _Handle, CancelToken, PathLike, ProgressCallback, _call_report, _check, _fspath, _lib, _Progress, _take_string
 from ._errors import InvalidHandleError
 from ._types import _HERO_NAMES, _KINDS, Kind, PhotoEyes, StereoParameters, ValidationReport, VideoClass
 from ._validate import _validation_options
 
 
-class SpatialFile:
+class SpatialFile(_Handle):
     """An open file (``sm_file``): its kind, spatial metadata and info. Immutable after opening; safe to
     use from several threads. Use as a context manager or call close()."""
+
+    _free = "sm_file_free"
 
     def __init__(self, path: Optional[PathLike] = None, data: Optional[bytes] = None):
         if (path is None) == (data is None):
@@ -35,17 +37,6 @@ class SpatialFile:
     def from_bytes(cls, data: bytes) -> "SpatialFile":
         return cls(data=data)
 
-    def close(self) -> None:
-        if self._handle is not None:
-            h, self._handle = self._handle, None
-            _check(_lib().sm_file_free(h), "sm_file_free")
-
-    def __enter__(self) -> "SpatialFile":
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.close()
-
     def __del__(self) -> None:
         try:
             self.close()
@@ -54,11 +45,6 @@ class SpatialFile:
 
     def __repr__(self) -> str:
         return f"<SpatialFile {self.path or '(memory)'}{' closed' if self._handle is None else ''}>"
-
-    @property
-    def handle(self) -> Optional[ctypes.c_void_p]:
-        """The raw ``sm_file *`` (None after close())."""
-        return self._handle
 
     def _live(self) -> ctypes.c_void_p:
         if self._handle is None:
