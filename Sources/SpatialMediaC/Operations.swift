@@ -288,10 +288,18 @@ public func sm_split(_ input: UnsafePointer<CChar>?, _ leftOutput: UnsafePointer
             return
         }
         try progress.report(0, "decode")
-        try lift { () throws(ParseError) in try PhotoSplitter.split(i, left: l, right: r, sbs: sbs, quality: quality) }
+        // A photo: the operations layer's split (output names, the read-back check), as `spatial-media split` runs it.
+        var request = SplitRequest(input: i)
+        request.left = l; request.right = r; request.quality = quality
+        let report = try lift { () throws(ParseError) in try Operations.split(request, spelling: .key) }
+        if let sbs {
+            var side = SplitRequest(input: i)
+            side.sbs = sbs; side.quality = quality
+            _ = try lift { () throws(ParseError) in try Operations.split(side, spelling: .key) }
+        }
         try progress.report(1, "done")
-        var report: [(String, JSON)] = [("input", .string(i)), ("left_output", .string(l)), ("right_output", .string(r))]
-        if let sbs { report.append(("sbs_output", .string(sbs))) }
-        try deliver(JSON.object(report).serialized(), to: outReport)
+        guard case .object(var fields) = report.json else { return }
+        if let sbs { fields.append(("sbs_output", .string(sbs))) }
+        try deliver(JSON.object(fields).serialized(), to: outReport)
     }
 }

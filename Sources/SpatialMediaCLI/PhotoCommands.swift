@@ -152,61 +152,20 @@ struct SplitPhoto: ParsableCommand {
     @Flag(help: "Video: leave the audio out.") var noAudio = false
     @Option(help: "Photo: JPEG (1…100) or HEIC (0…100) quality.") var quality: Int?
 
-    func validate() throws {
-        if left == nil && right == nil && sbs == nil && ou == nil { throw ValidationError("give --left/--right, --sbs or --ou") }
-        if [sbs != nil, ou != nil, left != nil || right != nil].filter({ $0 }).count > 1 {
-            throw ValidationError("give one of --sbs, --ou, or --left/--right")
-        }
-        if let c = crf, !(0...51).contains(c) { throw ValidationError("--crf must be between 0 and 51") }
-        if let p = preset, !Self.presets.contains(p) { throw ValidationError("--preset must be one of \(Self.presets.joined(separator: ", "))") }
-        if copy && (crf != nil || preset != nil) { throw ValidationError("--copy does not re-encode: leave out --crf and --preset") }
-    }
-
     static let presets = X265Presets.names
 
     func run() throws {
-        try Exit.checkOutputs("spatial-media split", outputs: [("--left output", left), ("--right output", right), ("--sbs output", sbs), ("--ou output", ou)], inputs: [("input", input)])
-        if FileProbe.kind(of: input) == .movie { try runVideo(); return }
-        let videoOnly = [ou != nil ? "--ou" : nil, half ? "--half" : nil, copy ? "--copy" : nil, crf != nil ? "--crf" : nil,
-                         preset != nil ? "--preset" : nil, noAudio ? "--no-audio" : nil].compactMap { $0 }
-        if !videoOnly.isEmpty {
-            printErr("spatial-media split: \(input): \(videoOnly.joined(separator: ", ")) apply to videos only; this is a photo")
-            throw ExitCode(Exit.usage)
-        }
-        let result: ParseError?
-        do throws(ParseError) {
-            try PhotoSplitter.split(input, left: left, right: right, sbs: sbs, quality: quality)
-            result = nil
-        } catch { result = error }
-        if let e = result {
-            throw failure("spatial-media split", file: input, e, outputs: [left, right, sbs])
-        }
-        for p in [left, right, sbs].compactMap({ $0 }) { print("wrote \(p)") }
-    }
-
-    func runVideo() throws {
-        if quality != nil {
-            printErr("spatial-media split: \(input): --quality applies to photos; for videos use --crf")
-            throw ExitCode(Exit.usage)
-        }
-        let target: VideoSplitTarget = sbs.map { .sideBySide($0) } ?? ou.map { .overUnder($0) } ?? .eyes(left: left, right: right)
-        var o = VideoSplitOptions(target: target)
-        o.half = half
-        o.copy = copy
-        if let c = crf { o.crf = c }
-        if let p = preset { o.preset = p }
-        o.audio = !noAudio
+        var r = SplitRequest(input: input)
+        r.left = left; r.right = right; r.sbs = sbs; r.ou = ou
+        r.half = half; r.copy = copy; r.crf = crf; r.preset = preset; r.noAudio = noAudio; r.quality = quality
         let line = ProgressLine("split")
-        let result: Result<VideoSplitReport, ParseError>
-        do throws(ParseError) {
-            result = .success(try VideoSplitter.split(input, options: o) { p in line.frames(p.frames, of: p.totalFrames, fps: p.framesPerSecond, eta: p.etaSeconds) })
-        } catch { result = .failure(error) }
-        line.end()
-        switch result {
-        case .success(let r):
-            for l in r.lines { print(l) }
-        case .failure(let e):
-            throw failure("spatial-media split", file: input, e, outputs: [left, right, sbs, ou])
+        let events = OperationEvents(progress: { p in
+            if let frames = p.frames { line.frames(frames, of: p.totalFrames, fps: p.framesPerSecond ?? 0, eta: p.etaSeconds) }
+        })
+        let report = try runOperation("spatial-media split", file: input, outputs: [left, right, sbs, ou]) { () throws(ParseError) in
+            defer { line.end() }
+            return try Operations.split(r, spelling: .flag, events: events, cancellation: ConversionCancellation())
         }
+        printReport(report, json: false)
     }
 }

@@ -47,12 +47,25 @@ public struct OutputCheckResult: Sendable {
     }
 }
 
+/// What a job claims to write, which decides the rules it answers for.
+public enum OutputExpectation: Sendable {
+    /// A spatial photo or video: every metadata and structure rule.
+    case spatial
+    /// An ordinary file (one eye, a frame-packed picture or video, a raw stream): every rule except those that only
+    /// say the file is not spatial (``OutputCheck/notSpatialRules``). Tags it does carry must still be right.
+    case ordinary
+}
+
 /// Reads a written file back through the validator's metadata/structure rules (no pixels: the job's pixels were
 /// checked while it ran, where it touched them) before any success is reported.
 public enum OutputCheck {
     /// Checks `written` (the scratch file a job wrote; reported as `output`) against the rules, comparing its ERRORs
     /// with those the same rules find in `inputs` (only run when the output has ERRORs).
-    public static func run(written: String, output: String, inputs: [String]) -> OutputCheckResult {
+    /// Rules whose ERROR only says "this is not a spatial file": no `ster` group, no second layer or its
+    /// configuration, no `vexu`. Not a fault of a job that writes an ordinary file.
+    public static let notSpatialRules: Set<String> = ["SV-PHOTO-001", "SV-VIDEO-004", "SV-VIDEO-005", "SV-VIDEO-009"]
+
+    public static func run(written: String, output: String, inputs: [String], expect: OutputExpectation = .spatial) -> OutputCheckResult {
         var o = ValidationOptions()
         o.pixels = false
         let report = Validator.validate(path: written, options: o)
@@ -68,7 +81,7 @@ public enum OutputCheck {
             return result
         }
         result.warnings = report.findings.filter { $0.severity == .warning }.map(named)
-        let errors = report.findings.filter { $0.severity == .error }.map(named)
+        let errors = report.findings.filter { $0.severity == .error && (expect == .spatial || !notSpatialRules.contains($0.ruleID)) }.map(named)
         guard !errors.isEmpty else { return result }
         var inputRules = Set<String>()
         for input in inputs where input != "-" && !input.isEmpty {

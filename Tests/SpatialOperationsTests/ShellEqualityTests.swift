@@ -189,4 +189,50 @@ enum Shells {
         let v = Validator.validate(path: dir + "/python.heic", options: o)
         #expect(v.spatial, "\(v.whyNotSpatial)")
     }
+
+    /// A photo split through the CLI, the C ABI, Python and Kit: byte-identical eyes.
+    @Test(.enabled(if: Shells.cli != nil && Shells.libraryDir != nil && Shells.python != nil, "needs the built CLI, libspatialmedia and python3"))
+    func splitThroughEveryShell() throws {
+        let photo = Shells.root + "/../shared/fixtures/pair_ster_cmin_cmex.heic"
+        try #require(FileManager.default.fileExists(atPath: photo), "fixture pair_ster_cmin_cmex.heic absent")
+        let dir = try Shells.tempDir("split")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let out = { (shell: String, eye: String) in "\(dir)/\(shell)-\(eye).png" }
+        let cli = try Shells.run(try #require(Shells.cli), ["split", photo, "--left", out("cli", "l"), "--right", out("cli", "r")])
+        #expect(cli.status == 0, "\(cli.err)")
+        var report: UnsafeMutablePointer<CChar>? = nil
+        #expect(sm_split(photo, out("c", "l"), out("c", "r"), nil, nil, nil, nil, &report) == 0)
+        if let report { free(report) }
+        let py = try Shells.python("import spatialmedia as sm\nsm.split(\"\(photo)\", \"\(out("python", "l"))\", \"\(out("python", "r"))\")")
+        #expect(py.status == 0, "\(py.err)")
+        var k = SplitRequest(input: photo)
+        k.left = out("kit", "l"); k.right = out("kit", "r")
+        let kit = try Operations.split(k, spelling: .key)
+        #expect(kit.check.passed)
+        for eye in ["l", "r"] {
+            let files = try ["cli", "c", "python", "kit"].map { try #require(FileManager.default.contents(atPath: out($0, eye)), "\($0) wrote no \(eye) eye") }
+            #expect(files.allSatisfy { $0 == files[0] }, "eye \(eye) differs between shells")
+        }
+    }
+
+    /// align through the CLI and Kit (the C ABI and Python have no align call yet): the same file, the same report.
+    @Test(.enabled(if: Shells.cli != nil, "spatial-media not built"))
+    func alignThroughCLIAndKit() throws {
+        let photo = Shells.root + "/../shared/fixtures/pair_ster_cmin_cmex.heic"
+        try #require(FileManager.default.fileExists(atPath: photo), "fixture pair_ster_cmin_cmex.heic absent")
+        let dir = try Shells.tempDir("align")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let cli = try Shells.run(try #require(Shells.cli), ["align", photo, "-o", dir + "/cli.heic", "--json", "--quality", "40"])
+        #expect(cli.status == 0, "\(cli.err)")
+        var r = AlignRequest(photo: photo, output: dir + "/kit.heic")
+        r.quality = 40
+        let kit = try Operations.align(r, spelling: .key)
+        #expect(FileManager.default.contents(atPath: dir + "/cli.heic") == FileManager.default.contents(atPath: dir + "/kit.heic"))
+        #expect(try Shells.comparable(cli.out) == Shells.comparable(kit.json.serialized()))
+        // Exit codes of the README's table: a movie named .heic is a usage error; an input that is no spatial photo, 2.
+        let named = try Shells.run(try #require(Shells.cli), ["align", photo, "-o", dir + "/x.mov"])
+        #expect(named.status == 64 && named.err.contains("must be named .heic"), "\(named.err)")
+        let notPhoto = try Shells.run(try #require(Shells.cli), ["align", Shells.sample, "-o", dir + "/y.heic"])
+        #expect(notPhoto.status == 2, "\(notPhoto.err)")
+    }
 }
