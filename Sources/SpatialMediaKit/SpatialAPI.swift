@@ -135,8 +135,17 @@ public enum SpatialSplit {
 
     /// Splits a spatial photo into its eyes (`.heic` eyes are copied, PNG/JPEG eyes decoded) and/or one side-by-side
     /// image (``/SpatialConvert/PhotoSplitter/split(_:left:right:sbs:quality:limits:)``).
+    /// Like every shell, through the operations layer (``/SpatialOperations/Operations/split(_:spelling:events:cancellation:)``): output names
+    /// checked, each file read back before it is kept. (`limits` is the library's default for every shell.)
     public static func photo(_ path: String, left: String? = nil, right: String? = nil, sideBySide: String? = nil,
                              quality: Int? = nil, limits: Limits = .default) throws(ParseError) {
-        try PhotoSplitter.split(path, left: left, right: right, sbs: sideBySide, quality: quality, limits: limits)
+        var eyes = SplitRequest(input: path)
+        eyes.left = left; eyes.right = right; eyes.quality = quality
+        if left != nil || right != nil { try Operations.split(eyes, spelling: .key) }
+        if let sideBySide {
+            var side = SplitRequest(input: path)
+            side.sbs = sideBySide; side.quality = quality
+            try Operations.split(side, spelling: .key)
+        }
     }
 }

@@ -46,6 +46,7 @@ extension Operations {
     /// other and named for what is written (photo eyes `.png`/`.jpg`/`.heic`; video `.mp4`/`.mov`/`.mkv`, or `.hevc`
     /// with `copy`), options of the other kind refused; each output written to a scratch file with its extension,
     /// read back, then kept.
+    @discardableResult
     public static func split(_ r: SplitRequest, spelling: OptionSpelling, events: OperationEvents = OperationEvents(),
                              cancellation: ConversionCancellation? = nil) throws(ParseError) -> OperationReport {
         func name(_ k: String) -> String { SplitRequest.table.first { $0.key == k }?.name(spelling) ?? k }

@@ -85,5 +85,18 @@ import SpatialValidation
         }
         let combine = try Shells.run(try #require(Shells.cli), ["combine", Self.fixtures + "/pair_plain.heic", "-o", dir + "/c.png"])
         #expect(combine.status == 64 && combine.err.contains("must be named .heic"), "\(combine.err)")
+        // split: an eye of a photo named like a movie, through the CLI and Python (sm_split): one sentence, 64.
+        let photo = Self.fixtures + "/pair_ster_cmin_cmex.heic"
+        let split = try Shells.run(try #require(Shells.cli), ["split", photo, "--left", dir + "/l.mov", "--right", dir + "/r.png"])
+        #expect(split.status == 64 && split.err.contains("must be named .png, .jpg or .heic"), "\(split.err)")
+        let pySplit = try Shells.python("""
+        import spatialmedia as sm
+        try:
+            sm.split(\"\(photo)\", \"\(dir)/l.mov\", \"\(dir)/r.png\")
+        except sm.InvalidArgumentError as e:
+            print(e.message)
+        """)
+        #expect(pySplit.out.contains("must be named .png, .jpg or .heic"), "\(pySplit.out) \(pySplit.err)")
+        #expect(!FileManager.default.fileExists(atPath: dir + "/r.png"))
     }
 }
