@@ -354,8 +354,13 @@ enum { SM_COMBINE_SWAP_EYES = 1u << 0 };
  *  - right_path NULL: left_path is one HEIF file holding both images; left_item/right_item name
  *    them (both 0 = the two displayable images, first = left; one 0 and one not is an error).
  * SM_COMBINE_SWAP_EYES swaps left and right. `edit` (nullable) supplies baseline/hfov/disparity/
- * form; values not set are not written (no defaults are invented).
- * `out_report_json` (nullable) as for sm_edit_photo(). */
+ * form; values not set are filled exactly as `spatial-media combine` fills them (the operations layer's one
+ * plan): a single input that is already a spatial photo keeps its calibration, else the defaults of
+ * Specs/stereo-parameters.md (64 mm, 60°, 0), so both eyes always get their camera intrinsics and extrinsics and
+ * the output is a spatial photo by validate; the report's "notes" say which values are defaults. The output
+ * must be named .heic/.heif and is read back through the validator before it is kept.
+ * `out_report_json` (nullable): {"job","route","output","left_item_id","right_item_id","changes","notes",
+ * "bytes_written","warnings","output_check"}. */
 sm_status sm_combine_photo(const char *left_path, const char *right_path, uint32_t left_item,
                            uint32_t right_item, uint32_t flags, const sm_edit *edit, const char *output,
                            char **out_report_json);
@@ -484,6 +489,9 @@ sm_status sm_concat_video(const char *segments_json, const char *output, const c
  * Videos (and raw MV-HEVC streams): each layer becomes a single-layer HEVC Annex-B stream without
  *   decoding. Layer 1 must not use inter-layer prediction (true of videos sm_convert_video made; Apple's
  *   and x265's are SM_ERR_NOT_APPLICABLE, with a message naming a tool that can). No options.
+ * Photos run the operations layer's split (as `spatial-media split`): each output must be named for an image
+ * (.png, .jpg/.jpeg, .heic; else SM_ERR_INVALID_ARGUMENT) and is read back through the validator before it is kept
+ * (an ERROR the split introduced: SM_ERR_PARSE, code "output-check-failed", nothing kept).
  * Each output is written atomically, but a failure on the right eye leaves the left eye written.
  * Report: {"input","left_output","right_output",…}. */
 sm_status sm_split(const char *input, const char *left_output, const char *right_output,
