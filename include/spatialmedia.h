@@ -304,7 +304,8 @@ sm_status sm_edit_set_disparity(sm_edit *edit, int32_t disparity);
  * the stored unit. Unknown keys, wrong types and values out of range are SM_ERR_INVALID_ARGUMENT. (Added in 0.3.0.) */
 sm_status sm_edit_set_values(sm_edit *edit, const char *values_json);
 
-/* Video only. Sets the hero eye: 0 none, 1 left, 2 right; the reserved values 3…255 are SM_ERR_INVALID_ARGUMENT. */
+/* Video only. Sets the hero eye: 1 left, 2 right, 0 none (the hero box is removed, which players read as none, as
+ * `spatial-media edit --hero none` does); the reserved values 3…255 are SM_ERR_INVALID_ARGUMENT. */
 sm_status sm_edit_set_hero_eye(sm_edit *edit, int32_t hero_eye);
 
 /* Video only. Sets the projection kind (vexu/proj/prji), exactly four ASCII characters, e.g. "rect". */
@@ -329,7 +330,10 @@ enum { SM_EDIT_FASTSTART = 1u << 0 }; /* video: put moov before mdat (forces a r
  * owned by the caller (sm_string_free).
  * Errors: SM_ERR_INVALID_ARGUMENT (empty edit, photo-only fields, unknown flags),
  * SM_ERR_NOT_APPLICABLE (not a movie, not MV-HEVC, fragmented), SM_ERR_IO, SM_ERR_PARSE. The input
- * is unchanged when an error is returned. */
+ * is unchanged when an error is returned, except one: this is `spatial-media edit` (the operations layer), and the
+ * result is read back through the validator; a new file with an ERROR the edit introduced is not kept, an edit in
+ * place with one is made but returns SM_ERR_PARSE with code "output-check-failed" naming the rule. The report
+ * also carries "job", "route", "warnings" and "output_check". */
 sm_status sm_edit_video(const char *path, const char *output, const sm_edit *edit, uint32_t flags,
                         char **out_report_json);
 

@@ -131,33 +131,41 @@ func editState(_ h: OpaquePointer?) throws(ABIError) -> EditState {
     try Registry.shared.withEdit(h) { (s: inout EditState) throws(ABIError) -> EditState in s }
 }
 
-func photoReport(_ r: PhotoEditResult) -> JSON {
-    .object([("output", .string(r.output)), ("left_item_id", .uint(UInt64(r.leftItemID))), ("right_item_id", .uint(UInt64(r.rightItemID))),
-             ("changes", .array(r.changes.map { .string($0) })), ("bytes_written", .uint(r.bytesWritten))])
+/// The request an edit handle makes (a translation: the library plans, checks and reads the result back).
+func editRequest(path: String, output: String?, state: EditState, flags: UInt32) -> EditRequest {
+    var r = EditRequest(path: path, output: output == path ? nil : output)
+    func take<T>(_ f: MetadataFieldEdit<T>, _ field: String, _ set: (T) -> Void) {
+        switch f {
+        case .keep: break
+        case .set(let v): set(v)
+        case .remove: r.remove.append(field)
+        }
+    }
+    take(state.baseline, "baseline") { r.values.baselineMicrometres = Int($0) }
+    take(state.hfov, "hfov") { r.values.hfovMillidegrees = Int($0) }
+    take(state.disparity, "disparity") { r.values.disparity = Int($0) }
+    take(state.hero, "hero_eye") { r.heroEye = $0 == .left ? "left" : $0 == .right ? "right" : "none" }
+    take(state.projection, "projection") { r.projection = $0.description }
+    r.removeSpatial = state.removeSpatial
+    r.form = state.form == .apple ? nil : state.form.rawValue
+    r.faststart = flags & SMEditFlag.faststart != 0
+    return r
 }
 
 func editVideo(path: String, output: String?, state: EditState, flags: UInt32) throws(ABIError) -> JSON {
     try checkFlags(flags, allowed: SMEditFlag.faststart)
-    let edit = state.videoEdit
-    if edit.isEmpty { throw .argument("the edit changes nothing (set a value first)") }
+    if state.videoEdit.isEmpty { throw .argument("the edit changes nothing (set a value first)") }
     if state.form != .apple { throw .argument("the photo form applies to photos only") }
-    let inPlace = output == nil || output == path
-    let result = try lift { () throws(ParseError) in
-        try SpatialVideoEditor.edit(path: path, output: inPlace ? nil : output, inPlace: inPlace, edit: edit,
-                                    faststart: flags & SMEditFlag.faststart != 0)
-    }
-    return result.json
+    let r = editRequest(path: path, output: output, state: state, flags: flags)
+    return try lift { () throws(ParseError) in try Operations.edit(r, spelling: .key).json }
 }
 
 func editPhoto(path: String, output: String?, state: EditState, flags: UInt32) throws(ABIError) -> JSON {
     if flags & SMEditFlag.faststart != 0 { throw .argument("SM_EDIT_FASTSTART applies to movies only") }
     try checkFlags(flags, allowed: 0)
-    let edit = try state.photoEdit()
-    if edit.isEmpty { throw .argument("the edit changes nothing (set the baseline, field of view or disparity)") }
-    let result = try lift { () throws(ParseError) in
-        try SpatialPhotoEditor.edit(path: path, output: output == path ? nil : output, stereo: edit, form: state.form)
-    }
-    return photoReport(result)
+    _ = try state.photoEdit()
+    let r = editRequest(path: path, output: output, state: state, flags: flags)
+    return try lift { () throws(ParseError) in try Operations.edit(r, spelling: .key).json }
 }
 
 /// The body of the edit entry points: the report cleared, the paths checked, the edit's state snapshotted, `run`

@@ -67,26 +67,3 @@ struct Combine: ParsableCommand {
         printReport(report, json: json)
     }
 }
-
-func report(_ r: PhotoEditResult, json: Bool) {
-    if json {
-        print(JSON.object([("output", .string(r.output)), ("left_item", .uint(UInt64(r.leftItemID))), ("right_item", .uint(UInt64(r.rightItemID))),
-                           ("changes", .array(r.changes.map { .string($0) })), ("bytes_written", .uint(r.bytesWritten))]).serialized(pretty: true))
-    }
-    for c in r.changes { printErr("changed: \(c)") }
-    printErr("wrote \(r.bytesWritten) bytes to \(r.output) (left item \(r.leftItemID), right item \(r.rightItemID))")
-}
-
-/// `edit` on a spatial photo: the same value options as for video.
-func editPhoto(path: String, output: String?, values: StereoValueOptions, form: CameraPropertyForm, json: Bool) throws {
-    let edit = try values.parameters("edit")
-    if edit.isEmpty {
-        printErr("spatial-media edit: nothing to do (give --baseline, --hfov or --disparity)")
-        throw ExitCode(Exit.usage)
-    }
-    do {
-        report(try SpatialPhotoEditor.edit(path: path, output: output, stereo: edit, form: form), json: json)
-    } catch {
-        throw failure("spatial-media edit", file: path, error, outputs: [output])
-    }
-}

@@ -62,10 +62,25 @@ public enum OutputCheck {
     /// Checks `written` (the scratch file a job wrote; reported as `output`) against the rules, comparing its ERRORs
     /// with those the same rules find in `inputs` (only run when the output has ERRORs).
     /// Rules whose ERROR only says "this is not a spatial file": no `ster` group, no second layer or its
-    /// configuration, no `vexu`. Not a fault of a job that writes an ordinary file.
-    public static let notSpatialRules: Set<String> = ["SV-PHOTO-001", "SV-VIDEO-004", "SV-VIDEO-005", "SV-VIDEO-009"]
+    /// configuration, no `vexu`, `stri`, `blin` or `hfov`. Not a fault of a job that writes an ordinary file.
+    public static let notSpatialRules: Set<String> = ["SV-PHOTO-001", "SV-VIDEO-004", "SV-VIDEO-005", "SV-VIDEO-009", "SV-VIDEO-010",
+                                                      "SV-VIDEO-015", "SV-VIDEO-018"]
 
-    public static func run(written: String, output: String, inputs: [String], expect: OutputExpectation = .spatial) -> OutputCheckResult {
+    /// The rules that fire as an ERROR on `paths` (metadata and structure rules): what a job's output may inherit.
+    public static func errorRules(of paths: [String]) -> Set<String> {
+        var o = ValidationOptions()
+        o.pixels = false
+        var rules = Set<String>()
+        for p in paths where p != "-" && !p.isEmpty {
+            rules.formUnion(Validator.validate(path: p, options: o).findings.filter { $0.severity == .error }.map(\.ruleID))
+        }
+        return rules
+    }
+
+    /// `inputRules`: the inputs' ERROR rules when they were taken before the job (an edit in place), else nil (the
+    /// inputs are read when the output has an ERROR).
+    public static func run(written: String, output: String, inputs: [String], expect: OutputExpectation = .spatial,
+                           inputRules: Set<String>? = nil) -> OutputCheckResult {
         var o = ValidationOptions()
         o.pixels = false
         let report = Validator.validate(path: written, options: o)
@@ -83,11 +98,7 @@ public enum OutputCheck {
         result.warnings = report.findings.filter { $0.severity == .warning }.map(named)
         let errors = report.findings.filter { $0.severity == .error && (expect == .spatial || !notSpatialRules.contains($0.ruleID)) }.map(named)
         guard !errors.isEmpty else { return result }
-        var inputRules = Set<String>()
-        for input in inputs where input != "-" && !input.isEmpty {
-            let r = Validator.validate(path: input, options: o)
-            inputRules.formUnion(r.findings.filter { $0.severity == .error }.map(\.ruleID))
-        }
+        let inputRules = inputRules ?? errorRules(of: inputs)
         result.introduced = errors.filter { !inputRules.contains($0.ruleID) }
         result.inherited = errors.filter { inputRules.contains($0.ruleID) }
         return result

@@ -235,4 +235,37 @@ enum Shells {
         let notPhoto = try Shells.run(try #require(Shells.cli), ["align", Shells.sample, "-o", dir + "/y.heic"])
         #expect(notPhoto.status == 2, "\(notPhoto.err)")
     }
+
+    /// A video edit through the CLI, the C ABI, Python and Kit: byte-identical files, equal reports; an edit whose
+    /// result fails the validator (a zero baseline) is refused with exit 2 and leaves nothing.
+    @Test(.enabled(if: Shells.cli != nil && Shells.libraryDir != nil && Shells.python != nil, "needs the built CLI, libspatialmedia and python3"))
+    func editThroughEveryShell() throws {
+        let movie = Shells.root + "/../shared/fixtures/mvhevc_96x64_6f_spatial.mov"
+        try #require(FileManager.default.fileExists(atPath: movie), "fixture mvhevc_96x64_6f_spatial.mov absent")
+        let dir = try Shells.tempDir("edit")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let cli = try Shells.run(try #require(Shells.cli), ["edit", movie, "-o", dir + "/cli.mov", "--baseline", "55.5", "--hero", "right", "--json"])
+        #expect(cli.status == 0, "\(cli.err)")
+        var e: OpaquePointer? = nil
+        #expect(sm_edit_create(&e) == 0)
+        #expect(sm_edit_set_values(e, #"{"baseline_mm": 55.5}"#) == 0)
+        #expect(sm_edit_set_hero_eye(e, 2) == 0)
+        var report: UnsafeMutablePointer<CChar>? = nil
+        #expect(sm_edit_apply(movie, dir + "/c.mov", e, 0, &report) == 0)
+        let cReport = report.map { String(cString: $0) } ?? ""
+        if let report { free(report) }
+        _ = sm_edit_free(e)
+        let py = try Shells.python("import json, spatialmedia as sm\nprint(json.dumps(sm.edit(\"\(movie)\", \"\(dir)/python.mov\", baseline_mm=55.5, hero_eye=\"right\").raw))")
+        #expect(py.status == 0, "\(py.err)")
+        var k = EditRequest(path: movie, output: dir + "/kit.mov")
+        k.values.baselineMillimetres = 55.5; k.heroEye = "right"
+        let kit = try Operations.edit(k, spelling: .key)
+        let files = try ["cli", "c", "python", "kit"].map { try #require(FileManager.default.contents(atPath: "\(dir)/\($0).mov"), "\($0) wrote nothing") }
+        #expect(files.allSatisfy { $0 == files[0] })
+        let reports = try [cli.out, cReport, py.out, kit.json.serialized()].map(Shells.comparable)
+        #expect(reports.allSatisfy { $0 == reports[0] }, "\(reports)")
+        let zero = try Shells.run(try #require(Shells.cli), ["edit", movie, "-o", dir + "/zero.mov", "--baseline", "0"])
+        #expect(zero.status == 2 && zero.err.contains("SV-VIDEO-016"), "\(zero.err)")
+        #expect(!FileManager.default.fileExists(atPath: dir + "/zero.mov"))
+    }
 }
