@@ -40,7 +40,17 @@ public enum SpatialConversion {
         case .halfTopBottom(let p): o.layout = .halfTB; input = .packed(p)
         case .pair(let l, let r): input = .pair(left: l, right: r)
         }
-        return try VideoConverter.convert(input, to: output, options: o)
+        let inputs: [String]
+        switch input {
+        case .packed(let p): inputs = [p]
+        case .pair(let l, let r): inputs = [l, r]
+        }
+        // Read back through the validator before it is kept, like every shell's conversion.
+        var (report, _) = try Operations.checkedWrite(to: output, inputs: inputs) { (scratch: String) throws(ParseError) in
+            try VideoConverter.convert(input, to: scratch, options: o)
+        }
+        report.output = output
+        return report
     }
 
     /// Converts a photo (``/MediaDecode/StereoImages`` to load, ``/SpatialConvert/PhotoConverter/convert(_:options:to:)`` to encode and write).
@@ -65,7 +75,15 @@ public enum SpatialConversion {
             }
             pair = try StereoImages.load(p, packing: o.packing)
         }
-        return try PhotoConverter.convert(pair, options: o, to: output)
+        let inputs: [String]
+        switch source {
+        case .pair(let l, let r): inputs = [l, r]
+        case .sideBySide(let p), .topBottom(let p), .halfSideBySide(let p), .halfTopBottom(let p): inputs = [p]
+        }
+        let (report, _) = try Operations.checkedWrite(to: output, inputs: inputs) { (scratch: String) throws(ParseError) in
+            try PhotoConverter.convert(pair, options: o, to: scratch)
+        }
+        return report
     }
 }
 

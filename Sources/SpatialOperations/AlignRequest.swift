@@ -54,22 +54,16 @@ extension Operations {
         let exifInfo = eyes.exif.map { ExifInfo(tiff: $0) } ?? ExifInfo()
         let pair = StereoPair(left: p.left, right: p.right, exif: eyes.exif, exifInfo: exifInfo, sourceBaselineMM: nil, convergenceAngleDegrees: nil,
                               sourceDescription: r.photo, notes: [])
-        let scratch = try AtomicFile.scratchPath(near: r.output)
-        do throws(ParseError) {
-            let x = try PhotoConverter.convert(pair, options: o, to: scratch)
-            var report = OperationReport(
-                job: "align", route: "photo", outputs: [r.output], headline: "\(r.output): aligned spatial photo from \(r.photo), \(x.bytes) bytes",
-                lines: p.report.lines + x.lines,
-                fields: [("output", .string(r.output)), ("source", .string(r.photo)), ("width", .uint(UInt64(x.width))), ("height", .uint(UInt64(x.height))),
-                         ("baseline_mm", .double(x.baselineMM)), ("hfov_degrees", .double(x.hfovDegrees)), ("hfov_source", .string(x.hfovSource)),
-                         ("disparity_percent", .double(x.disparityPercent)), ("disparity_source", .string(x.disparitySource)),
-                         ("quality", .uint(UInt64(x.quality))), ("bytes", .uint(UInt64(x.bytes))), ("alignment", .array(p.report.lines.map { .string($0) }))],
-                warnings: [], check: OutputCheckResult(file: r.output))
-            try finish(&report, scratch: scratch, output: r.output, inputs: [r.photo], strict: false)
-            return report
-        } catch {
-            discard(scratch)
-            throw error
+        let (x, check) = try checkedWrite(to: r.output, inputs: [r.photo]) { (scratch: String) throws(ParseError) in
+            try PhotoConverter.convert(pair, options: o, to: scratch)
         }
+        return OperationReport(
+            job: "align", route: "photo", outputs: [r.output], headline: "\(r.output): aligned spatial photo from \(r.photo), \(x.bytes) bytes",
+            lines: p.report.lines + x.lines,
+            fields: [("output", .string(r.output)), ("source", .string(r.photo)), ("width", .uint(UInt64(x.width))), ("height", .uint(UInt64(x.height))),
+                     ("baseline_mm", .double(x.baselineMM)), ("hfov_degrees", .double(x.hfovDegrees)), ("hfov_source", .string(x.hfovSource)),
+                     ("disparity_percent", .double(x.disparityPercent)), ("disparity_source", .string(x.disparitySource)),
+                     ("quality", .uint(UInt64(x.quality))), ("bytes", .uint(UInt64(x.bytes))), ("alignment", .array(p.report.lines.map { .string($0) }))],
+            warnings: [], check: check)
     }
 }

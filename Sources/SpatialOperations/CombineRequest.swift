@@ -60,28 +60,20 @@ extension Operations {
         if given.horizontalFieldOfViewMillidegrees == nil, !kept.contains(where: { $0.hasPrefix("horizontal") }), let h = edit.horizontalFieldOfViewDegrees {
             notes.append("horizontal field of view \(ConvertRequest.fmtNum(h))° is a default, not a measurement")
         }
-        let scratch = try AtomicFile.scratchPath(near: r.output)
-        do throws(ParseError) {
-            var x: PhotoEditResult
+        var (x, check) = try checkedWrite(to: r.output, inputs: [r.left] + (r.right.map { [$0] } ?? [])) { (scratch: String) throws(ParseError) in
             if let right = r.right {
                 let (a, b) = r.swapEyes ? (right, r.left) : (r.left, right)
-                x = try SpatialPhotoEditor.combine(leftPath: a, rightPath: b, stereo: edit, form: form, output: scratch)
-            } else {
-                x = try SpatialPhotoEditor.combine(path: r.left, leftItem: r.leftItem, rightItem: r.rightItem, swapEyes: r.swapEyes, stereo: edit, form: form, output: scratch)
+                return try SpatialPhotoEditor.combine(leftPath: a, rightPath: b, stereo: edit, form: form, output: scratch)
             }
-            x.output = r.output
-            var report = OperationReport(
-                job: "combine", route: "photo", outputs: [r.output],
-                headline: "\(r.output): spatial photo combined without re-encoding, \(x.bytesWritten) bytes (left item \(x.leftItemID), right item \(x.rightItemID))",
-                lines: x.changes.map { "changed: \($0)" } + notes,
-                fields: [("output", .string(r.output)), ("left_item_id", .uint(UInt64(x.leftItemID))), ("right_item_id", .uint(UInt64(x.rightItemID))),
-                         ("changes", .array(x.changes.map { .string($0) })), ("notes", .array(notes.map { .string($0) })), ("bytes_written", .uint(x.bytesWritten))],
-                warnings: [], check: OutputCheckResult(file: r.output))
-            try finish(&report, scratch: scratch, output: r.output, inputs: [r.left] + (r.right.map { [$0] } ?? []), strict: false)
-            return report
-        } catch {
-            discard(scratch)
-            throw error
+            return try SpatialPhotoEditor.combine(path: r.left, leftItem: r.leftItem, rightItem: r.rightItem, swapEyes: r.swapEyes, stereo: edit, form: form, output: scratch)
         }
+        x.output = r.output
+        return OperationReport(
+            job: "combine", route: "photo", outputs: [r.output],
+            headline: "\(r.output): spatial photo combined without re-encoding, \(x.bytesWritten) bytes (left item \(x.leftItemID), right item \(x.rightItemID))",
+            lines: x.changes.map { "changed: \($0)" } + notes,
+            fields: [("output", .string(r.output)), ("left_item_id", .uint(UInt64(x.leftItemID))), ("right_item_id", .uint(UInt64(x.rightItemID))),
+                     ("changes", .array(x.changes.map { .string($0) })), ("notes", .array(notes.map { .string($0) })), ("bytes_written", .uint(x.bytesWritten))],
+            warnings: [], check: check)
     }
 }

@@ -156,3 +156,23 @@ public enum Operations {
             warnings: [], check: OutputCheckResult(file: r.output))
     }
 }
+
+extension Operations {
+    /// Runs `write` on a scratch file beside `output`, reads the result back (``OutputCheck``) against `inputs` and
+    /// keeps it only when it passes: the end every write of the layer shares, for callers that run a library job
+    /// with options already filled (``/SpatialMediaKit/SpatialConversion``'s option-taking facades).
+    public static func checkedWrite<T>(to output: String, inputs: [String], expect: OutputExpectation = .spatial,
+                                       _ write: (_ scratch: String) throws(ParseError) -> T) throws(ParseError) -> (T, OutputCheckResult) {
+        let scratch = try AtomicFile.scratchPath(near: output)
+        do throws(ParseError) {
+            let value = try write(scratch)
+            let check = OutputCheck.run(written: scratch, output: output, inputs: inputs, expect: expect)
+            if !check.passed { throw check.refusal }
+            try AtomicFile.commit(scratch: scratch, to: output)
+            return (value, check)
+        } catch {
+            discard(scratch)
+            throw error
+        }
+    }
+}
