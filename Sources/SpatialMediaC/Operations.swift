@@ -226,30 +226,26 @@ public func sm_concat_video(_ segments: UnsafePointer<CChar>?, _ output: UnsafeP
         if list.isEmpty { throw .argument("segments_json is empty: give the segment files") }
         let out = try requiredPath(output, "output")
         var opts = try parseOptions(options)
-        var j = VideoJoinOptions()
-        j.audioFrom = try opts.string("audio_from")
-        if let a = try opts.choice("audio", ["copy", "none"]) { j.noAudio = a == "none" }
+        var r = ConcatRequest(segments: list, output: out)
+        r.audioFrom = try opts.string("audio_from")
+        if let a = try opts.choice("audio", ["copy", "none"]) { r.noAudio = a == "none" }
         try opts.finish("sm_concat_video")
-        if j.audioFrom?.isEmpty == true { throw .argument("option \"audio_from\" is empty") }
-        try checkOutputs([("output", out)], inputs: list.map { ("segment", $0) } + (j.audioFrom.map { [("audio_from", $0)] } ?? []))
         let progress = Progress(callback: progress, userData: userData, cancel: cancel)
         try progress.report(0, "join")
         let cancellation = ConversionCancellation()
-        let report: VideoJoinReport
+        let report: OperationReport
         do throws(ABIError) {
             report = try lift { () throws(ParseError) in
-                try VideoSegmentJoiner.join(list, to: out, options: j, cancellation: cancellation) { done, total in
+                try Operations.concat(r, spelling: .key, progress: { done, total in
                     do { try progress.report(min(0.99, Double(done) / Double(max(1, total))), "join") } catch { cancellation.cancel() }
-                }
+                }, cancellation: cancellation)
             }
         } catch {
             if cancellation.isCancelled { throw ABIError(SMStatus.cancelled, "cancelled while joining; nothing was written") }
             throw error
         }
         try progress.report(1, "done")
-        let json: JSON = .object([("output", .string(report.output)), ("bytes_written", .uint(report.bytes)), ("frames", .int(Int64(report.frames))),
-                                  ("segments", .int(Int64(report.segments))), ("audio", .array(report.audioTracks.map { .string($0) })),
-                                  ("seconds", .double(report.seconds)), ("notes", .array(report.notes.map { .string($0) }))])
+        let json = report.json
         try deliver(json.serialized(), to: outReport)
     }
 }

@@ -16,6 +16,8 @@ public enum OutputKind: Sendable, Equatable {
     case hevcStream
     /// A video a split writes: `.mp4`, `.mov` or `.mkv`.
     case video
+    /// A spatial video whose container follows its inputs (a join of segments): `.mov` or `.mp4`.
+    case movieOrMP4
 
     /// The lower-cased extension of `path` ("" when it has none).
     public static func fileExtension(_ path: String) -> String {
@@ -44,6 +46,8 @@ public enum OutputKind: Sendable, Equatable {
             }
         case .hevcStream:
             guard ["hevc", "265", "h265"].contains(ext) else { throw refuse("the output \(path) must be named .hevc: a raw HEVC stream is written") }
+        case .movieOrMP4:
+            guard ["mov", "mp4"].contains(ext) else { throw refuse("the output \(path) must be named .mov or .mp4: a spatial video is a movie") }
         case .video:
             guard ["mp4", "mov", "mkv"].contains(ext) else { throw refuse("the output \(path) must be named .mp4, .mov or .mkv: a video is written") }
         }
