@@ -69,7 +69,7 @@ public struct ConvertPlan: Sendable {
         let outputs = [r.output] + (keep.map { [$0 + "-left.hevc", $0 + "-right.hevc"] } ?? [])
         try OutputPaths.check(outputs: [(role: "output", path: r.output)] + (keep.map { [(role: "keep-streams left stream", path: $0 + "-left.hevc"), (role: "keep-streams right stream", path: $0 + "-right.hevc")] } ?? []),
                               inputs: [("input", r.input), ("left input", r.left), ("right input", r.right), ("audio-from input", r.audioFrom)].compactMap { i in i.1.map { (role: i.0, path: $0) } })
-        let route = ConvertRoute.of(r)
+        let route = r.route ?? ConvertRoute.of(r)
         let stereo = try stereoParameters(r, photo: route == .photo, spelling: spelling)
         let job: Job
         switch route {

@@ -18,6 +18,8 @@ public struct ConvertRequest: Sendable, Equatable {
     public var left: String?
     public var right: String?
     public var output: String
+    /// The route the caller's command itself names (`assemble`: ``ConvertRoute/hevcPair``); nil: probed from the inputs.
+    public var route: ConvertRoute?
 
     public var layout: String?
     public var halfResolution: Bool?
