@@ -22,9 +22,8 @@ struct Align: ParsableCommand {
         var r = AlignRequest(photo: photo, output: output)
         r.autoDisparity = autoDisparity
         r.quality = quality
-        let report = try runOperation("spatial-media align", file: photo, outputs: [output]) { () throws(ParseError) in
+        try runAndPrint("spatial-media align", file: photo, outputs: [output], json: json) { () throws(ParseError) in
             try Operations.align(r, spelling: .flag)
         }
-        printReport(report, json: json)
     }
 }

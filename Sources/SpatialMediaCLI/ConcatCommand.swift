@@ -27,10 +27,9 @@ struct Concat: ParsableCommand {
         r.audioFrom = audioFrom
         r.noAudio = noAudio
         let line = ProgressLine("joining")
-        let report = try runOperation("spatial-media concat", file: segments.first ?? "", outputs: [output]) { () throws(ParseError) in
+        try runAndPrint("spatial-media concat", file: segments.first ?? "", outputs: [output], json: json) { () throws(ParseError) in
             defer { line.end() }
             return try Operations.concat(r, spelling: .flag, progress: { done, total in line.update(UInt64(done), UInt64(total)) }, cancellation: ConversionCancellation())
         }
-        printReport(report, json: json)
     }
 }

@@ -89,6 +89,11 @@ func runOperation<T>(_ command: String, file: String, outputs: [String?], _ body
     }
 }
 
+/// ``runOperation(_:file:outputs:_:)`` then ``printReport(_:json:)``: the whole of a command that runs one job.
+func runAndPrint(_ command: String, file: String, outputs: [String?], json: Bool, _ body: () throws(ParseError) -> OperationReport) throws {
+    printReport(try runOperation(command, file: file, outputs: outputs, body), json: json)
+}
+
 /// Prints an operation's report: its JSON, or its text lines.
 func printReport(_ report: OperationReport, json: Bool) {
     if json { print(report.json.serialized(pretty: true)) } else { for l in report.textLines { print(l) } }

@@ -118,11 +118,10 @@ struct ConvertPhoto: ParsableCommand {
                 line.frames(frames, of: p.totalFrames, fps: p.framesPerSecond ?? 0, eta: p.etaSeconds, label: p.stage == "encode" ? nil : p.stage)
             }
         })
-        let report = try runOperation("spatial-media convert", file: input ?? left ?? "", outputs: [output]) { () throws(ParseError) in
+        try runAndPrint("spatial-media convert", file: input ?? left ?? "", outputs: [output], json: json) { () throws(ParseError) in
             defer { line.end() }
             return try Operations.convert(request, spelling: .flag, events: events, cancellation: ConversionCancellation())
         }
-        printReport(report, json: json)
     }
 }
 
@@ -162,10 +161,9 @@ struct SplitPhoto: ParsableCommand {
         let events = OperationEvents(progress: { p in
             if let frames = p.frames { line.frames(frames, of: p.totalFrames, fps: p.framesPerSecond ?? 0, eta: p.etaSeconds) }
         })
-        let report = try runOperation("spatial-media split", file: input, outputs: [left, right, sbs, ou]) { () throws(ParseError) in
+        try runAndPrint("spatial-media split", file: input, outputs: [left, right, sbs, ou], json: false) { () throws(ParseError) in
             defer { line.end() }
             return try Operations.split(r, spelling: .flag, events: events, cancellation: ConversionCancellation())
         }
-        printReport(report, json: false)
     }
 }

@@ -61,9 +61,8 @@ struct Combine: ParsableCommand {
         r.leftItem = leftItem; r.rightItem = rightItem; r.swapEyes = swapEyes
         r.values = values.inputs
         r.form = cameraForm
-        let report = try runOperation("spatial-media combine", file: left, outputs: [output]) { () throws(ParseError) in
+        try runAndPrint("spatial-media combine", file: left, outputs: [output], json: json) { () throws(ParseError) in
             try Operations.combine(r, spelling: .flag)
         }
-        printReport(report, json: json)
     }
 }

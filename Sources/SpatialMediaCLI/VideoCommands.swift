@@ -40,10 +40,9 @@ struct Assemble: ParsableCommand {
         r.baseEye = rightBase ? "right" : "left"
         r.layerSps = spsForm
         r.route = .hevcPair
-        let report = try runOperation("spatial-media assemble", file: left, outputs: [output]) { () throws(ParseError) in
+        try runAndPrint("spatial-media assemble", file: left, outputs: [output], json: json) { () throws(ParseError) in
             try Operations.convert(r, spelling: .flag)
         }
-        printReport(report, json: json)
     }
 }
 
