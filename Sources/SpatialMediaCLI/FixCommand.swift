@@ -3,6 +3,7 @@ import BinaryIO
 import SystemSupport
 import ISOBMFF
 import SpatialMedia
+import SpatialOperations
 
 /// `spatial-media fix`: safe repairs of the commonest breakages, each listed, nothing else touched.
 struct Fix: ParsableCommand {
@@ -27,33 +28,17 @@ struct Fix: ParsableCommand {
     func validate() throws {
         if output == nil && !inPlace { throw ValidationError("give -o OUT or --in-place") }
         if output != nil && inPlace { throw ValidationError("-o and --in-place exclude each other") }
-        if hero != "left" && hero != "right" { throw ValidationError("--hero must be left or right") }
     }
 
     func run() throws {
-        try Exit.checkOutputs("spatial-media fix", outputs: [("output", output)], inputs: [("input", file)])
-        var o = RepairOptions()
-        o.heroEye = hero == "right" ? .right : .left
-        if let h = hfov {
-            do { o.horizontalFieldOfViewMillidegrees = try SpatialUnits.millidegrees(fromDegrees: h) } catch {
-                printErr("spatial-media fix: \(error.message)")
-                throw ExitCode(Exit.usage)
-            }
-        }
-        let r: RepairResult
-        do {
-            r = try MovieRepair.fix(path: file, output: output, inPlace: inPlace, options: o)
-        } catch {
-            throw failure("spatial-media fix", file: file, error, outputs: [output])
-        }
-        if json { print(r.json.serialized(pretty: true)) }
-        for x in r.repairs { printErr("repaired: \(x)") }
-        for x in r.notRepaired { printErr("not repaired: \(x)") }
-        if r.repairs.isEmpty {
-            printErr("nothing repaired; nothing written" + (r.notRepaired.isEmpty ? " (no breakage of the kinds fix repairs)" : ""))
-        } else {
-            printErr("wrote \(r.bytesWritten) bytes to \(r.outputPath)")
-        }
-        if !r.notRepaired.isEmpty { throw ExitCode(Exit.problems) }
+        var r = FixRequest(path: file, output: output)
+        r.hfovDegrees = hfov
+        r.heroEye = hero
+        let report = try runOperation("spatial-media fix", file: file, outputs: [output]) { () throws(ParseError) in try Operations.fix(r, spelling: .flag) }
+        if json { print(report.json.serialized(pretty: true)) }
+        for l in report.lines { printErr(l) }
+        printErr(report.headline)
+        if !report.outputs.isEmpty { printErr(report.check.line) }
+        if case .array(let left)? = report.fields.first(where: { $0.0 == "not_repaired" })?.1, !left.isEmpty { throw ExitCode(Exit.problems) }
     }
 }
