@@ -154,8 +154,10 @@ public struct ConvertPlan: Sendable {
         }
         m.stereo = s.filled()
         if let f = r.frameRate {
-            guard let rate = FrameRate.parse(f) else { throw refuse("\(name("frame_rate")) must be a positive number or NUM/DEN, e.g. 30 or 30000/1001") }
-            m.frameRateNum = UInt32(rate.num); m.frameRateDen = UInt32(rate.den)
+            guard let rate = FrameRate.parse(f), let num = UInt32(exactly: rate.num), let den = UInt32(exactly: rate.den) else {
+                throw refuse("\(name("frame_rate")) must be a positive number or NUM/DEN, e.g. 30 or 30000/1001")
+            }
+            m.frameRateNum = num; m.frameRateDen = den
         }
         m.container = try container(r, name("container"))
         m.faststart = r.faststart ?? false
