@@ -10,7 +10,7 @@ import StereoVision
 /// `align` / `auto_disparity`. The faults come from the source's content, not from the job: they are warnings naming
 /// the option that fixes them (a refusal with `strict`).
 enum ConversionGeometry {
-    /// The faults of one pair worth a warning before a spatial file is written (``/SpatialValidation/GeometryDiagnosis/conversionFaults(left:right:stereo:align:autoDisparity:)``).
+    /// The faults of one pair worth a warning before a spatial file is written (`GeometryDiagnosis.conversionFaults`).
     static func warnings(left: GrayImage, right: GrayImage, stereo: StereoParameters, align: Bool, autoDisparity: Bool) -> [VideoGeometryWarning] {
         GeometryDiagnosis.conversionFaults(left: left, right: right, stereo: stereo, align: align, autoDisparity: autoDisparity).map {
             VideoGeometryWarning(ruleID: $0.ruleID, severity: $0.severity == .error ? "ERROR" : "warning", message: $0.message, fixes: $0.fixes)

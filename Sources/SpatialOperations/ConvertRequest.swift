@@ -10,7 +10,7 @@ import SystemSupport
 /// image pair, 3D video, video pair or pair of raw HEVC streams → a spatial photo or spatial video.
 ///
 /// Every shell builds one of these and nothing else: the command line from its flags, the C ABI from `options_json`
-/// (``init(input:output:values:)``), Python through the C ABI, ``/SpatialMediaKit`` from its arguments. Whether the
+/// (``init(input:left:right:output:values:)``), Python through the C ABI, `SpatialMediaKit` from its arguments. Whether the
 /// job is a photo or a video, every default, every range and every refusal is ``ConvertPlan``'s.
 public struct ConvertRequest: Sendable, Equatable {
     /// One file holding both eyes ("-" = Y4M on standard input); or nil with ``left`` and ``right``.

@@ -3,7 +3,7 @@ import SpatialConvert
 import SystemSupport
 
 /// The one report of every job, whatever shell ran it: the command line prints ``textLines`` (or ``json`` with
-/// `--json`), the C ABI returns ``json``, Python and ``/SpatialMediaKit`` return the value. Text and JSON are made
+/// `--json`), the C ABI returns ``json``, Python and `SpatialMediaKit` return the value. Text and JSON are made
 /// from the same fields, so they cannot disagree.
 public struct OperationReport: Sendable {
     /// "convert", …

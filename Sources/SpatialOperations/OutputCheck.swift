@@ -39,7 +39,7 @@ public struct OutputCheckResult: Sendable {
         return s
     }
 
-    /// The refusal, naming each rule the job broke (exit 2; ``/BinaryIO/ParseError/Code/outputCheckFailed``).
+    /// The refusal, naming each rule the job broke (exit 2; `output-check-failed`).
     public var refusal: ParseError {
         ParseError(.outputCheckFailed, offset: 0, path: file,
                    "the written file fails its own validator, so it was not kept: " + introduced.map { "\($0.ruleID) \($0.message)" }.joined(separator: "; ")

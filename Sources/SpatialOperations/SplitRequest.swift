@@ -128,7 +128,7 @@ extension Operations {
         return path
     }
 
-    /// ``finish(_:scratch:output:inputs:strict:)`` for several ordinary outputs: every one is checked before any is kept; the
+    /// `finish` for several ordinary outputs: every one is checked before any is kept; the
     /// report's check is the first refusal, else the main output's verdict.
     static func finishAll(_ report: inout OperationReport, scratches: [(scratch: String, output: String)], inputs: [String]) throws(ParseError) {
         var checks: [OutputCheckResult] = []
