@@ -103,7 +103,7 @@ public struct ConvertRequest: Sendable, Equatable {
             OptionSpec("threads", flag: nil, .integer, .photo, default: "0 (all cores)"),
             OptionSpec("crf", flag: "--crf", .number, .video, default: fmtNum(VideoConversionOptions.defaultCRF)),
             OptionSpec("bitrate", flag: "--bitrate", .integer, .video),
-            OptionSpec("eye_quality", flag: "--eye-quality", .text, .video, default: "asymmetric"),
+            OptionSpec("eye_quality", flag: "--eye-quality", .text, .video, default: eyeQualityArgument(v.eyeQuality)),
             OptionSpec("max_bitrate", flag: "--max-bitrate", .integer, .video),
             OptionSpec("vbv_bufsize", flag: "--vbv-bufsize", .integer, .video),
             OptionSpec("apple_preset", flag: "--apple-preset", .text, .video),
@@ -126,6 +126,14 @@ public struct ConvertRequest: Sendable, Equatable {
             OptionSpec("faststart", flag: "--faststart", .bool, .video, default: "false"),
             OptionSpec("keep_streams", flag: "--keep-streams", .path, .video),
         ]
+    }
+
+    /// The `eye_quality` spelling of a library value ("equal", "asymmetric", "asymmetric:N").
+    static func eyeQualityArgument(_ e: EyeQuality) -> String {
+        switch e {
+        case .equal: return "equal"
+        case .asymmetric(let d): return d == EyeQuality.defaultCRFOffset ? "asymmetric" : "asymmetric:\(fmtNum(d))"
+        }
     }
 
     static func fmtNum(_ d: Double) -> String { NumberText.fixed(d, places: 3, trimZeros: true) }
