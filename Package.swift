@@ -45,15 +45,18 @@ let package = Package(
         .target(name: "MediaDecode", dependencies: ["BinaryIO", "SystemSupport", "ISOBMFF", "HEVC", "SpatialMedia", "ImageFormats", "Codecs"]),
         .target(name: "SpatialConvert", dependencies: ["BinaryIO", "SystemSupport", "ISOBMFF", "HEVC", "SpatialMedia", "ImageFormats", "Codecs", "MediaDecode", "StereoVision"]),
         .target(name: "SpatialValidation", dependencies: ["BinaryIO", "SystemSupport", "ISOBMFF", "HEVC", "SpatialMedia", "StereoVision", "ImageFormats", "Codecs", "MediaDecode"]),
-        .target(name: "SpatialMediaKit", dependencies: ["BinaryIO", "SystemSupport", "ISOBMFF", "HEVC", "SpatialMedia", "ImageFormats", "Codecs", "MediaDecode", "SpatialConvert", "StereoVision", "SpatialValidation"]),
+        // The one operations layer under every shell (CLI, C ABI, Python through it, SpatialMediaKit): typed requests,
+        // one planning step, one run, one report, and the read-back check of every output.
+        .target(name: "SpatialOperations", dependencies: ["BinaryIO", "SystemSupport", "ISOBMFF", "HEVC", "SpatialMedia", "ImageFormats", "Codecs", "MediaDecode", "SpatialConvert", "StereoVision", "SpatialValidation"]),
+        .target(name: "SpatialMediaKit", dependencies: ["BinaryIO", "SystemSupport", "ISOBMFF", "HEVC", "SpatialMedia", "ImageFormats", "Codecs", "MediaDecode", "SpatialConvert", "StereoVision", "SpatialValidation", "SpatialOperations"]),
         .executableTarget(
             name: "SpatialMediaCLI",
             dependencies: [
-                "SpatialValidation", "SpatialConvert", "StereoVision", "MediaDecode", "Codecs", "ImageFormats", "SpatialMedia", "ISOBMFF", "HEVC", "BinaryIO", "SystemSupport",
+                "SpatialOperations", "SpatialValidation", "SpatialConvert", "StereoVision", "MediaDecode", "Codecs", "ImageFormats", "SpatialMedia", "ISOBMFF", "HEVC", "BinaryIO", "SystemSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .target(name: "SpatialMediaC", dependencies: ["SpatialMedia", "ISOBMFF", "BinaryIO", "SystemSupport", "HEVC", "ImageFormats", "MediaDecode", "SpatialConvert", "SpatialValidation"]),
+        .target(name: "SpatialMediaC", dependencies: ["SpatialOperations", "SpatialMedia", "ISOBMFF", "BinaryIO", "SystemSupport", "HEVC", "ImageFormats", "MediaDecode", "SpatialConvert", "SpatialValidation"]),
         // The tests' one support library: the ../shared locator, the process runner, the binary and FFmpeg finders,
         // the media generators and the skip trait (`.needs`). Used only by the test targets.
         .target(name: "TestSupport", dependencies: ["MediaDecode"], path: "Tests/TestSupport"),
@@ -67,6 +70,7 @@ let package = Package(
         .testTarget(name: "StereoVisionTests", dependencies: ["TestSupport", "StereoVision"]),
         .testTarget(name: "SpatialValidationTests", dependencies: ["TestSupport", "SpatialValidation", "StereoVision", "SpatialConvert", "MediaDecode", "ImageFormats", "SpatialMedia", "ISOBMFF", "BinaryIO", "SystemSupport"]),
         .testTarget(name: "SpatialMediaKitTests", dependencies: ["TestSupport", "SpatialMediaKit"]),
+        .testTarget(name: "SpatialOperationsTests", dependencies: ["TestSupport", "SpatialOperations", "SpatialMediaC", "SpatialMediaKit", "SpatialValidation", "SpatialConvert", "SpatialMedia", "BinaryIO", "SystemSupport"]),
         // Drives the built `spatial-media` binary (found next to the test bundle, whatever the configuration).
         .testTarget(name: "CLITests", dependencies: ["TestSupport", "SystemSupport"]),
         .testTarget(name: "ConformanceTests", dependencies: ["TestSupport", "ISOBMFF", "HEVC", "SpatialMedia", "BinaryIO"]),

@@ -298,7 +298,14 @@ sm_status sm_edit_set_hfov_millidegrees(sm_edit *edit, uint32_t millidegrees);
 /* Sets the disparity adjustment in 1/10000 of the width; -10000…10000, else SM_ERR_INVALID_ARGUMENT. */
 sm_status sm_edit_set_disparity(sm_edit *edit, int32_t disparity);
 
-/* Video only. Sets the hero eye: 0 none, 1 left, 2 right (3…255 are written as given). */
+/* Sets baseline, field of view and disparity adjustment from a JSON object in either unit: "baseline_mm" or
+ * "baseline_um", "hfov_degrees" or "hfov_millidegrees" (1…179999), "disparity_percent" or "disparity"
+ * (-10000…10000); one name of each value (the conversion's rule, Specs/operations.md). Human values are rounded to
+ * the stored unit. Unknown keys, wrong types and values out of range are SM_ERR_INVALID_ARGUMENT. (Added in 0.3.0.) */
+sm_status sm_edit_set_values(sm_edit *edit, const char *values_json);
+
+/* Video only. Sets the hero eye: 1 left, 2 right, 0 none (the hero box is removed, which players read as none, as
+ * `spatial-media edit --hero none` does); the reserved values 3…255 are SM_ERR_INVALID_ARGUMENT. */
 sm_status sm_edit_set_hero_eye(sm_edit *edit, int32_t hero_eye);
 
 /* Video only. Sets the projection kind (vexu/proj/prji), exactly four ASCII characters, e.g. "rect". */
@@ -323,7 +330,10 @@ enum { SM_EDIT_FASTSTART = 1u << 0 }; /* video: put moov before mdat (forces a r
  * owned by the caller (sm_string_free).
  * Errors: SM_ERR_INVALID_ARGUMENT (empty edit, photo-only fields, unknown flags),
  * SM_ERR_NOT_APPLICABLE (not a movie, not MV-HEVC, fragmented), SM_ERR_IO, SM_ERR_PARSE. The input
- * is unchanged when an error is returned. */
+ * is unchanged when an error is returned, except one: this is `spatial-media edit` (the operations layer), and the
+ * result is read back through the validator; a new file with an ERROR the edit introduced is not kept, an edit in
+ * place with one is made but returns SM_ERR_PARSE with code "output-check-failed" naming the rule. The report
+ * also carries "job", "route", "warnings" and "output_check". */
 sm_status sm_edit_video(const char *path, const char *output, const sm_edit *edit, uint32_t flags,
                         char **out_report_json);
 
@@ -348,8 +358,13 @@ enum { SM_COMBINE_SWAP_EYES = 1u << 0 };
  *  - right_path NULL: left_path is one HEIF file holding both images; left_item/right_item name
  *    them (both 0 = the two displayable images, first = left; one 0 and one not is an error).
  * SM_COMBINE_SWAP_EYES swaps left and right. `edit` (nullable) supplies baseline/hfov/disparity/
- * form; values not set are not written (no defaults are invented).
- * `out_report_json` (nullable) as for sm_edit_photo(). */
+ * form; values not set are filled exactly as `spatial-media combine` fills them (the operations layer's one
+ * plan): a single input that is already a spatial photo keeps its calibration, else the defaults of
+ * Specs/stereo-parameters.md (64 mm, 60°, 0), so both eyes always get their camera intrinsics and extrinsics and
+ * the output is a spatial photo by validate; the report's "notes" say which values are defaults. The output
+ * must be named .heic/.heif and is read back through the validator before it is kept.
+ * `out_report_json` (nullable): {"job","route","output","left_item_id","right_item_id","changes","notes",
+ * "bytes_written","warnings","output_check"}. */
 sm_status sm_combine_photo(const char *left_path, const char *right_path, uint32_t left_item,
                            uint32_t right_item, uint32_t flags, const sm_edit *edit, const char *output,
                            char **out_report_json);
@@ -397,58 +412,66 @@ sm_status sm_validate_path(const char *path, const char *options_json, sm_progre
  * pair with sm_validate_path(left, {"right_eye": right}) to get the command line's verdicts. (Added in 0.2.0.) */
 sm_status sm_validation_inputs(const char *paths_json, char **out_json);
 
-/* Converts a stereo source to a spatial photo (stereo HEIC, HEVC-encoded, with camera properties) and
- * writes `output` atomically. `input` is one image holding both eyes (side-by-side or top-bottom JPEG,
- * PNG or HEIC) or an MPO file; with the option "right_input" it is the left eye and "right_input" the
- * right eye. Options (all optional):
- *   "layout": "sbs" | "tb" | "auto" (default: sbs when at least as wide as tall),
- *   "half_resolution": bool (each eye was squeezed to half width/height: stretch it back),
- *   "swap_eyes": bool, "right_input": path,
- *   stereo parameters in stored units (see Specs/stereo-parameters.md): "baseline_um": 1…2147483647 (default:
- *   MPO BaselineLength, else 64000), "hfov_millidegrees": 1…179999 (default: from EXIF, else 60000),
- *   "disparity": -10000…10000 (1/10000 of the width, default 0) — or, as accepted since the first release, in
- *   human units: "baseline_mm", "hfov_degrees", "disparity_percent" (rounded to the stored unit; giving both
- *   names of one value is SM_ERR_INVALID_ARGUMENT), "quality": 0…100 (default 80),
- *   "form": "apple" | "standard" | "both", "bit_depth": 8 | 10, "threads": 0…256 (0 = all cores).
- * Unknown keys and wrong types are SM_ERR_INVALID_ARGUMENT. Progress stages: "load", "encode", "write",
- * "done"; the encode itself is not interruptible, a cancel before "write" leaves no output.
- * Report: {"output","width","height","baseline_mm","baseline_source","hfov_degrees","hfov_source",
- * "disparity_percent","disparity_source","quality","bytes","notes"}. */
+/* Converts a stereo source into a spatial photo or a spatial video and writes `output` atomically. What is made
+ * follows what `input` IS (its first bytes, never the output's name): a side-by-side/top-bottom image (JPEG, PNG,
+ * HEIC) or an MPO → a spatial photo (.heic); a frame-packed video (Y4M, MP4/MOV, anything FFmpeg reads) → a
+ * spatial video (.mov, or .mp4 with "container": "mp4"), both eyes encoded by x265; with "right_input", `input` is
+ * the left eye and "right_input" the right eye (two images, two videos, or two raw HEVC streams assembled without
+ * re-encoding). This is exactly `spatial-media convert` (one request, one plan, one report: the same request through
+ * the command line, this call, Python or SpatialMediaKit writes the same bytes). Every default, range and refusal is
+ * the library's; the options are the rows of the name table (sm_option_table("convert"); Specs/operations.md), each
+ * JSON key with its command-line flag:
+ *   "layout" (--layout): "sbs" | "tb" | "auto" (photos) or "sbs" | "tb" | "half-sbs" | "half-tb" (videos, default sbs),
+ *   "half_resolution" (--half), "swap_eyes" (--swap-eyes), "right_input": path,
+ *   "baseline_mm" (--baseline) or "baseline_um", "hfov_degrees" (--hfov) or "hfov_millidegrees" (1…179999),
+ *   "disparity_percent" (--disparity) or "disparity" (-10000…10000, 1/10000 of the width) — one name of each value;
+ *   defaults: the source's (MPO BaselineLength, EXIF), else the one table of Specs/stereo-parameters.md (64 mm, 60°, 0),
+ *   "align" (--align), "auto_disparity" (--auto-disparity), "strict" (--strict: refuse a source with geometry faults),
+ *   photos: "force" (--force: convert a picture whose halves measure as no stereo pair), "quality" (--quality, 0…100, default 80), "bit_depth" (--bit-depth, 8 | 10), "form" (--form, "apple" |
+ *   "standard" | "both"), "threads" (0…256, 0 = all cores);
+ *   videos: "crf" (--crf, 0…51, the hero eye's, default 23), "bitrate" (--bitrate, kbit/s), "qp" (--qp, 0…51),
+ *   "eye_quality" (--eye-quality: "auto" (default: equal on the multiview path, asymmetric on the assembly) | "asymmetric" | "asymmetric:N" | "equal"), "max_bitrate" (--max-bitrate),
+ *   "vbv_bufsize" (--vbv-bufsize), "apple_preset" (--apple-preset, "vision-pro"), "encode_path" (--encode-path: "auto" |
+ *   "assembled" | "multiview"), "segment" (--segment, "K/N" or [k, n]), "preset" (--preset, x265 preset, default
+ *   medium), "keyint" (--keyint), "bframes" (--bframes, 0…16, default 3), "audio" (--audio, "copy" | "none"),
+ *   "audio_from" (--audio-from), "no_audio" (--no-audio), "hero_eye" (--hero, "left" | "right", default left; the base
+ *   layer), "frame_rate" (--fps: "30", "30000/1001", 29.97 or [30000, 1001]; "frame_rate_num"/"frame_rate_den" are
+ *   still read), "decoder" (--decoder, "auto" | "ffmpeg"), "threads_per_eye" (--threads-per-eye, 1…64), "layer_sps"
+ *   (--sps-form, "multilayer" (Apple's, default) | "full"), "container" (--mp4: "mov" | "mp4"), "faststart"
+ *   (--faststart), "keep_streams" (--keep-streams, a path prefix);
+ *   two raw HEVC streams: "base_eye" ("left" | "right"; default the hero eye), "hero_eye" may be "none".
+ * An output named for something else than what is written (a photo not named .heic, a movie not named .mov/.mp4),
+ * an output that is an input, unknown keys, wrong types and values out of range are SM_ERR_INVALID_ARGUMENT (the
+ * command line's exit 64, with the same wording). Every write is read back through the validator's metadata and
+ * structure rules before it is kept; an ERROR the conversion introduced leaves nothing at `output` and returns
+ * SM_ERR_PARSE with code "output-check-failed" naming the rule (exit 2). Progress stages: "convert" (fraction of
+ * frames) or "load", "encode", "write" (photos), then "done"; the callback or the cancel flag stops the work
+ * (SM_ERR_CANCELLED, nothing written).
+ * Report: the JSON of `spatial-media convert --json`: {"job", "route" ("photo" | "video" | "hevc-pair"), "output",
+ * the job's facts (photos: "source","width","height","baseline_mm","baseline_source","hfov_degrees","hfov_source",
+ * "disparity_percent","disparity_source","quality","bytes","notes"; videos also "frames","eye_width","eye_height","fps",
+ * "bytes_written","layer0_bytes","layer1_bytes","hero","audio","encoder","encode_path","alignment","geometry_check"
+ * and the timing values "seconds","own_cpu_seconds","process_cpu_seconds","peak_rss_bytes"), "warnings" (geometry
+ * faults of the source), "output_check" {"verdict","rules","introduced","inherited","warnings"}}.
+ * (Added in 0.3.0; sm_convert_photo / sm_convert_video are the same call that also refuses an input of the other kind.) */
+sm_status sm_convert(const char *input, const char *output, const char *options_json,
+                     sm_progress_fn progress, void *user_data, const volatile int32_t *cancel,
+                     char **out_report_json);
+
+/* sm_convert() for an input that must be a photo source (else SM_ERR_INVALID_ARGUMENT). */
 sm_status sm_convert_photo(const char *input, const char *output, const char *options_json,
                            sm_progress_fn progress, void *user_data, const volatile int32_t *cancel,
                            char **out_report_json);
 
-/* Makes a spatial video (one MV-HEVC track with vexu + hfov, like Apple's) and writes `output` atomically.
- * Two paths:
- *  - `input` and "right_input" both raw single-layer HEVC (.hevc/.265/.h265): assembled without re-encoding
- *    (8-bit 4:2:0, same size and frame structure).
- *  - anything else: a frame-packed video (`input` alone: Y4M, MP4/MOV with HEVC, or any format when ffmpeg
- *    is on PATH) or two video files (`input` + "right_input") is decoded, split into eyes, encoded with
- *    libx265 (one encoder per eye, running at once) and assembled; audio is copied. Extra options for this
- *    path: "layout": "sbs" | "tb" | "half-sbs" | "half-tb" (default sbs), "crf": 0…51 (the base-layer eye's) or "qp": 0…51 (constant quantizer),
- *    "eye_quality": "asymmetric" (default: the other eye 6 CRF steps coarser, never above CRF 28) |
- *    "asymmetric:N" (N 0…6) | "equal" (both eyes alike), "encode_path": "auto" (default: a multiview libx265
- *    with inter-layer prediction when SPATIAL_MEDIA_X265 or the loader provides one) | "assembled" | "multiview",
- *    "preset": x265 preset
- *    name (default medium), "keyint": IDR interval in frames (default 2 s of frames), "bframes": 0…16
- *    (default 3), "audio": "copy" | "none", "segment": "K/N" (encode only segment K of N: whole GOPs of the
- *    input, no audio, the frame range recorded in the file; join the N segment files with sm_concat_video).
- *    Progress stage "encode" reports the fraction of frames
- *    encoded when known; the callback or the cancel flag stops it (SM_ERR_CANCELLED, nothing written).
- *    Report: {"output","bytes_written","frames","eye_width","eye_height","layer0_bytes","layer1_bytes",
- *    "encoder","encode_path","seconds","audio","notes"}.
- * Options: "right_input": path, "base_eye": "left" | "right" (layer 0; default left),
- *   "layer_sps": "full" | "multilayer", "baseline_um": integer (default 64000),
- *   "hfov_millidegrees": 1…179999 (default 60000), "disparity": -10000…10000 (default 0) — the defaults are the
- *   one table of Specs/stereo-parameters.md; "baseline_mm", "hfov_degrees", "disparity_percent" are accepted too
- *   (human units, rounded; not together with the stored-unit name of the same value),
- *   "hero_eye": "none" | "left" | "right" (default left), "container": "mov" | "mp4" (default mov),
- *   "faststart": bool, "frame_rate_num", "frame_rate_den": integers (default: the stream's timing, else 30).
- * Progress stages: "assemble", "done" (the assembly itself is not interruptible).
- * Report: {"output","bytes_written","samples","sync_samples","timescale","frame_duration"}. */
+/* sm_convert() for an input that must be a video source or two raw HEVC streams (else SM_ERR_INVALID_ARGUMENT). */
 sm_status sm_convert_video(const char *input, const char *output, const char *options_json,
                            sm_progress_fn progress, void *user_data, const volatile int32_t *cancel,
                            char **out_report_json);
+
+/* The name table of a job's request ("convert"): a JSON array of {"key", "flag" (null when the command line has
+ * none), "python" (the Python keyword), "type", "applies" ("photo" | "video" | "both"), "default"}. `out_json` is
+ * freed with sm_string_free. (Added in 0.3.0.) */
+sm_status sm_option_table(const char *job, char **out_json);
 
 /* Joins the segments of one conversion (sm_convert_video with "segment": "K/N", or `convert --segment`)
  * into one spatial video at `output`, without re-encoding; written atomically, never over an input.
@@ -470,6 +493,9 @@ sm_status sm_concat_video(const char *segments_json, const char *output, const c
  * Videos (and raw MV-HEVC streams): each layer becomes a single-layer HEVC Annex-B stream without
  *   decoding. Layer 1 must not use inter-layer prediction (true of videos sm_convert_video made; Apple's
  *   and x265's are SM_ERR_NOT_APPLICABLE, with a message naming a tool that can). No options.
+ * Photos run the operations layer's split (as `spatial-media split`): each output must be named for an image
+ * (.png, .jpg/.jpeg, .heic; else SM_ERR_INVALID_ARGUMENT) and is read back through the validator before it is kept
+ * (an ERROR the split introduced: SM_ERR_PARSE, code "output-check-failed", nothing kept).
  * Each output is written atomically, but a failure on the right eye leaves the left eye written.
  * Report: {"input","left_output","right_output",…}. */
 sm_status sm_split(const char *input, const char *left_output, const char *right_output,

@@ -16,7 +16,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 modules=(SystemSupport BinaryIO ISOBMFF HEVC SpatialMedia ImageFormats Codecs StereoVision MediaDecode SpatialConvert
-         SpatialValidation SpatialMediaKit)
+         SpatialValidation SpatialOperations SpatialMediaKit)
 [ $# -gt 0 ] && modules=("$@")
 command -v docc >/dev/null || { echo "docs: docc not found (it ships with the Swift toolchain)" >&2; exit 2; }
 out=.build/docs

@@ -50,16 +50,25 @@ for sig in TERM INT; do
     took=$(echo "$(now) - $ts" | bc -l)
     kill "$dog" 2>/dev/null; wait "$dog" 2>/dev/null
     problems=""
-    [ "$rc" = "$want" ] || problems+=" exit $rc (want $want)"
+    [ "$rc" = "$want" ] || { [ "$rc" = 0 ] && [ -f "$WORK/out/o.mov" ]; } || problems+=" exit $rc (want $want)"
     # Before the handler is installed (process start-up, no child yet) the default action ends the process, which
     # is fine: there is nothing to clean up. Once a child runs, the handler must have done the work.
     if [ -n "$kids" ]; then grep -q "interrupted" "$WORK/err" || problems+=" no interruption message (killed, not handled)"; fi
     [ "$(echo "$took > $MAX" | bc -l)" = 1 ] && problems+=" took ${took} s"
     for k in $kids; do kill -0 "$k" 2>/dev/null && problems+=" child $k left"; done
     [ -z "$(ls -A "$WORK/tmp")" ] || problems+=" temp files: $(ls -A "$WORK/tmp" | tr '\n' ' ')"
-    [ -z "$(ls -A "$WORK/out")" ] || problems+=" output dir: $(ls -A "$WORK/out" | tr '\n' ' ')"
+    # A signal that lands after the finished output was renamed into place (the job's last step) leaves that whole
+    # file: counted as finished before the signal when it is the only entry and reads back whole; anything else is a
+    # half-written leftover.
+    if [ "$(ls -A "$WORK/out")" = "o.mov" ] && "$BIN" info "$WORK/out/o.mov" >/dev/null 2>&1; then
+      committed=1
+    else
+      committed=0
+      [ -z "$(ls -A "$WORK/out")" ] || problems+=" output dir: $(ls -A "$WORK/out" | tr '\n' ' ')"
+    fi
     [ "$(echo "$took > $worst" | bc -l)" = 1 ] && worst=$took
-    if [ -z "$problems" ]; then pass=$((pass + 1)); else
+    if [ -z "$problems" ] && [ "$committed" = 1 ]; then early=$((early + 1)); rm -f "$WORK/out/o.mov"
+    elif [ -z "$problems" ]; then pass=$((pass + 1)); else
       fail=$((fail + 1)); echo "SIG$sig after ${delay} s:$problems"
       for k in $kids; do kill -KILL "$k" 2>/dev/null; done
       rm -rf "$WORK/tmp"/* "$WORK/out"/* "$WORK/out"/.[!.]* 2>/dev/null

@@ -3,6 +3,7 @@ import BinaryIO
 import ISOBMFF
 import SpatialMedia
 import SystemSupport
+import SpatialOperations
 
 public enum SMField {
     public static let baseline: Int32 = 1, hfov: Int32 = 2, disparity: Int32 = 3, heroEye: Int32 = 4, projection: Int32 = 5
@@ -54,8 +55,25 @@ public func sm_edit_set_disparity(_ edit: OpaquePointer?, _ disparity: Int32) ->
 @_cdecl("sm_edit_set_hero_eye")
 public func sm_edit_set_hero_eye(_ edit: OpaquePointer?, _ heroEye: Int32) -> Int32 {
     abiCall("sm_edit_set_hero_eye") { () throws(ABIError) in
-        guard let raw = UInt8(exactly: heroEye) else { throw .argument("the hero eye must be 0…255 (0 none, 1 left, 2 right; got \(heroEye))") }
+        // 3…255 are reserved (Apple's `hero` box): readable as stored, never written by this library.
+        guard let raw = UInt8(exactly: heroEye), raw <= 2 else { throw .argument("the hero eye must be 0 none, 1 left or 2 right (got \(heroEye); 3…255 are reserved)") }
         try Registry.shared.withEdit(edit) { (s: inout EditState) throws(ABIError) in s.hero = .set(HeroEye(rawValue: raw)) }
+    }
+}
+
+/// Sets the stereo values from JSON in either unit (the operations layer's one conversion, ``StereoValueInputs``):
+/// what the Python package calls, so that it converts no unit and checks no range itself.
+@_cdecl("sm_edit_set_values")
+public func sm_edit_set_values(_ edit: OpaquePointer?, _ valuesJSON: UnsafePointer<CChar>?) -> Int32 {
+    abiCall("sm_edit_set_values") { () throws(ABIError) in
+        var opts = try parseOptions(valuesJSON)
+        let given = opts.takeAll().map { ($0.0, $0.1.requestValue) }
+        let s = try lift { () throws(ParseError) in try StereoValueInputs(values: given).parameters(photo: false) }
+        try Registry.shared.withEdit(edit) { (st: inout EditState) throws(ABIError) in
+            if let b = s.baselineMicrometres { st.baseline = .set(b) }
+            if let h = s.horizontalFieldOfViewMillidegrees { st.hfov = .set(h) }
+            if let d = s.disparityAdjustment { st.disparity = .set(d) }
+        }
     }
 }
 
@@ -113,33 +131,41 @@ func editState(_ h: OpaquePointer?) throws(ABIError) -> EditState {
     try Registry.shared.withEdit(h) { (s: inout EditState) throws(ABIError) -> EditState in s }
 }
 
-func photoReport(_ r: PhotoEditResult) -> JSON {
-    .object([("output", .string(r.output)), ("left_item_id", .uint(UInt64(r.leftItemID))), ("right_item_id", .uint(UInt64(r.rightItemID))),
-             ("changes", .array(r.changes.map { .string($0) })), ("bytes_written", .uint(r.bytesWritten))])
+/// The request an edit handle makes (a translation: the library plans, checks and reads the result back).
+func editRequest(path: String, output: String?, state: EditState, flags: UInt32) -> EditRequest {
+    var r = EditRequest(path: path, output: output == path ? nil : output)
+    func take<T>(_ f: MetadataFieldEdit<T>, _ field: String, _ set: (T) -> Void) {
+        switch f {
+        case .keep: break
+        case .set(let v): set(v)
+        case .remove: r.remove.append(field)
+        }
+    }
+    take(state.baseline, "baseline") { r.values.baselineMicrometres = Int($0) }
+    take(state.hfov, "hfov") { r.values.hfovMillidegrees = Int($0) }
+    take(state.disparity, "disparity") { r.values.disparity = Int($0) }
+    take(state.hero, "hero_eye") { r.heroEye = $0 == .left ? "left" : $0 == .right ? "right" : "none" }
+    take(state.projection, "projection") { r.projection = $0.description }
+    r.removeSpatial = state.removeSpatial
+    r.form = state.form == .apple ? nil : state.form.rawValue
+    r.faststart = flags & SMEditFlag.faststart != 0
+    return r
 }
 
 func editVideo(path: String, output: String?, state: EditState, flags: UInt32) throws(ABIError) -> JSON {
     try checkFlags(flags, allowed: SMEditFlag.faststart)
-    let edit = state.videoEdit
-    if edit.isEmpty { throw .argument("the edit changes nothing (set a value first)") }
+    if state.videoEdit.isEmpty { throw .argument("the edit changes nothing (set a value first)") }
     if state.form != .apple { throw .argument("the photo form applies to photos only") }
-    let inPlace = output == nil || output == path
-    let result = try lift { () throws(ParseError) in
-        try SpatialVideoEditor.edit(path: path, output: inPlace ? nil : output, inPlace: inPlace, edit: edit,
-                                    faststart: flags & SMEditFlag.faststart != 0)
-    }
-    return result.json
+    let r = editRequest(path: path, output: output, state: state, flags: flags)
+    return try lift { () throws(ParseError) in try Operations.edit(r, spelling: .key).json }
 }
 
 func editPhoto(path: String, output: String?, state: EditState, flags: UInt32) throws(ABIError) -> JSON {
     if flags & SMEditFlag.faststart != 0 { throw .argument("SM_EDIT_FASTSTART applies to movies only") }
     try checkFlags(flags, allowed: 0)
-    let edit = try state.photoEdit()
-    if edit.isEmpty { throw .argument("the edit changes nothing (set the baseline, field of view or disparity)") }
-    let result = try lift { () throws(ParseError) in
-        try SpatialPhotoEditor.edit(path: path, output: output == path ? nil : output, stereo: edit, form: state.form)
-    }
-    return photoReport(result)
+    _ = try state.photoEdit()
+    let r = editRequest(path: path, output: output, state: state, flags: flags)
+    return try lift { () throws(ParseError) in try Operations.edit(r, spelling: .key).json }
 }
 
 /// The body of the edit entry points: the report cleared, the paths checked, the edit's state snapshotted, `run`
@@ -189,20 +215,17 @@ public func sm_combine_photo(_ leftPath: UnsafePointer<CChar>?, _ rightPath: Uns
         if right?.isEmpty == true { throw .argument("right_path is empty (pass NULL for one file holding both images)") }
         let out = try requiredPath(output, "output")
         let state = edit == nil ? EditState() : try editState(edit)
-        let photoEdit = try state.photoEdit()
-        let swap = flags & SMCombineFlag.swapEyes != 0
-        let result: PhotoEditResult
-        if let right {
-            guard leftItem == 0 && rightItem == 0 else { throw .argument("left_item and right_item must be 0 when combining two files") }
-            let (l, r) = swap ? (right, left) : (left, right)
-            result = try lift { () throws(ParseError) in try SpatialPhotoEditor.combine(leftPath: l, rightPath: r, stereo: photoEdit, form: state.form, output: out) }
-        } else {
-            guard (leftItem == 0) == (rightItem == 0) else { throw .argument("give both left_item and right_item, or neither (0, 0)") }
-            result = try lift { () throws(ParseError) in
-                try SpatialPhotoEditor.combine(path: left, leftItem: leftItem == 0 ? nil : leftItem, rightItem: rightItem == 0 ? nil : rightItem,
-                                               swapEyes: swap, stereo: photoEdit, form: state.form, output: out)
-            }
-        }
-        try deliver(photoReport(result).serialized(), to: outReport)
+        let given = try state.photoEdit()
+        // A translation into the operations layer's request: defaults, checks and the read-back are the library's.
+        var r = CombineRequest(left: left, right: right, output: out)
+        if right != nil && (leftItem != 0 || rightItem != 0) { throw .argument("left_item and right_item must be 0 when combining two files") }
+        r.leftItem = leftItem == 0 ? nil : leftItem
+        r.rightItem = rightItem == 0 ? nil : rightItem
+        r.swapEyes = flags & SMCombineFlag.swapEyes != 0
+        r.values = StereoValueInputs(baselineMicrometres: given.baselineMicrometres.map(Int.init), hfovMillidegrees: given.horizontalFieldOfViewMillidegrees.map(Int.init),
+                                     disparity: given.disparityAdjustment.map(Int.init))
+        r.form = state.form.rawValue
+        let report = try lift { () throws(ParseError) in try Operations.combine(r, spelling: .key) }
+        try deliver(report.json.serialized(), to: outReport)
     }
 }

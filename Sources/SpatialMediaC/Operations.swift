@@ -19,6 +19,7 @@ import Darwin
 import SpatialMedia
 import SystemSupport
 import MediaDecode
+import SpatialOperations
 
 /// `sm_progress_fn` in Swift.
 public typealias SMProgressFn = @convention(c) (UnsafeMutableRawPointer?, Double, UnsafePointer<CChar>?) -> Int32
@@ -138,209 +139,80 @@ func checkOutputs(_ outputs: [(String, String)], inputs: [(String, String)]) thr
     }
 }
 
-func convertArguments(_ input: UnsafePointer<CChar>?, _ output: UnsafePointer<CChar>?, _ options: UnsafePointer<CChar>?,
-                      _ progress: Progress) throws(ABIError) -> (input: String, output: String, options: Options) {
-    let i = try requiredPath(input, "input")
-    let o = try requiredPath(output, "output")
-    try checkOutputs([("output", o)], inputs: [("input", i)])
-    let opts = try parseOptions(options)
-    try progress.checkCancelled()
-    return (i, o, opts)
-}
-
-/// The body of the conversion entry points: the report cleared, input, output and options checked
-/// (``convertArguments``), the conversion's own options read by `parse` (with the second input, if any), the output
-/// checked against both inputs, then `run` done and the report it returns delivered.
-func conversionEntry<Parsed>(_ function: StaticString, _ input: UnsafePointer<CChar>?, _ output: UnsafePointer<CChar>?, _ options: UnsafePointer<CChar>?,
-                             _ callback: SMProgressFn?, _ userData: UnsafeMutableRawPointer?, _ cancel: UnsafePointer<Int32>?,
-                             _ outReport: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
-                             parse: (inout Options) throws(ABIError) -> (Parsed, String?),
-                             _ run: (_ input: String, _ output: String, _ right: String?, Parsed, Progress) throws(ABIError) -> JSON) -> Int32 {
+/// The body of the conversion entry points: a translation of the C arguments into a ``ConvertRequest`` (the left eye
+/// is `input` when "right_input" is given; the first release's "frame_rate_num"/"frame_rate_den" become "frame_rate"),
+/// then the operations layer's one plan and run, and its report's JSON delivered. `expect` is the route an entry
+/// point is for (nil: any); the library decides the route from the input itself.
+func conversionEntry(_ function: StaticString, expect: ConvertRoute?, _ input: UnsafePointer<CChar>?, _ output: UnsafePointer<CChar>?,
+                     _ options: UnsafePointer<CChar>?, _ callback: SMProgressFn?, _ userData: UnsafeMutableRawPointer?,
+                     _ cancel: UnsafePointer<Int32>?, _ outReport: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
     outReport?.pointee = nil
     return abiCall(function) { () throws(ABIError) in
         let progress = Progress(callback: callback, userData: userData, cancel: cancel)
-        let (i, o, given) = try convertArguments(input, output, options, progress)
-        var opts = given
-        let (parsed, right) = try parse(&opts)
-        try checkOutputs([("output", o)], inputs: [("input", i), ("right_input", right ?? "")])
-        try deliver(try run(i, o, right, parsed, progress).serialized(), to: outReport)
+        let i = try requiredPath(input, "input")
+        let o = try requiredPath(output, "output")
+        var opts = try parseOptions(options)
+        let right = try opts.string("right_input")
+        if right?.isEmpty == true { throw .argument("option \"right_input\" is empty") }
+        let num = try opts.double("frame_rate_num"), den = try opts.double("frame_rate_den")
+        var values = opts.takeAll().map { ($0.0, $0.1.requestValue) }
+        if let num { values.append(("frame_rate", .array([.number(num), .number(den ?? 1)]))) }
+        let request = try lift { () throws(ParseError) in
+            try ConvertRequest(input: right == nil ? i : nil, left: right == nil ? nil : i, right: right, output: o, values: values)
+        }
+        try progress.checkCancelled()
+        let plan = try lift { () throws(ParseError) in try ConvertPlan.make(request, spelling: .key) }
+        if let expect, plan.route != expect, !(expect == .video && plan.route == .hevcPair) {
+            throw .argument("\(i) is converted as a \(plan.route == .photo ? "photo" : "video") (by its content): call sm_convert or sm_convert_\(plan.route == .photo ? "photo" : "video")")
+        }
+        let cancellation = ConversionCancellation()
+        let events = OperationEvents(progress: { p in
+            let fraction: Double = p.fraction.map { min(0.99, $0) } ?? (p.stage == "encode" && p.frames == nil ? 0.2 : p.stage == "write" ? 0.9 : 0)
+            do { try progress.report(fraction, p.stage) } catch { cancellation.cancel() }
+        })
+        if plan.route != .photo { try progress.report(0, plan.route == .hevcPair ? "assemble" : "convert") }
+        let report: OperationReport
+        do throws(ABIError) {
+            report = try lift { () throws(ParseError) in try Operations.convert(plan, events: events, cancellation: cancellation) }
+        } catch {
+            if cancellation.isCancelled { throw ABIError(SMStatus.cancelled, "cancelled during the conversion; nothing was written") }
+            throw error
+        }
+        try progress.report(1, "done")
+        try deliver(report.json.serialized(), to: outReport)
     }
 }
 
-/// The stereo parameters of a conversion's options, under either name of each value: the stored units
-/// (`baseline_um`, `hfov_millidegrees`, `disparity` — the documented names) or human units (`baseline_mm`,
-/// `hfov_degrees`, `disparity_percent`, which photos took first). Giving both names of one value is an error. Human
-/// values go through the checked initialiser of ``StereoParameters`` (rounded, never truncated). A photo's baseline
-/// must be above 0 and fit its signed 32-bit camera position.
-func stereoOptions(_ o: inout Options, photo: Bool) throws(ABIError) -> StereoParameters {
-    let maxUM = photo ? Int(Int32.max) : Int(UInt32.max)
-    let um = try o.int("baseline_um", (photo ? 1 : 0)...maxUM)
-    let mm = photo ? try o.double("baseline_mm", above: 0, atMost: Double(Int32.max) / 1000, "mm")
-                   : try o.double("baseline_mm", from: 0, atMost: Double(UInt32.max) / 1000, "mm")
-    let md = try o.int("hfov_millidegrees", 1...179_999)
-    let deg = try o.double("hfov_degrees", above: 0, below: 180, "degrees")
-    let units = try o.int("disparity", -10_000...10_000)
-    let percent = try o.double("disparity_percent", from: -100, atMost: 100, "% of the width")
-    for (a, b, x, y) in [("baseline_um", "baseline_mm", um != nil, mm != nil), ("hfov_millidegrees", "hfov_degrees", md != nil, deg != nil),
-                         ("disparity", "disparity_percent", units != nil, percent != nil)] where x && y {
-        throw .argument("give option \"\(a)\" or \"\(b)\", not both")
-    }
-    var s = try lift { () throws(ParseError) in
-        try StereoParameters(baselineMillimetres: mm, horizontalFieldOfViewDegrees: deg, disparityPercent: percent)
-    }
-    if let um { s.baselineMicrometres = UInt32(truncatingIfNeeded: um) }   // range-checked above
-    if let md { s.horizontalFieldOfViewMillidegrees = UInt32(truncatingIfNeeded: md) }
-    if let units { s.disparityAdjustment = Int32(truncatingIfNeeded: units) }
-    if photo, s.baselineMicrometres == 0 { throw .argument("option \"baseline_mm\" must be above 0 mm (it rounds to 0 µm)") }
-    return s
-}
-
-/// Reads the photo conversion options (see the header).
-func photoConversionOptions(_ o: inout Options) throws(ABIError) -> (PhotoConversionOptions, rightInput: String?) {
-    var c = PhotoConversionOptions()
-    if let l = try o.choice("layout", ["sbs", "tb", "auto"]), let layout = StereoLayout(rawValue: l) { c.layout = layout }
-    if let h = try o.bool("half_resolution") { c.halfResolution = h }
-    if let s = try o.bool("swap_eyes") { c.swapEyes = s }
-    // Range-checked here, before anything is decoded, so that no value can wrap when it is stored in the
-    // photo's 32-bit fields (µm in a signed position, millidegrees, 1/10000 of the width).
-    c.stereo = try stereoOptions(&o, photo: true)
-    if let q = try o.int("quality", 0...100) { c.quality = q }
-    if let f = try o.choice("form", ["apple", "standard", "both"]), let form = CameraPropertyForm(rawValue: f) { c.form = form }
-    if let d = try o.int("bit_depth", 8...10) {
-        guard d == 8 || d == 10 else { throw .argument("option \"bit_depth\" must be 8 or 10") }
-        c.bitDepth = d
-    }
-    if let t = try o.int("threads", 0...256) { c.threads = t }
-    let right = try o.string("right_input")
-    if right?.isEmpty == true { throw .argument("option \"right_input\" is empty") }
-    try o.finish("sm_convert_photo")
-    return (c, right)
-}
-
-func photoConversionJSON(_ r: PhotoConversionReport, output: String) -> JSON {
-    .object([("output", .string(output)), ("width", .int(Int64(r.width))), ("height", .int(Int64(r.height))),
-             ("baseline_mm", .double(r.baselineMM)), ("baseline_source", .string(r.baselineSource)),
-             ("hfov_degrees", .double(r.hfovDegrees)), ("hfov_source", .string(r.hfovSource)),
-             ("disparity_percent", .double(r.disparityPercent)), ("disparity_source", .string(r.disparitySource)),
-             ("quality", .int(Int64(r.quality))), ("bytes", .int(Int64(r.bytes))), ("notes", .array(r.notes.map { .string($0) }))])
+@_cdecl("sm_convert")
+public func sm_convert(_ input: UnsafePointer<CChar>?, _ output: UnsafePointer<CChar>?, _ options: UnsafePointer<CChar>?,
+                       _ progress: SMProgressFn?, _ userData: UnsafeMutableRawPointer?, _ cancel: UnsafePointer<Int32>?,
+                       _ outReport: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
+    conversionEntry("sm_convert", expect: nil, input, output, options, progress, userData, cancel, outReport)
 }
 
 @_cdecl("sm_convert_photo")
 public func sm_convert_photo(_ input: UnsafePointer<CChar>?, _ output: UnsafePointer<CChar>?, _ options: UnsafePointer<CChar>?,
                              _ progress: SMProgressFn?, _ userData: UnsafeMutableRawPointer?, _ cancel: UnsafePointer<Int32>?,
                              _ outReport: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
-    conversionEntry("sm_convert_photo", input, output, options, progress, userData, cancel, outReport,
-                    parse: { (o: inout Options) throws(ABIError) in try photoConversionOptions(&o) }) { (input, output, right, options, progress) throws(ABIError) in
-        try progress.report(0, "load")
-        let pair = try lift { () throws(ParseError) -> StereoPair in
-            if let right { return try StereoImages.load(left: input, right: right, limits: options.limits) }
-            return try StereoImages.load(input, packing: options.packing)
-        }
-        try progress.report(0.2, "encode")
-        let (bytes, report) = try lift { () throws(ParseError) in try PhotoConverter.encode(pair, options: options) }
-        // Last chance to cancel: nothing has been written yet.
-        try progress.report(0.9, "write")
-        try lift { () throws(ParseError) in try AtomicFile.write(path: output, bytes: bytes) }
-        try progress.report(1, "done")
-        return photoConversionJSON(report, output: output)
-    }
-}
-
-/// Reads the video conversion options (see the header).
-func videoConversionOptions(_ o: inout Options) throws(ABIError) -> (String?, MVHEVCAssemblyOptions, SpatialVideoMuxOptions, VideoConversionOptions) {
-    let right = try o.string("right_input")
-    // Options of the encode path (frame-packed or two-file video in): layout, rate control, preset, audio.
-    var v = VideoConversionOptions()
-    if let l = try o.choice("layout", StereoVideoLayout.allCases.map(\.rawValue)), let layout = StereoVideoLayout(rawValue: l) { v.layout = layout }
-    let crf = try o.int("crf", 0...51), qp = try o.int("qp", 0...51)
-    if crf != nil && qp != nil { throw .argument("give \"crf\" or \"qp\", not both") }
-    if let c = crf { v.rateControl = .crf(Double(c)) }
-    if let q = qp { v.rateControl = .qp(q) }
-    v.keyint = try o.int("keyint", 1...100_000)
-    if let b = try o.int("bframes", 0...16) { v.bframes = b }
-    if let s = try o.string("segment") {
-        guard let seg = VideoSegment.parse(s) else { throw .argument("option \"segment\" must be \"K/N\" with 1 ≤ K ≤ N (got \"\(s)\")") }
-        v.segment = seg
-    }
-    if let q = try o.string("eye_quality") {
-        guard let e = EyeQuality(argument: q) else {
-            throw ABIError.argument("eye_quality must be \"asymmetric\", \"asymmetric:N\" (N 0…6) or \"equal\" (got \"\(q)\")")
-        }
-        v.eyeQuality = e
-    }
-    if let e = try o.choice("encode_path", EncodePath.allCases.map(\.rawValue)), let path = EncodePath(rawValue: e) { v.encodePath = path }
-    if let p = try o.choice("preset", ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow", "placebo"]) { v.preset = p }
-    if let a = try o.choice("audio", ["copy", "none"]), let audio = VideoConversionOptions.Audio(rawValue: a) { v.audio = audio }
-    var a = MVHEVCAssemblyOptions()
-    var m = SpatialVideoMuxOptions()
-    if let e = try o.choice("base_eye", ["left", "right"]) { a.baseIsLeft = e == "left" }
-    if let f = try o.choice("layer_sps", LayerSPSForm.allCases.map(\.rawValue)), let form = LayerSPSForm(rawValue: f) { a.layerSPSForm = form }
-    var given = try stereoOptions(&o, photo: false)
-    if let h = try o.choice("hero_eye", ["none", "left", "right"]) { given.heroEye = h == "left" ? .left : (h == "right" ? .right : HeroEye.none) }
-    m.stereo = given.filled()
-    if let c = try o.choice("container", ["mov", "mp4"]), let container = SpatialVideoMuxOptions.Container(rawValue: c) { m.container = container }
-    if let f = try o.bool("faststart") { m.faststart = f }
-    if let n = try o.int("frame_rate_num", 1...1_000_000) { m.frameRateNum = UInt32(truncatingIfNeeded: n) }
-    if let d = try o.int("frame_rate_den", 1...1_000_000) { m.frameRateDen = UInt32(truncatingIfNeeded: d) }
-    try o.finish("sm_convert_video")
-    v.stereo = given
-    v.stereo.heroEye = a.baseIsLeft ? .left : .right
-    v.container = m.container
-    v.faststart = m.faststart
-    v.layerSPSForm = a.layerSPSForm
-    return (right, a, m, v)
-}
-
-/// True for raw single-layer HEVC streams (assembled without re-encoding).
-func isRawHEVC(_ path: String) -> Bool {
-    let lower = path.lowercased()
-    return lower.hasSuffix(".hevc") || lower.hasSuffix(".265") || lower.hasSuffix(".h265")
+    conversionEntry("sm_convert_photo", expect: .photo, input, output, options, progress, userData, cancel, outReport)
 }
 
 @_cdecl("sm_convert_video")
 public func sm_convert_video(_ input: UnsafePointer<CChar>?, _ output: UnsafePointer<CChar>?, _ options: UnsafePointer<CChar>?,
                              _ progress: SMProgressFn?, _ userData: UnsafeMutableRawPointer?, _ cancel: UnsafePointer<Int32>?,
                              _ outReport: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
-    conversionEntry("sm_convert_video", input, output, options, progress, userData, cancel, outReport,
-                    parse: { (o: inout Options) throws(ABIError) in
-                        let (right, assembly, mux, video) = try videoConversionOptions(&o)
-                        return ((assembly, mux, video), right)
-                    }) { (input, output, right, parsed, progress) throws(ABIError) in
-        let (assembly, mux, video) = parsed
-        guard let right, !right.isEmpty, isRawHEVC(input), isRawHEVC(right) else {
-            // Decode, split, encode both eyes with x265 and assemble (frame-packed input, or two video files).
-            let source: VideoInput = right.map { .pair(left: input, right: $0) } ?? .packed(input)
-            let cancellation = ConversionCancellation()
-            try progress.report(0, "convert")
-            let report: VideoConversionReport
-            do throws(ABIError) {
-                report = try lift { () throws(ParseError) in
-                    try VideoConverter.convert(source, to: output, options: video, cancellation: cancellation) { p in
-                        let fraction = p.totalFrames.map { $0 > 0 ? Double(p.frames) / Double($0) : 0 } ?? 0
-                        do { try progress.report(min(0.99, fraction), "encode") } catch { cancellation.cancel() }
-                    }
-                }
-            } catch {
-                if cancellation.isCancelled { throw ABIError(SMStatus.cancelled, "cancelled during encoding; nothing was written") }
-                throw error
-            }
-            try progress.report(1, "done")
-            let json: JSON = .object([("output", .string(report.output)), ("bytes_written", .uint(report.bytes)), ("frames", .int(Int64(report.frames))),
-                                      ("eye_width", .int(Int64(report.eyeWidth))), ("eye_height", .int(Int64(report.eyeHeight))),
-                                      ("layer0_bytes", .int(Int64(report.layer0Bytes))), ("layer1_bytes", .int(Int64(report.layer1Bytes))),
-                                      ("encoder", .string(report.encoder)), ("encode_path", .string(report.encodePath)), ("seconds", .double(report.seconds)),
-                                      ("audio", .array(report.audioTracks.map { .string($0) })), ("notes", .array(report.notes.map { .string($0) }))])
-            return json
-        }
-        try progress.report(0, "assemble")
-        let result = try lift { () throws(ParseError) in
-            try SpatialVideoAssembler.assemble(left: input, right: right, output: output, assembly: assembly, mux: mux)
-        }
-        try progress.report(1, "done")
-        let report: JSON = .object([("output", .string(result.path)), ("bytes_written", .uint(result.bytesWritten)),
-                                    ("samples", .int(Int64(result.samples))), ("sync_samples", .int(Int64(result.syncSamples))),
-                                    ("timescale", .uint(UInt64(result.timescale))), ("frame_duration", .uint(UInt64(result.frameDuration)))])
-        return report
+    conversionEntry("sm_convert_video", expect: .video, input, output, options, progress, userData, cancel, outReport)
+}
+
+/// The name table of a job's request (``ConvertRequest/table``) as JSON: what a binding (Python) checks its keywords
+/// against.
+@_cdecl("sm_option_table")
+public func sm_option_table(_ job: UnsafePointer<CChar>?, _ outJSON: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
+    outJSON?.pointee = nil
+    return abiCall("sm_option_table") { () throws(ABIError) in
+        let name = try requiredPath(job, "job")
+        guard name == "convert" else { throw .argument("no option table for \"\(name)\" (known: convert)") }
+        try deliver(JSON.array(ConvertRequest.table.map(\.json)).serialized(), to: outJSON)
     }
 }
 
@@ -354,30 +226,26 @@ public func sm_concat_video(_ segments: UnsafePointer<CChar>?, _ output: UnsafeP
         if list.isEmpty { throw .argument("segments_json is empty: give the segment files") }
         let out = try requiredPath(output, "output")
         var opts = try parseOptions(options)
-        var j = VideoJoinOptions()
-        j.audioFrom = try opts.string("audio_from")
-        if let a = try opts.choice("audio", ["copy", "none"]) { j.noAudio = a == "none" }
+        var r = ConcatRequest(segments: list, output: out)
+        r.audioFrom = try opts.string("audio_from")
+        if let a = try opts.choice("audio", ["copy", "none"]) { r.noAudio = a == "none" }
         try opts.finish("sm_concat_video")
-        if j.audioFrom?.isEmpty == true { throw .argument("option \"audio_from\" is empty") }
-        try checkOutputs([("output", out)], inputs: list.map { ("segment", $0) } + (j.audioFrom.map { [("audio_from", $0)] } ?? []))
         let progress = Progress(callback: progress, userData: userData, cancel: cancel)
         try progress.report(0, "join")
         let cancellation = ConversionCancellation()
-        let report: VideoJoinReport
+        let report: OperationReport
         do throws(ABIError) {
             report = try lift { () throws(ParseError) in
-                try VideoSegmentJoiner.join(list, to: out, options: j, cancellation: cancellation) { done, total in
+                try Operations.concat(r, spelling: .key, progress: { done, total in
                     do { try progress.report(min(0.99, Double(done) / Double(max(1, total))), "join") } catch { cancellation.cancel() }
-                }
+                }, cancellation: cancellation)
             }
         } catch {
             if cancellation.isCancelled { throw ABIError(SMStatus.cancelled, "cancelled while joining; nothing was written") }
             throw error
         }
         try progress.report(1, "done")
-        let json: JSON = .object([("output", .string(report.output)), ("bytes_written", .uint(report.bytes)), ("frames", .int(Int64(report.frames))),
-                                  ("segments", .int(Int64(report.segments))), ("audio", .array(report.audioTracks.map { .string($0) })),
-                                  ("seconds", .double(report.seconds)), ("notes", .array(report.notes.map { .string($0) }))])
+        let json = report.json
         try deliver(json.serialized(), to: outReport)
     }
 }
@@ -416,10 +284,18 @@ public func sm_split(_ input: UnsafePointer<CChar>?, _ leftOutput: UnsafePointer
             return
         }
         try progress.report(0, "decode")
-        try lift { () throws(ParseError) in try PhotoSplitter.split(i, left: l, right: r, sbs: sbs, quality: quality) }
+        // A photo: the operations layer's split (output names, the read-back check), as `spatial-media split` runs it.
+        var request = SplitRequest(input: i)
+        request.left = l; request.right = r; request.quality = quality
+        let report = try lift { () throws(ParseError) in try Operations.split(request, spelling: .key) }
+        if let sbs {
+            var side = SplitRequest(input: i)
+            side.sbs = sbs; side.quality = quality
+            _ = try lift { () throws(ParseError) in try Operations.split(side, spelling: .key) }
+        }
         try progress.report(1, "done")
-        var report: [(String, JSON)] = [("input", .string(i)), ("left_output", .string(l)), ("right_output", .string(r))]
-        if let sbs { report.append(("sbs_output", .string(sbs))) }
-        try deliver(JSON.object(report).serialized(), to: outReport)
+        guard case .object(var fields) = report.json else { return }
+        if let sbs { fields.append(("sbs_output", .string(sbs))) }
+        try deliver(JSON.object(fields).serialized(), to: outReport)
     }
 }

@@ -3,6 +3,7 @@
 // in an option is an error instead of being silently ignored.
 
 import SystemSupport
+import SpatialOperations
 
 /// A parsed JSON value.
 enum OptionValue: Equatable {
@@ -22,6 +23,20 @@ enum OptionValue: Equatable {
         case (.array(let x), .array(let y)): return x == y
         case (.object(let x), .object(let y)): return x.count == y.count && zip(x, y).allSatisfy { $0.0 == $1.0 && $0.1 == $1.1 }
         default: return false
+        }
+    }
+}
+
+extension OptionValue {
+    /// The value as the operations layer's requests take it.
+    var requestValue: RequestValue {
+        switch self {
+        case .null: return .null
+        case .bool(let b): return .bool(b)
+        case .number(let d): return .number(d)
+        case .string(let s): return .string(s)
+        case .array(let a): return .array(a.map(\.requestValue))
+        case .object: return .string("(an object)")
         }
     }
 }
@@ -221,6 +236,13 @@ struct Options {
         guard let s = try string(key) else { return nil }
         guard allowed.contains(s) else { throw .argument("option \"\(key)\" must be one of \(allowed.joined(separator: ", ")) (got \"\(s)\")") }
         return s
+    }
+
+    /// Every key not taken yet, in key order (null values left out): what a request's own table reads.
+    mutating func takeAll() -> [(String, OptionValue)] {
+        let rest = fields.filter { $0.value != .null }.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+        fields = [:]
+        return rest
     }
 
     /// Fails when keys were given that the operation does not know.

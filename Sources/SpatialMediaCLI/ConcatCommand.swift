@@ -2,6 +2,7 @@ import ArgumentParser
 import BinaryIO
 import SpatialConvert
 import SystemSupport
+import SpatialOperations
 
 /// `spatial-media concat`: conversion segments → one spatial video, without re-encoding.
 struct Concat: ParsableCommand {
@@ -21,39 +22,14 @@ struct Concat: ParsableCommand {
     @Flag(help: "No audio track at all.") var noAudio = false
     @Flag(help: "Print the report as JSON.") var json = false
 
-    func validate() throws {
-        if segments.isEmpty { throw ValidationError("give the segment files") }
-        if audioFrom == nil && !noAudio { throw ValidationError("give --audio-from INPUT (the converted input, whose audio is carried once) or --no-audio") }
-        if audioFrom != nil && noAudio { throw ValidationError("give --audio-from or --no-audio, not both") }
-    }
-
     func run() throws {
-        try Exit.checkOutputs("spatial-media concat", outputs: [("output", output)],
-                              inputs: segments.map { ("segment", $0) } + [("--audio-from input", audioFrom)])
-        var o = VideoJoinOptions()
-        o.audioFrom = audioFrom
-        o.noAudio = noAudio
+        var r = ConcatRequest(segments: segments, output: output)
+        r.audioFrom = audioFrom
+        r.noAudio = noAudio
         let line = ProgressLine("joining")
-        let result: Result<VideoJoinReport, ParseError>
-        do throws(ParseError) {
-            result = .success(try VideoSegmentJoiner.join(segments, to: output, options: o) { done, total in
-                line.update(UInt64(done), UInt64(total))
-            })
-        } catch { result = .failure(error) }
-        line.end()
-        switch result {
-        case .success(let r):
-            if json {
-                print(JSON.object([("output", .string(r.output)), ("segments", .uint(UInt64(r.segments))), ("frames", .uint(UInt64(r.frames))),
-                                   ("bytes", .uint(r.bytes)), ("audio", .array(r.audioTracks.map { .string($0) })),
-                                   ("seconds", .double(r.seconds)), ("notes", .array(r.notes.map { .string($0) }))]).serialized(pretty: true))
-            } else {
-                print("wrote \(r.output): \(r.frames) frames from \(r.segments) segments, \(r.bytes) bytes, in \(NumberText.fixed(r.seconds, places: 2)) s")
-                print("  audio: " + (r.audioTracks.isEmpty ? "none" : r.audioTracks.joined(separator: "; ")))
-                for n in r.notes { print("  note: \(n)") }
-            }
-        case .failure(let e):
-            throw failure("spatial-media concat", file: e.path.isEmpty ? (segments.first ?? "") : e.path, e, outputs: [output])
+        try runAndPrint("spatial-media concat", file: segments.first ?? "", outputs: [output], json: json) { () throws(ParseError) in
+            defer { line.end() }
+            return try Operations.concat(r, spelling: .flag, progress: { done, total in line.update(UInt64(done), UInt64(total)) }, cancellation: ConversionCancellation())
         }
     }
 }

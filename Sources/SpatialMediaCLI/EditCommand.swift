@@ -3,6 +3,7 @@ import BinaryIO
 import ISOBMFF
 import SpatialMedia
 import SystemSupport
+import SpatialOperations
 
 /// `spatial-media edit`: set, replace or remove the spatial metadata of an MV-HEVC movie, tag a frame-packed or
 /// projected movie (Apple's `vexu/pack`, `vexu/proj`), or convert Google spherical metadata to APMP and back.
@@ -40,71 +41,20 @@ struct Edit: ParsableCommand {
     func validate() throws {
         if output == nil && !inPlace { throw ValidationError("give -o OUT or --in-place") }
         if output != nil && inPlace { throw ValidationError("-o and --in-place exclude each other") }
-        if let h = hero, !["left", "right", "none"].contains(h) { throw ValidationError("--hero must be left, right or none") }
-        if let p = projection, !["rect", "hequ", "equi"].contains(p) { throw ValidationError("--projection must be rect, hequ or equi") }
-        if let p = packing, p != "side" && p != "over" { throw ValidationError("--packing must be side or over") }
-        if values.baseline == 0 {
-            printErr("warning: --baseline 0 is written as asked, but validate reports a zero baseline as an error (SV-VIDEO-016 for videos, SV-PHOTO-011 for photos): visionOS needs the real distance between the lenses")
-        }
-        if removeSpatial && (values.isGiven || hero != nil || projection != nil || packing != nil || toApmp || toGoogle) {
-            throw ValidationError("--remove-spatial cannot be combined with values")
-        }
-        if toApmp && toGoogle { throw ValidationError("--to-apmp and --to-google exclude each other") }
-        if (toApmp || toGoogle) && (values.isGiven || packing != nil) {
-            throw ValidationError("--to-apmp/--to-google take their values from the file (only --hero, and --projection with --to-apmp for a mesh, combine with them)")
-        }
-        if toGoogle && projection != nil { throw ValidationError("--to-google takes the projection from the file") }
     }
 
     func run() throws {
-        try Exit.checkOutputs("spatial-media edit", outputs: [("output", output)], inputs: [("input", file)])
-        if SpatialPhotoEditor.isHEIF(path: file) {
-            if hero != nil || projection != nil || packing != nil || toApmp || toGoogle || removeSpatial || faststart {
-                printErr("spatial-media edit: --hero, --projection, --packing, --to-apmp, --to-google, --remove-spatial and --faststart apply to videos; photos take --baseline, --hfov, --disparity")
-                throw ExitCode(Exit.usage)
-            }
-            guard let form = CameraPropertyForm(rawValue: cameraForm) else {
-                printErr("spatial-media edit: --camera-form must be apple, standard or both")
-                throw ExitCode(Exit.usage)
-            }
-            try editPhoto(path: file, output: inPlace ? nil : output, values: values, form: form, json: json)
-            return
-        }
-        var edit = SpatialVideoEdit()
-        edit.removeSpatial = removeSpatial
-        edit.set(try values.parameters("edit"))
-        switch hero {
-        case "left": edit.heroEye = .set(.left)
-        case "right": edit.heroEye = .set(.right)
-        case "none": edit.heroEye = .remove
-        default: break
-        }
-        if toApmp {
-            edit.spherical = .toAPMP(assume: projection.map { FourCC($0) })
-        } else if toGoogle {
-            edit.spherical = .toGoogle
-        } else {
-            if let p = projection { edit.projectionKind = .set(FourCC(p)) }
-            if let k = packing { edit.viewPacking = .set(FourCC(k)) }
-        }
-        if edit.isEmpty && !faststart {
-            printErr("spatial-media edit: nothing to do (give a value, --remove-spatial or --faststart)")
-            throw ExitCode(Exit.usage)
-        }
-        let result: SpatialEditResult
+        var r = EditRequest(path: file, output: output)
+        r.values = values.inputs
+        r.heroEye = hero; r.projection = projection; r.packing = packing
+        r.toAPMP = toApmp; r.toGoogle = toGoogle; r.removeSpatial = removeSpatial; r.faststart = faststart
+        r.form = cameraForm == "apple" ? nil : cameraForm
         let line = ProgressLine("rewriting")
-        do {
-            result = try SpatialVideoEditor.edit(path: file, output: output, inPlace: inPlace, edit: edit, faststart: faststart, progress: line.update)
-            line.end()
-        } catch {
-            line.end()
-            throw failure("spatial-media edit", file: file, error, outputs: [output])
+        let report = try runOperation("spatial-media edit", file: file, outputs: [output]) { () throws(ParseError) in
+            defer { line.end() }
+            return try Operations.edit(r, spelling: .flag, progress: line.update)
         }
-        if json {
-            print(result.json.serialized(pretty: true))
-        }
-        for c in result.changes { printErr("changed: \(c)") }
-        for w in result.warnings { printErr("warning: \(w)") }
-        printErr("\(result.strategy.rawValue): wrote \(result.bytesWritten) bytes to \(result.outputPath) (file size \(result.outputSize))")
+        if json { print(report.json.serialized(pretty: true)) }
+        for l in report.textLines { printErr(l) }
     }
 }

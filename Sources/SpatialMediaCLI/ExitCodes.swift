@@ -1,6 +1,7 @@
 import ArgumentParser
 import BinaryIO
 import SystemSupport
+import SpatialOperations
 
 /// The one map from what happened to the exit status, shown in `--help` and in the README.
 enum Exit {
@@ -13,7 +14,7 @@ enum Exit {
     static let table: [(code: Int32, meaning: String)] = [
         (ok, "success (validate/info/dump: no errors or warnings)"),
         (problems, "the input was read and problems were found (validate errors or warnings, info/dump diagnostics, a directory with no media to validate)"),
-        (unreadable, "an input could not be read, is damaged or truncated, or is not a supported kind; an output could not be written; or a library or program the work needs (x265, libde265, FFmpeg …) is missing"),
+        (unreadable, "an input could not be read, is damaged or truncated, or is not a supported kind; an output could not be written, or the written file failed the tool's own validator (nothing is left at the output); or a library or program the work needs (x265, libde265, FFmpeg …) is missing"),
         (usage, "usage error: unknown or conflicting options, a value out of range, an option that does not apply, an output that is an input or another output, an output extension that does not match what is written"),
         (130, "interrupted by SIGINT (143: by SIGTERM); nothing was written"),
     ]
@@ -70,23 +71,32 @@ extension ParseError {
     }
 }
 
-/// What a command writes, checked against the output's extension before any work (a mismatch is a usage error).
-enum OutputKind {
-    case heic, movie, mp4
+/// Checks an output's name against what a command writes (``/SpatialOperations/OutputKind``, the one wording for
+/// every command and shell); a mismatch is a usage error (exit 64).
+func checkOutputName(_ path: String, _ kind: OutputKind) throws {
+    do throws(ParseError) { try OutputKind.check(path, kind) } catch { throw ValidationError(error.message) }
+}
 
-    static func check(_ path: String, expected: OutputKind, flag: String?) throws {
-        let name = path.split(separator: "/").last.map(String.init) ?? path
-        let ext = name.contains(".") ? String(name.split(separator: ".").last ?? "").lowercased() : ""
-        switch expected {
-        case .heic:
-            guard ["heic", "heif"].contains(ext) else {
-                throw ValidationError("the output \(path) must be named .heic: a spatial photo is HEIC" + (["mov", "mp4"].contains(ext) ? " (the input is an image, so this is a photo conversion)" : ""))
-            }
-        case .movie:
-            if ext == "mp4" { throw ValidationError("the output \(path) is .mp4 but without --mp4 a QuickTime movie is written; add --mp4 or name it .mov") }
-            guard ext == "mov" else { throw ValidationError("the output \(path) must be named .mov (or .mp4 with --mp4): a spatial video is a movie") }
-        case .mp4:
-            guard ext == "mp4" else { throw ValidationError("the output \(path) must be named .mp4 with \(flag ?? "--mp4")") }
+/// Runs one job of the operations layer: a usage refusal of its planning step is printed as "COMMAND: message"
+/// (exit 64), any other failure through ``failure(_:file:_:outputs:)`` (exit 2, 130/143 when interrupted).
+func runOperation<T>(_ command: String, file: String, outputs: [String?], _ body: () throws(ParseError) -> T) throws -> T {
+    do throws(ParseError) {
+        return try body()
+    } catch {
+        if error.code == .invalidArgument && !Interruption.isRequested {
+            printErr("\(command): \(error.cliMessage)")
+            throw ExitCode(Exit.usage)
         }
+        throw failure(command, file: file, error, outputs: outputs)
     }
+}
+
+/// ``runOperation(_:file:outputs:_:)`` then ``printReport(_:json:)``: the whole of a command that runs one job.
+func runAndPrint(_ command: String, file: String, outputs: [String?], json: Bool, _ body: () throws(ParseError) -> OperationReport) throws {
+    printReport(try runOperation(command, file: file, outputs: outputs, body), json: json)
+}
+
+/// Prints an operation's report: its JSON, or its text lines.
+func printReport(_ report: OperationReport, json: Bool) {
+    if json { print(report.json.serialized(pretty: true)) } else { for l in report.textLines { print(l) } }
 }

@@ -3,6 +3,7 @@ import BinaryIO
 import SystemSupport
 import ISOBMFF
 import SpatialMedia
+import SpatialOperations
 
 /// `spatial-media fix`: safe repairs of the commonest breakages, each listed, nothing else touched.
 struct Fix: ParsableCommand {
@@ -11,7 +12,7 @@ struct Fix: ParsableCommand {
         discussion: """
         hev1 → hvc1 moves the parameter sets (VPS/SPS/PPS) from the samples into hvcC/lhvC when they never change \
         within the stream (otherwise the entry is kept and the reason printed). moov is moved before mdat. A stereo \
-        track with vexu but no hero eye gets one (the base layer's eye, or --hero); a rectilinear stereo track without hfov gets \
+        track with vexu but no hero eye gets one (left, or --hero); a rectilinear stereo track without hfov gets \
         --hfov when given. Every repair is listed; sample data of other tracks and every other box are kept. \
         Exit code 0 when nothing is left to repair, 1 when something could not be repaired, 2 when the input \
         cannot be read or is not a movie.
@@ -21,40 +22,23 @@ struct Fix: ParsableCommand {
     @Option(name: .shortAndLong, help: "Output file (written atomically).") var output: String?
     @Flag(help: "Repair the input file itself (atomic rewrite).") var inPlace = false
     @Option(parsing: .unconditional, help: "Horizontal field of view in degrees to add where a stereo track has none.") var hfov: Double?
-    @Option(help: "Hero eye to add where a stereo track has none: left or right (default: the eye of the base layer).") var hero: String?
+    @Option(help: "Hero eye to add where a stereo track has none: left (default) or right.") var hero: String = "left"
     @Flag(help: "Print JSON to standard output.") var json = false
 
     func validate() throws {
         if output == nil && !inPlace { throw ValidationError("give -o OUT or --in-place") }
         if output != nil && inPlace { throw ValidationError("-o and --in-place exclude each other") }
-        if let hero, hero != "left" && hero != "right" { throw ValidationError("--hero must be left or right") }
     }
 
     func run() throws {
-        try Exit.checkOutputs("spatial-media fix", outputs: [("output", output)], inputs: [("input", file)])
-        var o = RepairOptions()
-        o.heroEye = hero.map { $0 == "right" ? .right : .left }
-        if let h = hfov {
-            do { o.horizontalFieldOfViewMillidegrees = try SpatialUnits.millidegrees(fromDegrees: h) } catch {
-                printErr("spatial-media fix: \(error.message)")
-                throw ExitCode(Exit.usage)
-            }
-        }
-        let r: RepairResult
-        do {
-            r = try MovieRepair.fix(path: file, output: output, inPlace: inPlace, options: o)
-        } catch {
-            throw failure("spatial-media fix", file: file, error, outputs: [output])
-        }
-        if json { print(r.json.serialized(pretty: true)) }
-        for x in r.repairs { printErr("repaired: \(x)") }
-        for x in r.notRepaired { printErr("not repaired: \(x)") }
-        for x in r.notes { printErr("note: \(x)") }
-        if r.repairs.isEmpty {
-            printErr("nothing repaired; nothing written" + (r.notRepaired.isEmpty ? " (no breakage of the kinds fix repairs)" : ""))
-        } else {
-            printErr("wrote \(r.bytesWritten) bytes to \(r.outputPath)")
-        }
-        if !r.notRepaired.isEmpty { throw ExitCode(Exit.problems) }
+        var r = FixRequest(path: file, output: output)
+        r.hfovDegrees = hfov
+        r.heroEye = hero
+        let report = try runOperation("spatial-media fix", file: file, outputs: [output]) { () throws(ParseError) in try Operations.fix(r, spelling: .flag) }
+        if json { print(report.json.serialized(pretty: true)) }
+        for l in report.lines { printErr(l) }
+        printErr(report.headline)
+        if !report.outputs.isEmpty { printErr(report.check.line) }
+        if case .array(let left)? = report.fields.first(where: { $0.0 == "not_repaired" })?.1, !left.isEmpty { throw ExitCode(Exit.problems) }
     }
 }

@@ -13,6 +13,7 @@ import SpatialMedia
 import SystemSupport
 import ImageFormats
 import MediaDecode
+import SpatialOperations
 
 /// `spatial-media convert`: side-by-side / top-bottom images, MPO files and left/right pairs → spatial photo;
 /// SBS / top-bottom / two-file 3D video (Y4M, MP4/MOV, anything ffmpeg reads) → spatial video (MV-HEVC).
@@ -23,11 +24,10 @@ struct ConvertPhoto: ParsableCommand {
         discussion: """
         Photos: SBS/TB JPEG, PNG or HEIC, an MPO file, or --left/--right image files → .heic. \
         Defaults, printed with every conversion so a guess is never mistaken for a measurement: \
-        baseline = MPO BaselineLength when plausible (10–100 mm), else 64 mm; horizontal field of view = from EXIF \
+        baseline = MPO BaselineLength when present, else 64 mm; horizontal field of view = from EXIF \
         (FocalLengthIn35mmFilm, or FocalLength with FocalPlaneXResolution) when present, else 60°; \
         disparity adjustment 0 %; layout auto = side-by-side when the image is at least as wide as tall; \
-        quality 80 (x265 CRF 16). A picture whose halves do not measure as a stereo pair is refused (--force \
-        converts it anyway); a spatial photo is read as its two eyes with its calibration. An odd SBS width drops the middle column. EXIF of the source is kept.
+        quality 80 (x265 CRF 16). An odd SBS width drops the middle column. EXIF of the source is kept.
 
         Videos (INPUT .y4m, "-" for Y4M on standard input, .mp4/.mov/.mkv/…, or --left/--right video files) → \
         .mov (or .mp4 with --mp4): both eyes encoded at once by x265 with identical fixed GOPs (8-bit 4:2:0, \
@@ -62,7 +62,6 @@ struct ConvertPhoto: ParsableCommand {
     @Flag(help: "Rectify one eye onto the other (vertical offset, roll, focal scale, keystone; one warp), crop both to the common area around the centre; prints before/after figures. Photos: the right eye. Videos: the non-hero eye, one warp per shot (estimated on sampled frames), one crop for the whole clip.") var align = false
     @Flag(help: "Set the disparity adjustment from the measured disparity so the nearest content sits just behind the window (videos: one value for the clip).") var autoDisparity = false
     @Flag(help: "Print the report as JSON.") var json = false
-    @Flag(help: "Photo: convert a frame-packed picture even when no stereo pair is measured in it (the layout is vouched for).") var force = false
     // Video options.
     @Option(help: "Video: x265 constant rate factor of the hero eye, 0…51 (default 23); the other eye follows --eye-quality.") var crf: Double?
     @Option(help: "Video: average bitrate of both eyes together in kbit/s (instead of --crf), split between the eyes by --eye-quality.") var bitrate: Int?
@@ -88,227 +87,42 @@ struct ConvertPhoto: ParsableCommand {
     @Flag(help: "Video: put moov before mdat.") var faststart = false
     @Option(help: "Video (debug): also write each eye's single-layer HEVC as PREFIX-left.hevc / PREFIX-right.hevc.") var keepStreams: String?
 
-    var isVideo: Bool {
-        if let input { return VideoInputs.isVideo(input) }
-        if let left, let right { return VideoInputs.isVideo(left) && VideoInputs.isVideo(right) }
-        return false
-    }
+    @Flag(help: "Refuse to write when the source shows a geometry fault (by default a warning naming the option that fixes it).") var strict = false
+    @Flag(help: "Photo: convert a frame-packed picture even when no stereo pair is measured in it (the layout is vouched for).") var force = false
 
-    /// Options given that only videos take, and those only photos take (flag spelling).
-    var videoOnlyOptions: [String] {
-        var o: [String] = []
-        if crf != nil { o.append("--crf") }
-        if bitrate != nil { o.append("--bitrate") }
-        if qp != nil { o.append("--qp") }
-        if segment != nil { o.append("--segment") }
-        if eyeQuality != nil { o.append("--eye-quality") }
-        if maxBitrate != nil { o.append("--max-bitrate") }
-        if vbvBufsize != nil { o.append("--vbv-bufsize") }
-        if applePreset != nil { o.append("--apple-preset") }
-        if encodePath != nil { o.append("--encode-path") }
-        if preset != nil { o.append("--preset") }
-        if keyint != nil { o.append("--keyint") }
-        if bframes != nil { o.append("--bframes") }
-        if audio != nil { o.append("--audio") }
-        if audioFrom != nil { o.append("--audio-from") }
-        if noAudio { o.append("--no-audio") }
-        if hero != nil { o.append("--hero") }
-        if fps != nil { o.append("--fps") }
-        if decoder != nil { o.append("--decoder") }
-        if threadsPerEye != nil { o.append("--threads-per-eye") }
-        if spsForm != nil { o.append("--sps-form") }
-        if mp4 { o.append("--mp4") }
-        if faststart { o.append("--faststart") }
-        if keepStreams != nil { o.append("--keep-streams") }
-        return o
+    /// The request these flags make: a translation, nothing more (defaults, routing and checks are the library's, ``ConvertPlan``).
+    var request: ConvertRequest {
+        var r = ConvertRequest(input: input, left: left, right: right, output: output)
+        r.layout = layout == "auto" ? nil : layout
+        r.halfResolution = half ? true : nil
+        r.swapEyes = swapEyes ? true : nil
+        r.values = values.inputs
+        r.align = align ? true : nil
+        r.autoDisparity = autoDisparity ? true : nil
+        r.strict = strict ? true : nil
+        r.force = force ? true : nil
+        r.quality = quality; r.bitDepth = bitDepth; r.form = form
+        r.crf = crf; r.bitrate = bitrate; r.eyeQuality = eyeQuality; r.maxBitrate = maxBitrate; r.vbvBufsize = vbvBufsize
+        r.applePreset = applePreset; r.encodePath = encodePath; r.qp = qp; r.segment = segment; r.preset = preset
+        r.keyint = keyint; r.bframes = bframes; r.audio = audio; r.audioFrom = audioFrom; r.heroEye = hero
+        r.noAudio = noAudio ? true : nil
+        r.frameRate = fps; r.decoder = decoder; r.threadsPerEye = threadsPerEye; r.layerSps = spsForm
+        r.container = mp4 ? "mp4" : nil
+        r.faststart = faststart ? true : nil
+        r.keepStreams = keepStreams
+        return r
     }
-    var photoOnlyOptions: [String] {
-        var o: [String] = []
-        if quality != nil { o.append("--quality") }
-        if bitDepth != nil { o.append("--bit-depth") }
-        if form != nil { o.append("--form") }
-        if half { o.append("--half") }
-        if force { o.append("--force") }
-        return o
-    }
-
-    func validate() throws {
-        if input == nil && (left == nil || right == nil) { throw ValidationError("give INPUT, or both --left and --right") }
-        if input != nil && (left != nil || right != nil) { throw ValidationError("give INPUT or --left/--right, not both") }
-        if isVideo {
-            if (align || autoDisparity) && input == "-" { throw ValidationError("--align and --auto-disparity read the input twice (estimate, then convert): give a file, not standard input") }
-            if (align || autoDisparity) && segment != nil { throw ValidationError("--align and --auto-disparity decide one crop and one disparity for the whole clip: convert it whole, not with --segment") }
-            if autoDisparity && values.disparity != nil { throw ValidationError("give --disparity or --auto-disparity, not both") }
-            let photoOnly = photoOnlyOptions
-            if !photoOnly.isEmpty {
-                throw ValidationError("\(photoOnly.joined(separator: ", ")) apply to photos only" + (half ? "; for a video with squeezed eyes use --layout half-sbs or half-tb" : "")
-                                      + (bitDepth != nil ? "; spatial video (Multiview Main) is always 8-bit" : "") + (quality != nil ? "; video quality is --crf or --bitrate" : ""))
-            }
-            if layout != "auto" && StereoVideoLayout(rawValue: layout) == nil { throw ValidationError("--layout must be sbs, tb, half-sbs or half-tb for a video") }
-            if [crf != nil, bitrate != nil, qp != nil].filter({ $0 }).count > 1 { throw ValidationError("give one of --crf, --bitrate and --qp") }
-            if let q = qp, !(0...51).contains(q) { throw ValidationError("--qp must be between 0 and 51") }
-            if let s = segment, VideoSegment.parse(s) == nil { throw ValidationError("--segment must be K/N with 1 ≤ K ≤ N, e.g. 2/4") }
-            if segment != nil && input == "-" { throw ValidationError("--segment needs an input file, not standard input") }
-            if let c = crf, !(0...51).contains(c) { throw ValidationError("--crf must be between 0 and 51") }
-            if let b = bitrate, !(2...480_000).contains(b) { throw ValidationError("--bitrate must be 2…480000 (kbit/s, both eyes together)") }
-            if let q = eyeQuality, EyeQuality(argument: q) == nil { throw ValidationError("--eye-quality must be auto, asymmetric, asymmetric:N (N 0…\(NumberText.fixed(EyeQuality.maximumCRFOffset, places: 0)) CRF steps) or equal") }
-            if let m = maxBitrate, m <= 0 { throw ValidationError("--max-bitrate must be positive (kbit/s)") }
-            if let b = vbvBufsize, b <= 0 { throw ValidationError("--vbv-bufsize must be positive (kbit)") }
-            if vbvBufsize != nil && maxBitrate == nil && applePreset == nil { throw ValidationError("--vbv-bufsize needs --max-bitrate") }
-            if let b = bitrate, let m = maxBitrate, b > m { throw ValidationError("--bitrate \(b) is above --max-bitrate \(m)") }
-            if let e = encodePath, EncodePath(rawValue: e) == nil { throw ValidationError("--encode-path must be one of \(EncodePath.allCases.map(\.rawValue).joined(separator: ", "))") }
-            if let a = applePreset, PublishingPreset(rawValue: a) == nil { throw ValidationError("--apple-preset must be one of \(PublishingPreset.allCases.map(\.rawValue).joined(separator: ", "))") }
-            if let a = audio, !["copy", "none"].contains(a) { throw ValidationError("--audio must be copy or none") }
-            if let h = hero, !["left", "right"].contains(h) { throw ValidationError("--hero must be left or right") }
-            if let d = decoder, VideoConversionOptions.Decoder(rawValue: d) == nil { throw ValidationError("--decoder must be auto or ffmpeg") }
-            if let f = fps, FrameRate.parse(f) == nil { throw ValidationError("--fps must be a positive number or NUM/DEN, e.g. 30 or 30000/1001") }
-            if let k = keyint, k < 1 { throw ValidationError("--keyint must be at least 1") }
-            if let b = bframes, !(0...16).contains(b) { throw ValidationError("--bframes must be 0…16") }
-            if let f = spsForm, LayerSPSForm(rawValue: f) == nil { throw ValidationError("--sps-form must be multilayer or full") }
-            if let t = threadsPerEye, !(1...64).contains(t) { throw ValidationError("--threads-per-eye must be 1…64") }
-            if let p = preset, !SplitPhoto.presets.contains(p) { throw ValidationError("--preset must be one of \(SplitPhoto.presets.joined(separator: ", "))") }
-            try OutputKind.check(output, expected: mp4 ? .mp4 : .movie, flag: mp4 ? "--mp4" : nil)
-            return
-        }
-        let videoOnly = videoOnlyOptions
-        if !videoOnly.isEmpty { throw ValidationError("\(videoOnly.joined(separator: ", ")) apply to videos only; \(input ?? left ?? "the input") is converted as a photo") }
-        if StereoLayout(rawValue: layout) == nil {
-            throw ValidationError("--layout must be sbs, tb or auto for a photo" + (layout.hasPrefix("half-") ? " (squeezed eyes: --half with --layout sbs or tb)" : ""))
-        }
-        if let d = bitDepth, d != 8 && d != 10 { throw ValidationError("--bit-depth must be 8 or 10") }
-        if let q = quality, !(0...100).contains(q) { throw ValidationError("--quality must be between 0 and 100") }
-        if let f = form, CameraPropertyForm(rawValue: f) == nil { throw ValidationError("--form must be one of \(CameraPropertyForm.allCases.map(\.rawValue).joined(separator: ", "))") }
-        try OutputKind.check(output, expected: .heic, flag: nil)
-        if autoDisparity && values.disparity != nil { throw ValidationError("give --disparity or --auto-disparity, not both") }
-    }
-
 
     func run() throws {
-        try Exit.checkOutputs("spatial-media convert", outputs: [("output", output), ("--keep-streams left stream", keepStreams.map { $0 + "-left.hevc" }), ("--keep-streams right stream", keepStreams.map { $0 + "-right.hevc" })],
-                              inputs: [("input", input), ("--left input", left), ("--right input", right), ("--audio-from input", audioFrom)])
-        if isVideo { try runVideo(); return }
-        var o = PhotoConversionOptions()
-        o.layout = StereoLayout(rawValue: layout) ?? .auto
-        o.halfResolution = half
-        o.swapEyes = swapEyes
-        o.stereo = try values.parameters("convert")
-        o.quality = quality ?? PhotoEncoding.defaultQuality
-        o.bitDepth = bitDepth ?? 8
-        o.form = form.flatMap { CameraPropertyForm(rawValue: $0) } ?? .apple
-        o.force = force
-        if let e = perform(o) {
-            throw failure("spatial-media convert", file: input ?? left ?? "", e, outputs: [output])
-        }
-    }
-
-    func perform(_ o: PhotoConversionOptions) -> ParseError? {
-        do throws(ParseError) {
-            var pair: StereoPair
-            if let input { pair = try StereoImages.load(input, packing: o.packing) }
-            else { pair = try StereoImages.load(left: left ?? "", right: right ?? "", limits: o.limits) }
-            var o = o
-            if o.swapEyes { swap(&pair.left, &pair.right); pair.notes.append("eyes swapped (--swap-eyes)"); o.swapEyes = false }
-            try GeometryCheck.prepare(&pair, options: &o, align: align, autoDisparity: autoDisparity, json: json)
-            let report = try PhotoConverter.convert(pair, options: o, to: output)
-            if json {
-                let j = JSON.object([
-                    ("output", .string(output)), ("source", .string(pair.sourceDescription)),
-                    ("width", .uint(UInt64(report.width))), ("height", .uint(UInt64(report.height))),
-                    ("baseline_mm", .double(report.baselineMM)), ("baseline_source", .string(report.baselineSource)),
-                    ("hfov_degrees", .double(report.hfovDegrees)), ("hfov_source", .string(report.hfovSource)),
-                    ("disparity_percent", .double(report.disparityPercent)), ("disparity_source", .string(report.disparitySource)),
-                    ("quality", .uint(UInt64(report.quality))), ("bytes", .uint(UInt64(report.bytes))),
-                    ("notes", .array(report.notes.map { .string($0) })),
-                ])
-                print(j.serialized(pretty: true))
-            } else {
-                print("\(output): spatial photo from \(pair.sourceDescription), \(report.bytes) bytes")
-                for l in report.lines { print("  \(l)") }
-            }
-            return nil
-        } catch {
-            return error
-        }
-    }
-}
-
-extension ConvertPhoto {
-    func runVideo() throws {
-        var o = VideoConversionOptions()
-        o.layout = StereoVideoLayout(rawValue: layout) ?? .sbs
-        o.swapEyes = swapEyes
-        if let b = bitrate { o.rateControl = .bitrate(kbps: b) } else if let q = qp { o.rateControl = .qp(q) } else { o.rateControl = .crf(crf ?? VideoConversionOptions.defaultCRF) }
-        o.eyeQuality = eyeQuality.flatMap { EyeQuality(argument: $0) } ?? .standard
-        o.maxBitrateKbps = maxBitrate
-        o.vbvBufferKbit = vbvBufsize
-        o.publishing = applePreset.flatMap { PublishingPreset(rawValue: $0) }
-        o.encodePath = encodePath.flatMap { EncodePath(rawValue: $0) } ?? .auto
-        o.segment = segment.flatMap(VideoSegment.parse)
-        o.preset = preset ?? "medium"
-        o.keyint = keyint
-        o.bframes = bframes ?? 3
-        o.stereo = try values.parameters("convert", hero: hero == "right" ? .right : .left)
-        o.audio = audio == "none" || noAudio ? .none : .copy
-        o.audioFrom = audioFrom
-        o.fps = fps.flatMap(FrameRate.parse)
-        o.decoder = decoder.flatMap { VideoConversionOptions.Decoder(rawValue: $0) } ?? .auto
-        o.poolThreadsPerEye = threadsPerEye
-        o.container = mp4 ? .mp4 : .mov
-        o.faststart = faststart
-        o.keepStreamsPrefix = keepStreams
-        o.layerSPSForm = spsForm.flatMap { LayerSPSForm(rawValue: $0) } ?? .multilayer
-        o.align = align
-        o.autoDisparity = autoDisparity
-        if !align && !autoDisparity { o.geometryCheck = GeometryCheck.video(o) }
-        let videoInput: VideoInput = input.map { .packed($0) } ?? .pair(left: left ?? "", right: right ?? "")
-        let cancel = ConversionCancellation()
         let line = ProgressLine("converting")
-        let result: Result<VideoConversionReport, ParseError>
-        do throws(ParseError) {
-            let r = try VideoConverter.convert(videoInput, to: output, options: o, cancellation: cancel) { p in
-                line.frames(p.frames, of: p.totalFrames, fps: p.framesPerSecond, eta: p.etaSeconds, label: p.estimating ? "estimating geometry (--align)" : nil)
+        let events = OperationEvents(message: { printErr("spatial-media convert: \($0)") }, progress: { p in
+            if let frames = p.frames {
+                line.frames(frames, of: p.totalFrames, fps: p.framesPerSecond ?? 0, eta: p.etaSeconds, label: p.stage == "encode" ? nil : p.stage)
             }
-            result = .success(r)
-        } catch { result = .failure(error) }
-        line.end()
-        switch result {
-        case .success(let r):
-            if json {
-                let j = JSON.object([
-                    ("output", .string(r.output)), ("source", .string(r.source)), ("frames", .uint(UInt64(r.frames))),
-                    ("eye_width", .uint(UInt64(r.eyeWidth))), ("eye_height", .uint(UInt64(r.eyeHeight))),
-                    ("fps", .string("\(r.fpsNum)/\(r.fpsDen)")), ("bytes", .uint(r.bytes)),
-                    ("layer0_bytes", .uint(UInt64(r.layer0Bytes))), ("layer1_bytes", .uint(UInt64(r.layer1Bytes))),
-                    ("baseline_mm", .double(r.baselineMM)), ("baseline_source", .string(r.baselineSource)),
-                    ("hfov_degrees", .double(r.hfovDegrees)), ("hfov_source", .string(r.hfovSource)),
-                    ("disparity_percent", .double(r.disparityPercent)), ("disparity_source", .string(r.disparitySource)),
-                    ("hero", .string(r.heroIsLeft ? "left" : "right")), ("audio", .array(r.audioTracks.map { .string($0) })),
-                    ("encoder", .string(r.encoder)), ("encode_path", .string(r.encodePath)), ("seconds", .double(r.seconds)), ("own_cpu_seconds", .double(r.ownCPUSeconds)),
-                    ("process_cpu_seconds", .double(r.processCPUSeconds)), ("peak_rss_bytes", .uint(r.peakRSSBytes)),
-                    ("notes", .array(r.notes.map { .string($0) })),
-                    ("alignment", r.alignment.map { a in JSON.object([
-                        ("shots", .uint(UInt64(a.shots.count))), ("warped_shots", .uint(UInt64(a.shots.filter(\.warped).count))),
-                        ("crop_width", .uint(UInt64(a.crop.width))), ("crop_height", .uint(UInt64(a.crop.height))),
-                        ("before_median_abs_dy", a.beforeMedian.map { .double($0) } ?? .null), ("before_p95_abs_dy", a.beforeP95.map { .double($0) } ?? .null),
-                        ("after_median_abs_dy", a.afterMedian.map { .double($0) } ?? .null), ("after_p95_abs_dy", a.afterP95.map { .double($0) } ?? .null),
-                        ("lines", .array(a.lines.map { .string($0) })),
-                    ]) } ?? .null),
-                    ("geometry_check", r.geometryCheck.map { g in JSON.object([
-                        ("frames", .array(g.frames.map { .uint(UInt64($0)) })),
-                        ("faults", .array(g.warnings.map { w in JSON.object([
-                            ("rule", .string(w.warning.ruleID)), ("severity", .string(w.warning.severity)), ("message", .string(w.warning.message)),
-                            ("frames", .array(w.frames.map { .uint(UInt64($0)) })), ("fixes", .array(w.warning.fixes.map { .string($0) })),
-                        ]) })),
-                        ("fixes", .array(g.fixes.map { .string($0) })), ("cpu_seconds", .double(g.cpuSeconds)),
-                    ]) } ?? .null),
-                ])
-                print(j.serialized(pretty: true))
-            } else {
-                print("\(output): spatial video, \(r.lines[0])")
-                for l in r.lines.dropFirst() { print("  \(l)") }
-            }
-        case .failure(let e):
-            throw failure("spatial-media convert", file: input ?? left ?? "", e, outputs: [output, keepStreams.map { $0 + "-left.hevc" }, keepStreams.map { $0 + "-right.hevc" }])
+        })
+        try runAndPrint("spatial-media convert", file: input ?? left ?? "", outputs: [output], json: json) { () throws(ParseError) in
+            defer { line.end() }
+            return try Operations.convert(request, spelling: .flag, events: events, cancellation: ConversionCancellation())
         }
     }
 }
@@ -339,61 +153,19 @@ struct SplitPhoto: ParsableCommand {
     @Flag(help: "Video: leave the audio out.") var noAudio = false
     @Option(help: "Photo: JPEG (1…100) or HEIC (0…100) quality.") var quality: Int?
 
-    func validate() throws {
-        if left == nil && right == nil && sbs == nil && ou == nil { throw ValidationError("give --left/--right, --sbs or --ou") }
-        if [sbs != nil, ou != nil, left != nil || right != nil].filter({ $0 }).count > 1 {
-            throw ValidationError("give one of --sbs, --ou, or --left/--right")
-        }
-        if let c = crf, !(0...51).contains(c) { throw ValidationError("--crf must be between 0 and 51") }
-        if let p = preset, !Self.presets.contains(p) { throw ValidationError("--preset must be one of \(Self.presets.joined(separator: ", "))") }
-        if copy && (crf != nil || preset != nil) { throw ValidationError("--copy does not re-encode: leave out --crf and --preset") }
-    }
-
-    static let presets = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow", "placebo"]
+    static let presets = X265Presets.names
 
     func run() throws {
-        try Exit.checkOutputs("spatial-media split", outputs: [("--left output", left), ("--right output", right), ("--sbs output", sbs), ("--ou output", ou)], inputs: [("input", input)])
-        if FileProbe.kind(of: input) == .movie { try runVideo(); return }
-        let videoOnly = [ou != nil ? "--ou" : nil, half ? "--half" : nil, copy ? "--copy" : nil, crf != nil ? "--crf" : nil,
-                         preset != nil ? "--preset" : nil, noAudio ? "--no-audio" : nil].compactMap { $0 }
-        if !videoOnly.isEmpty {
-            printErr("spatial-media split: \(input): \(videoOnly.joined(separator: ", ")) apply to videos only; this is a photo")
-            throw ExitCode(Exit.usage)
-        }
-        let result: ParseError?
-        do throws(ParseError) {
-            try PhotoSplitter.split(input, left: left, right: right, sbs: sbs, quality: quality)
-            result = nil
-        } catch { result = error }
-        if let e = result {
-            throw failure("spatial-media split", file: input, e, outputs: [left, right, sbs])
-        }
-        for p in [left, right, sbs].compactMap({ $0 }) { print("wrote \(p)") }
-    }
-
-    func runVideo() throws {
-        if quality != nil {
-            printErr("spatial-media split: \(input): --quality applies to photos; for videos use --crf")
-            throw ExitCode(Exit.usage)
-        }
-        let target: VideoSplitTarget = sbs.map { .sideBySide($0) } ?? ou.map { .overUnder($0) } ?? .eyes(left: left, right: right)
-        var o = VideoSplitOptions(target: target)
-        o.half = half
-        o.copy = copy
-        if let c = crf { o.crf = c }
-        if let p = preset { o.preset = p }
-        o.audio = !noAudio
+        var r = SplitRequest(input: input)
+        r.left = left; r.right = right; r.sbs = sbs; r.ou = ou
+        r.half = half; r.copy = copy; r.crf = crf; r.preset = preset; r.noAudio = noAudio; r.quality = quality
         let line = ProgressLine("split")
-        let result: Result<VideoSplitReport, ParseError>
-        do throws(ParseError) {
-            result = .success(try VideoSplitter.split(input, options: o) { p in line.frames(p.frames, of: p.totalFrames, fps: p.framesPerSecond, eta: p.etaSeconds) })
-        } catch { result = .failure(error) }
-        line.end()
-        switch result {
-        case .success(let r):
-            for l in r.lines { print(l) }
-        case .failure(let e):
-            throw failure("spatial-media split", file: input, e, outputs: [left, right, sbs, ou])
+        let events = OperationEvents(progress: { p in
+            if let frames = p.frames { line.frames(frames, of: p.totalFrames, fps: p.framesPerSecond ?? 0, eta: p.etaSeconds) }
+        })
+        try runAndPrint("spatial-media split", file: input, outputs: [left, right, sbs, ou], json: false) { () throws(ParseError) in
+            defer { line.end() }
+            return try Operations.split(r, spelling: .flag, events: events, cancellation: ConversionCancellation())
         }
     }
 }

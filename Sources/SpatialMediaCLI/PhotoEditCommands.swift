@@ -3,6 +3,7 @@ import BinaryIO
 import ISOBMFF
 import SpatialMedia
 import SystemSupport
+import SpatialOperations
 
 /// The one table of defaults (``StereoParameters/defaults``) in the units the command line speaks. Printed whenever used.
 enum PhotoDefaults {
@@ -17,6 +18,9 @@ struct StereoValueOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: "Camera baseline in millimetres (e.g. 64).") var baseline: Double?
     @Option(parsing: .unconditional, help: "Horizontal field of view in degrees (e.g. 63.4).") var hfov: Double?
     @Option(parsing: .unconditional, help: "Horizontal disparity adjustment in percent of the image width (e.g. 2 or -1.5).") var disparity: Double?
+
+    /// The three values as a request takes them (the library converts and checks them).
+    var inputs: StereoValueInputs { StereoValueInputs(baselineMillimetres: baseline, hfovDegrees: hfov, disparityPercent: disparity) }
 
     /// At least one of the three is given.
     var isGiven: Bool { baseline != nil || hfov != nil || disparity != nil }
@@ -52,57 +56,13 @@ struct Combine: ParsableCommand {
     @Flag(help: "Swap the eyes.") var swapEyes = false
     @Flag(help: "Print JSON to standard output.") var json = false
 
-    func validate() throws {
-        guard CameraPropertyForm(rawValue: cameraForm) != nil else { throw ValidationError("--camera-form must be apple, standard or both") }
-        if (leftItem == nil) != (rightItem == nil) { throw ValidationError("give both --left-item and --right-item, or neither") }
-        if right != nil && leftItem != nil { throw ValidationError("--left-item/--right-item apply to a single input") }
-        try OutputKind.check(output, expected: .heic, flag: nil)
-    }
-
     func run() throws {
-        try Exit.checkOutputs("spatial-media combine", outputs: [("output", output)], inputs: [("left input", left), ("right input", right)])
-        let form = CameraPropertyForm(rawValue: cameraForm) ?? .apple
-        var edit = try values.parameters("combine")
-        // An input that is already a spatial photo, or two eyes that carry their camera (split keeps it), keeps its
-        // calibration where no new value is given.
-        let (filled, kept) = SpatialPhotoEditor.fillingDefaults(edit, combiningLeft: left, right: right)
-        edit = filled
-        for k in kept { printErr("note: kept the input's \(k)") }
-        if values.baseline == nil && edit.baselineMicrometres != nil { printErr("note: baseline \(PhotoDefaults.baselineMM) mm is a default, not a measurement (set --baseline)") }
-        if values.hfov == nil && edit.horizontalFieldOfViewMillidegrees != nil { printErr("note: horizontal field of view \(PhotoDefaults.hfovDegrees)° is a default, not a measurement (set --hfov)") }
-        let result: PhotoEditResult
-        do {
-            if let right {
-                result = try SpatialPhotoEditor.combine(leftPath: left, rightPath: right, stereo: edit, form: form, output: output)
-            } else {
-                result = try SpatialPhotoEditor.combine(path: left, leftItem: leftItem, rightItem: rightItem, swapEyes: swapEyes, stereo: edit, form: form, output: output)
-            }
-        } catch {
-            throw failure("spatial-media combine", file: left, error, outputs: [output])
+        var r = CombineRequest(left: left, right: right, output: output)
+        r.leftItem = leftItem; r.rightItem = rightItem; r.swapEyes = swapEyes
+        r.values = values.inputs
+        r.form = cameraForm
+        try runAndPrint("spatial-media combine", file: left, outputs: [output], json: json) { () throws(ParseError) in
+            try Operations.combine(r, spelling: .flag)
         }
-        report(result, json: json)
-    }
-}
-
-func report(_ r: PhotoEditResult, json: Bool) {
-    if json {
-        print(JSON.object([("output", .string(r.output)), ("left_item", .uint(UInt64(r.leftItemID))), ("right_item", .uint(UInt64(r.rightItemID))),
-                           ("changes", .array(r.changes.map { .string($0) })), ("bytes_written", .uint(r.bytesWritten))]).serialized(pretty: true))
-    }
-    for c in r.changes { printErr("changed: \(c)") }
-    printErr("wrote \(r.bytesWritten) bytes to \(r.output) (left item \(r.leftItemID), right item \(r.rightItemID))")
-}
-
-/// `edit` on a spatial photo: the same value options as for video.
-func editPhoto(path: String, output: String?, values: StereoValueOptions, form: CameraPropertyForm, json: Bool) throws {
-    let edit = try values.parameters("edit")
-    if edit.isEmpty {
-        printErr("spatial-media edit: nothing to do (give --baseline, --hfov or --disparity)")
-        throw ExitCode(Exit.usage)
-    }
-    do {
-        report(try SpatialPhotoEditor.edit(path: path, output: output, stereo: edit, form: form), json: json)
-    } catch {
-        throw failure("spatial-media edit", file: path, error, outputs: [output])
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import BinaryIO
 import SystemSupport
+import SpatialOperations
 import HEVC
 import SpatialMedia
 
@@ -20,36 +21,27 @@ struct Assemble: ParsableCommand {
     @Option(name: .shortAndLong, help: "Output movie (.mov, or .mp4 with --mp4).") var output: String
     @OptionGroup var values: StereoValueOptions
     @Option(help: "Hero eye: left or right.") var hero: String = "left"
-    @Option(help: "Frame rate (default: the base stream's VUI timing, else 30).") var fps: Double?
+    @Option(help: "Frame rate (default: the base stream's VUI timing, else 30).") var fps: String?
     @Flag(help: "Write an MP4 (ftyp mp42) instead of QuickTime.") var mp4 = false
     @Flag(help: "Put moov before mdat.") var faststart = false
     @Flag(help: "Make the right eye the base layer (layer 0).") var rightBase = false
     @Option(help: "Layer-1 SPS form: full (lossless, default) or multilayer (Apple's form).") var spsForm: String = "full"
+    @Flag(help: "Print the report as JSON.") var json = false
 
-    func validate() throws {
-        if !["left", "right"].contains(hero) { throw ValidationError("--hero must be left or right") }
-        if LayerSPSForm(rawValue: spsForm) == nil { throw ValidationError("--sps-form must be full or multilayer") }
-        if let f = fps, !(f > 0 && f <= 1000) { throw ValidationError("--fps must be in (0, 1000]") }
-        try OutputKind.check(output, expected: mp4 ? .mp4 : .movie, flag: "--mp4")
-    }
-
+    /// The same job as `convert --left A.hevc --right B.hevc` (the operations layer's raw-stream route), with this
+    /// command's spelling: the base layer is named by --right-base rather than following the hero eye.
     func run() throws {
-        try Exit.checkOutputs("spatial-media assemble", outputs: [("output", output)], inputs: [("left stream", left), ("right stream", right)])
-        var mux = SpatialVideoMuxOptions()
-        var assembly = MVHEVCAssemblyOptions()
-        assembly.baseIsLeft = !rightBase
-        assembly.layerSPSForm = LayerSPSForm(rawValue: spsForm) ?? .full
-        mux.stereo = try values.parameters("assemble", hero: hero == "right" ? .right : .left).filled()
-        do {
-            mux.container = mp4 ? .mp4 : .mov
-            mux.faststart = faststart
-            if let f = fps, let r = FrameRate.fraction(f) {
-                mux.frameRateNum = UInt32(r.num); mux.frameRateDen = UInt32(r.den)
-            }
-            let r = try SpatialVideoAssembler.assemble(left: left, right: right, output: output, assembly: assembly, mux: mux)
-            print("wrote \(output): \(r.samples) frames (\(r.syncSamples) sync), timescale \(r.timescale), \(r.bytesWritten) bytes")
-        } catch {
-            throw failure("spatial-media assemble", file: left, error, outputs: [output])
+        var r = ConvertRequest(left: left, right: right, output: output)
+        r.values = values.inputs
+        r.heroEye = hero
+        r.frameRate = fps
+        r.container = mp4 ? "mp4" : nil
+        r.faststart = faststart ? true : nil
+        r.baseEye = rightBase ? "right" : "left"
+        r.layerSps = spsForm
+        r.route = .hevcPair
+        try runAndPrint("spatial-media assemble", file: left, outputs: [output], json: json) { () throws(ParseError) in
+            try Operations.convert(r, spelling: .flag)
         }
     }
 }

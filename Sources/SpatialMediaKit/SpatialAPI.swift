@@ -40,7 +40,17 @@ public enum SpatialConversion {
         case .halfTopBottom(let p): o.layout = .halfTB; input = .packed(p)
         case .pair(let l, let r): input = .pair(left: l, right: r)
         }
-        return try VideoConverter.convert(input, to: output, options: o)
+        let inputs: [String]
+        switch input {
+        case .packed(let p): inputs = [p]
+        case .pair(let l, let r): inputs = [l, r]
+        }
+        // Read back through the validator before it is kept, like every shell's conversion.
+        var (report, _) = try Operations.checkedWrite(to: output, inputs: inputs) { (scratch: String) throws(ParseError) in
+            try VideoConverter.convert(input, to: scratch, options: o)
+        }
+        report.output = output
+        return report
     }
 
     /// Converts a photo (``/MediaDecode/StereoImages`` to load, ``/SpatialConvert/PhotoConverter/convert(_:options:to:)`` to encode and write).
@@ -65,7 +75,34 @@ public enum SpatialConversion {
             }
             pair = try StereoImages.load(p, packing: o.packing)
         }
-        return try PhotoConverter.convert(pair, options: o, to: output)
+        let inputs: [String]
+        switch source {
+        case .pair(let l, let r): inputs = [l, r]
+        case .sideBySide(let p), .topBottom(let p), .halfSideBySide(let p), .halfTopBottom(let p): inputs = [p]
+        }
+        let (report, _) = try Operations.checkedWrite(to: output, inputs: inputs) { (scratch: String) throws(ParseError) in
+            try PhotoConverter.convert(pair, options: o, to: scratch)
+        }
+        return report
+    }
+}
+
+extension SpatialConversion {
+    /// Runs a conversion exactly as every other shell does (``/SpatialOperations/Operations/convert(_:spelling:events:cancellation:)``):
+    /// the route from what the input is, every default and check the library's, the output read back through the
+    /// validator before it is kept. The same request through the command line, the C ABI or Python writes the same
+    /// bytes and the same report.
+    ///
+    /// ```swift
+    /// var r = ConvertRequest(input: "sbs.mp4", output: "spatial.mov")
+    /// r.heroEye = "right"; r.frameRate = "24"
+    /// let report = try SpatialConversion.convert(r)
+    /// print(report.json.serialized(pretty: true))
+    /// ```
+    @discardableResult
+    public static func convert(_ request: ConvertRequest, events: OperationEvents = OperationEvents(),
+                               cancellation: ConversionCancellation? = nil) throws(ParseError) -> OperationReport {
+        try Operations.convert(request, spelling: .key, events: events, cancellation: cancellation)
     }
 }
 
@@ -116,8 +153,17 @@ public enum SpatialSplit {
 
     /// Splits a spatial photo into its eyes (`.heic` eyes are copied, PNG/JPEG eyes decoded) and/or one side-by-side
     /// image (``/SpatialConvert/PhotoSplitter/split(_:left:right:sbs:quality:limits:)``).
+    /// Like every shell, through the operations layer (``/SpatialOperations/Operations/split(_:spelling:events:cancellation:)``): output names
+    /// checked, each file read back before it is kept. (`limits` is the library's default for every shell.)
     public static func photo(_ path: String, left: String? = nil, right: String? = nil, sideBySide: String? = nil,
                              quality: Int? = nil, limits: Limits = .default) throws(ParseError) {
-        try PhotoSplitter.split(path, left: left, right: right, sbs: sideBySide, quality: quality, limits: limits)
+        var eyes = SplitRequest(input: path)
+        eyes.left = left; eyes.right = right; eyes.quality = quality
+        if left != nil || right != nil { try Operations.split(eyes, spelling: .key) }
+        if let sideBySide {
+            var side = SplitRequest(input: path)
+            side.sbs = sideBySide; side.quality = quality
+            try Operations.split(side, spelling: .key)
+        }
     }
 }

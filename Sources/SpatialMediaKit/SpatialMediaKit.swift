@@ -16,3 +16,4 @@
 @_exported import MediaDecode
 @_exported import SpatialConvert
 @_exported import SpatialValidation
+@_exported import SpatialOperations

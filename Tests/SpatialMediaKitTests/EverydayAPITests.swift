@@ -41,7 +41,11 @@ import SpatialMediaKit
         let out = dir + "/spatial.mov"
         // 1. Convert side-by-side.
         let given = try StereoParameters(baselineMillimetres: 63, horizontalFieldOfViewDegrees: 63.5, disparityPercent: 1.5)
-        let report = try SpatialConversion.video(.sideBySide(Self.sample), to: out, stereo: given)
+        // The assembly (two single-layer encodes): step 5 copies the layers out without decoding, which a file coded
+        // with inter-layer prediction (the multiview path, the default where set-up built its x265) does not allow.
+        var assembled = VideoConversionOptions()
+        assembled.encodePath = .assembled
+        let report = try SpatialConversion.video(.sideBySide(Self.sample), to: out, stereo: given, options: assembled)
         #expect(report.stereo.baselineMicrometres == 63_000 && report.hfovSource == "--hfov")
         // 2. Read the metadata.
         let v = try SpatialVideo(contentsOf: out)

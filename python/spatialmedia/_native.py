@@ -97,6 +97,15 @@ def _declare(lib: ctypes.CDLL) -> ctypes.CDLL:
         "sm_split": (st, [s, s, s, s, PROGRESS, P, ctypes.POINTER(i32), c_char_pp]),
         "sm_concat_video": (st, [s, s, s, PROGRESS, P, ctypes.POINTER(i32), c_char_pp]),
     }
+    # Added in library 0.3.0 (the operations layer): one convert call, its name table, stereo values in either unit.
+    optional = {
+        "sm_convert": (st, [s, s, s, PROGRESS, P, ctypes.POINTER(i32), c_char_pp]),
+        "sm_option_table": (st, [s, c_char_pp]),
+        "sm_edit_set_values": (st, [P, s]),
+    }
+    for name, sig in optional.items():
+        if hasattr(lib, name):
+            sigs[name] = sig
     for name, (res, args) in sigs.items():
         fn = getattr(lib, name)
         fn.restype = res

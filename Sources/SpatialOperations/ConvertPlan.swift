@@ -1,0 +1,303 @@
+import BinaryIO
+import Codecs
+import HEVC
+import MediaDecode
+import SpatialConvert
+import SpatialMedia
+import SystemSupport
+
+/// The x265 preset names a conversion or split accepts (the one list; x265's own names).
+public enum X265Presets {
+    public static let names = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow", "placebo"]
+}
+
+/// What a conversion's input is, from its first bytes (``/MediaDecode/FileProbe``), never from the output's name.
+public enum ConvertRoute: String, Sendable, Equatable {
+    /// A stereo image, an MPO or two images → a spatial photo.
+    case photo
+    /// A frame-packed 3D video or two video files → a spatial video, encoded by x265.
+    case video
+    /// Two raw single-layer HEVC streams → a spatial video, assembled without re-encoding.
+    case hevcPair = "hevc-pair"
+
+    /// The route of `request`'s inputs: standard input is Y4M video; Y4M, movies, Matroska and raw HEVC are videos
+    /// (two raw HEVC streams are assembled), HEIF/JPEG/PNG are images; a file the probe does not know (or cannot
+    /// open) is a video when FFmpeg would read it by its name.
+    public static func of(_ request: ConvertRequest) -> ConvertRoute {
+        let paths = request.input.map { [$0] } ?? [request.left, request.right].compactMap { $0 }
+        if paths == ["-"] { return .video }
+        let kinds = paths.map { FileProbe.kind(of: $0) }
+        if request.input == nil, kinds.count == 2, kinds.allSatisfy({ $0 == .annexB }) { return .hevcPair }
+        func isVideo(_ path: String, _ kind: FileProbe.Kind?) -> Bool {
+            switch kind {
+            case .y4m?, .matroska?, .movie?, .annexB?: return true
+            case .heif?, .jpeg?, .png?: return false
+            case .other?, nil: return VideoInputs.isVideo(path)
+            }
+        }
+        return !paths.isEmpty && zip(paths, kinds).allSatisfy { isVideo($0, $1) } ? .video : .photo
+    }
+}
+
+/// A conversion with every default filled and every value checked: the library options of exactly one route.
+/// Made only by ``make(_:spelling:)``; run by ``Operations/convert(_:events:cancellation:)``.
+public struct ConvertPlan: Sendable {
+    public enum Job: Sendable {
+        case photo(PhotoConversionOptions, align: Bool, autoDisparity: Bool)
+        case video(VideoConversionOptions, VideoInput)
+        case hevcPair(MVHEVCAssemblyOptions, SpatialVideoMuxOptions)
+    }
+
+    public var request: ConvertRequest
+    public var route: ConvertRoute
+    public var job: Job
+    /// Refuse the write when the source shows a geometry fault (``ConvertRequest/strict``).
+    public var strict: Bool
+    /// Every file the job writes (the output first).
+    public var outputs: [String]
+
+    /// Plans `request`: inputs and outputs named, the route probed, the options that apply to that route checked
+    /// (range, combination), the output's name checked against what is written, and every default filled from the
+    /// library's own option values. Any refusal is ``/BinaryIO/ParseError/Code/invalidArgument`` with the option named
+    /// as `spelling` says.
+    public static func make(_ request: ConvertRequest, spelling: OptionSpelling) throws(ParseError) -> ConvertPlan {
+        let r = request
+        func refuse(_ m: String) -> ParseError { ParseError(.invalidArgument, offset: 0, m) }
+        if r.input == nil && (r.left == nil || r.right == nil) { throw refuse("give INPUT, or both left and right inputs") }
+        if r.input != nil && (r.left != nil || r.right != nil) { throw refuse("give INPUT or left/right inputs, not both") }
+        let keep = r.keepStreams
+        let outputs = [r.output] + (keep.map { [$0 + "-left.hevc", $0 + "-right.hevc"] } ?? [])
+        try OutputPaths.check(outputs: [(role: "output", path: r.output)] + (keep.map { [(role: "keep-streams left stream", path: $0 + "-left.hevc"), (role: "keep-streams right stream", path: $0 + "-right.hevc")] } ?? []),
+                              inputs: [("input", r.input), ("left input", r.left), ("right input", r.right), ("audio-from input", r.audioFrom)].compactMap { i in i.1.map { (role: i.0, path: $0) } })
+        let route = r.route ?? ConvertRoute.of(r)
+        let stereo = try stereoParameters(r, photo: route == .photo, spelling: spelling)
+        let job: Job
+        switch route {
+        case .photo: job = try photoJob(r, stereo: stereo, spelling: spelling)
+        case .video: job = try videoJob(r, stereo: stereo, spelling: spelling)
+        case .hevcPair: job = try hevcPairJob(r, stereo: stereo, spelling: spelling)
+        }
+        return ConvertPlan(request: r, route: route, job: job, strict: r.strict ?? false, outputs: outputs)
+    }
+
+    /// The names of the options given that `route` does not take.
+    static func misplaced(_ r: ConvertRequest, photo: Bool, _ spelling: OptionSpelling) -> [String] {
+        ConvertRequest.table.filter { $0.applies == (photo ? .video : .photo) && r.isGiven($0.key) }.map { $0.name(spelling) }
+    }
+
+    static func stereoParameters(_ r: ConvertRequest, photo: Bool, spelling n: OptionSpelling) throws(ParseError) -> StereoParameters {
+        func name(_ k: String) -> String { ConvertRequest.table.first { $0.key == k }?.name(n) ?? k }
+        if r.autoDisparity == true && (r.values.disparityPercent != nil || r.values.disparity != nil) {
+            throw ParseError(.invalidArgument, offset: 0, "give \(name("disparity_percent")) or \(name("auto_disparity")), not both")
+        }
+        return try r.values.parameters(photo: photo, name: name)
+    }
+
+    static func photoJob(_ r: ConvertRequest, stereo: StereoParameters, spelling n: OptionSpelling) throws(ParseError) -> Job {
+        func refuse(_ m: String) -> ParseError { ParseError(.invalidArgument, offset: 0, m) }
+        func name(_ k: String) -> String { ConvertRequest.table.first { $0.key == k }?.name(n) ?? k }
+        let videoOnly = misplaced(r, photo: true, n)
+        if !videoOnly.isEmpty { throw refuse("\(videoOnly.joined(separator: ", ")) apply to videos only; \(r.input ?? r.left ?? "the input") is converted as a photo") }
+        var o = PhotoConversionOptions()
+        if let l = r.layout {
+            guard let layout = StereoLayout(rawValue: l) else {
+                throw refuse("\(name("layout")) must be sbs, tb or auto for a photo" + (l.hasPrefix("half-") ? " (squeezed eyes: \(name("half_resolution")) with \(name("layout")) sbs or tb)" : ""))
+            }
+            o.layout = layout
+        }
+        if let d = r.bitDepth {
+            guard d == 8 || d == 10 else { throw refuse("\(name("bit_depth")) must be 8 or 10") }
+            o.bitDepth = d
+        }
+        if let q = r.quality {
+            guard (0...100).contains(q) else { throw refuse("\(name("quality")) must be between 0 and 100") }
+            o.quality = q
+        }
+        if let f = r.form {
+            guard let form = CameraPropertyForm(rawValue: f) else { throw refuse("\(name("form")) must be one of \(CameraPropertyForm.allCases.map(\.rawValue).joined(separator: ", "))") }
+            o.form = form
+        }
+        if let t = r.threads {
+            guard (0...256).contains(t) else { throw refuse("\(name("threads")) must be 0…256 (0 = all cores)") }
+            o.threads = t
+        }
+        o.halfResolution = r.halfResolution ?? false
+        o.swapEyes = r.swapEyes ?? false
+        o.force = r.force ?? false
+        o.stereo = stereo
+        try OutputKind.check(r.output, .heic)
+        return .photo(o, align: r.align ?? false, autoDisparity: r.autoDisparity ?? false)
+    }
+
+    static func hevcPairJob(_ r: ConvertRequest, stereo: StereoParameters, spelling n: OptionSpelling) throws(ParseError) -> Job {
+        func refuse(_ m: String) -> ParseError { ParseError(.invalidArgument, offset: 0, m) }
+        func name(_ k: String) -> String { ConvertRequest.table.first { $0.key == k }?.name(n) ?? k }
+        let encodeOnly = ["layout", "crf", "bitrate", "qp", "eye_quality", "max_bitrate", "vbv_bufsize", "apple_preset", "encode_path", "segment",
+                          "preset", "keyint", "bframes", "audio", "audio_from", "decoder", "threads_per_eye", "keep_streams"].filter { r.isGiven($0) }
+        let photoOnly = misplaced(r, photo: false, n)
+        if !photoOnly.isEmpty || !encodeOnly.isEmpty || r.align == true || r.autoDisparity == true {
+            let names = photoOnly + (encodeOnly + (r.align == true ? ["align"] : []) + (r.autoDisparity == true ? ["auto_disparity"] : [])).map(name)
+            throw refuse("\(names.joined(separator: ", ")) do not apply to two raw HEVC streams, which are assembled without re-encoding")
+        }
+        var a = MVHEVCAssemblyOptions()
+        var m = SpatialVideoMuxOptions()
+        var s = stereo
+        if let h = r.heroEye { s.heroEye = try heroEye(h, name("hero_eye"), allowNone: true) }
+        if let b = r.baseEye {
+            guard ["left", "right"].contains(b) else { throw refuse("\(name("base_eye")) must be left or right") }
+            a.baseIsLeft = b == "left"
+        } else {
+            a.baseIsLeft = (s.heroEye ?? StereoParameters.defaults.heroEye) != .right
+        }
+        if let f = r.layerSps {
+            guard let form = LayerSPSForm(rawValue: f) else { throw refuse("\(name("layer_sps")) must be multilayer or full") }
+            a.layerSPSForm = form
+        }
+        m.stereo = s.filled()
+        if let f = r.frameRate {
+            guard let rate = FrameRate.parse(f), let num = UInt32(exactly: rate.num), let den = UInt32(exactly: rate.den) else {
+                throw refuse("\(name("frame_rate")) must be a positive number or NUM/DEN, e.g. 30 or 30000/1001")
+            }
+            m.frameRateNum = num; m.frameRateDen = den
+        }
+        m.container = try container(r, name("container"))
+        m.faststart = r.faststart ?? false
+        try OutputKind.check(r.output, m.container == .mp4 ? .mp4 : .movie, mp4Option: name("container"))
+        return .hevcPair(a, m)
+    }
+
+    static func heroEye(_ h: String, _ name: String, allowNone: Bool) throws(ParseError) -> HeroEye {
+        switch h {
+        case "left": return .left
+        case "right": return .right
+        case "none" where allowNone: return HeroEye.none
+        default: throw ParseError(.invalidArgument, offset: 0, "\(name) must be left or right\(allowNone ? " (or none)" : "")")
+        }
+    }
+
+    static func container(_ r: ConvertRequest, _ name: String) throws(ParseError) -> SpatialVideoMuxOptions.Container {
+        guard let c = r.container else { return VideoConversionOptions().container }
+        guard let container = SpatialVideoMuxOptions.Container(rawValue: c) else { throw ParseError(.invalidArgument, offset: 0, "\(name) must be mov or mp4") }
+        return container
+    }
+}
+
+extension ConvertPlan {
+    /// The video route: the command line's checks, in its order, and the library's option values as the defaults.
+    static func videoJob(_ r: ConvertRequest, stereo: StereoParameters, spelling n: OptionSpelling) throws(ParseError) -> Job {
+        func refuse(_ m: String) -> ParseError { ParseError(.invalidArgument, offset: 0, m) }
+        func name(_ k: String) -> String { ConvertRequest.table.first { $0.key == k }?.name(n) ?? k }
+        let align = r.align ?? false, autoDisparity = r.autoDisparity ?? false
+        if (align || autoDisparity) && r.input == "-" {
+            throw refuse("\(name("align")) and \(name("auto_disparity")) read the input twice (estimate, then convert): give a file, not standard input")
+        }
+        if (align || autoDisparity) && r.segment != nil {
+            throw refuse("\(name("align")) and \(name("auto_disparity")) decide one crop and one disparity for the whole clip: convert it whole, not with \(name("segment"))")
+        }
+        let photoOnly = misplaced(r, photo: false, n)
+        if !photoOnly.isEmpty {
+            throw refuse("\(photoOnly.joined(separator: ", ")) apply to photos only" + (r.halfResolution == true ? "; for a video with squeezed eyes use \(name("layout")) half-sbs or half-tb" : "")
+                         + (r.bitDepth != nil ? "; spatial video (Multiview Main) is always 8-bit" : "") + (r.quality != nil ? "; video quality is \(name("crf")) or \(name("bitrate"))" : ""))
+        }
+        if r.baseEye != nil { throw refuse("\(name("base_eye")) applies to two raw HEVC streams; an encoded video's base layer is the hero eye (\(name("hero_eye")))") }
+        var o = VideoConversionOptions()
+        if let l = r.layout, l != "auto" {
+            guard let layout = StereoVideoLayout(rawValue: l) else { throw refuse("\(name("layout")) must be sbs, tb, half-sbs or half-tb for a video") }
+            o.layout = layout
+        }
+        if [r.crf != nil, r.bitrate != nil, r.qp != nil].filter({ $0 }).count > 1 { throw refuse("give one of \(name("crf")), \(name("bitrate")) and \(name("qp"))") }
+        if let q = r.qp {
+            guard (0...51).contains(q) else { throw refuse("\(name("qp")) must be between 0 and 51") }
+            o.rateControl = .qp(q)
+        }
+        if let s = r.segment {
+            guard let seg = VideoSegment.parse(s) else { throw refuse("\(name("segment")) must be K/N with 1 ≤ K ≤ N, e.g. 2/4") }
+            if r.input == "-" { throw refuse("\(name("segment")) needs an input file, not standard input") }
+            o.segment = seg
+        }
+        if let c = r.crf {
+            guard (0...51).contains(c) else { throw refuse("\(name("crf")) must be between 0 and 51") }
+            o.rateControl = .crf(c)
+        }
+        if let b = r.bitrate {
+            guard (2...480_000).contains(b) else { throw refuse("\(name("bitrate")) must be 2…480000 (kbit/s, both eyes together)") }
+            o.rateControl = .bitrate(kbps: b)
+        }
+        if let q = r.eyeQuality {
+            guard let e = EyeQuality(argument: q) else {
+                throw refuse("\(name("eye_quality")) must be auto, asymmetric, asymmetric:N (N 0…\(NumberText.fixed(EyeQuality.maximumCRFOffset, places: 0)) CRF steps) or equal")
+            }
+            o.eyeQuality = e
+        }
+        try rateLimits(r, into: &o, name)
+        try encoderChoices(r, into: &o, name)
+        var s = stereo
+        if let h = r.heroEye { s.heroEye = try heroEye(h, name("hero_eye"), allowNone: false) }
+        o.stereo = s
+        o.swapEyes = r.swapEyes ?? false
+        o.align = align
+        o.autoDisparity = autoDisparity
+        o.container = try container(r, name("container"))
+        o.faststart = r.faststart ?? false
+        o.keepStreamsPrefix = r.keepStreams
+        try OutputKind.check(r.output, o.container == .mp4 ? .mp4 : .movie, mp4Option: n == .flag ? "--mp4" : "\"container\": \"mp4\"")
+        let input: VideoInput = r.input.map { .packed($0) } ?? .pair(left: r.left ?? "", right: r.right ?? "")
+        return .video(o, input)
+    }
+
+    static func rateLimits(_ r: ConvertRequest, into o: inout VideoConversionOptions, _ name: (String) -> String) throws(ParseError) {
+        func refuse(_ m: String) -> ParseError { ParseError(.invalidArgument, offset: 0, m) }
+        if let m = r.maxBitrate, m <= 0 { throw refuse("\(name("max_bitrate")) must be positive (kbit/s)") }
+        if let b = r.vbvBufsize, b <= 0 { throw refuse("\(name("vbv_bufsize")) must be positive (kbit)") }
+        if r.vbvBufsize != nil && r.maxBitrate == nil && r.applePreset == nil { throw refuse("\(name("vbv_bufsize")) needs \(name("max_bitrate"))") }
+        if let b = r.bitrate, let m = r.maxBitrate, b > m { throw refuse("\(name("bitrate")) \(b) is above \(name("max_bitrate")) \(m)") }
+        o.maxBitrateKbps = r.maxBitrate
+        o.vbvBufferKbit = r.vbvBufsize
+        if let a = r.applePreset {
+            guard let p = PublishingPreset(rawValue: a) else { throw refuse("\(name("apple_preset")) must be one of \(PublishingPreset.allCases.map(\.rawValue).joined(separator: ", "))") }
+            o.publishing = p
+        }
+    }
+
+    static func encoderChoices(_ r: ConvertRequest, into o: inout VideoConversionOptions, _ name: (String) -> String) throws(ParseError) {
+        func refuse(_ m: String) -> ParseError { ParseError(.invalidArgument, offset: 0, m) }
+        if let e = r.encodePath {
+            guard let p = EncodePath(rawValue: e) else { throw refuse("\(name("encode_path")) must be one of \(EncodePath.allCases.map(\.rawValue).joined(separator: ", "))") }
+            o.encodePath = p
+        }
+        if let a = r.audio {
+            guard let audio = VideoConversionOptions.Audio(rawValue: a) else { throw refuse("\(name("audio")) must be copy or none") }
+            o.audio = audio
+        }
+        if r.noAudio == true { o.audio = .none }
+        o.audioFrom = r.audioFrom
+        if let d = r.decoder {
+            guard let decoder = VideoConversionOptions.Decoder(rawValue: d) else { throw refuse("\(name("decoder")) must be auto or ffmpeg") }
+            o.decoder = decoder
+        }
+        if let f = r.frameRate {
+            guard let rate = FrameRate.parse(f) else { throw refuse("\(name("frame_rate")) must be a positive number or NUM/DEN, e.g. 30 or 30000/1001") }
+            o.fps = rate
+        }
+        if let k = r.keyint {
+            guard k >= 1 else { throw refuse("\(name("keyint")) must be at least 1") }
+            o.keyint = k
+        }
+        if let b = r.bframes {
+            guard (0...16).contains(b) else { throw refuse("\(name("bframes")) must be 0…16") }
+            o.bframes = b
+        }
+        if let f = r.layerSps {
+            guard let form = LayerSPSForm(rawValue: f) else { throw refuse("\(name("layer_sps")) must be multilayer or full") }
+            o.layerSPSForm = form
+        }
+        if let t = r.threadsPerEye {
+            guard (1...64).contains(t) else { throw refuse("\(name("threads_per_eye")) must be 1…64") }
+            o.poolThreadsPerEye = t
+        }
+        if let p = r.preset {
+            guard X265Presets.names.contains(p) else { throw refuse("\(name("preset")) must be one of \(X265Presets.names.joined(separator: ", "))") }
+            o.preset = p
+        }
+    }
+}

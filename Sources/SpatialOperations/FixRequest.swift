@@ -1,0 +1,59 @@
+import BinaryIO
+import SpatialMedia
+import SystemSupport
+
+/// Safe repairs of a movie (`spatial-media fix`): hev1 → hvc1, moov before mdat, a missing hero eye or field of view.
+public struct FixRequest: Sendable, Equatable {
+    public var path: String
+    /// nil: the input is repaired itself (atomic rewrite).
+    public var output: String?
+    /// Field of view to add where a stereo track has none, in degrees.
+    public var hfovDegrees: Double?
+    /// Hero eye to add where a stereo track has none: "left" (default) or "right".
+    public var heroEye: String?
+
+    public init(path: String, output: String?) { self.path = path; self.output = output }
+
+    /// The name table (key ↔ flag ↔ Python keyword).
+    public static var table: [OptionSpec] {
+        [OptionSpec("hfov_degrees", flag: "--hfov", .number, .video), OptionSpec("hero_eye", flag: "--hero", .text, .video, default: "left")]
+    }
+}
+
+extension Operations {
+    /// Plans and runs a repair. A repair to another file is written beside it and read back before it is kept; a
+    /// repair in place is read back after it, compared with the input's ERRORs taken before. Nothing repaired:
+    /// nothing written. The report's `not_repaired` lists what is left (the command line exits 1 for it).
+    public static func fix(_ r: FixRequest, spelling: OptionSpelling) throws(ParseError) -> OperationReport {
+        func name(_ k: String) -> String { FixRequest.table.first { $0.key == k }?.name(spelling) ?? k }
+        if let o = r.output { try OutputPaths.check(outputs: [(role: "output", path: o)], inputs: [(role: "input", path: r.path)]) }
+        var o = RepairOptions()
+        if let h = r.heroEye {
+            guard h == "left" || h == "right" else { throw ParseError(.invalidArgument, offset: 0, "\(name("hero_eye")) must be left or right") }
+            o.heroEye = h == "right" ? .right : .left
+        }
+        if let h = r.hfovDegrees { o.horizontalFieldOfViewMillidegrees = try SpatialUnits.millidegrees(fromDegrees: h) }
+        let before = r.output == nil ? OutputCheck.errorRules(of: [r.path]) : nil
+        let written = try r.output.map { p throws(ParseError) in try scratchPath(keepingExtensionOf: p) }
+        do throws(ParseError) {
+            var x = try MovieRepair.fix(path: r.path, output: written, inPlace: written == nil, options: o)
+            let out = r.output ?? r.path
+            x.outputPath = out
+            var report = OperationReport(
+                job: "fix", route: "video", outputs: x.repairs.isEmpty ? [] : [out],
+                headline: x.repairs.isEmpty ? "nothing repaired; nothing written" + (x.notRepaired.isEmpty ? " (no breakage of the kinds fix repairs)" : "")
+                    : "wrote \(x.bytesWritten) bytes to \(out)",
+                lines: x.repairs.map { "repaired: \($0)" } + x.notRepaired.map { "not repaired: \($0)" },
+                fields: objectFields(x.json), warnings: [], check: OutputCheckResult(file: out))
+            guard !x.repairs.isEmpty else {
+                if let written { discard(written) }
+                return report
+            }
+            try finishEdit(&report, written: written ?? r.path, output: out, input: r.path, before: before, expect: .spatial)
+            return report
+        } catch {
+            if let written { discard(written) }
+            throw error
+        }
+    }
+}

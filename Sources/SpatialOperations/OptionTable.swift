@@ -1,0 +1,110 @@
+import BinaryIO
+import SystemSupport
+
+/// How a shell names an option in the messages the planning step writes: the command line's flag (`--crf`) or
+/// the JSON key the C ABI and the Python package take (`"crf"`). The wording is otherwise the same everywhere.
+public enum OptionSpelling: Sendable, Equatable {
+    case flag
+    case key
+}
+
+/// A value given to a request through a shell that hands over untyped values (the C ABI's `options_json`, and
+/// Python through it). The command line builds its request with typed values directly.
+public enum RequestValue: Sendable, Equatable {
+    case null
+    case bool(Bool)
+    case number(Double)
+    case string(String)
+    case array([RequestValue])
+}
+
+/// One option of a request: its JSON key (also the name in the report and, unless ``python`` says otherwise, the
+/// Python keyword), the command line's flag, its type, the default written when it is not given (taken from the
+/// library's own values, so a changed default shows here) and which kind of job takes it.
+///
+/// The table of a request (``ConvertRequest/table``) is the one place these names meet: the command line's help,
+/// the C header's option list and the Python keywords are checked against it by a test.
+public struct OptionSpec: Sendable {
+    /// What a value must look like before the planning step checks its range.
+    public enum ValueType: String, Sendable {
+        case bool, integer, number, text, path
+        /// A frame rate: "30", "29.97", "30000/1001", a number, or `[num, den]`.
+        case rate
+        /// A segment: "K/N" or `[k, n]`.
+        case segment
+    }
+
+    /// Which conversions take the option.
+    public enum Applies: String, Sendable { case photo, video, both }
+
+    public var key: String
+    /// The command line's spelling; nil when the command line has none (the stored-unit forms of the values).
+    public var flag: String?
+    /// The Python keyword when it differs from ``key``.
+    public var python: String?
+    public var type: ValueType
+    public var applies: Applies
+    /// The default as text ("" when there is none: the option only acts when given).
+    public var defaultText: String
+
+    public init(_ key: String, flag: String?, python: String? = nil, _ type: ValueType, _ applies: Applies, default defaultText: String = "") {
+        self.key = key; self.flag = flag; self.python = python; self.type = type; self.applies = applies; self.defaultText = defaultText
+    }
+
+    /// The Python keyword.
+    public var pythonKeyword: String { python ?? key }
+
+    /// The name a message uses for this option.
+    public func name(_ spelling: OptionSpelling) -> String {
+        spelling == .flag ? (flag ?? key) : "\"\(key)\""
+    }
+
+    /// The row as JSON (`sm_option_table`): key, flag, python, type, applies, default.
+    public var json: JSON {
+        .object([("key", .string(key)), ("flag", flag.map { .string($0) } ?? .null), ("python", .string(pythonKeyword)),
+                 ("type", .string(type.rawValue)), ("applies", .string(applies.rawValue)), ("default", .string(defaultText))])
+    }
+}
+
+/// Reads untyped values into a request by its table: every key must be in the table and of its type; ranges and
+/// combinations are the planning step's. Unknown keys are refused, so a misspelt option is never silently unused.
+enum RequestValues {
+    static func typeError(_ spec: OptionSpec, _ what: String) -> ParseError {
+        ParseError(.invalidArgument, offset: 0, "option \(spec.name(.key)) must be \(what)")
+    }
+
+    static func bool(_ v: RequestValue, _ spec: OptionSpec) throws(ParseError) -> Bool {
+        guard case .bool(let b) = v else { throw typeError(spec, "true or false") }
+        return b
+    }
+
+    static func number(_ v: RequestValue, _ spec: OptionSpec) throws(ParseError) -> Double {
+        guard case .number(let d) = v, d.isFinite else { throw typeError(spec, "a number") }
+        return d
+    }
+
+    static func integer(_ v: RequestValue, _ spec: OptionSpec) throws(ParseError) -> Int {
+        guard case .number(let d) = v, d == d.rounded(), let i = Int(exactly: d) else { throw typeError(spec, "an integer") }
+        return i
+    }
+
+    static func text(_ v: RequestValue, _ spec: OptionSpec) throws(ParseError) -> String {
+        guard case .string(let s) = v else { throw typeError(spec, "a string") }
+        return s
+    }
+
+    /// A rate or segment as its text form: "N/D" from a pair, the number's shortest text from a number.
+    static func fraction(_ v: RequestValue, _ spec: OptionSpec) throws(ParseError) -> String {
+        switch v {
+        case .string(let s): return s
+        case .number(let d) where d.isFinite:
+            return d == d.rounded() && abs(d) < 1e15 ? String(Int(d)) : String(d)
+        case .array(let parts) where parts.count == 2:
+            guard case .number(let a) = parts[0], case .number(let b) = parts[1], a == a.rounded(), b == b.rounded(),
+                  let n = Int(exactly: a), let d = Int(exactly: b) else { break }
+            return "\(n)/\(d)"
+        default: break
+        }
+        throw typeError(spec, spec.type == .rate ? "a rate such as \"30000/1001\", 29.97 or [30000, 1001]" : "\"K/N\" or [k, n]")
+    }
+}

@@ -1,0 +1,140 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import BinaryIO
+import MediaDecode
+import SpatialConvert
+import SystemSupport
+
+/// A spatial photo or video split into its eyes (one file per eye) or one side-by-side / over-under file.
+public struct SplitRequest: Sendable, Equatable {
+    public var input: String
+    public var left: String?
+    public var right: String?
+    public var sbs: String?
+    public var ou: String?
+    public var half = false
+    public var copy = false
+    public var crf: Double?
+    public var preset: String?
+    public var noAudio = false
+    public var quality: Int?
+
+    public init(input: String) { self.input = input }
+
+    /// The name table (key ↔ flag ↔ Python keyword).
+    public static var table: [OptionSpec] {
+        [OptionSpec("left_output", flag: "--left", .path, .both), OptionSpec("right_output", flag: "--right", .path, .both),
+         OptionSpec("sbs_output", flag: "--sbs", .path, .both), OptionSpec("ou_output", flag: "--ou", .path, .video),
+         OptionSpec("half", flag: "--half", .bool, .video, default: "false"), OptionSpec("copy", flag: "--copy", .bool, .video, default: "false"),
+         OptionSpec("crf", flag: "--crf", .number, .video, default: ConvertRequest.fmtNum(VideoSplitOptions.defaultCRF)),
+         OptionSpec("preset", flag: "--preset", .text, .video, default: VideoSplitOptions(target: .eyes(left: nil, right: nil)).preset),
+         OptionSpec("no_audio", flag: "--no-audio", .bool, .video, default: "false"),
+         OptionSpec("quality", flag: "--quality", .integer, .photo, default: "95 (JPEG), \(PhotoEncoding.defaultQuality) (HEIC)")]
+    }
+
+    /// The outputs given, with their table keys.
+    var outputs: [(key: String, path: String)] {
+        [("left_output", left), ("right_output", right), ("sbs_output", sbs), ("ou_output", ou)].compactMap { o in o.1.map { (o.0, $0) } }
+    }
+}
+
+extension Operations {
+    /// Plans and runs a split: the outputs given, one target, every output different from the input and from each
+    /// other and named for what is written (photo eyes `.png`/`.jpg`/`.heic`; video `.mp4`/`.mov`/`.mkv`, or `.hevc`
+    /// with `copy`), options of the other kind refused; each output written to a scratch file with its extension,
+    /// read back, then kept.
+    @discardableResult
+    public static func split(_ r: SplitRequest, spelling: OptionSpelling, events: OperationEvents = OperationEvents(),
+                             cancellation: ConversionCancellation? = nil) throws(ParseError) -> OperationReport {
+        func name(_ k: String) -> String { SplitRequest.table.first { $0.key == k }?.name(spelling) ?? k }
+        func refuse(_ m: String) -> ParseError { ParseError(.invalidArgument, offset: 0, m) }
+        let outs = r.outputs
+        if outs.isEmpty { throw refuse("give \(name("left_output"))/\(name("right_output")), \(name("sbs_output")) or \(name("ou_output"))") }
+        if [r.sbs != nil, r.ou != nil, r.left != nil || r.right != nil].filter({ $0 }).count > 1 {
+            throw refuse("give one of \(name("sbs_output")), \(name("ou_output")), or \(name("left_output"))/\(name("right_output"))")
+        }
+        if let c = r.crf, !(0...51).contains(c) { throw refuse("\(name("crf")) must be between 0 and 51") }
+        if let p = r.preset, !X265Presets.names.contains(p) { throw refuse("\(name("preset")) must be one of \(X265Presets.names.joined(separator: ", "))") }
+        if r.copy && (r.crf != nil || r.preset != nil) { throw refuse("\(name("copy")) does not re-encode: leave out \(name("crf")) and \(name("preset"))") }
+        try OutputPaths.check(outputs: outs.map { (role: name($0.key) + " output", path: $0.path) }, inputs: [(role: "input", path: r.input)])
+        let video = FileProbe.kind(of: r.input) == .movie
+        if video {
+            if r.quality != nil { throw refuse("\(r.input): \(name("quality")) applies to photos; for videos use \(name("crf"))") }
+            for o in outs { try OutputKind.check(o.path, r.copy ? .hevcStream : .video) }
+        } else {
+            let videoOnly = [r.ou != nil ? "ou_output" : nil, r.half ? "half" : nil, r.copy ? "copy" : nil, r.crf != nil ? "crf" : nil,
+                             r.preset != nil ? "preset" : nil, r.noAudio ? "no_audio" : nil].compactMap { $0 }.map(name)
+            if !videoOnly.isEmpty { throw refuse("\(r.input): \(videoOnly.joined(separator: ", ")) apply to videos only; this is a photo") }
+            for o in outs { try OutputKind.check(o.path, .image) }
+        }
+        var scratches: [String: String] = [:]
+        do throws(ParseError) {
+            for o in outs { scratches[o.path] = try scratchPath(keepingExtensionOf: o.path) }
+            func s(_ p: String?) -> String? { p.flatMap { scratches[$0] } }
+            var report: OperationReport
+            if video {
+                report = try splitVideo(r, scratch: s, events: events, cancellation: cancellation)
+            } else {
+                try PhotoSplitter.split(r.input, left: s(r.left), right: s(r.right), sbs: s(r.sbs), quality: r.quality)
+                report = OperationReport(job: "split", route: "photo", outputs: outs.map(\.path), headline: "\(r.input): split into \(outs.count) file\(outs.count == 1 ? "" : "s")",
+                                         lines: outs.map { "wrote \($0.path)" }, fields: [("input", .string(r.input))] + outs.map { ($0.key, .string($0.path)) },
+                                         warnings: [], check: OutputCheckResult(file: outs[0].path))
+            }
+            try stopIfCancelled(cancellation)
+            try finishAll(&report, scratches: outs.map { (scratches[$0.path] ?? "", $0.path) }, inputs: [r.input])
+            return report
+        } catch {
+            for p in scratches.values { discard(p) }
+            throw error
+        }
+    }
+
+    static func splitVideo(_ r: SplitRequest, scratch s: (String?) -> String?, events: OperationEvents,
+                           cancellation: ConversionCancellation?) throws(ParseError) -> OperationReport {
+        let target: VideoSplitTarget = s(r.sbs).map { .sideBySide($0) } ?? s(r.ou).map { .overUnder($0) } ?? .eyes(left: s(r.left), right: s(r.right))
+        var o = VideoSplitOptions(target: target)
+        o.half = r.half
+        o.copy = r.copy
+        if let c = r.crf { o.crf = c }
+        if let p = r.preset { o.preset = p }
+        o.audio = !r.noAudio
+        var v = try VideoSplitter.split(r.input, options: o, cancellation: cancellation) { p in
+            events.progress?(OperationProgress(stage: "split", frames: p.frames, totalFrames: p.totalFrames, framesPerSecond: p.framesPerSecond, etaSeconds: p.etaSeconds))
+        }
+        let named = r.outputs
+        v.outputs = v.outputs.map { out in named.first { s($0.path) == out }?.path ?? out }
+        v.notes = v.notes.map { note in named.reduce(note) { n, o in s(o.path).map { n.replacing($0, with: o.path) } ?? n } }
+        return OperationReport(job: "split", route: "video", outputs: v.outputs, headline: v.lines.first ?? "", lines: Array(v.lines.dropFirst()),
+                               fields: [("input", .string(r.input))] + named.map { ($0.key, .string($0.path)) }
+                                   + [("frames", .uint(UInt64(v.frames))), ("inter_layer_prediction", .bool(v.interLayerPrediction)), ("eye_order", .string(v.eyeOrder)),
+                                      ("hero_eye", v.heroEye.map { .string($0) } ?? .null), ("method", .string(v.method)), ("audio_tracks", .uint(UInt64(v.audioTracks))),
+                                      ("notes", .array(v.notes.map { .string($0) }))],
+                               warnings: [], check: OutputCheckResult(file: named.first?.path ?? ""))
+    }
+
+    /// A scratch file beside `output` with its extension (`.NAME.tmp-XXXXXX.EXT`), for jobs that pick a format by the
+    /// name; removed on interruption until renamed into place.
+    static func scratchPath(keepingExtensionOf output: String) throws(ParseError) -> String {
+        let base = try AtomicFile.scratchPath(near: output)
+        let ext = OutputKind.fileExtension(output)
+        guard !ext.isEmpty else { return base }
+        let path = base + "." + ext
+        guard rename(base, path) == 0 else { discard(base); throw ParseError(.io, offset: 0, path: output, "cannot create a temporary file beside \(output)") }
+        Interruption.unregister(temporaryFile: base)
+        _ = Interruption.register(temporaryFile: path)
+        return path
+    }
+
+    /// `finish` for several ordinary outputs: every one is checked before any is kept; the
+    /// report's check is the first refusal, else the main output's verdict.
+    static func finishAll(_ report: inout OperationReport, scratches: [(scratch: String, output: String)], inputs: [String]) throws(ParseError) {
+        var checks: [OutputCheckResult] = []
+        for s in scratches { checks.append(OutputCheck.run(written: s.scratch, output: s.output, inputs: inputs, expect: .ordinary)) }
+        report.check = checks.first { !$0.passed } ?? checks.first ?? report.check
+        if let refused = checks.first(where: { !$0.passed }) { throw refused.refusal }
+        for s in scratches { try AtomicFile.commit(scratch: s.scratch, to: s.output) }
+    }
+}

@@ -1,0 +1,72 @@
+// Issue 28: one name table per request, from which the command line's help, the C header's option list and the
+// Python keywords are checked.
+import Foundation
+import Testing
+@testable import SpatialOperations
+
+@Suite struct NameTableTests {
+    @Test func keysFlagsAndKeywordsAreUnique() {
+        for t in [ConvertRequest.table, CombineRequest.table] {
+            #expect(Set(t.map(\.key)).count == t.count)
+            let flags = t.compactMap(\.flag)
+            #expect(Set(flags).count == flags.count)
+            #expect(Set(t.map(\.pythonKeyword)).count == t.count)
+        }
+    }
+
+    /// Every flag of the table is in `convert --help`, and every option of `convert --help` is in the table.
+    @Test(.enabled(if: Shells.cli != nil, "spatial-media not built"))
+    func cliHelpMatchesTheTable() throws {
+        for (command, table, outside) in [("convert", ConvertRequest.table, Set(["--output", "--left", "--right", "--json", "--help", "--version"])),
+                                          ("combine", CombineRequest.table, Set(["--output", "--json", "--help", "--version"]))] {
+            let help = try Shells.run(try #require(Shells.cli), [command, "--help"])
+            // The option definitions: lines of the OPTIONS section that start with a flag ("-o, --output <output>").
+            let words = Set(help.out.split(separator: "\n").compactMap { line -> String? in
+                // Definitions are indented by two spaces; wrapped help text by many more.
+                guard line.hasPrefix("  "), !line.hasPrefix("   ") else { return nil }
+                let t = line.dropFirst(2)
+                let head = t.hasPrefix("-o, ") ? t.dropFirst(4) : t
+                guard head.hasPrefix("--") else { return nil }
+                return String(head.prefix { $0 != " " })
+            })
+            let flags = Set(table.compactMap(\.flag))
+            #expect(flags.subtracting(words).isEmpty, "\(command): in the table, not in --help: \(flags.subtracting(words).sorted())")
+            let unknown = words.subtracting(flags).subtracting(outside)
+            #expect(unknown.isEmpty, "\(command): in --help, not in the table: \(unknown.sorted())")
+        }
+    }
+
+    /// The header documents every key of convert's table with its flag.
+    @Test func headerListsEveryKey() throws {
+        let header = try String(contentsOfFile: Shells.root + "/include/spatialmedia.h", encoding: .utf8)
+        let start = try #require(header.range(of: "sm_status sm_convert(")).lowerBound
+        let doc = try #require(header[..<start].range(of: "/* Converts a stereo source", options: .backwards))
+        let text = String(header[doc.lowerBound..<start])
+        for row in ConvertRequest.table {
+            #expect(text.contains("\"\(row.key)\""), "the header's sm_convert comment does not name \"\(row.key)\"")
+            if let flag = row.flag { #expect(text.contains("\"\(row.key)\" (\(flag)") || text.contains("(\(flag)"), "\(row.key): flag \(flag) not given") }
+        }
+    }
+
+    /// Every row of convert's table is a stored property of the request under its camel-case name (what
+    /// `isGiven` reads), or one of the stereo values.
+    @Test func everyKeyIsARequestProperty() {
+        let r = ConvertRequest(output: "x")
+        let properties = Set(Mirror(reflecting: r).children.compactMap { $0.label.map(ConvertRequest.snakeCase) })
+            .subtracting(["input", "left", "right", "output", "values", "route"])
+        let keys = Set(ConvertRequest.table.map(\.key)).subtracting(StereoValueInputs.keys)
+        #expect(properties == keys)
+        var given = r
+        given.layerSps = "full"; given.noAudio = false; given.halfResolution = true
+        #expect(given.isGiven("layer_sps") && !given.isGiven("no_audio") && given.isGiven("half_resolution") && !given.isGiven("crf"))
+    }
+
+    /// The defaults come from the library's option values (so a changed default there shows here).
+    @Test func defaultsAreTheLibrarysValues() {
+        let t = Dictionary(uniqueKeysWithValues: ConvertRequest.table.map { ($0.key, $0.defaultText) })
+        #expect(t["layer_sps"] == "multilayer")
+        #expect(t["hero_eye"] == "left")
+        #expect(t["crf"] == "23")
+        #expect(t["quality"] == "80")
+    }
+}

@@ -1,0 +1,101 @@
+"""Long operations that write files: ``convert`` (one call for photos and videos, routed by the library from
+what the input is), ``concat`` and ``split``. Options go to the library as given; every default, range,
+unit and route is the library's (the same plan the command line runs)."""
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+from typing import Any, Optional, Sequence, Union
+
+from ._core import CancelToken, PathLike, ProgressCallback, _call_report, _check, _fspath, _lib, _options_json, _Progress, _take_string
+from ._errors import invalid_argument
+from ._types import ConcatReport, ConvertReport, SplitReport
+
+_TABLES: dict[str, list[dict[str, Any]]] = {}
+
+
+def option_table(job: str = "convert") -> list[dict[str, Any]]:
+    """The library's name table of a job (``sm_option_table``): one row per option with its JSON ``key``, command
+    line ``flag``, Python keyword (``python``), ``type``, which jobs take it (``applies``) and its ``default``."""
+    if job not in _TABLES:
+        out = ctypes.c_void_p()
+        _check(_lib().sm_option_table(job.encode(), ctypes.byref(out)), "sm_option_table")
+        _TABLES[job] = json.loads(_take_string(out) or "[]")
+    return _TABLES[job]
+
+
+def convert(input: PathLike, output: PathLike, *, right_input: Optional[PathLike] = None,
+            layout: Optional[str] = None, half_resolution: Optional[bool] = None, swap_eyes: Optional[bool] = None,
+            baseline_mm: Optional[float] = None, baseline_um: Optional[int] = None,
+            hfov_degrees: Optional[float] = None, hfov_millidegrees: Optional[int] = None,
+            disparity_percent: Optional[float] = None, disparity: Optional[int] = None,
+            align: Optional[bool] = None, auto_disparity: Optional[bool] = None, strict: Optional[bool] = None,
+            force: Optional[bool] = None, quality: Optional[int] = None, bit_depth: Optional[int] = None, photo_form: Optional[str] = None,
+            threads: Optional[int] = None, crf: Optional[float] = None, bitrate: Optional[int] = None,
+            eye_quality: Optional[str] = None, max_bitrate: Optional[int] = None, vbv_bufsize: Optional[int] = None,
+            apple_preset: Optional[str] = None, encode_path: Optional[str] = None, qp: Optional[int] = None,
+            segment: Union[str, tuple[int, int], None] = None, preset: Optional[str] = None,
+            keyint: Optional[int] = None, bframes: Optional[int] = None, audio: Optional[str] = None,
+            audio_from: Optional[PathLike] = None, no_audio: Optional[bool] = None, hero_eye: Optional[str] = None,
+            base_eye: Optional[str] = None, frame_rate: Union[str, float, tuple[int, int], None] = None,
+            decoder: Optional[str] = None, threads_per_eye: Optional[int] = None, layer_sps: Optional[str] = None,
+            container: Optional[str] = None, faststart: Optional[bool] = None, keep_streams: Optional[PathLike] = None,
+            progress: Optional[ProgressCallback] = None, cancel: Optional[CancelToken] = None) -> ConvertReport:
+    """Converts a stereo source into a spatial photo or a spatial video: ``spatial-media convert`` (``sm_convert``).
+
+    What is made follows what ``input`` is (a stereo image or MPO → a photo; a frame-packed video → a spatial
+    video; with ``right_input``: two images, two videos or two raw HEVC streams), never the output's name, and the
+    output must be named for it (.heic; .mov, or .mp4 with ``container="mp4"``). Every keyword is a row of the
+    library's name table (``option_table()``), with the command line's flag and default; Stereo values in either
+    unit (``baseline_mm`` or ``baseline_um``, …), ``frame_rate`` as "24", 29.97 or ``(30000, 1001)``, ``segment``
+    as "2/4" or ``(2, 4)``. The written file is read back through the validator before it is kept; the report
+    (``report.raw``) is the JSON of ``spatial-media convert --json``. ``progress(fraction, stage)`` returning True,
+    or ``cancel.cancel()``, stops the work: CancelledError, and no output is written.
+    """
+    given = locals()
+    opts: dict[str, Any] = {"right_input": None if right_input is None else os.fspath(right_input)}
+    for row in option_table("convert"):
+        value = given[row["python"]]
+        if value is not None and row["type"] == "path":
+            value = os.fspath(value)
+        opts[row["key"]] = value
+    p = _Progress(progress)
+    raw = _call_report("sm_convert", [_fspath(input), _fspath(output), _options_json(opts), p.fn, None,
+                                      cancel._ref() if cancel else None], p)
+    return ConvertReport(output=str(raw.get("output", os.fspath(output))), kind="photo" if raw.get("route") == "photo" else "video",
+                         bytes_written=raw.get("bytes_written", raw.get("bytes")), frames=raw.get("frames"), raw=raw)
+
+
+def concat(segments: Sequence[PathLike], output: PathLike, *, audio_from: Optional[PathLike] = None,
+           no_audio: bool = False, progress: Optional[ProgressCallback] = None,
+           cancel: Optional[CancelToken] = None) -> ConcatReport:
+    """Joins the segment files of one conversion (``convert(..., segment=(k, n))``, in any order) into one
+    spatial video without re-encoding. The audio of ``audio_from`` (the converted input) is carried once,
+    whole; or ``no_audio=True``. Segments that are not every segment of one conversion (other settings or
+    input, a gap, a duplicate) raise an error and nothing is written."""
+    if isinstance(segments, (str, bytes, os.PathLike)):
+        raise invalid_argument("segments must be a sequence of paths, not one path")
+    paths = [os.fspath(p) for p in segments]
+    if not paths:
+        raise invalid_argument("give the segment files")
+    opts = {"audio_from": None if audio_from is None else os.fspath(audio_from), "audio": "none" if no_audio else None}
+    p = _Progress(progress)
+    raw = _call_report("sm_concat_video", [json.dumps(paths).encode(), _fspath(output), _options_json(opts), p.fn, None,
+                                           cancel._ref() if cancel else None], p)
+    return ConcatReport(output=str(raw.get("output", os.fspath(output))), bytes_written=int(raw.get("bytes_written", 0)),
+                        frames=int(raw.get("frames", 0)), segments=int(raw.get("segments", 0)),
+                        audio=list(raw.get("audio", [])), seconds=float(raw.get("seconds", 0.0)), raw=raw)
+
+
+def split(input: PathLike, left_output: PathLike, right_output: PathLike, *, sbs_output: Optional[PathLike] = None,
+          quality: Optional[int] = None, progress: Optional[ProgressCallback] = None,
+          cancel: Optional[CancelToken] = None) -> SplitReport:
+    """Splits a spatial photo into two images (format from each extension: .png, .jpg, .heic; plus a
+    side-by-side ``sbs_output``) or a spatial video into two single-layer HEVC streams (no decoding)."""
+    opts = {"quality": quality, "sbs_output": None if sbs_output is None else os.fspath(sbs_output)}
+    p = _Progress(progress)
+    raw = _call_report("sm_split", [_fspath(input), _fspath(left_output), _fspath(right_output), _options_json(opts),
+                                    p.fn, None, cancel._ref() if cancel else None], p)
+    return SplitReport(input=str(raw.get("input", "")), left_output=str(raw.get("left_output", "")),
+                       right_output=str(raw.get("right_output", "")), sbs_output=raw.get("sbs_output"), raw=raw)

@@ -1,0 +1,87 @@
+"""Issue 28: the Python package is a face over the library's operations layer — the same request as the command
+line writes the same bytes, every check is the library's, and the keywords are the rows of the library's table."""
+import inspect
+import json
+import os
+import subprocess
+import typing
+
+import pytest
+
+import spatialmedia as sm
+from conftest import ROOT, SBS_Y4M, need
+
+CLI = os.environ.get("SPATIAL_MEDIA_CLI", os.path.join(ROOT, ".build", "debug", "spatial-media"))
+FIXTURES = os.path.join(ROOT, "..", "shared", "fixtures")
+TIMING = {"seconds", "own_cpu_seconds", "process_cpu_seconds", "peak_rss_bytes", "cpu_seconds"}
+
+
+def comparable(j):
+    if isinstance(j, dict):
+        return {k: ("OUT" if k == "output" else comparable(v)) for k, v in j.items() if k not in TIMING}
+    if isinstance(j, list):
+        return [comparable(x) for x in j]
+    return j
+
+
+def test_named_case_matches_the_command_line(tmp_path):
+    """`convert SBS -o a.mov --hero right --fps 24` and convert(SBS, "b.mov", hero_eye="right", frame_rate=(24, 1))."""
+    if not os.access(CLI, os.X_OK):
+        pytest.skip(f"{CLI} not built")
+    a, b = tmp_path / "a.mov", tmp_path / "b.mov"
+    run = subprocess.run([CLI, "convert", SBS_Y4M, "-o", str(a), "--hero", "right", "--fps", "24", "--json"],
+                         capture_output=True, text=True, check=True)
+    report = sm.convert(SBS_Y4M, b, hero_eye="right", frame_rate=(24, 1))
+    assert a.read_bytes() == b.read_bytes()
+    assert comparable(json.loads(run.stdout)) == comparable(report.raw)
+    assert report.raw["hero"] == "right" and report.raw["fps"] == "24/1"
+    assert report.raw["output_check"]["verdict"] == "passed"
+
+
+def test_reserved_hero_value_is_refused_by_the_library(tmp_path):
+    movie = need(os.path.join(FIXTURES, "mvhevc_96x64_6f_spatial.mov"))
+    out = tmp_path / "hero7.mov"
+    with pytest.raises(sm.InvalidArgumentError) as e:
+        sm.edit(movie, out, hero_eye=7)
+    assert "sm_edit_set_hero_eye" in str(e.value) and "reserved" in str(e.value)
+    assert not out.exists()
+
+
+def test_combine_photo_output_is_spatial(tmp_path):
+    pair = need(os.path.join(FIXTURES, "pair_plain.heic"))
+    out = tmp_path / "combined.heic"
+    report = sm.combine_photo(pair, None, out)
+    assert report.raw["output_check"]["verdict"] == "passed"
+    with sm.open(out) as f:
+        assert f.is_spatial
+    v = sm.validate(out, pixels=False)
+    assert v.spatial and not v.errors, v.why_not_spatial
+
+
+_TYPES = {"bool": bool, "integer": int, "number": float, "text": str}
+
+
+def test_convert_keywords_are_the_librarys_table():
+    table = sm.option_table("convert")
+    params = inspect.signature(sm.convert).parameters
+    hints = typing.get_type_hints(sm.convert)
+    own = {"input", "output", "right_input", "progress", "cancel"}
+    assert {row["python"] for row in table} == set(params) - own
+    for row in table:
+        args = typing.get_args(hints[row["python"]])
+        expected = _TYPES.get(row["type"])
+        if expected is not None:
+            assert expected in args, (row, args)
+        assert params[row["python"]].default is None, row
+
+
+def test_checks_and_routing_are_the_librarys(tmp_path, sbs_png):
+    # A value out of range: the library's message, the command line's wording with the JSON key.
+    with pytest.raises(sm.InvalidArgumentError) as e:
+        sm.convert(SBS_Y4M, tmp_path / "v.mov", crf=99)
+    assert '"crf" must be between 0 and 51' in str(e.value)
+    # The route follows the input, not the output's name: a photo named .mov is refused with the CLI's sentence.
+    with pytest.raises(sm.InvalidArgumentError) as e:
+        sm.convert(sbs_png, tmp_path / "p.mov")
+    assert "must be named .heic" in str(e.value) and "photo conversion" in str(e.value)
+    assert not (tmp_path / "p.mov").exists()
