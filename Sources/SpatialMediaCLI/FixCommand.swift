@@ -12,7 +12,7 @@ struct Fix: ParsableCommand {
         discussion: """
         hev1 → hvc1 moves the parameter sets (VPS/SPS/PPS) from the samples into hvcC/lhvC when they never change \
         within the stream (otherwise the entry is kept and the reason printed). moov is moved before mdat. A stereo \
-        track with vexu but no hero eye gets one (left, or --hero); a rectilinear stereo track without hfov gets \
+        track with vexu but no hero eye gets one (the base layer's eye, or --hero); a rectilinear stereo track without hfov gets \
         --hfov when given. Every repair is listed; sample data of other tracks and every other box are kept. \
         Exit code 0 when nothing is left to repair, 1 when something could not be repaired, 2 when the input \
         cannot be read or is not a movie.
@@ -22,7 +22,7 @@ struct Fix: ParsableCommand {
     @Option(name: .shortAndLong, help: "Output file (written atomically).") var output: String?
     @Flag(help: "Repair the input file itself (atomic rewrite).") var inPlace = false
     @Option(parsing: .unconditional, help: "Horizontal field of view in degrees to add where a stereo track has none.") var hfov: Double?
-    @Option(help: "Hero eye to add where a stereo track has none: left (default) or right.") var hero: String = "left"
+    @Option(help: "Hero eye to add where a stereo track has none: left or right (default: the eye of the base layer).") var hero: String?
     @Flag(help: "Print JSON to standard output.") var json = false
 
     func validate() throws {

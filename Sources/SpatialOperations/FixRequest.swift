@@ -16,7 +16,7 @@ public struct FixRequest: Sendable, Equatable {
 
     /// The name table (key ↔ flag ↔ Python keyword).
     public static var table: [OptionSpec] {
-        [OptionSpec("hfov_degrees", flag: "--hfov", .number, .video), OptionSpec("hero_eye", flag: "--hero", .text, .video, default: "left")]
+        [OptionSpec("hfov_degrees", flag: "--hfov", .number, .video), OptionSpec("hero_eye", flag: "--hero", .text, .video, default: "the eye of the base layer")]
     }
 }
 
@@ -43,7 +43,7 @@ extension Operations {
                 job: "fix", route: "video", outputs: x.repairs.isEmpty ? [] : [out],
                 headline: x.repairs.isEmpty ? "nothing repaired; nothing written" + (x.notRepaired.isEmpty ? " (no breakage of the kinds fix repairs)" : "")
                     : "wrote \(x.bytesWritten) bytes to \(out)",
-                lines: x.repairs.map { "repaired: \($0)" } + x.notRepaired.map { "not repaired: \($0)" },
+                lines: x.repairs.map { "repaired: \($0)" } + x.notRepaired.map { "not repaired: \($0)" } + x.notes.map { "note: \($0)" },
                 fields: objectFields(x.json), warnings: [], check: OutputCheckResult(file: out))
             guard !x.repairs.isEmpty else {
                 if let written { discard(written) }
