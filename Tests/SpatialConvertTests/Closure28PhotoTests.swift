@@ -255,7 +255,9 @@ import MediaDecode
         try AtomicFile.write(path: sbs, bytes: try PNG.encode(try ImageOps.join(l, r)))
         let run = try CLI.run(["convert", sbs, "-o", out, "--align", "--auto-disparity"])
         #expect(run.status == 0, "\(run.err)")
-        let lines = run.err.split(separator: "\n").map(String.init)
+        // Messages of the operations layer come with the command's name in front.
+        let prefix = "spatial-media convert: "
+        let lines = run.err.split(separator: "\n").map { $0.hasPrefix(prefix) ? String($0.dropFirst(prefix.count)) : String($0) }
         // Before: "ERROR SV-GEOM-003: roll …" printed as if the written photo still had it.
         #expect(!lines.contains { $0.hasPrefix("ERROR SV-GEOM-003") }, "\(run.err)")
         #expect(lines.contains { $0.hasPrefix("fixed by --align: ERROR SV-GEOM-003") }, "\(run.err)")
