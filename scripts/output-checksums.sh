@@ -58,12 +58,14 @@ EOF
 
 V="--baseline 64 --hfov 60 --disparity 1.5"
 # Conversion: SBS video (Y4M, no audio; the single-layer eye streams kept for assemble) and SBS photo.
-run convert "$sample" -o "$T/convert-video.mov" --layout sbs $V --hero left --crf 28 --preset fast \
+# The encode path and the eye-quality rule are pinned (their defaults follow the multiview x265 set-up may install).
+Q="--encode-path assembled --eye-quality asymmetric"
+run convert "$sample" -o "$T/convert-video.mov" --layout sbs $V $Q --hero left --crf 28 --preset fast \
     --keyint 10 --bframes 2 --threads-per-eye 1 --sps-form full --no-audio --keep-streams "$T/eye"
-run convert "$sample" -o "$T/convert-video-mp4.mp4" --layout sbs $V --hero right --crf 30 --preset fast \
+run convert "$sample" -o "$T/convert-video-mp4.mp4" --layout sbs $V $Q --hero right --crf 30 --preset fast \
     --keyint 15 --bframes 3 --threads-per-eye 1 --sps-form multilayer --no-audio --mp4 --faststart
 # Audio copied from another movie (PCM `sowt`: copied as it is, FFmpeg not involved).
-run convert "$sample" -o "$T/convert-video-audio.mov" --layout sbs $V --hero left --crf 28 --preset fast \
+run convert "$sample" -o "$T/convert-video-audio.mov" --layout sbs $V $Q --hero left --crf 28 --preset fast \
     --keyint 10 --bframes 2 --threads-per-eye 1 --audio-from "$root/Conformance/files/multitrack.mov"
 run convert "$T/in-sbs.png" -o "$T/convert-photo.heic" --layout sbs $V --quality 70 --bit-depth 8 --form apple
 run convert "$T/in-sbs.png" -o "$T/convert-photo-both.heic" --layout sbs $V --quality 50 --bit-depth 10 --form both

@@ -127,7 +127,7 @@ public enum FFmpeg {
         return line
     }
 
-    /// Directories searched for `bin/ffmpeg`: the tools directories `scripts/setup.sh` fills (``ToolsDirectory``).
+    /// Directories searched for `bin/ffmpeg`: the tools directories `scripts/setup.sh` fills (``/SystemSupport/ToolsDirectory``).
     public static func toolsDirectories() -> [String] { ToolsDirectory.all() }
 
     // MARK: - Probing

@@ -212,7 +212,7 @@ public enum StereoImages {
     }
 
     /// Decodes both eyes of a parsed stereo HEIC; a truncated or damaged file is refused first
-    /// (``/ISOBMFF/ISOFile/requireIntact()``), naming the offset and box path.
+    /// (``/ISOBMFF/ISOFile/requireIntact(limits:operation:)``), naming the offset and box path.
     public static func decodeSpatialPhoto(file: ISOFile, limits: Limits = .default) throws(ParseError) -> (left: Image, right: Image, exif: [UInt8]?) {
         guard let meta = file.heif else { throw ParseError(.notRecognised, offset: 0, "not a HEIF file") }
         try file.requireIntact()

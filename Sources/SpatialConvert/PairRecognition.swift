@@ -7,7 +7,7 @@ import SystemSupport
 /// Whether the two eyes cut from one frame-packed picture are a stereo pair: the check that keeps an ordinary photo
 /// from being written as a "spatial photo" of its two halves.
 ///
-/// The halves are measured (``StereoAnalyzer``, luma reduced to at most ``maxSide`` px). A pair is recognised when
+/// The halves are measured (``/StereoVision/StereoAnalyzer``, luma reduced to at most ``maxSide`` px). A pair is recognised when
 /// the measurement succeeds with at least ``minimumConfidence``, or with at least ``minimumAgreeingShare`` of its
 /// matches agreeing. Otherwise:
 /// * layout guessed (`auto`): refused, naming what was measured (`notRecognised`, remedy ``/BinaryIO/ParseError/Remedy/giveLayout``);

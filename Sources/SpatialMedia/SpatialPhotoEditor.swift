@@ -387,7 +387,7 @@ extension SpatialPhotoEditor {
     }
 
     /// Opens an image file for a command that writes from it, refusing it when it is truncated or damaged
-    /// (``/ISOBMFF/ISOFile/requireIntact()``); errors name the file.
+    /// (``/ISOBMFF/ISOFile/requireIntact(limits:operation:)``); errors name the file.
     static func openIntact(_ path: String) throws(ParseError) -> ISOFile {
         let file = try ISOFile.open(path: path)
         do throws(ParseError) { try file.requireIntact() } catch {

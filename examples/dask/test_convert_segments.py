@@ -22,7 +22,9 @@ pytest.importorskip("dask.distributed")
 import spatialmedia  # noqa: E402
 
 W, H, FRAMES = 64, 64, 96
-OPTIONS = {"qp": 30, "keyint": 24, "bframes": 3, "preset": "ultrafast"}
+# Segments are coded by the two-encode assembly (the multiview encoder has one rate control across a whole clip), so
+# the one-process conversion is pinned to it too: the same path, the same frames.
+OPTIONS = {"qp": 30, "keyint": 24, "bframes": 3, "preset": "ultrafast", "encode_path": "assembled"}
 
 
 def ffmpeg_for_mvhevc():

@@ -73,8 +73,8 @@ def test_missing_file_raises_file_access_error(tmp_path):
 
 
 def test_errors_carry_code_offset_and_box_path(tmp_path):
-    # A spatial photo whose item property container (ipco) is cut to 3 bytes: the eyes lose their
-    # properties, and the edit fails naming where the library was reading.
+    # A spatial photo whose item property container (ipco) is cut to 3 bytes: a damaged input, refused by the
+    # integrity check every writer runs first (issue 28), naming the cut box's offset and path.
     data = bytearray(open(GRID, "rb").read())
     ipco = data.find(b"ipco") - 4
     meta = data.find(b"meta") - 4
@@ -86,10 +86,10 @@ def test_errors_carry_code_offset_and_box_path(tmp_path):
         sm.edit(bad, tmp_path / "out.heic", baseline_um=60000)
     err = e.value
     assert err.code == sm.Status.PARSE and err.name == "SM_ERR_PARSE"
-    assert err.offset == meta, (err.offset, err.message)
+    assert err.offset == ipco, (err.offset, err.message)
     assert err.box_path == "meta/iprp", err.box_path
-    assert err.reason == "invalid-value"
-    assert err.function == "sm_edit_apply" and "ispe" in err.message
+    assert err.reason == "size-too-small"
+    assert err.function == "sm_edit_apply" and "damaged or truncated" in err.message
     assert not (tmp_path / "out.heic").exists()
 
 
@@ -99,9 +99,11 @@ def test_movie_error_names_the_track(tmp_path):
     data[hvcc:hvcc + 4] = (3).to_bytes(4, "big")
     bad = tmp_path / "bad.mp4"
     bad.write_bytes(bytes(data))
-    with pytest.raises(sm.NotApplicableError) as e:
+    # A damaged input: refused by the integrity check every writer runs first (issue 28), naming the cut box.
+    with pytest.raises(sm.ParseError) as e:
         sm.edit(bad, tmp_path / "out.mp4", baseline_um=60000)
-    assert e.value.box_path == "moov/trak[0]" and e.value.offset == data.find(b"moov") - 4, e.value
+    assert e.value.box_path == "moov/trak[0]/mdia/minf/stbl/stsd/hvc1" and e.value.offset == hvcc, e.value
+    assert e.value.reason == "size-too-small" and not (tmp_path / "out.mp4").exists()
 
 
 def test_argument_errors_are_value_errors():
