@@ -83,7 +83,7 @@ cp "$T/convert-photo.heic" "$T/edit-photo-inplace.heic"
 run edit "$T/edit-photo-inplace.heic" --in-place --baseline 70 --hfov 50 --disparity -1
 # Repair: a stereo track without a hero eye, moov after mdat.
 run edit "$T/assemble.mov" -o "$T/repair-input.mov" --hero none
-run fix "$T/repair-input.mov" -o "$T/repair.mov" --hero right --hfov 61
+run fix "$T/repair-input.mov" -o "$T/repair.mov" --hero right
 # Split: MV-HEVC → two raw streams, spatial photo → eyes.
 run split-video "$T/assemble.mov" --left "$T/split-video-left.hevc" --right "$T/split-video-right.hevc"
 run split "$T/convert-video.mov" --copy --left "$T/split-copy-left.hevc" --right "$T/split-copy-right.hevc"
