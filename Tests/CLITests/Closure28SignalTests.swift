@@ -1,4 +1,5 @@
 import Testing
+import TestSupport
 import Foundation
 
 /// Issue 28 m: after SIGTERM, `split` reaps its FFmpeg child before it exits (it used to leave a zombie for about a
@@ -6,7 +7,7 @@ import Foundation
 @Suite struct Closure28SignalTests {
     static let input = CLI.shared("fixtures/x265mv_320x240_30f_spatial.mov")
 
-    @Test(.enabled(if: CLI.binary != nil && input != nil && FileManager.default.isExecutableFile(atPath: CLI.root + "/.tools/bin/ffmpeg")))
+    @Test(.needs(.shared("fixtures/x265mv_320x240_30f_spatial.mov")))
     func splitReapsItsFFmpegChildOnSIGTERM() throws {
         let dir = try CLI.tempDir("reap")
         defer { try? FileManager.default.removeItem(atPath: dir) }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 import BinaryIO
 @testable import HEVC
 
@@ -8,7 +9,7 @@ import BinaryIO
 @Suite struct Layer1SPSVUITests {
     static let colour = ["--colorprim", "bt709", "--transfer", "bt709", "--colormatrix", "bt709", "--range", "limited"]
 
-    @Test(.enabled(if: X265Clips.available, "no x265 CLI"), arguments: LayerSPSForm.allCases)
+    @Test(arguments: LayerSPSForm.allCases)
     func layer1SPSHasNoVideoSignalType(form: LayerSPSForm) throws {
         let dir = try X265Clips.tempDir()
         defer { try? FileManager.default.removeItem(at: dir) }

@@ -1,4 +1,5 @@
 import Testing
+import TestSupport
 import Foundation
 import BinaryIO
 import ISOBMFF
@@ -46,7 +47,7 @@ import MediaDecode
 
     // MARK: a. a spatial photo is loaded as its two eyes with its calibration
 
-    @Test(.enabled(if: visionPro != nil, "needs ../shared/corpus/spatial-photo/vision-pro.HEIC"))
+    @Test(.needs(.shared("corpus/spatial-photo/vision-pro.HEIC")))
     func spatialPhotoIsLoadedAsItsTwoEyesWithItsCalibration() throws {
         let vp = try #require(Self.visionPro)
         let pair = try StereoImages.load(vp, packing: ImagePacking())
@@ -70,7 +71,7 @@ import MediaDecode
         #expect(out.disparityAdjustment == 293)
     }
 
-    @Test(.enabled(if: visionPro != nil, "needs ../shared/corpus/spatial-photo/vision-pro.HEIC"))
+    @Test(.needs(.shared("corpus/spatial-photo/vision-pro.HEIC")))
     func validateAdvisesACommandThatWorksOnASpatialPhoto() throws {
         let vp = try #require(Self.visionPro)
         let report = Validator.validate(path: vp)
@@ -83,7 +84,7 @@ import MediaDecode
 
     // MARK: b. a picture with no measurable stereo pair is refused
 
-    @Test(.enabled(if: arrow != nil, "needs ../shared/corpus/heif-real-world/arrow.heic"))
+    @Test(.needs(.shared("corpus/heif-real-world/arrow.heic")))
     func ordinaryPhotoIsRefusedUnlessForced() throws {
         let arrow = try #require(Self.arrow)
         let auto = try StereoImages.load(arrow, packing: ImagePacking())
@@ -124,7 +125,7 @@ import MediaDecode
 
     // MARK: c. implausible camera values in an input fall back to defaults with a note
 
-    @Test(.enabled(if: frozenpond != nil, "needs ../shared/corpus/mpo/frozenpond.mpo"))
+    @Test(.needs(.shared("corpus/mpo/frozenpond.mpo")))
     func placeholderMPOBaselineFallsBackToTheDefault() throws {
         let mpo = try #require(Self.frozenpond)
         let pair = try StereoImages.load(mpo, packing: ImagePacking())
@@ -143,7 +144,7 @@ import MediaDecode
 
     // MARK: d. split → combine keeps the calibration
 
-    @Test(.enabled(if: visionPro != nil, "needs ../shared/corpus/spatial-photo/vision-pro.HEIC"))
+    @Test(.needs(.shared("corpus/spatial-photo/vision-pro.HEIC")))
     func splitThenCombineRestoresTheCalibration() throws {
         let vp = try #require(Self.visionPro)
         let (l, r, out) = (tempPath("vp-left.heic"), tempPath("vp-right.heic"), tempPath("vp-recombined.heic"))
@@ -172,7 +173,7 @@ import MediaDecode
 
     // MARK: e. combine refuses a layered-HEVC eye
 
-    @Test(.enabled(if: sharedFile("corpus/heif-conformance/multilayer001.heic") != nil, "needs ../shared/corpus/heif-conformance/multilayer001.heic"))
+    @Test(.needs(.shared("corpus/heif-conformance/multilayer001.heic")))
     func combineRefusesALayeredHEVCEye() throws {
         let ml = try #require(sharedFile("corpus/heif-conformance/multilayer001.heic"))
         let out = tempPath("ml.heic")
@@ -183,7 +184,7 @@ import MediaDecode
 
     // MARK: f. truncated photos are refused by every writing job
 
-    @Test(.enabled(if: visionPro != nil, "needs ../shared/corpus/spatial-photo/vision-pro.HEIC"))
+    @Test(.needs(.shared("corpus/spatial-photo/vision-pro.HEIC")))
     func truncatedPhotoIsRefusedWithOffsetAndBoxPath() throws {
         let vp = try #require(Self.visionPro)
         let bytes = try FileBytes.read(vp)
@@ -248,7 +249,7 @@ import MediaDecode
         #expect(fixed.contains { $0.fault.ruleID == "SV-GEOM-003" && $0.by == "--align" }, "\(fixed.map(\.fault.line))")
     }
 
-    @Test(.enabled(if: CLI.binary != nil, "needs the built spatial-media binary"))
+    @Test
     func convertAlignPrintsNoPreFixErrorAsCurrent() throws {
         let (l, r) = try Self.pair { $0.rollDegrees = 1.5 }
         let sbs = tempPath("roll-sbs.png"), out = tempPath("roll-aligned.heic")
@@ -285,7 +286,7 @@ import MediaDecode
         #expect(a > 7 && a < 13, "\(a) px")
     }
 
-    @Test(.enabled(if: CLI.binary != nil, "needs the built spatial-media binary"))
+    @Test
     func convertCommandPrintsTheFocalMismatchValidatePrints() throws {
         let (l, r) = try Self.pair(width: 2400, height: 1000, seed: 9) { $0.focalRatio = 1.02 }
         let sbs = tempPath("focal-cli-sbs.png")
@@ -319,7 +320,7 @@ import MediaDecode
 
     // MARK: j. align refuses an output that is its own input through a symbolic link
 
-    @Test(.enabled(if: CLI.binary != nil, "needs the built spatial-media binary"))
+    @Test
     func alignRefusesALinkToItsInput() throws {
         let (l, r) = try Self.pair()
         let photo = tempPath("align-input.heic"), link = tempPath("align-link.heic")

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 import BinaryIO
 import Codecs
 import HEVC
@@ -15,7 +16,7 @@ import SystemSupport
         .first { FileManager.default.fileExists(atPath: $0) }
     static var installed: Bool { toolsBinding != nil && ProcessInfo.processInfo.environment[X265MultiviewProbe.environmentVariable] == nil }
 
-    @Test(.enabled(if: MultiviewDefaultTests.installed, "no multiview x265 in the tools directory (bash scripts/setup.sh builds one)"))
+    @Test(.needs(Requirement("no multiview x265 in the tools directory (bash scripts/setup.sh builds one)") { MultiviewDefaultTests.installed }))
     func probeFindsSetUpsLibrary() throws {
         let p = X265MultiviewProbe.current
         #expect(p.multiview && p.loaded, "\(p.summary)")
@@ -30,7 +31,7 @@ import SystemSupport
     /// The default conversion of the bundled clip: one multiview encode, equal quality, inter-layer prediction, layer 1
     /// under layer 0 (two independent encodes at equal quality give ≈ 0.98; this synthetic clip's eyes differ by more
     /// than a shift, so it gains least of the harness clips: Benchmarks/RESULTS.md).
-    @Test(.enabled(if: MultiviewDefaultTests.installed, "no multiview x265 in the tools directory (bash scripts/setup.sh builds one)"))
+    @Test(.needs(Requirement("no multiview x265 in the tools directory (bash scripts/setup.sh builds one)") { MultiviewDefaultTests.installed }))
     func defaultConversionUsesInterLayerPrediction() throws {
         let d = VideoFixtures.dir()
         defer { try? FileManager.default.removeItem(atPath: d) }
@@ -53,7 +54,7 @@ import SystemSupport
 
     /// x265 writes the video signal type into its layer-1 SPS and no VPS VUI; we move it to the VPS VUI (HTM asserts a
     /// layer > 0 SPS has none; Benchmarks/RESULTS.md has HTM's verdict on both paths).
-    @Test(.enabled(if: MultiviewDefaultTests.installed, "no multiview x265 in the tools directory (bash scripts/setup.sh builds one)"))
+    @Test(.needs(Requirement("no multiview x265 in the tools directory (bash scripts/setup.sh builds one)") { MultiviewDefaultTests.installed }))
     func layer1SPSLeavesColoursToTheVPS() throws {
         let settings = VideoConverter.encoderSettings(VideoConversionOptions(), fpsNum: 30, fpsDen: 1)
         let encoder = try X265MultiviewEncoder(library: try #require(Self.toolsBinding), width: 64, height: 48, settings: settings)

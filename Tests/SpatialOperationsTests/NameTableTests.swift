@@ -2,6 +2,7 @@
 // Python keywords are checked.
 import Foundation
 import Testing
+import TestSupport
 @testable import SpatialOperations
 
 @Suite struct NameTableTests {
@@ -15,7 +16,7 @@ import Testing
     }
 
     /// Every flag of the table is in `convert --help`, and every option of `convert --help` is in the table.
-    @Test(.enabled(if: Shells.cli != nil, "spatial-media not built"))
+    @Test
     func cliHelpMatchesTheTable() throws {
         for (command, table, outside) in [("convert", ConvertRequest.table, Set(["--output", "--left", "--right", "--json", "--help", "--version"])),
                                           ("combine", CombineRequest.table, Set(["--output", "--json", "--help", "--version"]))] {

@@ -3,17 +3,18 @@
 // wording and one code in every command and shell.
 import Foundation
 import Testing
+import TestSupport
 import BinaryIO
 @testable import SpatialOperations
 import SpatialValidation
 
 @Suite struct OutputCheckTests {
-    static let fixtures = Shells.root + "/../shared/fixtures"
+    static let fixtures = TestPaths.sharedPath("fixtures")
     static let bad = fixtures + "/mvhevc_96x64_6f_lhvC.mov"
     static let good = fixtures + "/mvhevc_96x64_6f_spatial.mov"
 
     /// A file with validator ERRORs, "written" by a job whose input has none of them: refused, nothing kept.
-    @Test(.enabled(if: FileManager.default.fileExists(atPath: OutputCheckTests.bad), "fixture absent"))
+    @Test(.needs(.shared("fixtures/mvhevc_96x64_6f_lhvC.mov", "fixtures/mvhevc_96x64_6f_spatial.mov")))
     func introducedErrorIsRefusedAndNothingIsLeft() throws {
         var o = ValidationOptions()
         o.pixels = false
@@ -39,7 +40,7 @@ import SpatialValidation
     static let sampleY4M = Shells.root + "/Conformance/files/sample_sbs_320x96.y4m"
 
     /// The same ERRORs in the input: inherited, reported, kept.
-    @Test(.enabled(if: FileManager.default.fileExists(atPath: OutputCheckTests.bad), "fixture absent"))
+    @Test(.needs(.shared("fixtures/mvhevc_96x64_6f_lhvC.mov", "fixtures/mvhevc_96x64_6f_spatial.mov")))
     func inheritedErrorIsReportedNotRefused() throws {
         let r = OutputCheck.run(written: Self.bad, output: "x.mov", inputs: [Self.bad])
         #expect(r.passed)
@@ -48,7 +49,7 @@ import SpatialValidation
     }
 
     /// `strict`: a source geometry fault refuses the photo conversion, exit 2, nothing written; without it, a warning.
-    @Test(.enabled(if: Shells.python != nil, "python3 absent (makes the input)"))
+    @Test
     func strictRefusesSourceFaults() throws {
         let dir = try Shells.tempDir("strict")
         defer { try? FileManager.default.removeItem(atPath: dir) }
@@ -64,7 +65,7 @@ import SpatialValidation
     }
 
     /// A HEIC named `.png`, a movie named `.jpg`: one refusal, exit 64, the same sentence from the CLI and Python.
-    @Test(.enabled(if: Shells.cli != nil && Shells.libraryDir != nil && Shells.python != nil, "needs the built CLI, libspatialmedia and python3"))
+    @Test
     func outputNameRefusalsAreAlikeEverywhere() throws {
         let dir = try Shells.tempDir("names")
         defer { try? FileManager.default.removeItem(atPath: dir) }

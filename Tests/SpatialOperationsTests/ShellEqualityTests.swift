@@ -4,52 +4,26 @@ import Foundation
 import Testing
 import SpatialMediaC
 import SpatialMediaKit
+import TestSupport
 
 /// The built products and a way to run them; each test skips with its reason when one is absent.
 enum Shells {
-    static let root: String = {
-        var parts = "\(#filePath)".split(separator: "/", omittingEmptySubsequences: false)
-        parts.removeLast(3)
-        return parts.joined(separator: "/")
-    }()
-    static let cli: String? = {
-        let p = root + "/.build/debug/spatial-media"
-        return FileManager.default.isExecutableFile(atPath: p) ? p : nil
-    }()
-    static let libraryDir: String? = FileManager.default.fileExists(atPath: root + "/.build/debug/libspatialmedia.so") ? root + "/.build/debug" : nil
-    static let python: String? = ["/usr/bin/python3", "/usr/local/bin/python3"].first { FileManager.default.isExecutableFile(atPath: $0) }
+    static let root = TestPaths.packageRoot
+    /// The built products (`swift test` builds them beside the test bundle; their absence fails a test, never skips it).
+    static let cli: String? = TestPrograms.binary
+    static let libraryDir: String? = TestPrograms.binDir.flatMap { FileManager.default.fileExists(atPath: $0 + "/libspatialmedia.so") ? $0 : nil }
+    static let python: String? = TestPaths.which("python3")
     static let sample = root + "/Conformance/files/sample_sbs_320x96.y4m"
 
-    struct Run { var status: Int32; var out: String; var err: String }
-
-    static func run(_ exe: String, _ args: [String], env: [String: String] = [:]) throws -> Run {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: exe)
-        p.arguments = args
-        p.environment = ProcessInfo.processInfo.environment.merging(env) { $1 }
-        let dir = try tempDir("run")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        _ = FileManager.default.createFile(atPath: dir + "/out", contents: nil)
-        _ = FileManager.default.createFile(atPath: dir + "/err", contents: nil)
-        let out = try FileHandle(forWritingTo: URL(fileURLWithPath: dir + "/out"))
-        let err = try FileHandle(forWritingTo: URL(fileURLWithPath: dir + "/err"))
-        p.standardOutput = out
-        p.standardError = err
-        p.standardInput = FileHandle.nullDevice
-        try p.run()
-        p.waitUntilExit()
-        try out.close(); try err.close()
-        return Run(status: p.terminationStatus, out: (try? String(contentsOfFile: dir + "/out", encoding: .utf8)) ?? "",
-                   err: (try? String(contentsOfFile: dir + "/err", encoding: .utf8)) ?? "")
+    static func run(_ exe: String, _ args: [String], env: [String: String] = [:]) throws -> RunResult {
+        try Run.program(exe, args, env: env)
     }
 
     /// Runs a Python snippet with the package of this checkout over the built library.
-    static func python(_ code: String) throws -> Run {
-        guard let python, let libraryDir else { throw Missing() }
+    static func python(_ code: String) throws -> RunResult {
+        guard let python, let libraryDir else { throw TestSetupError("python3 or the built libspatialmedia.so is missing (run `swift build`)") }
         return try run(python, ["-c", code], env: ["PYTHONPATH": root + "/python", "SPATIALMEDIA_LIB": libraryDir])
     }
-
-    struct Missing: Error {}
 
     static func tempDir(_ tag: String) throws -> String {
         let p = NSTemporaryDirectory() + "spatial-ops-\(tag)-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
@@ -97,14 +71,14 @@ enum Shells {
         def chunk(t, d): return struct.pack('>I', len(d)) + t + d + struct.pack('>I', zlib.crc32(t + d))
         open(sys.argv[1], 'wb').write(b'\\x89PNG\\r\\n\\x1a\\n' + chunk(b'IHDR', struct.pack('>IIBBBBB', 2 * W, H, 8, 2, 0, 0, 0)) + chunk(b'IDAT', zlib.compress(rows, 9)) + chunk(b'IEND', b''))
         """, path])
-        guard r.status == 0 else { throw Missing() }
+        guard r.status == 0 else { throw TestSetupError("python3 could not write the side-by-side PNG: \(r.err)") }
     }
 }
 
 @Suite struct ShellEqualityTests {
     /// The issue's named case: `convert SBS -o a.mov --hero right --fps 24` and Python's
     /// `convert(SBS, "b.mov", hero_eye="right", frame_rate=(24, 1))` write one movie and one report.
-    @Test(.enabled(if: Shells.cli != nil && Shells.libraryDir != nil && Shells.python != nil, "needs the built CLI, libspatialmedia and python3"))
+    @Test
     func namedCaseCLIAndPythonWriteTheSameMovie() throws {
         let dir = try Shells.tempDir("named")
         defer { try? FileManager.default.removeItem(atPath: dir) }
@@ -126,8 +100,7 @@ enum Shells {
     }
 
     /// One request through all four shells, for a photo and a video: byte-identical files, equal reports.
-    @Test(.enabled(if: Shells.cli != nil && Shells.libraryDir != nil && Shells.python != nil, "needs the built CLI, libspatialmedia and python3"),
-          arguments: ["photo", "video"])
+    @Test(arguments: ["photo", "video"])
     func convertThroughEveryShell(_ kind: String) throws {
         let dir = try Shells.tempDir("shells-\(kind)")
         defer { try? FileManager.default.removeItem(atPath: dir) }
@@ -169,7 +142,7 @@ enum Shells {
 
     /// Combine through the CLI, the C ABI (as Python calls it) and Kit: the same file, the same report, and the
     /// output is a spatial photo by `validate` (Python's combine_photo used to drop the eyes' intrinsics).
-    @Test(.enabled(if: Shells.cli != nil && Shells.libraryDir != nil && Shells.python != nil, "needs the built CLI, libspatialmedia and python3"))
+    @Test
     func combineThroughEveryShell() throws {
         let pair = Shells.root + "/../shared/fixtures/pair_plain.heic"
         try #require(FileManager.default.fileExists(atPath: pair), "fixture pair_plain.heic absent")
@@ -191,7 +164,7 @@ enum Shells {
     }
 
     /// A photo split through the CLI, the C ABI, Python and Kit: byte-identical eyes.
-    @Test(.enabled(if: Shells.cli != nil && Shells.libraryDir != nil && Shells.python != nil, "needs the built CLI, libspatialmedia and python3"))
+    @Test
     func splitThroughEveryShell() throws {
         let photo = Shells.root + "/../shared/fixtures/pair_ster_cmin_cmex.heic"
         try #require(FileManager.default.fileExists(atPath: photo), "fixture pair_ster_cmin_cmex.heic absent")
@@ -216,7 +189,7 @@ enum Shells {
     }
 
     /// align through the CLI and Kit (the C ABI and Python have no align call yet): the same file, the same report.
-    @Test(.enabled(if: Shells.cli != nil, "spatial-media not built"))
+    @Test
     func alignThroughCLIAndKit() throws {
         let photo = Shells.root + "/../shared/fixtures/pair_ster_cmin_cmex.heic"
         try #require(FileManager.default.fileExists(atPath: photo), "fixture pair_ster_cmin_cmex.heic absent")
@@ -238,7 +211,7 @@ enum Shells {
 
     /// A video edit through the CLI, the C ABI, Python and Kit: byte-identical files, equal reports; an edit whose
     /// result fails the validator (a zero baseline) is refused with exit 2 and leaves nothing.
-    @Test(.enabled(if: Shells.cli != nil && Shells.libraryDir != nil && Shells.python != nil, "needs the built CLI, libspatialmedia and python3"))
+    @Test
     func editThroughEveryShell() throws {
         let movie = Shells.root + "/../shared/fixtures/mvhevc_96x64_6f_spatial.mov"
         try #require(FileManager.default.fileExists(atPath: movie), "fixture mvhevc_96x64_6f_spatial.mov absent")

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 import BinaryIO
 import ISOBMFF
 import HEVC
@@ -10,12 +11,10 @@ import SpatialValidation
 
 /// Issue 28, movie defects: every output the tool writes passes its own validator, damaged inputs are refused,
 /// and info/validate/fix agree on what a movie presents. Inputs are corpus files (skipped when ../shared is
-/// absent) or made by the test (FFmpeg as the product locates it; skipped when absent).
+/// absent, with the reason) or made by the test (FFmpeg as the product locates it: setup installs it, so its absence fails).
 @Suite struct Closure28VideoTests {
     static let ffmpegViews: FFmpegTool? = FFmpeg.locate(.mvhevcViews)
     static let ffmpeg: FFmpegTool? = FFmpeg.locate(.any)
-    static let haveApple = Corpus.exists(Corpus.appleVideo)
-    static let haveSmall = Corpus.exists(Corpus.smallSpatial)
 
     static func errors(_ r: ValidationReport) -> [String] {
         r.findings.filter { $0.severity == .error }.map { "\($0.ruleID): \($0.message)" }
@@ -33,7 +32,7 @@ import SpatialValidation
 
     // MARK: a. split --sbs/--ou is tagged as frame-packed stereo
 
-    @Test(.enabled(if: haveApple && ffmpegViews != nil))
+    @Test(.needs(.sharedFiles(Corpus.appleVideo)))
     func splitSideBySideAndOverUnderAreTaggedFramePacked() throws {
         let d = Temp.dir()
         defer { try? FileManager.default.removeItem(atPath: d) }
@@ -85,7 +84,7 @@ import SpatialValidation
 
     // MARK: d. damaged / truncated movies are refused by every writer
 
-    @Test(.enabled(if: haveApple && ffmpegViews != nil))
+    @Test(.needs(.sharedFiles(Corpus.appleVideo)))
     func truncatedMoviesAreRefusedByEveryWriterWithOffsetAndPath() throws {
         let d = Temp.dir()
         defer { try? FileManager.default.removeItem(atPath: d) }
@@ -126,7 +125,7 @@ import SpatialValidation
 
     // MARK: b. fix's hero follows the layer → eye mapping
 
-    @Test(.enabled(if: ffmpeg != nil))
+    @Test
     func fixAddsTheBaseLayersEyeAsHero() throws {
         let d = Temp.dir()
         defer { try? FileManager.default.removeItem(atPath: d) }
@@ -155,7 +154,7 @@ import SpatialValidation
 
     // MARK: j. fix --hero/--hfov that no track takes is refused
 
-    @Test(.enabled(if: haveSmall))
+    @Test(.needs(.sharedFiles(Corpus.smallSpatial)))
     func fixRefusesValuesNoTrackTakes() throws {
         let d = Temp.dir()
         defer { try? FileManager.default.removeItem(atPath: d) }
@@ -177,7 +176,7 @@ import SpatialValidation
 
     // MARK: i. fix writes no dead copy of the samples it rewrites
 
-    @Test(.enabled(if: ffmpeg != nil))
+    @Test
     func fixOfHev1LeavesNoDeadCopies() throws {
         let d = Temp.dir()
         defer { try? FileManager.default.removeItem(atPath: d) }
@@ -197,7 +196,7 @@ import SpatialValidation
 
     // MARK: f. negative offsets in a version-0 ctts
 
-    @Test(.enabled(if: ffmpeg != nil))
+    @Test
     func negativeOffsetsInVersion0CttsAreSigned() throws {
         let d = Temp.dir()
         defer { try? FileManager.default.removeItem(atPath: d) }
@@ -234,7 +233,7 @@ import SpatialValidation
         return out
     }
 
-    @Test(.enabled(if: haveApple))
+    @Test(.needs(.sharedFiles(Corpus.appleVideo)))
     func infoValidateAndFixCountTheSamePresentedFrames() throws {
         let d = Temp.dir()
         defer { try? FileManager.default.removeItem(atPath: d) }
@@ -250,7 +249,7 @@ import SpatialValidation
         #expect(fixed.notes.contains { $0.contains("9 of 10") }, "\(fixed.notes)")
     }
 
-    @Test(.enabled(if: haveApple && ffmpegViews != nil))
+    @Test(.needs(.sharedFiles(Corpus.appleVideo)))
     func pixelCheckSamplesOnlyPresentedFrames() throws {
         let d = Temp.dir()
         defer { try? FileManager.default.removeItem(atPath: d) }
@@ -296,7 +295,7 @@ import SpatialValidation
         try Self.write(try ISOFile(boxes: boxes, tail: file.tail, diagnostics: [], source: file.source).serialized(), out)
     }
 
-    @Test(.enabled(if: Corpus.exists(vr)))
+    @Test(.needs(.sharedFiles(Closure28VideoTests.vr)))
     func croppedVR180IsRefusedOrTheAssumptionIsSaid() throws {
         let d = Temp.dir()
         defer { try? FileManager.default.removeItem(atPath: d) }
@@ -329,7 +328,7 @@ import SpatialValidation
 
     // MARK: k. edit --faststart alone
 
-    @Test(.enabled(if: haveApple && ffmpeg != nil))
+    @Test(.needs(.sharedFiles(Corpus.appleVideo)))
     func faststartAloneMovesMoovOfAnyMovie() throws {
         let d = Temp.dir()
         defer { try? FileManager.default.removeItem(atPath: d) }
@@ -349,7 +348,7 @@ import SpatialValidation
 
     // MARK: o. convert of a spatial (MV-HEVC) video is refused, naming edit/fix/split
 
-    @Test(.enabled(if: haveApple))
+    @Test(.needs(.sharedFiles(Corpus.appleVideo)))
     func convertRefusesAnMVHEVCInputInsteadOfCuttingOneViewInHalf() throws {
         let d = Temp.dir()
         defer { try? FileManager.default.removeItem(atPath: d) }
