@@ -13,9 +13,12 @@ extension ClosureMatrixTests {
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let r = try CLI.run(inputs.expand(cell.args, cell.input), cwd: dir)
         try #require(r.status == 0, "\(r.err.suffix(300))")
+        let input = inputs.path(cell.input)
+        let keepsEyes = ["split", "edit", "fix"].contains(cell.job) && (input.hasSuffix(".mov") || input.hasSuffix(".mp4"))
         for out in try Self.outputs(dir) {
             let path = dir + "/" + out
             if out.hasSuffix(".mov") || out.hasSuffix(".mp4") { try Self.checkMovie(path) }
+            if keepsEyes, out.hasSuffix(".mov") || out.hasSuffix(".mp4") { try Self.checkKept(from: input, to: path) }
             if out.hasSuffix(".heic") { try Self.checkHEIC(path) }
         }
     }
@@ -30,6 +33,18 @@ extension ClosureMatrixTests {
             rest.lazy.compactMap { l in l.range(of: key).map { String(l[$0.upperBound...]).trimmingCharacters(in: .whitespaces) } }.first
         }
         return (lines[start], after("Stereo 3D:"), after("Spherical Mapping:"))
+    }
+
+    /// A job that keeps each eye's picture (a frame-packed split, an edit, a repair) keeps what FFmpeg reads as the
+    /// eyes' field of view and the primary eye: the same stereo facts before and after (a 2D eye has none).
+    static func checkKept(from input: String, to output: String) throws {
+        let before = try ffmpegVideo(input).stereo, after = try ffmpegVideo(output).stereo
+        if let after {
+            let hfov = field(before, "horizontal_field_of_view")
+            #expect(hfov == nil || field(after, "horizontal_field_of_view") == hfov, "\(output): FFmpeg reads field of view \(hfov ?? "-") in the input, \(after) in the output")
+            let eye = field(before, "primary eye")
+            #expect(eye == nil || eye == "none" || field(after, "primary eye") == eye, "\(output): primary eye \(eye ?? "-") in the input, \(after) in the output")
+        }
     }
 
     /// A field of FFmpeg's Stereo 3D line ("primary eye: left, baseline: 65000, …").
