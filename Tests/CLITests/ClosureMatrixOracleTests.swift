@@ -20,6 +20,12 @@ extension ClosureMatrixTests {
             if out.hasSuffix(".mov") || out.hasSuffix(".mp4") { try Self.checkMovie(path) }
             if keepsEyes, out.hasSuffix(".mov") || out.hasSuffix(".mp4") { try Self.checkKept(from: input, to: path) }
             if out.hasSuffix(".heic") { try Self.checkHEIC(path) }
+            if out.hasSuffix(".heic"), input.lowercased().hasSuffix(".heic"), cell.job != "align" {
+                let before = try Self.libheifFOVs(input)
+                let expected = out.hasPrefix("l.") ? Array(before.prefix(1)) : out.hasPrefix("r.") ? Array(before.suffix(1)) : before
+                let after = try Self.libheifFOVs(path)
+                #expect(after == expected, "\(out): libheif reads the eyes' fields of view \(after), the input's \(expected)")
+            }
         }
     }
 
@@ -73,6 +79,19 @@ extension ClosureMatrixTests {
         let projection = ["equi": "equirectangular", "hequ": "half equirectangular", "rect": "rectilinear"][t["projection"] as? String ?? ""]
         if let projection, t["projection_box_present"] as? Bool == true || t["projection"] as? String != "rect" {
             #expect(ff.spherical?.hasPrefix(projection) == true, "\(path): projection \(projection), FFmpeg: \(ff.spherical ?? "none")")
+        }
+    }
+
+    /// The field of view (degrees, to 1/1000) libheif computes from each eye's camera intrinsics, in the `ster`
+    /// group's order (every image when there is none); nil for an image without intrinsics.
+    static func libheifFOVs(_ path: String) throws -> [Double?] {
+        let lib = try Oracle.object("Tests/Oracles/heif_oracle.py", [path, "--no-decode"])
+        let images = lib["images"] as? [[String: Any]] ?? []
+        let ster = (lib["entity_groups"] as? [[String: Any]] ?? []).first { $0["type"] as? String == "ster" }?["entities"] as? [Int]
+        let ordered = ster.map { ids in ids.compactMap { id in images.first { $0["id"] as? Int == id } } } ?? images
+        return ordered.map { image in
+            guard let fx = (image["intrinsics"] as? [String: Any])?["fx"] as? Double, let w = image["width"] as? Int, fx > 0 else { return nil }
+            return (2 * atan(Double(w) / 2 / fx) * 180 / .pi * 1000).rounded() / 1000
         }
     }
 
