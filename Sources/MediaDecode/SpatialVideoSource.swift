@@ -20,6 +20,8 @@ public struct SpatialVideoSource: Sendable {
     public var eyeOrder: String
     public var heroEye: String?
     public var disparityAdjustment: Int32?
+    /// `hfov` in thousandths of a degree, nil when absent: each eye's field of view, which a frame-packed split keeps.
+    public var hfovMillidegrees: UInt32?
     public var audioTracks: Int
     public var fpsNum: Int
     public var fpsDen: Int
@@ -68,6 +70,7 @@ extension SpatialVideoSource {
         return SpatialVideoSource(path: path, frames: track.sampleCount, interLayerPrediction: ilp, baseIsLeft: baseIsLeft,
                       leftViewId: baseIsLeft ? v0 : v1, rightViewId: baseIsLeft ? v1 : v0, eyeOrder: order,
                       heroEye: hero, disparityAdjustment: v.metadata.disparityAdjustment,
+                      hfovMillidegrees: v.metadata.horizontalFieldOfViewMillidegrees,
                       audioTracks: file.tracks.filter { $0.handler == "soun" }.count, fpsNum: num, fpsDen: den)
     }
 

@@ -202,11 +202,12 @@ public enum VideoSplitter {
             args.insert(contentsOf: ["-filter_complex", graph.joined(separator: ";")], at: args.firstIndex(of: "-map") ?? args.count)
         }
         try runFFmpeg(ff.path, args, outputs: o.target.paths, cancellation: cancellation, frames: src.frames, progress: progress) { (temps: [String]) throws(ParseError) in
-            // FFmpeg copies the first view's stereo side data ("left eye only"): say what the picture is.
+            // FFmpeg copies the first view's stereo side data ("left eye only", and the field of view only in a .mov): say
+            // what the picture is, with the source's hero eye and field of view in either container.
             guard let temp = temps.first, muxer(o.target.paths[0]) != "matroska" else { return }
             switch o.target {
-            case .sideBySide: try FramePackedOutput.tag(path: temp, packing: "side", heroEye: src.hero)
-            case .overUnder: try FramePackedOutput.tag(path: temp, packing: "over", heroEye: src.hero)
+            case .sideBySide: try FramePackedOutput.tag(path: temp, packing: "side", heroEye: src.hero, hfovMillidegrees: src.hfovMillidegrees)
+            case .overUnder: try FramePackedOutput.tag(path: temp, packing: "over", heroEye: src.hero, hfovMillidegrees: src.hfovMillidegrees)
             case .eyes: break
             }
         }

@@ -8,10 +8,10 @@ import ISOBMFF
 /// replaced: FFmpeg copies the first input view's stereo side data, which says "left eye only".
 public enum FramePackedOutput {
     /// Rewrites the sample entry of every video track of `path` (in place when the layout allows, otherwise an
-    /// atomic rewrite of the same path). `packing` is `side` or `over`; `heroEye` is written when given.
-    /// Returns the change lines.
+    /// atomic rewrite of the same path). `packing` is `side` or `over`; `heroEye` and `hfovMillidegrees` (each eye's
+    /// field of view, `hfov`) are written when given, in an MP4 as in a QuickTime movie. Returns the change lines.
     @discardableResult
-    public static func tag(path: String, packing: FourCC, heroEye: HeroEye?) throws(ParseError) -> [String] {
+    public static func tag(path: String, packing: FourCC, heroEye: HeroEye?, hfovMillidegrees: UInt32? = nil) throws(ParseError) -> [String] {
         guard packing == "side" || packing == "over" else {
             throw ParseError(.invalidArgument, offset: 0, path: path, "view packing must be 'side' or 'over' (got '\(packing)')")
         }
@@ -31,6 +31,7 @@ public enum FramePackedOutput {
                 var edit = SpatialVideoEdit()
                 edit.viewPacking = .set(packing)
                 if let heroEye { edit.heroEye = .set(heroEye) }
+                if let hfovMillidegrees { edit.horizontalFieldOfViewMillidegrees = .set(hfovMillidegrees) }
                 SpatialVideoEditor.editEntry(&entry, edit, stereo: true)
                 if !isQuickTime {
                     var kids = entry.children ?? []

@@ -387,10 +387,11 @@ extension SpatialPhotoEditor {
     }
 
     /// Opens an image file for a command that writes from it, refusing it when it is truncated or damaged
-    /// (``/ISOBMFF/ISOFile/requireIntact(limits:operation:)``); errors name the file.
-    static func openIntact(_ path: String) throws(ParseError) -> ISOFile {
+    /// (``/ISOBMFF/ISOFile/requireIntact(limits:operation:)``); errors name the file and `operation` (what the
+    /// refusal says was not done).
+    public static func openIntact(_ path: String, operation: String = "write") throws(ParseError) -> ISOFile {
         let file = try ISOFile.open(path: path)
-        do throws(ParseError) { try file.requireIntact() } catch {
+        do throws(ParseError) { try file.requireIntact(operation: operation) } catch {
             var e = error
             e.message = "\(path): \(e.message)"
             throw e

@@ -13,7 +13,7 @@ enum Exit {
     /// Every row: status and what it means. `spatial-media --help` prints it; the CLI tests run the binary through it.
     static let table: [(code: Int32, meaning: String)] = [
         (ok, "success (validate/info/dump: no errors or warnings)"),
-        (problems, "the input was read and problems were found (validate errors or warnings, info/dump diagnostics, a directory with no media to validate)"),
+        (problems, "the input was read and problems were found (validate errors or warnings, info/dump diagnostics, fix with something it could not repair, a directory with no media to validate)"),
         (unreadable, "an input could not be read, is damaged or truncated, or is not a supported kind; an output could not be written, or the written file failed the tool's own validator (nothing is left at the output); or a library or program the work needs (x265, libde265, FFmpeg …) is missing"),
         (usage, "usage error: unknown or conflicting options, a value out of range, an option that does not apply, an output that is an input or another output, an output extension that does not match what is written"),
         (130, "interrupted by SIGINT (143: by SIGTERM); nothing was written"),

@@ -44,7 +44,8 @@ struct ConvertPhoto: ParsableCommand {
         whole clip (field of view updated); a shot that cannot be measured reliably is left unwarped and that is \
         printed; --auto-disparity writes one disparity adjustment for the file. Not with standard input or --segment. \
         Exit status 2 when an input cannot be read or used (no video stream, a layout its size cannot have, audio \
-        that can be neither copied nor transcoded, FFmpeg missing), 1 for other failures, 130 when interrupted. \
+        that can be neither copied nor transcoded, FFmpeg missing) or the written file failed its own check, 64 for \
+        a usage error, 130 when interrupted (the README's exit-code table). \
         Ctrl-C or an error leaves nothing at OUT.
         """
     )

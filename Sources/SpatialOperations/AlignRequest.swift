@@ -26,8 +26,8 @@ public struct AlignRequest: Sendable, Equatable {
 
 extension Operations {
     /// Plans and runs an alignment: the output different from the input (links included) and named .heic, the
-    /// quality in range; the input must be a spatial photo (else `unsupported`, exit 2); written to scratch, read
-    /// back, then kept.
+    /// quality in range; a damaged or truncated input refused as such, then the input must be a spatial photo (else
+    /// `unsupported`, exit 2); written to scratch, read back, then kept.
     public static func align(_ r: AlignRequest, spelling: OptionSpelling) throws(ParseError) -> OperationReport {
         func name(_ k: String) -> String { AlignRequest.table.first { $0.key == k }?.name(spelling) ?? k }
         var o = PhotoConversionOptions()
@@ -37,7 +37,8 @@ extension Operations {
         }
         try OutputKind.check(r.output, .heic)
         try OutputPaths.check(outputs: [(role: "output", path: r.output)], inputs: [(role: "input", path: r.photo)])
-        let file = try ISOFile.open(path: r.photo)
+        // A damaged input is refused as damaged (offset and box path), before asking whether it is a spatial photo.
+        let file = try SpatialPhotoEditor.openIntact(r.photo, operation: "align")
         var problems: [SpatialDiagnostic] = []
         guard let sp = SpatialPhotoReader.read(file, problems: &problems) else {
             throw ParseError(.unsupported, offset: 0, path: r.photo, "not a spatial photo (no 'ster' group with two eyes)")
