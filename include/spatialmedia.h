@@ -111,7 +111,9 @@ enum {
     SM_CAP_VALIDATE = 1u << 4,      /* sm_validate */
     SM_CAP_CONVERT_PHOTO = 1u << 5, /* sm_convert_photo */
     SM_CAP_CONVERT_VIDEO = 1u << 6, /* sm_convert_video (assembly of two HEVC streams) */
-    SM_CAP_SPLIT = 1u << 7          /* sm_split */
+    SM_CAP_SPLIT = 1u << 7,         /* sm_split */
+    SM_CAP_ALIGN_PHOTO = 1u << 8,   /* sm_align_photo */
+    SM_CAP_FIX_VIDEO = 1u << 9      /* sm_fix_video */
 };
 
 /* Which operations this build provides (SM_CAP_* bits). An operation whose bit is clear returns
@@ -468,7 +470,7 @@ sm_status sm_convert_video(const char *input, const char *output, const char *op
                            sm_progress_fn progress, void *user_data, const volatile int32_t *cancel,
                            char **out_report_json);
 
-/* The name table of a job's request ("convert"): a JSON array of {"key", "flag" (null when the command line has
+/* The name table of a job's request ("convert", "align", "fix"): a JSON array of {"key", "flag" (null when the command line has
  * none), "python" (the Python keyword), "type", "applies" ("photo" | "video" | "both"), "default"}. `out_json` is
  * freed with sm_string_free. (Added in 0.3.0.) */
 sm_status sm_option_table(const char *job, char **out_json);
@@ -501,6 +503,35 @@ sm_status sm_concat_video(const char *segments_json, const char *output, const c
 sm_status sm_split(const char *input, const char *left_output, const char *right_output,
                    const char *options_json, sm_progress_fn progress, void *user_data,
                    const volatile int32_t *cancel, char **out_report_json);
+
+/* Rectifies a spatial photo (`spatial-media align`): the right eye warped onto the left (vertical offset, roll, focal
+ * scale, keystone), both cropped to the common area, written as a new spatial photo at `output` (named .heic, never
+ * an input) with the field of view updated for the crop; baseline and disparity adjustment are kept.
+ * Options (the keys of the "align" name table, sm_option_table): "auto_disparity" (--auto-disparity, true | false:
+ *   also set the disparity adjustment from the measured disparity), "quality" (--quality, 0…100, default 80).
+ * Unknown keys, wrong types, a quality out of range and a wrongly named output are SM_ERR_INVALID_ARGUMENT; an input
+ * that is no spatial photo is SM_ERR_UNSUPPORTED; a damaged one SM_ERR_PARSE (offset, box path). The output is read
+ * back through the validator before it is kept (an ERROR align introduced: SM_ERR_PARSE, "output-check-failed").
+ * Progress stages "align", "done" (asked before and after; the work itself is not interrupted).
+ * Report: the JSON of `spatial-media align --json` ({"job": "align", "route": "photo", "output", "source", "width",
+ * "height", "baseline_mm", "hfov_degrees", "hfov_source", "disparity_percent", "disparity_source", "quality", "bytes",
+ * "alignment", "output_check", …}). (Added in 0.3.0.) */
+sm_status sm_align_photo(const char *input, const char *output, const char *options_json,
+                         sm_progress_fn progress, void *user_data, const volatile int32_t *cancel,
+                         char **out_report_json);
+
+/* Repairs a movie without re-encoding (`spatial-media fix`): hev1 → hvc1, moov before mdat, a missing hero eye or
+ * field of view on a stereo track. `output` NULL repairs `input` in place (atomic rewrite, read back and compared
+ * with the input's ERRORs); otherwise the repair is written to `output` (never an input) and read back before it
+ * is kept. Nothing to repair: nothing written, SM_OK.
+ * Options (the keys of the "fix" name table): "hfov_degrees" (--hfov, degrees: added where a rectilinear stereo
+ *   track has none), "hero_eye" (--hero, "left" | "right"; default the eye of the base layer).
+ * Progress stages "fix", "done". Report: the JSON of `spatial-media fix --json` ({"job": "fix", "repairs",
+ * "not_repaired", "notes", …}); a non-empty "not_repaired" (the command line's exit 1) is still SM_OK.
+ * (Added in 0.3.0.) */
+sm_status sm_fix_video(const char *input, const char *output, const char *options_json,
+                       sm_progress_fn progress, void *user_data, const volatile int32_t *cancel,
+                       char **out_report_json);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -34,8 +34,10 @@ public enum SMCapability {
     public static let convertPhoto: UInt32 = 1 << 5
     public static let convertVideo: UInt32 = 1 << 6
     public static let split: UInt32 = 1 << 7
+    public static let alignPhoto: UInt32 = 1 << 8
+    public static let fixVideo: UInt32 = 1 << 9
     /// What this build provides.
-    static let built: UInt32 = info | editVideo | editPhoto | combinePhoto | validate | convertPhoto | convertVideo | split
+    static let built: UInt32 = info | editVideo | editPhoto | combinePhoto | validate | convertPhoto | convertVideo | split | alignPhoto | fixVideo
 }
 
 @_cdecl("sm_capabilities")

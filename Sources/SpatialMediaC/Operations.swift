@@ -211,8 +211,11 @@ public func sm_option_table(_ job: UnsafePointer<CChar>?, _ outJSON: UnsafeMutab
     outJSON?.pointee = nil
     return abiCall("sm_option_table") { () throws(ABIError) in
         let name = try requiredPath(job, "job")
-        guard name == "convert" else { throw .argument("no option table for \"\(name)\" (known: convert)") }
-        try deliver(JSON.array(ConvertRequest.table.map(\.json)).serialized(), to: outJSON)
+        let tables = [("convert", ConvertRequest.table), ("align", AlignRequest.table), ("fix", FixRequest.table)]
+        guard let table = tables.first(where: { $0.0 == name })?.1 else {
+            throw .argument("no option table for \"\(name)\" (known: \(tables.map(\.0).joined(separator: ", ")))")
+        }
+        try deliver(JSON.array(table.map(\.json)).serialized(), to: outJSON)
     }
 }
 
