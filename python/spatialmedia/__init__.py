@@ -23,7 +23,7 @@ long operations take a ``progress(fraction, stage)`` callback (return True to ca
 from __future__ import annotations
 
 from . import _native
-from ._convert import concat, convert, option_table, split
+from ._convert import align, concat, convert, fix, option_table, split
 from ._core import CancelToken, PathLike, ProgressCallback, _lib
 from ._edit import combine_photo, edit
 from ._errors import (
@@ -39,7 +39,7 @@ from ._validate import validate, validation_inputs
 
 __all__ = [
     "open", "SpatialFile", "Kind", "VideoClass", "Status", "StereoParameters", "PhotoEyes", "EditReport",
-    "ConvertReport", "ConcatReport", "SplitReport", "Finding", "ValidationReport", "CancelToken", "edit", "convert", "concat", "split",
+    "ConvertReport", "ConcatReport", "SplitReport", "Finding", "ValidationReport", "CancelToken", "edit", "convert", "concat", "split", "align", "fix",
     "validate", "validation_inputs", "ValidationInputs", "combine_photo", "version", "abi_version", "capabilities", "library_path", "option_table",
     "SpatialMediaError", "InvalidArgumentError", "InvalidHandleError", "FileAccessError", "ParseError",
     "NotFoundError", "NotApplicableError", "UnsupportedError", "CancelledError", "LimitError",
@@ -49,7 +49,7 @@ __all__ = [
 __version__ = "0.2.0"
 
 _CAPABILITIES = {"info": 1, "edit_video": 2, "edit_photo": 4, "combine_photo": 8, "validate": 16,
-                 "convert_photo": 32, "convert_video": 64, "split": 128}
+                 "convert_photo": 32, "convert_video": 64, "split": 128, "align_photo": 256, "fix_video": 512}
 
 
 def version() -> str:

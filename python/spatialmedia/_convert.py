@@ -1,5 +1,5 @@
 """Long operations that write files: ``convert`` (one call for photos and videos, routed by the library from
-what the input is), ``concat`` and ``split``. Options go to the library as given; every default, range,
+what the input is), ``concat``, ``split``, ``align`` and ``fix``. Options go to the library as given; every default, range,
 unit and route is the library's (the same plan the command line runs)."""
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import Any, Optional, Sequence, Union
 
 from ._core import CancelToken, PathLike, ProgressCallback, _call_report, _check, _fspath, _lib, _options_json, _Progress, _take_string
 from ._errors import invalid_argument
-from ._types import ConcatReport, ConvertReport, SplitReport
+from ._types import ConcatReport, ConvertReport, EditReport, SplitReport
 
 _TABLES: dict[str, list[dict[str, Any]]] = {}
 
@@ -99,3 +99,35 @@ def split(input: PathLike, left_output: PathLike, right_output: PathLike, *, sbs
                                     p.fn, None, cancel._ref() if cancel else None], p)
     return SplitReport(input=str(raw.get("input", "")), left_output=str(raw.get("left_output", "")),
                        right_output=str(raw.get("right_output", "")), sbs_output=raw.get("sbs_output"), raw=raw)
+
+
+def _table_options(job: str, given: dict[str, Any]) -> dict[str, Any]:
+    """The options of ``job`` by its name table: each row's Python keyword read from ``given`` under its JSON key."""
+    return {row["key"]: given[row["python"]] for row in option_table(job)}
+
+
+def align(input: PathLike, output: PathLike, *, auto_disparity: Optional[bool] = None, quality: Optional[int] = None,
+          progress: Optional[ProgressCallback] = None, cancel: Optional[CancelToken] = None) -> ConvertReport:
+    """Rectifies a spatial photo: ``spatial-media align`` (``sm_align_photo``). The right eye is warped onto the left,
+    both are cropped to the common area and written as a new spatial photo (``output``, named .heic) with the field
+    of view updated for the crop. The keywords are the rows of ``option_table("align")``; the report (``report.raw``)
+    is the JSON of ``spatial-media align --json``."""
+    opts = _table_options("align", locals())
+    p = _Progress(progress)
+    raw = _call_report("sm_align_photo", [_fspath(input), _fspath(output), _options_json(opts), p.fn, None,
+                                          cancel._ref() if cancel else None], p)
+    return ConvertReport(output=str(raw.get("output", os.fspath(output))), kind="photo", bytes_written=raw.get("bytes"), frames=None, raw=raw)
+
+
+def fix(input: PathLike, output: Optional[PathLike] = None, *, hfov_degrees: Optional[float] = None, hero_eye: Optional[str] = None,
+        progress: Optional[ProgressCallback] = None, cancel: Optional[CancelToken] = None) -> EditReport:
+    """Repairs a movie without re-encoding: ``spatial-media fix`` (``sm_fix_video``): hev1 → hvc1, moov before mdat,
+    a missing hero eye or field of view. ``output`` None repairs ``input`` in place. The keywords are the rows of
+    ``option_table("fix")``; ``report.changes`` lists the repairs, ``report.raw["not_repaired"]`` what is left (the
+    command line's exit 1); the report is the JSON of ``spatial-media fix --json``."""
+    opts = _table_options("fix", locals())
+    p = _Progress(progress)
+    raw = _call_report("sm_fix_video", [_fspath(input), _fspath(output), _options_json(opts), p.fn, None,
+                                        cancel._ref() if cancel else None], p)
+    return EditReport(output=str(raw.get("output", "")), changes=list(raw.get("repairs", [])), warnings=list(raw.get("not_repaired", [])),
+                      strategy=None, bytes_written=raw.get("bytes_written"), raw=raw)

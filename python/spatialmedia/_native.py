@@ -102,6 +102,8 @@ def _declare(lib: ctypes.CDLL) -> ctypes.CDLL:
         "sm_convert": (st, [s, s, s, PROGRESS, P, ctypes.POINTER(i32), c_char_pp]),
         "sm_option_table": (st, [s, c_char_pp]),
         "sm_edit_set_values": (st, [P, s]),
+        "sm_align_photo": (st, [s, s, s, PROGRESS, P, ctypes.POINTER(i32), c_char_pp]),
+        "sm_fix_video": (st, [s, s, s, PROGRESS, P, ctypes.POINTER(i32), c_char_pp]),
     }
     for name, sig in optional.items():
         if hasattr(lib, name):
