@@ -7,7 +7,7 @@ import TestSupport
 
 @Suite struct NameTableTests {
     @Test func keysFlagsAndKeywordsAreUnique() {
-        for t in [ConvertRequest.table, CombineRequest.table] {
+        for t in [ConvertRequest.table, CombineRequest.table, AlignRequest.table, FixRequest.table] {
             #expect(Set(t.map(\.key)).count == t.count)
             let flags = t.compactMap(\.flag)
             #expect(Set(flags).count == flags.count)
@@ -19,7 +19,9 @@ import TestSupport
     @Test
     func cliHelpMatchesTheTable() throws {
         for (command, table, outside) in [("convert", ConvertRequest.table, Set(["--output", "--left", "--right", "--json", "--help", "--version"])),
-                                          ("combine", CombineRequest.table, Set(["--output", "--json", "--help", "--version"]))] {
+                                          ("combine", CombineRequest.table, Set(["--output", "--json", "--help", "--version"])),
+                                          ("align", AlignRequest.table, Set(["--output", "--json", "--help", "--version"])),
+                                          ("fix", FixRequest.table, Set(["--output", "--in-place", "--json", "--help", "--version"]))] {
             let help = try Shells.run(try #require(Shells.cli), [command, "--help"])
             // The option definitions: lines of the OPTIONS section that start with a flag ("-o, --output <output>").
             let words = Set(help.out.split(separator: "\n").compactMap { line -> String? in
@@ -37,14 +39,18 @@ import TestSupport
         }
     }
 
-    /// The header documents every key of convert's table with its flag.
-    @Test func headerListsEveryKey() throws {
+    /// The header documents every key of convert's, align's and fix's tables with its flag, in the comment of the
+    /// job's entry point.
+    @Test(arguments: [("sm_convert", "/* Converts a stereo source", ConvertRequest.table),
+                      ("sm_align_photo", "/* Rectifies a spatial photo", AlignRequest.table),
+                      ("sm_fix_video", "/* Repairs a movie", FixRequest.table)])
+    func headerListsEveryKey(_ function: String, _ opening: String, _ table: [OptionSpec]) throws {
         let header = try String(contentsOfFile: Shells.root + "/include/spatialmedia.h", encoding: .utf8)
-        let start = try #require(header.range(of: "sm_status sm_convert(")).lowerBound
-        let doc = try #require(header[..<start].range(of: "/* Converts a stereo source", options: .backwards))
+        let start = try #require(header.range(of: "sm_status \(function)(")).lowerBound
+        let doc = try #require(header[..<start].range(of: opening, options: .backwards))
         let text = String(header[doc.lowerBound..<start])
-        for row in ConvertRequest.table {
-            #expect(text.contains("\"\(row.key)\""), "the header's sm_convert comment does not name \"\(row.key)\"")
+        for row in table {
+            #expect(text.contains("\"\(row.key)\""), "the header's \(function) comment does not name \"\(row.key)\"")
             if let flag = row.flag { #expect(text.contains("\"\(row.key)\" (\(flag)") || text.contains("(\(flag)"), "\(row.key): flag \(flag) not given") }
         }
     }

@@ -188,25 +188,82 @@ enum Shells {
         }
     }
 
-    /// align through the CLI and Kit (the C ABI and Python have no align call yet): the same file, the same report.
+    /// A job with (input, output, options_json) entry point called in this process: (status, report JSON).
+    static func cCall(_ fn: (UnsafePointer<CChar>?, UnsafePointer<CChar>?, UnsafePointer<CChar>?, SMProgressFn?, UnsafeMutableRawPointer?,
+                             UnsafePointer<Int32>?, UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32,
+                      _ input: String, _ output: String?, _ options: String) -> (Int32, String) {
+        var report: UnsafeMutablePointer<CChar>? = nil
+        let status = input.withCString { i in options.withCString { j in
+            output.map { o in o.withCString { fn(i, $0, j, nil, nil, nil, &report) } } ?? fn(i, nil, j, nil, nil, nil, &report)
+        } }
+        defer { if let report { free(report) } }
+        return (status, report.map { String(cString: $0) } ?? "")
+    }
+
+    /// align through the CLI, the C ABI, Python and Kit: the same file, the same report.
     @Test
-    func alignThroughCLIAndKit() throws {
+    func alignThroughEveryShell() throws {
         let photo = Shells.root + "/../shared/fixtures/pair_ster_cmin_cmex.heic"
         try #require(FileManager.default.fileExists(atPath: photo), "fixture pair_ster_cmin_cmex.heic absent")
         let dir = try Shells.tempDir("align")
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let cli = try Shells.run(try #require(Shells.cli), ["align", photo, "-o", dir + "/cli.heic", "--json", "--quality", "40"])
+        let out = { (shell: String) in "\(dir)/\(shell).heic" }
+        let cli = try Shells.run(try #require(Shells.cli), ["align", photo, "-o", out("cli"), "--json", "--quality", "40", "--auto-disparity"])
         #expect(cli.status == 0, "\(cli.err)")
-        var r = AlignRequest(photo: photo, output: dir + "/kit.heic")
-        r.quality = 40
+        let (status, cReport) = Self.cCall(sm_align_photo, photo, out("c"), #"{"quality": 40, "auto_disparity": true}"#)
+        #expect(status == 0, "\(cReport)")
+        let py = try Shells.python("import json, spatialmedia as sm\nprint(json.dumps(sm.align(\"\(photo)\", \"\(out("python"))\", quality=40, auto_disparity=True).raw))")
+        #expect(py.status == 0, "\(py.err)")
+        var r = AlignRequest(photo: photo, output: out("kit"))
+        r.quality = 40; r.autoDisparity = true
         let kit = try Operations.align(r, spelling: .key)
-        #expect(FileManager.default.contents(atPath: dir + "/cli.heic") == FileManager.default.contents(atPath: dir + "/kit.heic"))
-        #expect(try Shells.comparable(cli.out) == Shells.comparable(kit.json.serialized()))
+        let files = try ["cli", "c", "python", "kit"].map { try #require(FileManager.default.contents(atPath: out($0)), "\($0) wrote nothing") }
+        #expect(files.allSatisfy { $0 == files[0] }, "\(files.map(\.count))")
+        let reports = try [cli.out, cReport, py.out, kit.json.serialized()].map(Shells.comparable)
+        #expect(reports.allSatisfy { $0 == reports[0] }, "\(reports)")
+        // The layer's range check, named by the key through the C ABI.
+        let (bad, _) = Self.cCall(sm_align_photo, photo, out("bad"), #"{"quality": 101}"#)
+        let message = String(cString: sm_last_error())
+        #expect(bad == SMStatus.invalidArgument && message.contains(#""quality" must be between 0 and 100"#), "\(bad): \(message)")
         // Exit codes of the README's table: a movie named .heic is a usage error; an input that is no spatial photo, 2.
         let named = try Shells.run(try #require(Shells.cli), ["align", photo, "-o", dir + "/x.mov"])
         #expect(named.status == 64 && named.err.contains("must be named .heic"), "\(named.err)")
         let notPhoto = try Shells.run(try #require(Shells.cli), ["align", Shells.sample, "-o", dir + "/y.heic"])
         #expect(notPhoto.status == 2, "\(notPhoto.err)")
+    }
+
+    /// fix through the CLI, the C ABI, Python and Kit, to another file and in place: byte-identical files, equal reports.
+    @Test
+    func fixThroughEveryShell() throws {
+        // No hero eye, no field of view, moov after mdat: three repairs.
+        let movie = Shells.root + "/../shared/fixtures/mvhevc_96x64_6f_lhvC.mov"
+        try #require(FileManager.default.fileExists(atPath: movie), "fixture mvhevc_96x64_6f_lhvC.mov absent")
+        let dir = try Shells.tempDir("fix")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let out = { (shell: String) in "\(dir)/\(shell).mov" }
+        let cli = try Shells.run(try #require(Shells.cli), ["fix", movie, "-o", out("cli"), "--hero", "right", "--hfov", "70", "--json"])
+        #expect(cli.status == 0, "\(cli.err)")
+        let (status, cReport) = Self.cCall(sm_fix_video, movie, out("c"), #"{"hero_eye": "right", "hfov_degrees": 70}"#)
+        #expect(status == 0, "\(cReport)")
+        let py = try Shells.python("import json, spatialmedia as sm\nprint(json.dumps(sm.fix(\"\(movie)\", \"\(out("python"))\", hero_eye=\"right\", hfov_degrees=70).raw))")
+        #expect(py.status == 0, "\(py.err)")
+        var r = FixRequest(path: movie, output: out("kit"))
+        r.heroEye = "right"; r.hfovDegrees = 70
+        let kit = try Operations.fix(r, spelling: .key)
+        #expect(!kit.outputs.isEmpty, "the fixture had nothing to repair: \(kit.headline)")
+        let files = try ["cli", "c", "python", "kit"].map { try #require(FileManager.default.contents(atPath: out($0)), "\($0) wrote nothing") }
+        #expect(files.allSatisfy { $0 == files[0] }, "\(files.map(\.count))")
+        let reports = try [cli.out, cReport, py.out, kit.json.serialized()].map(Shells.comparable)
+        #expect(reports.allSatisfy { $0 == reports[0] }, "\(reports)")
+        // Output NULL: the input repaired in place, as `fix --in-place` does it.
+        try FileManager.default.copyItem(atPath: movie, toPath: out("inplace"))
+        try FileManager.default.copyItem(atPath: movie, toPath: out("inplace-cli"))
+        let (inPlace, inPlaceReport) = Self.cCall(sm_fix_video, out("inplace"), nil, #"{"hero_eye": "right", "hfov_degrees": 70}"#)
+        #expect(inPlace == 0, "\(inPlaceReport)")
+        let cliInPlace = try Shells.run(try #require(Shells.cli), ["fix", out("inplace-cli"), "--in-place", "--hero", "right", "--hfov", "70", "--json"])
+        #expect(cliInPlace.status == 0, "\(cliInPlace.err)")
+        #expect(FileManager.default.contents(atPath: out("inplace")) == FileManager.default.contents(atPath: out("inplace-cli")))
+        #expect(FileManager.default.contents(atPath: out("inplace")) != FileManager.default.contents(atPath: movie))
     }
 
     /// A video edit through the CLI, the C ABI, Python and Kit: byte-identical files, equal reports; an edit whose

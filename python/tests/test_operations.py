@@ -90,3 +90,55 @@ def test_checks_and_routing_are_the_librarys(tmp_path, sbs_png):
         sm.convert(sbs_png, tmp_path / "p.mov")
     assert "must be named .heic" in str(e.value) and "photo conversion" in str(e.value)
     assert not (tmp_path / "p.mov").exists()
+
+
+@pytest.mark.parametrize("job,fn", [("align", sm.align), ("fix", sm.fix)])
+def test_align_and_fix_keywords_are_the_librarys_table(job, fn):
+    params = inspect.signature(fn).parameters
+    hints = typing.get_type_hints(fn)
+    table = sm.option_table(job)
+    assert {row["python"] for row in table} == set(params) - {"input", "output", "progress", "cancel"}
+    for row in table:
+        expected = _TYPES.get(row["type"])
+        if expected is not None:
+            assert expected in typing.get_args(hints[row["python"]]), (row, hints[row["python"]])
+        assert params[row["python"]].default is None, row
+
+
+def test_align_matches_the_command_line(tmp_path):
+    """`align PHOTO -o a.heic --quality 40` and align(PHOTO, "b.heic", quality=40): one file, one report."""
+    photo = need(os.path.join(FIXTURES, "pair_ster_cmin_cmex.heic"))
+    if not os.access(CLI, os.X_OK):
+        pytest.skip(f"{CLI} not built")
+    a, b = tmp_path / "a.heic", tmp_path / "b.heic"
+    run = subprocess.run([CLI, "align", photo, "-o", str(a), "--quality", "40", "--json"], capture_output=True, text=True, check=True)
+    report = sm.align(photo, b, quality=40)
+    assert a.read_bytes() == b.read_bytes()
+    assert comparable(json.loads(run.stdout)) == comparable(report.raw)
+    assert report.kind == "photo" and report.raw["job"] == "align"
+    # The range is the library's, named by the keyword's key.
+    with pytest.raises(sm.InvalidArgumentError) as e:
+        sm.align(photo, tmp_path / "c.heic", quality=101)
+    assert '"quality" must be between 0 and 100' in str(e.value)
+    assert not (tmp_path / "c.heic").exists()
+
+
+def test_fix_matches_the_command_line(tmp_path):
+    """`fix MOVIE -o a.mov --hero right --hfov 70` and fix(MOVIE, "b.mov", hero_eye="right", hfov_degrees=70);
+    fix(path) repairs in place."""
+    movie = need(os.path.join(FIXTURES, "mvhevc_96x64_6f_lhvC.mov"))
+    if not os.access(CLI, os.X_OK):
+        pytest.skip(f"{CLI} not built")
+    a, b = tmp_path / "a.mov", tmp_path / "b.mov"
+    run = subprocess.run([CLI, "fix", movie, "-o", str(a), "--hero", "right", "--hfov", "70", "--json"], capture_output=True, text=True, check=True)
+    report = sm.fix(movie, b, hero_eye="right", hfov_degrees=70)
+    assert a.read_bytes() == b.read_bytes()
+    assert comparable(json.loads(run.stdout)) == comparable(report.raw)
+    assert report.changes == report.raw["repairs"] and report.changes
+    with pytest.raises(sm.InvalidArgumentError) as e:
+        sm.fix(movie, tmp_path / "c.mov", hero_eye="up")
+    assert '"hero_eye" must be left or right' in str(e.value)
+    in_place = tmp_path / "in-place.mov"
+    in_place.write_bytes(open(movie, "rb").read())
+    again = sm.fix(in_place)
+    assert again.changes and in_place.read_bytes() != open(movie, "rb").read()
