@@ -48,10 +48,18 @@ enum Shells {
 
     /// The C ABI's `sm_convert` called in this process.
     static func cConvert(_ input: String, _ output: String, _ options: String) -> (Int32, String) {
+        cCall(sm_convert, input, output, options)
+    }
+
+    /// An entry point of the (input, output, options_json, progress, user data, cancel, report) shape called in this
+    /// process: (status, report JSON).
+    static func cCall(_ fn: (UnsafePointer<CChar>?, UnsafePointer<CChar>?, UnsafePointer<CChar>?, SMProgressFn?, UnsafeMutableRawPointer?,
+                             UnsafePointer<Int32>?, UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32,
+                      _ input: String, _ output: String?, _ options: String) -> (Int32, String) {
         var report: UnsafeMutablePointer<CChar>? = nil
-        let status = input.withCString { i in output.withCString { o in options.withCString { j in
-            sm_convert(i, o, j, nil, nil, nil, &report)
-        } } }
+        let status = input.withCString { i in options.withCString { j in
+            output.map { o in o.withCString { fn(i, $0, j, nil, nil, nil, &report) } } ?? fn(i, nil, j, nil, nil, nil, &report)
+        } }
         defer { if let report { free(report) } }
         return (status, report.map { String(cString: $0) } ?? "")
     }
@@ -188,18 +196,6 @@ enum Shells {
         }
     }
 
-    /// A job with (input, output, options_json) entry point called in this process: (status, report JSON).
-    static func cCall(_ fn: (UnsafePointer<CChar>?, UnsafePointer<CChar>?, UnsafePointer<CChar>?, SMProgressFn?, UnsafeMutableRawPointer?,
-                             UnsafePointer<Int32>?, UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32,
-                      _ input: String, _ output: String?, _ options: String) -> (Int32, String) {
-        var report: UnsafeMutablePointer<CChar>? = nil
-        let status = input.withCString { i in options.withCString { j in
-            output.map { o in o.withCString { fn(i, $0, j, nil, nil, nil, &report) } } ?? fn(i, nil, j, nil, nil, nil, &report)
-        } }
-        defer { if let report { free(report) } }
-        return (status, report.map { String(cString: $0) } ?? "")
-    }
-
     /// align through the CLI, the C ABI, Python and Kit: the same file, the same report.
     @Test
     func alignThroughEveryShell() throws {
@@ -210,7 +206,7 @@ enum Shells {
         let out = { (shell: String) in "\(dir)/\(shell).heic" }
         let cli = try Shells.run(try #require(Shells.cli), ["align", photo, "-o", out("cli"), "--json", "--quality", "40", "--auto-disparity"])
         #expect(cli.status == 0, "\(cli.err)")
-        let (status, cReport) = Self.cCall(sm_align_photo, photo, out("c"), #"{"quality": 40, "auto_disparity": true}"#)
+        let (status, cReport) = Shells.cCall(sm_align_photo, photo, out("c"), #"{"quality": 40, "auto_disparity": true}"#)
         #expect(status == 0, "\(cReport)")
         let py = try Shells.python("import json, spatialmedia as sm\nprint(json.dumps(sm.align(\"\(photo)\", \"\(out("python"))\", quality=40, auto_disparity=True).raw))")
         #expect(py.status == 0, "\(py.err)")
@@ -222,7 +218,7 @@ enum Shells {
         let reports = try [cli.out, cReport, py.out, kit.json.serialized()].map(Shells.comparable)
         #expect(reports.allSatisfy { $0 == reports[0] }, "\(reports)")
         // The layer's range check, named by the key through the C ABI.
-        let (bad, _) = Self.cCall(sm_align_photo, photo, out("bad"), #"{"quality": 101}"#)
+        let (bad, _) = Shells.cCall(sm_align_photo, photo, out("bad"), #"{"quality": 101}"#)
         let message = String(cString: sm_last_error())
         #expect(bad == SMStatus.invalidArgument && message.contains(#""quality" must be between 0 and 100"#), "\(bad): \(message)")
         // Exit codes of the README's table: a movie named .heic is a usage error; an input that is no spatial photo, 2.
@@ -243,7 +239,7 @@ enum Shells {
         let out = { (shell: String) in "\(dir)/\(shell).mov" }
         let cli = try Shells.run(try #require(Shells.cli), ["fix", movie, "-o", out("cli"), "--hero", "right", "--hfov", "70", "--json"])
         #expect(cli.status == 0, "\(cli.err)")
-        let (status, cReport) = Self.cCall(sm_fix_video, movie, out("c"), #"{"hero_eye": "right", "hfov_degrees": 70}"#)
+        let (status, cReport) = Shells.cCall(sm_fix_video, movie, out("c"), #"{"hero_eye": "right", "hfov_degrees": 70}"#)
         #expect(status == 0, "\(cReport)")
         let py = try Shells.python("import json, spatialmedia as sm\nprint(json.dumps(sm.fix(\"\(movie)\", \"\(out("python"))\", hero_eye=\"right\", hfov_degrees=70).raw))")
         #expect(py.status == 0, "\(py.err)")
@@ -258,7 +254,7 @@ enum Shells {
         // Output NULL: the input repaired in place, as `fix --in-place` does it.
         try FileManager.default.copyItem(atPath: movie, toPath: out("inplace"))
         try FileManager.default.copyItem(atPath: movie, toPath: out("inplace-cli"))
-        let (inPlace, inPlaceReport) = Self.cCall(sm_fix_video, out("inplace"), nil, #"{"hero_eye": "right", "hfov_degrees": 70}"#)
+        let (inPlace, inPlaceReport) = Shells.cCall(sm_fix_video, out("inplace"), nil, #"{"hero_eye": "right", "hfov_degrees": 70}"#)
         #expect(inPlace == 0, "\(inPlaceReport)")
         let cliInPlace = try Shells.run(try #require(Shells.cli), ["fix", out("inplace-cli"), "--in-place", "--hero", "right", "--hfov", "70", "--json"])
         #expect(cliInPlace.status == 0, "\(cliInPlace.err)")
