@@ -65,7 +65,7 @@ import SpatialValidation
     }
 
     /// A HEIC named `.png`, a movie named `.jpg`: one refusal, exit 64, the same sentence from the CLI and Python.
-    @Test
+    @Test(.needs(.shared("fixtures/pair_plain.heic", "fixtures/pair_ster_cmin_cmex.heic")))
     func outputNameRefusalsAreAlikeEverywhere() throws {
         let dir = try Shells.tempDir("names")
         defer { try? FileManager.default.removeItem(atPath: dir) }

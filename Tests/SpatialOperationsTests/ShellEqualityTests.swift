@@ -150,10 +150,9 @@ enum Shells {
 
     /// Combine through the CLI, the C ABI (as Python calls it) and Kit: the same file, the same report, and the
     /// output is a spatial photo by `validate` (Python's combine_photo used to drop the eyes' intrinsics).
-    @Test
+    @Test(.needs(.shared("fixtures/pair_plain.heic")))
     func combineThroughEveryShell() throws {
-        let pair = Shells.root + "/../shared/fixtures/pair_plain.heic"
-        try #require(FileManager.default.fileExists(atPath: pair), "fixture pair_plain.heic absent")
+        let pair = TestPaths.sharedPath("fixtures/pair_plain.heic")
         let dir = try Shells.tempDir("combine")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let cli = try Shells.run(try #require(Shells.cli), ["combine", pair, "-o", dir + "/cli.heic", "--json"])
@@ -172,10 +171,9 @@ enum Shells {
     }
 
     /// A photo split through the CLI, the C ABI, Python and Kit: byte-identical eyes.
-    @Test
+    @Test(.needs(.shared("fixtures/pair_ster_cmin_cmex.heic")))
     func splitThroughEveryShell() throws {
-        let photo = Shells.root + "/../shared/fixtures/pair_ster_cmin_cmex.heic"
-        try #require(FileManager.default.fileExists(atPath: photo), "fixture pair_ster_cmin_cmex.heic absent")
+        let photo = TestPaths.sharedPath("fixtures/pair_ster_cmin_cmex.heic")
         let dir = try Shells.tempDir("split")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let out = { (shell: String, eye: String) in "\(dir)/\(shell)-\(eye).png" }
@@ -197,10 +195,9 @@ enum Shells {
     }
 
     /// align through the CLI, the C ABI, Python and Kit: the same file, the same report.
-    @Test
+    @Test(.needs(.shared("fixtures/pair_ster_cmin_cmex.heic")))
     func alignThroughEveryShell() throws {
-        let photo = Shells.root + "/../shared/fixtures/pair_ster_cmin_cmex.heic"
-        try #require(FileManager.default.fileExists(atPath: photo), "fixture pair_ster_cmin_cmex.heic absent")
+        let photo = TestPaths.sharedPath("fixtures/pair_ster_cmin_cmex.heic")
         let dir = try Shells.tempDir("align")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let out = { (shell: String) in "\(dir)/\(shell).heic" }
@@ -229,11 +226,10 @@ enum Shells {
     }
 
     /// fix through the CLI, the C ABI, Python and Kit, to another file and in place: byte-identical files, equal reports.
-    @Test
+    @Test(.needs(.shared("fixtures/mvhevc_96x64_6f_lhvC.mov")))
     func fixThroughEveryShell() throws {
         // No hero eye, no field of view, moov after mdat: three repairs.
-        let movie = Shells.root + "/../shared/fixtures/mvhevc_96x64_6f_lhvC.mov"
-        try #require(FileManager.default.fileExists(atPath: movie), "fixture mvhevc_96x64_6f_lhvC.mov absent")
+        let movie = TestPaths.sharedPath("fixtures/mvhevc_96x64_6f_lhvC.mov")
         let dir = try Shells.tempDir("fix")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let out = { (shell: String) in "\(dir)/\(shell).mov" }
@@ -264,10 +260,9 @@ enum Shells {
 
     /// A video edit through the CLI, the C ABI, Python and Kit: byte-identical files, equal reports; an edit whose
     /// result fails the validator (a zero baseline) is refused with exit 2 and leaves nothing.
-    @Test
+    @Test(.needs(.shared("fixtures/mvhevc_96x64_6f_spatial.mov")))
     func editThroughEveryShell() throws {
-        let movie = Shells.root + "/../shared/fixtures/mvhevc_96x64_6f_spatial.mov"
-        try #require(FileManager.default.fileExists(atPath: movie), "fixture mvhevc_96x64_6f_spatial.mov absent")
+        let movie = TestPaths.sharedPath("fixtures/mvhevc_96x64_6f_spatial.mov")
         let dir = try Shells.tempDir("edit")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let cli = try Shells.run(try #require(Shells.cli), ["edit", movie, "-o", dir + "/cli.mov", "--baseline", "55.5", "--hero", "right", "--json"])
