@@ -78,7 +78,7 @@ struct CorpusRoundTripTests {
 
     @Test("Every generated conformance file parses and rewrites byte-identically or as expected")
     func conformanceFiles() throws {
-        try Self.roundTrip([("Conformance/files", Paths.conformance)])
+        try Self.roundTrip([("conformance", Paths.conformance)])
     }
 
     static func roundTrip(_ roots: [(String, String)]) throws {
