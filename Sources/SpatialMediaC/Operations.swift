@@ -146,9 +146,7 @@ func checkOutputs(_ outputs: [(String, String)], inputs: [(String, String)]) thr
 func conversionEntry(_ function: StaticString, expect: ConvertRoute?, _ input: UnsafePointer<CChar>?, _ output: UnsafePointer<CChar>?,
                      _ options: UnsafePointer<CChar>?, _ callback: SMProgressFn?, _ userData: UnsafeMutableRawPointer?,
                      _ cancel: UnsafePointer<Int32>?, _ outReport: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
-    outReport?.pointee = nil
-    return abiCall(function) { () throws(ABIError) in
-        let progress = Progress(callback: callback, userData: userData, cancel: cancel)
+    jobEntry(function, callback, userData, cancel, outReport) { (progress: Progress) throws(ABIError) -> OperationReport in
         let i = try requiredPath(input, "input")
         let o = try requiredPath(output, "output")
         var opts = try parseOptions(options)
@@ -171,13 +169,25 @@ func conversionEntry(_ function: StaticString, expect: ConvertRoute?, _ input: U
             do { try progress.report(fraction, p.stage) } catch { cancellation.cancel() }
         })
         if plan.route != .photo { try progress.report(0, plan.route == .hevcPair ? "assemble" : "convert") }
-        let report: OperationReport
         do throws(ABIError) {
-            report = try lift { () throws(ParseError) in try Operations.convert(plan, events: events, cancellation: cancellation) }
+            return try lift { () throws(ParseError) in try Operations.convert(plan, events: events, cancellation: cancellation) }
         } catch {
             if cancellation.isCancelled { throw ABIError(SMStatus.cancelled, "cancelled during the conversion; nothing was written") }
             throw error
         }
+    }
+}
+
+/// The frame of every entry point that runs one job of the operations layer: the report cleared, the job run inside
+/// ``abiCall`` (errors to status codes) with a ``Progress`` of the caller's callback and cancel flag, the callback
+/// told "done", and the report's JSON delivered.
+func jobEntry(_ function: StaticString, _ callback: SMProgressFn?, _ userData: UnsafeMutableRawPointer?, _ cancel: UnsafePointer<Int32>?,
+              _ outReport: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+              _ job: (Progress) throws(ABIError) -> OperationReport) -> Int32 {
+    outReport?.pointee = nil
+    return abiCall(function) { () throws(ABIError) in
+        let progress = Progress(callback: callback, userData: userData, cancel: cancel)
+        let report = try job(progress)
         try progress.report(1, "done")
         try deliver(report.json.serialized(), to: outReport)
     }
@@ -223,8 +233,7 @@ public func sm_option_table(_ job: UnsafePointer<CChar>?, _ outJSON: UnsafeMutab
 public func sm_concat_video(_ segments: UnsafePointer<CChar>?, _ output: UnsafePointer<CChar>?, _ options: UnsafePointer<CChar>?,
                             _ progress: SMProgressFn?, _ userData: UnsafeMutableRawPointer?, _ cancel: UnsafePointer<Int32>?,
                             _ outReport: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
-    outReport?.pointee = nil
-    return abiCall("sm_concat_video") { () throws(ABIError) in
+    jobEntry("sm_concat_video", progress, userData, cancel, outReport) { (progress: Progress) throws(ABIError) -> OperationReport in
         let list = try pathList(segments, "segments_json")
         if list.isEmpty { throw .argument("segments_json is empty: give the segment files") }
         let out = try requiredPath(output, "output")
@@ -233,12 +242,10 @@ public func sm_concat_video(_ segments: UnsafePointer<CChar>?, _ output: UnsafeP
         r.audioFrom = try opts.string("audio_from")
         if let a = try opts.choice("audio", ["copy", "none"]) { r.noAudio = a == "none" }
         try opts.finish("sm_concat_video")
-        let progress = Progress(callback: progress, userData: userData, cancel: cancel)
         try progress.report(0, "join")
         let cancellation = ConversionCancellation()
-        let report: OperationReport
         do throws(ABIError) {
-            report = try lift { () throws(ParseError) in
+            return try lift { () throws(ParseError) in
                 try Operations.concat(r, spelling: .key, progress: { done, total in
                     do { try progress.report(min(0.99, Double(done) / Double(max(1, total))), "join") } catch { cancellation.cancel() }
                 }, cancellation: cancellation)
@@ -247,9 +254,6 @@ public func sm_concat_video(_ segments: UnsafePointer<CChar>?, _ output: UnsafeP
             if cancellation.isCancelled { throw ABIError(SMStatus.cancelled, "cancelled while joining; nothing was written") }
             throw error
         }
-        try progress.report(1, "done")
-        let json = report.json
-        try deliver(json.serialized(), to: outReport)
     }
 }
 

@@ -4,32 +4,22 @@
 import BinaryIO
 import SpatialOperations
 
-/// Runs a job without progress events of its own: the cancel flag and the callback are asked before ("stage"),
-/// and the callback told "done" after.
-func reportedRun(_ stage: String, _ progress: Progress, _ outReport: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
-                 _ run: () throws(ParseError) -> OperationReport) throws(ABIError) {
-    try progress.report(0, stage)
-    let report = try lift { () throws(ParseError) in try run() }
-    try progress.report(1, "done")
-    try deliver(report.json.serialized(), to: outReport)
-}
-
 /// `sm_align_photo` (see the header): ``AlignRequest`` from the options' keys, ``Operations/align(_:spelling:)``, its report.
 @_cdecl("sm_align_photo")
 public func sm_align_photo(_ input: UnsafePointer<CChar>?, _ output: UnsafePointer<CChar>?, _ options: UnsafePointer<CChar>?,
                            _ callback: SMProgressFn?, _ userData: UnsafeMutableRawPointer?, _ cancel: UnsafePointer<Int32>?,
                            _ outReport: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
-    outReport?.pointee = nil
-    return abiCall("sm_align_photo") { () throws(ABIError) in
-        var r = AlignRequest(photo: try requiredPath(input, "input"), output: try requiredPath(output, "output"))
+    jobEntry("sm_align_photo", callback, userData, cancel, outReport) { (progress: Progress) throws(ABIError) -> OperationReport in
+        let paths = (input: try requiredPath(input, "input"), output: try requiredPath(output, "output"))
         var opts = try parseOptions(options)
+        var r = AlignRequest(photo: paths.input, output: paths.output)
         r.autoDisparity = try opts.bool("auto_disparity") ?? false
         // The range is the layer's (its message names the key); here only "an integer".
         r.quality = try opts.int("quality", Int(Int32.min)...Int(Int32.max))
         try opts.finish("sm_align_photo")
-        try reportedRun("align", Progress(callback: callback, userData: userData, cancel: cancel), outReport) { () throws(ParseError) in
-            try Operations.align(r, spelling: .key)
-        }
+        // No progress events of its own: the cancel flag and the callback are asked before the job starts.
+        try progress.report(0, "align")
+        return try lift { () throws(ParseError) in try Operations.align(r, spelling: .key) }
     }
 }
 
@@ -38,17 +28,14 @@ public func sm_align_photo(_ input: UnsafePointer<CChar>?, _ output: UnsafePoint
 public func sm_fix_video(_ input: UnsafePointer<CChar>?, _ output: UnsafePointer<CChar>?, _ options: UnsafePointer<CChar>?,
                          _ callback: SMProgressFn?, _ userData: UnsafeMutableRawPointer?, _ cancel: UnsafePointer<Int32>?,
                          _ outReport: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
-    outReport?.pointee = nil
-    return abiCall("sm_fix_video") { () throws(ABIError) in
-        let o = try optionalString(output, "output")
-        if o?.isEmpty == true { throw .argument("output is empty (pass NULL to repair the input in place)") }
-        var r = FixRequest(path: try requiredPath(input, "input"), output: o)
+    jobEntry("sm_fix_video", callback, userData, cancel, outReport) { (progress: Progress) throws(ABIError) -> OperationReport in
+        var r = FixRequest(path: try requiredPath(input, "input"), output: try optionalString(output, "output"))
+        if r.output?.isEmpty == true { throw .argument("output is empty (pass NULL to repair the input in place)") }
         var opts = try parseOptions(options)
         r.hfovDegrees = try opts.double("hfov_degrees")
         r.heroEye = try opts.string("hero_eye")
         try opts.finish("sm_fix_video")
-        try reportedRun("fix", Progress(callback: callback, userData: userData, cancel: cancel), outReport) { () throws(ParseError) in
-            try Operations.fix(r, spelling: .key)
-        }
+        try progress.report(0, "fix")
+        return try lift { () throws(ParseError) in try Operations.fix(r, spelling: .key) }
     }
 }
