@@ -12,3 +12,5 @@ typedef __typeof__(&tjCompress2) sm_tjCompress2_fn;
 typedef __typeof__(&tjFree) sm_tjFree_fn;
 typedef __typeof__(&tjGetErrorCode) sm_tjGetErrorCode_fn;
 typedef __typeof__(&tjGetErrorStr2) sm_tjGetErrorStr2_fn;
+typedef __typeof__(&tjInitTransform) sm_tjInitTransform_fn;
+typedef __typeof__(&tjTransform) sm_tjTransform_fn;

@@ -160,6 +160,56 @@ public enum JPEG {
         return Array(UnsafeBufferPointer(start: out, count: Int(size)))
     }
 
+    /// The coded size of a JPEG and the size of its MCU (minimum coded unit: 8 or 16 pixels by the chroma
+    /// subsampling), read from the header alone.
+    public struct Geometry: Sendable, Equatable {
+        public var width: Int
+        public var height: Int
+        public var mcuWidth: Int
+        public var mcuHeight: Int
+    }
+
+    /// Reads ``Geometry`` from the frame header.
+    public static func geometry(_ data: [UInt8]) throws(ParseError) -> Geometry {
+        guard data.count <= Int(UInt32.max) else { throw ParseError(.limitExceeded, offset: 0, "JPEG larger than 4 GiB") }
+        let tj = try TurboJPEG.library()
+        guard let h = tj.initDecompress() else { throw CodecError.lib("libjpeg-turbo", "cannot create a decompressor") }
+        defer { _ = tj.destroy(h) }
+        var w: Int32 = 0, ht: Int32 = 0, sub: Int32 = 0, cs: Int32 = 0
+        let r = data.withUnsafeBufferPointer { tj.decompressHeader3(h, $0.baseAddress, UInt(data.count), &w, &ht, &sub, &cs) }
+        if r != 0 { throw CodecError.lib("libjpeg-turbo", "cannot read the JPEG header: \(errText(h))") }
+        // MCU sizes by subsampling (TurboJPEG's TJSAMP order: 4:4:4, 4:2:2, 4:2:0, grey, 4:4:0, 4:1:1).
+        let mcu: [(Int, Int)] = [(8, 8), (16, 8), (16, 16), (8, 8), (8, 16), (32, 8)]
+        guard sub >= 0, Int(sub) < mcu.count else { throw CodecError.lib("libjpeg-turbo", "unknown chroma subsampling \(sub)") }
+        return Geometry(width: Int(w), height: Int(ht), mcuWidth: mcu[Int(sub)].0, mcuHeight: mcu[Int(sub)].1)
+    }
+
+    /// Cuts the rectangle at (`x`, `y`) of `width` × `height` out of a JPEG without decoding it (libjpeg-turbo's
+    /// lossless transform): the coded DCT blocks are moved as they are, so the result decodes to the source's
+    /// pixels of that rectangle (only chroma upsampling at a cut edge can differ: the neighbours it reads are gone).
+    /// `x` and `y` must be multiples of the MCU size (``geometry(_:)``); the rectangle must lie inside the picture.
+    /// The markers (EXIF, ICC profile, XMP) are copied unchanged.
+    public static func losslessCrop(_ data: [UInt8], x: Int, y: Int, width: Int, height: Int) throws(ParseError) -> [UInt8] {
+        let g = try geometry(data)
+        guard x >= 0, y >= 0, width > 0, height > 0, x <= g.width - width, y <= g.height - height,
+              x % g.mcuWidth == 0, y % g.mcuHeight == 0 else {
+            throw CodecError.lib("libjpeg-turbo", "a lossless crop at \(x),\(y) of \(width)×\(height) does not fit the \(g.width)×\(g.height) picture on its \(g.mcuWidth)×\(g.mcuHeight) MCU grid")
+        }
+        let tj = try TurboJPEG.library()
+        guard let h = tj.initTransform() else { throw CodecError.lib("libjpeg-turbo", "cannot create a transformer") }
+        defer { _ = tj.destroy(h) }
+        var t = tjtransform()
+        t.r = tjregion(x: Int32(x), y: Int32(y), w: Int32(width), h: Int32(height))
+        t.op = Int32(TJXOP_NONE.rawValue)
+        t.options = TJXOPT_CROP
+        var out: UnsafeMutablePointer<UInt8>? = nil
+        var size: UInt = 0
+        let r = data.withUnsafeBufferPointer { src in tj.transform(h, src.baseAddress, UInt(data.count), 1, &out, &size, &t, 0) }
+        defer { if let out { tj.free(out) } }
+        guard r == 0, let out, size > 0 else { throw CodecError.lib("libjpeg-turbo", "cannot crop: \(errText(h))") }
+        return Array(UnsafeBufferPointer(start: out, count: Int(size)))
+    }
+
     static func errText(_ h: tjhandle) -> String {
         guard let s = (try? TurboJPEG.library())?.getErrorStr2(h) else { return "unknown error" }
         return String(cString: s)

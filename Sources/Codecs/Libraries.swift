@@ -150,6 +150,8 @@ struct TurboJPEG: @unchecked Sendable {
     let free: sm_tjFree_fn
     let getErrorCode: sm_tjGetErrorCode_fn
     let getErrorStr2: sm_tjGetErrorStr2_fn
+    let initTransform: sm_tjInitTransform_fn
+    let transform: sm_tjTransform_fn
 
     private init(_ l: SharedLibrary) throws(ParseError) {
         initDecompress = try l.function("tjInitDecompress", as: sm_tjInitDecompress_fn.self)
@@ -161,6 +163,8 @@ struct TurboJPEG: @unchecked Sendable {
         free = try l.function("tjFree", as: sm_tjFree_fn.self)
         getErrorCode = try l.function("tjGetErrorCode", as: sm_tjGetErrorCode_fn.self)
         getErrorStr2 = try l.function("tjGetErrorStr2", as: sm_tjGetErrorStr2_fn.self)
+        initTransform = try l.function("tjInitTransform", as: sm_tjInitTransform_fn.self)
+        transform = try l.function("tjTransform", as: sm_tjTransform_fn.self)
     }
 
     private static let loaded = Result { () throws(ParseError) in

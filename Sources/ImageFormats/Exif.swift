@@ -193,6 +193,19 @@ public struct JPEGSegments: Sendable {
         }
     }
 
+    /// The ICC profile carried in APP2 `ICC_PROFILE` segments (chunks joined in their sequence order), or nil when
+    /// there is none or the chunks do not make a complete set.
+    public var iccProfile: [UInt8]? {
+        let tag = Array("ICC_PROFILE".utf8) + [0]
+        var chunks: [(seq: Int, count: Int, data: ArraySlice<UInt8>)] = []
+        for a in app where a.marker == 0xE2 && a.payload.count > 14 && Array(a.payload.prefix(12)) == tag {
+            chunks.append((Int(a.payload[12]), Int(a.payload[13]), a.payload[14...]))
+        }
+        guard let n = chunks.first?.count, n == chunks.count, chunks.allSatisfy({ $0.count == n }),
+              Set(chunks.map(\.seq)) == Set(1...max(1, n)) else { return nil }
+        return chunks.sorted { $0.seq < $1.seq }.flatMap(\.data)
+    }
+
     /// The TIFF block of the first APP1 "Exif\0\0" segment.
     public var exifTIFF: [UInt8]? {
         for a in app where a.marker == 0xE1 && a.payload.count > 6 && Array(a.payload.prefix(6)) == [0x45, 0x78, 0x69, 0x66, 0, 0] {

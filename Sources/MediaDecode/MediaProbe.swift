@@ -1,5 +1,6 @@
 import BinaryIO
 import SystemSupport
+import SpatialMedia
 
 /// What FFmpeg says about a media file's streams (`ffmpeg -hide_banner -i FILE`): enough to plan decoding
 /// (frame rate, sample aspect ratio, rotation) and audio (codec, channels, language per track), and to say what a
@@ -34,6 +35,9 @@ public struct MediaProbe: Sendable {
     public var sampleAspect: (num: Int, den: Int)?
     /// Rotation of that stream's display matrix in degrees (FFmpeg applies it when decoding).
     public var rotationDegrees: Double?
+    /// The frame packing of that stream's stereo side data ("Stereo 3D: side by side" / "top and bottom"), from any
+    /// container FFmpeg reads (Matroska StereoMode, MP4 `st3d`).
+    public var stereoPacking: FramePacking?
 
     public var audio: [Stream] { streams.filter { $0.kind == .audio } }
     /// The stream decoded as the picture: the first video stream that is not a cover image.
@@ -69,6 +73,9 @@ public struct MediaProbe: Sendable {
                 p.streams.append(s)
                 if inVideo { videoDetails(line, into: &p) }
                 continue
+            }
+            if inVideo, line.hasPrefix("Stereo 3D:") {
+                if line.contains("side by side") { p.stereoPacking = .sideBySide } else if line.contains("top and bottom") { p.stereoPacking = .topBottom }
             }
             if inVideo, let r = line.firstRange(of: "rotation of ") {
                 let num = line[r.upperBound...].prefix { $0 == "-" || $0 == "." || $0.isNumber }

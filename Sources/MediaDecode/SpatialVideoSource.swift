@@ -38,7 +38,7 @@ extension SpatialVideoSource {
         guard v.isHEVC, let entry = track.sampleEntries.first,
               let hvcC = entry.child("hvcC")?.payload(HEVCConfigurationBox.self)?.record else {
             throw ParseError(.unsupported, offset: 0, path: path,
-                             "the video is '\(v.sampleEntryType?.description ?? "?")', not MV-HEVC: not a spatial video (for a frame-packed 3D movie use `spatial-media convert`)")
+                             "the video is '\(v.sampleEntryType?.description ?? "?")', not MV-HEVC: not a two-view spatial video (a frame-packed 3D movie holds both eyes in one picture: `spatial-media split` cuts them apart)")
         }
         guard let lhvC = entry.child("lhvC")?.payload(HEVCConfigurationBox.self)?.record else {
             throw ParseError(.unsupported, offset: 0, path: path,

@@ -17,6 +17,14 @@ public enum StereoLayout: String, Sendable, CaseIterable {
     case auto
 }
 
+extension StereoLayout {
+    /// The layout of a `width` × `height` frame: `auto` is `sbs` when the frame is at least as wide as it is tall,
+    /// otherwise `tb`.
+    public func resolved(width: Int, height: Int) -> StereoLayout {
+        self == .auto ? (width >= height ? .sbs : .tb) : self
+    }
+}
+
 /// How a single image holds both eyes, for ``StereoImages/load(_:packing:)``.
 public struct ImagePacking: Sendable {
     public var layout: StereoLayout = .auto
@@ -127,8 +135,7 @@ public enum StereoImages {
             }
             left = src.image; right = second
             let a = src.mpoAttributes
-            // Viewpoints are numbered left to right.
-            if a.count == 2, let n0 = a[0].individualNumber, let n1 = a[1].individualNumber, n1 < n0 {
+            if mpoSecondIsLeft(a) {
                 swap(&left, &right)
                 notes.append("MPO viewpoint numbers put the second image on the left")
             }
@@ -144,7 +151,7 @@ public enum StereoImages {
             }
         } else {
             let img = src.image
-            let layout: StereoLayout = options.layout == .auto ? (img.width >= img.height ? .sbs : .tb) : options.layout
+            let layout = options.layout.resolved(width: img.width, height: img.height)
             packed = layout
             if layout == .sbs {
                 guard img.width >= 2 else { throw ParseError(.invalidValue, offset: 0, "image is \(img.width) px wide: too narrow to hold two eyes side by side") }
@@ -179,8 +186,15 @@ public enum StereoImages {
         return pair
     }
 
+    /// True when an MPO's viewpoint numbers (MP attributes of its first two pictures) put the second picture on
+    /// the left: viewpoints are numbered left to right.
+    public static func mpoSecondIsLeft(_ a: [MPO.Attributes]) -> Bool {
+        guard a.count >= 2, let n0 = a[0].individualNumber, let n1 = a[1].individualNumber else { return false }
+        return n1 < n0
+    }
+
     /// A baseline (mm) within ``/SpatialMedia/SpatialUnits/plausibleBaselineMicrometres``.
-    static func isPlausible(baselineMM: Double) -> Bool {
+    public static func isPlausible(baselineMM: Double) -> Bool {
         guard let um = try? SpatialUnits.micrometres(fromMillimetres: baselineMM) else { return false }
         return SpatialUnits.plausibleBaselineMicrometres.contains(um)
     }

@@ -46,6 +46,9 @@ public struct VideoSplitOptions: Sendable {
     public var audio = true
     /// FFmpeg to use (path or name); nil = ``/MediaDecode/FFmpeg/locate(_:override:)``.
     public var ffmpeg: String? = nil
+    /// How a frame-packed source holds the eyes when its metadata does not say (`sbs`/`tb`; nil or `auto`: from the
+    /// metadata only). Not used for MV-HEVC sources.
+    public var layout: StereoLayout? = nil
     public var limits: Limits = .default
     public init(target: VideoSplitTarget) { self.target = target }
 
@@ -69,9 +72,13 @@ public struct VideoSplitReport: Sendable {
     public var outputs: [String]
     public var audioTracks: Int
     public var notes: [String]
+    /// How a frame-packed source holds the eyes ("frame-packed side by side: left eye = left half (st3d 2)"); nil for
+    /// MV-HEVC.
+    public var packing: String? = nil
 
     public var lines: [String] {
-        var l = ["\(frames) frames per eye; \(eyeOrder)" + (interLayerPrediction ? "; layer 1 predicted from layer 0" : "; layers independent")]
+        var l = [packing.map { "\(frames) frames per eye; \($0)" }
+                 ?? "\(frames) frames per eye; \(eyeOrder)" + (interLayerPrediction ? "; layer 1 predicted from layer 0" : "; layers independent")]
         l.append("hero eye: \(heroEye ?? "not signalled")")
         if let d = disparityAdjustment {
             l.append("disparity adjustment: \(NumberText.fixed(Double(d) / 100, places: 2)) % of the width (the source's window; frame-packed outputs carry no such field, so players show the eyes at zero shift)")
@@ -82,7 +89,8 @@ public struct VideoSplitReport: Sendable {
     }
 }
 
-/// Turns a spatial video (two-layer MV-HEVC: Apple's, iPhone's, Vision Pro's, x265 multiview's or ours) into
+/// Turns a spatial video (two-layer MV-HEVC: Apple's, iPhone's, Vision Pro's, x265 multiview's or ours) or a
+/// frame-packed 3D movie (side by side or top-bottom, flat or a VR180/360 sphere: ``FramePackedSource``) into
 /// side-by-side, over-under or one file per eye.
 ///
 /// Inter-layer-predicted files are decoded by FFmpeg ≥ 7.1 (both views by view id); files whose layers are
@@ -112,6 +120,13 @@ public enum VideoSplitter {
                                  o.copy ? "copies are raw HEVC streams: name the output .hevc"
                                         : "the output must be a movie (.mp4, .mov or .mkv), or .hevc with the copy option")
             }
+        }
+        // A movie whose video is not MV-HEVC, or another container (Matroska …), holds both eyes in one picture.
+        var framePacked = FileProbe.kind(of: path) != .movie
+        if !framePacked { framePacked = try SpatialVideoReport(ISOFile.open(path: path, limits: o.limits)).primary?.isMVHEVC == false }
+        if framePacked {
+            let packed = try FramePackedSource.inspect(path, stated: o.layout, ffmpeg: o.ffmpeg, limits: o.limits)
+            return try splitFramePacked(packed, options: o, cancellation: cancellation, progress: progress)
         }
         try ISOFile.open(path: path, limits: o.limits).requireIntact(limits: o.limits, operation: "split")
         let src = try inspect(path, limits: o.limits)
@@ -178,8 +193,7 @@ public enum VideoSplitter {
             left = "[0:v:0]"; right = "[1:v:0]"
             audioInput = 2
         }
-        let encode = ["-c:v", "libx265", "-crf", NumberText.fixed(o.crf, places: 2, trimZeros: true), "-preset", o.preset,
-                      "-pix_fmt", "yuv420p", "-tag:v", "hvc1", "-x265-params", "log-level=error"]
+        let encode = x265Arguments(o)
         let audio = o.audio ? ["-map", "\(audioInput):a?", "-c:a", "copy"] : []
         switch o.target {
         case .sideBySide(let out), .overUnder(let out):

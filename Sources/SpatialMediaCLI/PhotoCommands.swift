@@ -128,38 +128,42 @@ struct ConvertPhoto: ParsableCommand {
     }
 }
 
-/// `spatial-media split`: a spatial photo → two images or one side-by-side image.
+/// `spatial-media split`: any stereo photo or video → one file per eye, or one side-by-side / over-under file.
 struct SplitPhoto: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "split",
-        abstract: "Split a spatial photo or spatial video into its eyes: one file per eye, or one side-by-side / over-under file.",
+        abstract: "Split a stereo photo or video into its eyes: one file per eye, or one side-by-side / over-under file.",
         discussion: """
         Photos: .png, .jpg or .heic by extension; PNG keeps 10-bit sources as 16-bit; JPEG output is 8-bit (quality 95 \
         unless --quality). Videos (any MV-HEVC spatial video: Apple's, iPhone's, Vision Pro's, x265 multiview's, ours): \
         .mp4, .mov or .mkv re-encoded with x265 (--crf, --preset), audio carried over; --copy writes the coded \
         pictures untouched as raw .hevc streams (both eyes of an independent-layer file such as `spatial-media convert` \
         writes, or the base-layer eye of any MV-HEVC file). Inter-layer-predicted videos need FFmpeg 7.1 or newer \
-        (`bash scripts/setup.sh` installs one).
+        (`bash scripts/setup.sh` installs one). MPO and side-by-side / top-bottom JPEG, PNG or HEIC pictures (--layout): \
+        a .jpg eye of an MPO is its JPEG copied, of a packed JPEG a lossless crop when the split line is on the JPEG's \
+        MCU grid. Frame-packed movies (st3d, vexu/pack, Google spherical XML, Matroska StereoMode, or --layout) are \
+        cropped and re-encoded per eye; a VR180/360 sphere's eyes keep its projection (st3d + sv3d).
         """
     )
-    @Argument(help: "A spatial photo (stereo HEIC) or a spatial video (MV-HEVC .mov/.mp4).") var input: String
+    @Argument(help: "A spatial photo or video, an MPO, a side-by-side / top-bottom picture or a frame-packed movie.") var input: String
     @Option(help: "Left-eye output.") var left: String?
     @Option(help: "Right-eye output.") var right: String?
     @Option(help: "Side-by-side output (left eye on the left).") var sbs: String?
-    @Option(help: "Over-under output (left eye on top; video only).") var ou: String?
+    @Option(help: "Over-under output (left eye on top).") var ou: String?
     @Flag(help: "Video: half-width SBS / half-height OU (the frame keeps the size of one eye).") var half = false
     @Flag(help: "Video: no re-encoding, raw .hevc per eye (independent layers, or the base-layer eye only).") var copy = false
     @Option(help: "Video: x265 constant rate factor of the re-encode (0…51, default 18).") var crf: Double?
     @Option(help: "Video: x265 preset (ultrafast … placebo, default medium).") var preset: String?
     @Flag(help: "Video: leave the audio out.") var noAudio = false
     @Option(help: "Photo: JPEG (1…100) or HEIC (0…100) quality.") var quality: Int?
+    @Option(help: "How one picture holds the eyes: sbs, tb or auto (photos: by shape; movies: from their metadata).") var layout: String?
 
     static let presets = X265Presets.names
 
     func run() throws {
         var r = SplitRequest(input: input)
         r.left = left; r.right = right; r.sbs = sbs; r.ou = ou
-        r.half = half; r.copy = copy; r.crf = crf; r.preset = preset; r.noAudio = noAudio; r.quality = quality
+        r.half = half; r.copy = copy; r.crf = crf; r.preset = preset; r.noAudio = noAudio; r.quality = quality; r.layout = layout
         let line = ProgressLine("split")
         let events = OperationEvents(progress: { p in
             if let frames = p.frames { line.frames(frames, of: p.totalFrames, fps: p.framesPerSecond ?? 0, eta: p.etaSeconds) }

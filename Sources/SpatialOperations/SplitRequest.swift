@@ -8,7 +8,8 @@ import MediaDecode
 import SpatialConvert
 import SystemSupport
 
-/// A spatial photo or video split into its eyes (one file per eye) or one side-by-side / over-under file.
+/// A stereo photo or video split into its eyes (one file per eye) or one side-by-side / over-under file: a spatial
+/// photo or video, an MPO, a side-by-side / top-bottom image, or a frame-packed movie (flat or a VR180/360 sphere).
 public struct SplitRequest: Sendable, Equatable {
     public var input: String
     public var left: String?
@@ -21,18 +22,21 @@ public struct SplitRequest: Sendable, Equatable {
     public var preset: String?
     public var noAudio = false
     public var quality: Int?
+    /// How a single picture holds the eyes: `sbs`, `tb` or `auto` (photos: by shape; movies: from their metadata).
+    public var layout: String?
 
     public init(input: String) { self.input = input }
 
     /// The name table (key ↔ flag ↔ Python keyword).
     public static var table: [OptionSpec] {
         [OptionSpec("left_output", flag: "--left", .path, .both), OptionSpec("right_output", flag: "--right", .path, .both),
-         OptionSpec("sbs_output", flag: "--sbs", .path, .both), OptionSpec("ou_output", flag: "--ou", .path, .video),
+         OptionSpec("sbs_output", flag: "--sbs", .path, .both), OptionSpec("ou_output", flag: "--ou", .path, .both),
          OptionSpec("half", flag: "--half", .bool, .video, default: "false"), OptionSpec("copy", flag: "--copy", .bool, .video, default: "false"),
          OptionSpec("crf", flag: "--crf", .number, .video, default: ConvertRequest.fmtNum(VideoSplitOptions.defaultCRF)),
          OptionSpec("preset", flag: "--preset", .text, .video, default: VideoSplitOptions(target: .eyes(left: nil, right: nil)).preset),
          OptionSpec("no_audio", flag: "--no-audio", .bool, .video, default: "false"),
-         OptionSpec("quality", flag: "--quality", .integer, .photo, default: "95 (JPEG), \(PhotoEncoding.defaultQuality) (HEIC)")]
+         OptionSpec("quality", flag: "--quality", .integer, .photo, default: "95 (JPEG), \(PhotoEncoding.defaultQuality) (HEIC)"),
+         OptionSpec("layout", flag: "--layout", .text, .both, default: "auto (photos: sbs when at least as wide as tall; movies: as their st3d, vexu/pack or Google XML say)")]
     }
 
     /// The outputs given, with their table keys.
@@ -60,12 +64,18 @@ extension Operations {
         if let p = r.preset, !X265Presets.names.contains(p) { throw refuse("\(name("preset")) must be one of \(X265Presets.names.joined(separator: ", "))") }
         if r.copy && (r.crf != nil || r.preset != nil) { throw refuse("\(name("copy")) does not re-encode: leave out \(name("crf")) and \(name("preset"))") }
         try OutputPaths.check(outputs: outs.map { (role: name($0.key) + " output", path: $0.path) }, inputs: [(role: "input", path: r.input)])
-        let video = FileProbe.kind(of: r.input) == .movie
+        let kind = FileProbe.kind(of: r.input)
+        let video = kind == .movie || kind == .matroska || (kind == .other && VideoInputs.isVideo(r.input))
+        var layout: StereoLayout?
+        if let l = r.layout {
+            guard let v = StereoLayout(rawValue: l) else { throw refuse("\(name("layout")) must be sbs, tb or auto") }
+            layout = v
+        }
         if video {
             if r.quality != nil { throw refuse("\(r.input): \(name("quality")) applies to photos; for videos use \(name("crf"))") }
             for o in outs { try OutputKind.check(o.path, r.copy ? .hevcStream : .video) }
         } else {
-            let videoOnly = [r.ou != nil ? "ou_output" : nil, r.half ? "half" : nil, r.copy ? "copy" : nil, r.crf != nil ? "crf" : nil,
+            let videoOnly = [r.half ? "half" : nil, r.copy ? "copy" : nil, r.crf != nil ? "crf" : nil,
                              r.preset != nil ? "preset" : nil, r.noAudio ? "no_audio" : nil].compactMap { $0 }.map(name)
             if !videoOnly.isEmpty { throw refuse("\(r.input): \(videoOnly.joined(separator: ", ")) apply to videos only; this is a photo") }
             for o in outs { try OutputKind.check(o.path, .image) }
@@ -76,12 +86,14 @@ extension Operations {
             func s(_ p: String?) -> String? { p.flatMap { scratches[$0] } }
             var report: OperationReport
             if video {
-                report = try splitVideo(r, scratch: s, events: events, cancellation: cancellation)
-            } else {
+                report = try splitVideo(r, layout: layout, scratch: s, events: events, cancellation: cancellation)
+            } else if kind == .heif && r.ou == nil && StereoImageSplitter.isSpatialPhoto(r.input) {
                 try PhotoSplitter.split(r.input, left: s(r.left), right: s(r.right), sbs: s(r.sbs), quality: r.quality)
                 report = OperationReport(job: "split", route: "photo", outputs: outs.map(\.path), headline: "\(r.input): split into \(outs.count) file\(outs.count == 1 ? "" : "s")",
                                          lines: outs.map { "wrote \($0.path)" }, fields: [("input", .string(r.input))] + outs.map { ($0.key, .string($0.path)) },
                                          warnings: [], check: OutputCheckResult(file: outs[0].path))
+            } else {
+                report = try splitStereoImage(r, layout: layout ?? .auto, outputs: outs, scratch: s)
             }
             try stopIfCancelled(cancellation)
             try finishAll(&report, scratches: outs.map { (scratches[$0.path] ?? "", $0.path) }, inputs: [r.input])
@@ -92,7 +104,19 @@ extension Operations {
         }
     }
 
-    static func splitVideo(_ r: SplitRequest, scratch s: (String?) -> String?, events: OperationEvents,
+    /// An MPO or a side-by-side / top-bottom picture (``/SpatialConvert/StereoImageSplitter``).
+    static func splitStereoImage(_ r: SplitRequest, layout: StereoLayout, outputs outs: [(key: String, path: String)],
+                                 scratch s: (String?) -> String?) throws(ParseError) -> OperationReport {
+        var i = try StereoImageSplitter.split(r.input, left: s(r.left), right: s(r.right), sbs: s(r.sbs), ou: s(r.ou), layout: layout, quality: r.quality)
+        i.methods = i.methods.map { m in outs.reduce(m) { n, o in s(o.path).map { n.replacing($0, with: o.path) } ?? n } }
+        return OperationReport(job: "split", route: "photo", outputs: outs.map(\.path), headline: "\(r.input): \(i.source) split into \(outs.count) file\(outs.count == 1 ? "" : "s")",
+                               lines: i.methods + i.notes + outs.map { "wrote \($0.path)" },
+                               fields: [("input", .string(r.input)), ("source", .string(i.source))] + outs.map { ($0.key, .string($0.path)) }
+                                   + [("lossless", .bool(i.lossless)), ("methods", .array(i.methods.map { .string($0) })), ("notes", .array(i.notes.map { .string($0) }))],
+                               warnings: [], check: OutputCheckResult(file: outs[0].path))
+    }
+
+    static func splitVideo(_ r: SplitRequest, layout: StereoLayout?, scratch s: (String?) -> String?, events: OperationEvents,
                            cancellation: ConversionCancellation?) throws(ParseError) -> OperationReport {
         let target: VideoSplitTarget = s(r.sbs).map { .sideBySide($0) } ?? s(r.ou).map { .overUnder($0) } ?? .eyes(left: s(r.left), right: s(r.right))
         var o = VideoSplitOptions(target: target)
@@ -101,6 +125,7 @@ extension Operations {
         if let c = r.crf { o.crf = c }
         if let p = r.preset { o.preset = p }
         o.audio = !r.noAudio
+        o.layout = layout
         var v = try VideoSplitter.split(r.input, options: o, cancellation: cancellation) { p in
             events.progress?(OperationProgress(stage: "split", frames: p.frames, totalFrames: p.totalFrames, framesPerSecond: p.framesPerSecond, etaSeconds: p.etaSeconds))
         }
