@@ -225,12 +225,10 @@ public enum Validator {
         r.kind = v.spatial ? "spatial-video" : "movie"
         r.profile = (v.profile.profile.title, v.profile.json)
         guard options.pixels else { return }
-        if v.profile.profile != .spatialVideo && v.profile.profile != .multiview3D && v.profile.profile != .video2D && v.profile.profile != .framePacked3D {
+        // Frame-packed movies and spheres (their centre): FramePackedPixels.swift.
+        if framePackedOrSpherePixels(file, path: path, verdict: v, options: options, facts: facts, into: &r) { return }
+        if v.profile.profile != .spatialVideo && v.profile.profile != .multiview3D && v.profile.profile != .video2D {
             r.findings.append(Finding("SV-GEOM-015", .info, "pixels not checked for \(v.profile.profile.title): the stereo geometry rules measure rectilinear pairs"))
-            return
-        }
-        if options.layout != nil || v.profile.profile == .framePacked3D {
-            r.findings.append(Finding("SV-GEOM-021", .warning, "pixels not checked: pixel checks of frame-packed videos are not implemented yet; metadata only (--no-pixels skips pixel checks)"))
             return
         }
         guard v.hasTwoLayerStream else { return }

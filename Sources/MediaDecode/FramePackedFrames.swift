@@ -1,0 +1,45 @@
+import BinaryIO
+import SystemSupport
+import ImageFormats
+
+/// Presented frames of a frame-packed movie (both eyes in one picture), decoded by FFmpeg and cut into the eyes.
+public enum FramePackedFrames {
+    /// Frames at `indices` (presentation order, at `fpsNum`/`fpsDen` frames per second) as 8-bit grey eyes: one FFmpeg
+    /// run per frame with a seek to it, so only the pictures from the keyframe before it are decoded. `layout` `sbs`
+    /// puts the left eye in the left half, `tb` on top (an odd middle row or column is dropped).
+    public static func sample(_ path: String, indices: [Int], fpsNum: Int, fpsDen: Int, layout: StereoLayout,
+                              ffmpeg override: String? = nil) throws(ParseError) -> [(index: Int, left: Image, right: Image)] {
+        let ff = try FFmpeg.require(.any, for: "decoding frames of \(path)", override: override)
+        var out: [(Int, Image, Image)] = []
+        for i in indices {
+            // Just before frame i starts: FFmpeg drops frames that start before the seek point, so it is the first kept.
+            let t = max(0, Double(i) * Double(max(1, fpsDen)) / Double(max(1, fpsNum)) - 0.0001)
+            guard let child = try? ChildProcess(executable: ff.path, arguments: [
+                "-nostdin", "-v", "error", "-ss", NumberText.fixed(t, places: 6), "-i", path, "-map", "0:v:0", "-frames:v", "1",
+                "-pix_fmt", "gray", "-f", "image2pipe", "-c:v", "pgm", "-",
+            ]) else { throw ParseError(.io, offset: 0, path: path, "cannot start FFmpeg (\(ff.path))") }
+            let data = child.readToEnd(limit: 1 << 28)
+            let status = child.wait()
+            guard status == 0, let data, let frame = SpatialVideoSource.parsePGMs(data).first else {
+                throw ParseError(.unsupported, offset: 0, path: path, "FFmpeg could not decode frame \(i) (exit status \(status)): \(child.errorText())")
+            }
+            let eyes = try unpack(frame, layout: layout)
+            out.append((i, eyes.left, eyes.right))
+        }
+        return out
+    }
+
+    /// The two eyes of one frame-packed picture (`sbs` or `tb`; `auto` by shape).
+    public static func unpack(_ frame: Image, layout: StereoLayout) throws(ParseError) -> (left: Image, right: Image) {
+        if layout.resolved(width: frame.width, height: frame.height) == .sbs {
+            let half = frame.width / 2
+            guard half > 0 else { throw ParseError(.invalidValue, offset: 0, "a \(frame.width) px wide picture cannot hold two eyes side by side") }
+            return (try ImageOps.crop(frame, x: 0, y: 0, width: half, height: frame.height),
+                    try ImageOps.crop(frame, x: frame.width - half, y: 0, width: half, height: frame.height))
+        }
+        let half = frame.height / 2
+        guard half > 0 else { throw ParseError(.invalidValue, offset: 0, "a \(frame.height) px tall picture cannot hold two eyes one above the other") }
+        return (try ImageOps.crop(frame, x: 0, y: 0, width: frame.width, height: half),
+                try ImageOps.crop(frame, x: 0, y: frame.height - half, width: frame.width, height: half))
+    }
+}
