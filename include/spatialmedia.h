@@ -490,8 +490,11 @@ sm_status sm_concat_video(const char *segments_json, const char *output, const c
                           char **out_report_json);
 
 /* Splits a spatial photo or video into a left-eye and a right-eye file.
- * Photos: decoded and written as images (format from each extension: .png, .jpg/.jpeg, .heic).
- *   Options: "quality": 0…100, "sbs_output": path (also write one side-by-side image).
+ * Photos: decoded and written as images (format from each extension: .png, .jpg/.jpeg, .heic). Also MPO files
+ *   (a .jpg eye is its JPEG copied) and side-by-side / top-bottom JPEG or PNG pictures (a .jpg eye of a JPEG is
+ *   cut without decoding when the split line is on its MCU grid).
+ *   Options: "quality": 0…100, "sbs_output": path (also write one side-by-side image), "layout" (--layout):
+ *   "sbs", "tb" or "auto" (by shape), how one picture holds the eyes.
  * Videos (and raw MV-HEVC streams): each layer becomes a single-layer HEVC Annex-B stream without
  *   decoding. Layer 1 must not use inter-layer prediction (true of videos sm_convert_video made; Apple's
  *   and x265's are SM_ERR_NOT_APPLICABLE, with a message naming a tool that can). No options.

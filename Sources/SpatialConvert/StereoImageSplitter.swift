@@ -69,7 +69,7 @@ public enum StereoImageSplitter {
             report.methods.append("\(out): eyes \(vertical ? "stacked left over right" : "side by side, left eye on the left") and " + encodedHow(out, jpegQuality: jpegQuality, heicQuality: heicQuality))
             if !isPNG(out) { report.lossless = false }
         }
-        if let coded { report.notes += coded.notes }
+        if let coded { report.notes += coded.notes } else if let p = pair, p.layoutGuessed, let l = p.packedLayout { report.notes.append(guessNote(l)) }
         if let pair { report.notes += pair.notes.filter { !report.notes.contains($0) } }
         return report
     }
@@ -118,6 +118,7 @@ public enum StereoImageSplitter {
         let g = try JPEG.geometry(data)
         let packed = layout.resolved(width: g.width, height: g.height)
         var c = CodedEyes(source: "JPEG \(packed == .sbs ? "side-by-side" : "top-bottom")", packed: packed, eyes: [nil, nil], lossless: "")
+        if layout == .auto { c.notes.append(guessNote(packed)) }
         let orientation = (try? JPEGSegments(data))?.exifTIFF.flatMap { ExifInfo(tiff: $0).orientation } ?? 1
         let side = packed == .sbs ? g.width : g.height, mcu = packed == .sbs ? g.mcuWidth : g.mcuHeight
         let half = side / 2
@@ -132,6 +133,10 @@ public enum StereoImageSplitter {
             : [try JPEG.losslessCrop(data, x: 0, y: 0, width: g.width, height: half), try JPEG.losslessCrop(data, x: 0, y: half, width: g.width, height: half)]
         c.lossless = "cut from the JPEG without decoding (lossless crop on the \(g.mcuWidth)×\(g.mcuHeight) MCU grid; markers kept)"
         return c
+    }
+
+    static func guessNote(_ l: StereoLayout) -> String {
+        "layout guessed from the picture's shape: \(l == .sbs ? "side by side (at least as wide as tall)" : "top-bottom (taller than wide)"); state it to be sure"
     }
 
     /// A JPEG without its APP2 `MPF` segments (an MPO picture's index of the others, wrong in a file of its own).

@@ -79,6 +79,7 @@ struct ABIError: Error {
         .giveProjection: "stating the projection: command-line tool only",
         .giveFramePacking: "frame packing: command-line tool only",
         .giveAudioSource: "option \"audio_from\" or \"audio\": \"none\"",
+        .giveLayout: "option \"layout\": \"sbs\" or \"tb\"",
     ]
 
     static func abiWording(_ e: ParseError) -> String {

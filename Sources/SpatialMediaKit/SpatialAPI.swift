@@ -142,8 +142,8 @@ public struct SpatialValidator: Sendable {
 /// try SpatialSplit.photo("photo.heic", left: "l.png", right: "r.png")
 /// ```
 public enum SpatialSplit {
-    /// Splits any spatial video (``/SpatialConvert/VideoSplitter/split(_:options:cancellation:progress:)``): frame-packed or one file
-    /// per eye, re-encoded; `options.target` is replaced by `target`.
+    /// Splits any spatial video or frame-packed movie (``/SpatialConvert/VideoSplitter/split(_:options:cancellation:progress:)``):
+    /// frame-packed or one file per eye, re-encoded; `options.target` is replaced by `target`.
     @discardableResult
     public static func video(_ path: String, to target: VideoSplitTarget, options: VideoSplitOptions? = nil) throws(ParseError) -> VideoSplitReport {
         var o = options ?? VideoSplitOptions(target: target)
@@ -151,18 +151,18 @@ public enum SpatialSplit {
         return try VideoSplitter.split(path, options: o)
     }
 
-    /// Splits a spatial photo into its eyes (`.heic` eyes are copied, PNG/JPEG eyes decoded) and/or one side-by-side
-    /// image (``/SpatialConvert/PhotoSplitter/split(_:left:right:sbs:quality:limits:)``).
+    /// Splits a spatial photo, an MPO or a side-by-side / top-bottom picture (`layout`: `sbs`, `tb`, `auto`) into its
+    /// eyes and/or one side-by-side image (``/SpatialConvert/PhotoSplitter/split(_:left:right:sbs:quality:limits:)``).
     /// Like every shell, through the operations layer (``/SpatialOperations/Operations/split(_:spelling:events:cancellation:)``): output names
     /// checked, each file read back before it is kept. (`limits` is the library's default for every shell.)
     public static func photo(_ path: String, left: String? = nil, right: String? = nil, sideBySide: String? = nil,
-                             quality: Int? = nil, limits: Limits = .default) throws(ParseError) {
+                             quality: Int? = nil, layout: String? = nil, limits: Limits = .default) throws(ParseError) {
         var eyes = SplitRequest(input: path)
-        eyes.left = left; eyes.right = right; eyes.quality = quality
+        eyes.left = left; eyes.right = right; eyes.quality = quality; eyes.layout = layout
         if left != nil || right != nil { try Operations.split(eyes, spelling: .key) }
         if let sideBySide {
             var side = SplitRequest(input: path)
-            side.sbs = sideBySide; side.quality = quality
+            side.sbs = sideBySide; side.quality = quality; side.layout = layout
             try Operations.split(side, spelling: .key)
         }
     }

@@ -87,7 +87,9 @@ extension Operations {
             var report: OperationReport
             if video {
                 report = try splitVideo(r, layout: layout, scratch: s, events: events, cancellation: cancellation)
-            } else if kind == .heif && r.ou == nil && StereoImageSplitter.isSpatialPhoto(r.input) {
+            } else if kind == .heif && r.ou == nil && (layout == nil || StereoImageSplitter.isSpatialPhoto(r.input)) {
+                // A spatial photo (its eyes copied as .heic); a HEIF that is not one is refused unless the layout of
+                // a frame-packed picture is given.
                 try PhotoSplitter.split(r.input, left: s(r.left), right: s(r.right), sbs: s(r.sbs), quality: r.quality)
                 report = OperationReport(job: "split", route: "photo", outputs: outs.map(\.path), headline: "\(r.input): split into \(outs.count) file\(outs.count == 1 ? "" : "s")",
                                          lines: outs.map { "wrote \($0.path)" }, fields: [("input", .string(r.input))] + outs.map { ($0.key, .string($0.path)) },

@@ -89,11 +89,12 @@ def concat(segments: Sequence[PathLike], output: PathLike, *, audio_from: Option
 
 
 def split(input: PathLike, left_output: PathLike, right_output: PathLike, *, sbs_output: Optional[PathLike] = None,
-          quality: Optional[int] = None, progress: Optional[ProgressCallback] = None,
+          quality: Optional[int] = None, layout: Optional[str] = None, progress: Optional[ProgressCallback] = None,
           cancel: Optional[CancelToken] = None) -> SplitReport:
-    """Splits a spatial photo into two images (format from each extension: .png, .jpg, .heic; plus a
-    side-by-side ``sbs_output``) or a spatial video into two single-layer HEVC streams (no decoding)."""
-    opts = {"quality": quality, "sbs_output": None if sbs_output is None else os.fspath(sbs_output)}
+    """Splits a spatial photo, an MPO or a side-by-side / top-bottom JPEG or PNG (``layout``: "sbs", "tb" or
+    "auto") into two images (format from each extension: .png, .jpg, .heic; plus a side-by-side ``sbs_output``),
+    or a spatial video into two single-layer HEVC streams (no decoding)."""
+    opts = {"quality": quality, "sbs_output": None if sbs_output is None else os.fspath(sbs_output), "layout": layout}
     p = _Progress(progress)
     raw = _call_report("sm_split", [_fspath(input), _fspath(left_output), _fspath(right_output), _options_json(opts),
                                     p.fn, None, cancel._ref() if cancel else None], p)
