@@ -122,7 +122,7 @@ public enum StereoImageSplitter {
         let orientation = (try? JPEGSegments(data))?.exifTIFF.flatMap { ExifInfo(tiff: $0).orientation } ?? 1
         let side = packed == .sbs ? g.width : g.height, mcu = packed == .sbs ? g.mcuWidth : g.mcuHeight
         let half = side / 2
-        guard (orientation == 1 || orientation == 0), side % 2 == 0, half > 0, half % mcu == 0 else {
+        guard orientation == 1 || orientation == 0, side % 2 == 0, half > 0, half % mcu == 0 else {
             c.notes.append(orientation > 1
                 ? "EXIF orientation \(orientation): the stored picture is turned, so the eyes are decoded and re-encoded"
                 : "the split line (\(side % 2 == 0 ? "at \(half) px" : "of an odd \(packed == .sbs ? "width" : "height")")) is not on the JPEG's \(mcu)-pixel MCU grid, so the eyes are decoded and re-encoded")
