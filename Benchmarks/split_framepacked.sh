@@ -13,24 +13,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 FRAMES=60; PRESET=ultrafast; CRF=18; SIZES="1920x1080"
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --frames) FRAMES=$2; shift 2 ;;
-    --preset) PRESET=$2; shift 2 ;;
-    --sizes) SIZES=$2; shift 2 ;;
-    *) echo "unknown option $1" >&2; exit 64 ;;
-  esac
-done
 source Benchmarks/common.sh
-FF=$("$BIN" --version | sed -n 's/^FFmpeg: FFmpeg [^ ]* (\([^,]*\), from.*/\1/p')
+split_bench_options "$@"
+FF=$(bench_ffmpeg)
 [ -x "$FF" ] || { echo "split_framepacked: no FFmpeg found by spatial-media (run bash scripts/setup.sh)" >&2; exit 1; }
 W=$(mktemp -d /tmp/split-fp-bench.XXXXXX); trap 'rm -rf "$W"' EXIT
-# Wall seconds and peak RSS (MB) of a command.
-measure() {
-  local out="$1"; shift
-  /usr/bin/time -o "$W/t" -f "%e %M" "$@" >/dev/null 2>"$W/err" || { cat "$W/err" >&2; return 1; }
-  awk '{printf "%s %.0f\n", $1, $2/1024}' "$W/t" > "$out"
-}
 # Prints the comparison line and the ROW from the two measurements.
 report() {  # LABEL PEERNAME GOAL
   local ot orss pt prss ratio

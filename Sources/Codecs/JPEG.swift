@@ -24,13 +24,10 @@ public enum JPEG {
         let segs = try JPEGSegments(data)
         let exif = segs.exifTIFF
         let info = exif.map { ExifInfo(tiff: $0) } ?? ExifInfo()
-        guard data.count <= Int(UInt32.max) else { throw ParseError(.limitExceeded, offset: 0, "JPEG larger than 4 GiB") }
         let tj = try TurboJPEG.library()
         guard let h = tj.initDecompress() else { throw CodecError.lib("libjpeg-turbo", "cannot create a decompressor") }
         defer { _ = tj.destroy(h) }
-        var w: Int32 = 0, ht: Int32 = 0, sub: Int32 = 0, cs: Int32 = 0
-        let r = data.withUnsafeBufferPointer { tj.decompressHeader3(h, $0.baseAddress, UInt(data.count), &w, &ht, &sub, &cs) }
-        if r != 0 { throw CodecError.lib("libjpeg-turbo", "cannot read the JPEG header: \(errText(h))") }
+        let (w, ht, _, cs) = try header(tj, h, data)
         try Image.checkDimensions(width: Int(w), height: Int(ht), limits: limits)
         var notes: [String] = []
         let width = Int(w), height = Int(ht)
@@ -171,13 +168,10 @@ public enum JPEG {
 
     /// Reads ``Geometry`` from the frame header.
     public static func geometry(_ data: [UInt8]) throws(ParseError) -> Geometry {
-        guard data.count <= Int(UInt32.max) else { throw ParseError(.limitExceeded, offset: 0, "JPEG larger than 4 GiB") }
         let tj = try TurboJPEG.library()
         guard let h = tj.initDecompress() else { throw CodecError.lib("libjpeg-turbo", "cannot create a decompressor") }
         defer { _ = tj.destroy(h) }
-        var w: Int32 = 0, ht: Int32 = 0, sub: Int32 = 0, cs: Int32 = 0
-        let r = data.withUnsafeBufferPointer { tj.decompressHeader3(h, $0.baseAddress, UInt(data.count), &w, &ht, &sub, &cs) }
-        if r != 0 { throw CodecError.lib("libjpeg-turbo", "cannot read the JPEG header: \(errText(h))") }
+        let (w, ht, sub, _) = try header(tj, h, data)
         // MCU sizes by subsampling (TurboJPEG's TJSAMP order: 4:4:4, 4:2:2, 4:2:0, grey, 4:4:0, 4:1:1).
         let mcu: [(Int, Int)] = [(8, 8), (16, 8), (16, 16), (8, 8), (8, 16), (32, 8)]
         guard sub >= 0, Int(sub) < mcu.count else { throw CodecError.lib("libjpeg-turbo", "unknown chroma subsampling \(sub)") }
@@ -208,6 +202,15 @@ public enum JPEG {
         defer { if let out { tj.free(out) } }
         guard r == 0, let out, size > 0 else { throw CodecError.lib("libjpeg-turbo", "cannot crop: \(errText(h))") }
         return Array(UnsafeBufferPointer(start: out, count: Int(size)))
+    }
+
+    /// The frame header read with the decompressor `h`: width, height, subsampling and colour space (TurboJPEG's codes).
+    static func header(_ tj: TurboJPEG, _ h: tjhandle, _ data: [UInt8]) throws(ParseError) -> (Int32, Int32, Int32, Int32) {
+        guard data.count <= Int(UInt32.max) else { throw ParseError(.limitExceeded, offset: 0, "JPEG larger than 4 GiB") }
+        var w: Int32 = 0, ht: Int32 = 0, sub: Int32 = 0, cs: Int32 = 0
+        let r = data.withUnsafeBufferPointer { tj.decompressHeader3(h, $0.baseAddress, UInt(data.count), &w, &ht, &sub, &cs) }
+        if r != 0 { throw CodecError.lib("libjpeg-turbo", "cannot read the JPEG header: \(errText(h))") }
+        return (w, ht, sub, cs)
     }
 
     static func errText(_ h: tjhandle) -> String {

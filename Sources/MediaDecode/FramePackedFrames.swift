@@ -23,23 +23,9 @@ public enum FramePackedFrames {
             guard status == 0, let data, let frame = SpatialVideoSource.parsePGMs(data).first else {
                 throw ParseError(.unsupported, offset: 0, path: path, "FFmpeg could not decode frame \(i) (exit status \(status)): \(child.errorText())")
             }
-            let eyes = try unpack(frame, layout: layout)
+            let eyes = try StereoImages.halves(frame, layout: layout)
             out.append((i, eyes.left, eyes.right))
         }
         return out
-    }
-
-    /// The two eyes of one frame-packed picture (`sbs` or `tb`; `auto` by shape).
-    public static func unpack(_ frame: Image, layout: StereoLayout) throws(ParseError) -> (left: Image, right: Image) {
-        if layout.resolved(width: frame.width, height: frame.height) == .sbs {
-            let half = frame.width / 2
-            guard half > 0 else { throw ParseError(.invalidValue, offset: 0, "a \(frame.width) px wide picture cannot hold two eyes side by side") }
-            return (try ImageOps.crop(frame, x: 0, y: 0, width: half, height: frame.height),
-                    try ImageOps.crop(frame, x: frame.width - half, y: 0, width: half, height: frame.height))
-        }
-        let half = frame.height / 2
-        guard half > 0 else { throw ParseError(.invalidValue, offset: 0, "a \(frame.height) px tall picture cannot hold two eyes one above the other") }
-        return (try ImageOps.crop(frame, x: 0, y: 0, width: frame.width, height: half),
-                try ImageOps.crop(frame, x: 0, y: frame.height - half, width: frame.width, height: half))
     }
 }

@@ -154,22 +154,18 @@ public enum StereoImages {
             let layout = options.layout.resolved(width: img.width, height: img.height)
             packed = layout
             if layout == .sbs {
-                guard img.width >= 2 else { throw ParseError(.invalidValue, offset: 0, "image is \(img.width) px wide: too narrow to hold two eyes side by side") }
+                (left, right) = try halves(img, layout: .sbs)
                 let half = img.width / 2
                 if img.width % 2 == 1 { notes.append("input width \(img.width) is odd: the middle column is dropped, so each eye is \(half) px wide") }
-                left = try ImageOps.crop(img, x: 0, y: 0, width: half, height: img.height)
-                right = try ImageOps.crop(img, x: img.width - half, y: 0, width: half, height: img.height)
                 if options.halfResolution {
                     left = try ImageOps.resize(left, width: half * 2, height: img.height, limits: options.limits)
                     right = try ImageOps.resize(right, width: half * 2, height: img.height, limits: options.limits)
                     notes.append("half-width side-by-side: each eye stretched to \(half * 2) px wide")
                 }
             } else {
-                guard img.height >= 2 else { throw ParseError(.invalidValue, offset: 0, "image is \(img.height) px tall: too short to hold two eyes one above the other") }
+                (left, right) = try halves(img, layout: .tb)
                 let half = img.height / 2
                 if img.height % 2 == 1 { notes.append("input height \(img.height) is odd: the middle row is dropped, so each eye is \(half) px tall") }
-                left = try ImageOps.crop(img, x: 0, y: 0, width: img.width, height: half)
-                right = try ImageOps.crop(img, x: 0, y: img.height - half, width: img.width, height: half)
                 if options.halfResolution {
                     left = try ImageOps.resize(left, width: img.width, height: half * 2, limits: options.limits)
                     right = try ImageOps.resize(right, width: img.width, height: half * 2, limits: options.limits)
@@ -184,6 +180,19 @@ public enum StereoImages {
         pair.packedLayout = packed
         pair.layoutGuessed = packed != nil && options.layout == .auto
         return pair
+    }
+
+    /// The two eyes of one frame-packed picture: `sbs` left and right halves, `tb` top and bottom (`auto` by shape);
+    /// an odd middle column or row is dropped.
+    public static func halves(_ img: Image, layout: StereoLayout) throws(ParseError) -> (left: Image, right: Image) {
+        if layout.resolved(width: img.width, height: img.height) == .sbs {
+            guard img.width >= 2 else { throw ParseError(.invalidValue, offset: 0, "image is \(img.width) px wide: too narrow to hold two eyes side by side") }
+            let half = img.width / 2
+            return (try ImageOps.crop(img, x: 0, y: 0, width: half, height: img.height), try ImageOps.crop(img, x: img.width - half, y: 0, width: half, height: img.height))
+        }
+        guard img.height >= 2 else { throw ParseError(.invalidValue, offset: 0, "image is \(img.height) px tall: too short to hold two eyes one above the other") }
+        let half = img.height / 2
+        return (try ImageOps.crop(img, x: 0, y: 0, width: img.width, height: half), try ImageOps.crop(img, x: 0, y: img.height - half, width: img.width, height: half))
     }
 
     /// True when an MPO's viewpoint numbers (MP attributes of its first two pictures) put the second picture on
