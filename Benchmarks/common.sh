@@ -9,8 +9,11 @@ export BIN
 # A result row for the table Benchmarks/run.sh prints:
 #   row BENCHMARK OURS PEER RATIO GOAL RSS
 row() { echo "ROW|$1|$2|$3|$4|$5|$6"; }
-# FFmpeg as spatial-media finds it (the peers of a benchmark run the same build).
-bench_ffmpeg() { "$BIN" --version | sed -n 's/^FFmpeg: FFmpeg [^ ]* (\([^,]*\), from.*/\1/p'; }
+# FFmpeg as spatial-media finds it, in FF (the peers of a benchmark run the same build); exits when there is none.
+bench_ffmpeg() {  # SCRIPT-NAME
+  FF=$("$BIN" --version | sed -n 's/^FFmpeg: FFmpeg [^ ]* (\([^,]*\), from.*/\1/p')
+  [ -x "$FF" ] || { echo "$1: no FFmpeg found by spatial-media (run bash scripts/setup.sh)" >&2; exit 1; }
+}
 # Wall seconds and peak RSS (MB) of a command, written to the file OUT ("SECONDS MB"); the command's output is
 # discarded and its errors shown when it fails.
 measure() {  # OUT COMMAND...

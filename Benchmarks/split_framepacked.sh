@@ -15,8 +15,7 @@ cd "$(dirname "$0")/.."
 FRAMES=60; PRESET=ultrafast; CRF=18; SIZES="1920x1080"
 source Benchmarks/common.sh
 split_bench_options "$@"
-FF=$(bench_ffmpeg)
-[ -x "$FF" ] || { echo "split_framepacked: no FFmpeg found by spatial-media (run bash scripts/setup.sh)" >&2; exit 1; }
+bench_ffmpeg split_framepacked
 W=$(mktemp -d /tmp/split-fp-bench.XXXXXX); trap 'rm -rf "$W"' EXIT
 # Prints the comparison line and the ROW from the two measurements.
 report() {  # LABEL PEERNAME GOAL

@@ -11,8 +11,7 @@ cd "$(dirname "$0")/.."
 FRAMES=30; PRESET=ultrafast; CRF=18; SIZES="1920x1080 3840x2160"
 source Benchmarks/common.sh
 split_bench_options "$@"
-FF=$(bench_ffmpeg)
-[ -x "$FF" ] || { echo "split_real: no FFmpeg found by spatial-media (run bash scripts/setup.sh)" >&2; exit 1; }
+bench_ffmpeg split_real
 W=$(mktemp -d /tmp/split-bench.XXXXXX); trap 'rm -rf "$W"' EXIT
 # Ours (`split --sbs`) and the peer (FFmpeg vpos + hstack + libx265) on SOURCE; prints the line and the ROW.
 compare() {  # SOURCE LABEL
