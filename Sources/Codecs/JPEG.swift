@@ -178,30 +178,48 @@ public enum JPEG {
         return Geometry(width: Int(w), height: Int(ht), mcuWidth: mcu[Int(sub)].0, mcuHeight: mcu[Int(sub)].1)
     }
 
-    /// Cuts the rectangle at (`x`, `y`) of `width` × `height` out of a JPEG without decoding it (libjpeg-turbo's
-    /// lossless transform): the coded DCT blocks are moved as they are, so the result decodes to the source's
-    /// pixels of that rectangle (only chroma upsampling at a cut edge can differ: the neighbours it reads are gone).
-    /// `x` and `y` must be multiples of the MCU size (``geometry(_:)``); the rectangle must lie inside the picture.
-    /// The markers (EXIF, ICC profile, XMP) are copied unchanged.
-    public static func losslessCrop(_ data: [UInt8], x: Int, y: Int, width: Int, height: Int) throws(ParseError) -> [UInt8] {
+    /// A rectangle of a picture in pixels.
+    public struct Rect: Sendable, Equatable {
+        public var x: Int, y: Int, width: Int, height: Int
+        public init(x: Int, y: Int, width: Int, height: Int) { self.x = x; self.y = y; self.width = width; self.height = height }
+    }
+
+    /// Cuts each rectangle out of a JPEG without decoding it (libjpeg-turbo's lossless transform; one pass over the
+    /// coded data for all of them): the coded DCT blocks are moved as they are, so each result decodes to the source's
+    /// pixels of its rectangle (only chroma upsampling at a cut edge can differ: the neighbours it reads are gone).
+    /// Each rectangle's `x` and `y` must be multiples of the MCU size (``geometry(_:)``) and it must lie inside the
+    /// picture. The markers (EXIF, ICC profile, XMP) are copied unchanged.
+    public static func losslessCrops(_ data: [UInt8], _ rects: [Rect]) throws(ParseError) -> [[UInt8]] {
         let g = try geometry(data)
-        guard x >= 0, y >= 0, width > 0, height > 0, x <= g.width - width, y <= g.height - height,
-              x % g.mcuWidth == 0, y % g.mcuHeight == 0 else {
-            throw CodecError.lib("libjpeg-turbo", "a lossless crop at \(x),\(y) of \(width)×\(height) does not fit the \(g.width)×\(g.height) picture on its \(g.mcuWidth)×\(g.mcuHeight) MCU grid")
+        guard !rects.isEmpty, rects.count <= 16 else { throw CodecError.lib("libjpeg-turbo", "1 to 16 crops at a time") }
+        var transforms: [tjtransform] = []
+        for c in rects {
+            guard c.x >= 0, c.y >= 0, c.width > 0, c.height > 0, c.x <= g.width - c.width, c.y <= g.height - c.height,
+                  c.x % g.mcuWidth == 0, c.y % g.mcuHeight == 0 else {
+                throw CodecError.lib("libjpeg-turbo", "a lossless crop at \(c.x),\(c.y) of \(c.width)×\(c.height) does not fit the \(g.width)×\(g.height) picture on its \(g.mcuWidth)×\(g.mcuHeight) MCU grid")
+            }
+            var t = tjtransform()
+            t.r = tjregion(x: Int32(c.x), y: Int32(c.y), w: Int32(c.width), h: Int32(c.height))
+            t.op = Int32(TJXOP_NONE.rawValue)
+            t.options = TJXOPT_CROP
+            transforms.append(t)
         }
         let tj = try TurboJPEG.library()
         guard let h = tj.initTransform() else { throw CodecError.lib("libjpeg-turbo", "cannot create a transformer") }
         defer { _ = tj.destroy(h) }
-        var t = tjtransform()
-        t.r = tjregion(x: Int32(x), y: Int32(y), w: Int32(width), h: Int32(height))
-        t.op = Int32(TJXOP_NONE.rawValue)
-        t.options = TJXOPT_CROP
-        var out: UnsafeMutablePointer<UInt8>? = nil
-        var size: UInt = 0
-        let r = data.withUnsafeBufferPointer { src in tj.transform(h, src.baseAddress, UInt(data.count), 1, &out, &size, &t, 0) }
-        defer { if let out { tj.free(out) } }
-        guard r == 0, let out, size > 0 else { throw CodecError.lib("libjpeg-turbo", "cannot crop: \(errText(h))") }
-        return Array(UnsafeBufferPointer(start: out, count: Int(size)))
+        var outs = [UnsafeMutablePointer<UInt8>?](repeating: nil, count: rects.count)
+        var sizes = [UInt](repeating: 0, count: rects.count)
+        let r = data.withUnsafeBufferPointer { src in
+            tj.transform(h, src.baseAddress, UInt(data.count), Int32(rects.count), &outs, &sizes, &transforms, 0)
+        }
+        defer { for o in outs { if let o { tj.free(o) } } }
+        guard r == 0 else { throw CodecError.lib("libjpeg-turbo", "cannot crop: \(errText(h))") }
+        var result: [[UInt8]] = []
+        for (o, n) in zip(outs, sizes) {
+            guard let o, n > 0 else { throw CodecError.lib("libjpeg-turbo", "cannot crop: empty result") }
+            result.append(Array(UnsafeBufferPointer(start: o, count: Int(n))))
+        }
+        return result
     }
 
     /// The frame header read with the decompressor `h`: width, height, subsampling and colour space (TurboJPEG's codes).

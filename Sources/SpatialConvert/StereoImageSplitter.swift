@@ -21,7 +21,7 @@ public struct StereoImageSplitReport: Sendable {
 ///
 /// Without loss where the formats allow it: an MPO eye written as `.jpg` is its JPEG copied byte for byte (the
 /// MP Format segment, which indexes the other picture, left out); a packed JPEG whose split line falls on the MCU
-/// grid (and whose EXIF orientation is 1) is cut without decoding (``/Codecs/JPEG/losslessCrop(_:x:y:width:height:)``);
+/// grid (and whose EXIF orientation is 1) is cut without decoding (``/Codecs/JPEG/losslessCrops(_:_:)``);
 /// PNG output is lossless. Anything else is decoded (``/MediaDecode/StereoImages``) and encoded at `quality`
 /// (JPEG 95, HEIC ``/MediaDecode/PhotoEncoding/defaultQuality`` by default), with the source's EXIF (orientation
 /// reset when applied) and ICC profile.
@@ -128,9 +128,10 @@ public enum StereoImageSplitter {
                 : "the split line (\(side % 2 == 0 ? "at \(half) px" : "of an odd \(packed == .sbs ? "width" : "height")")) is not on the JPEG's \(mcu)-pixel MCU grid, so the eyes are decoded and re-encoded")
             return c
         }
-        c.eyes = packed == .sbs
-            ? [try JPEG.losslessCrop(data, x: 0, y: 0, width: half, height: g.height), try JPEG.losslessCrop(data, x: half, y: 0, width: half, height: g.height)]
-            : [try JPEG.losslessCrop(data, x: 0, y: 0, width: g.width, height: half), try JPEG.losslessCrop(data, x: 0, y: half, width: g.width, height: half)]
+        let rects = packed == .sbs
+            ? [JPEG.Rect(x: 0, y: 0, width: half, height: g.height), JPEG.Rect(x: half, y: 0, width: half, height: g.height)]
+            : [JPEG.Rect(x: 0, y: 0, width: g.width, height: half), JPEG.Rect(x: 0, y: half, width: g.width, height: half)]
+        c.eyes = try JPEG.losslessCrops(data, rects).map { Optional($0) }
         c.lossless = "cut from the JPEG without decoding (lossless crop on the \(g.mcuWidth)×\(g.mcuHeight) MCU grid; markers kept)"
         return c
     }
