@@ -125,7 +125,7 @@ extension VideoSplitter {
             let sbs: Bool
             if case .sideBySide = o.target { sbs = true } else { sbs = false }
             let squeeze = o.half ? (sbs ? "scale=iw/2:ih:flags=lanczos," : "scale=iw:ih/2:flags=lanczos,") : ""
-            graph += ";[l]\(squeeze)null[l2];[r]\(squeeze)null[r2];[l2][r2]\(sbs ? "hstack" : "vstack")[v]"
+            graph += ";[l]\(squeeze)setsar=1[l2];[r]\(squeeze)setsar=1[r2];[l2][r2]\(sbs ? "hstack" : "vstack")[v]"
             let mkvStereo = muxer(out) == "matroska" ? ["-metadata:s:v:0", "stereo_mode=\(sbs ? "left_right" : "top_bottom")"] : []
             args += ["-filter_complex", graph, "-map", "[v]"] + x265Arguments(o) + mkvStereo + audio + ["-f", muxer(out), "OUTPUT0"]
         case .eyes(let l, let r):
