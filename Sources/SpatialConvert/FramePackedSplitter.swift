@@ -69,7 +69,7 @@ extension FramePackedSource {
             src.layout = t; src.layoutOrigin = "stated"
         default:
             throw ParseError(.invalidArgument, offset: 0, path: path,
-                             "the movie does not say how its eyes are packed (no vexu/pack, st3d or Google spherical XML): state the layout, side by side or top-bottom", remedy: .giveLayout)
+                             "as far as its metadata says (no vexu/pack, st3d or Google spherical XML), the movie holds one view: if its picture holds both eyes, state the layout, side by side or top-bottom", remedy: .giveLayout)
         }
         return src
     }

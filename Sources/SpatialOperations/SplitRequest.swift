@@ -137,7 +137,7 @@ extension Operations {
         return OperationReport(job: "split", route: "video", outputs: v.outputs, headline: v.lines.first ?? "", lines: Array(v.lines.dropFirst()),
                                fields: [("input", .string(r.input))] + named.map { ($0.key, .string($0.path)) }
                                    + [("frames", .uint(UInt64(v.frames))), ("inter_layer_prediction", .bool(v.interLayerPrediction)), ("eye_order", .string(v.eyeOrder)),
-                                      ("hero_eye", v.heroEye.map { .string($0) } ?? .null), ("method", .string(v.method)), ("audio_tracks", .uint(UInt64(v.audioTracks))),
+                                      ("hero_eye", v.heroEye.map { .string($0) } ?? .null), ("method", .string(v.method)), ("packing", v.packing.map { .string($0) } ?? .null), ("audio_tracks", .uint(UInt64(v.audioTracks))),
                                       ("notes", .array(v.notes.map { .string($0) }))],
                                warnings: [], check: OutputCheckResult(file: named.first?.path ?? ""))
     }
