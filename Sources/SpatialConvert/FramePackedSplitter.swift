@@ -77,6 +77,17 @@ extension FramePackedSource {
     /// The `sv3d` each eye's movie carries: the source's equirectangular projection and crop (Google v2 as stored;
     /// v1 XML and APMP `equi`/`hequ` through their Google form).
     static func sphere(_ m: StereoVideoMetadata, into src: inout FramePackedSource) {
+        let g = googleSphere(m)
+        src.sphere = g.box
+        src.sphereText = g.box == nil ? nil : g.text
+        if g.box == nil {
+            src.notes.append("the sphere's projection (\(g.text)) has no equirectangular Google form: each eye's movie carries no projection metadata")
+        }
+    }
+
+    /// Google's `sv3d` for a sphere's outputs (nil when its projection has no equirectangular Google form) and the
+    /// text of every projection statement of `m`.
+    static func googleSphere(_ m: StereoVideoMetadata) -> (box: Box?, text: String) {
         var bounds: [UInt32]?
         var pose: [Int32] = [0, 0, 0]
         if m.presentBoxes.contains("sv3d") {
@@ -90,12 +101,8 @@ extension FramePackedSource {
             bounds = g.bounds
         }
         let forms = m.projectionForms.map { "\($0.source): \($0.text)" }.joined(separator: "; ")
-        guard let bounds, bounds.count == 4, pose.count == 3 else {
-            src.notes.append("the sphere's projection (\(forms)) has no equirectangular Google form: each eye's movie carries no projection metadata")
-            return
-        }
-        src.sphere = FramePackedOutput.sphericalBox(bounds: bounds, pose: pose)
-        src.sphereText = forms
+        guard let bounds, bounds.count == 4, pose.count == 3 else { return (nil, forms) }
+        return (FramePackedOutput.sphericalBox(bounds: bounds, pose: pose), forms)
     }
 }
 

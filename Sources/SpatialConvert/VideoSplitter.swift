@@ -123,7 +123,12 @@ public enum VideoSplitter {
         }
         // A movie whose video is not MV-HEVC, or another container (Matroska …), holds both eyes in one picture.
         var framePacked = FileProbe.kind(of: path) != .movie
-        if !framePacked { framePacked = try SpatialVideoReport(ISOFile.open(path: path, limits: o.limits)).primary?.isMVHEVC == false }
+        var metadata: StereoVideoMetadata?
+        if !framePacked {
+            let primary = try SpatialVideoReport(ISOFile.open(path: path, limits: o.limits)).primary
+            framePacked = primary?.isMVHEVC == false
+            metadata = primary?.metadata
+        }
         if framePacked {
             let packed = try FramePackedSource.inspect(path, stated: o.layout, ffmpeg: o.ffmpeg, limits: o.limits)
             return try splitFramePacked(packed, options: o, cancellation: cancellation, progress: progress)
@@ -136,7 +141,13 @@ public enum VideoSplitter {
         if o.copy {
             try copyEyes(src, options: o, report: &report)
         } else {
-            try reencode(src, options: o, report: &report, cancellation: cancellation, progress: progress)
+            // An MV-HEVC sphere (APMP equi/hequ): its outputs say so in Google's form, never as a flat picture.
+            let sphere = metadata.flatMap { $0.isSpherical ? FramePackedSource.googleSphere($0) : nil }
+            try reencode(src, sphere: sphere.map { $0.box }, options: o, report: &report, cancellation: cancellation, progress: progress)
+            if let sphere {
+                report.notes.append(sphere.box == nil ? "the sphere's projection (\(sphere.text)) has no equirectangular Google form: the outputs carry no projection metadata"
+                                                      : "sphere (\(sphere.text)): each output keeps the projection (Google st3d + sv3d)")
+            }
         }
         return report
     }
@@ -167,7 +178,9 @@ public enum VideoSplitter {
 
     // MARK: - Re-encode
 
-    static func reencode(_ src: SpatialVideoSource, options o: VideoSplitOptions, report: inout VideoSplitReport,
+    /// `sphere`: the source is a sphere — its outputs are tagged with this Google `sv3d` (nil inside: no Google form,
+    /// left untagged), never as a flat frame-packed picture.
+    static func reencode(_ src: SpatialVideoSource, sphere: Box?? = nil, options o: VideoSplitOptions, report: inout VideoSplitReport,
                          cancellation: ConversionCancellation?, progress: ((VideoConversionProgress) -> Void)?) throws(ParseError) {
         let purpose = src.interLayerPrediction ? "decoding the second view of \(src.path) (inter-layer predicted)" : "re-encoding \(src.path)"
         let ff = try FFmpeg.require(src.interLayerPrediction ? .mvhevcViews : .any, for: purpose, override: o.ffmpeg)
@@ -218,6 +231,15 @@ public enum VideoSplitter {
         try runFFmpeg(ff.path, args, outputs: o.target.paths, cancellation: cancellation, frames: src.frames, progress: progress) { (temps: [String]) throws(ParseError) in
             // FFmpeg copies the first view's stereo side data ("left eye only", and the field of view only in a .mov): say
             // what the picture is, with the source's hero eye and field of view in either container.
+            if let sphere {
+                guard let sphere else { return }
+                for (temp, out) in zip(temps, o.target.paths) where muxer(out) != "matroska" {
+                    let mode: UInt8
+                    switch o.target { case .sideBySide: mode = 2; case .overUnder: mode = 1; case .eyes: mode = 0 }
+                    try FramePackedOutput.tagGoogleSpherical(path: temp, stereoMode: mode, sv3d: sphere)
+                }
+                return
+            }
             guard let temp = temps.first, muxer(o.target.paths[0]) != "matroska" else { return }
             switch o.target {
             case .sideBySide: try FramePackedOutput.tag(path: temp, packing: "side", heroEye: src.hero, hfovMillidegrees: src.hfovMillidegrees)

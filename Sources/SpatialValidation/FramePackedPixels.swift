@@ -47,7 +47,7 @@ extension Validator {
                 let ts = Int(track?.timescale ?? 0)
                 pairs = try FramePackedFrames.sample(path, indices: picks, fpsNum: ts > 0 && d > 0 ? ts : 30, fpsDen: ts > 0 && d > 0 ? d : 1, layout: given)
                 how = "frame-packed \(given.resolved(width: primary.width, height: primary.height) == .sbs ? "side by side" : "top-bottom") picture decoded by FFmpeg and cut in half"
-            } else if v.hasTwoLayerStream {
+            } else if v.hasTwoLayerStream || primary.isMVHEVC {
                 pairs = try SpatialVideoSource.inspect(path, limits: options.limits).sampledFrames(picks)
                 how = "both views decoded by FFmpeg"
             } else {
@@ -60,18 +60,19 @@ extension Validator {
         }
         var regionFacts = facts
         if let span { regionFacts.stereo.horizontalFieldOfViewMillidegrees = UInt32(sphereHalfWindowDegrees * 2 * 1000) }
+        var region: String?
         for p in pairs {
             let label = "frame \(p.index)"
             do throws(ParseError) {
                 var l = p.left, rt = p.right
-                var notes = ["\(how) (frame \(p.index) of \(total) presented)"]
+                let notes = ["\(how) (frame \(p.index) of \(total) presented)"]
                 if let span {
                     let w = l.width, h = l.height
                     let cw = max(2, Int(Double(w) * sphereHalfWindowDegrees * 2 / span)), ch = max(2, Int(Double(h) * sphereHalfWindowDegrees * 2 / 180))
                     let x = max(0, (w - min(w, cw)) / 2), y = max(0, (h - min(h, ch)) / 2)
                     l = try ImageOps.crop(l, x: x, y: y, width: min(w, cw), height: min(h, ch))
                     rt = try ImageOps.crop(rt, x: x, y: y, width: min(w, cw), height: min(h, ch))
-                    notes.append("sphere (\(NumberText.fixed(span, places: 0))° wide per eye): measured its central \(Int(sphereHalfWindowDegrees * 2))°×\(Int(sphereHalfWindowDegrees * 2))° (\(l.width)×\(l.height) px), where the projection is near rectilinear; vertical disparity and eye order only")
+                    region = "sphere (\(NumberText.fixed(span, places: 0))° wide per eye): measured its central \(Int(sphereHalfWindowDegrees * 2))°×\(Int(sphereHalfWindowDegrees * 2))° (\(l.width)×\(l.height) px of each eye), where the projection is near rectilinear; vertical disparity and eye order only"
                 }
                 var e = try PixelSource.eyes(l, rt, notes: notes)
                 e.label = label
@@ -87,6 +88,7 @@ extension Validator {
             }
         }
         r.facts = facts
+        if let region { r.findings.append(Finding("SV-GEOM-022", .info, region)) }
         r.findings.append(Finding("SV-GEOM-022", .info, "measured \(pairs.count) frame\(pairs.count == 1 ? "" : "s") (\(pairs.map { "frame \($0.index)" }.joined(separator: ", ")))"))
         return true
     }

@@ -157,6 +157,26 @@ import TestSupport
         }
     }
 
+    /// An MV-HEVC sphere (our MV-HEVC re-tagged APMP `equi`): its side-by-side split says sphere in Google's form
+    /// (st3d 2 + sv3d), never a flat picture (`proj rect`); its eyes carry st3d 0 + sv3d; validate measures its centre.
+    @Test func mvhevcSphereSplitKeepsTheProjection() throws {
+        let dir = try TestPaths.tempDir("split33-mvsphere")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try Self.ffmpeg(["-f", "lavfi", "-i", "testsrc2=s=646x320:r=30", "-frames:v", "6", "-filter_complex",
+                         "split[a][b];[a]crop=320:320:6:0[l];[b]crop=320:320:0:0[r];[l][r]hstack", "-pix_fmt", "yuv420p", "-f", "yuv4mpegpipe", dir + "/sbs.y4m"])
+        #expect(try Run.cli(["convert", dir + "/sbs.y4m", "-o", dir + "/mv.mov", "--preset", "ultrafast"]).status == 0)
+        #expect(try Run.cli(["edit", dir + "/mv.mov", "-o", dir + "/sphere.mov", "--projection", "equi"]).status == 0)
+        let r = try Self.split([dir + "/sphere.mov", "--sbs", dir + "/sbs.mp4", "--preset", "ultrafast"])
+        #expect(r.out.contains("keeps the projection"), "\(r.out)")
+        let info = try Run.cli(["info", dir + "/sbs.mp4"]).out
+        #expect(info.contains("st3d stereo mode: 2") && info.contains("sv3d projection: 'equi'") && !info.contains("'rect'"), "\(info)")
+        try Self.split([dir + "/sphere.mov", "--left", dir + "/l.mov", "--preset", "ultrafast"])
+        let eye = try Run.cli(["info", dir + "/l.mov"]).out
+        #expect(eye.contains("st3d stereo mode: 0") && eye.contains("sv3d projection: 'equi'"), "\(eye)")
+        let v = try Run.cli(["validate", dir + "/sphere.mov"]).out
+        #expect(v.contains("central 60°×60°") && !v.contains("one view only"), "\(v)")
+    }
+
     // MARK: validate
 
     /// validate measures a frame-packed movie's pixels (no longer "not implemented yet").
