@@ -206,8 +206,8 @@ public enum VideoSplitter {
             // what the picture is, with the source's hero eye and field of view in either container.
             guard let temp = temps.first, muxer(o.target.paths[0]) != "matroska" else { return }
             switch o.target {
-            case .sideBySide: try FramePackedOutput.tag(path: temp, packing: "side", heroEye: src.hero, hfovMillidegrees: src.hfovMillidegrees)
-            case .overUnder: try FramePackedOutput.tag(path: temp, packing: "over", heroEye: src.hero, hfovMillidegrees: src.hfovMillidegrees)
+            case .sideBySide: try FramePackedOutput.tag(path: temp, packing: "side", heroEye: src.hero, hfovMillidegrees: src.hfovMillidegrees, projection: src.projectionKind)
+            case .overUnder: try FramePackedOutput.tag(path: temp, packing: "over", heroEye: src.hero, hfovMillidegrees: src.hfovMillidegrees, projection: src.projectionKind)
             case .eyes: break
             }
         }

@@ -9,11 +9,21 @@ import ISOBMFF
 public enum FramePackedOutput {
     /// Rewrites the sample entry of every video track of `path` (in place when the layout allows, otherwise an
     /// atomic rewrite of the same path). `packing` is `side` or `over`; `heroEye` and `hfovMillidegrees` (each eye's
-    /// field of view, `hfov`) are written when given, in an MP4 as in a QuickTime movie. Returns the change lines.
+    /// field of view, `hfov`) are written when given, in an MP4 as in a QuickTime movie. `projection` `hequ` or `equi`
+    /// (a sphere packed from an APMP MV-HEVC movie): `prji` says it instead of `rect`, no `hfov` is written, and
+    /// Google's `st3d` + `sv3d` (``GoogleSphericalSignal``, what YouTube and Quest players read) go in either
+    /// container; another kind (`fish`, `prim`) is kept in `prji`, with no Google form. Returns the change lines.
     @discardableResult
-    public static func tag(path: String, packing: FourCC, heroEye: HeroEye?, hfovMillidegrees: UInt32? = nil) throws(ParseError) -> [String] {
+    public static func tag(path: String, packing: FourCC, heroEye: HeroEye?, hfovMillidegrees: UInt32? = nil,
+                           projection: FourCC? = nil) throws(ParseError) -> [String] {
         guard packing == "side" || packing == "over" else {
             throw ParseError(.invalidArgument, offset: 0, path: path, "view packing must be 'side' or 'over' (got '\(packing)')")
+        }
+        var google: GoogleSphericalSignal? = nil
+        if let p = projection, p == "hequ" || p == "equi" {
+            var m = StereoVideoMetadata()
+            m.projectionKind = p; m.viewPackingKind = packing
+            if case .success(let g) = m.apmpToGoogle(isMVHEVC: false) { google = g }
         }
         let file = try ISOFile.open(path: path)
         guard let moovIndex = file.boxes.firstIndex(where: { $0.type == "moov" }), var traks = file.boxes[moovIndex].children else {
@@ -27,20 +37,24 @@ public enum FramePackedOutput {
                   var entries = stsd.children, !entries.isEmpty else { continue }
             for ei in entries.indices where entries[ei].payload(SampleEntry.self)?.kind == .visual {
                 var entry = entries[ei]
-                _ = entry.removeChildren("vexu") + entry.removeChildren("st3d")
+                _ = entry.removeChildren("vexu") + entry.removeChildren("st3d") + entry.removeChildren("sv3d") + entry.removeChildren("hfov")
                 var edit = SpatialVideoEdit()
                 edit.viewPacking = .set(packing)
                 if let heroEye { edit.heroEye = .set(heroEye) }
-                if let hfovMillidegrees { edit.horizontalFieldOfViewMillidegrees = .set(hfovMillidegrees) }
+                if let hfovMillidegrees, google == nil { edit.horizontalFieldOfViewMillidegrees = .set(hfovMillidegrees) }
+                // Another kind than rect (fish, prim: no Google form) stays what it was in vexu/proj.
+                if let projection, projection != "rect" { edit.projectionKind = .set(projection) }
                 SpatialVideoEditor.editEntry(&entry, edit, stereo: true)
-                if !isQuickTime {
+                let st3d = packing == "side" ? 2 : 1
+                if !isQuickTime || google != nil {
                     var kids = entry.children ?? []
-                    let at = kids.firstIndex { ["vexu", "sv3d", "pasp", "clap", "btrt"].contains($0.type) } ?? kids.count
-                    kids.insert(Box(SingleValueFullBox(kind: "st3d", value: packing == "side" ? 2 : 1), type: "st3d"), at: at)
+                    let at = kids.firstIndex { ["vexu", "pasp", "clap", "btrt"].contains($0.type) } ?? kids.count
+                    kids.insert(contentsOf: google?.boxes ?? [Box(SingleValueFullBox(kind: "st3d", value: UInt32(st3d)), type: "st3d")], at: at)
                     entry.children = kids
                 }
                 entries[ei] = entry
-                changes.append("track \(track.trackID): tagged frame-packed \(packing == "side" ? "side by side" : "over-under") (vexu/eyes/stri both eyes, pack/pkin '\(packing)'\(isQuickTime ? "" : ", st3d \(packing == "side" ? 2 : 1)"))")
+                let extra = google.map { _ in ", proj/prji '\(projection?.description ?? "")', Google st3d \(st3d) + sv3d" } ?? (isQuickTime ? "" : ", st3d \(st3d)")
+                changes.append("track \(track.trackID): tagged frame-packed \(packing == "side" ? "side by side" : "over-under") (vexu/eyes/stri both eyes, pack/pkin '\(packing)'\(extra))")
             }
             stsd.children = entries
             stbl.setChild(stsd)

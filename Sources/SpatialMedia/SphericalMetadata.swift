@@ -16,8 +16,17 @@ public struct APMPSignal: Sendable, Equatable {
 public struct GoogleSphericalSignal: Sendable, Equatable {
     /// `st3d` stereo mode: 0 mono, 1 top-bottom, 2 left-right.
     public var stereoMode: UInt8
-    /// `equi` bounds (top, bottom, left, right; 0.32 fractions cropped from each edge).
+    /// `equi` bounds (top, bottom, left, right; 0.32 fixed-point fractions cropped from each edge).
     public var bounds: [UInt32]
+
+    /// The two boxes, in the order a sample entry carries them: `st3d` (FullBox, the stereo mode) then
+    /// `sv3d{svhd "spatial-media", proj{prhd 0 0 0, equi bounds}}` (no pose: APMP has none).
+    public var boxes: [Box] {
+        let st3d = Box(SingleValueFullBox(kind: "st3d", value: UInt32(stereoMode)), type: "st3d")
+        let proj = Box(type: "proj", children: [Box(FullBoxU32Fields(values: [0, 0, 0]), type: "prhd"),
+                                                Box(FullBoxU32Fields(values: bounds), type: "equi")])
+        return [st3d, Box(type: "sv3d", children: [Box(SphericalVideoHeaderBox(source: "spatial-media"), type: "svhd"), proj])]
+    }
 }
 
 extension StereoVideoMetadata {
