@@ -435,6 +435,9 @@ public enum VideoConverter {
         if cancellation.isCancelled == true { throw ParseError(.io, offset: 0, path: output, "cancelled; nothing was written") }
         let seconds = Double(encoded.frames) * Double(plan.fpsDen) / Double(plan.fpsNum)
         let audio = try VideoAudio.tracks(plan.audio, seconds: seconds, output: output, limits: o.limits, notes: &plan.notes)
+        if o.audio == .copy, let n = VideoAudio.spatialAudioNote(source: VideoAudio.source(for: input, options: o), written: audio.tracks, limits: o.limits) {
+            plan.notes.append(n)
+        }
         try encoded.writer.finish(header: header, audio: audio.tracks)
         encoded.ownCPU += threadCPUSeconds() - finishCPU0
         var r = report(plan, encoded, audio: audio.lines, output: output, options: o, seconds: monotonicSeconds() - t0,
