@@ -14,24 +14,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 FRAMES=60; PRESET=ultrafast; SIZES="1080 1920"
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --frames) FRAMES=$2; shift 2 ;;
-    --preset) PRESET=$2; shift 2 ;;
-    --sizes) SIZES=$2; shift 2 ;;
-    *) echo "unknown option $1" >&2; exit 64 ;;
-  esac
-done
 source Benchmarks/common.sh
-FF=$("$BIN" --version | sed -n 's/^FFmpeg: FFmpeg [^ ]* (\([^,]*\), from.*/\1/p')
-[ -x "$FF" ] || { echo "sphere_convert: no FFmpeg found by spatial-media (run bash scripts/setup.sh)" >&2; exit 1; }
-W=$(mktemp -d /tmp/sphere-bench.XXXXXX); trap 'rm -rf "$W"' EXIT
-# Wall seconds and peak RSS (MB) of a command, appended to FILE (several steps add up).
-measure() {
-  local out="$1"; shift
-  /usr/bin/time -o "$W/t" -f "%e %M" "$@" >/dev/null 2>"$W/err" || { cat "$W/err" >&2; return 1; }
-  awk '{printf "%s %.0f\n", $1, $2/1024}' "$W/t" >> "$out"
-}
+bench_tools sphere-bench "$@"
 # PSNR (dB, all planes) of one view of OUT against a crop of SRC, on raw 4:2:0 samples.
 psnr() {  # SRC CROP OUT VIEWSPEC
   "$FF" -v error -y -i "$1" -vf "crop=$2" -f rawvideo -pix_fmt yuv420p "$W/a.yuv"
@@ -46,20 +30,19 @@ EOF
 }
 compare() {  # SOURCE LABEL PROJECTION SBS(1)/TB(0)
   local src=$1 label=$2 proj=$3 sbs=$4 ot orss pt prss ratio crops l r
-  rm -f "$W/ours" "$W/peer" "$W/ours.mov" "$W/peer.mov"
   measure "$W/ours" "$BIN" convert "$src" -o "$W/ours.mov" --preset "$PRESET"
   local fps keyint
   fps=$("$FF" -hide_banner -i "$src" 2>&1 | sed -n 's/.*, \([0-9.]*\) fps,.*/\1/p' | head -1)
   keyint=$(awk -v f="$fps" 'BEGIN{printf "%d", f * 2 + 0.5}')
   local x="keyint=$keyint:min-keyint=$keyint:scenecut=0:bframes=3:b-adapt=0:open-gop=0:log-level=error"
   if [ "$sbs" = 1 ]; then crops=("iw/2:ih:0:0" "iw/2:ih:iw/2:0"); else crops=("iw:ih/2:0:0" "iw:ih/2:0:ih/2"); fi
-  measure "$W/peer" "$FF" -v error -y -i "$src" -filter_complex "[0:v]crop=${crops[0]}[l];[0:v]crop=${crops[1]}[r]" \
+  measure "$W/peer1" "$FF" -v error -y -i "$src" -filter_complex "[0:v]crop=${crops[0]}[l];[0:v]crop=${crops[1]}[r]" \
     -map "[l]" -c:v libx265 -preset "$PRESET" -crf 23 -x265-params "$x" -f hevc "$W/l.hevc" \
     -map "[r]" -c:v libx265 -preset "$PRESET" -crf 28 -x265-params "$x" -f hevc "$W/r.hevc"
-  measure "$W/peer" "$BIN" assemble "$W/l.hevc" "$W/r.hevc" -o "$W/peer0.mov" --fps "$fps"
-  measure "$W/peer" "$BIN" edit "$W/peer0.mov" -o "$W/peer.mov" --projection "$proj"
+  measure "$W/peer2" "$BIN" assemble "$W/l.hevc" "$W/r.hevc" -o "$W/peer0.mov" --fps "$fps"
+  measure "$W/peer3" "$BIN" edit "$W/peer0.mov" -o "$W/peer.mov" --projection "$proj"
   ot=$(awk '{printf "%.2f", $1}' "$W/ours"); orss=$(awk '{print $2}' "$W/ours")
-  pt=$(awk '{s += $1} END {printf "%.2f", s}' "$W/peer"); prss=$(awk '$2 > m {m = $2} END {print m}' "$W/peer")
+  pt=$(cat "$W"/peer[123] | awk '{s += $1} END {printf "%.2f", s}'); prss=$(cat "$W"/peer[123] | awk '$2 > m {m = $2} END {print m}')
   ratio=$(awk -v a="$ot" -v b="$pt" 'BEGIN{printf "%.2f", a/b}')
   if [ "$sbs" = 1 ]; then l="iw/2:ih:0:0"; r="iw/2:ih:iw/2:0"; else l="iw:ih/2:0:0"; r="iw:ih/2:0:ih/2"; fi
   local ql qr pl pr

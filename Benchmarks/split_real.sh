@@ -9,24 +9,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 FRAMES=30; PRESET=ultrafast; CRF=18; SIZES="1920x1080 3840x2160"
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --frames) FRAMES=$2; shift 2 ;;
-    --preset) PRESET=$2; shift 2 ;;
-    --sizes) SIZES=$2; shift 2 ;;
-    *) echo "unknown option $1" >&2; exit 64 ;;
-  esac
-done
 source Benchmarks/common.sh
-FF=$("$BIN" --version | sed -n 's/^FFmpeg: FFmpeg [^ ]* (\([^,]*\), from.*/\1/p')
-[ -x "$FF" ] || { echo "split_real: no FFmpeg found by spatial-media (run bash scripts/setup.sh)" >&2; exit 1; }
-W=$(mktemp -d /tmp/split-bench.XXXXXX); trap 'rm -rf "$W"' EXIT
-# Wall seconds and peak RSS (MB) of a command.
-measure() {
-  local out="$1"; shift
-  /usr/bin/time -o "$W/t" -f "%e %M" "$@" >/dev/null 2>"$W/err" || { cat "$W/err" >&2; return 1; }
-  awk '{printf "%s %.0f\n", $1, $2/1024}' "$W/t" > "$out"
-}
+bench_tools split-bench "$@"
 # Ours (`split --sbs`) and the peer (FFmpeg vpos + hstack + libx265) on SOURCE; prints the line and the ROW.
 compare() {  # SOURCE LABEL
   local src=$1 label=$2 ot orss pt prss ratio

@@ -89,6 +89,24 @@ struct SphereConversionTests {
         return out
     }
 
+    /// `split --sbs|--ou` of the APMP movie `out`: the packed picture keeps the projection (no hfov) and carries
+    /// Google's st3d/sv3d for it, and FFmpeg reads the packing and the projection. Returns the packed movie.
+    static func packBack(_ out: String, sbs: Bool, projection: FourCC, ffmpegName: String, dir: String) throws -> String {
+        let back = dir + "/back.mp4"
+        let s = try Run.cli(["split", out, sbs ? "--sbs" : "--ou", back])
+        #expect(s.status == 0, "split: \(s.err)")
+        let b = try entry(back)
+        #expect(b.find("vexu", "proj", "prji")?.payload(SingleValueFullBox.self)?.fourCC == projection && b.child("hfov") == nil)
+        #expect(b.find("vexu", "pack", "pkin")?.payload(SingleValueFullBox.self)?.fourCC == (sbs ? "side" : "over"))
+        #expect(b.child("st3d")?.payload(SingleValueFullBox.self)?.value == (sbs ? 2 : 1))
+        let q: UInt32 = projection == "hequ" ? 0x4000_0000 : 0
+        #expect(b.find("sv3d", "proj", "equi")?.payload(FullBoxU32Fields.self)?.values == [0, 0, q, q])
+        let side = try sideData(back)
+        #expect(side.contains { $0.hasPrefix(sbs ? "Stereo 3D: side by side" : "Stereo 3D: top and bottom") }
+                && side.contains("Spherical Mapping: \(ffmpegName)"), "\(side)")
+        return back
+    }
+
     @Test func generatedVR180RoundTrip() throws {
         let dir = try TestPaths.tempDir("sphere180")
         defer { try? FileManager.default.removeItem(atPath: dir) }
@@ -109,16 +127,7 @@ struct SphereConversionTests {
         let out = try Self.convertAndCheck(google, projection: "hequ", ffmpegName: "half equirectangular",
                                            crops: ("192:192:0:0", "192:192:192:0"), dir: dir)
         // The way back: side by side with APMP and Google metadata; the Google boxes alone read as the source's.
-        let back = dir + "/back.mp4"
-        let s = try Run.cli(["split", out, "--sbs", back])
-        #expect(s.status == 0, "split: \(s.err)")
-        let b = try Self.entry(back)
-        #expect(b.find("vexu", "proj", "prji")?.payload(SingleValueFullBox.self)?.fourCC == "hequ" && b.child("hfov") == nil)
-        #expect(b.find("vexu", "pack", "pkin")?.payload(SingleValueFullBox.self)?.fourCC == "side")
-        #expect(b.child("st3d")?.payload(SingleValueFullBox.self)?.value == 2)
-        #expect(b.find("sv3d", "proj", "equi")?.payload(FullBoxU32Fields.self)?.values == [0, 0, 0x4000_0000, 0x4000_0000])
-        let backSide = try Self.sideData(back)
-        #expect(backSide.contains { $0.hasPrefix("Stereo 3D: side by side") } && backSide.contains("Spherical Mapping: half equirectangular"), "\(backSide)")
+        let back = try Self.packBack(out, sbs: true, projection: "hequ", ffmpegName: "half equirectangular", dir: dir)
         let googleOnly = dir + "/back_google.mp4"
         #expect(try Run.cli(["edit", back, "-o", googleOnly, "--to-google"]).status <= 1)
         let googleSide = try Self.sideData(googleOnly)
@@ -138,12 +147,7 @@ struct SphereConversionTests {
         try Self.ffmpeg(["-i", original, "-c", "copy", "-t", "1", "-strict", "unofficial", room])
         let out = try Self.convertAndCheck(room, projection: "equi", ffmpegName: "equirectangular",
                                            crops: ("1080:540:0:0", "1080:540:0:540"), dir: dir)
-        let back = dir + "/back.mp4"
-        let s = try Run.cli(["split", out, "--ou", back])
-        #expect(s.status == 0, "split: \(s.err)")
-        let side = try Self.sideData(back)
-        #expect(side.contains { $0.hasPrefix("Stereo 3D: top and bottom") } && side.contains("Spherical Mapping: equirectangular"), "\(side)")
-        #expect(try Self.entry(back).child("st3d")?.payload(SingleValueFullBox.self)?.value == 1)
+        _ = try Self.packBack(out, sbs: false, projection: "equi", ffmpegName: "equirectangular", dir: dir)
     }
 
     @Test(.needs(.shared(SphereConversionTests.room)))
