@@ -9,7 +9,7 @@ export BIN
 # A result row for the table Benchmarks/run.sh prints:
 #   row BENCHMARK OURS PEER RATIO GOAL RSS
 row() { echo "ROW|$1|$2|$3|$4|$5|$6"; }
-# For a peer comparison: the options --frames N, --preset P, --sizes "…" (into FRAMES, PRESET, SIZES, whose defaults
+# For a peer comparison: the options --frames N, --preset P, --sizes "…", --runs N (into FRAMES, PRESET, SIZES, RUNS, whose defaults
 # the script sets first), FFmpeg as spatial-media finds it ($FF) and a scratch directory ($W, removed at exit).
 #   bench_tools NAME "$@"
 bench_tools() {
@@ -19,6 +19,7 @@ bench_tools() {
       --frames) FRAMES=$2; shift 2 ;;
       --preset) PRESET=$2; shift 2 ;;
       --sizes) SIZES=$2; shift 2 ;;
+      --runs) RUNS=$2; shift 2 ;;
       *) echo "unknown option $1" >&2; exit 64 ;;
     esac
   done
