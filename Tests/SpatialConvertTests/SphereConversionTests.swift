@@ -185,6 +185,43 @@ struct SphereConversionTests {
         #expect(p.status == 2 && p.err.contains("contradicts"), "\(p.err)")
     }
 
+    /// `path` rewritten with Google's spatial-audio box (`SA3D`: first-order ambisonics, ACN/SN3D, 4 channels) in
+    /// every `soun` sample entry (`mdat` before `moov`, so no chunk offset moves).
+    static func addSA3D(_ path: String, to out: String) throws {
+        var f = try ISOFile.open(path: path)
+        let sa3d = Box(type: "SA3D", fields: .raw([0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 4, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0, 3]))
+        func visit(_ b: inout Box) {
+            if b.type == "mp4a" || b.type == "Opus" { b.children = (b.children ?? []) + [sa3d]; return }
+            guard var kids = b.children else { return }
+            for i in kids.indices { visit(&kids[i]) }
+            b.children = kids
+        }
+        #expect(f.boxes.firstIndex { $0.type == "mdat" } ?? 0 < f.boxes.firstIndex { $0.type == "moov" } ?? 0)
+        for i in f.boxes.indices { visit(&f.boxes[i]) }
+        try Data(try f.serialized()).write(to: URL(fileURLWithPath: out))
+    }
+
+    /// Google spatial audio: kept (and said) when its track is copied, said dropped when FFmpeg transcodes it.
+    @Test func spatialAudioIsKeptOrSaidDropped() throws {
+        let dir = try TestPaths.tempDir("sphere-audio")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        for (codec, kept) in [("aac", true), ("libopus", false)] {
+            let clip = dir + "/\(codec).mp4", tagged = dir + "/\(codec)-tagged.mp4", amb = dir + "/\(codec)-amb.mp4", out = dir + "/\(codec).mov"
+            try Self.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=256x128:rate=30", "-f", "lavfi", "-i", "sine=f=440:r=48000",
+                             "-frames:v", "10", "-t", "0.34", "-filter_complex", "[1:a][1:a][1:a][1:a]join=inputs=4:channel_layout=quad[a]",
+                             "-map", "0:v", "-map", "[a]", "-c:v", "libx264", "-pix_fmt", "yuv420p", "-c:a", codec, clip])
+            #expect(try Run.cli(["edit", clip, "-o", tagged, "--packing", "side", "--projection", "hequ"]).status <= 1)
+            try Self.addSA3D(tagged, to: amb)
+            let r = try Run.cli(["convert", amb, "-o", out, "--preset", "ultrafast", "--json"])
+            #expect(r.status == 0, "\(codec): \(r.err)")
+            let notes = (try Self.json(r.out)["notes"] as? [String]) ?? []
+            #expect(notes.contains { $0.hasPrefix(kept ? "spatial audio kept" : "spatial audio dropped") }, "\(codec): \(notes)")
+            let f = try ISOFile.open(path: out)
+            let entries = f.tracks.filter { $0.handler == "soun" }.flatMap(\.sampleEntries)
+            #expect(entries.contains { $0.child("SA3D") != nil } == kept, "\(codec): \(entries.map(\.type))")
+        }
+    }
+
     /// The decision itself on metadata a VR180 camera writes: a cropped picture is not tagged as a full hemisphere, a
     /// mesh needs its kind stated, eye order follows `stri`.
     @Test func sphereSplitDecisions() throws {
