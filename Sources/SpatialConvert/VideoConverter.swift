@@ -747,13 +747,15 @@ public enum VideoConverter {
 
     static func report(_ plan: Plan, _ e: Encoded, audio: [String], output: String, options o: VideoConversionOptions,
                        seconds: Double, processCPU: Double) -> VideoConversionReport {
+        // A sphere carries only the values given (none is a default there).
+        let absent = plan.sphere == nil ? "default, not measured" : "not written"
         return VideoConversionReport(
             output: output, source: plan.sourceName, frames: e.frames, eyeWidth: plan.eyeW, eyeHeight: plan.eyeH,
             fpsNum: plan.fpsNum, fpsDen: plan.fpsDen, bytes: UInt64(fileSize(output)),
             layer0Bytes: e.writer.layer0Bytes, layer1Bytes: e.writer.layer1Bytes,
-            stereo: plan.mux.stereo, baselineSource: o.stereo.baselineMicrometres == nil ? "default, not measured" : "--baseline",
-            hfovSource: o.stereo.horizontalFieldOfViewMillidegrees == nil ? "default, not measured" : "--hfov",
-            disparitySource: o.stereo.disparityAdjustment == nil ? "default, not measured" : "--disparity",
+            stereo: plan.mux.stereo, baselineSource: o.stereo.baselineMicrometres == nil ? absent : "--baseline",
+            hfovSource: plan.sphere != nil ? "not written: a sphere's field of view is its projection's" : o.stereo.horizontalFieldOfViewMillidegrees == nil ? absent : "--hfov",
+            disparitySource: o.stereo.disparityAdjustment == nil ? absent : "--disparity",
             audioTracks: audio, encoder: e.encoderText, encodePath: e.pathText,
             notes: plan.notes + e.eyes.notes, seconds: seconds,
             ownCPUSeconds: e.ownCPU, processCPUSeconds: processCPU, peakRSSBytes: peakRSSBytes())
