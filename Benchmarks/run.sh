@@ -30,6 +30,7 @@ run() {
   run "conversion at real sizes (MKV H.264 SBS) vs ffmpeg + two x265 CLI" bash Benchmarks/convert_real.sh
   run "split of spatial videos vs FFmpeg vpos+hstack+libx265 (1080p and 4K per eye)" bash Benchmarks/split_real.sh
   run "frame-packed split (movies, packed JPEG, MPO) vs FFmpeg crop pipelines" bash Benchmarks/split_framepacked.sh
+  run "sphere conversion (VR180/360 → MV-HEVC APMP) vs FFmpeg crop + 2×libx265 + assembly" bash Benchmarks/sphere_convert.sh
   run "stereo measurement vs OpenCV; metadata validation rate" bash Benchmarks/validate.sh
   run "kill safety" python3 scripts/kill_safety.py "$BIN" bench-out/kill-work "${KILL_TRIALS:-25}"
 } 2>&1 | tee -a "$log"

@@ -15,9 +15,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 FRAMES=60; PRESET=ultrafast; CRF=18; SIZES="1920x1080"
 source Benchmarks/common.sh
-split_bench_options "$@"
-bench_ffmpeg split_framepacked
-W=$(mktemp -d /tmp/split-fp-bench.XXXXXX); trap 'rm -rf "$W"' EXIT
+bench_tools split-fp-bench "$@"
 # Runs ours and the peer REPEAT times, alternating (the machine is shared and noisy), keeping the median run of each
 # in $W/ours and $W/peer. The commands are the arrays OURS and PEER.
 REPEAT=${REPEAT:-3}

@@ -10,9 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 FRAMES=30; PRESET=ultrafast; CRF=18; SIZES="1920x1080 3840x2160"
 source Benchmarks/common.sh
-split_bench_options "$@"
-bench_ffmpeg split_real
-W=$(mktemp -d /tmp/split-bench.XXXXXX); trap 'rm -rf "$W"' EXIT
+bench_tools split-bench "$@"
 # Ours (`split --sbs`) and the peer (FFmpeg vpos + hstack + libx265) on SOURCE; prints the line and the ROW.
 compare() {  # SOURCE LABEL
   local src=$1 label=$2 ot orss pt prss ratio

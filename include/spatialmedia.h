@@ -440,7 +440,9 @@ sm_status sm_validation_inputs(const char *paths_json, char **out_json);
  *   layer), "frame_rate" (--fps: "30", "30000/1001", 29.97 or [30000, 1001]; "frame_rate_num"/"frame_rate_den" are
  *   still read), "decoder" (--decoder, "auto" | "ffmpeg"), "threads_per_eye" (--threads-per-eye, 1…64), "layer_sps"
  *   (--sps-form, "multilayer" (Apple's, default) | "full"), "container" (--mp4: "mov" | "mp4"), "faststart"
- *   (--faststart), "keep_streams" (--keep-streams, a path prefix);
+ *   (--faststart), "keep_streams" (--keep-streams, a path prefix), "projection" (--projection, "hequ" | "equi": the
+ *   sphere an untagged frame-packed input is; tagged 180°/360° inputs are read from their Google/APMP metadata and
+ *   written as MV-HEVC APMP, vexu/proj without hfov);
  *   two raw HEVC streams: "base_eye" ("left" | "right"; default the hero eye), "hero_eye" may be "none".
  * An output named for something else than what is written (a photo not named .heic, a movie not named .mov/.mp4),
  * an output that is an input, unknown keys, wrong types and values out of range are SM_ERR_INVALID_ARGUMENT (the

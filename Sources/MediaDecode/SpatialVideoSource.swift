@@ -25,6 +25,8 @@ public struct SpatialVideoSource: Sendable {
     public var audioTracks: Int
     public var fpsNum: Int
     public var fpsDen: Int
+    /// `vexu/proj/prji` as stored (nil when absent): an APMP sphere (`hequ`, `equi`) stays one when packed back.
+    public var projectionKind: FourCC? = nil
 }
 
 extension SpatialVideoSource {
@@ -67,11 +69,13 @@ extension SpatialVideoSource {
         let d = (try? track.samples(first: 1))?.first.map { Int($0.duration) } ?? 0
         let (num, den) = ts > 0 && d > 0 ? reduced(ts, d) : (30, 1)
         let hero: String? = v.metadata.heroEye.map { "\($0)" }
-        return SpatialVideoSource(path: path, frames: track.sampleCount, interLayerPrediction: ilp, baseIsLeft: baseIsLeft,
+        var source = SpatialVideoSource(path: path, frames: track.sampleCount, interLayerPrediction: ilp, baseIsLeft: baseIsLeft,
                       leftViewId: baseIsLeft ? v0 : v1, rightViewId: baseIsLeft ? v1 : v0, eyeOrder: order,
                       heroEye: hero, disparityAdjustment: v.metadata.disparityAdjustment,
                       hfovMillidegrees: v.metadata.horizontalFieldOfViewMillidegrees,
                       audioTracks: file.tracks.filter { $0.handler == "soun" }.count, fpsNum: num, fpsDen: den)
+        source.projectionKind = v.metadata.projectionKind
+        return source
     }
 
     /// Frames at `indices` (display order) of both eyes as 8-bit grey images, decoded by FFmpeg ≥ 7.1 with a seek to

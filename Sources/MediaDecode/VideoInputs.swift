@@ -38,9 +38,11 @@ public enum VideoInputs {
     ///
     /// `squarePixels`: scale a frame whose sample aspect ratio is not 1:1 to square pixels (FFmpeg inputs). Pass
     /// false when the caller stretches the frame itself (half-width/half-height stereo layouts, whose 2:1 or 1:2
-    /// sample aspect ratio is exactly that stretch).
+    /// sample aspect ratio is exactly that stretch). `sphere`: the caller cuts a sphere into its views and writes
+    /// its projection (``/SpatialMedia/StereoVideoMetadata/sphereSplit(width:height:projection:packing:)``); without it a
+    /// sphere is refused, since a rectilinear conversion would flatten it.
     public static func producer(for path: String, decoder: VideoDecoderChoice = .auto, ffmpeg: String? = nil, limits: Limits = .default,
-                                squarePixels: Bool = true, notes: inout [String]) throws(ParseError) -> VideoFrameProducer {
+                                squarePixels: Bool = true, sphere: Bool = false, notes: inout [String]) throws(ParseError) -> VideoFrameProducer {
         func viaFFmpeg(_ hint: Int?, why: String) throws(ParseError) -> VideoFrameProducer {
             let tool: FFmpegTool
             do throws(ParseError) { tool = try FFmpeg.require(.any, for: "\(why): decoding \(path)", override: ffmpeg) } catch {
@@ -81,7 +83,7 @@ public enum VideoInputs {
             // A damaged or truncated movie is refused before anything is decoded or written.
             try file.requireIntact(limits: limits, operation: "convert")
             // Never flatten a sphere (VR180/360, APMP): refuse with the reason and the lossless alternative.
-            if let why = SpatialVideoReport.sphereRefusal(file) { throw ParseError(.unsupported, offset: 0, path: path, why) }
+            if !sphere, let why = SpatialVideoReport.sphereRefusal(file) { throw ParseError(.unsupported, offset: 0, path: path, why) }
             // Never cut one view of an MV-HEVC (spatial) video in half: say what to use instead.
             if let why = SpatialVideoReport.multiviewRefusal(file) { throw ParseError(.unsupported, offset: 0, path: path, why) }
             let hint = file.tracks.first { $0.handler == "vide" }?.sampleCount

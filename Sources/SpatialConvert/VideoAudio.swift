@@ -47,10 +47,7 @@ enum VideoAudio {
     /// out (subtitles, chapters, attachments, other tracks).
     static func plan(for input: VideoInput, options o: VideoConversionOptions, notes: inout [String]) throws(ParseError) -> Plan {
         guard o.audio == .copy else { return .none }
-        var source: String? = o.audioFrom
-        if source == nil, case .packed(let p) = input, p != "-" { source = p }
-        if source == nil, case .pair(let l, _) = input { source = l }
-        guard let src = source, !VideoConverter.isY4M(src) else { return .silent(FFmpeg.locate(.any, override: o.ffmpeg)) }
+        guard let src = source(for: input, options: o), !VideoConverter.isY4M(src) else { return .silent(FFmpeg.locate(.any, override: o.ffmpeg)) }
         if VideoConverter.isISOBMFF(src) {
             let file = try ISOFile.open(path: src, limits: o.limits)
             let other = file.tracks.compactMap(\.handler).filter { !["vide", "soun"].contains($0) }
@@ -81,6 +78,28 @@ enum VideoAudio {
         if probe.chapters > 0 { dropped.append("\(probe.chapters) chapter mark\(probe.chapters == 1 ? "" : "s")") }
         if !dropped.isEmpty { notes.append("\(src): not carried over: \(dropped.joined(separator: ", "))") }
         return .ffmpeg(path: src, tool: tool, streams: audio)
+    }
+
+    /// The file the audio comes from: `--audio-from`, else the input (the left one of a pair); nil for standard input.
+    static func source(for input: VideoInput, options o: VideoConversionOptions) -> String? {
+        if let a = o.audioFrom { return a }
+        switch input {
+        case .packed(let p): return p == "-" ? nil : p
+        case .pair(let l, _): return l
+        }
+    }
+
+    /// Google's spatial audio (an `SA3D` box in the audio sample entry: ambisonics, what VR180/360 uploads carry):
+    /// whether the source's survived into `written`, as a note for the report; nil when the source has none.
+    static func spatialAudioNote(source: String?, written: [CopiedTrack], limits: Limits) -> String? {
+        guard let source, VideoConverter.isISOBMFF(source), let file = try? ISOFile.open(path: source, limits: limits) else { return nil }
+        let had = file.tracks.filter { $0.handler == "soun" && $0.sampleEntries.contains { $0.child("SA3D") != nil } }.count
+        guard had > 0 else { return nil }
+        let kept = written.filter { t in t.trak.find("mdia", "minf", "stbl", "stsd")?.children?.contains { $0.child("SA3D") != nil } == true }.count
+        if kept >= had {
+            return "spatial audio kept: \(had) ambisonic track\(had == 1 ? "" : "s") (Google SA3D) copied as \(had == 1 ? "it is" : "they are"); Apple's players play the channels as ordinary audio"
+        }
+        return "spatial audio dropped: \(had - kept) ambisonic track\(had - kept == 1 ? "" : "s") (Google SA3D) went through FFmpeg, which writes no SA3D into the movie — the channels play as ordinary audio (--no-audio leaves them out)"
     }
 
     /// Carries out `plan` for a video of `seconds`: the tracks to add and one line per track for the report.

@@ -68,8 +68,14 @@ public struct VideoConversionOptions: Sendable {
     public var frameThreadsPerEye: Int? = nil
     /// The stereo parameters written, in stored units; a nil field takes the one table of defaults,
     /// ``/SpatialMedia/StereoParameters/defaults`` (reported as a default, never as a measurement). The hero eye (left or right) is
-    /// also the base layer (what 2D players show); the projection is `rect` (another kind is refused).
+    /// also the base layer (what 2D players show). The projection is `rect`, or a sphere (``isSphere``): `hequ` (180°) or
+    /// `equi` (360°) — each eye is then one half of the frame-packed sphere, written as MV-HEVC APMP with
+    /// `vexu/proj/prji` and no `hfov` (a sphere's field of view is its projection's); an MP4/MOV input's spherical
+    /// metadata must agree with the projection and ``layout`` (``/SpatialMedia/StereoVideoMetadata/sphereSplit(width:height:projection:packing:)``),
+    /// whose eye order is applied. Other kinds are refused.
     public var stereo = StereoParameters()
+    /// The projection is an equirectangular sphere (`hequ` or `equi`): the APMP route.
+    public var isSphere: Bool { stereo.projectionKind == "hequ" || stereo.projectionKind == "equi" }
     /// The hero eye (``stereo``) is the left eye (the default).
     public var heroIsLeft: Bool { (stereo.heroEye ?? StereoParameters.defaults.heroEye) != .right }
     public var audio: Audio = .copy
@@ -160,6 +166,8 @@ public struct VideoConversionReport: Sendable, StereoValuesReport {
     public var alignment: VideoAlignmentReport? = nil
     /// What the conversion-time geometry check found (nil when none was asked or `--align` measured instead).
     public var geometryCheck: VideoGeometryCheckReport? = nil
+    /// The sphere cut into the two views (the APMP route), nil for rectilinear video.
+    public var sphere: SphereSplit? = nil
 
     public var layer1ToLayer0: Double { layer0Bytes > 0 ? Double(layer1Bytes) / Double(layer0Bytes) : 0 }
     public var kbps: (layer0: Double, layer1: Double) {
@@ -175,9 +183,7 @@ public struct VideoConversionReport: Sendable, StereoValuesReport {
             "encoder: \(encoder)",
             "encode path: \(encodePath)",
             "layer 0 (\(heroIsLeft ? "left" : "right")): \(Int(kbps.layer0.rounded())) kbit/s, layer 1: \(Int(kbps.layer1.rounded())) kbit/s (layer 1 / layer 0 = \(fmt((layer1ToLayer0 * 100).rounded() / 100)))",
-            "baseline: \(fmt(baselineMM)) mm (\(baselineSource))",
-            "horizontal field of view: \(fmt(hfovDegrees))° (\(hfovSource))",
-            "disparity adjustment: \(fmt(disparityPercent)) % (\(disparitySource))",
+        ] + stereoLines + [
             "hero eye: \(heroIsLeft ? "left" : "right") (base layer)",
             "audio: " + (audioTracks.isEmpty ? "none" : audioTracks.joined(separator: "; ")),
             "time: \(fmt(seconds)) s (\(fmt(Double(frames) / max(seconds, 1e-9))) fps); work outside x265: \(fmt(ownCPUSeconds)) of \(fmt(processCPUSeconds)) CPU s",
@@ -186,6 +192,18 @@ public struct VideoConversionReport: Sendable, StereoValuesReport {
         if let g = geometryCheck { l += g.lines }
         for n in notes { l.append("note: \(n)") }
         return l
+    }
+
+    /// The stereo values written: baseline, field of view and disparity; for a sphere its projection instead of a
+    /// field of view, and only the values given.
+    var stereoLines: [String] {
+        guard let s = sphere else {
+            return ["baseline: \(fmt(baselineMM)) mm (\(baselineSource))", "horizontal field of view: \(fmt(hfovDegrees))° (\(hfovSource))",
+                    "disparity adjustment: \(fmt(disparityPercent)) % (\(disparitySource))"]
+        }
+        return ["projection: \(s.projectionText) from \(s.source); source \(s.packing == .sideBySide ? "side by side" : "over-under")\(s.firstIsRight ? ", right eye first (stri eye_views_reversed)" : ""); MV-HEVC APMP, no hfov (only rectilinear video carries one)",
+                stereo.baselineMicrometres.map { "baseline: \(fmt(SpatialUnits.millimetres(fromMicrometres: $0))) mm (\(baselineSource))" } ?? "baseline: not written (not known; --baseline sets it)",
+                stereo.disparityAdjustment.map { "disparity adjustment: \(fmt(SpatialUnits.percent(fromDisparityUnits: $0))) % (\(disparitySource))" } ?? "disparity adjustment: not written"]
     }
 }
 
@@ -341,6 +359,8 @@ public enum VideoConverter {
         var segmentFirstFrame: Int? = nil
         /// `--align` / `--auto-disparity`: the warp of each shot and the crop (``VideoAligner``).
         var alignment: VideoAligner.Plan? = nil
+        /// The sphere cut into the two views (``VideoConversionOptions/isSphere``).
+        var sphere: SphereSplit? = nil
     }
 
     /// What the encoding pipeline produced.
@@ -377,8 +397,9 @@ public enum VideoConverter {
         guard (0...16).contains(o.bframes) else { throw ParseError(.invalidArgument, offset: 0, "bframes must be 0…16") }
         try checkEyeOptions(o)
         let planCPU0 = threadCPUSeconds()
-        let o = try VideoSegments.prepare(o)
+        var o = try VideoSegments.prepare(o)
         var plan = try makePlan(input, output: output, options: o)
+        if plan.sphere?.firstIsRight == true { o.swapEyes.toggle() }
         defer { for p in plan.producers { p.abort() } }
         try VideoSegments.restrict(&plan, input: input, options: o, cancellation: cancellation)
         if o.align || o.autoDisparity { try prepareAlignment(&plan, input: input, options: o, cancellation: cancellation, progress: progress) }
@@ -414,11 +435,15 @@ public enum VideoConverter {
         if cancellation.isCancelled == true { throw ParseError(.io, offset: 0, path: output, "cancelled; nothing was written") }
         let seconds = Double(encoded.frames) * Double(plan.fpsDen) / Double(plan.fpsNum)
         let audio = try VideoAudio.tracks(plan.audio, seconds: seconds, output: output, limits: o.limits, notes: &plan.notes)
+        if o.audio == .copy, let n = VideoAudio.spatialAudioNote(source: VideoAudio.source(for: input, options: o), written: audio.tracks, limits: o.limits) {
+            plan.notes.append(n)
+        }
         try encoded.writer.finish(header: header, audio: audio.tracks)
         encoded.ownCPU += threadCPUSeconds() - finishCPU0
         var r = report(plan, encoded, audio: audio.lines, output: output, options: o, seconds: monotonicSeconds() - t0,
                        processCPU: processCPUSeconds() - cpu0)
         r.geometryCheck = encoded.geometryCheck
+        r.sphere = plan.sphere
         if let a = plan.alignment {
             r.alignment = a.finished()
             if o.align && a.report.shots.contains(where: \.warped) { r.hfovSource = "\(r.hfovSource), cropped by --align" }
@@ -461,10 +486,8 @@ public enum VideoConverter {
         if let k = o.keyint, k < 1 { throw ParseError(.invalidValue, offset: 0, "keyint must be at least 1") }
         guard (0...16).contains(o.bframes) else { throw ParseError(.invalidValue, offset: 0, "bframes must be 0…16") }
         var mux = SpatialVideoMuxOptions()
-        if let p = o.stereo.projectionKind, p != "rect" {
-            throw ParseError(.invalidArgument, offset: 0, "a converted video is rectilinear ('rect'); projection '\(p)' cannot be written by conversion")
-        }
-        mux.stereo = o.stereo.filled()
+        let sphere = try sphereSplit(input, options: o)
+        mux.stereo = sphere == nil ? o.stereo.filled() : try sphereParameters(o)
         guard mux.stereo.heroEye == .left || mux.stereo.heroEye == .right else {
             throw ParseError(.invalidArgument, offset: 0, "the hero eye of a converted video is its base layer: left or right")
         }
@@ -473,14 +496,14 @@ public enum VideoConverter {
         mux.faststart = o.faststart
         try checkOutputDirectory(output)
 
-        var notes: [String] = []
+        var notes: [String] = sphere?.notes ?? []
         let (producers, sourceName) = try openProducers(input, options: o, notes: &notes)
         do throws(ParseError) {
             let g = try geometry(producers, input: input, options: o, notes: &notes)
             let audio = try VideoAudio.plan(for: input, options: o, notes: &notes)
             return Plan(producers: producers, sourceName: sourceName, cropW: g.cropW, cropH: g.cropH, eyeW: g.eyeW, eyeH: g.eyeH,
                         fpsNum: g.fpsNum, fpsDen: g.fpsDen, mux: mux,
-                        audio: audio, notes: notes)
+                        audio: audio, notes: notes, sphere: sphere)
         } catch {
             for p in producers { p.abort() }
             throw error
@@ -494,12 +517,12 @@ public enum VideoConverter {
         switch input {
         case .packed(let p):
             producers = [try VideoInputs.producer(for: p, decoder: o.decoder, ffmpeg: o.ffmpeg, limits: o.limits,
-                                                  squarePixels: !o.layout.half, notes: &notes)]
+                                                  squarePixels: !o.layout.half, sphere: o.isSphere, notes: &notes)]
             sourceName = "\(p == "-" ? "standard input" : p) (\(o.layout.rawValue), \(producers[0].kind))"
         case .pair(let l, let r):
-            producers = [try VideoInputs.producer(for: l, decoder: o.decoder, ffmpeg: o.ffmpeg, limits: o.limits, notes: &notes)]
+            producers = [try VideoInputs.producer(for: l, decoder: o.decoder, ffmpeg: o.ffmpeg, limits: o.limits, sphere: o.isSphere, notes: &notes)]
             do throws(ParseError) {
-                producers.append(try VideoInputs.producer(for: r, decoder: o.decoder, ffmpeg: o.ffmpeg, limits: o.limits, notes: &notes))
+                producers.append(try VideoInputs.producer(for: r, decoder: o.decoder, ffmpeg: o.ffmpeg, limits: o.limits, sphere: o.isSphere, notes: &notes))
             } catch {
                 producers[0].abort()
                 throw error
@@ -724,13 +747,15 @@ public enum VideoConverter {
 
     static func report(_ plan: Plan, _ e: Encoded, audio: [String], output: String, options o: VideoConversionOptions,
                        seconds: Double, processCPU: Double) -> VideoConversionReport {
+        // A sphere carries only the values given (none is a default there).
+        let absent = plan.sphere == nil ? "default, not measured" : "not written"
         return VideoConversionReport(
             output: output, source: plan.sourceName, frames: e.frames, eyeWidth: plan.eyeW, eyeHeight: plan.eyeH,
             fpsNum: plan.fpsNum, fpsDen: plan.fpsDen, bytes: UInt64(fileSize(output)),
             layer0Bytes: e.writer.layer0Bytes, layer1Bytes: e.writer.layer1Bytes,
-            stereo: plan.mux.stereo, baselineSource: o.stereo.baselineMicrometres == nil ? "default, not measured" : "--baseline",
-            hfovSource: o.stereo.horizontalFieldOfViewMillidegrees == nil ? "default, not measured" : "--hfov",
-            disparitySource: o.stereo.disparityAdjustment == nil ? "default, not measured" : "--disparity",
+            stereo: plan.mux.stereo, baselineSource: o.stereo.baselineMicrometres == nil ? absent : "--baseline",
+            hfovSource: plan.sphere != nil ? "not written: a sphere's field of view is its projection's" : o.stereo.horizontalFieldOfViewMillidegrees == nil ? absent : "--hfov",
+            disparitySource: o.stereo.disparityAdjustment == nil ? absent : "--disparity",
             audioTracks: audio, encoder: e.encoderText, encodePath: e.pathText,
             notes: plan.notes + e.eyes.notes, seconds: seconds,
             ownCPUSeconds: e.ownCPU, processCPUSeconds: processCPU, peakRSSBytes: peakRSSBytes())

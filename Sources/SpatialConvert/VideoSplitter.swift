@@ -232,18 +232,26 @@ public enum VideoSplitter {
             // FFmpeg copies the first view's stereo side data ("left eye only", and the field of view only in a .mov): say
             // what the picture is, with the source's hero eye and field of view in either container.
             if let sphere {
-                guard let sphere else { return }
+                // An APMP sphere packed again keeps its APMP form (prji, pack) and gains Google's; one eye, or a
+                // sphere stated only in Google's form, carries Google's st3d + the source's sv3d.
+                let apmp = src.projectionKind == "hequ" || src.projectionKind == "equi"
                 for (temp, out) in zip(temps, o.target.paths) where muxer(out) != "matroska" {
-                    let mode: UInt8
-                    switch o.target { case .sideBySide: mode = 2; case .overUnder: mode = 1; case .eyes: mode = 0 }
-                    try FramePackedOutput.tagGoogleSpherical(path: temp, stereoMode: mode, sv3d: sphere)
+                    switch o.target {
+                    case .sideBySide where apmp: try FramePackedOutput.tag(path: temp, packing: "side", heroEye: src.hero, projection: src.projectionKind)
+                    case .overUnder where apmp: try FramePackedOutput.tag(path: temp, packing: "over", heroEye: src.hero, projection: src.projectionKind)
+                    default:
+                        guard let sphere else { return }
+                        let mode: UInt8
+                        switch o.target { case .sideBySide: mode = 2; case .overUnder: mode = 1; case .eyes: mode = 0 }
+                        try FramePackedOutput.tagGoogleSpherical(path: temp, stereoMode: mode, sv3d: sphere)
+                    }
                 }
                 return
             }
             guard let temp = temps.first, muxer(o.target.paths[0]) != "matroska" else { return }
             switch o.target {
-            case .sideBySide: try FramePackedOutput.tag(path: temp, packing: "side", heroEye: src.hero, hfovMillidegrees: src.hfovMillidegrees)
-            case .overUnder: try FramePackedOutput.tag(path: temp, packing: "over", heroEye: src.hero, hfovMillidegrees: src.hfovMillidegrees)
+            case .sideBySide: try FramePackedOutput.tag(path: temp, packing: "side", heroEye: src.hero, hfovMillidegrees: src.hfovMillidegrees, projection: src.projectionKind)
+            case .overUnder: try FramePackedOutput.tag(path: temp, packing: "over", heroEye: src.hero, hfovMillidegrees: src.hfovMillidegrees, projection: src.projectionKind)
             case .eyes: break
             }
         }

@@ -9,26 +9,40 @@ import ISOBMFF
 public enum FramePackedOutput {
     /// Rewrites the sample entry of every video track of `path` (in place when the layout allows, otherwise an
     /// atomic rewrite of the same path). `packing` is `side` or `over`; `heroEye` and `hfovMillidegrees` (each eye's
-    /// field of view, `hfov`) are written when given, in an MP4 as in a QuickTime movie. Returns the change lines.
+    /// field of view, `hfov`) are written when given, in an MP4 as in a QuickTime movie. `projection` `hequ` or `equi`
+    /// (a sphere packed from an APMP MV-HEVC movie): `prji` says it instead of `rect`, no `hfov` is written, and
+    /// Google's `st3d` + `sv3d` (``GoogleSphericalSignal``, what YouTube and Quest players read) go in either
+    /// container; another kind (`fish`, `prim`) is kept in `prji`, with no Google form. Returns the change lines.
     @discardableResult
-    public static func tag(path: String, packing: FourCC, heroEye: HeroEye?, hfovMillidegrees: UInt32? = nil) throws(ParseError) -> [String] {
+    public static func tag(path: String, packing: FourCC, heroEye: HeroEye?, hfovMillidegrees: UInt32? = nil,
+                           projection: FourCC? = nil) throws(ParseError) -> [String] {
         guard packing == "side" || packing == "over" else {
             throw ParseError(.invalidArgument, offset: 0, path: path, "view packing must be 'side' or 'over' (got '\(packing)')")
         }
+        var google: GoogleSphericalSignal? = nil
+        if let p = projection, p == "hequ" || p == "equi" {
+            var m = StereoVideoMetadata()
+            m.projectionKind = p; m.viewPackingKind = packing
+            if case .success(let g) = m.apmpToGoogle(isMVHEVC: false) { google = g }
+        }
         return try rewriteVideoEntries(path: path) { (entry: inout Box, trackID: UInt32, isQuickTime: Bool) in
-            _ = entry.removeChildren("vexu") + entry.removeChildren("st3d")
+            _ = entry.removeChildren("vexu") + entry.removeChildren("st3d") + entry.removeChildren("sv3d") + entry.removeChildren("hfov")
             var edit = SpatialVideoEdit()
             edit.viewPacking = .set(packing)
             if let heroEye { edit.heroEye = .set(heroEye) }
-            if let hfovMillidegrees { edit.horizontalFieldOfViewMillidegrees = .set(hfovMillidegrees) }
+            if let hfovMillidegrees, google == nil { edit.horizontalFieldOfViewMillidegrees = .set(hfovMillidegrees) }
+            // Another kind than rect (fish, prim: no Google form) stays what it was in vexu/proj.
+            if let projection, projection != "rect" { edit.projectionKind = .set(projection) }
             SpatialVideoEditor.editEntry(&entry, edit, stereo: true)
-            if !isQuickTime {
+            let st3d = packing == "side" ? 2 : 1
+            if !isQuickTime || google != nil {
                 var kids = entry.children ?? []
-                let at = kids.firstIndex { ["vexu", "sv3d", "pasp", "clap", "btrt"].contains($0.type) } ?? kids.count
-                kids.insert(Box(SingleValueFullBox(kind: "st3d", value: packing == "side" ? 2 : 1), type: "st3d"), at: at)
+                let at = kids.firstIndex { ["vexu", "pasp", "clap", "btrt"].contains($0.type) } ?? kids.count
+                kids.insert(contentsOf: google?.boxes ?? [Box(SingleValueFullBox(kind: "st3d", value: UInt32(st3d)), type: "st3d")], at: at)
                 entry.children = kids
             }
-            return "track \(trackID): tagged frame-packed \(packing == "side" ? "side by side" : "over-under") (vexu/eyes/stri both eyes, pack/pkin '\(packing)'\(isQuickTime ? "" : ", st3d \(packing == "side" ? 2 : 1)"))"
+            let extra = google.map { _ in ", proj/prji '\(projection?.description ?? "")', Google st3d \(st3d) + sv3d" } ?? (isQuickTime ? "" : ", st3d \(st3d)")
+            return "track \(trackID): tagged frame-packed \(packing == "side" ? "side by side" : "over-under") (vexu/eyes/stri both eyes, pack/pkin '\(packing)'\(extra))"
         }
     }
 
@@ -54,14 +68,7 @@ public enum FramePackedOutput {
     /// with the initial pose (yaw, pitch, roll, 16.16 degrees) and the crop bounds (top, bottom, left, right, 0.32
     /// fractions of the full 360°×180° picture), as formats.md §5 lays them out.
     public static func sphericalBox(bounds: [UInt32], pose: [Int32] = [0, 0, 0]) -> Box {
-        var prhd = ByteWriter(), equi = ByteWriter()
-        prhd.writeU32(0)
-        for v in pose.prefix(3) { prhd.writeU32(UInt32(bitPattern: v)) }
-        equi.writeU32(0)
-        for v in bounds.prefix(4) { equi.writeU32(v) }
-        let svhd = Box(type: "svhd", fields: .raw([0, 0, 0, 0] + Array("spatial-media".utf8) + [0]))
-        let proj = Box(type: "proj", children: [Box(type: "prhd", fields: .raw(prhd.bytes)), Box(type: "equi", fields: .raw(equi.bytes))])
-        return Box(type: "sv3d", children: [svhd, proj])
+        GoogleSphericalSignal(stereoMode: 0, bounds: bounds, pose: pose).sv3d
     }
 
     /// Rewrites every visual sample entry of every video track of `path` with `edit` (in place when the layout allows,

@@ -16,8 +16,23 @@ public struct APMPSignal: Sendable, Equatable {
 public struct GoogleSphericalSignal: Sendable, Equatable {
     /// `st3d` stereo mode: 0 mono, 1 top-bottom, 2 left-right.
     public var stereoMode: UInt8
-    /// `equi` bounds (top, bottom, left, right; 0.32 fractions cropped from each edge).
+    /// `equi` bounds (top, bottom, left, right; 0.32 fixed-point fractions cropped from each edge).
     public var bounds: [UInt32]
+    /// `prhd` initial pose (yaw, pitch, roll; 16.16 fixed-point degrees): zero from APMP (which has none), the
+    /// source's own when a Google sphere is carried over.
+    public var pose: [Int32] = [0, 0, 0]
+
+    /// `sv3d{svhd "spatial-media", proj{prhd pose, equi bounds}}`: the one place the project writes a Google sphere.
+    public var sv3d: Box {
+        let proj = Box(type: "proj", children: [Box(FullBoxU32Fields(values: pose.prefix(3).map { UInt32(bitPattern: $0) }), type: "prhd"),
+                                                Box(FullBoxU32Fields(values: Array(bounds.prefix(4))), type: "equi")])
+        return Box(type: "sv3d", children: [Box(SphericalVideoHeaderBox(source: "spatial-media"), type: "svhd"), proj])
+    }
+
+    /// The two boxes, in the order a sample entry carries them: `st3d` (FullBox, the stereo mode) then ``sv3d``.
+    public var boxes: [Box] {
+        [Box(SingleValueFullBox(kind: "st3d", value: UInt32(stereoMode)), type: "st3d"), sv3d]
+    }
 }
 
 extension StereoVideoMetadata {
@@ -184,12 +199,118 @@ extension StereoVideoMetadata {
     }
 }
 
+/// How a frame-packed stereo sphere is cut into two views for MV-HEVC APMP (`convert`): the projection to write,
+/// the packing to cut along, the eye order, and where each fact came from.
+public struct SphereSplit: Sendable, Equatable {
+    /// `hequ` (180°, half-equirectangular) or `equi` (360°, equirectangular): written as `vexu/proj/prji`.
+    public var projection: FourCC
+    /// Side by side (left half, right half) or over-under (top half, bottom half).
+    public var packing: FramePacking
+    /// The first half (left or top) holds the right eye (`vexu/eyes/stri` `eye_views_reversed` on the source).
+    public var firstIsRight: Bool
+    /// Where the projection and the packing were read ("Google spherical v1 (uuid XML)", "stated", …).
+    public var source: String
+    /// What a person should know (a mesh whose coverage was assumed, a layout taken from the picture's shape).
+    public var notes: [String]
+    public init(projection: FourCC, packing: FramePacking, firstIsRight: Bool = false, source: String, notes: [String] = []) {
+        self.projection = projection; self.packing = packing; self.firstIsRight = firstIsRight; self.source = source; self.notes = notes
+    }
+
+    /// The sphere's coverage in words, e.g. "180° half-equirectangular ('hequ')".
+    public var projectionText: String { projection == "hequ" ? "180° half-equirectangular ('hequ')" : "360° equirectangular ('equi')" }
+
+    /// The packing a picture of `width`×`height` has when each eye is a full `projection` picture (`hequ` 1:1 eyes,
+    /// `equi` 2:1 eyes), or nil when neither packing fits within 1 %.
+    public static func packing(width: Int, height: Int, projection: FourCC) -> FramePacking? {
+        guard width > 0, height > 0 else { return nil }
+        let eye = projection == "hequ" ? 1.0 : 2.0
+        func near(_ a: Double, _ b: Double) -> Bool { abs(a - b) <= 0.01 * b }
+        let sbs = near(Double(width) / 2 / Double(height), eye), tb = near(Double(width) / (Double(height) / 2), eye)
+        return sbs == tb ? nil : sbs ? .sideBySide : .topBottom
+    }
+}
+
+extension StereoVideoMetadata {
+    /// The cut of this track's picture into two sphere views, or nil when the track says nothing of a sphere and no
+    /// projection is stated; a failure names why the sphere cannot become MV-HEVC APMP as it is.
+    ///
+    /// The projection comes from the APMP boxes (`vexu/proj/prji` `hequ`/`equi`), else from the Google metadata
+    /// (``googleToAPMP(assumeProjection:)``: v2 `sv3d` wins over the v1 XML; a mesh needs `projection` stated; a
+    /// crop other than the whole sphere or its middle half is refused, because `hequ`/`equi` carry no field of view
+    /// and the picture would be stretched over more of the sphere than it shows), else from `projection` (an untagged
+    /// picture). The packing comes from `vexu/pack/pkin`, `st3d` or the v1 XML, else from `packing`, else (untagged)
+    /// from the picture's shape (`width`×`height`). A stated value that contradicts the file is refused; so is a
+    /// monoscopic sphere (one view: nothing to put in a second layer).
+    public func sphereSplit(width: Int, height: Int, projection stated: FourCC?, packing statedPacking: FramePacking?)
+        -> Result<SphereSplit?, SphericalConversionError> {
+        func fail(_ m: String, _ remedy: ParseError.Remedy? = nil) -> Result<SphereSplit?, SphericalConversionError> { .failure(.init(m, remedy: remedy)) }
+        if let s = stated, s != "hequ" && s != "equi" { return fail("the projection must be hequ (180°) or equi (360°), not '\(s)'") }
+        let apmp = projectionKind.flatMap { $0 == "rect" ? nil : $0 }
+        guard apmp != nil || hasGoogleSphere || stated != nil else { return .success(nil) }
+        var kind: FourCC, source: String, notes: [String] = []
+        if let p = apmp {
+            guard p == "hequ" || p == "equi" else {
+                return fail("the projection is '\(p)' (\(SpatialFormat.projectionName(p))); only equirectangular spheres (hequ, equi) are cut into two views")
+            }
+            if let s = stated, s != p { return fail("the projection given, '\(s)', contradicts the file's vexu/proj/prji '\(p)'") }
+            if hasGoogleSphere, case .success(let g) = googleToAPMP(assumeProjection: googleProjection == "mshp" ? p : nil), g.projection != p {
+                return fail("the file's APMP projection '\(p)' disagrees with its Google metadata ('\(g.projection)'); remove one of them first")
+            }
+            kind = p; source = "APMP vexu/proj/prji"
+        } else if hasGoogleSphere {
+            switch googleToAPMP(assumeProjection: stated) {
+            case .success(let g): kind = g.projection
+            case .failure(let e):
+                let crop = e.reason.contains("crop") || e.reason.contains("cropped")
+                return fail(e.reason + (crop ? "; APMP's hequ (180°×180°) and equi (360°×180°) carry no field of view, so the cropped picture would be stretched over a whole half sphere or sphere — refused (keep it frame-packed, or pad it to a full 180° or 360° picture first)" : ""), e.remedy)
+            }
+            source = presentBoxes.contains("sv3d") ? "Google sv3d (v2)" : "Google spherical v1 (uuid XML)"
+            if googleProjection == "mshp" {
+                notes.append("the projection is a camera mesh (sv3d/proj/mshp) whose coverage was not checked: '\(kind)' declares \(kind == "hequ" ? "a 180°×180° half sphere" : "the whole 360°×180° sphere"), as stated; a picture that covers less is stretched over it by players")
+            }
+        } else {
+            kind = stated ?? "hequ"; source = "stated (the file carries no spherical metadata)"
+        }
+        var packing = framePacking
+        if packing == nil, let f = viewFlags, f.hasLeftEye && f.hasRightEye, statedPacking == nil, apmp != nil {
+            return fail("vexu/eyes/stri declares two eyes but no packing (vexu/pack, st3d); state the layout (sbs or tb)")
+        }
+        if packing == nil && (apmp != nil || hasGoogleSphere) && statedPacking == nil && (viewFlags.map { !($0.hasLeftEye && $0.hasRightEye) } ?? true) {
+            return fail("the sphere is monoscopic (one view, no frame packing in its metadata): MV-HEVC stereo needs two views. Tag it as APMP without re-encoding instead: `spatial-media edit IN -o OUT --to-apmp`")
+        }
+        if let p = packing, let s = statedPacking, p != s {
+            return fail("the layout given (\(s.rawValue)) contradicts the file's frame packing (\(p.rawValue))")
+        }
+        if packing == nil { packing = statedPacking }
+        if packing == nil {
+            guard let guess = SphereSplit.packing(width: width, height: height, projection: kind) else {
+                return fail("the \(width)×\(height) picture is neither two \(kind == "hequ" ? "1:1" : "2:1") eyes side by side nor over-under; state the layout (sbs or tb)")
+            }
+            packing = guess
+            notes.append("layout \(guess == .sideBySide ? "side by side" : "over-under") from the picture's shape (\(width)×\(height): two \(kind == "hequ" ? "1:1" : "2:1") \(kind) eyes)")
+        }
+        guard let packing else { return fail("no frame packing") }
+        return .success(SphereSplit(projection: kind, packing: packing, firstIsRight: viewFlags?.eyeViewsReversed ?? false, source: source, notes: notes))
+    }
+}
+
 /// Why spherical metadata cannot be converted without changing its meaning.
 public struct SphericalConversionError: Error, Sendable, Equatable {
     public var reason: String
     /// What the caller can state to get past it (the projection of a mesh), if anything.
     public var remedy: ParseError.Remedy?
     public init(_ reason: String, remedy: ParseError.Remedy? = nil) { self.reason = reason; self.remedy = remedy }
+}
+
+extension SpatialVideoReport {
+    /// ``/SpatialMedia/StereoVideoMetadata/sphereSplit(width:height:projection:packing:)`` of the primary video of the
+    /// movie at `path`; nil when it is not a movie this library reads, has no video, or is already MV-HEVC (nothing to
+    /// cut). The one reading of a sphere input that `convert`'s plan and the video converter share.
+    public static func sphereSplit(path: String, limits: Limits = .default, projection: FourCC?, packing: FramePacking?)
+        -> Result<SphereSplit?, SphericalConversionError>? {
+        guard let file = try? ISOFile.open(path: path, limits: limits), let v = SpatialVideoReport(file).primary, !v.isMVHEVC else { return nil }
+        return v.metadata.sphereSplit(width: v.width, height: v.height, projection: projection, packing: packing)
+    }
 }
 
 extension SpatialVideoReport {
@@ -207,8 +328,10 @@ extension SpatialVideoReport {
             return "\(what). It already carries its APMP projection ('\(p)'): Apple's players show it as is (check it with `spatial-media validate`)"
         }
         switch m.googleToAPMP() {
+        case .success(let s) where s.packing != nil:
+            return "\(what). Convert it to MV-HEVC APMP ('\(s.projection)') with its projection (`spatial-media convert` reads it from the metadata; the library: VideoConversionOptions.stereo.projectionKind), or tag it as APMP without re-encoding: `spatial-media edit IN -o OUT --to-apmp` (writes proj '\(s.projection)', pack '\(s.packing?.description ?? "")')"
         case .success(let s):
-            return "\(what). Tag it as APMP without re-encoding instead: `spatial-media edit IN -o OUT --to-apmp` (writes proj '\(s.projection)'\(s.packing.map { ", pack '\($0)'" } ?? ""))"
+            return "\(what). Tag it as APMP without re-encoding instead: `spatial-media edit IN -o OUT --to-apmp` (writes proj '\(s.projection)')"
         case .failure(let e):
             return "\(what), and its Google metadata has no exact APMP form (\(e.reason))"
         }

@@ -385,11 +385,7 @@ public enum SpatialVideoEditor {
             } else {
                 var kids = entry.children ?? []
                 let at = kids.firstIndex { $0.type == "vexu" } ?? kids.firstIndex { ["pasp", "clap", "btrt"].contains($0.type) } ?? kids.count
-                let st3d = Box(SingleValueFullBox(kind: "st3d", value: UInt32(signal.stereoMode)), type: "st3d")
-                let proj = Box(type: "proj", children: [Box(FullBoxU32Fields(values: [0, 0, 0]), type: "prhd"),
-                                                        Box(FullBoxU32Fields(values: signal.bounds), type: "equi")])
-                let sv3d = Box(type: "sv3d", children: [Box(SphericalVideoHeaderBox(source: "spatial-media"), type: "svhd"), proj])
-                kids.insert(contentsOf: [st3d, sv3d], at: at)
+                kids.insert(contentsOf: signal.boxes, at: at)
                 entry.children = kids
             }
             let n = entry.removeChildren("vexu") + entry.removeChildren("hfov")

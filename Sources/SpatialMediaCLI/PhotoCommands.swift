@@ -43,6 +43,11 @@ struct ConvertPhoto: ParsableCommand {
         are measured, and one warp per shot is applied to the non-hero eye, with one crop of both eyes for the \
         whole clip (field of view updated); a shot that cannot be measured reliably is left unwarped and that is \
         printed; --auto-disparity writes one disparity adjustment for the file. Not with standard input or --segment. \
+        Spheres (VR180/360): a frame-packed 180°/360° stereo movie (Google spherical v1/v2, APMP, or untagged with \
+        --projection hequ|equi) is cut per eye as its metadata says (layout, eye order) and written as MV-HEVC APMP \
+        (vexu/proj 'hequ' or 'equi', no hfov; baseline and disparity only when given); a monoscopic or cropped sphere \
+        is refused with the reason. The lossless option keeps it frame-packed: `spatial-media edit IN -o OUT --to-apmp`. \
+        The way back: `spatial-media split VR.mov --sbs|--ou OUT.mp4` keeps the projection (APMP + Google st3d/sv3d). \
         Exit status 2 when an input cannot be read or used (no video stream, a layout its size cannot have, audio \
         that can be neither copied nor transcoded, FFmpeg missing) or the written file failed its own check, 64 for \
         a usage error, 130 when interrupted (the README's exit-code table). \
@@ -87,6 +92,7 @@ struct ConvertPhoto: ParsableCommand {
     @Flag(help: "Video: write an MP4 (ftyp mp42) instead of QuickTime.") var mp4 = false
     @Flag(help: "Video: put moov before mdat.") var faststart = false
     @Option(help: "Video (debug): also write each eye's single-layer HEVC as PREFIX-left.hevc / PREFIX-right.hevc.") var keepStreams: String?
+    @Option(help: "Video: the sphere an untagged frame-packed input is, hequ (180°) or equi (360°); tagged inputs (Google spherical v1/v2, APMP) are read from their metadata. Written as MV-HEVC APMP (vexu/proj, no hfov); the lossless option is `edit --to-apmp`.") var projection: String?
 
     @Flag(help: "Refuse to write when the source shows a geometry fault (by default a warning naming the option that fixes it).") var strict = false
     @Flag(help: "Photo: convert a frame-packed picture even when no stereo pair is measured in it (the layout is vouched for).") var force = false
@@ -111,6 +117,7 @@ struct ConvertPhoto: ParsableCommand {
         r.container = mp4 ? "mp4" : nil
         r.faststart = faststart ? true : nil
         r.keepStreams = keepStreams
+        r.projection = projection
         return r
     }
 

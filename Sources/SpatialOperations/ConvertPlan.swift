@@ -133,7 +133,7 @@ public struct ConvertPlan: Sendable {
         func refuse(_ m: String) -> ParseError { ParseError(.invalidArgument, offset: 0, m) }
         func name(_ k: String) -> String { ConvertRequest.table.first { $0.key == k }?.name(n) ?? k }
         let encodeOnly = ["layout", "crf", "bitrate", "qp", "eye_quality", "max_bitrate", "vbv_bufsize", "apple_preset", "encode_path", "segment",
-                          "preset", "keyint", "bframes", "audio", "audio_from", "decoder", "threads_per_eye", "keep_streams"].filter { r.isGiven($0) }
+                          "preset", "keyint", "bframes", "audio", "audio_from", "decoder", "threads_per_eye", "keep_streams", "projection"].filter { r.isGiven($0) }
         let photoOnly = misplaced(r, photo: false, n)
         if !photoOnly.isEmpty || !encodeOnly.isEmpty || r.align == true || r.autoDisparity == true {
             let names = photoOnly + (encodeOnly + (r.align == true ? ["align"] : []) + (r.autoDisparity == true ? ["auto_disparity"] : [])).map(name)
@@ -240,9 +240,44 @@ extension ConvertPlan {
         o.container = try container(r, name("container"))
         o.faststart = r.faststart ?? false
         o.keepStreamsPrefix = r.keepStreams
+        try sphereRoute(r, into: &o, name)
         try OutputKind.check(r.output, o.container == .mp4 ? .mp4 : .movie, mp4Option: n == .flag ? "--mp4" : "\"container\": \"mp4\"")
         let input: VideoInput = r.input.map { .packed($0) } ?? .pair(left: r.left ?? "", right: r.right ?? "")
         return .video(o, input)
+    }
+
+    /// The sphere route: a frame-packed 180°/360° input (its spherical metadata, or `projection` for an untagged one) is
+    /// cut into its two views and written as MV-HEVC APMP; the projection and, unless given, the layout come from
+    /// the file (``/SpatialMedia/StereoVideoMetadata/sphereSplit(width:height:projection:packing:)``, the one place that
+    /// decides). A monoscopic or cropped sphere, a mesh without a stated projection, and a stated value the file
+    /// contradicts are refused with the reason; a field of view and the rectilinear geometry options do not apply.
+    static func sphereRoute(_ r: ConvertRequest, into o: inout VideoConversionOptions, _ name: (String) -> String) throws(ParseError) {
+        func refuse(_ m: String) -> ParseError { ParseError(.invalidArgument, offset: 0, m) }
+        var stated: FourCC? = nil
+        if let p = r.projection {
+            guard p == "hequ" || p == "equi" else { throw refuse("\(name("projection")) must be hequ (180°, half-equirectangular) or equi (360°, equirectangular)") }
+            stated = FourCC(p)
+        }
+        let statedPacking: FramePacking? = r.layout == nil || r.layout == "auto" ? nil : [.sbs, .halfSBS].contains(o.layout) ? .sideBySide : .topBottom
+        var split: SphereSplit? = stated.map { SphereSplit(projection: $0, packing: statedPacking ?? .sideBySide, source: "stated") }
+        if let path = r.input, path != "-", FileProbe.kind(of: path) == .movie,
+           let read = SpatialVideoReport.sphereSplit(path: path, limits: o.limits, projection: stated, packing: statedPacking) {
+            switch read {
+            case .success(let s): split = s
+            case .failure(let e): throw ParseError(.unsupported, offset: 0, path: path, "cannot cut this sphere into two views: \(e.reason)", remedy: e.remedy)
+            }
+        } else if stated != nil, r.input != nil, statedPacking == nil {
+            throw refuse("\(name("projection")) of an input whose metadata this tool does not read (not MP4/MOV): give \(name("layout")) sbs or tb too")
+        }
+        guard let s = split else { return }
+        if r.values.hfovDegrees != nil || r.values.hfovMillidegrees != nil {
+            throw refuse("\(name("hfov_degrees")) describes a rectilinear camera; the sphere's field of view is its projection's ('\(s.projection)'), and APMP writes no hfov for it")
+        }
+        if r.align == true || r.autoDisparity == true {
+            throw refuse("\(name("align")) and \(name("auto_disparity")) measure rectilinear pictures; a sphere ('\(s.projection)') is converted as it is")
+        }
+        o.stereo.projectionKind = s.projection
+        if statedPacking == nil { o.layout = s.packing == .sideBySide ? .sbs : .tb }
     }
 
     static func rateLimits(_ r: ConvertRequest, into o: inout VideoConversionOptions, _ name: (String) -> String) throws(ParseError) {

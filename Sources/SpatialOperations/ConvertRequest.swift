@@ -65,6 +65,9 @@ public struct ConvertRequest: Sendable, Equatable {
     public var container: String?
     public var faststart: Bool?
     public var keepStreams: String?
+    /// Videos: the sphere the input is (`hequ` 180°, `equi` 360°) when its metadata does not say; with spherical
+    /// metadata, read from the file (and a stated one must agree).
+    public var projection: String?
 
     public init(input: String? = nil, left: String? = nil, right: String? = nil, output: String) {
         self.input = input; self.left = left; self.right = right; self.output = output
@@ -128,6 +131,7 @@ public struct ConvertRequest: Sendable, Equatable {
             OptionSpec("container", flag: "--mp4", .text, .video, default: v.container.rawValue),
             OptionSpec("faststart", flag: "--faststart", .bool, .video, default: "false"),
             OptionSpec("keep_streams", flag: "--keep-streams", .path, .video),
+            OptionSpec("projection", flag: "--projection", .text, .video, default: "the input's spherical metadata, else rectilinear"),
         ]
     }
 
@@ -205,6 +209,7 @@ public struct ConvertRequest: Sendable, Equatable {
         case "container": container = try RequestValues.text(v, spec)
         case "faststart": faststart = try RequestValues.bool(v, spec)
         case "keep_streams": keepStreams = try RequestValues.text(v, spec)
+        case "projection": projection = try RequestValues.text(v, spec)
         default: throw ParseError(.invalidArgument, offset: 0, "unknown option \"\(spec.key)\" for convert")
         }
     }

@@ -102,7 +102,8 @@ public enum Operations {
     static func convertVideo(_ r: ConvertRequest, _ options: VideoConversionOptions, _ input: VideoInput, scratch: String,
                              events: OperationEvents, cancellation: ConversionCancellation?) throws(ParseError) -> OperationReport {
         var o = options
-        if !o.align && !o.autoDisparity { o.geometryCheck = ConversionGeometry.video(o, message: events.message) }
+        // A sphere's pictures are not rectilinear: the geometry check's measurements do not apply to them.
+        if !o.align && !o.autoDisparity && !o.isSphere { o.geometryCheck = ConversionGeometry.video(o, message: events.message) }
         var v = try VideoConverter.convert(input, to: scratch, options: o, cancellation: cancellation) { p in
             events.progress?(OperationProgress(stage: p.estimating ? "estimating geometry (--align)" : "encode", frames: p.frames, totalFrames: p.totalFrames,
                                                framesPerSecond: p.framesPerSecond, etaSeconds: p.etaSeconds))
@@ -112,9 +113,13 @@ public enum Operations {
         let faults = (v.geometryCheck?.warnings ?? []).map { GeometryFault($0.warning, frames: $0.frames) }
         let lines = v.lines.map { $0.replacing(scratch, with: r.output) }
         return OperationReport(job: "convert", route: ConvertRoute.video.rawValue, outputs: [r.output],
-                               headline: "\(r.output): spatial video, \(lines.first ?? "")", lines: Array(lines.dropFirst()),
+                               headline: "\(r.output): \(v.sphere.map { "MV-HEVC APMP \($0.projection == "hequ" ? "180°" : "360°") ('\($0.projection)')" } ?? "spatial video"), \(lines.first ?? "")",
+                               lines: Array(lines.dropFirst()) + (v.sphere == nil ? [] : [sphereAlternative]),
                                fields: videoFields(v), warnings: faults, check: OutputCheckResult(file: r.output))
     }
+
+    /// The lossless alternative to the sphere route, named in its report.
+    static let sphereAlternative = "lossless alternative: `spatial-media edit IN -o OUT --to-apmp` tags the frame-packed file as APMP without re-encoding (vexu/pack; H.264 frame-packed video was reported to stutter on visionOS 26)"
 
     /// The JSON facts of a video conversion (the keys `convert --json` has always printed).
     static func videoFields(_ r: VideoConversionReport) -> [(String, JSON)] {
@@ -129,6 +134,7 @@ public enum Operations {
          ("encoder", .string(r.encoder)), ("encode_path", .string(r.encodePath)), ("seconds", .double(r.seconds)), ("own_cpu_seconds", .double(r.ownCPUSeconds)),
          ("process_cpu_seconds", .double(r.processCPUSeconds)), ("peak_rss_bytes", .uint(r.peakRSSBytes)),
          ("notes", .array(r.notes.map { .string($0) })),
+         ("projection", .string(r.stereo.projectionKind?.description ?? "rect")),
          ("alignment", r.alignment.map { a in JSON.object([
              ("shots", .uint(UInt64(a.shots.count))), ("warped_shots", .uint(UInt64(a.shots.filter(\.warped).count))),
              ("crop_width", .uint(UInt64(a.crop.width))), ("crop_height", .uint(UInt64(a.crop.height))),

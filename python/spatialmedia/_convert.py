@@ -41,7 +41,7 @@ def convert(input: PathLike, output: PathLike, *, right_input: Optional[PathLike
             base_eye: Optional[str] = None, frame_rate: Union[str, float, tuple[int, int], None] = None,
             decoder: Optional[str] = None, threads_per_eye: Optional[int] = None, layer_sps: Optional[str] = None,
             container: Optional[str] = None, faststart: Optional[bool] = None, keep_streams: Optional[PathLike] = None,
-            progress: Optional[ProgressCallback] = None, cancel: Optional[CancelToken] = None) -> ConvertReport:
+            projection: Optional[str] = None, progress: Optional[ProgressCallback] = None, cancel: Optional[CancelToken] = None) -> ConvertReport:
     """Converts a stereo source into a spatial photo or a spatial video: ``spatial-media convert`` (``sm_convert``).
 
     What is made follows what ``input`` is (a stereo image or MPO → a photo; a frame-packed video → a spatial
