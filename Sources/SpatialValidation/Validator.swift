@@ -103,6 +103,10 @@ public enum Validator {
             }
             return r
         }
+        if probed == .matroska {
+            validateMatroska(path: path, options: options, into: &r)
+            return r
+        }
         // Raw Annex-B HEVC: no container, so no spatial metadata can be carried.
         if head.starts(with: [0, 0, 1]) || head.starts(with: [0, 0, 0, 1]) {
             r.kind = "hevc-stream"
@@ -113,7 +117,7 @@ public enum Validator {
         // JPEG / MPO / PNG
         let isJPEG = probed == .jpeg, isPNG = probed == .png
         guard isJPEG || isPNG else {
-            r.findings.append(Finding("SV-FILE-001", .error, "not a movie, HEIF, JPEG/MPO or PNG file"))
+            r.findings.append(Finding("SV-FILE-001", .error, "not a movie, Matroska, HEIF, JPEG/MPO or PNG file"))
             r.unreadable = true
             return r
         }

@@ -1,0 +1,63 @@
+import BinaryIO
+import ImageFormats
+import MediaDecode
+import SpatialMedia
+import SystemSupport
+
+/// Matroska / WebM files (Specs/validation.md, SV-MKV-*): read through FFmpeg, since Matroska is not a box format.
+/// Such a file can never be spatial (Apple's stereo metadata are QuickTime/MP4 boxes), but it can be a readable
+/// frame-packed 3D movie, which `split` and `convert` take and `split` writes.
+extension Validator {
+    static func validateMatroska(path: String, options: ValidationOptions, into r: inout ValidationReport) {
+        r.kind = "matroska"
+        r.spatial = false
+        r.whyNotSpatial = ["Matroska cannot carry Apple's spatial metadata (vexu, hfov and the second layer's lhvC are QuickTime/MP4 boxes)"]
+        let probe: MediaProbe
+        do throws(ParseError) {
+            let ff = try FFmpeg.require(.any, for: "reading the Matroska file \(path)")
+            probe = try MediaProbe.run(path, tool: ff)
+        } catch {
+            unreadable(error, &r)
+            return
+        }
+        guard let video = probe.video else {
+            r.findings.append(Finding("SV-MKV-002", .error, "the Matroska file has no video stream FFmpeg can read"))
+            r.unreadable = true
+            return
+        }
+        let packing = options.layout.map { $0 == .tb ? FramePacking.topBottom : .sideBySide } ?? probe.stereoPacking
+        var s = "Matroska read through FFmpeg: video \(video.codec)"
+        if !probe.audio.isEmpty { s += ", \(probe.audio.count) audio stream\(probe.audio.count == 1 ? "" : "s")" }
+        s += probe.stereoPacking.map { ", StereoMode \($0 == .sideBySide ? "side by side" : "top-bottom")" } ?? ", no StereoMode"
+        s += "; it cannot be spatial: convert it with `spatial-media convert IN -o OUT.mov`"
+        if packing != nil { s += ", or split its eyes with `spatial-media split IN --left L.mp4 --right R.mp4`" }
+        r.findings.append(Finding("SV-MKV-001", .info, s))
+        guard options.pixels, let packing else { return }
+        matroskaPixels(path: path, probe: probe, packing: packing, options: options, into: &r)
+    }
+
+    /// Measures a few presented frames of a frame-packed Matroska movie, cut by its StereoMode (or `--layout`).
+    static func matroskaPixels(path: String, probe: MediaProbe, packing: FramePacking, options: ValidationOptions,
+                               into r: inout ValidationReport) {
+        let fps = probe.frameRate ?? (30, 1)
+        let total = Int(((probe.durationSeconds ?? 1) * Double(fps.num) / Double(max(1, fps.den))).rounded(.down))
+        let picks = PixelSource.pickFrames(total: max(1, total), count: options.frames)
+        let pairs: [(index: Int, left: Image, right: Image)]
+        do throws(ParseError) {
+            pairs = try FramePackedFrames.sample(path, indices: picks, fpsNum: fps.num, fpsDen: fps.den, layout: packing == .topBottom ? .tb : .sbs)
+        } catch {
+            r.findings.append(Finding("SV-GEOM-021", .warning, "pixels not checked: \(error.message); metadata checked only (--no-pixels skips pixel checks)"))
+            return
+        }
+        for p in pairs {
+            do throws(ParseError) {
+                let how = "frame-packed \(packing == .sideBySide ? "side by side" : "top-bottom") picture decoded by FFmpeg and cut in half"
+                var e = try PixelSource.eyes(p.left, p.right, notes: ["\(how) (frame \(p.index))"])
+                e.label = "frame \(p.index)"
+                measure(e, facts: StereoFacts(), label: e.label, options: options, into: &r)
+            } catch {
+                r.findings.append(Finding("SV-GEOM-022", .info, "frame \(p.index) could not be measured: \(error.message)"))
+            }
+        }
+    }
+}

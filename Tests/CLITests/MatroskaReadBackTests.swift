@@ -1,0 +1,43 @@
+// A Matroska file is read through FFmpeg by validate (SV-MKV-*), so the read-back check every write ends with can
+// check a `.mkv` that split writes, instead of refusing it as unreadable.
+import Foundation
+import Testing
+import TestSupport
+
+@Suite struct MatroskaReadBackTests {
+    static func ffmpeg(_ args: [String]) throws {
+        let r = try Run.program(try TestPrograms.requireFFmpeg(), ["-nostdin", "-hide_banner", "-v", "error", "-y"] + args, timeout: 600)
+        #expect(r.status == 0, "ffmpeg \(args.joined(separator: " ")): \(r.err.suffix(400))")
+    }
+
+    /// A side-by-side Matroska movie with StereoMode: validate names it Matroska (never spatial) and measures its eyes;
+    /// split writes each eye as `.mkv` and as `.mp4` and passes its own read-back.
+    @Test func matroskaValidatesAndSplitsToMatroska() throws {
+        let dir = try TestPaths.tempDir("mkv-readback")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let src = dir + "/sbs.mkv"
+        try Self.ffmpeg(["-f", "lavfi", "-i", "testsrc2=s=640x240:r=30:d=1", "-c:v", "libx264", "-preset", "ultrafast",
+                         "-metadata:s:v:0", "stereo_mode=left_right", src])
+        let v = try Run.cli(["validate", src, "--json"])
+        #expect(v.status == 0 || v.status == 1, "validate: \(v.err.suffix(300))")
+        #expect(v.out.contains("\"kind\": \"matroska\""), "\(v.out.prefix(400))")
+        #expect(v.out.contains("SV-MKV-001"))
+        #expect(!v.out.contains("SV-FILE-001"))
+        let s = try Run.cli(["split", src, "--left", dir + "/l.mkv", "--right", dir + "/r.mkv"])
+        #expect(s.status == 0, "split to .mkv: \(s.err.suffix(400))")
+        #expect(s.out.contains("output check: passed"), "\(s.out.suffix(400))")
+        for eye in ["l", "r"] { #expect(TestPaths.exists(dir + "/\(eye).mkv")) }
+        let t = try Run.cli(["validate", dir + "/l.mkv"])
+        #expect(t.status != 2, "an eye split to .mkv must read back: \(t.out.suffix(300))")
+    }
+
+    /// Something that only starts like Matroska is unreadable (exit 2), not a crash or a pass.
+    @Test func brokenMatroskaIsUnreadable() throws {
+        let dir = try TestPaths.tempDir("mkv-broken")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let path = dir + "/broken.mkv"
+        try Data([0x1A, 0x45, 0xDF, 0xA3, 0x01, 0x02, 0x03]).write(to: URL(fileURLWithPath: path))
+        let v = try Run.cli(["validate", path])
+        #expect(v.status == 2, "\(v.out) \(v.err)")
+    }
+}
