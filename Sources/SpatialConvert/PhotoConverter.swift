@@ -99,7 +99,7 @@ public enum PhotoConverter {
     public static func encode(_ pairIn: StereoPair, options: PhotoConversionOptions) throws(ParseError) -> (bytes: [UInt8], report: PhotoConversionReport) {
         var pair = pairIn
         var notes = pair.notes
-        if options.swapEyes { swap(&pair.left, &pair.right); notes.append("eyes swapped (--swap-eyes)") }
+        if options.swapEyes { pair.swapEyes(); notes.append("eyes swapped (--swap-eyes)") }
         let w = pair.left.width, h = pair.left.height
         guard w == pair.right.width, h == pair.right.height else {
             throw ParseError(.invalidValue, offset: 0, "the eyes differ in size")
@@ -123,10 +123,12 @@ public enum PhotoConverter {
         let coded = try HEVCStillEncoder.encode([pair.left, pair.right], settings: settings, limits: options.limits)
         guard coded.count == 2 else { throw ParseError(.invalidValue, offset: 0, "encoder returned \(coded.count) images") }
         let exifPayload = pair.exif.map { [0, 0, 0, 0] + $0 }
+        let aux = AuxiliaryCarry.prepare(pair, quality: options.quality, limits: options.limits)
+        notes += aux.notes
         let bytes = try SpatialPhotoWriter.build(left: PhotoEncoding.codedImage(coded[0], settings: settings),
                                                  right: PhotoEncoding.codedImage(coded[1], settings: settings),
                                                  stereo: stereo, form: options.form, exif: exifPayload, rightExif: pair.rightExif.map { [0, 0, 0, 0] + $0 },
-                                                 xmp: SpatialPhotoWriter.spatialXMP())
+                                                 xmp: SpatialPhotoWriter.spatialXMP(), auxiliary: (aux.left, aux.right))
         if pair.exif != nil { notes.append("EXIF of the source kept as an Exif item on each eye") }
         let report = PhotoConversionReport(width: w, height: h, stereo: stereo, baselineSource: bSrc, hfovSource: fSrc, disparitySource: dSrc, quality: options.quality, notes: notes, bytes: bytes.count)
         return (bytes, report)

@@ -116,7 +116,8 @@ public enum SpatialPhotoEditor {
     /// One eye of a spatial photo as a plain HEIF image, without re-encoding: the eye's image item (and, for a grid, its
     /// tiles) with their coded bytes and properties (`hvcC`, `ispe`, `colr` — e.g. Apple's Display P3 ICC profile —,
     /// `pixi`), its camera properties as stored (intrinsics, extrinsics — the right eye's position and rotation — and the
-    /// disparity adjustment), and the Exif/XMP items that describe that eye (`cdsc`). Only the `ster` group is left out, so
+    /// disparity adjustment), the Exif/XMP items that describe that eye (`cdsc`), and its auxiliary images (`auxl`: gain map,
+    /// depth, alpha) and thumbnails (`thmb`) with their own tiles and metadata. Only the `ster` group is left out, so
     /// the file is an ordinary image that still carries its camera; `combine` of two such files gives back the original
     /// coded pictures and calibration.
     public static func extractEye(file: ISOFile, item eye: UInt32) throws(ParseError) -> [UInt8] {
@@ -141,6 +142,9 @@ public enum SpatialPhotoEditor {
         }
         if !tiles.isEmpty { builder.references.append(.init(type: "dimg", from: eye, to: tiles)) }
         for m in metadata { builder.references.append(.init(type: "cdsc", from: m, to: [eye])) }
+        // The eye's auxiliary images (gain map, depth, alpha) and thumbnails go with it, bytes unchanged.
+        var nextID = (h.items.map(\.id).max() ?? 0) + 1
+        for b in try HEIFItemBundle.attached(to: eye, file: file).bundles { builder.attach(b, to: eye, nextID: &nextID) }
         return try builder.build()
     }
 

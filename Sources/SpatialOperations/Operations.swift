@@ -77,7 +77,7 @@ public enum Operations {
         try stopIfCancelled(cancellation)
         var pair: StereoPair
         if let input = r.input { pair = try StereoImages.load(input, packing: o.packing) } else { pair = try StereoImages.load(left: r.left ?? "", right: r.right ?? "", limits: o.limits) }
-        if o.swapEyes { swap(&pair.left, &pair.right); pair.notes.append("eyes swapped (--swap-eyes)"); o.swapEyes = false }
+        if o.swapEyes { pair.swapEyes(); pair.notes.append("eyes swapped (--swap-eyes)"); o.swapEyes = false }
         let faults = try ConversionGeometry.prepare(&pair, options: &o, align: align, autoDisparity: autoDisparity, message: events.message)
         if strict, !faults.isEmpty {
             throw ParseError(.outputCheckFailed, offset: 0, path: r.output,

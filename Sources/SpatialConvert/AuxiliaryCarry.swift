@@ -1,0 +1,78 @@
+import BinaryIO
+import Codecs
+import ImageFormats
+import ISOBMFF
+import MediaDecode
+import SpatialMedia
+import StereoVision
+
+/// Carries each eye's auxiliary images (HDR gain map, depth, alpha, mattes) and thumbnails from the sources of a photo
+/// job to its output, each to its own eye: byte-exact when the pictures keep their geometry; warped, cropped and
+/// re-encoded like the pictures (the warp scaled to the auxiliary image's resolution) after `align`. Anything that cannot
+/// follow is named with the reason — never a silent loss. See `Specs/spatial-photo.md`, "Auxiliary images".
+public enum AuxiliaryCarry {
+    /// The bundles each eye's output carries and one report line per auxiliary image or thumbnail.
+    public static func prepare(_ pair: StereoPair, quality: Int, limits: Limits = .default) -> (left: [HEIFItemBundle], right: [HEIFItemBundle], notes: [String]) {
+        var notes = pair.auxiliaryNotCarried
+        guard let warp = pair.eyeWarp else {
+            for (name, list) in [("left", pair.leftAuxiliary), ("right", pair.rightAuxiliary)] {
+                for b in list { notes.append("\(name) eye: \(b.description) kept, bytes unchanged") }
+            }
+            return (pair.leftAuxiliary, pair.rightAuxiliary, notes)
+        }
+        var out: [[HEIFItemBundle]] = [[], []]
+        let eyes = [("left", pair.leftAuxiliary, warp.leftHomography), ("right", pair.rightAuxiliary, warp.rightHomography)]
+        for (i, (name, list, h)) in eyes.enumerated() {
+            for b in list {
+                do throws(ParseError) {
+                    let t = try transformed(b, homography: h, warp: warp, quality: quality, limits: limits)
+                    out[i].append(t)
+                    notes.append("\(name) eye: \(b.description) warped and cropped with the picture (at its own resolution) and re-encoded: \(t.width)x\(t.height)")
+                } catch {
+                    notes.append("\(name) eye: \(b.description) dropped: it cannot be warped with the picture (\(error.message))")
+                }
+            }
+        }
+        return (out[0], out[1], notes)
+    }
+
+    /// `b` warped through `h` (eye pixels) and cropped like the eye, scaled to its own size as shown, re-encoded as HEVC
+    /// (4:2:0; a monochrome map's values in the luma) with its `auxC` and other descriptive properties and its metadata items.
+    static func transformed(_ b: HEIFItemBundle, homography h: [Double], warp: EyeWarp, quality: Int, limits: Limits) throws(ParseError) -> HEIFItemBundle {
+        let file = try ISOFile.parse(source: MemorySource(try b.standalone()), limits: limits)
+        // Decoded as shown (its own irot/imir/clap applied), like the eye.
+        let img = try HEIFImageDecoder.decode(file: file, item: b.rootID, limits: limits)
+        guard warp.width > 0, warp.height > 0 else { throw ParseError(.invalidValue, offset: 0, "the eyes have no size") }
+        let kx = Double(img.width) / Double(warp.width), ky = Double(img.height) / Double(warp.height)
+        // Eye pixel e ↔ auxiliary pixel a = (e + 0.5)·k − 0.5.
+        let toAux: [Double] = [kx, 0, 0.5 * kx - 0.5, 0, ky, 0.5 * ky - 0.5, 0, 0, 1]
+        let toEye: [Double] = [1 / kx, 0, (0.5 - 0.5 * kx) / kx, 0, 1 / ky, (0.5 - 0.5 * ky) / ky, 0, 0, 1]
+        let ha = Mat3.mul(toAux, Mat3.mul(h, toEye))
+        let cx = min(max(0, Int((Double(warp.crop.x) * kx).rounded())), img.width - 1)
+        let cy = min(max(0, Int((Double(warp.crop.y) * ky).rounded())), img.height - 1)
+        let cw = min(max(1, Int((Double(warp.crop.width) * kx).rounded())), img.width - cx)
+        let ch = min(max(1, Int((Double(warp.crop.height) * ky).rounded())), img.height - cy)
+        let warped = try PairAligner.apply(img, homography: ha, crop: (x: cx, y: cy, width: cw, height: ch))
+        let settings = PhotoEncoding.settings(quality: quality, sourceDepth: warped.bitDepth)
+        let coded = try HEVCStillEncoder.encode([warped], settings: settings, limits: limits)
+        guard let first = coded.first else { throw ParseError(.invalidValue, offset: 0, "the encoder returned no picture") }
+        // Keep what describes the image (auxC, uuid boxes …); coding, size and geometry properties are new.
+        let replaced: Set<String> = ["hvcC", "ispe", "irot", "imir", "clap", "pixi", "colr"]
+        let root = b.items.first { $0.id == b.rootID }
+        let kept = (root?.properties ?? []).filter { !replaced.contains($0.box.type.description) }
+        var builder = HEIFBuilder(primaryItemID: 0)
+        var next: UInt32 = 1
+        let rootID = try SpatialPhotoWriter.add(PhotoEncoding.codedImage(first, settings: settings), to: &builder, nextID: &next,
+                                                hidden: root?.hidden ?? true, properties: kept)
+        // Metadata items that describe it (e.g. Apple's gain-map XMP) stay as they are.
+        for r in b.references where r.type == "cdsc" && r.to == [b.rootID] {
+            guard var m = b.items.first(where: { $0.id == r.from }) else { continue }
+            m.id = next; next += 1
+            builder.items.append(m)
+            builder.references.append(.init(type: "cdsc", from: m.id, to: [rootID]))
+        }
+        return HEIFItemBundle(items: builder.items.sorted { ($0.id == rootID ? 0 : 1, $0.id) < ($1.id == rootID ? 0 : 1, $1.id) },
+                              references: builder.references, rootID: rootID, reference: b.reference, urn: b.urn, kind: b.kind,
+                              width: first.width, height: first.height)
+    }
+}
