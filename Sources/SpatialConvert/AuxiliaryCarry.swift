@@ -53,26 +53,77 @@ public enum AuxiliaryCarry {
         let cw = min(max(1, Int((Double(warp.crop.width) * kx).rounded())), img.width - cx)
         let ch = min(max(1, Int((Double(warp.crop.height) * ky).rounded())), img.height - cy)
         let warped = try PairAligner.apply(img, homography: ha, crop: (x: cx, y: cy, width: cw, height: ch))
-        let settings = PhotoEncoding.settings(quality: quality, sourceDepth: warped.bitDepth)
-        let coded = try HEVCStillEncoder.encode([warped], settings: settings, limits: limits)
-        guard let first = coded.first else { throw ParseError(.invalidValue, offset: 0, "the encoder returned no picture") }
         // Keep what describes the image (auxC, uuid boxes …); coding, size and geometry properties are new.
         let replaced: Set<String> = ["hvcC", "ispe", "irot", "imir", "clap", "pixi", "colr"]
         let root = b.items.first { $0.id == b.rootID }
         let kept = (root?.properties ?? []).filter { !replaced.contains($0.box.type.description) }
+        // Metadata items that describe it (e.g. Apple's gain-map XMP) stay as they are.
+        let metadata = b.references.filter { $0.type == "cdsc" && $0.to == [b.rootID] }.compactMap { r in b.items.first { $0.id == r.from } }
+        return try encoded(warped, properties: kept, metadata: metadata, reference: b.reference, urn: b.urn, kind: b.kind, quality: quality, limits: limits)
+    }
+
+    /// `img` encoded as HEVC (4:2:0; a monochrome map's values in the luma) as a hidden bundle root with `properties`
+    /// (e.g. its `auxC`) and `metadata` items describing it.
+    static func encoded(_ img: Image, properties: [(box: Box, essential: Bool)], metadata: [HEIFBuilder.Item], reference: FourCC, urn: String?,
+                        kind: AuxiliaryKind?, quality: Int, limits: Limits) throws(ParseError) -> HEIFItemBundle {
+        let settings = PhotoEncoding.settings(quality: quality, sourceDepth: img.bitDepth)
+        let coded = try HEVCStillEncoder.encode([img], settings: settings, limits: limits)
+        guard let first = coded.first else { throw ParseError(.invalidValue, offset: 0, "the encoder returned no picture") }
         var builder = HEIFBuilder(primaryItemID: 0)
         var next: UInt32 = 1
-        let rootID = try SpatialPhotoWriter.add(PhotoEncoding.codedImage(first, settings: settings), to: &builder, nextID: &next,
-                                                hidden: root?.hidden ?? true, properties: kept)
-        // Metadata items that describe it (e.g. Apple's gain-map XMP) stay as they are.
-        for r in b.references where r.type == "cdsc" && r.to == [b.rootID] {
-            guard var m = b.items.first(where: { $0.id == r.from }) else { continue }
+        let rootID = try SpatialPhotoWriter.add(PhotoEncoding.codedImage(first, settings: settings), to: &builder, nextID: &next, hidden: true, properties: properties)
+        for var m in metadata {
             m.id = next; next += 1
             builder.items.append(m)
             builder.references.append(.init(type: "cdsc", from: m.id, to: [rootID]))
         }
         return HEIFItemBundle(items: builder.items.sorted { ($0.id == rootID ? 0 : 1, $0.id) < ($1.id == rootID ? 0 : 1, $1.id) },
-                              references: builder.references, rootID: rootID, reference: b.reference, urn: b.urn, kind: b.kind,
+                              references: builder.references, rootID: rootID, reference: reference, urn: urn, kind: kind,
                               width: first.width, height: first.height)
+    }
+
+    /// The URN written for a gain map or depth map given as a file: Apple's gain-map URN; MPEG's HEVC depth URN.
+    public static func defaultURN(_ kind: AuxiliaryKind) -> String {
+        kind == .depth ? "urn:mpeg:hevc:2015:auxid:2" : AuxiliaryImage.appleGainMapURN
+    }
+
+    /// Attaches the image in `path` to eye `eye` (0 left, 1 right) of `pair` as an auxiliary image of `kind`, replacing one
+    /// of that kind the eye already carries: a HEIF file's primary image with its bytes, tiles and metadata items kept (its
+    /// `auxC` kept when it names that kind, else replaced by ``defaultURN(_:)``), or a PNG/JPEG encoded. The map must have
+    /// the eye's shape (as shown), else it is refused.
+    public static func attach(file path: String, kind: AuxiliaryKind, toEye eye: Int, of pair: inout StereoPair, quality: Int, limits: Limits = .default) throws(ParseError) {
+        let bundle: HEIFItemBundle
+        var shown: (width: Int, height: Int)
+        do throws(ParseError) {
+            if FileProbe.kind(of: path) == .heif {
+                let file = try ISOFile.open(path: path, limits: limits)
+                let existing = file.heif.flatMap { h in h.primaryItemID.flatMap { p in h.properties(of: p).lazy.compactMap { $0.box.payload(AuxiliaryTypeProperty.self)?.auxType.value }.first } }
+                bundle = try HEIFItemBundle.primary(of: file, reference: "auxl", urn: existing.map { AuxiliaryKind(urn: $0) == kind } == true ? nil : defaultURN(kind))
+                let one = try ISOFile.parse(source: MemorySource(try bundle.standalone()), limits: limits)
+                let img = try HEIFImageDecoder.decode(file: one, item: bundle.rootID, limits: limits)
+                shown = (img.width, img.height)
+            } else {
+                let img = try ImageFiles.load(path, limits: limits).image
+                let urn = defaultURN(kind)
+                var w = ByteWriter()
+                w.write([0, 0, 0, 0] + Array(urn.utf8) + [0])
+                bundle = try encoded(img, properties: [(Box(type: "auxC", fields: .raw(w.take())), true)], metadata: [], reference: "auxl", urn: urn, kind: kind,
+                                     quality: quality, limits: limits)
+                shown = (img.width, img.height)
+            }
+        } catch {
+            var e = error; if e.path.isEmpty { e.path = path }; throw e
+        }
+        let picture = eye == 0 ? pair.left : pair.right
+        let ratio = Double(shown.width) / Double(max(1, shown.height)), eyeRatio = Double(picture.width) / Double(max(1, picture.height))
+        guard abs(ratio - eyeRatio) / eyeRatio <= 0.02 else {
+            throw ParseError(.invalidValue, offset: 0, path: path, "the \(kind.label(urn: defaultURN(kind))) is \(shown.width)x\(shown.height), not the shape of the \(picture.width)x\(picture.height) \(eye == 0 ? "left" : "right") eye")
+        }
+        var list = eye == 0 ? pair.leftAuxiliary : pair.rightAuxiliary
+        let replaced = list.filter { $0.kind == kind || (kind == .gainMap && $0.kind == .isoGainMap) }
+        list.removeAll { $0.kind == kind || (kind == .gainMap && $0.kind == .isoGainMap) }
+        list.append(bundle)
+        if eye == 0 { pair.leftAuxiliary = list } else { pair.rightAuxiliary = list }
+        pair.notes.append("\(eye == 0 ? "left" : "right") eye: \(bundle.description) taken from \(path)" + (replaced.isEmpty ? "" : ", in place of the source's \(replaced.map(\.description).joined(separator: ", "))"))
     }
 }

@@ -95,6 +95,7 @@ extension HEIFItemBundle {
     public static func primary(of file: ISOFile, reference: FourCC, urn: String?) throws(ParseError) -> HEIFItemBundle {
         guard let h = file.heif, let p = h.primaryItemID else { throw ParseError(.notRecognised, offset: 0, "not a HEIF image with a primary item") }
         var b = try read(root: p, reference: reference, file: file)
+        if let i = b.items.firstIndex(where: { $0.id == p }) { b.items[i].hidden = true }
         if let urn, let i = b.items.firstIndex(where: { $0.id == p }) {
             var props = b.items[i].properties.filter { $0.box.type != "auxC" }
             var w = ByteWriter()
@@ -102,7 +103,6 @@ extension HEIFItemBundle {
             let auxC = Box(type: "auxC", fields: .raw([0, 0, 0, 0] + w.take()))
             props.append((auxC, true))
             b.items[i].properties = props
-            b.items[i].hidden = true
             b.urn = urn
             b.kind = AuxiliaryKind(urn: urn)
         }

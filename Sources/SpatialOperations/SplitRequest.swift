@@ -21,6 +21,8 @@ public struct SplitRequest: Sendable, Equatable {
     public var preset: String?
     public var noAudio = false
     public var quality: Int?
+    /// Photos: a directory for each eye's auxiliary images (gain map, depth …), as `.heic` (bytes unchanged) and `.png`.
+    public var aux: String?
 
     public init(input: String) { self.input = input }
 
@@ -32,7 +34,8 @@ public struct SplitRequest: Sendable, Equatable {
          OptionSpec("crf", flag: "--crf", .number, .video, default: ConvertRequest.fmtNum(VideoSplitOptions.defaultCRF)),
          OptionSpec("preset", flag: "--preset", .text, .video, default: VideoSplitOptions(target: .eyes(left: nil, right: nil)).preset),
          OptionSpec("no_audio", flag: "--no-audio", .bool, .video, default: "false"),
-         OptionSpec("quality", flag: "--quality", .integer, .photo, default: "95 (JPEG), \(PhotoEncoding.defaultQuality) (HEIC)")]
+         OptionSpec("quality", flag: "--quality", .integer, .photo, default: "95 (JPEG), \(PhotoEncoding.defaultQuality) (HEIC)"),
+         OptionSpec("aux_dir", flag: "--aux", .path, .photo)]
     }
 
     /// The outputs given, with their table keys.
@@ -52,7 +55,7 @@ extension Operations {
         func name(_ k: String) -> String { SplitRequest.table.first { $0.key == k }?.name(spelling) ?? k }
         func refuse(_ m: String) -> ParseError { ParseError(.invalidArgument, offset: 0, m) }
         let outs = r.outputs
-        if outs.isEmpty { throw refuse("give \(name("left_output"))/\(name("right_output")), \(name("sbs_output")) or \(name("ou_output"))") }
+        if outs.isEmpty && r.aux == nil { throw refuse("give \(name("left_output"))/\(name("right_output")), \(name("sbs_output")) or \(name("ou_output"))") }
         if [r.sbs != nil, r.ou != nil, r.left != nil || r.right != nil].filter({ $0 }).count > 1 {
             throw refuse("give one of \(name("sbs_output")), \(name("ou_output")), or \(name("left_output"))/\(name("right_output"))")
         }
@@ -61,6 +64,12 @@ extension Operations {
         if r.copy && (r.crf != nil || r.preset != nil) { throw refuse("\(name("copy")) does not re-encode: leave out \(name("crf")) and \(name("preset"))") }
         try OutputPaths.check(outputs: outs.map { (role: name($0.key) + " output", path: $0.path) }, inputs: [(role: "input", path: r.input)])
         let video = FileProbe.kind(of: r.input) == .movie
+        if let dir = r.aux {
+            if video { throw refuse("\(r.input): \(name("aux_dir")) applies to photos (auxiliary images of a spatial photo's eyes)") }
+            guard mkdir(dir, 0o755) == 0 || errno == EEXIST, isDirectory(dir) else {
+                throw ParseError(.io, offset: 0, path: dir, "\(name("aux_dir")): cannot create or use the directory \(dir)")
+            }
+        }
         if video {
             if r.quality != nil { throw refuse("\(r.input): \(name("quality")) applies to photos; for videos use \(name("crf"))") }
             for o in outs { try OutputKind.check(o.path, r.copy ? .hevcStream : .video) }
@@ -78,10 +87,12 @@ extension Operations {
             if video {
                 report = try splitVideo(r, scratch: s, events: events, cancellation: cancellation)
             } else {
-                try PhotoSplitter.split(r.input, left: s(r.left), right: s(r.right), sbs: s(r.sbs), quality: r.quality)
+                var notes = try PhotoSplitter.split(r.input, left: s(r.left), right: s(r.right), sbs: s(r.sbs), aux: r.aux, quality: r.quality)
+                notes = notes.map { note in outs.reduce(note) { n, o in s(o.path).map { n.replacing($0, with: o.path) } ?? n } }
                 report = OperationReport(job: "split", route: "photo", outputs: outs.map(\.path), headline: "\(r.input): split into \(outs.count) file\(outs.count == 1 ? "" : "s")",
-                                         lines: outs.map { "wrote \($0.path)" }, fields: [("input", .string(r.input))] + outs.map { ($0.key, .string($0.path)) },
-                                         warnings: [], check: OutputCheckResult(file: outs[0].path))
+                                         lines: outs.map { "wrote \($0.path)" } + notes,
+                                         fields: [("input", .string(r.input))] + outs.map { ($0.key, .string($0.path)) } + [("auxiliary", .array(notes.map { .string($0) }))],
+                                         warnings: [], check: OutputCheckResult(file: outs.first?.path ?? r.aux ?? ""))
             }
             try stopIfCancelled(cancellation)
             try finishAll(&report, scratches: outs.map { (scratches[$0.path] ?? "", $0.path) }, inputs: [r.input])
@@ -137,4 +148,10 @@ extension Operations {
         if let refused = checks.first(where: { !$0.passed }) { throw refused.refusal }
         for s in scratches { try AtomicFile.commit(scratch: s.scratch, to: s.output) }
     }
+}
+
+/// True when `path` names a directory (links followed).
+private func isDirectory(_ path: String) -> Bool {
+    var st = stat()
+    return stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR
 }
