@@ -116,7 +116,14 @@ public enum StereoImages {
         }
         let src = try ImageFiles.load(path, limits: options.limits)
         do throws(ParseError) {
-            return try pair(from: src, name: path, packing: options)
+            var p = try pair(from: src, name: path, packing: options)
+            // A frame-packed HEIC's gain map or depth covers both halves at once: it belongs to neither eye alone.
+            if FileProbe.kind(of: path) == .heif, let f = try? ISOFile.open(path: path, limits: options.limits), let h = f.heif, let primary = h.primaryItemID {
+                for a in HEIFImageInventory(h).auxiliary(of: primary) {
+                    p.auxiliaryNotCarried.append("\(a.label) \(a.width)x\(a.height) (item \(a.itemID)) not carried: it covers the whole frame-packed picture, not one eye")
+                }
+            }
+            return p
         } catch {
             var e = error; if e.path.isEmpty { e.path = path }; throw e
         }

@@ -124,6 +124,7 @@ public enum AuxiliaryCarry {
         list.removeAll { $0.kind == kind || (kind == .gainMap && $0.kind == .isoGainMap) }
         list.append(bundle)
         if eye == 0 { pair.leftAuxiliary = list } else { pair.rightAuxiliary = list }
-        pair.notes.append("\(eye == 0 ? "left" : "right") eye: \(bundle.description) taken from \(path)" + (replaced.isEmpty ? "" : ", in place of the source's \(replaced.map(\.description).joined(separator: ", "))"))
+        let how = FileProbe.kind(of: path) == .heif ? "bytes kept" : "encoded"
+        pair.notes.append("\(eye == 0 ? "left" : "right") eye: \(bundle.kind?.label(urn: bundle.urn ?? "") ?? "auxiliary image") \(bundle.width)x\(bundle.height) taken from \(path) (\(how))" + (replaced.isEmpty ? "" : ", in place of the source's \(replaced.map(\.description).joined(separator: ", "))"))
     }
 }
