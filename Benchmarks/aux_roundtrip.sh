@@ -39,3 +39,15 @@ for f in $FILES; do
   echo "| $name | $before | $comb | $edit | $align | $split |"
   rm -f "$T"/*.heic
 done
+# A pair that align really warps: the iPhone photo and a copy turned 1° and moved down 1.5 %, its gain map moved the
+# same way (Tests/Oracles/aux_shifted_eye.py, pillow-heif), converted without --align, then each job.
+PY=.venv-oracles/bin/python
+src=$C/heif-real-world/iphone_13_pro_max.HEIC
+if [ -x "$PY" ] && [ -f "$src" ] && $PY Tests/Oracles/aux_shifted_eye.py "$src" "$T/right.png" "$T/right-gain.png" 1.0 1.5 >/dev/null; then
+  "$B" convert --left "$src" --right "$T/right.png" --right-gain-map "$T/right-gain.png" -o "$T/p.heic" --quality 30 >/dev/null 2>&1
+  comb=$(counts "$T/p.heic")
+  "$B" edit "$T/p.heic" -o "$T/e.heic" --disparity 1 >/dev/null 2>&1 && edit=$(counts "$T/e.heic") || edit="refused"
+  "$B" align "$T/p.heic" -o "$T/a.heic" --quality 30 > "$T/align.txt" 2>&1 && align="$(counts "$T/a.heic") (warped: $(grep -c 'warped and cropped' "$T/align.txt") re-encoded)" || align="refused"
+  "$B" split "$T/p.heic" --left "$T/l.heic" --right "$T/r.heic" >/dev/null 2>&1 && "$B" combine "$T/l.heic" "$T/r.heic" -o "$T/s.heic" >/dev/null 2>&1 && split=$(counts "$T/s.heic") || split="refused"
+  echo "| iPhone + turned copy (convert --right-gain-map) | 1/1 + 1/0 | $comb (convert) | $edit | $align | $split |"
+fi

@@ -67,7 +67,7 @@ public struct HEIFItemBundle: Sendable {
         var notes: [String] = []
         let refs = h.allReferences
         var seen = Set<UInt32>()
-        for r in refs where (r.type == "auxl" || (thumbnails && r.type == "thmb")) && r.to.contains(master) && seen.insert(r.from).inserted {
+        for r in refs where (r.type == "auxl" || (thumbnails && r.type == "thmb")) && r.to.contains(master) && r.from != master && seen.insert(r.from).inserted {
             out.append(try read(root: r.from, reference: r.type, file: file))
         }
         for r in refs where r.type == "dimg" && r.to.first == master && h.items.first(where: { $0.id == r.from })?.type == "tmap" {

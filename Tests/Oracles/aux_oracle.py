@@ -7,22 +7,15 @@ printed as JSON. Used by the Swift tests as an oracle; never by the library.
   aux_oracle.py FILE --pixels        also the md5 of each auxiliary image's decoded pixels (pillow-heif) and its
                                      Pearson correlation with the main picture's luma reduced to its size
 """
-import ctypes, glob, hashlib, json, os, sys
+import ctypes, hashlib, json, sys
 import pillow_heif
+from libheif_ctypes import Err, load, open_context
 
 path = sys.argv[1]
 pixels = "--pixels" in sys.argv
-libdir = os.path.join(os.path.dirname(pillow_heif.__file__), "..", "pillow_heif.libs")
-lib = ctypes.CDLL(glob.glob(os.path.join(libdir, "libheif-*.so*"))[0])
-
-
-class Err(ctypes.Structure):
-    _fields_ = [("code", ctypes.c_int), ("subcode", ctypes.c_int), ("message", ctypes.c_char_p)]
-
-
 U32P = ctypes.POINTER(ctypes.c_uint32)
 VP = ctypes.c_void_p
-for name, res, args in [
+lib = load([
     ("heif_context_alloc", VP, []),
     ("heif_context_read_from_file", Err, [VP, ctypes.c_char_p, VP]),
     ("heif_context_get_number_of_top_level_images", ctypes.c_int, [VP]),
@@ -38,16 +31,8 @@ for name, res, args in [
     ("heif_image_handle_get_number_of_thumbnails", ctypes.c_int, [VP]),
     ("heif_image_handle_get_list_of_thumbnail_IDs", ctypes.c_int, [VP, U32P, ctypes.c_int]),
     ("heif_image_handle_get_thumbnail", Err, [VP, ctypes.c_uint32, ctypes.POINTER(VP)]),
-]:
-    f = getattr(lib, name)
-    f.restype = res
-    f.argtypes = args
-
-ctx = lib.heif_context_alloc()
-e = lib.heif_context_read_from_file(ctx, path.encode(), None)
-if e.code != 0:
-    print(json.dumps({"error": (e.message or b"").decode()}))
-    sys.exit(0)
+])
+ctx = open_context(lib, path)
 
 
 def ids(count, fill):
