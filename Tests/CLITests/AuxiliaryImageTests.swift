@@ -95,6 +95,22 @@ struct AuxiliaryImageTests {
         }
     }
 
+    /// A 10-bit HEIF pair stays 10-bit (HEVC Main 10) unless --bit-depth 8 is asked for; its alpha planes go along.
+    @Test(.needs(.shared("corpus/heif-real-world/RGBA_10__29x100.heif")))
+    func tenBitSourcesStayTenBit() throws {
+        let src = CLI.fixture("corpus/heif-real-world/RGBA_10__29x100.heif")
+        let dir = try CLI.tempDir("aux-10bit")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        for (extra, depth) in [([String](), 10), (["--bit-depth", "8"], 8)] {
+            let r = try CLI.run(["convert", "--left", src, "--right", src, "-o", "p\(depth).heic"] + extra, cwd: dir)
+            try #require(r.status == 0, "\(r.err)")
+            #expect(r.out.contains(depth == 10 ? "10-bit source kept at 10 bits" : "10-bit source converted to 8 bits"), "\(r.out)")
+            #expect(r.out.contains("left eye: alpha plane 29x100 (item 4) kept, bytes unchanged"), "\(r.out)")
+            let dump = try CLI.run(["dump", dir + "/p\(depth).heic"]).out
+            #expect(dump.contains("bits=[\(depth), \(depth), \(depth)]"), "\(dump)")
+        }
+    }
+
     /// A misaligned pair (the right eye turned 1° and moved down 1.5 %, its gain map the same way at its own resolution):
     /// after `convert --align` libheif finds a gain map on each eye, of the eye's shape, and each correlates with its
     /// warped picture as the source's does with its own (Pearson r of the map with the picture's luma).
