@@ -170,7 +170,7 @@ public enum PhotoConverter {
 /// Splitting a spatial photo into its eyes.
 public enum PhotoSplitter {
     /// Writes the eyes to separate files and/or one side-by-side file (format by extension), and with `aux` each eye's
-    /// auxiliary images (``writeAuxiliary(of:to:file:limits:)``). Returns one line per auxiliary image or thumbnail saying
+    /// auxiliary images (``writeAuxiliary(of:eye:to:file:limits:)``). Returns one line per auxiliary image or thumbnail saying
     /// where it went, or that a PNG/JPEG output does not carry it.
     @discardableResult
     public static func split(_ path: String, left: String?, right: String?, sbs: String?, aux: String? = nil, quality: Int? = nil,

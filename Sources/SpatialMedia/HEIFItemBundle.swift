@@ -3,7 +3,7 @@ import ISOBMFF
 
 /// A self-contained set of items taken from one HEIF file to attach to an image of another: a root image item (an
 /// auxiliary image or a thumbnail) with its tiles (`dimg`) and the metadata items that describe it (`cdsc`, e.g. Apple's
-/// gain-map XMP), every item with its bytes and properties exactly as stored. Attached with ``HEIFBuilder/attach(_:to:nextID:)``.
+/// gain-map XMP), every item with its bytes and properties exactly as stored. Attached with `HEIFBuilder.attach(_:to:nextID:)` (this module).
 public struct HEIFItemBundle: Sendable {
     /// The items, root first, with their ids in the source file.
     public var items: [HEIFBuilder.Item]
