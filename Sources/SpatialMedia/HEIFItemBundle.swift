@@ -112,11 +112,12 @@ extension HEIFItemBundle {
 
 extension HEIFBuilder {
     /// Adds `bundle` with new item ids (from `nextID` up) and attaches its root to item `master` with the bundle's
-    /// reference type (`auxl` or `thmb`). Returns the root's new id.
+    /// reference type (`auxl` or `thmb`). Returns the root's new id. Throws when the ids would pass 4294967295.
     @discardableResult
-    public mutating func attach(_ bundle: HEIFItemBundle, to master: UInt32, nextID: inout UInt32) -> UInt32 {
+    public mutating func attach(_ bundle: HEIFItemBundle, to master: UInt32, nextID: inout UInt32) throws(ParseError) -> UInt32 {
         var map: [UInt32: UInt32] = [:]
         for it in bundle.items {
+            guard nextID < UInt32.max else { throw ParseError(.unsupported, offset: 0, path: "meta/iinf", "no item id is left for \(bundle.description)") }
             var copy = it
             copy.id = nextID
             map[it.id] = nextID

@@ -143,8 +143,9 @@ public enum SpatialPhotoEditor {
         if !tiles.isEmpty { builder.references.append(.init(type: "dimg", from: eye, to: tiles)) }
         for m in metadata { builder.references.append(.init(type: "cdsc", from: m, to: [eye])) }
         // The eye's auxiliary images (gain map, depth, alpha) and thumbnails go with it, bytes unchanged.
-        var nextID = (h.items.map(\.id).max() ?? 0) + 1
-        for b in try HEIFItemBundle.attached(to: eye, file: file).bundles { builder.attach(b, to: eye, nextID: &nextID) }
+        let highest = h.items.map(\.id).max() ?? 0
+        var nextID = highest == UInt32.max ? highest : highest + 1
+        for b in try HEIFItemBundle.attached(to: eye, file: file).bundles { try builder.attach(b, to: eye, nextID: &nextID) }
         return try builder.build()
     }
 

@@ -95,8 +95,8 @@ public enum SpatialPhotoWriter {
             builder.references.append(.init(type: "cdsc", from: id, to: [eyeIDs[eye]]))
         }
         // Each eye's auxiliary images and thumbnails, attached to that eye.
-        for b in auxiliary.left { builder.attach(b, to: eyeIDs[0], nextID: &nextID) }
-        for b in auxiliary.right { builder.attach(b, to: eyeIDs[1], nextID: &nextID) }
+        for b in auxiliary.left { try builder.attach(b, to: eyeIDs[0], nextID: &nextID) }
+        for b in auxiliary.right { try builder.attach(b, to: eyeIDs[1], nextID: &nextID) }
         builder.primaryItemID = eyeIDs[0]
         builder.groups.append((type: "ster", id: nextID, entities: eyeIDs))
         return try builder.build()
