@@ -239,6 +239,12 @@ public enum StereoImages {
             return (f, p)
         }
         try attachAuxiliary(&pair, left: primary(l), right: primary(r))
+        // A JPEG eye's further MPF pictures (an iPhone or Ultra HDR gain map) are not read as auxiliary images: say so.
+        for (name, path, loaded) in [("left", l, a), ("right", r, b)] {
+            if let second = loaded.mpoSecond {
+                pair.auxiliaryNotCarried.append("\(name) eye: \(path)'s second MPF picture (\(second.width)x\(second.height), e.g. an HDR gain map) not carried: gain maps of JPEG files are not read")
+            }
+        }
         return pair
     }
 

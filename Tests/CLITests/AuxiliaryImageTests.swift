@@ -111,6 +111,18 @@ struct AuxiliaryImageTests {
         }
     }
 
+    /// A JPEG eye with a second MPF picture (an iPhone HDR gain map) is converted, and the report names the picture it
+    /// does not carry.
+    @Test(.needs(.shared("corpus/mpo/frame_size.mpo")))
+    func jpegGainMapsAreNamedNotDropped() throws {
+        let src = CLI.fixture("corpus/mpo/frame_size.mpo")
+        let dir = try CLI.tempDir("aux-jpeg")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let r = try CLI.run(["convert", "--left", src, "--right", src, "-o", "j.heic"], cwd: dir)
+        try #require(r.status == 0, "\(r.err)")
+        #expect(r.out.contains("left eye: \(src)'s second MPF picture") && r.out.contains("not carried: gain maps of JPEG files are not read"), "\(r.out)")
+    }
+
     /// A misaligned pair (the right eye turned 1° and moved down 1.5 %, its gain map the same way at its own resolution):
     /// after `convert --align` libheif finds a gain map on each eye, of the eye's shape, and each correlates with its
     /// warped picture as the source's does with its own (Pearson r of the map with the picture's luma).
