@@ -37,7 +37,7 @@ public enum AuxiliaryCarry {
     }
 
     /// `b` warped through `h` (eye pixels) and cropped like the eye, scaled to its own size as shown, re-encoded as HEVC
-    /// (4:2:0; a monochrome map's values in the luma) with its `auxC` and other descriptive properties and its metadata items.
+    /// (4:0:0 for a grey map, as Apple codes them; else 4:2:0) with its `auxC` and other descriptive properties and its metadata items.
     static func transformed(_ b: HEIFItemBundle, homography h: [Double], warp: EyeWarp, quality: Int, limits: Limits) throws(ParseError) -> HEIFItemBundle {
         let file = try ISOFile.parse(source: MemorySource(try b.standalone()), limits: limits)
         // Decoded as shown (its own irot/imir/clap applied), like the eye.
@@ -62,11 +62,13 @@ public enum AuxiliaryCarry {
         return try encoded(warped, properties: kept, metadata: metadata, reference: b.reference, urn: b.urn, kind: b.kind, quality: quality, limits: limits)
     }
 
-    /// `img` encoded as HEVC (4:2:0; a monochrome map's values in the luma) as a hidden bundle root with `properties`
+    /// `img` encoded as HEVC (4:0:0 when grey, else 4:2:0) as a hidden bundle root with `properties`
     /// (e.g. its `auxC`) and `metadata` items describing it.
     static func encoded(_ img: Image, properties: [(box: Box, essential: Bool)], metadata: [HEIFBuilder.Item], reference: FourCC, urn: String?,
                         kind: AuxiliaryKind?, quality: Int, limits: Limits) throws(ParseError) -> HEIFItemBundle {
-        let settings = PhotoEncoding.settings(quality: quality, sourceDepth: img.bitDepth)
+        var settings = PhotoEncoding.settings(quality: quality, sourceDepth: img.bitDepth)
+        // A grey map (Apple's gain maps, depth) stays 4:0:0, as Apple codes it.
+        if img.format == .gray { settings.chroma = .gray }
         let coded = try HEVCStillEncoder.encode([img], settings: settings, limits: limits)
         guard let first = coded.first else { throw ParseError(.invalidValue, offset: 0, "the encoder returned no picture") }
         var builder = HEIFBuilder(primaryItemID: 0)
