@@ -137,6 +137,8 @@ struct AuxiliaryImageTests {
         try #require(conv.status == 0, "\(conv.err.suffix(600))")
         #expect(conv.out.contains("left eye: Apple HDR gain map 2016x1512 (item 51) warped and cropped with the picture"), "\(conv.out)")
         #expect(conv.out.contains("right eye: Apple HDR gain map") && conv.out.contains("re-encoded"), "\(conv.out)")
+        // Grey maps stay grey (4:0:0, one-channel pixi), as Apple codes them.
+        #expect(try CLI.run(["dump", dir + "/aligned.heic"]).out.contains("bits=[8]"))
         let sourceR = try #require((try Self.libheif(src, pixels: true).first?["auxiliary"] as? [[String: Any]])?.first?["correlation"] as? Double)
         let eyes = try Self.libheif(dir + "/aligned.heic", pixels: true)
         #expect(eyes.count == 2)
