@@ -429,7 +429,9 @@ sm_status sm_validation_inputs(const char *paths_json, char **out_json);
  *   "disparity_percent" (--disparity) or "disparity" (-10000…10000, 1/10000 of the width) — one name of each value;
  *   defaults: the source's (MPO BaselineLength, EXIF), else the one table of Specs/stereo-parameters.md (64 mm, 60°, 0),
  *   "align" (--align), "auto_disparity" (--auto-disparity), "strict" (--strict: refuse a source with geometry faults),
- *   photos: "force" (--force: convert a picture whose halves measure as no stereo pair), "quality" (--quality, 0…100, default 80), "bit_depth" (--bit-depth, 8 | 10), "form" (--form, "apple" |
+ *   photos: "force" (--force: convert a picture whose halves measure as no stereo pair), "quality" (--quality, 0…100, default 80), "bit_depth" (--bit-depth, 8 | 10; default 10 for sources deeper than 8 bits, else 8),
+ *   "left_gain_map" (--left-gain-map), "right_gain_map" (--right-gain-map), "left_depth" (--left-depth), "right_depth"
+ *   (--right-depth): a HEIC kept byte-exact or a PNG/JPEG, attached to that input's eye; "form" (--form, "apple" |
  *   "standard" | "both"), "threads" (0…256, 0 = all cores);
  *   videos: "crf" (--crf, 0…51, the hero eye's, default 23), "bitrate" (--bitrate, kbit/s), "qp" (--qp, 0…51),
  *   "eye_quality" (--eye-quality: "auto" (default: equal on the multiview path, asymmetric on the assembly) | "asymmetric" | "asymmetric:N" | "equal"), "max_bitrate" (--max-bitrate),
@@ -497,6 +499,9 @@ sm_status sm_concat_video(const char *segments_json, const char *output, const c
  *   cut without decoding when the split line is on its MCU grid).
  *   Options: "quality": 0…100, "sbs_output": path (also write one side-by-side image), "layout" (--layout):
  *   "sbs", "tb" or "auto" (by shape), how one picture holds the eyes.
+ *   "aux_dir": a directory for each eye's auxiliary images (gain map, depth …: EYE-KIND.heic bytes unchanged,
+ *   EYE-KIND.png). A spatial photo's HEIC eyes keep their auxiliary images and thumbnails; the report's
+ *   "auxiliary" lines say where each went.
  * Videos (and raw MV-HEVC streams): each layer becomes a single-layer HEVC Annex-B stream without
  *   decoding. Layer 1 must not use inter-layer prediction (true of videos sm_convert_video made; Apple's
  *   and x265's are SM_ERR_NOT_APPLICABLE, with a message naming a tool that can). No options.

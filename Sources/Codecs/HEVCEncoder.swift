@@ -120,7 +120,7 @@ public final class HEVCEncoder {
 
     public init(width: Int, height: Int, settings: HEVCEncoderSettings, limits: Limits = .default) throws(ParseError) {
         try Image.checkDimensions(width: width, height: height, limits: limits)
-        guard settings.chroma.isYUV else { throw CodecError.lib("x265", "chroma must be yuv420, yuv422 or yuv444") }
+        guard settings.chroma.isYUV || settings.chroma == .gray else { throw CodecError.lib("x265", "chroma must be yuv420, yuv422, yuv444 or gray (4:0:0)") }
         let (sx, sy) = settings.chroma.chromaShift
         guard width % (1 << sx) == 0, height % (1 << sy) == 0 else {
             throw CodecError.lib("x265", "\(width)×\(height) is not a multiple of the \(settings.chroma.rawValue) chroma grid; pad the picture first")
@@ -144,7 +144,9 @@ public final class HEVCEncoder {
         }
         // `frames` is an x265 CLI option, not a param_parse name: set the field.
         if let n = settings.totalFrames { param.pointee.totalFrames = Int32(clamping: max(0, n)) }
-        if settings.bitDepth > 8 {
+        if settings.chroma == .gray {
+            // 4:0:0 (a grey depth or gain map): x265 signals the format range extensions profile by itself.
+        } else if settings.bitDepth > 8 {
             _ = api.pointee.param_apply_profile(param, settings.chroma == .yuv420 ? "main10" : (settings.chroma == .yuv422 ? "main422-10" : "main444-10"))
         } else if settings.chroma == .yuv420 {
             _ = api.pointee.param_apply_profile(param, settings.keyint == 1 ? "mainstillpicture" : "main")
@@ -163,7 +165,7 @@ public final class HEVCEncoder {
     static func parameterOptions(width: Int, height: Int, settings: HEVCEncoderSettings) throws(ParseError) -> [(String, String)] {
         var opts: [(String, String)] = [
             ("input-res", "\(width)x\(height)"),
-            ("input-csp", settings.chroma == .yuv420 ? "i420" : settings.chroma == .yuv422 ? "i422" : "i444"),
+            ("input-csp", settings.chroma == .gray ? "i400" : settings.chroma == .yuv420 ? "i420" : settings.chroma == .yuv422 ? "i422" : "i444"),
             ("fps", "\(settings.fpsNum)/\(max(1, settings.fpsDen))"),
             ("keyint", "\(settings.keyint)"),
             ("min-keyint", "\(settings.minKeyint ?? settings.keyint)"),
@@ -251,7 +253,8 @@ public final class HEVCEncoder {
         let pic = picture
         pic.pointee.pts = pts
         pic.pointee.sliceType = Int32(X265_TYPE_AUTO)
-        pic.pointee.colorSpace = Int32(settings.chroma == .yuv420 ? X265_CSP_I420 : settings.chroma == .yuv422 ? X265_CSP_I422 : X265_CSP_I444)
+        pic.pointee.colorSpace = Int32(settings.chroma == .gray ? X265_CSP_I400 : settings.chroma == .yuv420 ? X265_CSP_I420 : settings.chroma == .yuv422 ? X265_CSP_I422 : X265_CSP_I444)
+        if settings.chroma == .gray { return try encodeGray(frame, pic) }
         switch frame.planes {
         case .u8(let p):
             guard settings.bitDepth == 8 || frame.bitDepth == 8 else { throw CodecError.lib("x265", "bit depth mismatch") }
@@ -275,6 +278,28 @@ public final class HEVCEncoder {
                         return try run(pic)
                     }
                 }
+            }
+        }
+    }
+
+    /// Submits a 4:0:0 frame: one plane.
+    private func encodeGray(_ frame: Image, _ pic: UnsafeMutablePointer<x265_picture>) throws(ParseError) -> [EncodedFrame] {
+        switch frame.planes {
+        case .u8(let p):
+            guard settings.bitDepth == 8, let y = p.first else { throw CodecError.lib("x265", "bit depth mismatch") }
+            pic.pointee.bitDepth = 8
+            return try y.withUnsafeBufferPointer { (b) throws(ParseError) -> [EncodedFrame] in
+                pic.pointee.planes = (UnsafeMutableRawPointer(mutating: b.baseAddress), nil, nil)
+                pic.pointee.stride = (Int32(frame.planeWidth(0)), 0, 0)
+                return try run(pic)
+            }
+        case .u16(let p):
+            guard let y = p.first else { throw CodecError.lib("x265", "no luma plane") }
+            pic.pointee.bitDepth = Int32(frame.bitDepth)
+            return try y.withUnsafeBufferPointer { (b) throws(ParseError) -> [EncodedFrame] in
+                pic.pointee.planes = (UnsafeMutableRawPointer(mutating: b.baseAddress), nil, nil)
+                pic.pointee.stride = (Int32(frame.planeWidth(0) * 2), 0, 0)
+                return try run(pic)
             }
         }
     }
@@ -370,6 +395,18 @@ public enum HEVCStillEncoder {
         public var isGrid: Bool { rows * columns > 1 || tileWidth != width || tileHeight != height }
     }
 
+    /// A grey picture at `bitDepth` for a 4:0:0 encode: a grey image as it is, or the luma of any other.
+    static func gray(_ img: Image, bitDepth: Int) throws(ParseError) -> Image {
+        if img.format == .gray { return try ColourConversion.changeDepth(img, to: bitDepth) }
+        let yuv = try ColourConversion.toYUV(img, format: .yuv444, bitDepth: bitDepth)
+        let planes: Planes
+        switch yuv.planes {
+        case .u8(let p): planes = .u8(Array(p.prefix(1)))
+        case .u16(let p): planes = .u16(Array(p.prefix(1)))
+        }
+        return try Image(width: yuv.width, height: yuv.height, bitDepth: bitDepth, format: .gray, planes: planes, colour: yuv.colour)
+    }
+
     /// Encodes `images` (all the same size) with one encoder so that every tile of every image
     /// shares one `hvcC`. Images larger than `tileSize` — or whose size does not fit the chroma grid —
     /// become grids of `tileSize`×`tileSize` tiles (edge tiles padded by repeating the last row and
@@ -392,7 +429,8 @@ public enum HEVCStillEncoder {
         var frames: [EncodedFrame] = []
         var pts: Int64 = 0
         for img in images {
-            var yuv = try ColourConversion.toYUV(img, format: settings.chroma, bitDepth: settings.bitDepth, colour: settings.colour)
+            var yuv = settings.chroma == .gray ? try gray(img, bitDepth: settings.bitDepth)
+                : try ColourConversion.toYUV(img, format: settings.chroma, bitDepth: settings.bitDepth, colour: settings.colour)
             yuv = try ImageOps.padEdge(yuv, width: cols * tw, height: rows * th)
             for r in 0..<rows {
                 for c in 0..<cols {

@@ -215,7 +215,8 @@ public enum PhotoEncoding {
     /// Wraps coded tiles in the writer's ``/SpatialMedia/CodedImage`` (with `colr` and `pixi`).
     public static func codedImage(_ c: HEVCStillEncoder.Coded, settings: HEVCEncoderSettings) -> CodedImage {
         // colr essential, as Apple marks it on its spatial photos' images and tiles.
-        let props: [(box: Box, essential: Bool)] = [(colr(settings), true), (pixi(settings.bitDepth), false)]
+        let pixiBox = settings.chroma == .gray ? Box(type: "pixi", fields: .raw([0, 0, 0, 0, 1, UInt8(settings.bitDepth)])) : pixi(settings.bitDepth)
+        let props: [(box: Box, essential: Bool)] = [(colr(settings), true), (pixiBox, false)]
         if c.isGrid {
             return CodedImage(width: c.width, height: c.height, hvcC: c.hvcC,
                               layout: .grid(columns: c.columns, rows: c.rows, tileWidth: c.tileWidth, tileHeight: c.tileHeight, tiles: c.tiles), properties: props)

@@ -64,11 +64,39 @@ public struct StereoPair: Sendable {
     public var convergenceAngleDegrees: Double?
     public var sourceDescription: String
     public var notes: [String]
+    /// Each eye's auxiliary images (HDR gain map, depth, alpha) and thumbnails from a HEIF source, carried to the output
+    /// (byte-exact while ``eyeWarp`` is nil).
+    public var leftAuxiliary: [HEIFItemBundle] = []
+    public var rightAuxiliary: [HEIFItemBundle] = []
+    /// What the sources attach to their pictures that cannot be carried, and why.
+    public var auxiliaryNotCarried: [String] = []
+    /// The geometry applied to both eyes since they were read (`align`), or nil.
+    public var eyeWarp: EyeWarp?
+
+    /// Swaps the eyes with everything attached to them (pictures, auxiliary images, warp).
+    public mutating func swapEyes() {
+        swap(&left, &right)
+        swap(&leftAuxiliary, &rightAuxiliary)
+        if let w = eyeWarp { eyeWarp = EyeWarp(leftHomography: w.rightHomography, rightHomography: w.leftHomography, crop: w.crop, width: w.width, height: w.height) }
+    }
 
     public init(left: Image, right: Image, exif: [UInt8]?, exifInfo: ExifInfo, sourceBaselineMM: Double?, convergenceAngleDegrees: Double?, sourceDescription: String, notes: [String]) {
         self.left = left; self.right = right; self.exif = exif; self.exifInfo = exifInfo
         self.convergenceAngleDegrees = convergenceAngleDegrees; self.sourceDescription = sourceDescription; self.notes = notes
         self.sourceBaselineMM = sourceBaselineMM
+    }
+}
+
+/// The geometry a job applied to both eyes after reading them (`align`): each eye's homography (output pixel → source
+/// pixel, as ``/ImageFormats/Image`` warps take it) and the common crop, in pixels of the eyes as read (`width`×`height`).
+public struct EyeWarp: Sendable {
+    public var leftHomography: [Double]
+    public var rightHomography: [Double]
+    public var crop: (x: Int, y: Int, width: Int, height: Int)
+    public var width: Int
+    public var height: Int
+    public init(leftHomography: [Double], rightHomography: [Double], crop: (x: Int, y: Int, width: Int, height: Int), width: Int, height: Int) {
+        self.leftHomography = leftHomography; self.rightHomography = rightHomography; self.crop = crop; self.width = width; self.height = height
     }
 }
 
@@ -96,7 +124,14 @@ public enum StereoImages {
         }
         let src = try ImageFiles.load(path, limits: options.limits)
         do throws(ParseError) {
-            return try pair(from: src, name: path, packing: options)
+            var p = try pair(from: src, name: path, packing: options)
+            // A frame-packed HEIC's gain map or depth covers both halves at once: it belongs to neither eye alone.
+            if FileProbe.kind(of: path) == .heif, let f = try? ISOFile.open(path: path, limits: options.limits), let h = f.heif, let primary = h.primaryItemID {
+                for a in HEIFImageInventory(h).auxiliary(of: primary) {
+                    p.auxiliaryNotCarried.append("\(a.label) \(a.width)x\(a.height) (item \(a.itemID)) not carried: it covers the whole frame-packed picture, not one eye")
+                }
+            }
+            return p
         } catch {
             var e = error; if e.path.isEmpty { e.path = path }; throw e
         }
@@ -118,6 +153,7 @@ public enum StereoImages {
         }
         pair.sourceStereo = stereo
         pair.sourceStereoOrigin = "the input spatial photo"
+        try attachAuxiliary(&pair, left: (file, photo.left.itemID), right: (file, photo.right.itemID))
         return pair
     }
 
@@ -219,8 +255,35 @@ public enum StereoImages {
         guard a.image.width == b.image.width, a.image.height == b.image.height else {
             throw ParseError(.invalidValue, offset: 0, path: r, "the eyes differ in size: \(l) is \(a.image.width)×\(a.image.height), \(r) is \(b.image.width)×\(b.image.height)")
         }
-        return StereoPair(left: a.image, right: b.image, exif: a.exif, exifInfo: a.exifInfo, sourceBaselineMM: nil, convergenceAngleDegrees: nil,
-                          sourceDescription: "left/right pair", notes: a.notes + b.notes)
+        var pair = StereoPair(left: a.image, right: b.image, exif: a.exif, exifInfo: a.exifInfo, sourceBaselineMM: nil, convergenceAngleDegrees: nil,
+                              sourceDescription: "left/right pair", notes: a.notes + b.notes)
+        func primary(_ path: String) -> (ISOFile, UInt32)? {
+            guard FileProbe.kind(of: path) == .heif, let f = try? ISOFile.open(path: path, limits: limits), let p = f.heif?.primaryItemID else { return nil }
+            return (f, p)
+        }
+        try attachAuxiliary(&pair, left: primary(l), right: primary(r))
+        // A JPEG eye's further MPF pictures (an iPhone or Ultra HDR gain map) are not read as auxiliary images: say so.
+        for (name, path, loaded) in [("left", l, a), ("right", r, b)] {
+            if let second = loaded.mpoSecond {
+                pair.auxiliaryNotCarried.append("\(name) eye: \(path)'s second MPF picture (\(second.width)x\(second.height), e.g. an HDR gain map) not carried: gain maps of JPEG files are not read")
+            }
+        }
+        return pair
+    }
+
+    /// Takes each eye's auxiliary images and thumbnails (``/SpatialMedia/HEIFItemBundle``) from its HEIF source, naming
+    /// in ``StereoPair/auxiliaryNotCarried`` what cannot go with it.
+    static func attachAuxiliary(_ pair: inout StereoPair, left: (ISOFile, UInt32)?, right: (ISOFile, UInt32)?) throws(ParseError) {
+        if let (file, item) = left {
+            let a = try HEIFItemBundle.attached(to: item, file: file)
+            pair.leftAuxiliary = a.bundles
+            pair.auxiliaryNotCarried += a.notCarried.map { "left eye: \($0)" }
+        }
+        if let (file, item) = right {
+            let a = try HEIFItemBundle.attached(to: item, file: file)
+            pair.rightAuxiliary = a.bundles
+            pair.auxiliaryNotCarried += a.notCarried.map { "right eye: \($0)" }
+        }
     }
 
     /// Decodes both eyes of a stereo HEIC (the `ster` group; entity 0 = left). Both eyes are decoded

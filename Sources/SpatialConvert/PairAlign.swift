@@ -1,6 +1,7 @@
 import BinaryIO
 import Codecs
 import ImageFormats
+import MediaDecode
 import SystemSupport
 import StereoVision
 import Dispatch
@@ -48,6 +49,9 @@ public struct PairPreparationReport: Sendable {
     /// `--align` warped and cropped the eyes (false when the pair needed no alignment, could not be measured, or
     /// would not improve).
     public var aligned = false
+    /// What was applied to the eyes when ``aligned``: each eye's homography and the common crop, in eye pixels (so a
+    /// job can transform the eyes' auxiliary images the same way).
+    public var warp: EyeWarp?
 }
 
 /// Measurement, rectification (`--align`) and automatic window placement (`--auto-disparity`) of stereo pairs.
@@ -187,6 +191,7 @@ public enum PairAligner {
             let hf = plan.croppedHFOV(hfovDegrees)
             rep.hfovDegrees = hf
             rep.aligned = true
+            rep.warp = EyeWarp(leftHomography: plan.leftHomography, rightHomography: plan.rightHomography, crop: plan.crop, width: left.width, height: left.height)
             rep.lines.append("--align: fixes \(faults.joined(separator: ", ")); right eye rectified (offset \(NumberText.fixed(before.verticalOffset, places: 2)) px, roll \(NumberText.fixed(before.rollDegrees, places: 3))°, scale \(NumberText.fixed(before.scalePercent, places: 3))%, yaw \(NumberText.fixed(before.yawDegrees, places: 2))°\(plan.recentreShift != 0 ? ", far field re-centred by \(NumberText.fixed(-plan.recentreShift, places: 1)) px" : "")), both eyes cropped to \(plan.crop.width)×\(plan.crop.height) around the centre; field of view \(NumberText.fixed(hfovDegrees, places: 2))° → \(NumberText.fixed(hf, places: 2))°")
             rep.lines.append("before: " + before.line)
             if let m2 = measure(l, r, hfovDegrees: hf).measurement {
@@ -197,7 +202,7 @@ public enum PairAligner {
                 // Never make a pair worse: keep the original when the aligned pair measures no better.
                 if after.medianAbsDy > before.medianAbsDy + 0.05 || after.p95AbsDy > before.p95AbsDy + 0.1 {
                     rep.lines.append("--align: the aligned pair measures no better than the original; the original eyes are kept")
-                    l = left; r = right; rep.hfovDegrees = nil; rep.after = nil; rep.aligned = false; near = m.rectifiedNear + rect.centreHorizontalShift
+                    l = left; r = right; rep.hfovDegrees = nil; rep.after = nil; rep.aligned = false; rep.warp = nil; near = m.rectifiedNear + rect.centreHorizontalShift
                 }
             } else {
                 near = m.rectifiedNear - plan.recentreShift

@@ -28,8 +28,9 @@ public struct PhotoConversionOptions: Sendable {
     /// Camera property form (Apple `uuid` boxes by default).
     public var form: CameraPropertyForm = .apple
     public var limits: Limits = .default
-    /// Coded bit depth: 8 (default, Main profile like Apple's photos) or 10 (Main 10).
-    public var bitDepth = 8
+    /// Coded bit depth: 8 (Main) or 10 (Main 10); nil: 10 when an eye's source is deeper than 8 bits (a 10-bit HEIC
+    /// stays 10-bit), else 8.
+    public var bitDepth: Int?
     /// x265 worker threads (0 = all cores).
     public var threads = 0
     /// Convert a frame-packed picture even when the measurement finds no stereo pair in it (``PairRecognition``):
@@ -99,7 +100,7 @@ public enum PhotoConverter {
     public static func encode(_ pairIn: StereoPair, options: PhotoConversionOptions) throws(ParseError) -> (bytes: [UInt8], report: PhotoConversionReport) {
         var pair = pairIn
         var notes = pair.notes
-        if options.swapEyes { swap(&pair.left, &pair.right); notes.append("eyes swapped (--swap-eyes)") }
+        if options.swapEyes { pair.swapEyes(); notes.append("eyes swapped (--swap-eyes)") }
         let w = pair.left.width, h = pair.left.height
         guard w == pair.right.width, h == pair.right.height else {
             throw ParseError(.invalidValue, offset: 0, "the eyes differ in size")
@@ -117,16 +118,20 @@ public enum PhotoConverter {
         if let c = pair.convergenceAngleDegrees { notes.append("MPO convergence angle \(c)° (not stored: spatial photos have no such field)") }
 
         let depth = max(pair.left.bitDepth, pair.right.bitDepth)
-        guard options.bitDepth == 8 || options.bitDepth == 10 else { throw ParseError(.invalidArgument, offset: 0, "bit depth must be 8 or 10") }
-        if depth > options.bitDepth { notes.append("\(depth)-bit source converted to \(options.bitDepth) bits for a \(options.bitDepth)-bit HEVC encode") }
-        let settings = PhotoEncoding.settings(quality: options.quality, sourceDepth: options.bitDepth, threads: options.threads)
+        let outDepth = options.bitDepth ?? (depth > 8 ? 10 : 8)
+        guard outDepth == 8 || outDepth == 10 else { throw ParseError(.invalidArgument, offset: 0, "bit depth must be 8 or 10") }
+        if depth > outDepth { notes.append("\(depth)-bit source converted to \(outDepth) bits for a \(outDepth)-bit HEVC encode") }
+        else if depth > 8 { notes.append("\(depth)-bit source kept at 10 bits (HEVC Main 10)" + (options.bitDepth == nil ? "; --bit-depth 8 makes an 8-bit photo" : "")) }
+        let settings = PhotoEncoding.settings(quality: options.quality, sourceDepth: outDepth, threads: options.threads)
         let coded = try HEVCStillEncoder.encode([pair.left, pair.right], settings: settings, limits: options.limits)
         guard coded.count == 2 else { throw ParseError(.invalidValue, offset: 0, "encoder returned \(coded.count) images") }
         let exifPayload = pair.exif.map { [0, 0, 0, 0] + $0 }
+        let aux = AuxiliaryCarry.prepare(pair, quality: options.quality, limits: options.limits)
+        notes += aux.notes
         let bytes = try SpatialPhotoWriter.build(left: PhotoEncoding.codedImage(coded[0], settings: settings),
                                                  right: PhotoEncoding.codedImage(coded[1], settings: settings),
                                                  stereo: stereo, form: options.form, exif: exifPayload, rightExif: pair.rightExif.map { [0, 0, 0, 0] + $0 },
-                                                 xmp: SpatialPhotoWriter.spatialXMP())
+                                                 xmp: SpatialPhotoWriter.spatialXMP(), auxiliary: (aux.left, aux.right))
         if pair.exif != nil { notes.append("EXIF of the source kept as an Exif item on each eye") }
         let report = PhotoConversionReport(width: w, height: h, stereo: stereo, baselineSource: bSrc, hfovSource: fSrc, disparitySource: dSrc, quality: options.quality, notes: notes, bytes: bytes.count)
         return (bytes, report)
@@ -164,9 +169,13 @@ public enum PhotoConverter {
 
 /// Splitting a spatial photo into its eyes.
 public enum PhotoSplitter {
-    /// Writes the eyes to separate files and/or one side-by-side file (format by extension).
-    public static func split(_ path: String, left: String?, right: String?, sbs: String?, quality: Int? = nil, limits: Limits = .default) throws(ParseError) {
-        guard left != nil || right != nil || sbs != nil else {
+    /// Writes the eyes to separate files and/or one side-by-side file (format by extension), and with `aux` each eye's
+    /// auxiliary images (``writeAuxiliary(of:eye:to:file:limits:)``). Returns one line per auxiliary image or thumbnail saying
+    /// where it went, or that a PNG/JPEG output does not carry it.
+    @discardableResult
+    public static func split(_ path: String, left: String?, right: String?, sbs: String?, aux: String? = nil, quality: Int? = nil,
+                             limits: Limits = .default) throws(ParseError) -> [String] {
+        guard left != nil || right != nil || sbs != nil || aux != nil else {
             throw ParseError(.invalidArgument, offset: 0, "nothing to write: give a left and right output, or a side-by-side one", remedy: .giveSplitOutputs)
         }
         let file = try ISOFile.open(path: path, limits: limits)
@@ -175,6 +184,23 @@ public enum PhotoSplitter {
             throw ParseError(.notRecognised, offset: 0, path: path, "no stereo pair: the file has no 'ster' entity group with two images")
         }
         func isHEIF(_ p: String) -> Bool { ["heic", "heif"].contains(p.split(separator: ".").last.map { $0.lowercased() } ?? "") }
+        var notes: [String] = []
+        for (out, id, name) in [(left, g.entityIDs[0], "left"), (right, g.entityIDs[1], "right")] {
+            let attached = try HEIFItemBundle.attached(to: id, file: file)
+            for b in attached.bundles {
+                if let out, isHEIF(out) { notes.append("\(name) eye: \(b.description) kept in \(out), bytes unchanged") }
+                else if let out { notes.append("\(name) eye: \(b.description) not in \(out): PNG/JPEG have no place for it (write the eye as .heic, or use --aux DIR)") }
+            }
+            notes += attached.notCarried.map { "\(name) eye: \($0)" }
+        }
+        if sbs != nil, file.heif.map({ !HEIFImageInventory($0).auxiliary.isEmpty }) == true {
+            notes.append("the side-by-side output carries no auxiliary images (each belongs to one eye; use --aux DIR)")
+        }
+        if let aux {
+            for (id, name) in [(g.entityIDs[0], "left"), (g.entityIDs[1], "right")] {
+                notes += try writeAuxiliary(of: id, eye: name, to: aux, file: file, limits: limits)
+            }
+        }
         // A .heic eye is the coded eye copied as it is (tiles, colour property, EXIF/XMP): no re-encoding, so
         // `combine` of the two files gives back the original pictures.
         for (out, id) in [(left, g.entityIDs[0]), (right, g.entityIDs[1])] {
@@ -184,7 +210,7 @@ public enum PhotoSplitter {
             } catch { var e = error; if e.path.isEmpty { e.path = out }; throw e }
         }
         let needPixels = [left, right].contains { $0.map { !isHEIF($0) } ?? false } || sbs != nil
-        guard needPixels else { return }
+        guard needPixels else { return notes }
         let eyes: (left: Image, right: Image, exif: [UInt8]?)
         do throws(ParseError) { eyes = try StereoImages.decodeSpatialPhoto(file: file, limits: limits) } catch {
             var e = error; if e.path.isEmpty { e.path = path }; throw e
@@ -209,5 +235,34 @@ public enum PhotoSplitter {
             try ImageFiles.save(joined, to: sbs, jpegQuality: quality ?? 95, heicQuality: quality ?? PhotoEncoding.defaultQuality, exif: eyes.exif,
                                 icc: isHEIF(sbs) ? nil : leftICC, limits: limits)
         }
+        return notes
+    }
+
+    /// Writes each auxiliary image of image item `item` (gain map, depth, disparity, alpha, matte) into directory `dir`
+    /// twice: `EYE-KIND.heic`, the image with its tiles, properties (`auxC` included) and metadata items, bytes unchanged
+    /// (what `convert --left-gain-map` takes back), and `EYE-KIND.png`, its pixels as shown. A second image of one kind
+    /// gets `-2`, `-3` …. Returns one line per file pair.
+    public static func writeAuxiliary(of item: UInt32, eye: String, to dir: String, file: ISOFile, limits: Limits = .default) throws(ParseError) -> [String] {
+        var lines: [String] = []
+        var used: [String: Int] = [:]
+        for b in try HEIFItemBundle.attached(to: item, file: file, thumbnails: false).bundles {
+            let kind = b.kind?.rawValue ?? "auxiliary"
+            used[kind, default: 0] += 1
+            let base = dir + "/" + eye + "-" + kind + (used[kind, default: 1] > 1 ? "-\(used[kind, default: 1])" : "")
+            let heic = try b.standalone()
+            try AtomicFile.write(path: base + ".heic", bytes: heic)
+            let png: String
+            do throws(ParseError) {
+                let one = try ISOFile.parse(source: MemorySource(heic), limits: limits)
+                let img = try HEIFImageDecoder.decode(file: one, item: b.rootID, limits: limits)
+                try ImageFiles.save(img, to: base + ".png", limits: limits)
+                png = " and \(base).png"
+            } catch {
+                png = " (no PNG: \(error.message))"
+            }
+            lines.append("\(eye) eye: \(b.description) written to \(base).heic\(png)")
+        }
+        if lines.isEmpty { lines.append("\(eye) eye: no auxiliary images to write") }
+        return lines
     }
 }

@@ -81,6 +81,11 @@ public struct MediaInfo: Sendable {
             lines += video.lines
             fields.append(("spatial_video", video.json))
         }
+        if let h = file.heif, !h.items.isEmpty {
+            let inventory = HEIFImageInventory(h)
+            lines += inventory.lines
+            fields.append(("heif_images", inventory.json))
+        }
         if let photo = SpatialPhotoReader.infoSection(file) {
             lines += photo.lines
             fields.append(("spatial_photo", photo.json))

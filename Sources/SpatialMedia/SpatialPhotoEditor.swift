@@ -116,7 +116,8 @@ public enum SpatialPhotoEditor {
     /// One eye of a spatial photo as a plain HEIF image, without re-encoding: the eye's image item (and, for a grid, its
     /// tiles) with their coded bytes and properties (`hvcC`, `ispe`, `colr` — e.g. Apple's Display P3 ICC profile —,
     /// `pixi`), its camera properties as stored (intrinsics, extrinsics — the right eye's position and rotation — and the
-    /// disparity adjustment), and the Exif/XMP items that describe that eye (`cdsc`). Only the `ster` group is left out, so
+    /// disparity adjustment), the Exif/XMP items that describe that eye (`cdsc`), and its auxiliary images (`auxl`: gain map,
+    /// depth, alpha) and thumbnails (`thmb`) with their own tiles and metadata. Only the `ster` group is left out, so
     /// the file is an ordinary image that still carries its camera; `combine` of two such files gives back the original
     /// coded pictures and calibration.
     public static func extractEye(file: ISOFile, item eye: UInt32) throws(ParseError) -> [UInt8] {
@@ -141,6 +142,10 @@ public enum SpatialPhotoEditor {
         }
         if !tiles.isEmpty { builder.references.append(.init(type: "dimg", from: eye, to: tiles)) }
         for m in metadata { builder.references.append(.init(type: "cdsc", from: m, to: [eye])) }
+        // The eye's auxiliary images (gain map, depth, alpha) and thumbnails go with it, bytes unchanged.
+        let highest = h.items.map(\.id).max() ?? 0
+        var nextID = highest == UInt32.max ? highest : highest + 1
+        for b in try HEIFItemBundle.attached(to: eye, file: file).bundles { try builder.attach(b, to: eye, nextID: &nextID) }
         return try builder.build()
     }
 
@@ -167,8 +172,12 @@ public enum SpatialPhotoEditor {
         }
         try refuseUnusableEyes([(ha, pa, "left", leftPath), (hb, pb, "right", rightPath)])
         var builder = HEIFBuilder(brands: ["heic", "mif1"], primaryItemID: pa)
-        let maxA = ha.items.map(\.id).max() ?? 0
-        let shift = maxA + 1 > 0 ? maxA : 0
+        // The right file's ids move past every id of the left (its items and entity groups share one id space).
+        let shift = (ha.items.map(\.id) + ha.groups.map(\.id)).max() ?? 0
+        let highestB = (hb.items.map(\.id) + hb.groups.map(\.id)).max() ?? 0
+        guard highestB < UInt32.max - shift else {
+            throw ParseError(.unsupported, offset: 0, path: rightPath, "the two files' item ids do not fit one file (\(shift) + \(highestB) is past 4294967294)")
+        }
         // What each eye keeps of its own camera properties: the kinds the edit does not set.
         let carriesDisparity = [(ha, pa), (hb, pb)].contains { h, id in h.properties(of: id).contains { kind(of: $0.box)?.0 == .disparity } }
         let newValues = StereoParameters(baselineMicrometres: edit.baselineMicrometres, horizontalFieldOfViewMillidegrees: edit.horizontalFieldOfViewMillidegrees,
@@ -194,8 +203,13 @@ public enum SpatialPhotoEditor {
                                            data: data, inIdat: method == 1, properties: props))
             }
             for r in h.allReferences { builder.references.append(.init(type: r.type, from: r.from + offset, to: r.to.map { $0 + offset })) }
+            // Each input's own entity groups (e.g. a Samsung altr of tone-mapped and base image) come along; a ster group
+            // of an input is replaced by the new pair.
+            for g in h.groups where g.type != "ster" {
+                builder.groups.append((type: g.type, id: g.id + offset, entities: g.entityIDs.map { $0 + offset }))
+            }
         }
-        let groupID = (builder.items.map(\.id).max() ?? 0) + 1
+        let groupID = ((builder.items.map(\.id) + builder.groups.map(\.id)).max() ?? 0) + 1
         builder.groups.append((type: "ster", id: groupID, entities: [pa, pb + shift]))
         let bytes = try builder.build()
         try AtomicFile.write(path: output, bytes: bytes)

@@ -67,12 +67,14 @@ public enum SpatialPhotoWriter {
     /// Builds a new spatial photo from two coded eyes. `exif` (a HEIF Exif item payload: 4-byte offset then
     /// the TIFF header) and `xmp` are attached to **each** eye as Apple's camera does (one hidden item per eye,
     /// `cdsc` to that eye): Exif for the left, then the right, then XMP for the left and the right. `rightExif` gives the
-    /// right eye its own EXIF (default: the same as the left).
+    /// right eye its own EXIF (default: the same as the left). `auxiliary` attaches each eye's auxiliary images and
+    /// thumbnails (``HEIFItemBundle``, e.g. an HDR gain map) to that eye, bytes as given.
     ///
     /// `stereo` holds the baseline, field of view and disparity adjustment written (a nil field is not written; see
     /// ``StereoParameters/checkedForPhoto()``); `form` chooses the camera property boxes.
     public static func build(left: CodedImage, right: CodedImage, stereo: StereoParameters, form: CameraPropertyForm = .apple,
-                             exif: [UInt8]? = nil, rightExif: [UInt8]? = nil, xmp: [UInt8]? = nil) throws(ParseError) -> [UInt8] {
+                             exif: [UInt8]? = nil, rightExif: [UInt8]? = nil, xmp: [UInt8]? = nil,
+                             auxiliary: (left: [HEIFItemBundle], right: [HEIFItemBundle]) = ([], [])) throws(ParseError) -> [UInt8] {
         try stereo.checkedForPhoto()
         guard left.width == right.width, left.height == right.height else {
             throw ParseError(.invalidValue, offset: 0, "the eyes differ in size: \(left.width)x\(left.height) and \(right.width)x\(right.height)")
@@ -82,41 +84,7 @@ public enum SpatialPhotoWriter {
         var eyeIDs: [UInt32] = []
         for (eye, image) in [(Eye.left, left), (Eye.right, right)] {
             let camera = cameraProperties(eye: eye, width: image.width, height: image.height, stereo: stereo, form: form)
-            let hvcC = Box(HEVCConfigurationBox(record: image.hvcC, layered: false), type: "hvcC")
-            switch image.layout {
-            case .single(let data):
-                let id = nextID; nextID += 1
-                var props: [(box: Box, essential: Bool)] = [(hvcC, true), (ispe(image.width, image.height), false)]
-                props += image.properties + camera
-                builder.items.append(.init(id: id, type: "hvc1", data: data, properties: props))
-                eyeIDs.append(id)
-            case .grid(let columns, let rows, let tw, let th, let tiles):
-                guard columns >= 1, rows >= 1, columns <= 256, rows <= 256, tiles.count == columns * rows else {
-                    throw ParseError(.invalidValue, offset: 0, "grid of \(columns)x\(rows) needs \(columns * rows) tiles, got \(tiles.count)")
-                }
-                guard tw * columns >= image.width, th * rows >= image.height else {
-                    throw ParseError(.invalidValue, offset: 0, "tiles of \(tw)x\(th) in a \(columns)x\(rows) grid do not cover \(image.width)x\(image.height)")
-                }
-                // Tiles as Apple's: ispe, the image's colr, hvcC, all marked essential.
-                let tileColr = image.properties.filter { $0.box.type == "colr" }.map { (box: $0.box, essential: true) }
-                let tileProperties: [(box: Box, essential: Bool)] = [(ispe(tw, th), true)] + tileColr + [(hvcC, true)]
-                var tileIDs: [UInt32] = []
-                for t in tiles {
-                    let id = nextID; nextID += 1
-                    builder.items.append(.init(id: id, type: "hvc1", hidden: true, data: t, properties: tileProperties))
-                    tileIDs.append(id)
-                }
-                let gid = nextID; nextID += 1
-                let large = image.width > 0xFFFF || image.height > 0xFFFF
-                var d = ByteWriter()
-                d.writeU8(0); d.writeU8(large ? 1 : 0); d.writeU8(UInt8(rows - 1)); d.writeU8(UInt8(columns - 1))
-                if large { d.writeU32(UInt32(image.width)); d.writeU32(UInt32(image.height)) }
-                else { d.writeU16(UInt16(image.width)); d.writeU16(UInt16(image.height)) }
-                builder.items.append(.init(id: gid, type: "grid", data: d.take(), inIdat: true,
-                                           properties: [(ispe(image.width, image.height), false)] + image.properties + camera))
-                builder.references.append(.init(type: "dimg", from: gid, to: tileIDs))
-                eyeIDs.append(gid)
-            }
+            eyeIDs.append(try add(image, to: &builder, nextID: &nextID, properties: camera))
         }
         let metadata: [([UInt8]?, FourCC, String?, Int)] = [(exif, "Exif", nil, 0), (rightExif ?? exif, "Exif", nil, 1),
                                                              (xmp, "mime", "application/rdf+xml", 0), (xmp, "mime", "application/rdf+xml", 1)]
@@ -126,15 +94,61 @@ public enum SpatialPhotoWriter {
             builder.items.append(.init(id: id, type: type, hidden: true, contentType: mime, data: payload))
             builder.references.append(.init(type: "cdsc", from: id, to: [eyeIDs[eye]]))
         }
+        // Each eye's auxiliary images and thumbnails, attached to that eye.
+        for b in auxiliary.left { try builder.attach(b, to: eyeIDs[0], nextID: &nextID) }
+        for b in auxiliary.right { try builder.attach(b, to: eyeIDs[1], nextID: &nextID) }
         builder.primaryItemID = eyeIDs[0]
         builder.groups.append((type: "ster", id: nextID, entities: eyeIDs))
         return try builder.build()
     }
 
+    /// Adds one coded picture as an image item — one `hvc1` item, or a `grid` whose descriptor sits in `idat` plus hidden
+    /// `hvc1` tiles (each with `ispe`, the image's `colr` and `hvcC`, all essential, as Apple's) — with `hvcC` (single
+    /// picture), `ispe`, the image's own properties and `properties`. Returns the image item's id.
+    public static func add(_ image: CodedImage, to builder: inout HEIFBuilder, nextID: inout UInt32, hidden: Bool = false,
+                           properties extra: [(box: Box, essential: Bool)] = []) throws(ParseError) -> UInt32 {
+        let hvcC = Box(HEVCConfigurationBox(record: image.hvcC, layered: false), type: "hvcC")
+        switch image.layout {
+        case .single(let data):
+            let id = nextID; nextID += 1
+            var props: [(box: Box, essential: Bool)] = [(hvcC, true), (ispe(image.width, image.height), false)]
+            props += image.properties + extra
+            builder.items.append(.init(id: id, type: "hvc1", hidden: hidden, data: data, properties: props))
+            return id
+        case .grid(let columns, let rows, let tw, let th, let tiles):
+            guard columns >= 1, rows >= 1, columns <= 256, rows <= 256, tiles.count == columns * rows else {
+                throw ParseError(.invalidValue, offset: 0, "grid of \(columns)x\(rows) needs \(columns * rows) tiles, got \(tiles.count)")
+            }
+            guard tw * columns >= image.width, th * rows >= image.height else {
+                throw ParseError(.invalidValue, offset: 0, "tiles of \(tw)x\(th) in a \(columns)x\(rows) grid do not cover \(image.width)x\(image.height)")
+            }
+            let tileColr = image.properties.filter { $0.box.type == "colr" }.map { (box: $0.box, essential: true) }
+            let tileProperties: [(box: Box, essential: Bool)] = [(ispe(tw, th), true)] + tileColr + [(hvcC, true)]
+            var tileIDs: [UInt32] = []
+            for t in tiles {
+                let id = nextID; nextID += 1
+                builder.items.append(.init(id: id, type: "hvc1", hidden: true, data: t, properties: tileProperties))
+                tileIDs.append(id)
+            }
+            let gid = nextID; nextID += 1
+            let large = image.width > 0xFFFF || image.height > 0xFFFF
+            var d = ByteWriter()
+            d.writeU8(0); d.writeU8(large ? 1 : 0); d.writeU8(UInt8(rows - 1)); d.writeU8(UInt8(columns - 1))
+            if large { d.writeU32(UInt32(image.width)); d.writeU32(UInt32(image.height)) }
+            else { d.writeU16(UInt16(image.width)); d.writeU16(UInt16(image.height)) }
+            builder.items.append(.init(id: gid, type: "grid", hidden: hidden, data: d.take(), inIdat: true,
+                                       properties: [(ispe(image.width, image.height), false)] + image.properties + extra))
+            builder.references.append(.init(type: "dimg", from: gid, to: tileIDs))
+            return gid
+        }
+    }
+
     /// Builds and writes a new spatial photo atomically.
     public static func write(left: CodedImage, right: CodedImage, stereo: StereoParameters, form: CameraPropertyForm = .apple,
-                             exif: [UInt8]? = nil, rightExif: [UInt8]? = nil, xmp: [UInt8]? = nil, to path: String) throws(ParseError) {
-        try AtomicFile.write(path: path, bytes: try build(left: left, right: right, stereo: stereo, form: form, exif: exif, rightExif: rightExif, xmp: xmp))
+                             exif: [UInt8]? = nil, rightExif: [UInt8]? = nil, xmp: [UInt8]? = nil,
+                             auxiliary: (left: [HEIFItemBundle], right: [HEIFItemBundle]) = ([], []), to path: String) throws(ParseError) {
+        try AtomicFile.write(path: path, bytes: try build(left: left, right: right, stereo: stereo, form: form, exif: exif, rightExif: rightExif, xmp: xmp,
+                                                          auxiliary: auxiliary))
     }
 
     /// The XMP packet Apple's camera attaches to each eye of a spatial photo (namespace

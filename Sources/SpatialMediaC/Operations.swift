@@ -271,13 +271,14 @@ public func sm_split(_ input: UnsafePointer<CChar>?, _ leftOutput: UnsafePointer
         let sbs = try opts.string("sbs_output")
         if sbs?.isEmpty == true { throw .argument("option \"sbs_output\" is empty") }
         let layout = try opts.string("layout")
+        let auxDir = try opts.string("aux_dir")
         try checkOutputs([("left_output", l), ("right_output", r), ("sbs_output", sbs ?? "")], inputs: [("input", i)])
         try opts.finish("sm_split")
         let progress = Progress(callback: progress, userData: userData, cancel: cancel)
         try progress.checkCancelled()
         guard SpatialPhotoEditor.isHEIF(path: i) || [.jpeg, .png].contains(FileProbe.kind(of: i)) else {
             // A movie or raw MV-HEVC stream: each layer to a single-layer HEVC Annex B stream, without decoding.
-            if quality != nil || sbs != nil || layout != nil { throw .argument("options \"quality\", \"sbs_output\" and \"layout\" apply to photos only") }
+            if quality != nil || sbs != nil || layout != nil || auxDir != nil { throw .argument("options \"quality\", \"sbs_output\", \"layout\" and \"aux_dir\" apply to photos only") }
             try progress.report(0, "split")
             let layers = try lift { () throws(ParseError) in try StreamSplitter.split(path: i) }
             try progress.report(0.9, "write")
@@ -294,7 +295,7 @@ public func sm_split(_ input: UnsafePointer<CChar>?, _ leftOutput: UnsafePointer
         try progress.report(0, "decode")
         // A photo: the operations layer's split (output names, the read-back check), as `spatial-media split` runs it.
         var request = SplitRequest(input: i)
-        request.left = l; request.right = r; request.quality = quality; request.layout = layout
+        request.left = l; request.right = r; request.quality = quality; request.layout = layout; request.aux = auxDir
         let report = try lift { () throws(ParseError) in try Operations.split(request, spelling: .key) }
         if let sbs {
             var side = SplitRequest(input: i)

@@ -63,7 +63,11 @@ struct ConvertPhoto: ParsableCommand {
     @Flag(help: "Photo: each eye is squeezed to half width (SBS) or half height (TB); stretch it back (videos: --layout half-sbs or half-tb).") var half = false
     @Flag(help: "The left half/top/first image is the right eye.") var swapEyes = false
     @Option(help: "Photo: HEVC quality 0…100 (default 80).") var quality: Int?
-    @Option(help: "Photo: coded bit depth, 8 (default) or 10. Spatial video is always 8-bit.") var bitDepth: Int?
+    @Option(help: "Photo: coded bit depth, 8 or 10 (default: 10 for sources deeper than 8 bits, else 8). Spatial video is always 8-bit.") var bitDepth: Int?
+    @Option(help: "Photo: HDR gain map for the left input (a HEIC, e.g. from split --aux, kept byte-exact; or PNG/JPEG, encoded); replaces the input's own.") var leftGainMap: String?
+    @Option(help: "Photo: HDR gain map for the right input.") var rightGainMap: String?
+    @Option(help: "Photo: depth map for the left input (HEIC kept byte-exact, or PNG/JPEG).") var leftDepth: String?
+    @Option(help: "Photo: depth map for the right input.") var rightDepth: String?
     @Option(help: "Photo: camera property form, apple (uuid boxes, default), standard (cmin/cmex) or both.") var form: String?
     @Flag(help: "Rectify one eye onto the other (vertical offset, roll, focal scale, keystone; one warp), crop both to the common area around the centre; prints before/after figures. Photos: the right eye. Videos: the non-hero eye, one warp per shot (estimated on sampled frames), one crop for the whole clip.") var align = false
     @Flag(help: "Set the disparity adjustment from the measured disparity so the nearest content sits just behind the window (videos: one value for the clip).") var autoDisparity = false
@@ -109,6 +113,7 @@ struct ConvertPhoto: ParsableCommand {
         r.strict = strict ? true : nil
         r.force = force ? true : nil
         r.quality = quality; r.bitDepth = bitDepth; r.form = form
+        r.leftGainMap = leftGainMap; r.rightGainMap = rightGainMap; r.leftDepth = leftDepth; r.rightDepth = rightDepth
         r.crf = crf; r.bitrate = bitrate; r.eyeQuality = eyeQuality; r.maxBitrate = maxBitrate; r.vbvBufsize = vbvBufsize
         r.applePreset = applePreset; r.encodePath = encodePath; r.qp = qp; r.segment = segment; r.preset = preset
         r.keyint = keyint; r.bframes = bframes; r.audio = audio; r.audioFrom = audioFrom; r.heroEye = hero
@@ -164,6 +169,7 @@ struct SplitPhoto: ParsableCommand {
     @Flag(help: "Video: leave the audio out.") var noAudio = false
     @Option(help: "Photo: JPEG (1…100) or HEIC (0…100) quality.") var quality: Int?
     @Option(help: "How one picture holds the eyes: sbs, tb or auto (photos: by shape; movies: from their metadata).") var layout: String?
+    @Option(help: "Photo: directory for each eye's auxiliary images (gain map, depth …) as EYE-KIND.heic (bytes unchanged) and EYE-KIND.png.") var aux: String?
 
     static let presets = X265Presets.names
 
@@ -171,6 +177,7 @@ struct SplitPhoto: ParsableCommand {
         var r = SplitRequest(input: input)
         r.left = left; r.right = right; r.sbs = sbs; r.ou = ou
         r.half = half; r.copy = copy; r.crf = crf; r.preset = preset; r.noAudio = noAudio; r.quality = quality; r.layout = layout
+        r.aux = aux
         let line = ProgressLine("split")
         let events = OperationEvents(progress: { p in
             if let frames = p.frames { line.frames(frames, of: p.totalFrames, fps: p.framesPerSecond ?? 0, eta: p.etaSeconds) }

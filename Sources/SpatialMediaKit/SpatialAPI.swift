@@ -152,7 +152,8 @@ public enum SpatialSplit {
     }
 
     /// Splits a spatial photo, an MPO or a side-by-side / top-bottom picture (`layout`: `sbs`, `tb`, `auto`) into its
-    /// eyes and/or one side-by-side image (``/SpatialConvert/PhotoSplitter/split(_:left:right:sbs:quality:limits:)``).
+    /// eyes and/or one side-by-side image (a spatial photo's `.heic` eyes are copied with their auxiliary images:
+    /// ``/SpatialConvert/PhotoSplitter/split(_:left:right:sbs:aux:quality:limits:)``).
     /// Like every shell, through the operations layer (``/SpatialOperations/Operations/split(_:spelling:events:cancellation:)``): output names
     /// checked, each file read back before it is kept. (`limits` is the library's default for every shell.)
     public static func photo(_ path: String, left: String? = nil, right: String? = nil, sideBySide: String? = nil,

@@ -53,8 +53,14 @@ extension Operations {
         if let d = p.report.disparityPercent { try o.stereo.setDisparity(percent: d) } else { o.stereo.disparityAdjustment = sp.disparityAdjustment ?? 0 }
         o.disparitySource = p.report.disparityPercent == nil ? "the input" : "--auto-disparity (measured)"
         let exifInfo = eyes.exif.map { ExifInfo(tiff: $0) } ?? ExifInfo()
-        let pair = StereoPair(left: p.left, right: p.right, exif: eyes.exif, exifInfo: exifInfo, sourceBaselineMM: nil, convergenceAngleDegrees: nil,
+        var pair = StereoPair(left: p.left, right: p.right, exif: eyes.exif, exifInfo: exifInfo, sourceBaselineMM: nil, convergenceAngleDegrees: nil,
                               sourceDescription: r.photo, notes: [])
+        // Each eye's gain map, depth, alpha and thumbnails follow it: warped like it when it was warped.
+        let attachedLeft = try HEIFItemBundle.attached(to: sp.left.itemID, file: file), attachedRight = try HEIFItemBundle.attached(to: sp.right.itemID, file: file)
+        pair.leftAuxiliary = attachedLeft.bundles
+        pair.rightAuxiliary = attachedRight.bundles
+        pair.auxiliaryNotCarried = attachedLeft.notCarried.map { "left eye: \($0)" } + attachedRight.notCarried.map { "right eye: \($0)" }
+        pair.eyeWarp = p.report.warp
         let (x, check) = try checkedWrite(to: r.output, inputs: [r.photo]) { (scratch: String) throws(ParseError) in
             try PhotoConverter.convert(pair, options: o, to: scratch)
         }

@@ -49,6 +49,7 @@ enum ConversionGeometry {
         if align || autoDisparity {
             let p = try PairAligner.prepare(left: pair.left, right: pair.right, hfovDegrees: hfov.degrees, align: align, autoDisparity: autoDisparity)
             pair.left = p.left; pair.right = p.right
+            if let w = p.report.warp { pair.eyeWarp = w }
             if let h = p.report.hfovDegrees { try o.stereo.setHorizontalFieldOfView(degrees: h); o.hfovSource = "\(hfov.source), cropped by --align"; try known.setHorizontalFieldOfView(degrees: h) }
             if let d = p.report.disparityPercent { try o.stereo.setDisparity(percent: d); o.disparitySource = "--auto-disparity (measured)"; try known.setDisparity(percent: d) }
             pair.notes += p.report.lines

@@ -37,6 +37,12 @@ public struct ConvertRequest: Sendable, Equatable {
     public var quality: Int?
     public var bitDepth: Int?
     public var form: String?
+    /// Photos: an HDR gain map / depth map for each eye of a pair made elsewhere: a HEIC (its primary image, bytes kept —
+    /// what `split --aux` writes) or a PNG/JPEG (encoded). It replaces one of the same kind the eye's source carries.
+    public var leftGainMap: String?
+    public var rightGainMap: String?
+    public var leftDepth: String?
+    public var rightDepth: String?
     public var threads: Int?
 
     // Videos.
@@ -104,7 +110,11 @@ public struct ConvertRequest: Sendable, Equatable {
             OptionSpec("strict", flag: "--strict", .bool, .both, default: "false"),
             OptionSpec("force", flag: "--force", .bool, .photo, default: "false"),
             OptionSpec("quality", flag: "--quality", .integer, .photo, default: "\(PhotoEncoding.defaultQuality)"),
-            OptionSpec("bit_depth", flag: "--bit-depth", .integer, .photo, default: "8"),
+            OptionSpec("bit_depth", flag: "--bit-depth", .integer, .photo, default: "10 for sources deeper than 8 bits, else 8"),
+            OptionSpec("left_gain_map", flag: "--left-gain-map", .path, .photo),
+            OptionSpec("right_gain_map", flag: "--right-gain-map", .path, .photo),
+            OptionSpec("left_depth", flag: "--left-depth", .path, .photo),
+            OptionSpec("right_depth", flag: "--right-depth", .path, .photo),
             OptionSpec("form", flag: "--form", python: "photo_form", .text, .photo, default: PhotoConversionOptions().form.rawValue),
             OptionSpec("threads", flag: nil, .integer, .photo, default: "0 (all cores)"),
             OptionSpec("crf", flag: "--crf", .number, .video, default: fmtNum(VideoConversionOptions.defaultCRF)),
@@ -184,6 +194,10 @@ public struct ConvertRequest: Sendable, Equatable {
         case "quality": quality = try RequestValues.integer(v, spec)
         case "bit_depth": bitDepth = try RequestValues.integer(v, spec)
         case "form": form = try RequestValues.text(v, spec)
+        case "left_gain_map": leftGainMap = try RequestValues.text(v, spec)
+        case "right_gain_map": rightGainMap = try RequestValues.text(v, spec)
+        case "left_depth": leftDepth = try RequestValues.text(v, spec)
+        case "right_depth": rightDepth = try RequestValues.text(v, spec)
         case "threads": threads = try RequestValues.integer(v, spec)
         case "crf": crf = try RequestValues.number(v, spec)
         case "bitrate": bitrate = try RequestValues.integer(v, spec)

@@ -24,6 +24,8 @@ public struct SplitRequest: Sendable, Equatable {
     public var quality: Int?
     /// How a single picture holds the eyes: `sbs`, `tb` or `auto` (photos: by shape; movies: from their metadata).
     public var layout: String?
+    /// Photos: a directory for each eye's auxiliary images (gain map, depth …), as `.heic` (bytes unchanged) and `.png`.
+    public var aux: String?
 
     public init(input: String) { self.input = input }
 
@@ -36,7 +38,8 @@ public struct SplitRequest: Sendable, Equatable {
          OptionSpec("preset", flag: "--preset", .text, .video, default: VideoSplitOptions(target: .eyes(left: nil, right: nil)).preset),
          OptionSpec("no_audio", flag: "--no-audio", .bool, .video, default: "false"),
          OptionSpec("quality", flag: "--quality", .integer, .photo, default: "95 (JPEG), \(PhotoEncoding.defaultQuality) (HEIC)"),
-         OptionSpec("layout", flag: "--layout", .text, .both, default: "auto (photos: sbs when at least as wide as tall; movies: as their st3d, vexu/pack or Google XML say)")]
+         OptionSpec("layout", flag: "--layout", .text, .both, default: "auto (photos: sbs when at least as wide as tall; movies: as their st3d, vexu/pack or Google XML say)"),
+         OptionSpec("aux_dir", flag: "--aux", .path, .photo)]
     }
 
     /// The outputs given, with their table keys.
@@ -56,7 +59,7 @@ extension Operations {
         func name(_ k: String) -> String { SplitRequest.table.first { $0.key == k }?.name(spelling) ?? k }
         func refuse(_ m: String) -> ParseError { ParseError(.invalidArgument, offset: 0, m) }
         let outs = r.outputs
-        if outs.isEmpty { throw refuse("give \(name("left_output"))/\(name("right_output")), \(name("sbs_output")) or \(name("ou_output"))") }
+        if outs.isEmpty && r.aux == nil { throw refuse("give \(name("left_output"))/\(name("right_output")), \(name("sbs_output")) or \(name("ou_output"))") }
         if [r.sbs != nil, r.ou != nil, r.left != nil || r.right != nil].filter({ $0 }).count > 1 {
             throw refuse("give one of \(name("sbs_output")), \(name("ou_output")), or \(name("left_output"))/\(name("right_output"))")
         }
@@ -70,6 +73,12 @@ extension Operations {
         if let l = r.layout {
             guard let v = StereoLayout(rawValue: l) else { throw refuse("\(name("layout")) must be sbs, tb or auto") }
             layout = v
+        }
+        if let dir = r.aux {
+            if video || kind != .heif { throw refuse("\(r.input): \(name("aux_dir")) applies to HEIF photos (auxiliary images of a spatial photo's eyes)") }
+            guard mkdir(dir, 0o755) == 0 || errno == EEXIST, isDirectory(dir) else {
+                throw ParseError(.io, offset: 0, path: dir, "\(name("aux_dir")): cannot create or use the directory \(dir)")
+            }
         }
         if video {
             if r.quality != nil { throw refuse("\(r.input): \(name("quality")) applies to photos; for videos use \(name("crf"))") }
@@ -88,12 +97,14 @@ extension Operations {
             if video {
                 report = try splitVideo(r, layout: layout, scratch: s, events: events, cancellation: cancellation)
             } else if kind == .heif && r.ou == nil && (layout == nil || StereoImageSplitter.isSpatialPhoto(r.input)) {
-                // A spatial photo (its eyes copied as .heic); a HEIF that is not one is refused unless the layout of
-                // a frame-packed picture is given.
-                try PhotoSplitter.split(r.input, left: s(r.left), right: s(r.right), sbs: s(r.sbs), quality: r.quality)
+                // A spatial photo (its eyes copied as .heic, keeping their auxiliary images); a HEIF that is not one is
+                // refused unless the layout of a frame-packed picture is given.
+                var notes = try PhotoSplitter.split(r.input, left: s(r.left), right: s(r.right), sbs: s(r.sbs), aux: r.aux, quality: r.quality)
+                notes = notes.map { note in outs.reduce(note) { n, o in s(o.path).map { n.replacing($0, with: o.path) } ?? n } }
                 report = OperationReport(job: "split", route: "photo", outputs: outs.map(\.path), headline: "\(r.input): split into \(outs.count) file\(outs.count == 1 ? "" : "s")",
-                                         lines: outs.map { "wrote \($0.path)" }, fields: [("input", .string(r.input))] + outs.map { ($0.key, .string($0.path)) },
-                                         warnings: [], check: OutputCheckResult(file: outs[0].path))
+                                         lines: outs.map { "wrote \($0.path)" } + notes,
+                                         fields: [("input", .string(r.input))] + outs.map { ($0.key, .string($0.path)) } + [("auxiliary", .array(notes.map { .string($0) }))],
+                                         warnings: [], check: OutputCheckResult(file: outs.first?.path ?? r.aux ?? ""))
             } else {
                 report = try splitStereoImage(r, layout: layout ?? .auto, outputs: outs, scratch: s)
             }
@@ -164,4 +175,10 @@ extension Operations {
         if let refused = checks.first(where: { !$0.passed }) { throw refused.refusal }
         for s in scratches { try AtomicFile.commit(scratch: s.scratch, to: s.output) }
     }
+}
+
+/// True when `path` names a directory (links followed).
+private func isDirectory(_ path: String) -> Bool {
+    var st = stat()
+    return stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR
 }

@@ -410,8 +410,37 @@ enum PhotoRules {
             f.append(Finding(d.message.contains("('lhv1')") ? "SV-PHOTO-021" : "SV-PHOTO-019", sev, d.message, at: d.path))
         }
         codingRules(file, p, f: &f)
+        auxiliaryRules(file, p, f: &f)
         let errors = f[start...].filter { $0.severity == .error }
         return (errors.isEmpty, errors.map(\.message), p)
+    }
+
+    /// What each eye carries besides its picture, against what Apple's spatial photos carry (an HDR gain map per eye on
+    /// iPhone captures): SV-PHOTO-024 (no gain map, info), SV-PHOTO-025 (the eyes carry different kinds of auxiliary
+    /// images), SV-PHOTO-026 (an auxiliary image's shape differs from its eye's, so it cannot cover the same picture).
+    static func auxiliaryRules(_ file: ISOFile, _ p: SpatialPhoto, f: inout [Finding]) {
+        guard let h = file.heif else { return }
+        let inventory = HEIFImageInventory(h)
+        var kinds: [String: [String]] = [:]
+        for (eye, name) in [(p.left, "left"), (p.right, "right")] {
+            let aux = inventory.auxiliary(of: eye.itemID)
+            kinds[name] = aux.map(\.kind.rawValue).sorted()
+            for a in aux where a.displayedWidth > 0 && a.displayedHeight > 0 && eye.width > 0 && eye.height > 0 {
+                let ratio = Double(a.displayedWidth) / Double(a.displayedHeight), eyeRatio = Double(eye.width) / Double(eye.height)
+                if abs(ratio - eyeRatio) / eyeRatio > 0.02 {
+                    f.append(Finding("SV-PHOTO-026", .warning, "the \(name) eye's \(a.label) (item \(a.itemID)) is \(a.displayedWidth)x\(a.displayedHeight) as shown, not the shape of its \(eye.width)x\(eye.height) picture: it cannot cover the same picture (was the picture cropped or rotated without it?)", at: "item \(a.itemID)"))
+                }
+            }
+        }
+        let leftKinds = kinds["left"] ?? [], rightKinds = kinds["right"] ?? []
+        if leftKinds != rightKinds {
+            f.append(Finding("SV-PHOTO-025", .warning, "the eyes carry different auxiliary images (left: \(leftKinds.isEmpty ? "none" : leftKinds.joined(separator: ", ")); right: \(rightKinds.isEmpty ? "none" : rightKinds.joined(separator: ", "))); a viewer shows the eyes differently (e.g. one in HDR)", at: "meta/iref"))
+        }
+        let gain: Set<AuxiliaryKind> = [.gainMap, .isoGainMap]
+        let missing = [("left", p.left), ("right", p.right)].filter { _, eye in !inventory.auxiliary(of: eye.itemID).contains { gain.contains($0.kind) } }.map(\.0)
+        if !missing.isEmpty {
+            f.append(Finding("SV-PHOTO-024", .info, (missing.count == 2 ? "no HDR gain map on either eye" : "no HDR gain map on the \(missing[0]) eye") + ": Apple's iPhone spatial photos carry one per eye (urn:com:apple:photo:2020:aux:hdrgainmap), without it the photo shows in SDR (`convert --left-gain-map/--right-gain-map` attaches one)", at: "meta/iref"))
+        }
     }
 
     /// How each eye's image (or its grid tiles) is coded: profile of 8-bit 4:2:0 colour images, trailing bits.

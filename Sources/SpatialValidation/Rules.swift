@@ -127,6 +127,9 @@ public enum RuleCatalog {
         Rule(id: "SV-PHOTO-019", severity: .warning, title: "Stereo properties are readable", source: "formats.md §4.3–4.5"),
         Rule(id: "SV-PHOTO-021", severity: .error, title: "Stereo eyes are 'hvc1' items, not a layered-HEVC ('lhv1') layer", source: "ISO/IEC 23008-12 (lhv1 items); Apple's readers take two hvc1 items in a ster group (formats.md §4)"),
         Rule(id: "SV-PHOTO-020", severity: .warning, title: "Both eyes carry the same disparity adjustment", source: "formats.md §4.1 (Apple associates one property with both)"),
+        Rule(id: "SV-PHOTO-024", severity: .info, title: "Each eye carries an HDR gain map", source: "Apple iPhone spatial photos (one urn:com:apple:photo:2020:aux:hdrgainmap per eye); Specs/spatial-photo.md"),
+        Rule(id: "SV-PHOTO-025", severity: .warning, title: "Both eyes carry the same kinds of auxiliary images", source: "Specs/spatial-photo.md (auxiliary images follow their eye)"),
+        Rule(id: "SV-PHOTO-026", severity: .warning, title: "An auxiliary image has its eye's shape", source: "ISO/IEC 23008-12 §6.5.8 (an auxiliary image covers its master image); Specs/spatial-photo.md"),
         Rule(id: "SV-PHOTO-023", severity: .warning, title: "8-bit 4:2:0 colour images are not coded in profile 4 (range extensions)", source: "Apple Vision Pro photos: Main Still Picture (3) for colour, profile 4 only for depth/gain maps; formats.md §4.1"),
         Rule(id: "SV-PHOTO-022", severity: .warning, title: "Image parameter sets end with correct trailing bits", source: "H.265 §7.3.2; Specs/hevc.md"),
         // Other inputs

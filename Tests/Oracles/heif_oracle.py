@@ -2,20 +2,18 @@
 """Independent reading of a HEIF file with libheif 1.23 (bundled in pillow-heif), printed as JSON:
 entity groups, top-level images with size, md5 of decoded pixels, and camera intrinsics/extrinsics read
 through libheif's own C API (ctypes). Used by the Swift tests as an oracle; never by the library."""
-import ctypes, glob, hashlib, json, os, sys
+import ctypes, hashlib, json, os, sys
 import pillow_heif
+from libheif_ctypes import Err, load, open_context
 
 path = sys.argv[1]
 decode = "--no-decode" not in sys.argv
-libdir = os.path.join(os.path.dirname(pillow_heif.__file__), "..", "pillow_heif.libs")
-lib = ctypes.CDLL(glob.glob(os.path.join(libdir, "libheif-*.so*"))[0])
 
-class Err(ctypes.Structure):
-    _fields_ = [("code", ctypes.c_int), ("subcode", ctypes.c_int), ("message", ctypes.c_char_p)]
+
 class Intr(ctypes.Structure):
     _fields_ = [("fx", ctypes.c_double), ("fy", ctypes.c_double), ("cx", ctypes.c_double), ("cy", ctypes.c_double), ("skew", ctypes.c_double)]
 
-for name, res, args in [
+lib = load([
     ("heif_context_alloc", ctypes.c_void_p, []),
     ("heif_context_read_from_file", Err, [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]),
     ("heif_context_get_number_of_top_level_images", ctypes.c_int, [ctypes.c_void_p]),
@@ -28,16 +26,9 @@ for name, res, args in [
     ("heif_camera_extrinsic_matrix_get_rotation_matrix", Err, [ctypes.c_void_p, ctypes.POINTER(ctypes.c_double)]),
     ("heif_image_handle_get_width", ctypes.c_int, [ctypes.c_void_p]),
     ("heif_image_handle_get_height", ctypes.c_int, [ctypes.c_void_p]),
-]:
-    f = getattr(lib, name)
-    f.restype = res
-    f.argtypes = args
+])
 
-ctx = lib.heif_context_alloc()
-e = lib.heif_context_read_from_file(ctx, path.encode(), None)
-if e.code != 0:
-    print(json.dumps({"error": (e.message or b"").decode()}))
-    sys.exit(0)
+ctx = open_context(lib, path)
 n = lib.heif_context_get_number_of_top_level_images(ctx)
 ids = (ctypes.c_uint32 * max(n, 1))()
 lib.heif_context_get_list_of_top_level_image_IDs(ctx, ids, n)

@@ -60,10 +60,13 @@ import MediaDecode
         #expect { try StereoImages.load(bad, packing: o.packing) } throws: { ($0 as? ParseError)?.path == bad }
         let badPNG = tempPath("bad.png"); try AtomicFile.write(path: badPNG, bytes: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 1, 2, 3])
         #expect(throws: ParseError.self) { try ImageFiles.load(badPNG) }
-        // 16-bit PNG into an 8-bit encode: converted, and said so.
+        // 16-bit PNG: 10 bits by default (issue 32: deep sources stay as deep as the output allows), 8 when asked; said so.
         let deep = try PNG.decode(PNG.encode(ColourConversion.changeDepth(scene(width: 32, height: 16), to: 16)))
         let dp = try StereoImages.pair(from: LoadedImage(kind: .png, image: deep, exif: nil, exifInfo: ExifInfo()), name: "d", packing: o.packing)
-        #expect(try PhotoConverter.encode(dp, options: o).report.notes.contains { $0.contains("16-bit source converted to 8 bits") })
+        #expect(try PhotoConverter.encode(dp, options: o).report.notes.contains { $0.contains("16-bit source converted to 10 bits") })
+        var eight = o
+        eight.bitDepth = 8
+        #expect(try PhotoConverter.encode(dp, options: eight).report.notes.contains { $0.contains("16-bit source converted to 8 bits") })
         // Huge images stop at the limit.
         #expect { try Image.blank(width: 50_000, height: 8, format: .rgb) } throws: { ($0 as? ParseError)?.code == .limitExceeded }
         #expect(throws: ParseError.self) { try StereoImages.decodeSpatialPhoto(bad) }

@@ -31,7 +31,9 @@ def convert(input: PathLike, output: PathLike, *, right_input: Optional[PathLike
             hfov_degrees: Optional[float] = None, hfov_millidegrees: Optional[int] = None,
             disparity_percent: Optional[float] = None, disparity: Optional[int] = None,
             align: Optional[bool] = None, auto_disparity: Optional[bool] = None, strict: Optional[bool] = None,
-            force: Optional[bool] = None, quality: Optional[int] = None, bit_depth: Optional[int] = None, photo_form: Optional[str] = None,
+            force: Optional[bool] = None, quality: Optional[int] = None, bit_depth: Optional[int] = None,
+            left_gain_map: Optional[PathLike] = None, right_gain_map: Optional[PathLike] = None,
+            left_depth: Optional[PathLike] = None, right_depth: Optional[PathLike] = None, photo_form: Optional[str] = None,
             threads: Optional[int] = None, crf: Optional[float] = None, bitrate: Optional[int] = None,
             eye_quality: Optional[str] = None, max_bitrate: Optional[int] = None, vbv_bufsize: Optional[int] = None,
             apple_preset: Optional[str] = None, encode_path: Optional[str] = None, qp: Optional[int] = None,
@@ -89,12 +91,14 @@ def concat(segments: Sequence[PathLike], output: PathLike, *, audio_from: Option
 
 
 def split(input: PathLike, left_output: PathLike, right_output: PathLike, *, sbs_output: Optional[PathLike] = None,
-          quality: Optional[int] = None, layout: Optional[str] = None, progress: Optional[ProgressCallback] = None,
-          cancel: Optional[CancelToken] = None) -> SplitReport:
+          quality: Optional[int] = None, layout: Optional[str] = None, aux_dir: Optional[PathLike] = None,
+          progress: Optional[ProgressCallback] = None, cancel: Optional[CancelToken] = None) -> SplitReport:
     """Splits a spatial photo, an MPO or a side-by-side / top-bottom JPEG or PNG (``layout``: "sbs", "tb" or
-    "auto") into two images (format from each extension: .png, .jpg, .heic; plus a side-by-side ``sbs_output``),
-    or a spatial video into two single-layer HEVC streams (no decoding)."""
-    opts = {"quality": quality, "sbs_output": None if sbs_output is None else os.fspath(sbs_output), "layout": layout}
+    "auto") into two images (format from each extension: .png, .jpg, .heic; plus a side-by-side ``sbs_output``;
+    ``aux_dir``: a spatial photo's gain map, depth … per eye as EYE-KIND.heic and .png), or a spatial video into
+    two single-layer HEVC streams (no decoding)."""
+    opts = {"quality": quality, "sbs_output": None if sbs_output is None else os.fspath(sbs_output), "layout": layout,
+            "aux_dir": None if aux_dir is None else os.fspath(aux_dir)}
     p = _Progress(progress)
     raw = _call_report("sm_split", [_fspath(input), _fspath(left_output), _fspath(right_output), _options_json(opts),
                                     p.fn, None, cancel._ref() if cancel else None], p)
