@@ -127,11 +127,12 @@ import SpatialMediaKit
         do { _ = try SpatialPhoto(contentsOf: Self.root + "/Conformance/files/multitrack.mov") } catch { refused += 1 }
         do { try SpatialVideo.editMetadata(of: Self.sample, to: nil) { _ in } } catch { refused += 1 }
         #expect(refused == 3)
-        // A conversion writes rectilinear video only; another projection is refused, not replaced.
-        let dir = try Self.tempDir("refused")
-        #expect(throws: ParseError.self) {
-            try SpatialConversion.video(.sideBySide(Self.sample), to: dir + "/x.mov", stereo: StereoParameters(projectionKind: "equi"))
-        }
-        #expect(!FileManager.default.fileExists(atPath: dir + "/x.mov"))
+        // A stated sphere projection takes the APMP route (issue 33), as `convert --projection equi --layout sbs` does:
+        // the projection is written, never replaced by a flat one, and no hfov is written.
+        let dir = try Self.tempDir("sphere")
+        _ = try SpatialConversion.video(.sideBySide(Self.sample), to: dir + "/x.mov", stereo: StereoParameters(projectionKind: "equi"))
+        let written = try SpatialVideo(contentsOf: dir + "/x.mov")
+        #expect(written.stereo.projectionKind == "equi")
+        #expect(written.stereo.horizontalFieldOfViewMillidegrees == nil)
     }
 }
