@@ -206,7 +206,8 @@ public enum PairAligner {
         if autoDisparity {
             let p = AutoDisparity.percent(nearDisparity: near, width: l.width)
             rep.disparityPercent = p
-            rep.lines.append("--auto-disparity: nearest significant content (98th percentile) at \(NumberText.fixed(near, places: 1)) px → disparity adjustment \(NumberText.fixed(p, places: 2))% (window just in front of it)")
+            let cap = AutoDisparity.capNote(nearDisparity: near, width: l.width, hfovDegrees: rep.hfovDegrees ?? hfovDegrees)
+            rep.lines.append("--auto-disparity: nearest significant content (98th percentile) at \(NumberText.fixed(near, places: 1)) px → disparity adjustment \(NumberText.fixed(p, places: 2))%" + (cap.map { " — \($0)" } ?? " (window just in front of it)"))
         }
         return (l, r, rep)
     }

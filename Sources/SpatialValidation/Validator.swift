@@ -312,12 +312,10 @@ public enum Validator {
     }
 
     static func measure(_ px: EyePixels, facts: StereoFacts, label: String, options: ValidationOptions, into r: inout ValidationReport) {
-        var o = options.analysis
-        o.hfovDegrees = facts.stereo.horizontalFieldOfViewDegrees ?? o.hfovDegrees
         let start = ContinuousClock.now
-        let result = StereoAnalyzer.analyze(left: px.left, right: px.right, options: o)
+        let (_, findings, result) = GeometryDiagnosis.run(px, facts: facts, label: label, options: options.analysis)
         r.timings.append(("measure", Self.seconds(ContinuousClock.now - start)))
-        GeometryRules.check(result, pixels: px, facts: facts, label: label, f: &r.findings)
+        r.findings += findings
         r.facts = facts
         r.measurements.append((label, result))
         if options.keepPreview && r.preview == nil {
