@@ -121,7 +121,7 @@ public enum PairAligner {
             m.width = left.width; m.height = left.height
             for k in [\StereoMeasurement.medianDy, \.medianAbsDy, \.p95AbsDy, \.meanDy, \.residualRMS, \.disparityFar, \.disparityNear, \.disparityMedian,
                       \.rectifiedFar, \.rectifiedNear, \.rectifiedMedian, \.rectifiedMedianAbsDy, \.rectifiedP95AbsDy] { m[keyPath: k] *= s }
-            m.rectification = RectificationModel.fit(m.matches, width: m.width, height: m.height, focalPixels: m.focalPixels)
+            m.rectification = RectificationModel.fitSymmetric(m.matches, width: m.width, height: m.height, focalPixels: m.focalPixels)
             return .measured(m)
         }
     }

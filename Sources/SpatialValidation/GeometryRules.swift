@@ -239,7 +239,8 @@ enum GeometryRules {
         let shownFar = max(0, m.rectifiedFar) + shift
         let toeDivergence = a.deg(-shownFar)
         let diverges = yaw < 0 && toeDivergence > T.divergenceErrorDegrees
-        guard abs(yaw) >= T.toeWarnDegrees || diverges else { return }
+        // Judged as reported, to 0.01°: "from 0.5°" includes a measured 0.499°.
+        guard (abs(yaw) * 100).rounded() / 100 >= T.toeWarnDegrees || diverges else { return }
         let error = ks > T.keystoneErrorPercent || diverges
         let kind = yaw < 0 ? "toe-in (converged cameras)" : "toe-out (diverging camera axes)"
         let effect = yaw < 0
@@ -280,10 +281,17 @@ enum GeometryRules {
         let W = Double(m.width)
         let divDeg = a.deg(-m.rectifiedFar)
         if divDeg > T.divergenceWarnDegrees && !maybeSwapped {
-            let toeShift = d.faults.contains { $0.kind == "keystone" } ? m.rectification.map { min(0, $0.centreHorizontalShift) } ?? 0 : 0
-            let shown = toeShift < 0 ? "; with the toe-in (SV-GEOM-005) the far field is shown \(Fmt.num(-(m.rectifiedFar + toeShift), 1)) px (\(Fmt.num(a.deg(-(m.rectifiedFar + toeShift)), 2))°) beyond infinity" : ""
-            d.add("divergence", "SV-GEOM-006", divDeg > T.divergenceErrorDegrees ? .error : .warning, m.rectifiedFar, "px", divDeg / T.divergenceWarnDegrees, align: true,
-                  "far content lies beyond infinity: after rectification the far field has disparity \(Fmt.num(m.rectifiedFar)) px (\(Fmt.num(divDeg, 2))° of divergence\(a.note); the rule allows \(Fmt.num(T.divergenceWarnDegrees, 2))°, \(Fmt.num(T.divergenceErrorDegrees, 2))° is an error)\(shown) — the right eye was shifted \(Fmt.num(-m.rectifiedFar, 1)) px right or cropped off-centre, which moves its centre off the optical axis; not fixed by swapping the eyes; fix: \(d.fix.alignThenWindow), not by shifting pixels")
+            // What the viewer sees: the toe's shift of infinity (SV-GEOM-005) added back. A toe-out that pulls the
+            // scene forward can hide a shift: then the eyes do not diverge as shown, and this is a warning about what
+            // `--align` (which removes the toe) would expose.
+            let toe = d.faults.contains { $0.kind == "keystone" } ? m.rectification?.centreHorizontalShift ?? 0 : 0
+            let shownFar = m.rectifiedFar + toe, shownDeg = a.deg(-shownFar)
+            let error = divDeg > T.divergenceErrorDegrees && shownDeg > T.divergenceErrorDegrees
+            let shown = toe == 0 ? ""
+                : shownFar < 0 ? "; with the toe of SV-GEOM-005 the far field is shown \(Fmt.num(-shownFar, 1)) px (\(Fmt.num(shownDeg, 2))°) beyond infinity"
+                : "; the toe-out of SV-GEOM-005 pulls it forward, so as shown the far field lies \(Fmt.num(shownFar, 1)) px in front of infinity (no divergence now; removing the toe alone would expose it)"
+            d.add("divergence", "SV-GEOM-006", error ? .error : .warning, m.rectifiedFar, "px", divDeg / T.divergenceWarnDegrees, align: true,
+                  "far content lies beyond infinity: after rectification the far field has disparity \(Fmt.num(m.rectifiedFar)) px (\(Fmt.num(divDeg, 2))° of divergence\(a.note); the rule allows \(Fmt.num(T.divergenceWarnDegrees, 2))°, \(Fmt.num(T.divergenceErrorDegrees, 2))° as shown is an error)\(shown) — the right eye was shifted \(Fmt.num(-m.rectifiedFar, 1)) px right or cropped off-centre, which moves its centre off the optical axis; not fixed by swapping the eyes; fix: \(d.fix.alignThenWindow), not by shifting pixels")
             return
         }
         let pct = m.rectifiedFar / W * 100
@@ -322,11 +330,12 @@ enum GeometryRules {
         let dadjText = "\(facts.stereo.disparityAdjustment == nil ? "default " : "")disparity adjustment \(Fmt.num(SpatialUnits.percent(fromDisparityUnits: dadj)))% (zero-parallax plane at \(Fmt.num(d0, 1)) px\(facts.stereo.disparityAdjustment == nil ? "; the input states none, and 0 % is what `convert` writes unless told" : ""))"
         let minHits = max(3, disp.count / 100)
         if edgeHits >= minHits {
-            d.add("window", "SV-GEOM-017", .warning, Double(edgeHits), "matches", Double(edgeHits) / Double(minHits), auto: true,
+            // Window placement is a setting, not a fault of the pictures: it ranks after every cause (weight ≤ 1).
+            d.add("window", "SV-GEOM-017", .warning, Double(edgeHits), "matches", min(1, Double(edgeHits) / Double(minHits)), auto: true,
                   "window violation: with the \(dadjText), \(edgeHits) matched points in front of the window touch the left/right frame edge (within \(Fmt.num(T.windowEdgeFraction * 100, 0))% of the width); the frame cuts objects that stand out of it — push the scene back: \(d.fix.window((AutoDisparity.percent(nearDisparity: shownNear, width: m.width), AutoDisparity.capNote(nearDisparity: shownNear, width: m.width, hfovDegrees: a.hfov))))")
         }
         if frac > T.inFrontWarnFraction {
-            d.add("in-front", "SV-GEOM-020", .warning, frac * 100, "%", frac / T.inFrontWarnFraction, auto: true,
+            d.add("in-front", "SV-GEOM-020", .warning, frac * 100, "%", min(1, frac / T.inFrontWarnFraction), auto: true,
                   "\(Fmt.num(frac * 100, 0))% of the matched content appears in front of the window with the \(dadjText); the nearest content stands \(Fmt.num(nearAngle, 2))° in front of it — set the window just in front of the nearest content: \(d.fix.window((AutoDisparity.percent(nearDisparity: shownNear, width: m.width), AutoDisparity.capNote(nearDisparity: shownNear, width: m.width, hfovDegrees: a.hfov))))")
         }
     }

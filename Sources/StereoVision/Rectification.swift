@@ -74,6 +74,26 @@ public struct RectificationModel: Sendable, Equatable {
     /// Horizontal shift of content at the image centre that rectification applies (yaw and horizontal parts), pixels.
     public var centreHorizontalShift: Double { rectify(x: cx, y: cy).x - cx }
 
+    /// Fits the model symmetrically in the eyes: once with the right points rectified onto the left and once the
+    /// other way round, the two halves averaged (the reverse fit's parameters negated). One fit alone reads a
+    /// vertical-disparity field at one eye's x positions; where a field grows with disparity (lens distortion of a
+    /// close scene) the two eyes' fits differ — the Vision Pro photo measured yaw +1.02° as labelled and −1.52° with
+    /// the eyes swapped — so swapping the inputs would change more than the sign (issue 31). The average negates
+    /// exactly when the inputs are swapped.
+    public static func fitSymmetric(_ matches: [StereoMatch], width: Int, height: Int, focalPixels: Double?) -> RectificationModel? {
+        guard let forward = fit(matches, width: width, height: height, focalPixels: focalPixels) else { return nil }
+        let swapped = matches.map { StereoMatch(xl: $0.xr, yl: $0.yr, xr: $0.xl, yr: $0.yl, ncc: $0.ncc) }
+        guard let reverse = fit(swapped, width: width, height: height, focalPixels: focalPixels) else { return forward }
+        var m = forward
+        m.pitch = (forward.pitch - reverse.pitch) / 2
+        m.yaw = (forward.yaw - reverse.yaw) / 2
+        m.roll = (forward.roll - reverse.roll) / 2
+        // The reverse focal ratio is 1 / (1 + s): its scale is −s / (1 + s).
+        m.scale = (forward.scale - reverse.scale / (1 + reverse.scale)) / 2
+        m.verticalOffset = (forward.verticalOffset - reverse.verticalOffset) / 2
+        return m
+    }
+
     /// Fits the model to matches (left → right) by Gauss–Newton on the vertical residual of the rectified right
     /// points. Pitch and the vertical offset differ only by a quadratic term, so pitch is lightly damped.
     public static func fit(_ matches: [StereoMatch], width: Int, height: Int, focalPixels: Double?) -> RectificationModel? {

@@ -226,7 +226,7 @@ public enum StereoAnalyzer {
     static func finish(_ m: inout StereoMeasurement, left: GrayImage, right: GrayImage, workScale: Double, options o: StereoAnalysisOptions) {
         m.sharpnessLeft = OcclusionTest.sharpness(left)
         m.sharpnessRight = OcclusionTest.sharpness(right)
-        guard let rect = RectificationModel.fit(m.matches, width: m.width, height: m.height, focalPixels: m.focalPixels) else { return }
+        guard let rect = RectificationModel.fitSymmetric(m.matches, width: m.width, height: m.height, focalPixels: m.focalPixels) else { return }
         m.rectification = rect
         let H = rect.homography
         var disp: [Double] = [], dy: [Double] = []
