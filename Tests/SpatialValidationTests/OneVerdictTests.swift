@@ -3,6 +3,8 @@ import Testing
 import TestSupport
 import SpatialMedia
 import ISOBMFF
+import ImageFormats
+@testable import SpatialConvert
 @testable import SpatialValidation
 @testable import StereoVision
 
@@ -81,6 +83,17 @@ struct OneVerdictTests {
         let note = try #require(AutoDisparity.capNote(nearDisparity: 104, width: 1000, hfovDegrees: 60))
         #expect(note.contains("capped") && note.contains("5.5% of the width"))
         #expect(AutoDisparity.capNote(nearDisparity: 20, width: 1000, hfovDegrees: 60) == nil)
+    }
+
+    /// The fourth example: `--auto-disparity` on a pair whose nearest content needs more than 5 % says it was
+    /// capped, and how much stays in front of the window.
+    @Test func autoDisparityCapIsReportedByAlign() throws {
+        let (l, r, _) = Self.render { $0.edgeBoxMetres = 0.5 }
+        func image(_ g: GrayImage) throws -> Image { try Image(width: g.width, height: g.height, bitDepth: 8, format: .gray, planes: .u8([g.bytes])) }
+        let p = try PairAligner.prepare(left: try image(l), right: try image(r), hfovDegrees: 60, align: false, autoDisparity: true)
+        for line in p.report.lines { print(line) }
+        #expect(p.report.disparityPercent == 5)
+        #expect(p.report.lines.contains { $0.contains("capped at the +5") && $0.contains("in front of the window") })
     }
 
     static let gx8 = "\(Corpus.root)/corpus/sbs/Panasonic-DMC-GX8.jpg"
