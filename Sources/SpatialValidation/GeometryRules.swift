@@ -29,6 +29,9 @@ public enum GeometryThresholds {
     /// Far field (rectified, toe removed) in front of infinity by more than this share of the width, %: the pixels
     /// cannot tell a shifted pair / off-centre crop from a scene with nothing far away (SV-GEOM-016).
     public static let shiftedWarnPercent = 0.5
+    /// Swapped eyes are offered (without occlusion evidence) only when the swapped pair's far field would put the
+    /// whole scene at least this far away, metres; otherwise a shift beyond infinity is the simpler reading.
+    public static let swappedSceneMinMetres = 1.0
     /// Baseline assumed for the "nothing farther than N m" reading when the input states none, millimetres.
     public static let assumedBaselineMillimetres = 64.0
     /// Share of matched content in front of the window above which the window is misplaced.
@@ -158,7 +161,7 @@ enum GeometryRules {
         }
         let offset = alignable(m, angles, &d)
         toe(m, angles, &d)
-        let order = eyeOrder(m, angles, range: range, &d)
+        let order = eyeOrder(m, facts, angles, range: range, &d)
         if !order.swapped {
             divergence(m, facts, angles, maybeSwapped: order.maybeSwapped, &d)
             window(m, facts, angles, &d)
@@ -253,10 +256,10 @@ enum GeometryRules {
     }
 
     /// SV-GEOM-007: eye order from occlusion evidence together with disparity. Without occlusion evidence, swapped eyes
-    /// are offered only when swapping alone would give an optically centred pair (the nearest end of the disparity
-    /// within the limits of SV-GEOM-006 and SV-GEOM-016 around 0, where a swapped pair's far field lands); otherwise
-    /// the pair is shifted beyond infinity (divergence, SV-GEOM-006), and `--swap-eyes` would not fix it.
-    static func eyeOrder(_ m: StereoMeasurement, _ a: ViewAngles, range: Double, _ d: inout DiagnosisLog) -> (swapped: Bool, maybeSwapped: Bool) {
+    /// are offered only when swapping alone gives a plausible pair (the nearest end of the disparity, where a swapped
+    /// pair's far field lands, neither beyond infinity nor nearer than ``GeometryThresholds/swappedSceneMinMetres``);
+    /// otherwise the pair is shifted beyond infinity (divergence, SV-GEOM-006), and `--swap-eyes` would not fix it.
+    static func eyeOrder(_ m: StereoMeasurement, _ facts: StereoFacts, _ a: ViewAngles, range: Double, _ d: inout DiagnosisLog) -> (swapped: Bool, maybeSwapped: Bool) {
         let occ = m.occlusion
         let negative = m.rectifiedFractionNegative
         if let o = occ, o.verdict == .swapped, negative > 0.5 {
@@ -265,8 +268,11 @@ enum GeometryRules {
             return (true, false)
         }
         let near = m.rectifiedNear
-        // Swapped, the far field would be −near: neither beyond infinity (SV-GEOM-006) nor shifted (SV-GEOM-016).
-        let swapAloneCentres = near >= -Double(m.width) * T.shiftedWarnPercent / 100 && a.deg(near) <= T.divergenceWarnDegrees
+        // Swapped, the far field would be −near: not beyond infinity (SV-GEOM-006), and not so far in front that the
+        // whole scene would lie nearer than 1 m (baseline stated, else assumed) — a shift is the simpler reading then.
+        let baseline = facts.stereo.baselineMillimetres.flatMap { $0 > 0 ? $0 : nil } ?? T.assumedBaselineMillimetres
+        let swappedNearestFar = near < -0.5 ? a.focal * baseline / 1000 / -near : .infinity
+        let swapAloneCentres = a.deg(near) <= T.divergenceWarnDegrees && swappedNearestFar >= T.swappedSceneMinMetres
         if negative >= T.swappedNegativeFraction && range >= T.noDepthPixels && (occ?.verdict ?? .inconclusive) == .inconclusive && swapAloneCentres {
             d.add("swapped-eyes", "SV-GEOM-007", .warning, negative, "", 1,
                   "\(Fmt.num(negative * 100, 0))% of matches have negative disparity, the nearest end lies at \(Fmt.num(near)) px (where a swapped pair's far field lands) and the occlusions do not tell the eye order (\(occ.map { "\($0.swapped) swapped vs \($0.consistent) as labelled" } ?? "not tested")): either the eyes are swapped (\(d.fix.swapEyes)) or the pair is shifted so all content sits \(Fmt.num(-m.rectifiedFar, 1)) px beyond infinity (\(d.fix.alignThenWindow))")

@@ -39,12 +39,14 @@ struct OneVerdictTests {
         #expect(!b.findings.contains { $0.ruleID == "SV-GEOM-006" })
     }
 
-    /// A pair shifted beyond infinity (all disparity negative, the occlusions not consulted) is divergence: swapping
-    /// would not centre it, so `--swap-eyes` is not offered.
-    @Test func divergenceIsNeverAdvisedAsSwappedEyes() {
-        let (l, r, s) = Self.render { $0.horizontalShiftPixels = 40 }
+    /// A pair shifted beyond infinity is divergence, never `--swap-eyes`, when swapping would put the whole scene
+    /// nearer than 1 m (80 px: the nearest box, 22 px, ends up at −58 px), even without the occlusions. (At 40 px the
+    /// swapped reading — a scene from 2 m on — is as plausible, and with inconclusive occlusions both are named.)
+    @Test(arguments: [(80.0, false), (80.0, true)])
+    func divergenceIsNeverAdvisedAsSwappedEyes(shift: Double, occlusions: Bool) {
+        let (l, r, s) = Self.render { $0.horizontalShiftPixels = shift }
         var o = StereoAnalysisOptions()
-        o.occlusionTest = false
+        o.occlusionTest = occlusions
         let d = GeometryDiagnosis.diagnose(left: l, right: r, stereo: s.known(), options: o)
         #expect(d.faults.first?.kind == "divergence")
         #expect(d.faults.first?.severity == .error)
