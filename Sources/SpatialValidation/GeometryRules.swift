@@ -373,8 +373,8 @@ enum GeometryRules {
 public enum GeometryDiagnosis {
     /// Measures the pair and returns the causes found (strongest first) and the findings.
     /// `stereo`: what is known of the pair (field of view for the angles, disparity adjustment for the window,
-    /// baseline for the nearest-distance estimate). `asSpatial`: judge the pair as a spatial file (divergence and
-    /// swapped eyes are errors), e.g. before writing one.
+    /// baseline for the nearest-distance estimate). `asSpatial`: the pair is (or is about to become) a spatial file;
+    /// recorded in the facts only — the verdict of one pair is the same in every container (issue 31).
     public static func diagnose(left: GrayImage, right: GrayImage, stereo: StereoParameters = StereoParameters(), asSpatial: Bool = false,
                                 leftChroma: (cb: Double, cr: Double)? = nil, rightChroma: (cb: Double, cr: Double)? = nil,
                                 options: StereoAnalysisOptions = StereoAnalysisOptions()) -> (faults: [GeometryFault], findings: [Finding], result: StereoAnalysisResult) {

@@ -12,12 +12,12 @@ import ImageFormats
 /// pair, and a measurement that is symmetric in the eyes.
 @Suite("One verdict for one pair")
 struct OneVerdictTests {
+    /// `GeometryReportTests.pair` at 640×480 (far wall at 100 m), seed 5.
     static func render(_ edit: (inout SyntheticStereo) -> Void) -> (GrayImage, GrayImage, SyntheticStereo) {
-        var s = SyntheticStereo()
-        s.width = 640; s.height = 480; s.farWallMetres = 100; s.seed = 5
-        edit(&s)
-        let (l, r) = s.render()
-        return (l, r, s)
+        GeometryReportTests.pair { s in
+            s.width = 640; s.height = 480; s.seed = 5
+            edit(&s)
+        }
     }
 
     /// Swapping the inputs negates the horizontal disparity (far ↔ near), keeps |dy|, and gives a swapped-eyes finding
