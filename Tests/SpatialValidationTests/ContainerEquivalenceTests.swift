@@ -5,8 +5,9 @@ import TestSupport
 @testable import StereoVision
 
 /// Issue 31: one rendered pair (a 2° toe-in with an 8 px vertical offset, 640×480, 60° HFOV) as an MPO, a
-/// side-by-side JPEG, two PNGs, a spatial photo and a two-view movie (made with FFmpeg and our own `convert` in a
-/// temporary directory) gets the same geometry rule IDs and severities from `validate`.
+/// side-by-side JPEG, two PNGs, a spatial photo and a two-view movie (twice: the left eye in layer 0, and the right
+/// one with SEI 176 saying so) — made with FFmpeg and our own `convert` in a temporary directory — gets the same
+/// geometry rule IDs and severities from `validate`.
 @Suite("Container equivalence")
 struct ContainerEquivalenceTests {
     /// A minimal MPO: the first JPEG with an APP2 "MPF" index (two entries) after its SOI, then the second JPEG.
@@ -42,6 +43,19 @@ struct ContainerEquivalenceTests {
         return out
     }
 
+    /// Every integer value of `key` anywhere in a JSON text.
+    static func values(_ key: String, _ json: String) -> [Int] {
+        var out: [Int] = []
+        func walk(_ v: Any) {
+            if let d = v as? [String: Any] {
+                if let n = d[key] as? Int { out.append(n) }
+                d.values.forEach(walk)
+            } else if let a = v as? [Any] { a.forEach(walk) }
+        }
+        if let data = json.data(using: .utf8), let v = try? JSONSerialization.jsonObject(with: data) { walk(v) }
+        return out
+    }
+
     @Test func onePairOneVerdictInEveryContainer() throws {
         let ff = try TestPrograms.requireFFmpeg()
         _ = try TestPrograms.requireBinary()
@@ -69,10 +83,15 @@ struct ContainerEquivalenceTests {
         try #require(photo.status == 0, "convert photo: \(photo.err)")
         let movie = try cli(["convert", "sbs.mp4", "--layout", "sbs", "--hfov", "60", "-o", "movie.mov"])
         try #require(movie.status == 0, "convert movie: \(movie.err)")
+        // The same movie with the right eye as the base layer (hero right): SEI 176 says which layer is left.
+        let movieR = try cli(["convert", "sbs.mp4", "--layout", "sbs", "--hfov", "60", "--hero", "right", "-o", "movie-r.mov"])
+        try #require(movieR.status == 0, "convert movie (hero right): \(movieR.err)")
+        #expect(Self.values("left_layer_id", try cli(["info", "--json", "movie-r.mov"]).out) == [1], "layer 1 carries the left eye")
 
         let inputs: [(String, [String])] = [
             ("two PNGs", ["--left", "L.png", "--right", "R.png"]), ("MPO", ["pair.mpo"]), ("SBS JPEG", ["sbs.jpg"]),
             ("spatial photo", ["photo.heic"]), ("two-view movie", ["movie.mov", "--frames", "2"]),
+            ("two-view movie, right eye in layer 0", ["movie-r.mov", "--frames", "2"]),
         ]
         var verdicts: [(String, Set<String>)] = []
         for (name, args) in inputs {
