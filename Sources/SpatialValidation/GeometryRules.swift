@@ -150,7 +150,7 @@ enum GeometryRules {
         // Below the confidence floor: one finding, no fixes, no errors.
         if m.confidence < T.lowConfidence {
             d.add("unreliable", "SV-GEOM-013", .warning, m.confidence, "", 0,
-                  "cannot measure reliably — wrong layout? Only \(m.matches.count) matches agree (confidence \(Fmt.num(m.confidence)), \(Fmt.num(m.coverage * 100, 0))% of the frame covered); if the input packs the eyes differently, give `--layout sbs` or `--layout tb` (or `--swap-eyes`); no geometry verdict is given")
+                  "cannot measure reliably — wrong layout? Only \(m.matches.count) matches agree (confidence \(Fmt.num(m.confidence)), \(Fmt.num(m.coverage * 100, 0))% of the frame covered); if the input packs the eyes differently, give `--layout sbs` or `--layout tb`; swapping the eyes would not change it (the measurement is symmetric); no geometry verdict is given")
             d.info("SV-GEOM-012", "measured (unreliable): \(m.matches.count) inliers of \(m.refinedMatches) matches, confidence \(Fmt.num(m.confidence))")
             return (d.faults, d.findings)
         }
