@@ -125,7 +125,7 @@ public enum PairAligner {
             m.width = left.width; m.height = left.height
             for k in [\StereoMeasurement.medianDy, \.medianAbsDy, \.p95AbsDy, \.meanDy, \.residualRMS, \.disparityFar, \.disparityNear, \.disparityMedian,
                       \.rectifiedFar, \.rectifiedNear, \.rectifiedMedian, \.rectifiedMedianAbsDy, \.rectifiedP95AbsDy] { m[keyPath: k] *= s }
-            m.rectification = RectificationModel.fit(m.matches, width: m.width, height: m.height, focalPixels: m.focalPixels)
+            m.rectification = RectificationModel.fitSymmetric(m.matches, width: m.width, height: m.height, focalPixels: m.focalPixels)
             return .measured(m)
         }
     }
@@ -211,7 +211,8 @@ public enum PairAligner {
         if autoDisparity {
             let p = AutoDisparity.percent(nearDisparity: near, width: l.width)
             rep.disparityPercent = p
-            rep.lines.append("--auto-disparity: nearest significant content (98th percentile) at \(NumberText.fixed(near, places: 1)) px → disparity adjustment \(NumberText.fixed(p, places: 2))% (window just in front of it)")
+            let cap = AutoDisparity.capNote(nearDisparity: near, width: l.width, hfovDegrees: rep.hfovDegrees ?? hfovDegrees)
+            rep.lines.append("--auto-disparity: nearest significant content (98th percentile) at \(NumberText.fixed(near, places: 1)) px → disparity adjustment \(NumberText.fixed(p, places: 2))%" + (cap.map { " — \($0)" } ?? " (window just in front of it)"))
         }
         return (l, r, rep)
     }

@@ -274,7 +274,8 @@ public enum VideoAligner {
             if let near = nears.max() {
                 let p = AutoDisparity.percent(nearDisparity: near, width: crop.width)
                 rep.disparityPercent = p
-                rep.lines.append("--auto-disparity: nearest significant content over the clip (the nearest shot's median 98th percentile) at \(NumberText.fixed(near, places: 1)) px → disparity adjustment \(NumberText.fixed(p, places: 2))% for the whole file")
+                let cap = AutoDisparity.capNote(nearDisparity: near, width: crop.width, hfovDegrees: hfovAfter).map { " — \($0)" } ?? ""
+                rep.lines.append("--auto-disparity: nearest significant content over the clip (the nearest shot's median 98th percentile) at \(NumberText.fixed(near, places: 1)) px → disparity adjustment \(NumberText.fixed(p, places: 2))% for the whole file\(cap)")
             } else {
                 rep.lines.append("--auto-disparity: no shot could be measured reliably; the disparity adjustment is left at its default")
             }

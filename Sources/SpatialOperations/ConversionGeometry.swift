@@ -10,8 +10,9 @@ import StereoVision
 /// `align` / `auto_disparity`. The faults come from the source's content, not from the job: they are warnings naming
 /// the option that fixes them (a refusal with `strict`).
 enum ConversionGeometry {
-    /// The faults of one pair worth a warning before a spatial file is written (`GeometryDiagnosis.conversionFaults`).
-    static func warnings(left: GrayImage, right: GrayImage, stereo: StereoParameters, align: Bool, autoDisparity: Bool) -> [VideoGeometryWarning] {
+    /// The faults of one pair worth a warning before a spatial file is written (`GeometryDiagnosis.conversionFaults`),
+    /// measured in the pixels `validate` reads (the same grey conversion and size), so both give one verdict.
+    static func warnings(left: Image, right: Image, stereo: StereoParameters, align: Bool, autoDisparity: Bool) -> [VideoGeometryWarning] {
         GeometryDiagnosis.conversionFaults(left: left, right: right, stereo: stereo, align: align, autoDisparity: autoDisparity).map {
             VideoGeometryWarning(ruleID: $0.ruleID, severity: $0.severity == .error ? "ERROR" : "warning", message: $0.message, fixes: $0.fixes)
         }
@@ -26,8 +27,7 @@ enum ConversionGeometry {
         var known = o.stereo.filled()
         known.disparityAdjustment = o.stereo.disparityAdjustment
         return VideoGeometryCheck(inspect: { [known] _, l, r in
-            guard let a = PairAligner.luma(l, maxSide: 1024), let b = PairAligner.luma(r, maxSide: 1024) else { return [] }
-            return warnings(left: a.gray, right: b.gray, stereo: known, align: false, autoDisparity: false)
+            warnings(left: l, right: r, stereo: known, align: false, autoDisparity: false)
         }, onFirstWarning: { frame, w in
             message?("frame \(frame): \(line(w))")
         })

@@ -16,12 +16,24 @@ public enum GeometryThresholds {
     public static let residualP95WarnPercent = 1.0
     public static let rollWarnDegrees = AlignmentTolerance.rollDegrees, rollErrorDegrees = 1.0
     public static let scaleWarnPercent = AlignmentTolerance.scalePercent, scaleErrorPercent = 1.5
-    /// Keystone at the corners, % of the height (≈ 0.5 % per degree of toe-in at 60° HFOV).
-    public static let keystoneWarnPercent = AlignmentTolerance.keystonePercent, keystoneErrorPercent = 3.0
-    /// Far content beyond infinity after rectification, degrees of divergence.
+    /// Toe-in / toe-out between the camera axes (the rectification's yaw), degrees: a warning from here (Apple's
+    /// spatial format wants parallel axes; 0.5° of toe moves infinity by 0.5° of viewing angle, half of the ±1°
+    /// comfort zone). The keystone's vertical disparity at the corners makes it an error above
+    /// ``keystoneErrorPercent``; a toe-in also becomes an error when the divergence it causes crosses
+    /// ``divergenceErrorDegrees``.
+    public static let toeWarnDegrees = AlignmentTolerance.toeDegrees
+    /// Keystone at the corners, % of the height (≈ 0.5 % per degree of toe-in at 60° HFOV): an error above this.
+    public static let keystoneErrorPercent = 3.0
+    /// Far content beyond infinity as the viewer sees it, degrees of divergence.
     public static let divergenceWarnDegrees = AlignmentTolerance.divergenceDegrees, divergenceErrorDegrees = 0.25
-    /// Farthest content nearer than this (metres, from the baseline and field of view) suggests a shifted pair.
-    public static let shiftedFarMetres = 1.0
+    /// Far field (rectified, toe removed) in front of infinity by more than this share of the width, %: the pixels
+    /// cannot tell a shifted pair / off-centre crop from a scene with nothing far away (SV-GEOM-016).
+    public static let shiftedWarnPercent = 0.5
+    /// Swapped eyes are offered (without occlusion evidence) only when the swapped pair's far field would put the
+    /// whole scene at least this far away, metres; otherwise a shift beyond infinity is the simpler reading.
+    public static let swappedSceneMinMetres = 1.0
+    /// Baseline assumed for the "nothing farther than N m" reading when the input states none, millimetres.
+    public static let assumedBaselineMillimetres = 64.0
     /// Share of matched content in front of the window above which the window is misplaced.
     public static let inFrontWarnFraction = 0.75
     /// Content in front of the window within this share of the width from the left/right edge is a window violation.
@@ -88,6 +100,11 @@ struct FixAdvice {
         spatialPhoto ? "`spatial-media align FILE -o OUT --auto-disparity` (re-centres the far field at 0 px and sets the window)"
             : "`spatial-media convert --align` (re-centres the far field at 0 px) and set the window with `--auto-disparity`"
     }
+    /// Setting the window in front of the nearest content, `choice` being the measured one (and the sentence
+    /// reporting its cap, if the comfort bounds capped it).
+    func window(_ choice: (percent: Double, cap: String?)) -> String {
+        window(percent: choice.percent) + (choice.cap.map { " — \($0)" } ?? "")
+    }
     /// Setting the window in front of the nearest content, `percent` being the measured choice.
     func window(percent: Double) -> String {
         spatialPhoto ? "`spatial-media edit FILE --disparity \(Fmt.num(percent, 2))` (no re-encoding) or `spatial-media align FILE -o OUT --auto-disparity`"
@@ -100,11 +117,14 @@ struct FixAdvice {
 /// Pixels → viewing angle for one pair (the file's field of view, or the assumed one).
 struct ViewAngles {
     let focal: Double
+    /// The field of view the angles use, degrees.
+    let hfov: Double
     /// Appended to messages whose angles use the assumed field of view.
     let note: String
-    init(width: Double, hfov: Double?) {
-        focal = width / 2 / tan((hfov ?? GeometryThresholds.assumedHFOV) * Double.pi / 360)
-        note = hfov == nil ? " (angles assume a \(Fmt.num(GeometryThresholds.assumedHFOV, 0))° field of view)" : ""
+    init(width: Double, hfov given: Double?) {
+        hfov = given ?? GeometryThresholds.assumedHFOV
+        focal = width / 2 / tan(hfov * Double.pi / 360)
+        note = given == nil ? " (angles assume a \(Fmt.num(GeometryThresholds.assumedHFOV, 0))° field of view)" : ""
     }
     func deg(_ px: Double) -> Double { atan(px / focal) * 180 / Double.pi }
     func arc(_ px: Double) -> String { ", \(Fmt.num(deg(px) * 60, 1)) arcmin" }
@@ -112,11 +132,6 @@ struct ViewAngles {
 
 enum GeometryRules {
     typealias T = GeometryThresholds
-
-    /// Findings for one measured (or unmeasurable) pair. `label` names the frame for videos.
-    static func check(_ result: StereoAnalysisResult, pixels: EyePixels, facts: StereoFacts, label: String, f: inout [Finding]) {
-        f += diagnose(result, pixels: pixels, facts: facts, label: label).1
-    }
 
     /// The causes found on one pair, strongest first, and the findings that report them.
     static func diagnose(_ result: StereoAnalysisResult, pixels: EyePixels, facts: StereoFacts, label at: String) -> ([GeometryFault], [Finding]) {
@@ -135,7 +150,7 @@ enum GeometryRules {
         // Below the confidence floor: one finding, no fixes, no errors.
         if m.confidence < T.lowConfidence {
             d.add("unreliable", "SV-GEOM-013", .warning, m.confidence, "", 0,
-                  "cannot measure reliably — wrong layout? Only \(m.matches.count) matches agree (confidence \(Fmt.num(m.confidence)), \(Fmt.num(m.coverage * 100, 0))% of the frame covered); if the input packs the eyes differently, give `--layout sbs` or `--layout tb` (or `--swap-eyes`); no geometry verdict is given")
+                  "cannot measure reliably — wrong layout? Only \(m.matches.count) matches agree (confidence \(Fmt.num(m.confidence)), \(Fmt.num(m.coverage * 100, 0))% of the frame covered); if the input packs the eyes differently, give `--layout sbs` or `--layout tb`; swapping the eyes would not change it (the measurement is symmetric); no geometry verdict is given")
             d.info("SV-GEOM-012", "measured (unreliable): \(m.matches.count) inliers of \(m.refinedMatches) matches, confidence \(Fmt.num(m.confidence))")
             return (d.faults, d.findings)
         }
@@ -145,7 +160,8 @@ enum GeometryRules {
                   "the eyes show no depth: horizontal disparity spans only \(Fmt.num(range)) px — both eyes carry the same picture (2D); convert from a real stereo source")
         }
         let offset = alignable(m, angles, &d)
-        let order = eyeOrder(m, facts, range: range, &d)
+        toe(m, angles, &d)
+        let order = eyeOrder(m, facts, angles, range: range, &d)
         if !order.swapped {
             divergence(m, facts, angles, maybeSwapped: order.maybeSwapped, &d)
             window(m, facts, angles, &d)
@@ -206,13 +222,6 @@ enum GeometryRules {
                 d.add("vertical-scale", "SV-GEOM-004", abs(sc) > T.scaleErrorPercent ? .error : .warning, sc, "%", abs(sc) / T.scaleWarnPercent, align: true,
                       "focal mismatch: the right eye's picture is \(Fmt.num(abs(sc)))% \(sc > 0 ? "larger" : "smaller") (\(Fmt.num(abs(r.scale) * H / 2)) px vertical error at the top/bottom edges); fix: \(d.fix.align)")
             }
-            let ks = abs(r.keystoneCornerPixels) / H * 100
-            if ks > T.keystoneWarnPercent {
-                let toe = r.yawDegrees < 0 ? "toe-in (converged cameras)" : "toe-out (diverging camera axes)"
-                let shift = r.centreHorizontalShift
-                d.add("keystone", "SV-GEOM-005", ks > T.keystoneErrorPercent ? .error : .warning, r.yawDegrees, "°", ks / T.keystoneWarnPercent, align: true,
-                      "keystone of \(Fmt.num(abs(r.keystoneCornerPixels))) px at the corners (\(Fmt.num(ks))% of the height): \(toe) of \(Fmt.num(abs(r.yawDegrees), 2))° between the cameras\(a.note); it also moves infinity by \(Fmt.num(abs(shift), 1)) px\(shift < 0 ? " (uncorrected, far content lies beyond infinity: divergence)" : " (uncorrected, the scene is pulled forward)"); fix: \(d.fix.align) (rectifies to parallel axes)")
-            }
         }
         let resPct = m.rectifiedP95AbsDy / H * 100
         if resPct > T.residualP95WarnPercent {
@@ -222,56 +231,95 @@ enum GeometryRules {
         return offset
     }
 
-    /// SV-GEOM-007: eye order from occlusion evidence together with disparity.
-    static func eyeOrder(_ m: StereoMeasurement, _ facts: StereoFacts, range: Double, _ d: inout DiagnosisLog) -> (swapped: Bool, maybeSwapped: Bool) {
+    /// SV-GEOM-005: toe-in / toe-out between the camera axes, judged in degrees of yaw, and the divergence a toe-in
+    /// causes as the viewer sees it: the toe moves infinity by `f·tan(yaw)` pixels, on top of the far field the
+    /// scene itself has (a far field already beyond infinity is SV-GEOM-006's, so it does not count here).
+    static func toe(_ m: StereoMeasurement, _ a: ViewAngles, _ d: inout DiagnosisLog) {
+        guard let r = m.rectification else { return }
+        let H = Double(m.height)
+        let yaw = r.yawDegrees, ks = abs(r.keystoneCornerPixels) / H * 100
+        let shift = r.centreHorizontalShift
+        let shownFar = max(0, m.rectifiedFar) + shift
+        let toeDivergence = a.deg(-shownFar)
+        let diverges = yaw < 0 && toeDivergence > T.divergenceErrorDegrees
+        // Judged as reported, to 0.01°: "from 0.5°" includes a measured 0.499°.
+        guard (abs(yaw) * 100).rounded() / 100 >= T.toeWarnDegrees || diverges else { return }
+        let error = ks > T.keystoneErrorPercent || diverges
+        let kind = yaw < 0 ? "toe-in (converged cameras)" : "toe-out (diverging camera axes)"
+        let effect = yaw < 0
+            ? (toeDivergence > 0
+                ? "as shown the far field lies \(Fmt.num(-shownFar, 1)) px beyond infinity: the eyes diverge by \(Fmt.num(toeDivergence, 2))°\(diverges ? " (more than the \(Fmt.num(T.divergenceErrorDegrees, 2))° the divergence rule allows)" : "")"
+                : "the scene's far field is near enough to absorb it (far field as shown \(Fmt.num(shownFar, 1)) px)")
+            : "it pulls the whole scene \(Fmt.num(a.deg(shift), 2))° forward (infinity shown \(Fmt.num(shift, 1)) px in front of where it belongs)"
+        d.add("keystone", "SV-GEOM-005", error ? .error : .warning, yaw, "°", max(abs(yaw) / T.toeWarnDegrees, toeDivergence / T.divergenceWarnDegrees) + (error ? 1 : 0), align: true,
+              "\(kind) of \(Fmt.num(abs(yaw), 2))° between the camera axes\(a.note) (Apple's spatial format wants parallel axes; keystone \(Fmt.num(abs(r.keystoneCornerPixels))) px at the corners, \(Fmt.num(ks))% of the height); the toe moves infinity by \(Fmt.num(abs(shift), 1)) px (\(Fmt.num(a.deg(abs(shift)), 2))°): \(effect); fix: \(d.fix.align) (rectifies to parallel axes)")
+    }
+
+    /// SV-GEOM-007: eye order from occlusion evidence together with disparity. Without occlusion evidence, swapped eyes
+    /// are offered only when swapping alone gives a plausible pair (the nearest end of the disparity, where a swapped
+    /// pair's far field lands, neither beyond infinity nor nearer than ``GeometryThresholds/swappedSceneMinMetres``);
+    /// otherwise the pair is shifted beyond infinity (divergence, SV-GEOM-006), and `--swap-eyes` would not fix it.
+    static func eyeOrder(_ m: StereoMeasurement, _ facts: StereoFacts, _ a: ViewAngles, range: Double, _ d: inout DiagnosisLog) -> (swapped: Bool, maybeSwapped: Bool) {
         let occ = m.occlusion
         let negative = m.rectifiedFractionNegative
         if let o = occ, o.verdict == .swapped, negative > 0.5 {
-            d.add("swapped-eyes", "SV-GEOM-007", facts.spatial ? .error : .warning, o.swappedFraction, "", 20,
+            d.add("swapped-eyes", "SV-GEOM-007", .error, o.swappedFraction, "", 20,
                   "the eyes are swapped: beside depth steps the picture labelled left sees what the right eye should (\(o.swapped) of \(o.swapped + o.consistent) half-occluded strips), and \(Fmt.num(negative * 100, 0))% of matches have negative disparity; fix: \(d.fix.swapEyes)")
             return (true, false)
         }
-        if negative >= T.swappedNegativeFraction && range >= T.noDepthPixels && (occ?.verdict ?? .inconclusive) == .inconclusive {
+        let near = m.rectifiedNear
+        // Swapped, the far field would be −near: not beyond infinity (SV-GEOM-006), and not so far in front that the
+        // whole scene would lie nearer than 1 m (baseline stated, else assumed) — a shift is the simpler reading then.
+        let baseline = facts.stereo.baselineMillimetres.flatMap { $0 > 0 ? $0 : nil } ?? T.assumedBaselineMillimetres
+        let swappedNearestFar = near < -0.5 ? a.focal * baseline / 1000 / -near : .infinity
+        let swapAloneCentres = a.deg(near) <= T.divergenceWarnDegrees && swappedNearestFar >= T.swappedSceneMinMetres
+        if negative >= T.swappedNegativeFraction && range >= T.noDepthPixels && (occ?.verdict ?? .inconclusive) == .inconclusive && swapAloneCentres {
             d.add("swapped-eyes", "SV-GEOM-007", .warning, negative, "", 1,
-                  "\(Fmt.num(negative * 100, 0))% of matches have negative disparity and the occlusions do not tell the eye order (\(occ.map { "\($0.swapped) swapped vs \($0.consistent) as labelled" } ?? "not tested")): either the eyes are swapped (\(d.fix.swapEyes)) or the pair is shifted so all content sits beyond infinity (\(d.fix.align))")
+                  "\(Fmt.num(negative * 100, 0))% of matches have negative disparity, the nearest end lies at \(Fmt.num(near)) px (where a swapped pair's far field lands) and the occlusions do not tell the eye order (\(occ.map { "\($0.swapped) swapped vs \($0.consistent) as labelled" } ?? "not tested")): either the eyes are swapped (\(d.fix.swapEyes)) or the pair is shifted so all content sits \(Fmt.num(-m.rectifiedFar, 1)) px beyond infinity (\(d.fix.alignThenWindow))")
             return (false, true)
         }
         return (false, false)
     }
 
-    /// SV-GEOM-006 divergence and SV-GEOM-016 shifted pair: the far field after rectification, in viewing angle
-    /// (infinity is disparity 0 for an optically centred pair, whatever the window). A toe-in that causes the
-    /// divergence escalates its keystone finding instead.
+    /// SV-GEOM-006 divergence and SV-GEOM-016 shifted pair: the far field after rectification (the toe's part is
+    /// SV-GEOM-005's), in viewing angle; infinity is disparity 0 for an optically centred pair, whatever the window.
     static func divergence(_ m: StereoMeasurement, _ facts: StereoFacts, _ a: ViewAngles, maybeSwapped: Bool, _ d: inout DiagnosisLog) {
-        // What the viewer sees: the fitted field's spread removed, its constant horizontal part (toe-in/out) kept.
-        let shownFar = m.rectifiedFar + (m.rectification?.centreHorizontalShift ?? 0)
-        let divDeg = a.deg(-m.rectifiedFar), shownDeg = a.deg(-shownFar)
-        if divDeg <= T.divergenceWarnDegrees, shownDeg > T.divergenceWarnDegrees, let k = d.faults.firstIndex(where: { $0.kind == "keystone" }) {
-            // The toe-in is the cause: one finding, escalated, with the divergence it causes.
-            if shownDeg > T.divergenceErrorDegrees && facts.spatial { d.faults[k].severity = .error }
-            d.faults[k].weight += shownDeg / T.divergenceWarnDegrees
-            let fi = d.findingOfFault[k]
-            d.findings[fi].severity = d.faults[k].severity
-            d.findings[fi].message += " — as it is, the far field lies \(Fmt.num(-shownFar, 1)) px beyond infinity (\(Fmt.num(shownDeg, 2))° of divergence)"
-        } else if divDeg > T.divergenceWarnDegrees && !maybeSwapped {
-            d.add("divergence", "SV-GEOM-006", divDeg > T.divergenceErrorDegrees && facts.spatial ? .error : .warning, m.rectifiedFar, "px", divDeg / T.divergenceWarnDegrees, align: true,
-                  "far content lies beyond infinity: after rectification the far field has disparity \(Fmt.num(m.rectifiedFar)) px (\(Fmt.num(divDeg, 2))° of divergence\(a.note)) — the right eye was shifted \(Fmt.num(-m.rectifiedFar, 1)) px right or cropped off-centre, which moves its centre off the optical axis; fix: \(d.fix.alignThenWindow), not by shifting pixels")
-        } else if let b = facts.stereo.baselineMillimetres, b > 0, m.rectifiedFar > 0.5 {
-            let z = a.focal * b / 1000 / m.rectifiedFar
-            if z < T.shiftedFarMetres {
-                d.add("shifted", "SV-GEOM-016", .warning, m.rectifiedFar, "px", T.shiftedFarMetres / z,
-                      "the farthest content has disparity \(Fmt.num(m.rectifiedFar)) px, i.e. nothing is farther than ≈ \(Fmt.num(z, 2)) m for a \(Fmt.num(b, 1)) mm baseline: a close-up, or the eyes were shifted / cropped off-centre (optical centering wants disparity 0 at infinity); if shifted, undo the shift and place the window with \(d.fix.alignThenWindow)")
-            }
+        let W = Double(m.width)
+        let divDeg = a.deg(-m.rectifiedFar)
+        if divDeg > T.divergenceWarnDegrees && !maybeSwapped {
+            // What the viewer sees: the toe's shift of infinity (SV-GEOM-005) added back. A toe-out that pulls the
+            // scene forward can hide a shift: then the eyes do not diverge as shown, and this is a warning about what
+            // `--align` (which removes the toe) would expose.
+            let toe = d.faults.contains { $0.kind == "keystone" } ? m.rectification?.centreHorizontalShift ?? 0 : 0
+            let shownFar = m.rectifiedFar + toe, shownDeg = a.deg(-shownFar)
+            let error = divDeg > T.divergenceErrorDegrees && shownDeg > T.divergenceErrorDegrees
+            let shown = toe == 0 ? ""
+                : shownFar < 0 ? "; with the toe of SV-GEOM-005 the far field is shown \(Fmt.num(-shownFar, 1)) px (\(Fmt.num(shownDeg, 2))°) beyond infinity"
+                : "; the toe-out of SV-GEOM-005 pulls it forward, so as shown the far field lies \(Fmt.num(shownFar, 1)) px in front of infinity (no divergence now; removing the toe alone would expose it)"
+            d.add("divergence", "SV-GEOM-006", error ? .error : .warning, m.rectifiedFar, "px", divDeg / T.divergenceWarnDegrees, align: true,
+                  "far content lies beyond infinity: after rectification the far field has disparity \(Fmt.num(m.rectifiedFar)) px (\(Fmt.num(divDeg, 2))° of divergence\(a.note); the rule allows \(Fmt.num(T.divergenceWarnDegrees, 2))°, \(Fmt.num(T.divergenceErrorDegrees, 2))° as shown is an error)\(shown) — the right eye was shifted \(Fmt.num(-m.rectifiedFar, 1)) px right or cropped off-centre, which moves its centre off the optical axis; not fixed by swapping the eyes; fix: \(d.fix.alignThenWindow), not by shifting pixels")
+            return
         }
+        let pct = m.rectifiedFar / W * 100
+        guard !maybeSwapped, pct > T.shiftedWarnPercent else { return }
+        let stated = facts.stereo.baselineMillimetres.flatMap { $0 > 0 ? $0 : nil }
+        let b = stated ?? T.assumedBaselineMillimetres
+        let z = a.focal * b / 1000 / m.rectifiedFar
+        let px = Int(m.rectifiedFar.rounded())
+        d.add("shifted", "SV-GEOM-016", .warning, m.rectifiedFar, "px", pct / T.shiftedWarnPercent,
+              "the pixels cannot decide this: the farthest content sits \(Fmt.num(m.rectifiedFar, 1)) px (\(Fmt.num(pct))% of the width, \(Fmt.num(a.deg(m.rectifiedFar), 2))°) in front of infinity after rectification (more than \(Fmt.num(T.shiftedWarnPercent, 1))%). Either (1) the eyes were shifted or one was cropped off-centre by ≈ \(px) px — the whole scene then stands that much nearer than it was shot; undo it by cutting \(px) px off the left edge of the left eye and off the right edge of the right eye, e.g. `ffmpeg -i LEFT -vf crop=iw-\(px):ih:\(px):0 L.png` and `ffmpeg -i RIGHT -vf crop=iw-\(px):ih:0:0 R.png`, then `spatial-media convert --left L.png --right R.png`; or (2) nothing in the scene is farther than ≈ \(Fmt.num(z, 1)) m (for a \(Fmt.num(b, 1)) mm baseline\(stated == nil ? " (assumed: the input states none)" : "") and \(Fmt.num(a.hfov, 1))° field of view\(a.note)): a close-up, nothing to undo")
     }
 
     /// SV-GEOM-017 window violation and SV-GEOM-020 content in front of the window, where the metadata's
-    /// zero-parallax plane puts the content (only when the input states a disparity adjustment).
+    /// zero-parallax plane puts the content as shown (the toe's shift of infinity included). An input that states
+    /// no disparity adjustment is judged at 0 % — what `convert` writes unless told — and the finding says so, so
+    /// the same pictures get the same verdict in every container.
     static func window(_ m: StereoMeasurement, _ facts: StereoFacts, _ a: ViewAngles, _ d: inout DiagnosisLog) {
         let W = Double(m.width)
         let shift0 = m.rectification?.centreHorizontalShift ?? 0
         let disp = m.rectifiedDisparities.map { $0 + shift0 }
-        guard !disp.isEmpty, let dadj = facts.stereo.disparityAdjustment else { return }
+        guard !disp.isEmpty else { return }
+        let dadj = facts.stereo.disparityAdjustment ?? 0
         let d0 = SpatialUnits.fraction(fromDisparityUnits: dadj) * W
         let frac = Double(disp.filter { $0 > d0 + 0.5 }.count) / Double(disp.count)
         let edge = T.windowEdgeFraction * W
@@ -285,15 +333,16 @@ enum GeometryRules {
         }
         let shownNear = m.rectifiedNear + shift0
         let nearAngle = a.deg(shownNear - d0)
-        let dadjText = "disparity adjustment \(Fmt.num(SpatialUnits.percent(fromDisparityUnits: dadj)))% (zero-parallax plane at \(Fmt.num(d0, 1)) px)"
+        let dadjText = "\(facts.stereo.disparityAdjustment == nil ? "default " : "")disparity adjustment \(Fmt.num(SpatialUnits.percent(fromDisparityUnits: dadj)))% (zero-parallax plane at \(Fmt.num(d0, 1)) px\(facts.stereo.disparityAdjustment == nil ? "; the input states none, and 0 % is what `convert` writes unless told" : ""))"
         let minHits = max(3, disp.count / 100)
         if edgeHits >= minHits {
-            d.add("window", "SV-GEOM-017", .warning, Double(edgeHits), "matches", Double(edgeHits) / Double(minHits), auto: true,
-                  "window violation: with the \(dadjText), \(edgeHits) matched points in front of the window touch the left/right frame edge (within \(Fmt.num(T.windowEdgeFraction * 100, 0))% of the width); the frame cuts objects that stand out of it — push the scene back: \(d.fix.window(percent: AutoDisparity.percent(nearDisparity: shownNear, width: m.width)))")
+            // Window placement is a setting, not a fault of the pictures: it ranks after every cause (weight ≤ 1).
+            d.add("window", "SV-GEOM-017", .warning, Double(edgeHits), "matches", min(1, Double(edgeHits) / Double(minHits)), auto: true,
+                  "window violation: with the \(dadjText), \(edgeHits) matched points in front of the window touch the left/right frame edge (within \(Fmt.num(T.windowEdgeFraction * 100, 0))% of the width); the frame cuts objects that stand out of it — push the scene back: \(d.fix.window((AutoDisparity.percent(nearDisparity: shownNear, width: m.width), AutoDisparity.capNote(nearDisparity: shownNear, width: m.width, hfovDegrees: a.hfov))))")
         }
         if frac > T.inFrontWarnFraction {
-            d.add("in-front", "SV-GEOM-020", .warning, frac * 100, "%", frac / T.inFrontWarnFraction, auto: true,
-                  "\(Fmt.num(frac * 100, 0))% of the matched content appears in front of the window with the \(dadjText); the nearest content stands \(Fmt.num(nearAngle, 2))° in front of it — set the window just in front of the nearest content: \(d.fix.window(percent: AutoDisparity.percent(nearDisparity: shownNear, width: m.width)))")
+            d.add("in-front", "SV-GEOM-020", .warning, frac * 100, "%", min(1, frac / T.inFrontWarnFraction), auto: true,
+                  "\(Fmt.num(frac * 100, 0))% of the matched content appears in front of the window with the \(dadjText); the nearest content stands \(Fmt.num(nearAngle, 2))° in front of it — set the window just in front of the nearest content: \(d.fix.window((AutoDisparity.percent(nearDisparity: shownNear, width: m.width), AutoDisparity.capNote(nearDisparity: shownNear, width: m.width, hfovDegrees: a.hfov))))")
         }
     }
 
@@ -324,17 +373,22 @@ enum GeometryRules {
 public enum GeometryDiagnosis {
     /// Measures the pair and returns the causes found (strongest first) and the findings.
     /// `stereo`: what is known of the pair (field of view for the angles, disparity adjustment for the window,
-    /// baseline for the nearest-distance estimate). `asSpatial`: judge the pair as a spatial file (divergence and
-    /// swapped eyes are errors), e.g. before writing one.
+    /// baseline for the nearest-distance estimate). `asSpatial`: the pair is (or is about to become) a spatial file;
+    /// recorded in the facts only — the verdict of one pair is the same in every container (issue 31).
     public static func diagnose(left: GrayImage, right: GrayImage, stereo: StereoParameters = StereoParameters(), asSpatial: Bool = false,
                                 leftChroma: (cb: Double, cr: Double)? = nil, rightChroma: (cb: Double, cr: Double)? = nil,
                                 options: StereoAnalysisOptions = StereoAnalysisOptions()) -> (faults: [GeometryFault], findings: [Finding], result: StereoAnalysisResult) {
-        var o = options
-        o.hfovDegrees = stereo.horizontalFieldOfViewDegrees ?? o.hfovDegrees
-        let result = StereoAnalyzer.analyze(left: left, right: right, options: o)
-        let facts = StereoFacts(stereo, spatial: asSpatial)
         let px = EyePixels(left: left, right: right, leftChroma: leftChroma, rightChroma: rightChroma)
-        let d = GeometryRules.diagnose(result, pixels: px, facts: facts, label: "")
+        return run(px, facts: StereoFacts(stereo, spatial: asSpatial), label: "", options: options)
+    }
+
+    /// The one diagnosis of a pair that `validate`, `convert` (photos and videos), `align` and the sweep all reach:
+    /// the measurement with the input's field of view (else the assumed one), then the rules.
+    static func run(_ px: EyePixels, facts: StereoFacts, label: String, options: StereoAnalysisOptions) -> (faults: [GeometryFault], findings: [Finding], result: StereoAnalysisResult) {
+        var o = options
+        o.hfovDegrees = facts.stereo.horizontalFieldOfViewDegrees ?? o.hfovDegrees
+        let result = StereoAnalyzer.analyze(left: px.left, right: px.right, options: o)
+        let d = GeometryRules.diagnose(result, pixels: px, facts: facts, label: label)
         return (d.0, d.1, result)
     }
 }

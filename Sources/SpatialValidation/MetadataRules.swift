@@ -10,9 +10,8 @@ public struct StereoFacts: Sendable {
     /// stored units of ``/SpatialMedia/StereoParameters`` (µm, 1/1000°, 1/10000 of the eye width); `nil` where
     /// the input has none. Rules and reports read the human units through its computed views.
     public var stereo = StereoParameters()
-    /// The input carries spatial metadata (a spatial video or photo): its metadata define infinity and the window,
-    /// so divergence and swapped eyes are errors; for sources without it (MPO, packed images, pairs) they are
-    /// warnings fixed at conversion.
+    /// The input carries spatial metadata (a spatial video or photo). The geometry verdict does not depend on it:
+    /// one pair of pictures gets the same rule IDs and severities in every container (issue 31).
     public var spatial = false
     /// The input is a spatial photo (a HEIF with a `ster` pair): findings name the commands that fix it in place
     /// (`align`, `edit`) rather than `convert`, which makes spatial files from sources.

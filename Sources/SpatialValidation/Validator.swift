@@ -132,7 +132,13 @@ public enum Validator {
             } else {
                 let a = mpo.pictures[0].attributes, b = mpo.pictures[1].attributes
                 var s = "MPO with \(mpo.pictures.count) pictures"
-                if let bl = a.baselineMM ?? b.baselineMM { s += ", baseline \(Fmt.num(bl, 1)) mm"; try? facts.stereo.setBaseline(millimetres: bl) }
+                if let bl = a.baselineMM ?? b.baselineMM {
+                    s += ", baseline \(Fmt.num(bl, 1)) mm"
+                    // A placeholder (e.g. 1000 mm) is not a camera baseline: the pixel rules do not use it (as convert).
+                    if let um = try? SpatialUnits.micrometres(fromMillimetres: bl), SpatialUnits.plausibleBaselineMicrometres.contains(um) {
+                        try? facts.stereo.setBaseline(millimetres: bl)
+                    } else { s += " (not a plausible camera baseline: not used)" }
+                }
                 if let c = a.convergenceAngleDegrees ?? b.convergenceAngleDegrees { s += ", convergence \(Fmt.num(c, 2))°" }
                 r.findings.append(Finding("SV-PAIR-003", .info, s))
             }
@@ -314,12 +320,10 @@ public enum Validator {
     }
 
     static func measure(_ px: EyePixels, facts: StereoFacts, label: String, options: ValidationOptions, into r: inout ValidationReport) {
-        var o = options.analysis
-        o.hfovDegrees = facts.stereo.horizontalFieldOfViewDegrees ?? o.hfovDegrees
         let start = ContinuousClock.now
-        let result = StereoAnalyzer.analyze(left: px.left, right: px.right, options: o)
+        let (_, findings, result) = GeometryDiagnosis.run(px, facts: facts, label: label, options: options.analysis)
         r.timings.append(("measure", Self.seconds(ContinuousClock.now - start)))
-        GeometryRules.check(result, pixels: px, facts: facts, label: label, f: &r.findings)
+        r.findings += findings
         r.facts = facts
         r.measurements.append((label, result))
         if options.keepPreview && r.preview == nil {

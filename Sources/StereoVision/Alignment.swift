@@ -46,8 +46,8 @@ public enum AlignmentTolerance {
     public static let rollDegrees = 0.25
     /// Vertical scale (focal mismatch), %.
     public static let scalePercent = 0.5
-    /// Keystone at the corners, % of the height.
-    public static let keystonePercent = 1.0
+    /// Toe-in / toe-out between the camera axes (the rectification's yaw), degrees.
+    public static let toeDegrees = 0.5
     /// Far content beyond infinity after rectification, degrees of divergence.
     public static let divergenceDegrees = 0.1
 
@@ -60,8 +60,9 @@ public enum AlignmentTolerance {
         if abs(offset) / H * 100 > verticalOffsetPercent { out.append("vertical offset \(fixed(offset)) px") }
         if abs(rect.contentRotationDegrees) > rollDegrees { out.append("roll \(fixed(rect.contentRotationDegrees, 3))°") }
         if abs(rect.scale * 100) > scalePercent { out.append("scale \(fixed(rect.scale * 100, 3))%") }
-        if abs(rect.keystoneCornerPixels) / H * 100 > keystonePercent { out.append("keystone \(fixed(rect.keystoneCornerPixels)) px") }
-        let beyond = -m.rectifiedFar
+        if abs(rect.yawDegrees) >= toeDegrees { out.append("\(rect.yaw < 0 ? "toe-in" : "toe-out") \(fixed(abs(rect.yawDegrees)))° (keystone \(fixed(rect.keystoneCornerPixels)) px)") }
+        // The far field as the viewer sees it: a toe-in's shift of infinity counts.
+        let beyond = -(m.rectifiedFar + min(0, rect.centreHorizontalShift))
         if beyond > 0, atan(beyond / rect.focalPixels) * 180 / Double.pi > divergenceDegrees { out.append("far field \(fixed(beyond)) px beyond infinity") }
         return out
     }
@@ -77,9 +78,33 @@ public enum AlignmentTolerance {
 public enum AutoDisparity {
     /// Margin behind the window, % of the width.
     public static let marginPercent = 0.1
+    /// The comfort bounds of the chosen adjustment, percent of the width (Specs/validation.md).
+    public static let minPercent = -2.0, maxPercent = 5.0
+
     /// Percent of the width for a near (98th percentile, rectified) disparity in pixels, within the comfort bounds.
-    public static func percent(nearDisparity: Double, width: Int) -> Double {
-        let p = nearDisparity / Double(max(1, width)) * 100 + marginPercent
-        return min(5, max(-2, (p * 100).rounded() / 100))
+    public static func percent(nearDisparity: Double, width: Int) -> Double { choice(nearDisparity: nearDisparity, width: width).percent }
+
+    /// The adjustment chosen (`percent`, within ``minPercent`` … ``maxPercent``) and the one the nearest content would
+    /// need (`wanted`); they differ when the bound capped the choice — the content then stays `wanted − percent` % of
+    /// the width in front of the window, which callers must say.
+    public static func choice(nearDisparity: Double, width: Int) -> (percent: Double, wanted: Double) {
+        let p = ((nearDisparity / Double(max(1, width)) * 100 + marginPercent) * 100).rounded() / 100
+        return (min(maxPercent, max(minPercent, p)), p)
     }
+
+    /// The sentence that reports a capped choice, nil when the bounds did not cap it. `hfovDegrees`: the field of view
+    /// of the eyes (for the angle the content stays in front of the window).
+    public static func capNote(nearDisparity: Double, width: Int, hfovDegrees: Double) -> String? {
+        let c = choice(nearDisparity: nearDisparity, width: width)
+        guard c.percent != c.wanted else { return nil }
+        let f = Double(max(1, width)) / 2 / tan(min(max(hfovDegrees, 1), 179) * Double.pi / 360)
+        let leftPx = (c.wanted - c.percent) / 100 * Double(width)
+        let deg = atan(abs(leftPx) / f) * 180 / Double.pi
+        let bound = c.percent == maxPercent ? "capped at the +\(fmt(maxPercent))% comfort bound" : "held at the \(fmt(minPercent))% comfort bound"
+        return c.wanted > c.percent
+            ? "\(bound): the nearest content would need \(fmt(c.wanted))%, so it stays \(fmt(c.wanted - c.percent))% of the width (\(fmt(leftPx)) px, \(fmt(deg))°) in front of the window"
+            : "\(bound): the nearest content would allow \(fmt(c.wanted))%, so the window stands \(fmt(c.percent - c.wanted))% of the width (\(fmt(-leftPx)) px, \(fmt(deg))°) in front of it"
+    }
+
+    static func fmt(_ v: Double) -> String { AlignmentTolerance.fixed(v) }
 }

@@ -35,15 +35,20 @@ public struct RectificationModel: Sendable, Equatable {
 
     /// Row-major 3×3 homography from right-image pixels to rectified pixels.
     public var homography: [Double] {
-        let (cp, sp) = (cos(pitch), sin(pitch)), (cyw, syw) = (cos(yaw), sin(yaw)), (cr, sr) = (cos(roll), sin(roll))
-        let rx: [Double] = [1, 0, 0, 0, cp, -sp, 0, sp, cp]
-        let ry: [Double] = [cyw, 0, syw, 0, 1, 0, -syw, 0, cyw]
-        let rz: [Double] = [cr, -sr, 0, sr, cr, 0, 0, 0, 1]
-        let R = Mat3.mul(rz, Mat3.mul(ry, rx))
+        let R = rotation
         let f = focalPixels, fr = f * (1 + scale)
         let K: [Double] = [f, 0, cx, 0, f, cy, 0, 0, 1]
         let KrInv: [Double] = [1 / fr, 0, -cx / fr, 0, 1 / fr, -(cy + verticalOffset) / fr, 0, 0, 1]
         return Mat3.mul(K, Mat3.mul(R, KrInv))
+    }
+
+    /// The right camera's rotation `Rz(roll)·Ry(yaw)·Rx(pitch)`, row-major.
+    var rotation: [Double] {
+        let (cp, sp) = (cos(pitch), sin(pitch)), (cyw, syw) = (cos(yaw), sin(yaw)), (cr, sr) = (cos(roll), sin(roll))
+        let rx: [Double] = [1, 0, 0, 0, cp, -sp, 0, sp, cp]
+        let ry: [Double] = [cyw, 0, syw, 0, 1, 0, -syw, 0, cyw]
+        let rz: [Double] = [cr, -sr, 0, sr, cr, 0, 0, 0, 1]
+        return Mat3.mul(rz, Mat3.mul(ry, rx))
     }
 
     /// Where a right-image pixel lands after rectification.
@@ -73,6 +78,31 @@ public struct RectificationModel: Sendable, Equatable {
     }
     /// Horizontal shift of content at the image centre that rectification applies (yaw and horizontal parts), pixels.
     public var centreHorizontalShift: Double { rectify(x: cx, y: cy).x - cx }
+
+    /// Fits the model symmetrically in the eyes: once with the right points rectified onto the left and once the
+    /// other way round, the two halves averaged (the reverse fit's parameters negated). One fit alone reads a
+    /// vertical-disparity field at one eye's x positions; where a field grows with disparity (lens distortion of a
+    /// close scene) the two eyes' fits differ — the Vision Pro photo measured yaw +1.02° as labelled and −1.52° with
+    /// the eyes swapped — so swapping the inputs would change more than the sign (issue 31). The average negates
+    /// exactly when the inputs are swapped.
+    public static func fitSymmetric(_ matches: [StereoMatch], width: Int, height: Int, focalPixels: Double?) -> RectificationModel? {
+        guard let forward = fit(matches, width: width, height: height, focalPixels: focalPixels) else { return nil }
+        let swapped = matches.map { StereoMatch(xl: $0.xr, yl: $0.yr, xr: $0.xl, yr: $0.yl, ncc: $0.ncc) }
+        guard let reverse = fit(swapped, width: width, height: height, focalPixels: focalPixels) else { return forward }
+        var m = forward
+        // The reverse fit's rotation is the inverse (transpose) of the forward one: average the two matrices and read
+        // the angles of `Rz·Ry·Rx` back (negating the reverse angles instead is wrong to second order when a large
+        // yaw and a roll come together).
+        let a = forward.rotation, b = reverse.rotation
+        let R = [a[0] + b[0], a[1] + b[3], a[2] + b[6], a[3] + b[1], a[4] + b[4], a[5] + b[7], a[6] + b[2], a[7] + b[5], a[8] + b[8]].map { $0 / 2 }
+        m.yaw = asin(max(-1, min(1, -R[6] / (R[6] * R[6] + R[7] * R[7] + R[8] * R[8]).squareRoot())))
+        m.pitch = atan2(R[7], R[8])
+        m.roll = atan2(R[3], R[0])
+        // The reverse focal ratio is 1 / (1 + s): its scale is −s / (1 + s).
+        m.scale = (forward.scale - reverse.scale / (1 + reverse.scale)) / 2
+        m.verticalOffset = (forward.verticalOffset - reverse.verticalOffset) / 2
+        return m
+    }
 
     /// Fits the model to matches (left → right) by Gauss–Newton on the vertical residual of the rectified right
     /// points. Pitch and the vertical offset differ only by a quadratic term, so pitch is lightly damped.

@@ -105,7 +105,13 @@ public struct StereoMeasurement: Sendable {
     public var verticalScalePercent: Double { model.verticalScale * 100 }
     public var scaleEdgePixels: Double { model.verticalScale * Double(height) / 2 }
     public var keystoneCornerPixels: Double { model.keystoneCornerPixels(width: width, height: height) }
-    public var toeInDegrees: Double? { focalPixels.map { model.toeInDegrees(focalPixels: $0) } }
+    /// Toe between the camera axes, degrees: positive toe-in (converged), negative toe-out. The rectification's yaw
+    /// (fitted with the stated field of view, else 60°); without a rectification, the keystone term's, when the field
+    /// of view is known.
+    public var toeInDegrees: Double? {
+        if let r = rectification { return -r.yawDegrees }
+        return focalPixels.map { model.toeInDegrees(focalPixels: $0) }
+    }
     public var pitchEdgePixels: Double { model.pitchEdgePixels(height: height) }
     public var confidenceLabel: String { confidence >= 0.6 ? "high" : confidence >= 0.3 ? "medium" : "low" }
 }
@@ -220,7 +226,7 @@ public enum StereoAnalyzer {
     static func finish(_ m: inout StereoMeasurement, left: GrayImage, right: GrayImage, workScale: Double, options o: StereoAnalysisOptions) {
         m.sharpnessLeft = OcclusionTest.sharpness(left)
         m.sharpnessRight = OcclusionTest.sharpness(right)
-        guard let rect = RectificationModel.fit(m.matches, width: m.width, height: m.height, focalPixels: m.focalPixels) else { return }
+        guard let rect = RectificationModel.fitSymmetric(m.matches, width: m.width, height: m.height, focalPixels: m.focalPixels) else { return }
         m.rectification = rect
         let H = rect.homography
         var disp: [Double] = [], dy: [Double] = []

@@ -35,7 +35,9 @@ struct ConvertedVideoTests {
         // No errors; the only warning allowed is low measurement confidence (SV-GEOM-013), which the tiny
         // 160×96 ultrafast clip can trigger on a frame.
         // The window rules (SV-GEOM-017/020) may fire too: the conversion keeps the default 0 % disparity adjustment.
-        #expect(!ok.findings.contains { $0.severity == .error || ($0.severity == .warning && !["SV-GEOM-013", "SV-GEOM-017", "SV-GEOM-020"].contains($0.ruleID)) },
+        // So may SV-GEOM-016 (issue 31): the sample's far field lies 1.2–1.8 % of the width in front of infinity,
+        // which the pixels cannot tell from a near scene.
+        #expect(!ok.findings.contains { $0.severity == .error || ($0.severity == .warning && !["SV-GEOM-013", "SV-GEOM-016", "SV-GEOM-017", "SV-GEOM-020"].contains($0.ruleID)) },
                 "\(ok.findings.map(\.ruleID))")
         let bad = Validator.validate(path: swapped, options: options)
         #expect(bad.findings.contains { $0.ruleID == "SV-GEOM-007" }, "\(bad.findings.map(\.ruleID))")
