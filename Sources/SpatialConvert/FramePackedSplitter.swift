@@ -143,7 +143,7 @@ extension VideoSplitter {
                     args += ["-map", label, "-f", "null", "-"]
                     continue
                 }
-                args += ["-map", label] + x265Arguments(o) + audio + ["-f", muxer(out), "OUTPUT\(n)"]
+                args += ["-map", label] + x265Arguments(o) + matroskaMono(out) + audio + ["-f", muxer(out), "OUTPUT\(n)"]
                 n += 1
             }
         }

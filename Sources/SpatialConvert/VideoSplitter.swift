@@ -223,7 +223,7 @@ public enum VideoSplitter {
             for (eye, out) in [(left, l), (right, r)] {
                 guard let out else { continue }
                 graph.append("\(eye)setsar=1[e\(n)]")
-                args += ["-map", "[e\(n)]"] + encode + audio + ["-f", muxer(out), "OUTPUT\(n)"]
+                args += ["-map", "[e\(n)]"] + encode + matroskaMono(out) + audio + ["-f", muxer(out), "OUTPUT\(n)"]
                 n += 1
             }
             args.insert(contentsOf: ["-filter_complex", graph.joined(separator: ";")], at: args.firstIndex(of: "-map") ?? args.count)
@@ -261,6 +261,12 @@ public enum VideoSplitter {
             if case .sideBySide = o.target { report.notes.append("half-width side by side: each eye squeezed to half its width") }
             else { report.notes.append("half-height over-under: each eye squeezed to half its height") }
         }
+    }
+
+    /// One eye written as Matroska says StereoMode "mono": FFmpeg would otherwise carry the source's stereo side data
+    /// (a frame-packed source's "side by side", an MV-HEVC view's), and a reader would cut the eye in half again.
+    static func matroskaMono(_ path: String) -> [String] {
+        muxer(path) == "matroska" ? ["-metadata:s:v:0", "stereo_mode=mono"] : []
     }
 
     /// FFmpeg's muxer name for an output path.

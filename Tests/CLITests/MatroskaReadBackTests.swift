@@ -29,6 +29,36 @@ import TestSupport
         for eye in ["l", "r"] { #expect(TestPaths.exists(dir + "/\(eye).mkv")) }
         let t = try Run.cli(["validate", dir + "/l.mkv"])
         #expect(t.status != 2, "an eye split to .mkv must read back: \(t.out.suffix(300))")
+        // Each eye is one picture: FFmpeg used to copy the source's StereoMode "side by side" into it, so a reader
+        // (validate included) cut the eye in half again and measured it as a pair.
+        for eye in ["l", "r"] {
+            let e = try Run.cli(["validate", dir + "/\(eye).mkv", "--json"])
+            #expect(e.out.contains("no StereoMode"), "\(eye).mkv must not say it is frame-packed: \(e.out.prefix(600))")
+            #expect(!e.out.contains("side by side"), "\(eye).mkv: \(e.out.prefix(600))")
+        }
+        let probe = try Run.program(try TestPrograms.requireFFmpeg(), ["-hide_banner", "-i", dir + "/l.mkv"], timeout: 60)
+        #expect(!probe.err.contains("side by side"), "FFmpeg reads the eye as packed: \(probe.err.suffix(400))")
+    }
+
+    /// The eyes of an MV-HEVC movie split to Matroska are single pictures too (FFmpeg's view side data is not
+    /// carried as a packing), and a re-pack to Matroska says its packing.
+    @Test func mvhevcEyesSplitToMatroskaAreMono() throws {
+        let dir = try TestPaths.tempDir("mkv-mvhevc")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let src = dir + "/sbs.mp4"
+        try Self.ffmpeg(["-f", "lavfi", "-i", "testsrc2=s=640x240:r=30:d=1", "-c:v", "libx264", "-preset", "ultrafast", src])
+        let c = try Run.cli(["convert", src, "-o", dir + "/spatial.mov", "--layout", "sbs", "--hfov", "60", "--baseline", "64"])
+        try #require(c.status == 0 || c.status == 1, "convert: \(c.err.suffix(400))")
+        let s = try Run.cli(["split", dir + "/spatial.mov", "--left", dir + "/l.mkv", "--right", dir + "/r.mkv"])
+        #expect(s.status == 0, "split to .mkv: \(s.err.suffix(400))")
+        for eye in ["l", "r"] {
+            let e = try Run.cli(["validate", dir + "/\(eye).mkv", "--json"])
+            #expect(e.out.contains("no StereoMode"), "\(eye).mkv: \(e.out.prefix(600))")
+        }
+        let p = try Run.cli(["split", dir + "/spatial.mov", "--ou", dir + "/ou.mkv"])
+        #expect(p.status == 0, "split --ou to .mkv: \(p.err.suffix(400))")
+        let v = try Run.cli(["validate", dir + "/ou.mkv", "--json"])
+        #expect(v.out.contains("StereoMode top-bottom"), "\(v.out.prefix(600))")
     }
 
     /// Something that only starts like Matroska is unreadable (exit 2), not a crash or a pass.
