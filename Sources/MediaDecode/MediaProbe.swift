@@ -38,6 +38,24 @@ public struct MediaProbe: Sendable {
     /// The frame packing of that stream's stereo side data ("Stereo 3D: side by side" / "top and bottom"), from any
     /// container FFmpeg reads (Matroska StereoMode, MP4 `st3d`).
     public var stereoPacking: FramePacking?
+    /// That stream's spherical side data ("Spherical Mapping: …"), from any container FFmpeg reads (Matroska
+    /// Projection, MP4 `sv3d`, APMP `prji`).
+    public var spherical: Spherical?
+    /// Width and height of that stream's coded picture.
+    public var videoSize: (width: Int, height: Int)?
+
+    /// A projection as FFmpeg names it, with the pixel bounds it prints for a tiled (cropped) equirectangular picture.
+    public struct Spherical: Sendable, Equatable {
+        /// FFmpeg's name: "equirectangular", "tiled equirectangular", "half equirectangular", "cubemap", "fisheye",
+        /// "rectilinear", "parametric immersive", …
+        public var projection: String
+        /// For "tiled equirectangular": the columns and rows cut off the full picture (left, top, right, bottom), in
+        /// pixels of the coded picture's scale.
+        public var tileBounds: [Int]?
+        public init(projection: String, tileBounds: [Int]? = nil) { self.projection = projection; self.tileBounds = tileBounds }
+        /// True for the projections of a sphere (everything but "rectilinear").
+        public var isSphere: Bool { projection != "rectilinear" }
+    }
 
     public var audio: [Stream] { streams.filter { $0.kind == .audio } }
     /// The stream decoded as the picture: the first video stream that is not a cover image.
@@ -77,12 +95,23 @@ public struct MediaProbe: Sendable {
             if inVideo, line.hasPrefix("Stereo 3D:") {
                 if line.contains("side by side") { p.stereoPacking = .sideBySide } else if line.contains("top and bottom") { p.stereoPacking = .topBottom }
             }
+            if inVideo, line.hasPrefix("Spherical Mapping:") { p.spherical = parseSpherical(line.dropFirst("Spherical Mapping:".count)) }
             if inVideo, let r = line.firstRange(of: "rotation of ") {
                 let num = line[r.upperBound...].prefix { $0 == "-" || $0 == "." || $0.isNumber }
                 p.rotationDegrees = Double(num)
             }
         }
         return p
+    }
+
+    /// " tiled equirectangular [1081, 0, 1079, 0] " → the projection name and its bounds.
+    static func parseSpherical(_ text: Substring) -> Spherical {
+        let t = text.trimmingSpaces()
+        guard let open = t.firstIndex(of: "["), let close = t.lastIndex(of: "]"), open < close else {
+            return Spherical(projection: String(t.prefix { $0 != "," }.trimmingSpaces()))
+        }
+        let bounds = t[t.index(after: open)..<close].split(separator: ",").compactMap { Int($0.trimmingSpaces()) }
+        return Spherical(projection: String(t[..<open].trimmingSpaces()), tileBounds: bounds.count == 4 ? bounds : nil)
     }
 
     static func parseStream(_ line: Substring) -> Stream? {
@@ -139,6 +168,10 @@ public struct MediaProbe: Sendable {
     static func videoDetails(_ line: Substring, into p: inout MediaProbe) {
         var fps: Double? = nil, tbr: Double? = nil
         for field in line.split(separator: ",").map({ $0.trimmingSpaces() }) {
+            if p.videoSize == nil {
+                let dims = field.prefix { $0 != " " }.split(separator: "x")
+                if dims.count == 2, let w = Int(dims[0]), let h = Int(dims[1]), w > 0, h > 0 { p.videoSize = (w, h) }
+            }
             if field.hasSuffix(" fps") { fps = parseRate(field.dropLast(4)) }
             if field.hasSuffix(" tbr") { tbr = parseRate(field.dropLast(4)) }
             if let r = field.firstRange(of: "[SAR ") {

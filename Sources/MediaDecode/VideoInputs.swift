@@ -58,6 +58,8 @@ public enum VideoInputs {
                 let has = kinds.isEmpty ? "nothing" : kinds.joined(separator: ", ")
                 throw ParseError(.unsupported, offset: 0, path: path, "no video stream (FFmpeg lists: \(has)); give a video file")
             }
+            // Never flatten a sphere that only FFmpeg's reading reveals (Matroska Projection, …).
+            if !sphere, let why = probe.sphereRefusal { throw ParseError(.unsupported, offset: 0, path: path, why) }
             if let r = probe.rotationDegrees, r != 0 {
                 notes.append("\(path): rotated \(NumberText.fixed(-r, places: 0))° as its display matrix asks (FFmpeg applies it; the eyes are split after rotating)")
             }

@@ -266,8 +266,16 @@ extension ConvertPlan {
             case .success(let s): split = s
             case .failure(let e): throw ParseError(.unsupported, offset: 0, path: path, "cannot cut this sphere into two views: \(e.reason)", remedy: e.remedy)
             }
+        } else if let path = r.input, path != "-", FileProbe.kind(of: path) != .movie, VideoInputs.isVideo(path), FileProbe.kind(of: path) != .y4m,
+                  let ff = try? FFmpeg.require(.any, for: "reading \(path)", override: o.ffmpeg), let probe = try? MediaProbe.run(path, tool: ff) {
+            // Matroska, WebM, …: the projection and stereo mode as FFmpeg reads them.
+            switch probe.sphereSplit(projection: stated, packing: statedPacking) {
+            case .success(let s?): split = s
+            case .success(nil): break
+            case .failure(let e): throw ParseError(.unsupported, offset: 0, path: path, "cannot cut this sphere into two views: \(e.reason)")
+            }
         } else if stated != nil, r.input != nil, statedPacking == nil {
-            throw refuse("\(name("projection")) of an input whose metadata this tool does not read (not MP4/MOV): give \(name("layout")) sbs or tb too")
+            throw refuse("\(name("projection")) of an input whose metadata this tool does not read: give \(name("layout")) sbs or tb too")
         }
         guard let s = split else { return }
         if r.values.hfovDegrees != nil || r.values.hfovMillidegrees != nil {

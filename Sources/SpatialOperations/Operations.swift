@@ -117,12 +117,20 @@ public enum Operations {
         let lines = v.lines.map { $0.replacing(scratch, with: r.output) }
         return OperationReport(job: "convert", route: ConvertRoute.video.rawValue, outputs: [r.output],
                                headline: "\(r.output): \(v.sphere.map { "MV-HEVC APMP \($0.projection == "hequ" ? "180°" : "360°") ('\($0.projection)')" } ?? "spatial video"), \(lines.first ?? "")",
-                               lines: Array(lines.dropFirst()) + (v.sphere == nil ? [] : [sphereAlternative]),
+                               lines: Array(lines.dropFirst()) + (v.sphere == nil ? [] : [sphereAlternative(for: r.input)]),
                                fields: videoFields(v), warnings: faults, check: OutputCheckResult(file: r.output))
     }
 
-    /// The lossless alternative to the sphere route, named in its report.
-    static let sphereAlternative = "lossless alternative: `spatial-media edit IN -o OUT --to-apmp` tags the frame-packed file as APMP without re-encoding (vexu/pack; H.264 frame-packed video was reported to stutter on visionOS 26)"
+    /// The lossless alternative to the sphere route, named in its report: `edit --to-apmp` on an MP4/MOV; a movie only
+    /// FFmpeg reads (Matroska, …) is remuxed first (FFmpeg writes its projection as Google `st3d`/`sv3d` only with
+    /// `-strict unofficial`).
+    static func sphereAlternative(for input: String?) -> String {
+        let tag = "`spatial-media edit IN -o OUT --to-apmp` tags the frame-packed file as APMP without re-encoding (vexu/pack; H.264 frame-packed video was reported to stutter on visionOS 26)"
+        if let i = input, i != "-", FileProbe.kind(of: i) != .movie {
+            return "lossless alternative: remux it to MP4 keeping its projection (`ffmpeg -i IN -c copy -strict unofficial IN.mp4`), then \(tag)"
+        }
+        return "lossless alternative: " + tag
+    }
 
     /// The JSON facts of a video conversion (the keys `convert --json` has always printed).
     static func videoFields(_ r: VideoConversionReport) -> [(String, JSON)] {
