@@ -58,31 +58,12 @@ extension Validator {
             r.findings.append(Finding("SV-GEOM-021", .warning, "pixels not checked: \(error.message); metadata checked only (--no-pixels skips pixel checks)"))
             return true
         }
-        var regionFacts = facts
-        if let span { regionFacts.stereo.horizontalFieldOfViewMillidegrees = UInt32(sphereHalfWindowDegrees * 2 * 1000) }
         var region: String?
         for p in pairs {
             let label = "frame \(p.index)"
             do throws(ParseError) {
-                var l = p.left, rt = p.right
                 let notes = ["\(how) (frame \(p.index) of \(total) presented)"]
-                if let span {
-                    let w = l.width, h = l.height
-                    let cw = max(2, Int(Double(w) * sphereHalfWindowDegrees * 2 / span)), ch = max(2, Int(Double(h) * sphereHalfWindowDegrees * 2 / 180))
-                    let x = max(0, (w - min(w, cw)) / 2), y = max(0, (h - min(h, ch)) / 2)
-                    l = try ImageOps.crop(l, x: x, y: y, width: min(w, cw), height: min(h, ch))
-                    rt = try ImageOps.crop(rt, x: x, y: y, width: min(w, cw), height: min(h, ch))
-                    region = "sphere (\(NumberText.fixed(span, places: 0))° wide per eye): measured its central \(Int(sphereHalfWindowDegrees * 2))°×\(Int(sphereHalfWindowDegrees * 2))° (\(l.width)×\(l.height) px of each eye), where the projection is near rectilinear; vertical disparity and eye order only"
-                }
-                var e = try PixelSource.eyes(l, rt, notes: notes)
-                e.label = label
-                let start = r.findings.count
-                measure(e, facts: regionFacts, label: label, options: options, into: &r)
-                if span != nil {
-                    let added = r.findings[start...].filter { Self.sphereRules.contains($0.ruleID) }
-                    r.findings.removeSubrange(start...)
-                    r.findings.append(contentsOf: added)
-                }
+                region = try measurePair(p.left, p.right, span: span, notes: notes, label: label, facts: facts, options: options, into: &r) ?? region
             } catch {
                 r.findings.append(Finding("SV-GEOM-022", .info, "\(label) could not be measured: \(error.message)"))
             }
@@ -91,6 +72,33 @@ extension Validator {
         if let region { r.findings.append(Finding("SV-GEOM-022", .info, region)) }
         r.findings.append(Finding("SV-GEOM-022", .info, "measured \(pairs.count) frame\(pairs.count == 1 ? "" : "s") (\(pairs.map { "frame \($0.index)" }.joined(separator: ", ")))"))
         return true
+    }
+
+    /// Measures one pair: the whole pictures, or for a sphere (`span`: degrees of longitude per eye) their central
+    /// 60°×60° with only the rules that region answers for (``sphereRules``). Returns the sphere's region sentence.
+    static func measurePair(_ left: Image, _ right: Image, span: Double?, notes: [String], label: String, facts: StereoFacts,
+                            options: ValidationOptions, into r: inout ValidationReport) throws(ParseError) -> String? {
+        var l = left, rt = right, region: String?
+        if let span {
+            let w = l.width, h = l.height
+            let cw = max(2, Int(Double(w) * sphereHalfWindowDegrees * 2 / span)), ch = max(2, Int(Double(h) * sphereHalfWindowDegrees * 2 / 180))
+            let x = max(0, (w - min(w, cw)) / 2), y = max(0, (h - min(h, ch)) / 2)
+            l = try ImageOps.crop(l, x: x, y: y, width: min(w, cw), height: min(h, ch))
+            rt = try ImageOps.crop(rt, x: x, y: y, width: min(w, cw), height: min(h, ch))
+            region = "sphere (\(NumberText.fixed(span, places: 0))° wide per eye): measured its central \(Int(sphereHalfWindowDegrees * 2))°×\(Int(sphereHalfWindowDegrees * 2))° (\(l.width)×\(l.height) px of each eye), where the projection is near rectilinear; vertical disparity and eye order only"
+        }
+        var e = try PixelSource.eyes(l, rt, notes: notes)
+        e.label = label
+        var regionFacts = facts
+        if span != nil { regionFacts.stereo.horizontalFieldOfViewMillidegrees = UInt32(sphereHalfWindowDegrees * 2 * 1000) }
+        let start = r.findings.count
+        measure(e, facts: regionFacts, label: label, options: options, into: &r)
+        if span != nil {
+            let added = r.findings[start...].filter { Self.sphereRules.contains($0.ruleID) }
+            r.findings.removeSubrange(start...)
+            r.findings.append(contentsOf: added)
+        }
+        return region
     }
 
     /// Degrees of longitude one eye's picture spans: 360 (`equi`, Google full sphere), 180 (`hequ`, Google middle

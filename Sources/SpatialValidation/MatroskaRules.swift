@@ -29,6 +29,7 @@ extension Validator {
         var s = "Matroska read through FFmpeg: video \(video.codec)"
         if !probe.audio.isEmpty { s += ", \(probe.audio.count) audio stream\(probe.audio.count == 1 ? "" : "s")" }
         s += probe.stereoPacking.map { ", StereoMode \($0 == .sideBySide ? "side by side" : "top-bottom")" } ?? ", no StereoMode"
+        if let sph = probe.spherical, sph.isSphere { s += ", projection \(sph.projection)" }
         s += "; it cannot be spatial: convert it with `spatial-media convert IN -o OUT.mov`"
         if packing != nil { s += ", or split its eyes with `spatial-media split IN --left L.mp4 --right R.mp4`" }
         r.findings.append(Finding("SV-MKV-001", .info, s))
@@ -49,15 +50,26 @@ extension Validator {
             r.findings.append(Finding("SV-GEOM-021", .warning, "pixels not checked: \(error.message); metadata checked only (--no-pixels skips pixel checks)"))
             return
         }
+        // A sphere is measured in its centre (FramePackedPixels), with the projection FFmpeg reads.
+        var span: Double?
+        if let sph = probe.spherical, sph.isSphere {
+            switch probe.sphereSplit(projection: nil, packing: packing) {
+            case .success(let split?): span = split.projection == "hequ" ? 180 : 360
+            default:
+                r.findings.append(Finding("SV-GEOM-015", .info, "pixels not checked: the sphere's projection (\(sph.projection)) is neither equirectangular 360° nor 180°, whose centre is measured"))
+                return
+            }
+        }
+        var region: String?
         for p in pairs {
             do throws(ParseError) {
                 let how = "frame-packed \(packing == .sideBySide ? "side by side" : "top-bottom") picture decoded by FFmpeg and cut in half"
-                var e = try PixelSource.eyes(p.left, p.right, notes: ["\(how) (frame \(p.index))"])
-                e.label = "frame \(p.index)"
-                measure(e, facts: StereoFacts(), label: e.label, options: options, into: &r)
+                region = try measurePair(p.left, p.right, span: span, notes: ["\(how) (frame \(p.index))"], label: "frame \(p.index)",
+                                         facts: StereoFacts(), options: options, into: &r) ?? region
             } catch {
                 r.findings.append(Finding("SV-GEOM-022", .info, "frame \(p.index) could not be measured: \(error.message)"))
             }
         }
+        if let region { r.findings.append(Finding("SV-GEOM-022", .info, region)) }
     }
 }

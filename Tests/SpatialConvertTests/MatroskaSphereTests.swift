@@ -34,6 +34,10 @@ struct MatroskaSphereTests {
         let mkv = try Self.sphereMKV(dir, projection: projection, sbs: sbs)
         let probe = try Run.program(try TestPrograms.requireFFmpeg(), ["-hide_banner", "-i", mkv])
         #expect(probe.err.contains("Spherical Mapping"), "the fixture must carry its projection: \(probe.err.suffix(500))")
+        // validate reads the sphere through FFmpeg and measures only its centre.
+        let src = try Run.cli(["validate", mkv])
+        #expect(src.out.contains("projection \(projection == "hequ" ? "tiled equirectangular" : "equirectangular")"), "\(src.out.prefix(600))")
+        #expect(src.out.contains("measured its central 60°×60°"), "\(src.out.suffix(800))")
         let out = dir + "/vr.mov"
         let c = try Run.cli(["convert", mkv, "-o", out, "--preset", "ultrafast"])
         #expect(c.status == 0 || c.status == 1, "convert: \(c.err.suffix(500))")
