@@ -58,6 +58,17 @@ extension FramePackedSource {
             src.audioTracks = probe.audio.count
             if let d = probe.durationSeconds, let r = probe.frameRate { src.frames = Int((d * Double(r.num) / Double(r.den)).rounded()) }
             if let p = probe.stereoPacking { signalled = (p == .sideBySide ? .sbs : .tb, "the container's stereo mode (as FFmpeg reads it)") }
+            if let sph = probe.spherical, sph.isSphere {
+                // A Matroska sphere: MP4/MOV outputs get its projection as Google's sv3d (FFmpeg copies the side data
+                // into Matroska outputs itself).
+                let given: FramePacking? = stated == .sbs ? .sideBySide : stated == .tb ? .topBottom : nil
+                if case .success(let s?) = probe.sphereSplit(projection: nil, packing: given) {
+                    src.sphere = FramePackedOutput.sphericalBox(bounds: s.projection == "hequ" ? [0, 0, 0x4000_0000, 0x4000_0000] : [0, 0, 0, 0])
+                    src.sphereText = "\(s.projectionText), as FFmpeg reads it (\(sph.projection))"
+                } else {
+                    src.notes.append("the sphere's projection (\(sph.projection), as FFmpeg reads it) is not a full equirectangular 180° or 360° picture: MP4/MOV outputs carry no projection metadata")
+                }
+            }
         }
         switch (signalled, stated) {
         case (let s?, let t?) where t != .auto && t != s.0:

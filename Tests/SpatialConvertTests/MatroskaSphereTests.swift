@@ -49,6 +49,21 @@ struct MatroskaSphereTests {
         #expect(side.err.contains(projection == "hequ" ? "half equirectangular" : "Spherical Mapping: equirectangular"), "\(side.err.suffix(500))")
     }
 
+    /// The eyes of a Matroska sphere split to MP4 keep its projection (Google sv3d, read by FFmpeg).
+    @Test func splitEyesKeepTheProjection() throws {
+        let dir = try TestPaths.tempDir("mkv-sphere-split")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let mkv = try Self.sphereMKV(dir, projection: "hequ", sbs: true)
+        let s = try Run.cli(["split", mkv, "--left", dir + "/l.mp4", "--right", dir + "/r.mp4", "--preset", "ultrafast"])
+        #expect(s.status == 0, "\(s.out) \(s.err)")
+        #expect(s.out.contains("each output keeps the projection"), "\(s.out)")
+        for eye in ["l", "r"] {
+            let p = try Run.program(try TestPrograms.requireFFmpeg(), ["-hide_banner", "-i", dir + "/\(eye).mp4"])
+            #expect(p.err.contains("Spherical Mapping: tiled equirectangular"), "\(eye).mp4: \(p.err.suffix(400))")
+            #expect(!p.err.contains("side by side"), "\(eye).mp4 is one eye: \(p.err.suffix(400))")
+        }
+    }
+
     /// A stated projection that contradicts the file, and a field of view, are refused; asking for rectilinear output
     /// never flattens it silently.
     @Test func contradictionsRefused() throws {
