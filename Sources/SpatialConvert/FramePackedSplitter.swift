@@ -137,7 +137,12 @@ extension VideoSplitter {
         let halves = sbsIn ? ["crop=iw/2:ih:0:0", "crop=iw/2:ih:iw/2:0"] : ["crop=iw:ih/2:0:0", "crop=iw:ih/2:0:ih/2"]
         var args = ["-nostdin", "-hide_banner", "-v", "error", "-y", "-i", src.path]
         let audio = o.audio ? ["-map", "0:a?", "-c:a", "copy"] : []
-        var graph = "[0:v:0]split=2[a][b];[a]\(halves[0]),setsar=1[l];[b]\(halves[1]),setsar=1[r]"
+        // One eye is one picture: the source's stereo side data ("side by side") must not reach it, or FFmpeg's MOV
+        // muxer writes vexu/eyes without pack (a 2D-showing half-tagged file) and Matroska a packed StereoMode.
+        var eyes = false
+        if case .eyes = o.target { eyes = true }
+        let strip = eyes ? ",sidedata=mode=delete:type=STEREO3D" : ""
+        var graph = "[0:v:0]split=2[a][b];[a]\(halves[0])\(strip),setsar=1[l];[b]\(halves[1])\(strip),setsar=1[r]"
         switch o.target {
         case .sideBySide(let out), .overUnder(let out):
             let sbs: Bool
