@@ -25,5 +25,19 @@ import TestSupport
         #expect(refused.status == 64, "--crf with .hevc outputs: \(refused.out) \(refused.err)")
         #expect(refused.err.contains("--crf"), "\(refused.err)")
         #expect(!TestPaths.exists(dir + "/l2.hevc") && !TestPaths.exists(dir + "/r2.hevc"))
+
+        // The same movie as a raw MV-HEVC stream (FFmpeg's stream copy): its layers copied, the same eyes byte for byte;
+        // re-encoding a raw stream is refused.
+        let raw = dir + "/raw.hevc"
+        let r = try Run.program(try TestPrograms.requireFFmpeg(), ["-nostdin", "-v", "error", "-y", "-i", movie, "-c", "copy", "-f", "hevc", raw], timeout: 300)
+        try #require(r.status == 0, "ffmpeg: \(r.err.suffix(300))")
+        let t = try Run.cli(["split", raw, "--left", dir + "/rl.hevc", "--right", dir + "/rr.hevc"])
+        #expect(t.status == 0, "split of a raw stream: \(t.err.suffix(400))")
+        for (a, b) in [("l", "rl"), ("r", "rr")] {
+            let x = FileManager.default.contents(atPath: dir + "/\(a).hevc"), y = FileManager.default.contents(atPath: dir + "/\(b).hevc")
+            #expect(x != nil && x == y, "\(a).hevc (from the movie) and \(b).hevc (from the raw stream) differ")
+        }
+        let u = try Run.cli(["split", raw, "--left", dir + "/rl.mp4", "--right", dir + "/rr.mp4"])
+        #expect(u.status == 64 && u.err.contains("raw HEVC stream"), "\(u.err)")
     }
 }
