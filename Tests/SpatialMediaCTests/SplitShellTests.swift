@@ -140,6 +140,22 @@ import TestSupport
         }
     }
 
+    /// The cancel flag, and a progress callback asking to stop while the frames are encoded: SM_ERR_CANCELLED, no
+    /// output left.
+    @Test func cancelledSplitsLeaveNothing() throws {
+        let dir = try TestPaths.tempDir("cabi-split-cancel")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let src = try Self.sbsMovie(dir)
+        var flag: Int32 = 1
+        let flagged = sm_split(src, dir + "/l.mp4", dir + "/r.mp4", #"{"layout": "sbs", "preset": "ultrafast"}"#, nil, nil, &flag, nil)
+        #expect(flagged == SMStatus.cancelled, "\(lastError())")
+        let stop: SMProgressFn = { _, fraction, _ in fraction > 0 && fraction < 1 ? 1 : 0 }
+        let r = Self.split(src, dir + "/l.mp4", dir + "/r.mp4", #"{"layout": "sbs", "preset": "ultrafast"}"#, progress: stop)
+        #expect(r.status == SMStatus.cancelled, "\(r.report)")
+        let left = try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0 != "sbs.mp4" }
+        #expect(left.isEmpty, "left behind: \(left)")
+    }
+
     /// (d) An unknown key, a wrong type, or an output given both as an argument and as an option: SM_ERR_INVALID_ARGUMENT,
     /// nothing written.
     @Test func unknownOrMistypedOptionsAreRefused() throws {
