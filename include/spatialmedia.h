@@ -474,7 +474,7 @@ sm_status sm_convert_video(const char *input, const char *output, const char *op
                            sm_progress_fn progress, void *user_data, const volatile int32_t *cancel,
                            char **out_report_json);
 
-/* The name table of a job's request ("convert", "align", "fix"): a JSON array of {"key", "flag" (null when the command line has
+/* The name table of a job's request ("convert", "align", "fix", "split"): a JSON array of {"key", "flag" (null when the command line has
  * none), "python" (the Python keyword), "type", "applies" ("photo" | "video" | "both"), "default"}. `out_json` is
  * freed with sm_string_free. (Added in 0.3.0.) */
 sm_status sm_option_table(const char *job, char **out_json);
@@ -493,23 +493,33 @@ sm_status sm_concat_video(const char *segments_json, const char *output, const c
                           sm_progress_fn progress, void *user_data, const volatile int32_t *cancel,
                           char **out_report_json);
 
-/* Splits a spatial photo or video into a left-eye and a right-eye file.
- * Photos: decoded and written as images (format from each extension: .png, .jpg/.jpeg, .heic). Also MPO files
- *   (a .jpg eye is its JPEG copied) and side-by-side / top-bottom JPEG or PNG pictures (a .jpg eye of a JPEG is
- *   cut without decoding when the split line is on its MCU grid).
- *   Options: "quality": 0…100, "sbs_output": path (also write one side-by-side image), "layout" (--layout):
- *   "sbs", "tb" or "auto" (by shape), how one picture holds the eyes.
- *   "aux_dir": a directory for each eye's auxiliary images (gain map, depth …: EYE-KIND.heic bytes unchanged,
- *   EYE-KIND.png). A spatial photo's HEIC eyes keep their auxiliary images and thumbnails; the report's
- *   "auxiliary" lines say where each went.
- * Videos (and raw MV-HEVC streams): each layer becomes a single-layer HEVC Annex-B stream without
- *   decoding. Layer 1 must not use inter-layer prediction (true of videos sm_convert_video made; Apple's
- *   and x265's are SM_ERR_NOT_APPLICABLE, with a message naming a tool that can). No options.
- * Photos run the operations layer's split (as `spatial-media split`): each output must be named for an image
- * (.png, .jpg/.jpeg, .heic; else SM_ERR_INVALID_ARGUMENT) and is read back through the validator before it is kept
- * (an ERROR the split introduced: SM_ERR_PARSE, code "output-check-failed", nothing kept).
- * Each output is written atomically, but a failure on the right eye leaves the left eye written.
- * Report: {"input","left_output","right_output",…}. */
+/* Splits a stereo photo or video into its eyes: `spatial-media split` (the operations layer's split; every default,
+ * route and check is its, and the errors and report are the command line's).
+ * Inputs: spatial photos, MPO, side-by-side / top-bottom JPEG, PNG or HEIC pictures, MV-HEVC movies and raw MV-HEVC
+ * streams, frame-packed movies (flat or VR180/360 spheres; st3d, vexu/pack, Google spherical XML, Matroska StereoMode,
+ * or "layout").
+ * Outputs, named for what is written: photo eyes .png, .jpg/.jpeg, .heic; video eyes .mp4, .mov or .mkv (re-encoded
+ * with x265), or .hevc/.265/.h265 (a copy of the coded pictures without decoding: such an output means "copy").
+ * The arguments "left_output" (--left) and "right_output" (--right) may be NULL (one eye, or only "sbs_output" /
+ * "ou_output"). Each output is written to scratch and read back through the validator before it is kept (an ERROR
+ * the split introduced: SM_ERR_PARSE, code "output-check-failed", nothing kept).
+ * Options (the keys of the "split" name table, sm_option_table):
+ *   "sbs_output" (--sbs): path, one side-by-side file (left eye on the left); "ou_output" (--ou): path, one over-under
+ *   file (left eye on top). Given beside the eyes (kept from the first release), the eyes are written first, then the
+ *   packed file by a second run of the same request; the report then names it.
+ *   Videos: "half" (--half): true | false, half-width SBS / half-height OU; "copy" (--copy): true | false, no
+ *   re-encoding, raw .hevc per eye (both eyes of an independent-layer file, or the base-layer eye of any MV-HEVC);
+ *   "crf" (--crf): 0…51; "preset" (--preset): x265 preset name; "no_audio" (--no-audio): true | false.
+ *   Photos: "quality" (--quality): JPEG 1…100 or HEIC 0…100; "aux_dir" (--aux): a directory for each eye's
+ *   auxiliary images of a spatial photo (gain map, depth …: EYE-KIND.heic bytes unchanged, EYE-KIND.png).
+ *   Both: "layout" (--layout): "sbs", "tb" or "auto", how one picture holds the eyes.
+ * Errors: SM_ERR_INVALID_ARGUMENT for an unknown key, a wrong type, a value out of range, an option of the other
+ * kind (photo / video), an output named for something else or equal to the input or another output, "crf"/"preset"
+ * with .hevc outputs, a movie whose metadata says one view without "layout" (a 2D movie); SM_ERR_NOT_APPLICABLE when
+ * a copy is asked of an eye predicted from the other (inter-layer prediction: re-encode instead); SM_ERR_CANCELLED,
+ * nothing of that run written. Progress stage "split" (a video's fraction from its frames), then "done".
+ * Report: the JSON of the split's report ({"job": "split", "route": "photo" | "video", "input", "left_output",
+ * "right_output", …, "output_check"}), plus "sbs_output" / "ou_output" when the second run wrote one. */
 sm_status sm_split(const char *input, const char *left_output, const char *right_output,
                    const char *options_json, sm_progress_fn progress, void *user_data,
                    const volatile int32_t *cancel, char **out_report_json);

@@ -1,11 +1,8 @@
-// Exported functions: validate, convert photo/video, split.
+// Exported functions: validate, convert photo/video, split, the option tables.
 //
-// Photo conversion and photo split go to SpatialConvert (PhotoConverter, PhotoSplitter); video
-// "conversion" is the assembly of two single-layer HEVC streams into a spatial video and video split
-// its inverse (SpatialMedia: SpatialVideoAssembler, StreamSplitter). Validation (no module yet) and
-// converting a frame-packed video (no decode+encode pipeline yet) check their arguments exactly as they
-// will then, and return SM_ERR_UNSUPPORTED with a message saying what is not built — never a made-up
-// report, and no output file. sm_capabilities() leaves SM_CAP_VALIDATE clear.
+// Conversion and split are shells over the operations layer (SpatialOperations: ConvertRequest/ConvertPlan,
+// SplitRequest): the C arguments and the options' keys become one request, the layer plans and runs it (every
+// default, route and check is its), and its report's JSON is returned.
 import BinaryIO
 import ISOBMFF
 import HEVC
@@ -221,7 +218,7 @@ public func sm_option_table(_ job: UnsafePointer<CChar>?, _ outJSON: UnsafeMutab
     outJSON?.pointee = nil
     return abiCall("sm_option_table") { () throws(ABIError) in
         let name = try requiredPath(job, "job")
-        let tables = [("convert", ConvertRequest.table), ("align", AlignRequest.table), ("fix", FixRequest.table)]
+        let tables = [("convert", ConvertRequest.table), ("align", AlignRequest.table), ("fix", FixRequest.table), ("split", SplitRequest.table)]
         guard let table = tables.first(where: { $0.0 == name })?.1 else {
             throw .argument("no option table for \"\(name)\" (known: \(tables.map(\.0).joined(separator: ", ")))")
         }
@@ -257,54 +254,49 @@ public func sm_concat_video(_ segments: UnsafePointer<CChar>?, _ output: UnsafeP
     }
 }
 
+/// `sm_split` (see the header): one ``SplitRequest`` from the arguments (`left_output`, `right_output`) and the options'
+/// keys (the rows of its name table), ``Operations/split(_:spelling:events:cancellation:)``, its report. Kept from the
+/// first release: "sbs_output" or "ou_output" beside the eyes is the same request run a second time for that file alone,
+/// after the eyes; the report then names it.
 @_cdecl("sm_split")
 public func sm_split(_ input: UnsafePointer<CChar>?, _ leftOutput: UnsafePointer<CChar>?, _ rightOutput: UnsafePointer<CChar>?,
-                     _ options: UnsafePointer<CChar>?, _ progress: SMProgressFn?, _ userData: UnsafeMutableRawPointer?,
+                     _ options: UnsafePointer<CChar>?, _ callback: SMProgressFn?, _ userData: UnsafeMutableRawPointer?,
                      _ cancel: UnsafePointer<Int32>?, _ outReport: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
-    outReport?.pointee = nil
-    return abiCall("sm_split") { () throws(ABIError) in
+    jobEntry("sm_split", callback, userData, cancel, outReport) { (progress: Progress) throws(ABIError) -> OperationReport in
         let i = try requiredPath(input, "input")
-        let l = try requiredPath(leftOutput, "left_output")
-        let r = try requiredPath(rightOutput, "right_output")
+        let eyes = [("left_output", try optionalString(leftOutput, "left_output")), ("right_output", try optionalString(rightOutput, "right_output"))]
         var opts = try parseOptions(options)
-        let quality = try opts.int("quality", 0...100)
-        let sbs = try opts.string("sbs_output")
-        if sbs?.isEmpty == true { throw .argument("option \"sbs_output\" is empty") }
-        let layout = try opts.string("layout")
-        let auxDir = try opts.string("aux_dir")
-        try checkOutputs([("left_output", l), ("right_output", r), ("sbs_output", sbs ?? "")], inputs: [("input", i)])
-        try opts.finish("sm_split")
-        let progress = Progress(callback: progress, userData: userData, cancel: cancel)
-        try progress.checkCancelled()
-        guard SpatialPhotoEditor.isHEIF(path: i) || [.jpeg, .png].contains(FileProbe.kind(of: i)) else {
-            // A movie or raw MV-HEVC stream: each layer to a single-layer HEVC Annex B stream, without decoding.
-            if quality != nil || sbs != nil || layout != nil || auxDir != nil { throw .argument("options \"quality\", \"sbs_output\", \"layout\" and \"aux_dir\" apply to photos only") }
-            try progress.report(0, "split")
-            let layers = try lift { () throws(ParseError) in try StreamSplitter.split(path: i) }
-            try progress.report(0.9, "write")
-            try lift { () throws(ParseError) in
-                try AtomicFile.write(path: l, bytes: layers.baseIsLeft ? layers.base : layers.second)
-                try AtomicFile.write(path: r, bytes: layers.baseIsLeft ? layers.second : layers.base)
-            }
-            try progress.report(1, "done")
-            let report: JSON = .object([("input", .string(i)), ("left_output", .string(l)), ("right_output", .string(r)),
-                                        ("access_units", .int(Int64(layers.accessUnits)))])
-            try deliver(report.serialized(), to: outReport)
-            return
+        let values = eyes.compactMap { e in e.1.map { (e.0, RequestValue.string($0)) } } + opts.takeAll().map { ($0.0, $0.1.requestValue) }
+        var request = try lift { () throws(ParseError) in try SplitRequest(input: i, values: values) }
+        var packed: SplitRequest?
+        if request.left != nil || request.right != nil, (request.sbs == nil) != (request.ou == nil) {
+            try checkOutputs(request.outputs.map { ($0.key, $0.path) }, inputs: [("input", i)])
+            packed = request
+            packed?.left = nil; packed?.right = nil; packed?.aux = nil
+            request.sbs = nil; request.ou = nil
         }
-        try progress.report(0, "decode")
-        // A photo: the operations layer's split (output names, the read-back check), as `spatial-media split` runs it.
-        var request = SplitRequest(input: i)
-        request.left = l; request.right = r; request.quality = quality; request.layout = layout; request.aux = auxDir
-        let report = try lift { () throws(ParseError) in try Operations.split(request, spelling: .key) }
-        if let sbs {
-            var side = SplitRequest(input: i)
-            side.sbs = sbs; side.quality = quality; side.layout = layout
-            _ = try lift { () throws(ParseError) in try Operations.split(side, spelling: .key) }
+        var report = try splitRun(request, progress, from: 0, to: packed == nil ? 0.99 : 0.5)
+        if let packed {
+            _ = try splitRun(packed, progress, from: 0.5, to: 0.99)
+            report.outputs += packed.outputs.map(\.path)
+            report.fields += packed.outputs.map { ($0.key, .string($0.path)) }
         }
-        try progress.report(1, "done")
-        guard case .object(var fields) = report.json else { return }
-        if let sbs { fields.append(("sbs_output", .string(sbs))) }
-        try deliver(JSON.object(fields).serialized(), to: outReport)
+        return report
+    }
+}
+
+/// One run of the operations layer's split for ``sm_split``: its progress events scaled into `from`…`to` of the
+/// caller's callback; the cancel flag (or a callback returning non-zero) cancels the run.
+func splitRun(_ r: SplitRequest, _ progress: Progress, from: Double, to: Double) throws(ABIError) -> OperationReport {
+    let cancellation = ConversionCancellation()
+    let events = OperationEvents(progress: { p in
+        do { try progress.report(from + (to - from) * (p.fraction ?? 0), p.stage) } catch { cancellation.cancel() }
+    })
+    try progress.report(from, "split")
+    do throws(ABIError) {
+        return try lift { () throws(ParseError) in try Operations.split(r, spelling: .key, events: events, cancellation: cancellation) }
+    } catch {
+        if cancellation.isCancelled { throw ABIError(SMStatus.cancelled, "cancelled during the split; its outputs were not written") }
+        throw error
     }
 }

@@ -82,13 +82,7 @@ public struct ConvertRequest: Sendable, Equatable {
     /// The request of the C ABI and Python: `values` by the keys of ``table`` (unknown keys and wrong types refused).
     public init(input: String?, left: String? = nil, right: String? = nil, output: String, values: [(String, RequestValue)]) throws(ParseError) {
         self.init(input: input, left: left, right: right, output: output)
-        for (key, value) in values {
-            guard let spec = Self.table.first(where: { $0.key == key }) else {
-                throw ParseError(.invalidArgument, offset: 0, "unknown option \"\(key)\" for convert")
-            }
-            if value == .null { continue }
-            try set(spec, value)
-        }
+        try RequestValues.fill(values, table: Self.table, job: "convert") { (spec, value) throws(ParseError) in try set(spec, value) }
     }
 
     /// The name table: JSON key ↔ flag ↔ Python keyword, type, job and default (defaults from the library's values).

@@ -73,6 +73,19 @@ enum RequestValues {
         ParseError(.invalidArgument, offset: 0, "option \(spec.name(.key)) must be \(what)")
     }
 
+    /// Fills a request from `values` by its `table`: every key must be a row of it (else refused, naming `job`) and
+    /// given once; a null value counts as not given. `set` stores one typed value.
+    static func fill(_ values: [(String, RequestValue)], table: [OptionSpec], job: String,
+                     _ set: (OptionSpec, RequestValue) throws(ParseError) -> Void) throws(ParseError) {
+        var seen: Set<String> = []
+        for (key, value) in values {
+            guard let spec = table.first(where: { $0.key == key }) else { throw ParseError(.invalidArgument, offset: 0, "unknown option \"\(key)\" for \(job)") }
+            guard seen.insert(key).inserted else { throw ParseError(.invalidArgument, offset: 0, "option \"\(key)\" is given twice") }
+            if value == .null { continue }
+            try set(spec, value)
+        }
+    }
+
     static func bool(_ v: RequestValue, _ spec: OptionSpec) throws(ParseError) -> Bool {
         guard case .bool(let b) = v else { throw typeError(spec, "true or false") }
         return b
@@ -90,6 +103,13 @@ enum RequestValues {
 
     static func text(_ v: RequestValue, _ spec: OptionSpec) throws(ParseError) -> String {
         guard case .string(let s) = v else { throw typeError(spec, "a string") }
+        return s
+    }
+
+    /// A path: a non-empty string.
+    static func path(_ v: RequestValue, _ spec: OptionSpec) throws(ParseError) -> String {
+        let s = try text(v, spec)
+        if s.isEmpty { throw ParseError(.invalidArgument, offset: 0, "option \(spec.name(.key)) is empty") }
         return s
     }
 

@@ -6,6 +6,7 @@ import Darwin
 import BinaryIO
 import MediaDecode
 import SpatialConvert
+import SpatialMedia
 import SystemSupport
 
 /// A stereo photo or video split into its eyes (one file per eye) or one side-by-side / over-under file: a spatial
@@ -29,6 +30,32 @@ public struct SplitRequest: Sendable, Equatable {
 
     public init(input: String) { self.input = input }
 
+    /// The request of the C ABI and Python: the outputs and options by the keys of ``table`` (`left_output`,
+    /// `right_output`, `sbs_output`, `ou_output`, `half`, `copy`, `crf`, `preset`, `no_audio`, `quality`, `layout`,
+    /// `aux_dir`); unknown keys, a key given twice and wrong types refused. Ranges and combinations are the run's.
+    public init(input: String, values: [(String, RequestValue)]) throws(ParseError) {
+        self.init(input: input)
+        try RequestValues.fill(values, table: Self.table, job: "split") { (spec, value) throws(ParseError) in try set(spec, value) }
+    }
+
+    private mutating func set(_ spec: OptionSpec, _ v: RequestValue) throws(ParseError) {
+        switch spec.key {
+        case "left_output": left = try RequestValues.path(v, spec)
+        case "right_output": right = try RequestValues.path(v, spec)
+        case "sbs_output": sbs = try RequestValues.path(v, spec)
+        case "ou_output": ou = try RequestValues.path(v, spec)
+        case "half": half = try RequestValues.bool(v, spec)
+        case "copy": copy = try RequestValues.bool(v, spec)
+        case "crf": crf = try RequestValues.number(v, spec)
+        case "preset": preset = try RequestValues.text(v, spec)
+        case "no_audio": noAudio = try RequestValues.bool(v, spec)
+        case "quality": quality = try RequestValues.integer(v, spec)
+        case "layout": layout = try RequestValues.text(v, spec)
+        case "aux_dir": aux = try RequestValues.path(v, spec)
+        default: throw ParseError(.invalidArgument, offset: 0, "unknown option \"\(spec.key)\" for split")
+        }
+    }
+
     /// The name table (key ↔ flag ↔ Python keyword).
     public static var table: [OptionSpec] {
         [OptionSpec("left_output", flag: "--left", .path, .both), OptionSpec("right_output", flag: "--right", .path, .both),
@@ -43,7 +70,7 @@ public struct SplitRequest: Sendable, Equatable {
     }
 
     /// The outputs given, with their table keys.
-    var outputs: [(key: String, path: String)] {
+    public var outputs: [(key: String, path: String)] {
         [("left_output", left), ("right_output", right), ("sbs_output", sbs), ("ou_output", ou)].compactMap { o in o.1.map { (o.0, $0) } }
     }
 }
@@ -68,7 +95,16 @@ extension Operations {
         if r.copy && (r.crf != nil || r.preset != nil) { throw refuse("\(name("copy")) does not re-encode: leave out \(name("crf")) and \(name("preset"))") }
         try OutputPaths.check(outputs: outs.map { (role: name($0.key) + " output", path: $0.path) }, inputs: [(role: "input", path: r.input)])
         let kind = FileProbe.kind(of: r.input)
-        let video = kind == .movie || kind == .matroska || (kind == .other && VideoInputs.isVideo(r.input))
+        let video = kind == .movie || kind == .matroska || kind == .annexB || (kind == .other && VideoInputs.isVideo(r.input))
+        // A raw .hevc output can only hold coded pictures copied: a video split to one is a copy, asked for or not.
+        let streams = outs.filter { ["hevc", "265", "h265"].contains(OutputKind.fileExtension($0.path)) }
+        var r = r
+        if video, !r.copy, let stream = streams.first {
+            if r.crf != nil || r.preset != nil {
+                throw refuse("\(stream.path) is a raw HEVC stream, a copy of the coded pictures without re-encoding: leave out \(name("crf")) and \(name("preset")), or name the output .mp4, .mov or .mkv")
+            }
+            r.copy = true
+        }
         var layout: StereoLayout?
         if let l = r.layout {
             guard let v = StereoLayout(rawValue: l) else { throw refuse("\(name("layout")) must be sbs, tb or auto") }
@@ -94,7 +130,9 @@ extension Operations {
             for o in outs { scratches[o.path] = try scratchPath(keepingExtensionOf: o.path) }
             func s(_ p: String?) -> String? { p.flatMap { scratches[$0] } }
             var report: OperationReport
-            if video {
+            if kind == .annexB {
+                report = try splitRawStream(r, scratch: s)
+            } else if video {
                 report = try splitVideo(r, layout: layout, scratch: s, events: events, cancellation: cancellation)
             } else if kind == .heif && r.ou == nil && (layout == nil || StereoImageSplitter.isSpatialPhoto(r.input)) {
                 // A spatial photo (its eyes copied as .heic, keeping their auxiliary images); a HEIF that is not one is
@@ -150,6 +188,25 @@ extension Operations {
                                    + [("frames", .uint(UInt64(v.frames))), ("inter_layer_prediction", .bool(v.interLayerPrediction)), ("eye_order", .string(v.eyeOrder)),
                                       ("hero_eye", v.heroEye.map { .string($0) } ?? .null), ("method", .string(v.method)), ("packing", v.packing.map { .string($0) } ?? .null), ("audio_tracks", .uint(UInt64(v.audioTracks))),
                                       ("notes", .array(v.notes.map { .string($0) }))],
+                               warnings: [], check: OutputCheckResult(file: named.first?.path ?? ""))
+    }
+
+    /// A raw MV-HEVC stream (Annex B): each layer copied to a single-layer `.hevc` stream without decoding
+    /// (``/SpatialMedia/StreamSplitter``); a second layer predicted from the first cannot be copied.
+    static func splitRawStream(_ r: SplitRequest, scratch s: (String?) -> String?) throws(ParseError) -> OperationReport {
+        guard r.copy, r.sbs == nil, r.ou == nil, !r.half else {
+            throw ParseError(.invalidArgument, offset: 0, path: r.input, "\(r.input) is a raw HEVC stream: its eyes are copied, one .hevc stream per eye (name the outputs .hevc)")
+        }
+        let layers = try StreamSplitter.split(path: r.input)
+        if let l = s(r.left) { try AtomicFile.write(path: l, bytes: layers.left) }
+        if let p = s(r.right) { try AtomicFile.write(path: p, bytes: layers.right) }
+        let named = r.outputs
+        let method = "copied both layers without decoding (each eye's coded pictures untouched)"
+        return OperationReport(job: "split", route: "video", outputs: named.map(\.path), headline: "\(r.input): split into \(named.count) raw HEVC stream\(named.count == 1 ? "" : "s")",
+                               lines: [method] + named.map { "wrote \($0.path)" },
+                               fields: [("input", .string(r.input))] + named.map { ($0.key, .string($0.path)) }
+                                   + [("frames", .uint(UInt64(layers.accessUnits))), ("eye_order", .string("layer 0 = \(layers.baseIsLeft ? "left" : "right") eye")),
+                                      ("method", .string(method))],
                                warnings: [], check: OutputCheckResult(file: named.first?.path ?? ""))
     }
 

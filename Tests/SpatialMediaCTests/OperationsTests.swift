@@ -176,8 +176,9 @@ struct OperationsTests {
         // Inputs that are not HEVC streams are an error, not a crash.
         #expect(sm_convert_video(Paths.grid, dir + "/out.mov", #"{"right_input": "\#(Paths.grid)"}"#, nil, nil, nil, nil) != SMStatus.ok)
         #expect(!lastError().isEmpty)
-        // Splitting a 2D movie: there is no second layer.
-        #expect(sm_split(Paths.movie2D, dir + "/l.hevc", dir + "/r.hevc", nil, nil, nil, nil, nil) == SMStatus.notApplicable)
+        // Splitting a 2D movie: its metadata says one view, so the split asks for the layout (as `spatial-media split`).
+        #expect(sm_split(Paths.movie2D, dir + "/l.hevc", dir + "/r.hevc", nil, nil, nil, nil, nil) == SMStatus.invalidArgument)
+        #expect(lastError().contains("layout"), "\(lastError())")
         #expect(sm_split(Paths.movie2D, dir + "/l.hevc", dir + "/l.hevc", nil, nil, nil, nil, nil) == SMStatus.invalidArgument)
     }
 

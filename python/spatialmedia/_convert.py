@@ -90,15 +90,24 @@ def concat(segments: Sequence[PathLike], output: PathLike, *, audio_from: Option
                         audio=list(raw.get("audio", [])), seconds=float(raw.get("seconds", 0.0)), raw=raw)
 
 
-def split(input: PathLike, left_output: PathLike, right_output: PathLike, *, sbs_output: Optional[PathLike] = None,
-          quality: Optional[int] = None, layout: Optional[str] = None, aux_dir: Optional[PathLike] = None,
-          progress: Optional[ProgressCallback] = None, cancel: Optional[CancelToken] = None) -> SplitReport:
-    """Splits a spatial photo, an MPO or a side-by-side / top-bottom JPEG or PNG (``layout``: "sbs", "tb" or
-    "auto") into two images (format from each extension: .png, .jpg, .heic; plus a side-by-side ``sbs_output``;
-    ``aux_dir``: a spatial photo's gain map, depth … per eye as EYE-KIND.heic and .png), or a spatial video into
-    two single-layer HEVC streams (no decoding)."""
-    opts = {"quality": quality, "sbs_output": None if sbs_output is None else os.fspath(sbs_output), "layout": layout,
-            "aux_dir": None if aux_dir is None else os.fspath(aux_dir)}
+def split(input: PathLike, left_output: Optional[PathLike], right_output: Optional[PathLike], *,
+          sbs_output: Optional[PathLike] = None, ou_output: Optional[PathLike] = None, half: Optional[bool] = None,
+          copy: Optional[bool] = None, crf: Optional[float] = None, preset: Optional[str] = None,
+          no_audio: Optional[bool] = None, quality: Optional[int] = None, layout: Optional[str] = None,
+          aux_dir: Optional[PathLike] = None, progress: Optional[ProgressCallback] = None,
+          cancel: Optional[CancelToken] = None) -> SplitReport:
+    """Splits a stereo photo or video into its eyes: ``spatial-media split`` (``sm_split``).
+
+    Inputs: spatial photos, MPO, side-by-side / top-bottom JPEG, PNG or HEIC pictures (``layout``: "sbs", "tb" or
+    "auto"), MV-HEVC movies, frame-packed movies (flat or VR180/360 spheres; their metadata, or ``layout``). Each
+    output is named for what is written: photo eyes .png, .jpg, .heic (``quality``; ``aux_dir``: a spatial photo's
+    gain map, depth … per eye as EYE-KIND.heic and .png); video eyes .mp4, .mov or .mkv re-encoded (``crf``,
+    ``preset``, ``no_audio``), or .hevc, a copy of the coded pictures (what ``copy`` asks for; an .hevc output means
+    it). ``left_output`` or ``right_output`` may be None. ``sbs_output`` / ``ou_output`` (``half``: half size) beside
+    the eyes is written after them. The keywords are the rows of ``option_table("split")``; every output is read back
+    through the validator before it is kept; the report (``report.raw``) is the JSON of the split's report.
+    ``progress(fraction, stage)`` returning True, or ``cancel.cancel()``, stops the work: CancelledError."""
+    opts = {k: v for k, v in _table_options("split", locals()).items() if k not in ("left_output", "right_output")}
     p = _Progress(progress)
     raw = _call_report("sm_split", [_fspath(input), _fspath(left_output), _fspath(right_output), _options_json(opts),
                                     p.fn, None, cancel._ref() if cancel else None], p)
@@ -107,8 +116,11 @@ def split(input: PathLike, left_output: PathLike, right_output: PathLike, *, sbs
 
 
 def _table_options(job: str, given: dict[str, Any]) -> dict[str, Any]:
-    """The options of ``job`` by its name table: each row's Python keyword read from ``given`` under its JSON key."""
-    return {row["key"]: given[row["python"]] for row in option_table(job)}
+    """The options of ``job`` by its name table: each row's Python keyword read from ``given`` under its JSON key
+    (paths as strings)."""
+    rows = option_table(job)
+    return {row["key"]: os.fspath(given[row["python"]]) if row["type"] == "path" and given[row["python"]] is not None
+            else given[row["python"]] for row in rows}
 
 
 def align(input: PathLike, output: PathLike, *, auto_disparity: Optional[bool] = None, quality: Optional[int] = None,
