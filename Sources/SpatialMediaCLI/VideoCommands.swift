@@ -2,6 +2,7 @@ import ArgumentParser
 import BinaryIO
 import SystemSupport
 import SpatialOperations
+import SpatialConvert
 import HEVC
 import SpatialMedia
 
@@ -46,15 +47,14 @@ struct Assemble: ParsableCommand {
     }
 }
 
-/// `spatial-media split-video`: our own spatial videos back to one HEVC stream per eye.
+/// `spatial-media split-video`: our own spatial videos back to one HEVC stream per eye — `split` with `.hevc` outputs
+/// (a copy), kept for the scripts that call it; the same operation, checks and read-back.
 struct SplitVideo: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "split-video",
         abstract: "Split a spatial video made by `assemble` into one single-layer HEVC stream per eye (no re-encoding).",
         discussion: """
-        Works when layer 1 does not use inter-layer prediction (what `assemble` writes). Apple's and x265's \
-        MV-HEVC files predict the right eye from the left; they need decoding, e.g. with FFmpeg 7.1 or newer: \
-        ffmpeg -i IN.mov -map 0:v:0:vpos:right -c:v libx265 right.hevc
+        The same as `spatial-media split VIDEO --left L.hevc --right R.hevc` (a copy of the coded layers). Works when         layer 1 does not use inter-layer prediction (what `assemble` and `convert --encode-path assembled` write).         Apple's and x265's MV-HEVC files predict the right eye from the left; `split` re-encodes their eyes to         .mp4/.mov/.mkv (FFmpeg 7.1 or newer decodes both views).
         """)
     @Argument(help: "Spatial video (.mov/.mp4) or raw two-layer MV-HEVC stream.") var video: String
     @Option(help: "Where to write the left eye (Annex B HEVC).") var left: String?
@@ -65,12 +65,10 @@ struct SplitVideo: ParsableCommand {
     }
 
     func run() throws {
-        try Exit.checkOutputs("spatial-media split-video", outputs: [("--left output", left), ("--right output", right)], inputs: [("input", video)])
-        do {
-            let r = try StreamSplitter.write(path: video, left: left, right: right)
-            print("split \(video): \(r.accessUnits) frames per eye" + (left.map { ", left → \($0)" } ?? "") + (right.map { ", right → \($0)" } ?? ""))
-        } catch {
-            throw failure("spatial-media split-video", file: video, error, outputs: [left, right])
+        var r = SplitRequest(input: video)
+        r.left = left; r.right = right; r.copy = true
+        try runAndPrint("spatial-media split-video", file: video, outputs: [left, right], json: false) { () throws(ParseError) in
+            try Operations.split(r, spelling: .flag, cancellation: ConversionCancellation())
         }
     }
 }

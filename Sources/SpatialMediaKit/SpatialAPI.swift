@@ -142,13 +142,27 @@ public struct SpatialValidator: Sendable {
 /// try SpatialSplit.photo("photo.heic", left: "l.png", right: "r.png")
 /// ```
 public enum SpatialSplit {
-    /// Splits any spatial video or frame-packed movie (``/SpatialConvert/VideoSplitter/split(_:options:cancellation:progress:)``):
-    /// frame-packed or one file per eye, re-encoded; `options.target` is replaced by `target`.
+    /// Splits any spatial video or frame-packed movie into one file per eye or one frame-packed file, re-encoded (or,
+    /// with `options.copy`, the coded layers to `.hevc`). Like every shell, through the operations layer
+    /// (``/SpatialOperations/Operations/split(_:spelling:events:cancellation:)``): output names checked, each file
+    /// read back before it is kept. From `options` the request takes half, copy, crf and preset (not with copy),
+    /// audio and layout; its `ffmpeg` and `limits` are the library's own (FFmpeg as the CLI finds it).
     @discardableResult
-    public static func video(_ path: String, to target: VideoSplitTarget, options: VideoSplitOptions? = nil) throws(ParseError) -> VideoSplitReport {
-        var o = options ?? VideoSplitOptions(target: target)
-        o.target = target
-        return try VideoSplitter.split(path, options: o)
+    public static func video(_ path: String, to target: VideoSplitTarget, options: VideoSplitOptions? = nil) throws(ParseError) -> OperationReport {
+        var r = SplitRequest(input: path)
+        switch target {
+        case .sideBySide(let p): r.sbs = p
+        case .overUnder(let p): r.ou = p
+        case .eyes(let l, let rt): r.left = l; r.right = rt
+        }
+        if let o = options {
+            r.half = o.half
+            r.copy = o.copy
+            if !o.copy { r.crf = o.crf; r.preset = o.preset }
+            r.noAudio = !o.audio
+            r.layout = o.layout?.rawValue
+        }
+        return try Operations.split(r, spelling: .key)
     }
 
     /// Splits a spatial photo, an MPO or a side-by-side / top-bottom picture (`layout`: `sbs`, `tb`, `auto`) into its

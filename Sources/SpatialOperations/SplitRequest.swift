@@ -96,6 +96,12 @@ extension Operations {
         try OutputPaths.check(outputs: outs.map { (role: name($0.key) + " output", path: $0.path) }, inputs: [(role: "input", path: r.input)])
         let kind = FileProbe.kind(of: r.input)
         let video = kind == .movie || kind == .matroska || kind == .annexB || (kind == .other && VideoInputs.isVideo(r.input))
+        if !video && ![.jpeg, .png, .heif].contains(kind) {
+            // Nothing this job reads: an unreadable input (exit 2), not a misused option.
+            var st = stat()
+            if stat(r.input, &st) != 0 { throw ParseError(.io, offset: 0, path: r.input, "cannot open: \(String(cString: strerror(errno)))") }
+            throw ParseError(.unsupported, offset: 0, path: r.input, "not a stereo photo or video this job reads (a spatial photo or other HEIC, an MPO, a side-by-side / top-bottom JPEG or PNG, an MP4/MOV or Matroska movie, a raw MV-HEVC stream)")
+        }
         // A raw .hevc output can only hold coded pictures copied: a video split to one is a copy, asked for or not.
         let streams = outs.filter { ["hevc", "265", "h265"].contains(OutputKind.fileExtension($0.path)) }
         var r = r
