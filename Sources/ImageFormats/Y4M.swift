@@ -147,12 +147,18 @@ public enum Y4M {
         static func fill(fd: Int32, buffer: inout [UInt8], pos: inout Int, eof: inout Bool) throws(ParseError) -> Bool {
             if eof { return false }
             if pos > 0 { buffer.removeFirst(pos); pos = 0 }
-            var chunk = [UInt8](repeating: 0, count: 1 << 20)
-            var n = 0
-            repeat { n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) } } while n < 0 && errno == EINTR
-            if n < 0 { throw ParseError(.io, offset: 0, "read failed: \(String(cString: strerror(errno)))") }
-            if n == 0 { eof = true; return false }
-            buffer += chunk[0..<n]
+            // Called before every frame (its FRAME line), so no zero-filled megabyte each time: 64 KiB, uninitialised
+            // until read (a pipe hands over at most its own size per read; the planes are read straight into place).
+            var failure: Int32 = 0
+            let chunk = [UInt8](unsafeUninitializedCapacity: 1 << 16) { buf, count in
+                var n = 0
+                repeat { n = read(fd, buf.baseAddress, buf.count) } while n < 0 && errno == EINTR
+                if n < 0 { failure = errno }
+                count = max(0, n)
+            }
+            if failure != 0 { throw ParseError(.io, offset: 0, "read failed: \(String(cString: strerror(failure)))") }
+            if chunk.isEmpty { eof = true; return false }
+            buffer += chunk
             return true
         }
 
