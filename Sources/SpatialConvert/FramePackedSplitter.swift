@@ -133,6 +133,7 @@ extension VideoSplitter {
             throw ParseError(.invalidArgument, offset: 0, path: src.path, "the movie is already \(sbsIn ? "side by side" : "over-under"): write the eyes or the other packing")
         default: break
         }
+        if let text = src.sphereText { try refuseMatroskaSphere(o.target.paths, sphere: text, path: src.path) }
         let ff = try FFmpeg.require(.any, for: "splitting \(src.path)", override: o.ffmpeg)
         let halves = sbsIn ? ["crop=iw/2:ih:0:0", "crop=iw/2:ih:iw/2:0"] : ["crop=iw:ih/2:0:0", "crop=iw:ih/2:0:ih/2"]
         var args = ["-nostdin", "-hide_banner", "-v", "error", "-y", "-i", src.path]

@@ -143,6 +143,7 @@ public enum VideoSplitter {
         } else {
             // An MV-HEVC sphere (APMP equi/hequ): its outputs say so in Google's form, never as a flat picture.
             let sphere = metadata.flatMap { $0.isSpherical ? FramePackedSource.googleSphere($0) : nil }
+            if let sphere { try refuseMatroskaSphere(o.target.paths, sphere: sphere.text, path: path) }
             try reencode(src, sphere: sphere.map { $0.box }, options: o, report: &report, cancellation: cancellation, progress: progress)
             if let sphere {
                 report.notes.append(sphere.box == nil ? "the sphere's projection (\(sphere.text)) has no equirectangular Google form: the outputs carry no projection metadata"
@@ -267,6 +268,16 @@ public enum VideoSplitter {
     /// (a frame-packed source's "side by side", an MV-HEVC view's), and a reader would cut the eye in half again.
     static func matroskaMono(_ path: String) -> [String] {
         muxer(path) == "matroska" ? ["-metadata:s:v:0", "stereo_mode=mono"] : []
+    }
+
+    /// A sphere is not written to Matroska: FFmpeg writes Matroska's `Projection` only from spherical side data that
+    /// reaches its muxer, and it does not reliably (never out of an MV-HEVC movie's views, nor for an APMP-only `hequ`,
+    /// which Matroska has no type for; of a frame-packed Google sphere split in two, only the first eye kept it), so
+    /// the output would show a sphere as a flat picture. Refused before anything is encoded, with the way that works.
+    static func refuseMatroskaSphere(_ outputs: [String], sphere: String, path: String) throws(ParseError) {
+        guard let mkv = outputs.first(where: { muxer($0) == "matroska" }) else { return }
+        throw ParseError(.unsupported, offset: 0, path: path,
+                         "\(mkv): a Matroska output of this sphere (\(sphere)) would lose its projection (FFmpeg does not carry it reliably); write .mp4 or .mov (Google st3d + sv3d), then remux if Matroska is needed: `ffmpeg -i OUT.mp4 -c copy OUT.mkv` keeps it")
     }
 
     /// FFmpeg's muxer name for an output path.

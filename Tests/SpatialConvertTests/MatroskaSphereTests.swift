@@ -64,6 +64,28 @@ struct MatroskaSphereTests {
         }
     }
 
+    /// A sphere is never written to Matroska as a flat picture: FFmpeg carries the projection into Matroska
+    /// unreliably (not out of an MV-HEVC movie's views, not for an APMP-only `hequ`, and of a Google sphere split in
+    /// two only into the first eye), so such outputs are refused before encoding, naming the way that works.
+    @Test func matroskaOutputsOfASphereAreRefused() throws {
+        let dir = try TestPaths.tempDir("mkv-sphere-out")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let mkv = try Self.sphereMKV(dir, projection: "hequ", sbs: true)   // also leaves apmp.mp4 (APMP only) and google.mp4
+        let mv = dir + "/vr.mov"
+        #expect(try Run.cli(["convert", mkv, "-o", mv, "--preset", "ultrafast"]).status <= 1)
+        let cases: [[String]] = [[dir + "/google.mp4", "--left", dir + "/gl.mkv", "--right", dir + "/gr.mkv"],
+                                 [dir + "/apmp.mp4", "--left", dir + "/al.mkv"],
+                                 [mkv, "--right", dir + "/kr.mkv"],
+                                 [mv, "--sbs", dir + "/back.mkv"]]
+        for args in cases {
+            let r = try Run.cli(["split"] + args + ["--preset", "ultrafast"])
+            #expect(r.status == 2 && r.err.contains("would lose its projection"), "\(args): \(r.out) \(r.err)")
+            for out in args.filter({ $0.hasSuffix(".mkv") && $0 != mkv }) { #expect(!TestPaths.exists(out), "\(out) written") }
+        }
+        let mp4 = try Run.cli(["split", mv, "--sbs", dir + "/back.mp4", "--preset", "ultrafast"])
+        #expect(mp4.status == 0, "\(mp4.err)")
+    }
+
     /// A stated projection that contradicts the file, and a field of view, are refused; asking for rectilinear output
     /// never flattens it silently.
     @Test func contradictionsRefused() throws {
