@@ -1,4 +1,5 @@
 import BinaryIO
+import MediaDecode
 import SpatialMedia
 
 /// The sphere route of ``VideoConverter``: a frame-packed 180°/360° stereo movie cut into its two views and written as
@@ -20,7 +21,16 @@ extension VideoConverter {
         }
         let packing: FramePacking = o.layout.horizontal ? .sideBySide : .topBottom
         let stated = SphereSplit(projection: p, packing: packing, source: "stated")
-        guard case .packed(let path) = input, path != "-", isISOBMFF(path) else { return stated }
+        guard case .packed(let path) = input, path != "-" else { return stated }
+        if !isISOBMFF(path) {
+            // Matroska, WebM, …: the projection and stereo mode as FFmpeg reads them (MediaProbe.sphereSplit).
+            guard !isY4M(path), let ff = try? FFmpeg.require(.any, for: "reading \(path)", override: o.ffmpeg),
+                  let probe = try? MediaProbe.run(path, tool: ff) else { return stated }
+            switch probe.sphereSplit(projection: p, packing: packing) {
+            case .success(let s): return s ?? stated
+            case .failure(let e): throw ParseError(.unsupported, offset: 0, path: path, "cannot cut this sphere into two views: \(e.reason)")
+            }
+        }
         switch SpatialVideoReport.sphereSplit(path: path, limits: o.limits, projection: p, packing: packing) {
         case .success(let s)?: return s ?? stated
         case .failure(let e)?: throw ParseError(.unsupported, offset: 0, path: path, "cannot cut this sphere into two views: \(e.reason)", remedy: e.remedy)

@@ -43,6 +43,7 @@ struct MatroskaSphereTests {
         #expect(c.status == 0 || c.status == 1, "convert: \(c.err.suffix(500))")
         #expect(c.out.contains("MV-HEVC APMP \(projection == "hequ" ? "180°" : "360°") ('\(projection)')"), "\(c.out.prefix(500))")
         #expect(c.out.contains("remux it to MP4"), "the lossless alternative of a Matroska input: \(c.out.suffix(600))")
+        #expect(c.out.contains("the file's projection as FFmpeg reads it"), "where the projection came from: \(c.out.prefix(1200))")
         let v = try Run.cli(["validate", out])
         #expect(v.out.contains(projection == "hequ" ? "APMP 180°" : "APMP 360°"), "\(v.out.prefix(500))")
         let side = try Run.program(try TestPrograms.requireFFmpeg(), ["-hide_banner", "-i", out])
