@@ -61,10 +61,9 @@ extension VideoConverter {
         -> (encoder: X265MultiviewEncoder, settings: HEVCEncoderSettings) {
         var settings = encoderSettings(o, fpsNum: plan.fpsNum, fpsDen: plan.fpsDen)
         settings.threads = 2 * (o.poolThreadsPerEye ?? 1)
-        // Two frames in flight, as the two per-eye encoders had (one each): with one frame thread the single encoder
-        // leaves a core idle whenever wavefront rows run out (≈ 7 % slower at 1080p on 2 cores; the output is
-        // deterministic for a given count, and the files differ by < 1 %: Benchmarks/RESULTS.md, issue 33).
-        settings.frameThreads = 2 * (o.frameThreadsPerEye ?? 1)
+        // One frame thread, as each per-eye encoder has: two (≈ 7 % faster at 1080p on 2 cores) made x265 4.1's
+        // multiview output differ from run to run, and the same request must write the same bytes through every
+        // shell (Benchmarks/RESULTS.md, issue 33).
         return (try X265MultiviewEncoder(library: probe.library, width: plan.eyeW, height: plan.eyeH, settings: settings,
                                          extraOptions: stereoOptions(eyeWidth: plan.eyeW, preset: o.preset), limits: o.limits), settings)
     }
