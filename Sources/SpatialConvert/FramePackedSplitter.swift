@@ -133,7 +133,6 @@ extension VideoSplitter {
             throw ParseError(.invalidArgument, offset: 0, path: src.path, "the movie is already \(sbsIn ? "side by side" : "over-under"): write the eyes or the other packing")
         default: break
         }
-        if let text = src.sphereText { try refuseMatroskaSphere(o.target.paths, sphere: text, path: src.path) }
         let ff = try FFmpeg.require(.any, for: "splitting \(src.path)", override: o.ffmpeg)
         let halves = sbsIn ? ["crop=iw/2:ih:0:0", "crop=iw/2:ih:iw/2:0"] : ["crop=iw:ih/2:0:0", "crop=iw:ih/2:0:ih/2"]
         var args = ["-nostdin", "-hide_banner", "-v", "error", "-y", "-i", src.path]
@@ -151,7 +150,7 @@ extension VideoSplitter {
             let squeeze = o.half ? (sbs ? "scale=iw/2:ih:flags=lanczos," : "scale=iw:ih/2:flags=lanczos,") : ""
             graph += ";[l]\(squeeze)setsar=1[l2];[r]\(squeeze)setsar=1[r2];[l2][r2]\(sbs ? "hstack" : "vstack")[v]"
             let mkvStereo = muxer(out) == "matroska" ? ["-metadata:s:v:0", "stereo_mode=\(sbs ? "left_right" : "top_bottom")"] : []
-            args += ["-filter_complex", graph, "-map", "[v]"] + x265Arguments(o) + mkvStereo + audio + ["-f", muxer(out), "OUTPUT0"]
+            args += ["-filter_complex", graph, "-map", "[v]"] + outputTail(out, encode: x265Arguments(o), tags: mkvStereo, audio: audio, sphere: src.sphere) + ["OUTPUT0"]
         case .eyes(let l, let r):
             args += ["-filter_complex", graph]
             var n = 0
@@ -160,11 +159,16 @@ extension VideoSplitter {
                     args += ["-map", label, "-f", "null", "-"]
                     continue
                 }
-                args += ["-map", label] + x265Arguments(o) + matroskaMono(out) + audio + ["-f", muxer(out), "OUTPUT\(n)"]
+                args += ["-map", label] + outputTail(out, encode: x265Arguments(o), tags: matroskaMono(out), audio: audio, sphere: src.sphere) + ["OUTPUT\(n)"]
                 n += 1
             }
         }
         try runFFmpeg(ff.path, args, outputs: o.target.paths, cancellation: cancellation, frames: src.frames, progress: progress) { (temps: [String]) throws(ParseError) in
+            if let sphere = src.sphere {
+                for (temp, out) in zip(temps, o.target.paths) where muxer(out) == "matroska" {
+                    try finishMatroskaSphere(temp, output: out, stereoMode: o.target.googleStereoMode, sv3d: sphere, source: src.path, audio: o.audio, tool: ff)
+                }
+            }
             for (temp, out) in zip(temps, o.target.paths) where muxer(out) != "matroska" {
                 switch o.target {
                 case .sideBySide, .overUnder:

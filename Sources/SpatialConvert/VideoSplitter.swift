@@ -28,6 +28,15 @@ public enum VideoSplitTarget: Sendable, Equatable {
         case .eyes(let l, let r): return [l, r].compactMap { $0 }
         }
     }
+
+    /// Google's `st3d` stereo mode of each output: 2 side by side, 1 top-bottom, 0 one eye.
+    var googleStereoMode: UInt8 {
+        switch self {
+        case .sideBySide: return 2
+        case .overUnder: return 1
+        case .eyes: return 0
+        }
+    }
 }
 
 /// Options of ``VideoSplitter/split(_:options:cancellation:progress:)``.
@@ -143,7 +152,6 @@ public enum VideoSplitter {
         } else {
             // An MV-HEVC sphere (APMP equi/hequ): its outputs say so in Google's form, never as a flat picture.
             let sphere = metadata.flatMap { $0.isSpherical ? FramePackedSource.googleSphere($0) : nil }
-            if let sphere { try refuseMatroskaSphere(o.target.paths, sphere: sphere.text, path: path) }
             try reencode(src, sphere: sphere.map { $0.box }, options: o, report: &report, cancellation: cancellation, progress: progress)
             if let sphere {
                 report.notes.append(sphere.box == nil ? "the sphere's projection (\(sphere.text)) has no equirectangular Google form: the outputs carry no projection metadata"
@@ -217,14 +225,14 @@ public enum VideoSplitter {
             let graph = "\(left)\(squeeze)setsar=1[l];\(right)\(squeeze)setsar=1[r];[l][r]\(sbs ? "hstack" : "vstack")[v]"
             // Matroska carries the layout in StereoMode; MP4/MOV are tagged by us below (FramePackedOutput).
             let mkvStereo = muxer(out) == "matroska" ? ["-metadata:s:v:0", "stereo_mode=\(sbs ? "left_right" : "top_bottom")"] : []
-            args += ["-filter_complex", graph, "-map", "[v]"] + encode + mkvStereo + audio + ["-f", muxer(out), "OUTPUT0"]
+            args += ["-filter_complex", graph, "-map", "[v]"] + outputTail(out, encode: encode, tags: mkvStereo, audio: audio, sphere: sphere ?? nil) + ["OUTPUT0"]
         case .eyes(let l, let r):
             var graph: [String] = []
             var n = 0
             for (eye, out) in [(left, l), (right, r)] {
                 guard let out else { continue }
                 graph.append("\(eye)setsar=1[e\(n)]")
-                args += ["-map", "[e\(n)]"] + encode + matroskaMono(out) + audio + ["-f", muxer(out), "OUTPUT\(n)"]
+                args += ["-map", "[e\(n)]"] + outputTail(out, encode: encode, tags: matroskaMono(out), audio: audio, sphere: sphere ?? nil) + ["OUTPUT\(n)"]
                 n += 1
             }
             args.insert(contentsOf: ["-filter_complex", graph.joined(separator: ";")], at: args.firstIndex(of: "-map") ?? args.count)
@@ -236,6 +244,10 @@ public enum VideoSplitter {
                 // An APMP sphere packed again keeps its APMP form (prji, pack) and gains Google's; one eye, or a
                 // sphere stated only in Google's form, carries Google's st3d + the source's sv3d.
                 let apmp = src.projectionKind == "hequ" || src.projectionKind == "equi"
+                for (temp, out) in zip(temps, o.target.paths) where muxer(out) == "matroska" {
+                    guard let box = sphere else { continue }
+                    try finishMatroskaSphere(temp, output: out, stereoMode: o.target.googleStereoMode, sv3d: box, source: src.path, audio: o.audio, tool: ff)
+                }
                 for (temp, out) in zip(temps, o.target.paths) where muxer(out) != "matroska" {
                     switch o.target {
                     case .sideBySide where apmp: try FramePackedOutput.tag(path: temp, packing: "side", heroEye: src.hero, projection: src.projectionKind)
@@ -270,14 +282,38 @@ public enum VideoSplitter {
         muxer(path) == "matroska" ? ["-metadata:s:v:0", "stereo_mode=mono"] : []
     }
 
-    /// A sphere is not written to Matroska: FFmpeg writes Matroska's `Projection` only from spherical side data that
-    /// reaches its muxer, and it does not reliably (never out of an MV-HEVC movie's views, nor for an APMP-only `hequ`,
-    /// which Matroska has no type for; of a frame-packed Google sphere split in two, only the first eye kept it), so
-    /// the output would show a sphere as a flat picture. Refused before anything is encoded, with the way that works.
-    static func refuseMatroskaSphere(_ outputs: [String], sphere: String, path: String) throws(ParseError) {
-        guard let mkv = outputs.first(where: { muxer($0) == "matroska" }) else { return }
-        throw ParseError(.unsupported, offset: 0, path: path,
-                         "\(mkv): a Matroska output of this sphere (\(sphere)) would lose its projection (FFmpeg does not carry it reliably); write .mp4 or .mov (Google st3d + sv3d), then remux if Matroska is needed: `ffmpeg -i OUT.mp4 -c copy OUT.mkv` keeps it")
+    /// The arguments after an output's `-map` up to its path: the encoder, the container's tags, the audio and the
+    /// muxer — except for a sphere's Matroska output (`sphere` its Google `sv3d`), which is first written as MP4
+    /// without audio or tags and finished by ``finishMatroskaSphere(_:output:stereoMode:sv3d:source:audio:tool:)``.
+    static func outputTail(_ out: String, encode: [String], tags: [String], audio: [String], sphere: Box?) -> [String] {
+        if sphere != nil && muxer(out) == "matroska" { return encode + ["-f", "mp4"] }
+        return encode + tags + audio + ["-f", muxer(out)]
+    }
+
+    /// A sphere's Matroska output, in two steps: FFmpeg writes Matroska's `Projection` only from a projection its
+    /// demuxer reads — not out of an MV-HEVC movie's views, not for an APMP-only `hequ` (Matroska has no
+    /// half-equirectangular type), and of a packed Google sphere split in two only into the first eye — so the picture
+    /// is encoded into MP4 (`temp`), tagged with Google's `st3d` + `sv3d`, and remuxed (`-c copy`) into Matroska with
+    /// the StereoMode and the source's audio. The result is read back through FFmpeg and refused if it does not say
+    /// it is a sphere.
+    static func finishMatroskaSphere(_ temp: String, output: String, stereoMode: UInt8, sv3d: Box, source: String,
+                                     audio: Bool, tool: FFmpegTool) throws(ParseError) {
+        _ = try FramePackedOutput.tagGoogleSpherical(path: temp, stereoMode: stereoMode, sv3d: sv3d)
+        let remuxed = try AtomicFile.scratchPath(near: output)
+        defer { unlink(remuxed); Interruption.unregister(temporaryFile: remuxed) }
+        let mode = ["mono", "top_bottom", "left_right"][Int(min(stereoMode, 2))]
+        let inputs = audio ? ["-i", temp, "-i", source, "-map", "0:v", "-map", "1:a?"] : ["-i", temp, "-map", "0:v"]
+        let child = try ChildProcess(executable: tool.path, arguments: ["-nostdin", "-hide_banner", "-v", "error", "-y"] + inputs
+                                     + ["-c", "copy", "-metadata:s:v:0", "stereo_mode=\(mode)", "-f", "matroska", remuxed])
+        _ = child.readToEnd(limit: 1 << 16)
+        let status = child.wait()
+        guard status == 0 else {
+            throw ParseError(.unsupported, offset: 0, path: output, "FFmpeg could not remux the sphere into Matroska (exit status \(status)): \(child.errorText(max: 600))")
+        }
+        guard rename(remuxed, temp) == 0 else { throw ParseError(.io, offset: 0, path: output, "cannot replace \(temp): \(String(cString: strerror(errno)))") }
+        guard let s = try MediaProbe.run(temp, tool: tool).spherical, s.isSphere else {
+            throw ParseError(.unsupported, offset: 0, path: output, "\(output): FFmpeg wrote the sphere to Matroska without its projection; write .mp4 or .mov (Google st3d + sv3d) instead")
+        }
     }
 
     /// FFmpeg's muxer name for an output path.

@@ -17,9 +17,10 @@ struct MatroskaSphereTests {
 
     /// A stereo sphere as Matroska: FFmpeg renders a side-by-side (or over-under) clip, our `edit` tags it as APMP
     /// and then as Google spherical, and FFmpeg remuxes that into Matroska (Projection + StereoMode).
-    static func sphereMKV(_ dir: String, projection: String, sbs: Bool) throws -> String {
+    static func sphereMKV(_ dir: String, projection: String, sbs: Bool, audio: Bool = false) throws -> String {
         let size = sbs ? "512x256" : "512x512"
-        try ffmpeg(["-f", "lavfi", "-i", "testsrc2=s=\(size):r=30:d=0.5", "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", dir + "/packed.mp4"])
+        let sound = audio ? ["-f", "lavfi", "-i", "sine=f=440:d=0.5", "-c:a", "aac"] : []
+        try ffmpeg(["-f", "lavfi", "-i", "testsrc2=s=\(size):r=30:d=0.5"] + sound + ["-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-shortest", dir + "/packed.mp4"])
         #expect(try Run.cli(["edit", dir + "/packed.mp4", "-o", dir + "/apmp.mp4", "--packing", sbs ? "side" : "over", "--projection", projection]).status <= 1)
         #expect(try Run.cli(["edit", dir + "/apmp.mp4", "-o", dir + "/google.mp4", "--to-google"]).status <= 1)
         let mkv = dir + "/sphere.mkv"
@@ -65,26 +66,34 @@ struct MatroskaSphereTests {
         }
     }
 
-    /// A sphere is never written to Matroska as a flat picture: FFmpeg carries the projection into Matroska
-    /// unreliably (not out of an MV-HEVC movie's views, not for an APMP-only `hequ`, and of a Google sphere split in
-    /// two only into the first eye), so such outputs are refused before encoding, naming the way that works.
-    @Test func matroskaOutputsOfASphereAreRefused() throws {
+    /// A sphere written to Matroska says it is one. FFmpeg alone carried the projection into Matroska only sometimes
+    /// (not out of an MV-HEVC movie's views, not for an APMP-only `hequ`, and of a Google sphere split in two only
+    /// into the first eye), so these outputs were flat pictures of a sphere; each is now encoded into MP4, tagged
+    /// with Google's st3d + sv3d and remuxed, keeping the StereoMode and the audio.
+    @Test func matroskaOutputsOfASphereKeepTheProjection() throws {
         let dir = try TestPaths.tempDir("mkv-sphere-out")
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let mkv = try Self.sphereMKV(dir, projection: "hequ", sbs: true)   // also leaves apmp.mp4 (APMP only) and google.mp4
+        let mkv = try Self.sphereMKV(dir, projection: "hequ", sbs: true, audio: true)   // also leaves apmp.mp4 (APMP only) and google.mp4
         let mv = dir + "/vr.mov"
         #expect(try Run.cli(["convert", mkv, "-o", mv, "--preset", "ultrafast"]).status <= 1)
-        let cases: [[String]] = [[dir + "/google.mp4", "--left", dir + "/gl.mkv", "--right", dir + "/gr.mkv"],
-                                 [dir + "/apmp.mp4", "--left", dir + "/al.mkv"],
-                                 [mkv, "--right", dir + "/kr.mkv"],
-                                 [mv, "--sbs", dir + "/back.mkv"]]
-        for args in cases {
-            let r = try Run.cli(["split"] + args + ["--preset", "ultrafast"])
-            #expect(r.status == 2 && r.err.contains("would lose its projection"), "\(args): \(r.out) \(r.err)")
-            for out in args.filter({ $0.hasSuffix(".mkv") && $0 != mkv }) { #expect(!TestPaths.exists(out), "\(out) written") }
+        let cases: [(args: [String], outputs: [String], stereo: String)] = [
+            ([dir + "/google.mp4", "--left", dir + "/gl.mkv", "--right", dir + "/gr.mkv"], ["gl", "gr"], "2D"),
+            ([dir + "/apmp.mp4", "--left", dir + "/al.mkv"], ["al"], "2D"),
+            ([mkv, "--left", dir + "/kl.mkv", "--right", dir + "/kr.mkv"], ["kl", "kr"], "2D"),
+            ([mkv, "--ou", dir + "/kou.mkv"], ["kou"], "top and bottom"),
+            ([mv, "--sbs", dir + "/back.mkv"], ["back"], "side by side"),
+            ([mv, "--left", dir + "/vl.mkv", "--right", dir + "/vr.mkv"], ["vl", "vr"], "2D"),
+        ]
+        for c in cases {
+            let r = try Run.cli(["split"] + c.args + ["--preset", "ultrafast"])
+            #expect(r.status == 0, "\(c.args): \(r.out) \(r.err)")
+            for name in c.outputs {
+                let p = try Run.program(try TestPrograms.requireFFmpeg(), ["-hide_banner", "-i", dir + "/\(name).mkv"])
+                #expect(p.err.contains("Spherical Mapping: tiled equirectangular"), "\(name).mkv lost the projection: \(p.err.suffix(500))")
+                #expect(p.err.contains("Stereo 3D: \(c.stereo)"), "\(name).mkv: \(p.err.suffix(500))")
+                #expect(p.err.contains("Audio:"), "\(name).mkv lost the audio: \(p.err.suffix(500))")
+            }
         }
-        let mp4 = try Run.cli(["split", mv, "--sbs", dir + "/back.mp4", "--preset", "ultrafast"])
-        #expect(mp4.status == 0, "\(mp4.err)")
     }
 
     /// A stated projection that contradicts the file, and a field of view, are refused; asking for rectilinear output
