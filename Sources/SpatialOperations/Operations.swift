@@ -117,19 +117,23 @@ public enum Operations {
         let lines = v.lines.map { $0.replacing(scratch, with: r.output) }
         return OperationReport(job: "convert", route: ConvertRoute.video.rawValue, outputs: [r.output],
                                headline: "\(r.output): \(v.sphere.map { "MV-HEVC APMP \($0.projection == "hequ" ? "180°" : "360°") ('\($0.projection)')" } ?? "spatial video"), \(lines.first ?? "")",
-                               lines: Array(lines.dropFirst()) + (v.sphere == nil ? [] : [sphereAlternative(for: r.input)]),
+                               lines: Array(lines.dropFirst()) + (v.sphere.map { [sphereAlternative(for: r.input, sphere: $0)] } ?? []),
                                fields: videoFields(v), warnings: faults, check: OutputCheckResult(file: r.output))
     }
 
-    /// The lossless alternative to the sphere route, named in its report: `edit --to-apmp` on an MP4/MOV; a movie only
-    /// FFmpeg reads (Matroska, …) is remuxed first (FFmpeg writes its projection as Google `st3d`/`sv3d` only with
-    /// `-strict unofficial`).
-    static func sphereAlternative(for input: String?) -> String {
-        let tag = "`spatial-media edit IN -o OUT --to-apmp` tags the frame-packed file as APMP without re-encoding (vexu/pack; H.264 frame-packed video was reported to stutter on visionOS 26)"
-        if let i = input, i != "-", FileProbe.kind(of: i) != .movie {
-            return "lossless alternative: remux it to MP4 keeping its projection (`ffmpeg -i IN -c copy -strict unofficial IN.mp4`), then \(tag)"
+    /// The lossless alternative to the sphere route, named in its report: `edit --to-apmp` on an MP4/MOV whose
+    /// projection its metadata states; a movie only FFmpeg reads (Matroska, …) is remuxed first (FFmpeg writes its
+    /// projection as Google `st3d`/`sv3d` only with `-strict unofficial`); a projection that was only stated is stated
+    /// to `edit` as well.
+    static func sphereAlternative(for input: String?, sphere: SphereSplit) -> String {
+        let note = "(vexu/pack; H.264 frame-packed video was reported to stutter on visionOS 26)"
+        let remux = input.map { $0 != "-" && FileProbe.kind(of: $0) != .movie } ?? false
+        if sphere.source.hasPrefix("stated") {
+            let edit = "`spatial-media edit IN -o OUT --packing \(sphere.packing == .sideBySide ? "side" : "over") --projection \(sphere.projection)` tags the frame-packed file as APMP without re-encoding \(note)"
+            return "lossless alternative: " + (remux ? "remux it to MP4 (`ffmpeg -i IN -c copy IN.mp4`), then " : "") + edit
         }
-        return "lossless alternative: " + tag
+        let tag = "`spatial-media edit IN -o OUT --to-apmp` tags the frame-packed file as APMP without re-encoding \(note)"
+        return "lossless alternative: " + (remux ? "remux it to MP4 keeping its projection (`ffmpeg -i IN -c copy -strict unofficial IN.mp4`), then " : "") + tag
     }
 
     /// The JSON facts of a video conversion (the keys `convert --json` has always printed).

@@ -96,6 +96,17 @@ struct MatroskaSphereTests {
         }
     }
 
+    /// The lossless alternative names what `edit` needs: a projection that was only stated is stated to `edit` too
+    /// (its `--to-apmp` reads the projection from the file's metadata, which has none), after a remux for Matroska.
+    @Test func losslessAlternativeForAStatedProjection() throws {
+        let dir = try TestPaths.tempDir("sphere-stated-alt")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try Self.ffmpeg(["-f", "lavfi", "-i", "testsrc2=s=512x256:r=30:d=0.3", "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", dir + "/plain.mkv"])
+        let c = try Run.cli(["convert", dir + "/plain.mkv", "-o", dir + "/vr.mov", "--projection", "hequ", "--preset", "ultrafast"])
+        #expect(c.status <= 1, "\(c.err)")
+        #expect(c.out.contains("remux it to MP4 (`ffmpeg -i IN -c copy IN.mp4`), then `spatial-media edit IN -o OUT --packing side --projection hequ`"), "\(c.out.suffix(600))")
+    }
+
     /// A stated projection that contradicts the file, and a field of view, are refused; asking for rectilinear output
     /// never flattens it silently.
     @Test func contradictionsRefused() throws {
