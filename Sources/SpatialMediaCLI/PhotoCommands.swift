@@ -154,7 +154,8 @@ struct SplitPhoto: ParsableCommand {
         (`bash scripts/setup.sh` installs one). MPO and side-by-side / top-bottom JPEG, PNG or HEIC pictures (--layout): \
         a .jpg eye of an MPO is its JPEG copied, of a packed JPEG a lossless crop when the split line is on the JPEG's \
         MCU grid. Frame-packed movies (st3d, vexu/pack, Google spherical XML, Matroska StereoMode, or --layout) are \
-        cropped and re-encoded per eye; a VR180/360 sphere's eyes keep its projection (st3d + sv3d).
+        cropped and re-encoded per eye; a VR180/360 sphere's outputs keep its projection (Google st3d + sv3d; in \
+        Matroska, its Projection).
         """
     )
     @Argument(help: "A spatial photo or video, an MPO, a side-by-side / top-bottom picture or a frame-packed movie.") var input: String
@@ -163,7 +164,7 @@ struct SplitPhoto: ParsableCommand {
     @Option(help: "Side-by-side output (left eye on the left).") var sbs: String?
     @Option(help: "Over-under output (left eye on top).") var ou: String?
     @Flag(help: "Video: half-width SBS / half-height OU (the frame keeps the size of one eye).") var half = false
-    @Flag(help: "Video: no re-encoding, raw .hevc per eye (independent layers, or the base-layer eye only).") var copy = false
+    @Flag(help: "Video: no re-encoding, raw .hevc per eye (independent layers, or the base-layer eye only); .hevc outputs imply it.") var copy = false
     @Option(help: "Video: x265 constant rate factor of the re-encode (0…51, default 18).") var crf: Double?
     @Option(help: "Video: x265 preset (ultrafast … placebo, default medium).") var preset: String?
     @Flag(help: "Video: leave the audio out.") var noAudio = false
