@@ -112,7 +112,7 @@ def split(input: PathLike, left_output: Optional[PathLike], right_output: Option
     raw = _call_report("sm_split", [_fspath(input), _fspath(left_output), _fspath(right_output), _options_json(opts),
                                     p.fn, None, cancel._ref() if cancel else None], p)
     return SplitReport(input=str(raw.get("input", "")), left_output=str(raw.get("left_output", "")),
-                       right_output=str(raw.get("right_output", "")), sbs_output=raw.get("sbs_output"), raw=raw)
+                       right_output=str(raw.get("right_output", "")), sbs_output=raw.get("sbs_output"), ou_output=raw.get("ou_output"), raw=raw)
 
 
 def _table_options(job: str, given: dict[str, Any]) -> dict[str, Any]:

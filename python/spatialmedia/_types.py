@@ -125,6 +125,7 @@ class SplitReport:
     left_output: str
     right_output: str
     sbs_output: Optional[str]
+    ou_output: Optional[str] = None
     raw: dict[str, Any] = field(repr=False, default_factory=dict)
 
 

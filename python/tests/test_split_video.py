@@ -63,3 +63,10 @@ def test_frame_packed_movie_to_eyes(tmp_path, spatial_movie):
     assert left.stat().st_size > 0 and right.stat().st_size > 0
     with pytest.raises(sm.InvalidArgumentError):
         sm.split(packed, tmp_path / "x.mp4", tmp_path / "y.mp4", quality=90)
+
+
+def test_mvhevc_movie_to_over_under_names_it_in_the_report(tmp_path, spatial_movie):
+    ou = tmp_path / "ou.mp4"
+    report = sm.split(spatial_movie, None, None, ou_output=ou, preset="ultrafast", no_audio=True)
+    assert report.ou_output == str(ou) and report.sbs_output is None, report
+    assert ou.stat().st_size > 0
