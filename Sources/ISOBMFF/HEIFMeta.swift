@@ -110,8 +110,20 @@ public struct HEIFMeta: Sendable {
         guard total <= limits.maxBoxInMemory else {
             throw ParseError(.limitExceeded, offset: ilocOffset, path: ilocPath, "item \(item) is \(total) bytes, over maxBoxInMemory")
         }
+        // The extents' lengths are read from the file: never reserve more than the bytes that exist
+        // (overlapping extents may legitimately add up to more, so this only bounds the reservation).
+        let available: UInt64
+        switch loc.constructionMethod {
+        case 1:
+            if case .raw(let idat)? = meta.child("idat")?.fields { available = UInt64(idat.count) } else { available = 0 }
+        default: available = file.source.size
+        }
+        if loc.extents.count == 1, let only = loc.extents.first, only.length > available {
+            throw ParseError(.sizePastParent, offset: ilocOffset, path: ilocPath,
+                             "item \(item) is \(only.length) bytes but only \(available) exist")
+        }
         var out: [UInt8] = []
-        out.reserveCapacity(Int(total))
+        out.reserveCapacity(Int(min(total, available)))
         switch loc.constructionMethod {
         case 0:
             for e in loc.extents {

@@ -118,6 +118,20 @@ struct BadInputTests {
         do { _ = try h.data(of: 2, file: f); Issue.record("should throw") } catch { #expect(error.code == .danglingReference) }
     }
 
+    /// Found by the fuzz smoke in CI: an item whose one extent claims ~1 GiB (under `maxBoxInMemory`) in a
+    /// tiny file made `data(of:)` reserve the whole length before reading. Now refused before any allocation.
+    @Test func ilocExtentLongerThanTheFileIsRefusedBeforeReserving() throws {
+        // version 1, offset/length 4 bytes, one item (id 1, method 0), one extent: offset 0, length 0x3FFFFF00.
+        let iloc: [UInt8] = [1, 0, 0, 0, 0x44, 0x00, 0, 1, 0, 1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0x3F, 0xFF, 0xFF, 0x00]
+        let f = try parseKeeping(Self.heif(iloc: iloc, iref: []))
+        let h = try #require(f.heif)
+        do { _ = try h.data(of: 1, file: f); Issue.record("should throw") } catch {
+            #expect(error.code == .sizePastParent)
+            #expect(error.path == "meta/iloc")
+            #expect(error.message.contains("1073741568 bytes but only"))
+        }
+    }
+
     @Test func cyclicAndDanglingItemReferences() throws {
         let cyc = box("dimg", [0, 1, 0, 1, 0, 2]) + box("dimg", [0, 2, 0, 1, 0, 1])
         let f = try parseKeeping(Self.heif(iloc: [0, 0, 0, 0, 0x44, 0, 0, 0], iref: cyc))
