@@ -62,10 +62,17 @@ public struct VideoConversionOptions: Sendable {
     public var keyint: Int? = nil
     /// B-frames in the fixed pattern (x265 `--bframes`, `--b-adapt 0`).
     public var bframes = 3
-    /// x265 worker threads per eye (`--pools`) and frame threads (`--frame-threads`); nil = measured default
-    /// (one each: the two encoders run at once, one per core).
+    /// x265 worker threads per eye (`--pools`) and frame threads (`--frame-threads`); nil = the defaults:
+    /// ``defaultPoolThreadsPerEye`` workers and one frame thread per eye (the two eye encoders run at once; the
+    /// multiview encoder gets both eyes' workers). Worker threads never change the bytes written (wavefront rows are
+    /// coded the same however many threads take them); frame threads would (x265 4.1's multiview output then differs
+    /// from run to run), so they stay at one.
     public var poolThreadsPerEye: Int? = nil
     public var frameThreadsPerEye: Int? = nil
+    /// Worker threads per eye when none are asked for: half the processors this process may run on, at least one —
+    /// one per eye on two cores (measured best there), and the whole machine on larger ones, where a fixed one per
+    /// eye left all but two cores idle while FFmpeg's libx265 uses them all.
+    public static var defaultPoolThreadsPerEye: Int { max(1, ProcessorInfo.activeCount / 2) }
     /// The stereo parameters written, in stored units; a nil field takes the one table of defaults,
     /// ``/SpatialMedia/StereoParameters/defaults`` (reported as a default, never as a measurement). The hero eye (left or right) is
     /// also the base layer (what 2D players show). The projection is `rect`, or a sphere (``isSphere``): `hequ` (180°) or
@@ -616,7 +623,7 @@ public enum VideoConverter {
         settings.openGOP = false
         settings.bframes = o.bframes
         settings.fpsNum = fpsNum; settings.fpsDen = fpsDen
-        settings.threads = o.poolThreadsPerEye ?? 1
+        settings.threads = o.poolThreadsPerEye ?? VideoConversionOptions.defaultPoolThreadsPerEye
         settings.frameThreads = o.frameThreadsPerEye ?? 1
         settings.colour = ColourSpace(matrix: .bt709, fullRange: false)
         settings.colourPrimaries = 1; settings.transferCharacteristics = 1

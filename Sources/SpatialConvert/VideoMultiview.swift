@@ -60,31 +60,28 @@ extension VideoConverter {
     static func openMultiview(_ plan: Plan, options o: VideoConversionOptions, probe: X265MultiviewProbe) throws(ParseError)
         -> (encoder: X265MultiviewEncoder, settings: HEVCEncoderSettings) {
         var settings = encoderSettings(o, fpsNum: plan.fpsNum, fpsDen: plan.fpsDen)
-        settings.threads = 2 * (o.poolThreadsPerEye ?? 1)
+        settings.threads = 2 * (o.poolThreadsPerEye ?? VideoConversionOptions.defaultPoolThreadsPerEye)
         // One frame thread, as each per-eye encoder has: two (≈ 7 % faster at 1080p on 2 cores) made x265 4.1's
         // multiview output differ from run to run, and the same request must write the same bytes through every
         // shell (Benchmarks/RESULTS.md, issue 33).
         return (try X265MultiviewEncoder(library: probe.library, width: plan.eyeW, height: plan.eyeH, settings: settings,
-                                         extraOptions: stereoOptions(eyeWidth: plan.eyeW, preset: o.preset), limits: o.limits), settings)
+                                         extraOptions: stereoOptions(eyeWidth: plan.eyeW), limits: o.limits), settings)
     }
 
     /// The share of the eye width up to which the inter-view search must reach (the disparities the geometry check
     /// measures on real stereo stay below it).
     static let interViewReach = 0.05
 
-    /// Presets whose speed the stereo options below must not change (rectangular and asymmetric partitions stay off).
-    static let fastPresets: Set<String> = ["ultrafast", "superfast", "veryfast", "faster", "fast"]
-
     /// x265 options for coding the second view from the first: the motion search range (`merange`, used for the
     /// inter-layer reference like any other) covers ``interViewReach`` of the eye width (192 px at 3840), never less
-    /// than x265's default of 57; from preset medium on, rectangular and asymmetric partitions (`rect`, `amp`, which
-    /// medium leaves off and slow turns on): inter-view prediction splits blocks at depth edges, and with them the
-    /// files of the harness clips were 7–25 % smaller at 0.1–1 dB higher PSNR in both eyes, for ≈ 35 % more encoding
-    /// time (Benchmarks/RESULTS.md, issue 30).
-    static func stereoOptions(eyeWidth: Int, preset: String = "medium") -> [(String, String)] {
+    /// than x265's default of 57. Nothing else: the partitions and every other speed/size trade-off are the preset's,
+    /// so `--preset medium` costs what x265's medium costs. (Issue 30 turned on rectangular and asymmetric partitions
+    /// from medium on; issue 33 measured them at +30–65 % encoding time for 0–7 % smaller files on real and sphere
+    /// clips — the trade x265's own `slow` makes, which turns `rect` on — so they are left to the preset:
+    /// Benchmarks/RESULTS.md.)
+    static func stereoOptions(eyeWidth: Int) -> [(String, String)] {
         let reach = Int((Double(eyeWidth) * interViewReach).rounded(.up))
-        let partitions = fastPresets.contains(preset) ? [] : [("rect", "1"), ("amp", "1")]
-        return [("merange", String(max(57, reach)))] + partitions
+        return [("merange", String(max(57, reach)))]
     }
 
     static func encodeMultiview(_ plan: Plan, encoder: X265MultiviewEncoder, settings: HEVCEncoderSettings, output: String,
@@ -137,7 +134,7 @@ extension VideoConverter {
             throw ParseError(.invalidValue, offset: 0, "the multiview encoder returned \(framesOut) access units for \(framesIn) frames")
         }
         progress?(VideoConversionProgress(frames: framesIn, totalFrames: framesIn, elapsedSeconds: monotonicSeconds() - t0))
-        let text = "x265 \(encoder.version) multiview (\(probe.library)), 1 encoder for both layers (pools \(settings.threads), frame-threads \(settings.frameThreads)), preset \(o.preset), \(eyes.summary), hero (\(o.heroIsLeft ? "left" : "right")) eye layer 0, keyint \(settings.keyint), \(o.bframes) B-frames (fixed), closed GOP, no scene-cut; x265's own layer-1 SPS/PPS; stereo options \(stereoOptions(eyeWidth: encoder.width, preset: o.preset).map { "\($0.0) \($0.1)" }.joined(separator: ", "))"
+        let text = "x265 \(encoder.version) multiview (\(probe.library)), 1 encoder for both layers (pools \(settings.threads), frame-threads \(settings.frameThreads)), preset \(o.preset), \(eyes.summary), hero (\(o.heroIsLeft ? "left" : "right")) eye layer 0, keyint \(settings.keyint), \(o.bframes) B-frames (fixed), closed GOP, no scene-cut; x265's own layer-1 SPS/PPS; stereo options \(stereoOptions(eyeWidth: encoder.width).map { "\($0.0) \($0.1)" }.joined(separator: ", "))"
         // Reading, splitting and muxing are ours; x265's work runs on its own threads and inside its calls.
         return Encoded(frames: framesIn, finishStream: { () throws(ParseError) -> MVHEVCStream in header }, writer: writer,
                        settings: settings, eyes: eyes, ownCPU: threadCPUSeconds() - cpu0 - x265CPU, encoderText: text,

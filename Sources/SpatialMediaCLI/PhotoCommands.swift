@@ -91,7 +91,7 @@ struct ConvertPhoto: ParsableCommand {
     @Flag(help: "Video: no audio track at all (by default the input's audio, or a silent track).") var noAudio = false
     @Option(help: "Video: frame rate (e.g. 30, 29.97, 30000/1001), overriding the input's.") var fps: String?
     @Option(help: "Video: input decoder: auto (Y4M direct, HEVC MP4/MOV by libde265, others ffmpeg) or ffmpeg.") var decoder: String?
-    @Option(help: "Video: x265 threads per eye (--pools; default 1: one encoder per core).") var threadsPerEye: Int?
+    @Option(help: "Video: x265 worker threads per eye (--pools; default half the processors, at least 1).") var threadsPerEye: Int?
     @Option(help: "Video: layer-1 SPS form: multilayer (Apple's, default) or full (lossless split).") var spsForm: String?
     @Flag(help: "Video: write an MP4 (ftyp mp42) instead of QuickTime.") var mp4 = false
     @Flag(help: "Video: put moov before mdat.") var faststart = false

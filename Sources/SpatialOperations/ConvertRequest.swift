@@ -130,7 +130,7 @@ public struct ConvertRequest: Sendable, Equatable {
             OptionSpec("base_eye", flag: nil, .text, .video, default: "the hero eye"),
             OptionSpec("frame_rate", flag: "--fps", .rate, .video, default: "the input's"),
             OptionSpec("decoder", flag: "--decoder", .text, .video, default: v.decoder.rawValue),
-            OptionSpec("threads_per_eye", flag: "--threads-per-eye", .integer, .video, default: "1"),
+            OptionSpec("threads_per_eye", flag: "--threads-per-eye", .integer, .video, default: "half the processors, at least 1"),
             OptionSpec("layer_sps", flag: "--sps-form", .text, .video, default: v.layerSPSForm.rawValue),
             OptionSpec("container", flag: "--mp4", .text, .video, default: v.container.rawValue),
             OptionSpec("faststart", flag: "--faststart", .bool, .video, default: "false"),
