@@ -12,8 +12,8 @@ import StereoVision
 enum ConversionGeometry {
     /// The faults of one pair worth a warning before a spatial file is written (`GeometryDiagnosis.conversionFaults`),
     /// measured in the pixels `validate` reads (the same grey conversion and size), so both give one verdict.
-    static func warnings(left: Image, right: Image, stereo: StereoParameters, align: Bool, autoDisparity: Bool) -> [VideoGeometryWarning] {
-        GeometryDiagnosis.conversionFaults(left: left, right: right, stereo: stereo, align: align, autoDisparity: autoDisparity).map {
+    static func warnings(left: Image, right: Image, stereo: StereoParameters, align: Bool, autoDisparity: Bool, fromOnePicture: Bool) -> [VideoGeometryWarning] {
+        GeometryDiagnosis.conversionFaults(left: left, right: right, stereo: stereo, align: align, autoDisparity: autoDisparity, fromOnePicture: fromOnePicture).map {
             VideoGeometryWarning(ruleID: $0.ruleID, severity: $0.severity == .error ? "ERROR" : "warning", message: $0.message, fixes: $0.fixes)
         }
     }
@@ -22,12 +22,13 @@ enum ConversionGeometry {
 
     /// The check run on sampled frames of a video converted without `align` / `auto_disparity`: each fault is told
     /// (`message`) the first time a frame shows it, while the file is still being encoded.
-    static func video(_ o: VideoConversionOptions, message: (@Sendable (String) -> Void)?) -> VideoGeometryCheck {
+    /// `fromOnePicture`: the eyes are cut from one frame-packed picture (not two files or two views).
+    static func video(_ o: VideoConversionOptions, fromOnePicture: Bool, message: (@Sendable (String) -> Void)?) -> VideoGeometryCheck {
         // What the written file will say (the given values, else the defaults); no disparity adjustment when none was given.
         var known = o.stereo.filled()
         known.disparityAdjustment = o.stereo.disparityAdjustment
         return VideoGeometryCheck(inspect: { [known] _, l, r in
-            warnings(left: l, right: r, stereo: known, align: false, autoDisparity: false)
+            warnings(left: l, right: r, stereo: known, align: false, autoDisparity: false, fromOnePicture: fromOnePicture)
         }, onFirstWarning: { frame, w in
             message?("frame \(frame): \(line(w))")
         })
@@ -43,7 +44,8 @@ enum ConversionGeometry {
         // adjustment when neither gives one (so `auto_disparity` is offered).
         var known = try PhotoConverter.chosenStereo(pair, options: o)
         if o.stereo.disparityAdjustment == nil && pair.sourceStereo.disparityAdjustment == nil { known.disparityAdjustment = nil }
-        let before = GeometryDiagnosis.conversionFaults(left: pair.left, right: pair.right, stereo: known, align: align, autoDisparity: autoDisparity)
+        let before = GeometryDiagnosis.conversionFaults(left: pair.left, right: pair.right, stereo: known, align: align, autoDisparity: autoDisparity,
+                                                        fromOnePicture: pair.packedLayout != nil)
         var found = before
         var fixed: [(fault: ConversionFault, by: String)] = []
         if align || autoDisparity {
@@ -55,7 +57,8 @@ enum ConversionGeometry {
             pair.notes += p.report.lines
             for l in p.report.lines { message?(l) }
             if p.report.aligned || p.report.disparityPercent != nil {
-                let after = GeometryDiagnosis.conversionFaults(left: pair.left, right: pair.right, stereo: known, align: align, autoDisparity: autoDisparity)
+                let after = GeometryDiagnosis.conversionFaults(left: pair.left, right: pair.right, stereo: known, align: align, autoDisparity: autoDisparity,
+                                                        fromOnePicture: pair.packedLayout != nil)
                 (found, fixed) = GeometryDiagnosis.faultsAfterFixes(before: before, after: after)
             }
         }

@@ -106,7 +106,11 @@ public enum Operations {
                              events: OperationEvents, cancellation: ConversionCancellation?) throws(ParseError) -> OperationReport {
         var o = options
         // A sphere's pictures are not rectilinear: the geometry check's measurements do not apply to them.
-        if !o.align && !o.autoDisparity && !o.isSphere { o.geometryCheck = ConversionGeometry.video(o, message: events.message) }
+        if !o.align && !o.autoDisparity && !o.isSphere {
+            var onePicture = false
+            if case .packed = input { onePicture = true }
+            o.geometryCheck = ConversionGeometry.video(o, fromOnePicture: onePicture, message: events.message)
+        }
         var v = try VideoConverter.convert(input, to: scratch, options: o, cancellation: cancellation) { p in
             events.progress?(OperationProgress(stage: p.estimating ? "estimating geometry (--align)" : "encode", frames: p.frames, totalFrames: p.totalFrames,
                                                framesPerSecond: p.framesPerSecond, etaSeconds: p.etaSeconds))

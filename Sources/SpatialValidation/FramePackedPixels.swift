@@ -41,8 +41,9 @@ extension Validator {
         let picks = PixelSource.pickFrames(total: max(1, total), count: options.frames)
         var pairs: [(index: Int, left: Image, right: Image)] = []
         var how: String
+        let packedLayout = options.layout ?? m.framePacking.map { $0 == .sideBySide ? StereoLayout.sbs : .tb }
         do throws(ParseError) {
-            if let given = options.layout ?? m.framePacking.map({ $0 == .sideBySide ? StereoLayout.sbs : .tb }) {
+            if let given = packedLayout {
                 let d = (try? track?.samples(first: 1))??.first.map { Int($0.duration) } ?? 0
                 let ts = Int(track?.timescale ?? 0)
                 pairs = try FramePackedFrames.sample(path, indices: picks, fpsNum: ts > 0 && d > 0 ? ts : 30, fpsDen: ts > 0 && d > 0 ? d : 1, layout: given)
@@ -63,7 +64,8 @@ extension Validator {
             let label = "frame \(p.index)"
             do throws(ParseError) {
                 let notes = ["\(how) (frame \(p.index) of \(total) presented)"]
-                region = try measurePair(p.left, p.right, span: span, notes: notes, label: label, facts: facts, options: options, into: &r) ?? region
+                region = try measurePair(p.left, p.right, span: span, notes: notes, label: label, facts: facts, fromOnePicture: packedLayout != nil,
+                                         options: options, into: &r) ?? region
             } catch {
                 r.findings.append(Finding("SV-GEOM-022", .info, "\(label) could not be measured: \(error.message)"))
             }
@@ -76,8 +78,9 @@ extension Validator {
 
     /// Measures one pair: the whole pictures, or for a sphere (`span`: degrees of longitude per eye) their central
     /// 60°×60° with only the rules that region answers for (``sphereRules``). Returns the sphere's region sentence.
+    /// `fromOnePicture`: the two images were cut from one frame-packed picture (``EyePixels/fromOnePicture``).
     static func measurePair(_ left: Image, _ right: Image, span: Double?, notes: [String], label: String, facts: StereoFacts,
-                            options: ValidationOptions, into r: inout ValidationReport) throws(ParseError) -> String? {
+                            fromOnePicture: Bool, options: ValidationOptions, into r: inout ValidationReport) throws(ParseError) -> String? {
         var l = left, rt = right, region: String?
         if let span {
             let w = l.width, h = l.height
@@ -89,6 +92,7 @@ extension Validator {
         }
         var e = try PixelSource.eyes(l, rt, notes: notes)
         e.label = label
+        e.fromOnePicture = fromOnePicture
         var regionFacts = facts
         if span != nil { regionFacts.stereo.horizontalFieldOfViewMillidegrees = UInt32(sphereHalfWindowDegrees * 2 * 1000) }
         let start = r.findings.count

@@ -149,8 +149,10 @@ enum GeometryRules {
         sharpness(m, &d)
         // Below the confidence floor: one finding, no fixes, no errors.
         if m.confidence < T.lowConfidence {
-            d.add("unreliable", "SV-GEOM-013", .warning, m.confidence, "", 0,
-                  "cannot measure reliably — wrong layout? Only \(m.matches.count) matches agree (confidence \(Fmt.num(m.confidence)), \(Fmt.num(m.coverage * 100, 0))% of the frame covered); if the input packs the eyes differently, give `--layout sbs` or `--layout tb`; swapping the eyes would not change it (the measurement is symmetric); no geometry verdict is given")
+            let agree = "only \(m.matches.count) matches agree (confidence \(Fmt.num(m.confidence)), \(Fmt.num(m.coverage * 100, 0))% of the frame covered)"
+            d.add("unreliable", "SV-GEOM-013", .warning, m.confidence, "", 0, pixels.fromOnePicture
+                  ? "cannot measure reliably — wrong layout? O\(agree.dropFirst()); if the input packs the eyes differently, give `--layout sbs` or `--layout tb`; swapping the eyes would not change it (the measurement is symmetric); no geometry verdict is given"
+                  : "cannot measure reliably: \(agree); the views may show different scenes or too little texture to match (they were decoded apart, so the layout is not the cause); no geometry verdict is given")
             d.info("SV-GEOM-012", "measured (unreliable): \(m.matches.count) inliers of \(m.refinedMatches) matches, confidence \(Fmt.num(m.confidence))")
             return (d.faults, d.findings)
         }
@@ -380,10 +382,13 @@ public enum GeometryDiagnosis {
     /// `stereo`: what is known of the pair (field of view for the angles, disparity adjustment for the window,
     /// baseline for the nearest-distance estimate). `asSpatial`: the pair is (or is about to become) a spatial file;
     /// recorded in the facts only — the verdict of one pair is the same in every container (issue 31).
+    /// `fromOnePicture`: both eyes were cut from one packed picture (``EyePixels/fromOnePicture``).
     public static func diagnose(left: GrayImage, right: GrayImage, stereo: StereoParameters = StereoParameters(), asSpatial: Bool = false,
                                 leftChroma: (cb: Double, cr: Double)? = nil, rightChroma: (cb: Double, cr: Double)? = nil,
+                                fromOnePicture: Bool = false,
                                 options: StereoAnalysisOptions = StereoAnalysisOptions()) -> (faults: [GeometryFault], findings: [Finding], result: StereoAnalysisResult) {
-        let px = EyePixels(left: left, right: right, leftChroma: leftChroma, rightChroma: rightChroma)
+        var px = EyePixels(left: left, right: right, leftChroma: leftChroma, rightChroma: rightChroma)
+        px.fromOnePicture = fromOnePicture
         return run(px, facts: StereoFacts(stereo, spatial: asSpatial), label: "", options: options)
     }
 
@@ -417,10 +422,11 @@ extension GeometryDiagnosis {
     /// judged as a spatial file with the metadata it will carry (`stereo`). A nil disparity adjustment means none was
     /// given (the default 0 % is judged and `--auto-disparity` offered for window faults); `align` / `autoDisparity`:
     /// options already given (not offered).
-    public static func conversionFaults(left: GrayImage, right: GrayImage, stereo: StereoParameters, align: Bool, autoDisparity: Bool) -> [ConversionFault] {
+    public static func conversionFaults(left: GrayImage, right: GrayImage, stereo: StereoParameters, align: Bool, autoDisparity: Bool,
+                                        fromOnePicture: Bool = false) -> [ConversionFault] {
         var known = stereo
         known.disparityAdjustment = stereo.disparityAdjustment ?? 0
-        return faults(diagnose(left: left, right: right, stereo: known, asSpatial: true), stereo: stereo, align: align, autoDisparity: autoDisparity)
+        return faults(diagnose(left: left, right: right, stereo: known, asSpatial: true, fromOnePicture: fromOnePicture), stereo: stereo, align: align, autoDisparity: autoDisparity)
     }
 
     /// The warnings and errors of a diagnosis as conversion faults, with the options that fix them.
@@ -439,11 +445,13 @@ extension GeometryDiagnosis {
     /// them (the same grey conversion, reduction and colour statistics), so a fault is measured in the same pixels by
     /// both (issue 28: one focal mismatch was 14.5 px in convert and 29 px in validate when convert measured at half
     /// size).
-    public static func conversionFaults(left: Image, right: Image, stereo: StereoParameters, align: Bool, autoDisparity: Bool) -> [ConversionFault] {
+    public static func conversionFaults(left: Image, right: Image, stereo: StereoParameters, align: Bool, autoDisparity: Bool,
+                                        fromOnePicture: Bool = false) -> [ConversionFault] {
         guard let px = try? PixelSource.eyes(left, right) else { return [] }
         var known = stereo
         known.disparityAdjustment = stereo.disparityAdjustment ?? 0
-        let d = diagnose(left: px.left, right: px.right, stereo: known, asSpatial: true, leftChroma: px.leftChroma, rightChroma: px.rightChroma)
+        let d = diagnose(left: px.left, right: px.right, stereo: known, asSpatial: true, leftChroma: px.leftChroma, rightChroma: px.rightChroma,
+                         fromOnePicture: fromOnePicture)
         return faults(d, stereo: stereo, align: align, autoDisparity: autoDisparity)
     }
 

@@ -65,7 +65,7 @@ extension Validator {
             do throws(ParseError) {
                 let how = "frame-packed \(packing == .sideBySide ? "side by side" : "top-bottom") picture decoded by FFmpeg and cut in half"
                 region = try measurePair(p.left, p.right, span: span, notes: ["\(how) (frame \(p.index))"], label: "frame \(p.index)",
-                                         facts: StereoFacts(), options: options, into: &r) ?? region
+                                         facts: StereoFacts(), fromOnePicture: true, options: options, into: &r) ?? region
             } catch {
                 r.findings.append(Finding("SV-GEOM-022", .info, "frame \(p.index) could not be measured: \(error.message)"))
             }

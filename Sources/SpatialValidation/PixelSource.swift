@@ -21,6 +21,10 @@ public struct EyePixels: Sendable {
     public var rightChroma: (cb: Double, cr: Double)?
     /// Input pixels per analysed pixel (> 1 when a huge input was reduced on decode).
     public var scale: Int = 1
+    /// Both eyes were cut from one packed picture (side by side, top-bottom, a frame-packed movie): a wrong layout is
+    /// then the likeliest reason nothing matches, and the finding says so. Views decoded apart (MV-HEVC layers, a
+    /// HEIC pair, two files, an MPO's two pictures) cannot have a wrong layout.
+    public var fromOnePicture = false
     public var notes: [String] = []
     /// Where the frame came from (video frame index), for findings.
     public var label: String = ""
@@ -109,7 +113,9 @@ enum PixelSource {
     /// A side-by-side / top-bottom image, or an MPO (two pictures).
     static func packed(_ path: String, layout: StereoLayout, limits: Limits) throws(ParseError) -> EyePixels {
         let p = try StereoImages.load(path, packing: ImagePacking(layout: layout, limits: limits))
-        return try eyes(p.left, p.right, notes: p.notes + ["eyes from \(p.sourceDescription)"])
+        var e = try eyes(p.left, p.right, notes: p.notes + ["eyes from \(p.sourceDescription)"])
+        e.fromOnePicture = p.packedLayout != nil
+        return e
     }
 
     /// Two files; sizes are not required to match (the analyser reports it).

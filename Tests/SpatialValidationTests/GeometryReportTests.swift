@@ -88,6 +88,25 @@ struct GeometryReportTests {
         #expect(!d.findings.contains { $0.message.contains("--align") })
     }
 
+    /// SV-GEOM-013 names `--layout` only when the eyes were cut from one packed picture: for views decoded apart
+    /// (an MV-HEVC sphere's layers, found on a converted VR180 whose centre had too few features) a layout cannot be
+    /// wrong, and the hint sent users to `validate vr.mov --layout sbs`, which measures one view as a pair.
+    @Test func unreliableMeasurementNamesTheLayoutOnlyForPackedPictures() throws {
+        let (l, r, _) = Self.pair { _ in }
+        var packed = [Float](repeating: 0, count: 640 * 240)
+        for y in 0..<240 { for x in 0..<320 { packed[y * 640 + x] = l[x, y]; packed[y * 640 + 320 + x] = r[x, y] } }
+        let top = try #require(GrayImage(width: 640, height: 120, pixels: Array(packed[0..<(640 * 120)])))
+        let bottom = try #require(GrayImage(width: 640, height: 120, pixels: Array(packed[(640 * 120)...])))
+        let cut = GeometryDiagnosis.diagnose(left: top, right: bottom, asSpatial: true, fromOnePicture: true)
+        let apart = GeometryDiagnosis.diagnose(left: top, right: bottom, asSpatial: true, fromOnePicture: false)
+        let a = try #require(cut.findings.first { $0.ruleID == "SV-GEOM-013" }, "\(cut.findings.map(\.ruleID))")
+        let b = try #require(apart.findings.first { $0.ruleID == "SV-GEOM-013" }, "\(apart.findings.map(\.ruleID))")
+        #expect(a.message.contains("wrong layout?") && a.message.contains("--layout sbs"), "\(a.message)")
+        #expect(!b.message.contains("--layout") && !b.message.contains("wrong layout"), "\(b.message)")
+        #expect(b.message.contains("decoded apart") && b.message.contains("no geometry verdict"), "\(b.message)")
+        #expect(a.severity == b.severity)
+    }
+
     @Test func alignRectifiesImagesAndPrintsBeforeAfter() throws {
         let (l, r, s) = Self.pair { $0.rollDegrees = 0.8; $0.verticalOffsetPixels = 4; $0.focalRatio = 1.012 }
         let li = try Image(width: l.width, height: l.height, bitDepth: 8, format: .gray, planes: .u8([l.bytes]))
