@@ -45,6 +45,9 @@ public struct VideoConversionOptions: Sendable {
     public enum Audio: String, Sendable { case copy, none }
     public typealias Decoder = VideoDecoderChoice
     public var layout: StereoVideoLayout = .sbs
+    /// Where ``layout`` came from when the input stated it (its frame-packing metadata) rather than the caller; the
+    /// report notes it. nil = given, or the default.
+    public var layoutSource: String? = nil
     /// The left half / top / first file is the right eye.
     public var swapEyes = false
     /// Rate of the hero eye as a CRF or QP (the other eye follows ``eyeQuality``), or `.bitrate` for both eyes
@@ -504,6 +507,7 @@ public enum VideoConverter {
         try checkOutputDirectory(output)
 
         var notes: [String] = sphere?.notes ?? []
+        if let s = o.layoutSource, sphere == nil { notes.append("layout: \(o.layout.horizontal ? "side by side" : "top-bottom"), as \(s) says (--layout overrides it)") }
         let (producers, sourceName) = try openProducers(input, options: o, notes: &notes)
         do throws(ParseError) {
             let g = try geometry(producers, input: input, options: o, notes: &notes)

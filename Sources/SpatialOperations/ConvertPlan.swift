@@ -1,6 +1,7 @@
 import BinaryIO
 import Codecs
 import HEVC
+import ISOBMFF
 import MediaDecode
 import SpatialConvert
 import SpatialMedia
@@ -241,6 +242,7 @@ extension ConvertPlan {
         o.faststart = r.faststart ?? false
         o.keepStreamsPrefix = r.keepStreams
         try sphereRoute(r, into: &o, name)
+        statedLayout(r, into: &o)
         try OutputKind.check(r.output, o.container == .mp4 ? .mp4 : .movie, mp4Option: n == .flag ? "--mp4" : "\"container\": \"mp4\"")
         let input: VideoInput = r.input.map { .packed($0) } ?? .pair(left: r.left ?? "", right: r.right ?? "")
         return .video(o, input)
@@ -286,6 +288,32 @@ extension ConvertPlan {
         }
         o.stereo.projectionKind = s.projection
         if statedPacking == nil { o.layout = s.packing == .sideBySide ? .sbs : .tb }
+    }
+
+    /// The layout of a rectilinear frame-packed input that states its packing — `st3d` or `vexu/pack` in MP4/MOV, the
+    /// Matroska StereoMode or stereo side data as FFmpeg reads it — when no layout was given: a movie tagged
+    /// top-bottom was cut side by side (the default), writing two nonsense half-width eyes. A given layout wins (and
+    /// the sphere route has decided a sphere's already).
+    static func statedLayout(_ r: ConvertRequest, into o: inout VideoConversionOptions) {
+        guard r.layout == nil || r.layout == "auto", o.stereo.projectionKind == nil || o.stereo.projectionKind == "rect",
+              let path = r.input, path != "-" else { return }
+        var stated: FramePacking?
+        var source = ""
+        switch FileProbe.kind(of: path) {
+        case .movie:
+            guard let f = try? ISOFile.open(path: path, limits: o.limits), let m = SpatialVideoReport(f).primary?.metadata else { return }
+            stated = m.framePacking
+            source = "frame-packing metadata (\(m.viewPackingKind != nil ? "vexu/pack" : m.googleStereoMode != nil ? "st3d" : "spherical v1 XML"))"
+        case .matroska, .other:
+            guard VideoInputs.isVideo(path), let ff = try? FFmpeg.require(.any, for: "reading \(path)", override: o.ffmpeg),
+                  let probe = try? MediaProbe.run(path, tool: ff) else { return }
+            stated = probe.stereoPacking
+            source = "stereo mode (as FFmpeg reads it)"
+        default: return
+        }
+        guard let packing = stated else { return }
+        o.layout = packing == .sideBySide ? .sbs : .tb
+        o.layoutSource = "the input's \(source)"
     }
 
     static func rateLimits(_ r: ConvertRequest, into o: inout VideoConversionOptions, _ name: (String) -> String) throws(ParseError) {

@@ -40,6 +40,32 @@ import TestSupport
         #expect(!probe.err.contains("side by side"), "FFmpeg reads the eye as packed: \(probe.err.suffix(400))")
     }
 
+    /// A top-bottom movie that says so (Matroska StereoMode, or `vexu/pack` in MP4) is cut top and bottom when no
+    /// layout is given: `convert tb.mkv` used to cut it side by side (the default) into two 960×2160 halves that were
+    /// each half of both eyes, while `validate` read the same StereoMode and measured it top-bottom. A given layout wins.
+    @Test func statedTopBottomIsCutTopAndBottom() throws {
+        let dir = try TestPaths.tempDir("mkv-tb-layout")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let mkv = dir + "/tb.mkv", mp4 = dir + "/tb.mp4"
+        try Self.ffmpeg(["-f", "lavfi", "-i", "testsrc2=s=330x240:r=30:d=0.5",
+                         "-filter_complex", "[0:v]split[a][b];[a]crop=320:240:0:0[l];[b]crop=320:240:10:0[r];[l][r]vstack",
+                         "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-metadata:s:v:0", "stereo_mode=top_bottom", mkv])
+        let c = try Run.cli(["convert", mkv, "-o", dir + "/a.mov", "--no-audio"])
+        #expect(c.status == 0, "convert: \(c.err.suffix(400))")
+        #expect(c.out.contains("320×240 per eye"), "\(c.out.prefix(400))")
+        #expect(c.out.contains("layout: top-bottom, as the input's stereo mode"), "\(c.out.suffix(600))")
+        let given = try Run.cli(["convert", mkv, "-o", dir + "/b.mov", "--no-audio", "--layout", "sbs"])
+        #expect(given.status == 0 || given.status == 1, "convert --layout sbs: \(given.err.suffix(400))")
+        #expect(given.out.contains("160×480 per eye") && !given.out.contains("layout: top-bottom"), "\(given.out.prefix(400))")
+        // The same picture in MP4, tagged top-bottom by our own edit (vexu/pack 'over').
+        try Self.ffmpeg(["-i", mkv, "-c", "copy", dir + "/plain.mp4"])
+        let e = try Run.cli(["edit", dir + "/plain.mp4", "-o", mp4, "--packing", "over"])
+        try #require(e.status == 0 || e.status == 1, "edit: \(e.err.suffix(400))")
+        let m = try Run.cli(["convert", mp4, "-o", dir + "/c.mov", "--no-audio"])
+        #expect(m.status == 0, "convert mp4: \(m.err.suffix(400))")
+        #expect(m.out.contains("320×240 per eye") && m.out.contains("frame-packing metadata (vexu/pack)"), "\(m.out.suffix(600))")
+    }
+
     /// The eyes of an MV-HEVC movie split to Matroska are single pictures too (FFmpeg's view side data is not
     /// carried as a packing), and a re-pack to Matroska says its packing.
     @Test func mvhevcEyesSplitToMatroskaAreMono() throws {
