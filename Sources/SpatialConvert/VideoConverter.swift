@@ -507,7 +507,7 @@ public enum VideoConverter {
         try checkOutputDirectory(output)
 
         var notes: [String] = sphere?.notes ?? []
-        if let s = o.layoutSource, sphere == nil { notes.append("layout: \(o.layout.horizontal ? "side by side" : "top-bottom"), as \(s) says (--layout overrides it)") }
+        if let s = o.layoutSource, sphere == nil { notes.append("layout: \(o.layout.horizontal ? "side by side" : "top-bottom"), from \(s) (--layout overrides it)") }
         let (producers, sourceName) = try openProducers(input, options: o, notes: &notes)
         do throws(ParseError) {
             let g = try geometry(producers, input: input, options: o, notes: &notes)

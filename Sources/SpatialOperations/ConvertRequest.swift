@@ -90,7 +90,7 @@ public struct ConvertRequest: Sendable, Equatable {
         let v = VideoConversionOptions()
         let s = StereoParameters.defaults
         return [
-            OptionSpec("layout", flag: "--layout", .text, .both, default: "auto (photos: sbs when at least as wide as tall; videos: \(v.layout.rawValue))"),
+            OptionSpec("layout", flag: "--layout", .text, .both, default: "auto (photos: sbs when at least as wide as tall; videos: the packing the input states, else tb when taller than wide, else \(v.layout.rawValue))"),
             OptionSpec("half_resolution", flag: "--half", .bool, .photo, default: "false"),
             OptionSpec("swap_eyes", flag: "--swap-eyes", .bool, .both, default: "false"),
             OptionSpec("baseline_mm", flag: "--baseline", .number, .both, default: "source, else \(fmtNum(s.baselineMillimetres ?? 0))"),
