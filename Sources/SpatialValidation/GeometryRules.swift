@@ -441,7 +441,7 @@ extension GeometryDiagnosis {
         }
     }
 
-    /// ``conversionFaults(left:right:stereo:align:autoDisparity:)`` of two decoded eyes, read exactly as `validate` reads
+    /// ``conversionFaults(left:right:stereo:align:autoDisparity:fromOnePicture:)`` of two decoded eyes, read exactly as `validate` reads
     /// them (the same grey conversion, reduction and colour statistics), so a fault is measured in the same pixels by
     /// both (issue 28: one focal mismatch was 14.5 px in convert and 29 px in validate when convert measured at half
     /// size).
