@@ -65,24 +65,42 @@ extension VideoConverter {
         // multiview output differ from run to run, and the same request must write the same bytes through every
         // shell (Benchmarks/RESULTS.md, issue 33).
         return (try X265MultiviewEncoder(library: probe.library, width: plan.eyeW, height: plan.eyeH, settings: settings,
-                                         extraOptions: stereoOptions(eyeWidth: plan.eyeW), limits: o.limits), settings)
+                                         extraOptions: stereoOptions(eyeWidth: plan.eyeW, preset: o.preset), limits: o.limits), settings)
     }
 
     /// The share of the eye width up to which the inter-view search must reach (the disparities the geometry check
     /// measures on real stereo stay below it).
     static let interViewReach = 0.05
 
-    /// x265 options for coding the second view from the first: the motion search range (`merange`, used for the
-    /// inter-layer reference like any other) covers ``interViewReach`` of the eye width (192 px at 3840), never less
-    /// than x265's default of 57. Nothing else: the partitions and every other speed/size trade-off are the preset's,
-    /// so `--preset medium` costs what x265's medium costs. (Issue 30 turned on rectangular and asymmetric partitions
-    /// from medium on; issue 33 measured them at +30–65 % encoding time for 0–7 % smaller files on real and sphere
-    /// clips — the trade x265's own `slow` makes, which turns `rect` on — so they are left to the preset:
-    /// Benchmarks/RESULTS.md.)
-    static func stereoOptions(eyeWidth: Int) -> [(String, String)] {
+    /// x265 options for coding the second view from the first:
+    /// - the motion search range (`merange`, used for the inter-layer reference like any other) covers
+    ///   ``interViewReach`` of the eye width (192 px at 3840), never less than x265's default of 57;
+    /// - one reference picture more than the preset's (``presetReferences``): x265 4.1's multiview encoder keeps one of
+    ///   the `ref` slots of every layer-1 picture for the inter-view reference, so at the preset's own count layer 1
+    ///   has one past picture fewer than a single-layer encode — none at all at ultrafast and superfast (`ref` 1),
+    ///   where the second eye was coded from the first eye only and came out up to four times larger than the first
+    ///   (issue 39; Specs/conversion.md "Multiview encode path"). With one more, layer 1 keeps the preset's temporal
+    ///   references and gains the inter-view one.
+    /// Nothing else: the partitions and every other speed/size trade-off are the preset's, so `--preset medium` costs
+    /// what x265's medium costs. (Issue 30 turned on rectangular and asymmetric partitions from medium on; issue 33
+    /// measured them at +30–65 % encoding time for 0–7 % smaller files on real and sphere clips — the trade x265's
+    /// own `slow` makes, which turns `rect` on — so they are left to the preset: Benchmarks/RESULTS.md.)
+    static func stereoOptions(eyeWidth: Int, preset: String) -> [(String, String)] {
         let reach = Int((Double(eyeWidth) * interViewReach).rounded(.up))
-        return [("merange", String(max(57, reach)))]
+        var options = [("merange", String(max(57, reach)))]
+        if let refs = presetReferences[preset] { options.append(("ref", String(min(refs + 1, maxReferences)))) }
+        return options
     }
+
+    /// x265's `ref` (maxNumReferences) for each named preset, as its `x265_param_default_preset` sets it (4.x).
+    static let presetReferences: [String: Int] = [
+        "ultrafast": 1, "superfast": 1, "veryfast": 2, "faster": 2, "fast": 3, "medium": 3, "slow": 4, "slower": 5,
+        "veryslow": 5, "placebo": 5,
+    ]
+
+    /// The most references asked for: x265's presets stop at 5, and 6 keeps the decoded picture buffer of a
+    /// full-size picture within the HEVC levels' maximum of 6.
+    static let maxReferences = 6
 
     static func encodeMultiview(_ plan: Plan, encoder: X265MultiviewEncoder, settings: HEVCEncoderSettings, output: String,
                                 options o: VideoConversionOptions, probe: X265MultiviewProbe,
@@ -134,7 +152,7 @@ extension VideoConverter {
             throw ParseError(.invalidValue, offset: 0, "the multiview encoder returned \(framesOut) access units for \(framesIn) frames")
         }
         progress?(VideoConversionProgress(frames: framesIn, totalFrames: framesIn, elapsedSeconds: monotonicSeconds() - t0))
-        let text = "x265 \(encoder.version) multiview (\(probe.library)), 1 encoder for both layers (pools \(settings.threads), frame-threads \(settings.frameThreads)), preset \(o.preset), \(eyes.summary), hero (\(o.heroIsLeft ? "left" : "right")) eye layer 0, keyint \(settings.keyint), \(o.bframes) B-frames (fixed), closed GOP, no scene-cut; x265's own layer-1 SPS/PPS; stereo options \(stereoOptions(eyeWidth: encoder.width).map { "\($0.0) \($0.1)" }.joined(separator: ", "))"
+        let text = "x265 \(encoder.version) multiview (\(probe.library)), 1 encoder for both layers (pools \(settings.threads), frame-threads \(settings.frameThreads)), preset \(o.preset), \(eyes.summary), hero (\(o.heroIsLeft ? "left" : "right")) eye layer 0, keyint \(settings.keyint), \(o.bframes) B-frames (fixed), closed GOP, no scene-cut; x265's own layer-1 SPS/PPS; stereo options \(stereoOptions(eyeWidth: encoder.width, preset: o.preset).map { "\($0.0) \($0.1)" }.joined(separator: ", "))"
         // Reading, splitting and muxing are ours; x265's work runs on its own threads and inside its calls.
         return Encoded(frames: framesIn, finishStream: { () throws(ParseError) -> MVHEVCStream in header }, writer: writer,
                        settings: settings, eyes: eyes, ownCPU: threadCPUSeconds() - cpu0 - x265CPU, encoderText: text,

@@ -92,14 +92,26 @@ import SystemSupport
         #expect(info.colourPrimaries == 1 && info.transferCharacteristics == 1 && info.matrixCoeffs == 1)
     }
 
-    /// The motion range covers 5 % of the eye width (x265's default 57 px is the floor), and is the only stereo option.
-    @Test func interViewSearchRange() {
-        func merange(_ w: Int) -> String? { VideoConverter.stereoOptions(eyeWidth: w).first { $0.0 == "merange" }?.1 }
-        #expect(merange(160) == "57")
-        #expect(merange(1920) == "96")
-        #expect(merange(3840) == "192")
-        // Only the reach: partitions (rect, amp) are left to the preset, so medium costs what x265's medium costs.
-        #expect(VideoConverter.stereoOptions(eyeWidth: 320).map(\.0) == ["merange"])
+    /// The motion range covers 5 % of the eye width (x265's default 57 px is the floor); the only other stereo option
+    /// is one reference more than the preset's, so layer 1 keeps the preset's temporal references beside the
+    /// inter-view one (issue 39: at ultrafast, `ref` 1 left layer 1 with the inter-view reference only).
+    @Test func interViewSearchRangeAndReferences() {
+        func option(_ name: String, _ w: Int, _ preset: String = "medium") -> String? {
+            VideoConverter.stereoOptions(eyeWidth: w, preset: preset).first { $0.0 == name }?.1
+        }
+        #expect(option("merange", 160) == "57")
+        #expect(option("merange", 1920) == "96")
+        #expect(option("merange", 3840) == "192")
+        #expect(option("ref", 1920, "ultrafast") == "2")
+        #expect(option("ref", 1920, "superfast") == "2")
+        #expect(option("ref", 1920, "fast") == "4")
+        #expect(option("ref", 1920, "medium") == "4")
+        #expect(option("ref", 1920, "slow") == "5")
+        #expect(option("ref", 1920, "placebo") == "6")
+        // Partitions (rect, amp) are left to the preset, so medium costs what x265's medium costs.
+        #expect(VideoConverter.stereoOptions(eyeWidth: 320, preset: "medium").map(\.0) == ["merange", "ref"])
+        // A preset x265 does not name: its own refusal comes from x265; no guess here.
+        #expect(VideoConverter.stereoOptions(eyeWidth: 320, preset: "7").map(\.0) == ["merange"])
     }
 
     /// `auto` is the default and parses; `asymmetric` is the explicit rule (not the default any more).
