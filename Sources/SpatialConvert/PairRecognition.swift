@@ -13,7 +13,8 @@ import SystemSupport
 /// * layout not given (`auto`): the picture is measured both ways, side by side and top-bottom
 ///   (``recogniseLayout(_:frames:)``, the one recognition photos and videos share); it is cut the one way whose halves
 ///   are a stereo pair, and refused otherwise, naming what was measured (`notRecognised`, remedy
-///   ``/BinaryIO/ParseError/Remedy/giveLayoutOrForce``) — its shape never decides;
+///   ``/BinaryIO/ParseError/Remedy/giveLayoutOrForce``) — its shape never decides; a picture with nothing to measure
+///   either way (too flat or small) is cut side by side, the default, with a note that it could not be checked;
 /// * layout given: refused the same way, with remedy ``/BinaryIO/ParseError/Remedy/force`` (the validator too gives no
 ///   verdict below that confidence: the matches that agree are too few to be a stereo pair);
 /// * layout given, nothing to measure (halves too small or too flat to find features): converted with a note saying
@@ -33,14 +34,16 @@ public enum PairRecognition {
 
     /// What measuring two pictures as one stereo pair found.
     public enum Verdict: Sendable, Equatable {
-        /// They show one scene from two viewpoints.
-        case pair
+        /// They show one scene from two viewpoints: the measurement's confidence (0…1).
+        case pair(Double)
         /// Features were found, but they do not agree as one stereo pair (what was measured).
         case notPair(String)
         /// Nothing to measure: too small or too flat (the reason).
         case nothingToMeasure(String)
 
-        public var isPair: Bool { self == .pair }
+        public var isPair: Bool { if case .pair = self { return true } else { return false } }
+        /// The confidence of a pair, 0 for anything else.
+        public var pairConfidence: Double { if case .pair(let c) = self { return c } else { return 0 } }
         public var measurable: Bool { if case .nothingToMeasure = self { return false } else { return true } }
     }
 
@@ -53,7 +56,7 @@ public enum PairRecognition {
         o.occlusionTest = false
         let result = StereoAnalyzer.analyze(left: a.gray, right: b.gray, options: o)
         if let m = result.measurement, m.confidence >= minimumConfidence || Double(m.matches.count) >= minimumAgreeingShare * Double(m.refinedMatches) {
-            return .pair
+            return .pair(m.confidence)
         }
         if result.failedForLackOfFeatures { return .nothingToMeasure(result.failure ?? "nothing to measure") }
         return .notPair(result.measurement.map {
@@ -83,7 +86,9 @@ public enum PairRecognition {
     static func recogniseGuessed(_ pair: inout StereoPair, layout: StereoLayout, options: PhotoConversionOptions) throws(ParseError) -> String? {
         let whole = try ImageOps.join(pair.left, pair.right, vertical: layout == .tb, limits: options.limits)
         let r = recogniseLayout([whole])
-        guard let found = r.layout else { throw r.refusal(subject: "the picture", kind: "an ordinary picture") }
+        guard let found = r.layout ?? (r.nothingMeasured ? .sbs : nil) else { throw r.refusal(subject: "the picture", kind: "an ordinary picture") }
+        let how = r.layout == nil ? "the stereo pair could not be checked (\(r.summary)); converted side by side, the default"
+            : "layout \(found == .sbs ? "side by side" : "top-bottom") measured (\(r.summary))"
         if found != layout {
             guard !options.halfResolution else {
                 throw ParseError(.notRecognised, offset: 0, "the picture measures as \(found == .sbs ? "side by side" : "top-bottom") (\(r.summary)): name that layout", remedy: .giveLayout)
@@ -94,7 +99,7 @@ public enum PairRecognition {
             let kind = pair.sourceDescription.lastIndex(of: " ").map { String(pair.sourceDescription[..<$0]) } ?? pair.sourceDescription
             pair.sourceDescription = kind + (found == .sbs ? " side-by-side" : " top-bottom")
         }
-        return "layout \(found == .sbs ? "side by side" : "top-bottom") measured (\(r.summary))"
+        return how
     }
 
     /// What measuring a frame-packed input both ways found (``recogniseLayout(_:frames:)``).
@@ -121,6 +126,7 @@ public enum PairRecognition {
             func part(_ name: String, _ v: [Verdict]) -> String {
                 let pairs = v.filter(\.isPair).count, flat = v.filter { !$0.measurable }.count
                 var t = "\(name): a stereo pair on \(pairs) of \(v.count) \(frames.isEmpty ? "picture" : "frame")\(v.count == 1 ? "" : "s")"
+                if pairs > 0 { t += ", confidence \(v.filter(\.isPair).map { NumberText.fixed($0.pairConfidence, places: 2) }.joined(separator: ", "))" }
                 if flat > 0 { t += " (\(flat) with nothing to measure)" }
                 if pairs == 0, let why = v.lazy.compactMap({ (x: Verdict) -> String? in if case .notPair(let m) = x { return m } else { return nil } }).first {
                     t += " — \(why)"
@@ -135,7 +141,7 @@ public enum PairRecognition {
         /// or force the default.
         public func refusal(subject: String, kind: String) -> ParseError {
             let both = LayoutReading.holdsPair(sideBySide) && LayoutReading.holdsPair(topBottom)
-            let what = both ? "its halves look like a stereo pair both side by side and top-bottom, so neither can be chosen"
+            let what = both ? "its halves look like a stereo pair both side by side and top-bottom, neither clearly more than the other, so neither can be chosen"
                 : nothingMeasured ? "its halves have nothing to measure (too flat or too small), so no stereo pair can be seen"
                 : "its halves, cut side by side or top and bottom, do not show one scene from two viewpoints: it looks like \(kind)"
             return ParseError(.notRecognised, offset: 0,
@@ -143,6 +149,10 @@ public enum PairRecognition {
                               remedy: .giveLayoutOrForce)
         }
     }
+
+    /// When both ways hold a stereo pair, one is chosen only when the sum of its confidences is at least this many
+    /// times the other's; else neither is.
+    public static let strongerReading = 1.5
 
     /// Measures each picture of a frame-packed input both ways — its left and right halves, and its top and bottom
     /// halves — as a stereo pair (``measure(_:_:)``). The layout is the one reading that holds a pair; a picture's
@@ -157,7 +167,13 @@ public enum PairRecognition {
             }
         }
         let s = LayoutReading.holdsPair(sbs), t = LayoutReading.holdsPair(tb)
-        return LayoutReading(layout: s == t ? nil : s ? .sbs : .tb, sideBySide: sbs, topBottom: tb, frames: frames)
+        var layout: StereoLayout? = s == t ? nil : s ? .sbs : .tb
+        if s && t {
+            // Both ways hold a pair (a repeating pattern matches itself both ways): the clearly stronger one, if any.
+            let cs = sbs.map(\.pairConfidence).reduce(0, +), ct = tb.map(\.pairConfidence).reduce(0, +)
+            layout = cs >= strongerReading * ct ? .sbs : ct >= strongerReading * cs ? .tb : nil
+        }
+        return LayoutReading(layout: layout, sideBySide: sbs, topBottom: tb, frames: frames)
     }
 }
 
