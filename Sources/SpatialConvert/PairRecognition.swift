@@ -201,6 +201,7 @@ extension PairRecognition {
     /// a stereo pair, unless `force`, which converts side by side (the default) with that line.
     public static func recogniseVideoLayout(_ path: String, options o: VideoConversionOptions) throws(ParseError) -> (layout: StereoVideoLayout, note: String) {
         guard path != "-" else {
+            if o.force { return (.sbs, "the default: standard input cannot be sampled to recognise the layout; converted as forced") }
             throw ParseError(.notRecognised, offset: 0, path: path,
                              "standard input is read once, so its frames cannot be sampled to recognise the layout (no layout given, and a Y4M stream states none): name the layout, or convert anyway as side by side",
                              remedy: .giveLayoutOrForce)
