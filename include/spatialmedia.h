@@ -423,13 +423,16 @@ sm_status sm_validation_inputs(const char *paths_json, char **out_json);
  * the command line, this call, Python or SpatialMediaKit writes the same bytes). Every default, range and refusal is
  * the library's; the options are the rows of the name table (sm_option_table("convert"); Specs/operations.md), each
  * JSON key with its command-line flag:
- *   "layout" (--layout): "sbs" | "tb" | "auto" (photos) or "sbs" | "tb" | "half-sbs" | "half-tb" (videos, default sbs),
+ *   "layout" (--layout): "sbs" | "tb" | "auto" (photos) or "sbs" | "tb" | "half-sbs" | "half-tb" (videos); default: the
+ *   packing the input states, else the one way (sbs or tb) whose halves measure as a stereo pair, else refused,
+ *   "force" (--force: convert a frame-packed input whose halves measure as no stereo pair; a video without a layout
+ *   side by side),
  *   "half_resolution" (--half), "swap_eyes" (--swap-eyes), "right_input": path,
  *   "baseline_mm" (--baseline) or "baseline_um", "hfov_degrees" (--hfov) or "hfov_millidegrees" (1…179999),
  *   "disparity_percent" (--disparity) or "disparity" (-10000…10000, 1/10000 of the width) — one name of each value;
  *   defaults: the source's (MPO BaselineLength, EXIF), else the one table of Specs/stereo-parameters.md (64 mm, 60°, 0),
  *   "align" (--align), "auto_disparity" (--auto-disparity), "strict" (--strict: refuse a source with geometry faults),
- *   photos: "force" (--force: convert a picture whose halves measure as no stereo pair), "quality" (--quality, 0…100, default 80), "bit_depth" (--bit-depth, 8 | 10; default 10 for sources deeper than 8 bits, else 8),
+ *   photos: "quality" (--quality, 0…100, default 80), "bit_depth" (--bit-depth, 8 | 10; default 10 for sources deeper than 8 bits, else 8),
  *   "left_gain_map" (--left-gain-map), "right_gain_map" (--right-gain-map), "left_depth" (--left-depth), "right_depth"
  *   (--right-depth): a HEIC kept byte-exact or a PNG/JPEG, attached to that input's eye; "form" (--form, "apple" |
  *   "standard" | "both"), "threads" (0…256, 0 = all cores);

@@ -87,6 +87,9 @@ public struct ParseError: Error, Sendable, Equatable, CustomStringConvertible {
         public static let giveLayout = Remedy(rawValue: "give-layout")
         /// Convert anyway: the caller vouches that the input is the stereo pair the options describe.
         public static let force = Remedy(rawValue: "force")
+        /// Name the layout of a frame-packed input, or convert it anyway as the default layout: nothing in it shows
+        /// which, if any, packing holds a stereo pair.
+        public static let giveLayoutOrForce = Remedy(rawValue: "give-layout-or-force")
     }
 
     public init(_ code: Code, offset: UInt64, path: String = "", _ message: String, remedy: Remedy? = nil) {

@@ -25,6 +25,8 @@ public struct MediaProbe: Sendable {
     }
 
     public var streams: [Stream]
+    /// The container as FFmpeg's demuxer names it ("mpegts", "matroska,webm", "avi"), when listed.
+    public var format: String?
     /// Chapter marks in the file.
     public var chapters: Int
     /// Duration of the file in seconds, when known.
@@ -81,6 +83,10 @@ public struct MediaProbe: Sendable {
         var inVideo = false
         for raw in text.split(separator: "\n") {
             let line = raw.trimmingSpaces()
+            if line.hasPrefix("Input #0, "), let from = line.firstRange(of: ", from ") {
+                p.format = String(line[line.index(line.startIndex, offsetBy: "Input #0, ".count)..<from.lowerBound])
+                continue
+            }
             if line.hasPrefix("Chapter #") { p.chapters += 1; continue }
             if line.hasPrefix("Duration:") {
                 p.durationSeconds = parseClock(line.dropFirst("Duration:".count).trimmingSpaces().prefix { $0 != "," })

@@ -6,6 +6,7 @@ import Musl
 import Darwin
 #endif
 import BinaryIO
+import HEVC
 import ISOBMFF
 import SpatialMedia
 import SystemSupport
@@ -96,9 +97,29 @@ public enum VideoInputs {
             notes.append("\(path): \(why); decoded by ffmpeg to 8-bit 4:2:0")
             return p
         }
+        // Never decode a two-layer (MV-HEVC) stream as 2D: FFmpeg would read its base layer only, one eye.
+        if kind == .annexB, let why = try multiLayerRefusal(path, limits: limits) { throw ParseError(.unsupported, offset: 0, path: path, why) }
         let p = try viaFFmpeg(nil, why: "\(path) is neither Y4M nor MP4/MOV")
         notes.append("\(path): decoded by ffmpeg to 8-bit 4:2:0")
         return p
     }
 
+    /// NAL units of a raw HEVC stream looked at for a second layer (its parameter sets and first pictures come first).
+    static let layerScanNALs = 256
+
+    /// Why a raw HEVC stream (Annex B) is not converted: it has NAL units of a second layer (`nuh_layer_id` > 0, an
+    /// MV-HEVC stream such as `split --copy` or a multiview encoder writes), so decoding it as a frame-packed picture
+    /// would read its base layer alone — one eye, cut in halves. nil for a single-layer stream. Its layers are the
+    /// two eyes already: the message says how to make a spatial video of them without decoding.
+    public static func multiLayerRefusal(_ path: String, limits: Limits = .default) throws(ParseError) -> String? {
+        var scanner = AnnexB.Scanner(source: try FileSource(path: path), limits: limits)
+        var seen = 0
+        while seen < layerScanNALs, let nal = try scanner.next() {
+            seen += 1
+            guard nal.layerId > 0 else { continue }
+            return "a raw MV-HEVC stream with a second layer (NAL units of nuh_layer_id \(nal.layerId)): its two layers are the two eyes already, and decoding it as a frame-packed picture would read its base layer only — one eye, cut in halves. Make the spatial video from its layers without re-encoding: `spatial-media split --copy \(path) --left L.hevc --right R.hevc` (each layer as its own stream, when the second is not predicted from the first), then `spatial-media assemble L.hevc R.hevc -o OUT.mov`"
+        }
+        return nil
+    }
 }
+

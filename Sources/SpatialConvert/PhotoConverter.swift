@@ -106,7 +106,7 @@ public enum PhotoConverter {
             throw ParseError(.invalidValue, offset: 0, "the eyes differ in size")
         }
         try Image.checkDimensions(width: w, height: h, limits: options.limits)
-        if let note = try PairRecognition.check(pair, options: options) { notes.append(note) }
+        if let note = try PairRecognition.check(&pair, options: options) { notes.append(note) }
         // Parameters and their provenance.
         let stereo = try chosenStereo(pair, options: options)
         let origin = pair.sourceStereoOrigin ?? "the input"

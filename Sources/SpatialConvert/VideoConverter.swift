@@ -45,9 +45,16 @@ public struct VideoConversionOptions: Sendable {
     public enum Audio: String, Sendable { case copy, none }
     public typealias Decoder = VideoDecoderChoice
     public var layout: StereoVideoLayout = .sbs
-    /// Where ``layout`` came from when the input stated it (its frame-packing metadata) rather than the caller; the
-    /// report notes it. nil = given, or the default.
+    /// Where ``layout`` came from when the input stated it (its frame-packing metadata) or its frames showed it, rather
+    /// than the caller; the report notes it. nil = given, or the default.
     public var layoutSource: String? = nil
+    /// No layout was given and a frame-packed input states none: ``layout`` is recognised from the input's pixels
+    /// (``PairRecognition/recogniseVideoLayout(_:options:)``: frames sampled across it, their halves measured side by
+    /// side and top-bottom) once the input is opened, and the conversion is refused unless exactly one way holds a
+    /// stereo pair. Off: ``layout`` as set.
+    public var recogniseLayout = false
+    /// With ``recogniseLayout``: convert side by side even when no single layout is measured to hold a stereo pair.
+    public var force = false
     /// The left half / top / first file is the right eye.
     public var swapEyes = false
     /// Rate of the hero eye as a CRF or QP (the other eye follows ``eyeQuality``), or `.bitrate` for both eyes
@@ -408,7 +415,7 @@ public enum VideoConverter {
         try checkEyeOptions(o)
         let planCPU0 = threadCPUSeconds()
         var o = try VideoSegments.prepare(o)
-        var plan = try makePlan(input, output: output, options: o)
+        var plan = try makePlan(input, output: output, options: &o)
         if plan.sphere?.firstIsRight == true { o.swapEyes.toggle() }
         defer { for p in plan.producers { p.abort() } }
         try VideoSegments.restrict(&plan, input: input, options: o, cancellation: cancellation)
@@ -489,8 +496,10 @@ public enum VideoConverter {
 
     // MARK: - Plan
 
-    /// Checks the options, opens the inputs, decides the geometry, the frame rate and the audio.
-    static func makePlan(_ input: VideoInput, output: String, options o: VideoConversionOptions) throws(ParseError) -> Plan {
+    /// Checks the options, opens the inputs, recognises the layout when asked (``VideoConversionOptions/recogniseLayout``;
+    /// after the inputs are opened, so that what their readers refuse is refused first), decides the geometry, the
+    /// frame rate and the audio.
+    static func makePlan(_ input: VideoInput, output: String, options o: inout VideoConversionOptions) throws(ParseError) -> Plan {
         if case .crf(let c) = o.rateControl, !(0...51).contains(c) { throw ParseError(.invalidValue, offset: 0, "CRF \(c) is outside 0…51") }
         if case .bitrate(let k, _, _) = o.rateControl, k <= 0 { throw ParseError(.invalidValue, offset: 0, "bitrate must be positive (kbit/s)") }
         if let k = o.keyint, k < 1 { throw ParseError(.invalidValue, offset: 0, "keyint must be at least 1") }
@@ -507,9 +516,16 @@ public enum VideoConverter {
         try checkOutputDirectory(output)
 
         var notes: [String] = sphere?.notes ?? []
-        if let s = o.layoutSource, sphere == nil { notes.append("layout: \(o.layout.horizontal ? "side by side" : "top-bottom"), from \(s) (--layout overrides it)") }
-        let (producers, sourceName) = try openProducers(input, options: o, notes: &notes)
+        let opened = try openProducers(input, options: o, notes: &notes)
+        let producers = opened.producers
+        var sourceName = opened.sourceName
         do throws(ParseError) {
+            if o.recogniseLayout, sphere == nil, case .packed(let p) = input {
+                let r = try PairRecognition.recogniseVideoLayout(p, options: o)
+                o.layout = r.layout; o.layoutSource = r.note; o.recogniseLayout = false
+                sourceName = "\(p) (\(o.layout.rawValue), \(producers[0].kind))"
+            }
+            if let s = o.layoutSource, sphere == nil { notes.append("layout: \(o.layout.horizontal ? "side by side" : "top-bottom"), from \(s) (--layout overrides it)") }
             let g = try geometry(producers, input: input, options: o, notes: &notes)
             let audio = try VideoAudio.plan(for: input, options: o, notes: &notes)
             return Plan(producers: producers, sourceName: sourceName, cropW: g.cropW, cropH: g.cropH, eyeW: g.eyeW, eyeH: g.eyeH,

@@ -80,6 +80,7 @@ struct ABIError: Error {
         .giveFramePacking: "frame packing: command-line tool only",
         .giveAudioSource: "option \"audio_from\" or \"audio\": \"none\"",
         .giveLayout: "option \"layout\": \"sbs\" or \"tb\"",
+        .giveLayoutOrForce: "option \"layout\": \"sbs\" or \"tb\", or option \"force\": true",
     ]
 
     static func abiWording(_ e: ParseError) -> String {

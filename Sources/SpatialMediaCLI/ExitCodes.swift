@@ -43,6 +43,7 @@ enum Exit {
         .giveAudioSource: "--audio-from INPUT or --no-audio",
         .giveLayout: "--layout sbs|tb",
         .force: "--force",
+        .giveLayoutOrForce: "--layout sbs|tb, or --force",
     ]
 
     /// Refuses outputs that are inputs or each other (``OutputPaths``): prints the reason, exit 64.

@@ -34,7 +34,7 @@ struct ConvertPhoto: ParsableCommand {
         CRF 23, preset medium, IDR every 2 s, 3 B-frames unless told), assembled as MV-HEVC. Every audio track comes \
         along with its language: copied when Apple players play it (AAC, ALAC, AC-3, E-AC-3, PCM), else transcoded \
         to AAC; an input without audio gets a silent AAC track (--no-audio: none); subtitles, chapters and \
-        attachments are dropped, with a note. Defaults: layout as the movie states its packing (else tb when taller than wide, else sbs), baseline 64 mm, field of view 60°, disparity 0 % \
+        attachments are dropped, with a note. Defaults: layout as the input states its packing, else measured (frames sampled across it, halves measured side by side and top-bottom; refused unless exactly one way is a stereo pair: a 2D video is refused), baseline 64 mm, field of view 60°, disparity 0 % \
         (printed as "default, not measured"). 10-bit input is converted to 8 bits (rounded) with a note (Multiview \
         Main is 8-bit); 4:2:2/4:4:4 Y4M is refused (use --decoder ffmpeg, which converts). Inputs other than Y4M \
         and HEVC MP4/MOV, and audio, need FFmpeg (SPATIAL_MEDIA_FFMPEG, the tools directory of scripts/setup.sh, \
@@ -59,7 +59,7 @@ struct ConvertPhoto: ParsableCommand {
     @Option(help: "Left-eye image or video (with --right, instead of INPUT).") var left: String?
     @Option(help: "Right-eye image or video.") var right: String?
     @OptionGroup var values: StereoValueOptions
-    @Option(help: "Layout of INPUT: sbs, tb or auto (photos); sbs, tb, half-sbs or half-tb (videos; default: the packing the input states, else tb when taller than wide, else sbs).") var layout: String = "auto"
+    @Option(help: "Layout of INPUT: sbs, tb or auto (photos); sbs, tb, half-sbs or half-tb (videos). Default: the packing the input states, else measured — the halves of the picture (of frames sampled across a video) are measured side by side and top-bottom, and the one way that shows a stereo pair is used; a 2D input (or one that measures both ways) is refused.") var layout: String = "auto"
     @Flag(help: "Photo: each eye is squeezed to half width (SBS) or half height (TB); stretch it back (videos: --layout half-sbs or half-tb).") var half = false
     @Flag(help: "The left half/top/first image is the right eye.") var swapEyes = false
     @Option(help: "Photo: HEVC quality 0…100 (default 80).") var quality: Int?
@@ -99,7 +99,7 @@ struct ConvertPhoto: ParsableCommand {
     @Option(help: "Video: the sphere an untagged frame-packed input is, hequ (180°) or equi (360°); tagged inputs (Google spherical v1/v2, APMP) are read from their metadata. Written as MV-HEVC APMP (vexu/proj, no hfov); the lossless option is `edit --to-apmp`.") var projection: String?
 
     @Flag(help: "Refuse to write when the source shows a geometry fault (by default a warning naming the option that fixes it).") var strict = false
-    @Flag(help: "Photo: convert a frame-packed picture even when no stereo pair is measured in it (the layout is vouched for).") var force = false
+    @Flag(help: "Convert a frame-packed input even when no stereo pair is measured in it: the layout given is vouched for (photos), or, with none given, side by side (videos).") var force = false
 
     /// The request these flags make: a translation, nothing more (defaults, routing and checks are the library's, ``ConvertPlan``).
     var request: ConvertRequest {

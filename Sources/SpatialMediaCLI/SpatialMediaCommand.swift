@@ -165,7 +165,9 @@ struct Info: ParsableCommand {
         for path in files {
             let info: MediaInfo
             do throws(ParseError) {
-                if let image = try imageInfo(path) { info = image } else { info = try MediaInfo.inspect(path: path) }
+                if let image = try imageInfo(path) { info = image } else if FFmpegInfo.reads(path) { info = try FFmpegInfo.inspect(path: path) } else {
+                    info = try MediaInfo.inspect(path: path)
+                }
             } catch {
                 printErr("spatial-media: \(path): \(error.cliMessage) [\(error.code)]")
                 worst = max(worst, Exit.unreadable)

@@ -292,38 +292,36 @@ extension ConvertPlan {
 
     /// The layout of a rectilinear frame-packed input when none was given. An input that states its packing — `vexu/pack`
     /// or `st3d` in MP4/MOV, the Matroska StereoMode or stereo side data as FFmpeg reads it — is cut as it says (a movie
-    /// tagged top-bottom was cut side by side, the default, into two nonsense half-width eyes). Otherwise a picture taller
-    /// than wide (not rotated) is cut top and bottom, as a photo's `auto` layout does: side by side, each eye would be
-    /// more than twice as tall as wide. Else side by side. A given layout wins, and a sphere's was decided by its route.
+    /// tagged top-bottom was cut side by side, the default, into two nonsense half-width eyes). Otherwise the layout is
+    /// recognised from the input's pixels when it is opened (``/SpatialConvert/VideoConversionOptions/recogniseLayout``:
+    /// frames sampled across it, measured side by side and top-bottom); its shape never decides. A given layout wins,
+    /// and a sphere's was decided by its route.
     static func statedLayout(_ r: ConvertRequest, into o: inout VideoConversionOptions) {
         guard r.layout == nil || r.layout == "auto", o.stereo.projectionKind == nil || o.stereo.projectionKind == "rect",
-              let path = r.input, path != "-" else { return }
+              let path = r.input else { return }
+        o.force = r.force ?? false
         var stated: FramePacking?
         var source = ""
-        var shape: (width: Int, height: Int)?
         switch FileProbe.kind(of: path) {
         case .movie:
-            guard let f = try? ISOFile.open(path: path, limits: o.limits), let v = SpatialVideoReport(f).primary else { return }
-            let m = v.metadata
-            stated = m.framePacking
-            source = "frame-packing metadata (\(m.viewPackingKind != nil ? "vexu/pack" : m.googleStereoMode != nil ? "st3d" : "spherical v1 XML"))"
-            let matrix = f.tracks.first { $0.trackID == v.trackID }?.header?.matrix ?? []
-            let upright = matrix.count == 9 && matrix[1] == 0 && matrix[3] == 0
-            if upright && !v.isMVHEVC { shape = (v.width, v.height) }
+            if let f = try? ISOFile.open(path: path, limits: o.limits), let v = SpatialVideoReport(f).primary {
+                let m = v.metadata
+                stated = m.framePacking
+                source = "frame-packing metadata (\(m.viewPackingKind != nil ? "vexu/pack" : m.googleStereoMode != nil ? "st3d" : "spherical v1 XML"))"
+            }
         case .matroska, .other:
-            guard VideoInputs.isVideo(path), let ff = try? FFmpeg.require(.any, for: "reading \(path)", override: o.ffmpeg),
-                  let probe = try? MediaProbe.run(path, tool: ff) else { return }
-            stated = probe.stereoPacking
-            source = "stereo mode (as FFmpeg reads it)"
-            if (probe.rotationDegrees ?? 0) == 0 { shape = probe.videoSize }
-        default: return
+            if path != "-", VideoInputs.isVideo(path), let ff = try? FFmpeg.require(.any, for: "reading \(path)", override: o.ffmpeg),
+               let probe = try? MediaProbe.run(path, tool: ff) {
+                stated = probe.stereoPacking
+                source = "stereo mode (as FFmpeg reads it)"
+            }
+        default: break
         }
         if let packing = stated {
             o.layout = packing == .sideBySide ? .sbs : .tb
             o.layoutSource = "the input's \(source)"
-        } else if let s = shape, s.height > s.width, s.width > 0 {
-            o.layout = .tb
-            o.layoutSource = "the picture's shape (\(s.width)×\(s.height), taller than wide)"
+        } else {
+            o.recogniseLayout = true
         }
     }
 

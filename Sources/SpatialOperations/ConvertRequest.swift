@@ -90,7 +90,7 @@ public struct ConvertRequest: Sendable, Equatable {
         let v = VideoConversionOptions()
         let s = StereoParameters.defaults
         return [
-            OptionSpec("layout", flag: "--layout", .text, .both, default: "auto (photos: sbs when at least as wide as tall; videos: the packing the input states, else tb when taller than wide, else \(v.layout.rawValue))"),
+            OptionSpec("layout", flag: "--layout", .text, .both, default: "auto (the packing the input states, else the one way, sbs or tb, whose halves measure as a stereo pair; else refused)"),
             OptionSpec("half_resolution", flag: "--half", .bool, .photo, default: "false"),
             OptionSpec("swap_eyes", flag: "--swap-eyes", .bool, .both, default: "false"),
             OptionSpec("baseline_mm", flag: "--baseline", .number, .both, default: "source, else \(fmtNum(s.baselineMillimetres ?? 0))"),
@@ -102,7 +102,7 @@ public struct ConvertRequest: Sendable, Equatable {
             OptionSpec("align", flag: "--align", .bool, .both, default: "false"),
             OptionSpec("auto_disparity", flag: "--auto-disparity", .bool, .both, default: "false"),
             OptionSpec("strict", flag: "--strict", .bool, .both, default: "false"),
-            OptionSpec("force", flag: "--force", .bool, .photo, default: "false"),
+            OptionSpec("force", flag: "--force", .bool, .both, default: "false"),
             OptionSpec("quality", flag: "--quality", .integer, .photo, default: "\(PhotoEncoding.defaultQuality)"),
             OptionSpec("bit_depth", flag: "--bit-depth", .integer, .photo, default: "10 for sources deeper than 8 bits, else 8"),
             OptionSpec("left_gain_map", flag: "--left-gain-map", .path, .photo),

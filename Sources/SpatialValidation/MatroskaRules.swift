@@ -9,30 +9,40 @@ import SystemSupport
 /// frame-packed 3D movie, which `split` and `convert` take and `split` writes.
 extension Validator {
     static func validateMatroska(path: String, options: ValidationOptions, into r: inout ValidationReport) {
-        r.kind = "matroska"
+        validateThroughFFmpeg(path: path, matroska: true, options: options, into: &r)
+    }
+
+    /// A Matroska file (SV-MKV-*), or any other video file `convert` reads through FFmpeg (MPEG-TS, AVI, …:
+    /// SV-FFMPEG-*): its streams, stated stereo packing and projection as FFmpeg reads them, and the pixel check of a
+    /// frame-packed one, the same reading `info` and `convert` make of it.
+    static func validateThroughFFmpeg(path: String, matroska: Bool, options: ValidationOptions, into r: inout ValidationReport) {
+        r.kind = matroska ? "matroska" : "ffmpeg-video"
         r.spatial = false
-        r.whyNotSpatial = ["Matroska cannot carry Apple's spatial metadata (vexu, hfov and the second layer's lhvC are QuickTime/MP4 boxes)"]
+        r.whyNotSpatial = [matroska ? "Matroska cannot carry Apple's spatial metadata (vexu, hfov and the second layer's lhvC are QuickTime/MP4 boxes)"
+                           : "only MP4/MOV can carry Apple's spatial metadata (vexu, hfov and the second layer's lhvC are QuickTime/MP4 boxes)"]
         let probe: MediaProbe
         do throws(ParseError) {
-            let ff = try FFmpeg.require(.any, for: "reading the Matroska file \(path)")
+            let ff = try FFmpeg.require(.any, for: "reading \(matroska ? "the Matroska file " : "")\(path)")
             probe = try MediaProbe.run(path, tool: ff)
         } catch {
             unreadable(error, &r)
             return
         }
         guard let video = probe.video else {
-            r.findings.append(Finding("SV-MKV-002", .error, "the Matroska file has no video stream FFmpeg can read"))
+            r.findings.append(Finding(matroska ? "SV-MKV-002" : "SV-FFMPEG-002", .error,
+                                      "the \(matroska ? "Matroska file" : "file") has no video stream FFmpeg can read"))
             r.unreadable = true
             return
         }
         let packing = options.layout.map { $0 == .tb ? FramePacking.topBottom : .sideBySide } ?? probe.stereoPacking
-        var s = "Matroska read through FFmpeg: video \(video.codec)"
+        var s = matroska ? "Matroska read through FFmpeg: video \(video.codec)" : "read through FFmpeg (\(probe.format ?? "unnamed") container): video \(video.codec)"
         if !probe.audio.isEmpty { s += ", \(probe.audio.count) audio stream\(probe.audio.count == 1 ? "" : "s")" }
-        s += probe.stereoPacking.map { ", StereoMode \($0 == .sideBySide ? "side by side" : "top-bottom")" } ?? ", no StereoMode"
+        let stated = probe.stereoPacking.map { $0 == .sideBySide ? "side by side" : "top-bottom" }
+        s += matroska ? stated.map { ", StereoMode \($0)" } ?? ", no StereoMode" : stated.map { ", stereo packing \($0) (stated)" } ?? ", no stereo packing stated"
         if let sph = probe.spherical, sph.isSphere { s += ", projection \(sph.projection)" }
         s += "; it cannot be spatial: convert it with `spatial-media convert IN -o OUT.mov`"
         if packing != nil { s += ", or split its eyes with `spatial-media split IN --left L.mp4 --right R.mp4`" }
-        r.findings.append(Finding("SV-MKV-001", .info, s))
+        r.findings.append(Finding(matroska ? "SV-MKV-001" : "SV-FFMPEG-001", .info, s))
         guard options.pixels, let packing else { return }
         matroskaPixels(path: path, probe: probe, packing: packing, options: options, into: &r)
     }

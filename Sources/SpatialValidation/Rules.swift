@@ -140,6 +140,8 @@ public enum RuleCatalog {
         Rule(id: "SV-FILE-001", severity: .error, title: "File can be read", source: "—"),
         Rule(id: "SV-MKV-001", severity: .info, title: "Matroska file read through FFmpeg (never spatial)", source: "Matroska specification (StereoMode element); Apple's stereo metadata are QuickTime/MP4 boxes (formats.md §1)"),
         Rule(id: "SV-MKV-002", severity: .error, title: "A Matroska file has a readable video stream", source: "—"),
+        Rule(id: "SV-FFMPEG-001", severity: .info, title: "A video file other than MP4/MOV/Matroska read through FFmpeg, as convert reads it (never spatial)", source: "Apple's stereo metadata are QuickTime/MP4 boxes (formats.md §1); FFmpeg's stereo 3D and spherical side data"),
+        Rule(id: "SV-FFMPEG-002", severity: .error, title: "A video file read through FFmpeg has a readable video stream", source: "—"),
         Rule(id: "SV-FILE-002", severity: .error, title: "Every box lies within its parent and the file (not truncated)", source: "ISO/IEC 14496-12 §4.2 (box size)"),
         Rule(id: "SV-FILE-003", severity: .error, title: "Sample chunks and item extents lie within the file", source: "ISO/IEC 14496-12 §8.7 (stco/co64), ISO/IEC 23008-12 (iloc)"),
         // Geometry measured on pixels

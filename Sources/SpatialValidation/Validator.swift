@@ -114,6 +114,11 @@ public enum Validator {
             r.findings.append(Finding("SV-PAIR-001", .warning, "raw HEVC (Annex B) stream: it cannot be spatial without a container; a two-layer MV-HEVC stream splits with `spatial-media split-video IN.hevc --left L.hevc --right R.hevc`, and two single-layer streams mux with `spatial-media assemble L.hevc R.hevc -o OUT.mov` (pixels not checked)"))
             return r
         }
+        // MPEG-TS, AVI, …: what convert reads through FFmpeg, validate reads the same way.
+        if FFmpegInfo.reads(path) {
+            validateThroughFFmpeg(path: path, matroska: false, options: options, into: &r)
+            return r
+        }
         // JPEG / MPO / PNG
         let isJPEG = probed == .jpeg, isPNG = probed == .png
         guard isJPEG || isPNG else {

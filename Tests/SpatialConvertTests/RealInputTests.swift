@@ -48,15 +48,15 @@ enum CLI {
             // Issue 28 l: FFmpeg 5.1 still decodes the video, but the audio needs ≥ 7.1 (5.1 dropped its priming and
             // last packet): refused with audio, 30 frames without.
             let five = ["SPATIAL_MEDIA_FFMPEG": "/usr/bin/ffmpeg"]
-            let refused = try CLI.run(["convert", mkv, "-o", d + "/five.mov", "--preset", "ultrafast"], env: five)
+            let refused = try CLI.run(["convert", mkv, "-o", d + "/five.mov", "--preset", "ultrafast", "--layout", "sbs"], env: five)
             #expect(refused.status == 2 && refused.err.contains("7.1"), "\(refused.err)")
-            let video = try CLI.run(["convert", mkv, "-o", d + "/five.mov", "--preset", "ultrafast", "--json", "--no-audio"], env: five)
+            let video = try CLI.run(["convert", mkv, "-o", d + "/five.mov", "--preset", "ultrafast", "--layout", "sbs", "--json", "--no-audio"], env: five)
             let vj = try #require(try JSONSerialization.jsonObject(with: Data(video.out.utf8)) as? [String: Any])
             #expect(vj["frames"] as? Int == 30, "FFmpeg 5.1: \(vj["frames"] ?? "")")
         }
         for env in runs {
             let out = d + "/out.mov"
-            let r = try CLI.run(["convert", mkv, "-o", out, "--preset", "ultrafast", "--json"], env: env)
+            let r = try CLI.run(["convert", mkv, "-o", out, "--preset", "ultrafast", "--layout", "sbs", "--json"], env: env)
             #expect(r.status == 0, "\(env): \(r.err)")
             let j = try #require(try JSONSerialization.jsonObject(with: Data(r.out.utf8)) as? [String: Any])
             #expect(j["frames"] as? Int == 30, "\(env): \(j["frames"] ?? "")")
@@ -97,7 +97,7 @@ enum CLI {
             bytes.replaceSubrange(r, with: Data(to.utf8))
         }
         try bytes.write(to: URL(fileURLWithPath: bad))
-        try CLI.expectRefused([bad], output: out, file: bad, contains: "can be neither copied")
+        try CLI.expectRefused([bad, "--layout", "sbs"], output: out, file: bad, contains: "can be neither copied")
         // FFmpeg missing: SPATIAL_MEDIA_FFMPEG names nothing (it is the only FFmpeg tried when set).
         try CLI.expectRefused([mono], output: out, file: mono, contains: "SPATIAL_MEDIA_FFMPEG (/nonexistent/ffmpeg) is not a working FFmpeg",
                               env: ["SPATIAL_MEDIA_FFMPEG": "/nonexistent/ffmpeg"])
