@@ -28,11 +28,12 @@ public struct LoadedImage: Sendable {
 
 /// Reading and writing image files by content (reading) or by extension (writing).
 public enum ImageFiles {
-    /// Reads a JPEG, MPO, PNG or HEIF (primary item) file. Errors name the file.
-    public static func load(_ path: String, limits: Limits = .default) throws(ParseError) -> LoadedImage {
+    /// Reads a JPEG, MPO, PNG or HEIF (primary item) file. Errors name the file. A JPEG the decoder finds damaged or
+    /// truncated is refused unless `acceptDamage` (``/Codecs/JPEG/decode(_:applyOrientation:limits:acceptDamage:)``).
+    public static func load(_ path: String, limits: Limits = .default, acceptDamage: Bool = false) throws(ParseError) -> LoadedImage {
         do throws(ParseError) {
             let data = try FileBytes.read(path, limits: limits)
-            return try load(data: data, limits: limits)
+            return try load(data: data, limits: limits, acceptDamage: acceptDamage)
         } catch {
             var e = error
             e.path = path
@@ -40,16 +41,17 @@ public enum ImageFiles {
         }
     }
 
-    public static func load(data: [UInt8], limits: Limits = .default) throws(ParseError) -> LoadedImage {
+    public static func load(data: [UInt8], limits: Limits = .default, acceptDamage: Bool = false) throws(ParseError) -> LoadedImage {
         let kind = FileProbe.kind(head: Array(data.prefix(32)))
         if kind == .jpeg {
             let mpo = try MPO(data)
-            let first = try JPEG.decode(mpo.jpeg(0, in: data), limits: limits)
+            let first = try JPEG.decode(mpo.jpeg(0, in: data), limits: limits, acceptDamage: acceptDamage)
             var out = LoadedImage(kind: .jpeg, image: first.image, exif: first.exif.map { resetOrientation($0, applied: first.appliedOrientation) }, exifInfo: first.exifInfo, notes: first.notes)
             if mpo.pictures.count >= 2 {
-                let second = try JPEG.decode(mpo.jpeg(1, in: data), limits: limits)
+                let second = try JPEG.decode(mpo.jpeg(1, in: data), limits: limits, acceptDamage: acceptDamage)
                 out.kind = .mpo
                 out.mpoSecond = second.image
+                out.notes += second.notes.map { "second picture: \($0)" }
                 out.mpoAttributes = mpo.pictures.prefix(2).map(\.attributes)
                 if mpo.pictures.count > 2 { out.notes.append("MPO holds \(mpo.pictures.count) images; the first two are used") }
             } else if mpo.fromIndex {

@@ -261,6 +261,11 @@ public enum VideoSplitter {
                 }
                 return
             }
+            if case .eyes = o.target {
+                // One eye is one picture: FFmpeg's MOV muxer would leave the view's "left eye only" vexu in it.
+                for (temp, out) in zip(temps, o.target.paths) where muxer(out) != "matroska" { try FramePackedOutput.clearStereo(path: temp) }
+                return
+            }
             guard let temp = temps.first, muxer(o.target.paths[0]) != "matroska" else { return }
             switch o.target {
             case .sideBySide: try FramePackedOutput.tag(path: temp, packing: "side", heroEye: src.hero, hfovMillidegrees: src.hfovMillidegrees, projection: src.projectionKind)

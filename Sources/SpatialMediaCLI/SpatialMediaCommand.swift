@@ -173,6 +173,7 @@ struct Info: ParsableCommand {
                 continue
             }
             if info.hasProblems { worst = max(worst, Exit.problems) }
+            if info.isDamaged { worst = max(worst, Exit.unreadable) }
             if json {
                 var o: [(String, JSON)] = [("file", .string(path))]
                 if case .object(let fields) = info.json { o += fields }
@@ -208,6 +209,8 @@ struct Rewrite: ParsableCommand {
         guard let f = openFile(input) else { throw ExitCode(Exit.unreadable) }
         let line = ProgressLine("writing")
         do {
+            // A damaged or truncated input is refused, as every writer does: a copy would keep the damage as if whole.
+            try f.requireIntact(operation: "rewrite")
             try f.write(to: output, progress: line.update)
             line.end()
         } catch {

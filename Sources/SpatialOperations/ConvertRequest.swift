@@ -102,7 +102,7 @@ public struct ConvertRequest: Sendable, Equatable {
             OptionSpec("align", flag: "--align", .bool, .both, default: "false"),
             OptionSpec("auto_disparity", flag: "--auto-disparity", .bool, .both, default: "false"),
             OptionSpec("strict", flag: "--strict", .bool, .both, default: "false"),
-            OptionSpec("force", flag: "--force", .bool, .photo, default: "false"),
+            OptionSpec("force", flag: "--force", .bool, .both, default: "false"),
             OptionSpec("quality", flag: "--quality", .integer, .photo, default: "\(PhotoEncoding.defaultQuality)"),
             OptionSpec("bit_depth", flag: "--bit-depth", .integer, .photo, default: "10 for sources deeper than 8 bits, else 8"),
             OptionSpec("left_gain_map", flag: "--left-gain-map", .path, .photo),
