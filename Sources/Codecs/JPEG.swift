@@ -223,7 +223,13 @@ public enum JPEG {
             tj.transform(h, src.baseAddress, UInt(data.count), Int32(rects.count), &outs, &sizes, &transforms, 0)
         }
         defer { for o in outs { if let o { tj.free(o) } } }
-        guard r == 0 else { throw CodecError.lib("libjpeg-turbo", "cannot crop: \(errText(h))") }
+        guard r == 0 else {
+            // A warning is an error here too (the crops would carry the damage), named as every reader names it.
+            if tj.getErrorCode(h) != Int32(TJERR_FATAL.rawValue) {
+                throw ParseError(.truncated, offset: UInt64(data.count), "the JPEG is damaged or truncated: libjpeg-turbo: \(errText(h))")
+            }
+            throw CodecError.lib("libjpeg-turbo", "cannot crop: \(errText(h))")
+        }
         var result: [[UInt8]] = []
         for (o, n) in zip(outs, sizes) {
             guard let o, n > 0 else { throw CodecError.lib("libjpeg-turbo", "cannot crop: empty result") }

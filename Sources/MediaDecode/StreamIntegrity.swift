@@ -100,6 +100,12 @@ public enum StreamIntegrity {
         return text
     }
 
+    /// Error lines of FFmpeg shown harmless to the picture, each with why: they are about metadata this library reads
+    /// itself, not about the coded pictures or the container's framing.
+    static let harmless: [(text: String, why: String)] = [
+        ("Unknown projection type", "FFmpeg's MOV demuxer cannot read a Google mesh projection (sv3d/proj/mshp); the projection is read by our own box parser"),
+    ]
+
     /// FFmpeg's error lines in its standard-error text (lines joined with " | " by ``ChildProcess``), without the
     /// statistics lines and without its line prefixes' addresses.
     static func errorLines(_ text: String) -> [String] {
@@ -109,6 +115,7 @@ public enum StreamIntegrity {
             while t.first == " " { t = t.dropFirst() }
             while t.last == " " { t = t.dropLast() }
             if t.isEmpty || t.hasPrefix("frame=") || t.hasPrefix("size=") || t.hasPrefix("video:") { continue }
+            if harmless.contains(where: { t.contains($0.text) }) { continue }
             let line = withoutAddresses(String(t))
             if !kept.contains(line) { kept.append(line) }
         }

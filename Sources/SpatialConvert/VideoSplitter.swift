@@ -173,7 +173,7 @@ public enum VideoSplitter {
         let otherEye = src.baseIsLeft ? right : left
         if src.interLayerPrediction && otherEye != nil {
             throw ParseError(.unsupported, offset: 0, path: src.path,
-                             "the \(src.baseIsLeft ? "right" : "left") eye is predicted from the \(src.baseIsLeft ? "left" : "right") (inter-layer prediction), so it cannot be copied without decoding; copy only the \(src.baseIsLeft ? "left" : "right") eye, or re-encode")
+                             "the \(src.baseIsLeft ? "right" : "left") eye is predicted from the \(src.baseIsLeft ? "left" : "right") (inter-layer prediction), so it cannot be copied without decoding; what works: copy only the \(src.baseIsLeft ? "left" : "right") eye (`spatial-media split IN --copy --\(src.baseIsLeft ? "left" : "right") \(src.baseIsLeft ? "L" : "R").hevc`), or decode and re-encode both eyes (`spatial-media split IN --left L.mp4 --right R.mp4`, FFmpeg 7.1 or newer)")
         }
         let layers = try StreamSplitter.split(path: src.path, baseOnly: otherEye == nil, limits: o.limits)
         if let baseEye { try AtomicFile.write(path: baseEye, bytes: layers.base) }

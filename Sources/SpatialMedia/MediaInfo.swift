@@ -93,8 +93,14 @@ public struct MediaInfo: Sendable {
             lines += photo.lines
             fields.append(("spatial_photo", photo.json))
         }
-        let damaged = !file.integrityFaults().isEmpty
-        if damaged { fields.append(("damaged", .bool(true))) }
+        let faults = file.integrityFaults()
+        let damaged = !faults.isEmpty
+        if let first = faults.first {
+            let where_ = first.path.isEmpty ? "(top level)" : first.path
+            let more = faults.count > 1 ? " (and \(faults.count - 1) more)" : ""
+            lines.append("damaged or truncated at \(where_), offset \(first.offset): \(first.message)\(more)")
+            fields.append(("damaged", .string(first.message)))
+        }
         return MediaInfo(lines: lines, json: .object(fields), hasProblems: problems || damaged, isDamaged: damaged)
     }
 

@@ -195,7 +195,11 @@ func imageInfo(_ path: String) throws(ParseError) -> MediaInfo? {
     guard kind == .jpeg || kind == .png else { return nil }
     do {
         let d = try ImageInfo.describe(try FileBytes.read(path))
-        return MediaInfo(lines: d.lines, json: d.json, hasProblems: false)
+        // A cut or damaged picture is said with the words and exit status every reader uses.
+        guard let damage = ImageFiles.damage(path) else { return MediaInfo(lines: d.lines, json: d.json, hasProblems: false) }
+        var json = d.json
+        if case .object(var fields) = json { fields.append(("damaged", .string(damage.message))); json = .object(fields) }
+        return MediaInfo(lines: d.lines + ["damaged or truncated: \(damage.message)"], json: json, hasProblems: true, isDamaged: true)
     } catch { throw error.withPath(path) }
 }
 

@@ -158,11 +158,9 @@ public enum Validator {
                 let px = try timed("decode", &r) { () throws(ParseError) in try PixelSource.packed(path, layout: isMPO ? .auto : (options.layout ?? .auto), limits: options.limits) }
                 measure(px, facts: facts, label: "", options: options, into: &r)
             } catch { unreadable(error, &r) }
-        } else if isJPEG {
-            // Without pixel checks the pictures are still decoded once: a JPEG that ends early is damaged (SV-FILE-002).
-            do throws(ParseError) { _ = try ImageFiles.load(path, limits: options.limits) } catch {
-                if error.code == .truncated { unreadable(error, &r) }
-            }
+        } else if let damage = ImageFiles.damage(path, limits: options.limits) {
+            // Without pixel checks the pictures are still read once: a cut or damaged image is an error (SV-FILE-002).
+            unreadable(damage, &r)
         }
         return r
     }

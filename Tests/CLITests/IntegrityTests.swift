@@ -74,13 +74,14 @@ import TestSupport
             try Self.stereoClip(whole, frames: 30)
             try Self.cut(whole, cut, fraction: 0.6)
             // Before: 11 or 14 of 30 frames converted, exit 0, not a word.
-            let refused = try CLI.run(["convert", cut, "-o", dir + "/o.mov", "--layout", "sbs", "--preset", "ultrafast"])
+            let o = dir + "/o-\(ext).mov"
+            let refused = try CLI.run(["convert", cut, "-o", o, "--layout", "sbs", "--preset", "ultrafast"])
             #expect(refused.status == 2, "\(ext): \(refused.err)")
             #expect(refused.err.contains("damaged or truncated") && refused.err.contains("--force"), "\(ext): \(refused.err)")
             let said = ["of the 30 frames", "frames read", "transport packet"].filter { refused.err.contains($0) }
             #expect(!said.isEmpty && (ext != "mkv" || said.contains("of the 30 frames")), "\(ext): what was read: \(refused.err)")
-            #expect(!CLI.exists(dir + "/o.mov"))
-            let forced = try CLI.run(["convert", cut, "-o", dir + "/o.mov", "--layout", "sbs", "--preset", "ultrafast", "--force"])
+            #expect(!CLI.exists(o))
+            let forced = try CLI.run(["convert", cut, "-o", o, "--layout", "sbs", "--preset", "ultrafast", "--force"])
             #expect(forced.status == 0, "\(ext): \(forced.err)")
             #expect(forced.out.contains("damaged or truncated") && forced.out.contains("frames that were read (--force)"), "\(ext): \(forced.out)")
             // The whole file converts without a word about damage.
@@ -120,8 +121,9 @@ import TestSupport
         let r = try CLI.run(["split", movie, "--left", dir + "/L.mov", "--right", dir + "/R.mov", "--preset", "ultrafast"])
         #expect(r.status == 0, "\(r.err)")
         for eye in ["L", "R"] {
-            let info = try CLI.run(["info", dir + "/\(eye).mov"])
-            #expect(info.status == 0 && !info.out.contains("vexu"), "\(eye).mov: \(info.out.suffix(600))")
+            let dump = try CLI.run(["dump", dir + "/\(eye).mov"])
+            #expect(dump.status == 0 && !dump.out.contains("vexu"), "\(eye).mov: one eye states no stereo view: \(dump.out.suffix(600))")
+            #expect(!(try CLI.run(["validate", "--no-pixels", dir + "/\(eye).mov"]).out.contains("SV-VIDEO-011")))
         }
     }
 
@@ -132,7 +134,7 @@ import TestSupport
         let movie = CLI.fixture("fixtures/x265mv_320x240_30f_spatial.mov")
         let r = try CLI.run(["split-video", movie, "--left", dir + "/l.hevc", "--right", dir + "/r.hevc"])
         #expect(r.status == 2)
-        #expect(r.err.contains("split IN --copy --left") && r.err.contains("--left L.mp4 --right R.mp4"), "\(r.err)")
+        #expect(r.err.contains("split IN --copy --left L.hevc") && r.err.contains("split IN --left L.mp4 --right R.mp4"), "\(r.err)")
     }
 
     @Test func concatNamesTheTruncatedSegment() throws {
@@ -147,8 +149,26 @@ import TestSupport
         }
         let d = try Data(contentsOf: URL(fileURLWithPath: segs[1]))
         try d.prefix(d.count - 300).write(to: URL(fileURLWithPath: segs[1]))
-        let r = try CLI.run(["concat", segs[0], segs[1], "-o", dir + "/all.mov"])
+        let r = try CLI.run(["concat", segs[0], segs[1], "-o", dir + "/all.mov", "--no-audio"])
         #expect(r.status == 2)
         #expect(r.err.contains(segs[1] + ":") && !r.err.contains(segs[0] + ":"), "names the cut segment: \(r.err)")
+    }
+}
+
+extension IntegrityTests {
+    @Test func validateWarnsWhenTheEditListHidesTheFirstFrame() throws {
+        let dir = try CLI.tempDir("hidden-first")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try Self.ffmpeg(["-f", "lavfi", "-i", "testsrc=size=96x64:rate=30", "-frames:v", "10", "-c:v", "libx264", "-preset", "ultrafast",
+                         "-pix_fmt", "yuv420p", dir + "/whole.mp4"])
+        // A copy started after the first frame: FFmpeg keeps the keyframe and hides it with the edit list.
+        try Self.ffmpeg(["-ss", "0.034", "-i", dir + "/whole.mp4", "-c", "copy", dir + "/hidden.mp4"])
+        let info = try CLI.run(["info", dir + "/hidden.mp4"])
+        #expect(info.out.contains("10 samples; presented (edit list): 0.299 s, 9 frames"), "\(info.out)")
+        // Before: validate said nothing about it.
+        let v = try CLI.run(["validate", "--no-pixels", dir + "/hidden.mp4"])
+        #expect(v.out.contains("WARNING SV-VIDEO-039") && v.out.contains("hides the first frame (9 of 10 samples presented)"), "\(v.out)")
+        let w = try CLI.run(["validate", "--no-pixels", dir + "/whole.mp4"])
+        #expect(!w.out.contains("SV-VIDEO-039"), "\(w.out)")
     }
 }
