@@ -54,7 +54,8 @@ public enum JPEG {
             }
             let damage = damageText(warning: errText(h), rgb: buf, width: width, height: height, channels: channels)
             guard acceptDamage else {
-                throw ParseError(.truncated, offset: UInt64(data.count), "the JPEG is damaged or truncated: \(damage)", remedy: .force)
+                throw ParseError(.truncated, offset: UInt64(data.count), "the JPEG is damaged or truncated: \(damage)",
+                                 remedy: .force)
             }
             notes.append("damaged or truncated JPEG decoded as it is: \(damage)")
         }
@@ -226,7 +227,8 @@ public enum JPEG {
         guard r == 0 else {
             // A warning is an error here too (the crops would carry the damage), named as every reader names it.
             if tj.getErrorCode(h) != Int32(TJERR_FATAL.rawValue) {
-                throw ParseError(.truncated, offset: UInt64(data.count), "the JPEG is damaged or truncated: libjpeg-turbo: \(errText(h))")
+                throw ParseError(.truncated, offset: UInt64(data.count),
+                                 "the JPEG is damaged or truncated: libjpeg-turbo: \(errText(h))")
             }
             throw CodecError.lib("libjpeg-turbo", "cannot crop: \(errText(h))")
         }
@@ -255,7 +257,8 @@ public enum JPEG {
         var grey = 0
         while grey < height {
             let start = (height - 1 - grey) * row
-            guard start >= 0, start + row <= rgb.count, rgb[start..<(start + row)].allSatisfy({ $0 == 128 }) else { break }
+            guard start >= 0, start + row <= rgb.count,
+                  rgb[start..<(start + row)].allSatisfy({ $0 == 128 }) else { break }
             grey += 1
         }
         let rows = grey > 0 && grey < height

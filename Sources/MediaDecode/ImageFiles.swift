@@ -30,7 +30,8 @@ public struct LoadedImage: Sendable {
 public enum ImageFiles {
     /// Reads a JPEG, MPO, PNG or HEIF (primary item) file. Errors name the file. A JPEG the decoder finds damaged or
     /// truncated is refused unless `acceptDamage` (``/Codecs/JPEG/decode(_:applyOrientation:limits:acceptDamage:)``).
-    public static func load(_ path: String, limits: Limits = .default, acceptDamage: Bool = false) throws(ParseError) -> LoadedImage {
+    public static func load(_ path: String, limits: Limits = .default,
+                            acceptDamage: Bool = false) throws(ParseError) -> LoadedImage {
         do throws(ParseError) {
             let data = try FileBytes.read(path, limits: limits)
             return try load(data: data, limits: limits, acceptDamage: acceptDamage)
@@ -41,12 +42,16 @@ public enum ImageFiles {
         }
     }
 
-    public static func load(data: [UInt8], limits: Limits = .default, acceptDamage: Bool = false) throws(ParseError) -> LoadedImage {
+    public static func load(data: [UInt8], limits: Limits = .default,
+                            acceptDamage: Bool = false) throws(ParseError) -> LoadedImage {
         let kind = FileProbe.kind(head: Array(data.prefix(32)))
         if kind == .jpeg {
             let mpo = try MPO(data)
             if let cut = mpo.picturesPastEnd.first, !acceptDamage {
-                throw ParseError(.truncated, offset: UInt64(data.count), "the MPO is damaged or truncated: its index lists \(mpo.indexEntries) pictures, and picture \(cut.number) (\(cut.range.count) bytes at offset \(cut.range.lowerBound)) runs past the end of the file (\(data.count) bytes)", remedy: .force)
+                let picture = "picture \(cut.number) (\(cut.range.count) bytes at offset \(cut.range.lowerBound))"
+                throw ParseError(.truncated, offset: UInt64(data.count),
+                                 "the MPO is damaged or truncated: its index lists \(mpo.indexEntries) pictures, and \(picture) "
+                                 + "runs past the end of the file (\(data.count) bytes)", remedy: .force)
             }
             let first = try JPEG.decode(mpo.jpeg(0, in: data), limits: limits, acceptDamage: acceptDamage)
             var out = LoadedImage(kind: .jpeg, image: first.image, exif: first.exif.map { resetOrientation($0, applied: first.appliedOrientation) }, exifInfo: first.exifInfo, notes: first.notes)
@@ -68,7 +73,8 @@ public enum ImageFiles {
             do throws(ParseError) { structure = try PNGStructure(data, limits: limits) } catch {
                 // The one wording of a cut file, as for every other reader.
                 guard error.code == .truncated else { throw error }
-                throw ParseError(.truncated, offset: error.offset, path: error.path, "the PNG is damaged or truncated: \(error.message)")
+                throw ParseError(.truncated, offset: error.offset, path: error.path,
+                                 "the PNG is damaged or truncated: \(error.message)")
             }
             // Pixels are used as stored; an orientation tag copied along would turn them a second time.
             let exif = structure.exif.map { resetOrientation($0, applied: -1) }

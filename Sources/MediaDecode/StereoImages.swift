@@ -33,8 +33,10 @@ public struct ImagePacking: Sendable {
     public var limits: Limits = .default
     /// Decode a damaged or truncated JPEG as the decoder fills it (with a note) instead of refusing it (`--force`).
     public var acceptDamage = false
-    public init(layout: StereoLayout = .auto, halfResolution: Bool = false, limits: Limits = .default, acceptDamage: Bool = false) {
-        self.layout = layout; self.halfResolution = halfResolution; self.limits = limits; self.acceptDamage = acceptDamage
+    public init(layout: StereoLayout = .auto, halfResolution: Bool = false, limits: Limits = .default,
+                acceptDamage: Bool = false) {
+        self.layout = layout; self.halfResolution = halfResolution; self.limits = limits
+        self.acceptDamage = acceptDamage
     }
 }
 
@@ -251,7 +253,8 @@ public enum StereoImages {
     }
 
     /// Reads two files as the left and right eyes (each JPEG, PNG or HEIC). `acceptDamage`: as in ``ImagePacking``.
-    public static func load(left l: String, right r: String, limits: Limits = .default, acceptDamage: Bool = false) throws(ParseError) -> StereoPair {
+    public static func load(left l: String, right r: String, limits: Limits = .default,
+                            acceptDamage: Bool = false) throws(ParseError) -> StereoPair {
         let a = try ImageFiles.load(l, limits: limits, acceptDamage: acceptDamage)
         let b = try ImageFiles.load(r, limits: limits, acceptDamage: acceptDamage)
         guard a.image.width == b.image.width, a.image.height == b.image.height else {

@@ -25,10 +25,12 @@ public enum StreamIntegrity {
         guard let head = try? src.read(at: 0, count: Int(min(size, 400))) else { return [] }
         if let packet = transportPacketSize(head), size % UInt64(packet) != 0 {
             let part = size % UInt64(packet)
-            return ["the file ends \(part) bytes into a \(packet)-byte transport packet (\(size / UInt64(packet)) whole packets): its last packet is cut short"]
+            let whole = size / UInt64(packet)
+            return ["the file ends \(part) bytes into a \(packet)-byte transport packet (\(whole) whole packets): its last packet is cut short"]
         }
         if let end = matroskaSegmentEnd(head), end > size {
-            return ["its Matroska Segment states \(end) bytes of file, but the file ends after \(size) (\(end - size) bytes missing)"]
+            return ["its Matroska Segment states \(end) bytes of file, but the file ends after \(size) "
+                    + "(\(end - size) bytes missing)"]
         }
         return []
     }
@@ -50,7 +52,8 @@ public enum StreamIntegrity {
         guard head.starts(with: [0x1A, 0x45, 0xDF, 0xA3]) else { return nil }
         guard let headerSize = vint(head, at: 4), let h = headerSize.value else { return nil }
         let (segmentAt, o1) = (4 + headerSize.length).addingReportingOverflow(Int(clamping: h))
-        guard !o1, segmentAt <= head.count - 4, head[segmentAt..<(segmentAt + 4)].elementsEqual([0x18, 0x53, 0x80, 0x67]) else { return nil }
+        guard !o1, segmentAt <= head.count - 4,
+              head[segmentAt..<(segmentAt + 4)].elementsEqual([0x18, 0x53, 0x80, 0x67]) else { return nil }
         guard let segmentSize = vint(head, at: segmentAt + 4), let s = segmentSize.value else { return nil }
         let (end, o2) = UInt64(segmentAt + 4 + segmentSize.length).addingReportingOverflow(s)
         return o2 ? nil : end
@@ -71,8 +74,8 @@ public enum StreamIntegrity {
         return (length, allOnes ? nil : v)
     }
 
-    /// Frames a stream must at least hold to be whole when it states `stated`: a frame or two, or 5 %, may go to rounding
-    /// of a stated duration or to a container duration that counts another stream's last packet.
+    /// Frames a stream must at least hold to be whole when it states `stated`: a frame or two, or 5 %, may go to
+    /// rounding of a stated duration or to a container duration that counts another stream's last packet.
     public static func shortfall(read: Int, stated: Int?) -> Bool {
         guard let stated, stated > 0 else { return false }
         return read < stated - max(2, stated / 20)
@@ -80,7 +83,8 @@ public enum StreamIntegrity {
 
     /// The frames a stream states from its duration and rate, when both are known.
     public static func statedFrames(_ probe: MediaProbe) -> Int? {
-        guard let d = probe.videoDurationSeconds ?? probe.durationSeconds, d > 0, let r = probe.frameRate, r.den > 0 else { return nil }
+        guard let d = probe.videoDurationSeconds ?? probe.durationSeconds, d > 0,
+              let r = probe.frameRate, r.den > 0 else { return nil }
         let n = (d * Double(r.num) / Double(r.den)).rounded()
         return n < 1e9 ? Int(n) : nil
     }
@@ -89,10 +93,13 @@ public enum StreamIntegrity {
     /// the frames read against the frames stated, and FFmpeg's own error lines (at most three).
     public static func verdict(read: Int, stated: Int?, errors: [String], container: [String]) -> String? {
         var why: [String] = container
-        if shortfall(read: read, stated: stated), let stated { why.append("\(read) of the \(stated) frames its stated duration holds were read") }
+        if shortfall(read: read, stated: stated), let stated {
+            why.append("\(read) of the \(stated) frames its stated duration holds were read")
+        }
         if !errors.isEmpty {
             let shown = errors.prefix(3).joined(separator: "; ")
-            why.append("FFmpeg reported errors while reading it: \(shown)\(errors.count > 3 ? " (and \(errors.count - 3) more)" : "")")
+            let more = errors.count > 3 ? " (and \(errors.count - 3) more)" : ""
+            why.append("FFmpeg reported errors while reading it: \(shown)\(more)")
         }
         guard !why.isEmpty else { return nil }
         var text = "the input is damaged or truncated: " + why.joined(separator: "; ")
@@ -103,7 +110,8 @@ public enum StreamIntegrity {
     /// Error lines of FFmpeg shown harmless to the picture, each with why: they are about metadata this library reads
     /// itself, not about the coded pictures or the container's framing.
     static let harmless: [(text: String, why: String)] = [
-        ("Unknown projection type", "FFmpeg's MOV demuxer cannot read a Google mesh projection (sv3d/proj/mshp); the projection is read by our own box parser"),
+        ("Unknown projection type",
+         "FFmpeg's MOV demuxer cannot read a Google mesh projection (sv3d/proj/mshp); our own box parser reads it"),
     ]
 
     /// FFmpeg's error lines in its standard-error text (lines joined with " | " by ``ChildProcess``), without the

@@ -192,7 +192,8 @@ public final class FFmpegProducer: Y4MFrameProducer {
         damage = StreamIntegrity.verdict(read: framesRead, stated: framesStated, errors: errors,
                                          container: StreamIntegrity.containerFaults(path: input))
         if let damage, !acceptDamage {
-            throw ParseError(.truncated, offset: 0, path: input, "\(damage); refusing to convert it (nothing written)", remedy: .force)
+            throw ParseError(.truncated, offset: 0, path: input, "\(damage); refusing to convert it (nothing written)",
+                             remedy: .force)
         }
     }
     /// Stops FFmpeg for good: it answers SIGTERM by finishing its output, which blocks on a pipe nobody reads any

@@ -50,8 +50,8 @@ public struct VideoConversionOptions: Sendable {
     public var layoutSource: String? = nil
     /// The left half / top / first file is the right eye.
     public var swapEyes = false
-    /// Convert the frames that were read from a damaged or truncated input FFmpeg reads (``/MediaDecode/StreamIntegrity``)
-    /// instead of refusing it; the report says what was damaged.
+    /// Convert the frames that were read from a damaged or truncated input FFmpeg reads
+    /// (``/MediaDecode/StreamIntegrity``) instead of refusing it; the report says what was damaged.
     public var force = false
     /// Rate of the hero eye as a CRF or QP (the other eye follows ``eyeQuality``), or `.bitrate` for both eyes
     /// together (split between them by ``eyeQuality``; its VBV fields likewise are totals).

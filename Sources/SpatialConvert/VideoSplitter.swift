@@ -172,8 +172,13 @@ public enum VideoSplitter {
         let baseEye = src.baseIsLeft ? left : right
         let otherEye = src.baseIsLeft ? right : left
         if src.interLayerPrediction && otherEye != nil {
+            let (base, other) = src.baseIsLeft ? ("left", "right") : ("right", "left")
+            let file = src.baseIsLeft ? "L" : "R"
             throw ParseError(.unsupported, offset: 0, path: src.path,
-                             "the \(src.baseIsLeft ? "right" : "left") eye is predicted from the \(src.baseIsLeft ? "left" : "right") (inter-layer prediction), so it cannot be copied without decoding; what works: copy only the \(src.baseIsLeft ? "left" : "right") eye (`spatial-media split IN --copy --\(src.baseIsLeft ? "left" : "right") \(src.baseIsLeft ? "L" : "R").hevc`), or decode and re-encode both eyes (`spatial-media split IN --left L.mp4 --right R.mp4`, FFmpeg 7.1 or newer)")
+                             "the \(other) eye is predicted from the \(base) (inter-layer prediction), so it cannot be copied "
+                             + "without decoding; what works: copy only the \(base) eye (`spatial-media split IN --copy --\(base) "
+                             + "\(file).hevc`), or decode and re-encode both eyes (`spatial-media split IN --left L.mp4 --right R.mp4`, "
+                             + "FFmpeg 7.1 or newer)")
         }
         let layers = try StreamSplitter.split(path: src.path, baseOnly: otherEye == nil, limits: o.limits)
         if let baseEye { try AtomicFile.write(path: baseEye, bytes: layers.base) }
@@ -263,7 +268,9 @@ public enum VideoSplitter {
             }
             if case .eyes = o.target {
                 // One eye is one picture: FFmpeg's MOV muxer would leave the view's "left eye only" vexu in it.
-                for (temp, out) in zip(temps, o.target.paths) where muxer(out) != "matroska" { try FramePackedOutput.clearStereo(path: temp) }
+                for (temp, out) in zip(temps, o.target.paths) where muxer(out) != "matroska" {
+                    try FramePackedOutput.clearStereo(path: temp)
+                }
                 return
             }
             guard let temp = temps.first, muxer(o.target.paths[0]) != "matroska" else { return }

@@ -71,11 +71,14 @@ public enum FramePackedOutput {
     @discardableResult
     public static func clearStereo(path: String) throws(ParseError) -> [String] {
         let file = try ISOFile.open(path: path)
-        let stated = file.tracks.contains { t in t.handler == "vide" && t.sampleEntries.contains { $0.child("vexu") != nil || $0.child("st3d") != nil } }
+        let stated = file.tracks.contains { t in
+            t.handler == "vide" && t.sampleEntries.contains { $0.child("vexu") != nil || $0.child("st3d") != nil }
+        }
         guard stated else { return [] }
         return try rewriteVideoEntries(path: path) { (entry: inout Box, trackID: UInt32, _: Bool) in
             let removed = entry.removeChildren("vexu") + entry.removeChildren("st3d")
-            return "track \(trackID): \(removed) stereo box\(removed == 1 ? "" : "es") (vexu/st3d) removed: one eye is one picture"
+            let boxes = removed == 1 ? "box" : "boxes"
+            return "track \(trackID): \(removed) stereo \(boxes) (vexu/st3d) removed: one eye is one picture"
         }
     }
 

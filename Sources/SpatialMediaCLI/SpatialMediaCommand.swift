@@ -196,10 +196,16 @@ func imageInfo(_ path: String) throws(ParseError) -> MediaInfo? {
     do {
         let d = try ImageInfo.describe(try FileBytes.read(path))
         // A cut or damaged picture is said with the words and exit status every reader uses.
-        guard let damage = ImageFiles.damage(path) else { return MediaInfo(lines: d.lines, json: d.json, hasProblems: false) }
+        guard let damage = ImageFiles.damage(path) else {
+            return MediaInfo(lines: d.lines, json: d.json, hasProblems: false)
+        }
         var json = d.json
-        if case .object(var fields) = json { fields.append(("damaged", .string(damage.message))); json = .object(fields) }
-        return MediaInfo(lines: d.lines + ["damaged or truncated: \(damage.message)"], json: json, hasProblems: true, isDamaged: true)
+        if case .object(var fields) = json {
+            fields.append(("damaged", .string(damage.message)))
+            json = .object(fields)
+        }
+        return MediaInfo(lines: d.lines + ["damaged or truncated: \(damage.message)"], json: json, hasProblems: true,
+                         isDamaged: true)
     } catch { throw error.withPath(path) }
 }
 

@@ -49,7 +49,8 @@ extension Validator {
             r.spatial = false
             if !r.whyNotSpatial.contains(damagedReason) { r.whyNotSpatial.append(damagedReason) }
         } catch {
-            r.findings.append(Finding("SV-FILE-002", .warning, "not checked for damage or truncation: \(error.message)"))
+            r.findings.append(Finding("SV-FILE-002", .warning,
+                                      "not checked for damage or truncation: \(error.message)"))
         }
     }
 

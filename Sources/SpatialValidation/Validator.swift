@@ -249,11 +249,15 @@ public enum Validator {
     /// tools disagree about the clip's first picture and its frame count (`info` shows both counts).
     static func hiddenFirstFrame(_ file: ISOFile, limits: Limits, into r: inout ValidationReport) {
         for (i, track) in file.tracks.enumerated() where track.handler == "vide" {
-            guard let p = track.presentedSamples(movieTimescale: file.movieTimescale, limits: limits), p.shown.first == false else { continue }
+            guard let p = track.presentedSamples(movieTimescale: file.movieTimescale, limits: limits),
+                  p.shown.first == false else { continue }
             let shown = p.shown.filter { $0 }.count
             let leading = p.shown.prefix { !$0 }.count
+            let what = leading == 1 ? "frame" : "\(leading) frames", it = leading == 1 ? "it" : "them"
             r.findings.append(Finding("SV-VIDEO-039", .warning,
-                "track \(track.trackID): the edit list hides the first \(leading == 1 ? "frame" : "\(leading) frames") (\(shown) of \(p.shown.count) samples presented): players that follow the edit list start after \(leading == 1 ? "it" : "them"), tools that ignore edit lists show \(leading == 1 ? "it" : "them"), so the clip's first picture and frame count differ between tools; trim the samples, or drop the edit list, to make them agree",
+                "track \(track.trackID): the edit list hides the first \(what) (\(shown) of \(p.shown.count) samples presented): "
+                + "players that follow the edit list start after \(it), tools that ignore edit lists show \(it), so the clip's "
+                + "first picture and frame count differ between tools; trim the samples, or drop the edit list, to make them agree",
                 at: "moov/trak[\(i)]/edts/elst"))
         }
     }
