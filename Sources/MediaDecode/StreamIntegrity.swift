@@ -138,6 +138,17 @@ public enum StreamIntegrity {
         return String(line[..<at.lowerBound]) + rest
     }
 
+    /// FFmpeg's own account of a failure, for a person: its error lines without addresses, statistics or the lines that
+    /// only echo the failure of another ("Terminating thread with return code -22", "Nothing was written into output
+    /// file", "Conversion failed!"), at most four; the status when nothing else is left.
+    public static func failureText(_ stderrText: String, status: Int32) -> String {
+        let echoes = ["Terminating thread with return code", "Nothing was written into output file", "Conversion failed!",
+                      "Error while filtering", "Error while processing the decoded data", "Task finished with error code"]
+        let causes = errorLines(stderrText).filter { line in !echoes.contains { line.contains($0) } }
+        guard !causes.isEmpty else { return "FFmpeg stopped with exit status \(status) without saying why" }
+        return causes.prefix(4).joined(separator: "; ") + (causes.count > 4 ? " (and \(causes.count - 4) more)" : "")
+    }
+
     /// Reads every packet of the first video stream with FFmpeg without decoding (`-c copy` to the null muxer) and
     /// returns ``verdict(read:stated:errors:container:)``: what `validate` and `info` say about an input FFmpeg reads.
     public static func scan(path: String, tool: FFmpegTool, probe: MediaProbe) throws(ParseError) -> String? {

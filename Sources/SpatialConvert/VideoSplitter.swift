@@ -376,7 +376,9 @@ public enum VideoSplitter {
         }
         let status = child.wait()
         guard status == 0 else {
-            throw ParseError(.unsupported, offset: 0, "FFmpeg failed (exit status \(status)): \(child.errorText())")
+            throw ParseError(.unsupported, offset: 0,
+                             "FFmpeg could not write the split (exit status \(status)): "
+                             + StreamIntegrity.failureText(child.errorText(max: 1 << 15), status: status))
         }
         try beforeCommit?(temps.map(\.tmp))
         for t in temps { try AtomicFile.commit(scratch: t.tmp, to: t.final) }
