@@ -20,7 +20,13 @@ public enum JPEG {
     /// Decodes a baseline or progressive JPEG to 8-bit RGB (grey stays grey). CMYK/YCCK files are
     /// converted to RGB assuming Adobe's inverted CMYK (the form Photoshop writes). EXIF orientation
     /// 2…8 is applied unless `applyOrientation` is false.
-    public static func decode(_ data: [UInt8], applyOrientation: Bool = true, limits: Limits = .default) throws(ParseError) -> Decoded {
+    ///
+    /// A warning of libjpeg-turbo (premature end of the file, corrupt data) means the picture is damaged or truncated:
+    /// it is thrown as ``/BinaryIO/ParseError/Code/truncated`` (remedy ``/BinaryIO/ParseError/Remedy/force``) with the
+    /// rows that were decoded, unless `acceptDamage` is true; then the picture is returned as the decoder filled it and
+    /// ``Decoded/notes`` says so (Specs/codecs.md, "Damaged or truncated JPEG").
+    public static func decode(_ data: [UInt8], applyOrientation: Bool = true, limits: Limits = .default,
+                              acceptDamage: Bool = false) throws(ParseError) -> Decoded {
         let segs = try JPEGSegments(data)
         let exif = segs.exifTIFF
         let info = exif.map { ExifInfo(tiff: $0) } ?? ExifInfo()
@@ -46,7 +52,12 @@ public enum JPEG {
             if tj.getErrorCode(h) == Int32(TJERR_FATAL.rawValue) {
                 throw CodecError.lib("libjpeg-turbo", "cannot decode: \(errText(h))")
             }
-            notes.append("JPEG decoder warning: \(errText(h))")
+            let damage = damageText(warning: errText(h), rgb: buf, width: width, height: height, channels: channels)
+            guard acceptDamage else {
+                throw ParseError(.truncated, offset: UInt64(data.count), "the JPEG is damaged or truncated: \(damage)",
+                                 remedy: .force)
+            }
+            notes.append("damaged or truncated JPEG decoded as it is: \(damage)")
         }
         var img: Image
         if isCMYK {
@@ -213,7 +224,14 @@ public enum JPEG {
             tj.transform(h, src.baseAddress, UInt(data.count), Int32(rects.count), &outs, &sizes, &transforms, 0)
         }
         defer { for o in outs { if let o { tj.free(o) } } }
-        guard r == 0 else { throw CodecError.lib("libjpeg-turbo", "cannot crop: \(errText(h))") }
+        guard r == 0 else {
+            // A warning is an error here too (the crops would carry the damage), named as every reader names it.
+            if tj.getErrorCode(h) != Int32(TJERR_FATAL.rawValue) {
+                throw ParseError(.truncated, offset: UInt64(data.count),
+                                 "the JPEG is damaged or truncated: libjpeg-turbo: \(errText(h))")
+            }
+            throw CodecError.lib("libjpeg-turbo", "cannot crop: \(errText(h))")
+        }
         var result: [[UInt8]] = []
         for (o, n) in zip(outs, sizes) {
             guard let o, n > 0 else { throw CodecError.lib("libjpeg-turbo", "cannot crop: empty result") }
@@ -229,6 +247,24 @@ public enum JPEG {
         let r = data.withUnsafeBufferPointer { tj.decompressHeader3(h, $0.baseAddress, UInt(data.count), &w, &ht, &sub, &cs) }
         if r != 0 { throw CodecError.lib("libjpeg-turbo", "cannot read the JPEG header: \(errText(h))") }
         return (w, ht, sub, cs)
+    }
+
+    /// What a decoder warning means for the picture: libjpeg-turbo's words, and the rows it decoded. Data that ends
+    /// early leaves the remaining blocks empty, which decode to flat mid-grey (128): the trailing rows that are wholly
+    /// that grey are the ones the file did not hold.
+    static func damageText(warning: String, rgb: [UInt8], width: Int, height: Int, channels: Int) -> String {
+        let row = width * channels
+        var grey = 0
+        while grey < height {
+            let start = (height - 1 - grey) * row
+            guard start >= 0, start + row <= rgb.count,
+                  rgb[start..<(start + row)].allSatisfy({ $0 == 128 }) else { break }
+            grey += 1
+        }
+        let rows = grey > 0 && grey < height
+            ? "rows 0–\(height - grey - 1) of \(height) decoded, the last \(grey) rows are missing (filled with grey)"
+            : "the decoder does not say which of the \(height) rows are affected"
+        return "libjpeg-turbo: \(warning); \(rows)"
     }
 
     static func errText(_ h: tjhandle) -> String {

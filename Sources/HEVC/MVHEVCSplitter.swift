@@ -97,7 +97,11 @@ public enum MVHEVCSplitter {
         return SplitLayers(base: baseOut, second: secondOut, baseIsLeft: baseIsLeft, accessUnits: aus.count)
     }
 
-    static let interLayerPredictionHint = "layer 1 uses inter-layer prediction (as Apple's and x265's MV-HEVC encoders do), so it cannot be separated without decoding; use FFmpeg 7.1 or newer, e.g. `ffmpeg -i IN -map 0:v:0:vpos:right -c:v libx265 right.hevc`"
+    /// Why an inter-layer-predicted stream is refused, with the two commands that work on it.
+    static let interLayerPredictionHint = "layer 1 uses inter-layer prediction (as Apple's and x265's MV-HEVC encoders do), "
+        + "so it cannot be separated without decoding; what works: the base-layer eye alone, copied losslessly, with "
+        + "`spatial-media split IN --copy --left L.hevc` (or --right, whichever eye is the base layer), or both eyes decoded "
+        + "and re-encoded with `spatial-media split IN --left L.mp4 --right R.mp4` (FFmpeg 7.1 or newer)"
 
     /// The stream's parameter sets in order of appearance (first occurrence wins; repeats must be identical).
     struct ParameterSets {

@@ -26,6 +26,11 @@ public struct MPO: Sendable {
     }
 
     public var pictures: [Picture]
+    /// Pictures the MP Index lists whose declared bytes run past the end of the file: (entry number from 1, declared
+    /// range). A file cut short loses its last pictures this way; the readers call it damaged or truncated.
+    public var picturesPastEnd: [(number: Int, range: Range<Int>)] = []
+    /// The MP Index's number of entries (0 without a usable index).
+    public var indexEntries = 0
     /// True when the images were found through the MP Index; false when by scanning for a second SOI.
     public var fromIndex: Bool
 
@@ -34,13 +39,17 @@ public struct MPO: Sendable {
         let first = try JPEGSegments(data)
         var pics: [Picture] = []
         var indexed = false
+        var cut: [(Int, Range<Int>)] = []
+        var entries = 0
         if let (mpfOffset, tiffBytes) = MPO.mpf(first), let t = try? TIFFReader(tiffBytes), let ifd = try? t.ifd(at: t.firstIFD),
            let entry = ifd.entries[0xB002], entry.count % 16 == 0 {
             let n = entry.value.count / 16
+            entries = n
             for i in 0..<n {
                 guard let attr = t.uint32(entry, i * 4), let size = t.uint32(entry, i * 4 + 1), let off = t.uint32(entry, i * 4 + 2) else { continue }
                 let start = i == 0 ? 0 : mpfOffset + Int(off)
                 let (end, o) = start.addingReportingOverflow(Int(size))
+                if !o, start >= 0, size > 0, end > data.count { cut.append((i + 1, start..<end)) }
                 guard !o, start >= 0, size > 0, end <= data.count, start + 1 < data.count, data[start] == 0xFF, data[start + 1] == 0xD8 else { continue }
                 pics.append(Picture(range: start..<end, attribute: attr, attributes: Attributes()))
             }
@@ -69,6 +78,8 @@ public struct MPO: Sendable {
         }
         pictures = pics
         fromIndex = indexed
+        picturesPastEnd = cut.map { (number: $0.0, range: $0.1) }
+        indexEntries = entries
     }
 
     /// The JPEG bytes of picture `i`.

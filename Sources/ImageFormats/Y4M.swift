@@ -93,7 +93,10 @@ public enum Y4M {
                     let n = Image.planeWidth(width: header.width, format: header.format, plane: c) * Image.planeHeight(height: header.height, format: header.format, plane: c)
                     let plane = try readExactly(n)
                     got += plane.count
-                    guard plane.count == n else { throw ParseError(.truncated, offset: offset, path: name, "frame \(framesRead) is cut short (\(got) of \(need) bytes)") }
+                    guard plane.count == n else {
+                        throw ParseError(.truncated, offset: offset, path: name, "the Y4M stream is damaged or truncated: frame "
+                                         + "\(framesRead) is cut short (\(got) of \(need) bytes; \(framesRead) whole frames read)")
+                    }
                     planes.append(plane)
                 }
                 offset += UInt64(need)

@@ -28,11 +28,13 @@ public struct LoadedImage: Sendable {
 
 /// Reading and writing image files by content (reading) or by extension (writing).
 public enum ImageFiles {
-    /// Reads a JPEG, MPO, PNG or HEIF (primary item) file. Errors name the file.
-    public static func load(_ path: String, limits: Limits = .default) throws(ParseError) -> LoadedImage {
+    /// Reads a JPEG, MPO, PNG or HEIF (primary item) file. Errors name the file. A JPEG the decoder finds damaged or
+    /// truncated is refused unless `acceptDamage` (``/Codecs/JPEG/decode(_:applyOrientation:limits:acceptDamage:)``).
+    public static func load(_ path: String, limits: Limits = .default,
+                            acceptDamage: Bool = false) throws(ParseError) -> LoadedImage {
         do throws(ParseError) {
             let data = try FileBytes.read(path, limits: limits)
-            return try load(data: data, limits: limits)
+            return try load(data: data, limits: limits, acceptDamage: acceptDamage)
         } catch {
             var e = error
             e.path = path
@@ -40,16 +42,24 @@ public enum ImageFiles {
         }
     }
 
-    public static func load(data: [UInt8], limits: Limits = .default) throws(ParseError) -> LoadedImage {
+    public static func load(data: [UInt8], limits: Limits = .default,
+                            acceptDamage: Bool = false) throws(ParseError) -> LoadedImage {
         let kind = FileProbe.kind(head: Array(data.prefix(32)))
         if kind == .jpeg {
             let mpo = try MPO(data)
-            let first = try JPEG.decode(mpo.jpeg(0, in: data), limits: limits)
+            if let cut = mpo.picturesPastEnd.first, !acceptDamage {
+                let picture = "picture \(cut.number) (\(cut.range.count) bytes at offset \(cut.range.lowerBound))"
+                throw ParseError(.truncated, offset: UInt64(data.count),
+                                 "the MPO is damaged or truncated: its index lists \(mpo.indexEntries) pictures, and \(picture) "
+                                 + "runs past the end of the file (\(data.count) bytes)", remedy: .force)
+            }
+            let first = try JPEG.decode(mpo.jpeg(0, in: data), limits: limits, acceptDamage: acceptDamage)
             var out = LoadedImage(kind: .jpeg, image: first.image, exif: first.exif.map { resetOrientation($0, applied: first.appliedOrientation) }, exifInfo: first.exifInfo, notes: first.notes)
             if mpo.pictures.count >= 2 {
-                let second = try JPEG.decode(mpo.jpeg(1, in: data), limits: limits)
+                let second = try JPEG.decode(mpo.jpeg(1, in: data), limits: limits, acceptDamage: acceptDamage)
                 out.kind = .mpo
                 out.mpoSecond = second.image
+                out.notes += second.notes.map { "second picture: \($0)" }
                 out.mpoAttributes = mpo.pictures.prefix(2).map(\.attributes)
                 if mpo.pictures.count > 2 { out.notes.append("MPO holds \(mpo.pictures.count) images; the first two are used") }
             } else if mpo.fromIndex {
@@ -59,7 +69,13 @@ public enum ImageFiles {
             return out
         }
         if kind == .png {
-            let structure = try PNGStructure(data, limits: limits)
+            let structure: PNGStructure
+            do throws(ParseError) { structure = try PNGStructure(data, limits: limits) } catch {
+                // The one wording of a cut file, as for every other reader.
+                guard error.code == .truncated else { throw error }
+                throw ParseError(.truncated, offset: error.offset, path: error.path,
+                                 "the PNG is damaged or truncated: \(error.message)")
+            }
             // Pixels are used as stored; an orientation tag copied along would turn them a second time.
             let exif = structure.exif.map { resetOrientation($0, applied: -1) }
             return LoadedImage(kind: .png, image: try PNG.decode(data, limits: limits), exif: exif, exifInfo: exif.map { ExifInfo(tiff: $0) } ?? ExifInfo())
@@ -72,6 +88,16 @@ public enum ImageFiles {
             return LoadedImage(kind: .heif, image: img, exif: exif, exifInfo: exif.map { ExifInfo(tiff: $0) } ?? ExifInfo())
         }
         throw ParseError(.notRecognised, offset: 0, "not a JPEG, MPO, PNG or HEIF file")
+    }
+
+    /// Why the image file at `path` is damaged or truncated (a cut MPO, PNG or HEIF, a JPEG its decoder warns about),
+    /// or nil when it reads whole (or cannot be read at all: that is another error, for the caller's own reading to
+    /// report). What `info` and `validate` say about an image file, with the words every reader uses.
+    public static func damage(_ path: String, limits: Limits = .default) -> ParseError? {
+        do throws(ParseError) { _ = try load(path, limits: limits) } catch {
+            return error.code == .truncated ? error : nil
+        }
+        return nil
     }
 
     /// The TIFF block of the first Exif item of a HEIF file (the one describing the primary item when present).

@@ -31,6 +31,8 @@ public struct MediaProbe: Sendable {
     public var chapters: Int
     /// Duration of the file in seconds, when known.
     public var durationSeconds: Double?
+    /// The video stream's own stated duration (Matroska's per-track `DURATION` tag), when the file states one.
+    public var videoDurationSeconds: Double?
     /// Frame rate of the first (non-cover) video stream, snapped to the usual rates (30000/1001 …).
     public var frameRate: (num: Int, den: Int)?
     /// Sample aspect ratio of that stream, when FFmpeg reports one other than 1:1.
@@ -100,6 +102,9 @@ public struct MediaProbe: Sendable {
             }
             if inVideo, line.hasPrefix("Stereo 3D:") {
                 if line.contains("side by side") { p.stereoPacking = .sideBySide } else if line.contains("top and bottom") { p.stereoPacking = .topBottom }
+            }
+            if inVideo, line.hasPrefix("DURATION"), let colon = line.firstIndex(of: ":") {
+                p.videoDurationSeconds = parseClock(line[line.index(after: colon)...].trimmingSpaces())
             }
             if inVideo, line.hasPrefix("Spherical Mapping:") { p.spherical = parseSpherical(line.dropFirst("Spherical Mapping:".count)) }
             if inVideo, let r = line.firstRange(of: "rotation of ") {

@@ -31,8 +31,12 @@ public struct ImagePacking: Sendable {
     /// Each eye was squeezed to half width (SBS) / half height (TB): stretch it back.
     public var halfResolution = false
     public var limits: Limits = .default
-    public init(layout: StereoLayout = .auto, halfResolution: Bool = false, limits: Limits = .default) {
+    /// Decode a damaged or truncated JPEG as the decoder fills it (with a note) instead of refusing it (`--force`).
+    public var acceptDamage = false
+    public init(layout: StereoLayout = .auto, halfResolution: Bool = false, limits: Limits = .default,
+                acceptDamage: Bool = false) {
         self.layout = layout; self.halfResolution = halfResolution; self.limits = limits
+        self.acceptDamage = acceptDamage
     }
 }
 
@@ -122,7 +126,7 @@ public enum StereoImages {
         } catch {
             var e = error; if e.path.isEmpty { e.path = path }; throw e
         }
-        let src = try ImageFiles.load(path, limits: options.limits)
+        let src = try ImageFiles.load(path, limits: options.limits, acceptDamage: options.acceptDamage)
         do throws(ParseError) {
             var p = try pair(from: src, name: path, packing: options)
             // A frame-packed HEIC's gain map or depth covers both halves at once: it belongs to neither eye alone.
@@ -248,10 +252,11 @@ public enum StereoImages {
         return "\(r.lowerBound / 1000)–\(r.upperBound / 1000) mm"
     }
 
-    /// Reads two files as the left and right eyes (each JPEG, PNG or HEIC).
-    public static func load(left l: String, right r: String, limits: Limits = .default) throws(ParseError) -> StereoPair {
-        let a = try ImageFiles.load(l, limits: limits)
-        let b = try ImageFiles.load(r, limits: limits)
+    /// Reads two files as the left and right eyes (each JPEG, PNG or HEIC). `acceptDamage`: as in ``ImagePacking``.
+    public static func load(left l: String, right r: String, limits: Limits = .default,
+                            acceptDamage: Bool = false) throws(ParseError) -> StereoPair {
+        let a = try ImageFiles.load(l, limits: limits, acceptDamage: acceptDamage)
+        let b = try ImageFiles.load(r, limits: limits, acceptDamage: acceptDamage)
         guard a.image.width == b.image.width, a.image.height == b.image.height else {
             throw ParseError(.invalidValue, offset: 0, path: r, "the eyes differ in size: \(l) is \(a.image.width)×\(a.image.height), \(r) is \(b.image.width)×\(b.image.height)")
         }

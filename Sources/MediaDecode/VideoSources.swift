@@ -87,6 +87,14 @@ public final class FFmpegProducer: Y4MFrameProducer {
     /// Pictures FFmpeg repeated or dropped to make the rate constant (known after ``finish()``).
     public private(set) var repeatedFrames = 0
     public private(set) var droppedFrames = 0
+    /// Go on with a damaged or truncated input (`--force`): ``finish()`` then records ``damage`` instead of throwing.
+    public var acceptDamage = false
+    /// Why the input is damaged or truncated (``StreamIntegrity``), known after ``finish()``; nil when it is whole.
+    public private(set) var damage: String?
+    /// Frames read so far, and the frames the input states (from its duration and rate; nil when the caller gave
+    /// a count of its own, which its own reader checks).
+    public private(set) var framesRead = 0
+    let framesStated: Int?
     /// The child has been waited for (its pid may belong to another process now).
     private var reaped = false
 
@@ -95,10 +103,10 @@ public final class FFmpegProducer: Y4MFrameProducer {
         self.input = path
         self.executable = tool.path
         var hint = frameCountHint
-        if hint == nil, let d = probe?.durationSeconds, let r = probe?.frameRate, d > 0 {
-            hint = Int((d * Double(r.num) / Double(r.den)).rounded())
-        }
+        let stated = frameCountHint == nil ? probe.flatMap { StreamIntegrity.statedFrames($0) } : nil
+        if hint == nil { hint = stated }
         self.frameCountHint = hint
+        self.framesStated = stated
         var filters: [String] = ["setpts=PTS-STARTPTS"]
         if probe?.sampleAspect != nil { filters.append("scale=trunc(iw*sar/2)*2:ih,setsar=1") }
         var stream = "0:v:0"
@@ -138,7 +146,7 @@ public final class FFmpegProducer: Y4MFrameProducer {
         return String(joined.suffix(600))
     }
 
-    /// The number after the last `key` in FFmpeg's statistics ("dup=3 drop=0"), 0 when absent.
+    /// The number after the last `key` in FFmpeg's statistics ("dup=3 drop=0", "frame=   15"), 0 when absent.
     static func statistic(_ key: String, in text: String) -> Int {
         let chars: [Character] = Array(text), k: [Character] = Array(key)
         guard !k.isEmpty, chars.count >= k.count else { return 0 }
@@ -146,6 +154,7 @@ public final class FFmpegProducer: Y4MFrameProducer {
         while i >= 0 {
             if Array(chars[i..<(i + k.count)]) == k {
                 var j = i + k.count, v = 0
+                while j < chars.count, chars[j] == " " { j += 1 }   // "frame=   15"
                 while j < chars.count, let d = chars[j].wholeNumberValue, v < 1_000_000_000 { v = v * 10 + d; j += 1 }
                 return v
             }
@@ -156,7 +165,11 @@ public final class FFmpegProducer: Y4MFrameProducer {
 
     public var y4mHeader: Y4M.Header { reader.header }
     public func next() throws(ParseError) -> Image? {
-        do throws(ParseError) { return try reader.next() } catch {
+        do throws(ParseError) {
+            let frame = try reader.next()
+            if frame != nil { framesRead += 1 }
+            return frame
+        } catch {
             let status = child.wait()
             reaped = true
             if status != 0 {
@@ -174,6 +187,14 @@ public final class FFmpegProducer: Y4MFrameProducer {
         let stats = child.errorText(max: 400)
         repeatedFrames = Self.statistic("dup=", in: stats)
         droppedFrames = Self.statistic("drop=", in: stats)
+        // A reader's error is an error until shown harmless: FFmpeg's error lines, a cut container, missing frames.
+        let errors = StreamIntegrity.errorLines(child.errorText(max: 1 << 15))
+        damage = StreamIntegrity.verdict(read: framesRead, stated: framesStated, errors: errors,
+                                         container: StreamIntegrity.containerFaults(path: input))
+        if let damage, !acceptDamage {
+            throw ParseError(.truncated, offset: 0, path: input, "\(damage); refusing to convert it (nothing written)",
+                             remedy: .force)
+        }
     }
     /// Stops FFmpeg for good: it answers SIGTERM by finishing its output, which blocks on a pipe nobody reads any
     /// more (a conversion refused after the first frame hung there), so it gets SIGKILL unless already reaped.

@@ -55,6 +55,10 @@ extension FramePackedSource {
         } else {
             let tool = try FFmpeg.require(.any, for: "reading \(path)", override: ffmpeg)
             let probe = try MediaProbe.run(path, tool: tool)
+            // A damaged or truncated input is refused before anything is written, as a cut movie is (SV-FILE-002).
+            if let damage = try StreamIntegrity.scan(path: path, tool: tool, probe: probe) {
+                throw ParseError(.truncated, offset: 0, path: path, "\(damage); refusing to split it (nothing written)")
+            }
             src.audioTracks = probe.audio.count
             if let d = probe.durationSeconds, let r = probe.frameRate { src.frames = Int((d * Double(r.num) / Double(r.den)).rounded()) }
             if let p = probe.stereoPacking { signalled = (p == .sideBySide ? .sbs : .tb, "the container's stereo mode (as FFmpeg reads it)") }

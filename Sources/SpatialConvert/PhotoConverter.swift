@@ -35,11 +35,15 @@ public struct PhotoConversionOptions: Sendable {
     public var threads = 0
     /// Convert a frame-packed picture even when the measurement finds no stereo pair in it (``PairRecognition``):
     /// the caller vouches that the layout is right. Off by default, so an ordinary photo is refused, not cut in half.
+    /// It also converts a damaged or truncated JPEG as its decoder fills it (a report line says so) instead of refusing
+    /// it.
     public var force = false
     public init() {}
 
     /// How the decode layer reads a single frame-packed image for these options.
-    public var packing: ImagePacking { ImagePacking(layout: layout, halfResolution: halfResolution, limits: limits) }
+    public var packing: ImagePacking {
+        ImagePacking(layout: layout, halfResolution: halfResolution, limits: limits, acceptDamage: force)
+    }
 
 }
 

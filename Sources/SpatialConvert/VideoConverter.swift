@@ -57,6 +57,9 @@ public struct VideoConversionOptions: Sendable {
     public var force = false
     /// The left half / top / first file is the right eye.
     public var swapEyes = false
+    /// Convert the frames that were read from a damaged or truncated input FFmpeg reads
+    /// (``/MediaDecode/StreamIntegrity``) instead of refusing it; the report says what was damaged.
+    public var force = false
     /// Rate of the hero eye as a CRF or QP (the other eye follows ``eyeQuality``), or `.bitrate` for both eyes
     /// together (split between them by ``eyeQuality``; its VBV fields likewise are totals).
     public var rateControl: HEVCEncoderSettings.RateControl = .crf(VideoConversionOptions.defaultCRF)
@@ -445,6 +448,9 @@ public enum VideoConverter {
             if let f = p as? FFmpegProducer, f.repeatedFrames + f.droppedFrames > 0 {
                 plan.notes.append("variable frame rate made constant at \(plan.fpsNum)/\(plan.fpsDen) fps: FFmpeg repeated \(f.repeatedFrames) and dropped \(f.droppedFrames) pictures")
             }
+            if let f = p as? FFmpegProducer, let d = f.damage {
+                plan.notes.append("\(d); converted the \(f.framesRead) frames that were read (--force)")
+            }
         }
         // The last pictures, the audio (now that the duration is known), then the movie.
         let finishCPU0 = threadCPUSeconds()
@@ -545,6 +551,7 @@ public enum VideoConverter {
         case .packed(let p):
             producers = [try VideoInputs.producer(for: p, decoder: o.decoder, ffmpeg: o.ffmpeg, limits: o.limits,
                                                   squarePixels: !o.layout.half, sphere: o.isSphere, notes: &notes)]
+            (producers[0] as? FFmpegProducer)?.acceptDamage = o.force
             sourceName = "\(p == "-" ? "standard input" : p) (\(o.layout.rawValue), \(producers[0].kind))"
         case .pair(let l, let r):
             producers = [try VideoInputs.producer(for: l, decoder: o.decoder, ffmpeg: o.ffmpeg, limits: o.limits, sphere: o.isSphere, notes: &notes)]
@@ -554,6 +561,7 @@ public enum VideoConverter {
                 producers[0].abort()
                 throw error
             }
+            for case let f as FFmpegProducer in producers { f.acceptDamage = o.force }
             sourceName = "\(l) + \(r) (\(producers[0].kind))"
         }
         return (producers, sourceName)

@@ -172,8 +172,13 @@ public enum VideoSplitter {
         let baseEye = src.baseIsLeft ? left : right
         let otherEye = src.baseIsLeft ? right : left
         if src.interLayerPrediction && otherEye != nil {
+            let (base, other) = src.baseIsLeft ? ("left", "right") : ("right", "left")
+            let file = src.baseIsLeft ? "L" : "R"
             throw ParseError(.unsupported, offset: 0, path: src.path,
-                             "the \(src.baseIsLeft ? "right" : "left") eye is predicted from the \(src.baseIsLeft ? "left" : "right") (inter-layer prediction), so it cannot be copied without decoding; copy only the \(src.baseIsLeft ? "left" : "right") eye, or re-encode")
+                             "the \(other) eye is predicted from the \(base) (inter-layer prediction), so it cannot be copied "
+                             + "without decoding; what works: copy only the \(base) eye (`spatial-media split IN --copy --\(base) "
+                             + "\(file).hevc`), or decode and re-encode both eyes (`spatial-media split IN --left L.mp4 --right R.mp4`, "
+                             + "FFmpeg 7.1 or newer)")
         }
         let layers = try StreamSplitter.split(path: src.path, baseOnly: otherEye == nil, limits: o.limits)
         if let baseEye { try AtomicFile.write(path: baseEye, bytes: layers.base) }
@@ -258,6 +263,13 @@ public enum VideoSplitter {
                         switch o.target { case .sideBySide: mode = 2; case .overUnder: mode = 1; case .eyes: mode = 0 }
                         try FramePackedOutput.tagGoogleSpherical(path: temp, stereoMode: mode, sv3d: sphere)
                     }
+                }
+                return
+            }
+            if case .eyes = o.target {
+                // One eye is one picture: FFmpeg's MOV muxer would leave the view's "left eye only" vexu in it.
+                for (temp, out) in zip(temps, o.target.paths) where muxer(out) != "matroska" {
+                    try FramePackedOutput.clearStereo(path: temp)
                 }
                 return
             }
@@ -364,7 +376,9 @@ public enum VideoSplitter {
         }
         let status = child.wait()
         guard status == 0 else {
-            throw ParseError(.unsupported, offset: 0, "FFmpeg failed (exit status \(status)): \(child.errorText())")
+            throw ParseError(.unsupported, offset: 0,
+                             "FFmpeg could not write the split (exit status \(status)): "
+                             + StreamIntegrity.failureText(child.errorText(max: 1 << 15), status: status))
         }
         try beforeCommit?(temps.map(\.tmp))
         for t in temps { try AtomicFile.commit(scratch: t.tmp, to: t.final) }

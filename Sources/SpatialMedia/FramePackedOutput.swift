@@ -64,6 +64,24 @@ public enum FramePackedOutput {
         }
     }
 
+    /// Makes a movie FFmpeg has just written from one eye say it is one picture: removes the `vexu` and `st3d` boxes
+    /// from every visual sample entry. FFmpeg's MOV muxer copies the view's stereo side data into a `vexu` whose
+    /// `stri` says "left eye only", which no single-eye movie states (and our validator refuses: SV-VIDEO-011).
+    /// Returns the change lines (none when there was nothing to remove; the file is then left as it is).
+    @discardableResult
+    public static func clearStereo(path: String) throws(ParseError) -> [String] {
+        let file = try ISOFile.open(path: path)
+        let stated = file.tracks.contains { t in
+            t.handler == "vide" && t.sampleEntries.contains { $0.child("vexu") != nil || $0.child("st3d") != nil }
+        }
+        guard stated else { return [] }
+        return try rewriteVideoEntries(path: path) { (entry: inout Box, trackID: UInt32, _: Bool) in
+            let removed = entry.removeChildren("vexu") + entry.removeChildren("st3d")
+            let boxes = removed == 1 ? "box" : "boxes"
+            return "track \(trackID): \(removed) stereo \(boxes) (vexu/st3d) removed: one eye is one picture"
+        }
+    }
+
     /// Google's `sv3d` box of an equirectangular sphere: `svhd` (metadata source "spatial-media"), `proj{prhd, equi}`
     /// with the initial pose (yaw, pitch, roll, 16.16 degrees) and the crop bounds (top, bottom, left, right, 0.32
     /// fractions of the full 360°×180° picture), as formats.md §5 lays them out.

@@ -12,9 +12,12 @@ public struct MediaInfo: Sendable {
     public var json: JSON
     /// True when diagnostics were found (the CLI exits with 1).
     public var hasProblems: Bool
+    /// True when the file is damaged or truncated (``/ISOBMFF/ISOFile/integrityFaults(limits:)``: what every writer
+    /// refuses): the CLI exits with 2, as its exit-code table says for a damaged or truncated input.
+    public var isDamaged = false
 
-    public init(lines: [String], json: JSON, hasProblems: Bool) {
-        self.lines = lines; self.json = json; self.hasProblems = hasProblems
+    public init(lines: [String], json: JSON, hasProblems: Bool, isDamaged: Bool = false) {
+        self.lines = lines; self.json = json; self.hasProblems = hasProblems; self.isDamaged = isDamaged
     }
 
     /// At most this many samples (and bytes) of a track are read to analyse its slices.
@@ -90,7 +93,15 @@ public struct MediaInfo: Sendable {
             lines += photo.lines
             fields.append(("spatial_photo", photo.json))
         }
-        return MediaInfo(lines: lines, json: .object(fields), hasProblems: problems)
+        let faults = file.integrityFaults()
+        let damaged = !faults.isEmpty
+        if let first = faults.first {
+            let where_ = first.path.isEmpty ? "(top level)" : first.path
+            let more = faults.count > 1 ? " (and \(faults.count - 1) more)" : ""
+            lines.append("damaged or truncated at \(where_), offset \(first.offset): \(first.message)\(more)")
+            fields.append(("damaged", .string(first.message)))
+        }
+        return MediaInfo(lines: lines, json: .object(fields), hasProblems: problems || damaged, isDamaged: damaged)
     }
 
     /// Describes a raw Annex-B HEVC stream, read piece by piece.

@@ -35,8 +35,16 @@ public struct SpatialVideoSegmentSet: Sendable {
         struct Opened { var segment: Segment; var entry: [UInt8]; var timescale: UInt32; var duration: UInt32; var container: SpatialVideoMuxOptions.Container; var faststart: Bool; var entryBox: Box }
         var opened: [Opened] = []
         for p in paths {
-            let file = try ISOFile.open(path: p, limits: limits)
-            try file.requireIntact(limits: limits, operation: "join")
+            let file: ISOFile
+            do throws(ParseError) {
+                file = try ISOFile.open(path: p, limits: limits)
+                try file.requireIntact(limits: limits, operation: "join")
+            } catch {
+                // The segment at fault is named: the error's own path is a box path inside it (its message says where).
+                var e = error
+                e.path = p
+                throw e
+            }
             guard let info = try VideoSegmentInfo.read(from: file, path: p) else {
                 throw ParseError(.invalidValue, offset: 0, path: p, "\(p) is not a conversion segment (no moov/udta/smsg); segments are made by a conversion of one part K of N")
             }

@@ -99,7 +99,9 @@ struct ConvertPhoto: ParsableCommand {
     @Option(help: "Video: the sphere an untagged frame-packed input is, hequ (180°) or equi (360°); tagged inputs (Google spherical v1/v2, APMP) are read from their metadata. Written as MV-HEVC APMP (vexu/proj, no hfov); the lossless option is `edit --to-apmp`.") var projection: String?
 
     @Flag(help: "Refuse to write when the source shows a geometry fault (by default a warning naming the option that fixes it).") var strict = false
-    @Flag(help: "Convert a frame-packed input even when no stereo pair is measured in it: the layout given is vouched for (photos), or, with none given, side by side (videos).") var force = false
+    @Flag(help: ArgumentHelp("Go on where the input's evidence says stop: a frame-packed input in which no stereo pair "
+          + "is measured (a photo: the layout given is vouched for; a video: the layout given, else side by side); a "
+          + "damaged or truncated input (what was read is converted, and the report says what was missing).")) var force = false
 
     /// The request these flags make: a translation, nothing more (defaults, routing and checks are the library's, ``ConvertPlan``).
     var request: ConvertRequest {

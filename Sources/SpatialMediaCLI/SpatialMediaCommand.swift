@@ -175,6 +175,7 @@ struct Info: ParsableCommand {
                 continue
             }
             if info.hasProblems { worst = max(worst, Exit.problems) }
+            if info.isDamaged { worst = max(worst, Exit.unreadable) }
             if json {
                 var o: [(String, JSON)] = [("file", .string(path))]
                 if case .object(let fields) = info.json { o += fields }
@@ -196,7 +197,17 @@ func imageInfo(_ path: String) throws(ParseError) -> MediaInfo? {
     guard kind == .jpeg || kind == .png else { return nil }
     do {
         let d = try ImageInfo.describe(try FileBytes.read(path))
-        return MediaInfo(lines: d.lines, json: d.json, hasProblems: false)
+        // A cut or damaged picture is said with the words and exit status every reader uses.
+        guard let damage = ImageFiles.damage(path) else {
+            return MediaInfo(lines: d.lines, json: d.json, hasProblems: false)
+        }
+        var json = d.json
+        if case .object(var fields) = json {
+            fields.append(("damaged", .string(damage.message)))
+            json = .object(fields)
+        }
+        return MediaInfo(lines: d.lines + ["damaged or truncated: \(damage.message)"], json: json, hasProblems: true,
+                         isDamaged: true)
     } catch { throw error.withPath(path) }
 }
 
@@ -210,6 +221,8 @@ struct Rewrite: ParsableCommand {
         guard let f = openFile(input) else { throw ExitCode(Exit.unreadable) }
         let line = ProgressLine("writing")
         do {
+            // A damaged or truncated input is refused, as every writer does: a copy would keep the damage as if whole.
+            try f.requireIntact(operation: "rewrite")
             try f.write(to: output, progress: line.update)
             line.end()
         } catch {

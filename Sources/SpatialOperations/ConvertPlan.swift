@@ -351,6 +351,7 @@ extension ConvertPlan {
         }
         if r.noAudio == true { o.audio = .none }
         o.audioFrom = r.audioFrom
+        o.force = r.force ?? false
         if let d = r.decoder {
             guard let decoder = VideoConversionOptions.Decoder(rawValue: d) else { throw refuse("\(name("decoder")) must be auto or ffmpeg") }
             o.decoder = decoder

@@ -76,7 +76,9 @@ public enum Operations {
         events.progress?(OperationProgress(stage: "load"))
         try stopIfCancelled(cancellation)
         var pair: StereoPair
-        if let input = r.input { pair = try StereoImages.load(input, packing: o.packing) } else { pair = try StereoImages.load(left: r.left ?? "", right: r.right ?? "", limits: o.limits) }
+        if let input = r.input { pair = try StereoImages.load(input, packing: o.packing) } else {
+            pair = try StereoImages.load(left: r.left ?? "", right: r.right ?? "", limits: o.limits, acceptDamage: o.force)
+        }
         // Gain and depth maps given for a pair made elsewhere belong to the input they are named with (before any swap).
         let given: [(Int, AuxiliaryKind, String?)] = [(0, .gainMap, r.leftGainMap), (1, .gainMap, r.rightGainMap), (0, .depth, r.leftDepth), (1, .depth, r.rightDepth)]
         for case (let eye, let kind, let path?) in given { try AuxiliaryCarry.attach(file: path, kind: kind, toEye: eye, of: &pair, quality: o.quality, limits: o.limits) }

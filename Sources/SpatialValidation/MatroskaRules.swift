@@ -21,13 +21,15 @@ extension Validator {
         r.whyNotSpatial = [matroska ? "Matroska cannot carry Apple's spatial metadata (vexu, hfov and the second layer's lhvC are QuickTime/MP4 boxes)"
                            : "only MP4/MOV can carry Apple's spatial metadata (vexu, hfov and the second layer's lhvC are QuickTime/MP4 boxes)"]
         let probe: MediaProbe
+        let ff: FFmpegTool
         do throws(ParseError) {
-            let ff = try FFmpeg.require(.any, for: "reading \(matroska ? "the Matroska file " : "")\(path)")
+            ff = try FFmpeg.require(.any, for: "reading \(matroska ? "the Matroska file " : "")\(path)")
             probe = try MediaProbe.run(path, tool: ff)
         } catch {
             unreadable(error, &r)
             return
         }
+        streamIntegrity(path: path, tool: ff, probe: probe, into: &r)
         guard let video = probe.video else {
             r.findings.append(Finding(matroska ? "SV-MKV-002" : "SV-FFMPEG-002", .error,
                                       "the \(matroska ? "Matroska file" : "file") has no video stream FFmpeg can read"))
@@ -45,6 +47,21 @@ extension Validator {
         r.findings.append(Finding(matroska ? "SV-MKV-001" : "SV-FFMPEG-001", .info, s))
         guard options.pixels, let packing else { return }
         matroskaPixels(path: path, probe: probe, packing: packing, options: options, into: &r)
+    }
+
+    /// SV-FILE-002 for an input FFmpeg reads: every packet of its video stream read (not decoded), against its
+    /// container's framing and stated duration, with FFmpeg's errors (``/MediaDecode/StreamIntegrity``).
+    static func streamIntegrity(path: String, tool: FFmpegTool, probe: MediaProbe, into r: inout ValidationReport) {
+        do throws(ParseError) {
+            guard let why = try StreamIntegrity.scan(path: path, tool: tool, probe: probe) else { return }
+            r.findings.append(Finding("SV-FILE-002", .error, why))
+            r.damaged = true
+            r.spatial = false
+            if !r.whyNotSpatial.contains(damagedReason) { r.whyNotSpatial.append(damagedReason) }
+        } catch {
+            r.findings.append(Finding("SV-FILE-002", .warning,
+                                      "not checked for damage or truncation: \(error.message)"))
+        }
     }
 
     /// Measures a few presented frames of a frame-packed Matroska movie, cut by its StereoMode (or `--layout`).

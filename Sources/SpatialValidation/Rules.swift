@@ -105,6 +105,7 @@ public enum RuleCatalog {
         Rule(id: "SV-VIDEO-036", severity: .error, title: "Pictures decoded out of display order (B-frames) have composition offsets (`ctts`)", source: "ISO/IEC 14496-12 §8.6.1.3 (composition time = decode time + offset)"),
         Rule(id: "SV-VIDEO-037", severity: .info, title: "Frames hidden by the edit list (presented frames as `info` and `fix` count them)", source: "ISO/IEC 14496-12 §8.6.6 (edit list)"),
         Rule(id: "SV-VIDEO-038", severity: .info, title: "Negative composition offsets in a version-0 `ctts` are read as signed", source: "ISO/IEC 14496-12 §8.6.1.3; FFmpeg and Apple read them signed"),
+        Rule(id: "SV-VIDEO-039", severity: .warning, title: "The edit list does not hide a video track's first frame", source: "ISO/IEC 14496-12 §8.6.6 (edit list); players that ignore edit lists show the hidden frame"),
         // Photos
         Rule(id: "SV-PHOTO-001", severity: .error, title: "HEIF file with a 'ster' entity group", source: "ISO/IEC 23008-12:2022 §6.8.5; formats.md §4.2"),
         Rule(id: "SV-PHOTO-002", severity: .error, title: "'ster' group names exactly two image items", source: "ISO/IEC 23008-12 §6.8.5; formats.md §4.2"),
@@ -142,7 +143,7 @@ public enum RuleCatalog {
         Rule(id: "SV-MKV-002", severity: .error, title: "A Matroska file has a readable video stream", source: "—"),
         Rule(id: "SV-FFMPEG-001", severity: .info, title: "A video file other than MP4/MOV/Matroska read through FFmpeg, as convert reads it (never spatial)", source: "Apple's stereo metadata are QuickTime/MP4 boxes (formats.md §1); FFmpeg's stereo 3D and spherical side data"),
         Rule(id: "SV-FFMPEG-002", severity: .error, title: "A video file read through FFmpeg has a readable video stream", source: "—"),
-        Rule(id: "SV-FILE-002", severity: .error, title: "Every box lies within its parent and the file (not truncated)", source: "ISO/IEC 14496-12 §4.2 (box size)"),
+        Rule(id: "SV-FILE-002", severity: .error, title: "The file is whole, not damaged or truncated (boxes, JPEG data, streams read through FFmpeg)", source: "ISO/IEC 14496-12 §4.2 (box size); ISO/IEC 10918-1; ISO/IEC 13818-1 §2.4.3; Matroska EBML sizes"),
         Rule(id: "SV-FILE-003", severity: .error, title: "Sample chunks and item extents lie within the file", source: "ISO/IEC 14496-12 §8.7 (stco/co64), ISO/IEC 23008-12 (iloc)"),
         // Geometry measured on pixels
         Rule(id: "SV-GEOM-001", severity: .warning, title: "Vertical offset at the centre ≤ 0.5 % of height (error > 1 %)", source: "\(wwdc); our thresholds"),

@@ -50,8 +50,12 @@ public struct ValidationReport: Sendable {
     public var profile: (title: String, json: JSON)?
 
     public var worst: Severity? { findings.map(\.severity).max() }
-    /// 0 = no errors or warnings, 1 = warnings or errors, 2 = unreadable.
-    public var exitCode: Int32 { unreadable ? 2 : (worst ?? .info) >= .warning ? 1 : 0 }
+    /// True when the file is damaged or truncated: boxes or data cut short (the faults every writer refuses,
+    /// ``/ISOBMFF/ISOFile/integrityFaults(limits:)``), or a reader that ended early or decoded with errors. It was
+    /// read, but it is not whole: exit code 2, as the README's exit-code table says for a damaged or truncated input.
+    public var damaged = false
+    /// 0 = no errors or warnings, 1 = warnings or errors, 2 = unreadable, damaged or truncated.
+    public var exitCode: Int32 { unreadable || damaged ? 2 : (worst ?? .info) >= .warning ? 1 : 0 }
     public func fired(_ id: String) -> Bool { findings.contains { $0.ruleID == id } }
 }
 
@@ -159,6 +163,9 @@ public enum Validator {
                 let px = try timed("decode", &r) { () throws(ParseError) in try PixelSource.packed(path, layout: isMPO ? .auto : (options.layout ?? .auto), limits: options.limits) }
                 measure(px, facts: facts, label: "", options: options, into: &r)
             } catch { unreadable(error, &r) }
+        } else if let damage = ImageFiles.damage(path, limits: options.limits) {
+            // Without pixel checks the pictures are still read once: a cut or damaged image is an error (SV-FILE-002).
+            unreadable(damage, &r)
         }
         return r
     }
@@ -187,14 +194,26 @@ public enum Validator {
             r.findings.append(Finding("SV-FILE-003", .error, fault.message, at: "\(fault.path) @ offset \(fault.offset)"))
         }
         if r.findings.count > start {
-            r.whyNotSpatial.append("the file is damaged or truncated (SV-FILE-002/003)")
+            r.whyNotSpatial.append(damagedReason)
         }
+        if !file.integrityFaults(limits: limits).isEmpty { r.damaged = true }
     }
 
+    /// A file that could not be read (SV-FILE-001), or whose reader found it cut short or damaged (SV-FILE-002: a
+    /// decoder's premature end, FFmpeg's errors): an error either way, exit code 2.
     static func unreadable(_ e: ParseError, _ r: inout ValidationReport) {
-        r.findings.append(Finding("SV-FILE-001", .error, "\(e.message) [\(e.code)]", at: e.offset > 0 ? "offset \(e.offset)" : ""))
+        let at = e.offset > 0 ? "offset \(e.offset)" : ""
+        if e.code == .truncated {
+            r.findings.append(Finding("SV-FILE-002", .error, "\(e.message) [\(e.code)]", at: at))
+            r.damaged = true
+            if !r.whyNotSpatial.contains(damagedReason) { r.whyNotSpatial.append(damagedReason) }
+            return
+        }
+        r.findings.append(Finding("SV-FILE-001", .error, "\(e.message) [\(e.code)]", at: at))
         r.unreadable = true
     }
+
+    static let damagedReason = "the file is damaged or truncated (SV-FILE-002/003)"
 
     /// Pictures decoded out of display order (B-frames, leading pictures) need composition offsets (`ctts`):
     /// without them every player shows the frames in decoding order. The base layer's picture order counts of
@@ -230,9 +249,28 @@ public enum Validator {
         }
     }
 
+    /// SV-VIDEO-039: a video track whose edit list hides its first frame (the first sample in decoding order, where
+    /// decoding starts). Players that follow the edit list never show it; readers that ignore edit lists do, so two
+    /// tools disagree about the clip's first picture and its frame count (`info` shows both counts).
+    static func hiddenFirstFrame(_ file: ISOFile, limits: Limits, into r: inout ValidationReport) {
+        for (i, track) in file.tracks.enumerated() where track.handler == "vide" {
+            guard let p = track.presentedSamples(movieTimescale: file.movieTimescale, limits: limits),
+                  p.shown.first == false else { continue }
+            let shown = p.shown.filter { $0 }.count
+            let leading = p.shown.prefix { !$0 }.count
+            let what = leading == 1 ? "frame" : "\(leading) frames", it = leading == 1 ? "it" : "them"
+            r.findings.append(Finding("SV-VIDEO-039", .warning,
+                "track \(track.trackID): the edit list hides the first \(what) (\(shown) of \(p.shown.count) samples presented): "
+                + "players that follow the edit list start after \(it), tools that ignore edit lists show \(it), so the clip's "
+                + "first picture and frame count differ between tools; trim the samples, or drop the edit list, to make them agree",
+                at: "moov/trak[\(i)]/edts/elst"))
+        }
+    }
+
     static func validateMovie(_ file: ISOFile, path: String, options: ValidationOptions, facts: inout StereoFacts, into r: inout ValidationReport) {
         var summary: [(String, JSON)] = []
         reordering(file, limits: options.limits, into: &r)
+        hiddenFirstFrame(file, limits: options.limits, into: &r)
         let v = VideoRules.check(file, findings: &r.findings, facts: &facts, summary: &summary)
         r.summary = summary
         r.spatial = v.spatial

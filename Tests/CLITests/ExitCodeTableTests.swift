@@ -26,6 +26,9 @@ import TestSupport
         CLI.write(dir + "/notes.txt", "not media\n")
         Self.y4m(dir + "/clip.y4m", frames: 3)
         Self.y4m(dir + "/cut.y4m", frames: 3, cut: 300)
+        // A movie whose last samples lie past the end of the file: damaged or truncated, 2 for every job (issue 38).
+        let whole = try Data(contentsOf: URL(fileURLWithPath: x265))
+        try whole.prefix(whole.count - 400).write(to: URL(fileURLWithPath: dir + "/cut.mov"))
 
         let rows: [(args: [String], code: Int32, why: String)] = [
             (["info", movie], 0, "a good file"),
@@ -39,6 +42,9 @@ import TestSupport
             (["split", dir + "/notes.txt", "--left", dir + "/l.png", "--right", dir + "/r.png"], 2, "split: unreadable input"),
             (["assemble", dir + "/notes.txt", dir + "/notes.txt", "-o", dir + "/a.mov"], 2, "assemble: not HEVC streams"),
             (["convert", dir + "/cut.y4m", "-o", dir + "/c.mov", "--preset", "ultrafast"], 2, "a truncated Y4M"),
+            (["info", dir + "/cut.mov"], 2, "info: a truncated movie is damaged, not merely 'problems found'"),
+            (["validate", "--no-pixels", dir + "/cut.mov"], 2, "validate: a truncated movie"),
+            (["rewrite", dir + "/cut.mov", "-o", dir + "/r.mov"], 2, "rewrite: refuses a truncated movie"),
             (["convert", dir + "/clip.y4m", "-o", dir + "/c.mov", "--baseline", "-5"], 64, "video convert: value out of range"),
             (["convert", photo, "-o", dir + "/c.heic", "--hfov", "200"], 64, "photo convert: value out of range"),
             (["edit", movie, "-o", dir + "/e.mov", "--hfov", "200"], 64, "edit: value out of range"),
@@ -54,7 +60,7 @@ import TestSupport
         #expect(try CLI.run(["validate", dir + "/empty"]).err.contains("no media files"))
         let textOnly = try CLI.run(["validate", dir + "/textonly"])
         #expect(textOnly.err.contains("skipped") && textOnly.err.contains("readme.txt"))
-        #expect(!CLI.exists(dir + "/c.mov") && !CLI.exists(dir + "/a.mov"))
+        #expect(!CLI.exists(dir + "/c.mov") && !CLI.exists(dir + "/a.mov") && !CLI.exists(dir + "/r.mov"))
     }
 
     /// The table in `--help` and in the README is the one the code uses.
