@@ -313,7 +313,10 @@ public enum VideoAligner {
         s.model = m
         let far = weightedMedian(good.map { ($0.rectifiedFar, $0.confidence) })
         var h = m.homography
-        if far < -PairAlignment.recentreTolerance { s.recentreShift = far; h = Mat3.translated(h, far, 0) }
+        // The far field back where the source showed it (at infinity when it diverged): the same rule as a pair's.
+        let shift = PairAlignment.farFieldShift(rectifiedFar: far, centreShift: m.centreHorizontalShift)
+        if shift != 0 { s.recentreShift = shift; h = Mat3.translated(h, shift, 0) }
+        let target = PairAlignment.farFieldTarget(rectifiedFar: far, centreShift: m.centreHorizontalShift)
         // The fitted field's largest vertical disparity at the corners and the centre.
         let Wm = Double(W - 1), Hm = Double(H - 1)
         let field = [(0.0, 0.0), (Wm, 0), (0, Hm), (Wm, Hm), (Wm / 2, Hm / 2)].map { abs(m.verticalDisparity(atX: $0.0, y: $0.1)) }.max() ?? 0
@@ -332,7 +335,7 @@ public enum VideoAligner {
             s.note = "the warp leaves no usable common area: left unwarped"
             return s
         }
-        let figures = "offset \(NumberText.fixed(m.centreVerticalOffset, places: 2)) px, roll \(NumberText.fixed(m.contentRotationDegrees, places: 3))°, scale \(NumberText.fixed(m.scale * 100, places: 3))%, yaw \(NumberText.fixed(m.yawDegrees, places: 2))°\(s.recentreShift != 0 ? ", far field re-centred by \(NumberText.fixed(-s.recentreShift, places: 1)) px" : "") from \(good.count) of \(c.samples.count) samples (confidence \(NumberText.fixed(s.confidence, places: 2)))"
+        let figures = "offset \(NumberText.fixed(m.centreVerticalOffset, places: 2)) px, roll \(NumberText.fixed(m.contentRotationDegrees, places: 3))°, scale \(NumberText.fixed(m.scale * 100, places: 3))%, yaw \(NumberText.fixed(m.yawDegrees, places: 2))°\(s.recentreShift != 0 ? ", far field put back by \(NumberText.fixed(-s.recentreShift, places: 1)) px to \(NumberText.fixed(target, places: 1)) px" : "") from \(good.count) of \(c.samples.count) samples (confidence \(NumberText.fixed(s.confidence, places: 2)))"
         // The combined warp on the kept frames: never make a shot worse.
         var before: [Double] = [], beforeP: [Double] = [], after: [Double] = [], afterP: [Double] = [], nears: [Double] = []
         for k in c.kept {
