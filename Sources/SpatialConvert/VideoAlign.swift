@@ -244,13 +244,14 @@ public enum VideoAligner {
         for p in scan.producers { try p.finish() }
         if let c = current { shots.append(try finish(c, width: W, height: H, heroIsLeft: o.heroIsLeft, hfov: hfovDegrees, align: o.align)) }
 
-        // One crop for the whole clip: the smallest centred common area of the warped shots.
-        var mx = 0, my = 0
+        // One crop for the whole clip: the intersection of the warped shots' largest common areas.
+        var x0 = 0, y0 = 0, x1 = W & ~1, y1 = H & ~1
         for (i, s) in shots.enumerated() where s.warped {
-            guard let c = StereoWarp.centredCommonArea(s.homography, width: W, height: H) else { shots[i].warped = false; continue }
-            mx = max(mx, c.x); my = max(my, c.y)
+            guard let c = StereoWarp.largestCommonArea(s.homography, width: W, height: H),
+                  max(x0, c.x) + 2 <= min(x1, c.x + c.width), max(y0, c.y) + 2 <= min(y1, c.y + c.height) else { shots[i].warped = false; continue }
+            x0 = max(x0, c.x); y0 = max(y0, c.y); x1 = min(x1, c.x + c.width); y1 = min(y1, c.y + c.height)
         }
-        let crop = (x: mx, y: my, width: W - 2 * mx, height: H - 2 * my)
+        let crop = shots.contains(where: \.warped) ? (x: x0, y: y0, width: x1 - x0, height: y1 - y0) : (x: 0, y: 0, width: W, height: H)
         let f = Double(W) / 2 / tan(hfovDegrees * Double.pi / 360)
         let hfovAfter = crop.width == W ? hfovDegrees : 2 * atan(Double(crop.width) / 2 / f) * 180 / Double.pi
         var rep = VideoAlignmentReport(shots: shots, crop: crop, hfovBefore: hfovDegrees, hfovAfter: hfovAfter, lines: [])
@@ -261,7 +262,7 @@ public enum VideoAligner {
         for (i, s) in shots.enumerated() { rep.lines.append("shot \(i + 1) (frames \(s.firstFrame)–\(s.firstFrame + s.frameCount - 1)): \(s.note)") }
         if o.align {
             if shots.contains(where: \.warped) {
-                rep.lines.append("--align: \(o.heroIsLeft ? "right" : "left") (non-hero) eye warped, one warp per shot; both eyes cropped to \(crop.width)×\(crop.height) around the centre for the whole clip; field of view \(NumberText.fixed(hfovDegrees, places: 2))° → \(NumberText.fixed(hfovAfter, places: 2))°")
+                rep.lines.append("--align: \(o.heroIsLeft ? "right" : "left") (non-hero) eye warped, one warp per shot; both eyes cropped to \(PairAlignment.cropText(crop, width: W, height: H)) for the whole clip; field of view \(NumberText.fixed(hfovDegrees, places: 2))° → \(NumberText.fixed(hfovAfter, places: 2))°")
             } else {
                 rep.lines.append("--align: no shot warped; the eyes are encoded as they are")
             }
@@ -331,7 +332,7 @@ public enum VideoAligner {
             s.note = "no fault worth a warp (vertical disparity of the fitted field at most \(NumberText.fixed(field, places: 2)) px at the corners, from \(good.count) of \(c.samples.count) samples): left unwarped"
             return s
         }
-        guard let nonHero = heroIsLeft ? h : Mat3.inverse(h), let crop = StereoWarp.centredCommonArea(nonHero, width: W, height: H) else {
+        guard let nonHero = heroIsLeft ? h : Mat3.inverse(h), let crop = StereoWarp.largestCommonArea(nonHero, width: W, height: H) else {
             s.note = "the warp leaves no usable common area: left unwarped"
             return s
         }

@@ -5,12 +5,12 @@ import Darwin
 #endif
 /// What `--align` does to a measured pair: one warp of the right eye (rectification: vertical offset, roll, focal
 /// scale, keystone; plus a horizontal re-centring when the far field lies beyond infinity), the left eye untouched,
-/// both cropped to the largest common rectangle centred on the image centre (the optical axis).
+/// both cropped to the largest common rectangle (``StereoWarp/largestCommonArea(_:width:height:)``).
 public struct PairAlignment: Sendable {
     /// Homographies applied to each eye (the left one is the identity).
     public var leftHomography: [Double]
     public var rightHomography: [Double]
-    /// Crop of both eyes after warping, in input pixels (even sizes, equal margins).
+    /// Crop of both eyes after warping, in input pixels (even offsets and sizes).
     public var crop: (x: Int, y: Int, width: Int, height: Int)
     /// Horizontal shift (pixels) added after the rectification to put the far field back where it belongs
     /// (``farFieldTarget(rectifiedFar:centreShift:)``); 0 when it is there already. Positive: the right eye moved right
@@ -22,6 +22,12 @@ public struct PairAlignment: Sendable {
     /// centre), pixels.
     public var farFieldShown = 0.0
     public var model: RectificationModel
+
+    /// The crop as report text: "W×H" and where it sits when not centred.
+    public static func cropText(_ c: (x: Int, y: Int, width: Int, height: Int), width: Int, height: Int) -> String {
+        let centred = abs(2 * c.x + c.width - width) <= 2 && abs(2 * c.y + c.height - height) <= 2
+        return "\(c.width)×\(c.height)" + (centred ? " around the centre" : " at x \(c.x), y \(c.y) (\(width)×\(height) before)")
+    }
 
     /// A far field off its target by more than this many pixels is moved.
     public static let recentreTolerance = 0.5
@@ -43,7 +49,7 @@ public struct PairAlignment: Sendable {
         let shown = m.rectifiedFar + rect.centreHorizontalShift
         let shift = farFieldShift(rectifiedFar: m.rectifiedFar, centreShift: rect.centreHorizontalShift)
         if shift != 0 { H = Mat3.translated(H, shift, 0) }
-        let crop = StereoWarp.centredCommonArea(H, width: m.width, height: m.height) ?? (0, 0, m.width & ~1, m.height & ~1)
+        let crop = StereoWarp.largestCommonArea(H, width: m.width, height: m.height) ?? (0, 0, m.width & ~1, m.height & ~1)
         return PairAlignment(leftHomography: [1, 0, 0, 0, 1, 0, 0, 0, 1], rightHomography: H, crop: crop, recentreShift: shift,
                              farFieldAfter: m.rectifiedFar - shift, farFieldShown: shown, model: rect)
     }
