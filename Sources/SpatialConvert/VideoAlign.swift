@@ -248,10 +248,14 @@ public enum VideoAligner {
         var x0 = 0, y0 = 0, x1 = W & ~1, y1 = H & ~1
         for (i, s) in shots.enumerated() where s.warped {
             guard let c = StereoWarp.largestCommonArea(s.homography, width: W, height: H),
-                  max(x0, c.x) + 2 <= min(x1, c.x + c.width), max(y0, c.y) + 2 <= min(y1, c.y + c.height) else { shots[i].warped = false; continue }
+                  max(x0, c.x) + 2 <= min(x1, c.x + c.width), max(y0, c.y) + 2 <= min(y1, c.y + c.height) else {
+                shots[i].warped = false
+                continue
+            }
             x0 = max(x0, c.x); y0 = max(y0, c.y); x1 = min(x1, c.x + c.width); y1 = min(y1, c.y + c.height)
         }
-        let crop = shots.contains(where: \.warped) ? (x: x0, y: y0, width: x1 - x0, height: y1 - y0) : (x: 0, y: 0, width: W, height: H)
+        let crop = shots.contains(where: \.warped) ? (x: x0, y: y0, width: x1 - x0, height: y1 - y0)
+            : (x: 0, y: 0, width: W, height: H)
         let f = Double(W) / 2 / tan(hfovDegrees * Double.pi / 360)
         let hfovAfter = crop.width == W ? hfovDegrees : 2 * atan(Double(crop.width) / 2 / f) * 180 / Double.pi
         var rep = VideoAlignmentReport(shots: shots, crop: crop, hfovBefore: hfovDegrees, hfovAfter: hfovAfter, lines: [])
@@ -332,7 +336,8 @@ public enum VideoAligner {
             s.note = "no fault worth a warp (vertical disparity of the fitted field at most \(NumberText.fixed(field, places: 2)) px at the corners, from \(good.count) of \(c.samples.count) samples): left unwarped"
             return s
         }
-        guard let nonHero = heroIsLeft ? h : Mat3.inverse(h), let crop = StereoWarp.largestCommonArea(nonHero, width: W, height: H) else {
+        guard let nonHero = heroIsLeft ? h : Mat3.inverse(h),
+              let crop = StereoWarp.largestCommonArea(nonHero, width: W, height: H) else {
             s.note = "the warp leaves no usable common area: left unwarped"
             return s
         }

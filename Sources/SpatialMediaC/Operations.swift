@@ -60,7 +60,8 @@ func validationOptions(_ options: UnsafePointer<CChar>?, _ function: String) thr
     if let l = try opts.choice("layout", ["sbs", "tb"]), let layout = StereoLayout(rawValue: l) { v.layout = layout }
     if let n = try opts.int("frames", 1...100) { v.frames = n }
     // Raw pairs are judged at these (the operations layer's one conversion of stereo values).
-    let stated = StereoValueInputs(baselineMillimetres: try opts.double("baseline_mm"), hfovDegrees: try opts.double("hfov_degrees"),
+    let stated = StereoValueInputs(baselineMillimetres: try opts.double("baseline_mm"),
+                                   hfovDegrees: try opts.double("hfov_degrees"),
                                    disparityPercent: try opts.double("disparity_percent"))
     v.stated = try lift { () throws(ParseError) in try stated.parameters(photo: true) }
     if let r = try opts.string("right_eye") {

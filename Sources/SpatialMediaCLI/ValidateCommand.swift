@@ -28,9 +28,13 @@ struct Validate: ParsableCommand {
     @Option(help: "Left-eye image (with --right).") var left: String?
     @Option(help: "Right-eye image (with --left).") var right: String?
     @Option(help: "Frames measured per video, spread over the duration (default 3).") var frames: Int = 3
-    @Option(help: "Raw pairs (two images, SBS/TB image, MPO): judge at this horizontal field of view, degrees (default: the input's EXIF, else 60° assumed).") var hfov: Double?
-    @Option(help: "Raw pairs: judge the window at this disparity adjustment, % of the width (default 0).") var disparity: Double?
-    @Option(help: "Raw pairs: judge at this baseline, mm (default: the MPO's, else 64 mm assumed).") var baseline: Double?
+    @Option(help: ArgumentHelp("Raw pairs (two images, SBS/TB image, MPO): judge at this horizontal field of view, "
+                               + "degrees (default: the input's EXIF, else 60° assumed)."))
+    var hfov: Double?
+    @Option(help: "Raw pairs: judge the window at this disparity adjustment, % of the width (default 0).")
+    var disparity: Double?
+    @Option(help: "Raw pairs: judge at this baseline, mm (default: the MPO's, else 64 mm assumed).")
+    var baseline: Double?
 
     func validate() throws {
         if (left == nil) != (right == nil) { throw ValidationError("give both --left and --right") }
@@ -46,7 +50,8 @@ struct Validate: ParsableCommand {
         o.layout = layout.flatMap { StereoLayout(rawValue: $0) }
         o.frames = frames
         do {
-            o.stated = try StereoValueInputs(baselineMillimetres: baseline, hfovDegrees: hfov, disparityPercent: disparity).parameters(photo: true) { "--\($0)" }
+            let given = StereoValueInputs(baselineMillimetres: baseline, hfovDegrees: hfov, disparityPercent: disparity)
+            o.stated = try given.parameters(photo: true) { "--\($0)" }
         } catch { throw ValidationError(error.message) }
         o.keepPreview = report != nil
         var reports: [ValidationReport] = []

@@ -268,7 +268,8 @@ enum GeometryRules {
         // verdict either way — neither from the occlusions nor from the sign of the disparity, which noise decides
         // as well there (issue 41: a nearly flat room encoded at a fast preset was called swapped).
         if let o = occ, let why = o.weakness, o.verdict != .inconclusive || negative >= T.swappedNegativeFraction {
-            d.info("SV-GEOM-007", "no eye-order verdict: \(why) (half-occlusions \(o.consistent) strips as labelled, \(o.swapped) swapped; " +
+            d.info("SV-GEOM-007", "no eye-order verdict: \(why) (half-occlusions \(o.consistent) strips as labelled, " +
+                   "\(o.swapped) swapped; " +
                    "\(Fmt.num(negative * 100, 0))% of matches with negative disparity)")
             return (false, false)
         }

@@ -170,7 +170,8 @@ public enum Validator {
     /// What a raw pair is judged at: the values given (``ValidationOptions/stated``), else what the input states
     /// (field of view from its metadata or EXIF, as `convert` reads it; an MPO's plausible baseline). An INFO
     /// SV-PAIR-005 names each value and where it comes from.
-    static func rawPairFacts(_ known: StereoFacts, _ px: EyePixels, _ o: ValidationOptions, _ r: inout ValidationReport) -> StereoFacts {
+    static func rawPairFacts(_ known: StereoFacts, _ px: EyePixels, _ o: ValidationOptions,
+                             _ r: inout ValidationReport) -> StereoFacts {
         var f = known
         var said: [String] = []
         if let h = o.stated.horizontalFieldOfViewMillidegrees {
@@ -179,11 +180,13 @@ public enum Validator {
         } else if let s = px.statedFieldOfView, (try? f.stereo.setHorizontalFieldOfView(degrees: s.degrees)) != nil {
             said.append("field of view \(Fmt.num(s.degrees, 2))° (\(s.source))")
         } else {
-            said.append("field of view \(Fmt.num(GeometryThresholds.assumedHFOV, 0))° (assumed: the input states none; give --hfov)")
+            let assumed = Fmt.num(GeometryThresholds.assumedHFOV, 0)
+            said.append("field of view \(assumed)° (assumed: the input states none; give --hfov)")
         }
         if let d = o.stated.disparityAdjustment {
             f.stereo.disparityAdjustment = d
-            said.append("disparity adjustment \(Fmt.num(SpatialUnits.percent(fromDisparityUnits: d), 2))% (--disparity)")
+            let percent = Fmt.num(SpatialUnits.percent(fromDisparityUnits: d), 2)
+            said.append("disparity adjustment \(percent)% (--disparity)")
         }
         if let b = o.stated.baselineMicrometres {
             f.stereo.baselineMicrometres = b

@@ -26,7 +26,8 @@ public struct PairAlignment: Sendable {
     /// The crop as report text: "W×H" and where it sits when not centred.
     public static func cropText(_ c: (x: Int, y: Int, width: Int, height: Int), width: Int, height: Int) -> String {
         let centred = abs(2 * c.x + c.width - width) <= 2 && abs(2 * c.y + c.height - height) <= 2
-        return "\(c.width)×\(c.height)" + (centred ? " around the centre" : " at x \(c.x), y \(c.y) (\(width)×\(height) before)")
+        return "\(c.width)×\(c.height)"
+            + (centred ? " around the centre" : " at x \(c.x), y \(c.y) (\(width)×\(height) before)")
     }
 
     /// A far field off its target by more than this many pixels is moved.
@@ -35,7 +36,9 @@ public struct PairAlignment: Sendable {
     /// Where the far field belongs after a rotation that changes disparity: where the source showed it — the far
     /// field after rectification (`rectifiedFar`) plus the horizontal shift the rectification itself gave the centre
     /// (`centreShift`, f·tan(yaw) for a yaw) — or at infinity (0) when the source shows it beyond infinity.
-    public static func farFieldTarget(rectifiedFar: Double, centreShift: Double) -> Double { max(0, rectifiedFar + centreShift) }
+    public static func farFieldTarget(rectifiedFar: Double, centreShift: Double) -> Double {
+        max(0, rectifiedFar + centreShift)
+    }
 
     /// The horizontal shift to add after the rectification so the far field lands on its target (0 when within
     /// ``recentreTolerance``).
@@ -49,17 +52,21 @@ public struct PairAlignment: Sendable {
         let shown = m.rectifiedFar + rect.centreHorizontalShift
         let shift = farFieldShift(rectifiedFar: m.rectifiedFar, centreShift: rect.centreHorizontalShift)
         if shift != 0 { H = Mat3.translated(H, shift, 0) }
-        let crop = StereoWarp.largestCommonArea(H, width: m.width, height: m.height) ?? (0, 0, m.width & ~1, m.height & ~1)
-        return PairAlignment(leftHomography: [1, 0, 0, 0, 1, 0, 0, 0, 1], rightHomography: H, crop: crop, recentreShift: shift,
+        let crop = StereoWarp.largestCommonArea(H, width: m.width, height: m.height)
+            ?? (0, 0, m.width & ~1, m.height & ~1)
+        return PairAlignment(leftHomography: [1, 0, 0, 0, 1, 0, 0, 0, 1], rightHomography: H, crop: crop,
+                             recentreShift: shift,
                              farFieldAfter: m.rectifiedFar - shift, farFieldShown: shown, model: rect)
     }
 
     /// The report's words for the far field's move, empty when none was needed.
     public var farFieldText: String {
         guard recentreShift != 0 else { return "" }
-        let target = farFieldShown < 0 ? "at infinity (the source showed it \(AlignmentTolerance.fixed(-farFieldShown, 1)) px beyond)"
+        let target = farFieldShown < 0
+            ? "at infinity (the source showed it \(AlignmentTolerance.fixed(-farFieldShown, 1)) px beyond)"
             : "where the source showed it"
-        return ", far field put back by \(AlignmentTolerance.fixed(-recentreShift, 1)) px to \(AlignmentTolerance.fixed(farFieldAfter, 1)) px, \(target)"
+        let by = AlignmentTolerance.fixed(-recentreShift, 1), to = AlignmentTolerance.fixed(farFieldAfter, 1)
+        return ", far field put back by \(by) px to \(to) px, \(target)"
     }
 
     /// The horizontal field of view of the cropped eyes, degrees, given the original one.

@@ -24,6 +24,8 @@ public struct OcclusionEvidence: Sendable, Equatable {
     /// Strips whose boundary is at the left end (consistent with swapped eyes).
     public var swapped: Int
 
+    /// Evidence from `strips` examined strips, `consistent` of them pointing to the eyes as labelled and `swapped` to
+    /// swapped eyes (the depth, noise and signal figures start at 0).
     public init(strips: Int, consistent: Int, swapped: Int) {
         self.strips = strips; self.consistent = consistent; self.swapped = swapped
     }
@@ -44,7 +46,8 @@ public struct OcclusionEvidence: Sendable, Equatable {
     /// Coding noise: median matching cost (mean absolute difference over 5×5 pixels, on eyes normalised to a luma
     /// deviation of 50) where the eyes agree.
     public var noise = 0.0
-    /// The occlusion signal: median difference of the texture change at the two ends of the decided strips (same scale).
+    /// The occlusion signal: median difference of the texture change at the two ends of the decided strips (same
+    /// scale).
     public var signal = 0.0
 
     /// A half-occlusion strip needs a depth step of at least 2 working pixels, and the consistency check that finds
@@ -59,12 +62,15 @@ public struct OcclusionEvidence: Sendable, Equatable {
     public var weakness: String? {
         func n(_ v: Double, _ p: Int = 1) -> String { let k = pow(10, Double(p)); return "\(((v * k).rounded() / k))" }
         if disparitySpan < Self.minSpanWorkingPixels {
-            let scaled = workingScale == 1 ? "" : " of the eyes, \(n(disparitySpan)) px at the test's 1/\(n(workingScale, 0)) scale"
+            let scaled = workingScale == 1 ? ""
+                : " of the eyes, \(n(disparitySpan)) px at the test's 1/\(Int(workingScale.rounded())) scale"
             return "the disparity spans only \(n(disparitySpan * workingScale)) px\(scaled) (2nd … 98th percentile; below " +
-                "\(n(Self.minSpanWorkingPixels, 0)) px): too flat for half-occlusions or the sign of the disparity to tell the eye order"
+                "\(n(Self.minSpanWorkingPixels, 0)) px): too flat for half-occlusions or the sign of the disparity to tell " +
+                "the eye order"
         }
         if consistent + swapped > 0, signal < Self.minSignalToNoise * noise {
-            return "coding noise (matching residual \(n(noise)) grey levels) is comparable to the occlusion signal (\(n(signal)) grey levels, " +
+            return "coding noise (matching residual \(n(noise)) grey levels) is comparable to the occlusion signal " +
+                "(\(n(signal)) grey levels, " +
                 "needed \(n(Self.minSignalToNoise))× the noise)"
         }
         return nil
@@ -132,7 +138,9 @@ enum OcclusionTest {
                 ev.strips += 1
                 func g(_ i: Int) -> Float { abs(L.pixels[y * w + i] - L.pixels[y * w + i - 1]) }
                 let atStart = max(g(x - 1), g(x), g(x + 1)), atEnd = max(g(e - 1), g(e), g(e + 1))
-                if atEnd > 1.2 * atStart + 1 { ev.consistent += 1 } else if atStart > 1.2 * atEnd + 1 { ev.swapped += 1 } else { continue }
+                if atEnd > 1.2 * atStart + 1 { ev.consistent += 1 }
+                else if atStart > 1.2 * atEnd + 1 { ev.swapped += 1 }
+                else { continue }
                 contrasts.append(abs(atEnd - atStart))
             }
         }

@@ -221,7 +221,8 @@ public enum StereoWarp {
     /// `h`. Not tied to the aspect ratio or the centre: a horizontal shift by t px costs a t-px strip on one side (a
     /// centred, aspect-kept crop costs t px on each side and the rows to match). Returns (x, y, width, height) with
     /// even offsets and sizes (chroma planes stay aligned), or nil when it keeps less than a quarter of the frame.
-    public static func largestCommonArea(_ h: [Double], width: Int, height: Int) -> (x: Int, y: Int, width: Int, height: Int)? {
+    public static func largestCommonArea(_ h: [Double], width: Int, height: Int)
+        -> (x: Int, y: Int, width: Int, height: Int)? {
         guard width >= 4, height >= 4 else { return nil }
         let W = Double(width - 1), H = Double(height - 1)
         // The warped frame: a convex quadrilateral (a homography that keeps the frame in front of the camera maps
@@ -229,7 +230,9 @@ public enum StereoWarp {
         var poly = [(0.0, 0.0), (W, 0), (W, H), (0, H)].map { Mat3.apply(h, $0.0, $0.1) }.map { (x: $0.x, y: $0.y) }
         guard poly.allSatisfy({ $0.x.isFinite && $0.y.isFinite }) else { return nil }
         poly = clip(poly, width: W, height: H)
-        guard poly.count >= 3, let top = poly.map(\.y).min(), let bottom = poly.map(\.y).max(), bottom - top >= 2 else { return nil }
+        guard poly.count >= 3, let top = poly.map(\.y).min(), let bottom = poly.map(\.y).max(), bottom - top >= 2 else {
+            return nil
+        }
         // The polygon's horizontal extent along a row (convex: one interval).
         func extent(_ y: Double) -> (Double, Double)? {
             var lo = Double.infinity, hi = -Double.infinity

@@ -251,6 +251,8 @@ public enum StereoAnalyzer {
         // Input pixels per test pixel (the test reduces the working eyes further); the depth the scene has there, far
         // to near end of the matches (2nd … 98th percentile, each with three matches behind it: not one stray match).
         m.occlusion?.workingScale *= s
-        if let k = m.occlusion?.workingScale { m.occlusion?.disparitySpan = max(0, m.rectifiedNear - m.rectifiedFar) / k }
+        if let k = m.occlusion?.workingScale {
+            m.occlusion?.disparitySpan = max(0, m.rectifiedNear - m.rectifiedFar) / k
+        }
     }
 }
