@@ -393,7 +393,9 @@ typedef int32_t (*sm_progress_fn)(void *user_data, double fraction, const char *
  * prints for one file (kind, spatial, why_not_spatial, findings with rule id, severity, source, location and
  * message, measurements, exit_code). Finding problems is not an error: it is SM_OK with a report.
  * Options: "pixels" (bool, default true: decode and measure the stereo geometry), "layout" ("sbs"/"tb" for
- * frame-packed input), "frames" (1..100, video frames measured). A handle opened from memory is validated
+ * frame-packed input), "frames" (1..100, video frames measured); for raw pairs (two images, SBS/TB image, MPO)
+ * "hfov_degrees", "disparity_percent", "baseline_mm" (numbers: judge the pair at these; the field of view
+ * defaults to the input's EXIF, as convert reads it, else 60°). A handle opened from memory is validated
  * from a private temporary copy. Blocking; thread-safe on distinct handles and on a shared handle. */
 sm_status sm_validate(const sm_file *file, const char *options_json, sm_progress_fn progress,
                       void *user_data, const volatile int32_t *cancel, char **out_report_json);

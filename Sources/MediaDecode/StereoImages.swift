@@ -55,6 +55,13 @@ public struct StereoPair: Sendable {
     public var sourceStereo = StereoParameters()
     /// Where ``sourceStereo`` comes from, for the report ("the input spatial photo", "MPO BaselineLength").
     public var sourceStereoOrigin: String?
+    /// The field of view the pair states, degrees, with where it comes from: the source's own stereo metadata,
+    /// else its EXIF (FocalLengthIn35mmFilm, or FocalLength with FocalPlaneXResolution) for the eyes' size; nil when
+    /// neither says. The one reading of a pair's field of view every command uses (`info`, `validate`, `convert`).
+    public var statedFieldOfView: (degrees: Double, source: String)? {
+        if let f = sourceStereo.horizontalFieldOfViewDegrees { return (f, sourceStereoOrigin ?? "the input") }
+        return exifInfo.horizontalFOV(imageWidth: left.width, imageHeight: left.height)
+    }
     /// How the eyes were cut from one frame-packed picture (`sbs` or `tb`), or nil when the source holds two pictures
     /// (an MPO, two files, a spatial photo).
     public var packedLayout: StereoLayout?

@@ -192,7 +192,7 @@ public enum PairAligner {
             rep.hfovDegrees = hf
             rep.aligned = true
             rep.warp = EyeWarp(leftHomography: plan.leftHomography, rightHomography: plan.rightHomography, crop: plan.crop, width: left.width, height: left.height)
-            rep.lines.append("--align: fixes \(faults.joined(separator: ", ")); right eye rectified (offset \(NumberText.fixed(before.verticalOffset, places: 2)) px, roll \(NumberText.fixed(before.rollDegrees, places: 3))°, scale \(NumberText.fixed(before.scalePercent, places: 3))%, yaw \(NumberText.fixed(before.yawDegrees, places: 2))°\(plan.recentreShift != 0 ? ", far field re-centred by \(NumberText.fixed(-plan.recentreShift, places: 1)) px" : "")), both eyes cropped to \(plan.crop.width)×\(plan.crop.height) around the centre; field of view \(NumberText.fixed(hfovDegrees, places: 2))° → \(NumberText.fixed(hf, places: 2))°")
+            rep.lines.append("--align: fixes \(faults.joined(separator: ", ")); right eye rectified (offset \(NumberText.fixed(before.verticalOffset, places: 2)) px, roll \(NumberText.fixed(before.rollDegrees, places: 3))°, scale \(NumberText.fixed(before.scalePercent, places: 3))%, yaw \(NumberText.fixed(before.yawDegrees, places: 2))°\(plan.farFieldText)), both eyes cropped to \(PairAlignment.cropText(plan.crop, width: left.width, height: left.height)); field of view \(NumberText.fixed(hfovDegrees, places: 2))° → \(NumberText.fixed(hf, places: 2))°")
             rep.lines.append("before: " + before.line)
             if let m2 = measure(l, r, hfovDegrees: hf).measurement {
                 let after = PairFigures(m2)

@@ -95,8 +95,7 @@ public enum PhotoConverter {
     /// or the default.
     public static func fieldOfView(_ pair: StereoPair, options: PhotoConversionOptions) -> (degrees: Double, source: String) {
         if let f = options.stereo.horizontalFieldOfViewDegrees { return (f, options.hfovSource ?? "--hfov") }
-        if let f = pair.sourceStereo.horizontalFieldOfViewDegrees { return (f, pair.sourceStereoOrigin ?? "the input") }
-        if let f = pair.exifInfo.horizontalFOV(imageWidth: pair.left.width, imageHeight: pair.left.height) { return (f.degrees, f.source) }
+        if let f = pair.statedFieldOfView { return f }
         return (StereoParameters.defaults.horizontalFieldOfViewDegrees ?? 60, "default; not measured")
     }
 

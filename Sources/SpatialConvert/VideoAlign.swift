@@ -244,13 +244,18 @@ public enum VideoAligner {
         for p in scan.producers { try p.finish() }
         if let c = current { shots.append(try finish(c, width: W, height: H, heroIsLeft: o.heroIsLeft, hfov: hfovDegrees, align: o.align)) }
 
-        // One crop for the whole clip: the smallest centred common area of the warped shots.
-        var mx = 0, my = 0
+        // One crop for the whole clip: the intersection of the warped shots' largest common areas.
+        var x0 = 0, y0 = 0, x1 = W & ~1, y1 = H & ~1
         for (i, s) in shots.enumerated() where s.warped {
-            guard let c = StereoWarp.centredCommonArea(s.homography, width: W, height: H) else { shots[i].warped = false; continue }
-            mx = max(mx, c.x); my = max(my, c.y)
+            guard let c = StereoWarp.largestCommonArea(s.homography, width: W, height: H),
+                  max(x0, c.x) + 2 <= min(x1, c.x + c.width), max(y0, c.y) + 2 <= min(y1, c.y + c.height) else {
+                shots[i].warped = false
+                continue
+            }
+            x0 = max(x0, c.x); y0 = max(y0, c.y); x1 = min(x1, c.x + c.width); y1 = min(y1, c.y + c.height)
         }
-        let crop = (x: mx, y: my, width: W - 2 * mx, height: H - 2 * my)
+        let crop = shots.contains(where: \.warped) ? (x: x0, y: y0, width: x1 - x0, height: y1 - y0)
+            : (x: 0, y: 0, width: W, height: H)
         let f = Double(W) / 2 / tan(hfovDegrees * Double.pi / 360)
         let hfovAfter = crop.width == W ? hfovDegrees : 2 * atan(Double(crop.width) / 2 / f) * 180 / Double.pi
         var rep = VideoAlignmentReport(shots: shots, crop: crop, hfovBefore: hfovDegrees, hfovAfter: hfovAfter, lines: [])
@@ -261,7 +266,7 @@ public enum VideoAligner {
         for (i, s) in shots.enumerated() { rep.lines.append("shot \(i + 1) (frames \(s.firstFrame)–\(s.firstFrame + s.frameCount - 1)): \(s.note)") }
         if o.align {
             if shots.contains(where: \.warped) {
-                rep.lines.append("--align: \(o.heroIsLeft ? "right" : "left") (non-hero) eye warped, one warp per shot; both eyes cropped to \(crop.width)×\(crop.height) around the centre for the whole clip; field of view \(NumberText.fixed(hfovDegrees, places: 2))° → \(NumberText.fixed(hfovAfter, places: 2))°")
+                rep.lines.append("--align: \(o.heroIsLeft ? "right" : "left") (non-hero) eye warped, one warp per shot; both eyes cropped to \(PairAlignment.cropText(crop, width: W, height: H)) for the whole clip; field of view \(NumberText.fixed(hfovDegrees, places: 2))° → \(NumberText.fixed(hfovAfter, places: 2))°")
             } else {
                 rep.lines.append("--align: no shot warped; the eyes are encoded as they are")
             }
@@ -313,7 +318,10 @@ public enum VideoAligner {
         s.model = m
         let far = weightedMedian(good.map { ($0.rectifiedFar, $0.confidence) })
         var h = m.homography
-        if far < -PairAlignment.recentreTolerance { s.recentreShift = far; h = Mat3.translated(h, far, 0) }
+        // The far field back where the source showed it (at infinity when it diverged): the same rule as a pair's.
+        let shift = PairAlignment.farFieldShift(rectifiedFar: far, centreShift: m.centreHorizontalShift)
+        if shift != 0 { s.recentreShift = shift; h = Mat3.translated(h, shift, 0) }
+        let target = PairAlignment.farFieldTarget(rectifiedFar: far, centreShift: m.centreHorizontalShift)
         // The fitted field's largest vertical disparity at the corners and the centre.
         let Wm = Double(W - 1), Hm = Double(H - 1)
         let field = [(0.0, 0.0), (Wm, 0), (0, Hm), (Wm, Hm), (Wm / 2, Hm / 2)].map { abs(m.verticalDisparity(atX: $0.0, y: $0.1)) }.max() ?? 0
@@ -328,11 +336,12 @@ public enum VideoAligner {
             s.note = "no fault worth a warp (vertical disparity of the fitted field at most \(NumberText.fixed(field, places: 2)) px at the corners, from \(good.count) of \(c.samples.count) samples): left unwarped"
             return s
         }
-        guard let nonHero = heroIsLeft ? h : Mat3.inverse(h), let crop = StereoWarp.centredCommonArea(nonHero, width: W, height: H) else {
+        guard let nonHero = heroIsLeft ? h : Mat3.inverse(h),
+              let crop = StereoWarp.largestCommonArea(nonHero, width: W, height: H) else {
             s.note = "the warp leaves no usable common area: left unwarped"
             return s
         }
-        let figures = "offset \(NumberText.fixed(m.centreVerticalOffset, places: 2)) px, roll \(NumberText.fixed(m.contentRotationDegrees, places: 3))°, scale \(NumberText.fixed(m.scale * 100, places: 3))%, yaw \(NumberText.fixed(m.yawDegrees, places: 2))°\(s.recentreShift != 0 ? ", far field re-centred by \(NumberText.fixed(-s.recentreShift, places: 1)) px" : "") from \(good.count) of \(c.samples.count) samples (confidence \(NumberText.fixed(s.confidence, places: 2)))"
+        let figures = "offset \(NumberText.fixed(m.centreVerticalOffset, places: 2)) px, roll \(NumberText.fixed(m.contentRotationDegrees, places: 3))°, scale \(NumberText.fixed(m.scale * 100, places: 3))%, yaw \(NumberText.fixed(m.yawDegrees, places: 2))°\(s.recentreShift != 0 ? ", far field put back by \(NumberText.fixed(-s.recentreShift, places: 1)) px to \(NumberText.fixed(target, places: 1)) px" : "") from \(good.count) of \(c.samples.count) samples (confidence \(NumberText.fixed(s.confidence, places: 2)))"
         // The combined warp on the kept frames: never make a shot worse.
         var before: [Double] = [], beforeP: [Double] = [], after: [Double] = [], afterP: [Double] = [], nears: [Double] = []
         for k in c.kept {

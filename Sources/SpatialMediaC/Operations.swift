@@ -59,6 +59,11 @@ func validationOptions(_ options: UnsafePointer<CChar>?, _ function: String) thr
     if let p = try opts.bool("pixels") { v.pixels = p }
     if let l = try opts.choice("layout", ["sbs", "tb"]), let layout = StereoLayout(rawValue: l) { v.layout = layout }
     if let n = try opts.int("frames", 1...100) { v.frames = n }
+    // Raw pairs are judged at these (the operations layer's one conversion of stereo values).
+    let stated = StereoValueInputs(baselineMillimetres: try opts.double("baseline_mm"),
+                                   hfovDegrees: try opts.double("hfov_degrees"),
+                                   disparityPercent: try opts.double("disparity_percent"))
+    v.stated = try lift { () throws(ParseError) in try stated.parameters(photo: true) }
     if let r = try opts.string("right_eye") {
         guard function == "sm_validate_path" else { throw .argument("option \"right_eye\" is for sm_validate_path only") }
         guard !r.isEmpty else { throw .argument("option \"right_eye\" is empty") }

@@ -2,6 +2,7 @@ import ArgumentParser
 import BinaryIO
 import SpatialConvert
 import SpatialValidation
+import SpatialOperations
 import MediaDecode
 import SystemSupport
 import ImageFormats
@@ -27,6 +28,13 @@ struct Validate: ParsableCommand {
     @Option(help: "Left-eye image (with --right).") var left: String?
     @Option(help: "Right-eye image (with --left).") var right: String?
     @Option(help: "Frames measured per video, spread over the duration (default 3).") var frames: Int = 3
+    @Option(help: ArgumentHelp("Raw pairs (two images, SBS/TB image, MPO): judge at this horizontal field of view, "
+                               + "degrees (default: the input's EXIF, else 60° assumed)."))
+    var hfov: Double?
+    @Option(help: "Raw pairs: judge the window at this disparity adjustment, % of the width (default 0).")
+    var disparity: Double?
+    @Option(help: "Raw pairs: judge at this baseline, mm (default: the MPO's, else 64 mm assumed).")
+    var baseline: Double?
 
     func validate() throws {
         if (left == nil) != (right == nil) { throw ValidationError("give both --left and --right") }
@@ -41,6 +49,10 @@ struct Validate: ParsableCommand {
         o.pixels = !noPixels
         o.layout = layout.flatMap { StereoLayout(rawValue: $0) }
         o.frames = frames
+        do {
+            let given = StereoValueInputs(baselineMillimetres: baseline, hfovDegrees: hfov, disparityPercent: disparity)
+            o.stated = try given.parameters(photo: true) { "--\($0)" }
+        } catch { throw ValidationError(error.message) }
         o.keepPreview = report != nil
         var reports: [ValidationReport] = []
         if let l = left, let r = right {

@@ -264,6 +264,15 @@ enum GeometryRules {
     static func eyeOrder(_ m: StereoMeasurement, _ facts: StereoFacts, _ a: ViewAngles, range: Double, _ d: inout DiagnosisLog) -> (swapped: Bool, maybeSwapped: Bool) {
         let occ = m.occlusion
         let negative = m.rectifiedFractionNegative
+        // Evidence in proportion to the claim: a scene a few pixels deep, or strips decided by coding noise, give no
+        // verdict either way — neither from the occlusions nor from the sign of the disparity, which noise decides
+        // as well there (issue 41: a nearly flat room encoded at a fast preset was called swapped).
+        if let o = occ, let why = o.weakness, o.verdict != .inconclusive || negative >= T.swappedNegativeFraction {
+            d.info("SV-GEOM-007", "no eye-order verdict: \(why) (half-occlusions \(o.consistent) strips as labelled, " +
+                   "\(o.swapped) swapped; " +
+                   "\(Fmt.num(negative * 100, 0))% of matches with negative disparity)")
+            return (false, false)
+        }
         if let o = occ, o.verdict == .swapped, negative > 0.5 {
             d.add("swapped-eyes", "SV-GEOM-007", .error, o.swappedFraction, "", 20,
                   "the eyes are swapped: beside depth steps the picture labelled left sees what the right eye should (\(o.swapped) of \(o.swapped + o.consistent) half-occluded strips), and \(Fmt.num(negative * 100, 0))% of matches have negative disparity; fix: \(d.fix.swapEyes)")
@@ -360,7 +369,10 @@ enum GeometryRules {
         if let r = m.rectification { text += "; roll \(Fmt.num(r.contentRotationDegrees, 3))°, vertical scale \(Fmt.num(r.scale * 100, 3))%, keystone \(Fmt.num(r.keystoneCornerPixels)) px (yaw \(Fmt.num(r.yawDegrees, 2))°)" }
         text += "; |dy| median \(Fmt.num(m.medianAbsDy)) px, p95 \(Fmt.num(m.p95AbsDy)) px before rectification, \(Fmt.num(m.rectifiedMedianAbsDy)) / \(Fmt.num(m.rectifiedP95AbsDy)) px after"
         text += "; \(m.matches.count) inliers of \(m.refinedMatches) matches, confidence \(Fmt.num(m.confidence)) (\(m.confidenceLabel))"
-        if let o = m.occlusion { text += "; occlusions: \(o.consistent) strips as labelled, \(o.swapped) swapped (\(o.verdict.rawValue))" }
+        if let o = m.occlusion {
+            text += "; occlusions: \(o.consistent) strips as labelled, \(o.swapped) swapped (\(o.verdict.rawValue); disparity span \(Fmt.num(o.disparitySpan, 1)) px at "
+                + "the test's scale, coding noise \(Fmt.num(o.noise, 1)), signal \(Fmt.num(o.signal, 1)))"
+        }
         d.info("SV-GEOM-012", text)
         let shift0 = m.rectification?.centreHorizontalShift ?? 0
         let d0 = (facts.stereo.disparityFraction ?? 0) * Double(m.width)

@@ -25,6 +25,8 @@ public struct EyePixels: Sendable {
     /// then the likeliest reason nothing matches, and the finding says so. Views decoded apart (MV-HEVC layers, a
     /// HEIC pair, two files, an MPO's two pictures) cannot have a wrong layout.
     public var fromOnePicture = false
+    /// The field of view the source states (its stereo metadata or EXIF), with where it comes from.
+    public var statedFieldOfView: (degrees: Double, source: String)?
     public var notes: [String] = []
     /// Where the frame came from (video frame index), for findings.
     public var label: String = ""
@@ -115,6 +117,7 @@ enum PixelSource {
         let p = try StereoImages.load(path, packing: ImagePacking(layout: layout, limits: limits))
         var e = try eyes(p.left, p.right, notes: p.notes + ["eyes from \(p.sourceDescription)"])
         e.fromOnePicture = p.packedLayout != nil
+        e.statedFieldOfView = p.statedFieldOfView
         return e
     }
 
@@ -122,7 +125,9 @@ enum PixelSource {
     static func pair(left: String, right: String, limits: Limits) throws(ParseError) -> EyePixels {
         let a = try ImageFiles.load(left, limits: limits)
         let b = try ImageFiles.load(right, limits: limits)
-        return try eyes(a.image, b.image, notes: a.notes + b.notes)
+        var e = try eyes(a.image, b.image, notes: a.notes + b.notes)
+        e.statedFieldOfView = a.exifInfo.horizontalFOV(imageWidth: a.image.width, imageHeight: a.image.height)
+        return e
     }
 
     /// `count` frames spread over a spatial video whose layers can be split without decoding (no inter-layer

@@ -18,6 +18,11 @@ public struct ValidationOptions: Sendable {
     public var rightEye: String?
     /// Frames measured in a video, spread over its duration.
     public var frames = 3
+    /// Values to judge a raw pair (two images, a side-by-side / top-bottom image, an MPO) at — the field of view,
+    /// disparity adjustment and baseline it will be written with (`validate --hfov --disparity --baseline`). Each
+    /// given value replaces what the input states; a field of view not given comes from the input (its stereo
+    /// metadata or EXIF, as `convert` reads it), else 60° is assumed and said. Spatial files state their own.
+    public var stated = StereoParameters()
     /// Keep reduced previews of the eyes (for the HTML report).
     public var keepPreview = false
     public var limits: Limits = .default
@@ -74,9 +79,11 @@ public enum Validator {
                     if px.left.width != px.right.width || px.left.height != px.right.height {
                         r.findings.append(Finding("SV-PAIR-002", .error, "the eyes differ in size: \(px.left.width)×\(px.left.height) and \(px.right.width)×\(px.right.height); crop or scale them to the same size"))
                     }
+                    facts = rawPairFacts(facts, px, options, &r)
                     measure(px, facts: facts, label: "", options: options, into: &r)
                 } catch { unreadable(error, &r) }
             }
+            r.facts = facts
             return r
         }
         let head: [UInt8]
@@ -161,13 +168,44 @@ public enum Validator {
         if options.pixels && !oneEyeOnly {
             do throws(ParseError) {
                 let px = try timed("decode", &r) { () throws(ParseError) in try PixelSource.packed(path, layout: isMPO ? .auto : (options.layout ?? .auto), limits: options.limits) }
+                facts = rawPairFacts(facts, px, options, &r)
                 measure(px, facts: facts, label: "", options: options, into: &r)
             } catch { unreadable(error, &r) }
         } else if let damage = ImageFiles.damage(path, limits: options.limits) {
             // Without pixel checks the pictures are still read once: a cut or damaged image is an error (SV-FILE-002).
             unreadable(damage, &r)
         }
+        r.facts = facts
         return r
+    }
+
+    /// What a raw pair is judged at: the values given (``ValidationOptions/stated``), else what the input states
+    /// (field of view from its metadata or EXIF, as `convert` reads it; an MPO's plausible baseline). An INFO
+    /// SV-PAIR-005 names each value and where it comes from.
+    static func rawPairFacts(_ known: StereoFacts, _ px: EyePixels, _ o: ValidationOptions,
+                             _ r: inout ValidationReport) -> StereoFacts {
+        var f = known
+        var said: [String] = []
+        if let h = o.stated.horizontalFieldOfViewMillidegrees {
+            f.stereo.horizontalFieldOfViewMillidegrees = h
+            said.append("field of view \(Fmt.num(Double(h) / 1000, 2))° (--hfov)")
+        } else if let s = px.statedFieldOfView, (try? f.stereo.setHorizontalFieldOfView(degrees: s.degrees)) != nil {
+            said.append("field of view \(Fmt.num(s.degrees, 2))° (\(s.source))")
+        } else {
+            let assumed = Fmt.num(GeometryThresholds.assumedHFOV, 0)
+            said.append("field of view \(assumed)° (assumed: the input states none; give --hfov)")
+        }
+        if let d = o.stated.disparityAdjustment {
+            f.stereo.disparityAdjustment = d
+            let percent = Fmt.num(SpatialUnits.percent(fromDisparityUnits: d), 2)
+            said.append("disparity adjustment \(percent)% (--disparity)")
+        }
+        if let b = o.stated.baselineMicrometres {
+            f.stereo.baselineMicrometres = b
+            said.append("baseline \(Fmt.num(Double(b) / 1000, 1)) mm (--baseline)")
+        }
+        r.findings.append(Finding("SV-PAIR-005", .info, "judged at \(said.joined(separator: ", "))"))
+        return f
     }
 
     static func seconds(_ d: Duration) -> Double {

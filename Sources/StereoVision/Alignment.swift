@@ -5,29 +5,68 @@ import Darwin
 #endif
 /// What `--align` does to a measured pair: one warp of the right eye (rectification: vertical offset, roll, focal
 /// scale, keystone; plus a horizontal re-centring when the far field lies beyond infinity), the left eye untouched,
-/// both cropped to the largest common rectangle centred on the image centre (the optical axis).
+/// both cropped to the largest common rectangle (``StereoWarp/largestCommonArea(_:width:height:)``).
 public struct PairAlignment: Sendable {
     /// Homographies applied to each eye (the left one is the identity).
     public var leftHomography: [Double]
     public var rightHomography: [Double]
-    /// Crop of both eyes after warping, in input pixels (even sizes, equal margins).
+    /// Crop of both eyes after warping, in input pixels (even offsets and sizes).
     public var crop: (x: Int, y: Int, width: Int, height: Int)
-    /// Horizontal shift (pixels) added to re-centre a far field beyond infinity at disparity 0 (0 when none).
+    /// Horizontal shift (pixels) added after the rectification to put the far field back where it belongs
+    /// (``farFieldTarget(rectifiedFar:centreShift:)``); 0 when it is there already. Positive: the right eye moved right
+    /// (every disparity smaller by this much).
     public var recentreShift: Double
+    /// Where the far field sits after the warp, pixels of disparity (where the source showed it, or 0).
+    public var farFieldAfter = 0.0
+    /// Where the far field sat in the source as shown (rectified far field plus the rectification's own shift of the
+    /// centre), pixels.
+    public var farFieldShown = 0.0
     public var model: RectificationModel
 
-    /// Far fields beyond infinity by more than this many pixels are re-centred.
+    /// The crop as report text: "W×H" and where it sits when not centred.
+    public static func cropText(_ c: (x: Int, y: Int, width: Int, height: Int), width: Int, height: Int) -> String {
+        let centred = abs(2 * c.x + c.width - width) <= 2 && abs(2 * c.y + c.height - height) <= 2
+        return "\(c.width)×\(c.height)"
+            + (centred ? " around the centre" : " at x \(c.x), y \(c.y) (\(width)×\(height) before)")
+    }
+
+    /// A far field off its target by more than this many pixels is moved.
     public static let recentreTolerance = 0.5
+
+    /// Where the far field belongs after a rotation that changes disparity: where the source showed it — the far
+    /// field after rectification (`rectifiedFar`) plus the horizontal shift the rectification itself gave the centre
+    /// (`centreShift`, f·tan(yaw) for a yaw) — or at infinity (0) when the source shows it beyond infinity.
+    public static func farFieldTarget(rectifiedFar: Double, centreShift: Double) -> Double {
+        max(0, rectifiedFar + centreShift)
+    }
+
+    /// The horizontal shift to add after the rectification so the far field lands on its target (0 when within
+    /// ``recentreTolerance``).
+    public static func farFieldShift(rectifiedFar: Double, centreShift: Double) -> Double {
+        let shift = rectifiedFar - farFieldTarget(rectifiedFar: rectifiedFar, centreShift: centreShift)
+        return abs(shift) > recentreTolerance ? shift : 0
+    }
 
     public static func plan(_ m: StereoMeasurement, _ rect: RectificationModel) -> PairAlignment {
         var H = rect.homography
-        var shift = 0.0
-        if m.rectifiedFar < -recentreTolerance {
-            shift = m.rectifiedFar
-            H = Mat3.translated(H, shift, 0)
-        }
-        let crop = StereoWarp.centredCommonArea(H, width: m.width, height: m.height) ?? (0, 0, m.width & ~1, m.height & ~1)
-        return PairAlignment(leftHomography: [1, 0, 0, 0, 1, 0, 0, 0, 1], rightHomography: H, crop: crop, recentreShift: shift, model: rect)
+        let shown = m.rectifiedFar + rect.centreHorizontalShift
+        let shift = farFieldShift(rectifiedFar: m.rectifiedFar, centreShift: rect.centreHorizontalShift)
+        if shift != 0 { H = Mat3.translated(H, shift, 0) }
+        let crop = StereoWarp.largestCommonArea(H, width: m.width, height: m.height)
+            ?? (0, 0, m.width & ~1, m.height & ~1)
+        return PairAlignment(leftHomography: [1, 0, 0, 0, 1, 0, 0, 0, 1], rightHomography: H, crop: crop,
+                             recentreShift: shift,
+                             farFieldAfter: m.rectifiedFar - shift, farFieldShown: shown, model: rect)
+    }
+
+    /// The report's words for the far field's move, empty when none was needed.
+    public var farFieldText: String {
+        guard recentreShift != 0 else { return "" }
+        let target = farFieldShown < 0
+            ? "at infinity (the source showed it \(AlignmentTolerance.fixed(-farFieldShown, 1)) px beyond)"
+            : "where the source showed it"
+        let by = AlignmentTolerance.fixed(-recentreShift, 1), to = AlignmentTolerance.fixed(farFieldAfter, 1)
+        return ", far field put back by \(by) px to \(to) px, \(target)"
     }
 
     /// The horizontal field of view of the cropped eyes, degrees, given the original one.

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Which eye sees more beside depth steps: evidence about the eye order that does not depend on the sign of
 /// disparity.
 ///
@@ -18,6 +24,12 @@ public struct OcclusionEvidence: Sendable, Equatable {
     /// Strips whose boundary is at the left end (consistent with swapped eyes).
     public var swapped: Int
 
+    /// Evidence from `strips` examined strips, `consistent` of them pointing to the eyes as labelled and `swapped` to
+    /// swapped eyes (the depth, noise and signal figures start at 0).
+    public init(strips: Int, consistent: Int, swapped: Int) {
+        self.strips = strips; self.consistent = consistent; self.swapped = swapped
+    }
+
     public enum Verdict: String, Sendable { case asLabelled = "as labelled", swapped, inconclusive }
     /// Needs at least 20 decided strips and a 70 % majority.
     public var verdict: Verdict {
@@ -26,6 +38,44 @@ public struct OcclusionEvidence: Sendable, Equatable {
         let f = Double(swapped) / Double(decided)
         return f >= 0.7 ? .swapped : f <= 0.3 ? .asLabelled : .inconclusive
     }
+    /// The depth of the scene: the disparity range of the matches (2nd to 98th percentile), in the test's working
+    /// pixels (the eyes reduced to at most 480 px wide).
+    public var disparitySpan = 0.0
+    /// Input pixels per working pixel of the test.
+    public var workingScale = 1.0
+    /// Coding noise: median matching cost (mean absolute difference over 5×5 pixels, on eyes normalised to a luma
+    /// deviation of 50) where the eyes agree.
+    public var noise = 0.0
+    /// The occlusion signal: median difference of the texture change at the two ends of the decided strips (same
+    /// scale).
+    public var signal = 0.0
+
+    /// A half-occlusion strip needs a depth step of at least 2 working pixels, and the consistency check that finds
+    /// the strips tolerates 1 pixel: in a scene whose whole disparity range is below this many working pixels the
+    /// steps are not above the search's own noise, and the strips found there decide nothing.
+    public static let minSpanWorkingPixels = 8.0
+    /// The texture change that decides a strip must stand this many times above the coding noise.
+    public static let minSignalToNoise = 1.5
+
+    /// Why the evidence is too weak for an eye-order verdict (nil when it is not): a disparity range of a few pixels,
+    /// or coding noise comparable to the occlusion signal.
+    public var weakness: String? {
+        func n(_ v: Double, _ p: Int = 1) -> String { let k = pow(10, Double(p)); return "\(((v * k).rounded() / k))" }
+        if disparitySpan < Self.minSpanWorkingPixels {
+            let scaled = workingScale == 1 ? ""
+                : " of the eyes, \(n(disparitySpan)) px at the test's 1/\(Int(workingScale.rounded())) scale"
+            return "the disparity spans only \(n(disparitySpan * workingScale)) px\(scaled) (2nd … 98th percentile; below " +
+                "\(n(Self.minSpanWorkingPixels, 0)) px): too flat for half-occlusions or the sign of the disparity to tell " +
+                "the eye order"
+        }
+        if consistent + swapped > 0, signal < Self.minSignalToNoise * noise {
+            return "coding noise (matching residual \(n(noise)) grey levels) is comparable to the occlusion signal " +
+                "(\(n(signal)) grey levels, " +
+                "needed \(n(Self.minSignalToNoise))× the noise)"
+        }
+        return nil
+    }
+
     /// Share of decided strips that point to swapped eyes (0…1).
     public var swappedFraction: Double { Double(swapped) / Double(max(1, consistent + swapped)) }
 }
@@ -63,11 +113,15 @@ enum OcclusionTest {
             } }
         }
         var ev = OcclusionEvidence(strips: 0, consistent: 0, swapped: 0)
+        ev.disparitySpan = max(0, disparityMax - disparityMin) / s
+        ev.workingScale = s
+        var costs: [Float] = [], contrasts: [Float] = []
         var valid = [Bool](repeating: false, count: w)
         for y in 3..<(h - 3) {
             for x in 0..<w {
                 let d = dispL[y * w + x]
                 valid[x] = d != Int.min && x - d >= 0 && x - d < w && abs(dispR[y * w + x - d] - d) <= 1 && bestL[y * w + x] < 40
+                if valid[x] && (x + y) % 7 == 0 { costs.append(bestL[y * w + x]) }
             }
             var x = 4
             while x < w - 4 {
@@ -84,10 +138,21 @@ enum OcclusionTest {
                 ev.strips += 1
                 func g(_ i: Int) -> Float { abs(L.pixels[y * w + i] - L.pixels[y * w + i - 1]) }
                 let atStart = max(g(x - 1), g(x), g(x + 1)), atEnd = max(g(e - 1), g(e), g(e + 1))
-                if atEnd > 1.2 * atStart + 1 { ev.consistent += 1 } else if atStart > 1.2 * atEnd + 1 { ev.swapped += 1 }
+                if atEnd > 1.2 * atStart + 1 { ev.consistent += 1 }
+                else if atStart > 1.2 * atEnd + 1 { ev.swapped += 1 }
+                else { continue }
+                contrasts.append(abs(atEnd - atStart))
             }
         }
+        ev.noise = Double(median(costs))
+        ev.signal = Double(median(contrasts))
         return ev
+    }
+
+    static func median(_ v: [Float]) -> Float {
+        guard !v.isEmpty else { return 0 }
+        let s = v.sorted()
+        return s[s.count / 2]
     }
 
     /// Mean gradient magnitude over the luma deviation: a contrast-independent sharpness figure.

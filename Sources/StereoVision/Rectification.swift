@@ -216,6 +216,87 @@ public enum StereoWarp {
         return (mx, my, w, hgt)
     }
 
+    /// The largest axis-aligned rectangle (by area) whose every pixel lies inside the `width × height` frame and has
+    /// a source pixel in the frame's image under `h` — the common area of an eye left as it is and an eye warped by
+    /// `h`. Not tied to the aspect ratio or the centre: a horizontal shift by t px costs a t-px strip on one side (a
+    /// centred, aspect-kept crop costs t px on each side and the rows to match). Returns (x, y, width, height) with
+    /// even offsets and sizes (chroma planes stay aligned), or nil when it keeps less than a quarter of the frame.
+    public static func largestCommonArea(_ h: [Double], width: Int, height: Int)
+        -> (x: Int, y: Int, width: Int, height: Int)? {
+        guard width >= 4, height >= 4 else { return nil }
+        let W = Double(width - 1), H = Double(height - 1)
+        // The warped frame: a convex quadrilateral (a homography that keeps the frame in front of the camera maps
+        // it to one), clipped to the frame.
+        var poly = [(0.0, 0.0), (W, 0), (W, H), (0, H)].map { Mat3.apply(h, $0.0, $0.1) }.map { (x: $0.x, y: $0.y) }
+        guard poly.allSatisfy({ $0.x.isFinite && $0.y.isFinite }) else { return nil }
+        poly = clip(poly, width: W, height: H)
+        guard poly.count >= 3, let top = poly.map(\.y).min(), let bottom = poly.map(\.y).max(), bottom - top >= 2 else {
+            return nil
+        }
+        // The polygon's horizontal extent along a row (convex: one interval).
+        func extent(_ y: Double) -> (Double, Double)? {
+            var lo = Double.infinity, hi = -Double.infinity
+            for i in poly.indices {
+                let a = poly[i], b = poly[(i + 1) % poly.count]
+                if (a.y - y) * (b.y - y) > 0 { continue }
+                if abs(b.y - a.y) < 1e-12 { lo = min(lo, a.x, b.x); hi = max(hi, a.x, b.x); continue }
+                let x = a.x + (y - a.y) / (b.y - a.y) * (b.x - a.x)
+                lo = min(lo, x); hi = max(hi, x)
+            }
+            return lo <= hi ? (lo, hi) : nil
+        }
+        // Rows sampled at most 256 times; a rectangle is inside a convex region when its four corners are, so its
+        // extent is the narrower of its top and bottom rows'.
+        let n = min(256, max(2, Int(bottom - top)))
+        let ys = (0...n).map { top + (bottom - top) * Double($0) / Double(n) }
+        let ext = ys.map { extent($0) }
+        var best: (area: Double, x0: Double, x1: Double, y0: Double, y1: Double)?
+        for i in ys.indices {
+            guard let a = ext[i] else { continue }
+            for j in i..<ys.count {
+                guard let b = ext[j] else { continue }
+                let x0 = max(a.0, b.0), x1 = min(a.1, b.1)
+                guard x1 > x0 else { continue }
+                let area = (x1 - x0) * (ys[j] - ys[i])
+                if area > (best?.area ?? 0) { best = (area, x0, x1, ys[i], ys[j]) }
+            }
+        }
+        guard let r = best else { return nil }
+        // Whole pixels inside, even offsets and sizes.
+        func span(_ lo: Double, _ hi: Double, _ full: Int) -> (Int, Int) {
+            var a = Int((lo - 1e-9).rounded(.up)), b = Int((hi + 1e-9).rounded(.down))
+            a = max(0, a); b = min(full - 1, b)
+            if a % 2 != 0 { a += 1 }
+            var n = b - a + 1
+            if n % 2 != 0 { n -= 1 }
+            return (a, max(0, n))
+        }
+        let (x, w) = span(r.x0, r.x1, width), (y, hh) = span(r.y0, r.y1, height)
+        guard w >= 2, hh >= 2, w * hh * 4 >= width * height else { return nil }
+        return (x, y, w, hh)
+    }
+
+    /// Clips a convex polygon to the rectangle [0, w] × [0, h] (Sutherland–Hodgman, one edge at a time).
+    static func clip(_ poly: [(x: Double, y: Double)], width w: Double, height h: Double) -> [(x: Double, y: Double)] {
+        var out = poly
+        let edges: [((x: Double, y: Double)) -> Double] = [{ $0.x }, { w - $0.x }, { $0.y }, { h - $0.y }]
+        for inside in edges {
+            let input = out
+            out = []
+            for i in input.indices {
+                let a = input[i], b = input[(i + 1) % input.count]
+                let da = inside(a), db = inside(b)
+                if da >= 0 { out.append(a) }
+                if (da >= 0) != (db >= 0) {
+                    let t = da / (da - db)
+                    out.append((x: a.x + t * (b.x - a.x), y: a.y + t * (b.y - a.y)))
+                }
+            }
+            if out.isEmpty { return [] }
+        }
+        return out
+    }
+
     /// Warps a grey image: output pixel q takes the source at `h⁻¹·q` (bilinear, edges clamped).
     public static func warp(_ img: GrayImage, _ h: [Double]) -> GrayImage {
         guard let inv = Mat3.inverse(h) else { return img }

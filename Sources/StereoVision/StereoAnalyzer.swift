@@ -248,5 +248,11 @@ public enum StereoAnalyzer {
         let Hw = Mat3.mul(toWork, Mat3.mul(H, toFull))
         let rr = StereoWarp.warp(right, Hw)
         m.occlusion = OcclusionTest.evaluate(left: left, right: rr, disparityMin: (Stats.percentile(disp, 0.5) ?? 0) / s, disparityMax: (Stats.percentile(disp, 99.5) ?? 0) / s)
+        // Input pixels per test pixel (the test reduces the working eyes further); the depth the scene has there, far
+        // to near end of the matches (2nd … 98th percentile, each with three matches behind it: not one stray match).
+        m.occlusion?.workingScale *= s
+        if let k = m.occlusion?.workingScale {
+            m.occlusion?.disparitySpan = max(0, m.rectifiedNear - m.rectifiedFar) / k
+        }
     }
 }

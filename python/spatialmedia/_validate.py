@@ -13,27 +13,32 @@ if TYPE_CHECKING:
     from ._file import SpatialFile
 
 
-def _validation_options(pixels: bool, layout: Optional[str], frames: Optional[int]) -> Optional[bytes]:
+def _validation_options(pixels: bool, layout: Optional[str], frames: Optional[int], hfov: Optional[float] = None,
+                        disparity: Optional[float] = None, baseline: Optional[float] = None) -> Optional[bytes]:
     """The options of ``sm_validate``/``sm_validate_path`` as given; the library checks them."""
-    return _options_json({"pixels": bool(pixels), "layout": layout, "frames": frames})
+    return _options_json({"pixels": bool(pixels), "layout": layout, "frames": frames, "hfov_degrees": hfov,
+                          "disparity_percent": disparity, "baseline_mm": baseline})
 
 
 def validate(path: Union[PathLike, "SpatialFile"], *, pixels: bool = True, layout: Optional[str] = None,
              frames: Optional[int] = None, progress: Optional[ProgressCallback] = None,
-             cancel: Optional[CancelToken] = None, right_eye: Optional[PathLike] = None) -> ValidationReport:
+             cancel: Optional[CancelToken] = None, right_eye: Optional[PathLike] = None, hfov: Optional[float] = None,
+             disparity: Optional[float] = None, baseline: Optional[float] = None) -> ValidationReport:
     """Checks a file against the spatial-media rules, exactly as ``spatial-media validate --json FILE``:
     metadata rules and, with ``pixels``, stereo geometry measured on decoded frames. Finding problems is
     not an exception: look at ``report.exit_code``, ``report.errors``; an unreadable file gives kind
     "unreadable" and exit code 2. ``layout`` ("sbs"/"tb") for frame-packed input, ``frames`` (1…100)
     video frames measured. ``right_eye``: ``path`` is the left image and this the right one of a pair
-    (``validate --left PATH --right RIGHT``)."""
+    (``validate --left PATH --right RIGHT``). ``hfov`` (degrees), ``disparity`` (% of the width), ``baseline``
+    (mm): a raw pair (two images, SBS/TB image, MPO) is judged at these (``validate --hfov --disparity
+    --baseline``); the field of view defaults to the input's EXIF, else 60°."""
     from ._file import SpatialFile
     if isinstance(path, SpatialFile):
         if right_eye is not None:
             raise invalid_argument("right_eye needs a path for the left eye, not an open file")
         return path.validate(pixels=pixels, layout=layout, frames=frames, progress=progress, cancel=cancel)
     p = _Progress(progress)
-    opts = _validation_options(pixels, layout, frames)
+    opts = _validation_options(pixels, layout, frames, hfov, disparity, baseline)
     if right_eye is not None:
         fields = json.loads(opts) if opts else {}
         fields["right_eye"] = os.fsdecode(os.fspath(right_eye))
