@@ -39,7 +39,7 @@ let package = Package(
         .target(name: "ISOBMFF", dependencies: ["BinaryIO", "SystemSupport"]),
         .target(name: "HEVC", dependencies: ["BinaryIO", "SystemSupport"]),
         .target(name: "SpatialMedia", dependencies: ["BinaryIO", "SystemSupport", "ISOBMFF", "HEVC"]),
-        .target(name: "ImageFormats", dependencies: ["BinaryIO", "SystemSupport"]),
+        .target(name: "ImageFormats", dependencies: ["BinaryIO", "SystemSupport", "ISOBMFF"]),
         .target(name: "Codecs", dependencies: ["BinaryIO", "SystemSupport", "ImageFormats", "HEVC", "CDe265", "CX265", "CTurboJPEG", "CPNG"]),
         .target(name: "StereoVision"),
         .target(name: "MediaDecode", dependencies: ["BinaryIO", "SystemSupport", "ISOBMFF", "HEVC", "SpatialMedia", "ImageFormats", "Codecs"]),
