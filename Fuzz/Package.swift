@@ -16,6 +16,7 @@ let package = Package(
         .executable(name: "FuzzCABI", targets: ["FuzzCABI"]),
         .executable(name: "FuzzImageHeaders", targets: ["FuzzImageHeaders"]),
         .executable(name: "FuzzPNG", targets: ["FuzzPNG"]),
+        .executable(name: "FuzzJPEG", targets: ["FuzzJPEG"]),
     ],
     dependencies: [
         .package(name: "spatial-media", path: ".."),
@@ -28,5 +29,6 @@ let package = Package(
         .executableTarget(name: "FuzzCABI", dependencies: [.product(name: "spatialmedia", package: "spatial-media")], path: "FuzzCABI"),
         .executableTarget(name: "FuzzImageHeaders", dependencies: [.product(name: "SpatialMediaKit", package: "spatial-media")], path: "FuzzImageHeaders"),
         .executableTarget(name: "FuzzPNG", dependencies: [.product(name: "SpatialMediaKit", package: "spatial-media")], path: "FuzzPNG"),
+        .executableTarget(name: "FuzzJPEG", dependencies: [.product(name: "SpatialMediaKit", package: "spatial-media")], path: "FuzzJPEG"),
     ]
 )

@@ -120,7 +120,7 @@ struct AuxiliaryImageTests {
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let r = try CLI.run(["convert", "--left", src, "--right", src, "-o", "j.heic"], cwd: dir)
         try #require(r.status == 0, "\(r.err)")
-        #expect(r.out.contains("left eye: Apple HDR gain map 56x70") && r.out.contains("carried"), "\(r.out)")
+        #expect(r.out.contains("left eye: Apple HDR gain map 349x434") && r.out.contains("carried"), "\(r.out)")
     }
 
     /// A misaligned pair (the right eye turned 1° and moved down 1.5 %, its gain map the same way at its own resolution):

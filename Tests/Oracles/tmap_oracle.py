@@ -71,14 +71,25 @@ def decode_grey(item):
 
 
 def jpeg_gain_map(jpeg):
-    """Pillow's decoding of the second MPF picture of `jpeg`, as grey rows."""
+    """Pillow's decoding of the second picture of `jpeg`'s MPF index (read here from CIPA DC-007: the APP2 `MPF`
+    segment's TIFF IFD, tag 0xB002 entries of 16 bytes: attribute, size, offset from the TIFF header), as grey rows."""
+    import io, struct
     from PIL import Image
-    im = Image.open(jpeg)
-    im.seek(1)
-    g = im.convert("L")
-    w, h = g.size
-    px = g.load()
-    return [[px[x, y] for x in range(w)] for y in range(h)]
+    data = open(jpeg, "rb").read()
+    at = data.find(b"MPF\0")
+    tiff = at + 4
+    e = "<" if data[tiff:tiff + 2] == b"II" else ">"
+    ifd = tiff + struct.unpack(e + "I", data[tiff + 4:tiff + 8])[0]
+    count = struct.unpack(e + "H", data[ifd:ifd + 2])[0]
+    for k in range(count):
+        tag, _, n, value = struct.unpack(e + "HHII", data[ifd + 2 + 12 * k:ifd + 14 + 12 * k])
+        if tag == 0xB002:
+            _, size, offset, _, _ = struct.unpack(e + "IIIHH", data[tiff + value + 16:tiff + value + 32])
+            g = Image.open(io.BytesIO(data[tiff + offset:tiff + offset + size])).convert("L")
+            w, h = g.size
+            px = g.load()
+            return [[px[x, y] for x in range(w)] for y in range(h)]
+    return None
 
 
 def psnr(a, b):

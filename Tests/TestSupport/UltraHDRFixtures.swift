@@ -64,7 +64,7 @@ public enum UltraHDRFixture {
     }
 
     /// The primary's XMP: `hdrgm:Version` and a GContainer directory naming the primary and the gain map.
-    static func primaryXMP(gainMapLength: Int) -> String {
+    public static func primaryXMP(gainMapLength: Int) -> String {
         """
         <x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">
         <rdf:Description rdf:about="" xmlns:Container="http://ns.google.com/photos/1.0/container/"
@@ -78,7 +78,7 @@ public enum UltraHDRFixture {
     }
 
     /// The gain map's XMP with the `hdrgm` values, as attributes (Android) or elements (Adobe).
-    static func gainMapXMP(_ v: Values, elements: Bool) -> String {
+    public static func gainMapXMP(_ v: Values, elements: Bool) -> String {
         let fields: [(String, String)] = [("Version", "1.0"), ("GainMapMin", "\(v.gainMapMin)"), ("GainMapMax", "\(v.gainMapMax)"),
                                           ("Gamma", "\(v.gamma)"), ("OffsetSDR", "\(v.offsetSDR)"), ("OffsetHDR", "\(v.offsetHDR)"),
                                           ("HDRCapacityMin", "\(v.capacityMin)"), ("HDRCapacityMax", "\(v.capacityMax)"), ("BaseRenditionIsHDR", "False")]
@@ -91,7 +91,7 @@ public enum UltraHDRFixture {
     }
 
     /// The ISO 21496-1 APP2 payload: identifier, versions, and (in the gain map) the metadata with a denominator of 1 000 000.
-    static func isoBlock(_ v: Values, full: Bool) -> [UInt8] {
+    public static func isoBlock(_ v: Values, full: Bool) -> [UInt8] {
         var w = ByteWriter()
         w.write(Array(GainMapMetadata.isoURN.utf8) + [0])
         w.writeU16(0); w.writeU16(0)
