@@ -3,9 +3,9 @@
 // APP2 block, Apple's XMP, the GContainer directory), the gain-map metadata mapped onto ISO 21496-1 and written back
 // as a `tmap` payload, and `info`'s description of a JPEG. No pixel is decoded (the C codec library is not entered).
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 import BinaryIO
 import ImageFormats
@@ -20,7 +20,7 @@ public func fuzzJPEG(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         if let g = try? JPEGGainMap.read(bytes, mpo: mpo), let m = g.metadata {
             // What we write must read back as the same metadata.
             let back = try? GainMapMetadata(tmap: m.tmapPayload)
-            if back?.isoBytes != m.isoBytes { abort() }   // the tmap payload must round-trip
+            if back?.isoBytes != m.isoBytes { abort() }  // the tmap payload must round-trip
             _ = g.description
         }
     }
@@ -28,7 +28,7 @@ public func fuzzJPEG(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     // The parsers on their own: any bytes as an XMP packet and as an ISO 21496-1 block / tmap payload.
     if let m = try? GainMapMetadata(hdrgmXMP: bytes) { _ = m.summary; _ = m.tmapPayload }
     if let m = try? GainMapMetadata(iso: bytes) {
-        if (try? GainMapMetadata(iso: m.isoBytes)) == nil { abort() }   // an ISO 21496-1 block must round-trip
+        if (try? GainMapMetadata(iso: m.isoBytes)) == nil { abort() }  // an ISO 21496-1 block must round-trip
         _ = m.problems
     }
     _ = try? GainMapMetadata(tmap: bytes)

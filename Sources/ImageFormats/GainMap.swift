@@ -19,7 +19,9 @@ extension GainMapMetadata {
     /// absent optional fields: GainMapMin 0, Gamma 1, OffsetSDR and OffsetHDR 1/64, HDRCapacityMin 0,
     /// BaseRenditionIsHDR False; GainMapMax and HDRCapacityMax are required.
     public static func hdrgmFields(xmp: [UInt8]) throws(ParseError) -> HDRGM? {
-        guard xmp.count <= 1 << 20 else { throw ParseError(.limitExceeded, offset: 0, "XMP packet of \(xmp.count) bytes") }
+        guard xmp.count <= 1 << 20 else {
+            throw ParseError(.limitExceeded, offset: 0, "XMP packet of \(xmp.count) bytes")
+        }
         let text = String(decoding: xmp, as: UTF8.self)
         guard let version = XMPText.values(of: "hdrgm:Version", in: text)?.first else { return nil }
         func field(_ name: String, _ fallback: String?) throws(ParseError) -> [String] {
@@ -33,9 +35,12 @@ extension GainMapMetadata {
             throw ParseError(.invalidValue, offset: 0, "gain-map XMP without the required hdrgm:\(name)")
         }
         let hdr = (XMPText.values(of: "hdrgm:BaseRenditionIsHDR", in: text)?.first ?? "False").lowercased() == "true"
-        return HDRGM(version: version, baseRenditionIsHDR: hdr, gainMapMin: try field("GainMapMin", "0"), gainMapMax: try field("GainMapMax", nil),
-                     gamma: try field("Gamma", "1"), offsetSDR: try field("OffsetSDR", "0.015625"), offsetHDR: try field("OffsetHDR", "0.015625"),
-                     hdrCapacityMin: try field("HDRCapacityMin", "0")[0], hdrCapacityMax: try field("HDRCapacityMax", nil)[0])
+        return HDRGM(
+            version: version, baseRenditionIsHDR: hdr, gainMapMin: try field("GainMapMin", "0"),
+            gainMapMax: try field("GainMapMax", nil),
+            gamma: try field("Gamma", "1"), offsetSDR: try field("OffsetSDR", "0.015625"),
+            offsetHDR: try field("OffsetHDR", "0.015625"),
+            hdrCapacityMin: try field("HDRCapacityMin", "0")[0], hdrCapacityMax: try field("HDRCapacityMax", nil)[0])
     }
 
     /// The metadata of an `hdrgm` XMP packet mapped onto ISO 21496-1 (Adobe's published mapping): with an SDR base
@@ -46,7 +51,9 @@ extension GainMapMetadata {
         guard let g = try Self.hdrgmFields(xmp: xmp) else { return nil }
         func frac(_ s: String, _ name: String, unsigned: Bool = false) throws(ParseError) -> Fraction {
             guard let f = Fraction.decimal(s, unsigned: unsigned) else {
-                throw ParseError(.invalidValue, offset: 0, "hdrgm:\(name) '\(s.prefix(40))' is not a number that fits the ISO 21496-1 fields")
+                throw ParseError(
+                    .invalidValue, offset: 0,
+                    "hdrgm:\(name) '\(s.prefix(40))' is not a number that fits the ISO 21496-1 fields")
             }
             return f
         }
@@ -57,11 +64,18 @@ extension GainMapMetadata {
             let sdr = try frac(at(g.offsetSDR), "OffsetSDR"), hdr = try frac(at(g.offsetHDR), "OffsetHDR")
             let gamma = try frac(at(g.gamma), "Gamma", unsigned: true)
             guard gamma.numerator > 0 else { throw ParseError(.invalidValue, offset: 0, "hdrgm:Gamma must be above 0") }
-            list.append(Channel(gainMapMin: try frac(at(g.gainMapMin), "GainMapMin"), gainMapMax: try frac(at(g.gainMapMax), "GainMapMax"),
-                                gamma: gamma, baseOffset: g.baseRenditionIsHDR ? hdr : sdr, alternateOffset: g.baseRenditionIsHDR ? sdr : hdr))
+            list.append(
+                Channel(
+                    gainMapMin: try frac(at(g.gainMapMin), "GainMapMin"),
+                    gainMapMax: try frac(at(g.gainMapMax), "GainMapMax"),
+                    gamma: gamma, baseOffset: g.baseRenditionIsHDR ? hdr : sdr,
+                    alternateOffset: g.baseRenditionIsHDR ? sdr : hdr))
         }
-        let capMin = try frac(g.hdrCapacityMin, "HDRCapacityMin", unsigned: true), capMax = try frac(g.hdrCapacityMax, "HDRCapacityMax", unsigned: true)
-        self.init(baseHeadroom: g.baseRenditionIsHDR ? capMax : capMin, alternateHeadroom: g.baseRenditionIsHDR ? capMin : capMax, channels: list)
+        let capMin = try frac(g.hdrCapacityMin, "HDRCapacityMin", unsigned: true),
+            capMax = try frac(g.hdrCapacityMax, "HDRCapacityMax", unsigned: true)
+        self.init(
+            baseHeadroom: g.baseRenditionIsHDR ? capMax : capMin,
+            alternateHeadroom: g.baseRenditionIsHDR ? capMin : capMax, channels: list)
     }
 }
 
@@ -84,7 +98,7 @@ public enum XMPText {
             if before == 0x20 || before == 0x0A || before == 0x0D || before == 0x09 {
                 var p = after
                 while p < s.count, s[p] == 0x20 || s[p] == 0x0A || s[p] == 0x0D || s[p] == 0x09 { p += 1 }
-                if p < s.count, s[p] == 0x3D {   // =
+                if p < s.count, s[p] == 0x3D {  // =
                     p += 1
                     while p < s.count, s[p] == 0x20 { p += 1 }
                     guard p < s.count, s[p] == 0x22 || s[p] == 0x27 else { continue }
@@ -111,8 +125,10 @@ public enum XMPText {
         let open = Array("<rdf:li".utf8), close = Array("</rdf:li>".utf8)
         var out: [String] = []
         var p = 0
-        while out.count < 16, let a = find(open, in: inner, from: p), let gt = inner[(a + open.count)...].firstIndex(of: 0x3E),
-              let b = find(close, in: inner, from: gt + 1) {
+        while out.count < 16, let a = find(open, in: inner, from: p),
+            let gt = inner[(a + open.count)...].firstIndex(of: 0x3E),
+            let b = find(close, in: inner, from: gt + 1)
+        {
             out.append(String(decoding: inner[(gt + 1)..<b], as: UTF8.self).trimmingSpaces)
             p = b + close.count
         }
@@ -120,7 +136,9 @@ public enum XMPText {
     }
 
     static func find(_ needle: [UInt8], in hay: [UInt8], from: Int) -> Int? {
-        guard !needle.isEmpty, from >= 0, hay.count >= needle.count, from <= hay.count - needle.count else { return nil }
+        guard !needle.isEmpty, from >= 0, hay.count >= needle.count, from <= hay.count - needle.count else {
+            return nil
+        }
         let first = needle[0]
         var i = from
         while i <= hay.count - needle.count {
@@ -175,10 +193,16 @@ public struct JPEGGainMap: Sendable {
         guard let i = mpo.gainMapIndex, let evidence = mpo.pictures[i].gainMap else { return nil }
         let jpeg = mpo.jpeg(i, in: data)
         let s = try JPEGSegments(jpeg)
-        guard let f = s.frame else { throw ParseError(.truncated, offset: UInt64(mpo.pictures[i].range.lowerBound), "the gain-map picture has no frame header") }
+        guard let f = s.frame else {
+            throw ParseError(
+                .truncated, offset: UInt64(mpo.pictures[i].range.lowerBound), "the gain-map picture has no frame header"
+            )
+        }
         let xmp = MPO.xmp(s)
-        var g = JPEGGainMap(index: i, type: mpo.type(i), evidence: evidence, jpeg: jpeg, width: f.width, height: f.height, metadata: nil,
-                            metadataSource: "", xmp: xmp)
+        var g = JPEGGainMap(
+            index: i, type: mpo.type(i), evidence: evidence, jpeg: jpeg, width: f.width, height: f.height,
+            metadata: nil,
+            metadataSource: "", xmp: xmp)
         if let iso = MPO.isoBlock(s), iso.count > 4 {
             g.metadata = try GainMapMetadata(iso: iso)
             g.metadataSource = "ISO 21496-1 block"
@@ -189,8 +213,10 @@ public struct JPEGGainMap: Sendable {
             g.evidence = .apple
             g.metadataSource = "Apple XMP"
         } else {
-            throw ParseError(.invalidValue, offset: UInt64(mpo.pictures[i].range.lowerBound),
-                             "MPF picture \(i + 1) is named a gain map but has no gain-map metadata (no hdrgm XMP, no ISO 21496-1 block)")
+            throw ParseError(
+                .invalidValue, offset: UInt64(mpo.pictures[i].range.lowerBound),
+                "MPF picture \(i + 1) is named a gain map but has no gain-map metadata (no hdrgm XMP, no ISO 21496-1 block)"
+            )
         }
         return g
     }

@@ -23,7 +23,8 @@ public enum ImageInfo {
             let a = mpo.pictures.first?.attributes, a2 = mpo.pictures.dropFirst().first?.attributes
             if let bl = a?.baselineMM ?? a2?.baselineMM { s += ", baseline \(NumberText.fixed(bl, places: 1, trimZeros: true)) mm" }
             if let c = a?.convergenceAngleDegrees ?? a2?.convergenceAngleDegrees { s += ", convergence \(NumberText.fixed(c, places: 2, trimZeros: true))°" }
-            lines.append(s + (mpo.pictures.count >= 2 ? " (stereo pair: pictures \(pair.0 + 1) and \(pair.1 + 1), MP type \(MPO.TypeCode.name(mpo.type(pair.1))); first = left)" : "; no second eye"))
+            let views = " (stereo pair: pictures \(pair.0 + 1) and \(pair.1 + 1), MP type \(MPO.TypeCode.name(mpo.type(pair.1)))"
+            lines.append(s + (mpo.pictures.count >= 2 ? views + "; first = left)" : "; no second eye"))
             o[0] = ("format", .string("mpo"))
             o.append(("pictures", .int(Int64(mpo.pictures.count))))
             if let bl = a?.baselineMM ?? a2?.baselineMM { o.append(("baseline_mm", .double(bl))) }
@@ -37,19 +38,24 @@ public enum ImageInfo {
                 if let g = try JPEGGainMap.read(b, mpo: mpo) {
                     lines.append("auxiliary images: 1")
                     lines.append("  \(g.description)")
-                    var gj: [(String, JSON)] = [("picture", .int(Int64(g.index + 1))), ("mp_type", .int(Int64(g.type))), ("width", .int(Int64(g.width))),
-                                                ("height", .int(Int64(g.height))), ("kind", .string(g.isApple ? "gain-map" : "iso-gain-map")),
-                                                ("metadata_source", .string(g.metadataSource))]
+                    var gj: [(String, JSON)] = [
+                        ("picture", .int(Int64(g.index + 1))), ("mp_type", .int(Int64(g.type))), ("width", .int(Int64(g.width))),
+                        ("height", .int(Int64(g.height))), ("kind", .string(g.isApple ? "gain-map" : "iso-gain-map")),
+                        ("metadata_source", .string(g.metadataSource)),
+                    ]
                     if let m = g.metadata, let c = m.channels.first {
-                        gj += [("gain_map_min", .double(c.gainMapMin.value)), ("gain_map_max", .double(c.gainMapMax.value)), ("gamma", .double(c.gamma.value)),
-                               ("base_offset", .double(c.baseOffset.value)), ("alternate_offset", .double(c.alternateOffset.value)),
-                               ("base_headroom", .double(m.baseHeadroom.value)), ("alternate_headroom", .double(m.alternateHeadroom.value)),
-                               ("channels", .int(Int64(m.channels.count)))]
+                        gj += [
+                            ("gain_map_min", .double(c.gainMapMin.value)), ("gain_map_max", .double(c.gainMapMax.value)),
+                            ("gamma", .double(c.gamma.value)), ("base_offset", .double(c.baseOffset.value)),
+                            ("alternate_offset", .double(c.alternateOffset.value)), ("base_headroom", .double(m.baseHeadroom.value)),
+                            ("alternate_headroom", .double(m.alternateHeadroom.value)), ("channels", .int(Int64(m.channels.count))),
+                        ]
                     }
                     o.append(("gain_map", .object(gj)))
                 }
             } catch {
-                lines.append("  gain map: MPF picture \(mpo.gainMapIndex.map { $0 + 1 } ?? 2) cannot be read: \(error.message)")
+                let at = mpo.gainMapIndex.map { $0 + 1 } ?? 2
+                lines.append("  gain map: MPF picture \(at) cannot be read: \(error.message)")
             }
         }
         lines.append(note)

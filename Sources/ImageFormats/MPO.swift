@@ -78,7 +78,8 @@ public struct MPO: Sendable {
         }
         // The primary's GContainer directory (Ultra HDR) names which picture is the gain map.
         if let xmp = MPO.xmp(first), let semantics = MPO.containerSemantics(xmp) {
-            for (i, s) in semantics.enumerated() where i > 0 && i < pictures.count && s.lowercased() == "gainmap" && pictures[i].gainMap == nil {
+            for (i, s) in semantics.enumerated()
+            where i > 0 && i < pictures.count && s.lowercased() == "gainmap" && pictures[i].gainMap == nil {
                 pictures[i].gainMap = .containerDirectory
             }
         }
@@ -150,7 +151,9 @@ public struct MPO: Sendable {
         if let iso = isoBlock(s), iso.count > 4 { return .iso21496 }
         guard let x = xmp(s) else { return nil }
         let text = String(decoding: x, as: UTF8.self)
-        if XMPText.values(of: "hdrgm:Version", in: text) != nil, XMPText.values(of: "hdrgm:GainMapMax", in: text) != nil { return .hdrgm }
+        if XMPText.values(of: "hdrgm:Version", in: text) != nil, XMPText.values(of: "hdrgm:GainMapMax", in: text) != nil {
+            return .hdrgm
+        }
         if text.contains("urn:com:apple:photo:2020:aux:hdrgainmap") { return .apple }
         return nil
     }
@@ -184,7 +187,8 @@ public struct MPO: Sendable {
             p = at + key.count
             var q = p
             while q < text.count, text[q] == 0x20 || text[q] == 0x3D { q += 1 }
-            guard q < text.count, text[q] == 0x22 || text[q] == 0x27, let end = text[(q + 1)...].firstIndex(of: text[q]) else { continue }
+            guard q < text.count, text[q] == 0x22 || text[q] == 0x27,
+                  let end = text[(q + 1)...].firstIndex(of: text[q]) else { continue }
             out.append(String(decoding: text[(q + 1)..<end], as: UTF8.self))
         }
         return out

@@ -55,7 +55,9 @@ public enum ImageFiles {
                 out.kind = .mpo
                 out.mpoSecond = second.image
                 out.mpoAttributes = [mpo.pictures[a].attributes, mpo.pictures[b].attributes]
-                if mpo.pictures.count > 2 { out.notes.append("MPO holds \(mpo.pictures.count) images; pictures \(a + 1) and \(b + 1) (the stereo views) are used") }
+                if mpo.pictures.count > 2 {
+                    out.notes.append("MPO holds \(mpo.pictures.count) images; pictures \(a + 1) and \(b + 1) (the stereo views) are used")
+                }
             } else if mpo.fromIndex && mpo.pictures.count < 2 {
                 out.kind = .mpo
                 out.notes.append("MPO index lists only one image")
@@ -64,11 +66,13 @@ public enum ImageFiles {
                     out.gainMap = try JPEGGainMap.read(data, mpo: mpo)
                     out.gainMap?.orientation = first.appliedOrientation
                 } catch {
-                    out.notes.append("MPF picture \(mpo.gainMapIndex.map { $0 + 1 } ?? 2) is marked as a gain map but cannot be read: \(error.message)")
+                    let at = mpo.gainMapIndex.map { $0 + 1 } ?? 2
+                    out.notes.append("MPF picture \(at) is marked as a gain map but cannot be read: \(error.message)")
                 }
-                let types = mpo.pictures.indices.dropFirst().map { MPO.TypeCode.name(mpo.type($0)) }.joined(separator: ", ")
-                out.notes.append("one photo, not a stereo pair: its MP index lists \(mpo.pictures.count) pictures (further: \(types))"
-                                 + (out.gainMap.map { "; picture \($0.index + 1) is its \($0.isApple ? "Apple " : "")HDR gain map" } ?? "")
+                let types = mpo.pictures.indices.dropFirst().map { MPO.TypeCode.name(mpo.type($0)) }
+                let gain = out.gainMap.map { "; picture \($0.index + 1) is its \($0.isApple ? "Apple " : "")HDR gain map" } ?? ""
+                out.notes.append("one photo, not a stereo pair: its MP index lists \(mpo.pictures.count) pictures (further: "
+                                 + types.joined(separator: ", ") + ")" + gain
                                  + " — only MP type Disparity, or two Multi-angle pictures, make a stereo MPO")
             }
             return out

@@ -131,7 +131,7 @@ public enum StereoImages {
         do throws(ParseError) {
             var p = try pair(from: src, name: path, packing: options)
             if let g = src.gainMap {
-                p.auxiliaryNotCarried.append("\(g.description) not carried: it covers the whole frame-packed picture, not one eye")
+                p.auxiliaryNotCarried.append(g.description + " not carried: it covers the whole frame-packed picture, not one eye")
             }
             // A frame-packed HEIC's gain map or depth covers both halves at once: it belongs to neither eye alone.
             if FileProbe.kind(of: path) == .heif, let f = try? ISOFile.open(path: path, limits: options.limits), let h = f.heif, let primary = h.primaryItemID {
@@ -270,13 +270,14 @@ public enum StereoImages {
             return (f, p)
         }
         try attachAuxiliary(&pair, left: primary(l), right: primary(r))
-        // A JPEG eye's HDR gain map (Ultra HDR, Adobe / ISO 21496-1, Apple) goes with that eye; a stereo MPO given as one
-        // eye has its second view left out, and the report says so.
+        // A JPEG eye's HDR gain map (Ultra HDR, Adobe / ISO 21496-1, Apple) goes with that eye; a stereo MPO given
+        // as one eye has its second view left out, and the report says so.
         pair.leftGainMap = a.gainMap
         pair.rightGainMap = b.gainMap
         for (name, path, loaded) in [("left", l, a), ("right", r, b)] {
             if let second = loaded.mpoSecond {
-                pair.auxiliaryNotCarried.append("\(name) eye: \(path)'s second stereo view (\(second.width)x\(second.height)) not used: one file gives one eye")
+                pair.auxiliaryNotCarried.append("\(name) eye: \(path)'s second stereo view (\(second.width)x\(second.height)) not used: "
+                                                + "one file gives one eye")
             }
         }
         return pair

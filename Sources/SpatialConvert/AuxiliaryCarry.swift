@@ -12,10 +12,12 @@ import StereoVision
 /// follow is named with the reason — never a silent loss. See `Specs/spatial-photo.md`, "Auxiliary images".
 public enum AuxiliaryCarry {
     /// The bundles each eye's output carries and one report line per auxiliary image or thumbnail.
-    public static func prepare(_ pairIn: StereoPair, quality: Int, limits: Limits = .default) -> (left: [HEIFItemBundle], right: [HEIFItemBundle], notes: [String]) {
+    public static func prepare(_ pairIn: StereoPair, quality: Int, limits: Limits = .default)
+        -> (left: [HEIFItemBundle], right: [HEIFItemBundle], notes: [String]) {
         var pair = pairIn
         var notes = pair.auxiliaryNotCarried
-        // A JPEG eye's gain map is encoded first; it then travels like any other bundle (warped with its eye after align).
+        // A JPEG eye's gain map is encoded first; it then travels like any other bundle (warped with its eye after
+        // align).
         var encodedNotes: [UInt32: String] = [:]
         var fromJPEG = Set<String>()
         for (i, g) in [(0, pair.leftGainMap), (1, pair.rightGainMap)] {
@@ -27,7 +29,8 @@ public enum AuxiliaryCarry {
                 fromJPEG.insert("\(i)-\(b.rootID)")
                 encodedNotes[UInt32(i)] = "\(name) eye: \(g.description) carried: " + (g.isApple
                     ? "encoded as HEVC with Apple's gain-map URN and its XMP (Apple's form)"
-                    : "encoded as HEVC, applied through an ISO 21496-1 tmap item (its metadata kept: \(g.metadata?.summary ?? "")); its XMP kept as a metadata item")
+                    : "encoded as HEVC, applied through an ISO 21496-1 tmap item (its metadata kept: \(g.metadata?.summary ?? "")); "
+                      + "its XMP kept as a metadata item")
             } catch {
                 notes.append("\(name) eye: \(g.description) dropped: it cannot be encoded (\(error.message))")
             }
@@ -35,7 +38,10 @@ public enum AuxiliaryCarry {
         guard let warp = pair.eyeWarp else {
             for (i, (name, list)) in [("left", pair.leftAuxiliary), ("right", pair.rightAuxiliary)].enumerated() {
                 for b in list {
-                    if fromJPEG.contains("\(i)-\(b.rootID)"), let n = encodedNotes[UInt32(i)] { notes.append(n); continue }
+                    if fromJPEG.contains("\(i)-\(b.rootID)"), let n = encodedNotes[UInt32(i)] {
+                        notes.append(n)
+                        continue
+                    }
                     notes.append("\(name) eye: \(b.description) kept, bytes unchanged")
                 }
             }
@@ -70,16 +76,20 @@ public enum AuxiliaryCarry {
         var img = try JPEG.decode(g.jpeg, applyOrientation: false, limits: limits).image
         if g.orientation > 1 { img = try JPEG.applyExifOrientation(img, g.orientation) }
         var metadata: [HEIFBuilder.Item] = []
-        if let x = g.xmp { metadata.append(.init(id: 0, type: "mime", hidden: true, contentType: "application/rdf+xml", data: x)) }
+        if let x = g.xmp {
+            metadata.append(.init(id: 0, type: "mime", hidden: true, contentType: "application/rdf+xml", data: x))
+        }
         let q = max(quality, gainMapMinimumQuality)
         if g.isApple {
             let urn = AuxiliaryImage.appleGainMapURN
             let auxC = Box(type: "auxC", fields: .raw([0, 0, 0, 0] + Array(urn.utf8) + [0]))
-            return try encoded(img, properties: [(auxC, true)], metadata: metadata, reference: "auxl", urn: urn, kind: .gainMap, quality: q, limits: limits)
+            return try encoded(img, properties: [(auxC, true)], metadata: metadata, reference: "auxl", urn: urn, kind: .gainMap,
+                               quality: q, limits: limits)
         }
         guard let m = g.metadata else { throw ParseError(.invalidValue, offset: 0, "the gain map has no metadata") }
         if let p = m.problems.first { throw ParseError(.invalidValue, offset: 0, "its metadata cannot be applied: \(p)") }
-        var b = try encoded(img, properties: [], metadata: metadata, reference: "tmap", urn: "tmap", kind: .isoGainMap, quality: q, limits: limits)
+        var b = try encoded(img, properties: [], metadata: metadata, reference: "tmap", urn: "tmap", kind: .isoGainMap,
+                            quality: q, limits: limits)
         b.toneMap = m.tmapPayload
         return b
     }

@@ -108,7 +108,9 @@ public enum StereoImageSplitter {
             guard a.width == b.width, a.height == b.height else {
                 throw ParseError(.invalidValue, offset: 0, "the two MPO images differ in size (\(a.width)×\(a.height) and \(b.width)×\(b.height))")
             }
-            if mpo.pictures.count > 2 { notes.append("MPO holds \(mpo.pictures.count) images; pictures \(first + 1) and \(second + 1) (the stereo views) are used") }
+            if mpo.pictures.count > 2 {
+                notes.append("MPO holds \(mpo.pictures.count) images; pictures \(first + 1) and \(second + 1) (the stereo views) are used")
+            }
             if let bl = mpo.pictures.lazy.compactMap(\.attributes.baselineMM).first, StereoImages.isPlausible(baselineMM: bl) {
                 notes.append("MPO baseline \(NumberText.fixed(bl, places: 1)) mm: a JPEG eye has no field for it (convert the MPO to a spatial photo to keep it)")
             }

@@ -131,7 +131,8 @@ public struct AuxiliaryImage: Sendable {
     public var depthRange: DepthRange?
     /// For depth and disparity maps: what was (not) found about units and range.
     public var depthNote: String?
-    /// For an ISO 21496-1 gain map: the metadata of its `tmap` item, or why it cannot be read (``HEIFImageInventory/readToneMaps(file:limits:)``).
+    /// For an ISO 21496-1 gain map: the metadata of its `tmap` item, or why it cannot be read
+    /// (``HEIFImageInventory/readToneMaps(_:file:limits:)``).
     public var toneMap: Result<GainMapMetadata, ParseError>?
 
     /// The size shown (stored size turned by `irot`).
@@ -239,7 +240,8 @@ public struct HEIFImageInventory: Sendable {
         for i in auxiliary.indices {
             guard let t = auxiliary[i].toneMapItemID else { continue }
             do throws(ParseError) {
-                auxiliary[i].toneMap = .success(try GainMapMetadata(tmap: try h.data(of: t, file: file, limits: limits)))
+                let payload = try h.data(of: t, file: file, limits: limits)
+                auxiliary[i].toneMap = .success(try GainMapMetadata(tmap: payload))
             } catch { auxiliary[i].toneMap = .failure(error) }
         }
     }
@@ -304,10 +306,13 @@ public struct HEIFImageInventory: Sendable {
             }
             if let n = a.depthNote { o.append(("depth_note", .string(n))) }
             if case .success(let m)? = a.toneMap, let c = m.channels.first {
-                o.append(("tone_map", .object([("gain_map_min", .double(c.gainMapMin.value)), ("gain_map_max", .double(c.gainMapMax.value)),
-                                               ("gamma", .double(c.gamma.value)), ("base_offset", .double(c.baseOffset.value)),
-                                               ("alternate_offset", .double(c.alternateOffset.value)), ("base_headroom", .double(m.baseHeadroom.value)),
-                                               ("alternate_headroom", .double(m.alternateHeadroom.value)), ("channels", .uint(UInt64(m.channels.count)))])))
+                let t: [(String, JSON)] = [
+                    ("gain_map_min", .double(c.gainMapMin.value)), ("gain_map_max", .double(c.gainMapMax.value)),
+                    ("gamma", .double(c.gamma.value)), ("base_offset", .double(c.baseOffset.value)),
+                    ("alternate_offset", .double(c.alternateOffset.value)), ("base_headroom", .double(m.baseHeadroom.value)),
+                    ("alternate_headroom", .double(m.alternateHeadroom.value)), ("channels", .uint(UInt64(m.channels.count))),
+                ]
+                o.append(("tone_map", .object(t)))
             }
             return .object(o)
         }

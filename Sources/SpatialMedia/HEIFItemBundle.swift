@@ -77,13 +77,15 @@ public struct HEIFItemBundle: Sendable {
         for r in refs where r.type == "dimg" && r.to.first == master && h.items.first(where: { $0.id == r.from })?.type == "tmap" {
             let gain = r.to.count > 1 ? r.to[1] : 0
             if seen.contains(gain) {
-                notes.append("tmap item \(r.from) (ISO 21496-1 tone-map image over item \(master)) not carried: its gain map (item \(gain)) is also an auxiliary "
-                             + "image and is kept as that")
+                notes.append("tmap item \(r.from) (ISO 21496-1 tone-map image over item \(master)) not carried: "
+                             + "its gain map (item \(gain)) is also an auxiliary image and is kept as that")
                 continue
             }
             // A gain map used only through the tmap: carried with the tmap payload, re-attached the same way.
             do throws(ParseError) {
-                guard r.to.count == 2 else { throw ParseError(.invalidValue, offset: 0, "its dimg names \(r.to.count) images, not [base, gain map]") }
+                guard r.to.count == 2 else {
+                    throw ParseError(.invalidValue, offset: 0, "its dimg names \(r.to.count) images, not [base, gain map]")
+                }
                 let payload = try h.data(of: r.from, file: file)
                 _ = try GainMapMetadata(tmap: payload)
                 var b = try read(root: gain, reference: "tmap", file: file)
@@ -93,7 +95,7 @@ public struct HEIFItemBundle: Sendable {
                 seen.insert(gain)
                 out.append(b)
             } catch {
-                notes.append("tmap item \(r.from) (ISO 21496-1 tone-map image over item \(master)) not carried: \(error.message)")
+                notes.append("tmap item \(r.from) (ISO 21496-1 tone-map image over item \(master)) not carried: " + error.message)
             }
         }
         return (out, notes)
@@ -155,13 +157,16 @@ extension HEIFBuilder {
         }
         // ISO 21496-1 in HEIF: a `tmap` derived image of the master's size over [master, gain map], the preferred
         // alternative to the master in an `altr` group; the brand `tmap` says the file uses it.
-        guard nextID < UInt32.max - 1 else { throw ParseError(.unsupported, offset: 0, path: "meta/iinf", "no item id is left for the tmap of \(bundle.description)") }
+        guard nextID < UInt32.max - 1 else {
+            throw ParseError(.unsupported, offset: 0, path: "meta/iinf", "no item id is left for the tmap of \(bundle.description)")
+        }
         let tmapID = nextID, groupID = nextID + 1
         nextID += 2
         let masterItem = items.first { $0.id == master }
         let size = masterItem?.properties.first { $0.box.type == "ispe" }
         let colour = masterItem?.properties.filter { $0.box.type == "colr" || $0.box.type == "pixi" } ?? []
-        items.append(.init(id: tmapID, type: "tmap", data: toneMap, properties: (size.map { [($0.box, false)] } ?? []) + colour.map { ($0.box, false) }))
+        let tmapProperties = (size.map { [($0.box, false)] } ?? []) + colour.map { ($0.box, false) }
+        items.append(.init(id: tmapID, type: "tmap", data: toneMap, properties: tmapProperties))
         references.append(.init(type: "dimg", from: tmapID, to: [master, root]))
         groups.append((type: "altr", id: groupID, entities: [tmapID, master]))
         if let ftypBox = ftyp.payload(FileTypeBox.self), !ftypBox.compatibleBrands.contains("tmap") {

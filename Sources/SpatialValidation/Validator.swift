@@ -125,7 +125,7 @@ public enum Validator {
         var isMPO = false, oneEyeOnly = false
         let jpegData = isJPEG ? try? FileBytes.read(path, limits: options.limits) : nil
         let jpegMPO = jpegData.flatMap { try? MPO($0) }
-        if let mpo = jpegMPO, mpo.stereoPair == nil, mpo.fromIndex || mpo.pictures.count >= 2, mpo.pictures.count >= 2, let data = jpegData {
+        if let mpo = jpegMPO, mpo.stereoPair == nil, mpo.pictures.count >= 2, let data = jpegData {
             gainMapJPEG(mpo, data: data, into: &r)
         }
         if let mpo = jpegMPO, mpo.stereoPair != nil || (mpo.fromIndex && mpo.pictures.count < 2) {
@@ -164,8 +164,8 @@ public enum Validator {
         return r
     }
 
-    /// A JPEG whose MP index holds further pictures that are not stereo views (SV-PAIR-005): one photo, with its HDR gain map
-    /// named and its metadata read (SV-PAIR-006 when the map cannot be read).
+    /// A JPEG whose MP index holds further pictures that are not stereo views (SV-PAIR-005): one photo, with its HDR
+    /// gain map named and its metadata read (SV-PAIR-006 when the map cannot be read).
     static func gainMapJPEG(_ mpo: MPO, data: [UInt8], into r: inout ValidationReport) {
         let types = mpo.pictures.indices.map { MPO.TypeCode.name(mpo.type($0)) }.joined(separator: ", ")
         var s = "MPF index of \(mpo.pictures.count) pictures (\(types)) without stereo views: one photo, not a stereo MPO "
@@ -175,7 +175,8 @@ public enum Validator {
             r.findings.append(Finding("SV-PAIR-005", .info, s))
         } catch {
             r.findings.append(Finding("SV-PAIR-005", .info, s))
-            r.findings.append(Finding("SV-PAIR-006", .warning, "MPF picture \(mpo.gainMapIndex.map { $0 + 1 } ?? 2) is marked as an HDR gain map but "
+            let at = mpo.gainMapIndex.map { $0 + 1 } ?? 2
+            r.findings.append(Finding("SV-PAIR-006", .warning, "MPF picture \(at) is marked as an HDR gain map but "
                                       + "cannot be read: \(error.message); a conversion leaves it out"))
         }
     }

@@ -9,12 +9,16 @@ import ISOBMFF
 /// layouts (Tests/TestSupport/UltraHDRFixtures.swift).
 @Suite("Ultra HDR gain maps")
 struct UltraHDRGainMapTests {
-    static let leftValues = UltraHDRFixture.Values(gainMapMin: 0, gainMapMax: 2.3, gamma: 1, offsetSDR: 0.015625, offsetHDR: 0.015625,
-                                                   capacityMin: 0, capacityMax: 2.3)
-    static let rightValues = UltraHDRFixture.Values(gainMapMin: -0.5, gainMapMax: 3.25, gamma: 0.8, offsetSDR: 0.01, offsetHDR: 0.02,
-                                                    capacityMin: 0.25, capacityMax: 3.5)
+    static let leftValues = UltraHDRFixture.Values(
+        gainMapMin: 0, gainMapMax: 2.3, gamma: 1, offsetSDR: 0.015625, offsetHDR: 0.015625,
+        capacityMin: 0, capacityMax: 2.3)
+    static let rightValues = UltraHDRFixture.Values(
+        gainMapMin: -0.5, gainMapMax: 3.25, gamma: 0.8, offsetSDR: 0.01, offsetHDR: 0.02,
+        capacityMin: 0.25, capacityMax: 3.5)
 
-    static func write(_ variant: UltraHDRFixture.Variant, _ values: UltraHDRFixture.Values, seed: UInt32, to path: String) throws -> UltraHDRFixture.Made {
+    static func write(
+        _ variant: UltraHDRFixture.Variant, _ values: UltraHDRFixture.Values, seed: UInt32, to path: String
+    ) throws -> UltraHDRFixture.Made {
         let made = try UltraHDRFixture.make(variant, seed: seed, values: values)
         try Data(made.bytes).write(to: URL(fileURLWithPath: path))
         return made
@@ -39,12 +43,18 @@ struct UltraHDRGainMapTests {
         #expect(info.out.contains("one photo, not a stereo pair"), "\(info.out)")
         #expect(!info.out.contains("MPO (multi-picture)"), "\(info.out)")
         #expect(info.out.contains("auxiliary images: 1") && info.out.contains("HDR gain map"), "\(info.out)")
-        #expect(info.out.contains("max 3.25") && info.out.contains("gamma 0.8") && info.out.contains("headroom 0.25 → 3.5"), "\(info.out)")
-        let json = try #require(try JSONSerialization.jsonObject(with: Data(try CLI.run(["info", "--json", dir + "/photo.jpg"]).out.utf8)) as? [String: Any])
+        #expect(
+            info.out.contains("max 3.25") && info.out.contains("gamma 0.8") && info.out.contains("headroom 0.25 → 3.5"),
+            "\(info.out)")
+        let json = try #require(
+            try JSONSerialization.jsonObject(with: Data(try CLI.run(["info", "--json", dir + "/photo.jpg"]).out.utf8))
+                as? [String: Any])
         let image = json["image"] as? [String: Any] ?? json
         let gm = try #require(image["gain_map"] as? [String: Any], "\(json)")
         #expect(gm["gain_map_max"] as? Double == 3.25 && gm["alternate_headroom"] as? Double == 3.5)
-        #expect(gm["metadata_source"] as? String == (variant == .adobe ? "ISO 21496-1 block" : "hdrgm XMP (Ultra HDR / Adobe)"))
+        #expect(
+            gm["metadata_source"] as? String
+                == (variant == .adobe ? "ISO 21496-1 block" : "hdrgm XMP (Ultra HDR / Adobe)"))
         let validate = try CLI.run(["validate", dir + "/photo.jpg"])
         #expect(validate.out.contains("SV-PAIR-005"), "\(validate.out)")
         #expect(!validate.out.contains("kind: mpo") && !validate.out.contains("SV-PAIR-003"), "\(validate.out)")
@@ -61,7 +71,8 @@ struct UltraHDRGainMapTests {
         _ = try Self.write(variant, Self.rightValues, seed: 2, to: dir + "/right.jpg")
         let conv = try CLI.run(["convert", "--left", "left.jpg", "--right", "right.jpg", "-o", "out.heic"], cwd: dir)
         try #require(conv.status == 0, "\(conv.out)\(conv.err)")
-        #expect(conv.out.contains("left eye: HDR gain map") && conv.out.contains("right eye: HDR gain map"), "\(conv.out)")
+        #expect(
+            conv.out.contains("left eye: HDR gain map") && conv.out.contains("right eye: HDR gain map"), "\(conv.out)")
         #expect(conv.out.contains("ISO 21496-1 tmap"), "\(conv.out)")
         let validate = try CLI.run(["validate", dir + "/out.heic"])
         #expect(validate.out.contains("result: 0 error(s)") && !validate.out.contains("ERROR"), "\(validate.out)")
@@ -71,7 +82,8 @@ struct UltraHDRGainMapTests {
         #expect(info.out.components(separatedBy: "ISO 21496-1 gain map (tmap input)").count == 3, "\(info.out)")
         #expect(info.out.contains("max 2.3, gamma 1,") && info.out.contains("max 3.25, gamma 0.8,"), "\(info.out)")
         // libheif.
-        let o = try Oracle.object("Tests/Oracles/tmap_oracle.py", [dir + "/out.heic", dir + "/left.jpg", dir + "/right.jpg"])
+        let o = try Oracle.object(
+            "Tests/Oracles/tmap_oracle.py", [dir + "/out.heic", dir + "/left.jpg", dir + "/right.jpg"])
         #expect(o["error"] == nil, "libheif cannot read the output: \(o["error"] ?? "")")
         let maps = o["tmap"] as? [[String: Any]] ?? []
         #expect(maps.count == 2, "\(o)")
@@ -94,18 +106,25 @@ struct UltraHDRGainMapTests {
             let meta = try GainMapMetadata(tmap: bytes)
             let v = eye == 0 ? Self.leftValues : Self.rightValues
             let c = try #require(meta.channels.first)
-            for (got, want, name) in [(c.gainMapMin.value, v.gainMapMin, "min"), (c.gainMapMax.value, v.gainMapMax, "max"), (c.gamma.value, v.gamma, "gamma"),
-                                      (c.baseOffset.value, v.offsetSDR, "base offset"), (c.alternateOffset.value, v.offsetHDR, "alternate offset"),
-                                      (meta.baseHeadroom.value, v.capacityMin, "base headroom"), (meta.alternateHeadroom.value, v.capacityMax, "alternate headroom")] {
+            for (got, want, name) in [
+                (c.gainMapMin.value, v.gainMapMin, "min"), (c.gainMapMax.value, v.gainMapMax, "max"),
+                (c.gamma.value, v.gamma, "gamma"),
+                (c.baseOffset.value, v.offsetSDR, "base offset"),
+                (c.alternateOffset.value, v.offsetHDR, "alternate offset"),
+                (meta.baseHeadroom.value, v.capacityMin, "base headroom"),
+                (meta.alternateHeadroom.value, v.capacityMax, "alternate headroom"),
+            ] {
                 #expect(abs(got - want) < 1e-6, "eye \(eye) \(name): \(got), want \(want)")
             }
             #expect(meta.tmapPayload == bytes, "the payload is written byte-exactly as our model serialises it")
         }
         #expect(eyes == [0, 1])
         // Swapping the eyes swaps their gain maps.
-        let swapped = try CLI.run(["convert", "--left", "left.jpg", "--right", "right.jpg", "--swap-eyes", "-o", "sw.heic"], cwd: dir)
+        let swapped = try CLI.run(
+            ["convert", "--left", "left.jpg", "--right", "right.jpg", "--swap-eyes", "-o", "sw.heic"], cwd: dir)
         try #require(swapped.status == 0, "\(swapped.err)")
-        let so = try Oracle.object("Tests/Oracles/tmap_oracle.py", [dir + "/sw.heic", dir + "/right.jpg", dir + "/left.jpg"])
+        let so = try Oracle.object(
+            "Tests/Oracles/tmap_oracle.py", [dir + "/sw.heic", dir + "/right.jpg", dir + "/left.jpg"])
         for m in so["tmap"] as? [[String: Any]] ?? [] { #expect((m["psnr"] as? Double ?? 0) >= 45, "\(m)") }
     }
 
@@ -115,7 +134,8 @@ struct UltraHDRGainMapTests {
     func iPhoneMPOIsOnePhotoWithAnAppleGainMap() throws {
         let src = CLI.fixture("corpus/mpo/frame_size.mpo")
         let info = try CLI.run(["info", src])
-        #expect(info.out.contains("one photo, not a stereo pair") && info.out.contains("Apple HDR gain map"), "\(info.out)")
+        #expect(
+            info.out.contains("one photo, not a stereo pair") && info.out.contains("Apple HDR gain map"), "\(info.out)")
         let dir = try CLI.tempDir("uhdr-iphone")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let r = try CLI.run(["convert", "--left", src, "--right", src, "-o", "j.heic"], cwd: dir)

@@ -15,7 +15,10 @@ public enum UltraHDRFixture {
     public struct Values: Sendable, Equatable {
         public var gainMapMin: Double, gainMapMax: Double, gamma: Double, offsetSDR: Double, offsetHDR: Double
         public var capacityMin: Double, capacityMax: Double
-        public init(gainMapMin: Double, gainMapMax: Double, gamma: Double, offsetSDR: Double, offsetHDR: Double, capacityMin: Double, capacityMax: Double) {
+        public init(
+            gainMapMin: Double, gainMapMax: Double, gamma: Double, offsetSDR: Double, offsetHDR: Double,
+            capacityMin: Double, capacityMax: Double
+        ) {
             self.gainMapMin = gainMapMin; self.gainMapMax = gainMapMax; self.gamma = gamma; self.offsetSDR = offsetSDR
             self.offsetHDR = offsetHDR; self.capacityMin = capacityMin; self.capacityMax = capacityMax
         }
@@ -31,7 +34,9 @@ public enum UltraHDRFixture {
 
     /// A photo of `width`×`height` (a textured gradient with noise, so its halves are no stereo pair) and its grey gain
     /// map (full size for Android, as some phones write; a quarter of each side for Adobe), with `values`.
-    public static func make(_ variant: Variant, width: Int = 256, height: Int = 192, seed: UInt32 = 1, values: Values) throws -> Made {
+    public static func make(_ variant: Variant, width: Int = 256, height: Int = 192, seed: UInt32 = 1, values: Values)
+        throws -> Made
+    {
         var rng = seed &* 2654435761 &+ 12345
         func next() -> UInt8 { rng = rng &* 1664525 &+ 1013904223; return UInt8(truncatingIfNeeded: rng >> 24) }
         var rgb = [UInt8](repeating: 0, count: width * height * 3)
@@ -51,16 +56,22 @@ public enum UltraHDRFixture {
             for x in 0..<gw {
                 // Smooth, like a real map: brighter where the picture is (a gradient and a soft bump).
                 let dx = Double(x) / Double(max(1, gw - 1)) - 0.6, dy = Double(y) / Double(max(1, gh - 1)) - 0.4
-                let v = 60 + 120 * (Double(x) / Double(max(1, gw))) * 0.5 + 110 * max(0, 1 - (dx * dx + dy * dy) * 4) + Double(seed % 5) * 4
+                let v =
+                    60 + 120 * (Double(x) / Double(max(1, gw))) * 0.5 + 110 * max(0, 1 - (dx * dx + dy * dy) * 4)
+                    + Double(seed % 5) * 4
                 grey[y * gw + x] = UInt8(clamping: Int(v.rounded()))
             }
         }
         let gain = try Image(width: gw, height: gh, bitDepth: 8, format: .gray, planes: .u8([grey]))
-        var gainJPEG = try JPEG.encode(gain, quality: 95, xmp: Array(gainMapXMP(values, elements: variant == .adobe).utf8))
+        var gainJPEG = try JPEG.encode(
+            gain, quality: 95, xmp: Array(gainMapXMP(values, elements: variant == .adobe).utf8))
         if variant == .adobe { gainJPEG = insertAPP2(isoBlock(values, full: true), into: gainJPEG) }
-        var primaryJPEG = try JPEG.encode(primary, quality: 92, xmp: Array(primaryXMP(gainMapLength: gainJPEG.count).utf8))
+        var primaryJPEG = try JPEG.encode(
+            primary, quality: 92, xmp: Array(primaryXMP(gainMapLength: gainJPEG.count).utf8))
         if variant == .adobe { primaryJPEG = insertAPP2(isoBlock(values, full: false), into: primaryJPEG) }
-        return Made(bytes: withMPF(primaryJPEG, secondary: gainJPEG), primary: primary, gainMap: gain, gainMapJPEG: gainJPEG, values: values)
+        return Made(
+            bytes: withMPF(primaryJPEG, secondary: gainJPEG), primary: primary, gainMap: gain, gainMapJPEG: gainJPEG,
+            values: values)
     }
 
     /// The primary's XMP: `hdrgm:Version` and a GContainer directory naming the primary and the gain map.
@@ -79,13 +90,18 @@ public enum UltraHDRFixture {
 
     /// The gain map's XMP with the `hdrgm` values, as attributes (Android) or elements (Adobe).
     public static func gainMapXMP(_ v: Values, elements: Bool) -> String {
-        let fields: [(String, String)] = [("Version", "1.0"), ("GainMapMin", "\(v.gainMapMin)"), ("GainMapMax", "\(v.gainMapMax)"),
-                                          ("Gamma", "\(v.gamma)"), ("OffsetSDR", "\(v.offsetSDR)"), ("OffsetHDR", "\(v.offsetHDR)"),
-                                          ("HDRCapacityMin", "\(v.capacityMin)"), ("HDRCapacityMax", "\(v.capacityMax)"), ("BaseRenditionIsHDR", "False")]
-        let open = "<x:xmpmeta xmlns:x=\"adobe:ns:meta/\"><rdf:RDF xmlns:rdf=\"http://www.w3.org/1999/02/22-rdf-syntax-ns#\">"
+        let fields: [(String, String)] = [
+            ("Version", "1.0"), ("GainMapMin", "\(v.gainMapMin)"), ("GainMapMax", "\(v.gainMapMax)"),
+            ("Gamma", "\(v.gamma)"), ("OffsetSDR", "\(v.offsetSDR)"), ("OffsetHDR", "\(v.offsetHDR)"),
+            ("HDRCapacityMin", "\(v.capacityMin)"), ("HDRCapacityMax", "\(v.capacityMax)"),
+            ("BaseRenditionIsHDR", "False"),
+        ]
+        let open =
+            "<x:xmpmeta xmlns:x=\"adobe:ns:meta/\"><rdf:RDF xmlns:rdf=\"http://www.w3.org/1999/02/22-rdf-syntax-ns#\">"
             + "<rdf:Description rdf:about=\"\" xmlns:hdrgm=\"http://ns.adobe.com/hdr-gain-map/1.0/\""
         if elements {
-            return open + ">" + fields.map { "<hdrgm:\($0.0)>\($0.1)</hdrgm:\($0.0)>" }.joined() + "</rdf:Description></rdf:RDF></x:xmpmeta>"
+            return open + ">" + fields.map { "<hdrgm:\($0.0)>\($0.1)</hdrgm:\($0.0)>" }.joined()
+                + "</rdf:Description></rdf:RDF></x:xmpmeta>"
         }
         return open + fields.map { " hdrgm:\($0.0)=\"\($0.1)\"" }.joined() + "/></rdf:RDF></x:xmpmeta>"
     }
@@ -106,14 +122,19 @@ public enum UltraHDRFixture {
     /// `jpeg` with an APP2 segment holding `payload` right after SOI.
     public static func insertAPP2(_ payload: [UInt8], into jpeg: [UInt8]) -> [UInt8] {
         let len = payload.count + 2
-        return Array(jpeg.prefix(2)) + [0xFF, 0xE2, UInt8(len >> 8), UInt8(len & 0xFF)] + payload + Array(jpeg.dropFirst(2))
+        return Array(jpeg.prefix(2)) + [0xFF, 0xE2, UInt8(len >> 8), UInt8(len & 0xFF)] + payload
+            + Array(jpeg.dropFirst(2))
     }
 
     /// The primary with an APP2 `MPF` index (big-endian TIFF) right after SOI: entry 1 Baseline MP Primary (0x030000),
     /// entry 2 Undefined (0x000000) at its offset from the MPF TIFF header; then the secondary picture.
-    public static func withMPF(_ primary: [UInt8], secondary: [UInt8], types: (UInt32, UInt32) = (0x03_0000, 0)) -> [UInt8] {
+    public static func withMPF(_ primary: [UInt8], secondary: [UInt8], types: (UInt32, UInt32) = (0x03_0000, 0))
+        -> [UInt8]
+    {
         func be16(_ v: Int) -> [UInt8] { [UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)] }
-        func be32(_ v: UInt32) -> [UInt8] { [UInt8(v >> 24 & 0xFF), UInt8(v >> 16 & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)] }
+        func be32(_ v: UInt32) -> [UInt8] {
+            [UInt8(v >> 24 & 0xFF), UInt8(v >> 16 & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)]
+        }
         let tiffLength = 8 + 2 + 3 * 12 + 4 + 32
         let segmentLength = 2 + 4 + tiffLength
         let firstSize = primary.count + 2 + segmentLength

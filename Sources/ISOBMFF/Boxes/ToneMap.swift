@@ -25,11 +25,19 @@ public struct GainMapMetadata: Sendable, Equatable {
             // Exact when the text is a plain decimal of few digits.
             var digits = t
             var negative = false
-            if digits.hasPrefix("-") { negative = true; digits.removeFirst() } else if digits.hasPrefix("+") { digits.removeFirst() }
+            if digits.hasPrefix("-") {
+                negative = true; digits.removeFirst()
+            } else if digits.hasPrefix("+") {
+                digits.removeFirst()
+            }
             let parts = digits.split(separator: ".", omittingEmptySubsequences: false)
-            if parts.count <= 2, parts.allSatisfy({ $0.allSatisfy { $0 >= "0" && $0 <= "9" } }), !digits.isEmpty, digits != "." {
+            if parts.count <= 2, parts.allSatisfy({ $0.allSatisfy { $0 >= "0" && $0 <= "9" } }), !digits.isEmpty,
+                digits != "."
+            {
                 let whole = parts[0], frac = parts.count == 2 ? parts[1] : ""
-                if whole.count + frac.count <= 18, frac.count <= 9, let n = Int64(whole.isEmpty && frac.isEmpty ? "0" : String(whole + frac)) {
+                if whole.count + frac.count <= 18, frac.count <= 9,
+                    let n = Int64(whole.isEmpty && frac.isEmpty ? "0" : String(whole + frac))
+                {
                     var num = n, den: Int64 = 1
                     for _ in 0..<frac.count { den *= 10 }
                     let g = gcd(num, den)
@@ -82,7 +90,9 @@ public struct GainMapMetadata: Sendable, Equatable {
         public var baseOffset: Fraction
         /// Offset added to the alternate rendition (hdrgm `OffsetHDR` when the base is SDR).
         public var alternateOffset: Fraction
-        public init(gainMapMin: Fraction, gainMapMax: Fraction, gamma: Fraction, baseOffset: Fraction, alternateOffset: Fraction) {
+        public init(
+            gainMapMin: Fraction, gainMapMax: Fraction, gamma: Fraction, baseOffset: Fraction, alternateOffset: Fraction
+        ) {
             self.gainMapMin = gainMapMin; self.gainMapMax = gainMapMax; self.gamma = gamma
             self.baseOffset = baseOffset; self.alternateOffset = alternateOffset
         }
@@ -100,7 +110,9 @@ public struct GainMapMetadata: Sendable, Equatable {
     /// One channel (the same for R, G, B) or three.
     public var channels: [Channel]
 
-    public init(baseHeadroom: Fraction, alternateHeadroom: Fraction, channels: [Channel], useBaseColourSpace: Bool = true) {
+    public init(
+        baseHeadroom: Fraction, alternateHeadroom: Fraction, channels: [Channel], useBaseColourSpace: Bool = true
+    ) {
         self.baseHeadroom = baseHeadroom; self.alternateHeadroom = alternateHeadroom; self.channels = channels
         self.useBaseColourSpace = useBaseColourSpace
     }
@@ -122,22 +134,32 @@ public struct GainMapMetadata: Sendable, Equatable {
         minimumVersion = try r.readU16()
         writerVersion = try r.readU16()
         guard minimumVersion == 0 else {
-            throw ParseError(.unsupported, offset: 0, "ISO 21496-1 gain-map metadata of minimum version \(minimumVersion) (only version 0 is read)")
+            throw ParseError(
+                .unsupported, offset: 0,
+                "ISO 21496-1 gain-map metadata of minimum version \(minimumVersion) (only version 0 is read)")
         }
         guard writerVersion >= minimumVersion else {
-            throw ParseError(.invalidValue, offset: 2, "ISO 21496-1 writer version \(writerVersion) is below its minimum version \(minimumVersion)")
+            throw ParseError(
+                .invalidValue, offset: 2,
+                "ISO 21496-1 writer version \(writerVersion) is below its minimum version \(minimumVersion)")
         }
         let flags = try r.readU8()
         useBaseColourSpace = flags & 0x40 != 0
         let count = flags & 0x80 != 0 ? 3 : 1
         func unsigned() throws(ParseError) -> Fraction {
             let n = try r.readU32(), d = try r.readU32()
-            guard d != 0 else { throw ParseError(.invalidValue, offset: UInt64(r.position - 4), "ISO 21496-1 gain-map metadata: a denominator is 0") }
+            guard d != 0 else {
+                throw ParseError(
+                    .invalidValue, offset: UInt64(r.position - 4), "ISO 21496-1 gain-map metadata: a denominator is 0")
+            }
             return Fraction(Int64(n), d)
         }
         func signed() throws(ParseError) -> Fraction {
             let n = Int32(bitPattern: try r.readU32()), d = try r.readU32()
-            guard d != 0 else { throw ParseError(.invalidValue, offset: UInt64(r.position - 4), "ISO 21496-1 gain-map metadata: a denominator is 0") }
+            guard d != 0 else {
+                throw ParseError(
+                    .invalidValue, offset: UInt64(r.position - 4), "ISO 21496-1 gain-map metadata: a denominator is 0")
+            }
             return Fraction(Int64(n), d)
         }
         baseHeadroom = try unsigned()
@@ -145,12 +167,16 @@ public struct GainMapMetadata: Sendable, Equatable {
         var list: [Channel] = []
         for _ in 0..<count {
             let mn = try signed(), mx = try signed(), g = try unsigned(), bo = try signed(), ao = try signed()
-            guard g.numerator > 0 else { throw ParseError(.invalidValue, offset: UInt64(r.position), "ISO 21496-1 gain-map metadata: gamma is 0") }
+            guard g.numerator > 0 else {
+                throw ParseError(.invalidValue, offset: UInt64(r.position), "ISO 21496-1 gain-map metadata: gamma is 0")
+            }
             list.append(Channel(gainMapMin: mn, gainMapMax: mx, gamma: g, baseOffset: bo, alternateOffset: ao))
         }
         channels = list
         if writerVersion == 0, r.remaining > 0 {
-            throw ParseError(.invalidValue, offset: UInt64(r.position), "ISO 21496-1 gain-map metadata: \(r.remaining) bytes after the fields of a version-0 writer")
+            throw ParseError(
+                .invalidValue, offset: UInt64(r.position),
+                "ISO 21496-1 gain-map metadata: \(r.remaining) bytes after the fields of a version-0 writer")
         }
     }
 
@@ -174,7 +200,9 @@ public struct GainMapMetadata: Sendable, Equatable {
     /// Reads a `tmap` item payload (version byte 0, then the ISO 21496-1 block).
     public init(tmap payload: [UInt8]) throws(ParseError) {
         guard let v = payload.first else { throw ParseError(.truncated, offset: 0, "empty tmap item") }
-        guard v == 0 else { throw ParseError(.unsupported, offset: 0, "tmap item of version \(v) (only version 0 is read)") }
+        guard v == 0 else {
+            throw ParseError(.unsupported, offset: 0, "tmap item of version \(v) (only version 0 is read)")
+        }
         try self.init(iso: Array(payload.dropFirst()))
     }
 
@@ -183,8 +211,12 @@ public struct GainMapMetadata: Sendable, Equatable {
     public var problems: [String] {
         var out: [String] = []
         for (i, c) in channels.enumerated() {
-            if c.gamma.numerator <= 0 || c.gamma.denominator == 0 { out.append("channel \(i): gamma \(c.gamma) is not above 0") }
-            if c.gainMapMax.value < c.gainMapMin.value { out.append("channel \(i): gain-map max \(c.gainMapMax) is below its min \(c.gainMapMin)") }
+            if c.gamma.numerator <= 0 || c.gamma.denominator == 0 {
+                out.append("channel \(i): gamma \(c.gamma) is not above 0")
+            }
+            if c.gainMapMax.value < c.gainMapMin.value {
+                out.append("channel \(i): gain-map max \(c.gainMapMax) is below its min \(c.gainMapMin)")
+            }
         }
         return out
     }
@@ -193,12 +225,12 @@ public struct GainMapMetadata: Sendable, Equatable {
     public var summary: String {
         let c = channels.first
         func f(_ x: Fraction?) -> String { x.map { NumberText.fixed($0.value, places: 6, trimZeros: true) } ?? "?" }
-        return "gain-map min \(f(c?.gainMapMin)), max \(f(c?.gainMapMax)), gamma \(f(c?.gamma)), base offset \(f(c?.baseOffset)), "
+        return
+            "gain-map min \(f(c?.gainMapMin)), max \(f(c?.gainMapMax)), gamma \(f(c?.gamma)), base offset \(f(c?.baseOffset)), "
             + "alternate offset \(f(c?.alternateOffset)), headroom \(f(baseHeadroom)) → \(f(alternateHeadroom)) (log2)"
             + (channels.count == 3 ? ", 3 channels" : "")
     }
 }
-
 
 extension String {
     func trimmedSpaces(in set: Set<Character>) -> String {
