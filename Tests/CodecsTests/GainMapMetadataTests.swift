@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import BinaryIO
 import Codecs
@@ -114,5 +115,35 @@ struct GainMapMetadataTests {
                 try JPEG.encode(made.primary), secondary: made.gainMapJPEG, types: (0x02_0002, 0x02_0002))
             #expect(try MPO(retyped).stereoPair == nil)
         }
+    }
+    /// The FuzzJPEG seeds (`scripts/make_jpeg_seeds.py`, written from the published layouts) read as what each states:
+    /// Disparity and two Multi-angle pictures are stereo pairs, three Multi-angle and a thumbnail are not, every gain-map
+    /// form is found with its metadata, and what we write reads back byte-exactly (the target's own check).
+    @Test func fuzzSeedsReadAsTheyState() throws {
+        let dir = try TestPaths.tempDir("jpeg-seeds")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let r = try Run.program("/usr/bin/env", ["python3", TestPaths.package("scripts/make_jpeg_seeds.py"), dir])
+        try #require(r.status == 0, "\(r.err)")
+        func read(_ name: String) throws -> ([UInt8], MPO) {
+            let bytes = try FileBytes.read(dir + "/seed-" + name + ".jpg")
+            return (bytes, try MPO(bytes))
+        }
+        for name in ["stereo-disparity", "stereo-multiangle"] { #expect(try read(name).1.stereoPair != nil, "\(name)") }
+        for name in ["three-multiangle", "thumbnail", "container-only"] {
+            let (_, m) = try read(name)
+            #expect(m.stereoPair == nil && m.gainMapIndex == (name == "container-only" ? 1 : nil), "\(name)")
+        }
+        for name in ["ultrahdr-attributes", "ultrahdr-elements", "ultrahdr-seq-hdrbase", "adobe-iso", "iso-three-channels", "apple"] {
+            let (bytes, m) = try read(name)
+            let g = try #require(try JPEGGainMap.read(bytes, mpo: m), "\(name)")
+            #expect(m.stereoPair == nil && g.index == 1, "\(name)")
+            if name == "apple" { #expect(g.isApple && g.metadata == nil); continue }
+            let meta = try #require(g.metadata, "\(name)")
+            #expect(try GainMapMetadata(tmap: meta.tmapPayload) == meta, "\(name)")
+            #expect(meta.channels.count == (name.contains("seq") || name.contains("three") ? 3 : 1), "\(name)")
+        }
+        // A gain map named only by the directory, without metadata, is named and refused rather than guessed.
+        let (bytes, m) = try read("container-only")
+        #expect(throws: ParseError.self) { try JPEGGainMap.read(bytes, mpo: m) }
     }
 }
