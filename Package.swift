@@ -22,6 +22,8 @@ let package = Package(
         .library(name: "SpatialMediaKit", targets: ["SpatialMediaKit"]),
         // The pure-Swift core (boxes, HEVC syntax, the spatial model): builds with no C library installed.
         .library(name: "SpatialMediaCore", targets: ["SystemSupport", "BinaryIO", "ISOBMFF", "HEVC", "SpatialMedia"]),
+        // The image-format readers alone (JPEG/MPF/XMP, EXIF, PNG structure, Y4M): what the FuzzJPEG target links.
+        .library(name: "SpatialMediaImageFormats", targets: ["ImageFormats"]),
         .executable(name: "spatial-media", targets: ["SpatialMediaCLI"]),
         .library(name: "spatialmedia", type: .dynamic, targets: ["SpatialMediaC"]),
         // The libFuzzer targets are a package of their own: Fuzz/Package.swift (run by scripts/fuzz.sh).
@@ -39,7 +41,7 @@ let package = Package(
         .target(name: "ISOBMFF", dependencies: ["BinaryIO", "SystemSupport"]),
         .target(name: "HEVC", dependencies: ["BinaryIO", "SystemSupport"]),
         .target(name: "SpatialMedia", dependencies: ["BinaryIO", "SystemSupport", "ISOBMFF", "HEVC"]),
-        .target(name: "ImageFormats", dependencies: ["BinaryIO", "SystemSupport"]),
+        .target(name: "ImageFormats", dependencies: ["BinaryIO", "SystemSupport", "ISOBMFF"]),
         .target(name: "Codecs", dependencies: ["BinaryIO", "SystemSupport", "ImageFormats", "HEVC", "CDe265", "CX265", "CTurboJPEG", "CPNG"]),
         .target(name: "StereoVision"),
         .target(name: "MediaDecode", dependencies: ["BinaryIO", "SystemSupport", "ISOBMFF", "HEVC", "SpatialMedia", "ImageFormats", "Codecs"]),

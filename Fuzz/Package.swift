@@ -1,9 +1,9 @@
 // swift-tools-version: 6.0
 // The libFuzzer targets, kept out of the root package so that its product list is what a user builds.
 // They depend on the root package by path and reach its modules through its library products:
-// `SpatialMediaCore` (boxes, HEVC, the spatial model), `SpatialMediaKit` (adds ImageFormats and Codecs) and
-// the C ABI `spatialmedia`. Build and run them with `bash scripts/fuzz.sh` (see there); a fuzz build needs
-// `--sanitize=fuzzer`, so `swift build` here without it makes binaries that do not fuzz.
+// `SpatialMediaCore` (boxes, HEVC, the spatial model), `SpatialMediaImageFormats` (the image readers), `SpatialMediaKit`
+// (adds ImageFormats and Codecs) and the C ABI `spatialmedia`. Build and run them with `bash scripts/fuzz.sh` (see
+// there); a fuzz build needs `--sanitize=fuzzer`, so `swift build` here without it makes binaries that do not fuzz.
 import PackageDescription
 
 let package = Package(
@@ -16,6 +16,7 @@ let package = Package(
         .executable(name: "FuzzCABI", targets: ["FuzzCABI"]),
         .executable(name: "FuzzImageHeaders", targets: ["FuzzImageHeaders"]),
         .executable(name: "FuzzPNG", targets: ["FuzzPNG"]),
+        .executable(name: "FuzzJPEG", targets: ["FuzzJPEG"]),
     ],
     dependencies: [
         .package(name: "spatial-media", path: ".."),
@@ -28,5 +29,8 @@ let package = Package(
         .executableTarget(name: "FuzzCABI", dependencies: [.product(name: "spatialmedia", package: "spatial-media")], path: "FuzzCABI"),
         .executableTarget(name: "FuzzImageHeaders", dependencies: [.product(name: "SpatialMediaKit", package: "spatial-media")], path: "FuzzImageHeaders"),
         .executableTarget(name: "FuzzPNG", dependencies: [.product(name: "SpatialMediaKit", package: "spatial-media")], path: "FuzzPNG"),
+        // The JPEG/MPF/XMP reader only: the image-format module and the ISOBMFF model its gain-map metadata uses.
+        .executableTarget(name: "FuzzJPEG", dependencies: [.product(name: "SpatialMediaImageFormats", package: "spatial-media")],
+                          path: "FuzzJPEG"),
     ]
 )

@@ -17,7 +17,7 @@
 # its index.txt) so that the regression tests replay them.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-ALL="FuzzBoxes FuzzHEVC FuzzHEIF FuzzCABI FuzzImageHeaders FuzzPNG"
+ALL="FuzzBoxes FuzzHEVC FuzzHEIF FuzzCABI FuzzImageHeaders FuzzPNG FuzzJPEG"
 mode="${1:-smoke}"
 case "$mode" in
   smoke) targets="$ALL"; seconds="${FUZZ_SECONDS:-60}" ;;
@@ -49,6 +49,7 @@ seed() { # copy the seeds of TARGET into its working corpus
     FuzzPNG) src="../shared/corpus ../shared/fixtures Conformance/files" ; pattern='.*\.(png|PNG)$' ;;
     FuzzHEIF) src="../shared/corpus ../shared/fixtures Conformance/files" ; pattern='.*\.(heic|HEIC|heif|avif|hif)$' ;;
     FuzzHEVC) src="../shared/corpus ../shared/fixtures" ; pattern='.*\.(hevc|265|h265|bit)$' ;;
+    FuzzJPEG) src="" ; pattern='' ;;   # seeds written by scripts/make_jpeg_seeds.py only (no third-party files)
     *) src="Conformance/files" ; pattern='.*' ;;
   esac
   for d in $src; do
@@ -64,6 +65,7 @@ seed() { # copy the seeds of TARGET into its working corpus
     done
   fi
   if [ "$t" = FuzzPNG ] && [ -z "$(ls "$seeds")" ]; then python3 scripts/make_png_seeds.py "$seeds" >&2; fi
+  if [ "$t" = FuzzJPEG ]; then python3 scripts/make_jpeg_seeds.py "$seeds" >&2; fi
   if [ "$t" = FuzzHEVC ]; then
     # hvcC/lhvC records (and their parameter sets as Annex B) from the corpus movies and HEIF files.
     find ../shared/corpus ../shared/fixtures Conformance/files -type f 2>/dev/null | grep -iE '\.(mp4|mov|m4v|heic|heif)$' \

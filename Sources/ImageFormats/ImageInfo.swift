@@ -18,15 +18,45 @@ public enum ImageInfo {
         var lines = ["JPEG image \(f.width)x\(f.height), \(f.components) component\(f.components == 1 ? "" : "s"), \(f.precision)-bit, \(b.count) bytes"]
         var o: [(String, JSON)] = [("format", .string("jpeg")), ("width", .int(Int64(f.width))), ("height", .int(Int64(f.height))),
                                    ("file_size", .int(Int64(b.count)))]
-        if let mpo = try? MPO(b), mpo.pictures.count >= 2 || mpo.fromIndex {
+        if let mpo = try? MPO(b), let pair = mpo.stereoPair ?? (mpo.fromIndex && mpo.pictures.count < 2 ? (0, 0) : nil) {
             var s = "MPO (multi-picture): \(mpo.pictures.count) picture\(mpo.pictures.count == 1 ? "" : "s")"
             let a = mpo.pictures.first?.attributes, a2 = mpo.pictures.dropFirst().first?.attributes
             if let bl = a?.baselineMM ?? a2?.baselineMM { s += ", baseline \(NumberText.fixed(bl, places: 1, trimZeros: true)) mm" }
             if let c = a?.convergenceAngleDegrees ?? a2?.convergenceAngleDegrees { s += ", convergence \(NumberText.fixed(c, places: 2, trimZeros: true))°" }
-            lines.append(s + (mpo.pictures.count >= 2 ? " (stereo pair: first = left)" : "; no second eye"))
+            let views = " (stereo pair: pictures \(pair.0 + 1) and \(pair.1 + 1), MP type \(MPO.TypeCode.name(mpo.type(pair.1)))"
+            lines.append(s + (mpo.pictures.count >= 2 ? views + "; first = left)" : "; no second eye"))
             o[0] = ("format", .string("mpo"))
             o.append(("pictures", .int(Int64(mpo.pictures.count))))
             if let bl = a?.baselineMM ?? a2?.baselineMM { o.append(("baseline_mm", .double(bl))) }
+        } else if let mpo = try? MPO(b), mpo.pictures.count >= 2 {
+            // One photo with further MPF pictures (an HDR gain map, thumbnails): listed as HEIC's auxiliary images are.
+            let types = mpo.pictures.indices.map { MPO.TypeCode.name(mpo.type($0)) }.joined(separator: ", ")
+            lines.append("MPF index: \(mpo.pictures.count) pictures (\(types)): one photo, not a stereo pair "
+                         + "(only MP type Disparity, or two Multi-angle pictures, make a stereo MPO)")
+            o.append(("pictures", .int(Int64(mpo.pictures.count))))
+            do throws(ParseError) {
+                if let g = try JPEGGainMap.read(b, mpo: mpo) {
+                    lines.append("auxiliary images: 1")
+                    lines.append("  \(g.description)")
+                    var gj: [(String, JSON)] = [
+                        ("picture", .int(Int64(g.index + 1))), ("mp_type", .int(Int64(g.type))), ("width", .int(Int64(g.width))),
+                        ("height", .int(Int64(g.height))), ("kind", .string(g.isApple ? "gain-map" : "iso-gain-map")),
+                        ("metadata_source", .string(g.metadataSource)),
+                    ]
+                    if let m = g.metadata, let c = m.channels.first {
+                        gj += [
+                            ("gain_map_min", .double(c.gainMapMin.value)), ("gain_map_max", .double(c.gainMapMax.value)),
+                            ("gamma", .double(c.gamma.value)), ("base_offset", .double(c.baseOffset.value)),
+                            ("alternate_offset", .double(c.alternateOffset.value)), ("base_headroom", .double(m.baseHeadroom.value)),
+                            ("alternate_headroom", .double(m.alternateHeadroom.value)), ("channels", .int(Int64(m.channels.count))),
+                        ]
+                    }
+                    o.append(("gain_map", .object(gj)))
+                }
+            } catch {
+                let at = mpo.gainMapIndex.map { $0 + 1 } ?? 2
+                lines.append("  gain map: MPF picture \(at) cannot be read: \(error.message)")
+            }
         }
         lines.append(note)
         o.append(("spatial_photo", .bool(false)))

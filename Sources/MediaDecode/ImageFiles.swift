@@ -18,6 +18,8 @@ public struct LoadedImage: Sendable {
     /// For MPO files: the second picture and the MP attributes of both.
     public var mpoSecond: Image?
     public var mpoAttributes: [MPO.Attributes] = []
+    /// For a JPEG that is one photo with an HDR gain map (Ultra HDR, Adobe, Apple): the gain map and its metadata.
+    public var gainMap: JPEGGainMap?
     /// Things done to the data that the user should know about.
     public var notes: [String] = []
     public init(kind: ImageFileKind, image: Image, exif: [UInt8]?, exifInfo: ExifInfo, mpoSecond: Image? = nil, mpoAttributes: [MPO.Attributes] = [], notes: [String] = []) {
@@ -55,16 +57,38 @@ public enum ImageFiles {
             }
             let first = try JPEG.decode(mpo.jpeg(0, in: data), limits: limits, acceptDamage: acceptDamage)
             var out = LoadedImage(kind: .jpeg, image: first.image, exif: first.exif.map { resetOrientation($0, applied: first.appliedOrientation) }, exifInfo: first.exifInfo, notes: first.notes)
-            if mpo.pictures.count >= 2 {
-                let second = try JPEG.decode(mpo.jpeg(1, in: data), limits: limits, acceptDamage: acceptDamage)
+            if let (a, b) = mpo.stereoPair {
+                // Only MP type Disparity (or two Multi-angle pictures) makes a stereo MPO.
+                if a != 0 {
+                    let chosen = try JPEG.decode(mpo.jpeg(a, in: data), limits: limits, acceptDamage: acceptDamage)
+                    out.image = chosen.image
+                    out.notes += chosen.notes.map { "picture \(a + 1): \($0)" }
+                }
+                let second = try JPEG.decode(mpo.jpeg(b, in: data), limits: limits, acceptDamage: acceptDamage)
                 out.kind = .mpo
                 out.mpoSecond = second.image
                 out.notes += second.notes.map { "second picture: \($0)" }
-                out.mpoAttributes = mpo.pictures.prefix(2).map(\.attributes)
-                if mpo.pictures.count > 2 { out.notes.append("MPO holds \(mpo.pictures.count) images; the first two are used") }
-            } else if mpo.fromIndex {
+                out.mpoAttributes = [mpo.pictures[a].attributes, mpo.pictures[b].attributes]
+                if mpo.pictures.count > 2 {
+                    out.notes.append("MPO holds \(mpo.pictures.count) images; pictures \(a + 1) and \(b + 1) (the stereo views) "
+                                     + "are used")
+                }
+            } else if mpo.fromIndex && mpo.pictures.count < 2 {
                 out.kind = .mpo
                 out.notes.append("MPO index lists only one image")
+            } else if mpo.pictures.count >= 2 {
+                do throws(ParseError) {
+                    out.gainMap = try JPEGGainMap.read(data, mpo: mpo)
+                    out.gainMap?.orientation = first.appliedOrientation
+                } catch {
+                    let at = mpo.gainMapIndex.map { $0 + 1 } ?? 2
+                    out.notes.append("MPF picture \(at) is marked as a gain map but cannot be read: \(error.message)")
+                }
+                let types = mpo.pictures.indices.dropFirst().map { MPO.TypeCode.name(mpo.type($0)) }
+                let gain = out.gainMap.map { "; picture \($0.index + 1) is its \($0.isApple ? "Apple " : "")HDR gain map" } ?? ""
+                out.notes.append("one photo, not a stereo pair: its MP index lists \(mpo.pictures.count) pictures (further: "
+                                 + types.joined(separator: ", ") + ")" + gain
+                                 + " — only MP type Disparity, or two Multi-angle pictures, make a stereo MPO")
             }
             return out
         }

@@ -81,6 +81,10 @@ public struct StereoPair: Sendable {
     public var rightAuxiliary: [HEIFItemBundle] = []
     /// What the sources attach to their pictures that cannot be carried, and why.
     public var auxiliaryNotCarried: [String] = []
+    /// Each eye's HDR gain map from a JPEG source (Ultra HDR, Adobe / ISO 21496-1, Apple), still as JPEG: the job
+    /// encodes it as that eye's gain map (`AuxiliaryCarry`).
+    public var leftGainMap: JPEGGainMap?
+    public var rightGainMap: JPEGGainMap?
     /// The geometry applied to both eyes since they were read (`align`), or nil.
     public var eyeWarp: EyeWarp?
 
@@ -88,6 +92,7 @@ public struct StereoPair: Sendable {
     public mutating func swapEyes() {
         swap(&left, &right)
         swap(&leftAuxiliary, &rightAuxiliary)
+        swap(&leftGainMap, &rightGainMap)
         if let w = eyeWarp { eyeWarp = EyeWarp(leftHomography: w.rightHomography, rightHomography: w.leftHomography, crop: w.crop, width: w.width, height: w.height) }
     }
 
@@ -136,6 +141,9 @@ public enum StereoImages {
         let src = try ImageFiles.load(path, limits: options.limits, acceptDamage: options.acceptDamage)
         do throws(ParseError) {
             var p = try pair(from: src, name: path, packing: options)
+            if let g = src.gainMap {
+                p.auxiliaryNotCarried.append(g.description + " not carried: it covers the whole frame-packed picture, not one eye")
+            }
             // A frame-packed HEIC's gain map or depth covers both halves at once: it belongs to neither eye alone.
             if FileProbe.kind(of: path) == .heif, let f = try? ISOFile.open(path: path, limits: options.limits), let h = f.heif, let primary = h.primaryItemID {
                 for a in HEIFImageInventory(h).auxiliary(of: primary) {
@@ -274,10 +282,14 @@ public enum StereoImages {
             return (f, p)
         }
         try attachAuxiliary(&pair, left: primary(l), right: primary(r))
-        // A JPEG eye's further MPF pictures (an iPhone or Ultra HDR gain map) are not read as auxiliary images: say so.
+        // A JPEG eye's HDR gain map (Ultra HDR, Adobe / ISO 21496-1, Apple) goes with that eye; a stereo MPO given
+        // as one eye has its second view left out, and the report says so.
+        pair.leftGainMap = a.gainMap
+        pair.rightGainMap = b.gainMap
         for (name, path, loaded) in [("left", l, a), ("right", r, b)] {
             if let second = loaded.mpoSecond {
-                pair.auxiliaryNotCarried.append("\(name) eye: \(path)'s second MPF picture (\(second.width)x\(second.height), e.g. an HDR gain map) not carried: gain maps of JPEG files are not read")
+                pair.auxiliaryNotCarried.append("\(name) eye: \(path)'s second stereo view (\(second.width)x\(second.height)) not used: "
+                                                + "one file gives one eye")
             }
         }
         return pair

@@ -12,11 +12,38 @@ import StereoVision
 /// follow is named with the reason — never a silent loss. See `Specs/spatial-photo.md`, "Auxiliary images".
 public enum AuxiliaryCarry {
     /// The bundles each eye's output carries and one report line per auxiliary image or thumbnail.
-    public static func prepare(_ pair: StereoPair, quality: Int, limits: Limits = .default) -> (left: [HEIFItemBundle], right: [HEIFItemBundle], notes: [String]) {
+    public static func prepare(_ pairIn: StereoPair, quality: Int, limits: Limits = .default)
+        -> (left: [HEIFItemBundle], right: [HEIFItemBundle], notes: [String]) {
+        var pair = pairIn
         var notes = pair.auxiliaryNotCarried
+        // A JPEG eye's gain map is encoded first; it then travels like any other bundle (warped with its eye after
+        // align).
+        var encodedNotes: [UInt32: String] = [:]
+        var fromJPEG = Set<String>()
+        for (i, g) in [(0, pair.leftGainMap), (1, pair.rightGainMap)] {
+            guard let g else { continue }
+            let name = i == 0 ? "left" : "right"
+            do throws(ParseError) {
+                let b = try gainMapBundle(g, quality: quality, limits: limits)
+                if i == 0 { pair.leftAuxiliary.append(b) } else { pair.rightAuxiliary.append(b) }
+                fromJPEG.insert("\(i)-\(b.rootID)")
+                encodedNotes[UInt32(i)] = "\(name) eye: \(g.description) carried: " + (g.isApple
+                    ? "encoded as HEVC with Apple's gain-map URN and its XMP (Apple's form)"
+                    : "encoded as HEVC, applied through an ISO 21496-1 tmap item (its metadata kept: \(g.metadata?.summary ?? "")); "
+                      + "its XMP kept as a metadata item")
+            } catch {
+                notes.append("\(name) eye: \(g.description) dropped: it cannot be encoded (\(error.message))")
+            }
+        }
         guard let warp = pair.eyeWarp else {
-            for (name, list) in [("left", pair.leftAuxiliary), ("right", pair.rightAuxiliary)] {
-                for b in list { notes.append("\(name) eye: \(b.description) kept, bytes unchanged") }
+            for (i, (name, list)) in [("left", pair.leftAuxiliary), ("right", pair.rightAuxiliary)].enumerated() {
+                for b in list {
+                    if fromJPEG.contains("\(i)-\(b.rootID)"), let n = encodedNotes[UInt32(i)] {
+                        notes.append(n)
+                        continue
+                    }
+                    notes.append("\(name) eye: \(b.description) kept, bytes unchanged")
+                }
             }
             return (pair.leftAuxiliary, pair.rightAuxiliary, notes)
         }
@@ -25,7 +52,8 @@ public enum AuxiliaryCarry {
         for (i, (name, list, h)) in eyes.enumerated() {
             for b in list {
                 do throws(ParseError) {
-                    let t = try transformed(b, homography: h, warp: warp, quality: quality, limits: limits)
+                    var t = try transformed(b, homography: h, warp: warp, quality: quality, limits: limits)
+                    t.toneMap = b.toneMap
                     out[i].append(t)
                     notes.append("\(name) eye: \(b.description) warped and cropped with the picture (at its own resolution) and re-encoded: \(t.width)x\(t.height)")
                 } catch {
@@ -34,6 +62,36 @@ public enum AuxiliaryCarry {
             }
         }
         return (out[0], out[1], notes)
+    }
+
+    /// The least quality a gain map taken from a JPEG is encoded at (x265 CRF 13): a map is small, and its values
+    /// scale every pixel's brightness.
+    public static let gainMapMinimumQuality = 90
+
+    /// A JPEG eye's gain map as a bundle: decoded, turned like its picture, encoded as HEVC (4:0:0 when grey) at
+    /// quality max(`quality`, ``gainMapMinimumQuality``), its XMP kept as a `mime` metadata item. Ultra HDR / Adobe /
+    /// ISO 21496-1 maps attach through a `tmap` item carrying their metadata; Apple's attach as an `auxl` image with
+    /// Apple's URN (Apple's form: its parameters are in that XMP and the picture's maker note, kept in the Exif item).
+    static func gainMapBundle(_ g: JPEGGainMap, quality: Int, limits: Limits) throws(ParseError) -> HEIFItemBundle {
+        var img = try JPEG.decode(g.jpeg, applyOrientation: false, limits: limits).image
+        if g.orientation > 1 { img = try JPEG.applyExifOrientation(img, g.orientation) }
+        var metadata: [HEIFBuilder.Item] = []
+        if let x = g.xmp {
+            metadata.append(.init(id: 0, type: "mime", hidden: true, contentType: "application/rdf+xml", data: x))
+        }
+        let q = max(quality, gainMapMinimumQuality)
+        if g.isApple {
+            let urn = AuxiliaryImage.appleGainMapURN
+            let auxC = Box(type: "auxC", fields: .raw([0, 0, 0, 0] + Array(urn.utf8) + [0]))
+            return try encoded(img, properties: [(auxC, true)], metadata: metadata, reference: "auxl", urn: urn, kind: .gainMap,
+                               quality: q, limits: limits)
+        }
+        guard let m = g.metadata else { throw ParseError(.invalidValue, offset: 0, "the gain map has no metadata") }
+        if let p = m.problems.first { throw ParseError(.invalidValue, offset: 0, "its metadata cannot be applied: \(p)") }
+        var b = try encoded(img, properties: [], metadata: metadata, reference: "tmap", urn: "tmap", kind: .isoGainMap,
+                            quality: q, limits: limits)
+        b.toneMap = m.tmapPayload
+        return b
     }
 
     /// `b` warped through `h` (eye pixels) and cropped like the eye, scaled to its own size as shown, re-encoded as HEVC

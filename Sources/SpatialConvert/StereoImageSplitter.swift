@@ -96,11 +96,11 @@ public enum StereoImageSplitter {
     static func codedEyes(_ data: [UInt8], layout: StereoLayout) throws(ParseError) -> CodedEyes? {
         guard FileProbe.kind(head: Array(data.prefix(32))) == .jpeg else { return nil }
         let mpo = try MPO(data)
-        if mpo.pictures.count >= 2 {
-            var order = [0, 1]
+        if let (first, second) = mpo.stereoPair {
+            var order = [first, second]
             var notes: [String] = []
-            if StereoImages.mpoSecondIsLeft(mpo.pictures.map(\.attributes)) {
-                order = [1, 0]
+            if StereoImages.mpoSecondIsLeft([mpo.pictures[first].attributes, mpo.pictures[second].attributes]) {
+                order = [second, first]
                 notes.append("MPO viewpoint numbers put the second picture on the left")
             }
             let eyes = order.map { withoutMPF(mpo.jpeg($0, in: data)) }
@@ -108,7 +108,9 @@ public enum StereoImageSplitter {
             guard a.width == b.width, a.height == b.height else {
                 throw ParseError(.invalidValue, offset: 0, "the two MPO images differ in size (\(a.width)×\(a.height) and \(b.width)×\(b.height))")
             }
-            if mpo.pictures.count > 2 { notes.append("MPO holds \(mpo.pictures.count) images; the first two are used") }
+            if mpo.pictures.count > 2 {
+                notes.append("MPO holds \(mpo.pictures.count) images; pictures \(first + 1) and \(second + 1) (the stereo views) are used")
+            }
             if let bl = mpo.pictures.lazy.compactMap(\.attributes.baselineMM).first, StereoImages.isPlausible(baselineMM: bl) {
                 notes.append("MPO baseline \(NumberText.fixed(bl, places: 1)) mm: a JPEG eye has no field for it (convert the MPO to a spatial photo to keep it)")
             }

@@ -131,6 +131,9 @@ public struct AuxiliaryImage: Sendable {
     public var depthRange: DepthRange?
     /// For depth and disparity maps: what was (not) found about units and range.
     public var depthNote: String?
+    /// For an ISO 21496-1 gain map: the metadata of its `tmap` item, or why it cannot be read
+    /// (``HEIFImageInventory/readToneMaps(_:file:limits:)``).
+    public var toneMap: Result<GainMapMetadata, ParseError>?
 
     /// The size shown (stored size turned by `irot`).
     public var displayedWidth: Int { quarterTurns % 2 == 1 ? height : width }
@@ -232,6 +235,17 @@ public struct HEIFImageInventory: Sendable {
 
     public var isEmpty: Bool { auxiliary.isEmpty && thumbnails.isEmpty && metadata.isEmpty }
 
+    /// Reads the ISO 21496-1 metadata of each gain map's `tmap` item (its payload in `file`).
+    public mutating func readToneMaps(_ h: HEIFMeta, file: ISOFile, limits: Limits = .default) {
+        for i in auxiliary.indices {
+            guard let t = auxiliary[i].toneMapItemID else { continue }
+            do throws(ParseError) {
+                let payload = try h.data(of: t, file: file, limits: limits)
+                auxiliary[i].toneMap = .success(try GainMapMetadata(tmap: payload))
+            } catch { auxiliary[i].toneMap = .failure(error) }
+        }
+    }
+
     /// The auxiliary images of one image item.
     public func auxiliary(of item: UInt32) -> [AuxiliaryImage] { auxiliary.filter { $0.masterItemIDs.contains(item) } }
 
@@ -251,6 +265,11 @@ public struct HEIFImageInventory: Sendable {
                 out.append(s)
                 if let d = a.depthRange { out.append("    range: \(d.text)") }
                 if let n = a.depthNote { out.append("    \(n)") }
+                switch a.toneMap {
+                case .success(let m)?: out.append("    tmap metadata: \(m.summary)")
+                case .failure(let e)?: out.append("    tmap metadata cannot be read: \(e.message)")
+                case nil: break
+                }
             }
         }
         if !thumbnails.isEmpty {
@@ -286,6 +305,15 @@ public struct HEIFImageInventory: Sendable {
                 o.append(("depth_range", .object(r)))
             }
             if let n = a.depthNote { o.append(("depth_note", .string(n))) }
+            if case .success(let m)? = a.toneMap, let c = m.channels.first {
+                let t: [(String, JSON)] = [
+                    ("gain_map_min", .double(c.gainMapMin.value)), ("gain_map_max", .double(c.gainMapMax.value)),
+                    ("gamma", .double(c.gamma.value)), ("base_offset", .double(c.baseOffset.value)),
+                    ("alternate_offset", .double(c.alternateOffset.value)), ("base_headroom", .double(m.baseHeadroom.value)),
+                    ("alternate_headroom", .double(m.alternateHeadroom.value)), ("channels", .uint(UInt64(m.channels.count))),
+                ]
+                o.append(("tone_map", .object(t)))
+            }
             return .object(o)
         }
         func linked(_ l: LinkedItem) -> JSON {

@@ -18,11 +18,15 @@ public struct HEIFItemBundle: Sendable {
     /// Stored size of the root (`ispe`).
     public var width: Int
     public var height: Int
+    /// For an ISO 21496-1 gain map: the payload of the `tmap` derived image that applies it to its master (version byte,
+    /// then the ISO 21496-1 metadata). Attached as a `tmap` item whose `dimg` names [master, root], grouped with the
+    /// master in an `altr` entity group (instead of an `auxl` reference); nil for other bundles.
+    public var toneMap: [UInt8]?
 
     public init(items: [HEIFBuilder.Item], references: [HEIFBuilder.Reference], rootID: UInt32, reference: FourCC, urn: String?, kind: AuxiliaryKind?,
-                width: Int, height: Int) {
+                width: Int, height: Int, toneMap: [UInt8]? = nil) {
         self.items = items; self.references = references; self.rootID = rootID; self.reference = reference; self.urn = urn; self.kind = kind
-        self.width = width; self.height = height
+        self.width = width; self.height = height; self.toneMap = toneMap
     }
 
     /// "Apple HDR gain map 2016x1512 (item 51)", "thumbnail 320x240 (item 50)".
@@ -72,8 +76,27 @@ public struct HEIFItemBundle: Sendable {
         }
         for r in refs where r.type == "dimg" && r.to.first == master && h.items.first(where: { $0.id == r.from })?.type == "tmap" {
             let gain = r.to.count > 1 ? r.to[1] : 0
-            notes.append("tmap item \(r.from) (ISO 21496-1 tone-map image over item \(master)) not carried: it is a derived image of its own, not an attachment of the eye"
-                         + (seen.contains(gain) ? "; its gain map (item \(gain)) is kept as the eye's auxiliary image" : ""))
+            if seen.contains(gain) {
+                notes.append("tmap item \(r.from) (ISO 21496-1 tone-map image over item \(master)) not carried: "
+                             + "its gain map (item \(gain)) is also an auxiliary image and is kept as that")
+                continue
+            }
+            // A gain map used only through the tmap: carried with the tmap payload, re-attached the same way.
+            do throws(ParseError) {
+                guard r.to.count == 2 else {
+                    throw ParseError(.invalidValue, offset: 0, "its dimg names \(r.to.count) images, not [base, gain map]")
+                }
+                let payload = try h.data(of: r.from, file: file)
+                _ = try GainMapMetadata(tmap: payload)
+                var b = try read(root: gain, reference: "tmap", file: file)
+                b.toneMap = payload
+                b.urn = "tmap"
+                b.kind = .isoGainMap
+                seen.insert(gain)
+                out.append(b)
+            } catch {
+                notes.append("tmap item \(r.from) (ISO 21496-1 tone-map image over item \(master)) not carried: " + error.message)
+            }
         }
         return (out, notes)
     }
@@ -128,7 +151,29 @@ extension HEIFBuilder {
             references.append(.init(type: r.type, from: map[r.from] ?? r.from, to: r.to.map { map[$0] ?? $0 }))
         }
         let root = map[bundle.rootID] ?? bundle.rootID
-        references.append(.init(type: bundle.reference, from: root, to: [master]))
+        guard let toneMap = bundle.toneMap else {
+            references.append(.init(type: bundle.reference, from: root, to: [master]))
+            return root
+        }
+        // ISO 21496-1 in HEIF: a `tmap` derived image of the master's size over [master, gain map], the preferred
+        // alternative to the master in an `altr` group; the brand `tmap` says the file uses it.
+        guard nextID < UInt32.max - 1 else {
+            throw ParseError(.unsupported, offset: 0, path: "meta/iinf", "no item id is left for the tmap of \(bundle.description)")
+        }
+        let tmapID = nextID, groupID = nextID + 1
+        nextID += 2
+        let masterItem = items.first { $0.id == master }
+        let size = masterItem?.properties.first { $0.box.type == "ispe" }
+        let colour = masterItem?.properties.filter { $0.box.type == "colr" || $0.box.type == "pixi" } ?? []
+        let tmapProperties = (size.map { [($0.box, false)] } ?? []) + colour.map { ($0.box, false) }
+        items.append(.init(id: tmapID, type: "tmap", data: toneMap, properties: tmapProperties))
+        references.append(.init(type: "dimg", from: tmapID, to: [master, root]))
+        groups.append((type: "altr", id: groupID, entities: [tmapID, master]))
+        if let ftypBox = ftyp.payload(FileTypeBox.self), !ftypBox.compatibleBrands.contains("tmap") {
+            var f = ftypBox
+            f.compatibleBrands.append("tmap")
+            ftyp = Box(f, type: "ftyp")
+        }
         return root
     }
 }

@@ -85,7 +85,8 @@ public struct MediaInfo: Sendable {
             fields.append(("spatial_video", video.json))
         }
         if let h = file.heif, !h.items.isEmpty {
-            let inventory = HEIFImageInventory(h)
+            var inventory = HEIFImageInventory(h)
+            inventory.readToneMaps(h, file: file)
             lines += inventory.lines
             fields.append(("heif_images", inventory.json))
         }

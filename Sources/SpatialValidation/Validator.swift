@@ -139,14 +139,20 @@ public enum Validator {
         }
         r.whyNotSpatial = ["an image file with both eyes packed carries no spatial metadata"]
         var isMPO = false, oneEyeOnly = false
-        if isJPEG, let data = try? FileBytes.read(path, limits: options.limits), let mpo = try? MPO(data), mpo.pictures.count >= 2 || mpo.fromIndex {
+        let jpegData = isJPEG ? try? FileBytes.read(path, limits: options.limits) : nil
+        let jpegMPO = jpegData.flatMap { try? MPO($0) }
+        if let mpo = jpegMPO, mpo.stereoPair == nil, mpo.pictures.count >= 2, let data = jpegData {
+            gainMapJPEG(mpo, data: data, into: &r)
+        }
+        if let mpo = jpegMPO, mpo.stereoPair != nil || (mpo.fromIndex && mpo.pictures.count < 2) {
             isMPO = true
             r.kind = "mpo"
             if mpo.pictures.count < 2 {
                 oneEyeOnly = true
                 r.findings.append(Finding("SV-PAIR-004", .error, "the MPO index lists only one picture: there is no second eye"))
             } else {
-                let a = mpo.pictures[0].attributes, b = mpo.pictures[1].attributes
+                let (ia, ib) = mpo.stereoPair ?? (0, 1)
+                let a = mpo.pictures[ia].attributes, b = mpo.pictures[ib].attributes
                 var s = "MPO with \(mpo.pictures.count) pictures"
                 if let bl = a.baselineMM ?? b.baselineMM {
                     s += ", baseline \(Fmt.num(bl, 1)) mm"
@@ -181,7 +187,7 @@ public enum Validator {
 
     /// What a raw pair is judged at: the values given (``ValidationOptions/stated``), else what the input states
     /// (field of view from its metadata or EXIF, as `convert` reads it; an MPO's plausible baseline). An INFO
-    /// SV-PAIR-005 names each value and where it comes from.
+    /// SV-PAIR-007 names each value and where it comes from.
     static func rawPairFacts(_ known: StereoFacts, _ px: EyePixels, _ o: ValidationOptions,
                              _ r: inout ValidationReport) -> StereoFacts {
         var f = known
@@ -204,8 +210,25 @@ public enum Validator {
             f.stereo.baselineMicrometres = b
             said.append("baseline \(Fmt.num(Double(b) / 1000, 1)) mm (--baseline)")
         }
-        r.findings.append(Finding("SV-PAIR-005", .info, "judged at \(said.joined(separator: ", "))"))
+        r.findings.append(Finding("SV-PAIR-007", .info, "judged at \(said.joined(separator: ", "))"))
         return f
+    }
+
+    /// A JPEG whose MP index holds further pictures that are not stereo views (SV-PAIR-005): one photo, with its HDR
+    /// gain map named and its metadata read (SV-PAIR-006 when the map cannot be read).
+    static func gainMapJPEG(_ mpo: MPO, data: [UInt8], into r: inout ValidationReport) {
+        let types = mpo.pictures.indices.map { MPO.TypeCode.name(mpo.type($0)) }.joined(separator: ", ")
+        var s = "MPF index of \(mpo.pictures.count) pictures (\(types)) without stereo views: one photo, not a stereo MPO "
+            + "(only MP type Disparity, or two Multi-angle pictures, make one)"
+        do throws(ParseError) {
+            if let g = try JPEGGainMap.read(data, mpo: mpo) { s += "; \(g.description)" }
+            r.findings.append(Finding("SV-PAIR-005", .info, s))
+        } catch {
+            r.findings.append(Finding("SV-PAIR-005", .info, s))
+            let at = mpo.gainMapIndex.map { $0 + 1 } ?? 2
+            r.findings.append(Finding("SV-PAIR-006", .warning, "MPF picture \(at) is marked as an HDR gain map but "
+                                      + "cannot be read: \(error.message); a conversion leaves it out"))
+        }
     }
 
     static func seconds(_ d: Duration) -> Double {

@@ -48,7 +48,7 @@ import Codecs
         let h = try #require(v.facts.stereo.horizontalFieldOfViewDegrees, "\(v.findings.map(\.message))")
         // Before: validate judged at 60° (its facts had no field of view).
         #expect(abs(h - convert.degrees) < 0.01, "validate \(h)°, convert \(convert.degrees)°")
-        #expect(v.findings.contains { $0.ruleID == "SV-PAIR-005" && $0.message.contains("EXIF FocalLengthIn35mmFilm 68") }, "\(v.findings.map(\.message))")
+        #expect(v.findings.contains { $0.ruleID == "SV-PAIR-007" && $0.message.contains("EXIF FocalLengthIn35mmFilm 68") }, "\(v.findings.map(\.message))")
         #expect(!v.findings.contains { $0.message.contains("angles assume a 60°") }, "\(v.findings.map(\.message))")
     }
 
@@ -59,7 +59,7 @@ import Codecs
         let v = Validator.validate(path: path, options: o)
         #expect(v.facts.stereo.horizontalFieldOfViewDegrees.map { abs($0 - 50) < 0.01 } == true)
         #expect(v.facts.stereo.disparityAdjustment == 200 && v.facts.stereo.baselineMillimetres.map { abs($0 - 30) < 0.01 } == true)
-        #expect(v.findings.contains { $0.ruleID == "SV-PAIR-005" && $0.message.contains("(--hfov)") && $0.message.contains("(--disparity)") })
+        #expect(v.findings.contains { $0.ruleID == "SV-PAIR-007" && $0.message.contains("(--hfov)") && $0.message.contains("(--disparity)") })
         // The window rules read the given adjustment (2 % of 480 px = 9.6 px).
         #expect(v.findings.contains { $0.ruleID == "SV-GEOM-014" && $0.message.contains("zero-parallax plane) at 9.6 px") }, "\(v.findings.map(\.message))")
     }
