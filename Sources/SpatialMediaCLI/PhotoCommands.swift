@@ -63,7 +63,7 @@ struct ConvertPhoto: ParsableCommand {
     @Flag(help: "Photo: each eye is squeezed to half width (SBS) or half height (TB); stretch it back (videos: --layout half-sbs or half-tb).") var half = false
     @Flag(help: "The left half/top/first image is the right eye.") var swapEyes = false
     @Option(help: "Photo: HEVC quality 0…100 (default 80).") var quality: Int?
-    @Option(help: "Photo: coded bit depth, 8 or 10 (default: 10 for sources deeper than 8 bits, else 8). Spatial video is always 8-bit.") var bitDepth: Int?
+    @Option(help: "Photo and video: coded bit depth, 8 or 10 (default: 10 for sources deeper than 8 bits, else 8). Video: 8 rounds a 10-bit source to 8-bit Multiview Main; colour tags are kept.") var bitDepth: Int?
     @Option(help: "Photo: HDR gain map for the left input (a HEIC, e.g. from split --aux, kept byte-exact; or PNG/JPEG, encoded); replaces the input's own.") var leftGainMap: String?
     @Option(help: "Photo: HDR gain map for the right input.") var rightGainMap: String?
     @Option(help: "Photo: depth map for the left input (HEIC kept byte-exact, or PNG/JPEG).") var leftDepth: String?
