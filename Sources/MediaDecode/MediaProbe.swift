@@ -239,6 +239,26 @@ public struct MediaProbe: Sendable {
         return (name, VideoColour(primaries: c.0, transfer: c.1, matrix: c.2, fullRange: range ?? false))
     }
 
+    /// FFmpeg's output options that state `c` (`-color_primaries`, `-color_trc`, `-colorspace`, `-color_range`), for the
+    /// code points FFmpeg names.
+    public static func ffmpegColourArguments(_ c: VideoColour) -> [String] {
+        var out: [String] = []
+        if c.primaries > 0, c.primaries < primariesNames.count { out += ["-color_primaries", primariesNames[c.primaries]] }
+        if c.transfer > 0, c.transfer < transferNames.count { out += ["-color_trc", transferNames[c.transfer]] }
+        if c.matrix >= 0, c.matrix < matrixNames.count { out += ["-colorspace", matrixNames[c.matrix]] }
+        return out + ["-color_range", c.fullRange ? "pc" : "tv"]
+    }
+
+    /// An FFmpeg `setparams` filter that states `c` on every picture (filters such as hstack drop the description).
+    public static func ffmpegSetParams(_ c: VideoColour) -> String {
+        var p: [String] = []
+        if c.primaries > 0, c.primaries < primariesNames.count { p.append("color_primaries=\(primariesNames[c.primaries])") }
+        if c.transfer > 0, c.transfer < transferNames.count { p.append("color_trc=\(transferNames[c.transfer])") }
+        if c.matrix >= 0, c.matrix < matrixNames.count { p.append("colorspace=\(matrixNames[c.matrix])") }
+        p.append("range=\(c.fullRange ? "pc" : "tv")")
+        return "setparams=" + p.joined(separator: ":")
+    }
+
     static func code(_ name: String, _ table: [String]) -> Int {
         table.firstIndex(of: name) ?? 2
     }

@@ -93,11 +93,11 @@ public enum VideoInputs {
             let codec = file.tracks.first { $0.handler == "vide" }?.sampleEntries.first?.type.description ?? "?"
             let why = decoder == .ffmpeg ? "--decoder ffmpeg" : file.isFragmented ? "the movie is fragmented" : "the video track is '\(codec)', not HEVC"
             let p = try viaFFmpeg(hint, why: why)
-            notes.append("\(path): \(why); decoded by ffmpeg to 8-bit 4:2:0")
+            notes.append("\(path): \(why); decoded by ffmpeg to \(p.bitDepth)-bit 4:2:0")
             return p
         }
         let p = try viaFFmpeg(nil, why: "\(path) is neither Y4M nor MP4/MOV")
-        notes.append("\(path): decoded by ffmpeg to 8-bit 4:2:0")
+        notes.append("\(path): decoded by ffmpeg to \(p.bitDepth)-bit 4:2:0")
         return p
     }
 

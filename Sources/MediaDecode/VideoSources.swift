@@ -123,7 +123,8 @@ public final class FFmpegProducer: Y4MFrameProducer {
         if let r = probe?.frameRate { args += ["-r", "\(r.num)/\(r.den)"] }
         // A source of more than 8 bits is decoded to 10-bit 4:2:0 (the converter keeps 10 bits or rounds to 8 as asked).
         let depth = (probe?.sourceBitDepth ?? 8) > 8 ? 10 : 8
-        args += ["-pix_fmt", depth == 10 ? "yuv420p10le" : "yuv420p", "-f", "yuv4mpegpipe", "-"]
+        // FFmpeg writes a 10-bit Y4M (C420p10) only when told that non-"official" formats are fine.
+        args += ["-pix_fmt", depth == 10 ? "yuv420p10le" : "yuv420p"] + (depth == 10 ? ["-strict", "-1"] : []) + ["-f", "yuv4mpegpipe", "-"]
         var colour = probe?.colour
         if colour?.isHDR == true || depth > 8 {
             let md = MediaProbe.hdrMetadata(path, stream: stream, tool: tool)
@@ -252,7 +253,7 @@ public final class HEVCTrackProducer: VideoFrameProducer {
 
     /// What the track states about its colour: the SPS VUI of its `hvcC`, the mastering display and content light
     /// level of its SEI (`hvcC`, else the first sample) or of its `mdcv`/`clli` boxes.
-    static func statedColour(hvcC: [UInt8], entry: Box, firstSample: [NALUnit]) throws(ParseError) -> VideoColour? {
+    public static func statedColour(hvcC: [UInt8], entry: Box, firstSample: [NALUnit]) throws(ParseError) -> VideoColour? {
         let rec = try HEVCDecoderConfigurationRecord(parsing: hvcC)
         var nals: [NALUnit] = []
         for a in rec.arrays { for b in a.nalUnits { if let n = try? NALUnit(bytes: b) { nals.append(n) } } }
