@@ -283,7 +283,7 @@ public struct MediaProbe: Sendable {
 
     /// "Mastering display metadata: … r(0.6800,0.3200) g(…) b(…) wp(…) min_luminance=0.000100, max_luminance=1000.0" and
     /// "Content light level metadata: MaxCLL=1000, MaxFALL=400" → the `mdcv` and `clli` payloads.
-    static func parseHDRMetadata(_ text: String) -> (masteringDisplay: [UInt8]?, contentLightLevel: [UInt8]?) {
+    public static func parseHDRMetadata(_ text: String) -> (masteringDisplay: [UInt8]?, contentLightLevel: [UInt8]?) {
         var md: [UInt8]? = nil, cll: [UInt8]? = nil
         for raw in text.split(separator: "\n") {
             let line = raw.lowercased()

@@ -35,8 +35,9 @@ struct ConvertPhoto: ParsableCommand {
         along with its language: copied when Apple players play it (AAC, ALAC, AC-3, E-AC-3, PCM), else transcoded \
         to AAC; an input without audio gets a silent AAC track (--no-audio: none); subtitles, chapters and \
         attachments are dropped, with a note. Defaults: layout as the movie states its packing (else tb when taller than wide, else sbs), baseline 64 mm, field of view 60°, disparity 0 % \
-        (printed as "default, not measured"). 10-bit input is converted to 8 bits (rounded) with a note (Multiview \
-        Main is 8-bit); 4:2:2/4:4:4 Y4M is refused (use --decoder ffmpeg, which converts). Inputs other than Y4M \
+        (printed as "default, not measured"). The source's colour (range, primaries, transfer, matrix, HDR mastering \
+        display and content light level) is kept; 10-bit input gives 10-bit layers (--bit-depth 8: rounded to \
+        8-bit Multiview Main); 4:2:2/4:4:4 Y4M is refused (use --decoder ffmpeg, which converts). Inputs other than Y4M \
         and HEVC MP4/MOV, and audio, need FFmpeg (SPATIAL_MEDIA_FFMPEG, the tools directory of scripts/setup.sh, \
         or PATH); rotation and sample aspect ratio are applied, a variable frame rate is made constant (note). \
         --align (videos): the clip is read twice; shots are found from the decoded frames, a few frames of each \
