@@ -104,6 +104,11 @@ public enum RuleCatalog {
         Rule(id: "SV-VIDEO-035", severity: .warning, title: "colr agrees with the SPS VUI colour description", source: "ISO/IEC 14496-12 §12.1.5; H.265 Annex E"),
         Rule(id: "SV-VIDEO-036", severity: .error, title: "Pictures decoded out of display order (B-frames) have composition offsets (`ctts`)", source: "ISO/IEC 14496-12 §8.6.1.3 (composition time = decode time + offset)"),
         Rule(id: "SV-VIDEO-037", severity: .info, title: "Frames hidden by the edit list (presented frames as `info` and `fix` count them)", source: "ISO/IEC 14496-12 §8.6.6 (edit list)"),
+        Rule(id: "SV-HDR-001", severity: .warning, title: "colr nclx states the range the SPS VUI states", source: "ISO/IEC 14496-12 §12.1.5; H.265 E.3.1 video_full_range_flag"),
+        Rule(id: "SV-HDR-002", severity: .warning, title: "mdcv/clli boxes equal the mastering display and content light level SEI of hvcC", source: "ISO/IEC 14496-12 (mdcv, clli); H.265 D.2.28, D.2.35; Apple HLS authoring spec 1.8 (HDR10 SEI in hvcC)"),
+        Rule(id: "SV-HDR-003", severity: .warning, title: "PQ video carries mastering display metadata", source: "SMPTE ST 2086 / HDR10: displays tone-map PQ with it"),
+        Rule(id: "SV-HDR-004", severity: .warning, title: "Both layers are stated in the same colour (base SPS VUI and VPS VUI)", source: "H.265 F.7.4.3.1.5 video_signal_info; the eyes of one picture"),
+        Rule(id: "SV-HDR-005", severity: .error, title: "Each layer's profile allows its bit depth and chroma; hvcC matches the base SPS", source: "H.265 A.3, F (profiles); ISO/IEC 14496-15 §8.3.3 (hvcC)"),
         Rule(id: "SV-VIDEO-038", severity: .info, title: "Negative composition offsets in a version-0 `ctts` are read as signed", source: "ISO/IEC 14496-12 §8.6.1.3; FFmpeg and Apple read them signed"),
         // Photos
         Rule(id: "SV-PHOTO-001", severity: .error, title: "HEIF file with a 'ster' entity group", source: "ISO/IEC 23008-12:2022 §6.8.5; formats.md §4.2"),

@@ -6,6 +6,8 @@ import ISOBMFF
 import HEVC
 import MediaDecode
 import SpatialConvert
+import SpatialValidation
+import SpatialMedia
 
 /// Issue 38 item 4 and issue 40: a video's colour reaches the spatial video as the source states it. A full-range
 /// source stays full range (its RGB mean kept), a 10-bit HLG or PQ (HDR10) side-by-side source becomes a 10-bit
@@ -110,6 +112,34 @@ struct HDRColourTests {
         let lines = try Self.oracleLines(["views", out, src])
         Self.expectViews(lines, names: ["left", "right"], sideData: true)
         try Self.splitBack(out, src: src, sideData: true)
+    }
+
+    /// validate checks HDR: our HDR10 output is consistent (no SV-HDR finding) and spatial; a PQ movie without
+    /// mastering metadata gets SV-HDR-003; a stripped `mdcv` while the SEI still states it gets SV-HDR-002.
+    @Test(.needs(.oracles))
+    func validateChecksHDRConsistency() throws {
+        var meta = ValidationOptions()
+        meta.pixels = false
+        let hdr10 = try Self.source("pq-v.mp4", pixFmt: "yuv420p10le", primaries: "bt2020", trc: "smpte2084", matrix: "bt2020nc",
+                                    x265: ":hdr10=1:master-display=\(Self.masterDisplay):max-cll=1000,400")
+        let out = tempPath("pq-v.mov")
+        _ = try VideoConverter.convert(.packed(hdr10), to: out, options: Self.options(crf: 28))
+        let good = Validator.validate(path: out, options: meta)
+        #expect(!good.findings.contains { $0.ruleID.hasPrefix("SV-HDR") }, "\(good.findings.filter { $0.ruleID.hasPrefix("SV-HDR") })")
+        #expect(SpatialVideoReport(try ISOFile.open(path: out)).classification == .spatialVideo, "10-bit spatial video is spatial")
+        // The same bytes with the mdcv box renamed (a 'free'-like unknown box): the SEI still states it.
+        var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: out)))
+        let mdcv = Array("mdcv".utf8)
+        let at = try #require((0..<(bytes.count - 4)).first { Array(bytes[$0..<($0 + 4)]) == mdcv })
+        bytes.replaceSubrange(at..<(at + 4), with: Array("mdcx".utf8))
+        let stripped = tempPath("pq-v-stripped.mov")
+        try Data(bytes).write(to: URL(fileURLWithPath: stripped))
+        #expect(Validator.validate(path: stripped, options: meta).fired("SV-HDR-002"))
+        let bare = try Self.source("pq-bare.mp4", pixFmt: "yuv420p10le", primaries: "bt2020", trc: "smpte2084", matrix: "bt2020nc")
+        let bareOut = tempPath("pq-bare.mov")
+        let r = try VideoConverter.convert(.packed(bare), to: bareOut, options: Self.options(crf: 28))
+        #expect(r.notes.contains { $0.contains("PQ source without mastering display metadata") }, "\(r.notes)")
+        #expect(Validator.validate(path: bareOut, options: meta).fired("SV-HDR-003"))
     }
 
     /// `split` back to two files and to SBS: 10-bit, the same tags and side data, the eyes still the source's.
