@@ -202,13 +202,15 @@ extension VideoSplitter {
         if let m = colour?.masteringDisplay, m.count == 24 {
             func u16(_ i: Int) -> Int { Int(m[i]) << 8 | Int(m[i + 1]) }
             func u32(_ i: Int) -> Int { u16(i) << 16 | u16(i + 2) }
-            params.append("master-display=G(\(u16(0)),\(u16(2)))B(\(u16(4)),\(u16(6)))R(\(u16(8)),\(u16(10)))WP(\(u16(12)),\(u16(14)))L(\(u32(16)),\(u32(20)))")
+            let primaries = "G(\(u16(0)),\(u16(2)))B(\(u16(4)),\(u16(6)))R(\(u16(8)),\(u16(10)))"
+            params.append("master-display=\(primaries)WP(\(u16(12)),\(u16(14)))L(\(u32(16)),\(u32(20)))")
         }
         if let c = colour?.contentLightLevel, c.count == 4 {
             params.append("max-cll=\(Int(c[0]) << 8 | Int(c[1])),\(Int(c[2]) << 8 | Int(c[3]))")
         }
         return ["-c:v", "libx265", "-crf", NumberText.fixed(o.crf, places: 2, trimZeros: true), "-preset", o.preset,
-                "-pix_fmt", bitDepth > 8 ? "yuv420p10le" : "yuv420p", "-tag:v", "hvc1", "-x265-params", params.joined(separator: ":")]
+                "-pix_fmt", bitDepth > 8 ? "yuv420p10le" : "yuv420p", "-tag:v", "hvc1",
+                "-x265-params", params.joined(separator: ":")]
             + (colour.map { MediaProbe.ffmpegColourArguments($0) } ?? [])
     }
 }

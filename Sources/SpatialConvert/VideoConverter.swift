@@ -629,7 +629,7 @@ public enum VideoConverter {
         throws(ParseError) -> (colour: VideoColour, bitDepth: Int) {
         let source = producers[0].bitDepth
         if let d = o.bitDepth, d != 8 && d != 10 {
-            throw ParseError(.invalidArgument, offset: 0, "--bit-depth \(d): spatial video is written with 8 or 10 bits per sample")
+            throw ParseError(.invalidArgument, offset: 0, "--bit-depth \(d): spatial video is written with 8 or 10 bits")
         }
         var depth = o.bitDepth ?? (source > 8 ? 10 : 8)
         var colour = producers[0].colour ?? .unstatedDefault
@@ -640,13 +640,16 @@ public enum VideoConverter {
             // Only the range is stated (a Y4M stream): the range is kept, the description stays BT.709.
             colour = VideoColour(primaries: 1, transfer: 1, matrix: 1, fullRange: colour.fullRange, stated: true)
         }
-        if depth == 10 && source > 8 && (o.layout.half || o.align || o.autoDisparity) {
+        let banding = colour.isHDR ? "; its \(VideoColour.transferName(colour.transfer)) transfer is kept and may band in 8 bits" : ""
+        if depth == 10 && (o.layout.half || o.align || o.autoDisparity) {
             depth = 8
-            notes.append("\(source)-bit input written with 8 bits: \(o.layout.half ? "the half-resolution stretch" : "alignment") works on 8-bit pictures")
+            let why = o.layout.half ? "the half-resolution stretch" : "alignment"
+            notes.append("\(source)-bit input written with 8 bits: \(why) works on 8-bit pictures\(banding)")
         } else if depth == 8 && source > 8 {
-            notes.append("\(source)-bit input rounded to 8 bits (--bit-depth 8)\(colour.isHDR ? "; its \(VideoColour.transferName(colour.transfer)) transfer is kept and may band in 8 bits" : "")")
+            notes.append("\(source)-bit input rounded to 8 bits (--bit-depth 8)\(banding)")
         } else if depth == 10 && source > 8 {
-            notes.append("\(source > 10 ? "\(source)-bit input rounded to 10 bits" : "10-bit input kept"): both layers Main 10 (--bit-depth 8 writes 8-bit Multiview Main)")
+            let kept = source > 10 ? "\(source)-bit input rounded to 10 bits" : "10-bit input kept"
+            notes.append("\(kept): both layers Main 10 (--bit-depth 8 writes 8-bit Multiview Main)")
         } else if depth == 10 {
             notes.append("8-bit input written with 10 bits (--bit-depth 10)")
         }
