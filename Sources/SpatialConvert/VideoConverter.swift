@@ -658,8 +658,6 @@ public enum VideoConverter {
             if colour.fullRange { line += " (kept full range: VUI video_full_range_flag 1, colr nclx full range)" }
             if let h = colour.hdrMetadataText { line += "; \(h) (mdcv/clli and SEI)" }
             notes.append(line)
-        } else {
-            notes.append("the source states no colour: written as BT.709 limited range")
         }
         if colour.transfer == 16 && colour.masteringDisplay == nil {
             notes.append("PQ source without mastering display metadata: none is written")
