@@ -629,7 +629,7 @@ public enum VideoConverter {
         throws(ParseError) -> (colour: VideoColour, bitDepth: Int) {
         let source = producers[0].bitDepth
         if let d = o.bitDepth, d != 8 && d != 10 {
-            throw ParseError(.invalidArgument, offset: 0, "--bit-depth \(d): spatial video is written with 8 or 10 bits")
+            throw ParseError(.invalidArgument, offset: 0, "bit depth \(d): spatial video is written with 8 or 10 bits")
         }
         var depth = o.bitDepth ?? (source > 8 ? 10 : 8)
         var colour = producers[0].colour ?? .unstatedDefault
