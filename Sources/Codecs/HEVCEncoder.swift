@@ -53,6 +53,8 @@ public struct HEVCEncoderSettings: Sendable, Equatable {
     /// H.273 colour primaries / transfer characteristics written to VUI (1 = BT.709, 13 = sRGB transfer).
     public var colourPrimaries: Int = 1
     public var transferCharacteristics: Int = 13
+    /// H.273 matrix coefficients written to VUI when set (any code x265 takes); nil = the code of ``colour``'s matrix.
+    public var matrixCoefficients: Int? = nil
     /// Extra `x265_param_parse(name, value)` pairs applied last.
     public var extraOptions: [String: String] = [:]
     /// x265's `frames` (total frame count). 1 makes x265 signal the one-picture-only constraint, i.e. profile 3
@@ -177,7 +179,7 @@ public final class HEVCEncoder {
             ("info", "0"),
             ("log-level", "error"),
             ("range", settings.colour.fullRange ? "full" : "limited"),
-            ("colormatrix", HEVCEncoder.matrixName(settings.colour.matrix)),
+            ("colormatrix", settings.matrixCoefficients.map { "\($0)" } ?? HEVCEncoder.matrixName(settings.colour.matrix)),
             ("colorprim", HEVCEncoder.primariesName(settings.colourPrimaries)),
             ("transfer", HEVCEncoder.transferName(settings.transferCharacteristics)),
         ]
@@ -368,10 +370,11 @@ public final class HEVCEncoder {
         switch m { case .bt601: "smpte170m"; case .bt709: "bt709"; case .bt2020: "bt2020nc" }
     }
     static func primariesName(_ c: Int) -> String {
-        switch c { case 9: "bt2020"; case 5: "bt470bg"; case 6: "smpte170m"; case 12: "smpte432"; default: "bt709" }
+        // x265 takes the code itself for the others.
+        switch c { case 9: "bt2020"; case 5: "bt470bg"; case 6: "smpte170m"; case 12: "smpte432"; case 1: "bt709"; default: "\(c)" }
     }
     static func transferName(_ c: Int) -> String {
-        switch c { case 1: "bt709"; case 6: "smpte170m"; case 16: "smpte2084"; case 18: "arib-std-b67"; default: "iec61966-2-1" }
+        switch c { case 1: "bt709"; case 6: "smpte170m"; case 16: "smpte2084"; case 18: "arib-std-b67"; case 13: "iec61966-2-1"; default: "\(c)" }
     }
 }
 

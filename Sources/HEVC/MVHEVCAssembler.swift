@@ -200,7 +200,13 @@ public enum MVHEVCAssembler {
     }
 
     /// The multilayer VPS: the base VPS with two layers, one layer set {0, 1}, and the extension.
-    static func makeVPS(base va: VideoParameterSet, baseSPS sa: SequenceParameterSet, second sb: SequenceParameterSet) throws(ParseError) -> VideoParameterSet {
+    /// Layer 1 of 8-bit streams is declared dependent on layer 0 and signalled Multiview Main (Apple's form). Streams of
+    /// more than 8 bits (`independent`) have no 8-bit multiview profile to name: layer 1 is declared an independent
+    /// layer (no direct reference layer; the assembly never predicts between the layers) and signalled with its own
+    /// single-layer profile (Main 10) in the output layer set, as the JVET MV-HEVC conformance stream Q (simulcast)
+    /// signals its independently coded layer 1 (Specs/mv-hevc-assembly.md, "10-bit").
+    static func makeVPS(base va: VideoParameterSet, baseSPS sa: SequenceParameterSet, second sb: SequenceParameterSet,
+                        independent: Bool = false) throws(ParseError) -> VideoParameterSet {
         var v = va
         v.maxLayersMinus1 = 1
         v.maxLayerId = 1
@@ -236,17 +242,19 @@ public enum MVHEVCAssembler {
         e.dimensionId = [[], [1]]
         e.viewIdLen = 1
         e.viewIdVal = [0, 1]
-        e.directDependency = [[], [true]]
+        e.directDependency = [[], [!independent]]
         e.defaultRefLayersActive = false
         // PTL #2: Multiview Main for layer 1 (constraint flags and level of the second stream).
         var mv = sb.profileTierLevel
         mv.profilePresent = true
-        mv.profileSpace = 0
-        mv.profileIdc = 6
-        mv.compatibilityFlags = UInt32(1) << 25   // general_profile_compatibility_flag[6]
-        // Source flags (progressive, interlaced, non-packed, frame-only) of the second stream, then the format-range
-        // flags of an 8-bit 4:2:0 profile (max_12bit … max_420chroma = 1), as in Apple's Multiview Main PTL.
-        mv.constraintFlags = (sb.profileTierLevel.constraintFlags & 0xF000_0000_0000) | 0x0F80_0000_0000
+        if !independent {
+            mv.profileSpace = 0
+            mv.profileIdc = 6
+            mv.compatibilityFlags = UInt32(1) << 25   // general_profile_compatibility_flag[6]
+            // Source flags (progressive, interlaced, non-packed, frame-only) of the second stream, then the format-range
+            // flags of an 8-bit 4:2:0 profile (max_12bit … max_420chroma = 1), as in Apple's Multiview Main PTL.
+            mv.constraintFlags = (sb.profileTierLevel.constraintFlags & 0xF000_0000_0000) | 0x0F80_0000_0000
+        }
         e.numProfileTierLevelMinus1 = 2
         e.profileTierLevels = [mv]
         var ols = OutputLayerSet()
@@ -292,7 +300,9 @@ public enum MVHEVCAssembler {
         // Round-trip check: our own parser must read back what we wrote.
         let nal = try v.nalUnit()
         let back = try VideoParameterSet(nal: nal)
-        guard back.vpsExtension != nil, back.directReferenceLayers(of: 1) == [0] else { throw fail("internal: VPS did not round-trip") }
+        guard back.vpsExtension != nil, back.directReferenceLayers(of: 1) == (independent ? [] : [0]) else {
+            throw fail("internal: VPS did not round-trip")
+        }
         return back
     }
 }

@@ -189,9 +189,12 @@ public struct MVHEVCAssemblySession: Sendable {
             if s.chromaFormatIdc != 1 || s.separateColourPlane {
                 throw Self.fail("the \(name) stream is not 4:2:0 (chroma_format_idc \(s.chromaFormatIdc)); Multiview Main needs 8-bit 4:2:0", .unsupported)
             }
-            if s.bitDepthLumaMinus8 != 0 || s.bitDepthChromaMinus8 != 0 {
-                throw Self.fail("the \(name) stream is \(s.bitDepthLumaMinus8 + 8)-bit; Multiview Main (the profile of Apple spatial video) is 8-bit only — encode both eyes with 8-bit 4:2:0", .unsupported)
+            if !(s.bitDepthLumaMinus8 == 0 || s.bitDepthLumaMinus8 == 2) || s.bitDepthChromaMinus8 != s.bitDepthLumaMinus8 {
+                throw Self.fail("the \(name) stream is \(s.bitDepthLumaMinus8 + 8)-bit (chroma \(s.bitDepthChromaMinus8 + 8)-bit); two layers are assembled from 8-bit or 10-bit 4:2:0 streams", .unsupported)
             }
+        }
+        guard sa.bitDepthLumaMinus8 == sb.bitDepthLumaMinus8 else {
+            throw Self.fail("the two streams have different bit depths (\(sa.bitDepthLumaMinus8 + 8) and \(sb.bitDepthLumaMinus8 + 8))", .unsupported)
         }
         guard sa.picWidthInLumaSamples == sb.picWidthInLumaSamples, sa.picHeightInLumaSamples == sb.picHeightInLumaSamples,
               sa.croppedWidth == sb.croppedWidth, sa.croppedHeight == sb.croppedHeight else {
@@ -218,7 +221,7 @@ public struct MVHEVCAssemblySession: Sendable {
             guard next <= 63 else { throw Self.fail("no free PPS id for layer 1 (ids 0…63 taken)", .unsupported) }
             ppsMap[id] = next; next += 1
         }
-        let vps = try MVHEVCAssembler.makeVPS(base: va, baseSPS: sa, second: sb)
+        let vps = try MVHEVCAssembler.makeVPS(base: va, baseSPS: sa, second: sb, independent: sa.bitDepthLumaMinus8 > 0)
         let vpsNAL = try vps.nalUnit()
         // Layer-1 parameter sets.
         var newSPS: [UInt32: SequenceParameterSet] = [:]

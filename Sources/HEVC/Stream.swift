@@ -241,6 +241,9 @@ public struct HEVCStreamInfo: Sendable, Codable, Equatable {
         /// How inter-layer prediction is signalled: `default_ref_layers_active_flag` or `inter_layer_pred_enabled_flag`.
         public var interLayerSignalling: String?
         public var pictureCount: Int
+        /// The colour this layer's pictures are stated in: its SPS VUI, else (a layer > 0) the VPS VUI's
+        /// video_signal_info; nil when neither states one.
+        public var colour: String? = nil
     }
     public var profileIdc: Int?
     public var profileName: String?
@@ -274,6 +277,8 @@ public struct HEVCStreamInfo: Sendable, Codable, Equatable {
     public var frameTypes: [String]
     /// Problems met while analysing (first 100).
     public var errors: [String]
+    /// The mastering display (SEI 137) and content light level (SEI 144) the stream states, in words.
+    public var hdrMetadata: String? = nil
 
     /// Summarises an Annex B stream.
     public init(annexB: [UInt8]) throws(ParseError) {
@@ -350,6 +355,12 @@ public struct HEVCStreamInfo: Sendable, Codable, Equatable {
                 l.bitDepthLuma = Int(rf.bitDepthLumaMinus8) + 8; l.bitDepthChroma = Int(rf.bitDepthChromaMinus8) + 8
                 l.chromaFormat = HEVCStreamInfo.chromaName(Int(rf.chromaFormatIdc))
             }
+            if let sps, let c = VideoColour(vui: sps.vui, present: sps.vuiPresent) {
+                l.colour = c.text + " (SPS VUI)"
+            } else if lid > 0, let v = vps?.videoSignalInfo(layerId: lid) {
+                l.colour = VideoColour(primaries: Int(v.colourPrimaries), transfer: Int(v.transferCharacteristics),
+                                       matrix: Int(v.matrixCoeffs), fullRange: v.videoFullRange).text + " (VPS VUI)"
+            }
             if !l.directReferenceLayers.isEmpty, let e = vps?.vpsExtension {
                 if e.defaultRefLayersActive {
                     l.interLayerSignalling = "default_ref_layers_active_flag"
@@ -369,6 +380,12 @@ public struct HEVCStreamInfo: Sendable, Codable, Equatable {
             leftLayerId = layerList.first { $0.viewId == Int(first.leftViewId) }?.layerId
             rightLayerId = layerList.first { $0.viewId == Int(first.rightViewId) }?.layerId
         }
+        var hdr = VideoColour(primaries: 2, transfer: 2, matrix: 2, fullRange: false)
+        for m in a.seiMessages {
+            if m.payloadType == 137, m.payload.count == 24, hdr.masteringDisplay == nil { hdr.masteringDisplay = m.payload }
+            if m.payloadType == 144, m.payload.count == 4, hdr.contentLightLevel == nil { hdr.contentLightLevel = m.payload }
+        }
+        hdrMetadata = hdr.hdrMetadataText
         accessUnitCount = a.accessUnitCount
         frameTypes = a.frameTypes
         errors = a.errors
@@ -409,9 +426,12 @@ public struct HEVCStreamInfo: Sendable, Codable, Equatable {
             if let p = l.profileName { s += ", profile \(p)" }
             if !l.directReferenceLayers.isEmpty { s += ", depends on \(l.directReferenceLayers.map(String.init).joined(separator: ","))" }
             if let u = l.usesInterLayerPrediction { s += ", inter-layer prediction \(u ? "used" : "not used") (\(l.interLayerSignalling ?? ""))" }
+            if let b = l.bitDepthLuma { s += ", \(b)-bit \(l.chromaFormat ?? "")" }
             s += ", \(l.pictureCount) pictures"
             out.append(s)
+            if let c = l.colour { out.append("    colour: \(c)") }
         }
+        if let h = hdrMetadata { out.append("HDR metadata (SEI): \(h)") }
         if let l = leftViewId, let r = rightViewId { out.append("views: left \(l), right \(r) (SEI 176)") }
         out.append("access units: \(accessUnitCount)")
         return out

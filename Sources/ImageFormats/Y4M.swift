@@ -22,6 +22,8 @@ public enum Y4M {
         public var interlace: Character = "p"
         public var aspectNum: Int = 1
         public var aspectDen: Int = 1
+        /// The range the stream states with FFmpeg's `XCOLORRANGE=FULL|LIMITED` extension; nil when it states none.
+        public var fullRange: Bool? = nil
         public init(width: Int, height: Int, fpsNum: Int = 30, fpsDen: Int = 1, format: PixelFormat = .yuv420, bitDepth: Int = 8) {
             self.width = width; self.height = height; self.fpsNum = fpsNum; self.fpsDen = fpsDen; self.format = format; self.bitDepth = bitDepth
         }
@@ -32,8 +34,11 @@ public enum Y4M {
             if bitDepth == 8 { return base == "420" ? "420jpeg" : base }
             return base == "mono" ? "mono\(bitDepth)" : "\(base)p\(bitDepth)"
         }
+        var rangeTag: String { fullRange.map { $0 ? " XCOLORRANGE=FULL" : " XCOLORRANGE=LIMITED" } ?? "" }
+        /// The colour the frames carry: BT.709 coefficients (Y4M states none) in the stated range (limited if none).
+        public var colour: ColourSpace { ColourSpace(matrix: .bt709, fullRange: fullRange ?? false) }
         public var serialized: [UInt8] {
-            Array("YUV4MPEG2 W\(width) H\(height) F\(fpsNum):\(fpsDen) I\(interlace) A\(aspectNum):\(aspectDen) C\(colourTag)\n".utf8)
+            Array("YUV4MPEG2 W\(width) H\(height) F\(fpsNum):\(fpsDen) I\(interlace) A\(aspectNum):\(aspectDen) C\(colourTag)\(rangeTag)\n".utf8)
         }
         /// Bytes of one frame's samples.
         public var frameBytes: Int {
@@ -102,7 +107,7 @@ public enum Y4M {
                 offset += UInt64(need)
                 framesRead += 1
                 return try Image(width: header.width, height: header.height, bitDepth: 8, format: header.format, planes: .u8(planes),
-                                 colour: ColourSpace(matrix: .bt709, fullRange: false))
+                                 colour: header.colour)
             }
             var data = [UInt8](); data.reserveCapacity(need)
             while data.count < need {
@@ -199,6 +204,8 @@ public enum Y4M {
                 guard parts.count == 2, parts[0] >= 0, parts[1] >= 0 else { throw ParseError(.invalidValue, offset: 0, "bad \(tag) ratio '\(v)'") }
                 if tag == "F" { hdr.fpsNum = parts[0]; hdr.fpsDen = max(1, parts[1]) } else { hdr.aspectNum = parts[0]; hdr.aspectDen = parts[1] }
             case "I": hdr.interlace = v.first ?? "p"
+            case "X":
+                if v == "COLORRANGE=FULL" { hdr.fullRange = true } else if v == "COLORRANGE=LIMITED" { hdr.fullRange = false }
             case "C":
                 let (f, d) = try colourTag(v)
                 hdr.format = f; hdr.bitDepth = d
@@ -239,7 +246,7 @@ public enum Y4M {
             }
         }
         return try Image(width: header.width, height: header.height, bitDepth: header.bitDepth, format: header.format,
-                         planes: header.bitDepth == 8 ? .u8(planes8) : .u16(planes16), colour: ColourSpace(matrix: .bt709, fullRange: false))
+                         planes: header.bitDepth == 8 ? .u8(planes8) : .u16(planes16), colour: header.colour)
     }
 
     /// Serialises one frame ("FRAME\n" + samples, little-endian for > 8 bits).

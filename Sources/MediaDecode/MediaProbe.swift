@@ -1,6 +1,7 @@
 import BinaryIO
 import SystemSupport
 import SpatialMedia
+import HEVC
 
 /// What FFmpeg says about a media file's streams (`ffmpeg -hide_banner -i FILE`): enough to plan decoding
 /// (frame rate, sample aspect ratio, rotation) and audio (codec, channels, language per track), and to say what a
@@ -47,6 +48,19 @@ public struct MediaProbe: Sendable {
     public var spherical: Spherical?
     /// Width and height of that stream's coded picture.
     public var videoSize: (width: Int, height: Int)?
+    /// That stream's pixel format as FFmpeg names it ("yuv420p10le", "yuvj420p").
+    public var pixelFormat: String?
+    /// What that stream states about its colour ("yuv420p10le(tv, bt2020nc/bt2020/arib-std-b67)"), nil when nothing.
+    public var colour: VideoColour?
+    /// Bits per sample of that stream's pixel format (10 for "yuv420p10le", "p010le"), 8 when the name has no number.
+    public var sourceBitDepth: Int {
+        guard let f = pixelFormat else { return 8 }
+        var name = Substring(f)
+        if name.hasSuffix("le") || name.hasSuffix("be") { name = name.dropLast(2) }
+        let digits = name.reversed().prefix { $0.isNumber }
+        guard let d = Int(String(digits.reversed())), (9...16).contains(d) else { return 8 }
+        return d
+    }
 
     /// A projection as FFmpeg names it, with the pixel bounds it prints for a tiled (cropped) equirectangular picture.
     public struct Spherical: Sendable, Equatable {
@@ -178,6 +192,7 @@ public struct MediaProbe: Sendable {
 
     static func videoDetails(_ line: Substring, into p: inout MediaProbe) {
         var fps: Double? = nil, tbr: Double? = nil
+        (p.pixelFormat, p.colour) = pixelFormatAndColour(line)
         for field in line.split(separator: ",").map({ $0.trimmingSpaces() }) {
             if p.videoSize == nil {
                 let dims = field.prefix { $0 != " " }.split(separator: "x")
@@ -196,6 +211,124 @@ public struct MediaProbe: Sendable {
         }
         if rate == nil, let r = fps ?? tbr { rate = FrameRate.fraction(r) }
         p.frameRate = rate
+    }
+
+    /// FFmpeg's pixel format and its parenthesised colour: "yuv420p10le(tv, bt2020nc/bt2020/arib-std-b67, progressive)",
+    /// "yuv420p(tv, bt709)" (all three the same), "yuvj420p(pc, progressive)" (a `j` format is full range).
+    static func pixelFormatAndColour(_ line: Substring) -> (String?, VideoColour?) {
+        guard let video = line.firstRange(of: "Video: ") else { return (nil, nil) }
+        // The field after the codec's: the first comma-separated field that starts with a pixel format name.
+        var depth = 0, fields: [Substring] = [], start = video.upperBound
+        var i = start
+        while i < line.endIndex {
+            let c = line[i]
+            if c == "(" { depth += 1 } else if c == ")" { depth = max(0, depth - 1) } else if c == ",", depth == 0 {
+                fields.append(line[start..<i]); start = line.index(after: i)
+            }
+            i = line.index(after: i)
+        }
+        fields.append(line[start...])
+        guard fields.count >= 2 else { return (nil, nil) }
+        let field = fields[1].trimmingSpaces()
+        let name = String(field.prefix { $0 != "(" && $0 != " " })
+        guard !name.isEmpty, name.first?.isLetter == true else { return (nil, nil) }
+        var range: Bool? = name.hasPrefix("yuvj") ? true : nil
+        var codes: (Int, Int, Int)? = nil
+        if let open = field.firstIndex(of: "("), let close = field.lastIndex(of: ")"), open < close {
+            for part in field[field.index(after: open)..<close].split(separator: ",").map({ $0.trimmingSpaces() }) {
+                if part == "pc" { range = true } else if part == "tv" { range = false }
+                let names = part.split(separator: "/").map(String.init)
+                if names.count == 3 {
+                    codes = (code(names[1], primariesNames), code(names[2], transferNames), code(names[0], matrixNames))
+                } else if names.count == 1, let m = matrixNames.firstIndex(of: names[0]), m != 2 {
+                    codes = (code(names[0], primariesNames), code(names[0], transferNames), m)
+                }
+            }
+        }
+        guard range != nil || codes != nil else { return (name, nil) }
+        let c = codes ?? (2, 2, 2)
+        return (name, VideoColour(primaries: c.0, transfer: c.1, matrix: c.2, fullRange: range ?? false))
+    }
+
+    /// FFmpeg's output options that state `c` (`-color_primaries`, `-color_trc`, `-colorspace`, `-color_range`), for the
+    /// code points FFmpeg names.
+    public static func ffmpegColourArguments(_ c: VideoColour) -> [String] {
+        var out: [String] = []
+        if c.primaries > 0, c.primaries < primariesNames.count { out += ["-color_primaries", primariesNames[c.primaries]] }
+        if c.transfer > 0, c.transfer < transferNames.count { out += ["-color_trc", transferNames[c.transfer]] }
+        if c.matrix >= 0, c.matrix < matrixNames.count { out += ["-colorspace", matrixNames[c.matrix]] }
+        return out + ["-color_range", c.fullRange ? "pc" : "tv"]
+    }
+
+    /// An FFmpeg `setparams` filter that states `c` on every picture (filters such as hstack drop the description).
+    public static func ffmpegSetParams(_ c: VideoColour) -> String {
+        var p: [String] = []
+        if c.primaries > 0, c.primaries < primariesNames.count { p.append("color_primaries=\(primariesNames[c.primaries])") }
+        if c.transfer > 0, c.transfer < transferNames.count { p.append("color_trc=\(transferNames[c.transfer])") }
+        if c.matrix >= 0, c.matrix < matrixNames.count { p.append("colorspace=\(matrixNames[c.matrix])") }
+        p.append("range=\(c.fullRange ? "pc" : "tv")")
+        return "setparams=" + p.joined(separator: ":")
+    }
+
+    static func code(_ name: String, _ table: [String]) -> Int {
+        table.firstIndex(of: name) ?? 2
+    }
+    /// FFmpeg's names of the H.273 code points, indexed by code.
+    static let primariesNames = ["reserved0", "bt709", "unknown", "reserved", "bt470m", "bt470bg", "smpte170m", "smpte240m",
+                                 "film", "bt2020", "smpte428", "smpte431", "smpte432"]
+    static let transferNames = ["reserved0", "bt709", "unknown", "reserved", "bt470m", "bt470bg", "smpte170m", "smpte240m",
+                                "linear", "log100", "log316", "iec61966-2-4", "bt1361e", "iec61966-2-1", "bt2020-10",
+                                "bt2020-12", "smpte2084", "smpte428", "arib-std-b67"]
+    static let matrixNames = ["gbr", "bt709", "unknown", "reserved", "fcc", "bt470bg", "smpte170m", "smpte240m", "ycgco",
+                              "bt2020nc", "bt2020c", "smpte2085"]
+
+    /// The mastering display and content light level FFmpeg reports for the first decoded picture of `stream`
+    /// (`ffmpeg -i FILE -map STREAM -frames:v 1 -f null -`: the side data of that picture, from SEI or container).
+    public static func hdrMetadata(_ path: String, stream: String, tool: FFmpegTool) -> (masteringDisplay: [UInt8]?, contentLightLevel: [UInt8]?) {
+        guard let child = try? ChildProcess(executable: tool.path, arguments: ["-nostdin", "-hide_banner", "-i", path, "-map", stream,
+                                                                              "-frames:v", "1", "-f", "null", "-"]) else { return (nil, nil) }
+        _ = child.readToEnd(limit: 1 << 16)
+        _ = child.wait()
+        return parseHDRMetadata(child.errorText(max: 1 << 16).replacingBars())
+    }
+
+    /// "Mastering display metadata: … r(0.6800,0.3200) g(…) b(…) wp(…) min_luminance=0.000100, max_luminance=1000.0" and
+    /// "Content light level metadata: MaxCLL=1000, MaxFALL=400" → the `mdcv` and `clli` payloads.
+    public static func parseHDRMetadata(_ text: String) -> (masteringDisplay: [UInt8]?, contentLightLevel: [UInt8]?) {
+        var md: [UInt8]? = nil, cll: [UInt8]? = nil
+        for raw in text.split(separator: "\n") {
+            let line = raw.lowercased()
+            if md == nil, line.contains("mastering display metadata") {
+                func pair(_ key: String) -> (Double, Double)? {
+                    guard let r = line.firstRange(of: " " + key + "(") else { return nil }
+                    let inner = line[r.upperBound...].prefix { $0 != ")" }
+                    let v = inner.split(whereSeparator: { $0 == "," || $0 == " " }).compactMap { Double($0) }
+                    return v.count == 2 ? (v[0], v[1]) : nil
+                }
+                func value(_ key: String) -> Double? {
+                    guard let r = line.firstRange(of: key + "=") else { return nil }
+                    return Double(line[r.upperBound...].prefix { $0.isNumber || $0 == "." })
+                }
+                guard let g = pair("g"), let b = pair("b"), let r = pair("r"), let w = pair("wp"),
+                      let maxL = value("max_luminance"), let minL = value("min_luminance") else { continue }
+                var out: [UInt8] = []
+                func u16(_ v: Double) { let x = UInt16(clamping: Int((v / 0.00002).rounded())); out += [UInt8(x >> 8), UInt8(x & 0xFF)] }
+                func u32(_ v: Double) {
+                    let x = UInt32(clamping: Int64((v * 10000).rounded()))
+                    out += [UInt8(x >> 24), UInt8((x >> 16) & 0xFF), UInt8((x >> 8) & 0xFF), UInt8(x & 0xFF)]
+                }
+                for p in [g, b, r, w] { u16(p.0); u16(p.1) }
+                u32(maxL); u32(minL)
+                md = out
+            }
+            if cll == nil, line.contains("content light level metadata"),
+               let a = line.firstRange(of: "maxcll="), let f = line.firstRange(of: "maxfall=") {
+                let c = UInt16(clamping: Int(line[a.upperBound...].prefix { $0.isNumber }) ?? 0)
+                let fa = UInt16(clamping: Int(line[f.upperBound...].prefix { $0.isNumber }) ?? 0)
+                cll = [UInt8(c >> 8), UInt8(c & 0xFF), UInt8(fa >> 8), UInt8(fa & 0xFF)]
+            }
+        }
+        return (md, cll)
     }
 
     /// "30", "29.97", "1k", "90k" → a number.

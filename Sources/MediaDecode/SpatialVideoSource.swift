@@ -27,6 +27,10 @@ public struct SpatialVideoSource: Sendable {
     public var fpsDen: Int
     /// `vexu/proj/prji` as stored (nil when absent): an APMP sphere (`hequ`, `equi`) stays one when packed back.
     public var projectionKind: FourCC? = nil
+    /// What the base layer states about its colour (VUI, HDR SEI of `hvcC`, `mdcv`/`clli`), nil when nothing.
+    public var colour: VideoColour? = nil
+    /// Bits per luma sample of the base layer (`hvcC`).
+    public var bitDepth = 8
 }
 
 extension SpatialVideoSource {
@@ -75,6 +79,8 @@ extension SpatialVideoSource {
                       hfovMillidegrees: v.metadata.horizontalFieldOfViewMillidegrees,
                       audioTracks: file.tracks.filter { $0.handler == "soun" }.count, fpsNum: num, fpsDen: den)
         source.projectionKind = v.metadata.projectionKind
+        source.colour = try? HEVCTrackProducer.statedColour(hvcC: hvcC, entry: entry, firstSample: [])
+        if let rec = try? HEVCDecoderConfigurationRecord(parsing: hvcC) { source.bitDepth = Int(rec.bitDepthLumaMinus8) + 8 }
         return source
     }
 

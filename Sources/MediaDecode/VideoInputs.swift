@@ -94,13 +94,13 @@ public enum VideoInputs {
             let codec = file.tracks.first { $0.handler == "vide" }?.sampleEntries.first?.type.description ?? "?"
             let why = decoder == .ffmpeg ? "--decoder ffmpeg" : file.isFragmented ? "the movie is fragmented" : "the video track is '\(codec)', not HEVC"
             let p = try viaFFmpeg(hint, why: why)
-            notes.append("\(path): \(why); decoded by ffmpeg to 8-bit 4:2:0")
+            notes.append("\(path): \(why); decoded by ffmpeg to \(p.bitDepth)-bit 4:2:0")
             return p
         }
         // Never decode a two-layer (MV-HEVC) stream as 2D: FFmpeg would read its base layer only, one eye.
         if kind == .annexB, let why = try multiLayerRefusal(path, limits: limits) { throw ParseError(.unsupported, offset: 0, path: path, why) }
         let p = try viaFFmpeg(nil, why: "\(path) is neither Y4M nor MP4/MOV")
-        notes.append("\(path): decoded by ffmpeg to 8-bit 4:2:0")
+        notes.append("\(path): decoded by ffmpeg to \(p.bitDepth)-bit 4:2:0")
         return p
     }
 

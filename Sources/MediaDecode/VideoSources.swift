@@ -30,6 +30,12 @@ public protocol VideoFrameProducer: AnyObject {
     func finish() throws(ParseError)
     /// Stops helper processes (cancellation / failure).
     func abort()
+    /// What the input states about its colour (range, description, HDR metadata); nil when it states nothing.
+    var colour: VideoColour? { get }
+}
+
+extension VideoFrameProducer {
+    public var colour: VideoColour? { nil }
 }
 
 /// A producer that reads YUV4MPEG2 (a file, standard input, or FFmpeg's pipe): its size, rate and pixel format
@@ -46,6 +52,13 @@ extension Y4MFrameProducer {
     public var fpsDen: Int { y4mHeader.fpsDen }
     public var format: PixelFormat { y4mHeader.format }
     public var bitDepth: Int { y4mHeader.bitDepth }
+}
+
+extension Y4MProducer {
+    /// A Y4M stream states only its range (`XCOLORRANGE`), which the frames carry; nothing else.
+    public var colour: VideoColour? {
+        y4mHeader.fullRange.map { VideoColour(primaries: 2, transfer: 2, matrix: 2, fullRange: $0) }
+    }
 }
 
 /// Y4M from a file or standard input ("-").
@@ -116,9 +129,18 @@ public final class FFmpegProducer: Y4MFrameProducer {
         let fpsMode: [String] = (tool.major, tool.minor) >= (5, 1) ? ["-fps_mode", "cfr"] : ["-vsync", "cfr"]
         args += fpsMode
         if let r = probe?.frameRate { args += ["-r", "\(r.num)/\(r.den)"] }
-        args += ["-pix_fmt", "yuv420p", "-f", "yuv4mpegpipe", "-"]
+        // A source of more than 8 bits is decoded to 10-bit 4:2:0 (the converter keeps 10 bits or rounds to 8 as asked).
+        let depth = (probe?.sourceBitDepth ?? 8) > 8 ? 10 : 8
+        // FFmpeg writes a 10-bit Y4M (C420p10) only when told that non-"official" formats are fine.
+        args += ["-pix_fmt", depth == 10 ? "yuv420p10le" : "yuv420p"] + (depth == 10 ? ["-strict", "-1"] : []) + ["-f", "yuv4mpegpipe", "-"]
+        var colour = probe?.colour
+        if colour?.isHDR == true || depth > 8 {
+            let md = MediaProbe.hdrMetadata(path, stream: stream, tool: tool)
+            colour?.masteringDisplay = md.masteringDisplay
+            colour?.contentLightLevel = md.contentLightLevel
+        }
         child = try ChildProcess(executable: tool.path, arguments: args)
-        kind = "decoded by FFmpeg \(tool.version) (\(tool.path)) to 8-bit 4:2:0"
+        kind = "decoded by FFmpeg \(tool.version) (\(tool.path)) to \(depth)-bit 4:2:0"
         do throws(ParseError) {
             reader = try Y4M.Reader(path: "/dev/fd/\(child.stdoutFD)", limits: limits)
         } catch {
@@ -128,7 +150,16 @@ public final class FFmpegProducer: Y4MFrameProducer {
             throw ParseError(.unsupported, offset: 0, path: path,
                              "ffmpeg could not decode the input (exit status \(status))\(text.isEmpty ? ": \(error.message)" : ": \(text)")")
         }
+        // The range of the samples on the pipe is the one FFmpeg states there (XCOLORRANGE), else the source's.
+        if let r = reader.header.fullRange {
+            if colour == nil { colour = VideoColour(primaries: 2, transfer: 2, matrix: 2, fullRange: r) } else { colour?.fullRange = r }
+        }
+        self.colour = colour
     }
+
+    /// What the source states about its colour (FFmpeg's listing of the stream, the pipe's range, the first picture's
+    /// HDR side data).
+    public let colour: VideoColour?
 
     /// FFmpeg's own error lines, without its statistics lines.
     static func words(_ child: ChildProcess) -> String {
@@ -236,8 +267,33 @@ public final class HEVCTrackProducer: VideoFrameProducer {
         }
         guard let entry = track.sampleEntries.first, entry.type == "hvc1" || entry.type == "hev1",
               let hvcC = entry.child("hvcC")?.payload(HEVCConfigurationBox.self)?.record else { return nil }
-        return try HEVCTrackProducer(path: path, file: file, track: track, hvcC: hvcC, limits: limits)
+        let p = try HEVCTrackProducer(path: path, file: file, track: track, hvcC: hvcC, limits: limits)
+        p.colour = try HEVCTrackProducer.statedColour(hvcC: hvcC, entry: entry, firstSample: p.firstSampleNALUnits())
+        return p
     }
+
+    /// What the track states about its colour: the SPS VUI of its `hvcC`, the mastering display and content light
+    /// level of its SEI (`hvcC`, else the first sample) or of its `mdcv`/`clli` boxes.
+    public static func statedColour(hvcC: [UInt8], entry: Box, firstSample: [NALUnit]) throws(ParseError) -> VideoColour? {
+        let rec = try HEVCDecoderConfigurationRecord(parsing: hvcC)
+        var nals: [NALUnit] = []
+        for a in rec.arrays { for b in a.nalUnits { if let n = try? NALUnit(bytes: b) { nals.append(n) } } }
+        guard let spsNAL = nals.first(where: { $0.type == .sps }), let sps = try? SequenceParameterSet(nal: spsNAL),
+              var c = VideoColour(vui: sps.vui, present: sps.vuiPresent) else { return nil }
+        c.adoptHDRMessages(from: nals + firstSample)
+        if c.masteringDisplay == nil, case .raw(let b)? = entry.child("mdcv")?.fields, b.count == 24 { c.masteringDisplay = b }
+        if c.contentLightLevel == nil, case .raw(let b)? = entry.child("clli")?.fields, b.count == 4 { c.contentLightLevel = b }
+        return c
+    }
+
+    /// The NAL units of the first sample (for its SEI).
+    func firstSampleNALUnits() -> [NALUnit] {
+        guard let s = samples.first, let bytes = try? file.readBytes(at: s.offset, count: Int(s.size)) else { return [] }
+        return (try? LengthPrefixed.split(bytes, lengthSize: lengthSize, limits: limits)) ?? []
+    }
+
+    /// What the track states about its colour (set when the producer opens).
+    public private(set) var colour: VideoColour?
 
     public init(path: String, file: ISOFile, track: Track, hvcC: [UInt8], limits: Limits) throws(ParseError) {
         self.path = path; self.file = file; self.hvcC = hvcC; self.limits = limits

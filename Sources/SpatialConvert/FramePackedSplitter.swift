@@ -10,6 +10,7 @@ import SystemSupport
 import ISOBMFF
 import SpatialMedia
 import MediaDecode
+import HEVC
 
 /// A frame-packed 3D movie (both eyes in one picture) as ``VideoSplitter`` reads it.
 public struct FramePackedSource: Sendable {
@@ -197,9 +198,23 @@ extension VideoSplitter {
         return report
     }
 
-    /// FFmpeg's x265 arguments of a split's re-encode.
-    static func x265Arguments(_ o: VideoSplitOptions) -> [String] {
-        ["-c:v", "libx265", "-crf", NumberText.fixed(o.crf, places: 2, trimZeros: true), "-preset", o.preset,
-         "-pix_fmt", "yuv420p", "-tag:v", "hvc1", "-x265-params", "log-level=error"]
+    /// FFmpeg's x265 arguments of a split's re-encode: 10-bit for a source of more than 8 bits, and the source's HDR
+    /// static metadata written by x265 into every eye (FFmpeg passes the colour description on by itself, but the
+    /// mastering display only with the pictures that carry it: not the second view's).
+    static func x265Arguments(_ o: VideoSplitOptions, bitDepth: Int = 8, colour: VideoColour? = nil) -> [String] {
+        var params = ["log-level=error"]
+        if let m = colour?.masteringDisplay, m.count == 24 {
+            func u16(_ i: Int) -> Int { Int(m[i]) << 8 | Int(m[i + 1]) }
+            func u32(_ i: Int) -> Int { u16(i) << 16 | u16(i + 2) }
+            let primaries = "G(\(u16(0)),\(u16(2)))B(\(u16(4)),\(u16(6)))R(\(u16(8)),\(u16(10)))"
+            params.append("master-display=\(primaries)WP(\(u16(12)),\(u16(14)))L(\(u32(16)),\(u32(20)))")
+        }
+        if let c = colour?.contentLightLevel, c.count == 4 {
+            params.append("max-cll=\(Int(c[0]) << 8 | Int(c[1])),\(Int(c[2]) << 8 | Int(c[3]))")
+        }
+        return ["-c:v", "libx265", "-crf", NumberText.fixed(o.crf, places: 2, trimZeros: true), "-preset", o.preset,
+                "-pix_fmt", bitDepth > 8 ? "yuv420p10le" : "yuv420p", "-tag:v", "hvc1",
+                "-x265-params", params.joined(separator: ":")]
+            + (colour.map { MediaProbe.ffmpegColourArguments($0) } ?? [])
     }
 }

@@ -129,6 +129,10 @@ public struct VideoConversionOptions: Sendable {
     /// reported before the file is written. Ignored with `--align` / `--auto-disparity` (those measure every shot).
     public var geometryCheck: VideoGeometryCheck? = nil
 
+    /// Bits per sample of the output: nil = the source's (10 for a source of more than 8 bits, else 8); 8 rounds a
+    /// deeper source to 8 bits (its colour description is kept: an HDR transfer in 8 bits bands, the report says so).
+    public var bitDepth: Int? = nil
+
     public static let defaultCRF = 23.0
     public init() {}
 }
@@ -381,6 +385,10 @@ public enum VideoConverter {
         var alignment: VideoAligner.Plan? = nil
         /// The sphere cut into the two views (``VideoConversionOptions/isSphere``).
         var sphere: SphereSplit? = nil
+        /// The colour written: the source's as it states it (``VideoColour/unstatedDefault`` when it states nothing).
+        var colour: VideoColour = .unstatedDefault
+        /// Bits per sample of both layers (8 or 10).
+        var bitDepth = 8
     }
 
     /// What the encoding pipeline produced.
@@ -425,7 +433,7 @@ public enum VideoConverter {
         if o.align || o.autoDisparity { try prepareAlignment(&plan, input: input, options: o, cancellation: cancellation, progress: progress) }
         let planCPU = threadCPUSeconds() - planCPU0
         let probe = X265MultiviewProbe.current
-        let route = try encodeRoute(o, probe: probe)
+        let route = try encodeRoute(o, probe: probe, bitDepth: plan.bitDepth)
         var multiview: (encoder: X265MultiviewEncoder, settings: HEVCEncoderSettings)? = nil
         if route.multiview {
             // A library the probe accepted but whose API build or layout this program does not know: the assembly.
@@ -454,7 +462,8 @@ public enum VideoConverter {
         }
         // The last pictures, the audio (now that the duration is known), then the movie.
         let finishCPU0 = threadCPUSeconds()
-        let header = try encoded.finishStream()
+        var header = try encoded.finishStream()
+        header.sei = try withHDRMessages(header.sei, plan.colour)
         if cancellation.isCancelled == true { throw ParseError(.io, offset: 0, path: output, "cancelled; nothing was written") }
         let seconds = Double(encoded.frames) * Double(plan.fpsDen) / Double(plan.fpsNum)
         let audio = try VideoAudio.tracks(plan.audio, seconds: seconds, output: output, limits: o.limits, notes: &plan.notes)
@@ -533,10 +542,11 @@ public enum VideoConverter {
             }
             if let s = o.layoutSource, sphere == nil { notes.append("layout: \(o.layout.horizontal ? "side by side" : "top-bottom"), from \(s) (--layout overrides it)") }
             let g = try geometry(producers, input: input, options: o, notes: &notes)
+            let c = try colourPlan(producers, options: o, notes: &notes)
             let audio = try VideoAudio.plan(for: input, options: o, notes: &notes)
             return Plan(producers: producers, sourceName: sourceName, cropW: g.cropW, cropH: g.cropH, eyeW: g.eyeW, eyeH: g.eyeH,
                         fpsNum: g.fpsNum, fpsDen: g.fpsDen, mux: mux,
-                        audio: audio, notes: notes, sphere: sphere)
+                        audio: audio, notes: notes, sphere: sphere, colour: c.colour, bitDepth: c.bitDepth)
         } catch {
             for p in producers { p.abort() }
             throw error
@@ -580,9 +590,6 @@ public enum VideoConverter {
             guard p.bitDepth == 8 || p.bitDepth == 10 || p.bitDepth == 12 else {
                 throw ParseError(.unsupported, offset: 0, path: inputName, "\(p.bitDepth)-bit input is not supported (8, 10 or 12)")
             }
-        }
-        if producers.contains(where: { $0.bitDepth > 8 }) {
-            notes.append("\(producers[0].bitDepth)-bit input converted to 8 bits (rounded): Multiview Main, the profile of spatial video, is 8-bit only")
         }
         let first = producers[0]
         let inW = first.width, inH = first.height
@@ -639,8 +646,69 @@ public enum VideoConverter {
         return (cropW, cropH, eyeW, eyeH, fpsNum, fpsDen)
     }
 
+    /// The colour and bit depth written (Specs/conversion.md, "Colour as recorded"): the source's colour description,
+    /// range and HDR metadata as it states them, and 10 bits for a source of more than 8 (8 when asked, or when an
+    /// option works on 8-bit pictures only), each choice in a note.
+    static func colourPlan(_ producers: [VideoFrameProducer], options o: VideoConversionOptions, notes: inout [String])
+        throws(ParseError) -> (colour: VideoColour, bitDepth: Int) {
+        let source = producers[0].bitDepth
+        if let d = o.bitDepth, d != 8 && d != 10 {
+            throw ParseError(.invalidArgument, offset: 0, "bit depth \(d): spatial video is written with 8 or 10 bits")
+        }
+        var depth = o.bitDepth ?? (source > 8 ? 10 : 8)
+        var colour = producers[0].colour ?? .unstatedDefault
+        if producers.count == 2, let r = producers[1].colour, r != colour {
+            notes.append("the right input states another colour (\(r.text)) than the left (\(colour.text)): the left's is written")
+        }
+        if colour.stated && colour.primaries == 2 && colour.transfer == 2 && colour.matrix == 2 {
+            // Only the range is stated (a Y4M stream): the range is kept, the description stays BT.709.
+            colour = VideoColour(primaries: 1, transfer: 1, matrix: 1, fullRange: colour.fullRange, stated: true)
+        }
+        let banding = colour.isHDR ? "; its \(VideoColour.transferName(colour.transfer)) transfer is kept and may band in 8 bits" : ""
+        if depth == 10 && (o.layout.half || o.align || o.autoDisparity) {
+            depth = 8
+            let why = o.layout.half ? "the half-resolution stretch" : "alignment"
+            notes.append("\(source)-bit input written with 8 bits: \(why) works on 8-bit pictures\(banding)")
+        } else if depth == 8 && source > 8 {
+            notes.append("\(source)-bit input rounded to 8 bits (--bit-depth 8)\(banding)")
+        } else if depth == 10 && source > 8 {
+            let kept = source > 10 ? "\(source)-bit input rounded to 10 bits" : "10-bit input kept"
+            notes.append("\(kept): both layers Main 10 (--bit-depth 8 writes 8-bit Multiview Main)")
+        } else if depth == 10 {
+            notes.append("8-bit input written with 10 bits (--bit-depth 10)")
+        }
+        if colour.stated {
+            var line = "colour as the source states it: \(colour.text)"
+            if colour.fullRange { line += " (kept full range: VUI video_full_range_flag 1, colr nclx full range)" }
+            if let h = colour.hdrMetadataText { line += "; \(h) (mdcv/clli and SEI)" }
+            notes.append(line)
+        }
+        if colour.transfer == 16 && colour.masteringDisplay == nil {
+            notes.append("PQ source without mastering display metadata: none is written")
+        }
+        return (colour, depth)
+    }
+
+    /// 8-bit copies of a pair for the measurements that read 8-bit pictures (the geometry check).
+    static func eightBit(_ pair: (Image, Image)) throws(ParseError) -> (Image, Image) {
+        guard pair.0.bitDepth > 8 || pair.1.bitDepth > 8 else { return pair }
+        return (try ColourConversion.changeDepth(pair.0, to: 8), try ColourConversion.changeDepth(pair.1, to: 8))
+    }
+
+    /// The stream's header SEI with the mastering display (137) and content light level (144) of `colour` added, so
+    /// that they reach `hvcC` (and, from there, `mdcv`/`clli`).
+    static func withHDRMessages(_ sei: NALUnit, _ colour: VideoColour) throws(ParseError) -> NALUnit {
+        let extra = colour.hdrSEIMessages
+        guard !extra.isEmpty else { return sei }
+        var list = try SEIMessageList(nal: sei)
+        list.messages.removeAll { $0.payloadType == 137 || $0.payloadType == 144 }
+        list.messages += extra
+        return list.nalUnit()
+    }
+
     /// x265 settings shared by both eyes: identical fixed GOPs so the pictures pair up.
-    static func encoderSettings(_ o: VideoConversionOptions, fpsNum: Int, fpsDen: Int) -> HEVCEncoderSettings {
+    static func encoderSettings(_ o: VideoConversionOptions, fpsNum: Int, fpsDen: Int, colour: VideoColour = .unstatedDefault,
+                                bitDepth: Int = 8) -> HEVCEncoderSettings {
         var settings = HEVCEncoderSettings()
         settings.preset = o.preset
         settings.rateControl = o.rateControl
@@ -653,8 +721,10 @@ public enum VideoConverter {
         settings.fpsNum = fpsNum; settings.fpsDen = fpsDen
         settings.threads = o.poolThreadsPerEye ?? VideoConversionOptions.defaultPoolThreadsPerEye
         settings.frameThreads = o.frameThreadsPerEye ?? 1
-        settings.colour = ColourSpace(matrix: .bt709, fullRange: false)
-        settings.colourPrimaries = 1; settings.transferCharacteristics = 1
+        settings.colour = ColourSpace(matrixCoefficients: colour.matrix, fullRange: colour.fullRange)
+        settings.matrixCoefficients = colour.matrix
+        settings.colourPrimaries = colour.primaries; settings.transferCharacteristics = colour.transfer
+        settings.bitDepth = bitDepth
         settings.extraOptions = ["b-adapt": "0", "lookahead-threads": "0", "hist-scenecut": "0"]
         return settings
     }
@@ -666,7 +736,7 @@ public enum VideoConverter {
                        progress: ((VideoConversionProgress) -> Void)?, t0: Double) throws(ParseError) -> Encoded {
         var ownCPU = 0.0
         let readerCPUStart = threadCPUSeconds()
-        let settings = encoderSettings(o, fpsNum: plan.fpsNum, fpsDen: plan.fpsDen)
+        let settings = encoderSettings(o, fpsNum: plan.fpsNum, fpsDen: plan.fpsDen, colour: plan.colour, bitDepth: plan.bitDepth)
         let eyeSettings = try eyeEncoding(settings, options: o, eyeW: plan.eyeW, eyeH: plan.eyeH, fpsNum: plan.fpsNum, fpsDen: plan.fpsDen)
         let leftSettings = o.heroIsLeft ? eyeSettings.hero : eyeSettings.other
         let rightSettings = o.heroIsLeft ? eyeSettings.other : eyeSettings.hero
@@ -701,7 +771,7 @@ public enum VideoConverter {
         do throws(ParseError) {
             while var pair = try nextPair(plan, options: o, frames: frames, cancellation: cancellation) {
                 if let a = plan.alignment { pair = try a.apply(pair, frame: frames) }
-                sampler?.look(pair, frame: frames)
+                if let sampler { sampler.look(try eightBit(pair), frame: frames) }
                 guard left.queue.put(pair.0), right.queue.put(pair.1) else { encoderFailed = true; break }  // reported below
                 frames += 1
                 let now = monotonicSeconds()
@@ -749,13 +819,13 @@ public enum VideoConverter {
             }
             return nil
         }
-        if a.bitDepth > 8 { a = try ColourConversion.changeDepth(a, to: 8) }
+        if a.bitDepth != plan.bitDepth { a = try ColourConversion.changeDepth(a, to: plan.bitDepth) }
         var pair: (Image, Image)
         if producers.count == 2 {
             guard var b = try producers[1].next() else {
                 throw ParseError(.invalidValue, offset: 0, "the two inputs have different frame counts: the right ends after \(frames) frames, the left has more")
             }
-            if b.bitDepth > 8 { b = try ColourConversion.changeDepth(b, to: 8) }
+            if b.bitDepth != plan.bitDepth { b = try ColourConversion.changeDepth(b, to: plan.bitDepth) }
             pair = (try crop(a, 0, 0, w, h), try crop(b, 0, 0, w, h))
         } else {
             pair = o.layout.horizontal ? (try crop(a, 0, 0, w, h), try crop(a, w, 0, w, h)) : (try crop(a, 0, 0, w, h), try crop(a, 0, h, w, h))

@@ -20,7 +20,8 @@ public enum EncodePath: String, Sendable, CaseIterable {
 extension VideoConverter {
     /// Whether this conversion encodes through the multiview library, with the notes that explain a fallback or what
     /// the multiview path does differently. Throws (usage or unsupported) when `.multiview` is asked and cannot be used.
-    static func encodeRoute(_ o: VideoConversionOptions, probe: X265MultiviewProbe) throws(ParseError) -> (multiview: Bool, notes: [String]) {
+    static func encodeRoute(_ o: VideoConversionOptions, probe: X265MultiviewProbe, bitDepth: Int = 8) throws(ParseError)
+        -> (multiview: Bool, notes: [String]) {
         if o.encodePath == .assembled { return (false, []) }
         let asked = o.encodePath == .multiview
         guard probe.multiview else {
@@ -33,6 +34,7 @@ extension VideoConverter {
         if o.maxBitrateKbps != nil || o.vbvBufferKbit != nil || o.publishing != nil { blockers.append("a VBV for both eyes (max bitrate, VBV buffer or publishing preset)") }
         if o.segment != nil { blockers.append("segment encoding (segments are joined from single-layer encodes)") }
         if o.keepStreamsPrefix != nil { blockers.append("keeping each eye's single-layer stream") }
+        if bitDepth > 8 { blockers.append("\(bitDepth)-bit output (the multiview binding encodes 8-bit pictures)") }
         if case .asymmetric(let d) = o.eyeQuality, d > 0 {
             blockers.append("eye quality asymmetric:\(fmt(d)) (x265's multiview encoder has one rate control: layer 1 takes layer 0's QP)")
         }
@@ -59,7 +61,7 @@ extension VideoConverter {
     /// threads two per-eye encoders would have had.
     static func openMultiview(_ plan: Plan, options o: VideoConversionOptions, probe: X265MultiviewProbe) throws(ParseError)
         -> (encoder: X265MultiviewEncoder, settings: HEVCEncoderSettings) {
-        var settings = encoderSettings(o, fpsNum: plan.fpsNum, fpsDen: plan.fpsDen)
+        var settings = encoderSettings(o, fpsNum: plan.fpsNum, fpsDen: plan.fpsDen, colour: plan.colour, bitDepth: plan.bitDepth)
         settings.threads = 2 * (o.poolThreadsPerEye ?? VideoConversionOptions.defaultPoolThreadsPerEye)
         // One frame thread, as each per-eye encoder has: two (≈ 7 % faster at 1080p on 2 cores) made x265 4.1's
         // multiview output differ from run to run, and the same request must write the same bytes through every
@@ -134,7 +136,7 @@ extension VideoConverter {
         while var pair = try nextPair(plan, options: o, frames: framesIn, cancellation: cancellation) {
             // `--align`: the shot's warp and the clip's crop (the encoder was opened at the cropped size).
             if let a = plan.alignment { pair = try a.apply(pair, frame: framesIn) }
-            sampler?.look(pair, frame: framesIn)
+            if let sampler { sampler.look(try eightBit(pair), frame: framesIn) }
             let (hero, other) = o.heroIsLeft ? (pair.0, pair.1) : (pair.1, pair.0)
             try deliver(try timed { () throws(ParseError) -> [EncodedFrame] in try encoder.encode(base: hero, second: other, pts: Int64(framesIn)) })
             framesIn += 1

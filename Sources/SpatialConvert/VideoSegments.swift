@@ -107,6 +107,7 @@ final class FrameRangeProducer: VideoFrameProducer {
     var bitDepth: Int { inner.bitDepth }
     var frameCountHint: Int? { range.count }
     var kind: String { inner.kind }
+    var colour: VideoColour? { inner.colour }
 
     func next() throws(ParseError) -> Image? {
         while position < range.lowerBound {

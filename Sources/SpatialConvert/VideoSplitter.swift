@@ -220,14 +220,15 @@ public enum VideoSplitter {
             left = "[0:v:0]"; right = "[1:v:0]"
             audioInput = 2
         }
-        let encode = x265Arguments(o)
+        let encode = x265Arguments(o, bitDepth: src.bitDepth, colour: src.colour)
         let audio = o.audio ? ["-map", "\(audioInput):a?", "-c:a", "copy"] : []
         switch o.target {
         case .sideBySide(let out), .overUnder(let out):
             let sbs: Bool
             if case .sideBySide = o.target { sbs = true } else { sbs = false }
             let squeeze = o.half ? (sbs ? "scale=iw/2:ih:flags=lanczos," : "scale=iw:ih/2:flags=lanczos,") : ""
-            let graph = "\(left)\(squeeze)setsar=1[l];\(right)\(squeeze)setsar=1[r];[l][r]\(sbs ? "hstack" : "vstack")[v]"
+            let stated = src.colour.map { "," + MediaProbe.ffmpegSetParams($0) } ?? ""
+            let graph = "\(left)\(squeeze)setsar=1[l];\(right)\(squeeze)setsar=1[r];[l][r]\(sbs ? "hstack" : "vstack")\(stated)[v]"
             // Matroska carries the layout in StereoMode; MP4/MOV are tagged by us below (FramePackedOutput).
             let mkvStereo = muxer(out) == "matroska" ? ["-metadata:s:v:0", "stereo_mode=\(sbs ? "left_right" : "top_bottom")"] : []
             args += ["-filter_complex", graph, "-map", "[v]"] + outputTail(out, encode: encode, tags: mkvStereo, audio: audio, sphere: sphere ?? nil) + ["OUTPUT0"]

@@ -213,19 +213,36 @@ public enum SpatialVideoMuxer {
             Box(HEVCConfigurationBox(record: try lhvC.serialized(), layered: true), type: "lhvC"),
         ]
         if let sps = baseSPS, let c = colr(sps, container: o.container) { children.append(c) }
+        children += hdrBoxes(sei: s.sei)
         var entry = Box(SampleEntry(kind: .visual, dataReferenceIndex: 1, fixed: fixed.take()), type: "hvc1", children: children)
         SpatialVideoEditor.editEntry(&entry, SpatialVideoEdit(setting: o.stereo))
         return entry
     }
 
     /// `colr` for the sample entry from the base SPS VUI colour description: `nclc` in QuickTime, `nclx` (with the
-    /// full-range flag) in MP4. nil when the VUI describes no colour (nothing to repeat).
+    /// full-range flag) in MP4 and for full-range video in QuickTime too (`nclc` cannot state the range). nil when the
+    /// VUI describes no colour (nothing to repeat).
     static func colr(_ s: SequenceParameterSet, container: SpatialVideoMuxOptions.Container) -> Box? {
         guard s.vuiPresent, s.vui.videoSignalTypePresent, s.vui.colourDescriptionPresent else { return nil }
-        let c = ColourInformationBox(colourType: container == .mov ? "nclc" : "nclx", colourPrimaries: UInt16(s.vui.colourPrimaries),
+        let type: FourCC = container == .mov && !s.vui.videoFullRange ? "nclc" : "nclx"
+        let c = ColourInformationBox(colourType: type, colourPrimaries: UInt16(s.vui.colourPrimaries),
                                      transferCharacteristics: UInt16(s.vui.transferCharacteristics),
                                      matrixCoefficients: UInt16(s.vui.matrixCoeffs), fullRange: s.vui.videoFullRange)
         return Box(c, type: "colr")
+    }
+
+    /// `mdcv` and `clli` (ISO/IEC 14496-12 / 23001-8: the payloads of SEI 137 and 144) for the HDR static metadata the
+    /// stream's header SEI carries, so that a player reading the container sees what the bitstream states.
+    static func hdrBoxes(sei: NALUnit) -> [Box] {
+        guard let list = try? SEIMessageList(nal: sei) else { return [] }
+        var out: [Box] = []
+        if let m = list.messages.first(where: { $0.payloadType == 137 && $0.payload.count == 24 }) {
+            out.append(Box(type: "mdcv", fields: .raw(m.payload)))
+        }
+        if let c = list.messages.first(where: { $0.payloadType == 144 && $0.payload.count == 4 }) {
+            out.append(Box(type: "clli", fields: .raw(c.payload)))
+        }
+        return out
     }
 
     /// The handler name we write (our own, not Apple's "Core Media Video").

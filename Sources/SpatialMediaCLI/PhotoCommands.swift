@@ -35,8 +35,9 @@ struct ConvertPhoto: ParsableCommand {
         along with its language: copied when Apple players play it (AAC, ALAC, AC-3, E-AC-3, PCM), else transcoded \
         to AAC; an input without audio gets a silent AAC track (--no-audio: none); subtitles, chapters and \
         attachments are dropped, with a note. Defaults: layout as the input states its packing, else measured (frames sampled across it, halves measured side by side and top-bottom; refused unless exactly one way is a stereo pair: a 2D video is refused), baseline 64 mm, field of view 60°, disparity 0 % \
-        (printed as "default, not measured"). 10-bit input is converted to 8 bits (rounded) with a note (Multiview \
-        Main is 8-bit); 4:2:2/4:4:4 Y4M is refused (use --decoder ffmpeg, which converts). Inputs other than Y4M \
+        (printed as "default, not measured"). The source's colour (range, primaries, transfer, matrix, HDR mastering \
+        display and content light level) is kept; 10-bit input gives 10-bit layers (--bit-depth 8: rounded to \
+        8-bit Multiview Main); 4:2:2/4:4:4 Y4M is refused (use --decoder ffmpeg, which converts). Inputs other than Y4M \
         and HEVC MP4/MOV, and audio, need FFmpeg (SPATIAL_MEDIA_FFMPEG, the tools directory of scripts/setup.sh, \
         or PATH); rotation and sample aspect ratio are applied, a variable frame rate is made constant (note). \
         --align (videos): the clip is read twice; shots are found from the decoded frames, a few frames of each \
@@ -63,7 +64,7 @@ struct ConvertPhoto: ParsableCommand {
     @Flag(help: "Photo: each eye is squeezed to half width (SBS) or half height (TB); stretch it back (videos: --layout half-sbs or half-tb).") var half = false
     @Flag(help: "The left half/top/first image is the right eye.") var swapEyes = false
     @Option(help: "Photo: HEVC quality 0…100 (default 80).") var quality: Int?
-    @Option(help: "Photo: coded bit depth, 8 or 10 (default: 10 for sources deeper than 8 bits, else 8). Spatial video is always 8-bit.") var bitDepth: Int?
+    @Option(help: "Photo and video: coded bit depth, 8 or 10 (default: 10 for sources deeper than 8 bits, else 8). Video: 8 rounds a 10-bit source to 8-bit Multiview Main; colour tags are kept.") var bitDepth: Int?
     @Option(help: "Photo: HDR gain map for the left input (a HEIC, e.g. from split --aux, kept byte-exact; or PNG/JPEG, encoded); replaces the input's own.") var leftGainMap: String?
     @Option(help: "Photo: HDR gain map for the right input.") var rightGainMap: String?
     @Option(help: "Photo: depth map for the left input (HEIC kept byte-exact, or PNG/JPEG).") var leftDepth: String?

@@ -198,10 +198,14 @@ extension ConvertPlan {
         let photoOnly = misplaced(r, photo: false, n)
         if !photoOnly.isEmpty {
             throw refuse("\(photoOnly.joined(separator: ", ")) apply to photos only" + (r.halfResolution == true ? "; for a video with squeezed eyes use \(name("layout")) half-sbs or half-tb" : "")
-                         + (r.bitDepth != nil ? "; spatial video (Multiview Main) is always 8-bit" : "") + (r.quality != nil ? "; video quality is \(name("crf")) or \(name("bitrate"))" : ""))
+                         + (r.quality != nil ? "; video quality is \(name("crf")) or \(name("bitrate"))" : ""))
         }
         if r.baseEye != nil { throw refuse("\(name("base_eye")) applies to two raw HEVC streams; an encoded video's base layer is the hero eye (\(name("hero_eye")))") }
         var o = VideoConversionOptions()
+        if let d = r.bitDepth {
+            guard d == 8 || d == 10 else { throw refuse("\(name("bit_depth")) must be 8 or 10") }
+            o.bitDepth = d
+        }
         if let l = r.layout, l != "auto" {
             guard let layout = StereoVideoLayout(rawValue: l) else { throw refuse("\(name("layout")) must be sbs, tb, half-sbs or half-tb for a video") }
             o.layout = layout

@@ -104,7 +104,7 @@ public struct ConvertRequest: Sendable, Equatable {
             OptionSpec("strict", flag: "--strict", .bool, .both, default: "false"),
             OptionSpec("force", flag: "--force", .bool, .both, default: "false"),
             OptionSpec("quality", flag: "--quality", .integer, .photo, default: "\(PhotoEncoding.defaultQuality)"),
-            OptionSpec("bit_depth", flag: "--bit-depth", .integer, .photo, default: "10 for sources deeper than 8 bits, else 8"),
+            OptionSpec("bit_depth", flag: "--bit-depth", .integer, .both, default: "10 for sources deeper than 8 bits, else 8"),
             OptionSpec("left_gain_map", flag: "--left-gain-map", .path, .photo),
             OptionSpec("right_gain_map", flag: "--right-gain-map", .path, .photo),
             OptionSpec("left_depth", flag: "--left-depth", .path, .photo),

@@ -158,6 +158,7 @@ enum VideoRules {
                 parsed = true
                 parameterSetRules(hvcC: hvcC, lhvC: lhvC, id: "SV-VIDEO-032", at: entryPath, f: &f)
                 colourRules(entry, hvcC: hvcC, at: entryPath, f: &f)
+                hdrRules(entry, hvcC: hvcC, lhvC: lhvC, info: info, at: entryPath, f: &f)
             } else {
                 f.append(Finding("SV-VIDEO-005", .error, "the HEVC configuration records cannot be parsed, so the layers cannot be checked", at: "\(entryPath)/hvcC"))
             }
@@ -291,6 +292,76 @@ enum VideoRules {
             }
         } else if described {
             f.append(Finding("SV-VIDEO-034", .info, "no colr in the sample entry although the SPS VUI describes the colour (\(vui.colourPrimaries)/\(vui.transferCharacteristics)/\(vui.matrixCoeffs)); players that read only the container guess", at: path))
+        }
+    }
+
+    /// HDR and layer-format consistency (issue 40, Specs/validation.md SV-HDR-*): the range in `colr nclx` against the
+    /// VUI, `mdcv`/`clli` against SEI 137/144, PQ without a mastering display, the eyes' colour, and each layer's bit
+    /// depth, chroma and profile against what the VPS and `hvcC` state.
+    static func hdrRules(_ entry: Box, hvcC: [UInt8], lhvC: [UInt8]?, info: HEVCStreamInfo, at path: String,
+                         f: inout [Finding]) {
+        guard let h = try? HEVCDecoderConfigurationRecord(parsing: hvcC) else { return }
+        var nals = h.nalUnits()
+        if let l = lhvC, let r = try? LHEVCDecoderConfigurationRecord(parsing: l) { nals += r.nalUnits() }
+        let vps = nals.first { $0.type == .vps }.flatMap { try? VideoParameterSet(nal: $0) }
+        guard let spsNAL = nals.first(where: { $0.type == .sps && $0.layerId == 0 }),
+              let sps = try? SequenceParameterSet(nal: spsNAL) else { return }
+        let vui = VideoColour(vui: sps.vui, present: sps.vuiPresent)
+        let colr = entry.children("colr").compactMap { $0.payload(ColourInformationBox.self) }
+            .first { $0.colourType == "nclx" }
+        if let c = colr, let v = vui, (c.rangeByte & 0x80 != 0) != v.fullRange {
+            let said = c.rangeByte & 0x80 != 0 ? "full" : "limited"
+            f.append(Finding("SV-HDR-001", .warning, "colr nclx says \(said) range but the SPS VUI says "
+                             + "\(v.fullRange ? "full" : "limited"); players reading the container and the bitstream "
+                             + "show different contrast", at: "\(path)/colr"))
+        }
+        var stated = VideoColour(primaries: 2, transfer: 2, matrix: 2, fullRange: false)
+        stated.adoptHDRMessages(from: nals)
+        let pairs = [("mdcv", stated.masteringDisplay, "mastering display (SEI 137)"),
+                     ("clli", stated.contentLightLevel, "content light level (SEI 144)")]
+        for (box, sei, name) in pairs {
+            var raw: [UInt8]? = nil
+            if case .raw(let b)? = entry.child(FourCC(box))?.fields { raw = b }
+            guard raw != sei else { continue }
+            let what = raw == nil ? "no \(box) box although the hvcC SEI states a \(name)"
+                : sei == nil ? "a \(box) box but no \(name) in the hvcC SEI" : "\(box) differs from the \(name) of the hvcC SEI"
+            f.append(Finding("SV-HDR-002", .warning,
+                             "\(what); players reading the container and the bitstream see different HDR metadata",
+                             at: "\(path)/\(box)"))
+        }
+        if vui?.transfer == 16, stated.masteringDisplay == nil, entry.child("mdcv") == nil {
+            f.append(Finding("SV-HDR-003", .warning, "PQ (SMPTE ST 2084) video without mastering display metadata "
+                             + "(no SEI 137, no mdcv): displays tone-map it with guessed values", at: path))
+        }
+        if let v = vui, let l1 = vps?.videoSignalInfo(layerId: 1) {
+            let c1 = VideoColour(primaries: Int(l1.colourPrimaries), transfer: Int(l1.transferCharacteristics),
+                                 matrix: Int(l1.matrixCoeffs), fullRange: l1.videoFullRange)
+            if c1.primaries != v.primaries || c1.transfer != v.transfer || c1.matrix != v.matrix || c1.fullRange != v.fullRange {
+                f.append(Finding("SV-HDR-004", .warning, "the eyes are stated in different colour: layer 0 \(v.text), "
+                                 + "layer 1 \(c1.text) (VPS VUI)", at: path))
+            }
+        }
+        layerFormatRules(h, sps: sps, info: info, at: path, f: &f)
+    }
+
+    /// SV-HDR-005: `hvcC`'s bit depth and chroma are the base SPS's; each layer's profile allows its bit depth and
+    /// chroma (an 8-bit profile — Main, Multiview Main — for an 8-bit 4:2:0 layer; Main 10 up to 10 bits).
+    static func layerFormatRules(_ h: HEVCDecoderConfigurationRecord, sps: SequenceParameterSet, info: HEVCStreamInfo,
+                                 at path: String, f: inout [Finding]) {
+        let spsDepth = UInt8(truncatingIfNeeded: sps.bitDepthLumaMinus8), spsChroma = UInt8(truncatingIfNeeded: sps.chromaFormatIdc)
+        if h.bitDepthLumaMinus8 != spsDepth || h.chromaFormatIdc != spsChroma {
+            f.append(Finding("SV-HDR-005", .error, "hvcC states \(Int(h.bitDepthLumaMinus8) + 8)-bit "
+                             + "\(HEVCStreamInfo.chromaName(Int(h.chromaFormatIdc))) but the base SPS is "
+                             + "\(Int(spsDepth) + 8)-bit \(HEVCStreamInfo.chromaName(Int(spsChroma)))", at: "\(path)/hvcC"))
+        }
+        for l in info.layers {
+            guard let p = l.profileIdc, let d = l.bitDepthLuma else { continue }
+            let maxDepth = p == 1 || p == 3 || p == 6 ? 8 : p == 2 ? 10 : 16
+            if d > maxDepth || (l.chromaFormat != nil && l.chromaFormat != "4:2:0" && p <= 3) {
+                f.append(Finding("SV-HDR-005", .error, "layer \(l.layerId) is \(d)-bit \(l.chromaFormat ?? "?") but its "
+                                 + "profile \(l.profileName ?? "\(p)") allows at most \(maxDepth)-bit 4:2:0; decoders of "
+                                 + "that profile refuse it", at: path))
+            }
         }
     }
 

@@ -16,7 +16,7 @@ import TestSupport
             (["convert", photo, "-o", "x.jpg"], ".heic"),
             (["convert", "clip.y4m", "-o", "y.heic"], ".mov"),
             (["convert", "clip.y4m", "-o", "y.mp4"], "--mp4"),
-            (["convert", "clip.y4m", "-o", "v.mov", "--bit-depth", "10"], "8-bit"),
+            (["convert", "clip.y4m", "-o", "v.mov", "--bit-depth", "12"], "8 or 10"),
             (["convert", "clip.y4m", "-o", "v.mov", "--half", "--layout", "half-sbs"], "half-sbs"),
             (["convert", "clip.y4m", "-o", "v.mov", "--quality", "50"], "--crf"),
             (["convert", photo, "-o", "p.heic", "--quality", "150"], "--quality"),

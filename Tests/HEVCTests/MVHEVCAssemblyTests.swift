@@ -127,7 +127,7 @@ func firstDifference(_ a: [UInt8], _ b: [UInt8]) -> String? {
         expectError(l, size.right, "different picture sizes")
         let deep = try X265Clips.pair(frames: 8, rightExtra: ["--output-depth", "10", "--profile", "main10"])
         defer { try? FileManager.default.removeItem(at: deep.dir) }
-        expectError(l, deep.right, "8-bit")
+        expectError(l, deep.right, "different bit depths")
         expectError(l, [], "empty")
         expectError(l, [1, 2, 3, 4], "start code")
         expectError(l, Array(r.prefix(r.count / 3)), "")

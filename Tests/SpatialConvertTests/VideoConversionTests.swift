@@ -162,7 +162,9 @@ enum VideoFixtures {
         #expect(oddReport.eyeWidth == 160 && oddReport.notes.contains { $0.contains("odd width 321") }, "\(oddReport.notes)")
     }
 
-    @Test func tenBitInputIsConvertedToEightBitsWithANote() throws {
+    /// Issue 40: a 10-bit input gives a 10-bit spatial video (two Main 10 layers) by default; `bitDepth` 8 rounds it to
+    /// 8-bit Multiview Main, as every 10-bit input was before, with a note.
+    @Test func tenBitInputKeepsTenBitsUnlessEightAreAsked() throws {
         let d = VideoFixtures.dir()
         defer { try? FileManager.default.removeItem(atPath: d) }
         let frames = try VideoFixtures.sampleFrames(4).map { try ColourConversion.changeDepth($0, to: 10) }
@@ -170,8 +172,15 @@ enum VideoFixtures {
         try Y4M.write(frames, to: ten)
         let r = try VideoConverter.convert(.packed(ten), to: d + "/ten.mov", options: VideoFixtures.fast())
         #expect(r.frames == 4)
-        #expect(r.notes.contains { $0.contains("10-bit input converted to 8 bits") }, "\(r.notes)")
-        #expect(SpatialVideoReport(try ISOFile.open(path: d + "/ten.mov")).classification == .spatialVideo)
+        #expect(r.notes.contains { $0.contains("10-bit input kept: both layers Main 10") }, "\(r.notes)")
+        let entry = try #require(try ISOFile.open(path: d + "/ten.mov").tracks.first?.sampleEntries.first)
+        let hvcC = try HEVCDecoderConfigurationRecord(parsing: try #require(entry.child("hvcC")?.payload(HEVCConfigurationBox.self)?.record))
+        #expect(hvcC.bitDepthLumaMinus8 == 2 && hvcC.profileIdc == 2)
+        var eight = VideoFixtures.fast()
+        eight.bitDepth = 8
+        let r8 = try VideoConverter.convert(.packed(ten), to: d + "/ten8.mov", options: eight)
+        #expect(r8.notes.contains { $0.contains("10-bit input rounded to 8 bits (--bit-depth 8)") }, "\(r8.notes)")
+        #expect(SpatialVideoReport(try ISOFile.open(path: d + "/ten8.mov")).classification == .spatialVideo)
     }
 
     @Test func badInputsGiveClearMessagesAndNoFile() throws {
