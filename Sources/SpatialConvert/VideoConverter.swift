@@ -53,13 +53,12 @@ public struct VideoConversionOptions: Sendable {
     /// side and top-bottom) once the input is opened, and the conversion is refused unless exactly one way holds a
     /// stereo pair. Off: ``layout`` as set.
     public var recogniseLayout = false
-    /// With ``recogniseLayout``: convert side by side even when no single layout is measured to hold a stereo pair.
+    /// Go on where the input's evidence says stop: with ``recogniseLayout``, convert side by side even when no single
+    /// layout is measured to hold a stereo pair; and convert the frames that were read from a damaged or truncated
+    /// input FFmpeg reads (``/MediaDecode/StreamIntegrity``) instead of refusing it. The report says which.
     public var force = false
     /// The left half / top / first file is the right eye.
     public var swapEyes = false
-    /// Convert the frames that were read from a damaged or truncated input FFmpeg reads
-    /// (``/MediaDecode/StreamIntegrity``) instead of refusing it; the report says what was damaged.
-    public var force = false
     /// Rate of the hero eye as a CRF or QP (the other eye follows ``eyeQuality``), or `.bitrate` for both eyes
     /// together (split between them by ``eyeQuality``; its VBV fields likewise are totals).
     public var rateControl: HEVCEncoderSettings.RateControl = .crf(VideoConversionOptions.defaultCRF)
