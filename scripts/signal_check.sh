@@ -23,7 +23,7 @@ trap 'rm -rf "$WORK"' EXIT
 mkdir -p "$WORK/tmp" "$WORK/out"
 "$FF" -v error -f lavfi -i testsrc=size=320x96:rate=30 -t 30 -c:v mpeg4 -q:v 5 "$WORK/in.mkv" || { echo "FFmpeg could not make the input"; exit 1; }
 now() { date +%s.%N; }
-convert() { TMPDIR="$WORK/tmp" SPATIAL_MEDIA_FFMPEG="$FF" "$BIN" convert "$WORK/in.mkv" -o "$WORK/out/o.mov" --preset ultrafast; }
+convert() { TMPDIR="$WORK/tmp" SPATIAL_MEDIA_FFMPEG="$FF" "$BIN" convert "$WORK/in.mkv" --layout sbs -o "$WORK/out/o.mov" --preset ultrafast; }
 
 t0=$(now)
 convert >/dev/null 2>"$WORK/err" || { echo "uninterrupted run failed: $(tail -c 300 "$WORK/err")"; exit 1; }
@@ -37,7 +37,7 @@ for sig in TERM INT; do
   for i in $(seq 1 "$RUNS"); do
     delay=$(awk -v d="$DUR" -v r="$RANDOM" 'BEGIN { printf "%.3f", 0.05 + (d * 0.7 - 0.05) * r / 32767 }')
     # The tool itself in the background (not a subshell running it): $! is its pid.
-    TMPDIR="$WORK/tmp" SPATIAL_MEDIA_FFMPEG="$FF" "$BIN" convert "$WORK/in.mkv" -o "$WORK/out/o.mov" --preset ultrafast >/dev/null 2>"$WORK/err" &
+    TMPDIR="$WORK/tmp" SPATIAL_MEDIA_FFMPEG="$FF" "$BIN" convert "$WORK/in.mkv" --layout sbs -o "$WORK/out/o.mov" --preset ultrafast >/dev/null 2>"$WORK/err" &
     pid=$!
     sleep "$delay"
     kids=$(cat /proc/$pid/task/*/children 2>/dev/null)

@@ -24,7 +24,19 @@ public enum FFmpegInfo {
     public static func inspect(path: String, ffmpeg: String? = nil) throws(ParseError) -> MediaInfo {
         let tool = try FFmpeg.require(.any, for: "reading \(path)", override: ffmpeg)
         let p = try MediaProbe.run(path, tool: tool)
-        return describe(p, tool: tool.version)
+        var info = describe(p, tool: tool.version)
+        // The same integrity reading `convert` and `validate` make (SV-FILE-002): a cut or erring stream is named, and
+        // the CLI exits 2 for it.
+        if let damage = try StreamIntegrity.scan(path: path, tool: tool, probe: p) {
+            info.lines.append("damaged or truncated: \(damage)")
+            if case .object(var fields) = info.json {
+                fields.append(("damaged", .string(damage)))
+                info.json = .object(fields)
+            }
+            info.hasProblems = true
+            info.isDamaged = true
+        }
+        return info
     }
 
     /// The lines and JSON of a probe (``inspect(path:ffmpeg:)``).

@@ -65,11 +65,12 @@ import TestSupport
     }
 
     /// A 10-frame clip whose eyes are FFmpeg's test picture and the same shifted 4 pixels (a true stereo pair):
-    /// `eye` each eye's size, `tb` stacked (else side by side), `rightFirst` the right eye first, then encoded with `codec`.
-    static func clip(_ path: String, eye: String = "96x64", tb: Bool = false, rightFirst: Bool = false,
+    /// `eye` each eye's size (320×192 by default: a picture much smaller has too few features for the layout to be
+    /// measured, and is refused as such), `tb` stacked (else side by side), `rightFirst` the right eye first, then encoded with `codec`.
+    static func clip(_ path: String, eye: String = "320x192", tb: Bool = false, rightFirst: Bool = false,
                      codec: [String] = x264, pre: String = "") throws {
         let parts = eye.split(separator: "x")
-        let w = Int(parts[0]) ?? 96, h = Int(parts[1]) ?? 64
+        let w = Int(parts[0]) ?? 320, h = Int(parts[1]) ?? 192
         let (a, b) = rightFirst ? ("[r]", "[0]") : ("[0]", "[r]")
         try ffmpeg(["-f", "lavfi", "-i", "testsrc=size=\(eye):rate=30", "-f", "lavfi", "-i", "testsrc=size=\(eye):rate=30", "-filter_complex",
                     "[1]crop=\(w - 4):\(h):4:0,pad=\(w):\(h)[r];\(a)\(b)\(tb ? "vstack" : "hstack")\(pre)", "-frames:v", "10"] + codec + [path])
@@ -91,7 +92,7 @@ import TestSupport
         // Videos that are a stereo pair.
         video("untagged SBS MP4", "sbs.mp4", .mp4, .packed(tb: false, rightFirst: false)) { try clip($0 + "/sbs.mp4") }
         video("untagged TB MP4 (taller than wide)", "tb.mp4", .mp4, .packed(tb: true, rightFirst: false)) { try clip($0 + "/tb.mp4", tb: true) }
-        video("untagged square SBS MP4", "sq-sbs.mp4", .mp4, .packed(tb: false, rightFirst: false)) { try clip($0 + "/sq-sbs.mp4", eye: "64x128") }
+        video("untagged square SBS MP4", "sq-sbs.mp4", .mp4, .packed(tb: false, rightFirst: false)) { try clip($0 + "/sq-sbs.mp4", eye: "160x320") }
         video("untagged SBS MP4, right eye first", "rl.mp4", .mp4, .packed(tb: false, rightFirst: true)) { try clip($0 + "/rl.mp4", rightFirst: true) }
         video("untagged TB MP4, right eye first", "rl-tb.mp4", .mp4, .packed(tb: true, rightFirst: true)) { try clip($0 + "/rl-tb.mp4", tb: true, rightFirst: true) }
         video("HEVC SBS MOV (hvc1)", "sbs-hevc.mov", .mov, .packed(tb: false, rightFirst: false)) {
@@ -101,10 +102,10 @@ import TestSupport
             try clip($0 + "/sbs.mkv", codec: x264 + ["-metadata:s:v:0", "stereo_mode=left_right"])
         }
         video("square TB MKV (StereoMode top_bottom)", "tb.mkv", .mkv, .packed(tb: true, rightFirst: false)) {
-            try clip($0 + "/tb.mkv", eye: "128x64", tb: true, codec: x264 + ["-metadata:s:v:0", "stereo_mode=top_bottom"])
+            try clip($0 + "/tb.mkv", eye: "320x160", tb: true, codec: x264 + ["-metadata:s:v:0", "stereo_mode=top_bottom"])
         }
         video("untagged SBS MPEG-TS", "sbs.ts", .ts, .packed(tb: false, rightFirst: false)) { try clip($0 + "/sbs.ts") }
-        video("untagged square TB MPEG-TS", "sq-tb.ts", .ts, .packed(tb: true, rightFirst: false)) { try clip($0 + "/sq-tb.ts", eye: "128x64", tb: true) }
+        video("untagged square TB MPEG-TS", "sq-tb.ts", .ts, .packed(tb: true, rightFirst: false)) { try clip($0 + "/sq-tb.ts", eye: "320x160", tb: true) }
         video("untagged SBS Y4M", "sbs.y4m", .y4m, .packed(tb: false, rightFirst: false)) { try clip($0 + "/sbs.y4m", codec: ["-pix_fmt", "yuv420p"]) }
         video("untagged TB Y4M (taller than wide)", "tb.y4m", .y4m, .packed(tb: true, rightFirst: false)) { try clip($0 + "/tb.y4m", tb: true, codec: ["-pix_fmt", "yuv420p"]) }
         video("full-range (yuvj420p) SBS MPEG-TS", "full.ts", .ts, .packed(tb: false, rightFirst: false)) {

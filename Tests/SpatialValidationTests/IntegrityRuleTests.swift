@@ -29,7 +29,8 @@ struct IntegrityRuleTests {
         #expect(r.fired("SV-FILE-002"))
         #expect(r.fired("SV-FILE-003"))
         #expect(!r.spatial)
-        #expect(r.exitCode == 1)
+        // A damaged or truncated file: exit 2, as the README's exit-code table says (issue 38).
+        #expect(r.exitCode == 2)
         // Offset and box path are named.
         let f = try #require(r.findings.first { $0.ruleID == "SV-FILE-003" })
         #expect(f.location.contains("meta/iloc @ offset"))
@@ -51,7 +52,7 @@ struct IntegrityRuleTests {
         let r = Validator.validate(path: cut, options: Self.metadataOnly)
         #expect(r.fired("SV-FILE-003"))
         #expect(r.fired("SV-FILE-002"))
-        #expect(r.exitCode == 1)
+        #expect(r.exitCode == 2)
         #expect(!r.spatial)
         #expect(r.findings.first { $0.ruleID == "SV-FILE-003" }?.location.hasPrefix("moov/trak[0]/mdia/minf/stbl @ offset") == true)
     }
