@@ -458,7 +458,7 @@ sm_status sm_validation_inputs(const char *paths_json, char **out_json);
  * SM_ERR_PARSE with code "output-check-failed" naming the rule (exit 2). Progress stages: "convert" (fraction of
  * frames) or "load", "encode", "write" (photos), then "done"; the callback or the cancel flag stops the work
  * (SM_ERR_CANCELLED, nothing written).
- * Report: the JSON of `spatial-media convert --json`: {"job", "route" ("photo" | "video" | "hevc-pair"), "output",
+ * Report: the JSON of `spatial-media convert --json`: {"job", "route" ("photo" | "video" | "hevc-pair" | "mv-hevc-stream"), "output",
  * the job's facts (photos: "source","width","height","baseline_mm","baseline_source","hfov_degrees","hfov_source",
  * "disparity_percent","disparity_source","quality","bytes","notes"; videos also "frames","eye_width","eye_height","fps",
  * "bytes_written","layer0_bytes","layer1_bytes","hero","audio","encoder","encode_path","alignment","geometry_check"

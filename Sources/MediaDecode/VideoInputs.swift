@@ -107,19 +107,26 @@ public enum VideoInputs {
     /// NAL units of a raw HEVC stream looked at for a second layer (its parameter sets and first pictures come first).
     static let layerScanNALs = 256
 
-    /// Why a raw HEVC stream (Annex B) is not converted: it has NAL units of a second layer (`nuh_layer_id` > 0, an
-    /// MV-HEVC stream such as `split --copy` or a multiview encoder writes), so decoding it as a frame-packed picture
-    /// would read its base layer alone — one eye, cut in halves. nil for a single-layer stream. Its layers are the
-    /// two eyes already: the message says how to make a spatial video of them without decoding.
-    public static func multiLayerRefusal(_ path: String, limits: Limits = .default) throws(ParseError) -> String? {
+    /// The `nuh_layer_id` of the first NAL unit of a second layer within the first ``layerScanNALs`` NAL units of a raw
+    /// HEVC stream (Annex B), or nil for a single-layer stream.
+    public static func secondLayerId(_ path: String, limits: Limits = .default) throws(ParseError) -> UInt8? {
         var scanner = AnnexB.Scanner(source: try FileSource(path: path), limits: limits)
         var seen = 0
         while seen < layerScanNALs, let nal = try scanner.next() {
             seen += 1
-            guard nal.layerId > 0 else { continue }
-            return "a raw MV-HEVC stream with a second layer (NAL units of nuh_layer_id \(nal.layerId)): its two layers are the two eyes already, and decoding it as a frame-packed picture would read its base layer only — one eye, cut in halves. Make the spatial video from its layers without re-encoding: `spatial-media split --copy \(path) --left L.hevc --right R.hevc` (each layer as its own stream, when the second is not predicted from the first), then `spatial-media assemble L.hevc R.hevc -o OUT.mov`"
+            if nal.layerId > 0 { return nal.layerId }
         }
         return nil
     }
-}
 
+    /// Why a raw HEVC stream (Annex B) is not decoded as a frame-packed video: it has NAL units of a second layer
+    /// (`nuh_layer_id` > 0, an MV-HEVC stream such as a multiview encoder writes), so decoding it would read its
+    /// base layer alone — one eye, cut in halves. nil for a single-layer stream. Converted alone, such a stream is
+    /// muxed as it is (the `mv-hevc-stream` route); the message says so.
+    public static func multiLayerRefusal(_ path: String, limits: Limits = .default) throws(ParseError) -> String? {
+        guard let id = try secondLayerId(path, limits: limits) else { return nil }
+        return "a raw multilayer HEVC stream (NAL units of nuh_layer_id \(id)): decoding it as a frame-packed picture "
+            + "would read its base layer only — one eye, cut in halves. Convert it alone, `spatial-media convert "
+            + "\(path) -o OUT.mov`: a two-view MV-HEVC stream is muxed as it is, without re-encoding"
+    }
+}

@@ -162,7 +162,7 @@ func conversionEntry(_ function: StaticString, expect: ConvertRoute?, _ input: U
         }
         try progress.checkCancelled()
         let plan = try lift { () throws(ParseError) in try ConvertPlan.make(request, spelling: .key) }
-        if let expect, plan.route != expect, !(expect == .video && plan.route == .hevcPair) {
+        if let expect, plan.route != expect, !(expect == .video && [.hevcPair, .mvhevcStream].contains(plan.route)) {
             throw .argument("\(i) is converted as a \(plan.route == .photo ? "photo" : "video") (by its content): call sm_convert or sm_convert_\(plan.route == .photo ? "photo" : "video")")
         }
         let cancellation = ConversionCancellation()
@@ -170,7 +170,9 @@ func conversionEntry(_ function: StaticString, expect: ConvertRoute?, _ input: U
             let fraction: Double = p.fraction.map { min(0.99, $0) } ?? (p.stage == "encode" && p.frames == nil ? 0.2 : p.stage == "write" ? 0.9 : 0)
             do { try progress.report(fraction, p.stage) } catch { cancellation.cancel() }
         })
-        if plan.route != .photo { try progress.report(0, plan.route == .hevcPair ? "assemble" : "convert") }
+        if plan.route != .photo {
+            try progress.report(0, plan.route == .hevcPair ? "assemble" : plan.route == .mvhevcStream ? "mux" : "convert")
+        }
         do throws(ABIError) {
             return try lift { () throws(ParseError) in try Operations.convert(plan, events: events, cancellation: cancellation) }
         } catch {

@@ -49,6 +49,9 @@ struct ConvertPhoto: ParsableCommand {
         (vexu/proj 'hequ' or 'equi', no hfov; baseline and disparity only when given); a monoscopic or cropped sphere \
         is refused with the reason. The lossless option keeps it frame-packed: `spatial-media edit IN -o OUT --to-apmp`. \
         The way back: `spatial-media split VR.mov --sbs|--ou OUT.mp4` keeps the projection (APMP + Google st3d/sv3d). \
+        Raw MV-HEVC: a two-view stream (.hevc/.265, as a multiview x265 writes it) is muxed as it is, without \
+        re-encoding: layer 0's eye from its SEI 176/180 (else left; --swap-eyes flips it), the frame rate --fps, \
+        else its VUI/VPS timing (refused without either); SHVC and other multilayer streams are refused. \
         Exit status 2 when an input cannot be read or used (no video stream, a layout its size cannot have, audio \
         that can be neither copied nor transcoded, FFmpeg missing) or the written file failed its own check, 64 for \
         a usage error, 130 when interrupted (the README's exit-code table). \

@@ -20,6 +20,8 @@ public enum ConvertRoute: String, Sendable, Equatable {
     case video
     /// Two raw single-layer HEVC streams → a spatial video, assembled without re-encoding.
     case hevcPair = "hevc-pair"
+    /// One raw two-layer MV-HEVC stream → a spatial video, muxed as it is without re-encoding.
+    case mvhevcStream = "mv-hevc-stream"
 
     /// The route of `request`'s inputs: standard input is Y4M video; Y4M, movies, Matroska and raw HEVC are videos
     /// (two raw HEVC streams are assembled), HEIF/JPEG/PNG are images; a file the probe does not know (or cannot
@@ -29,6 +31,11 @@ public enum ConvertRoute: String, Sendable, Equatable {
         if paths == ["-"] { return .video }
         let kinds = paths.map { FileProbe.kind(of: $0) }
         if request.input == nil, kinds.count == 2, kinds.allSatisfy({ $0 == .annexB }) { return .hevcPair }
+        // A stream with a second layer is never decoded as 2D (FFmpeg would read its base layer, one eye): it is muxed
+        // as what it is, or refused naming what it is (SHVC, 3D-HEVC, …).
+        if let p = request.input, kinds == [.annexB], ((try? VideoInputs.secondLayerId(p)) ?? nil) != nil {
+            return .mvhevcStream
+        }
         func isVideo(_ path: String, _ kind: FileProbe.Kind?) -> Bool {
             switch kind {
             case .y4m?, .matroska?, .movie?, .annexB?: return true
@@ -47,6 +54,8 @@ public struct ConvertPlan: Sendable {
         case photo(PhotoConversionOptions, align: Bool, autoDisparity: Bool)
         case video(VideoConversionOptions, VideoInput)
         case hevcPair(MVHEVCAssemblyOptions, SpatialVideoMuxOptions)
+        /// `hero` nil: the base layer's eye.
+        case mvhevcStream(SpatialVideoMuxOptions, swapEyes: Bool, hero: HeroEye?)
     }
 
     public var request: ConvertRequest
@@ -77,6 +86,7 @@ public struct ConvertPlan: Sendable {
         case .photo: job = try photoJob(r, stereo: stereo, spelling: spelling)
         case .video: job = try videoJob(r, stereo: stereo, spelling: spelling)
         case .hevcPair: job = try hevcPairJob(r, stereo: stereo, spelling: spelling)
+        case .mvhevcStream: job = try mvhevcStreamJob(r, stereo: stereo, spelling: spelling)
         }
         return ConvertPlan(request: r, route: route, job: job, strict: r.strict ?? false, outputs: outputs)
     }
@@ -165,6 +175,40 @@ public struct ConvertPlan: Sendable {
         m.faststart = r.faststart ?? false
         try OutputKind.check(r.output, m.container == .mp4 ? .mp4 : .movie, mp4Option: name("container"))
         return .hevcPair(a, m)
+    }
+
+    /// One raw two-layer MV-HEVC stream, muxed as it is: only the stereo values, the hero and eye order, the frame
+    /// rate (used when the stream states none, or to override it) and the container apply.
+    static func mvhevcStreamJob(_ r: ConvertRequest, stereo: StereoParameters,
+                                spelling n: OptionSpelling) throws(ParseError) -> Job {
+        func name(_ k: String) -> String { ConvertRequest.table.first { $0.key == k }?.name(n) ?? k }
+        let encodeOnly = ["layout", "crf", "bitrate", "qp", "eye_quality", "max_bitrate", "vbv_bufsize", "apple_preset",
+                          "encode_path", "segment", "preset", "keyint", "bframes", "audio", "audio_from", "decoder",
+                          "threads_per_eye", "keep_streams", "projection", "base_eye", "layer_sps"].filter { r.isGiven($0) }
+        let photoOnly = misplaced(r, photo: false, n)
+        if !photoOnly.isEmpty || !encodeOnly.isEmpty || r.align == true || r.autoDisparity == true {
+            let measured = (r.align == true ? ["align"] : []) + (r.autoDisparity == true ? ["auto_disparity"] : [])
+            let names = photoOnly + (encodeOnly + measured).map(name)
+            throw ParseError(.invalidArgument, offset: 0, "\(names.joined(separator: ", ")) do not apply to a raw "
+                             + "two-layer MV-HEVC stream, which is muxed as it is without re-encoding")
+        }
+        var m = SpatialVideoMuxOptions()
+        m.stereo = stereo.filled()
+        let hero = try r.heroEye.map { (h: String) throws(ParseError) -> HeroEye in
+            try heroEye(h, name("hero_eye"), allowNone: true)
+        }
+        if let f = r.frameRate {
+            guard let rate = FrameRate.parse(f), let num = UInt32(exactly: rate.num),
+                  let den = UInt32(exactly: rate.den) else {
+                throw ParseError(.invalidArgument, offset: 0,
+                                 "\(name("frame_rate")) must be a positive number or NUM/DEN, e.g. 30 or 30000/1001")
+            }
+            m.frameRateNum = num; m.frameRateDen = den
+        }
+        m.container = try container(r, name("container"))
+        m.faststart = r.faststart ?? false
+        try OutputKind.check(r.output, m.container == .mp4 ? .mp4 : .movie, mp4Option: name("container"))
+        return .mvhevcStream(m, swapEyes: r.swapEyes ?? false, hero: hero)
     }
 
     static func heroEye(_ h: String, _ name: String, allowNone: Bool) throws(ParseError) -> HeroEye {

@@ -8,7 +8,7 @@ import SystemSupport
 public struct OperationReport: Sendable {
     /// "convert", …
     public var job: String
-    /// What the planning step routed the input to ("photo", "video", "hevc-pair").
+    /// What the planning step routed the input to ("photo", "video", "hevc-pair", "mv-hevc-stream").
     public var route: String
     /// Every file written, the main output first.
     public var outputs: [String]

@@ -36,6 +36,8 @@ public enum Operations {
                 report = try convertVideo(r, o, input, scratch: scratch, events: events, cancellation: cancellation)
             case .hevcPair(let a, let m):
                 report = try assemble(r, a, m, scratch: scratch)
+            case .mvhevcStream(let m, let swap, let hero):
+                report = try muxStream(r, m, swapEyes: swap, hero: hero, scratch: scratch)
             }
             report.outputs = plan.outputs
             try stopIfCancelled(cancellation)
@@ -185,6 +187,33 @@ public enum Operations {
 }
 
 extension Operations {
+    /// A raw two-view MV-HEVC stream muxed as it is
+    /// (``/SpatialMedia/SpatialVideoAssembler/muxMultiview(stream:output:swapEyes:hero:mux:limits:)``).
+    static func muxStream(_ r: ConvertRequest, _ m: SpatialVideoMuxOptions, swapEyes: Bool, hero: HeroEye?,
+                          scratch: String) throws(ParseError) -> OperationReport {
+        let input = r.input ?? ""
+        let x = try SpatialVideoAssembler.muxMultiview(stream: input, output: scratch, swapEyes: swapEyes, hero: hero,
+                                                       mux: m)
+        let eye = x.baseIsLeft ? "left" : "right", mux = x.mux
+        let timing = "\(x.fpsNum)/\(x.fpsDen) fps (\(x.fpsSource)), timescale \(mux.timescale), "
+            + "frame duration \(mux.frameDuration)"
+        return OperationReport(
+            job: "convert", route: ConvertRoute.mvhevcStream.rawValue, outputs: [r.output],
+            headline: "\(r.output): spatial video muxed from the two-view MV-HEVC stream \(input) without re-encoding, "
+                + "\(mux.bytesWritten) bytes",
+            lines: ["\(x.accessUnits) access units → \(mux.samples) samples, \(mux.syncSamples) sync samples, \(timing)",
+                    "layer 0: the \(eye) eye (\(x.eyeSource)); hero eye: \(x.hero)"
+                        + (hero == nil ? " (the base layer's)" : ""),
+                    "coded pictures of both layers copied as they are (inter-layer prediction kept)"],
+            fields: [("output", .string(r.output)), ("source", .string(input)), ("bytes_written", .uint(mux.bytesWritten)),
+                     ("frames", .int(Int64(x.accessUnits))), ("samples", .int(Int64(mux.samples))),
+                     ("sync_samples", .int(Int64(mux.syncSamples))), ("fps", .string("\(x.fpsNum)/\(x.fpsDen)")),
+                     ("fps_source", .string(x.fpsSource)), ("timescale", .uint(UInt64(mux.timescale))),
+                     ("frame_duration", .uint(UInt64(mux.frameDuration))), ("base_eye", .string(eye)),
+                     ("eye_source", .string(x.eyeSource)), ("hero", .string("\(x.hero)"))],
+            warnings: [], check: OutputCheckResult(file: r.output))
+    }
+
     /// Runs `write` on a scratch file beside `output`, reads the result back (``OutputCheck``) against `inputs` and
     /// keeps it only when it passes: the end every write of the layer shares, for callers that run a library job
     /// with options already filled (`SpatialConversion`'s option-taking facades).
