@@ -11,7 +11,7 @@ public enum FFmpegInfo {
     public static func reads(_ path: String) -> Bool {
         guard let head = FileProbe.head(of: path) else { return false }
         switch FileProbe.kind(head: head) {
-        case .matroska: return true
+        case .matroska, .y4m: return true
         case .other:
             let box = head.count >= 8 && FileProbe.leadingBoxTypes.contains(String(decoding: head[4..<8], as: UTF8.self))
             return !box && VideoInputs.isVideo(path)

@@ -6,6 +6,7 @@ import Musl
 import Darwin
 #endif
 import BinaryIO
+import ImageFormats
 
 /// Whether an input that FFmpeg reads (Matroska, MPEG-TS, AVI, …) is whole: the same question
 /// ``/ISOBMFF/ISOFile/requireIntact(limits:operation:)`` answers for the files we parse ourselves, with the same words
@@ -28,11 +29,24 @@ public enum StreamIntegrity {
             let whole = size / UInt64(packet)
             return ["the file ends \(part) bytes into a \(packet)-byte transport packet (\(whole) whole packets): its last packet is cut short"]
         }
+        if head.starts(with: Array("YUV4MPEG2 ".utf8)), let cut = y4mCut(path: path) { return [cut] }
         if let end = matroskaSegmentEnd(head), end > size {
             return ["its Matroska Segment states \(end) bytes of file, but the file ends after \(size) "
                     + "(\(end - size) bytes missing)"]
         }
         return []
+    }
+
+    /// The reason a Y4M file is cut short (its last frame incomplete, or not a FRAME where one should start), read
+    /// frame by frame with the reader `convert` uses; nil when it is whole.
+    static func y4mCut(path: String) -> String? {
+        guard let reader = try? Y4M.Reader(path: path) else { return nil }
+        do throws(ParseError) {
+            while try reader.next() != nil {}
+            return nil
+        } catch {
+            return error.message
+        }
     }
 
     /// 188 or 192 when `head` starts like an MPEG transport stream (sync byte 0x47 at the start of each of the first

@@ -145,7 +145,9 @@ public enum PairAligner {
         }
         func cropFor(_ p: Int) -> (x: Int, y: Int, width: Int, height: Int) {
             let d = planeDims(p)
-            return (x: crop.x / d.sx, y: crop.y / d.sy, width: max(1, crop.width / d.sx), height: max(1, crop.height / d.sy))
+            // A subsampled plane of an odd-sized crop holds the rounded-up half (as ``Image/planeWidth(width:format:plane:)``).
+            return (x: crop.x / d.sx, y: crop.y / d.sy, width: max(1, (crop.width + d.sx - 1) / d.sx),
+                    height: max(1, (crop.height + d.sy - 1) / d.sy))
         }
         func one8(_ values: [UInt8], _ p: Int) -> [UInt8] {
             let d = planeDims(p), c = cropFor(p), k = p == 0 ? ch : 1

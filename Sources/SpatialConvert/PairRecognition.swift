@@ -206,6 +206,12 @@ extension PairRecognition {
                              "standard input is read once, so its frames cannot be sampled to recognise the layout (no layout given, and a Y4M stream states none): name the layout, or convert anyway as side by side",
                              remedy: .giveLayoutOrForce)
         }
+        // A damaged or truncated input is named as such before its frames are measured (a cut stream's frames are
+        // grey or broken, and would read as "no stereo pair"): the reading `convert`, `info` and `validate` share.
+        if !o.force, FileProbe.kind(of: path) != .y4m, let tool = try? FFmpeg.require(.any, for: "reading \(path)"),
+           let probe = try? MediaProbe.run(path, tool: tool), let damage = try StreamIntegrity.scan(path: path, tool: tool, probe: probe) {
+            throw ParseError(.truncated, offset: 0, path: path, damage + "; --force converts what can be read", remedy: .force)
+        }
         let sampled = try videoPictures(path, options: o)
         let r = recogniseLayout(sampled.map(\.picture), frames: sampled.map(\.index))
         if let l = r.layout { return (l == .sbs ? .sbs : .tb, "measuring its frames (\(r.summary))") }
