@@ -107,7 +107,7 @@ public enum VideoInputs {
     /// NAL units of a raw HEVC stream looked at for a second layer (its parameter sets and first pictures come first).
     static let layerScanNALs = 256
 
-    /// The `nuh_layer_id` of the first NAL unit of a second layer within the first ``layerScanNALs`` NAL units of a raw
+    /// The `nuh_layer_id` of the first NAL unit of a second layer within the first `layerScanNALs` NAL units of a raw
     /// HEVC stream (Annex B), or nil for a single-layer stream.
     public static func secondLayerId(_ path: String, limits: Limits = .default) throws(ParseError) -> UInt8? {
         var scanner = AnnexB.Scanner(source: try FileSource(path: path), limits: limits)

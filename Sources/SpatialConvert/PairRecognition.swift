@@ -66,7 +66,7 @@ public enum PairRecognition {
 
     /// Checks `pair` as described above; returns a note for the report when the pair could not be checked, nil when it
     /// is recognised or needs no check. A layout that was not given (``/MediaDecode/StereoPair/layoutGuessed``) is
-    /// decided here by measuring both ways (``recogniseLayout(_:)``): the pair is cut again when the other way is the
+    /// decided here by measuring both ways (``recogniseLayout(_:frames:)``): the pair is cut again when the other way is the
     /// stereo pair; a picture's shape alone never decides.
     public static func check(_ pair: inout StereoPair, options: PhotoConversionOptions) throws(ParseError) -> String? {
         guard let layout = pair.packedLayout, !options.force else { return nil }

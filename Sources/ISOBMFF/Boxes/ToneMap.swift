@@ -3,7 +3,7 @@ import SystemSupport
 
 /// HDR gain-map metadata in the model of ISO 21496-1: how a gain-map image turns the base rendition into the
 /// alternate one. Values are the rationals the standard stores; gain-map min/max and the headrooms are log2 values.
-/// Read from a JPEG's Ultra HDR / Adobe `hdrgm` XMP (``init(hdrgmXMP:)``) or ISO 21496-1 binary block
+/// Read from a JPEG's Ultra HDR / Adobe `hdrgm` XMP (`init(hdrgmXMP:)`, in ImageFormats) or ISO 21496-1 binary block
 /// (``init(iso:)``), written as the payload of a HEIF `tmap` derived image (``tmapPayload``). See
 /// `Specs/spatial-photo.md`, "HDR gain maps of JPEG inputs".
 public struct GainMapMetadata: Sendable, Equatable {
