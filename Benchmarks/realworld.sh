@@ -132,7 +132,8 @@ if mi:
     r = subprocess.run([mi, "-c", code, out], capture_output=True, text=True)
     f = r.stdout.split()
     print(f"  libmediainfo: video {f[0] if f else '?'} {f[4] if len(f) > 4 else '?'}, {f[1] if len(f) > 1 else '?'} views, {f[2] if len(f) > 2 else '?'} audio ({f[3] if len(f) > 3 else '?'})")
-    if len(f) < 5 or f[0] != "HEVC" or f[1] != "2" or f[2] == "0" or not f[4].startswith("Multiview_Main"): bad.append(f"libmediainfo reads: {r.stdout.strip()} {r.stderr.strip()[-200:]}")
+    # 8-bit sources: Multiview Main; 10-bit sources (issue 40): a Main 10 base layer, 2 views (an independent layer 1).
+    if len(f) < 5 or f[0] != "HEVC" or f[1] != "2" or f[2] == "0" or not f[4].startswith(("Multiview_Main", "Main_10")): bad.append(f"libmediainfo reads: {r.stdout.strip()} {r.stderr.strip()[-200:]}")
 for b in bad: print(f"FAIL: {name}: {b}")
 sys.exit(1 if bad else 0)
 EOF
