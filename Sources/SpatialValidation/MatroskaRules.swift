@@ -26,6 +26,8 @@ extension Validator {
             ff = try FFmpeg.require(.any, for: "reading \(matroska ? "the Matroska file " : "")\(path)")
             probe = try MediaProbe.run(path, tool: ff)
         } catch {
+            // Neither our parsers nor FFmpeg read it (or no FFmpeg to read it): unreadable, as for any other file.
+            r.kind = "unreadable"
             unreadable(error, &r)
             return
         }
