@@ -210,7 +210,7 @@ extension PairRecognition {
         // grey or broken, and would read as "no stereo pair"): the reading `convert`, `info` and `validate` share.
         if !o.force, FileProbe.kind(of: path) != .y4m, let tool = try? FFmpeg.require(.any, for: "reading \(path)"),
            let probe = try? MediaProbe.run(path, tool: tool), let damage = try StreamIntegrity.scan(path: path, tool: tool, probe: probe) {
-            throw ParseError(.truncated, offset: 0, path: path, damage + "; --force converts what can be read", remedy: .force)
+            throw ParseError(.truncated, offset: 0, path: path, damage, remedy: .force)
         }
         let sampled = try videoPictures(path, options: o)
         let r = recogniseLayout(sampled.map(\.picture), frames: sampled.map(\.index))
