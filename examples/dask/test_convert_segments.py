@@ -23,8 +23,9 @@ import spatialmedia  # noqa: E402
 
 W, H, FRAMES = 64, 64, 96
 # Segments are coded by the two-encode assembly (the multiview encoder has one rate control across a whole clip), so
-# the one-process conversion is pinned to it too: the same path, the same frames.
-OPTIONS = {"qp": 30, "keyint": 24, "bframes": 3, "preset": "ultrafast", "encode_path": "assembled"}
+# the one-process conversion is pinned to it too: the same path, the same frames. The clip is a 64×64-per-eye ramp,
+# too small and too regular for the layout to be recognised from its pixels, so it is stated, as a user would.
+OPTIONS = {"qp": 30, "keyint": 24, "bframes": 3, "preset": "ultrafast", "encode_path": "assembled", "layout": "sbs"}
 
 
 def ffmpeg_for_mvhevc():
