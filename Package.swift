@@ -46,7 +46,8 @@ let package = Package(
         .target(name: "StereoVision"),
         .target(name: "MediaDecode", dependencies: ["BinaryIO", "SystemSupport", "ISOBMFF", "HEVC", "SpatialMedia", "ImageFormats", "Codecs"]),
         .target(name: "SpatialConvert", dependencies: ["BinaryIO", "SystemSupport", "ISOBMFF", "HEVC", "SpatialMedia", "ImageFormats", "Codecs", "MediaDecode", "StereoVision"]),
-        .target(name: "SpatialValidation", dependencies: ["BinaryIO", "SystemSupport", "ISOBMFF", "HEVC", "SpatialMedia", "StereoVision", "ImageFormats", "Codecs", "MediaDecode"]),
+        // Validation reads an input that states no layout the way `convert` does: one recognition (PairRecognition).
+        .target(name: "SpatialValidation", dependencies: ["BinaryIO", "SystemSupport", "ISOBMFF", "HEVC", "SpatialMedia", "StereoVision", "ImageFormats", "Codecs", "MediaDecode", "SpatialConvert"]),
         // The one operations layer under every shell (CLI, C ABI, Python through it, SpatialMediaKit): typed requests,
         // one planning step, one run, one report, and the read-back check of every output.
         .target(name: "SpatialOperations", dependencies: ["BinaryIO", "SystemSupport", "ISOBMFF", "HEVC", "SpatialMedia", "ImageFormats", "Codecs", "MediaDecode", "SpatialConvert", "StereoVision", "SpatialValidation"]),
@@ -74,7 +75,7 @@ let package = Package(
         .testTarget(name: "SpatialMediaKitTests", dependencies: ["TestSupport", "SpatialMediaKit"]),
         .testTarget(name: "SpatialOperationsTests", dependencies: ["TestSupport", "SpatialOperations", "SpatialMediaC", "SpatialMediaKit", "SpatialValidation", "SpatialConvert", "SpatialMedia", "BinaryIO", "SystemSupport"]),
         // Drives the built `spatial-media` binary (found next to the test bundle, whatever the configuration).
-        .testTarget(name: "CLITests", dependencies: ["TestSupport", "SystemSupport"]),
+        .testTarget(name: "CLITests", dependencies: ["TestSupport", "SystemSupport", "StereoVision"]),
         .testTarget(name: "ConformanceTests", dependencies: ["TestSupport", "ISOBMFF", "HEVC", "SpatialMedia", "BinaryIO"]),
     ]
 )

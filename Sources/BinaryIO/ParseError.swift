@@ -90,6 +90,9 @@ public struct ParseError: Error, Sendable, Equatable, CustomStringConvertible {
         /// Name the layout of a frame-packed input, or convert it anyway as the default layout: nothing in it shows
         /// which, if any, packing holds a stereo pair.
         public static let giveLayoutOrForce = Remedy(rawValue: "give-layout-or-force")
+        /// Exchange the eyes of an input whose pixels show its first half is the right eye, or convert it anyway as it
+        /// is: nothing in it states the eye order.
+        public static let swapEyesOrForce = Remedy(rawValue: "swap-eyes-or-force")
     }
 
     public init(_ code: Code, offset: UInt64, path: String = "", _ message: String, remedy: Remedy? = nil) {

@@ -72,7 +72,9 @@ public enum FFmpegInfo {
                 ("stereo_packing", packing.map { .string($0) } ?? .null), ("projection", p.spherical.map { .string($0.projection) } ?? .null),
             ])
         }
-        lines.append("spatial: no (only MP4/MOV can carry Apple's spatial metadata); `spatial-media convert` reads it through FFmpeg")
+        // A Y4M file is described through FFmpeg here, but `convert` reads its frames itself.
+        let convertReads = p.format == "yuv4mpegpipe" ? "directly (no FFmpeg needed)" : "through FFmpeg"
+        lines.append("spatial: no (only MP4/MOV can carry Apple's spatial metadata); `spatial-media convert` reads it \(convertReads)")
         let json: JSON = .object([
             ("read_through", .string("ffmpeg")), ("format", p.format.map { .string($0) } ?? .null),
             ("duration_seconds", p.durationSeconds.map { .double($0) } ?? .null), ("chapters", .int(Int64(p.chapters))),

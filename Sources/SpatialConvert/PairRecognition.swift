@@ -87,8 +87,9 @@ public enum PairRecognition {
         let whole = try ImageOps.join(pair.left, pair.right, vertical: layout == .tb, limits: options.limits)
         let r = recogniseLayout([whole])
         guard let found = r.layout ?? (r.nothingMeasured ? .sbs : nil) else { throw r.refusal(subject: "the picture", kind: "an ordinary picture") }
-        let how = r.layout == nil ? "the stereo pair could not be checked (\(r.summary)); converted side by side, the default"
+        var how = r.layout == nil ? "the stereo pair could not be checked (\(r.summary)); converted side by side, the default"
             : "layout \(found == .sbs ? "side by side" : "top-bottom") measured (\(r.summary))"
+        if r.layout != nil, !options.swapEyes { how += "; " + (try checkEyeOrder([whole], layout: found, subject: "the picture")) }
         if found != layout {
             guard !options.halfResolution else {
                 throw ParseError(.notRecognised, offset: 0, "the picture measures as \(found == .sbs ? "side by side" : "top-bottom") (\(r.summary)): name that layout", remedy: .giveLayout)
@@ -214,13 +215,34 @@ extension PairRecognition {
         }
         let sampled = try videoPictures(path, options: o)
         let r = recogniseLayout(sampled.map(\.picture), frames: sampled.map(\.index))
-        if let l = r.layout { return (l == .sbs ? .sbs : .tb, "measuring its frames (\(r.summary))") }
+        if let l = r.layout {
+            var note = "measuring its frames (\(r.summary))"
+            if !o.swapEyes {
+                do throws(ParseError) {
+                    note += "; " + (try checkEyeOrder(sampled.map(\.picture), layout: l, frames: sampled.map(\.index), subject: "this video"))
+                } catch {
+                    var e = error
+                    e.path = path
+                    throw e
+                }
+            }
+            return (l == .sbs ? .sbs : .tb, note)
+        }
         guard o.force else {
             var e = r.refusal(subject: "this video", kind: "a 2D video")
             e.path = path
             throw e
         }
         return (.sbs, "the default: no single layout holds a stereo pair (\(r.summary)); converted as forced")
+    }
+
+    /// The frames of `path` a layout is recognised from (``spread(total:count:)``): a Y4M file's read in order (no
+    /// decoder needed), any other input's decoded by FFmpeg (`ffmpeg`: a program to use instead of the one found).
+    public static func sampledFrames(_ path: String, limits: Limits, ffmpeg: String? = nil) throws(ParseError) -> [(index: Int, picture: Image)] {
+        var o = VideoConversionOptions()
+        o.limits = limits
+        o.ffmpeg = ffmpeg
+        return try videoPictures(path, options: o)
     }
 
     /// The sampled frames of `path`: a Y4M file's read in order (no decoder needed), any other input's decoded by FFmpeg.
@@ -249,5 +271,66 @@ extension PairRecognition {
         var total = 0
         if let d = probe.durationSeconds, d > 0, d < 1e7 { total = Int((d * Double(rate.num) / Double(max(1, rate.den))).rounded(.down)) }
         return try FramePackedFrames.pictures(path, indices: spread(total: total), fpsNum: rate.num, fpsDen: rate.den, ffmpeg: o.ffmpeg)
+    }
+}
+
+extension PairRecognition {
+    /// What the half-occlusion test found about the eye order of an input whose layout was recognised from its pixels
+    /// (``readEyeOrder(_:layout:frames:)``): one verdict per picture measured.
+    public struct EyeOrderReading: Sendable {
+        /// Per picture, ``/StereoVision/StereoMeasurement/eyeOrderVerdict`` of its halves as cut (first half = left).
+        public var verdicts: [OcclusionEvidence.Verdict]
+        /// Per picture, the strips behind the verdict (nil when the halves could not be measured).
+        public var evidence: [OcclusionEvidence?]
+        /// The frame numbers measured (display order), when the pictures are frames of a video.
+        public var frames: [Int]
+
+        /// The first half is the right eye: the evidence says so on at least one picture and the opposite on none.
+        public var firstHalfIsRight: Bool { verdicts.contains(.swapped) && !verdicts.contains(.asLabelled) }
+
+        /// One line: the verdict counts, and the strips of each decided picture.
+        public var summary: String {
+            let unit = frames.isEmpty ? "picture" : "frame"
+            let n = verdicts.count
+            func count(_ v: OcclusionEvidence.Verdict) -> Int { verdicts.filter { $0 == v }.count }
+            var parts: [String] = []
+            for (i, v) in verdicts.enumerated() where v != .inconclusive {
+                guard let e = evidence[i] else { continue }
+                let which = frames.indices.contains(i) ? "frame \(frames[i])" : "the picture"
+                parts.append("\(which): \(e.swapped) of \(e.consistent + e.swapped) half-occluded strips point to swapped eyes")
+            }
+            let detail = parts.isEmpty ? "" : " — " + parts.joined(separator: "; ")
+            return "half-occlusion test of the eye order on \(n) \(unit)\(n == 1 ? "" : "s"): as labelled on \(count(.asLabelled)), " +
+                "swapped on \(count(.swapped)), undecided on \(count(.inconclusive))\(detail)"
+        }
+    }
+
+    /// Measures the halves of each picture, cut by `layout`, with the half-occlusion test
+    /// (``/StereoVision/StereoMeasurement/eyeOrderVerdict``: a verdict only on evidence that is not weak).
+    public static func readEyeOrder(_ pictures: [Image], layout: StereoLayout, frames: [Int] = []) -> EyeOrderReading {
+        var verdicts: [OcclusionEvidence.Verdict] = [], evidence: [OcclusionEvidence?] = []
+        for p in pictures {
+            guard let eyes = try? StereoImages.halves(p, layout: layout),
+                  let a = PairAligner.luma(eyes.left, maxSide: maxSide), let b = PairAligner.luma(eyes.right, maxSide: maxSide),
+                  let m = StereoAnalyzer.analyze(left: a.gray, right: b.gray, options: StereoAnalysisOptions()).measurement else {
+                verdicts.append(.inconclusive); evidence.append(nil); continue
+            }
+            verdicts.append(m.eyeOrderVerdict); evidence.append(m.occlusion)
+        }
+        return EyeOrderReading(verdicts: verdicts, evidence: evidence, frames: frames)
+    }
+
+    /// The eye order of an input whose layout was recognised from its pixels, where nothing states which half is the
+    /// left eye: the first half is taken as the left eye (the usual order) unless the half-occlusion test says it is the
+    /// right eye (``EyeOrderReading/firstHalfIsRight``), which is refused (remedy
+    /// ``/BinaryIO/ParseError/Remedy/swapEyesOrForce``) rather than written with the eyes swapped. Returns the line
+    /// the report carries.
+    static func checkEyeOrder(_ pictures: [Image], layout: StereoLayout, frames: [Int] = [], subject: String) throws(ParseError) -> String {
+        let r = readEyeOrder(pictures, layout: layout, frames: frames)
+        let first = layout == .sbs ? "left half" : "top half"
+        guard r.firstHalfIsRight else { return "eye order: the \(first) taken as the left eye (\(r.summary))" }
+        throw ParseError(.notRecognised, offset: 0,
+                         "\(subject) looks packed right eye first, and nothing in it states the eye order: beside depth steps the \(first) sees what a right eye sees (\(r.summary)). Exchange the eyes if its \(first) is the right eye, or convert it anyway as it is",
+                         remedy: .swapEyesOrForce)
     }
 }

@@ -81,6 +81,7 @@ struct ABIError: Error {
         .giveAudioSource: "option \"audio_from\" or \"audio\": \"none\"",
         .giveLayout: "option \"layout\": \"sbs\" or \"tb\"",
         .giveLayoutOrForce: "option \"layout\": \"sbs\" or \"tb\", or option \"force\": true",
+        .swapEyesOrForce: "option \"swap_eyes\": true, or option \"force\": true",
     ]
 
     static func abiWording(_ e: ParseError) -> String {

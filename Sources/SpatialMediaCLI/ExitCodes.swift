@@ -44,6 +44,7 @@ enum Exit {
         .giveLayout: "--layout sbs|tb",
         .force: "--force",
         .giveLayoutOrForce: "--layout sbs|tb, or --force",
+        .swapEyesOrForce: "--swap-eyes, or --force",
     ]
 
     /// Refuses outputs that are inputs or each other (``OutputPaths``): prints the reason, exit 64.

@@ -273,7 +273,7 @@ enum GeometryRules {
                    "\(Fmt.num(negative * 100, 0))% of matches with negative disparity)")
             return (false, false)
         }
-        if let o = occ, o.verdict == .swapped, negative > 0.5 {
+        if let o = occ, m.eyeOrderVerdict == .swapped {
             d.add("swapped-eyes", "SV-GEOM-007", .error, o.swappedFraction, "", 20,
                   "the eyes are swapped: beside depth steps the picture labelled left sees what the right eye should (\(o.swapped) of \(o.swapped + o.consistent) half-occluded strips), and \(Fmt.num(negative * 100, 0))% of matches have negative disparity; fix: \(d.fix.swapEyes)")
             return (true, false)

@@ -1,6 +1,7 @@
 import BinaryIO
 import ImageFormats
 import MediaDecode
+import SpatialConvert
 import SpatialMedia
 import SystemSupport
 
@@ -38,7 +39,7 @@ extension Validator {
             r.unreadable = true
             return
         }
-        let packing = options.layout.map { $0 == .tb ? FramePacking.topBottom : .sideBySide } ?? probe.stereoPacking
+        var packing = options.layout.map { $0 == .tb ? FramePacking.topBottom : .sideBySide } ?? probe.stereoPacking
         var s = matroska ? "Matroska read through FFmpeg: video \(video.codec)" : "read through FFmpeg (\(probe.format ?? "unnamed") container): video \(video.codec)"
         if !probe.audio.isEmpty { s += ", \(probe.audio.count) audio stream\(probe.audio.count == 1 ? "" : "s")" }
         let stated = probe.stereoPacking.map { $0 == .sideBySide ? "side by side" : "top-bottom" }
@@ -47,7 +48,19 @@ extension Validator {
         s += "; it cannot be spatial: convert it with `spatial-media convert IN -o OUT.mov`"
         if packing != nil { s += ", or split its eyes with `spatial-media split IN --left L.mp4 --right R.mp4`" }
         r.findings.append(Finding(matroska ? "SV-MKV-001" : "SV-FFMPEG-001", .info, s))
-        guard options.pixels, let packing else { return }
+        guard options.pixels, !r.damaged else { return }
+        if packing == nil, probe.spherical?.isSphere != true {
+            // Nothing states the packing: measured as `convert` measures it (SV-PAIR-008/009).
+            do throws(ParseError) {
+                let sampled = try PairRecognition.sampledFrames(path, limits: options.limits)
+                guard let l = recogniseLayout(sampled.map(\.picture), frames: sampled.map(\.index), video: true, into: &r) else { return }
+                packing = l == .tb ? .topBottom : .sideBySide
+            } catch {
+                r.findings.append(Finding("SV-GEOM-021", .warning, "pixels not checked: \(error.message); metadata checked only (--no-pixels skips pixel checks)"))
+                return
+            }
+        }
+        guard let packing else { return }
         matroskaPixels(path: path, probe: probe, packing: packing, options: options, into: &r)
     }
 

@@ -14,7 +14,7 @@ extension ValidationReport {
             out.append(spatial ? "  will it be spatial? yes — it has everything Apple documents for spatial video (not verified on a device)" : "  will it be spatial? no")
         case "spatial-photo", "heif-image":
             out.append(spatial ? "  will it be spatial? yes — a spatial photo" : "  will it be spatial? no")
-        case "unreadable", "isobmff", "hevc-stream":
+        case "unreadable", "isobmff", "hevc-stream", "2d-image", "2d-video":
             out.append("  will it be spatial? no" + (whyNotSpatial.first.map { " (\($0))" } ?? ""))
         default:
             out.append("  will it be spatial? no (\(whyNotSpatial.first ?? "no spatial metadata")); the pixels are checked as a stereo pair")

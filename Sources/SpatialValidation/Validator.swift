@@ -33,7 +33,8 @@ public struct ValidationOptions: Sendable {
 /// Everything the validator found about one input.
 public struct ValidationReport: Sendable {
     public var input: String
-    /// `spatial-video`, `movie`, `spatial-photo`, `heif-image`, `side-by-side-image`, `top-bottom-image`, `image-pair`, `mpo`, `unreadable`.
+    /// `spatial-video`, `movie`, `spatial-photo`, `heif-image`, `side-by-side-image`, `top-bottom-image`, `image-pair`, `mpo`,
+    /// `2d-image`, `2d-video` (no stereo pair in an input that states no layout), `unreadable`.
     public var kind: String
     /// Will visionOS / Photos treat it as spatial?
     public var spatial: Bool
@@ -166,14 +167,20 @@ public enum Validator {
             }
             r.findings.append(Finding("SV-PAIR-001", .info, "an MPO carries no spatial metadata; convert it with `spatial-media convert IN.mpo -o OUT.heic`"))
         }
+        var layout = options.layout ?? .auto
         if !isMPO {
-            let layout = options.layout ?? .auto
+            // Nothing states how a JPEG/PNG is packed: measured as `convert` measures it (SV-PAIR-008/009); a picture
+            // that is no stereo pair either way gets no geometry verdict.
+            if layout == .auto, options.pixels, let whole = try? ImageFiles.load(path, limits: options.limits).image {
+                guard let found = recogniseLayout([whole], frames: [], video: false, into: &r) else { r.facts = facts; return r }
+                layout = found
+            }
             r.kind = layout == .tb ? "top-bottom-image" : "side-by-side-image"
-            r.findings.append(Finding("SV-PAIR-001", .info, "a \(layout == .tb ? "top-bottom" : layout == .sbs ? "side-by-side" : "packed (layout guessed from the aspect ratio; give --layout)") image carries no spatial metadata; convert it with `spatial-media convert IN --layout \(layout == .tb ? "tb" : "sbs") -o OUT.heic`"))
+            r.findings.append(Finding("SV-PAIR-001", .info, "a \(layout == .tb ? "top-bottom" : layout == .sbs ? "side-by-side" : "packed (layout not measured; give --layout)") image carries no spatial metadata; convert it with `spatial-media convert IN\(options.layout == nil ? "" : " --layout \(layout == .tb ? "tb" : "sbs")") -o OUT.heic`"))
         }
         if options.pixels && !oneEyeOnly {
             do throws(ParseError) {
-                let px = try timed("decode", &r) { () throws(ParseError) in try PixelSource.packed(path, layout: isMPO ? .auto : (options.layout ?? .auto), limits: options.limits) }
+                let px = try timed("decode", &r) { () throws(ParseError) in try PixelSource.packed(path, layout: isMPO ? .auto : layout, limits: options.limits) }
                 facts = rawPairFacts(facts, px, options, &r)
                 measure(px, facts: facts, label: "", options: options, into: &r)
             } catch { unreadable(error, &r) }

@@ -32,6 +32,22 @@ public struct StereoAnalysisOptions: Sendable {
 }
 
 /// The measured geometry of a stereo pair. Pixel values are in the pixels of the input (full-resolution) images.
+/// The eye order a measurement establishes, on evidence in proportion to the claim — one reading for `validate`
+/// (SV-GEOM-007) and for `convert` of an input that states no eye order.
+extension StereoMeasurement {
+    /// `.swapped` when the half-occlusion test says swapped, its evidence is not weak (``OcclusionEvidence/weakness``)
+    /// and most matches have negative disparity (a swapped pair puts its far field in front and its near content
+    /// beyond); `.asLabelled` when the test says so and its evidence is not weak; `.inconclusive` otherwise, and when the
+    /// test was not run.
+    public var eyeOrderVerdict: OcclusionEvidence.Verdict {
+        guard let o = occlusion, o.weakness == nil else { return .inconclusive }
+        switch o.verdict {
+        case .swapped: return rectifiedFractionNegative > 0.5 ? .swapped : .inconclusive
+        case .asLabelled, .inconclusive: return o.verdict
+        }
+    }
+}
+
 public struct StereoMeasurement: Sendable {
     public var width: Int
     public var height: Int

@@ -1,4 +1,5 @@
 import Foundation
+import StereoVision
 import Testing
 import TestSupport
 
@@ -77,6 +78,25 @@ import TestSupport
     }
     static let x264 = ["-c:v", "libx264", "-preset", "ultrafast", "-qp", "4", "-pix_fmt", "yuv420p"]
 
+    /// A 10-frame still of a scene with depth (``/StereoVision/SyntheticStereo``: textured boxes before a wall 100 m
+    /// away, 320×192 per eye, parallel cameras 64 mm apart), packed side by side or top and bottom, the right eye
+    /// first when `rightFirst`: the kind of input whose eye order the pixels can tell (beside each box each eye sees a
+    /// strip of wall the other cannot). A flat scene such as ``clip(_:eye:tb:rightFirst:codec:pre:)``'s shifted test
+    /// picture reads the same in both orders.
+    static func depthClip(_ path: String, tb: Bool = false, rightFirst: Bool = false, codec: [String] = x264) throws {
+        var s = SyntheticStereo()
+        s.width = 320; s.height = 192; s.farWallMetres = 100; s.seed = 5
+        let (l, r) = s.render()
+        let eyes = [path + ".eye-l.pgm", path + ".eye-r.pgm"]
+        defer { for e in eyes { try? FileManager.default.removeItem(atPath: e) } }
+        for (g, file) in zip([l, r], eyes) {
+            try Data(Array("P5\n\(g.width) \(g.height)\n255\n".utf8) + g.bytes).write(to: URL(fileURLWithPath: file))
+        }
+        let (a, b) = rightFirst ? ("[1]", "[0]") : ("[0]", "[1]")
+        try ffmpeg(["-loop", "1", "-i", eyes[0], "-loop", "1", "-i", eyes[1], "-filter_complex", "\(a)\(b)\(tb ? "vstack" : "hstack"),format=yuv420p",
+                    "-r", "30", "-frames:v", "10"] + codec + [path])
+    }
+
     static func cutFile(_ from: String, _ to: String, fraction: Double, minus: Int = 0) throws {
         let d = try Data(contentsOf: URL(fileURLWithPath: from))
         try d.prefix(Int(Double(d.count) * fraction) - minus).write(to: URL(fileURLWithPath: to))
@@ -93,8 +113,12 @@ import TestSupport
         video("untagged SBS MP4", "sbs.mp4", .mp4, .packed(tb: false, rightFirst: false)) { try clip($0 + "/sbs.mp4") }
         video("untagged TB MP4 (taller than wide)", "tb.mp4", .mp4, .packed(tb: true, rightFirst: false)) { try clip($0 + "/tb.mp4", tb: true) }
         video("untagged square SBS MP4", "sq-sbs.mp4", .mp4, .packed(tb: false, rightFirst: false)) { try clip($0 + "/sq-sbs.mp4", eye: "160x320") }
-        video("untagged SBS MP4, right eye first", "rl.mp4", .mp4, .packed(tb: false, rightFirst: true)) { try clip($0 + "/rl.mp4", rightFirst: true) }
-        video("untagged TB MP4, right eye first", "rl-tb.mp4", .mp4, .packed(tb: true, rightFirst: true)) { try clip($0 + "/rl-tb.mp4", tb: true, rightFirst: true) }
+        // Both eye orders of a scene with depth: the usual order written, the right eye first refused (--swap-eyes).
+        video("untagged SBS MP4, scene with depth", "depth.mp4", .mp4, .packed(tb: false, rightFirst: false)) { try depthClip($0 + "/depth.mp4") }
+        video("untagged SBS MP4, right eye first", "rl.mp4", .mp4, .packed(tb: false, rightFirst: true)) { try depthClip($0 + "/rl.mp4", rightFirst: true) }
+        video("untagged TB MP4, scene with depth", "depth-tb.mp4", .mp4, .packed(tb: true, rightFirst: false)) { try depthClip($0 + "/depth-tb.mp4", tb: true) }
+        video("untagged TB MP4, right eye first", "rl-tb.mp4", .mp4, .packed(tb: true, rightFirst: true)) { try depthClip($0 + "/rl-tb.mp4", tb: true, rightFirst: true) }
+        video("untagged SBS MPEG-TS, right eye first", "rl.ts", .ts, .packed(tb: false, rightFirst: true)) { try depthClip($0 + "/rl.ts", rightFirst: true) }
         video("HEVC SBS MOV (hvc1)", "sbs-hevc.mov", .mov, .packed(tb: false, rightFirst: false)) {
             try clip($0 + "/sbs-hevc.mov", codec: ["-c:v", "libx265", "-preset", "ultrafast", "-x265-params", "qp=4:log-level=0", "-tag:v", "hvc1", "-pix_fmt", "yuv420p"])
         }
@@ -132,6 +156,12 @@ import TestSupport
             try ffmpeg(["-i", $0 + "/sbs.jpg", "-filter_complex", "[0]split[a][b];[a]crop=256:192:0:0[l];[b]crop=256:192:256:0[r];[l][r]vstack", "-q:v", "2", $0 + "/tb.jpg"])
         }
         photo("untagged SBS PNG", "sbs.png", .png, .packed(tb: false, rightFirst: false)) { try ffmpeg(["-i", $0 + "/sbs.jpg", $0 + "/sbs.png"]) }
+        photo("untagged SBS PNG, scene with depth", "depth.png", .png, .packed(tb: false, rightFirst: false)) {
+            try depthClip($0 + "/depth.png", codec: ["-update", "1", "-frames:v", "1"])
+        }
+        photo("untagged SBS PNG, right eye first", "rl.png", .png, .packed(tb: false, rightFirst: true)) {
+            try depthClip($0 + "/rl.png", rightFirst: true, codec: ["-update", "1", "-frames:v", "1"])
+        }
         photo("pair of JPEGs", "l.jpg", .jpeg, .pair, right: "r.jpg") {
             try ffmpeg(["-i", $0 + "/sbs.jpg", "-vf", "crop=256:192:0:0", "-q:v", "2", $0 + "/l.jpg"])
             try ffmpeg(["-i", $0 + "/sbs.jpg", "-vf", "crop=256:192:256:0", "-q:v", "2", $0 + "/r.jpg"])
@@ -215,7 +245,8 @@ import TestSupport
             if c.damaged { return .damaged }
             switch c.truth {
             case .none: return .refused
-            case .packed(_, let rightFirst): return rightFirst ? .writtenOrRefused : .written
+            // Nothing in these inputs states the eye order: the pixels show the right eye first, so it is refused.
+            case .packed(_, let rightFirst): return rightFirst ? .refused : .written
             case .layers: return .writtenOrRefused
             case .pair, .pictures: return .written
             }
@@ -243,12 +274,7 @@ import TestSupport
 
     /// Cells the product does not yet get right, with why: they run as known issues (and fail the day they pass, so
     /// the entry is removed then). Issue 38 stays open for them.
-    static let pendingOnOtherBranches: [String: String] = [
-        // The layout of an untagged input is measured, but not which half is the left eye: an input packed right eye
-        // first is written with its eyes swapped (the geometry check may flag it; convert neither fixes nor refuses it).
-        "untagged SBS MP4, right eye first × convert": "eye order of an untagged input not decided",
-        "untagged TB MP4, right eye first × convert": "eye order of an untagged input not decided",
-    ]
+    static let pendingOnOtherBranches: [String: String] = [:]
 
     // MARK: - The test
 
@@ -260,6 +286,26 @@ import TestSupport
         } else {
             try Self.check(cell, dir: dir)
         }
+    }
+
+    /// An input the pixels show packed right eye first is refused naming the remedy; with `--swap-eyes` it is written
+    /// with its true eyes (and the refusal is no guess: the same scene in the usual order is written as it is).
+    @Test(.needs(.shared("corpus/sbs/capoda.left-right.jpg")), arguments: ["rl.mp4", "rl-tb.mp4", "rl.png"])
+    func rightEyeFirstIsRefusedThenConvertedWithSwapEyes(file: String) throws {
+        let dir = try Workshop.shared.get()
+        let c = try #require(Self.classes.first { $0.file == file })
+        let out = dir + "/swap-" + file.replacingOccurrences(of: ".", with: "-")
+        try? FileManager.default.removeItem(atPath: out)
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let o = out + (c.video ? "/o.mov" : "/o.heic")
+        let options = c.video ? ["--preset", "ultrafast", "--crf", "8"] : ["--quality", "95"]
+        let refused = try CLI.run(["convert", dir + "/" + file, "-o", o] + options)
+        #expect(refused.status == ExitTable.unsupported && refused.err.contains("right eye first") && refused.err.contains("--swap-eyes"),
+                "exit \(refused.status): \(refused.err.suffix(400))")
+        let r = try CLI.run(["convert", dir + "/" + file, "-o", o, "--swap-eyes"] + options)
+        try #require(r.status == 0, "\(r.err.suffix(400))")
+        try Self.compareEyes(Cell(input: c, job: .convert, outcome: .written), input: dir + "/" + file, out: out, dir: dir)
     }
 
     /// The matrix is what the issue asks: at least 25 classes, a damaged input of every reader, every job present.

@@ -34,7 +34,9 @@ import TestSupport
         for eye in ["l", "r"] {
             let e = try Run.cli(["validate", dir + "/\(eye).mkv", "--json"])
             #expect(e.out.contains("no StereoMode"), "\(eye).mkv must not say it is frame-packed: \(e.out.prefix(600))")
-            #expect(!e.out.contains("side by side"), "\(eye).mkv: \(e.out.prefix(600))")
+            // Measured as `convert` would (no layout stated): one eye is a 2D video, no stereo pair either way.
+            #expect(e.out.contains("\"kind\": \"2d-video\"") && !e.out.contains("StereoMode side by side") && !e.out.contains("side by side measured"),
+                    "\(eye).mkv: \(e.out.prefix(600))")
         }
         let probe = try Run.program(try TestPrograms.requireFFmpeg(), ["-hide_banner", "-i", dir + "/l.mkv"], timeout: 60)
         #expect(!probe.err.contains("side by side"), "FFmpeg reads the eye as packed: \(probe.err.suffix(400))")
