@@ -131,7 +131,14 @@ public enum Validator {
             validateThroughFFmpeg(path: path, matroska: false, options: options, into: &r)
             return r
         }
-        // JPEG / MPO / PNG
+        return validateImage(path: path, probed: probed, options: options, facts: facts, into: r)
+    }
+
+    /// A JPEG (MPO, Ultra HDR) or PNG: an MPO's two pictures, or one picture packing both eyes (its layout given, else
+    /// measured as `convert` measures it), or a 2D picture.
+    static func validateImage(path: String, probed: FileProbe.Kind, options: ValidationOptions, facts: StereoFacts,
+                              into report: ValidationReport) -> ValidationReport {
+        var r = report, facts = facts
         let isJPEG = probed == .jpeg, isPNG = probed == .png
         guard isJPEG || isPNG else {
             r.findings.append(Finding("SV-FILE-001", .error, "not a movie, Matroska, HEIF, JPEG/MPO or PNG file"))
