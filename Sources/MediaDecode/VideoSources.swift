@@ -77,7 +77,29 @@ public final class Y4MProducer: Y4MFrameProducer {
         frameCountHint = hint
     }
     public var y4mHeader: Y4M.Header { reader.header }
-    public func next() throws(ParseError) -> Image? { try reader.next() }
+    /// Go on with a file cut short (`--force`): the frames before the cut are the input, and ``damage`` says where it
+    /// ends; otherwise the cut is an error (SV-FILE-002, exit 2).
+    public var acceptDamage = false
+    /// Why the file is cut short, once a cut frame was met with ``acceptDamage``; nil when it is whole.
+    public private(set) var damage: String?
+    /// Whole frames read so far.
+    public private(set) var framesRead = 0
+    public func next() throws(ParseError) -> Image? {
+        guard damage == nil else { return nil }
+        do throws(ParseError) {
+            let img = try reader.next()
+            if img != nil { framesRead += 1 }
+            return img
+        } catch {
+            guard acceptDamage, error.code == .truncated else {
+                var e = error
+                if e.code == .truncated { e.remedy = e.remedy ?? .force }
+                throw e
+            }
+            damage = error.message.hasPrefix("the Y4M stream") ? error.message : "the Y4M stream is damaged or truncated: \(error.message)"
+            return nil
+        }
+    }
     public func finish() throws(ParseError) {}
     public func abort() {}
 }

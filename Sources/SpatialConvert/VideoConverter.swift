@@ -458,6 +458,9 @@ public enum VideoConverter {
             if let f = p as? FFmpegProducer, let d = f.damage {
                 plan.notes.append("\(d); converted the \(f.framesRead) frames that were read (--force)")
             }
+            if let y = p as? Y4MProducer, let d = y.damage {
+                plan.notes.append("\(d); converted the \(y.framesRead) whole frames before the cut (--force)")
+            }
         }
         // The last pictures, the audio (now that the duration is known), then the movie.
         let finishCPU0 = threadCPUSeconds()
@@ -561,6 +564,7 @@ public enum VideoConverter {
             producers = [try VideoInputs.producer(for: p, decoder: o.decoder, ffmpeg: o.ffmpeg, limits: o.limits,
                                                   squarePixels: !o.layout.half, sphere: o.isSphere, notes: &notes)]
             (producers[0] as? FFmpegProducer)?.acceptDamage = o.force
+            (producers[0] as? Y4MProducer)?.acceptDamage = o.force
             sourceName = "\(p == "-" ? "standard input" : p) (\(o.layout.rawValue), \(producers[0].kind))"
         case .pair(let l, let r):
             producers = [try VideoInputs.producer(for: l, decoder: o.decoder, ffmpeg: o.ffmpeg, limits: o.limits, sphere: o.isSphere, notes: &notes)]
@@ -571,6 +575,7 @@ public enum VideoConverter {
                 throw error
             }
             for case let f as FFmpegProducer in producers { f.acceptDamage = o.force }
+            for case let y as Y4MProducer in producers { y.acceptDamage = o.force }
             sourceName = "\(l) + \(r) (\(producers[0].kind))"
         }
         return (producers, sourceName)

@@ -63,6 +63,21 @@ import TestSupport
         #expect(!CLI.exists(dir + "/c.mov") && !CLI.exists(dir + "/a.mov") && !CLI.exists(dir + "/r.mov"))
     }
 
+    /// Issue 38 item 3: a Y4M file cut inside its last frame is refused naming `--force`; forced, the whole frames
+    /// before the cut are converted and the report says where the input ended.
+    @Test func aCutY4MConvertsOnlyWhenForcedAndSaysSo() throws {
+        let dir = try CLI.tempDir("cut-y4m")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let whole = try Data(contentsOf: URL(fileURLWithPath: CLI.root + "/Conformance/files/sample_sbs_320x96.y4m"))
+        try whole.prefix(whole.count * 6 / 10).write(to: URL(fileURLWithPath: dir + "/cut.y4m"))
+        let refused = try CLI.run(["convert", dir + "/cut.y4m", "-o", dir + "/c.mov", "--preset", "ultrafast"])
+        #expect(refused.status == 2 && refused.err.contains("damaged or truncated") && refused.err.contains("--force"), "\(refused.err.suffix(300))")
+        #expect(!CLI.exists(dir + "/c.mov"))
+        let forced = try CLI.run(["convert", dir + "/cut.y4m", "-o", dir + "/c.mov", "--preset", "ultrafast", "--force"])
+        #expect(forced.status == 0, "\(forced.err.suffix(300))")
+        #expect(forced.out.contains("is cut short") && forced.out.contains("converted the 17 whole frames before the cut"), "\(forced.out.suffix(600))")
+    }
+
     /// The table in `--help` and in the README is the one the code uses.
     @Test func tableIsInHelpAndReadme() throws {
         let help = try CLI.run(["--help"]).out
