@@ -30,6 +30,9 @@ public enum StereoImageSplitter {
     public static func split(_ path: String, left: String?, right: String?, sbs: String?, ou: String?, layout: StereoLayout = .auto,
                              quality: Int? = nil, limits: Limits = .default) throws(ParseError) -> StereoImageSplitReport {
         let data = try FileBytes.read(path, limits: limits)
+        var layout = layout
+        var measured: String?
+        if layout == .auto { (layout, measured) = try recognise(path, data: data, limits: limits) }
         let coded: CodedEyes?
         do throws(ParseError) { coded = try codedEyes(data, layout: layout) } catch { var e = error; if e.path.isEmpty { e.path = path }; throw e }
         var pair: StereoPair?
@@ -69,6 +72,7 @@ public enum StereoImageSplitter {
             report.methods.append("\(out): eyes \(vertical ? "stacked left over right" : "side by side, left eye on the left") and " + encodedHow(out, jpegQuality: jpegQuality, heicQuality: heicQuality))
             if !isPNG(out) { report.lossless = false }
         }
+        if let measured { report.notes.append(measured) }
         if let coded { report.notes += coded.notes } else if let p = pair, p.layoutGuessed, let l = p.packedLayout { report.notes.append(guessNote(l)) }
         if let pair { report.notes += pair.notes.filter { !report.notes.contains($0) } }
         return report
@@ -136,6 +140,23 @@ public enum StereoImageSplitter {
         c.eyes = try JPEG.losslessCrops(data, rects).map { Optional($0) }
         c.lossless = "cut from the JPEG without decoding (lossless crop on the \(g.mcuWidth)×\(g.mcuHeight) MCU grid; markers kept)"
         return c
+    }
+
+    /// The layout of a JPEG or PNG that packs both eyes and was given none, measured as `convert` measures it
+    /// (``PairRecognition/recogniseLayout(_:frames:)``): the one way its halves are a stereo pair; side by side, the
+    /// default, when neither way has anything to measure; refused (give the layout) when it is no stereo pair either
+    /// way. An MPO (two pictures) and other inputs keep `.auto`.
+    static func recognise(_ path: String, data: [UInt8], limits: Limits) throws(ParseError) -> (StereoLayout, String?) {
+        let kind = FileProbe.kind(head: Array(data.prefix(32)))
+        guard kind == .jpeg || kind == .png else { return (.auto, nil) }
+        if kind == .jpeg, let mpo = try? MPO(data), mpo.stereoPair != nil { return (.auto, nil) }
+        let whole = try ImageFiles.load(path, limits: limits).image
+        let r = PairRecognition.recogniseLayout([whole])
+        if let l = r.layout { return (l, "layout \(l == .sbs ? "side by side" : "top-bottom") measured (\(r.summary))") }
+        if r.nothingMeasured { return (.sbs, "the stereo pair could not be checked (\(r.summary)); cut side by side, the default") }
+        throw ParseError(.notRecognised, offset: 0, path: path,
+                         "no stereo pair found in the picture (no layout given, and none stated): its halves, cut either way, do not show one scene from two viewpoints — \(r.summary). Name the layout if it really holds two eyes",
+                         remedy: .giveLayout)
     }
 
     static func guessNote(_ l: StereoLayout) -> String {

@@ -159,6 +159,10 @@ import TestSupport
         photo("untagged SBS PNG, scene with depth", "depth.png", .png, .packed(tb: false, rightFirst: false)) {
             try depthClip($0 + "/depth.png", codec: ["-update", "1", "-frames:v", "1"])
         }
+        photo("untagged square TB PNG, scene with depth", "sq-tb.png", .png, .packed(tb: true, rightFirst: false)) {
+            try depthClip($0 + "/sq-tb-tall.png", tb: true, codec: ["-update", "1", "-frames:v", "1"])
+            try ffmpeg(["-i", $0 + "/sq-tb-tall.png", "-vf", "scale=384:384", $0 + "/sq-tb.png"])
+        }
         photo("untagged SBS PNG, right eye first", "rl.png", .png, .packed(tb: false, rightFirst: true)) {
             try depthClip($0 + "/rl.png", rightFirst: true, codec: ["-update", "1", "-frames:v", "1"])
         }
@@ -255,6 +259,8 @@ import TestSupport
             if c.damaged { return [.hevc, .y4m].contains(c.reader) ? nil : .damaged }   // split reads neither
             if case .packed(_, let rightFirst) = c.truth, !rightFirst, c.reader != .y4m { return .read }
             if case .pictures = c.truth { return .read }
+            // A 2D photo (or a primary with its gain map) is no stereo pair either way: split refuses it, as convert.
+            if case .none = c.truth, !c.video { return .refused }
             return nil
         case .rewrite:
             return [.mp4, .mov, .heic].contains(c.reader) ? (c.damaged ? .damaged : .written) : nil
@@ -306,6 +312,20 @@ import TestSupport
         let r = try CLI.run(["convert", dir + "/" + file, "-o", o, "--swap-eyes"] + options)
         try #require(r.status == 0, "\(r.err.suffix(400))")
         try Self.compareEyes(Cell(input: c, job: .convert, outcome: .written), input: dir + "/" + file, out: out, dir: dir)
+    }
+
+    /// `split` of a packed picture given no layout measures it as `convert` does: a square top-bottom picture is cut
+    /// top and bottom (its shape said side by side), a 2D photo is refused (exit 2), naming `--layout`.
+    @Test(.needs(.shared("corpus/sbs/capoda.left-right.jpg")))
+    func splitMeasuresTheLayoutOfAPicture() throws {
+        let dir = try Workshop.shared.get()
+        let out = dir + "/split-measured"
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let tb = try CLI.run(["split", dir + "/sq-tb.png", "--left", out + "/l.png", "--right", out + "/r.png"])
+        #expect(tb.status == 0 && tb.out.contains("layout top-bottom measured"), "\(tb.out) \(tb.err.suffix(300))")
+        let flat = try CLI.run(["split", dir + "/flat.jpg", "--left", out + "/fl.png", "--right", out + "/fr.png"])
+        #expect(flat.status == ExitTable.unsupported && flat.err.contains("no stereo pair found") && flat.err.contains("--layout"), "\(flat.err.suffix(300))")
     }
 
     /// The matrix is what the issue asks: at least 25 classes, a damaged input of every reader, every job present.
