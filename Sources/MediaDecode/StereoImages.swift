@@ -67,6 +67,9 @@ public struct StereoPair: Sendable {
     public var packedLayout: StereoLayout?
     /// The layout of a frame-packed source was guessed from its shape (`--layout auto`), not given.
     public var layoutGuessed = false
+    /// The halves were already checked as a stereo pair (and the layout, when guessed, measured): a second check
+    /// (`PairRecognition.check`) does nothing.
+    public var layoutChecked = false
     /// Baseline stated by the source, mm (a view of ``sourceStereo``).
     public var sourceBaselineMM: Double? {
         get { sourceStereo.baselineMillimetres }

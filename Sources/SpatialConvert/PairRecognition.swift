@@ -14,7 +14,7 @@ import SystemSupport
 ///   (``recogniseLayout(_:frames:)``, the one recognition photos and videos share); it is cut the one way whose halves
 ///   are a stereo pair, and refused otherwise, naming what was measured (`notRecognised`, remedy
 ///   ``/BinaryIO/ParseError/Remedy/giveLayoutOrForce``) — its shape never decides; a picture with nothing to measure
-///   either way (too flat or small) is cut side by side, the default, with a note that it could not be checked;
+///   either way (too flat or small) shows no stereo pair and is refused the same way, as a video is;
 /// * layout given: refused the same way, with remedy ``/BinaryIO/ParseError/Remedy/force`` (the validator too gives no
 ///   verdict below that confidence: the matches that agree are too few to be a stereo pair);
 /// * layout given, nothing to measure (halves too small or too flat to find features): converted with a note saying
@@ -69,7 +69,8 @@ public enum PairRecognition {
     /// decided here by measuring both ways (``recogniseLayout(_:frames:)``): the pair is cut again when the other way is the
     /// stereo pair; a picture's shape alone never decides.
     public static func check(_ pair: inout StereoPair, options: PhotoConversionOptions) throws(ParseError) -> String? {
-        guard let layout = pair.packedLayout, !options.force else { return nil }
+        guard let layout = pair.packedLayout, !options.force, !pair.layoutChecked else { return nil }
+        pair.layoutChecked = true
         if pair.layoutGuessed { return try recogniseGuessed(&pair, layout: layout, options: options) }
         let cut = layout == .sbs ? "cut side by side" : "cut top and bottom"
         switch measure(pair.left, pair.right) {
@@ -86,9 +87,10 @@ public enum PairRecognition {
     static func recogniseGuessed(_ pair: inout StereoPair, layout: StereoLayout, options: PhotoConversionOptions) throws(ParseError) -> String? {
         let whole = try ImageOps.join(pair.left, pair.right, vertical: layout == .tb, limits: options.limits)
         let r = recogniseLayout([whole])
-        guard let found = r.layout ?? (r.nothingMeasured ? .sbs : nil) else { throw r.refusal(subject: "the picture", kind: "an ordinary picture") }
-        var how = r.layout == nil ? "the stereo pair could not be checked (\(r.summary)); converted side by side, the default"
-            : "layout \(found == .sbs ? "side by side" : "top-bottom") measured (\(r.summary))"
+        // As for a video: a picture with nothing to measure either way (too small or flat) shows no stereo pair, so it
+        // is refused like one that is no pair (a 2D photo 56×70 px was written as a spatial photo of its halves).
+        guard let found = r.layout else { throw r.refusal(subject: "the picture", kind: "an ordinary picture") }
+        var how = "layout \(found == .sbs ? "side by side" : "top-bottom") measured (\(r.summary))"
         if r.layout != nil, !options.swapEyes { how += "; " + (try checkEyeOrder([whole], layout: found, subject: "the picture")) }
         if found != layout {
             guard !options.halfResolution else {

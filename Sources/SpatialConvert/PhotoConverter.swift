@@ -104,12 +104,13 @@ public enum PhotoConverter {
         var pair = pairIn
         var notes = pair.notes
         if options.swapEyes { pair.swapEyes(); notes.append("eyes swapped (--swap-eyes)") }
-        let w = pair.left.width, h = pair.left.height
-        guard w == pair.right.width, h == pair.right.height else {
+        guard pair.left.width == pair.right.width, pair.left.height == pair.right.height else {
             throw ParseError(.invalidValue, offset: 0, "the eyes differ in size")
         }
-        try Image.checkDimensions(width: w, height: h, limits: options.limits)
+        // Recognition may cut the picture again the other way: the eye size is read after it.
         if let note = try PairRecognition.check(&pair, options: options) { notes.append(note) }
+        let w = pair.left.width, h = pair.left.height
+        try Image.checkDimensions(width: w, height: h, limits: options.limits)
         // Parameters and their provenance.
         let stereo = try chosenStereo(pair, options: options)
         let origin = pair.sourceStereoOrigin ?? "the input"

@@ -84,6 +84,9 @@ public enum Operations {
         // Gain and depth maps given for a pair made elsewhere belong to the input they are named with (before any swap).
         let given: [(Int, AuxiliaryKind, String?)] = [(0, .gainMap, r.leftGainMap), (1, .gainMap, r.rightGainMap), (0, .depth, r.leftDepth), (1, .depth, r.rightDepth)]
         for case (let eye, let kind, let path?) in given { try AuxiliaryCarry.attach(file: path, kind: kind, toEye: eye, of: &pair, quality: o.quality, limits: o.limits) }
+        // What the input is comes first: its layout measured (and eye order, unless swapped on request) before any
+        // geometry is measured or fixed on halves that may be cut the wrong way.
+        if let note = try PairRecognition.check(&pair, options: o) { pair.notes.append(note) }
         if o.swapEyes { pair.swapEyes(); pair.notes.append("eyes swapped (--swap-eyes)"); o.swapEyes = false }
         let faults = try ConversionGeometry.prepare(&pair, options: &o, align: align, autoDisparity: autoDisparity, message: events.message)
         if strict, !faults.isEmpty {
