@@ -664,8 +664,8 @@ public enum VideoConverter {
         }
         var depth = o.bitDepth ?? (source > 8 ? 10 : 8)
         var colour = producers[0].colour ?? .unstatedDefault
+        let mapped = producers.compactMap { ($0 as? FFmpegProducer)?.toneMapped }
         if o.sdr {
-            let mapped = producers.compactMap { ($0 as? FFmpegProducer)?.toneMapped }
             notes.append(mapped.first.map { "--sdr: \($0)\(producers.count == 2 ? " (both inputs)" : "")" }
                          ?? "--sdr: the source is not HDR (\(colour.text)): nothing to tone-map, its colour is kept")
         }
@@ -689,7 +689,7 @@ public enum VideoConverter {
         } else if depth == 10 {
             notes.append("8-bit input written with 10 bits (--bit-depth 10)")
         }
-        if colour.stated {
+        if colour.stated && mapped.isEmpty {
             var line = "colour as the source states it: \(colour.text)"
             if colour.fullRange { line += " (kept full range: VUI video_full_range_flag 1, colr nclx full range)" }
             if let h = colour.hdrMetadataText { line += "; \(h) (mdcv/clli and SEI)" }
