@@ -115,7 +115,6 @@ public struct MediaInfo: Sendable {
         return MediaInfo(lines: lines, json: .object(fields), hasProblems: !info.errors.isEmpty)
     }
 
-    /// HEVC stream facts as JSON.
     /// A layer's colour description as H.273 code points, with names, range and where it is stated; null when the
     /// layer states none.
     static func colourJSON(_ l: HEVCStreamInfo.Layer) -> JSON {
@@ -126,6 +125,7 @@ public struct MediaInfo: Sendable {
                         ("description", .string(c.text)), ("stated_in", opt(l.colourSource))])
     }
 
+    /// HEVC stream facts as JSON.
     public static func streamJSON(_ i: HEVCStreamInfo) -> JSON {
         func opt(_ v: Int?) -> JSON { v.map { .int(Int64($0)) } ?? .null }
         func opt(_ v: String?) -> JSON { v.map { .string($0) } ?? .null }
