@@ -125,7 +125,8 @@ public final class FFmpegProducer: Y4MFrameProducer {
         self.framesStated = stated
         var filters: [String] = ["setpts=PTS-STARTPTS"]
         if probe?.sampleAspect != nil { filters.append("scale=trunc(iw*sar/2)*2:ih,setsar=1") }
-        // A source of more than 8 bits is decoded to 10-bit 4:2:0 (the converter keeps 10 bits or rounds to 8 as asked).
+        // A source of more than 8 bits is decoded to 10-bit 4:2:0 (the converter keeps 10 bits or rounds to 8 as
+        // asked).
         var depth = (probe?.sourceBitDepth ?? 8) > 8 ? 10 : 8
         var toneMapped: String? = nil
         if let sdr = sdrDepth, let c = probe?.colour, c.isHDR {
@@ -175,14 +176,16 @@ public final class FFmpegProducer: Y4MFrameProducer {
     /// HDR side data).
     public let colour: VideoColour?
 
-    /// What `--sdr` converted ("BT.2020/PQ/BT.2020 NCL, limited range tone-mapped to BT.709 SDR …"), nil when nothing was.
+    /// What `--sdr` converted ("BT.2020/PQ/BT.2020 NCL, limited range tone-mapped to BT.709 SDR …"), nil when
+    /// nothing was.
     public let toneMapped: String?
 
     /// FFmpeg's filters from an HDR picture to BT.709 SDR: to linear light (100 cd/m² = 1.0) in planar float RGB,
     /// BT.709 primaries, Hable's curve without desaturation, then BT.709 transfer and matrix, limited range.
     static func toneMapFilters(sdrDepth: Int) -> [String] {
-        ["zscale=transfer=linear:npl=100", "format=gbrpf32le", "zscale=primaries=bt709", "tonemap=tonemap=hable:desat=0",
-         "zscale=transfer=bt709:matrix=bt709:range=limited", "format=\(sdrDepth > 8 ? "yuv420p10le" : "yuv420p")"]
+        ["zscale=transfer=linear:npl=100", "format=gbrpf32le", "zscale=primaries=bt709",
+         "tonemap=tonemap=hable:desat=0", "zscale=transfer=bt709:matrix=bt709:range=limited",
+         "format=\(sdrDepth > 8 ? "yuv420p10le" : "yuv420p")"]
     }
 
     /// Refuses when `tool` lacks a filter the tone mapping needs (an FFmpeg built without libzimg has no `zscale`).
@@ -190,9 +193,10 @@ public final class FFmpegProducer: Y4MFrameProducer {
         let missing = ["zscale", "tonemap"].filter { !FFmpeg.filters(of: tool).contains($0) }
         guard missing.isEmpty else {
             throw ParseError(.libraryMissing, offset: 0, path: path,
-                             "--sdr tone-maps HDR through FFmpeg's zscale and tonemap filters, and FFmpeg \(tool.version) "
-                             + "(\(tool.path)) has no \(missing.joined(separator: " or ")) (built without libzimg?); "
-                             + "use an FFmpeg with them (bash scripts/setup.sh installs one) or leave out --sdr")
+                             "tone mapping HDR to SDR needs FFmpeg's zscale and tonemap filters, and FFmpeg "
+                             + "\(tool.version) (\(tool.path)) has no \(missing.joined(separator: " or ")) "
+                             + "(built without libzimg?); "
+                             + "use an FFmpeg with them (bash scripts/setup.sh installs one) or keep the HDR picture")
         }
     }
 

@@ -564,16 +564,17 @@ public enum VideoConverter {
         switch input {
         case .packed(let p):
             producers = [try VideoInputs.producer(for: p, decoder: o.decoder, ffmpeg: o.ffmpeg, limits: o.limits,
-                                                  squarePixels: !o.layout.half, sphere: o.isSphere, sdrDepth: o.sdrDepth,
-                                                  notes: &notes)]
+                                                  squarePixels: !o.layout.half, sphere: o.isSphere,
+                                                  sdrDepth: o.sdrDepth, notes: &notes)]
             (producers[0] as? FFmpegProducer)?.acceptDamage = o.force
             sourceName = "\(p == "-" ? "standard input" : p) (\(o.layout.rawValue), \(producers[0].kind))"
         case .pair(let l, let r):
-            producers = [try VideoInputs.producer(for: l, decoder: o.decoder, ffmpeg: o.ffmpeg, limits: o.limits, sphere: o.isSphere,
-                                                  sdrDepth: o.sdrDepth, notes: &notes)]
+            producers = [try VideoInputs.producer(for: l, decoder: o.decoder, ffmpeg: o.ffmpeg, limits: o.limits,
+                                                  sphere: o.isSphere, sdrDepth: o.sdrDepth, notes: &notes)]
             do throws(ParseError) {
-                producers.append(try VideoInputs.producer(for: r, decoder: o.decoder, ffmpeg: o.ffmpeg, limits: o.limits,
-                                                          sphere: o.isSphere, sdrDepth: o.sdrDepth, notes: &notes))
+                producers.append(try VideoInputs.producer(for: r, decoder: o.decoder, ffmpeg: o.ffmpeg,
+                                                          limits: o.limits, sphere: o.isSphere, sdrDepth: o.sdrDepth,
+                                                          notes: &notes))
             } catch {
                 producers[0].abort()
                 throw error

@@ -120,7 +120,8 @@ public struct MediaInfo: Sendable {
     static func colourJSON(_ l: HEVCStreamInfo.Layer) -> JSON {
         guard let c = l.colourDescription else { return .null }
         func opt(_ v: String?) -> JSON { v.map { .string($0) } ?? .null }
-        return .object([("colour_primaries", .int(Int64(c.primaries))), ("transfer_characteristics", .int(Int64(c.transfer))),
+        return .object([("colour_primaries", .int(Int64(c.primaries))),
+                        ("transfer_characteristics", .int(Int64(c.transfer))),
                         ("matrix_coefficients", .int(Int64(c.matrix))), ("full_range", .bool(c.fullRange)),
                         ("description", .string(c.text)), ("stated_in", opt(l.colourSource))])
     }

@@ -144,8 +144,8 @@ public struct ConvertPlan: Sendable {
         func refuse(_ m: String) -> ParseError { ParseError(.invalidArgument, offset: 0, m) }
         func name(_ k: String) -> String { ConvertRequest.table.first { $0.key == k }?.name(n) ?? k }
         let encodeOnly = ["layout", "crf", "bitrate", "qp", "eye_quality", "max_bitrate", "vbv_bufsize", "apple_preset", "encode_path", "segment",
-                          "preset", "keyint", "bframes", "audio", "audio_from", "decoder", "threads_per_eye", "keep_streams", "projection",
-                          "sdr"].filter { r.isGiven($0) }
+                          "preset", "keyint", "bframes", "audio", "audio_from", "decoder", "threads_per_eye",
+                          "keep_streams", "projection", "sdr"].filter { r.isGiven($0) }
         let photoOnly = misplaced(r, photo: false, n)
         if !photoOnly.isEmpty || !encodeOnly.isEmpty || r.align == true || r.autoDisparity == true {
             let names = photoOnly + (encodeOnly + (r.align == true ? ["align"] : []) + (r.autoDisparity == true ? ["auto_disparity"] : [])).map(name)
@@ -185,7 +185,8 @@ public struct ConvertPlan: Sendable {
         func name(_ k: String) -> String { ConvertRequest.table.first { $0.key == k }?.name(n) ?? k }
         let encodeOnly = ["layout", "crf", "bitrate", "qp", "eye_quality", "max_bitrate", "vbv_bufsize", "apple_preset",
                           "encode_path", "segment", "preset", "keyint", "bframes", "audio", "audio_from", "decoder",
-                          "threads_per_eye", "keep_streams", "projection", "base_eye", "layer_sps", "sdr"].filter { r.isGiven($0) }
+                          "threads_per_eye", "keep_streams", "projection", "base_eye", "layer_sps",
+                          "sdr"].filter { r.isGiven($0) }
         let photoOnly = misplaced(r, photo: false, n)
         if !photoOnly.isEmpty || !encodeOnly.isEmpty || r.align == true || r.autoDisparity == true {
             let measured = (r.align == true ? ["align"] : []) + (r.autoDisparity == true ? ["auto_disparity"] : [])

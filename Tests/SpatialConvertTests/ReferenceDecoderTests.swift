@@ -24,9 +24,9 @@ struct ReferenceDecoderTests {
     static let needsHTM = Requirement("HTM reference decoder not built (bash ../shared/tools/htm/build.sh)") {
         htm != nil
     }
-    static let needsMultiview = Requirement("no multiview x265 in the tools directory (bash scripts/setup.sh builds one)") {
-        MultiviewDefaultTests.installed
-    }
+    static let needsMultiview = Requirement(
+        "no multiview x265 in the tools directory (bash scripts/setup.sh builds one)"
+    ) { MultiviewDefaultTests.installed }
 
     /// The example: FFmpeg's 320×240 test pattern at 24 fps for 0.5 s, the right eye shifted 8 px, side by
     /// side, converted with the default options (the multiview x265 path when set-up installed it).

@@ -39,7 +39,8 @@ struct SDRToneMapTests {
         let d = try TestPaths.tempDir("sdr-luma")
         defer { try? FileManager.default.removeItem(atPath: d) }
         let map = view.map { "0:v:0:vidx:\($0)" } ?? "0:v:0"
-        try ffmpeg(["-i", file, "-map", map, "-vf", "crop=320:240:\(x):0", "-f", "rawvideo", "-pix_fmt", "gray", d + "/y"])
+        try ffmpeg(["-i", file, "-map", map, "-vf", "crop=320:240:\(x):0", "-f", "rawvideo", "-pix_fmt", "gray",
+                    d + "/y"])
         let y = [UInt8](try Data(contentsOf: URL(fileURLWithPath: d + "/y")))
         #expect(!y.isEmpty)
         let n = Double(max(1, y.count))
@@ -68,13 +69,14 @@ struct SDRToneMapTests {
         let out = d + "/sdr.mov"
         let r = try VideoConverter.convert(.packed(src), to: out, options: Self.options())
         let name = trc == "smpte2084" ? "PQ" : "HLG"
-        #expect(r.notes.contains { $0.hasPrefix("--sdr: BT.2020/\(name)/BT.2020 NCL, limited range tone-mapped to BT.709 SDR, 8-bit") },
-                "\(r.notes)")
+        let line = "--sdr: BT.2020/\(name)/BT.2020 NCL, limited range tone-mapped to BT.709 SDR, 8-bit"
+        #expect(r.notes.contains { $0.hasPrefix(line) }, "\(r.notes)")
         let w = try Self.written(out)
         #expect(w.sps.bitDepthLumaMinus8 == 0 && w.sps.profileTierLevel.profileIdc == 1, "8-bit Main base layer")
         #expect(w.sps.vui.colourPrimaries == 1 && w.sps.vui.transferCharacteristics == 1 && w.sps.vui.matrixCoeffs == 1)
         let l1 = try #require(w.layer1)
-        #expect(l1.colourPrimaries == 1 && l1.transferCharacteristics == 1 && l1.matrixCoeffs == 1 && !l1.videoFullRange)
+        #expect(l1.colourPrimaries == 1 && l1.transferCharacteristics == 1 && l1.matrixCoeffs == 1)
+        #expect(!l1.videoFullRange)
         #expect(w.colr?.colourPrimaries == 1 && w.colr?.transferCharacteristics == 1 && w.colr?.matrixCoefficients == 1)
         #expect(!w.mdcv && !w.clli, "no HDR metadata on an SDR picture")
         let listing = try Run.program(try TestPrograms.requireFFmpeg(), ["-hide_banner", "-i", out]).err
@@ -104,7 +106,8 @@ struct SDRToneMapTests {
         let r = try VideoConverter.convert(.packed(src), to: out, options: o)
         #expect(r.notes.contains { $0.contains("tone-mapped to BT.709 SDR, 10-bit") }, "\(r.notes)")
         let w = try Self.written(out)
-        #expect(w.sps.bitDepthLumaMinus8 == 2 && w.sps.vui.transferCharacteristics == 1 && w.colr?.transferCharacteristics == 1)
+        #expect(w.sps.bitDepthLumaMinus8 == 2 && w.sps.vui.transferCharacteristics == 1)
+        #expect(w.colr?.transferCharacteristics == 1)
     }
 
     /// A source that is not HDR: nothing converted, said so; its colour kept.
@@ -124,15 +127,16 @@ struct SDRToneMapTests {
         let src = try Self.source(d, "hlg.mp4", trc: "arib-std-b67")
         let real = try TestPrograms.requireFFmpeg()
         let wrapper = d + "/ffmpeg"
-        let script = "#!/bin/sh\nfor a in \"$@\"; do [ \"$a\" = -filters ] && { \"\(real)\" \"$@\" | grep -v ' zscale '; exit 0; }; done\n"
-            + "exec \"\(real)\" \"$@\"\n"
+        let script = "#!/bin/sh\nfor a in \"$@\"; do [ \"$a\" = -filters ] && "
+            + "{ \"\(real)\" \"$@\" | grep -v ' zscale '; exit 0; }; done\nexec \"\(real)\" \"$@\"\n"
         try script.write(toFile: wrapper, atomically: true, encoding: .utf8)
         #expect(chmod(wrapper, 0o755) == 0)
         var o = Self.options()
         o.ffmpeg = wrapper
         let out = d + "/out.mov"
         let e = #expect(throws: ParseError.self) { try VideoConverter.convert(.packed(src), to: out, options: o) }
-        #expect(e?.message.contains("--sdr") == true && e?.message.contains("zscale") == true, "\(String(describing: e))")
+        #expect(e?.message.contains("tone mapping HDR to SDR") == true && e?.message.contains("zscale") == true,
+                "\(String(describing: e))")
         #expect(!FileManager.default.fileExists(atPath: out))
     }
 }
