@@ -442,7 +442,8 @@ sm_status sm_validation_inputs(const char *paths_json, char **out_json);
  *   "eye_quality" (--eye-quality: "auto" (default: equal on the multiview path, asymmetric on the assembly) | "asymmetric" | "asymmetric:N" | "equal"), "max_bitrate" (--max-bitrate),
  *   "vbv_bufsize" (--vbv-bufsize), "apple_preset" (--apple-preset, "vision-pro"), "encode_path" (--encode-path: "auto" |
  *   "assembled" | "multiview"), "segment" (--segment, "K/N" or [k, n]), "preset" (--preset, x265 preset, default
- *   medium), "keyint" (--keyint), "bframes" (--bframes, 0…16, default 3), "audio" (--audio, "copy" | "none"),
+ *   medium), "keyint" (--keyint), "bframes" (--bframes, 0…16, default 3), "sdr" (--sdr: tone-map an HDR
+ *   (PQ, HLG) source to BT.709 SDR through FFmpeg), "audio" (--audio, "copy" | "none"),
  *   "audio_from" (--audio-from), "no_audio" (--no-audio), "hero_eye" (--hero, "left" | "right", default left; the base
  *   layer), "frame_rate" (--fps: "30", "30000/1001", 29.97 or [30000, 1001]; "frame_rate_num"/"frame_rate_den" are
  *   still read), "decoder" (--decoder, "auto" | "ffmpeg"), "threads_per_eye" (--threads-per-eye, 1…64), "layer_sps"

@@ -244,6 +244,9 @@ public struct HEVCStreamInfo: Sendable, Codable, Equatable {
         /// The colour this layer's pictures are stated in: its SPS VUI, else (a layer > 0) the VPS VUI's
         /// video_signal_info; nil when neither states one.
         public var colour: String? = nil
+        /// The same colour as code points, and where it is stated ("sps_vui" or "vps_vui"), for `info --json`.
+        public var colourDescription: VideoColour? = nil
+        public var colourSource: String? = nil
     }
     public var profileIdc: Int?
     public var profileName: String?
@@ -357,9 +360,12 @@ public struct HEVCStreamInfo: Sendable, Codable, Equatable {
             }
             if let sps, let c = VideoColour(vui: sps.vui, present: sps.vuiPresent) {
                 l.colour = c.text + " (SPS VUI)"
+                l.colourDescription = c; l.colourSource = "sps_vui"
             } else if lid > 0, let v = vps?.videoSignalInfo(layerId: lid) {
-                l.colour = VideoColour(primaries: Int(v.colourPrimaries), transfer: Int(v.transferCharacteristics),
-                                       matrix: Int(v.matrixCoeffs), fullRange: v.videoFullRange).text + " (VPS VUI)"
+                let c = VideoColour(primaries: Int(v.colourPrimaries), transfer: Int(v.transferCharacteristics),
+                                    matrix: Int(v.matrixCoeffs), fullRange: v.videoFullRange)
+                l.colour = c.text + " (VPS VUI)"
+                l.colourDescription = c; l.colourSource = "vps_vui"
             }
             if !l.directReferenceLayers.isEmpty, let e = vps?.vpsExtension {
                 if e.defaultRefLayersActive {

@@ -5,7 +5,7 @@ import SystemSupport
 /// metadata (mastering display colour volume, content light level). The one description a conversion carries from its
 /// input to the VUI of both layers, the VPS VUI, `colr`, `mdcv`/`clli` and the SEI of its output (Specs/conversion.md,
 /// "Colour as recorded").
-public struct VideoColour: Sendable, Equatable {
+public struct VideoColour: Sendable, Equatable, Codable {
     /// H.273 colour primaries (1 BT.709, 9 BT.2020, 2 unspecified).
     public var primaries: Int
     /// H.273 transfer characteristics (1 BT.709, 16 PQ, 18 HLG, 2 unspecified).

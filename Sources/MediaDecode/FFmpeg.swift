@@ -169,6 +169,26 @@ public enum FFmpeg {
         return (word, release.0, release.1)
     }
 
+    // MARK: - Filters
+
+    nonisolated(unsafe) private static var filterLists: [String: Set<String>] = [:]
+
+    /// The names of the filters `tool` has (`ffmpeg -filters`, run once per program); empty when it does not run.
+    public static func filters(of tool: FFmpegTool) -> Set<String> {
+        if let known = lock.withLock({ filterLists[tool.path] }) { return known }
+        var names = Set<String>()
+        if let child = try? ChildProcess(executable: tool.path, arguments: ["-hide_banner", "-filters"]),
+           let out = child.readToEnd(limit: 1 << 20), child.wait() == 0 {
+            // Lines: " TSC zscale            V->V       Apply …" — flags, name, pads, description.
+            for line in String(decoding: out, as: UTF8.self).split(separator: "\n") {
+                let words = line.split(separator: " ", omittingEmptySubsequences: true)
+                if words.count >= 3, words[2].contains("->") { names.insert(String(words[1])) }
+            }
+        }
+        lock.withLock { filterLists[tool.path] = names }
+        return names
+    }
+
     // MARK: - Paths
 
     static func executable(in dir: String) -> String? {

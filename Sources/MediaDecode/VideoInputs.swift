@@ -41,9 +41,12 @@ public enum VideoInputs {
     /// false when the caller stretches the frame itself (half-width/half-height stereo layouts, whose 2:1 or 1:2
     /// sample aspect ratio is exactly that stretch). `sphere`: the caller cuts a sphere into its views and writes
     /// its projection (``/SpatialMedia/StereoVideoMetadata/sphereSplit(width:height:projection:packing:)``); without it a
-    /// sphere is refused, since a rectilinear conversion would flatten it.
+    /// sphere is refused, since a rectilinear conversion would flatten it. `sdrDepth` (`--sdr`): an HDR (PQ, HLG)
+    /// source is decoded through FFmpeg and tone-mapped to BT.709 SDR with that many bits
+    /// (``FFmpegProducer/toneMapped``).
     public static func producer(for path: String, decoder: VideoDecoderChoice = .auto, ffmpeg: String? = nil, limits: Limits = .default,
-                                squarePixels: Bool = true, sphere: Bool = false, notes: inout [String]) throws(ParseError) -> VideoFrameProducer {
+                                squarePixels: Bool = true, sphere: Bool = false, sdrDepth: Int? = nil,
+                                notes: inout [String]) throws(ParseError) -> VideoFrameProducer {
         func viaFFmpeg(_ hint: Int?, why: String) throws(ParseError) -> VideoFrameProducer {
             let tool: FFmpegTool
             do throws(ParseError) { tool = try FFmpeg.require(.any, for: "\(why): decoding \(path)", override: ffmpeg) } catch {
@@ -67,7 +70,8 @@ public enum VideoInputs {
             if let a = probe.sampleAspect {
                 notes.append("\(path): sample aspect ratio \(a.num):\(a.den) scaled to square pixels (width × \(a.num)/\(a.den))")
             }
-            return try FFmpegProducer(path: path, tool: tool, probe: probe, frameCountHint: hint, limits: limits)
+            return try FFmpegProducer(path: path, tool: tool, probe: probe, frameCountHint: hint, limits: limits,
+                                      sdrDepth: sdrDepth)
         }
         if path == "-" { return try Y4MProducer(path: path, limits: limits) }
         // Existence first, so a typo is not reported as "needs ffmpeg".
@@ -90,7 +94,13 @@ public enum VideoInputs {
             // Never cut one view of an MV-HEVC (spatial) video in half: say what to use instead.
             if let why = SpatialVideoReport.multiviewRefusal(file) { throw ParseError(.unsupported, offset: 0, path: path, why) }
             let hint = file.tracks.first { $0.handler == "vide" }?.sampleCount
-            if decoder == .auto, !file.isFragmented, let p = try HEVCTrackProducer.open(path: path, file: file, limits: limits) { return p }
+            if decoder == .auto, !file.isFragmented,
+               let p = try HEVCTrackProducer.open(path: path, file: file, limits: limits) {
+                // Tone mapping is FFmpeg's: an HDR track asked for as SDR is decoded there.
+                guard sdrDepth != nil, p.colour?.isHDR == true else { return p }
+                p.abort()
+                return try viaFFmpeg(hint, why: "tone mapping HDR to SDR")
+            }
             let codec = file.tracks.first { $0.handler == "vide" }?.sampleEntries.first?.type.description ?? "?"
             let why = decoder == .ffmpeg ? "--decoder ffmpeg" : file.isFragmented ? "the movie is fragmented" : "the video track is '\(codec)', not HEVC"
             let p = try viaFFmpeg(hint, why: why)

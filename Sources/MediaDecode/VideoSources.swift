@@ -134,7 +134,10 @@ public final class FFmpegProducer: Y4MFrameProducer {
     private var reaped = false
 
     /// `probe` (from ``MediaProbe/run(_:tool:)``) gives the stream, rate and aspect; nil = FFmpeg's own guesses.
-    public init(path: String, tool: FFmpegTool, probe: MediaProbe?, frameCountHint: Int?, limits: Limits) throws(ParseError) {
+    /// `sdrDepth` (`--sdr`): an HDR (PQ or HLG) source is tone-mapped by FFmpeg to BT.709 SDR with that many bits
+    /// (``toneMapped`` says what was converted); a source that is not HDR is decoded as it is.
+    public init(path: String, tool: FFmpegTool, probe: MediaProbe?, frameCountHint: Int?, limits: Limits,
+                sdrDepth: Int? = nil) throws(ParseError) {
         self.input = path
         self.executable = tool.path
         var hint = frameCountHint
@@ -144,6 +147,18 @@ public final class FFmpegProducer: Y4MFrameProducer {
         self.framesStated = stated
         var filters: [String] = ["setpts=PTS-STARTPTS"]
         if probe?.sampleAspect != nil { filters.append("scale=trunc(iw*sar/2)*2:ih,setsar=1") }
+        // A source of more than 8 bits is decoded to 10-bit 4:2:0 (the converter keeps 10 bits or rounds to 8 as
+        // asked).
+        var depth = (probe?.sourceBitDepth ?? 8) > 8 ? 10 : 8
+        var toneMapped: String? = nil
+        if let sdr = sdrDepth, let c = probe?.colour, c.isHDR {
+            try Self.requireToneMapFilters(tool, path: path)
+            filters += Self.toneMapFilters(sdrDepth: sdr)
+            depth = sdr
+            toneMapped = "\(c.text) tone-mapped to BT.709 SDR, \(sdr)-bit, by FFmpeg (zscale to linear light at "
+                + "100 cd/m², tonemap hable, zscale to BT.709)"
+        }
+        self.toneMapped = toneMapped
         var stream = "0:v:0"
         if let v = probe?.video { stream = "0:\(v.index)" }
         var args: [String] = ["-nostdin", "-hide_banner", "-v", "error", "-stats", "-stats_period", "86400", "-i", path]
@@ -151,12 +166,12 @@ public final class FFmpegProducer: Y4MFrameProducer {
         let fpsMode: [String] = (tool.major, tool.minor) >= (5, 1) ? ["-fps_mode", "cfr"] : ["-vsync", "cfr"]
         args += fpsMode
         if let r = probe?.frameRate { args += ["-r", "\(r.num)/\(r.den)"] }
-        // A source of more than 8 bits is decoded to 10-bit 4:2:0 (the converter keeps 10 bits or rounds to 8 as asked).
-        let depth = (probe?.sourceBitDepth ?? 8) > 8 ? 10 : 8
         // FFmpeg writes a 10-bit Y4M (C420p10) only when told that non-"official" formats are fine.
         args += ["-pix_fmt", depth == 10 ? "yuv420p10le" : "yuv420p"] + (depth == 10 ? ["-strict", "-1"] : []) + ["-f", "yuv4mpegpipe", "-"]
         var colour = probe?.colour
-        if colour?.isHDR == true || depth > 8 {
+        if toneMapped != nil {
+            colour = VideoColour(primaries: 1, transfer: 1, matrix: 1, fullRange: false)
+        } else if colour?.isHDR == true || depth > 8 {
             let md = MediaProbe.hdrMetadata(path, stream: stream, tool: tool)
             colour?.masteringDisplay = md.masteringDisplay
             colour?.contentLightLevel = md.contentLightLevel
@@ -182,6 +197,30 @@ public final class FFmpegProducer: Y4MFrameProducer {
     /// What the source states about its colour (FFmpeg's listing of the stream, the pipe's range, the first picture's
     /// HDR side data).
     public let colour: VideoColour?
+
+    /// What `--sdr` converted ("BT.2020/PQ/BT.2020 NCL, limited range tone-mapped to BT.709 SDR …"), nil when
+    /// nothing was.
+    public let toneMapped: String?
+
+    /// FFmpeg's filters from an HDR picture to BT.709 SDR: to linear light (100 cd/m² = 1.0) in planar float RGB,
+    /// BT.709 primaries, Hable's curve without desaturation, then BT.709 transfer and matrix, limited range.
+    static func toneMapFilters(sdrDepth: Int) -> [String] {
+        ["zscale=transfer=linear:npl=100", "format=gbrpf32le", "zscale=primaries=bt709",
+         "tonemap=tonemap=hable:desat=0", "zscale=transfer=bt709:matrix=bt709:range=limited",
+         "format=\(sdrDepth > 8 ? "yuv420p10le" : "yuv420p")"]
+    }
+
+    /// Refuses when `tool` lacks a filter the tone mapping needs (an FFmpeg built without libzimg has no `zscale`).
+    static func requireToneMapFilters(_ tool: FFmpegTool, path: String) throws(ParseError) {
+        let missing = ["zscale", "tonemap"].filter { !FFmpeg.filters(of: tool).contains($0) }
+        guard missing.isEmpty else {
+            throw ParseError(.libraryMissing, offset: 0, path: path,
+                             "tone mapping HDR to SDR needs FFmpeg's zscale and tonemap filters, and FFmpeg "
+                             + "\(tool.version) (\(tool.path)) has no \(missing.joined(separator: " or ")) "
+                             + "(built without libzimg?); "
+                             + "use an FFmpeg with them (bash scripts/setup.sh installs one) or keep the HDR picture")
+        }
+    }
 
     /// FFmpeg's own error lines, without its statistics lines.
     static func words(_ child: ChildProcess) -> String {

@@ -93,6 +93,8 @@ public struct VideoConversionOptions: Sendable {
     /// metadata must agree with the projection and ``layout`` (``/SpatialMedia/StereoVideoMetadata/sphereSplit(width:height:projection:packing:)``),
     /// whose eye order is applied. Other kinds are refused.
     public var stereo = StereoParameters()
+    /// The bits of a tone-mapped picture when ``sdr`` is asked for (8 unless ``bitDepth`` says 10), else nil.
+    var sdrDepth: Int? { sdr ? (bitDepth ?? 8) : nil }
     /// The projection is an equirectangular sphere (`hequ` or `equi`): the APMP route.
     public var isSphere: Bool { stereo.projectionKind == "hequ" || stereo.projectionKind == "equi" }
     /// The hero eye (``stereo``) is the left eye (the default).
@@ -131,6 +133,9 @@ public struct VideoConversionOptions: Sendable {
     /// Bits per sample of the output: nil = the source's (10 for a source of more than 8 bits, else 8); 8 rounds a
     /// deeper source to 8 bits (its colour description is kept: an HDR transfer in 8 bits bands, the report says so).
     public var bitDepth: Int? = nil
+    /// `--sdr`: an HDR (PQ or HLG) source is tone-mapped by FFmpeg to BT.709 SDR (8 bits, or ``bitDepth``) and tagged
+    /// BT.709, with a report line naming what was converted; a source that is not HDR is written as it states.
+    public var sdr = false
 
     public static let defaultCRF = 23.0
     public init() {}
@@ -562,14 +567,18 @@ public enum VideoConverter {
         switch input {
         case .packed(let p):
             producers = [try VideoInputs.producer(for: p, decoder: o.decoder, ffmpeg: o.ffmpeg, limits: o.limits,
-                                                  squarePixels: !o.layout.half, sphere: o.isSphere, notes: &notes)]
+                                                  squarePixels: !o.layout.half, sphere: o.isSphere,
+                                                  sdrDepth: o.sdrDepth, notes: &notes)]
             (producers[0] as? FFmpegProducer)?.acceptDamage = o.force
             (producers[0] as? Y4MProducer)?.acceptDamage = o.force
             sourceName = "\(p == "-" ? "standard input" : p) (\(o.layout.rawValue), \(producers[0].kind))"
         case .pair(let l, let r):
-            producers = [try VideoInputs.producer(for: l, decoder: o.decoder, ffmpeg: o.ffmpeg, limits: o.limits, sphere: o.isSphere, notes: &notes)]
+            producers = [try VideoInputs.producer(for: l, decoder: o.decoder, ffmpeg: o.ffmpeg, limits: o.limits,
+                                                  sphere: o.isSphere, sdrDepth: o.sdrDepth, notes: &notes)]
             do throws(ParseError) {
-                producers.append(try VideoInputs.producer(for: r, decoder: o.decoder, ffmpeg: o.ffmpeg, limits: o.limits, sphere: o.isSphere, notes: &notes))
+                producers.append(try VideoInputs.producer(for: r, decoder: o.decoder, ffmpeg: o.ffmpeg,
+                                                          limits: o.limits, sphere: o.isSphere, sdrDepth: o.sdrDepth,
+                                                          notes: &notes))
             } catch {
                 producers[0].abort()
                 throw error
@@ -661,6 +670,11 @@ public enum VideoConverter {
         }
         var depth = o.bitDepth ?? (source > 8 ? 10 : 8)
         var colour = producers[0].colour ?? .unstatedDefault
+        let mapped = producers.compactMap { ($0 as? FFmpegProducer)?.toneMapped }
+        if o.sdr {
+            notes.append(mapped.first.map { "--sdr: \($0)\(producers.count == 2 ? " (both inputs)" : "")" }
+                         ?? "--sdr: the source is not HDR (\(colour.text)): nothing to tone-map, its colour is kept")
+        }
         if producers.count == 2, let r = producers[1].colour, r != colour {
             notes.append("the right input states another colour (\(r.text)) than the left (\(colour.text)): the left's is written")
         }
@@ -681,7 +695,7 @@ public enum VideoConverter {
         } else if depth == 10 {
             notes.append("8-bit input written with 10 bits (--bit-depth 10)")
         }
-        if colour.stated {
+        if colour.stated && mapped.isEmpty {
             var line = "colour as the source states it: \(colour.text)"
             if colour.fullRange { line += " (kept full range: VUI video_full_range_flag 1, colr nclx full range)" }
             if let h = colour.hdrMetadataText { line += "; \(h) (mdcv/clli and SEI)" }

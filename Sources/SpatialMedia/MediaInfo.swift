@@ -115,6 +115,17 @@ public struct MediaInfo: Sendable {
         return MediaInfo(lines: lines, json: .object(fields), hasProblems: !info.errors.isEmpty)
     }
 
+    /// A layer's colour description as H.273 code points, with names, range and where it is stated; null when the
+    /// layer states none.
+    static func colourJSON(_ l: HEVCStreamInfo.Layer) -> JSON {
+        guard let c = l.colourDescription else { return .null }
+        func opt(_ v: String?) -> JSON { v.map { .string($0) } ?? .null }
+        return .object([("colour_primaries", .int(Int64(c.primaries))),
+                        ("transfer_characteristics", .int(Int64(c.transfer))),
+                        ("matrix_coefficients", .int(Int64(c.matrix))), ("full_range", .bool(c.fullRange)),
+                        ("description", .string(c.text)), ("stated_in", opt(l.colourSource))])
+    }
+
     /// HEVC stream facts as JSON.
     public static func streamJSON(_ i: HEVCStreamInfo) -> JSON {
         func opt(_ v: Int?) -> JSON { v.map { .int(Int64($0)) } ?? .null }
@@ -132,7 +143,9 @@ public struct MediaInfo: Sendable {
             .object([("layer_id", .int(Int64(l.layerId))), ("view_id", opt(l.viewId)), ("profile", opt(l.profileName)), ("profile_idc", opt(l.profileIdc)),
                      ("width", opt(l.width)), ("height", opt(l.height)), ("direct_reference_layers", .array(l.directReferenceLayers.map { .int(Int64($0)) })),
                      ("uses_inter_layer_prediction", l.usesInterLayerPrediction.map { .bool($0) } ?? .null),
-                     ("inter_layer_signalling", opt(l.interLayerSignalling)), ("pictures", .int(Int64(l.pictureCount)))])
+                     ("inter_layer_signalling", opt(l.interLayerSignalling)), ("pictures", .int(Int64(l.pictureCount))),
+                     ("bit_depth_luma", opt(l.bitDepthLuma)), ("bit_depth_chroma", opt(l.bitDepthChroma)),
+                     ("chroma_format", opt(l.chromaFormat)), ("colour", colourJSON(l))])
         })))
         if !i.errors.isEmpty { o.append(("errors", .array(i.errors.map { .string($0) }))) }
         return .object(o)

@@ -89,6 +89,8 @@ struct ConvertPhoto: ParsableCommand {
     @Option(help: "Video: x265 preset (ultrafast … placebo, default medium).") var preset: String?
     @Option(help: "Video: IDR interval in frames (default 2 s of frames).") var keyint: Int?
     @Option(help: "Video: B-frames in the fixed pattern (default 3).") var bframes: Int?
+    @Flag(help: ArgumentHelp("Video: tone-map an HDR (PQ or HLG) source to BT.709 SDR through FFmpeg (zscale, "
+          + "tonemap) and tag it BT.709; 8-bit unless --bit-depth 10 (default: HDR kept as recorded).")) var sdr = false
     @Option(help: "Video: copy the input's audio tracks (copy, default) or drop them (none).") var audio: String?
     @Option(help: "Video: take the audio tracks from this MP4/MOV instead.") var audioFrom: String?
     @Option(help: "Video: hero eye, also the base layer 2D players show: left (default) or right.") var hero: String?
@@ -124,6 +126,7 @@ struct ConvertPhoto: ParsableCommand {
         r.applePreset = applePreset; r.encodePath = encodePath; r.qp = qp; r.segment = segment; r.preset = preset
         r.keyint = keyint; r.bframes = bframes; r.audio = audio; r.audioFrom = audioFrom; r.heroEye = hero
         r.noAudio = noAudio ? true : nil
+        r.sdr = sdr ? true : nil
         r.frameRate = fps; r.decoder = decoder; r.threadsPerEye = threadsPerEye; r.layerSps = spsForm
         r.container = mp4 ? "mp4" : nil
         r.faststart = faststart ? true : nil

@@ -144,7 +144,8 @@ public struct ConvertPlan: Sendable {
         func refuse(_ m: String) -> ParseError { ParseError(.invalidArgument, offset: 0, m) }
         func name(_ k: String) -> String { ConvertRequest.table.first { $0.key == k }?.name(n) ?? k }
         let encodeOnly = ["layout", "crf", "bitrate", "qp", "eye_quality", "max_bitrate", "vbv_bufsize", "apple_preset", "encode_path", "segment",
-                          "preset", "keyint", "bframes", "audio", "audio_from", "decoder", "threads_per_eye", "keep_streams", "projection"].filter { r.isGiven($0) }
+                          "preset", "keyint", "bframes", "audio", "audio_from", "decoder", "threads_per_eye",
+                          "keep_streams", "projection", "sdr"].filter { r.isGiven($0) }
         let photoOnly = misplaced(r, photo: false, n)
         if !photoOnly.isEmpty || !encodeOnly.isEmpty || r.align == true || r.autoDisparity == true {
             let names = photoOnly + (encodeOnly + (r.align == true ? ["align"] : []) + (r.autoDisparity == true ? ["auto_disparity"] : [])).map(name)
@@ -184,7 +185,8 @@ public struct ConvertPlan: Sendable {
         func name(_ k: String) -> String { ConvertRequest.table.first { $0.key == k }?.name(n) ?? k }
         let encodeOnly = ["layout", "crf", "bitrate", "qp", "eye_quality", "max_bitrate", "vbv_bufsize", "apple_preset",
                           "encode_path", "segment", "preset", "keyint", "bframes", "audio", "audio_from", "decoder",
-                          "threads_per_eye", "keep_streams", "projection", "base_eye", "layer_sps"].filter { r.isGiven($0) }
+                          "threads_per_eye", "keep_streams", "projection", "base_eye", "layer_sps",
+                          "sdr"].filter { r.isGiven($0) }
         let photoOnly = misplaced(r, photo: false, n)
         if !photoOnly.isEmpty || !encodeOnly.isEmpty || r.align == true || r.autoDisparity == true {
             let measured = (r.align == true ? ["align"] : []) + (r.autoDisparity == true ? ["auto_disparity"] : [])
@@ -250,6 +252,7 @@ extension ConvertPlan {
             guard d == 8 || d == 10 else { throw refuse("\(name("bit_depth")) must be 8 or 10") }
             o.bitDepth = d
         }
+        o.sdr = r.sdr ?? false
         if let l = r.layout, l != "auto" {
             guard let layout = StereoVideoLayout(rawValue: l) else { throw refuse("\(name("layout")) must be sbs, tb, half-sbs or half-tb for a video") }
             o.layout = layout

@@ -58,6 +58,8 @@ public struct ConvertRequest: Sendable, Equatable {
     public var preset: String?
     public var keyint: Int?
     public var bframes: Int?
+    /// Tone-map an HDR (PQ, HLG) source to BT.709 SDR through FFmpeg (`--sdr`).
+    public var sdr: Bool?
     public var audio: String?
     public var audioFrom: String?
     public var noAudio: Bool?
@@ -123,6 +125,7 @@ public struct ConvertRequest: Sendable, Equatable {
             OptionSpec("preset", flag: "--preset", .text, .video, default: v.preset),
             OptionSpec("keyint", flag: "--keyint", .integer, .video, default: "2 s of frames"),
             OptionSpec("bframes", flag: "--bframes", .integer, .video, default: "\(v.bframes)"),
+            OptionSpec("sdr", flag: "--sdr", .bool, .video, default: "false (HDR kept as recorded)"),
             OptionSpec("audio", flag: "--audio", .text, .video, default: v.audio.rawValue),
             OptionSpec("audio_from", flag: "--audio-from", .path, .video),
             OptionSpec("no_audio", flag: "--no-audio", .bool, .video, default: "false"),
@@ -205,6 +208,7 @@ public struct ConvertRequest: Sendable, Equatable {
         case "preset": preset = try RequestValues.text(v, spec)
         case "keyint": keyint = try RequestValues.integer(v, spec)
         case "bframes": bframes = try RequestValues.integer(v, spec)
+        case "sdr": sdr = try RequestValues.bool(v, spec)
         case "audio": audio = try RequestValues.text(v, spec)
         case "audio_from": audioFrom = try RequestValues.text(v, spec)
         case "no_audio": noAudio = try RequestValues.bool(v, spec)
