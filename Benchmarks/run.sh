@@ -26,7 +26,7 @@ run() {
   run "files over 4 GiB: time and peak RSS" bash Benchmarks/large_files.sh
   run "Annex-B NAL scanning vs FFmpeg 9" bash Benchmarks/nal_scan.sh
   run "photo decode vs pillow-heif; 12 MP encode" bash Benchmarks/photo.sh
-  run "video conversion vs two x265 CLI encodes" bash Benchmarks/convert.sh
+  run "default convert vs FFmpeg 9 crop + 2×libx265 (camera and rendered, 1080 and 4K per eye)" bash Benchmarks/convert_peer.sh --presets "fast medium"
   run "conversion at real sizes (MKV H.264 SBS) vs ffmpeg + two x265 CLI" bash Benchmarks/convert_real.sh
   run "split of spatial videos vs FFmpeg vpos+hstack+libx265 (1080p and 4K per eye)" bash Benchmarks/split_real.sh
   run "frame-packed split (movies, packed JPEG, MPO) vs FFmpeg crop pipelines" bash Benchmarks/split_framepacked.sh

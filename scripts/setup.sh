@@ -92,7 +92,8 @@ link_user_tools() {
 # A multiview libx265 (x265 >= 4.0 built with ENABLE_MULTIVIEW) lets `convert` code the second eye with inter-view
 # prediction. Debian 12's x265 3.5 has none, so x265 4.1's upstream source (Debian trixie's orig tarball, fetched
 # through apt with a temporary sources list; the system's sources are not changed) is built into .tools/x265-mv
-# (8-bit, shared library), with our binding (scripts/x265mv) compiled against its own x265.h.
+# (8-bit, shared library), with our binding (scripts/x265mv) compiled against its own x265.h. The patches in
+# scripts/x265mv/patches are applied to that source first (each says what it fixes; written to be sent upstream).
 X265_MV_VERSION=4.1
 X265_MV_DEB=4.1-2
 X265_MV_SHA256=85abb8a850000bf693947459c42a666a3ecd6de10a2ac6b3c6647554b14d3270
@@ -124,10 +125,14 @@ debian_archive() {
   echo "${u:-http://deb.debian.org/debian}"
 }
 
-# Compiles our binding against the x265.h in $1 and links it to the libx265 in $2 (both directories).
+# Compiles our binding against the x265.h in $1 and links it to the libx265 in $2 (both directories); $3 is
+# "patched" for the libx265 built here from source with scripts/x265mv/patches (frame-parallel encoding is then
+# deterministic: smx_frame_parallel says so).
 build_x265_shim() {
   mkdir -p "$X265_MV_DIR/lib"
-  cc -O2 -std=c11 -Wall -fPIC -shared -DENABLE_MULTIVIEW=1 -I"$1" -Iscripts/x265mv scripts/x265mv/spatialmedia_x265mv.c \
+  local fp=0; [ "${3:-}" = patched ] && fp=1
+  cc -O2 -std=c11 -Wall -fPIC -shared -DENABLE_MULTIVIEW=1 -DSMX_FRAME_PARALLEL=$fp -I"$1" -Iscripts/x265mv \
+    scripts/x265mv/spatialmedia_x265mv.c \
     -L"$2" -lx265 -Wl,-rpath,"$2" -Wl,-Bsymbolic -o "$X265_MV_DIR/lib/libspatialmedia_x265mv.so.part" &&
     mv "$X265_MV_DIR/lib/libspatialmedia_x265mv.so.part" "$X265_MV_DIR/lib/libspatialmedia_x265mv.so"
 }
@@ -141,19 +146,20 @@ install_x265_multiview() {
     echo "setup: the system's libx265 ($sysdir) is multiview; compiling our binding against it" >&2
     build_x265_shim /usr/include "$sysdir" && echo "$want" > "$stamp"; return
   fi
-  want="x265 $X265_MV_VERSION $X265_MV_SHA256 shim $shim"
+  local patches; patches=$(cat scripts/x265mv/patches/*.patch 2>/dev/null | sha256sum | cut -c1-16)
+  want="x265 $X265_MV_VERSION $X265_MV_SHA256 patches $patches shim $shim"
   if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && [ -f "$X265_MV_DIR/lib/libspatialmedia_x265mv.so" ]; then
     echo "setup: multiview x265 $X265_MV_VERSION already in $X265_MV_DIR" >&2; link_user_tools; return 0
   fi
   local prefix; prefix="$(pwd)/$X265_MV_DIR"
-  if [ -f "$stamp" ] && grep -q "^x265 $X265_MV_VERSION $X265_MV_SHA256 " "$stamp" && [ -f "$X265_MV_DIR/include/x265.h" ]; then
+  if [ -f "$stamp" ] && grep -q "^x265 $X265_MV_VERSION $X265_MV_SHA256 patches $patches " "$stamp" && [ -f "$X265_MV_DIR/include/x265.h" ]; then
     echo "setup: multiview x265 $X265_MV_VERSION in $X265_MV_DIR; rebuilding our binding only" >&2
-    build_x265_shim "$X265_MV_DIR/include" "$prefix/lib" && echo "$want" > "$stamp" && link_user_tools; return
+    build_x265_shim "$X265_MV_DIR/include" "$prefix/lib" patched && echo "$want" > "$stamp" && link_user_tools; return
   fi
   echo "setup: building a multiview libx265 $X265_MV_VERSION into $X265_MV_DIR (once: a few minutes on idle cores, about 7 MB)" >&2
   local SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
   local p
-  for p in cmake nasm g++ make; do
+  for p in cmake nasm g++ make patch; do
     command -v "$p" >/dev/null 2>&1 || { DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "$p" >/dev/null || return 1; }
   done
   local tmp; tmp=$(mktemp -d)
@@ -169,6 +175,11 @@ install_x265_multiview() {
   [ -f "$tarball" ] || { echo "setup: x265_$X265_MV_VERSION.orig.tar.xz could not be fetched" >&2; return 1; }
   echo "$X265_MV_SHA256  $tarball" | sha256sum -c --quiet - || { echo "setup: x265 tarball hash mismatch" >&2; return 1; }
   tar xf "$tarball" -C "$tmp"
+  local patch
+  for patch in scripts/x265mv/patches/*.patch; do
+    [ -f "$patch" ] || continue
+    patch -s -p1 -d "$tmp/x265_$X265_MV_VERSION" < "$patch" || { echo "setup: $patch does not apply" >&2; return 1; }
+  done
   # x265's CMakeLists sets old policies: its deprecation warnings are noise here (shown only when cmake fails).
   cmake -S "$tmp/x265_$X265_MV_VERSION/source" -B "$tmp/build" -DENABLE_MULTIVIEW=ON -DENABLE_SHARED=ON \
     -DENABLE_CLI=ON -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX="$prefix" -Wno-dev -Wno-deprecated \
@@ -176,7 +187,7 @@ install_x265_multiview() {
   make -C "$tmp/build" -j"$(nproc)" >/dev/null || return 1
   rm -rf "$X265_MV_DIR" && make -C "$tmp/build" install >/dev/null || return 1
   rm -f "$X265_MV_DIR/lib/libx265.a"
-  build_x265_shim "$X265_MV_DIR/include" "$prefix/lib" || return 1
+  build_x265_shim "$X265_MV_DIR/include" "$prefix/lib" patched || return 1
   echo "$want" > "$stamp"
   echo "setup: multiview x265 $X265_MV_VERSION installed in $X265_MV_DIR ($(du -sh "$X265_MV_DIR" | cut -f1))" >&2
   link_user_tools

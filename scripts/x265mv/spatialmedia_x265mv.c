@@ -25,6 +25,12 @@ struct smx_encoder {
 static const x265_api *api8(void) { return x265_api_get(8); }
 
 int smx_abi(void) { return SMX_ABI; }
+
+/* scripts/setup.sh defines SMX_FRAME_PARALLEL=1 when it built the library from source with its patches. */
+#ifndef SMX_FRAME_PARALLEL
+#define SMX_FRAME_PARALLEL 0
+#endif
+int smx_frame_parallel(void) { return SMX_FRAME_PARALLEL; }
 int smx_x265_build(void) { return X265_BUILD; }
 
 const char *smx_x265_version(void) {

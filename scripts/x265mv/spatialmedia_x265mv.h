@@ -36,6 +36,11 @@ int smx_x265_build(void);
 const char *smx_x265_version(void);
 /* 1 when the library accepts num-views 2 (a build with ENABLE_MULTIVIEW), else 0. */
 int smx_multiview(void);
+/* 1 when the library was built from source with scripts/x265mv/patches applied, so that frame-threads > 1 give the
+ * same bitstream as frame-threads 1 (x265 4.1 unpatched lets layer 1 advance the rate-control order and the output
+ * then depends on thread timing); 0 for any other library (the caller keeps one frame thread). Optional: a binding
+ * without this function counts as 0. */
+int smx_frame_parallel(void);
 /* A two-view 8-bit 4:2:0 encoder: preset/tune (tune may be NULL), then `count` x265_param_parse options (keys[i] =
  * values[i]), then num-views 2 and profile main. NULL on failure, with a sentence in err. */
 smx_encoder *smx_open(const char *preset, const char *tune, int count, const char *const *keys,
