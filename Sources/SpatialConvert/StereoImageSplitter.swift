@@ -143,8 +143,9 @@ public enum StereoImageSplitter {
     }
 
     /// The layout of a JPEG or PNG that packs both eyes and was given none, measured as `convert` measures it
-    /// (``PairRecognition/recogniseLayout(_:frames:)``): the one way its halves are a stereo pair; refused (give the
-    /// layout) when it is no stereo pair either way, or has nothing to measure. An MPO (two pictures) and other inputs keep `.auto`.
+    /// (``PairRecognition/recogniseLayout(_:frames:)``): the one way its halves are a stereo pair; side by side, the
+    /// default, when neither way has anything to measure (as `convert`); refused (give the layout) when it is no
+    /// stereo pair either way. An MPO (two pictures) and other inputs keep `.auto`.
     static func recognise(_ path: String, data: [UInt8], limits: Limits) throws(ParseError) -> (StereoLayout, String?) {
         let kind = FileProbe.kind(head: Array(data.prefix(32)))
         guard kind == .jpeg || kind == .png else { return (.auto, nil) }
@@ -152,6 +153,7 @@ public enum StereoImageSplitter {
         let whole = try ImageFiles.load(path, limits: limits).image
         let r = PairRecognition.recogniseLayout([whole])
         if let l = r.layout { return (l, "layout \(l == .sbs ? "side by side" : "top-bottom") measured (\(r.summary))") }
+        if r.nothingMeasured { return (.sbs, "the stereo pair could not be checked (\(r.summary)); cut side by side, the default") }
         throw ParseError(.notRecognised, offset: 0, path: path,
                          "no stereo pair found in the picture (no layout given, and none stated): its halves, cut either way, \(r.nothingMeasured ? "have nothing to measure (too flat or too small)" : "do not show one scene from two viewpoints") — \(r.summary). Name the layout if it really holds two eyes",
                          remedy: .giveLayout)
