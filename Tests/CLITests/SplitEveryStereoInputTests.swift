@@ -75,6 +75,8 @@ import TestSupport
         #expect(try Self.raw(dir + "/r.jpg", "yuvj420p", in: dir) == (try Self.raw(src, "yuvj420p", vf: "crop=1824:1368:1824:0", in: dir)))
     }
 
+    /// (FFmpeg's test picture is one 2D picture, not a stereo pair: `split` given no layout measures it and refuses it,
+    /// so these cases state the layout, as a user splitting a picture the tool cannot recognise would.)
     /// Generated JPEGs: a top-bottom one on the MCU grid is cut losslessly; a side-by-side one whose middle is off
     /// the grid is decoded and re-encoded (said so), each eye within 35 dB of FFmpeg's crop; re-packing SBS → TB
     /// stacks the eyes.
@@ -88,15 +90,15 @@ import TestSupport
         #expect(try Self.raw(dir + "/tr.jpg", "yuvj420p", in: dir) == (try Self.raw(dir + "/tb.jpg", "yuvj420p", vf: "crop=320:240:0:240", in: dir)))
 
         try Self.ffmpeg(["-f", "lavfi", "-i", "testsrc2=s=648x240", "-frames:v", "1", "-pix_fmt", "yuvj420p", "-q:v", "2", dir + "/off.jpg"])
-        let off = try Self.split([dir + "/off.jpg", "--left", dir + "/ol.jpg", "--right", dir + "/or.jpg"])
+        let off = try Self.split([dir + "/off.jpg", "--layout", "sbs", "--left", dir + "/ol.jpg", "--right", dir + "/or.jpg"])
         #expect(off.out.contains("not on the JPEG's 16-pixel MCU grid") && off.out.contains("encoded as JPEG at quality 95"))
         #expect(try Self.psnr(dir + "/ol.jpg", reference: dir + "/off.jpg", crop: "crop=324:240:0:0") >= 35)
         #expect(try Self.psnr(dir + "/or.jpg", reference: dir + "/off.jpg", crop: "crop=324:240:324:0") >= 35)
 
-        try Self.split([dir + "/off.jpg", "--ou", dir + "/ou.png"])
+        try Self.split([dir + "/off.jpg", "--layout", "sbs", "--ou", dir + "/ou.png"])
         let probe = try Run.program(try TestPrograms.requireFFmpeg(), ["-hide_banner", "-i", dir + "/ou.png"])
         #expect(probe.err.contains("324x480"), "the over-under picture is one eye wide and two tall: \(probe.err.suffix(300))")
-        let again = try Run.cli(["split", dir + "/off.jpg", "--sbs", dir + "/s.jpg"])
+        let again = try Run.cli(["split", dir + "/off.jpg", "--layout", "sbs", "--sbs", dir + "/s.jpg"])
         #expect(again.status == 64 && again.err.contains("already side by side"))
     }
 
@@ -107,7 +109,7 @@ import TestSupport
         let dir = try TestPaths.tempDir("split33-png")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         try Self.ffmpeg(["-f", "lavfi", "-i", "testsrc2=s=642x200", "-frames:v", "1", "-pix_fmt", "rgb24", dir + "/sbs.png"])
-        let r = try Self.split([dir + "/sbs.png", "--left", dir + "/l.png", "--right", dir + "/r.png"])
+        let r = try Self.split([dir + "/sbs.png", "--layout", "sbs", "--left", dir + "/l.png", "--right", dir + "/r.png"])
         #expect(r.out.contains("written as PNG (lossless)"))
         #expect(try Self.raw(dir + "/l.png", "rgb24", in: dir) == (try Self.raw(dir + "/sbs.png", "rgb24", vf: "crop=321:200:0:0", in: dir)))
         #expect(try Self.raw(dir + "/r.png", "rgb24", in: dir) == (try Self.raw(dir + "/sbs.png", "rgb24", vf: "crop=321:200:321:0", in: dir)))
