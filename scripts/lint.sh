@@ -38,7 +38,17 @@ other=$(printf '%s\n' "$out" | grep -vE ': (warning|error): ' | grep -v '^$' || 
 # Whitespace hygiene the pretty-printer would also enforce, checked now because the code already meets it.
 hygiene=$(find "${paths[@]}" -name '*.swift' -type f -print0 | xargs -0 grep -nE $'\t|[ ]+$|\r$' /dev/null || true)
 
+# Specs/ and Sources/ stand alone: no citation of a document outside the repository (the shared reference notes
+# formats.md, peers.md, design.md, oracles.md, or anything under ../shared/reference). The project's own
+# Specs/formats.md is cited with its directory, `Specs/formats.md`, which this pattern lets through.
+outside_re='(^|[^/A-Za-z0-9_-])(formats|peers|design|oracles)\.md|shared/reference'
+citations=$(grep -rnE "$outside_re" Sources Specs 2>/dev/null || true)
+
 n=0
+if [ -n "$citations" ]; then
+    printf '%s\n' "$citations" | sed 's/$/  <- cites a document outside the repository (state the fact in Specs\/)/'
+    n=$((n + $(printf '%s\n' "$citations" | wc -l)))
+fi
 if [ -n "$failing" ]; then printf '%s\n' "$failing"; n=$((n + $(printf '%s\n' "$failing" | wc -l))); fi
 if [ -n "$hygiene" ]; then printf '%s\n' "$hygiene" | sed 's/$/  <- tab, trailing whitespace or CRLF/'; n=$((n + $(printf '%s\n' "$hygiene" | wc -l))); fi
 if [ -n "$other" ]; then printf '%s\n' "$other"; echo "lint: swift-format exited $status with the output above" >&2; exit 1; fi

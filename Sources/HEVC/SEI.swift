@@ -96,7 +96,7 @@ private func addChecked(_ a: UInt32, _ b: UInt32, _ r: ByteReader) throws(ParseE
     return v
 }
 
-/// SEI payload 176, `three_dimensional_reference_displays_info` (H.265 §G.14.2.3; formats.md §3.6).
+/// SEI payload 176, `three_dimensional_reference_displays_info` (H.265 §G.14.2.3; Specs/formats.md §3.6).
 ///
 /// The mantissa length rule is v = max(0, prec − 30) when the exponent is 0, else max(0, exponent + prec − 31).
 /// x265 writes one bit more than that; the parser detects this from the payload end and records the

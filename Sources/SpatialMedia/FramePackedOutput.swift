@@ -3,8 +3,8 @@ import ISOBMFF
 
 /// Tags a movie that another program (FFmpeg) has just written with two eyes packed in one picture, so that it
 /// says what it is: Apple's frame-packed 3D signalling `vexu{eyes{stri 0x03[, hero]}, proj{prji 'rect'},
-/// pack{pkin}}` (formats.md §8) and, in an MP4 (`ftyp` not `qt  `), also Google's `st3d` stereo mode, which
-/// players that know only Google's boxes read (formats.md §5). Whatever stereo metadata the writer put there is
+/// pack{pkin}}` (Specs/formats.md §8) and, in an MP4 (`ftyp` not `qt  `), also Google's `st3d` stereo mode, which
+/// players that know only Google's boxes read (Specs/formats.md §5). Whatever stereo metadata the writer put there is
 /// replaced: FFmpeg copies the first input view's stereo side data, which says "left eye only".
 public enum FramePackedOutput {
     /// Rewrites the sample entry of every video track of `path` (in place when the layout allows, otherwise an
@@ -84,7 +84,7 @@ public enum FramePackedOutput {
 
     /// Google's `sv3d` box of an equirectangular sphere: `svhd` (metadata source "spatial-media"), `proj{prhd, equi}`
     /// with the initial pose (yaw, pitch, roll, 16.16 degrees) and the crop bounds (top, bottom, left, right, 0.32
-    /// fractions of the full 360°×180° picture), as formats.md §5 lays them out.
+    /// fractions of the full 360°×180° picture), as Specs/formats.md §5 lays them out.
     public static func sphericalBox(bounds: [UInt32], pose: [Int32] = [0, 0, 0]) -> Box {
         GoogleSphericalSignal(stereoMode: 0, bounds: bounds, pose: pose).sv3d
     }

@@ -2,7 +2,7 @@ import BinaryIO
 import SystemSupport
 import ISOBMFF
 
-/// The Apple playback profile a movie is made for (formats.md §8, Specs/validation.md "Profiles").
+/// The Apple playback profile a movie is made for (Specs/formats.md §8, Specs/validation.md "Profiles").
 public enum MediaProfile: String, Sendable, Equatable, CaseIterable {
     /// Ordinary flat video.
     case video2D = "2d"
@@ -69,7 +69,7 @@ public struct ProfileVerdict: Sendable {
     /// True when nothing keeps the file from playing as its profile.
     public var meetsProfile: Bool { !findings.contains { $0.severity != .info } }
 
-    /// APMP publishing limits (formats.md §8, WWDC25): mono up to 7680×3840, stereo up to 4320×4320 per eye.
+    /// APMP publishing limits (Specs/formats.md §8, WWDC25): mono up to 7680×3840, stereo up to 4320×4320 per eye.
     public static let monoMaxSize = (width: 7680, height: 3840)
     public static let stereoMaxEyeSize = (width: 4320, height: 4320)
     /// Peak bitrate limit for APMP, bits per second, measured over one-second windows of samples.

@@ -153,7 +153,7 @@ public struct SpatialDiagnostic: Sendable, Equatable, CustomStringConvertible {
 /// Everything a video sample entry says about stereo views, in stored units, with human-unit
 /// accessors. Absent boxes are `nil`; ``presentBoxes`` lists what was found.
 ///
-/// Sources: Apple's `vexu` family and `hfov` (formats.md §1), Google's `st3d`/`sv3d` (§5) and the
+/// Sources: Apple's `vexu` family and `hfov` (Specs/formats.md §1), Google's `st3d`/`sv3d` (§5) and the
 /// spherical-video v1 XML `uuid` box (read only).
 public struct StereoVideoMetadata: Sendable, Equatable {
     /// `vexu/eyes/stri` flags.

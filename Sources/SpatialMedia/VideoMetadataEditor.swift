@@ -208,7 +208,7 @@ public enum SpatialVideoEditor {
     }
 
     static let eyesOrder: [FourCC] = ["stri", "hero", "cams", "cmfy"]
-    /// Apple's writer order inside `vexu` (formats.md §1.1, §8): `must` first when present, then eyes, proj, pack.
+    /// Apple's writer order inside `vexu` (Specs/formats.md §1.1, §8): `must` first when present, then eyes, proj, pack.
     static let vexuOrder: [FourCC] = ["must", "eyes", "proj", "pack", "lnsc"]
     static let projectionKinds: Set<FourCC> = ["rect", "equi", "hequ", "fish", "prim"]
 
@@ -297,7 +297,7 @@ public enum SpatialVideoEditor {
         case .remove: put(nil, type: "proj", in: &vexu, order: vexuOrder)
         }
         if SpatialVideoEdit.isSet(edit.viewPacking), edit.projectionKind == .keep, vexu.child("proj") == nil {
-            // A frame-packed tag without a projection is rectilinear 3D video (Apple's minimal signalling, formats.md §8).
+            // A frame-packed tag without a projection is rectilinear 3D video (Apple's minimal signalling, Specs/formats.md §8).
             put(Box(type: "proj", children: [fullBoxValue("prji", FourCC("rect").rawValue)]), type: "proj", in: &vexu, order: vexuOrder)
         }
         switch edit.viewPacking {

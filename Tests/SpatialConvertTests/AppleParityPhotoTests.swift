@@ -76,7 +76,7 @@ enum PhotoFields {
     static let explained: [String: String] = [
         "left colr type": "content: the Vision Pro capture is Display P3 (an ICC 'prof'); our conversion codes sRGB-like BT.601 full range and says so with nclx",
         "right colr type": "content: as the left",
-        "cmin denominator shift": "content: Apple's capture uses 2^30; visionOS conversions write 2^28 (formats.md §4.3), as we do",
+        "cmin denominator shift": "content: Apple's capture uses 2^30; visionOS conversions write 2^28 (Specs/formats.md §4.3), as we do",
         "meta has dinf": "optional in a HEIF meta box (items are in this file); libheif and our reader accept both",
         "left image properties (essential)": "colour property: see colr type; Apple lists its shared disparity property on both eyes, we do the same",
         "right image properties (essential)": "as the left",

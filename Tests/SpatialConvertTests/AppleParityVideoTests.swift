@@ -192,7 +192,7 @@ enum VideoFields {
         "ext rep_format size + conformance window": "content: picture size",
         "VPS extension alignment bits": "content: follows from the bit length of the base VPS",
         "VUI video signal (format, full range, primaries, transfer, matrix)": "content: ours repeats the SPS VUI colour; Apple's stream describes none (all unspecified)",
-        "ext default_ref_layers_active_flag": "independent layers: 0 lets every layer-1 slice switch inter-layer prediction off (formats.md §3.7, Specs/mv-hevc-assembly.md)",
+        "ext default_ref_layers_active_flag": "independent layers: 0 lets every layer-1 slice switch inter-layer prediction off (Specs/formats.md §3.7, Specs/mv-hevc-assembly.md)",
         "base SPS coding tools (CTB, scaling lists, SAO, AMP, strong intra smoothing)": "encoder (x265 vs VideoToolbox) choices, not stream structure",
         "base SPS log2_max_pic_order_cnt_lsb": "encoder choice (x265 8, VideoToolbox 11); both layers equal in both files",
         "base SPS VUI present / colour description": "x265 writes a VUI with the colour description; VideoToolbox wrote none",
