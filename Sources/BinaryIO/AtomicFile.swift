@@ -54,7 +54,7 @@ public final class AtomicFile: @unchecked Sendable {
         } else { dir = "."; name = path }
         var st = stat()
         guard stat(dir, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR else {
-            throw ParseError(.io, offset: 0, path: path, "output directory '\(dir)' does not exist")
+            throw ParseError(.io, path: path, "output directory '\(dir)' does not exist")
         }
         let (fd, tmp) = try makeTemporaryFile("\(dir)/.\(name).tmp-", path: path)
         // An interrupted run removes it (SIGINT/SIGTERM; SIGKILL leaves a `.NAME.tmp-*` the next run ignores).
@@ -72,11 +72,11 @@ public final class AtomicFile: @unchecked Sendable {
             close(fd)
             open = false
             // A run interrupted while it finished (SIGINT/SIGTERM seen, exit still pending) writes nothing.
-            if Interruption.isRequested { throw ParseError(.cancelled, offset: 0, path: path, "interrupted; nothing was written") }
+            if Interruption.isRequested { throw ParseError(.cancelled, path: path, "interrupted; nothing was written") }
             if rename(tmp, path) != 0 {
                 let text = errnoText()
                 unlink(tmp)
-                throw ParseError(.io, offset: 0, path: path, "cannot rename the temporary file into place: \(text)")
+                throw ParseError(.io, path: path, "cannot rename the temporary file into place: \(text)")
             }
         } catch {
             if open { close(fd) }
@@ -118,12 +118,12 @@ extension AtomicFile {
         defer { Interruption.unregister(temporaryFile: scratch) }
         if Interruption.isRequested {
             unlink(scratch)
-            throw ParseError(.cancelled, offset: 0, path: path, "interrupted; nothing was written")
+            throw ParseError(.cancelled, path: path, "interrupted; nothing was written")
         }
         guard rename(scratch, path) == 0 else {
             let text = errnoText()
             unlink(scratch)
-            throw ParseError(.io, offset: 0, path: path, "cannot move the finished file into place: \(text)")
+            throw ParseError(.io, path: path, "cannot move the finished file into place: \(text)")
         }
     }
 }
@@ -136,7 +136,7 @@ func makeTemporaryFile(_ prefix: String, path: String) throws(ParseError) -> (In
         return mkstemp(base)
     }
     guard fd >= 0 else {
-        throw ParseError(.io, offset: 0, path: path, "cannot create a temporary file '\(prefix)…': \(String(cString: strerror(errno)))")
+        throw ParseError(.io, path: path, "cannot create a temporary file '\(prefix)…': \(String(cString: strerror(errno)))")
     }
     return (fd, String(decoding: template.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self))
 }
@@ -161,11 +161,11 @@ public enum OutputPaths {
         let outs = outputs.filter { $0.path != "-" && !$0.path.isEmpty }
         for (i, o) in outs.enumerated() {
             for input in inputs where input.path != "-" && !input.path.isEmpty && FileSystem.sameFile(o.path, input.path) {
-                throw ParseError(.invalidArgument, offset: 0, path: o.path,
+                throw ParseError(.invalidArgument, path: o.path,
                                  "the \(o.role) \(o.path) is the \(input.role) \(input.path)\(o.path == input.path ? "" : " (the same file)"); write to another file")
             }
             for other in outs[..<i] where FileSystem.sameFile(o.path, other.path) {
-                throw ParseError(.invalidArgument, offset: 0, path: o.path,
+                throw ParseError(.invalidArgument, path: o.path,
                                  "the \(other.role) and the \(o.role) are the same file (\(other.path)\(o.path == other.path ? "" : ", \(o.path)")); give each output its own file")
             }
         }

@@ -44,14 +44,14 @@ public final class FileSource: ByteSource, @unchecked Sendable {
         self.path = path
         var st = stat()
         guard stat(path, &st) == 0 else {
-            throw ParseError(.io, offset: 0, path: path, "cannot open: \(Self.errnoText())")
+            throw ParseError(.io, path: path, "cannot open: \(Self.errnoText())")
         }
         if (st.st_mode & S_IFMT) == S_IFDIR {
-            throw ParseError(.io, offset: 0, path: path, "is a directory, not a file")
+            throw ParseError(.io, path: path, "is a directory, not a file")
         }
         let fd = open(path, O_RDONLY)
         guard fd >= 0 else {
-            throw ParseError(.io, offset: 0, path: path, "cannot open: \(Self.errnoText())")
+            throw ParseError(.io, path: path, "cannot open: \(Self.errnoText())")
         }
         self.fd = fd
         self.size = UInt64(max(0, Int64(st.st_size)))
@@ -62,7 +62,7 @@ public final class FileSource: ByteSource, @unchecked Sendable {
     public init(adopting fd: Int32, name: String) throws(ParseError) {
         var st = stat()
         guard fd >= 0, fstat(fd, &st) == 0 else {
-            throw ParseError(.io, offset: 0, path: name, "cannot read \(name): \(Self.errnoText())")
+            throw ParseError(.io, path: name, "cannot read \(name): \(Self.errnoText())")
         }
         self.path = name
         self.fd = fd
@@ -106,7 +106,7 @@ public enum FileBytes {
     public static func read(_ path: String, limits: Limits = .default) throws(ParseError) -> [UInt8] {
         let src = try FileSource(path: path)
         guard src.size <= limits.maxBoxInMemory else {
-            throw ParseError(.limitExceeded, offset: 0, path: path, "file is \(src.size) bytes, over maxBoxInMemory")
+            throw ParseError(.limitExceeded, path: path, "file is \(src.size) bytes, over maxBoxInMemory")
         }
         do { return try src.read(at: 0, count: Int(src.size)) }
         catch { throw error.withPath(path) }

@@ -37,7 +37,7 @@ public struct Limits: Sendable, Equatable {
 
     /// Throws ``ParseError/Code/limitExceeded`` when `value > limit`.
     @inlinable
-    public static func check(_ value: Int, _ limit: Int, _ name: String, offset: UInt64) throws(ParseError) {
+    public static func check(_ value: Int, _ limit: Int, _ name: String, offset: UInt64? = nil) throws(ParseError) {
         if value > limit {
             throw ParseError(.limitExceeded, offset: offset, "\(name) limit exceeded: \(value) > \(limit)")
         }

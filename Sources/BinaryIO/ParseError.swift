@@ -53,8 +53,9 @@ public struct ParseError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     public var code: Code
-    /// Absolute byte offset in the input (file offset), or the bit offset divided by 8 for bit readers.
-    public var offset: UInt64
+    /// Absolute byte offset in the input (file offset), or the bit offset divided by 8 for bit readers; nil when
+    /// the error has no place in an input (a refused option, a missing program, a cancelled job).
+    public var offset: UInt64?
     /// Path of the structure being read, e.g. `moov/trak[0]/mdia/minf/stbl/stsz`. Empty when unknown.
     public var path: String
     public var message: String
@@ -95,7 +96,7 @@ public struct ParseError: Error, Sendable, Equatable, CustomStringConvertible {
         public static let swapEyesOrForce = Remedy(rawValue: "swap-eyes-or-force")
     }
 
-    public init(_ code: Code, offset: UInt64, path: String = "", _ message: String, remedy: Remedy? = nil) {
+    public init(_ code: Code, offset: UInt64? = nil, path: String = "", _ message: String, remedy: Remedy? = nil) {
         self.code = code
         self.offset = offset
         self.path = path
@@ -107,7 +108,8 @@ public struct ParseError: Error, Sendable, Equatable, CustomStringConvertible {
 
     public var description: String {
         let where_ = path.isEmpty ? "" : " in \(path)"
-        return "\(code) at offset \(offset)\(where_): \(message)"
+        let at = offset.map { " at offset \($0)" } ?? ""
+        return "\(code)\(at)\(where_): \(message)"
     }
 
     /// Returns a copy whose path is `prefix` when the error has no path yet.

@@ -32,7 +32,7 @@ public enum HEVCDecoder {
     public static func decodeItem(hvcC: [UInt8], data: [UInt8], limits: Limits = .default, threads: Int = 0) throws(ParseError) -> Image {
         let pics = try decode(hvcC: hvcC, data: data, limits: limits, threads: threads)
         guard let first = pics.first else {
-            throw ParseError(.invalidValue, offset: 0, "libde265: the image item produced no picture")
+            throw ParseError(.invalidValue, "libde265: the image item produced no picture")
         }
         return first
     }
@@ -60,7 +60,7 @@ public enum HEVCDecoder {
         try Image.checkDimensions(width: grid.outputWidth, height: grid.outputHeight, limits: limits)
         let count = grid.rows * grid.columns
         guard grid.rows > 0, grid.columns > 0, grid.tiles.count == count, grid.tileConfigs.count == count else {
-            throw ParseError(.invalidValue, offset: 0, "grid of \(grid.rows)×\(grid.columns) has \(grid.tiles.count) tiles")
+            throw ParseError(.invalidValue, "grid of \(grid.rows)×\(grid.columns) has \(grid.tiles.count) tiles")
         }
         let results = Slots<Result<Image, ParseError>>(count: count)
         let n = workers > 0 ? workers : max(1, ProcessorInfo.activeCount)
@@ -82,15 +82,15 @@ public enum HEVCDecoder {
             switch results.get(i) {
             case .success(let img)?: tiles.append(img)
             case .failure(let e)?: throw ParseError(e.code, offset: e.offset, path: e.path, "grid tile \(i): \(e.message)")
-            case nil: throw ParseError(.invalidValue, offset: 0, "grid tile \(i) was not decoded")
+            case nil: throw ParseError(.invalidValue, "grid tile \(i) was not decoded")
             }
         }
         let tw = tiles[0].width, th = tiles[0].height
         guard tiles.allSatisfy({ $0.width == tw && $0.height == th && $0.format == tiles[0].format && $0.bitDepth == tiles[0].bitDepth }) else {
-            throw ParseError(.invalidValue, offset: 0, "grid tiles differ in size or format")
+            throw ParseError(.invalidValue, "grid tiles differ in size or format")
         }
         guard tw * grid.columns >= grid.outputWidth, th * grid.rows >= grid.outputHeight else {
-            throw ParseError(.invalidValue, offset: 0, "grid of \(grid.columns)×\(grid.rows) tiles of \(tw)×\(th) does not cover \(grid.outputWidth)×\(grid.outputHeight)")
+            throw ParseError(.invalidValue, "grid of \(grid.columns)×\(grid.rows) tiles of \(tw)×\(th) does not cover \(grid.outputWidth)×\(grid.outputHeight)")
         }
         var canvas = try Image.blank(width: grid.outputWidth, height: grid.outputHeight, bitDepth: tiles[0].bitDepth, format: tiles[0].format, colour: tiles[0].colour, limits: limits)
         for r in 0..<grid.rows {
@@ -138,7 +138,7 @@ public enum HEVCDecoder {
                 let img = try convert(pic, limits: limits)
                 de265.release_next_picture(ctx)
                 out.append(img)
-                try Limits.check(out.count, limits.maxSamples, "maxSamples (decoded pictures)", offset: 0)
+                try Limits.check(out.count, limits.maxSamples, "maxSamples (decoded pictures)")
             }
         }
         for nal in nalUnits {

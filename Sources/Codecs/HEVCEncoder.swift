@@ -418,7 +418,7 @@ public enum HEVCStillEncoder {
         guard let first = images.first else { return [] }
         let w = first.width, h = first.height
         guard images.allSatisfy({ $0.width == w && $0.height == h }) else {
-            throw ParseError(.invalidValue, offset: 0, "images to encode together must have the same size")
+            throw ParseError(.invalidValue, "images to encode together must have the same size")
         }
         try Image.checkDimensions(width: w, height: h, limits: limits)
         let (sx, sy) = settings.chroma.chromaShift

@@ -242,7 +242,7 @@ public enum JPEG {
 
     /// The frame header read with the decompressor `h`: width, height, subsampling and colour space (TurboJPEG's codes).
     static func header(_ tj: TurboJPEG, _ h: tjhandle, _ data: [UInt8]) throws(ParseError) -> (Int32, Int32, Int32, Int32) {
-        guard data.count <= Int(UInt32.max) else { throw ParseError(.limitExceeded, offset: 0, "JPEG larger than 4 GiB") }
+        guard data.count <= Int(UInt32.max) else { throw ParseError(.limitExceeded, "JPEG larger than 4 GiB") }
         var w: Int32 = 0, ht: Int32 = 0, sub: Int32 = 0, cs: Int32 = 0
         let r = data.withUnsafeBufferPointer { tj.decompressHeader3(h, $0.baseAddress, UInt(data.count), &w, &ht, &sub, &cs) }
         if r != 0 { throw CodecError.lib("libjpeg-turbo", "cannot read the JPEG header: \(errText(h))") }

@@ -33,14 +33,13 @@ struct SharedLibrary: @unchecked Sendable {
             if let h = dlopen(file, RTLD_NOW | RTLD_LOCAL) { return SharedLibrary(name: name, handle: h) }
             if let e = dlerror() { reasons.append(String(cString: e)) }
         }
-        throw ParseError(.libraryMissing, offset: 0,
-                         "\(name) is not installed or cannot be loaded (\(reasons.last ?? candidates.joined(separator: ", ")))")
+        throw ParseError(.libraryMissing, "\(name) is not installed or cannot be loaded (\(reasons.last ?? candidates.joined(separator: ", ")))")
     }
 
     /// The address of `symbol` as a value of the C function-pointer type `T`.
     func function<T>(_ symbol: String, as type: T.Type) throws(ParseError) -> T {
         guard let p = dlsym(handle, symbol) else {
-            throw ParseError(.libraryMissing, offset: 0, "\(name) has no function \(symbol) (an unexpected version?)")
+            throw ParseError(.libraryMissing, "\(name) has no function \(symbol) (an unexpected version?)")
         }
         return unsafeBitCast(p, to: T.self)
     }
@@ -48,7 +47,7 @@ struct SharedLibrary: @unchecked Sendable {
     /// The address of a data symbol.
     func data(_ symbol: String) throws(ParseError) -> UnsafeMutableRawPointer {
         guard let p = dlsym(handle, symbol) else {
-            throw ParseError(.libraryMissing, offset: 0, "\(name) has no symbol \(symbol) (an unexpected version?)")
+            throw ParseError(.libraryMissing, "\(name) has no symbol \(symbol) (an unexpected version?)")
         }
         return p
     }

@@ -82,7 +82,7 @@ extension AnnexB {
         func checkLeadingZeros(upTo end: Int, atEnd: Bool = false) throws(ParseError) {
             guard let bad = buffer[0..<min(end, buffer.count)].firstIndex(where: { $0 != 0 }) else { return }
             if atEnd && bufferOffset == 0 {
-                throw ParseError(.notRecognised, offset: 0, "missing start code: no 00 00 01 in \(buffer.count) bytes")
+                throw ParseError(.notRecognised, "missing start code: no 00 00 01 in \(buffer.count) bytes")
             }
             throw ParseError(.notRecognised, offset: bufferOffset + UInt64(bad), "missing start code: non-zero bytes before the first start code")
         }

@@ -130,7 +130,7 @@ public struct HEVCDecoderConfigurationRecord: Hashable, Sendable {
     /// taking profile/tier/level from the first SPS (or the VPS) and chroma/bit depth from the SPS.
     public init(vps: [NALUnit], sps: [NALUnit], pps: [NALUnit], sei: [NALUnit] = [], lengthSize: Int = 4, completeness: Bool = true) throws(ParseError) {
         self.init()
-        guard let first = sps.first else { throw ParseError(.invalidValue, offset: 0, "an hvcC record needs an SPS") }
+        guard let first = sps.first else { throw ParseError(.invalidValue, "an hvcC record needs an SPS") }
         let s = try SequenceParameterSet(nal: first)
         let v = try vps.first.map { (n: NALUnit) throws(ParseError) -> VideoParameterSet in try VideoParameterSet(nal: n) }
         let ptl = s.isMultiLayerExtension ? (v?.profileTierLevel ?? s.profileTierLevel) : s.profileTierLevel
@@ -142,7 +142,7 @@ public struct HEVCDecoderConfigurationRecord: Hashable, Sendable {
         if s.vuiPresent && s.vui.bitstreamRestriction { minSpatialSegmentationIdc = UInt16(truncatingIfNeeded: s.vui.minSpatialSegmentationIdc) }
         numTemporalLayers = UInt8(s.maxSubLayersMinus1(vps: v) + 1)
         temporalIdNested = s.temporalIdNesting
-        guard lengthSize == 1 || lengthSize == 2 || lengthSize == 4 else { throw ParseError(.invalidValue, offset: 0, "length size \(lengthSize)") }
+        guard lengthSize == 1 || lengthSize == 2 || lengthSize == 4 else { throw ParseError(.invalidValue, "length size \(lengthSize)") }
         lengthSizeMinusOne = UInt8(lengthSize - 1)
         arrays = makeArrays(vps: vps, sps: sps, pps: pps, sei: sei, completeness: completeness)
     }
@@ -207,7 +207,7 @@ public struct LHEVCDecoderConfigurationRecord: Hashable, Sendable {
     public init(vps: [NALUnit] = [], sps: [NALUnit], pps: [NALUnit], sei: [NALUnit] = [], lengthSize: Int = 4,
                 numTemporalLayers: UInt8 = 1, temporalIdNested: Bool = false, completeness: Bool = true) throws(ParseError) {
         self.init()
-        guard lengthSize == 1 || lengthSize == 2 || lengthSize == 4 else { throw ParseError(.invalidValue, offset: 0, "length size \(lengthSize)") }
+        guard lengthSize == 1 || lengthSize == 2 || lengthSize == 4 else { throw ParseError(.invalidValue, "length size \(lengthSize)") }
         lengthSizeMinusOne = UInt8(lengthSize - 1)
         self.numTemporalLayers = numTemporalLayers & 7
         self.temporalIdNested = temporalIdNested

@@ -117,7 +117,7 @@ public enum MVHEVCAssembler {
     }
 
     static func fail(_ message: String, _ code: ParseError.Code = .invalidValue) -> ParseError {
-        ParseError(code, offset: 0, message)
+        ParseError(code, message)
     }
 
     /// Removes `video_signal_type_present_flag` (and the colour description under it) from a layer-1 SPS's VUI.

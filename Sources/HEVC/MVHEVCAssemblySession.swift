@@ -43,14 +43,14 @@ public struct SingleLayerReader: Sendable {
     public static func read(annexB: [UInt8], name: String) throws(ParseError) -> (reader: SingleLayerReader, pictures: [Picture]) {
         let nals: [NALUnit]
         do { nals = try AnnexB.split(annexB) } catch { throw ParseError(error.code, offset: error.offset, "\(name): \(error.message)") }
-        if nals.isEmpty { throw ParseError(.truncated, offset: 0, "\(name) is empty (no NAL units)") }
+        if nals.isEmpty { throw ParseError(.truncated, "\(name) is empty (no NAL units)") }
         var reader = SingleLayerReader(name: name)
         var pictures: [Picture] = []
         for au in AccessUnits.group(nals) {
             if let p = try reader.add(accessUnit: au) { pictures.append(p) }
         }
         if let p = reader.finish() { pictures.append(p) }
-        if pictures.isEmpty { throw ParseError(.truncated, offset: 0, "\(name) has no pictures") }
+        if pictures.isEmpty { throw ParseError(.truncated, "\(name) has no pictures") }
         return (reader, pictures)
     }
 
@@ -163,7 +163,7 @@ public struct MVHEVCAssemblySession: Sendable {
     public private(set) var count = 0
 
     static func fail(_ message: String, _ code: ParseError.Code = .invalidValue) -> ParseError {
-        ParseError(code, offset: 0, message)
+        ParseError(code, message)
     }
 
     /// Checks that the streams can be paired (both 8-bit 4:2:0, same size and sub-layers, single-layer base)

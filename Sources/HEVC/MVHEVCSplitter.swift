@@ -39,7 +39,7 @@ public enum MVHEVCSplitter {
             }
             aus.append(rest)
         }
-        guard let vpsN = sets.vps else { throw ParseError(.invalidValue, offset: 0, "the stream has no VPS") }
+        guard let vpsN = sets.vps else { throw ParseError(.invalidValue, "the stream has no VPS") }
         let mvVPS = try VideoParameterSet(nal: vpsN)
         guard let ext = mvVPS.vpsExtension, mvVPS.layerIds.count == 2, mvVPS.layerIds[1] == 1 else {
             throw ParseError(.unsupported, offset: vpsN.offset, "not a two-layer MV-HEVC stream (the VPS has no second layer)")
@@ -189,7 +189,7 @@ public enum MVHEVCSplitter {
                 newPPS[old] = try PictureParameterSet(nal: out)
                 header.append(out)
             }
-            guard !spsMap.isEmpty && !ppsMap.isEmpty else { throw ParseError(.invalidValue, offset: 0, "no layer-1 SPS/PPS found") }
+            guard !spsMap.isEmpty && !ppsMap.isEmpty else { throw ParseError(.invalidValue, "no layer-1 SPS/PPS found") }
         }
 
         /// A layer-1 NAL unit as a single-layer stream's: layer id 0; slices refer to the renumbered sets and lose
@@ -226,7 +226,7 @@ public enum MVHEVCSplitter {
     /// size, chroma and bit depth from the VPS rep_format, the DPB sizes from the VPS dpb_size, and a Main PTL.
     static func fullForm(_ s: SequenceParameterSet, vps: VideoParameterSet) throws(ParseError) -> SequenceParameterSet {
         guard let rf = vps.repFormat(layerId: 1), rf.chromaAndBitDepthPresent else {
-            throw ParseError(.unsupported, offset: 0, "the multilayer SPS needs a VPS rep_format with chroma and bit depth")
+            throw ParseError(.unsupported, "the multilayer SPS needs a VPS rep_format with chroma and bit depth")
         }
         var o = s
         o.maxSubLayersMinus1OrExt = vps.maxSubLayersMinus1

@@ -16,10 +16,10 @@ extension MVHEVCStream {
         let vpsList = try units(hvcC.arrays, .vps), sps = try units(hvcC.arrays, .sps), pps = try units(hvcC.arrays, .pps)
         let seis = try units(hvcC.arrays, .prefixSEI)
         let layerSPS = try units(lhvC.arrays, .sps), layerPPS = try units(lhvC.arrays, .pps)
-        guard vpsList.count == 1, let vps = vpsList.first else { throw ParseError(.invalidValue, offset: 0, path: "hvcC", "hvcC holds \(vpsList.count) VPS; one is needed") }
-        guard let firstSPS = sps.first, !pps.isEmpty else { throw ParseError(.invalidValue, offset: 0, path: "hvcC", "hvcC lacks the base layer's SPS or PPS") }
-        guard !layerSPS.isEmpty, !layerPPS.isEmpty else { throw ParseError(.invalidValue, offset: 0, path: "lhvC", "lhvC lacks layer 1's SPS or PPS") }
-        guard seis.count == 1, let sei = seis.first else { throw ParseError(.invalidValue, offset: 0, path: "hvcC", "hvcC holds \(seis.count) prefix SEI NAL units; one (the view-position SEI) is expected") }
+        guard vpsList.count == 1, let vps = vpsList.first else { throw ParseError(.invalidValue, path: "hvcC", "hvcC holds \(vpsList.count) VPS; one is needed") }
+        guard let firstSPS = sps.first, !pps.isEmpty else { throw ParseError(.invalidValue, path: "hvcC", "hvcC lacks the base layer's SPS or PPS") }
+        guard !layerSPS.isEmpty, !layerPPS.isEmpty else { throw ParseError(.invalidValue, path: "lhvC", "lhvC lacks layer 1's SPS or PPS") }
+        guard seis.count == 1, let sei = seis.first else { throw ParseError(.invalidValue, path: "hvcC", "hvcC holds \(seis.count) prefix SEI NAL units; one (the view-position SEI) is expected") }
         let v = try VideoParameterSet(nal: vps)
         let s = try SequenceParameterSet(nal: firstSPS)
         var timing: (UInt32, UInt32)? = nil
@@ -45,7 +45,7 @@ extension MVHEVCStream {
     /// of the encoder's own multiview SEI messages. Throws unless there is exactly one VPS declaring two layers, and
     /// SPS and PPS for both layers, all 8-bit 4:2:0.
     public init(encoderHeaders nals: [NALUnit], baseIsLeft: Bool) throws(ParseError) {
-        func fail(_ m: String) -> ParseError { ParseError(.invalidValue, offset: 0, path: "encoder headers", m) }
+        func fail(_ m: String) -> ParseError { ParseError(.invalidValue, path: "encoder headers", m) }
         let vpsList = nals.filter { $0.type == .vps }
         guard vpsList.count == 1, let vpsNAL = vpsList.first else { throw fail("\(vpsList.count) VPS; one is needed") }
         let vps = try VideoParameterSet(nal: vpsNAL)
@@ -59,7 +59,7 @@ extension MVHEVCStream {
         }
         let s = try SequenceParameterSet(nal: first)
         guard s.chromaFormatIdc == 1, s.bitDepthLumaMinus8 == 0, s.bitDepthChromaMinus8 == 0 else {
-            throw ParseError(.unsupported, offset: 0, path: "encoder headers", "the base layer is not 8-bit 4:2:0 (Multiview Main)")
+            throw ParseError(.unsupported, path: "encoder headers", "the base layer is not 8-bit 4:2:0 (Multiview Main)")
         }
         var timing: (UInt32, UInt32)? = nil
         if s.vuiPresent && s.vui.timingInfoPresent { timing = (s.vui.numUnitsInTick, s.vui.timeScale) }
@@ -101,7 +101,7 @@ extension MVHEVCAccessUnit {
         }
         let base = kept.filter { $0.layerId == 0 }, second = kept.filter { $0.layerId != 0 }
         guard let slice = base.first(where: { $0.type.isVCL }), second.contains(where: { $0.type.isVCL }) else {
-            throw ParseError(.invalidValue, offset: 0, "the encoder returned an access unit (POC \(poc)) without a picture of each layer")
+            throw ParseError(.invalidValue, "the encoder returned an access unit (POC \(poc)) without a picture of each layer")
         }
         self.init(nalUnits: base + second, poc: poc, isIRAP: slice.type.isIRAP, baseType: slice.type)
     }

@@ -72,20 +72,20 @@ public struct MVHEVCAnnexBReader {
         while first == nil, let nal = try scanner.next() { first = grouper.add(nal) }
         if first == nil { first = grouper.finish() }
         guard let au = first else {
-            throw ParseError(.truncated, offset: 0, path: path, "no NAL units: an empty stream")
+            throw ParseError(.truncated, path: path, "no NAL units: an empty stream")
         }
         pending = au
         let sets = au.filter { $0.type == .vps || $0.type == .sps || $0.type == .pps }
         for n in sets { try store.add(n) }
         parameterSets = sets
         guard let v = store.vps.sorted(by: { $0.key < $1.key }).first?.value else {
-            throw ParseError(.invalidValue, offset: 0, path: path,
+            throw ParseError(.invalidValue, path: path,
                              "the first access unit has no VPS: the stream's layers are not described")
         }
         vps = v
         let kind = MultiLayerStreamKind(vps: v)
         guard kind.isStereoMultiview else {
-            throw ParseError(.unsupported, offset: 0, path: path,
+            throw ParseError(.unsupported, path: path,
                              "\(kind.name); a spatial video holds two views (MV-HEVC), so it is not converted")
         }
         vpsTiming = Self.timing(v)

@@ -353,7 +353,7 @@ public enum LengthPrefixed {
         for n in nals {
             guard lengthSize == 1 || lengthSize == 2 || lengthSize == 4,
                   UInt64(n.bytes.count) < (UInt64(1) << UInt64(lengthSize * 8)) else {
-                throw ParseError(.unwritable, offset: 0, "NAL unit of \(n.bytes.count) bytes does not fit a \(lengthSize)-byte length")
+                throw ParseError(.unwritable, "NAL unit of \(n.bytes.count) bytes does not fit a \(lengthSize)-byte length")
             }
             w.writeUInt(UInt64(n.bytes.count), byteCount: lengthSize)
             w.write(n.bytes)

@@ -218,7 +218,7 @@ public struct UserDataUnregistered: Hashable, Sendable {
     public init(uuid: [UInt8], data: [UInt8]) { self.uuid = uuid; self.data = data }
     /// Parses the payload; fewer than 16 bytes is an error.
     public init(payload: [UInt8]) throws(ParseError) {
-        guard payload.count >= 16 else { throw ParseError(.truncated, offset: 0, "user_data_unregistered needs 16 bytes, has \(payload.count)") }
+        guard payload.count >= 16 else { throw ParseError(.truncated, "user_data_unregistered needs 16 bytes, has \(payload.count)") }
         uuid = Array(payload[0..<16])
         data = Array(payload[16...])
     }

@@ -74,8 +74,10 @@ public struct Diagnostic: Sendable, Equatable, CustomStringConvertible {
     public var offset: UInt64
     public var path: String
     public var message: String
-    public init(_ e: ParseError) {
-        code = e.code; offset = e.offset; path = e.path; message = e.message
+    /// The diagnostic of a read that failed; `place` (where the structure being read starts) stands in when the
+    /// error itself has no offset.
+    public init(_ e: ParseError, at place: UInt64) {
+        code = e.code; offset = e.offset ?? place; path = e.path; message = e.message
     }
     public init(code: ParseError.Code, offset: UInt64, path: String, message: String) {
         self.code = code; self.offset = offset; self.path = path; self.message = message

@@ -16,7 +16,7 @@ extension FullBoxHeader {
 public let identityMatrix: [Int32] = [0x0001_0000, 0, 0, 0, 0x0001_0000, 0, 0, 0, 0x4000_0000]
 
 func unwritable(_ type: FourCC, _ what: String) -> ParseError {
-    ParseError(.unwritable, offset: 0, path: type.description, "\(type): \(what)")
+    ParseError(.unwritable, path: type.description, "\(type): \(what)")
 }
 
 extension MovieHeaderBox {

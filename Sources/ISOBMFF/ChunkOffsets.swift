@@ -10,7 +10,7 @@ public enum ChunkOffsets {
         var values: [UInt32] = []
         values.reserveCapacity(offsets.count)
         for o in offsets {
-            guard let v = UInt32(exactly: o) else { throw ParseError(.unwritable, offset: 0, path: "stco", "chunk offset \(o) needs 64 bits (co64)") }
+            guard let v = UInt32(exactly: o) else { throw ParseError(.unwritable, path: "stco", "chunk offset \(o) needs 64 bits (co64)") }
             values.append(v)
         }
         return Box(U32TableBox(values: values), type: "stco")

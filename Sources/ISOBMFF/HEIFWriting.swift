@@ -49,15 +49,15 @@ public struct HEIFBuilder: Sendable {
     func validate() throws(ParseError) {
         var ids = Set<UInt32>()
         for it in items {
-            guard it.id != 0 else { throw ParseError(.invalidValue, offset: 0, path: "meta/iinf", "item id 0 is reserved") }
-            guard ids.insert(it.id).inserted else { throw ParseError(.invalidValue, offset: 0, path: "meta/iinf", "item id \(it.id) is used twice") }
+            guard it.id != 0 else { throw ParseError(.invalidValue, path: "meta/iinf", "item id 0 is reserved") }
+            guard ids.insert(it.id).inserted else { throw ParseError(.invalidValue, path: "meta/iinf", "item id \(it.id) is used twice") }
         }
         for g in groups where ids.contains(g.id) {
-            throw ParseError(.invalidValue, offset: 0, path: "meta/grpl", "group id \(g.id) collides with an item id")
+            throw ParseError(.invalidValue, path: "meta/grpl", "group id \(g.id) collides with an item id")
         }
-        guard ids.contains(primaryItemID) else { throw ParseError(.danglingReference, offset: 0, path: "meta/pitm", "primary item \(primaryItemID) does not exist") }
+        guard ids.contains(primaryItemID) else { throw ParseError(.danglingReference, path: "meta/pitm", "primary item \(primaryItemID) does not exist") }
         for r in references { for id in [r.from] + r.to where !ids.contains(id) {
-            throw ParseError(.danglingReference, offset: 0, path: "meta/iref/\(r.type)", "reference names item \(id), which does not exist")
+            throw ParseError(.danglingReference, path: "meta/iref/\(r.type)", "reference names item \(id), which does not exist")
         } }
     }
 
@@ -151,7 +151,7 @@ public struct HEIFBuilder: Sendable {
         for it in fileStored { out.append(it.data) }
         let bytes = try SegmentList.materialize(out.finish(), source: nil)
         guard UInt64(bytes.count) == cursor else {
-            throw ParseError(.unwritable, offset: 0, "internal layout error: \(bytes.count) bytes written, \(cursor) planned")
+            throw ParseError(.unwritable, "internal layout error: \(bytes.count) bytes written, \(cursor) planned")
         }
         return bytes
     }
@@ -165,7 +165,7 @@ public enum HEIFLayout {
     /// meta's end are not moved. The offset field is widened to 8 bytes if a shifted value needs it.
     public static func replaceMeta(in file: ISOFile, with newMeta: Box) throws(ParseError) -> ISOFile {
         guard let index = file.boxes.firstIndex(where: { $0.type == "meta" }) else {
-            throw ParseError(.unsupported, offset: 0, path: "(top level)", "no top-level meta box")
+            throw ParseError(.unsupported, path: "(top level)", "no top-level meta box")
         }
         let old = file.boxes[index]
         let oldEnd = old.header.offset + old.header.size

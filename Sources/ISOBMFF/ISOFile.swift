@@ -67,7 +67,7 @@ public struct ISOFile: Sendable {
             do {
                 header = try BoxParser.readHeader(&hr, available: available, topLevel: true)
             } catch {
-                diags.append(Diagnostic(error.withPath("(top level)")))
+                diags.append(Diagnostic(error.withPath("(top level)"), at: offset))
                 tail = try keep(source, offset, available)
                 break
             }

@@ -83,7 +83,7 @@ public struct BoxParser: Sendable {
             do {
                 header = try Self.readHeader(&hr, available: UInt64(r.remaining), topLevel: topLevel)
             } catch {
-                diagnostics.append(Diagnostic(error.withPath(parentPath.isEmpty ? "(top level)" : parentPath)))
+                diagnostics.append(Diagnostic(error.withPath(parentPath.isEmpty ? "(top level)" : parentPath), at: r.absoluteOffset))
                 return (boxes, r.readRemaining())
             }
             let size = Int(header.size)   // ≤ remaining, so fits
@@ -105,7 +105,7 @@ public struct BoxParser: Sendable {
         var box = Box(type: header.type)
         box.header = header
         box.path = path
-        do { try r.skip(header.length) } catch { box.malformed = Diagnostic(error.withPath(path)); return box }
+        do { try r.skip(header.length) } catch { box.malformed = Diagnostic(error.withPath(path), at: header.offset); return box }
 
         if ctx.depth >= ctx.limits.maxBoxDepth {
             box.fields = .raw(r.readRemaining())
@@ -168,7 +168,7 @@ public struct BoxParser: Sendable {
                 r = ByteReader(Array(r.storage[payloadStart..<r.end]), baseOffset: r.baseOffset + UInt64(payloadStart))
                 box.fields = .raw(r.readRemaining())
                 box.children = nil
-                box.malformed = Diagnostic(error.withPath(path))
+                box.malformed = Diagnostic(error.withPath(path), at: header.offset)
             }
         }
         box.diagnostics = diags

@@ -238,7 +238,7 @@ public enum ColourConversion {
 
     /// Converts RGB/RGBA/grey/YUV to planar YUV `format` at `bitDepth` using `colour` (alpha is dropped).
     public static func toYUV(_ img: Image, format: PixelFormat = .yuv420, bitDepth outDepth: Int = 8, colour: ColourSpace = .jpeg) throws(ParseError) -> Image {
-        guard format.isYUV else { throw ParseError(.invalidValue, offset: 0, "toYUV needs a YUV target format") }
+        guard format.isYUV else { throw ParseError(.invalidValue, "toYUV needs a YUV target format") }
         if img.format.isYUV && img.format == format && img.colour == colour {
             return try changeDepth(img, to: outDepth)
         }
@@ -307,7 +307,7 @@ public enum ColourConversion {
 
     /// Changes the bit depth of every sample (rounding when reducing, bit replication when increasing).
     public static func changeDepth(_ img: Image, to depth: Int) throws(ParseError) -> Image {
-        guard (8...16).contains(depth) else { throw ParseError(.invalidValue, offset: 0, "bit depth \(depth) is not supported") }
+        guard (8...16).contains(depth) else { throw ParseError(.invalidValue, "bit depth \(depth) is not supported") }
         if depth == img.bitDepth { return img }
         let from = img.bitDepth
         let planes: [[Int32]] = (0..<img.format.planeCount).map { intPlane(img, $0) }

@@ -23,10 +23,10 @@ public struct TIFFReader: Sendable {
 
     /// Parses the 8-byte TIFF header ("II*\0" or "MM\0*" + first IFD offset).
     public init(_ bytes: [UInt8]) throws(ParseError) {
-        guard bytes.count >= 8 else { throw ParseError(.truncated, offset: 0, "TIFF header is truncated") }
+        guard bytes.count >= 8 else { throw ParseError(.truncated, "TIFF header is truncated") }
         if bytes[0] == 0x49 && bytes[1] == 0x49 { littleEndian = true }
         else if bytes[0] == 0x4D && bytes[1] == 0x4D { littleEndian = false }
-        else { throw ParseError(.notRecognised, offset: 0, "not a TIFF byte-order mark") }
+        else { throw ParseError(.notRecognised, "not a TIFF byte-order mark") }
         self.bytes = bytes
         let le = littleEndian
         guard TIFFReader.u16(bytes, 2, le) == 42 else { throw ParseError(.notRecognised, offset: 2, "TIFF magic is not 42") }

@@ -20,19 +20,19 @@ extension GainMapMetadata {
     /// BaseRenditionIsHDR False; GainMapMax and HDRCapacityMax are required.
     public static func hdrgmFields(xmp: [UInt8]) throws(ParseError) -> HDRGM? {
         guard xmp.count <= 1 << 20 else {
-            throw ParseError(.limitExceeded, offset: 0, "XMP packet of \(xmp.count) bytes")
+            throw ParseError(.limitExceeded, "XMP packet of \(xmp.count) bytes")
         }
         let text = String(decoding: xmp, as: UTF8.self)
         guard let version = XMPText.values(of: "hdrgm:Version", in: text)?.first else { return nil }
         func field(_ name: String, _ fallback: String?) throws(ParseError) -> [String] {
             if let v = XMPText.values(of: "hdrgm:" + name, in: text), !v.isEmpty {
                 guard v.count == 1 || v.count == 3 else {
-                    throw ParseError(.invalidValue, offset: 0, "hdrgm:\(name) has \(v.count) values (1 or 3 expected)")
+                    throw ParseError(.invalidValue, "hdrgm:\(name) has \(v.count) values (1 or 3 expected)")
                 }
                 return v
             }
             if let fallback { return [fallback] }
-            throw ParseError(.invalidValue, offset: 0, "gain-map XMP without the required hdrgm:\(name)")
+            throw ParseError(.invalidValue, "gain-map XMP without the required hdrgm:\(name)")
         }
         let hdr = (XMPText.values(of: "hdrgm:BaseRenditionIsHDR", in: text)?.first ?? "False").lowercased() == "true"
         return HDRGM(
@@ -52,8 +52,7 @@ extension GainMapMetadata {
         func frac(_ s: String, _ name: String, unsigned: Bool = false) throws(ParseError) -> Fraction {
             guard let f = Fraction.decimal(s, unsigned: unsigned) else {
                 throw ParseError(
-                    .invalidValue, offset: 0,
-                    "hdrgm:\(name) '\(s.prefix(40))' is not a number that fits the ISO 21496-1 fields")
+                    .invalidValue, "hdrgm:\(name) '\(s.prefix(40))' is not a number that fits the ISO 21496-1 fields")
             }
             return f
         }
@@ -63,7 +62,7 @@ extension GainMapMetadata {
             func at(_ v: [String]) -> String { v.count == 3 ? v[i] : v[0] }
             let sdr = try frac(at(g.offsetSDR), "OffsetSDR"), hdr = try frac(at(g.offsetHDR), "OffsetHDR")
             let gamma = try frac(at(g.gamma), "Gamma", unsigned: true)
-            guard gamma.numerator > 0 else { throw ParseError(.invalidValue, offset: 0, "hdrgm:Gamma must be above 0") }
+            guard gamma.numerator > 0 else { throw ParseError(.invalidValue, "hdrgm:Gamma must be above 0") }
             list.append(
                 Channel(
                     gainMapMin: try frac(at(g.gainMapMin), "GainMapMin"),

@@ -78,16 +78,16 @@ public struct Image: Sendable, Equatable {
         self.width = width; self.height = height; self.bitDepth = bitDepth; self.format = format
         self.planes = planes; self.colour = colour
         guard width > 0, height > 0, (8...16).contains(bitDepth) else {
-            throw ParseError(.invalidValue, offset: 0, "image geometry \(width)×\(height) at \(bitDepth) bits is not valid")
+            throw ParseError(.invalidValue, "image geometry \(width)×\(height) at \(bitDepth) bits is not valid")
         }
         let expected = (0..<format.planeCount).map { Image.planeSampleCount(width: width, height: height, format: format, plane: $0) }
         let actual: [Int]
         switch planes {
-        case .u8(let p): actual = p.map(\.count); guard bitDepth == 8 else { throw ParseError(.invalidValue, offset: 0, "8-bit planes for a \(bitDepth)-bit image") }
-        case .u16(let p): actual = p.map(\.count); guard bitDepth > 8 else { throw ParseError(.invalidValue, offset: 0, "16-bit planes for an 8-bit image") }
+        case .u8(let p): actual = p.map(\.count); guard bitDepth == 8 else { throw ParseError(.invalidValue, "8-bit planes for a \(bitDepth)-bit image") }
+        case .u16(let p): actual = p.map(\.count); guard bitDepth > 8 else { throw ParseError(.invalidValue, "16-bit planes for an 8-bit image") }
         }
         guard actual == expected else {
-            throw ParseError(.invalidValue, offset: 0, "plane sizes \(actual) do not match \(width)×\(height) \(format.rawValue) (\(expected))")
+            throw ParseError(.invalidValue, "plane sizes \(actual) do not match \(width)×\(height) \(format.rawValue) (\(expected))")
         }
     }
 
@@ -109,13 +109,13 @@ public struct Image: Sendable, Equatable {
     /// pixel count would not fit memory sensibly (more than 2^28 pixels), and `invalidValue` for sides < 1.
     public static func checkDimensions(width: Int, height: Int, limits: Limits = .default) throws(ParseError) {
         guard width > 0, height > 0 else {
-            throw ParseError(.invalidValue, offset: 0, "image size \(width)×\(height) is empty")
+            throw ParseError(.invalidValue, "image size \(width)×\(height) is empty")
         }
-        try Limits.check(width, limits.maxImageDimension, "maxImageDimension (width)", offset: 0)
-        try Limits.check(height, limits.maxImageDimension, "maxImageDimension (height)", offset: 0)
+        try Limits.check(width, limits.maxImageDimension, "maxImageDimension (width)")
+        try Limits.check(height, limits.maxImageDimension, "maxImageDimension (height)")
         let (px, o) = width.multipliedReportingOverflow(by: height)
         guard !o, px <= 1 << 28 else {
-            throw ParseError(.limitExceeded, offset: 0, "image of \(width)×\(height) pixels exceeds 2^28 pixels")
+            throw ParseError(.limitExceeded, "image of \(width)×\(height) pixels exceeds 2^28 pixels")
         }
     }
 

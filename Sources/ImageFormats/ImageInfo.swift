@@ -14,7 +14,7 @@ public enum ImageInfo {
                              ("file_size", .int(Int64(b.count))), ("spatial_photo", .bool(false))]))
         }
         let seg = try JPEGSegments(b)
-        guard let f = seg.frame else { throw ParseError(.truncated, offset: 0, "JPEG without a frame header (SOF) before the scan") }
+        guard let f = seg.frame else { throw ParseError(.truncated, "JPEG without a frame header (SOF) before the scan") }
         var lines = ["JPEG image \(f.width)x\(f.height), \(f.components) component\(f.components == 1 ? "" : "s"), \(f.precision)-bit, \(b.count) bytes"]
         var o: [(String, JSON)] = [("format", .string("jpeg")), ("width", .int(Int64(f.width))), ("height", .int(Int64(f.height))),
                                    ("file_size", .int(Int64(b.count)))]

@@ -13,7 +13,7 @@ public enum ImageOps {
     /// Crops to the rectangle (x, y, w, h); the rectangle must lie inside the image.
     public static func crop(_ img: Image, x: Int, y: Int, width w: Int, height h: Int) throws(ParseError) -> Image {
         guard x >= 0, y >= 0, w > 0, h > 0, x <= img.width - w, y <= img.height - h else {
-            throw ParseError(.invalidValue, offset: 0, "crop \(w)×\(h)+\(x)+\(y) lies outside the \(img.width)×\(img.height) image")
+            throw ParseError(.invalidValue, "crop \(w)×\(h)+\(x)+\(y) lies outside the \(img.width)×\(img.height) image")
         }
         if x == 0 && y == 0 && w == img.width && h == img.height { return img }
         let (sx, sy) = img.format.chromaShift
@@ -97,11 +97,11 @@ public enum ImageOps {
     /// for subsampled YUV, x and y must be multiples of 2.
     public static func paste(_ tile: Image, into canvas: inout Image, x: Int, y: Int) throws(ParseError) {
         guard tile.format == canvas.format, tile.bitDepth == canvas.bitDepth else {
-            throw ParseError(.invalidValue, offset: 0, "grid tile is \(tile.format.rawValue) \(tile.bitDepth)-bit but the canvas is \(canvas.format.rawValue) \(canvas.bitDepth)-bit")
+            throw ParseError(.invalidValue, "grid tile is \(tile.format.rawValue) \(tile.bitDepth)-bit but the canvas is \(canvas.format.rawValue) \(canvas.bitDepth)-bit")
         }
         let (sx, sy) = canvas.format.chromaShift
         guard (x >> sx) << sx == x, (y >> sy) << sy == y, x >= 0, y >= 0 else {
-            throw ParseError(.invalidValue, offset: 0, "tile position \(x),\(y) is not aligned to the chroma grid")
+            throw ParseError(.invalidValue, "tile position \(x),\(y) is not aligned to the chroma grid")
         }
         let ch = canvas.format.interleavedChannels
         func copy<T>(_ src: [[T]], _ dst: inout [[T]]) {
@@ -130,12 +130,12 @@ public enum ImageOps {
         canvas.planes = .u8([])
         switch tile.planes {
         case .u8(let s):
-            guard case .u8(var d) = planes else { canvas.planes = planes; throw ParseError(.invalidValue, offset: 0, "grid tile sample size differs from the canvas") }
+            guard case .u8(var d) = planes else { canvas.planes = planes; throw ParseError(.invalidValue, "grid tile sample size differs from the canvas") }
             planes = .u8([])
             copy(s, &d)
             canvas.planes = .u8(d)
         case .u16(let s):
-            guard case .u16(var d) = planes else { canvas.planes = planes; throw ParseError(.invalidValue, offset: 0, "grid tile sample size differs from the canvas") }
+            guard case .u16(var d) = planes else { canvas.planes = planes; throw ParseError(.invalidValue, "grid tile sample size differs from the canvas") }
             planes = .u16([])
             copy(s, &d)
             canvas.planes = .u16(d)
@@ -197,7 +197,7 @@ public enum ImageOps {
     /// Pads to w×h by repeating the last column / row (encoders need whole tiles).
     public static func padEdge(_ img: Image, width w: Int, height h: Int) throws(ParseError) -> Image {
         if w == img.width && h == img.height { return img }
-        guard w >= img.width, h >= img.height else { throw ParseError(.invalidValue, offset: 0, "pad target smaller than image") }
+        guard w >= img.width, h >= img.height else { throw ParseError(.invalidValue, "pad target smaller than image") }
         let (sx, sy) = img.format.chromaShift
         return try remap(img, width: w, height: h) { p, ox, oy in
             let c = p == 0 ? img.format.interleavedChannels : 1
@@ -211,7 +211,7 @@ public enum ImageOps {
     /// every plane (infinity when identical).
     public static func psnr(_ a: Image, _ b: Image) throws(ParseError) -> Double {
         guard a.width == b.width, a.height == b.height, a.format == b.format, a.bitDepth == b.bitDepth else {
-            throw ParseError(.invalidValue, offset: 0, "PSNR needs images of equal size, format and depth (\(a.width)×\(a.height) \(a.format.rawValue) vs \(b.width)×\(b.height) \(b.format.rawValue))")
+            throw ParseError(.invalidValue, "PSNR needs images of equal size, format and depth (\(a.width)×\(a.height) \(a.format.rawValue) vs \(b.width)×\(b.height) \(b.format.rawValue))")
         }
         var se: Double = 0, n = 0
         for p in 0..<a.format.planeCount {

@@ -74,7 +74,7 @@ public struct PNGStructure: Sendable, Equatable {
     /// from a length field except slices of chunks that are already inside the buffer.
     public init(_ data: [UInt8], limits: Limits = .default) throws(ParseError) {
         guard data.count >= 8, Array(data[0..<8]) == Self.signature else {
-            throw ParseError(.notRecognised, offset: 0, path: "PNG", "not a PNG file (signature missing)")
+            throw ParseError(.notRecognised, path: "PNG", "not a PNG file (signature missing)")
         }
         var p = 8
         var seenIDAT = false, idatEnded = false, seenIEND = false, seenPLTE = false

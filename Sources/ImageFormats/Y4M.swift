@@ -63,7 +63,7 @@ public enum Y4M {
         public convenience init(path: String, limits: Limits = .default) throws(ParseError) {
             if path == "-" { try self.init(fd: 0, owns: false, name: "stdin", limits: limits); return }
             let fd = open(path, O_RDONLY)
-            guard fd >= 0 else { throw ParseError(.io, offset: 0, path: path, "cannot open: \(String(cString: strerror(errno)))") }
+            guard fd >= 0 else { throw ParseError(.io, path: path, "cannot open: \(String(cString: strerror(errno)))") }
             try self.init(fd: fd, owns: true, name: path, limits: limits)
         }
 
@@ -72,13 +72,13 @@ public enum Y4M {
             var hdr: Header?
             do throws(ParseError) {
                 let line = try Reader.readLine(fd: fd, buffer: &buffer, pos: &pos, eof: &eof, offset: &offset)
-                guard let line else { throw ParseError(.truncated, offset: 0, path: name, "empty input: no YUV4MPEG2 header") }
+                guard let line else { throw ParseError(.truncated, path: name, "empty input: no YUV4MPEG2 header") }
                 hdr = try Y4M.parseHeader(line, limits: limits)
             } catch {
                 if owns { close(fd) }
                 throw error.withPath(name)
             }
-            guard let hdr else { throw ParseError(.notRecognised, offset: 0, path: name, "no header") }
+            guard let hdr else { throw ParseError(.notRecognised, path: name, "no header") }
             header = hdr
         }
         deinit { if ownsFD { close(fd) } }
@@ -164,7 +164,7 @@ public enum Y4M {
                 if n < 0 { failure = errno }
                 count = max(0, n)
             }
-            if failure != 0 { throw ParseError(.io, offset: 0, "read failed: \(String(cString: strerror(failure)))") }
+            if failure != 0 { throw ParseError(.io, "read failed: \(String(cString: strerror(failure)))") }
             if chunk.isEmpty { eof = true; return false }
             buffer += chunk
             return true
@@ -190,7 +190,7 @@ public enum Y4M {
     /// Parses a header line (without the newline).
     public static func parseHeader(_ line: [UInt8], limits: Limits = .default) throws(ParseError) -> Header {
         let words = String(decoding: line, as: UTF8.self).split(separator: " ")
-        guard words.first == "YUV4MPEG2" else { throw ParseError(.notRecognised, offset: 0, "not a YUV4MPEG2 stream") }
+        guard words.first == "YUV4MPEG2" else { throw ParseError(.notRecognised, "not a YUV4MPEG2 stream") }
         var w = 0, h = 0
         var hdr = Header(width: 1, height: 1)
         for word in words.dropFirst() {
@@ -201,7 +201,7 @@ public enum Y4M {
             case "H": h = Int(v) ?? 0
             case "F", "A":
                 let parts = v.split(separator: ":").compactMap { Int($0) }
-                guard parts.count == 2, parts[0] >= 0, parts[1] >= 0 else { throw ParseError(.invalidValue, offset: 0, "bad \(tag) ratio '\(v)'") }
+                guard parts.count == 2, parts[0] >= 0, parts[1] >= 0 else { throw ParseError(.invalidValue, "bad \(tag) ratio '\(v)'") }
                 if tag == "F" { hdr.fpsNum = parts[0]; hdr.fpsDen = max(1, parts[1]) } else { hdr.aspectNum = parts[0]; hdr.aspectDen = parts[1] }
             case "I": hdr.interlace = v.first ?? "p"
             case "X":
@@ -224,15 +224,15 @@ public enum Y4M {
         }
         if v.hasPrefix("422") { return (.yuv422, v.hasPrefix("422p") ? Int(v.dropFirst(4)) ?? 8 : 8) }
         if v.hasPrefix("444") {
-            if v.hasPrefix("444alpha") { throw ParseError(.unsupported, offset: 0, "C444alpha is not supported") }
+            if v.hasPrefix("444alpha") { throw ParseError(.unsupported, "C444alpha is not supported") }
             return (.yuv444, v.hasPrefix("444p") ? Int(v.dropFirst(4)) ?? 8 : 8)
         }
         if v.hasPrefix("mono") { return (.gray, v == "mono" ? 8 : Int(v.dropFirst(4)) ?? 8) }
-        throw ParseError(.unsupported, offset: 0, "colour space C\(v) is not supported")
+        throw ParseError(.unsupported, "colour space C\(v) is not supported")
     }
 
     static func image(from data: [UInt8], header: Header) throws(ParseError) -> Image {
-        guard (8...16).contains(header.bitDepth) else { throw ParseError(.unsupported, offset: 0, "bit depth \(header.bitDepth)") }
+        guard (8...16).contains(header.bitDepth) else { throw ParseError(.unsupported, "bit depth \(header.bitDepth)") }
         var planes8: [[UInt8]] = [], planes16: [[UInt16]] = []
         var p = 0
         for c in 0..<header.format.planeCount {
@@ -251,7 +251,7 @@ public enum Y4M {
 
     /// Serialises one frame ("FRAME\n" + samples, little-endian for > 8 bits).
     public static func frameBytes(_ img: Image) throws(ParseError) -> [UInt8] {
-        guard img.format.isYUV || img.format == .gray else { throw ParseError(.invalidValue, offset: 0, "Y4M frames must be YUV or grey") }
+        guard img.format.isYUV || img.format == .gray else { throw ParseError(.invalidValue, "Y4M frames must be YUV or grey") }
         var out = Array("FRAME\n".utf8)
         switch img.planes {
         case .u8(let p): for pl in p { out += pl }
@@ -263,13 +263,13 @@ public enum Y4M {
 
     /// Writes a whole stream atomically.
     public static func write(_ frames: [Image], fpsNum: Int = 30, fpsDen: Int = 1, to path: String) throws(ParseError) {
-        guard let f = frames.first else { throw ParseError(.invalidValue, offset: 0, path: path, "no frames to write") }
+        guard let f = frames.first else { throw ParseError(.invalidValue, path: path, "no frames to write") }
         let hdr = Header(width: f.width, height: f.height, fpsNum: fpsNum, fpsDen: fpsDen, format: f.format, bitDepth: f.bitDepth)
         try AtomicFile.write(path: path) { (file: AtomicFile) throws(ParseError) in
             try file.write(hdr.serialized)
             for img in frames {
                 guard img.width == f.width, img.height == f.height, img.format == f.format, img.bitDepth == f.bitDepth else {
-                    throw ParseError(.invalidValue, offset: 0, path: path, "all frames must share the first frame's geometry")
+                    throw ParseError(.invalidValue, path: path, "all frames must share the first frame's geometry")
                 }
                 try file.write(try frameBytes(img))
             }

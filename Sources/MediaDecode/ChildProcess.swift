@@ -40,7 +40,7 @@ package final class ChildProcess: @unchecked Sendable {
 
     package init(executable: String, arguments: [String]) throws(ParseError) {
         var fds: [Int32] = [0, 0]
-        guard pipe(&fds) == 0 else { throw ParseError(.io, offset: 0, "cannot create a pipe: \(String(cString: strerror(errno)))") }
+        guard pipe(&fds) == 0 else { throw ParseError(.io, "cannot create a pipe: \(String(cString: strerror(errno)))") }
         // Our end of the pipe is not inherited by this or any later child (a second child holding it would
         // keep the pipe open after we closed it).
         _ = fcntl(fds[0], F_SETFD, FD_CLOEXEC)
@@ -50,7 +50,7 @@ package final class ChildProcess: @unchecked Sendable {
         let errFD = template.withUnsafeMutableBufferPointer { p -> Int32 in p.baseAddress.map { mkstemp($0) } ?? -1 }
         guard errFD >= 0 else {
             close(fds[0]); close(fds[1])
-            throw ParseError(.io, offset: 0, "cannot create a temporary file: \(String(cString: strerror(errno)))")
+            throw ParseError(.io, "cannot create a temporary file: \(String(cString: strerror(errno)))")
         }
         unlink(String(decoding: template.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self))
         _ = fcntl(errFD, F_SETFD, FD_CLOEXEC)
@@ -83,7 +83,7 @@ package final class ChildProcess: @unchecked Sendable {
         close(fds[1])
         guard rc == 0 else {
             close(fds[0]); close(errFD)
-            throw ParseError(.io, offset: 0, "cannot start \(executable): \(String(cString: strerror(rc)))")
+            throw ParseError(.io, "cannot start \(executable): \(String(cString: strerror(rc)))")
         }
         pid = child
         stdoutFD = fds[0]

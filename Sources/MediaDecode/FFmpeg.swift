@@ -83,8 +83,7 @@ public enum FFmpeg {
         let origin = override != nil ? "the FFmpeg named" : "SPATIAL_MEDIA_FFMPEG"
         let have = found.isEmpty ? (pinned.map { "\(origin) (\($0)) is not a working FFmpeg" } ?? "no FFmpeg was found")
             : "found only " + found.map { "FFmpeg \($0.version) (\($0.path))" }.joined(separator: ", ")
-        throw ParseError(.libraryMissing, offset: 0,
-                         "\(purpose) needs \(need), and \(have); run `bash scripts/setup.sh` (installs FFmpeg ≥ 7.1 into the project's tools directory) or set SPATIAL_MEDIA_FFMPEG to one")
+        throw ParseError(.libraryMissing, "\(purpose) needs \(need), and \(have); run `bash scripts/setup.sh` (installs FFmpeg ≥ 7.1 into the project's tools directory) or set SPATIAL_MEDIA_FFMPEG to one")
     }
 
     /// Every FFmpeg found, in search order, probed (programs that fail to run are left out). `override`, or else

@@ -32,7 +32,7 @@ public enum FramePackedFrames {
             guard let child = try? ChildProcess(executable: ff.path, arguments: [
                 "-nostdin", "-v", "error", "-ss", NumberText.fixed(t, places: 6), "-i", path, "-map", "0:v:0", "-frames:v", "1",
                 "-pix_fmt", "gray", "-f", "image2pipe", "-c:v", "pgm", "-",
-            ]) else { throw ParseError(.io, offset: 0, path: path, "cannot start FFmpeg (\(ff.path))") }
+            ]) else { throw ParseError(.io, path: path, "cannot start FFmpeg (\(ff.path))") }
             let data = child.readToEnd(limit: 1 << 28)
             let status = child.wait()
             if status == 0, let data, let frame = SpatialVideoSource.parsePGMs(data).first { out.append((i, frame)); continue }
@@ -42,7 +42,7 @@ public enum FramePackedFrames {
         guard !missing.isEmpty else { return out }
         let found = try selected(path, indices: missing, ffmpeg: override)
         if let lost = missing.first(where: { i in !found.contains { $0.index == i } }) {
-            throw ParseError(.unsupported, offset: 0, path: path, "FFmpeg could not decode frame \(lost) (\(why))")
+            throw ParseError(.unsupported, path: path, "FFmpeg could not decode frame \(lost) (\(why))")
         }
         return (out + found).sorted { $0.index < $1.index }
     }
@@ -59,11 +59,11 @@ public enum FramePackedFrames {
         guard let child = try? ChildProcess(executable: ff.path, arguments: [
             "-nostdin", "-v", "error", "-i", path, "-map", "0:v:0", "-vf", select] + vsync + [
             "-pix_fmt", "gray", "-f", "image2pipe", "-c:v", "pgm", "-",
-        ]) else { throw ParseError(.io, offset: 0, path: path, "cannot start FFmpeg (\(ff.path))") }
+        ]) else { throw ParseError(.io, path: path, "cannot start FFmpeg (\(ff.path))") }
         let data = child.readToEnd(limit: 1 << 28)
         let status = child.wait()
         guard status == 0, let data else {
-            throw ParseError(.unsupported, offset: 0, path: path, "FFmpeg could not decode frames \(wanted) (exit status \(status)): \(child.errorText())")
+            throw ParseError(.unsupported, path: path, "FFmpeg could not decode frames \(wanted) (exit status \(status)): \(child.errorText())")
         }
         return Array(zip(wanted, SpatialVideoSource.parsePGMs(data)))
     }

@@ -111,7 +111,7 @@ public enum ImageFiles {
             let exif = heifExif(file, limits: limits)
             return LoadedImage(kind: .heif, image: img, exif: exif, exifInfo: exif.map { ExifInfo(tiff: $0) } ?? ExifInfo())
         }
-        throw ParseError(.notRecognised, offset: 0, "not a JPEG, MPO, PNG or HEIF file")
+        throw ParseError(.notRecognised, "not a JPEG, MPO, PNG or HEIF file")
     }
 
     /// Why the image file at `path` is damaged or truncated (a cut MPO, PNG or HEIF, a JPEG its decoder warns about),
@@ -168,7 +168,7 @@ public enum ImageFiles {
                 bytes = icc.map { PNGColourProfile.embedding($0, in: png) } ?? png
             case "jpg", "jpeg": bytes = try JPEG.encode(image, quality: jpegQuality, exif: exif, icc: icc, xmp: xmp)
             case "heic", "heif": bytes = try encodeHEIC(image, quality: heicQuality, exif: exif, limits: limits)
-            default: throw ParseError(.unsupported, offset: 0, "unknown output extension '.\(ext)' (use .png, .jpg or .heic)")
+            default: throw ParseError(.unsupported, "unknown output extension '.\(ext)' (use .png, .jpg or .heic)")
             }
         } catch {
             var e = error; e.path = path; throw e
@@ -180,7 +180,7 @@ public enum ImageFiles {
     public static func encodeHEIC(_ image: Image, quality: Int, exif: [UInt8]?, limits: Limits = .default) throws(ParseError) -> [UInt8] {
         let settings = PhotoEncoding.settings(quality: quality, sourceDepth: image.bitDepth)
         guard let coded = try HEVCStillEncoder.encode([image], settings: settings, limits: limits).first else {
-            throw ParseError(.invalidValue, offset: 0, "nothing encoded")
+            throw ParseError(.invalidValue, "nothing encoded")
         }
         let ci = PhotoEncoding.codedImage(coded, settings: settings)
         var b = HEIFBuilder(primaryItemID: 1)

@@ -88,7 +88,7 @@ public struct MediaProbe: Sendable {
         let probe = parse(text)
         if probe.streams.isEmpty {
             let why = text.split(separator: "\n").last.map(String.init) ?? "no output"
-            throw ParseError(.unsupported, offset: 0, path: path, "FFmpeg (\(tool.path)) cannot read it: \(why)")
+            throw ParseError(.unsupported, path: path, "FFmpeg (\(tool.path)) cannot read it: \(why)")
         }
         return probe
     }

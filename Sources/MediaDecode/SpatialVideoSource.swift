@@ -39,15 +39,15 @@ extension SpatialVideoSource {
         let file = try ISOFile.open(path: path, limits: limits)
         let report = SpatialVideoReport(file)
         guard let v = report.primary, let track = file.tracks.first(where: { $0.trackID == v.trackID }) else {
-            throw ParseError(.unsupported, offset: 0, path: path, "no video track: nothing to split")
+            throw ParseError(.unsupported, path: path, "no video track: nothing to split")
         }
         guard v.isHEVC, let entry = track.sampleEntries.first,
               let hvcC = entry.child("hvcC")?.payload(HEVCConfigurationBox.self)?.record else {
-            throw ParseError(.unsupported, offset: 0, path: path,
+            throw ParseError(.unsupported, path: path,
                              "the video is '\(v.sampleEntryType?.description ?? "?")', not MV-HEVC: not a two-view spatial video (a frame-packed 3D movie holds both eyes in one picture: `spatial-media split` cuts them apart)")
         }
         guard let lhvC = entry.child("lhvC")?.payload(HEVCConfigurationBox.self)?.record else {
-            throw ParseError(.unsupported, offset: 0, path: path,
+            throw ParseError(.unsupported, path: path,
                              "a single-layer (2D) HEVC video: there is only one view, so nothing to split")
         }
         var samples: [[UInt8]] = []
@@ -56,7 +56,7 @@ extension SpatialVideoSource {
         }
         let info = try HEVCStreamInfo(hvcC: hvcC, lhvC: lhvC, samples: samples)
         guard info.layerCount >= 2, info.layers.count >= 2 else {
-            throw ParseError(.unsupported, offset: 0, path: path, "the stream has one layer: nothing to split")
+            throw ParseError(.unsupported, path: path, "the stream has one layer: nothing to split")
         }
         let ilp = info.layers[1].usesInterLayerPrediction ?? !info.layers[1].directReferenceLayers.isEmpty
         let baseIsLeft: Bool
@@ -90,7 +90,7 @@ extension SpatialVideoSource {
         var out: [(Int, Image, Image)] = []
         for i in indices {
             guard let f = try frameRun(start: i, count: 1, eyeWidth: nil, ffmpeg: override).first else {
-                throw ParseError(.unsupported, offset: 0, path: path, "FFmpeg decoded no picture at frame \(i)")
+                throw ParseError(.unsupported, path: path, "FFmpeg decoded no picture at frame \(i)")
             }
             out.append((i, f.left, f.right))
         }
@@ -110,11 +110,11 @@ extension SpatialVideoSource {
         guard let child = try? ChildProcess(executable: ff.path, arguments: [
             "-nostdin", "-v", "error", "-ss", NumberText.fixed(t, places: 6), "-i", path, "-filter_complex", graph, "-map", "[v]",
             "-frames:v", "\(max(1, min(count, 64)))", "-pix_fmt", "gray", "-f", "image2pipe", "-c:v", "pgm", "-",
-        ]) else { throw ParseError(.io, offset: 0, path: path, "cannot start FFmpeg (\(ff.path))") }
+        ]) else { throw ParseError(.io, path: path, "cannot start FFmpeg (\(ff.path))") }
         let data = child.readToEnd(limit: 1 << 28)
         let status = child.wait()
         guard status == 0, let data else {
-            throw ParseError(.unsupported, offset: 0, path: path, "FFmpeg could not decode frame \(start)\(count > 1 ? "…" : "") (exit status \(status)): \(child.errorText())")
+            throw ParseError(.unsupported, path: path, "FFmpeg could not decode frame \(start)\(count > 1 ? "…" : "") (exit status \(status)): \(child.errorText())")
         }
         var out: [(Image, Image)] = []
         for both in Self.parsePGMs(data) where both.width >= 2 {

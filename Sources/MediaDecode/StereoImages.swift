@@ -189,7 +189,7 @@ public enum StereoImages {
         let desc: String
         if src.kind == .mpo {
             guard let second = src.mpoSecond else {
-                throw ParseError(.invalidValue, offset: 0, "MPO file holds only one image; a stereo pair needs two")
+                throw ParseError(.invalidValue, "MPO file holds only one image; a stereo pair needs two")
             }
             left = src.image; right = second
             let a = src.mpoAttributes
@@ -205,7 +205,7 @@ public enum StereoImages {
             convergence = a.lazy.compactMap(\.convergenceAngleDegrees).first
             desc = "MPO"
             if left.width != right.width || left.height != right.height {
-                throw ParseError(.invalidValue, offset: 0, "the two MPO images differ in size (\(left.width)×\(left.height) and \(right.width)×\(right.height))")
+                throw ParseError(.invalidValue, "the two MPO images differ in size (\(left.width)×\(left.height) and \(right.width)×\(right.height))")
             }
         } else {
             let img = src.image
@@ -244,11 +244,11 @@ public enum StereoImages {
     /// an odd middle column or row is dropped.
     public static func halves(_ img: Image, layout: StereoLayout) throws(ParseError) -> (left: Image, right: Image) {
         if layout.resolved(width: img.width, height: img.height) == .sbs {
-            guard img.width >= 2 else { throw ParseError(.invalidValue, offset: 0, "image is \(img.width) px wide: too narrow to hold two eyes side by side") }
+            guard img.width >= 2 else { throw ParseError(.invalidValue, "image is \(img.width) px wide: too narrow to hold two eyes side by side") }
             let half = img.width / 2
             return (try ImageOps.crop(img, x: 0, y: 0, width: half, height: img.height), try ImageOps.crop(img, x: img.width - half, y: 0, width: half, height: img.height))
         }
-        guard img.height >= 2 else { throw ParseError(.invalidValue, offset: 0, "image is \(img.height) px tall: too short to hold two eyes one above the other") }
+        guard img.height >= 2 else { throw ParseError(.invalidValue, "image is \(img.height) px tall: too short to hold two eyes one above the other") }
         let half = img.height / 2
         return (try ImageOps.crop(img, x: 0, y: 0, width: img.width, height: half), try ImageOps.crop(img, x: 0, y: img.height - half, width: img.width, height: half))
     }
@@ -276,7 +276,7 @@ public enum StereoImages {
         let a = try ImageFiles.load(l, limits: limits, acceptDamage: acceptDamage)
         let b = try ImageFiles.load(r, limits: limits, acceptDamage: acceptDamage)
         guard a.image.width == b.image.width, a.image.height == b.image.height else {
-            throw ParseError(.invalidValue, offset: 0, path: r, "the eyes differ in size: \(l) is \(a.image.width)×\(a.image.height), \(r) is \(b.image.width)×\(b.image.height)")
+            throw ParseError(.invalidValue, path: r, "the eyes differ in size: \(l) is \(a.image.width)×\(a.image.height), \(r) is \(b.image.width)×\(b.image.height)")
         }
         var pair = StereoPair(left: a.image, right: b.image, exif: a.exif, exifInfo: a.exifInfo, sourceBaselineMM: nil, convergenceAngleDegrees: nil,
                               sourceDescription: "left/right pair", notes: a.notes + b.notes)
@@ -327,10 +327,10 @@ public enum StereoImages {
     /// Decodes both eyes of a parsed stereo HEIC; a truncated or damaged file is refused first
     /// (``/ISOBMFF/ISOFile/requireIntact(limits:operation:)``), naming the offset and box path.
     public static func decodeSpatialPhoto(file: ISOFile, limits: Limits = .default) throws(ParseError) -> (left: Image, right: Image, exif: [UInt8]?) {
-        guard let meta = file.heif else { throw ParseError(.notRecognised, offset: 0, "not a HEIF file") }
+        guard let meta = file.heif else { throw ParseError(.notRecognised, "not a HEIF file") }
         try file.requireIntact()
         guard let g = meta.groups.first(where: { $0.type == "ster" }), g.entityIDs.count == 2 else {
-            throw ParseError(.notRecognised, offset: 0, "no stereo pair: the file has no 'ster' entity group with two images")
+            throw ParseError(.notRecognised, "no stereo pair: the file has no 'ster' entity group with two images")
         }
         // The eyes are decoded at the same time, each splitting its grid tiles over half the cores: one
         // eye's serial steps (canvas assembly, the last tiles) overlap the other eye's decoding.
@@ -348,7 +348,7 @@ public enum StereoImages {
             switch slots.get(i) {
             case .success(let img)?: return img
             case .failure(let e)?: throw e
-            case nil: throw ParseError(.invalidValue, offset: 0, "eye \(i) was not decoded")
+            case nil: throw ParseError(.invalidValue, "eye \(i) was not decoded")
             }
         }
         let l = try eye(0), r = try eye(1)

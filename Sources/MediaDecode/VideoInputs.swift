@@ -50,7 +50,7 @@ public enum VideoInputs {
         func viaFFmpeg(_ hint: Int?, why: String) throws(ParseError) -> VideoFrameProducer {
             let tool: FFmpegTool
             do throws(ParseError) { tool = try FFmpeg.require(.any, for: "\(why): decoding \(path)", override: ffmpeg) } catch {
-                throw ParseError(.unsupported, offset: 0, path: path, error.message + " (Y4M and HEVC MP4/MOV inputs work without it)")
+                throw ParseError(.unsupported, path: path, error.message + " (Y4M and HEVC MP4/MOV inputs work without it)")
             }
             var probe = try MediaProbe.run(path, tool: tool)
             if !squarePixels, let a = probe.sampleAspect {
@@ -60,10 +60,10 @@ public enum VideoInputs {
             guard probe.video != nil else {
                 let kinds: [String] = probe.streams.map { (s: MediaProbe.Stream) -> String in s.kind.rawValue }
                 let has = kinds.isEmpty ? "nothing" : kinds.joined(separator: ", ")
-                throw ParseError(.unsupported, offset: 0, path: path, "no video stream (FFmpeg lists: \(has)); give a video file")
+                throw ParseError(.unsupported, path: path, "no video stream (FFmpeg lists: \(has)); give a video file")
             }
             // Never flatten a sphere that only FFmpeg's reading reveals (Matroska Projection, …).
-            if !sphere, let why = probe.sphereRefusal { throw ParseError(.unsupported, offset: 0, path: path, why) }
+            if !sphere, let why = probe.sphereRefusal { throw ParseError(.unsupported, path: path, why) }
             if let r = probe.rotationDegrees, r != 0 {
                 notes.append("\(path): rotated \(NumberText.fixed(-r, places: 0))° as its display matrix asks (FFmpeg applies it; the eyes are split after rotating)")
             }
@@ -76,9 +76,9 @@ public enum VideoInputs {
         if path == "-" { return try Y4MProducer(path: path, limits: limits) }
         // Existence first, so a typo is not reported as "needs ffmpeg".
         var st = stat()
-        guard stat(path, &st) == 0 else { throw ParseError(.io, offset: 0, path: path, "cannot open: \(String(cString: strerror(errno)))") }
+        guard stat(path, &st) == 0 else { throw ParseError(.io, path: path, "cannot open: \(String(cString: strerror(errno)))") }
         guard (st.st_mode & S_IFMT) == S_IFREG || (st.st_mode & S_IFMT) == S_IFIFO else {
-            throw ParseError(.io, offset: 0, path: path, "not a regular file")
+            throw ParseError(.io, path: path, "not a regular file")
         }
         let kind = FileProbe.kind(of: path)
         if kind == .y4m {
@@ -90,9 +90,9 @@ public enum VideoInputs {
             // A damaged or truncated movie is refused before anything is decoded or written.
             try file.requireIntact(limits: limits, operation: "convert")
             // Never flatten a sphere (VR180/360, APMP): refuse with the reason and the lossless alternative.
-            if !sphere, let why = SpatialVideoReport.sphereRefusal(file) { throw ParseError(.unsupported, offset: 0, path: path, why) }
+            if !sphere, let why = SpatialVideoReport.sphereRefusal(file) { throw ParseError(.unsupported, path: path, why) }
             // Never cut one view of an MV-HEVC (spatial) video in half: say what to use instead.
-            if let why = SpatialVideoReport.multiviewRefusal(file) { throw ParseError(.unsupported, offset: 0, path: path, why) }
+            if let why = SpatialVideoReport.multiviewRefusal(file) { throw ParseError(.unsupported, path: path, why) }
             let hint = file.tracks.first { $0.handler == "vide" }?.sampleCount
             if decoder == .auto, !file.isFragmented,
                let p = try HEVCTrackProducer.open(path: path, file: file, limits: limits) {
@@ -108,7 +108,7 @@ public enum VideoInputs {
             return p
         }
         // Never decode a two-layer (MV-HEVC) stream as 2D: FFmpeg would read its base layer only, one eye.
-        if kind == .annexB, let why = try multiLayerRefusal(path, limits: limits) { throw ParseError(.unsupported, offset: 0, path: path, why) }
+        if kind == .annexB, let why = try multiLayerRefusal(path, limits: limits) { throw ParseError(.unsupported, path: path, why) }
         let p = try viaFFmpeg(nil, why: "\(path) is neither Y4M nor MP4/MOV")
         notes.append("\(path): decoded by ffmpeg to \(p.bitDepth)-bit 4:2:0")
         return p

@@ -182,9 +182,9 @@ public final class FFmpegProducer: Y4MFrameProducer {
             reader = try Y4M.Reader(path: "/dev/fd/\(child.stdoutFD)", limits: limits)
         } catch {
             let status = child.wait()
-            if Interruption.isRequested { throw ParseError(.io, offset: 0, path: path, "cancelled while ffmpeg was starting") }
+            if Interruption.isRequested { throw ParseError(.cancelled, path: path, "cancelled while ffmpeg was starting") }
             let text = Self.words(child)
-            throw ParseError(.unsupported, offset: 0, path: path,
+            throw ParseError(.unsupported, path: path,
                              "ffmpeg could not decode the input (exit status \(status))\(text.isEmpty ? ": \(error.message)" : ": \(text)")")
         }
         // The range of the samples on the pipe is the one FFmpeg states there (XCOLORRANGE), else the source's.
@@ -214,7 +214,7 @@ public final class FFmpegProducer: Y4MFrameProducer {
     static func requireToneMapFilters(_ tool: FFmpegTool, path: String) throws(ParseError) {
         let missing = ["zscale", "tonemap"].filter { !FFmpeg.filters(of: tool).contains($0) }
         guard missing.isEmpty else {
-            throw ParseError(.libraryMissing, offset: 0, path: path,
+            throw ParseError(.libraryMissing, path: path,
                              "tone mapping HDR to SDR needs FFmpeg's zscale and tonemap filters, and FFmpeg "
                              + "\(tool.version) (\(tool.path)) has no \(missing.joined(separator: " or ")) "
                              + "(built without libzimg?); "
@@ -265,7 +265,7 @@ public final class FFmpegProducer: Y4MFrameProducer {
             let status = child.wait()
             reaped = true
             if status != 0 {
-                throw ParseError(.unsupported, offset: 0, path: input, "ffmpeg failed (exit status \(status)): \(Self.words(child))")
+                throw ParseError(.unsupported, path: input, "ffmpeg failed (exit status \(status)): \(Self.words(child))")
             }
             throw error
         }
@@ -274,7 +274,7 @@ public final class FFmpegProducer: Y4MFrameProducer {
         let status = child.wait()
         reaped = true
         if status != 0 {
-            throw ParseError(.unsupported, offset: 0, path: input, "ffmpeg failed (exit status \(status)): \(Self.words(child))")
+            throw ParseError(.unsupported, path: input, "ffmpeg failed (exit status \(status)): \(Self.words(child))")
         }
         let stats = child.errorText(max: 400)
         repeatedFrames = Self.statistic("dup=", in: stats)
@@ -284,7 +284,7 @@ public final class FFmpegProducer: Y4MFrameProducer {
         damage = StreamIntegrity.verdict(read: framesRead, stated: framesStated, errors: errors,
                                          container: StreamIntegrity.containerFaults(path: input))
         if let damage, !acceptDamage {
-            throw ParseError(.truncated, offset: 0, path: input, "\(damage); refusing to convert it (nothing written)",
+            throw ParseError(.truncated, path: input, "\(damage); refusing to convert it (nothing written)",
                              remedy: .force)
         }
     }
@@ -324,7 +324,7 @@ public final class HEVCTrackProducer: VideoFrameProducer {
     /// Returns nil when the file has no HEVC video track (the caller then tries ffmpeg).
     public static func open(path: String, file: ISOFile, limits: Limits) throws(ParseError) -> HEVCTrackProducer? {
         guard let track = file.tracks.first(where: { $0.handler == "vide" }) else {
-            throw ParseError(.unsupported, offset: 0, path: path, "\(path) has no video track")
+            throw ParseError(.unsupported, path: path, "\(path) has no video track")
         }
         guard let entry = track.sampleEntries.first, entry.type == "hvc1" || entry.type == "hev1",
               let hvcC = entry.child("hvcC")?.payload(HEVCConfigurationBox.self)?.record else { return nil }
@@ -360,7 +360,7 @@ public final class HEVCTrackProducer: VideoFrameProducer {
         self.path = path; self.file = file; self.hvcC = hvcC; self.limits = limits
         lengthSize = try HEVCDecoderConfigurationRecord(parsing: hvcC).lengthSize
         samples = try track.samples(limits: limits)
-        guard !samples.isEmpty else { throw ParseError(.truncated, offset: 0, path: path, "the video track has no samples (zero frames)") }
+        guard !samples.isEmpty else { throw ParseError(.truncated, path: path, "the video track has no samples (zero frames)") }
         let ts = Int(track.timescale), d = Int(samples[0].duration)
         if ts > 0 && d > 0 {
             var a = ts, b = d
@@ -370,7 +370,7 @@ public final class HEVCTrackProducer: VideoFrameProducer {
         budget = limits.maxBoxInMemory
         // Decode the first IDR period now: the picture size comes from the decoder.
         try decodeNextPeriod()
-        guard let first = pending.first else { throw ParseError(.truncated, offset: 0, path: path, "libde265 decoded no picture from the first samples") }
+        guard let first = pending.first else { throw ParseError(.truncated, path: path, "libde265 decoded no picture from the first samples") }
         width = first.width; height = first.height; format = first.format; bitDepth = first.bitDepth
     }
 
@@ -400,7 +400,7 @@ public final class HEVCTrackProducer: VideoFrameProducer {
         }
         let pics = try HEVCDecoder.decode(hvcC: hvcC, data: data, limits: limits)
         guard pics.count == count else {
-            throw ParseError(.invalidValue, offset: 0, path: path,
+            throw ParseError(.invalidValue, path: path,
                              "libde265 returned \(pics.count) pictures for \(count) samples (leading pictures of an open GOP?); try decoding with FFmpeg", remedy: .decodeWithFFmpeg)
         }
         pending = pics

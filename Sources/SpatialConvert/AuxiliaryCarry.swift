@@ -86,8 +86,8 @@ public enum AuxiliaryCarry {
             return try encoded(img, properties: [(auxC, true)], metadata: metadata, reference: "auxl", urn: urn, kind: .gainMap,
                                quality: q, limits: limits)
         }
-        guard let m = g.metadata else { throw ParseError(.invalidValue, offset: 0, "the gain map has no metadata") }
-        if let p = m.problems.first { throw ParseError(.invalidValue, offset: 0, "its metadata cannot be applied: \(p)") }
+        guard let m = g.metadata else { throw ParseError(.invalidValue, "the gain map has no metadata") }
+        if let p = m.problems.first { throw ParseError(.invalidValue, "its metadata cannot be applied: \(p)") }
         var b = try encoded(img, properties: [], metadata: metadata, reference: "tmap", urn: "tmap", kind: .isoGainMap,
                             quality: q, limits: limits)
         b.toneMap = m.tmapPayload
@@ -100,7 +100,7 @@ public enum AuxiliaryCarry {
         let file = try ISOFile.parse(source: MemorySource(try b.standalone()), limits: limits)
         // Decoded as shown (its own irot/imir/clap applied), like the eye.
         let img = try HEIFImageDecoder.decode(file: file, item: b.rootID, limits: limits)
-        guard warp.width > 0, warp.height > 0 else { throw ParseError(.invalidValue, offset: 0, "the eyes have no size") }
+        guard warp.width > 0, warp.height > 0 else { throw ParseError(.invalidValue, "the eyes have no size") }
         let kx = Double(img.width) / Double(warp.width), ky = Double(img.height) / Double(warp.height)
         // Eye pixel e ↔ auxiliary pixel a = (e + 0.5)·k − 0.5.
         let toAux: [Double] = [kx, 0, 0.5 * kx - 0.5, 0, ky, 0.5 * ky - 0.5, 0, 0, 1]
@@ -128,7 +128,7 @@ public enum AuxiliaryCarry {
         // A grey map (Apple's gain maps, depth) stays 4:0:0, as Apple codes it.
         if img.format == .gray { settings.chroma = .gray }
         let coded = try HEVCStillEncoder.encode([img], settings: settings, limits: limits)
-        guard let first = coded.first else { throw ParseError(.invalidValue, offset: 0, "the encoder returned no picture") }
+        guard let first = coded.first else { throw ParseError(.invalidValue, "the encoder returned no picture") }
         var builder = HEIFBuilder(primaryItemID: 0)
         var next: UInt32 = 1
         let rootID = try SpatialPhotoWriter.add(PhotoEncoding.codedImage(first, settings: settings), to: &builder, nextID: &next, hidden: true, properties: properties)
@@ -177,7 +177,7 @@ public enum AuxiliaryCarry {
         let picture = eye == 0 ? pair.left : pair.right
         let ratio = Double(shown.width) / Double(max(1, shown.height)), eyeRatio = Double(picture.width) / Double(max(1, picture.height))
         guard abs(ratio - eyeRatio) / eyeRatio <= 0.02 else {
-            throw ParseError(.invalidValue, offset: 0, path: path, "the \(kind.label(urn: defaultURN(kind))) is \(shown.width)x\(shown.height), not the shape of the \(picture.width)x\(picture.height) \(eye == 0 ? "left" : "right") eye")
+            throw ParseError(.invalidValue, path: path, "the \(kind.label(urn: defaultURN(kind))) is \(shown.width)x\(shown.height), not the shape of the \(picture.width)x\(picture.height) \(eye == 0 ? "left" : "right") eye")
         }
         var list = eye == 0 ? pair.leftAuxiliary : pair.rightAuxiliary
         let replaced = list.filter { $0.kind == kind || (kind == .gainMap && $0.kind == .isoGainMap) }

@@ -121,18 +121,18 @@ extension VideoConverter {
     /// Checks the quality and rate options that need no input (usage errors).
     static func checkEyeOptions(_ o: VideoConversionOptions) throws(ParseError) {
         if case .asymmetric(let d) = o.eyeQuality, !(0...EyeQuality.maximumCRFOffset).contains(d) {
-            throw ParseError(.invalidArgument, offset: 0, "the non-hero eye's CRF offset \(fmt(d)) is outside 0…\(fmt(EyeQuality.maximumCRFOffset))")
+            throw ParseError(.invalidArgument, "the non-hero eye's CRF offset \(fmt(d)) is outside 0…\(fmt(EyeQuality.maximumCRFOffset))")
         }
-        if let m = o.maxBitrateKbps, m <= 0 { throw ParseError(.invalidArgument, offset: 0, "the max bitrate must be positive (kbit/s)") }
-        if let b = o.vbvBufferKbit, b <= 0 { throw ParseError(.invalidArgument, offset: 0, "the VBV buffer must be positive (kbit)") }
+        if let m = o.maxBitrateKbps, m <= 0 { throw ParseError(.invalidArgument, "the max bitrate must be positive (kbit/s)") }
+        if let b = o.vbvBufferKbit, b <= 0 { throw ParseError(.invalidArgument, "the VBV buffer must be positive (kbit)") }
         if o.vbvBufferKbit != nil && o.maxBitrateKbps == nil && o.publishing == nil {
-            throw ParseError(.invalidArgument, offset: 0, "a VBV buffer needs a max bitrate")
+            throw ParseError(.invalidArgument, "a VBV buffer needs a max bitrate")
         }
         if case .bitrate(let k, _, _) = o.rateControl, let m = o.maxBitrateKbps, k > m {
-            throw ParseError(.invalidArgument, offset: 0, "the average bitrate \(k) kbit/s is above the max bitrate \(m) kbit/s")
+            throw ParseError(.invalidArgument, "the average bitrate \(k) kbit/s is above the max bitrate \(m) kbit/s")
         }
         if case .bitrate(let k, _, _) = o.rateControl, !(2...maximumKbps).contains(k) {
-            throw ParseError(.invalidArgument, offset: 0, "the bitrate for both eyes must be 2…\(maximumKbps) kbit/s")
+            throw ParseError(.invalidArgument, "the bitrate for both eyes must be 2…\(maximumKbps) kbit/s")
         }
     }
 
@@ -151,7 +151,7 @@ extension VideoConverter {
         var bufTotal = o.vbvBufferKbit
         if let p = o.publishing {
             guard eyeW <= p.maxEyeSide, eyeH <= p.maxEyeSide else {
-                throw ParseError(.unsupported, offset: 0, "each eye is \(eyeW)×\(eyeH); the \(p.rawValue) preset allows at most \(p.maxEyeSide)×\(p.maxEyeSide) per eye — scale the input first")
+                throw ParseError(.unsupported, "each eye is \(eyeW)×\(eyeH); the \(p.rawValue) preset allows at most \(p.maxEyeSide)×\(p.maxEyeSide) per eye — scale the input first")
             }
             if let m = maxTotal, m > p.peakKbps {
                 notes.append("max bitrate \(m) kbit/s lowered to \(p.peakKbps) kbit/s, the \(p.rawValue) peak")
@@ -238,7 +238,7 @@ extension VideoConverter {
                 notes.append("each eye (\(eyeW)×\(eyeH) at \(fmt(fps)) fps) is beyond every HEVC level: the VBV is not checked against one")
             }
             if case .bitrate(let kh, _, _) = hero.rateControl, kh > mh.hero {
-                throw ParseError(.invalidArgument, offset: 0, "the hero eye's average \(kh) kbit/s would be above its max rate \(mh.hero) kbit/s: lower the average or raise the max rate")
+                throw ParseError(.invalidArgument, "the hero eye's average \(kh) kbit/s would be above its max rate \(mh.hero) kbit/s: lower the average or raise the max rate")
             }
             for (s, r, b) in [(0, mh.hero, bh.hero), (1, mh.other, bh.other)] {
                 var e = s == 0 ? hero : other

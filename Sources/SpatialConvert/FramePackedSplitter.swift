@@ -41,7 +41,7 @@ extension FramePackedSource {
             let file = try ISOFile.open(path: path, limits: limits)
             try file.requireIntact(limits: limits, operation: "split")
             let report = SpatialVideoReport(file)
-            guard let v = report.primary else { throw ParseError(.unsupported, offset: 0, path: path, "no video track: nothing to split") }
+            guard let v = report.primary else { throw ParseError(.unsupported, path: path, "no video track: nothing to split") }
             let m = v.metadata
             if let p = m.framePacking {
                 let origin = m.viewPackingKind != nil ? "vexu/pack '\(m.viewPackingKind?.description ?? "")'"
@@ -58,7 +58,7 @@ extension FramePackedSource {
             let probe = try MediaProbe.run(path, tool: tool)
             // A damaged or truncated input is refused before anything is written, as a cut movie is (SV-FILE-002).
             if let damage = try StreamIntegrity.scan(path: path, tool: tool, probe: probe) {
-                throw ParseError(.truncated, offset: 0, path: path, "\(damage); refusing to split it (nothing written)")
+                throw ParseError(.truncated, path: path, "\(damage); refusing to split it (nothing written)")
             }
             src.audioTracks = probe.audio.count
             if let d = probe.durationSeconds, let r = probe.frameRate { src.frames = Int((d * Double(r.num) / Double(r.den)).rounded()) }
@@ -77,14 +77,14 @@ extension FramePackedSource {
         }
         switch (signalled, stated) {
         case (let s?, let t?) where t != .auto && t != s.0:
-            throw ParseError(.invalidArgument, offset: 0, path: path,
+            throw ParseError(.invalidArgument, path: path,
                              "the movie says its eyes are \(s.0 == .sbs ? "side by side" : "top-bottom") (\(s.1)), not \(t == .sbs ? "side by side" : "top-bottom") as given; leave out the layout or give \(s.0.rawValue)")
         case (let s?, _):
             src.layout = s.0; src.layoutOrigin = s.1
         case (nil, let t?) where t != .auto:
             src.layout = t; src.layoutOrigin = "stated"
         default:
-            throw ParseError(.invalidArgument, offset: 0, path: path,
+            throw ParseError(.invalidArgument, path: path,
                              "as far as its metadata says (no vexu/pack, st3d or Google spherical XML), the movie holds one view: if its picture holds both eyes, state the layout, side by side or top-bottom", remedy: .giveLayout)
         }
         return src
@@ -130,12 +130,12 @@ extension VideoSplitter {
     static func splitFramePacked(_ src: FramePackedSource, options o: VideoSplitOptions, cancellation: ConversionCancellation?,
                                  progress: ((VideoConversionProgress) -> Void)?) throws(ParseError) -> VideoSplitReport {
         if o.copy {
-            throw ParseError(.invalidArgument, offset: 0, path: src.path, "a frame-packed picture holds both eyes: cutting it needs re-encoding (leave out the copy option)")
+            throw ParseError(.invalidArgument, path: src.path, "a frame-packed picture holds both eyes: cutting it needs re-encoding (leave out the copy option)")
         }
         let sbsIn = src.layout == .sbs
         switch o.target {
         case .sideBySide where sbsIn, .overUnder where !sbsIn:
-            throw ParseError(.invalidArgument, offset: 0, path: src.path, "the movie is already \(sbsIn ? "side by side" : "over-under"): write the eyes or the other packing")
+            throw ParseError(.invalidArgument, path: src.path, "the movie is already \(sbsIn ? "side by side" : "over-under"): write the eyes or the other packing")
         default: break
         }
         let ff = try FFmpeg.require(.any, for: "splitting \(src.path)", override: o.ffmpeg)

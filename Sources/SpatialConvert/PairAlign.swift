@@ -135,7 +135,7 @@ public enum PairAligner {
         let identity = h == [1, 0, 0, 0, 1, 0, 0, 0, 1]
         let W = img.width, H = img.height
         guard crop.x >= 0, crop.y >= 0, crop.x + crop.width <= W, crop.y + crop.height <= H, crop.width > 0, crop.height > 0 else {
-            throw ParseError(.invalidValue, offset: 0, "alignment crop outside the image")
+            throw ParseError(.invalidValue, "alignment crop outside the image")
         }
         let ch = img.format.interleavedChannels
         func planeDims(_ p: Int) -> (w: Int, h: Int, sx: Int, sy: Int) {
@@ -172,7 +172,7 @@ public enum PairAligner {
     /// A pair that cannot be measured reliably is returned unchanged, with the reason.
     public static func prepare(left: Image, right: Image, hfovDegrees: Double, align: Bool, autoDisparity: Bool) throws(ParseError) -> (left: Image, right: Image, report: PairPreparationReport) {
         var rep = PairPreparationReport(before: nil, after: nil, hfovDegrees: nil, disparityPercent: nil, lines: [])
-        guard left.width == right.width, left.height == right.height else { throw ParseError(.invalidValue, offset: 0, "the eyes differ in size") }
+        guard left.width == right.width, left.height == right.height else { throw ParseError(.invalidValue, "the eyes differ in size") }
         guard let m = measure(left, right, hfovDegrees: hfovDegrees).measurement, m.confidence >= 0.3, let rect = m.rectification else {
             rep.lines.append("cannot measure the pair reliably (wrong layout?): nothing aligned, no disparity chosen")
             return (left, right, rep)

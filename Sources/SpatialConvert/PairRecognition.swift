@@ -77,8 +77,7 @@ public enum PairRecognition {
         case .pair: return nil
         case .nothingToMeasure(let why): return "the stereo pair could not be checked (\(why)); converted \(cut) as told"
         case .notPair(let measured):
-            throw ParseError(.notRecognised, offset: 0,
-                             "no stereo pair found: \(cut) as told, its two halves do not match — \(measured); check the layout, or convert anyway if you are sure",
+            throw ParseError(.notRecognised, "no stereo pair found: \(cut) as told, its two halves do not match — \(measured); check the layout, or convert anyway if you are sure",
                              remedy: .force)
         }
     }
@@ -96,7 +95,7 @@ public enum PairRecognition {
         if r.layout != nil, !options.swapEyes { how += "; " + (try checkEyeOrder([whole], layout: found, subject: "the picture")) }
         if found != layout {
             guard !options.halfResolution else {
-                throw ParseError(.notRecognised, offset: 0, "the picture measures as \(found == .sbs ? "side by side" : "top-bottom") (\(r.summary)): name that layout", remedy: .giveLayout)
+                throw ParseError(.notRecognised, "the picture measures as \(found == .sbs ? "side by side" : "top-bottom") (\(r.summary)): name that layout", remedy: .giveLayout)
             }
             let eyes = try StereoImages.halves(whole, layout: found)
             pair.left = eyes.left; pair.right = eyes.right
@@ -149,8 +148,7 @@ public enum PairRecognition {
             let what = both ? "its halves look like a stereo pair both side by side and top-bottom, neither clearly more than the other, so neither can be chosen"
                 : nothingMeasured ? "its halves have nothing to measure (too flat or too small), so no stereo pair can be seen"
                 : "its halves, cut side by side or top and bottom, do not show one scene from two viewpoints: it looks like \(kind)"
-            return ParseError(.notRecognised, offset: 0,
-                              "no stereo pair found in \(subject) (no layout given, and none stated): \(what) — \(summary). Name the layout if it really holds two eyes, or convert anyway",
+            return ParseError(.notRecognised, "no stereo pair found in \(subject) (no layout given, and none stated): \(what) — \(summary). Name the layout if it really holds two eyes, or convert anyway",
                               remedy: .giveLayoutOrForce)
         }
     }
@@ -207,7 +205,7 @@ extension PairRecognition {
     public static func recogniseVideoLayout(_ path: String, options o: VideoConversionOptions) throws(ParseError) -> (layout: StereoVideoLayout, note: String) {
         guard path != "-" else {
             if o.force { return (.sbs, "the default: standard input cannot be sampled to recognise the layout; converted as forced") }
-            throw ParseError(.notRecognised, offset: 0, path: path,
+            throw ParseError(.notRecognised, path: path,
                              "standard input is read once, so its frames cannot be sampled to recognise the layout (no layout given, and a Y4M stream states none): name the layout, or convert anyway as side by side",
                              remedy: .giveLayoutOrForce)
         }
@@ -215,7 +213,7 @@ extension PairRecognition {
         // grey or broken, and would read as "no stereo pair"): the reading `convert`, `info` and `validate` share.
         if !o.force, FileProbe.kind(of: path) != .y4m, let tool = try? FFmpeg.require(.any, for: "reading \(path)"),
            let probe = try? MediaProbe.run(path, tool: tool), let damage = try StreamIntegrity.scan(path: path, tool: tool, probe: probe) {
-            throw ParseError(.truncated, offset: 0, path: path, damage, remedy: .force)
+            throw ParseError(.truncated, path: path, damage, remedy: .force)
         }
         let sampled = try videoPictures(path, options: o)
         let r = recogniseLayout(sampled.map(\.picture), frames: sampled.map(\.index))
@@ -267,7 +265,7 @@ extension PairRecognition {
         }
         let tool: FFmpegTool
         do throws(ParseError) { tool = try FFmpeg.require(.any, for: "measuring the layout of \(path)", override: o.ffmpeg) } catch {
-            throw ParseError(.notRecognised, offset: 0, path: path,
+            throw ParseError(.notRecognised, path: path,
                              "no layout given and none stated, and its frames cannot be measured to recognise one: \(error.message)", remedy: .giveLayoutOrForce)
         }
         let probe = try MediaProbe.run(path, tool: tool)
@@ -333,8 +331,7 @@ extension PairRecognition {
         let r = readEyeOrder(pictures, layout: layout, frames: frames)
         let first = layout == .sbs ? "left half" : "top half"
         guard r.firstHalfIsRight else { return "eye order: the \(first) taken as the left eye (\(r.summary))" }
-        throw ParseError(.notRecognised, offset: 0,
-                         "\(subject) looks packed right eye first, and nothing in it states the eye order: beside depth steps the \(first) sees what a right eye sees (\(r.summary)). Exchange the eyes if its \(first) is the right eye, or convert it anyway as it is",
+        throw ParseError(.notRecognised, "\(subject) looks packed right eye first, and nothing in it states the eye order: beside depth steps the \(first) sees what a right eye sees (\(r.summary)). Exchange the eyes if its \(first) is the right eye, or convert it anyway as it is",
                          remedy: .swapEyesOrForce)
     }
 }

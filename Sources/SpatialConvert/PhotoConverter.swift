@@ -105,7 +105,7 @@ public enum PhotoConverter {
         var notes = pair.notes
         if options.swapEyes { pair.swapEyes(); notes.append("eyes swapped (--swap-eyes)") }
         guard pair.left.width == pair.right.width, pair.left.height == pair.right.height else {
-            throw ParseError(.invalidValue, offset: 0, "the eyes differ in size")
+            throw ParseError(.invalidValue, "the eyes differ in size")
         }
         // Recognition may cut the picture again the other way: the eye size is read after it.
         if let note = try PairRecognition.check(&pair, options: options) { notes.append(note) }
@@ -123,12 +123,12 @@ public enum PhotoConverter {
 
         let depth = max(pair.left.bitDepth, pair.right.bitDepth)
         let outDepth = options.bitDepth ?? (depth > 8 ? 10 : 8)
-        guard outDepth == 8 || outDepth == 10 else { throw ParseError(.invalidArgument, offset: 0, "bit depth must be 8 or 10") }
+        guard outDepth == 8 || outDepth == 10 else { throw ParseError(.invalidArgument, "bit depth must be 8 or 10") }
         if depth > outDepth { notes.append("\(depth)-bit source converted to \(outDepth) bits for a \(outDepth)-bit HEVC encode") }
         else if depth > 8 { notes.append("\(depth)-bit source kept at 10 bits (HEVC Main 10)" + (options.bitDepth == nil ? "; --bit-depth 8 makes an 8-bit photo" : "")) }
         let settings = PhotoEncoding.settings(quality: options.quality, sourceDepth: outDepth, threads: options.threads)
         let coded = try HEVCStillEncoder.encode([pair.left, pair.right], settings: settings, limits: options.limits)
-        guard coded.count == 2 else { throw ParseError(.invalidValue, offset: 0, "encoder returned \(coded.count) images") }
+        guard coded.count == 2 else { throw ParseError(.invalidValue, "encoder returned \(coded.count) images") }
         let exifPayload = pair.exif.map { [0, 0, 0, 0] + $0 }
         let aux = AuxiliaryCarry.prepare(pair, quality: options.quality, limits: options.limits)
         notes += aux.notes
@@ -151,15 +151,15 @@ public enum PhotoConverter {
                                                              horizontalFieldOfViewMillidegrees: pair.sourceStereo.horizontalFieldOfViewMillidegrees,
                                                              disparityAdjustment: pair.sourceStereo.disparityAdjustment))
         if s.horizontalFieldOfViewMillidegrees == nil, let f = pair.exifInfo.horizontalFOV(imageWidth: pair.left.width, imageHeight: pair.left.height) {
-            do { try s.setHorizontalFieldOfView(degrees: f.degrees) } catch { throw ParseError(.invalidValue, offset: 0, "field of view \(f.degrees)° (\(f.source)) is out of range: \(error.message)") }
+            do { try s.setHorizontalFieldOfView(degrees: f.degrees) } catch { throw ParseError(.invalidValue, "field of view \(f.degrees)° (\(f.source)) is out of range: \(error.message)") }
         }
         s = s.filled(from: StereoParameters(baselineMicrometres: StereoParameters.defaults.baselineMicrometres,
                                             horizontalFieldOfViewMillidegrees: StereoParameters.defaults.horizontalFieldOfViewMillidegrees,
                                             disparityAdjustment: StereoParameters.defaults.disparityAdjustment))
         if s.baselineMicrometres == 0 {
-            throw ParseError(options.stereo.baselineMicrometres != nil ? .invalidArgument : .invalidValue, offset: 0, "baseline 0 mm is out of range (above 0, at most 2147483.647 mm)")
+            throw ParseError(options.stereo.baselineMicrometres != nil ? .invalidArgument : .invalidValue, "baseline 0 mm is out of range (above 0, at most 2147483.647 mm)")
         }
-        do { try s.validate(); try s.checkedForPhoto() } catch { throw ParseError(.invalidArgument, offset: 0, error.message) }
+        do { try s.validate(); try s.checkedForPhoto() } catch { throw ParseError(.invalidArgument, error.message) }
         return s
     }
 
@@ -180,12 +180,12 @@ public enum PhotoSplitter {
     public static func split(_ path: String, left: String?, right: String?, sbs: String?, aux: String? = nil, quality: Int? = nil,
                              limits: Limits = .default) throws(ParseError) -> [String] {
         guard left != nil || right != nil || sbs != nil || aux != nil else {
-            throw ParseError(.invalidArgument, offset: 0, "nothing to write: give a left and right output, or a side-by-side one", remedy: .giveSplitOutputs)
+            throw ParseError(.invalidArgument, "nothing to write: give a left and right output, or a side-by-side one", remedy: .giveSplitOutputs)
         }
         let file = try ISOFile.open(path: path, limits: limits)
         do throws(ParseError) { try file.requireIntact() } catch { var e = error; e.message = "\(path): \(e.message)"; throw e }
         guard let g = file.heif?.groups.first(where: { $0.type == "ster" }), g.entityIDs.count == 2 else {
-            throw ParseError(.notRecognised, offset: 0, path: path, "no stereo pair: the file has no 'ster' entity group with two images")
+            throw ParseError(.notRecognised, path: path, "no stereo pair: the file has no 'ster' entity group with two images")
         }
         func isHEIF(_ p: String) -> Bool { ["heic", "heif"].contains(p.split(separator: ".").last.map { $0.lowercased() } ?? "") }
         var notes: [String] = []

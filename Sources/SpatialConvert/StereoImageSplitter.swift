@@ -47,7 +47,7 @@ public enum StereoImageSplitter {
         let packed: StereoLayout?
         if let coded { packed = coded.packed } else { packed = try decoded().packedLayout }
         if let packed, (packed == .sbs && sbs != nil) || (packed == .tb && ou != nil) {
-            throw ParseError(.invalidArgument, offset: 0, path: path, "the input is already \(packed == .sbs ? "side by side" : "top-bottom"): write the eyes or the other packing")
+            throw ParseError(.invalidArgument, path: path, "the input is already \(packed == .sbs ? "side by side" : "top-bottom"): write the eyes or the other packing")
         }
         let jpegQuality = quality ?? 95, heicQuality = quality ?? PhotoEncoding.defaultQuality
         let icc = (try? JPEGSegments(data))?.iccProfile
@@ -110,7 +110,7 @@ public enum StereoImageSplitter {
             let eyes = order.map { withoutMPF(mpo.jpeg($0, in: data)) }
             let a = try JPEG.geometry(eyes[0]), b = try JPEG.geometry(eyes[1])
             guard a.width == b.width, a.height == b.height else {
-                throw ParseError(.invalidValue, offset: 0, "the two MPO images differ in size (\(a.width)×\(a.height) and \(b.width)×\(b.height))")
+                throw ParseError(.invalidValue, "the two MPO images differ in size (\(a.width)×\(a.height) and \(b.width)×\(b.height))")
             }
             if mpo.pictures.count > 2 {
                 notes.append("MPO holds \(mpo.pictures.count) images; pictures \(first + 1) and \(second + 1) (the stereo views) are used")
@@ -154,7 +154,7 @@ public enum StereoImageSplitter {
         let r = PairRecognition.recogniseLayout([whole])
         if let l = r.layout { return (l, "layout \(l == .sbs ? "side by side" : "top-bottom") measured (\(r.summary))") }
         if r.nothingMeasured { return (.sbs, "the stereo pair could not be checked (\(r.summary)); cut side by side, the default") }
-        throw ParseError(.notRecognised, offset: 0, path: path,
+        throw ParseError(.notRecognised, path: path,
                          "no stereo pair found in the picture (no layout given, and none stated): its halves, cut either way, \(r.nothingMeasured ? "have nothing to measure (too flat or too small)" : "do not show one scene from two viewpoints") — \(r.summary). Name the layout if it really holds two eyes",
                          remedy: .giveLayout)
     }

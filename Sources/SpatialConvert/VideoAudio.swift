@@ -61,13 +61,13 @@ enum VideoAudio {
         }
         let tool: FFmpegTool
         do throws(ParseError) { tool = try FFmpeg.require(.audio, for: "carrying the audio of \(src)", override: o.ffmpeg) } catch {
-            throw ParseError(error.code, offset: 0, path: src, error.message + "; or convert without audio", remedy: .dropAudio)
+            throw ParseError(error.code, path: src, error.message + "; or convert without audio", remedy: .dropAudio)
         }
         let probe = try MediaProbe.run(src, tool: tool)
         let audio = probe.audio
         if audio.isEmpty { return .silent(tool) }
         for (i, s) in audio.enumerated() where s.codec == "none" || s.codec.isEmpty {
-            throw ParseError(.unsupported, offset: 0, path: src,
+            throw ParseError(.unsupported, path: src,
                              "audio track \(i + 1) (stream \(s.index)) can be neither copied (Apple players do not play it) nor transcoded (FFmpeg has no decoder for it); convert without audio", remedy: .dropAudio)
         }
         var dropped: [String] = []
@@ -137,7 +137,7 @@ enum VideoAudio {
             }
             let t = try runFFmpeg(tool, args, source: path, output: output, limits: limits)
             guard t.count == streams.count else {
-                throw ParseError(.unsupported, offset: 0, path: path, "FFmpeg wrote \(t.count) of \(streams.count) audio tracks")
+                throw ParseError(.unsupported, path: path, "FFmpeg wrote \(t.count) of \(streams.count) audio tracks")
             }
             return (t, zip(t, how).map { describe($0, $1) })
         }
@@ -162,7 +162,7 @@ enum VideoAudio {
         let dir = output.lastIndex(of: "/").map { String(output[..<$0]).isEmpty ? "/" : String(output[..<$0]) } ?? "."
         var template = Array("\(dir)/.spatial-media-audio-XXXXXX".utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { p -> Int32 in p.baseAddress.map { mkstemp($0) } ?? -1 }
-        guard fd >= 0 else { throw ParseError(.io, offset: 0, path: output, "cannot create a scratch file in \(dir): \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else { throw ParseError(.io, path: output, "cannot create a scratch file in \(dir): \(String(cString: strerror(errno)))") }
         close(fd)
         let scratch = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         defer { unlink(scratch) }
@@ -171,7 +171,7 @@ enum VideoAudio {
         _ = child.readToEnd(limit: 1 << 16)
         let status = child.wait()
         guard status == 0 else {
-            throw ParseError(.unsupported, offset: 0, path: source,
+            throw ParseError(.unsupported, path: source,
                              "FFmpeg could not copy or transcode the audio (exit status \(status)): \(child.errorText()); convert without audio", remedy: .dropAudio)
         }
         let file = try ISOFile.open(path: scratch, limits: limits)

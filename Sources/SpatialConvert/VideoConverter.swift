@@ -332,7 +332,7 @@ final class StreamingAssembly: @unchecked Sendable {
             do throws(ParseError) {
                 if let p = try readers[layer].add(accessUnit: nals) { waiting[layer].append(p) }
                 if readers[layer].newParameterSetAfterFirstPicture {
-                    throw ParseError(.unsupported, offset: 0, "x265 sent a new parameter set after the first picture")
+                    throw ParseError(.unsupported, "x265 sent a new parameter set after the first picture")
                 }
                 try pairWaiting()
             } catch {
@@ -358,7 +358,7 @@ final class StreamingAssembly: @unchecked Sendable {
             for l in 0..<2 { if let p = readers[l].finish() { waiting[l].append(p) } }
             try pairWaiting()
             guard waiting[0].isEmpty, waiting[1].isEmpty else {
-                throw ParseError(.invalidValue, offset: 0, "the two encoders returned different numbers of pictures (\(session.count + waiting[0].count) and \(session.count + waiting[1].count))")
+                throw ParseError(.invalidValue, "the two encoders returned different numbers of pictures (\(session.count + waiting[0].count) and \(session.count + waiting[1].count))")
             }
         }
     }
@@ -423,10 +423,10 @@ public enum VideoConverter {
         let cancellation = cancellation ?? ConversionCancellation()
         let t0 = monotonicSeconds(), cpu0 = processCPUSeconds()
         // Options that need no input.
-        if case .crf(let c) = o.rateControl, !(0...51).contains(c) { throw ParseError(.invalidArgument, offset: 0, "CRF \(c) is outside 0…51") }
-        if case .bitrate(let k, _, _) = o.rateControl, k <= 0 { throw ParseError(.invalidArgument, offset: 0, "bitrate must be positive (kbit/s)") }
-        if let k = o.keyint, k < 1 { throw ParseError(.invalidArgument, offset: 0, "keyint must be at least 1") }
-        guard (0...16).contains(o.bframes) else { throw ParseError(.invalidArgument, offset: 0, "bframes must be 0…16") }
+        if case .crf(let c) = o.rateControl, !(0...51).contains(c) { throw ParseError(.invalidArgument, "CRF \(c) is outside 0…51") }
+        if case .bitrate(let k, _, _) = o.rateControl, k <= 0 { throw ParseError(.invalidArgument, "bitrate must be positive (kbit/s)") }
+        if let k = o.keyint, k < 1 { throw ParseError(.invalidArgument, "keyint must be at least 1") }
+        guard (0...16).contains(o.bframes) else { throw ParseError(.invalidArgument, "bframes must be 0…16") }
         try checkEyeOptions(o)
         let planCPU0 = threadCPUSeconds()
         var o = try VideoSegments.prepare(o)
@@ -471,7 +471,7 @@ public enum VideoConverter {
         let finishCPU0 = threadCPUSeconds()
         var header = try encoded.finishStream()
         header.sei = try withHDRMessages(header.sei, plan.colour)
-        if cancellation.isCancelled == true { throw ParseError(.io, offset: 0, path: output, "cancelled; nothing was written") }
+        if cancellation.isCancelled == true { throw ParseError(.cancelled, path: output, "cancelled; nothing was written") }
         let seconds = Double(encoded.frames) * Double(plan.fpsDen) / Double(plan.fpsNum)
         let audio = try VideoAudio.tracks(plan.audio, seconds: seconds, output: output, limits: o.limits, notes: &plan.notes)
         if o.audio == .copy, let n = VideoAudio.spatialAudioNote(source: VideoAudio.source(for: input, options: o), written: audio.tracks, limits: o.limits) {
@@ -496,13 +496,13 @@ public enum VideoConverter {
     static func prepareAlignment(_ plan: inout Plan, input: VideoInput, options o: VideoConversionOptions, cancellation: ConversionCancellation?,
                                  progress: ((VideoConversionProgress) -> Void)?) throws(ParseError) {
         if case .packed(let p) = input, p == "-" {
-            throw ParseError(.invalidArgument, offset: 0, "alignment and automatic disparity read the input twice (estimate, then convert): give a file, not standard input")
+            throw ParseError(.invalidArgument, "alignment and automatic disparity read the input twice (estimate, then convert): give a file, not standard input")
         }
         guard o.segment == nil else {
-            throw ParseError(.invalidArgument, offset: 0, "alignment and automatic disparity decide one crop and one disparity adjustment for the whole clip: convert it whole, not as segments")
+            throw ParseError(.invalidArgument, "alignment and automatic disparity decide one crop and one disparity adjustment for the whole clip: convert it whole, not as segments")
         }
         if o.autoDisparity && o.stereo.disparityAdjustment != nil {
-            throw ParseError(.invalidArgument, offset: 0, "give a disparity adjustment or ask for the automatic one, not both")
+            throw ParseError(.invalidArgument, "give a disparity adjustment or ask for the automatic one, not both")
         }
         let hfov = plan.mux.stereo.horizontalFieldOfViewDegrees ?? 60
         let a = try VideoAligner.estimate(plan, input: input, options: o, hfovDegrees: hfov, cancellation: cancellation, progress: progress)
@@ -522,15 +522,15 @@ public enum VideoConverter {
     /// after the inputs are opened, so that what their readers refuse is refused first), decides the geometry, the
     /// frame rate and the audio.
     static func makePlan(_ input: VideoInput, output: String, options o: inout VideoConversionOptions) throws(ParseError) -> Plan {
-        if case .crf(let c) = o.rateControl, !(0...51).contains(c) { throw ParseError(.invalidValue, offset: 0, "CRF \(c) is outside 0…51") }
-        if case .bitrate(let k, _, _) = o.rateControl, k <= 0 { throw ParseError(.invalidValue, offset: 0, "bitrate must be positive (kbit/s)") }
-        if let k = o.keyint, k < 1 { throw ParseError(.invalidValue, offset: 0, "keyint must be at least 1") }
-        guard (0...16).contains(o.bframes) else { throw ParseError(.invalidValue, offset: 0, "bframes must be 0…16") }
+        if case .crf(let c) = o.rateControl, !(0...51).contains(c) { throw ParseError(.invalidValue, "CRF \(c) is outside 0…51") }
+        if case .bitrate(let k, _, _) = o.rateControl, k <= 0 { throw ParseError(.invalidValue, "bitrate must be positive (kbit/s)") }
+        if let k = o.keyint, k < 1 { throw ParseError(.invalidValue, "keyint must be at least 1") }
+        guard (0...16).contains(o.bframes) else { throw ParseError(.invalidValue, "bframes must be 0…16") }
         var mux = SpatialVideoMuxOptions()
         let sphere = try sphereSplit(input, options: o)
         mux.stereo = sphere == nil ? o.stereo.filled() : try sphereParameters(o)
         guard mux.stereo.heroEye == .left || mux.stereo.heroEye == .right else {
-            throw ParseError(.invalidArgument, offset: 0, "the hero eye of a converted video is its base layer: left or right")
+            throw ParseError(.invalidArgument, "the hero eye of a converted video is its base layer: left or right")
         }
         try mux.stereo.validate()
         mux.container = o.container
@@ -597,11 +597,11 @@ public enum VideoConverter {
         switch input { case .packed(let p): inputName = p; case .pair(let l, _): inputName = l }
         for p in producers {
             guard p.format == .yuv420 else {
-                throw ParseError(.unsupported, offset: 0, path: inputName,
+                throw ParseError(.unsupported, path: inputName,
                                  "the input is \(p.format == .gray ? "monochrome" : p.format == .yuv422 ? "4:2:2" : p.format.rawValue); spatial video (Multiview Main) is 8-bit 4:2:0 — convert first, e.g. ffmpeg -i IN -pix_fmt yuv420p -f yuv4mpegpipe OUT.y4m (or decode with FFmpeg, which converts)", remedy: .decodeWithFFmpeg)
             }
             guard p.bitDepth == 8 || p.bitDepth == 10 || p.bitDepth == 12 else {
-                throw ParseError(.unsupported, offset: 0, path: inputName, "\(p.bitDepth)-bit input is not supported (8, 10 or 12)")
+                throw ParseError(.unsupported, path: inputName, "\(p.bitDepth)-bit input is not supported (8, 10 or 12)")
             }
         }
         let first = producers[0]
@@ -611,13 +611,13 @@ public enum VideoConverter {
         if producers.count == 2 {
             let b = producers[1]
             guard b.width == inW, b.height == inH else {
-                throw ParseError(.invalidValue, offset: 0, path: inputName, "the two inputs have different sizes: left \(inW)×\(inH), right \(b.width)×\(b.height); scale one to match")
+                throw ParseError(.invalidValue, path: inputName, "the two inputs have different sizes: left \(inW)×\(inH), right \(b.width)×\(b.height); scale one to match")
             }
             guard b.fpsNum * fpsDen == fpsNum * b.fpsDen else {
-                throw ParseError(.invalidValue, offset: 0, path: inputName, "the two inputs have different frame rates: left \(fpsNum)/\(fpsDen), right \(b.fpsNum)/\(b.fpsDen)")
+                throw ParseError(.invalidValue, path: inputName, "the two inputs have different frame rates: left \(fpsNum)/\(fpsDen), right \(b.fpsNum)/\(b.fpsDen)")
             }
             guard b.bitDepth == first.bitDepth else {
-                throw ParseError(.invalidValue, offset: 0, path: inputName, "the two inputs have different bit depths: \(first.bitDepth) and \(b.bitDepth)")
+                throw ParseError(.invalidValue, path: inputName, "the two inputs have different bit depths: \(first.bitDepth) and \(b.bitDepth)")
             }
             cropW = inW & ~1; cropH = inH & ~1
             if cropW != inW { notes.append("odd width \(inW): the last column of each eye is dropped (4:2:0 needs even sizes)") }
@@ -627,7 +627,7 @@ public enum VideoConverter {
             cropH = inH & ~1
             let half = inW / 2
             guard half % 2 == 0 else {
-                throw ParseError(.unsupported, offset: 0, path: inputName, "width \(inW) gives \(half)-pixel-wide eyes; the right eye would start on an odd column, which 4:2:0 chroma cannot be split at — is it really side by side? If so, crop or scale it to a width that is a multiple of 4 (e.g. ffmpeg -vf crop=\(inW - inW % 4):ih:0:0)")
+                throw ParseError(.unsupported, path: inputName, "width \(inW) gives \(half)-pixel-wide eyes; the right eye would start on an odd column, which 4:2:0 chroma cannot be split at — is it really side by side? If so, crop or scale it to a width that is a multiple of 4 (e.g. ffmpeg -vf crop=\(inW - inW % 4):ih:0:0)")
             }
             cropW = half
             if inW % 2 != 0 { notes.append("odd width \(inW): the last column belongs to neither eye and is dropped") }
@@ -637,7 +637,7 @@ public enum VideoConverter {
             cropW = inW & ~1
             let half = inH / 2
             guard half % 2 == 0 else {
-                throw ParseError(.unsupported, offset: 0, path: inputName, "height \(inH) gives \(half)-row-high eyes; the bottom eye would start on an odd row, which 4:2:0 chroma cannot be split at — is it really top-bottom? If so, crop or scale it to a height that is a multiple of 4 (e.g. ffmpeg -vf crop=iw:\(inH - inH % 4):0:0)")
+                throw ParseError(.unsupported, path: inputName, "height \(inH) gives \(half)-row-high eyes; the bottom eye would start on an odd row, which 4:2:0 chroma cannot be split at — is it really top-bottom? If so, crop or scale it to a height that is a multiple of 4 (e.g. ffmpeg -vf crop=iw:\(inH - inH % 4):0:0)")
             }
             cropH = half
             if inH % 2 != 0 { notes.append("odd height \(inH): the last row belongs to neither eye and is dropped") }
@@ -645,13 +645,13 @@ public enum VideoConverter {
             eyeW = cropW; eyeH = o.layout.half ? cropH * 2 : cropH
         }
         try Image.checkDimensions(width: eyeW, height: eyeH, limits: o.limits)
-        guard eyeW >= 16, eyeH >= 16 else { throw ParseError(.invalidValue, offset: 0, path: inputName, "each eye would be \(eyeW)×\(eyeH); at least 16×16 is needed") }
+        guard eyeW >= 16, eyeH >= 16 else { throw ParseError(.invalidValue, path: inputName, "each eye would be \(eyeW)×\(eyeH); at least 16×16 is needed") }
         if let f = o.fps {
-            guard f.num > 0, f.den > 0 else { throw ParseError(.invalidValue, offset: 0, "frame rate \(f.num)/\(f.den) is not positive") }
+            guard f.num > 0, f.den > 0 else { throw ParseError(.invalidValue, "frame rate \(f.num)/\(f.den) is not positive") }
             fpsNum = f.num; fpsDen = f.den
         }
         guard fpsNum > 0, fpsDen > 0, fpsNum <= 1_000_000, fpsDen <= 1_000_000 else {
-            throw ParseError(.invalidValue, offset: 0, path: inputName, "the input's frame rate \(fpsNum)/\(fpsDen) is not usable; give the frame rate", remedy: .giveFrameRate)
+            throw ParseError(.invalidValue, path: inputName, "the input's frame rate \(fpsNum)/\(fpsDen) is not usable; give the frame rate", remedy: .giveFrameRate)
         }
         if o.layout.half && producers.count == 1 {
             notes.append("half-resolution \(o.layout.horizontal ? "SBS" : "TB"): each eye stretched from \(cropW)×\(cropH) to \(eyeW)×\(eyeH) (linear)")
@@ -666,7 +666,7 @@ public enum VideoConverter {
         throws(ParseError) -> (colour: VideoColour, bitDepth: Int) {
         let source = producers[0].bitDepth
         if let d = o.bitDepth, d != 8 && d != 10 {
-            throw ParseError(.invalidArgument, offset: 0, "bit depth \(d): spatial video is written with 8 or 10 bits")
+            throw ParseError(.invalidArgument, "bit depth \(d): spatial video is written with 8 or 10 bits")
         }
         var depth = o.bitDepth ?? (source > 8 ? 10 : 8)
         var colour = producers[0].colour ?? .unstatedDefault
@@ -803,7 +803,7 @@ public enum VideoConverter {
         } catch {
             for e in eyes { e.queue.abort() }
             for e in eyes { e.join() }
-            if cancellation?.isCancelled == true { throw ParseError(.io, offset: 0, path: output, "cancelled; nothing was written") }
+            if cancellation?.isCancelled == true { throw ParseError(.cancelled, path: output, "cancelled; nothing was written") }
             throw error
         }
         // Own CPU of this (reader) thread, minus time blocked in the queues (blocking costs no CPU).
@@ -812,10 +812,10 @@ public enum VideoConverter {
         for e in eyes { e.join() }
         try keepStreams(eyes, frames: frames, options: o)
         for e in eyes { if let err = e.error { throw err } }
-        if cancellation?.isCancelled == true { throw ParseError(.io, offset: 0, path: output, "cancelled; nothing was written") }
-        guard frames > 0 else { throw ParseError(.truncated, offset: 0, "the input has no frames (zero frames)") }
+        if cancellation?.isCancelled == true { throw ParseError(.cancelled, path: output, "cancelled; nothing was written") }
+        guard frames > 0 else { throw ParseError(.truncated, "the input has no frames (zero frames)") }
         guard left.framesOut == frames, right.framesOut == frames else {
-            throw ParseError(.invalidValue, offset: 0, "x265 returned \(left.framesOut)/\(right.framesOut) pictures for \(frames) frames")
+            throw ParseError(.invalidValue, "x265 returned \(left.framesOut)/\(right.framesOut) pictures for \(frames) frames")
         }
         ownCPU += left.packCPU + right.packCPU
         progress?(VideoConversionProgress(frames: frames, totalFrames: frames, elapsedSeconds: monotonicSeconds() - t0))
@@ -828,12 +828,12 @@ public enum VideoConverter {
 
     /// The next frame of the input(s) as two eyes (8-bit, cropped, stretched back for half layouts), or nil at the end.
     static func nextPair(_ plan: Plan, options o: VideoConversionOptions, frames: Int, cancellation: ConversionCancellation?) throws(ParseError) -> (Image, Image)? {
-        if cancellation?.isCancelled == true { throw ParseError(.io, offset: 0, "cancelled") }
+        if cancellation?.isCancelled == true { throw ParseError(.cancelled, "cancelled") }
         let producers = plan.producers
         let w = plan.cropW, h = plan.cropH
         guard var a = try producers[0].next() else {
             if producers.count == 2, try producers[1].next() != nil {
-                throw ParseError(.invalidValue, offset: 0, "the two inputs have different frame counts: the left ends after \(frames) frames, the right has more")
+                throw ParseError(.invalidValue, "the two inputs have different frame counts: the left ends after \(frames) frames, the right has more")
             }
             return nil
         }
@@ -841,7 +841,7 @@ public enum VideoConverter {
         var pair: (Image, Image)
         if producers.count == 2 {
             guard var b = try producers[1].next() else {
-                throw ParseError(.invalidValue, offset: 0, "the two inputs have different frame counts: the right ends after \(frames) frames, the left has more")
+                throw ParseError(.invalidValue, "the two inputs have different frame counts: the right ends after \(frames) frames, the left has more")
             }
             if b.bitDepth != plan.bitDepth { b = try ColourConversion.changeDepth(b, to: plan.bitDepth) }
             pair = (try crop(a, 0, 0, w, h), try crop(b, 0, 0, w, h))
@@ -902,13 +902,13 @@ public enum VideoConverter {
         if let slash = output.lastIndex(of: "/") { dir = String(output[..<slash]).isEmpty ? "/" : String(output[..<slash]) } else { dir = "." }
         var st = stat()
         guard stat(dir, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR else {
-            throw ParseError(.io, offset: 0, path: output, "cannot write \(output): directory '\(dir)' does not exist")
+            throw ParseError(.io, path: output, "cannot write \(output): directory '\(dir)' does not exist")
         }
         guard access(dir, W_OK) == 0 else {
-            throw ParseError(.io, offset: 0, path: output, "cannot write \(output): directory '\(dir)' is not writable")
+            throw ParseError(.io, path: output, "cannot write \(output): directory '\(dir)' is not writable")
         }
         if stat(output, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR {
-            throw ParseError(.io, offset: 0, path: output, "cannot write \(output): it is a directory")
+            throw ParseError(.io, path: output, "cannot write \(output): it is a directory")
         }
     }
 
@@ -939,7 +939,7 @@ public enum VideoConverter {
     /// Doubles the width (or height) of an 8-bit planar image with linear interpolation
     /// (sample positions of a centred 2× upsampling: 3/4 nearest + 1/4 next).
     static func stretch2(_ img: Image, horizontal: Bool) throws(ParseError) -> Image {
-        guard case .u8(let planes) = img.planes else { throw ParseError(.unsupported, offset: 0, "stretch needs 8-bit samples") }
+        guard case .u8(let planes) = img.planes else { throw ParseError(.unsupported, "stretch needs 8-bit samples") }
         var out: [[UInt8]] = []
         for (p, src) in planes.enumerated() {
             let w = img.planeWidth(p), h = img.planeHeight(p)

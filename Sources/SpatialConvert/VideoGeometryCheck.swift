@@ -6,14 +6,17 @@ import SystemSupport
 /// the caller's, e.g. the validator's geometry rules).
 public struct VideoGeometryWarning: Sendable, Equatable {
     public var ruleID: String
-    /// `warning` or `error` as the rule judges it.
-    public var severity: String
+    /// ``Severity/warning`` or ``Severity/error`` as the rule judges it.
+    public var severity: Severity
     public var message: String
     /// Options of `convert` that fix it (`--align`, `--auto-disparity`); empty when none does.
     public var fixes: [String]
-    public init(ruleID: String, severity: String, message: String, fixes: [String]) {
+    public init(ruleID: String, severity: Severity, message: String, fixes: [String]) {
         self.ruleID = ruleID; self.severity = severity; self.message = message; self.fixes = fixes
     }
+
+    /// How reports print the severity: "ERROR" (capitals, so it stands out among warnings) or "warning".
+    public var severityLabel: String { severity == .error ? "ERROR" : severity.rawValue }
 
     /// The options that fix any of `warnings`, `--align` first, then `--auto-disparity`, then any other.
     public static func fixes(_ warnings: [VideoGeometryWarning]) -> [String] {
@@ -58,7 +61,7 @@ public struct VideoGeometryCheckReport: Sendable {
         }
         var l = ["geometry check: \(warnings.count) fault\(warnings.count == 1 ? "" : "s") on the frames measured (\(list))"]
         for w in warnings {
-            l.append("\(w.warning.severity) \(w.warning.ruleID) (frame\(w.frames.count == 1 ? "" : "s") \(w.frames.map(String.init).joined(separator: ", "))): \(w.warning.message)")
+            l.append("\(w.warning.severityLabel) \(w.warning.ruleID) (frame\(w.frames.count == 1 ? "" : "s") \(w.frames.map(String.init).joined(separator: ", "))): \(w.warning.message)")
         }
         if !fixes.isEmpty { l.append("the video has fixable faults: convert again with \(fixes.joined(separator: " ")) to fix them") }
         return l

@@ -25,7 +25,7 @@ extension VideoConverter {
         if o.encodePath == .assembled { return (false, []) }
         let asked = o.encodePath == .multiview
         guard probe.multiview else {
-            if asked { throw ParseError(.unsupported, offset: 0, "the multiview encode path needs a multiview libx265, and none was found (\(probe.summary)); name one with \(X265MultiviewProbe.environmentVariable)") }
+            if asked { throw ParseError(.unsupported, "the multiview encode path needs a multiview libx265, and none was found (\(probe.summary)); name one with \(X265MultiviewProbe.environmentVariable)") }
             return (false, [])
         }
         // Options whose meaning needs one encoder per eye.
@@ -40,7 +40,7 @@ extension VideoConverter {
         }
         if !blockers.isEmpty {
             let list = blockers.joined(separator: ", ")
-            if asked { throw ParseError(.invalidArgument, offset: 0, "the multiview encode path cannot be combined with \(list)") }
+            if asked { throw ParseError(.invalidArgument, "the multiview encode path cannot be combined with \(list)") }
             return (false, ["multiview libx265 not used: \(list) needs the two-encode assembly"])
         }
         return (true, [])
@@ -148,10 +148,10 @@ extension VideoConverter {
         }
         for p in plan.producers { try p.finish() }
         try deliver(try timed { () throws(ParseError) -> [EncodedFrame] in try encoder.flush() })
-        if cancellation?.isCancelled == true { throw ParseError(.io, offset: 0, path: output, "cancelled; nothing was written") }
-        guard framesIn > 0 else { throw ParseError(.truncated, offset: 0, "the input has no frames (zero frames)") }
+        if cancellation?.isCancelled == true { throw ParseError(.cancelled, path: output, "cancelled; nothing was written") }
+        guard framesIn > 0 else { throw ParseError(.truncated, "the input has no frames (zero frames)") }
         guard framesOut == framesIn else {
-            throw ParseError(.invalidValue, offset: 0, "the multiview encoder returned \(framesOut) access units for \(framesIn) frames")
+            throw ParseError(.invalidValue, "the multiview encoder returned \(framesOut) access units for \(framesIn) frames")
         }
         progress?(VideoConversionProgress(frames: framesIn, totalFrames: framesIn, elapsedSeconds: monotonicSeconds() - t0))
         let text = "x265 \(encoder.version) multiview (\(probe.library)), 1 encoder for both layers (pools \(settings.threads), frame-threads \(settings.frameThreads)), preset \(o.preset), \(eyes.summary), hero (\(o.heroIsLeft ? "left" : "right")) eye layer 0, keyint \(settings.keyint), \(o.bframes) B-frames (fixed), closed GOP, no scene-cut; x265's own layer-1 SPS/PPS; stereo options \(stereoOptions(eyeWidth: encoder.width, preset: o.preset).map { "\($0.0) \($0.1)" }.joined(separator: ", "))"

@@ -35,9 +35,9 @@ public enum VideoSegmentJoiner {
         defer { Interruption.endCooperative() }
         let t0 = monotonicSeconds()
         guard o.audioFrom != nil || o.noAudio else {
-            throw ParseError(.invalidArgument, offset: 0, "segments carry no audio: name the converted input as the audio source (its audio is carried once, whole), or join without audio", remedy: .giveAudioSource)
+            throw ParseError(.invalidArgument, "segments carry no audio: name the converted input as the audio source (its audio is carried once, whole), or join without audio", remedy: .giveAudioSource)
         }
-        guard !(o.audioFrom != nil && o.noAudio) else { throw ParseError(.invalidArgument, offset: 0, "an audio source and no audio were both asked for; choose one") }
+        guard !(o.audioFrom != nil && o.noAudio) else { throw ParseError(.invalidArgument, "an audio source and no audio were both asked for; choose one") }
         try OutputPaths.check(outputs: [("output", output)],
                               inputs: segments.map { ("segment", $0) } + (o.audioFrom.map { [("audio source", $0)] } ?? []))
         try VideoConverter.checkOutputDirectory(output)

@@ -27,7 +27,7 @@ enum VideoSegments {
     /// segment would be silently unused, so it is refused: it belongs to `concat`.
     static func prepare(_ o: VideoConversionOptions) throws(ParseError) -> VideoConversionOptions {
         if o.segment != nil, let a = o.audioFrom {
-            throw ParseError(.invalidArgument, offset: 0, path: a, "a segment carries no audio, so the audio source \(a) would be unused: give it to the join (`spatial-media concat`, which carries the input's audio once, whole), not to the segment")
+            throw ParseError(.invalidArgument, path: a, "a segment carries no audio, so the audio source \(a) would be unused: give it to the join (`spatial-media concat`, which carries the input's audio once, whole), not to the segment")
         }
         var o = o
         if o.segment != nil { o.audio = .none }
@@ -41,10 +41,10 @@ enum VideoSegments {
         guard let seg = o.segment else { return }
         let name: String
         switch input { case .packed(let p): name = p; case .pair(let l, _): name = l }
-        guard name != "-" else { throw ParseError(.invalidArgument, offset: 0, "segment mode needs an input file (standard input cannot be cut into segments)") }
+        guard name != "-" else { throw ParseError(.invalidArgument, "segment mode needs an input file (standard input cannot be cut into segments)") }
         let hints = plan.producers.map(\.frameCountHint)
         guard let total = hints.compactMap({ $0 }).min(), hints.allSatisfy({ $0 != nil }), total > 0 else {
-            throw ParseError(.unsupported, offset: 0, path: name, "the frame count of \(name) is not known before decoding, so it cannot be cut into segments; convert it to Y4M or MP4 first")
+            throw ParseError(.unsupported, path: name, "the frame count of \(name) is not known before decoding, so it cannot be cut into segments; convert it to Y4M or MP4 first")
         }
         let gop = VideoConverter.encoderSettings(o, fpsNum: plan.fpsNum, fpsDen: plan.fpsDen).keyint
         let ranges = try VideoSegmentInfo.ranges(totalFrames: total, gop: gop, count: seg.count)
@@ -111,7 +111,7 @@ final class FrameRangeProducer: VideoFrameProducer {
 
     func next() throws(ParseError) -> Image? {
         while position < range.lowerBound {
-            if position % 16 == 0, cancellation.isCancelled { throw ParseError(.io, offset: 0, "cancelled") }
+            if position % 16 == 0, cancellation.isCancelled { throw ParseError(.cancelled, "cancelled") }
             guard try inner.next() != nil else { throw short() }
             position += 1
         }
@@ -122,7 +122,7 @@ final class FrameRangeProducer: VideoFrameProducer {
     }
 
     private func short() -> ParseError {
-        ParseError(.truncated, offset: 0, path: name, "\(name) ended after \(position) frames, before the end of this segment (frame \(range.upperBound - 1)); its announced frame count was wrong, so segment ranges cannot be computed from it")
+        ParseError(.truncated, path: name, "\(name) ended after \(position) frames, before the end of this segment (frame \(range.upperBound - 1)); its announced frame count was wrong, so segment ranges cannot be computed from it")
     }
 
     func finish() throws(ParseError) {
@@ -130,7 +130,7 @@ final class FrameRangeProducer: VideoFrameProducer {
         // The last segment reads to the end: frames beyond the announced count would be lost from every segment.
         if try inner.next() != nil {
             inner.abort()
-            throw ParseError(.invalidValue, offset: 0, path: name, "\(name) has more frames than the \(range.upperBound) it announced; segment ranges cannot be computed from its header")
+            throw ParseError(.invalidValue, path: name, "\(name) has more frames than the \(range.upperBound) it announced; segment ranges cannot be computed from its header")
         }
         try inner.finish()
     }
@@ -157,7 +157,7 @@ final class SliceFlagAligner: @unchecked Sendable {
     init(headers: [NALUnit], firstFrame: Int) throws(ParseError) {
         let vps = try headers.first { $0.type == .vps }.map { (n: NALUnit) throws(ParseError) -> VideoParameterSet in try VideoParameterSet(nal: n) }
         guard let spsNAL = headers.first(where: { $0.type == .sps }), let ppsNAL = headers.first(where: { $0.type == .pps }) else {
-            throw ParseError(.invalidValue, offset: 0, "x265 gave no SPS or PPS")
+            throw ParseError(.invalidValue, "x265 gave no SPS or PPS")
         }
         context = SliceContext(vps: vps, sps: try SequenceParameterSet(nal: spsNAL, vps: vps), pps: try PictureParameterSet(nal: ppsNAL))
         self.firstFrame = firstFrame

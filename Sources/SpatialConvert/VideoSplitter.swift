@@ -116,16 +116,16 @@ public enum VideoSplitter {
     public static func split(_ path: String, options o: VideoSplitOptions, cancellation: ConversionCancellation? = nil,
                              progress: ((VideoConversionProgress) -> Void)? = nil) throws(ParseError) -> VideoSplitReport {
         let outputs = o.target.paths
-        guard !outputs.isEmpty else { throw ParseError(.invalidArgument, offset: 0, "nothing to write: name an output (side by side, over-under, or left and/or right)") }
+        guard !outputs.isEmpty else { throw ParseError(.invalidArgument, "nothing to write: name an output (side by side, over-under, or left and/or right)") }
         if o.half, case .eyes = o.target {
-            throw ParseError(.invalidArgument, offset: 0, "half resolution applies to side-by-side and over-under outputs, not to one file per eye")
+            throw ParseError(.invalidArgument, "half resolution applies to side-by-side and over-under outputs, not to one file per eye")
         }
         // The output type follows the extension: a movie container, or raw HEVC for copies.
         for out in outputs {
             let ext = out.split(separator: "/").last?.split(separator: ".").dropFirst().last.map { $0.lowercased() } ?? ""
             let allowed = o.copy ? ["hevc", "265", "h265"] : ["mp4", "m4v", "mov", "qt", "mkv"]
             guard allowed.contains(ext) else {
-                throw ParseError(.invalidArgument, offset: 0, path: out,
+                throw ParseError(.invalidArgument, path: out,
                                  o.copy ? "copies are raw HEVC streams: name the output .hevc"
                                         : "the output must be a movie (.mp4, .mov or .mkv), or .hevc with the copy option")
             }
@@ -165,16 +165,16 @@ public enum VideoSplitter {
 
     static func copyEyes(_ src: SpatialVideoSource, options o: VideoSplitOptions, report: inout VideoSplitReport) throws(ParseError) {
         guard case .eyes(let left, let right) = o.target else {
-            throw ParseError(.invalidArgument, offset: 0, path: src.path,
+            throw ParseError(.invalidArgument, path: src.path,
                              "copying writes one stream per eye; a side-by-side or over-under frame needs re-encoding (leave out the copy option)")
         }
-        if o.half { throw ParseError(.invalidArgument, offset: 0, "half resolution needs re-encoding; it cannot be combined with copying") }
+        if o.half { throw ParseError(.invalidArgument, "half resolution needs re-encoding; it cannot be combined with copying") }
         let baseEye = src.baseIsLeft ? left : right
         let otherEye = src.baseIsLeft ? right : left
         if src.interLayerPrediction && otherEye != nil {
             let (base, other) = src.baseIsLeft ? ("left", "right") : ("right", "left")
             let file = src.baseIsLeft ? "L" : "R"
-            throw ParseError(.unsupported, offset: 0, path: src.path,
+            throw ParseError(.unsupported, path: src.path,
                              "the \(other) eye is predicted from the \(base) (inter-layer prediction), so it cannot be copied "
                              + "without decoding; what works: copy only the \(base) eye (`spatial-media split IN --copy --\(base) "
                              + "\(file).hevc`), or decode and re-encode both eyes (`spatial-media split IN --left L.mp4 --right R.mp4`, "
@@ -321,11 +321,11 @@ public enum VideoSplitter {
         _ = child.readToEnd(limit: 1 << 16)
         let status = child.wait()
         guard status == 0 else {
-            throw ParseError(.unsupported, offset: 0, path: output, "FFmpeg could not remux the sphere into Matroska (exit status \(status)): \(child.errorText(max: 600))")
+            throw ParseError(.unsupported, path: output, "FFmpeg could not remux the sphere into Matroska (exit status \(status)): \(child.errorText(max: 600))")
         }
-        guard rename(remuxed, temp) == 0 else { throw ParseError(.io, offset: 0, path: output, "cannot replace \(temp): \(String(cString: strerror(errno)))") }
+        guard rename(remuxed, temp) == 0 else { throw ParseError(.io, path: output, "cannot replace \(temp): \(String(cString: strerror(errno)))") }
         guard let s = try MediaProbe.run(temp, tool: tool).spherical, s.isSphere else {
-            throw ParseError(.unsupported, offset: 0, path: output, "\(output): FFmpeg wrote the sphere to Matroska without its projection; write .mp4 or .mov (Google st3d + sv3d) instead")
+            throw ParseError(.unsupported, path: output, "\(output): FFmpeg wrote the sphere to Matroska without its projection; write .mp4 or .mov (Google st3d + sv3d) instead")
         }
     }
 
@@ -361,7 +361,7 @@ public enum VideoSplitter {
         while true {
             if cancellation?.isCancelled == true {
                 child.terminate()
-                throw ParseError(.cancelled, offset: 0, "cancelled")
+                throw ParseError(.cancelled, "cancelled")
             }
             let n = chunk.withUnsafeMutableBytes { read(child.stdoutFD, $0.baseAddress, $0.count) }
             if n < 0 && errno == EINTR { continue }
@@ -377,8 +377,7 @@ public enum VideoSplitter {
         }
         let status = child.wait()
         guard status == 0 else {
-            throw ParseError(.unsupported, offset: 0,
-                             "FFmpeg could not write the split (exit status \(status)): "
+            throw ParseError(.unsupported, "FFmpeg could not write the split (exit status \(status)): "
                              + StreamIntegrity.failureText(child.errorText(max: 1 << 15), status: status))
         }
         try beforeCommit?(temps.map(\.tmp))

@@ -21,7 +21,7 @@ public struct SpatialVideo: Sendable {
     public init(contentsOf path: String, limits: Limits = .default) throws(ParseError) {
         let file = try ISOFile.open(path: path, limits: limits)
         let report = SpatialVideoReport(file)
-        guard report.primaryVideoTrack != nil else { throw ParseError(.unsupported, offset: 0, path: path, "the file has no video track") }
+        guard report.primaryVideoTrack != nil else { throw ParseError(.unsupported, path: path, "the file has no video track") }
         self.path = path
         self.report = report
     }
@@ -48,7 +48,7 @@ public struct SpatialVideo: Sendable {
     public static func editMetadata(of path: String, to output: String? = nil, inPlace: Bool = false,
                                     _ change: (inout StereoParameters) throws(ParseError) -> Void) throws(ParseError) -> SpatialEditResult {
         guard inPlace || output != nil else {
-            throw ParseError(.invalidArgument, offset: 0, path: path, "name an output, or edit in place")
+            throw ParseError(.invalidArgument, path: path, "name an output, or edit in place")
         }
         let old = try SpatialVideo(contentsOf: path).stereo
         var new = old
@@ -65,13 +65,13 @@ extension SpatialPhoto {
     @discardableResult
     public static func editMetadata(of path: String, to output: String? = nil, inPlace: Bool = false, form: CameraPropertyForm = .apple,
                                     _ change: (inout StereoParameters) throws(ParseError) -> Void) throws(ParseError) -> PhotoEditResult {
-        guard inPlace || output != nil else { throw ParseError(.invalidArgument, offset: 0, path: path, "name an output, or edit in place") }
+        guard inPlace || output != nil else { throw ParseError(.invalidArgument, path: path, "name an output, or edit in place") }
         let old = try SpatialPhoto(contentsOf: path).stereo
         var new = old
         try change(&new)
         func changed<T: Equatable>(_ a: T?, _ b: T?, _ name: String) throws(ParseError) -> T? {
             if a == b { return nil }
-            guard let b else { throw ParseError(.invalidArgument, offset: 0, path: path, "a spatial photo's \(name) cannot be removed") }
+            guard let b else { throw ParseError(.invalidArgument, path: path, "a spatial photo's \(name) cannot be removed") }
             return b
         }
         let edit = StereoParameters(baselineMicrometres: try changed(old.baselineMicrometres, new.baselineMicrometres, "baseline"),

@@ -17,7 +17,7 @@ public enum FramePackedOutput {
     public static func tag(path: String, packing: FourCC, heroEye: HeroEye?, hfovMillidegrees: UInt32? = nil,
                            projection: FourCC? = nil) throws(ParseError) -> [String] {
         guard packing == "side" || packing == "over" else {
-            throw ParseError(.invalidArgument, offset: 0, path: path, "view packing must be 'side' or 'over' (got '\(packing)')")
+            throw ParseError(.invalidArgument, path: path, "view packing must be 'side' or 'over' (got '\(packing)')")
         }
         var google: GoogleSphericalSignal? = nil
         if let p = projection, p == "hequ" || p == "equi" {
@@ -52,7 +52,7 @@ public enum FramePackedOutput {
     @discardableResult
     public static func tagGoogleSpherical(path: String, stereoMode: UInt8, sv3d: Box) throws(ParseError) -> [String] {
         guard stereoMode <= 2, sv3d.type == "sv3d" else {
-            throw ParseError(.invalidArgument, offset: 0, path: path, "st3d stereo mode must be 0, 1 or 2 with an sv3d box")
+            throw ParseError(.invalidArgument, path: path, "st3d stereo mode must be 0, 1 or 2 with an sv3d box")
         }
         return try rewriteVideoEntries(path: path) { (entry: inout Box, trackID: UInt32, _: Bool) in
             _ = entry.removeChildren("vexu") + entry.removeChildren("st3d") + entry.removeChildren("sv3d")
@@ -95,7 +95,7 @@ public enum FramePackedOutput {
     static func rewriteVideoEntries(path: String, _ edit: (inout Box, UInt32, Bool) -> String) throws(ParseError) -> [String] {
         let file = try ISOFile.open(path: path)
         guard let moovIndex = file.boxes.firstIndex(where: { $0.type == "moov" }), var traks = file.boxes[moovIndex].children else {
-            throw ParseError(.unsupported, offset: 0, path: path, "not a movie: no moov box")
+            throw ParseError(.unsupported, path: path, "not a movie: no moov box")
         }
         let isQuickTime = file.box("ftyp")?.payload(FileTypeBox.self)?.majorBrand == "qt  "
         var changes: [String] = []
@@ -110,7 +110,7 @@ public enum FramePackedOutput {
             stbl.setChild(stsd)
             try SpatialVideoEditor.replace(&traks[ti], path: ["mdia", "minf", "stbl"], with: stbl)
         }
-        guard !changes.isEmpty else { throw ParseError(.unsupported, offset: 0, path: path, "no video track to tag") }
+        guard !changes.isEmpty else { throw ParseError(.unsupported, path: path, "no video track to tag") }
         var moov = file.boxes[moovIndex]
         moov.children = traks
         if case .notPossible = try SpatialVideoEditor.writeInPlace(file: file, path: path, moovIndex: moovIndex, newMoov: moov) {

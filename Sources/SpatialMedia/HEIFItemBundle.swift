@@ -38,7 +38,7 @@ public struct HEIFItemBundle: Sendable {
     /// Reads the bundle rooted at `root` of `file`. `reference` says how it attaches (`auxl` or `thmb`).
     public static func read(root: UInt32, reference: FourCC, file: ISOFile) throws(ParseError) -> HEIFItemBundle {
         guard let h = file.heif, let rootItem = h.items.first(where: { $0.id == root }) else {
-            throw ParseError(.danglingReference, offset: 0, path: "meta/iinf", "item \(root) does not exist")
+            throw ParseError(.danglingReference, path: "meta/iinf", "item \(root) does not exist")
         }
         let tiles = h.references(from: root, type: "dimg")
         let metadata = h.allReferences.filter { $0.type == "cdsc" && $0.to.contains(root) }.map(\.from)
@@ -46,7 +46,7 @@ public struct HEIFItemBundle: Sendable {
         var seen = Set<UInt32>()
         for id in [root] + tiles + metadata where seen.insert(id).inserted {
             guard let it = h.items.first(where: { $0.id == id }) else {
-                throw ParseError(.danglingReference, offset: 0, path: "meta/iref", "item \(id), used by item \(root), does not exist")
+                throw ParseError(.danglingReference, path: "meta/iref", "item \(id), used by item \(root), does not exist")
             }
             let method = h.location?.item(id)?.constructionMethod ?? 0
             items.append(.init(id: id, type: it.type, name: it.name, hidden: it.hidden, contentType: it.contentType,
@@ -84,7 +84,7 @@ public struct HEIFItemBundle: Sendable {
             // A gain map used only through the tmap: carried with the tmap payload, re-attached the same way.
             do throws(ParseError) {
                 guard r.to.count == 2 else {
-                    throw ParseError(.invalidValue, offset: 0, "its dimg names \(r.to.count) images, not [base, gain map]")
+                    throw ParseError(.invalidValue, "its dimg names \(r.to.count) images, not [base, gain map]")
                 }
                 let payload = try h.data(of: r.from, file: file)
                 _ = try GainMapMetadata(tmap: payload)
@@ -116,7 +116,7 @@ extension HEIFItemBundle {
     /// Reads a HEIF file's primary image as a bundle to attach with `reference` (`convert --left-gain-map`): a file
     /// `split --aux` wrote, or any single-image HEIC. `urn` replaces the root's `auxC` (or adds one) when given.
     public static func primary(of file: ISOFile, reference: FourCC, urn: String?) throws(ParseError) -> HEIFItemBundle {
-        guard let h = file.heif, let p = h.primaryItemID else { throw ParseError(.notRecognised, offset: 0, "not a HEIF image with a primary item") }
+        guard let h = file.heif, let p = h.primaryItemID else { throw ParseError(.notRecognised, "not a HEIF image with a primary item") }
         var b = try read(root: p, reference: reference, file: file)
         if let i = b.items.firstIndex(where: { $0.id == p }) { b.items[i].hidden = true }
         if let urn, let i = b.items.firstIndex(where: { $0.id == p }) {
@@ -140,7 +140,7 @@ extension HEIFBuilder {
     public mutating func attach(_ bundle: HEIFItemBundle, to master: UInt32, nextID: inout UInt32) throws(ParseError) -> UInt32 {
         var map: [UInt32: UInt32] = [:]
         for it in bundle.items {
-            guard nextID < UInt32.max else { throw ParseError(.unsupported, offset: 0, path: "meta/iinf", "no item id is left for \(bundle.description)") }
+            guard nextID < UInt32.max else { throw ParseError(.unsupported, path: "meta/iinf", "no item id is left for \(bundle.description)") }
             var copy = it
             copy.id = nextID
             map[it.id] = nextID
@@ -158,7 +158,7 @@ extension HEIFBuilder {
         // ISO 21496-1 in HEIF: a `tmap` derived image of the master's size over [master, gain map], the preferred
         // alternative to the master in an `altr` group; the brand `tmap` says the file uses it.
         guard nextID < UInt32.max - 1 else {
-            throw ParseError(.unsupported, offset: 0, path: "meta/iinf", "no item id is left for the tmap of \(bundle.description)")
+            throw ParseError(.unsupported, path: "meta/iinf", "no item id is left for the tmap of \(bundle.description)")
         }
         let tmapID = nextID, groupID = nextID + 1
         nextID += 2

@@ -27,7 +27,7 @@ public struct MediaInfo: Sendable {
     /// Inspects the file at `path`.
     public static func inspect(path: String, limits: Limits = .default) throws(ParseError) -> MediaInfo {
         let source = try FileSource(path: path)
-        if source.size == 0 { throw ParseError(.truncated, offset: 0, path: path, "empty file") }
+        if source.size == 0 { throw ParseError(.truncated, path: path, "empty file") }
         let head = try source.read(at: 0, count: 4)
         if head.starts(with: [0, 0, 1]) || head.starts(with: [0, 0, 0, 1]) {
             return try annexB(source: source, limits: limits)
@@ -176,7 +176,7 @@ public enum NALListing {
             out.append("track \(track.trackID) (\(entry.type)); access unit 0 holds the configuration records' parameter sets")
             out += HEVCDump.nalLines(StreamAnalysis(accessUnits: aus))
         }
-        if out.isEmpty { throw ParseError(.unsupported, offset: 0, path: path, "no HEVC track and not a raw HEVC stream") }
+        if out.isEmpty { throw ParseError(.unsupported, path: path, "no HEVC track and not a raw HEVC stream") }
         return out
     }
 }

@@ -47,7 +47,6 @@ public enum MediaProfile: String, Sendable, Equatable, CaseIterable {
 
 /// One way a file falls short of its profile, with the rule that says so (IDs in Specs/validation.md).
 public struct ProfileShortfall: Sendable, Equatable {
-    public enum Severity: String, Sendable { case error, warning, info }
     public var ruleID: String
     public var severity: Severity
     public var message: String

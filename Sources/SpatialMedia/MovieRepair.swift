@@ -52,7 +52,7 @@ public enum MovieRepair {
         let file = try ISOFile.open(path: path, limits: limits)
         try file.requireIntact(limits: limits, operation: "repair")
         guard let moovIndex = file.boxes.firstIndex(where: { $0.type == "moov" }) else {
-            throw ParseError(.unsupported, offset: 0, path: path, "not a movie: no moov box")
+            throw ParseError(.unsupported, path: path, "not a movie: no moov box")
         }
         if file.isFragmented {
             throw ParseError(.unsupported, offset: file.boxes[moovIndex].header.offset, path: "moov", "fragmented movies (moof/mvex) are not supported")
@@ -136,7 +136,7 @@ public enum MovieRepair {
         if let h = options.heroEye, !usedHero { unused.append("hero eye \(h)") }
         if let f = options.horizontalFieldOfViewMillidegrees, !usedHFOV { unused.append("hfov \(SpatialFormat.degrees(f))°") }
         if !unused.isEmpty {
-            throw ParseError(.invalidArgument, offset: 0, path: path,
+            throw ParseError(.invalidArgument, path: path,
                              "\(unused.joined(separator: " and ")) given but no track takes it: fix adds them only to a stereo track (MV-HEVC, or one whose vexu says both eyes) that lacks them; use `spatial-media edit` to change values that are present")
         }
         let firstMdat = file.boxes.firstIndex { $0.type == "mdat" }

@@ -50,7 +50,7 @@ extension SpatialVideoAssembler {
             m.frameRateNum = t.timeScale; m.frameRateDen = t.unitsInTick
             fpsSource = "the stream's VPS timing"
         } else {
-            throw ParseError(.invalidArgument, offset: 0, path: path,
+            throw ParseError(.invalidArgument, path: path,
                              "the stream states no frame rate (no timing in its SPS VUI or VPS): give it "
                                  + "(convert --fps, e.g. 30 or 30000/1001; \"frame_rate\" in the C and Python APIs)")
         }
@@ -59,7 +59,7 @@ extension SpatialVideoAssembler {
         let writer = try SpatialVideoStreamWriter(path: output, options: m)
         while let au = try reader.next() { try writer.add(au) }
         guard reader.count > 0 else {
-            throw ParseError(.truncated, offset: 0, path: path, "the stream has no access units")
+            throw ParseError(.truncated, path: path, "the stream has no access units")
         }
         let result = try writer.finish(header: header)
         return MultiviewStreamMuxResult(mux: result, accessUnits: reader.count, baseIsLeft: baseIsLeft,

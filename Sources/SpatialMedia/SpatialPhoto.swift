@@ -98,10 +98,10 @@ extension SpatialPhoto {
     /// ``/BinaryIO/ParseError/Code/unsupported`` when the file is a HEIF image without a stereo pair (`ster` group), naming why.
     public init(contentsOf path: String, limits: Limits = .default) throws(ParseError) {
         let file = try ISOFile.open(path: path, limits: limits)
-        guard file.heif != nil else { throw ParseError(.notRecognised, offset: 0, path: path, "not a HEIF image (no meta box)") }
+        guard file.heif != nil else { throw ParseError(.notRecognised, path: path, "not a HEIF image (no meta box)") }
         var problems: [SpatialDiagnostic] = []
         guard let photo = SpatialPhotoReader.read(file, problems: &problems) else {
-            throw ParseError(.unsupported, offset: 0, path: path, problems.first?.message ?? "not a spatial photo (no ster entity group)")
+            throw ParseError(.unsupported, path: path, problems.first?.message ?? "not a spatial photo (no ster entity group)")
         }
         self = photo
     }

@@ -40,7 +40,7 @@ public enum SpatialPhotoEditor {
         let file = try openIntact(path)
         var problems: [SpatialDiagnostic] = []
         guard let photo = SpatialPhotoReader.read(file, problems: &problems) else {
-            throw ParseError(.unsupported, offset: 0, path: path, problems.first?.message ?? "not a spatial photo (no ster entity group); use `combine` to make one")
+            throw ParseError(.unsupported, path: path, problems.first?.message ?? "not a spatial photo (no ster entity group); use `combine` to make one")
         }
         return try apply(edit, form: form, to: file, left: photo.left.itemID, right: photo.right.itemID, addGroup: false, output: output ?? path)
     }
@@ -51,12 +51,12 @@ public enum SpatialPhotoEditor {
     public static func combine(path: String, leftItem: UInt32? = nil, rightItem: UInt32? = nil, swapEyes: Bool = false,
                                stereo edit: StereoParameters, form: CameraPropertyForm = .apple, output: String) throws(ParseError) -> PhotoEditResult {
         let file = try openIntact(path)
-        guard let h = file.heif else { throw ParseError(.notRecognised, offset: 0, path: path, "not a HEIF image (no meta box)") }
+        guard let h = file.heif else { throw ParseError(.notRecognised, path: path, "not a HEIF image (no meta box)") }
         var ids: [UInt32]
         if let l = leftItem, let r = rightItem { ids = [l, r] } else {
             ids = displayableImages(h)
             guard ids.count == 2 else {
-                throw ParseError(.unsupported, offset: 0, path: path, "expected 2 displayable images, found \(ids.count) (\(ids.map(String.init).joined(separator: ", "))); name the left and right items", remedy: .nameEyeItems)
+                throw ParseError(.unsupported, path: path, "expected 2 displayable images, found \(ids.count) (\(ids.map(String.init).joined(separator: ", "))); name the left and right items", remedy: .nameEyeItems)
             }
         }
         if swapEyes { ids.reverse() }
@@ -121,10 +121,10 @@ public enum SpatialPhotoEditor {
     /// the file is an ordinary image that still carries its camera; `combine` of two such files gives back the original
     /// coded pictures and calibration.
     public static func extractEye(file: ISOFile, item eye: UInt32) throws(ParseError) -> [UInt8] {
-        guard let h = file.heif else { throw ParseError(.notRecognised, offset: 0, "not a HEIF image") }
+        guard let h = file.heif else { throw ParseError(.notRecognised, "not a HEIF image") }
         try file.requireIntact()
         guard h.items.contains(where: { $0.id == eye }) else {
-            throw ParseError(.danglingReference, offset: 0, path: "meta/iinf", "item \(eye) does not exist")
+            throw ParseError(.danglingReference, path: "meta/iinf", "item \(eye) does not exist")
         }
         let tiles = h.references(from: eye, type: "dimg")
         let metadata = h.allReferences.filter { $0.type == "cdsc" && $0.to.contains(eye) }.map(\.from)
@@ -132,7 +132,7 @@ public enum SpatialPhotoEditor {
         var seen = Set<UInt32>()
         for id in [eye] + tiles + metadata where seen.insert(id).inserted {
             guard let it = h.items.first(where: { $0.id == id }) else {
-                throw ParseError(.danglingReference, offset: 0, path: "meta/iref", "item \(id) referenced by the eye does not exist")
+                throw ParseError(.danglingReference, path: "meta/iref", "item \(id) referenced by the eye does not exist")
             }
             let data = try h.data(of: id, file: file)
             let method = h.location?.item(id)?.constructionMethod ?? 0
@@ -164,11 +164,11 @@ public enum SpatialPhotoEditor {
     public static func combine(leftPath: String, rightPath: String, stereo edit: StereoParameters, form: CameraPropertyForm = .apple, output: String) throws(ParseError) -> PhotoEditResult {
         try edit.checkedForPhoto()
         let a = try openIntact(leftPath), b = try openIntact(rightPath)
-        guard let ha = a.heif, let hb = b.heif else { throw ParseError(.notRecognised, offset: 0, path: a.heif == nil ? leftPath : rightPath, "not a HEIF image") }
-        guard let pa = ha.primaryItemID, let pb = hb.primaryItemID else { throw ParseError(.invalidValue, offset: 0, path: leftPath, "both inputs need a primary image") }
+        guard let ha = a.heif, let hb = b.heif else { throw ParseError(.notRecognised, path: a.heif == nil ? leftPath : rightPath, "not a HEIF image") }
+        guard let pa = ha.primaryItemID, let pb = hb.primaryItemID else { throw ParseError(.invalidValue, path: leftPath, "both inputs need a primary image") }
         let sa = ha.size(of: pa), sb = hb.size(of: pb)
         guard let sa, let sb, sa.width == sb.width, sa.height == sb.height else {
-            throw ParseError(.invalidValue, offset: 0, "the two images differ in size (\(sa.map { "\($0.width)x\($0.height)" } ?? "?") and \(sb.map { "\($0.width)x\($0.height)" } ?? "?")); both eyes must be the same size")
+            throw ParseError(.invalidValue, "the two images differ in size (\(sa.map { "\($0.width)x\($0.height)" } ?? "?") and \(sb.map { "\($0.width)x\($0.height)" } ?? "?")); both eyes must be the same size")
         }
         try refuseUnusableEyes([(ha, pa, "left", leftPath), (hb, pb, "right", rightPath)])
         var builder = HEIFBuilder(brands: ["heic", "mif1"], primaryItemID: pa)
@@ -176,7 +176,7 @@ public enum SpatialPhotoEditor {
         let shift = (ha.items.map(\.id) + ha.groups.map(\.id)).max() ?? 0
         let highestB = (hb.items.map(\.id) + hb.groups.map(\.id)).max() ?? 0
         guard highestB < UInt32.max - shift else {
-            throw ParseError(.unsupported, offset: 0, path: rightPath, "the two files' item ids do not fit one file (\(shift) + \(highestB) is past 4294967294)")
+            throw ParseError(.unsupported, path: rightPath, "the two files' item ids do not fit one file (\(shift) + \(highestB) is past 4294967294)")
         }
         // What each eye keeps of its own camera properties: the kinds the edit does not set.
         let carriesDisparity = [(ha, pa), (hb, pb)].contains { h, id in h.properties(of: id).contains { kind(of: $0.box)?.0 == .disparity } }
@@ -265,7 +265,7 @@ public enum SpatialPhotoEditor {
     static func addStereoGroup(to meta: inout Box, heif h: HEIFMeta, items: Set<UInt32>, left: UInt32, right: UInt32) throws(ParseError) -> String {
         let groupIDs = h.groups.map(\.id)
         let highest = (Array(items) + groupIDs).max() ?? 0
-        guard highest < UInt32.max else { throw ParseError(.unsupported, offset: 0, path: "meta/iinf", "no entity id is left for the ster group (an item or group uses 4294967295)") }
+        guard highest < UInt32.max else { throw ParseError(.unsupported, path: "meta/iinf", "no entity id is left for the ster group (an item or group uses 4294967295)") }
         let newID = highest + 1
         var grpl = meta.child("grpl") ?? Box(type: "grpl", children: [])
         grpl.removeChildren("ster")
@@ -283,12 +283,12 @@ public enum SpatialPhotoEditor {
     /// Applies `edit` to the eyes `left`/`right` of `file` and writes the result.
     static func apply(_ edit: StereoParameters, form: CameraPropertyForm, to file: ISOFile, left: UInt32, right: UInt32, addGroup: Bool, output: String) throws(ParseError) -> PhotoEditResult {
         try edit.checkedForPhoto()
-        guard let h = file.heif, var meta = file.box("meta") else { throw ParseError(.notRecognised, offset: 0, "not a HEIF image") }
+        guard let h = file.heif, var meta = file.box("meta") else { throw ParseError(.notRecognised, "not a HEIF image") }
         let items = Set(h.items.map(\.id))
         for id in [left, right] where !items.contains(id) {
             throw ParseError(.danglingReference, offset: meta.header.offset, path: "meta/iinf", "item \(id) does not exist")
         }
-        guard left != right else { throw ParseError(.invalidValue, offset: 0, "left and right must be different items") }
+        guard left != right else { throw ParseError(.invalidValue, "left and right must be different items") }
         let ls = h.size(of: left), rs = h.size(of: right)
         guard let ls, let rs else { throw ParseError(.invalidValue, offset: meta.header.offset, path: "meta/iprp", "an eye has no ispe (image size)") }
         guard ls.width == rs.width && ls.height == rs.height else {

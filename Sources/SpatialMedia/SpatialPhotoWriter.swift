@@ -25,13 +25,13 @@ extension StereoParameters {
     /// A disparity adjustment beyond ±10 000 fits its field and is written as given (`validate` reports it).
     public func checkedForPhoto() throws(ParseError) {
         if let f = horizontalFieldOfViewMillidegrees, f == 0 || f >= 180_000 {
-            throw ParseError(.invalidArgument, offset: 0, "horizontal field of view must be greater than 0° and less than 180° (got \(f) m°)")
+            throw ParseError(.invalidArgument, "horizontal field of view must be greater than 0° and less than 180° (got \(f) m°)")
         }
         if let b = baselineMicrometres, b > UInt32(Int32.max) {
-            throw ParseError(.invalidArgument, offset: 0, "a photo baseline must be at most 2147483647 µm (it is stored as a signed camera position); got \(b) µm")
+            throw ParseError(.invalidArgument, "a photo baseline must be at most 2147483647 µm (it is stored as a signed camera position); got \(b) µm")
         }
         if heroEye != nil || projectionKind != nil {
-            throw ParseError(.invalidArgument, offset: 0, "hero eye and projection apply to videos only; a spatial photo has no field for them")
+            throw ParseError(.invalidArgument, "hero eye and projection apply to videos only; a spatial photo has no field for them")
         }
     }
 }
@@ -77,7 +77,7 @@ public enum SpatialPhotoWriter {
                              auxiliary: (left: [HEIFItemBundle], right: [HEIFItemBundle]) = ([], [])) throws(ParseError) -> [UInt8] {
         try stereo.checkedForPhoto()
         guard left.width == right.width, left.height == right.height else {
-            throw ParseError(.invalidValue, offset: 0, "the eyes differ in size: \(left.width)x\(left.height) and \(right.width)x\(right.height)")
+            throw ParseError(.invalidValue, "the eyes differ in size: \(left.width)x\(left.height) and \(right.width)x\(right.height)")
         }
         var nextID: UInt32 = 1
         var builder = HEIFBuilder(brands: ["heic", "mif1"], primaryItemID: 0)
@@ -117,10 +117,10 @@ public enum SpatialPhotoWriter {
             return id
         case .grid(let columns, let rows, let tw, let th, let tiles):
             guard columns >= 1, rows >= 1, columns <= 256, rows <= 256, tiles.count == columns * rows else {
-                throw ParseError(.invalidValue, offset: 0, "grid of \(columns)x\(rows) needs \(columns * rows) tiles, got \(tiles.count)")
+                throw ParseError(.invalidValue, "grid of \(columns)x\(rows) needs \(columns * rows) tiles, got \(tiles.count)")
             }
             guard tw * columns >= image.width, th * rows >= image.height else {
-                throw ParseError(.invalidValue, offset: 0, "tiles of \(tw)x\(th) in a \(columns)x\(rows) grid do not cover \(image.width)x\(image.height)")
+                throw ParseError(.invalidValue, "tiles of \(tw)x\(th) in a \(columns)x\(rows) grid do not cover \(image.width)x\(image.height)")
             }
             let tileColr = image.properties.filter { $0.box.type == "colr" }.map { (box: $0.box, essential: true) }
             let tileProperties: [(box: Box, essential: Bool)] = [(ispe(tw, th), true)] + tileColr + [(hvcC, true)]

@@ -50,7 +50,7 @@ public enum SpatialVideoMuxer {
 
     /// Builds the file in memory (boxes with their sample data).
     public static func build(_ stream: MVHEVCStream, options: SpatialVideoMuxOptions = SpatialVideoMuxOptions()) throws(ParseError) -> (ISOFile, SpatialVideoMuxResult) {
-        guard !stream.accessUnits.isEmpty else { throw ParseError(.invalidValue, offset: 0, "the stream has no access units") }
+        guard !stream.accessUnits.isEmpty else { throw ParseError(.invalidValue, "the stream has no access units") }
         try validate(options)
         var samples: [VideoSample] = []
         samples.reserveCapacity(stream.accessUnits.count)
@@ -75,7 +75,7 @@ public enum SpatialVideoMuxer {
         /// NAL unit type of the highest layer's first slice (the `sync` sample group entry of an IRAP sample).
         var topLayerType: NALUnitType
         init(_ au: MVHEVCAccessUnit, size: Int) throws(ParseError) {
-            guard let s = UInt32(exactly: size) else { throw ParseError(.unwritable, offset: 0, "an access unit of \(size) bytes does not fit stsz") }
+            guard let s = UInt32(exactly: size) else { throw ParseError(.unwritable, "an access unit of \(size) bytes does not fit stsz") }
             self.size = s; poc = au.poc; isIRAP = au.isIRAP; baseType = au.baseType
             let vcl = au.nalUnits.filter { $0.type.isVCL }
             disposable = !vcl.isEmpty && vcl.allSatisfy { $0.type.isSubLayerNonReference }
@@ -95,12 +95,12 @@ public enum SpatialVideoMuxer {
     static func movie(header stream: MVHEVCStream, samples: [VideoSample], mdat mdatFields: BoxFields, mdatPayloadLength total: UInt64,
                       source: any ByteSource, options: SpatialVideoMuxOptions) throws(ParseError) -> (ISOFile, SpatialVideoMuxResult) {
         let n = samples.count
-        guard n > 0 else { throw ParseError(.invalidValue, offset: 0, "the stream has no access units") }
+        guard n > 0 else { throw ParseError(.invalidValue, "the stream has no access units") }
         // Timing: timescale and frame duration.
         var num: UInt32 = 30, den: UInt32 = 1
         if let f = options.frameRateNum { num = f; den = options.frameRateDen }
         else if let t = stream.timing, t.unitsInTick > 0, t.timeScale > 0 { num = t.timeScale; den = t.unitsInTick }
-        guard num > 0, den > 0 else { throw ParseError(.invalidValue, offset: 0, "frame rate \(num)/\(den) is not positive") }
+        guard num > 0, den > 0 else { throw ParseError(.invalidValue, "frame rate \(num)/\(den) is not positive") }
         var timescale = num, duration = den
         // Keep timescales readable: 25 fps → 25 × 1000 ticks when the fraction is integral.
         if den == 1, num <= 1000 { timescale = num * 1000; duration = 1000 }
@@ -190,7 +190,7 @@ public enum SpatialVideoMuxer {
     /// The `hvc1` sample entry: hvcC, lhvC, then vexu and hfov built by the metadata editor.
     static func sampleEntry(_ s: MVHEVCStream, options o: SpatialVideoMuxOptions) throws(ParseError) -> Box {
         guard s.width > 0, s.width <= 65535, s.height > 0, s.height <= 65535 else {
-            throw ParseError(.invalidValue, offset: 0, "picture size \(s.width)x\(s.height) does not fit a sample entry")
+            throw ParseError(.invalidValue, "picture size \(s.width)x\(s.height) does not fit a sample entry")
         }
         let hvcC = try HEVCDecoderConfigurationRecord(vps: [s.vps], sps: s.baseSPS, pps: s.basePPS, sei: [s.sei])
         let baseSPS = try s.baseSPS.first.map { (n: NALUnit) throws(ParseError) -> SequenceParameterSet in try SequenceParameterSet(nal: n) }
@@ -312,7 +312,7 @@ public enum SpatialVideoMuxer {
             ticks.reserveCapacity(n)
             for o in offsets {
                 let t = try Checked.mul(o, Int(frameDuration))
-                guard let v = Int32(exactly: t) else { throw ParseError(.unwritable, offset: 0, "composition offset \(t) does not fit ctts") }
+                guard let v = Int32(exactly: t) else { throw ParseError(.unwritable, "composition offset \(t) does not fit ctts") }
                 ticks.append(UInt32(bitPattern: v))
             }
             let runs = runLength(ticks)
@@ -364,8 +364,8 @@ public enum SpatialVideoAssembler {
         var a = AnnexBPictureReader(source: try FileSource(path: base), name: "base (layer 0) stream", limits: limits)
         var b = AnnexBPictureReader(source: try FileSource(path: second), name: "second (layer 1) stream", limits: limits)
         var pa = try a.next(), pb = try b.next()
-        guard pa != nil else { throw ParseError(.truncated, offset: 0, path: base, "\(a.reader.name) has no pictures") }
-        guard pb != nil else { throw ParseError(.truncated, offset: 0, path: second, "\(b.reader.name) has no pictures") }
+        guard pa != nil else { throw ParseError(.truncated, path: base, "\(a.reader.name) has no pictures") }
+        guard pb != nil else { throw ParseError(.truncated, path: second, "\(b.reader.name) has no pictures") }
         var session = try MVHEVCAssemblySession(base: a.reader, second: b.reader, options: assembly)
         let writer = try SpatialVideoStreamWriter(path: output, options: mux)
         while true {
@@ -376,7 +376,7 @@ public enum SpatialVideoAssembler {
                 var na = session.count + (pa == nil ? 0 : 1), nb = session.count + (pb == nil ? 0 : 1)
                 while try a.next() != nil { na += 1 }
                 while try b.next() != nil { nb += 1 }
-                return na == nb ? nil : ParseError(.invalidValue, offset: 0, "the two streams have different frame counts: base \(na), second \(nb)")
+                return na == nb ? nil : ParseError(.invalidValue, "the two streams have different frame counts: base \(na), second \(nb)")
             }
             switch (pa, pb) {
             case (let x?, let y?):
@@ -390,7 +390,7 @@ public enum SpatialVideoAssembler {
             case (nil, nil):
                 return try writer.finish(header: session.header)
             default:
-                throw try countsDiffer() ?? ParseError(.invalidValue, offset: 0, "the two streams have different frame counts")
+                throw try countsDiffer() ?? ParseError(.invalidValue, "the two streams have different frame counts")
             }
         }
     }
@@ -398,10 +398,10 @@ public enum SpatialVideoAssembler {
     static func readWhole(_ path: String, limits: Limits) throws(ParseError) -> [UInt8] {
         let s = try FileSource(path: path)
         guard s.size <= limits.maxBoxInMemory else {
-            throw ParseError(.limitExceeded, offset: 0, path: path, "\(path): \(s.size) bytes is over the in-memory limit (maxBoxInMemory \(limits.maxBoxInMemory))")
+            throw ParseError(.limitExceeded, path: path, "\(path): \(s.size) bytes is over the in-memory limit (maxBoxInMemory \(limits.maxBoxInMemory))")
         }
         let b = try s.read(at: 0, count: try Checked.int(s.size))
-        guard UInt64(b.count) == s.size else { throw ParseError(.truncated, offset: 0, path: path, "\(path): short read") }
+        guard UInt64(b.count) == s.size else { throw ParseError(.truncated, path: path, "\(path): short read") }
         return b
     }
 }

@@ -29,7 +29,7 @@ public final class SpatialVideoStreamWriter {
         var dir = "."
         if let slash = path.lastIndex(of: "/") { dir = String(path[..<slash]).isEmpty ? "/" : String(path[..<slash]) }
         guard FileSystem.kind(dir) == .directory else {
-            throw ParseError(.io, offset: 0, path: path, "output directory '\(dir)' does not exist")
+            throw ParseError(.io, path: path, "output directory '\(dir)' does not exist")
         }
         scratch = try ScratchFile(directory: dir)
     }

@@ -106,14 +106,14 @@ public struct StereoParameters: Sendable, Equatable {
     /// ``/BinaryIO/ParseError/Code/invalidValue`` naming the field.
     public func validate() throws(ParseError) {
         if let f = horizontalFieldOfViewMillidegrees, f == 0 || f >= 180_000 {
-            throw ParseError(.invalidValue, offset: 0, "horizontal field of view must be greater than 0° and less than 180° (got \(f) m°)")
+            throw ParseError(.invalidValue, "horizontal field of view must be greater than 0° and less than 180° (got \(f) m°)")
         }
         if let d = disparityAdjustment, d < -10_000 || d > 10_000 {
-            throw ParseError(.invalidValue, offset: 0, "disparity adjustment must be within ±10000 (±100 %) of the image width (got \(d))")
+            throw ParseError(.invalidValue, "disparity adjustment must be within ±10000 (±100 %) of the image width (got \(d))")
         }
-        if case .reserved(let v)? = heroEye { throw ParseError(.invalidValue, offset: 0, "hero eye \(v) is reserved") }
+        if case .reserved(let v)? = heroEye { throw ParseError(.invalidValue, "hero eye \(v) is reserved") }
         if let p = projectionKind, !Self.documentedProjections.contains(p) {
-            throw ParseError(.invalidValue, offset: 0, "projection '\(p)' is not one Apple documents (rect, equi, hequ, fish, prim)")
+            throw ParseError(.invalidValue, "projection '\(p)' is not one Apple documents (rect, equi, hequ, fish, prim)")
         }
     }
 

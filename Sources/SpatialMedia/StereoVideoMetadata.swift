@@ -127,13 +127,11 @@ public enum SpatialUnits {
     /// placeholder BaselineLength such as the Nintendo 3DS's 1000 mm): it uses the default and says so.
     public static let plausibleBaselineMicrometres: ClosedRange<UInt32> = 10_000...100_000
 
-    static func invalid(_ m: String) -> ParseError { ParseError(.invalidArgument, offset: 0, path: "", m) }
+    static func invalid(_ m: String) -> ParseError { ParseError(.invalidArgument, path: "", m) }
 }
 
 /// A problem in the stereo metadata of a file that did not stop reading.
 public struct SpatialDiagnostic: Sendable, Equatable, CustomStringConvertible {
-    /// Severity of a diagnostic.
-    public enum Severity: String, Sendable { case error, warning, info }
     public var severity: Severity
     /// Absolute file offset of the box concerned.
     public var offset: UInt64

@@ -9,7 +9,7 @@ public enum StreamSplitter {
     /// Reads `path` (a movie with an `hvc1`/`hev1` track carrying `hvcC` + `lhvC`, or raw Annex B) and returns the layers.
     public static func split(path: String, baseOnly: Bool = false, limits: Limits = .default) throws(ParseError) -> SplitLayers {
         let source = try FileSource(path: path)
-        guard source.size > 4 else { throw ParseError(.truncated, offset: 0, path: path, "\(path): file too small") }
+        guard source.size > 4 else { throw ParseError(.truncated, path: path, "\(path): file too small") }
         let head = try source.read(at: 0, count: 4)
         if head.starts(with: [0, 0, 1]) || head.starts(with: [0, 0, 0, 1]) {
             return try MVHEVCSplitter.split(annexB: try SpatialVideoAssembler.readWhole(path, limits: limits), baseOnly: baseOnly)
@@ -18,17 +18,17 @@ public enum StreamSplitter {
         guard let track = file.tracks.first(where: { t in
             t.handler == "vide" && t.sampleEntries.first.map { $0.type == "hvc1" || $0.type == "hev1" } == true
         }), let entry = track.sampleEntries.first else {
-            throw ParseError(.unsupported, offset: 0, path: path, "\(path): no HEVC video track")
+            throw ParseError(.unsupported, path: path, "\(path): no HEVC video track")
         }
         guard let hvcC = entry.child("hvcC")?.payload(HEVCConfigurationBox.self)?.record else {
-            throw ParseError(.unsupported, offset: 0, path: path, "\(path): the HEVC sample entry has no hvcC")
+            throw ParseError(.unsupported, path: path, "\(path): the HEVC sample entry has no hvcC")
         }
         guard let lhvC = entry.child("lhvC")?.payload(HEVCConfigurationBox.self)?.record else {
-            throw ParseError(.unsupported, offset: 0, path: path, "\(path): the video has a single layer (no lhvC); there is no second eye to split")
+            throw ParseError(.unsupported, path: path, "\(path): the video has a single layer (no lhvC); there is no second eye to split")
         }
         let h = try HEVCDecoderConfigurationRecord(parsing: hvcC)
         let l = try LHEVCDecoderConfigurationRecord(parsing: lhvC)
-        guard h.lengthSize == l.lengthSize else { throw ParseError(.invalidValue, offset: 0, path: path, "hvcC and lhvC NAL length sizes differ") }
+        guard h.lengthSize == l.lengthSize else { throw ParseError(.invalidValue, path: path, "hvcC and lhvC NAL length sizes differ") }
         var aus: [[NALUnit]] = []
         var budget = limits.maxBoxInMemory
         for s in try track.samples(limits: limits) {

@@ -108,13 +108,13 @@ public enum TrackCopier {
         if tracks.isEmpty { return file }
         var boxes = file.boxes
         guard let mi = boxes.firstIndex(where: { $0.type == "mdat" }), let vi = boxes.firstIndex(where: { $0.type == "moov" }) else {
-            throw ParseError(.invalidValue, offset: 0, "TrackCopier: the movie has no mdat/moov")
+            throw ParseError(.invalidValue, "TrackCopier: the movie has no mdat/moov")
         }
         let videoSize: UInt64
         switch boxes[mi].fields {
         case .raw(let b): videoSize = UInt64(b.count)
         case .fileRange(_, let l): videoSize = l
-        default: throw ParseError(.invalidValue, offset: 0, "TrackCopier: the movie's mdat is not the muxer's")
+        default: throw ParseError(.invalidValue, "TrackCopier: the movie's mdat is not the muxer's")
         }
         func dataStart(_ bs: [Box]) -> UInt64 {
             var off: UInt64 = 0
@@ -125,7 +125,7 @@ public enum TrackCopier {
         var moov = boxes[vi]
         guard let mvhdIndex = moov.children?.firstIndex(where: { $0.type == "mvhd" }),
               var mvhd = moov.children?[mvhdIndex].payload(MovieHeaderBox.self) else {
-            throw ParseError(.invalidValue, offset: 0, "TrackCopier: the movie has no readable mvhd")
+            throw ParseError(.invalidValue, "TrackCopier: the movie has no readable mvhd")
         }
         let movieTimescale = mvhd.timescale
         var movieDuration = mvhd.duration
@@ -183,7 +183,7 @@ public enum TrackCopier {
             } else if delta != 0 {
                 try ChunkOffsets.map(inTrack: &kids[k], promote: false) { (o: UInt64) throws(ParseError) in
                     guard let old = Int64(exactly: o), case (let moved, false) = old.addingReportingOverflow(delta), moved >= 0 else {
-                        throw ParseError(.unwritable, offset: 0, "chunk offset out of range after adding tracks")
+                        throw ParseError(.unwritable, "chunk offset out of range after adding tracks")
                     }
                     return UInt64(moved)
                 }
@@ -199,7 +199,7 @@ public enum TrackCopier {
     static func retimed(_ t: CopiedTrack, trackID: UInt32, movieTimescale: UInt32) throws(ParseError) -> (trak: Box, duration: UInt64) {
         var trak = t.trak
         guard var tkhd = trak.child("tkhd")?.payload(TrackHeaderBox.self) else {
-            throw ParseError(.invalidValue, offset: 0, "TrackCopier: copied track has no tkhd")
+            throw ParseError(.invalidValue, "TrackCopier: copied track has no tkhd")
         }
         tkhd.trackID = trackID
         tkhd.duration = rescale(tkhd.duration, from: t.sourceMovieTimescale, to: movieTimescale)

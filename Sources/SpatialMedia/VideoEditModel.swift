@@ -92,29 +92,29 @@ public struct SpatialVideoEdit: Sendable, Equatable {
     public func validate() throws(ParseError) -> [String] {
         var warnings: [String] = []
         if case .set(let f) = horizontalFieldOfViewMillidegrees, f == 0 || f >= 180_000 {
-            throw ParseError(.invalidValue, offset: 0, "horizontal field of view must be greater than 0° and less than 180° (got \(f) m°)")
+            throw ParseError(.invalidValue, "horizontal field of view must be greater than 0° and less than 180° (got \(f) m°)")
         }
         if case .set(let f) = horizontalFieldOfViewMillidegrees, f > 90_000 {
             warnings.append("horizontal field of view \(SpatialFormat.degrees(f))° is above the 90° Apple recommends for spatial video; written anyway")
         }
         if case .set(let d) = disparityAdjustment, d < -10_000 || d > 10_000 {
-            throw ParseError(.invalidValue, offset: 0, "disparity adjustment must be within ±10000 (±100 %) of the image width (got \(d))")
+            throw ParseError(.invalidValue, "disparity adjustment must be within ±10000 (±100 %) of the image width (got \(d))")
         }
         if case .set(let b) = baselineMicrometres, b > SpatialUnits.implausibleBaselineMicrometres {
             warnings.append("baseline \(SpatialFormat.millimetres(b)) mm is more than 1 m; written anyway")
         }
         if case .set(let p) = projectionKind, !["rect", "equi", "hequ", "fish", "prim"].contains(p) {
-            throw ParseError(.invalidValue, offset: 0, "projection '\(p)' is not one Apple documents (rect, equi, hequ, fish, prim)")
+            throw ParseError(.invalidValue, "projection '\(p)' is not one Apple documents (rect, equi, hequ, fish, prim)")
         }
         if case .set(let k) = viewPacking, k != "side" && k != "over" {
-            throw ParseError(.invalidValue, offset: 0, "view packing must be 'side' or 'over' (got '\(k)')")
+            throw ParseError(.invalidValue, "view packing must be 'side' or 'over' (got '\(k)')")
         }
         if case .set(let p) = projectionKind, p == "equi" || p == "hequ", case .set(let f) = horizontalFieldOfViewMillidegrees {
             warnings.append("hfov \(SpatialFormat.degrees(f))° with projection '\(p)', which covers \(p == "hequ" ? "180" : "360")° by definition; hfov describes a rectilinear picture — written anyway")
         }
         if spherical != nil && (removeSpatial || Self.isSet(baselineMicrometres) || Self.isSet(horizontalFieldOfViewMillidegrees)
                                 || Self.isSet(disparityAdjustment) || projectionKind != .keep || viewPacking != .keep) {
-            throw ParseError(.invalidValue, offset: 0, "a spherical conversion takes its values from the file; it combines only with a hero eye")
+            throw ParseError(.invalidValue, "a spherical conversion takes its values from the file; it combines only with a hero eye")
         }
         return warnings
     }

@@ -62,7 +62,7 @@ extension SpatialVideoEditor {
             }
             forceCo64.formUnion(promoted)
         }
-        throw ParseError(.unwritable, offset: 0, path: path, "chunk offset layout did not converge")
+        throw ParseError(.unwritable, path: path, "chunk offset layout did not converge")
     }
 
     /// `segments` with the source ranges under each patch replaced by the patch's bytes. A patch must lie inside

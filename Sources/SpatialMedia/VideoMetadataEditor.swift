@@ -24,7 +24,7 @@ public enum SpatialVideoEditor {
         let file = try ISOFile.open(path: path)
         try file.requireIntact(operation: "edit")
         guard let moovIndex = file.boxes.firstIndex(where: { $0.type == "moov" }) else {
-            throw ParseError(.unsupported, offset: 0, path: path, "not a movie: no moov box")
+            throw ParseError(.unsupported, path: path, "not a movie: no moov box")
         }
         if file.isFragmented {
             throw ParseError(.unsupported, offset: file.boxes[moovIndex].header.offset, path: "moov",

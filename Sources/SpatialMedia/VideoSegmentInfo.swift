@@ -57,7 +57,7 @@ public struct VideoSegmentInfo: Sendable, Equatable {
     public func box() throws(ParseError) -> Box {
         guard let i = UInt32(exactly: index), let n = UInt32(exactly: count), let g = UInt32(exactly: gopFrames),
               let f = UInt64(exactly: firstFrame), let c = UInt64(exactly: frameCount), let t = UInt64(exactly: totalFrames) else {
-            throw ParseError(.unwritable, offset: 0, "segment numbers out of range")
+            throw ParseError(.unwritable, "segment numbers out of range")
         }
         var w = ByteWriter()
         w.writeU8(0); w.writeU24(0)
@@ -65,7 +65,7 @@ public struct VideoSegmentInfo: Sendable, Equatable {
         if input != nil || settings != nil {
             let id = input ?? [], text = Array((settings ?? "").utf8)
             guard let il = UInt16(exactly: id.count), let tl = UInt16(exactly: text.count) else {
-                throw ParseError(.unwritable, offset: 0, "segment identity or settings longer than 65535 bytes")
+                throw ParseError(.unwritable, "segment identity or settings longer than 65535 bytes")
             }
             w.writeU16(il); w.write(id); w.writeU16(tl); w.write(text)
         }
@@ -103,11 +103,11 @@ public struct VideoSegmentInfo: Sendable, Equatable {
     /// ones. Throws when there are fewer GOPs than segments.
     public static func ranges(totalFrames: Int, gop: Int, count: Int) throws(ParseError) -> [Range<Int>] {
         guard totalFrames > 0, gop > 0, count > 0 else {
-            throw ParseError(.invalidArgument, offset: 0, "segments need a positive frame count, GOP length and segment count")
+            throw ParseError(.invalidArgument, "segments need a positive frame count, GOP length and segment count")
         }
         let gops = (totalFrames + gop - 1) / gop
         guard gops >= count else {
-            throw ParseError(.invalidArgument, offset: 0, "\(totalFrames) frames make \(gops) GOPs of \(gop) frames: too few for \(count) segments (use fewer segments or a shorter GOP)")
+            throw ParseError(.invalidArgument, "\(totalFrames) frames make \(gops) GOPs of \(gop) frames: too few for \(count) segments (use fewer segments or a shorter GOP)")
         }
         var out: [Range<Int>] = []
         var g = 0

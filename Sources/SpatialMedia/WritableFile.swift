@@ -15,7 +15,7 @@ final class WritableFile {
         self.path = path
         let fd = open(path, O_RDWR)
         guard fd >= 0 else {
-            throw ParseError(.io, offset: 0, path: path, "cannot open for writing: \(String(cString: strerror(errno)))")
+            throw ParseError(.io, path: path, "cannot open for writing: \(String(cString: strerror(errno)))")
         }
         self.fd = fd
     }
@@ -37,7 +37,7 @@ final class WritableFile {
         if let err { throw err }
     }
     func sync() throws(ParseError) {
-        if fsync(fd) != 0 { throw ParseError(.io, offset: 0, path: path, "fsync failed: \(String(cString: strerror(errno)))") }
+        if fsync(fd) != 0 { throw ParseError(.io, path: path, "fsync failed: \(String(cString: strerror(errno)))") }
     }
     func truncate(_ size: UInt64) {
         _ = ftruncate(fd, off_t(size))

@@ -60,7 +60,8 @@ struct ABIError: Error {
         case .libraryMissing: status = SMStatus.unsupported
         default: status = SMStatus.parse
         }
-        var where_ = "code \(e.code.rawValue), offset \(e.offset)"
+        var where_ = "code \(e.code.rawValue)"
+        if let offset = e.offset { where_ += ", offset \(offset)" }
         if !e.path.isEmpty { where_ += ", in \(e.path)" }
         message = "\(Self.abiWording(e)) (\(where_))"
         code = e.code.rawValue

@@ -34,8 +34,12 @@ func errorLine(_ prefix: String, file: String, _ e: ParseError, outputs: [String
     if message.hasPrefix(file + ": ") { message.removeFirst(file.count + 2) }
     if e.path.isEmpty || e.path == file { return "\(prefix): \(file): \(message) [\(e.code)]" }
     if FileSystem.kind(e.path) != nil { return "\(prefix): \(e.path): \(message) [\(e.code)]" }
-    if e.path == "(top level)" { return "\(prefix): \(file): \(message) [\(e.code)] (at offset \(e.offset))" }
-    return "\(prefix): \(file): \(message) [\(e.code)] (at \(e.path), offset \(e.offset))"
+    guard let offset = e.offset else {
+        if e.path == "(top level)" { return "\(prefix): \(file): \(message) [\(e.code)]" }
+        return "\(prefix): \(file): \(message) [\(e.code)] (at \(e.path))"
+    }
+    if e.path == "(top level)" { return "\(prefix): \(file): \(message) [\(e.code)] (at offset \(offset))" }
+    return "\(prefix): \(file): \(message) [\(e.code)] (at \(e.path), offset \(offset))"
 }
 
 /// Ends the process with `code`; stdio buffers are flushed.
@@ -171,7 +175,9 @@ struct Info: ParsableCommand {
             } catch {
                 printErr("spatial-media: \(path): \(error.cliMessage) [\(error.code)]")
                 worst = max(worst, Exit.unreadable)
-                results.append(.object([("file", .string(path)), ("error", .object([("code", .string(error.code.rawValue)), ("offset", .uint(error.offset)), ("message", .string(error.message))]))]))
+                let at: [(String, JSON)] = error.offset.map { [("offset", .uint($0))] } ?? []
+                results.append(.object([("file", .string(path)), ("error", .object([("code", .string(error.code.rawValue))] + at
+                    + [("message", .string(error.message))]))]))
                 continue
             }
             if info.hasProblems { worst = max(worst, Exit.problems) }

@@ -32,7 +32,7 @@ extension Operations {
         func name(_ k: String) -> String { AlignRequest.table.first { $0.key == k }?.name(spelling) ?? k }
         var o = PhotoConversionOptions()
         if let q = r.quality {
-            guard (0...100).contains(q) else { throw ParseError(.invalidArgument, offset: 0, "\(name("quality")) must be between 0 and 100") }
+            guard (0...100).contains(q) else { throw ParseError(.invalidArgument, "\(name("quality")) must be between 0 and 100") }
             o.quality = q
         }
         try OutputKind.check(r.output, .heic)
@@ -41,7 +41,7 @@ extension Operations {
         let file = try SpatialPhotoEditor.openIntact(r.photo, operation: "align")
         var problems: [SpatialDiagnostic] = []
         guard let sp = SpatialPhotoReader.read(file, problems: &problems) else {
-            throw ParseError(.unsupported, offset: 0, path: r.photo, "not a spatial photo (no 'ster' group with two eyes)")
+            throw ParseError(.unsupported, path: r.photo, "not a spatial photo (no 'ster' group with two eyes)")
         }
         let eyes = try StereoImages.decodeSpatialPhoto(file: file)
         let hfov = sp.horizontalFOVDegrees ?? StereoParameters.defaults.horizontalFieldOfViewDegrees ?? 0

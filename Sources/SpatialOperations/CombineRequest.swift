@@ -39,7 +39,7 @@ extension Operations {
     /// input, defaults filled (notes say which), the file written to scratch, read back, then kept.
     public static func combine(_ r: CombineRequest, spelling: OptionSpelling) throws(ParseError) -> OperationReport {
         func name(_ k: String) -> String { CombineRequest.table.first { $0.key == k }?.name(spelling) ?? k }
-        func refuse(_ m: String) -> ParseError { ParseError(.invalidArgument, offset: 0, m) }
+        func refuse(_ m: String) -> ParseError { ParseError(.invalidArgument, m) }
         if (r.leftItem == nil) != (r.rightItem == nil) { throw refuse("give both \(name("left_item")) and \(name("right_item")), or neither") }
         if r.right != nil && r.leftItem != nil { throw refuse("\(name("left_item"))/\(name("right_item")) apply to a single input") }
         var form = CameraPropertyForm.apple

@@ -25,7 +25,7 @@ extension Operations {
     public static func concat(_ r: ConcatRequest, spelling: OptionSpelling, progress: ((Int, Int) -> Void)? = nil,
                               cancellation: ConversionCancellation? = nil) throws(ParseError) -> OperationReport {
         func name(_ k: String) -> String { ConcatRequest.table.first { $0.key == k }?.name(spelling) ?? k }
-        func refuse(_ m: String) -> ParseError { ParseError(.invalidArgument, offset: 0, m) }
+        func refuse(_ m: String) -> ParseError { ParseError(.invalidArgument, m) }
         if r.segments.isEmpty { throw refuse("give the segment files") }
         if r.audioFrom == nil && !r.noAudio { throw refuse("give \(name("audio_from")) INPUT (the converted input, whose audio is carried once) or \(name("no_audio"))") }
         if r.audioFrom != nil && r.noAudio { throw refuse("give \(name("audio_from")) or \(name("no_audio")), not both") }

@@ -14,11 +14,11 @@ enum ConversionGeometry {
     /// measured in the pixels `validate` reads (the same grey conversion and size), so both give one verdict.
     static func warnings(left: Image, right: Image, stereo: StereoParameters, align: Bool, autoDisparity: Bool, fromOnePicture: Bool) -> [VideoGeometryWarning] {
         GeometryDiagnosis.conversionFaults(left: left, right: right, stereo: stereo, align: align, autoDisparity: autoDisparity, fromOnePicture: fromOnePicture).map {
-            VideoGeometryWarning(ruleID: $0.ruleID, severity: $0.severity == .error ? "ERROR" : "warning", message: $0.message, fixes: $0.fixes)
+            VideoGeometryWarning(ruleID: $0.ruleID, severity: $0.severity, message: $0.message, fixes: $0.fixes)
         }
     }
 
-    static func line(_ w: VideoGeometryWarning) -> String { "\(w.severity) \(w.ruleID): \(w.message)" }
+    static func line(_ w: VideoGeometryWarning) -> String { "\(w.severityLabel) \(w.ruleID): \(w.message)" }
 
     /// The check run on sampled frames of a video converted without `align` / `auto_disparity`: each fault is told
     /// (`message`) the first time a frame shows it, while the file is still being encoded.
@@ -69,6 +69,6 @@ enum ConversionGeometry {
         }
         let hints = ["--align", "--auto-disparity"].filter(Set(found.flatMap(\.fixes)).contains)
         if !hints.isEmpty { message?("the pair has fixable faults; add \(hints.joined(separator: " ")) to fix them while converting") }
-        return found.map { VideoGeometryWarning(ruleID: $0.ruleID, severity: $0.severity == .error ? "ERROR" : "warning", message: $0.message, fixes: $0.fixes) }
+        return found.map { VideoGeometryWarning(ruleID: $0.ruleID, severity: $0.severity, message: $0.message, fixes: $0.fixes) }
     }
 }

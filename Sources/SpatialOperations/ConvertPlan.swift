@@ -72,7 +72,7 @@ public struct ConvertPlan: Sendable {
     /// as `spelling` says.
     public static func make(_ request: ConvertRequest, spelling: OptionSpelling) throws(ParseError) -> ConvertPlan {
         let r = request
-        func refuse(_ m: String) -> ParseError { ParseError(.invalidArgument, offset: 0, m) }
+        func refuse(_ m: String) -> ParseError { ParseError(.invalidArgument, m) }
         if r.input == nil && (r.left == nil || r.right == nil) { throw refuse("give INPUT, or both left and right inputs") }
         if r.input != nil && (r.left != nil || r.right != nil) { throw refuse("give INPUT or left/right inputs, not both") }
         let keep = r.keepStreams
@@ -99,13 +99,13 @@ public struct ConvertPlan: Sendable {
     static func stereoParameters(_ r: ConvertRequest, photo: Bool, spelling n: OptionSpelling) throws(ParseError) -> StereoParameters {
         func name(_ k: String) -> String { ConvertRequest.table.first { $0.key == k }?.name(n) ?? k }
         if r.autoDisparity == true && (r.values.disparityPercent != nil || r.values.disparity != nil) {
-            throw ParseError(.invalidArgument, offset: 0, "give \(name("disparity_percent")) or \(name("auto_disparity")), not both")
+            throw ParseError(.invalidArgument, "give \(name("disparity_percent")) or \(name("auto_disparity")), not both")
         }
         return try r.values.parameters(photo: photo, name: name)
     }
 
     static func photoJob(_ r: ConvertRequest, stereo: StereoParameters, spelling n: OptionSpelling) throws(ParseError) -> Job {
-        func refuse(_ m: String) -> ParseError { ParseError(.invalidArgument, offset: 0, m) }
+        func refuse(_ m: String) -> ParseError { ParseError(.invalidArgument, m) }
         func name(_ k: String) -> String { ConvertRequest.table.first { $0.key == k }?.name(n) ?? k }
         let videoOnly = misplaced(r, photo: true, n)
         if !videoOnly.isEmpty { throw refuse("\(videoOnly.joined(separator: ", ")) apply to videos only; \(r.input ?? r.left ?? "the input") is converted as a photo") }
@@ -141,7 +141,7 @@ public struct ConvertPlan: Sendable {
     }
 
     static func hevcPairJob(_ r: ConvertRequest, stereo: StereoParameters, spelling n: OptionSpelling) throws(ParseError) -> Job {
-        func refuse(_ m: String) -> ParseError { ParseError(.invalidArgument, offset: 0, m) }
+        func refuse(_ m: String) -> ParseError { ParseError(.invalidArgument, m) }
         func name(_ k: String) -> String { ConvertRequest.table.first { $0.key == k }?.name(n) ?? k }
         let encodeOnly = ["layout", "crf", "bitrate", "qp", "eye_quality", "max_bitrate", "vbv_bufsize", "apple_preset", "encode_path", "segment",
                           "preset", "keyint", "bframes", "audio", "audio_from", "decoder", "threads_per_eye",
@@ -191,7 +191,7 @@ public struct ConvertPlan: Sendable {
         if !photoOnly.isEmpty || !encodeOnly.isEmpty || r.align == true || r.autoDisparity == true {
             let measured = (r.align == true ? ["align"] : []) + (r.autoDisparity == true ? ["auto_disparity"] : [])
             let names = photoOnly + (encodeOnly + measured).map(name)
-            throw ParseError(.invalidArgument, offset: 0, "\(names.joined(separator: ", ")) do not apply to a raw "
+            throw ParseError(.invalidArgument, "\(names.joined(separator: ", ")) do not apply to a raw "
                              + "two-layer MV-HEVC stream, which is muxed as it is without re-encoding")
         }
         var m = SpatialVideoMuxOptions()
@@ -202,8 +202,7 @@ public struct ConvertPlan: Sendable {
         if let f = r.frameRate {
             guard let rate = FrameRate.parse(f), let num = UInt32(exactly: rate.num),
                   let den = UInt32(exactly: rate.den) else {
-                throw ParseError(.invalidArgument, offset: 0,
-                                 "\(name("frame_rate")) must be a positive number or NUM/DEN, e.g. 30 or 30000/1001")
+                throw ParseError(.invalidArgument, "\(name("frame_rate")) must be a positive number or NUM/DEN, e.g. 30 or 30000/1001")
             }
             m.frameRateNum = num; m.frameRateDen = den
         }
@@ -218,13 +217,13 @@ public struct ConvertPlan: Sendable {
         case "left": return .left
         case "right": return .right
         case "none" where allowNone: return HeroEye.none
-        default: throw ParseError(.invalidArgument, offset: 0, "\(name) must be left or right\(allowNone ? " (or none)" : "")")
+        default: throw ParseError(.invalidArgument, "\(name) must be left or right\(allowNone ? " (or none)" : "")")
         }
     }
 
     static func container(_ r: ConvertRequest, _ name: String) throws(ParseError) -> SpatialVideoMuxOptions.Container {
         guard let c = r.container else { return VideoConversionOptions().container }
-        guard let container = SpatialVideoMuxOptions.Container(rawValue: c) else { throw ParseError(.invalidArgument, offset: 0, "\(name) must be mov or mp4") }
+        guard let container = SpatialVideoMuxOptions.Container(rawValue: c) else { throw ParseError(.invalidArgument, "\(name) must be mov or mp4") }
         return container
     }
 }
@@ -232,7 +231,7 @@ public struct ConvertPlan: Sendable {
 extension ConvertPlan {
     /// The video route: the command line's checks, in its order, and the library's option values as the defaults.
     static func videoJob(_ r: ConvertRequest, stereo: StereoParameters, spelling n: OptionSpelling) throws(ParseError) -> Job {
-        func refuse(_ m: String) -> ParseError { ParseError(.invalidArgument, offset: 0, m) }
+        func refuse(_ m: String) -> ParseError { ParseError(.invalidArgument, m) }
         func name(_ k: String) -> String { ConvertRequest.table.first { $0.key == k }?.name(n) ?? k }
         let align = r.align ?? false, autoDisparity = r.autoDisparity ?? false
         if (align || autoDisparity) && r.input == "-" {
@@ -305,7 +304,7 @@ extension ConvertPlan {
     /// decides). A monoscopic or cropped sphere, a mesh without a stated projection, and a stated value the file
     /// contradicts are refused with the reason; a field of view and the rectilinear geometry options do not apply.
     static func sphereRoute(_ r: ConvertRequest, into o: inout VideoConversionOptions, _ name: (String) -> String) throws(ParseError) {
-        func refuse(_ m: String) -> ParseError { ParseError(.invalidArgument, offset: 0, m) }
+        func refuse(_ m: String) -> ParseError { ParseError(.invalidArgument, m) }
         var stated: FourCC? = nil
         if let p = r.projection {
             guard p == "hequ" || p == "equi" else { throw refuse("\(name("projection")) must be hequ (180°, half-equirectangular) or equi (360°, equirectangular)") }
@@ -317,7 +316,7 @@ extension ConvertPlan {
            let read = SpatialVideoReport.sphereSplit(path: path, limits: o.limits, projection: stated, packing: statedPacking) {
             switch read {
             case .success(let s): split = s
-            case .failure(let e): throw ParseError(.unsupported, offset: 0, path: path, "cannot cut this sphere into two views: \(e.reason)", remedy: e.remedy)
+            case .failure(let e): throw ParseError(.unsupported, path: path, "cannot cut this sphere into two views: \(e.reason)", remedy: e.remedy)
             }
         } else if let path = r.input, path != "-", FileProbe.kind(of: path) != .movie, VideoInputs.isVideo(path), FileProbe.kind(of: path) != .y4m,
                   let ff = try? FFmpeg.require(.any, for: "reading \(path)", override: o.ffmpeg), let probe = try? MediaProbe.run(path, tool: ff) {
@@ -325,7 +324,7 @@ extension ConvertPlan {
             switch probe.sphereSplit(projection: stated, packing: statedPacking) {
             case .success(let s?): split = s
             case .success(nil): break
-            case .failure(let e): throw ParseError(.unsupported, offset: 0, path: path, "cannot cut this sphere into two views: \(e.reason)")
+            case .failure(let e): throw ParseError(.unsupported, path: path, "cannot cut this sphere into two views: \(e.reason)")
             }
         } else if stated != nil, r.input != nil, statedPacking == nil {
             throw refuse("\(name("projection")) of an input whose metadata this tool does not read: give \(name("layout")) sbs or tb too")
@@ -377,7 +376,7 @@ extension ConvertPlan {
     }
 
     static func rateLimits(_ r: ConvertRequest, into o: inout VideoConversionOptions, _ name: (String) -> String) throws(ParseError) {
-        func refuse(_ m: String) -> ParseError { ParseError(.invalidArgument, offset: 0, m) }
+        func refuse(_ m: String) -> ParseError { ParseError(.invalidArgument, m) }
         if let m = r.maxBitrate, m <= 0 { throw refuse("\(name("max_bitrate")) must be positive (kbit/s)") }
         if let b = r.vbvBufsize, b <= 0 { throw refuse("\(name("vbv_bufsize")) must be positive (kbit)") }
         if r.vbvBufsize != nil && r.maxBitrate == nil && r.applePreset == nil { throw refuse("\(name("vbv_bufsize")) needs \(name("max_bitrate"))") }
@@ -391,7 +390,7 @@ extension ConvertPlan {
     }
 
     static func encoderChoices(_ r: ConvertRequest, into o: inout VideoConversionOptions, _ name: (String) -> String) throws(ParseError) {
-        func refuse(_ m: String) -> ParseError { ParseError(.invalidArgument, offset: 0, m) }
+        func refuse(_ m: String) -> ParseError { ParseError(.invalidArgument, m) }
         if let e = r.encodePath {
             guard let p = EncodePath(rawValue: e) else { throw refuse("\(name("encode_path")) must be one of \(EncodePath.allCases.map(\.rawValue).joined(separator: ", "))") }
             o.encodePath = p

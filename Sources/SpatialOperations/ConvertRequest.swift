@@ -222,7 +222,7 @@ public struct ConvertRequest: Sendable, Equatable {
         case "faststart": faststart = try RequestValues.bool(v, spec)
         case "keep_streams": keepStreams = try RequestValues.text(v, spec)
         case "projection": projection = try RequestValues.text(v, spec)
-        default: throw ParseError(.invalidArgument, offset: 0, "unknown option \"\(spec.key)\" for convert")
+        default: throw ParseError(.invalidArgument, "unknown option \"\(spec.key)\" for convert")
         }
     }
 }

@@ -49,7 +49,7 @@ extension Operations {
     /// refusal (exit 2) naming the rule.
     public static func edit(_ r: EditRequest, spelling: OptionSpelling, progress: ((UInt64, UInt64) -> Void)? = nil) throws(ParseError) -> OperationReport {
         func name(_ k: String) -> String { EditRequest.table.first { $0.key == k }?.name(spelling) ?? k }
-        func refuse(_ m: String) -> ParseError { ParseError(.invalidArgument, offset: 0, m) }
+        func refuse(_ m: String) -> ParseError { ParseError(.invalidArgument, m) }
         if let o = r.output { try OutputPaths.check(outputs: [(role: "output", path: o)], inputs: [(role: "input", path: r.path)]) }
         if SpatialPhotoEditor.isHEIF(path: r.path) { return try editPhoto(r, name: name) }
         if r.form != nil { throw refuse("\(name("form")) applies to photos only") }
@@ -113,7 +113,7 @@ extension Operations {
             case "disparity": edit.disparityAdjustment = .remove
             case "hero_eye": edit.heroEye = .remove
             case "projection": edit.projectionKind = .remove
-            default: throw ParseError(.invalidArgument, offset: 0, "\(name): unknown field \"\(n)\" (baseline, hfov, disparity, hero_eye, projection)")
+            default: throw ParseError(.invalidArgument, "\(name): unknown field \"\(n)\" (baseline, hfov, disparity, hero_eye, projection)")
             }
         }
     }
@@ -123,15 +123,15 @@ extension Operations {
                          "to_google": r.toGoogle, "remove_spatial": r.removeSpatial, "faststart": r.faststart, "remove": !r.remove.isEmpty]
             .filter(\.value).keys.sorted().map(name)
         if !videoOnly.isEmpty {
-            throw ParseError(.invalidArgument, offset: 0, "\(videoOnly.joined(separator: ", ")) apply to videos; photos take \(name("baseline_mm")), \(name("hfov_degrees")), \(name("disparity_percent"))")
+            throw ParseError(.invalidArgument, "\(videoOnly.joined(separator: ", ")) apply to videos; photos take \(name("baseline_mm")), \(name("hfov_degrees")), \(name("disparity_percent"))")
         }
         var form = CameraPropertyForm.apple
         if let f = r.form {
-            guard let given = CameraPropertyForm(rawValue: f) else { throw ParseError(.invalidArgument, offset: 0, "\(name("form")) must be apple, standard or both") }
+            guard let given = CameraPropertyForm(rawValue: f) else { throw ParseError(.invalidArgument, "\(name("form")) must be apple, standard or both") }
             form = given
         }
         let stereo = try r.values.parameters(photo: true, name: name)
-        if stereo.isEmpty { throw ParseError(.invalidArgument, offset: 0, "nothing to do (give \(name("baseline_mm")), \(name("hfov_degrees")) or \(name("disparity_percent")))") }
+        if stereo.isEmpty { throw ParseError(.invalidArgument, "nothing to do (give \(name("baseline_mm")), \(name("hfov_degrees")) or \(name("disparity_percent")))") }
         if let o = r.output { try OutputKind.check(o, .heic) }
         let before = r.output == nil ? OutputCheck.errorRules(of: [r.path]) : nil
         let written = try r.output.map { o throws(ParseError) in try scratchPath(keepingExtensionOf: o) }

@@ -29,7 +29,7 @@ extension Operations {
         if let o = r.output { try OutputPaths.check(outputs: [(role: "output", path: o)], inputs: [(role: "input", path: r.path)]) }
         var o = RepairOptions()
         if let h = r.heroEye {
-            guard h == "left" || h == "right" else { throw ParseError(.invalidArgument, offset: 0, "\(name("hero_eye")) must be left or right") }
+            guard h == "left" || h == "right" else { throw ParseError(.invalidArgument, "\(name("hero_eye")) must be left or right") }
             o.heroEye = h == "right" ? .right : .left
         }
         if let h = r.hfovDegrees { o.horizontalFieldOfViewMillidegrees = try SpatialUnits.millidegrees(fromDegrees: h) }

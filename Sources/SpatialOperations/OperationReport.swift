@@ -58,10 +58,10 @@ public struct GeometryFault: Sendable, Equatable {
 
     public init(_ warning: VideoGeometryWarning, frames: [Int] = []) { self.warning = warning; self.frames = frames }
 
-    public var line: String { "\(warning.severity) \(warning.ruleID): \(warning.message)" }
+    public var line: String { "\(warning.severityLabel) \(warning.ruleID): \(warning.message)" }
 
     public var json: JSON {
-        .object([("rule", .string(warning.ruleID)), ("severity", .string(warning.severity)), ("message", .string(warning.message)),
+        .object([("rule", .string(warning.ruleID)), ("severity", .string(warning.severityLabel)), ("message", .string(warning.message)),
                  ("frames", .array(frames.map { .uint(UInt64($0)) })), ("fixes", .array(warning.fixes.map { .string($0) }))])
     }
 }

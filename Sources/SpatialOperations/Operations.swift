@@ -54,7 +54,7 @@ public enum Operations {
         report.check = OutputCheck.run(written: scratch, output: output, inputs: inputs)
         if !report.check.passed { throw report.check.refusal }
         if strict, !report.warnings.isEmpty {
-            throw ParseError(.outputCheckFailed, offset: 0, path: output,
+            throw ParseError(.outputCheckFailed, path: output,
                              "refused (strict): the source has geometry faults: " + report.warnings.map { "\($0.warning.ruleID) \($0.warning.message)" }.joined(separator: "; ")
                              + (VideoGeometryWarning.fixes(report.warnings.map(\.warning)).isEmpty ? "" : " (fixed by \(VideoGeometryWarning.fixes(report.warnings.map(\.warning)).joined(separator: " ")))"))
         }
@@ -63,7 +63,7 @@ public enum Operations {
 
     /// Throws ``/BinaryIO/ParseError/Code/cancelled`` once the caller has asked to stop.
     static func stopIfCancelled(_ c: ConversionCancellation?) throws(ParseError) {
-        if c?.isCancelled == true { throw ParseError(.cancelled, offset: 0, "cancelled; nothing was written") }
+        if c?.isCancelled == true { throw ParseError(.cancelled, "cancelled; nothing was written") }
     }
 
     /// Removes a scratch file that will not become the output.
@@ -90,7 +90,7 @@ public enum Operations {
         if o.swapEyes { pair.swapEyes(); pair.notes.append("eyes swapped (--swap-eyes)"); o.swapEyes = false }
         let faults = try ConversionGeometry.prepare(&pair, options: &o, align: align, autoDisparity: autoDisparity, message: events.message)
         if strict, !faults.isEmpty {
-            throw ParseError(.outputCheckFailed, offset: 0, path: r.output,
+            throw ParseError(.outputCheckFailed, path: r.output,
                              "refused (strict): the source has geometry faults: " + faults.map { "\($0.ruleID) \($0.message)" }.joined(separator: "; "))
         }
         events.progress?(OperationProgress(stage: "encode"))

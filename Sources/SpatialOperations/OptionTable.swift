@@ -70,7 +70,7 @@ public struct OptionSpec: Sendable {
 /// combinations are the planning step's. Unknown keys are refused, so a misspelt option is never silently unused.
 enum RequestValues {
     static func typeError(_ spec: OptionSpec, _ what: String) -> ParseError {
-        ParseError(.invalidArgument, offset: 0, "option \(spec.name(.key)) must be \(what)")
+        ParseError(.invalidArgument, "option \(spec.name(.key)) must be \(what)")
     }
 
     /// Fills a request from `values` by its `table`: every key must be a row of it (else refused, naming `job`) and
@@ -79,8 +79,8 @@ enum RequestValues {
                      _ set: (OptionSpec, RequestValue) throws(ParseError) -> Void) throws(ParseError) {
         var seen: Set<String> = []
         for (key, value) in values {
-            guard let spec = table.first(where: { $0.key == key }) else { throw ParseError(.invalidArgument, offset: 0, "unknown option \"\(key)\" for \(job)") }
-            guard seen.insert(key).inserted else { throw ParseError(.invalidArgument, offset: 0, "option \"\(key)\" is given twice") }
+            guard let spec = table.first(where: { $0.key == key }) else { throw ParseError(.invalidArgument, "unknown option \"\(key)\" for \(job)") }
+            guard seen.insert(key).inserted else { throw ParseError(.invalidArgument, "option \"\(key)\" is given twice") }
             if value == .null { continue }
             try set(spec, value)
         }
@@ -109,7 +109,7 @@ enum RequestValues {
     /// A path: a non-empty string.
     static func path(_ v: RequestValue, _ spec: OptionSpec) throws(ParseError) -> String {
         let s = try text(v, spec)
-        if s.isEmpty { throw ParseError(.invalidArgument, offset: 0, "option \(spec.name(.key)) is empty") }
+        if s.isEmpty { throw ParseError(.invalidArgument, "option \(spec.name(.key)) is empty") }
         return s
     }
 

@@ -41,7 +41,7 @@ public struct OutputCheckResult: Sendable {
 
     /// The refusal, naming each rule the job broke (exit 2; `output-check-failed`).
     public var refusal: ParseError {
-        ParseError(.outputCheckFailed, offset: 0, path: file,
+        ParseError(.outputCheckFailed, path: file,
                    "the written file fails its own validator, so it was not kept: " + introduced.map { "\($0.ruleID) \($0.message)" }.joined(separator: "; ")
                    + " (a fault of this tool: please report it)")
     }

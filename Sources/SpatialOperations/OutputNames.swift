@@ -29,7 +29,7 @@ public enum OutputKind: Sendable, Equatable {
     /// the MP4 choice in a message ("--mp4", "\"container\": \"mp4\"").
     public static func check(_ path: String, _ kind: OutputKind, mp4Option: String = "--mp4") throws(ParseError) {
         let ext = fileExtension(path)
-        func refuse(_ m: String) -> ParseError { ParseError(.invalidArgument, offset: 0, path: path, m) }
+        func refuse(_ m: String) -> ParseError { ParseError(.invalidArgument, path: path, m) }
         switch kind {
         case .heic:
             guard ["heic", "heif"].contains(ext) else {

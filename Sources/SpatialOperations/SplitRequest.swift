@@ -52,7 +52,7 @@ public struct SplitRequest: Sendable, Equatable {
         case "quality": quality = try RequestValues.integer(v, spec)
         case "layout": layout = try RequestValues.text(v, spec)
         case "aux_dir": aux = try RequestValues.path(v, spec)
-        default: throw ParseError(.invalidArgument, offset: 0, "unknown option \"\(spec.key)\" for split")
+        default: throw ParseError(.invalidArgument, "unknown option \"\(spec.key)\" for split")
         }
     }
 
@@ -84,7 +84,7 @@ extension Operations {
     public static func split(_ r: SplitRequest, spelling: OptionSpelling, events: OperationEvents = OperationEvents(),
                              cancellation: ConversionCancellation? = nil) throws(ParseError) -> OperationReport {
         func name(_ k: String) -> String { SplitRequest.table.first { $0.key == k }?.name(spelling) ?? k }
-        func refuse(_ m: String) -> ParseError { ParseError(.invalidArgument, offset: 0, m) }
+        func refuse(_ m: String) -> ParseError { ParseError(.invalidArgument, m) }
         let outs = r.outputs
         if outs.isEmpty && r.aux == nil { throw refuse("give \(name("left_output"))/\(name("right_output")), \(name("sbs_output")) or \(name("ou_output"))") }
         if [r.sbs != nil, r.ou != nil, r.left != nil || r.right != nil].filter({ $0 }).count > 1 {
@@ -99,8 +99,8 @@ extension Operations {
         if !video && ![.jpeg, .png, .heif].contains(kind) {
             // Nothing this job reads: an unreadable input (exit 2), not a misused option.
             var st = stat()
-            if stat(r.input, &st) != 0 { throw ParseError(.io, offset: 0, path: r.input, "cannot open: \(String(cString: strerror(errno)))") }
-            throw ParseError(.unsupported, offset: 0, path: r.input, "not a stereo photo or video this job reads (a spatial photo or other HEIC, an MPO, a side-by-side / top-bottom JPEG or PNG, an MP4/MOV or Matroska movie, a raw MV-HEVC stream)")
+            if stat(r.input, &st) != 0 { throw ParseError(.io, path: r.input, "cannot open: \(String(cString: strerror(errno)))") }
+            throw ParseError(.unsupported, path: r.input, "not a stereo photo or video this job reads (a spatial photo or other HEIC, an MPO, a side-by-side / top-bottom JPEG or PNG, an MP4/MOV or Matroska movie, a raw MV-HEVC stream)")
         }
         // A raw .hevc output can only hold coded pictures copied: a video split to one is a copy, asked for or not.
         let streams = outs.filter { ["hevc", "265", "h265"].contains(OutputKind.fileExtension($0.path)) }
@@ -119,7 +119,7 @@ extension Operations {
         if let dir = r.aux {
             if video || kind != .heif { throw refuse("\(r.input): \(name("aux_dir")) applies to HEIF photos (auxiliary images of a spatial photo's eyes)") }
             guard mkdir(dir, 0o755) == 0 || errno == EEXIST, isDirectory(dir) else {
-                throw ParseError(.io, offset: 0, path: dir, "\(name("aux_dir")): cannot create or use the directory \(dir)")
+                throw ParseError(.io, path: dir, "\(name("aux_dir")): cannot create or use the directory \(dir)")
             }
         }
         if video {
@@ -201,7 +201,7 @@ extension Operations {
     /// (``/SpatialMedia/StreamSplitter``); a second layer predicted from the first cannot be copied.
     static func splitRawStream(_ r: SplitRequest, scratch s: (String?) -> String?) throws(ParseError) -> OperationReport {
         guard r.copy, r.sbs == nil, r.ou == nil, !r.half else {
-            throw ParseError(.invalidArgument, offset: 0, path: r.input, "\(r.input) is a raw HEVC stream: its eyes are copied, one .hevc stream per eye (name the outputs .hevc)")
+            throw ParseError(.invalidArgument, path: r.input, "\(r.input) is a raw HEVC stream: its eyes are copied, one .hevc stream per eye (name the outputs .hevc)")
         }
         let layers = try StreamSplitter.split(path: r.input)
         if let l = s(r.left) { try AtomicFile.write(path: l, bytes: layers.left) }
@@ -223,7 +223,7 @@ extension Operations {
         let ext = OutputKind.fileExtension(output)
         guard !ext.isEmpty else { return base }
         let path = base + "." + ext
-        guard rename(base, path) == 0 else { discard(base); throw ParseError(.io, offset: 0, path: output, "cannot create a temporary file beside \(output)") }
+        guard rename(base, path) == 0 else { discard(base); throw ParseError(.io, path: output, "cannot create a temporary file beside \(output)") }
         Interruption.unregister(temporaryFile: base)
         _ = Interruption.register(temporaryFile: path)
         return path

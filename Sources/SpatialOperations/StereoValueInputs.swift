@@ -23,7 +23,7 @@ public struct StereoValueInputs: Sendable, Equatable {
     /// through the checked initialiser of ``/SpatialMedia/StereoParameters`` (rounded, never truncated). A photo's
     /// baseline must be above 0 and fit its signed 32-bit camera position. `name` spells a key for the messages.
     public func parameters(photo: Bool, name: (String) -> String = { "\"\($0)\"" }) throws(ParseError) -> StereoParameters {
-        func refuse(_ m: String) -> ParseError { ParseError(.invalidArgument, offset: 0, m) }
+        func refuse(_ m: String) -> ParseError { ParseError(.invalidArgument, m) }
         for (a, b, x, y) in [("baseline_um", "baseline_mm", baselineMicrometres != nil, baselineMillimetres != nil),
                              ("hfov_millidegrees", "hfov_degrees", hfovMillidegrees != nil, hfovDegrees != nil),
                              ("disparity", "disparity_percent", disparity != nil, disparityPercent != nil)] where x && y {
@@ -67,7 +67,7 @@ extension StereoValueInputs {
             case "hfov_millidegrees": hfovMillidegrees = try RequestValues.integer(v, spec)
             case "disparity_percent": disparityPercent = try RequestValues.number(v, spec)
             case "disparity": disparity = try RequestValues.integer(v, spec)
-            default: throw ParseError(.invalidArgument, offset: 0, "unknown stereo value \"\(key)\" (known: \(Self.keys.joined(separator: ", ")))")
+            default: throw ParseError(.invalidArgument, "unknown stereo value \"\(key)\" (known: \(Self.keys.joined(separator: ", ")))")
             }
         }
     }

@@ -90,7 +90,7 @@ enum PixelSource {
     }
 
     static func eyes(_ l: Image, _ r: Image, notes: [String] = []) throws(ParseError) -> EyePixels {
-        guard let a = gray(l), let b = gray(r) else { throw ParseError(.invalidValue, offset: 0, "the decoded eyes are empty") }
+        guard let a = gray(l), let b = gray(r) else { throw ParseError(.invalidValue, "the decoded eyes are empty") }
         var n = notes
         if a.1 > 1 { n.append("the \(l.width)×\(l.height) eyes were reduced \(a.1)× on decode (to \(a.0.width)×\(a.0.height)); pixel values are in reduced pixels") }
         var e = EyePixels(left: a.0, right: b.0, leftChroma: a.2, rightChroma: b.2, scale: a.1, notes: n)
@@ -138,7 +138,7 @@ enum PixelSource {
         let l = try HEVCDecoder.decode(annexB: layers.left, limits: limits)
         let r = try HEVCDecoder.decode(annexB: layers.right, limits: limits)
         let n = min(l.count, r.count)
-        guard n > 0 else { throw ParseError(.invalidValue, offset: 0, "no decodable frames") }
+        guard n > 0 else { throw ParseError(.invalidValue, "no decodable frames") }
         var out: [EyePixels] = []
         for i in pickFrames(total: n, count: count) {
             var e = try eyes(l[i], r[i])

@@ -1,13 +1,8 @@
 import BinaryIO
 import SystemSupport
 
-/// How bad a finding is. `error`: breaks a must (the file will not be treated as spatial, or the pair is
-/// unusable); `warning`: breaks a should (it will work but look wrong or uncomfortable); `info`: worth knowing.
-public enum Severity: String, Sendable, Comparable, CaseIterable {
-    case info, warning, error
-    var rank: Int { switch self { case .info: 0; case .warning: 1; case .error: 2 } }
-    public static func < (a: Severity, b: Severity) -> Bool { a.rank < b.rank }
-}
+/// The one severity of every report (``BinaryIO/Severity``), named here for the validator's users.
+public typealias Severity = BinaryIO.Severity
 
 /// One validation rule. Every rule is listed in `Specs/validation.md` with the same ID.
 public struct Rule: Sendable, Equatable {

@@ -277,7 +277,7 @@ public enum Validator {
     /// A file that could not be read (SV-FILE-001), or whose reader found it cut short or damaged (SV-FILE-002: a
     /// decoder's premature end, FFmpeg's errors): an error either way, exit code 2.
     static func unreadable(_ e: ParseError, _ r: inout ValidationReport) {
-        let at = e.offset > 0 ? "offset \(e.offset)" : ""
+        let at = e.offset.flatMap { $0 > 0 ? "offset \($0)" : nil } ?? ""
         if e.code == .truncated {
             r.findings.append(Finding("SV-FILE-002", .error, "\(e.message) [\(e.code)]", at: at))
             r.damaged = true

@@ -35,7 +35,7 @@ struct ConvertGeometryCheckTests {
             seen.lock.lock(); seen.inspected.append(frame); seen.lock.unlock()
             guard let a = PairAligner.luma(l), let b = PairAligner.luma(r) else { return [] }
             return GeometryDiagnosis.conversionFaults(left: a.gray, right: b.gray, stereo: stereo, align: false, autoDisparity: false)
-                .map { VideoGeometryWarning(ruleID: $0.ruleID, severity: $0.severity == .error ? "ERROR" : "warning", message: $0.message, fixes: $0.fixes) }
+                .map { VideoGeometryWarning(ruleID: $0.ruleID, severity: $0.severity, message: $0.message, fixes: $0.fixes) }
         }, onFirstWarning: { frame, w in
             seen.lock.lock(); seen.first.append((frame, w)); seen.lock.unlock()
         })

@@ -223,6 +223,12 @@ enum VideoFixtures {
         let c = ConversionCancellation()
         c.cancel()
         VideoFixtures.expectFailure(.packed(VideoFixtures.sample), out, cancellation: c, contains: "cancelled")
+        do {
+            try VideoConverter.convert(.packed(VideoFixtures.sample), to: out, options: VideoFixtures.fast(), cancellation: c)
+            Issue.record("expected cancellation")
+        } catch {
+            #expect(error.code == .cancelled && error.offset == nil, "cancellation is its own error, not I/O: \(error)")
+        }
         // An existing file at OUT survives a failed conversion unchanged.
         try Data("keep".utf8).write(to: URL(fileURLWithPath: out))
         do { try VideoConverter.convert(.packed(d + "/422.y4m"), to: out, options: VideoFixtures.fast()); Issue.record("expected failure") } catch {}

@@ -406,4 +406,19 @@ struct ABIMessageWordingTests {
         }
         #expect(ABIError(ParseError(.libraryMissing, offset: 0, "x265 is not installed")).status == SMStatus.unsupported)
     }
+
+    /// An error with no place in the input gives no offset: no "offset 0" in the message, and
+    /// `sm_last_error_location` reports -1 (Python: `offset is None`).
+    @Test func errorWithoutPlaceHasNoOffset() {
+        let e = ABIError(ParseError(.invalidArgument, "option \"layout\" must be sbs or tb"))
+        #expect(e.offset == nil && !e.message.contains("offset"), "\(e.message)")
+        #expect(ABIError(ParseError(.truncated, offset: 12, path: "moov", "short")).message.contains("offset 12, in moov"))
+        // An unknown option is refused before any input is read (it had "offset 0" before).
+        #expect(sm_convert_photo("/nonexistent/in.png", "/nonexistent/out.heic", "{\"no-such-option\": 1}", nil, nil, nil, nil)
+            == SMStatus.invalidArgument, "\(lastError())")
+        #expect(lastError().contains("no-such-option") && !lastError().contains("offset"), "\(lastError())")
+        var offset: Int64 = 0
+        sm_last_error_location(&offset, nil, nil)
+        #expect(offset == -1, "\(lastError())")
+    }
 }

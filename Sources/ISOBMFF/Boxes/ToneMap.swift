@@ -135,8 +135,7 @@ public struct GainMapMetadata: Sendable, Equatable {
         writerVersion = try r.readU16()
         guard minimumVersion == 0 else {
             throw ParseError(
-                .unsupported, offset: 0,
-                "ISO 21496-1 gain-map metadata of minimum version \(minimumVersion) (only version 0 is read)")
+                .unsupported, "ISO 21496-1 gain-map metadata of minimum version \(minimumVersion) (only version 0 is read)")
         }
         guard writerVersion >= minimumVersion else {
             throw ParseError(
@@ -199,9 +198,9 @@ public struct GainMapMetadata: Sendable, Equatable {
 
     /// Reads a `tmap` item payload (version byte 0, then the ISO 21496-1 block).
     public init(tmap payload: [UInt8]) throws(ParseError) {
-        guard let v = payload.first else { throw ParseError(.truncated, offset: 0, "empty tmap item") }
+        guard let v = payload.first else { throw ParseError(.truncated, "empty tmap item") }
         guard v == 0 else {
-            throw ParseError(.unsupported, offset: 0, "tmap item of version \(v) (only version 0 is read)")
+            throw ParseError(.unsupported, "tmap item of version \(v) (only version 0 is read)")
         }
         try self.init(iso: Array(payload.dropFirst()))
     }
