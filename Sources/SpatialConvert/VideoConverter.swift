@@ -1,10 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 #if canImport(Dispatch)
 import Dispatch
 #endif
@@ -590,6 +583,26 @@ public enum VideoConverter {
         return (producers, sourceName)
     }
 
+    /// One eye's extent in a frame-packed picture: `split` is the dimension the eyes share (the width of a side-by-side
+    /// picture, the height of a top-bottom one), `across` the other. Each eye must start on an even column or row
+    /// (4:2:0 chroma); an odd pixel left over in either dimension is dropped, with a note.
+    static func packedEyeExtents(split n: Int, across m: Int, horizontal: Bool, inputName: String, notes: inout [String])
+        throws(ParseError) -> (along: Int, across: Int) {
+        let (size, other, eyeShape, secondEye, line, otherLine, layout) = horizontal
+            ? ("width", "height", "pixel-wide", "right eye", "column", "row", "side by side")
+            : ("height", "width", "row-high", "bottom eye", "row", "column", "top-bottom")
+        let half = n / 2
+        guard half % 2 == 0 else {
+            let crop = horizontal ? "\(n - n % 4):ih" : "iw:\(n - n % 4)"
+            throw ParseError(.unsupported, path: inputName, "\(size) \(n) gives \(half)-\(eyeShape) eyes; the \(secondEye) would "
+                + "start on an odd \(line), which 4:2:0 chroma cannot be split at — is it really \(layout)? If so, crop or "
+                + "scale it to a \(size) that is a multiple of 4 (e.g. ffmpeg -vf crop=\(crop):0:0)")
+        }
+        if n % 2 != 0 { notes.append("odd \(size) \(n): the last \(line) belongs to neither eye and is dropped") }
+        if m & ~1 != m { notes.append("odd \(other) \(m): the last \(otherLine) is dropped (4:2:0 needs even sizes)") }
+        return (half, m & ~1)
+    }
+
     /// The crop of each eye in the input frame, the size of each eye, and the frame rate.
     static func geometry(_ producers: [VideoFrameProducer], input: VideoInput, options o: VideoConversionOptions, notes: inout [String])
         throws(ParseError) -> (cropW: Int, cropH: Int, eyeW: Int, eyeH: Int, fpsNum: Int, fpsDen: Int) {
@@ -623,26 +636,14 @@ public enum VideoConverter {
             if cropW != inW { notes.append("odd width \(inW): the last column of each eye is dropped (4:2:0 needs even sizes)") }
             if cropH != inH { notes.append("odd height \(inH): the last row of each eye is dropped (4:2:0 needs even sizes)") }
             eyeW = cropW; eyeH = cropH
-        } else if o.layout.horizontal {
-            cropH = inH & ~1
-            let half = inW / 2
-            guard half % 2 == 0 else {
-                throw ParseError(.unsupported, path: inputName, "width \(inW) gives \(half)-pixel-wide eyes; the right eye would start on an odd column, which 4:2:0 chroma cannot be split at — is it really side by side? If so, crop or scale it to a width that is a multiple of 4 (e.g. ffmpeg -vf crop=\(inW - inW % 4):ih:0:0)")
-            }
-            cropW = half
-            if inW % 2 != 0 { notes.append("odd width \(inW): the last column belongs to neither eye and is dropped") }
-            if cropH != inH { notes.append("odd height \(inH): the last row is dropped (4:2:0 needs even sizes)") }
-            eyeW = o.layout.half ? cropW * 2 : cropW; eyeH = cropH
         } else {
-            cropW = inW & ~1
-            let half = inH / 2
-            guard half % 2 == 0 else {
-                throw ParseError(.unsupported, path: inputName, "height \(inH) gives \(half)-row-high eyes; the bottom eye would start on an odd row, which 4:2:0 chroma cannot be split at — is it really top-bottom? If so, crop or scale it to a height that is a multiple of 4 (e.g. ffmpeg -vf crop=iw:\(inH - inH % 4):0:0)")
-            }
-            cropH = half
-            if inH % 2 != 0 { notes.append("odd height \(inH): the last row belongs to neither eye and is dropped") }
-            if cropW != inW { notes.append("odd width \(inW): the last column is dropped (4:2:0 needs even sizes)") }
-            eyeW = cropW; eyeH = o.layout.half ? cropH * 2 : cropH
+            let h = o.layout.horizontal
+            let split = try packedEyeExtents(split: h ? inW : inH, across: h ? inH : inW, horizontal: h, inputName: inputName,
+                                              notes: &notes)
+            cropW = h ? split.along : split.across
+            cropH = h ? split.across : split.along
+            eyeW = h && o.layout.half ? cropW * 2 : cropW
+            eyeH = !h && o.layout.half ? cropH * 2 : cropH
         }
         try Image.checkDimensions(width: eyeW, height: eyeH, limits: o.limits)
         guard eyeW >= 16, eyeH >= 16 else { throw ParseError(.invalidValue, path: inputName, "each eye would be \(eyeW)×\(eyeH); at least 16×16 is needed") }
@@ -874,7 +875,7 @@ public enum VideoConverter {
         let absent = plan.sphere == nil ? "default, not measured" : "not written"
         return VideoConversionReport(
             output: output, source: plan.sourceName, frames: e.frames, eyeWidth: plan.eyeW, eyeHeight: plan.eyeH,
-            fpsNum: plan.fpsNum, fpsDen: plan.fpsDen, bytes: UInt64(fileSize(output)),
+            fpsNum: plan.fpsNum, fpsDen: plan.fpsDen, bytes: FileSystem.size(output) ?? 0,
             layer0Bytes: e.writer.layer0Bytes, layer1Bytes: e.writer.layer1Bytes,
             stereo: plan.mux.stereo, baselineSource: o.stereo.baselineMicrometres == nil ? absent : "--baseline",
             hfovSource: plan.sphere != nil ? "not written: a sphere's field of view is its projection's" : o.stereo.horizontalFieldOfViewMillidegrees == nil ? absent : "--hfov",
@@ -884,10 +885,6 @@ public enum VideoConverter {
             ownCPUSeconds: e.ownCPU, processCPUSeconds: processCPU, peakRSSBytes: peakRSSBytes())
     }
 
-    static func fileSize(_ path: String) -> Int {
-        var st = stat()
-        return stat(path, &st) == 0 ? Int(st.st_size) : 0
-    }
 
     static func isISOBMFF(_ path: String) -> Bool {
         let k = FileProbe.kind(of: path)
@@ -900,14 +897,13 @@ public enum VideoConverter {
     static func checkOutputDirectory(_ output: String) throws(ParseError) {
         let dir: String
         if let slash = output.lastIndex(of: "/") { dir = String(output[..<slash]).isEmpty ? "/" : String(output[..<slash]) } else { dir = "." }
-        var st = stat()
-        guard stat(dir, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR else {
+        guard FileSystem.kind(dir) == .directory else {
             throw ParseError(.io, path: output, "cannot write \(output): directory '\(dir)' does not exist")
         }
-        guard access(dir, W_OK) == 0 else {
+        guard FileSystem.isWritableDirectory(dir) else {
             throw ParseError(.io, path: output, "cannot write \(output): directory '\(dir)' is not writable")
         }
-        if stat(output, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR {
+        if FileSystem.kind(output) == .directory {
             throw ParseError(.io, path: output, "cannot write \(output): it is a directory")
         }
     }

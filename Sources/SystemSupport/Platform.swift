@@ -91,6 +91,18 @@ public enum FileSystem {
         return ca == cb
     }
 
+    /// The size in bytes of the file a path names; `nil` when it does not exist or cannot be read.
+    public static func size(_ path: String) -> UInt64? {
+        var st = stat()
+        guard stat(path, &st) == 0 else { return nil }
+        return UInt64(truncatingIfNeeded: st.st_size)
+    }
+
+    /// True when this process may create files in the directory `path`.
+    public static func isWritableDirectory(_ path: String) -> Bool {
+        kind(path) == .directory && access(path, W_OK) == 0
+    }
+
     /// True when `path` is a regular file this process may execute.
     public static func isExecutableFile(_ path: String) -> Bool {
         kind(path) == .regular && access(path, X_OK) == 0
