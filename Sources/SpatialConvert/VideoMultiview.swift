@@ -5,6 +5,7 @@ import Codecs
 import HEVC
 import ImageFormats
 import SpatialMedia
+import SystemSupport
 
 /// Which encoder makes the two layers of a converted video.
 public enum EncodePath: String, Sendable, CaseIterable {

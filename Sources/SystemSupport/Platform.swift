@@ -45,6 +45,29 @@ public final class Slots<Value>: @unchecked Sendable {
     public var all: [Value?] { lock.withLock { values } }
 }
 
+/// A pthread mutex with a condition variable (the video pipeline's bounded queues wait on it).
+public final class Monitor: @unchecked Sendable {
+    private let m = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private let c = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    public init() {
+        m.initialize(to: pthread_mutex_t()); pthread_mutex_init(m, nil)
+        c.initialize(to: pthread_cond_t()); pthread_cond_init(c, nil)
+    }
+    deinit {
+        pthread_cond_destroy(c); pthread_mutex_destroy(m)
+        c.deallocate(); m.deallocate()
+    }
+    public func withLock<T>(_ body: () throws -> T) rethrows -> T {
+        pthread_mutex_lock(m)
+        defer { pthread_mutex_unlock(m) }
+        return try body()
+    }
+    /// Call with the lock held.
+    public func wait() { pthread_cond_wait(c, m) }
+    /// Call with the lock held.
+    public func broadcast() { pthread_cond_broadcast(c) }
+}
+
 /// File-system queries without Foundation.
 public enum FileSystem {
     /// What a path names, following symbolic links; `nil` when it does not exist or cannot be read.
