@@ -128,6 +128,9 @@ import SpatialMediaKit
         do { _ = try SpatialPhoto(contentsOf: Self.root + "/Conformance/files/multitrack.mov") } catch { refused += 1 }
         do { try SpatialVideo.editMetadata(of: Self.sample, to: nil) { _ in } } catch { refused += 1 }
         #expect(refused == 3)
+    }
+
+    @Test func statedSphereTakesTheAPMPRoute() throws {
         // A stated sphere projection takes the APMP route (issue 33), as `convert --projection equi --layout sbs` does:
         // the projection is written, never replaced by a flat one, and no hfov is written.
         let dir = try Self.tempDir("sphere")
