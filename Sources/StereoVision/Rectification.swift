@@ -108,9 +108,15 @@ public struct RectificationModel: Sendable, Equatable {
         }
         guard radial, let d = symmetric(matches, width: width, height: height, focalPixels: focalPixels, radial: true)
         else { return m }
-        // The radial term is kept only when it earns its place: a fitted k1 within two standard errors of 0 says
+        // The radial term is kept only when it earns its place: a fitted k1 within three standard errors of 0 says
         // the data cannot tell distortion from toe (a flat scene), and the distortion-free fit stands.
-        guard abs(d.radialK1) > 2 * d.radialK1Error else {
+        // It must also explain the vertical disparity clearly better (RMS down by a tenth): a term that only
+        // shaves noise, or rests on a far field that is not at infinity (eyes swapped), is not kept.
+        func rms(_ x: RectificationModel) -> Double {
+            let r = x.verticalResiduals(matches)
+            return (r.reduce(0) { $0 + $1 * $1 } / Double(max(1, r.count))).squareRoot()
+        }
+        guard abs(d.radialK1) > 3 * d.radialK1Error, abs(d.radialK1) >= 0.02, rms(d) < 0.9 * rms(m) else {
             m.radialK1Error = d.radialK1Error
             m.yawError = d.yawError
             return m
