@@ -263,12 +263,15 @@ enum GeometryRules {
         let yaw = abs(r.yawDegrees), sigma = r.yawError > 0 ? " ± \(Fmt.num(r.yawError, 2))°" : ""
         guard let free = r.distortionFreeYawDegrees else {
             return r.radialK1Error > 0
-                ? "lens distortion cannot be told from toe here (a radial term fitted alongside does not clearly explain the vertical disparity, ±\(Fmt.num(r.radialK1Error, 3))): the \(Fmt.num(yaw, 2))°\(sigma) is read as toe"
+                ? "lens distortion cannot be told from toe here (a radial term fitted alongside does not clearly "
+                    + "explain the vertical disparity, ±\(Fmt.num(r.radialK1Error, 3))): the \(Fmt.num(yaw, 2))°"
+                    + "\(sigma) is read as toe"
                 : "measured as toe\(sigma.isEmpty ? "" : " (\(sigma.dropFirst(1)))")"
         }
-        return "lens distortion fitted alongside (radial k1 \(Fmt.num(r.radialK1, 3)) ± \(Fmt.num(r.radialK1Error, 3)), the same in "
-            + "both eyes): the toe is \(Fmt.num(yaw, 2))°\(sigma) with it, \(Fmt.num(abs(free), 2))° without it, so distortion accounts "
-            + "for \(Fmt.num(abs(free) - yaw, 2))°"
+        let k = "radial k1 \(Fmt.num(r.radialK1, 3)) ± \(Fmt.num(r.radialK1Error, 3))"
+        let with = "\(Fmt.num(yaw, 2))°\(sigma)", without = Fmt.num(abs(free), 2)
+        return "lens distortion fitted alongside (\(k), the same in both eyes): the toe is \(with) with it, "
+            + "\(without)° without it, so distortion accounts for \(Fmt.num(abs(free) - yaw, 2))°"
     }
 
     /// SV-GEOM-007: eye order from occlusion evidence together with disparity. Without occlusion evidence, swapped eyes
@@ -382,7 +385,8 @@ enum GeometryRules {
         var text = "vertical offset \(Fmt.num(offset)) px at the centre (\(Fmt.num(offPct))% of H\(a.arc(abs(offset))))"
         if let r = m.rectification { text += "; roll \(Fmt.num(r.contentRotationDegrees, 3))°, vertical scale \(Fmt.num(r.scale * 100, 3))%, keystone \(Fmt.num(r.keystoneCornerPixels)) px (yaw \(Fmt.num(r.yawDegrees, 2))°)"
             if let free = r.distortionFreeYawDegrees {
-                text += "; radial distortion k1 \(Fmt.num(r.radialK1, 3)) ± \(Fmt.num(r.radialK1Error, 3)) fitted in both eyes (without it the yaw reads \(Fmt.num(free, 2))°)"
+                text += "; radial distortion k1 \(Fmt.num(r.radialK1, 3)) ± \(Fmt.num(r.radialK1Error, 3)) fitted in "
+                    + "both eyes (without it the yaw reads \(Fmt.num(free, 2))°)"
             }
         }
         text += "; |dy| median \(Fmt.num(m.medianAbsDy)) px, p95 \(Fmt.num(m.p95AbsDy)) px before rectification, \(Fmt.num(m.rectifiedMedianAbsDy)) / \(Fmt.num(m.rectifiedP95AbsDy)) px after"

@@ -133,7 +133,8 @@ public struct RectificationModel: Sendable, Equatable {
             return nil
         }
         let swapped = matches.map { StereoMatch(xl: $0.xr, yl: $0.yr, xr: $0.xl, yr: $0.yl, ncc: $0.ncc) }
-        let reverseFit = fit(swapped, width: width, height: height, focalPixels: focalPixels, radial: radial, swappedEyes: true)
+        let reverseFit = fit(swapped, width: width, height: height, focalPixels: focalPixels, radial: radial,
+                             swappedEyes: true)
         guard let reverse = reverseFit else {
             return forward
         }
@@ -159,7 +160,8 @@ public struct RectificationModel: Sendable, Equatable {
     /// A pixel of an eye with radial distortion `k1` about (`cx`, `cy`) at focal length `f`, moved to where a
     /// pinhole would have imaged it (the fixed point of `u = d / (1 + k1·|u|²)` in normalised coordinates).
     @inline(__always)
-    static func undistort(_ x: Double, _ y: Double, cx: Double, cy: Double, f: Double, k1: Double) -> (x: Double, y: Double) {
+    static func undistort(_ x: Double, _ y: Double, cx: Double, cy: Double, f: Double, k1: Double)
+        -> (x: Double, y: Double) {
         guard k1 != 0 else { return (x, y) }
         let xd = (x - cx) / f, yd = (y - cy) / f
         var u = xd, v = yd
@@ -184,7 +186,8 @@ public struct RectificationModel: Sendable, Equatable {
     public func rectified(_ mt: StereoMatch) -> (disparity: Double, dy: Double) {
         let f = focalPixels
         let l = Self.undistort(mt.xl, mt.yl, cx: cx, cy: cy, f: f, k1: radialK1)
-        let r = Self.undistort(mt.xr, mt.yr, cx: cx + distortionCentreShift, cy: cy + verticalOffset, f: f * (1 + scale), k1: radialK1)
+        let r = Self.undistort(mt.xr, mt.yr, cx: cx + distortionCentreShift, cy: cy + verticalOffset,
+                               f: f * (1 + scale), k1: radialK1)
         let p = Mat3.apply(homography, r.x, r.y)
         return (l.x - p.x, p.y - l.y)
     }
@@ -226,12 +229,13 @@ public struct RectificationModel: Sendable, Equatable {
         // Parameter scaling so every step is in comparable pixel units.
         let unit: [Double] = [1, 1 / f, 1 / f, 2 / Double(max(width, height)), 2 / Double(max(width, height)), 0.1]
         func params(_ m: RectificationModel) -> [Double] {
-            [m.verticalOffset, m.pitch / unit[1], m.yaw / unit[2], m.roll / unit[3], m.scale / unit[4], m.radialK1 / unit[5]]
-                .prefix(n).map { $0 }
+            let all = [m.verticalOffset, m.pitch / unit[1], m.yaw / unit[2], m.roll / unit[3], m.scale / unit[4],
+                       m.radialK1 / unit[5]]
+            return Array(all.prefix(n))
         }
         func model(_ p: [Double]) -> RectificationModel {
-            var r = m; r.verticalOffset = p[0]; r.pitch = p[1] * unit[1]; r.yaw = p[2] * unit[2]; r.roll = p[3] * unit[3]
-            r.scale = p[4] * unit[4]; if n > 5 { r.radialK1 = p[5] * unit[5] }
+            var r = m; r.verticalOffset = p[0]; r.pitch = p[1] * unit[1]; r.yaw = p[2] * unit[2]
+            r.roll = p[3] * unit[3]; r.scale = p[4] * unit[4]; if n > 5 { r.radialK1 = p[5] * unit[5] }
             return r
         }
         // A weak prior holds k1 near 0 where the data cannot tell it from toe (1 px² of cost at k1 = 0.3).
@@ -249,7 +253,10 @@ public struct RectificationModel: Sendable, Equatable {
         func normal(_ J: [[Double]], _ r: [Double]) -> (A: [Double], g: [Double]) {
             var A = [Double](repeating: 0, count: n * n), g = [Double](repeating: 0, count: n)
             for i in 0..<n {
-                for j in i..<n { var s = 0.0; for k in 0..<r.count { s += J[i][k] * J[j][k] }; A[i * n + j] = s; A[j * n + i] = s }
+                for j in i..<n {
+                    var s = 0.0; for k in 0..<r.count { s += J[i][k] * J[j][k] }
+                    A[i * n + j] = s; A[j * n + i] = s
+                }
                 var s = 0.0; for k in 0..<r.count { s += J[i][k] * r[k] }; g[i] = -s
             }
             return (A, g)
