@@ -263,9 +263,8 @@ enum GeometryRules {
         let yaw = abs(r.yawDegrees), sigma = r.yawError > 0 ? " ± \(Fmt.num(r.yawError, 2))°" : ""
         guard let free = r.distortionFreeYawDegrees else {
             return r.radialK1Error > 0
-                ? "lens distortion cannot be told from toe here (a radial term fitted alongside does not clearly "
-                    + "explain the vertical disparity, ±\(Fmt.num(r.radialK1Error, 3))): the \(Fmt.num(yaw, 2))°"
-                    + "\(sigma) is read as toe"
+                ? "a radial distortion term fitted alongside (±\(Fmt.num(r.radialK1Error, 3)), the same in both eyes) "
+                    + "does not clearly explain the vertical disparity: the \(Fmt.num(yaw, 2))°\(sigma) is read as toe"
                 : "measured as toe\(sigma.isEmpty ? "" : " (\(sigma.dropFirst(1)))")"
         }
         let k = "radial k1 \(Fmt.num(r.radialK1, 3)) ± \(Fmt.num(r.radialK1Error, 3))"
