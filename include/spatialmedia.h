@@ -199,6 +199,13 @@ enum { SM_JSON_PRETTY = 1u << 0 };
  * out_len (nullable) receives its length without the NUL. */
 sm_status sm_file_info_json(const sm_file *file, uint32_t flags, char **out_json, size_t *out_len);
 
+/* Everything `spatial-media info --json PATH` says about one file, routed as the command line routes it: any input
+ * it reads (ISOBMFF movies and images, raw HEVC streams, JPEG/MPO/PNG, and files only FFmpeg reads, such as Matroska
+ * and MPEG-TS), where sm_file_open() takes only what the library's own parsers read. A file that cannot be read at
+ * all is an error (its status and message); a damaged one is SM_OK with "damaged" in the JSON. `flags`, `out_json`
+ * and `out_len` as for sm_file_info_json(). (Added in 0.3.0.) */
+sm_status sm_info_path(const char *path, uint32_t flags, char **out_json, size_t *out_len);
+
 /* The file written back through the library's box writer (byte-identical to the input for every
  * file that parses). Reads the whole file, media data included, into memory. On success *out_bytes
  * is owned by the caller (sm_buffer_free) and *out_len is its size.

@@ -32,6 +32,10 @@ public struct X265MultiviewProbe: Sendable, Equatable {
     public var summary: String
     /// `X265_BUILD` the binding was compiled against (nil without a binding).
     public var apiBuild: Int?
+    /// True when the binding says its libx265 encodes frames in parallel deterministically (`smx_frame_parallel`: the
+    /// library `scripts/setup.sh` builds with its rate-control ordering patch); false for an unpatched library, whose
+    /// multiview output then depends on thread timing.
+    public var frameParallel = false
 
     /// A probe result (tests and callers that probed by other means).
     public init(library: String, loaded: Bool, version: String?, multiview: Bool, summary: String, apiBuild: Int? = nil) {
@@ -111,9 +115,13 @@ public struct X265MultiviewProbe: Sendable, Equatable {
         }
         let version = String(cString: vs)
         let mv = unsafeBitCast(m, to: IntFn.self)() == 1
-        return X265MultiviewProbe(library: file, loaded: true, version: version, multiview: mv,
-                                  summary: mv ? "\(label) (x265 \(version), API build \(build)) supports multiview (num-views 2)"
-                                              : "\(label) (x265 \(version)) has no multiview support", apiBuild: build)
+        // Older bindings have no smx_frame_parallel: their library is taken as unpatched.
+        let parallel = dlsym(h, "smx_frame_parallel").map { unsafeBitCast($0, to: IntFn.self)() == 1 } ?? false
+        var probe = X265MultiviewProbe(library: file, loaded: true, version: version, multiview: mv,
+                                       summary: mv ? "\(label) (x265 \(version), API build \(build)) supports multiview (num-views 2)\(parallel ? ", frame-parallel" : "")"
+                                                   : "\(label) (x265 \(version)) has no multiview support", apiBuild: build)
+        probe.frameParallel = parallel
+        return probe
     }
 
     /// Opens a libx265 (the first of `files` that loads) and asks it whether it accepts two views (`multiview` is

@@ -63,10 +63,51 @@ extension ISOFile {
         return faults
     }
 
-    /// Structural damage that makes the file unsafe to rewrite: ``truncationDiagnostics`` then ``dataOutsideFile(limits:)``.
-    /// Empty for an intact file.
+    /// HEVC-coded HEIF items (`hvc1`) whose data is not a whole sequence of NAL units: each unit's length prefix (of
+    /// the size the item's `hvcC` states) must fit in the bytes that follow it, and the units must end exactly at the
+    /// end of the item's data (ISO/IEC 14496-15 §8.3.3 and ISO/IEC 23008-12 §B.2.1: an item's data is length-prefixed
+    /// NAL units, as a sample's). One fault, naming the first such item. Items whose data cannot be read at all (past
+    /// the end of the file) are reported by ``dataOutsideFile(limits:)`` instead.
+    public func codedItemFaults(limits: Limits = .default) -> [Diagnostic] {
+        guard let heif else { return [] }
+        var damaged: [(item: UInt32, why: String)] = []
+        for item in heif.items where item.type == "hvc1" {
+            let config = heif.properties(of: item.id).lazy.compactMap { $0.box.payload(HEVCConfigurationBox.self) }.first { !$0.layered }
+            guard let record = config?.record, record.count >= 23,
+                  let data = try? heif.data(of: item.id, file: self, limits: limits) else { continue }
+            let size = Int(record[21] & 3) + 1
+            if let why = Self.nalFramingFault(data, lengthSize: size) { damaged.append((item.id, why)) }
+        }
+        guard let first = damaged.first else { return [] }
+        let offset = heif.meta.child("iloc")?.header.offset ?? 0
+        return [Diagnostic(code: .truncated, offset: offset, path: "meta/iloc",
+                           message: "\(damaged.count) of \(heif.items.count) items hold coded data that is cut short or damaged; the first, item \(first.item) (hvc1), \(first.why): the file is damaged")]
+    }
+
+    /// Why `data` is not a whole sequence of NAL units with `lengthSize`-byte big-endian length prefixes, or nil.
+    static func nalFramingFault(_ data: [UInt8], lengthSize: Int) -> String? {
+        if data.isEmpty { return "holds no data" }
+        var at = 0
+        while at < data.count {
+            guard data.count - at >= lengthSize else {
+                return "ends \(data.count - at) byte(s) into a \(lengthSize)-byte NAL length at item byte \(at)"
+            }
+            var length = 0
+            for k in 0..<lengthSize { length = length << 8 | Int(data[at + k]) }
+            at += lengthSize
+            guard length > 0 else { return "has a NAL unit of length 0 at item byte \(at - lengthSize)" }
+            guard length <= data.count - at else {
+                return "has a NAL unit of \(length) bytes at item byte \(at - lengthSize) with \(data.count - at) bytes left"
+            }
+            at += length
+        }
+        return nil
+    }
+
+    /// Structural damage that makes the file unsafe to rewrite: ``truncationDiagnostics``, ``dataOutsideFile(limits:)``
+    /// and ``codedItemFaults(limits:)``. Empty for an intact file.
     public func integrityFaults(limits: Limits = .default) -> [Diagnostic] {
-        truncationDiagnostics + dataOutsideFile(limits: limits)
+        truncationDiagnostics + dataOutsideFile(limits: limits) + codedItemFaults(limits: limits)
     }
 
     /// Throws the first of ``integrityFaults(limits:)`` as a ``/BinaryIO/ParseError`` (its code, offset and box

@@ -14,7 +14,7 @@ import SystemSupport
 ///   (``recogniseLayout(_:frames:)``, the one recognition photos and videos share); it is cut the one way whose halves
 ///   are a stereo pair, and refused otherwise, naming what was measured (`notRecognised`, remedy
 ///   ``/BinaryIO/ParseError/Remedy/giveLayoutOrForce``) — its shape never decides; a picture with nothing to measure
-///   either way (too flat or small) is cut side by side, the default, with a note that it could not be checked;
+///   either way (too flat or small) is refused the same way, as a video is: no stereo pair can be seen in it;
 /// * layout given: refused the same way, with remedy ``/BinaryIO/ParseError/Remedy/force`` (the validator too gives no
 ///   verdict below that confidence: the matches that agree are too few to be a stereo pair);
 /// * layout given, nothing to measure (halves too small or too flat to find features): converted with a note saying
@@ -86,13 +86,11 @@ public enum PairRecognition {
     static func recogniseGuessed(_ pair: inout StereoPair, layout: StereoLayout, options: PhotoConversionOptions) throws(ParseError) -> String? {
         let whole = try ImageOps.join(pair.left, pair.right, vertical: layout == .tb, limits: options.limits)
         let r = recogniseLayout([whole])
-        // A picture with nothing to measure either way (too small or flat to find features) cannot be judged: it is
-        // cut side by side, the default, and the report says it could not be checked (a video is refused instead:
-        // its frames are sampled, and a flat film is not a stereo pair anyone would convert).
-        guard let found = r.layout ?? (r.nothingMeasured ? .sbs : nil) else { throw r.refusal(subject: "the picture", kind: "an ordinary picture") }
-        var how = r.layout == nil ? "the stereo pair could not be checked (\(r.summary)); converted side by side, the default"
-            : "layout \(found == .sbs ? "side by side" : "top-bottom") measured (\(r.summary))"
-        if r.layout != nil, !options.swapEyes { how += "; " + (try checkEyeOrder([whole], layout: found, subject: "the picture")) }
+        // A picture with nothing to measure either way (too small or flat to find features) shows no stereo pair: it is
+        // refused as a video is, naming what was measured (the layout, when given, is taken as told).
+        guard let found = r.layout else { throw r.refusal(subject: "the picture", kind: "an ordinary picture") }
+        var how = "layout \(found == .sbs ? "side by side" : "top-bottom") measured (\(r.summary))"
+        if !options.swapEyes { how += "; " + (try checkEyeOrder([whole], layout: found, subject: "the picture")) }
         if found != layout {
             guard !options.halfResolution else {
                 throw ParseError(.notRecognised, "the picture measures as \(found == .sbs ? "side by side" : "top-bottom") (\(r.summary)): name that layout", remedy: .giveLayout)

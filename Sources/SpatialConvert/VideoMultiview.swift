@@ -58,15 +58,28 @@ extension VideoConverter {
 
     /// Encodes both eyes with one multiview libx265 on this thread (x265's own worker threads do the work), writing
     /// each access unit as it comes. The hero eye is view 0 / layer 0.
+    /// Frame threads of the multiview encoder when its library encodes frames in parallel deterministically
+    /// (``/Codecs/X265MultiviewProbe/frameParallel``): two frames in flight keep twice the wavefront rows runnable, which a
+    /// single multiview encoder needs to match two per-eye encoders running at once.
+    public static let multiviewFrameThreads = 2
+
+    /// The multiview encoder's frame threads for `o` with the library `probe` found: the count asked for, else
+    /// ``multiviewFrameThreads`` where the library is frame-parallel, else one.
+    static func frameThreads(_ o: VideoConversionOptions, probe: X265MultiviewProbe) -> Int {
+        o.frameThreadsPerEye ?? (probe.frameParallel ? multiviewFrameThreads : 1)
+    }
+
     /// Opens the multiview encoder for the plan's eye size: the settings both eyes would share, with the worker
     /// threads two per-eye encoders would have had.
     static func openMultiview(_ plan: Plan, options o: VideoConversionOptions, probe: X265MultiviewProbe) throws(ParseError)
         -> (encoder: X265MultiviewEncoder, settings: HEVCEncoderSettings) {
         var settings = encoderSettings(o, fpsNum: plan.fpsNum, fpsDen: plan.fpsDen, colour: plan.colour, bitDepth: plan.bitDepth)
         settings.threads = 2 * (o.poolThreadsPerEye ?? VideoConversionOptions.defaultPoolThreadsPerEye)
-        // One frame thread, as each per-eye encoder has: two (≈ 7 % faster at 1080p on 2 cores) made x265 4.1's
-        // multiview output differ from run to run, and the same request must write the same bytes through every
-        // shell (Benchmarks/RESULTS.md, issue 33).
+        // Frame threads: a fixed count, never the machine's cores, so one request writes the same bytes on every machine
+        // and through every shell. An unpatched x265 4.1 gets one (two made its multiview output differ from run to run:
+        // rate control let a frame start before the one it depends on); the library set-up builds, patched, gets
+        // ``multiviewFrameThreads`` (the same bytes as one thread at fast and medium; Benchmarks/RESULTS.md, issue 39).
+        settings.frameThreads = frameThreads(o, probe: probe)
         return (try X265MultiviewEncoder(library: probe.library, width: plan.eyeW, height: plan.eyeH, settings: settings,
                                          extraOptions: stereoOptions(eyeWidth: plan.eyeW, preset: o.preset), limits: o.limits), settings)
     }

@@ -11,6 +11,7 @@ import BinaryIO
 import HEVC
 import ISOBMFF
 import SpatialMedia
+import SpatialOperations
 import SystemSupport
 
 /// ABI version of this implementation (`SM_ABI_VERSION` in the header).
@@ -153,6 +154,21 @@ public func sm_file_info_json(_ file: OpaquePointer?, _ flags: UInt32, _ outJSON
         try checkFlags(flags, allowed: SMJSONFlag.pretty)
         let f = try fileObject(file)
         try deliver(f.infoJSON().serialized(pretty: flags & SMJSONFlag.pretty != 0), to: outJSON, length: outLen)
+    }
+}
+
+@_cdecl("sm_info_path")
+public func sm_info_path(_ path: UnsafePointer<CChar>?, _ flags: UInt32, _ outJSON: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+                         _ outLen: UnsafeMutablePointer<Int>?) -> Int32 {
+    outJSON?.pointee = nil
+    outLen?.pointee = 0
+    return abiCall("sm_info_path") { () throws(ABIError) in
+        guard let outJSON else { throw .argument("out_json is NULL") }
+        try checkFlags(flags, allowed: SMJSONFlag.pretty)
+        let p = try requiredPath(path, "path")
+        let read = Operations.infoJSON(path: p)
+        if let error = read.error { throw ABIError(error) }
+        try deliver(read.json.serialized(pretty: flags & SMJSONFlag.pretty != 0), to: outJSON, length: outLen)
     }
 }
 

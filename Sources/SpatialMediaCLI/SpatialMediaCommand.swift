@@ -5,6 +5,7 @@ import ImageFormats
 import MediaDecode
 import Codecs
 import SpatialMedia
+import SpatialOperations
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -167,25 +168,18 @@ struct Info: ParsableCommand {
         var worst = Exit.ok
         var results: [JSON] = []
         for path in files {
-            let info: MediaInfo
-            do throws(ParseError) {
-                if let image = try imageInfo(path) { info = image } else if FFmpegInfo.reads(path) { info = try FFmpegInfo.inspect(path: path) } else {
-                    info = try MediaInfo.inspect(path: path)
-                }
-            } catch {
-                printErr("spatial-media: \(path): \(error.cliMessage) [\(error.code)]")
+            // The one routing every shell uses (Operations.info): images, FFmpeg-only files, ISOBMFF, raw HEVC.
+            let (object, read, failure) = Operations.infoJSON(path: path)
+            guard let info = read else {
+                if let error = failure { printErr("spatial-media: \(path): \(error.cliMessage) [\(error.code)]") }
                 worst = max(worst, Exit.unreadable)
-                let at: [(String, JSON)] = error.offset.map { [("offset", .uint($0))] } ?? []
-                results.append(.object([("file", .string(path)), ("error", .object([("code", .string(error.code.rawValue))] + at
-                    + [("message", .string(error.message))]))]))
+                results.append(object)
                 continue
             }
             if info.hasProblems { worst = max(worst, Exit.problems) }
             if info.isDamaged { worst = max(worst, Exit.unreadable) }
             if json {
-                var o: [(String, JSON)] = [("file", .string(path))]
-                if case .object(let fields) = info.json { o += fields }
-                results.append(.object(o))
+                results.append(object)
             } else {
                 if files.count > 1 { print("== \(path)") }
                 for l in info.lines { print(l) }
@@ -194,27 +188,6 @@ struct Info: ParsableCommand {
         if json { print((files.count == 1 ? results.first ?? .null : .array(results)).serialized(pretty: true)) }
         return worst
     }
-}
-
-/// JPEG, MPO and PNG files (what `convert` and `validate` read besides ISOBMFF); nil for other files.
-func imageInfo(_ path: String) throws(ParseError) -> MediaInfo? {
-    let src = try FileSource(path: path)
-    let kind = FileProbe.kind(head: try src.read(at: 0, count: Int(min(src.size, 8))))
-    guard kind == .jpeg || kind == .png else { return nil }
-    do {
-        let d = try ImageInfo.describe(try FileBytes.read(path))
-        // A cut or damaged picture is said with the words and exit status every reader uses.
-        guard let damage = ImageFiles.damage(path) else {
-            return MediaInfo(lines: d.lines, json: d.json, hasProblems: false)
-        }
-        var json = d.json
-        if case .object(var fields) = json {
-            fields.append(("damaged", .string(damage.message)))
-            json = .object(fields)
-        }
-        return MediaInfo(lines: d.lines + ["damaged or truncated: \(damage.message)"], json: json, hasProblems: true,
-                         isDamaged: true)
-    } catch { throw error.withPath(path) }
 }
 
 struct Rewrite: ParsableCommand {

@@ -254,7 +254,23 @@ enum GeometryRules {
                 : "the scene's far field is near enough to absorb it (far field as shown \(Fmt.num(shownFar, 1)) px)")
             : "it pulls the whole scene \(Fmt.num(a.deg(shift), 2))° forward (infinity shown \(Fmt.num(shift, 1)) px in front of where it belongs)"
         d.add("keystone", "SV-GEOM-005", error ? .error : .warning, yaw, "°", max(abs(yaw) / T.toeWarnDegrees, toeDivergence / T.divergenceWarnDegrees) + (error ? 1 : 0), align: true,
-              "\(kind) of \(Fmt.num(abs(yaw), 2))° between the camera axes\(a.note) (Apple's spatial format wants parallel axes; keystone \(Fmt.num(abs(r.keystoneCornerPixels))) px at the corners, \(Fmt.num(ks))% of the height); the toe moves infinity by \(Fmt.num(abs(shift), 1)) px (\(Fmt.num(a.deg(abs(shift)), 2))°): \(effect); fix: \(d.fix.align) (rectifies to parallel axes)")
+              "\(kind) of \(Fmt.num(abs(yaw), 2))° between the camera axes\(a.note) (Apple's spatial format wants parallel axes; keystone \(Fmt.num(abs(r.keystoneCornerPixels))) px at the corners, \(Fmt.num(ks))% of the height); the toe moves infinity by \(Fmt.num(abs(shift), 1)) px (\(Fmt.num(a.deg(abs(shift)), 2))°): \(effect); \(radialText(r)); fix: \(d.fix.align) (rectifies to parallel axes)")
+    }
+
+    /// Which explains the bow-tie vertical disparity, toe or lens distortion, and how sure the fit is (issue 41):
+    /// the radial term fitted alongside the rotation, its standard error, and the yaw a fit without it reads.
+    static func radialText(_ r: RectificationModel) -> String {
+        let yaw = abs(r.yawDegrees), sigma = r.yawError > 0 ? " ± \(Fmt.num(r.yawError, 2))°" : ""
+        guard let free = r.distortionFreeYawDegrees else {
+            return r.radialK1Error > 0
+                ? "a radial distortion term fitted alongside (±\(Fmt.num(r.radialK1Error, 3)), the same in both eyes) "
+                    + "does not clearly explain the vertical disparity: the \(Fmt.num(yaw, 2))°\(sigma) is read as toe"
+                : "measured as toe\(sigma.isEmpty ? "" : " (\(sigma.dropFirst(1)))")"
+        }
+        let k = "radial k1 \(Fmt.num(r.radialK1, 3)) ± \(Fmt.num(r.radialK1Error, 3))"
+        let with = "\(Fmt.num(yaw, 2))°\(sigma)", without = Fmt.num(abs(free), 2)
+        return "lens distortion fitted alongside (\(k), the same in both eyes): the toe is \(with) with it, "
+            + "\(without)° without it, so distortion accounts for \(Fmt.num(abs(free) - yaw, 2))°"
     }
 
     /// SV-GEOM-007: eye order from occlusion evidence together with disparity. Without occlusion evidence, swapped eyes
@@ -366,7 +382,12 @@ enum GeometryRules {
     static func summary(_ m: StereoMeasurement, _ facts: StereoFacts, _ a: ViewAngles, offset: Double, _ d: inout DiagnosisLog) {
         let offPct = abs(offset) / Double(m.height) * 100
         var text = "vertical offset \(Fmt.num(offset)) px at the centre (\(Fmt.num(offPct))% of H\(a.arc(abs(offset))))"
-        if let r = m.rectification { text += "; roll \(Fmt.num(r.contentRotationDegrees, 3))°, vertical scale \(Fmt.num(r.scale * 100, 3))%, keystone \(Fmt.num(r.keystoneCornerPixels)) px (yaw \(Fmt.num(r.yawDegrees, 2))°)" }
+        if let r = m.rectification { text += "; roll \(Fmt.num(r.contentRotationDegrees, 3))°, vertical scale \(Fmt.num(r.scale * 100, 3))%, keystone \(Fmt.num(r.keystoneCornerPixels)) px (yaw \(Fmt.num(r.yawDegrees, 2))°)"
+            if let free = r.distortionFreeYawDegrees {
+                text += "; radial distortion k1 \(Fmt.num(r.radialK1, 3)) ± \(Fmt.num(r.radialK1Error, 3)) fitted in "
+                    + "both eyes (without it the yaw reads \(Fmt.num(free, 2))°)"
+            }
+        }
         text += "; |dy| median \(Fmt.num(m.medianAbsDy)) px, p95 \(Fmt.num(m.p95AbsDy)) px before rectification, \(Fmt.num(m.rectifiedMedianAbsDy)) / \(Fmt.num(m.rectifiedP95AbsDy)) px after"
         text += "; \(m.matches.count) inliers of \(m.refinedMatches) matches, confidence \(Fmt.num(m.confidence)) (\(m.confidenceLabel))"
         if let o = m.occlusion {

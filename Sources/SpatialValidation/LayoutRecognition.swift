@@ -9,19 +9,13 @@ import SpatialConvert
 extension Validator {
     /// The layout `pictures` (a photo, or frames sampled across a video) hold a stereo pair in, as `convert` decides
     /// it; nil, with an INFO SV-PAIR-009 and the report marked as 2D, when no single layout does (a 2D picture, or
-    /// both ways alike, or a video with nothing to measure either way: `convert` refuses all three); a picture with
-    /// nothing to measure is checked side by side, the default `convert` cuts.
+    /// both ways alike, or nothing to measure either way: `convert` refuses all three).
     static func recogniseLayout(_ pictures: [Image], frames: [Int], video: Bool, into r: inout ValidationReport) -> StereoLayout? {
         let reading = PairRecognition.recogniseLayout(pictures, frames: frames)
         if let l = reading.layout {
             r.findings.append(Finding("SV-PAIR-008", .info,
                                       "no layout stated or given: \(l == .sbs ? "side by side" : "top-bottom") measured, the layout `convert` takes (\(reading.summary))"))
             return l
-        }
-        if reading.nothingMeasured, !video {
-            r.findings.append(Finding("SV-PAIR-008", .info,
-                                      "no layout stated or given, and nothing to measure either way (too flat or too small): checked side by side, the default `convert` cuts it as (\(reading.summary))"))
-            return .sbs
         }
         let what = video ? "a 2D video" : "a 2D picture"
         r.kind = video ? "2d-video" : "2d-image"

@@ -268,6 +268,10 @@ public enum Validator {
         for fault in file.dataOutsideFile(limits: limits) {
             r.findings.append(Finding("SV-FILE-003", .error, fault.message, at: "\(fault.path) @ offset \(fault.offset)"))
         }
+        // Image items whose coded data is not whole NAL units (stripped or cut data): what a decoder would stop on.
+        for fault in file.codedItemFaults(limits: limits) {
+            r.findings.append(Finding("SV-FILE-002", .error, fault.message, at: "\(fault.path) @ offset \(fault.offset)"))
+        }
         if r.findings.count > start {
             r.whyNotSpatial.append(damagedReason)
         }

@@ -24,6 +24,19 @@ public struct RectificationModel: Sendable, Equatable {
     public var scale = 0.0
     /// Right principal point below the left one, pixels.
     public var verticalOffset = 0.0
+    /// Radial lens distortion, the same in both eyes, one term on coordinates normalised by the focal length: a ray
+    /// at normalised position `u` (radius `r`) is imaged at `u·(1 + k1·r²)` about the eye's lens centre. 0 when not
+    /// fitted or when the data cannot tell it from toe.
+    public var radialK1 = 0.0
+    /// One standard error of ``radialK1`` (0 when not fitted).
+    public var radialK1Error = 0.0
+    /// One standard error of the yaw, degrees (0 when not known).
+    public var yawError = 0.0
+    /// The yaw a fit without the radial term reads, degrees; nil when the radial term was not kept (then the yaw is
+    /// that fit's). The difference from ``yawDegrees`` is what lens distortion would have been read as toe.
+    public var distortionFreeYawDegrees: Double?
+    /// Where the right eye's lens centre sits right of the image centre, pixels (the radial term is about it).
+    public var distortionCentreShift = 0.0
 
     public init(width: Int, height: Int, focalPixels: Double) {
         self.width = max(1, width); self.height = max(1, height)
@@ -85,10 +98,46 @@ public struct RectificationModel: Sendable, Equatable {
     /// close scene) the two eyes' fits differ — the Vision Pro photo measured yaw +1.02° as labelled and −1.52° with
     /// the eyes swapped — so swapping the inputs would change more than the sign (issue 31). The average negates
     /// exactly when the inputs are swapped.
-    public static func fitSymmetric(_ matches: [StereoMatch], width: Int, height: Int, focalPixels: Double?) -> RectificationModel? {
-        guard let forward = fit(matches, width: width, height: height, focalPixels: focalPixels) else { return nil }
+    ///
+    /// With `radial` (the default) one radial distortion term, the same in both eyes, is fitted alongside (see
+    /// ``radialK1``), and ``distortionFreeYawDegrees`` keeps the yaw a fit without it reads.
+    public static func fitSymmetric(_ matches: [StereoMatch], width: Int, height: Int, focalPixels: Double?,
+                                    radial: Bool = true) -> RectificationModel? {
+        guard var m = symmetric(matches, width: width, height: height, focalPixels: focalPixels, radial: false) else {
+            return nil
+        }
+        guard radial, let d = symmetric(matches, width: width, height: height, focalPixels: focalPixels, radial: true)
+        else { return m }
+        // The radial term is kept only when it earns its place: a fitted k1 within three standard errors of 0 says
+        // the data cannot tell distortion from toe (a flat scene), and the distortion-free fit stands.
+        // It must also explain the vertical disparity clearly better (RMS down by a tenth): a term that only
+        // shaves noise, or rests on a far field that is not at infinity (eyes swapped), is not kept.
+        func rms(_ x: RectificationModel) -> Double {
+            let r = x.verticalResiduals(matches)
+            return (r.reduce(0) { $0 + $1 * $1 } / Double(max(1, r.count))).squareRoot()
+        }
+        guard abs(d.radialK1) > 3 * d.radialK1Error, abs(d.radialK1) >= 0.02, rms(d) < 0.9 * rms(m) else {
+            m.radialK1Error = d.radialK1Error
+            m.yawError = d.yawError
+            return m
+        }
+        let free = m.yawDegrees
+        m = d
+        m.distortionFreeYawDegrees = free
+        return m
+    }
+
+    static func symmetric(_ matches: [StereoMatch], width: Int, height: Int, focalPixels: Double?, radial: Bool)
+        -> RectificationModel? {
+        guard let forward = fit(matches, width: width, height: height, focalPixels: focalPixels, radial: radial) else {
+            return nil
+        }
         let swapped = matches.map { StereoMatch(xl: $0.xr, yl: $0.yr, xr: $0.xl, yr: $0.yl, ncc: $0.ncc) }
-        guard let reverse = fit(swapped, width: width, height: height, focalPixels: focalPixels) else { return forward }
+        let reverseFit = fit(swapped, width: width, height: height, focalPixels: focalPixels, radial: radial,
+                             swappedEyes: true)
+        guard let reverse = reverseFit else {
+            return forward
+        }
         var m = forward
         // The reverse fit's rotation is the inverse (transpose) of the forward one: average the two matrices and read
         // the angles of `Rz·Ry·Rx` back (negating the reverse angles instead is wrong to second order when a large
@@ -101,62 +150,154 @@ public struct RectificationModel: Sendable, Equatable {
         // The reverse focal ratio is 1 / (1 + s): its scale is −s / (1 + s).
         m.scale = (forward.scale - reverse.scale / (1 + reverse.scale)) / 2
         m.verticalOffset = (forward.verticalOffset - reverse.verticalOffset) / 2
+        m.radialK1 = (forward.radialK1 + reverse.radialK1) / 2
+        m.radialK1Error = max(forward.radialK1Error, reverse.radialK1Error)
+        m.yawError = max(forward.yawError, reverse.yawError)
+        m.distortionCentreShift = (forward.distortionCentreShift - reverse.distortionCentreShift) / 2
         return m
+    }
+
+    /// A pixel of an eye with radial distortion `k1` about (`cx`, `cy`) at focal length `f`, moved to where a
+    /// pinhole would have imaged it (the fixed point of `u = d / (1 + k1·|u|²)` in normalised coordinates).
+    @inline(__always)
+    static func undistort(_ x: Double, _ y: Double, cx: Double, cy: Double, f: Double, k1: Double)
+        -> (x: Double, y: Double) {
+        guard k1 != 0 else { return (x, y) }
+        let xd = (x - cx) / f, yd = (y - cy) / f
+        var u = xd, v = yd
+        for _ in 0..<5 { let s = 1 + k1 * (u * u + v * v); guard s > 0.2 else { break }; u = xd / s; v = yd / s }
+        return (cx + f * u, cy + f * v)
+    }
+
+    /// The vertical residual of every match under the model: the rectified right point's row minus the left one's
+    /// (both undistorted by the radial term first).
+    func verticalResiduals(_ matches: [StereoMatch]) -> [Double] {
+        let H = homography, k1 = radialK1, f = focalPixels, fr = f * (1 + scale)
+        let rcx = cx + distortionCentreShift, rcy = cy + verticalOffset
+        return matches.map { mt in
+            let l = Self.undistort(mt.xl, mt.yl, cx: cx, cy: cy, f: f, k1: k1)
+            let r = Self.undistort(mt.xr, mt.yr, cx: rcx, cy: rcy, f: fr, k1: k1)
+            return Mat3.apply(H, r.x, r.y).y - l.y
+        }
+    }
+
+    /// A match rectified by the model: horizontal disparity (left x − rectified right x) and vertical residual, both
+    /// eyes undistorted by the radial term first (the homography alone when there is none).
+    public func rectified(_ mt: StereoMatch) -> (disparity: Double, dy: Double) {
+        let f = focalPixels
+        let l = Self.undistort(mt.xl, mt.yl, cx: cx, cy: cy, f: f, k1: radialK1)
+        let r = Self.undistort(mt.xr, mt.yr, cx: cx + distortionCentreShift, cy: cy + verticalOffset,
+                               f: f * (1 + scale), k1: radialK1)
+        let p = Mat3.apply(homography, r.x, r.y)
+        return (l.x - p.x, p.y - l.y)
+    }
+
+    /// The far field (2nd percentile of the disparity, three matches behind it) of the matches rectified by the model
+    /// (both eyes undistorted first); with `swappedEyes` (the matches' eyes swapped, disparities negated) the far
+    /// field is the 98th percentile.
+    func undistortedFarField(_ matches: [StereoMatch], swappedEyes: Bool) -> Double? {
+        let d = matches.map { rectified($0).disparity }
+        return Stats.supportedPercentile(d, swappedEyes ? 98 : 2, support: 3)
     }
 
     /// Fits the model to matches (left → right) by Gauss–Newton on the vertical residual of the rectified right
     /// points. Pitch and the vertical offset differ only by a quadratic term, so pitch is lightly damped.
-    public static func fit(_ matches: [StereoMatch], width: Int, height: Int, focalPixels: Double?) -> RectificationModel? {
+    ///
+    /// With `radial`, one radial distortion term (``radialK1``) is fitted too. Its bow-tie (x·y) field grows with
+    /// each match's disparity, a toe's does not; a radial term about each eye's own lens centre also depends on
+    /// where the right eye's centre sits, which vertical disparity barely shows: it is taken where the far field
+    /// says (a picture shifted to put the far field at disparity d was shifted by −d from its lens centre; content
+    /// at infinity), re-read after each of three rounds. `swappedEyes`: the matches are the eyes the other way round
+    /// (their far field is at the other end of the disparities).
+    public static func fit(_ matches: [StereoMatch], width: Int, height: Int, focalPixels: Double?,
+                           radial: Bool = false, swappedEyes: Bool = false) -> RectificationModel? {
         var m = RectificationModel(width: width, height: height, focalPixels: focalPixels ?? .nan)
-        guard matches.count >= 8 else { return nil }
-        let f = m.focalPixels
-        // Parameter scaling so every step is in comparable pixel units.
-        let unit: [Double] = [1, 1 / f, 1 / f, 2 / Double(max(width, height)), 2 / Double(max(width, height))]
-        func params(_ m: RectificationModel) -> [Double] { [m.verticalOffset, m.pitch / unit[1], m.yaw / unit[2], m.roll / unit[3], m.scale / unit[4]] }
-        func model(_ p: [Double]) -> RectificationModel {
-            var r = m; r.verticalOffset = p[0]; r.pitch = p[1] * unit[1]; r.yaw = p[2] * unit[2]; r.roll = p[3] * unit[3]; r.scale = p[4] * unit[4]; return r
+        guard matches.count >= (radial ? 12 : 8) else { return nil }
+        for _ in 0..<(radial ? 3 : 1) {
+            guard let next = solve(matches, start: m, radial: radial) else { return nil }
+            m = next
+            guard radial, let far = m.undistortedFarField(matches, swappedEyes: swappedEyes) else { break }
+            m.distortionCentreShift = -far
         }
+        return m
+    }
+
+    /// One Levenberg–Marquardt solve from `start` (its centre shift held), with standard errors of yaw and k1.
+    static func solve(_ matches: [StereoMatch], start: RectificationModel, radial: Bool) -> RectificationModel? {
+        let m = start, f = m.focalPixels, width = m.width, height = m.height
+        let n = radial ? 6 : 5
+        // Parameter scaling so every step is in comparable pixel units.
+        let unit: [Double] = [1, 1 / f, 1 / f, 2 / Double(max(width, height)), 2 / Double(max(width, height)), 0.1]
+        func params(_ m: RectificationModel) -> [Double] {
+            let all = [m.verticalOffset, m.pitch / unit[1], m.yaw / unit[2], m.roll / unit[3], m.scale / unit[4],
+                       m.radialK1 / unit[5]]
+            return Array(all.prefix(n))
+        }
+        func model(_ p: [Double]) -> RectificationModel {
+            var r = m; r.verticalOffset = p[0]; r.pitch = p[1] * unit[1]; r.yaw = p[2] * unit[2]
+            r.roll = p[3] * unit[3]; r.scale = p[4] * unit[4]; if n > 5 { r.radialK1 = p[5] * unit[5] }
+            return r
+        }
+        // A weak prior holds k1 near 0 where the data cannot tell it from toe (1 px² of cost at k1 = 0.3).
         func residuals(_ p: [Double]) -> [Double] {
-            let H = model(p).homography
-            return matches.map { Mat3.apply(H, $0.xr, $0.yr).y - $0.yl }
+            let r = model(p).verticalResiduals(matches)
+            return n > 5 ? r + [p[5] * unit[5] / 0.3] : r
+        }
+        func jacobian(_ p: [Double]) -> [[Double]] {
+            (0..<n).map { k in
+                var q = p; q[k] += 0.5; let a = residuals(q)
+                q[k] -= 1; let b = residuals(q)
+                return zip(a, b).map { ($0 - $1) }
+            }
+        }
+        func normal(_ J: [[Double]], _ r: [Double]) -> (A: [Double], g: [Double]) {
+            var A = [Double](repeating: 0, count: n * n), g = [Double](repeating: 0, count: n)
+            for i in 0..<n {
+                for j in i..<n {
+                    var s = 0.0; for k in 0..<r.count { s += J[i][k] * J[j][k] }
+                    A[i * n + j] = s; A[j * n + i] = s
+                }
+                var s = 0.0; for k in 0..<r.count { s += J[i][k] * r[k] }; g[i] = -s
+            }
+            return (A, g)
         }
         var p = params(m)
         var lambda = 1e-3
         var r = residuals(p)
         var cost = r.reduce(0) { $0 + $1 * $1 }
-        for _ in 0..<30 {
-            var J = [[Double]](repeating: [], count: 5)
-            for k in 0..<5 {
-                var q = p; q[k] += 0.5; let a = residuals(q)
-                q[k] -= 1; let b = residuals(q)
-                J[k] = zip(a, b).map { ($0 - $1) }
-            }
-            var A = [Double](repeating: 0, count: 25), g = [Double](repeating: 0, count: 5)
-            for i in 0..<5 {
-                for j in 0..<5 { var s = 0.0; for n in 0..<r.count { s += J[i][n] * J[j][n] }; A[i * 5 + j] = s }
-                var s = 0.0; for n in 0..<r.count { s += J[i][n] * r[n] }; g[i] = -s
-            }
+        var done = false
+        for _ in 0..<30 where !done {
+            let (A, g) = normal(jacobian(p), r)
             let N = Double(r.count)
             var improved = false
             for _ in 0..<6 {
                 var Ad = A
-                for i in 0..<5 { Ad[i * 5 + i] += lambda * max(A[i * 5 + i], 1e-9) + (i == 1 ? 0.05 * N : 1e-6 * N) }
-                guard let step = LinearSolve.solve(Ad, g, 5) else { lambda *= 10; continue }
+                for i in 0..<n { Ad[i * n + i] += lambda * max(A[i * n + i], 1e-9) + (i == 1 ? 0.05 * N : 1e-6 * N) }
+                guard let step = LinearSolve.solve(Ad, g, n) else { lambda *= 10; continue }
                 let q = zip(p, step).map { $0 + $1 }
                 let rq = residuals(q)
                 let c = rq.reduce(0) { $0 + $1 * $1 }
                 if c < cost {
                     let small = step.map { abs($0) }.max() ?? 0
                     p = q; r = rq; cost = c; lambda = max(lambda / 10, 1e-7); improved = true
-                    if small < 1e-4 { return model(p) }
+                    if small < 1e-4 { done = true }
                     break
                 }
                 lambda *= 10
             }
             if !improved { break }
         }
-        m = model(p)
-        return m
+        var out = model(p)
+        // Standard errors from the curvature at the solution: σ²·(JᵀJ)⁻¹, σ² the residual variance.
+        let (A, _) = normal(jacobian(p), r)
+        let dof = Double(max(1, r.count - n)), s2 = cost / dof
+        func variance(_ k: Int) -> Double? {
+            var e = [Double](repeating: 0, count: n); e[k] = 1
+            return LinearSolve.solve(A, e, n).map { $0[k] * s2 }
+        }
+        out.yawError = (variance(2).map { max(0, $0).squareRoot() } ?? .infinity) * unit[2] * 180 / Double.pi
+        if n > 5 { out.radialK1Error = (variance(5).map { max(0, $0).squareRoot() } ?? .infinity) * unit[5] }
+        return out
     }
 }
 

@@ -246,9 +246,11 @@ public enum StereoAnalyzer {
         m.rectification = rect
         let H = rect.homography
         var disp: [Double] = [], dy: [Double] = []
+        // Rectified with the fitted radial term (both eyes undistorted): a far field at infinity has one disparity
+        // across the frame, where a distorted pair spreads it by the lens's stretch at the edges.
         for mt in m.matches {
-            let p = Mat3.apply(H, mt.xr, mt.yr)
-            disp.append(mt.xl - p.x); dy.append(abs(p.y - mt.yl))
+            let p = rect.rectified(mt)
+            disp.append(p.disparity); dy.append(abs(p.dy))
         }
         // The far and near ends need at least three matches behind them (one stray match is not a far field).
         m.rectifiedFar = Stats.supportedPercentile(disp, 2, support: 3) ?? 0

@@ -23,6 +23,10 @@ public struct SyntheticStereo: Sendable {
     public var verticalOffsetPixels = 0.0
     /// Right image principal point shift in pixels (positive x moves the right image content right).
     public var horizontalShiftPixels = 0.0
+    /// Radial lens distortion of both eyes, one term on normalised coordinates: a ray at undistorted normalised
+    /// position `u` (radius `r`) lands at `u·(1 + k1·r²)` around each eye's own principal point (positive:
+    /// pincushion). 0 is a pinhole.
+    public var radialK1 = 0.0
     /// Distance of the background wall, metres (a far wall stands in for content at infinity).
     public var farWallMetres = 12.0
     /// Seed of the texture.
@@ -72,6 +76,16 @@ public struct SyntheticStereo: Sendable {
         return (l, r)
     }
 
+    /// The ray (z = 1) whose image under `k1` lands at normalised position (xd, yd): the fixed point of
+    /// `u = d / (1 + k1·|u|²)`.
+    static func undistorted(_ xd: Double, _ yd: Double, k1: Double) -> (Double, Double, Double) {
+        var x = xd, y = yd
+        if k1 != 0 {
+            for _ in 0..<8 { let s = 1 + k1 * (x * x + y * y); x = xd / s; y = yd / s }
+        }
+        return (x, y, 1)
+    }
+
     func renderEye(_ tex: GrayImage, isRight: Bool) -> GrayImage {
         let f0 = focal
         let f = isRight ? f0 * focalRatio : f0
@@ -95,7 +109,7 @@ public struct SyntheticStereo: Sendable {
         let texSize = Double(tex.width)
         for j in 0..<height {
             for i in 0..<width {
-                let dc = ((Double(i) - cx) / f, (Double(j) - cy) / f, 1.0)
+                let dc = Self.undistorted((Double(i) - cx) / f, (Double(j) - cy) / f, k1: radialK1)
                 let d = (R[0] * dc.0 + R[1] * dc.1 + R[2] * dc.2, R[3] * dc.0 + R[4] * dc.1 + R[5] * dc.2, R[6] * dc.0 + R[7] * dc.1 + R[8] * dc.2)
                 var best = Double.infinity
                 var value: Float = 0

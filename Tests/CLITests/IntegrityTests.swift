@@ -172,3 +172,43 @@ extension IntegrityTests {
         #expect(!w.out.contains("SV-VIDEO-039"), "\(w.out)")
     }
 }
+
+extension IntegrityTests {
+    /// The three commands agree on a HEIF image whose coded data is not whole NAL units (issue 38's real-file table:
+    /// ExifTool's `QuickTime.heic` keeps its boxes but 18 bytes of image data): before, `info` exit 0 and `validate`
+    /// only SV-PHOTO-001, while `convert` found the broken NAL length. Now each says damaged, exit 2.
+    static func expectDamagedByAllThree(_ heic: String, dir: String) throws {
+        let info = try CLI.run(["info", heic])
+        #expect(info.status == 2 && info.out.contains("damaged or truncated") && info.out.contains("coded data"), "\(info.status) \(info.out)")
+        let v = try CLI.run(["validate", "--no-pixels", heic])
+        #expect(v.status == 2 && v.out.contains("ERROR SV-FILE-002") && v.out.contains("NAL unit of"), "\(v.status) \(v.out)")
+        let c = try CLI.run(["convert", heic, "-o", dir + "/never.heic"])
+        #expect(c.status == 2 && c.err.contains("damaged"), "\(c.status) \(c.err)")
+        #expect(!CLI.exists(dir + "/never.heic"))
+    }
+
+    @Test func heifItemWithBrokenNALLengthIsDamagedForEveryCommand() throws {
+        let dir = try CLI.tempDir("heif-nal")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try Self.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=128x96", "-frames:v", "1", "-vf", "split[a][b];[b]crop=124:96:4:0,pad=128:96[r];[a][r]hstack",
+                         dir + "/sbs.png"])
+        let made = try CLI.run(["convert", dir + "/sbs.png", "-o", dir + "/good.heic", "--layout", "sbs", "--force"])
+        try #require(made.status == 0, "\(made.err)")
+        #expect(try CLI.run(["info", dir + "/good.heic"]).status != 2)
+        // The first NAL length of the data in `mdat` (our writer's first item extent starts there) made too long.
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: dir + "/good.heic")))
+        let tag: [UInt8] = Array("mdat".utf8)
+        let found: Int? = (0..<(bytes.count - 12)).first { (i: Int) -> Bool in Array(bytes[i..<(i + 4)]) == tag }
+        let mdat = try #require(found)
+        for k in 0..<4 { bytes[mdat + 4 + k] = [0x7F, 0xFF, 0xFF, 0xF0][k] }
+        try Data(bytes).write(to: URL(fileURLWithPath: dir + "/broken.heic"))
+        try Self.expectDamagedByAllThree(dir + "/broken.heic", dir: dir)
+    }
+
+    @Test(.needs(.shared("corpus/heif-real-world/QuickTime.heic")))
+    func strippedImageDataIsDamagedForEveryCommand() throws {
+        let dir = try CLI.tempDir("heif-stripped")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try Self.expectDamagedByAllThree(CLI.fixture("corpus/heif-real-world/QuickTime.heic"), dir: dir)
+    }
+}

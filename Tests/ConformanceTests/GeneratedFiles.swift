@@ -154,7 +154,9 @@ enum Generator {
             let grpl = box("grpl", full("ster", u32(10, 2, 1, 2)))
             let grid: [UInt8] = [0, 0, 0, 1] + u16(128, 64)
             let exif: [UInt8] = u32(0) + Array("MM".utf8) + [0, 42, 0, 0, 0, 8, 0, 0]
-            let items = [payload(40, seed: 4), payload(44, seed: 5)]
+            // Each coded item is whole length-prefixed NAL units (ISO/IEC 23008-12 §B.2.1), one unit per item; the
+            // unit's bytes are filler (nothing here decodes them).
+            let items = [u32(36) + payload(36, seed: 4), u32(40) + payload(40, seed: 5)]
             var meta = [UInt8]()
             var dataStart: UInt64 = 0
             let ftyp = box("ftyp", Array("heic".utf8) + u32(0) + Array("mif1heic".utf8))
@@ -239,6 +241,7 @@ struct GeneratedFileTests {
             #expect(try committed.read(at: 0, count: Int(committed.size)) == bytes, "\(name) differs from the generator's output")
             let file = try ISOFile.open(path: path)
             #expect(file.allDiagnostics.isEmpty, "\(name): \(file.allDiagnostics)")
+            #expect(file.integrityFaults().isEmpty, "\(name) is whole for every reader: \(file.integrityFaults())")
             #expect(try file.serialized() == bytes, "\(name) does not rewrite byte-identically")
             let sidecar = try readText(path + ".expect").split(separator: "\n").map(String.init)
             for line in sidecar where !line.isEmpty {

@@ -14,12 +14,15 @@ import ImageFormats
 /// put back where the source showed it (to infinity when the source diverges), and the report says by how much.
 @Suite struct AlignFarFieldTests {
     /// A rendered pair with a far wall at 100 m (≈ infinity); `toe` degrees of toe-in (negative: toe-out) of the
-    /// right camera and the horizontal shift that puts the far field, as shown, at `shownFar` pixels.
+    /// right camera, radial distortion `k1` in both eyes, and the horizontal shift
+    /// that puts the far field, as shown, at `shownFar` pixels.
     static func pair(width: Int = 960, height: Int = 360, toe: Double, shownFar: Double, focalRatio: Double = 1,
-                     verticalOffset: Double = 0, seed: UInt64 = 7) throws -> (left: Image, right: Image, far: Double) {
+                     verticalOffset: Double = 0, k1: Double = 0,
+                     seed: UInt64 = 7) throws -> (left: Image, right: Image, far: Double) {
         var s = SyntheticStereo()
         s.width = width; s.height = height; s.seed = seed; s.farWallMetres = 100; s.noise = 0
         s.yawDegrees = -toe; s.focalRatio = focalRatio; s.verticalOffsetPixels = verticalOffset
+        s.radialK1 = k1
         let f = Double(width) / 2 / tan(s.hfovDegrees * Double.pi / 360)
         // The right camera turned by yaw shows infinity at cx − f·tan(yaw) (its own focal length); the shift moves it
         // to xl − shownFar.

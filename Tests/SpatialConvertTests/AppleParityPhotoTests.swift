@@ -92,7 +92,7 @@ enum PhotoFields {
         let sbs = try ImageOps.join(scene(width: 600, height: 600), scene(width: 600, height: 600, shift: 8))
         let src = tempPath("sbs.jpg")
         try AtomicFile.write(path: src, bytes: try JPEG.encode(sbs, quality: 90, exif: exif))
-        var o = PhotoConversionOptions(); o.threads = 2
+        var o = PhotoConversionOptions(); o.threads = 2; o.layout = .sbs
         let out = tempPath("parity.heic")
         _ = try PhotoConverter.convert(StereoImages.load(src, packing: o.packing), options: o, to: out)
         let apple = try PhotoFields.extract(vp), ours = try PhotoFields.extract(out)
@@ -159,7 +159,7 @@ enum PhotoFields {
     func libheifReadsTheProfile3Photo() throws {
         let src = tempPath("sbs2.png")
         try AtomicFile.write(path: src, bytes: try PNG.encode(try ImageOps.join(scene(width: 600, height: 400), scene(width: 600, height: 400, shift: 6))))
-        var o = PhotoConversionOptions(); o.threads = 2
+        var o = PhotoConversionOptions(); o.threads = 2; o.layout = .sbs
         let out = tempPath("p3.heic")
         _ = try PhotoConverter.convert(StereoImages.load(src, packing: o.packing), options: o, to: out)
         let rows = Dictionary(try PhotoFields.extract(out).map { ($0.field, $0.value) }, uniquingKeysWith: { a, _ in a })

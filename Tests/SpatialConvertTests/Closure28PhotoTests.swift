@@ -119,9 +119,15 @@ import MediaDecode
         #expect(!report.notes.contains { $0.contains("could not be checked") } && report.notes.contains { $0.contains("layout side by side measured") },
                 "\(report.notes)")
         #expect(try Self.photo(bytes).left.width == a.width, "the real pair is converted")
-        // A flat picture cannot be measured either way: converted, and the report says it was not checked.
+        // A flat picture cannot be measured either way: no stereo pair can be seen, so it is refused as a flat video
+        // is; with its layout named it is converted, and the report says the pair was not checked.
         let flat = try Self.sbsFile("flat-sbs.png", left: GrayImage(width: 96, height: 64, value: 90), right: GrayImage(width: 96, height: 64, value: 90))
-        let flatReport = try PhotoConverter.encode(try StereoImages.load(flat, packing: ImagePacking()), options: Self.options()).report
+        let flatRefused = Self.refusal { _ = try PhotoConverter.encode(try StereoImages.load(flat, packing: ImagePacking()), options: Self.options()) }
+        #expect(flatRefused?.remedy == .giveLayoutOrForce && flatRefused?.message.contains("nothing to measure") == true,
+                "\(String(describing: flatRefused))")
+        var told = Self.options()
+        told.layout = .sbs
+        let flatReport = try PhotoConverter.encode(try StereoImages.load(flat, packing: told.packing), options: told).report
         #expect(flatReport.notes.contains { $0.contains("could not be checked") }, "\(flatReport.notes)")
     }
 

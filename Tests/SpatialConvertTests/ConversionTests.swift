@@ -15,7 +15,7 @@ import MediaDecode
         let l = scene(width: 160, height: 120), r = scene(width: 160, height: 120, shift: 6)
         let sbs = try ImageOps.join(l, r)
         let src = tempPath("sbs.png"); try AtomicFile.write(path: src, bytes: PNG.encode(sbs))
-        var o = PhotoConversionOptions(); o.threads = 2
+        var o = PhotoConversionOptions(); o.threads = 2; o.layout = .sbs
         let first = tempPath("a.heic")
         let rep = try PhotoConverter.convert(StereoImages.load(src, packing: o.packing), options: o, to: first)
         #expect(rep.width == 160 && rep.baselineSource == "default; not measured" && rep.hfovSource == "default; not measured")
@@ -42,6 +42,7 @@ import MediaDecode
         let img = scene(width: 101, height: 40)  // odd width
         var o = PhotoConversionOptions()
         o.stereo = try StereoParameters(baselineMillimetres: 70, horizontalFieldOfViewDegrees: 75, disparityPercent: 1.5); o.swapEyes = true; o.threads = 2
+        o.layout = .sbs
         let pair = try StereoImages.pair(from: LoadedImage(kind: .png, image: img, exif: nil, exifInfo: ExifInfo()), name: "x", packing: o.packing)
         #expect(pair.left.width == 50 && pair.notes.contains { $0.contains("odd") })
         let (bytes, rep) = try PhotoConverter.encode(pair, options: o)

@@ -107,3 +107,40 @@ import SpatialMedia
         }
     }
 }
+
+extension MultiviewEncodeTests {
+    static var frameParallelLibrary: Bool { X265MultiviewProbe.current.multiview && X265MultiviewProbe.current.frameParallel }
+
+    /// Issue 39: where the library set-up builds is patched (smx_frame_parallel), the multiview encoder runs a fixed
+    /// ``VideoConverter/multiviewFrameThreads`` frame threads, and the same request writes the same bytes every time (the
+    /// unpatched x265 4.1 differed from run to run with two); an unpatched library keeps one.
+    @Test(.needs(Requirement("the multiview libx265 is not the patched, frame-parallel one (bash scripts/setup.sh builds it)") {
+        MultiviewEncodeTests.frameParallelLibrary
+    }))
+    func frameParallelEncodesAreDeterministic() throws {
+        let d = VideoFixtures.dir()
+        defer { try? FileManager.default.removeItem(atPath: d) }
+        var o = VideoConversionOptions()
+        o.audio = .none
+        o.encodePath = .multiview
+        var outputs: [[UInt8]] = []
+        for k in 0..<3 {
+            let out = d + "/mv\(k).mov"
+            let r = try VideoConverter.convert(.packed(VideoFixtures.sample), to: out, options: o)
+            #expect(r.encoder.contains("frame-threads \(VideoConverter.multiviewFrameThreads)"), "\(r.encoder)")
+            outputs.append([UInt8](try Data(contentsOf: URL(fileURLWithPath: out))))
+        }
+        #expect(outputs[0] == outputs[1] && outputs[1] == outputs[2], "sizes \(outputs.map(\.count))")
+    }
+
+    @Test func frameThreadsFollowTheLibraryNotTheMachine() throws {
+        var o = VideoConversionOptions()
+        #expect(!Self.found.frameParallel)
+        #expect(VideoConverter.frameThreads(o, probe: Self.found) == 1)
+        var patched = Self.found
+        patched.frameParallel = true
+        #expect(VideoConverter.frameThreads(o, probe: patched) == VideoConverter.multiviewFrameThreads)
+        o.frameThreadsPerEye = 3
+        #expect(VideoConverter.frameThreads(o, probe: patched) == 3 && VideoConverter.frameThreads(o, probe: Self.found) == 3)
+    }
+}

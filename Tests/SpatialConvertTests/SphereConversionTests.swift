@@ -251,3 +251,38 @@ struct SphereConversionTests {
         #expect(try StereoVideoMetadata().sphereSplit(width: 100, height: 100, projection: nil, packing: nil).get() == nil)
     }
 }
+
+extension SphereConversionTests {
+    /// Issue 38 (smaller items): a Google VR180 whose projection is a mesh (`sv3d/proj/mshp`, what VR180 cameras write).
+    /// Before, `split` answered with FFmpeg's internal error text ("…rminating thread with return code -22") and the
+    /// sphere refusal's `--projection` advice ended in raw FFmpeg errors. Now: `split` cuts the eyes and says the mesh
+    /// has no Google equirectangular form; `convert` refuses naming the projection to state; with it, it converts.
+    @Test func meshVR180SplitsAndConvertsWithItsProjectionStated() throws {
+        let dir = try TestPaths.tempDir("sphere-mesh")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let sbs = dir + "/sbs.mp4", apmp = dir + "/apmp.mp4", google = dir + "/google.mp4", mesh = dir + "/mesh.mp4"
+        try Self.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=512x256:rate=30", "-frames:v", "15", "-c:v", "libx264", "-preset", "ultrafast",
+                         "-pix_fmt", "yuv420p", sbs])
+        #expect(try Run.cli(["edit", sbs, "-o", apmp, "--packing", "side", "--projection", "hequ"]).status <= 1)
+        #expect(try Run.cli(["edit", apmp, "-o", google, "--to-google"]).status <= 1)
+        // The 28-byte `equi` box becomes a `mshp` of the same size: version/flags, CRC, encoding 'raw ', an empty mesh.
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: google)))
+        let tag: [UInt8] = Array("equi".utf8)
+        let found: Int? = (0..<(bytes.count - 28)).first { (i: Int) -> Bool in Array(bytes[i..<(i + 4)]) == tag }
+        let at = try #require(found)
+        let body: [UInt8] = Array("mshp".utf8) + [0, 0, 0, 0, 0, 0, 0, 0] + Array("raw ".utf8) + [0, 0, 0, 8] + Array("mesh".utf8)
+        bytes.replaceSubrange(at..<(at + body.count), with: body)
+        try Data(bytes).write(to: URL(fileURLWithPath: mesh))
+        #expect(try Self.entry(mesh).find("sv3d", "proj", "mshp") != nil)
+
+        let split = try Run.cli(["split", mesh, "--left", dir + "/l.mp4", "--right", dir + "/r.mp4", "--preset", "ultrafast"])
+        #expect(split.status == 0, "\(split.err)")
+        #expect(split.out.contains("mesh ('mshp')") && !(split.out + split.err).contains("return code"), "\(split.out) \(split.err)")
+        let refused = try Run.cli(["convert", mesh, "-o", dir + "/m.mov", "--preset", "ultrafast"])
+        #expect(refused.status == 2 && refused.err.contains("mesh") && refused.err.contains("--projection hequ|equi"), "\(refused.err)")
+        #expect(!refused.err.contains("return code") && !refused.err.contains("Error opening"), "no raw FFmpeg text: \(refused.err)")
+        let stated = try Run.cli(["convert", mesh, "-o", dir + "/m.mov", "--preset", "ultrafast", "--projection", "hequ"])
+        #expect(stated.status <= 1, "\(stated.err)")
+        #expect(FileManager.default.fileExists(atPath: dir + "/m.mov"))
+    }
+}

@@ -114,7 +114,7 @@ struct OperationsTests {
         let user = Unmanaged.passUnretained(log).toOpaque()
         var report: UnsafeMutablePointer<CChar>? = nil
         let out = dir + "/out.heic"
-        let st = sm_convert_photo(sbs, out, #"{"baseline_mm": 61.25, "hfov_degrees": 57.5, "quality": 50}"#, progressCallback, user, nil, &report)
+        let st = sm_convert_photo(sbs, out, #"{"baseline_mm": 61.25, "hfov_degrees": 57.5, "quality": 50, "layout": "sbs"}"#, progressCallback, user, nil, &report)
         #expect(st == SMStatus.ok, "\(lastError())")
         #expect(report.map { String(cString: $0).contains("\"baseline_mm\":61.25") } == true)
         sm_string_free(report)
@@ -129,7 +129,7 @@ struct OperationsTests {
         // Cancel at "write": nothing written.
         let cancelLog = ProgressLog()
         cancelLog.cancelAt = "write"
-        #expect(sm_convert_photo(sbs, dir + "/never.heic", nil, progressCallback, Unmanaged.passUnretained(cancelLog).toOpaque(), nil, nil) == SMStatus.cancelled)
+        #expect(sm_convert_photo(sbs, dir + "/never.heic", #"{"layout": "sbs"}"#, progressCallback, Unmanaged.passUnretained(cancelLog).toOpaque(), nil, nil) == SMStatus.cancelled)
         #expect(!Paths.exists(dir + "/never.heic"))
         #expect(sm_convert_photo(sbs, dir + "/never.heic", #"{"layout": "diagonal"}"#, nil, nil, nil, nil) == SMStatus.invalidArgument)
 
@@ -293,7 +293,7 @@ struct OperationsTests {
         }
         #expect(access(dir + "/never.heic", F_OK) != 0)
         // The largest baseline that fits is accepted.
-        #expect(sm_convert_photo(sbs, dir + "/ok.heic", #"{"baseline_mm": 2147483.647, "quality": 10}"#, nil, nil, nil, nil) == SMStatus.ok,
+        #expect(sm_convert_photo(sbs, dir + "/ok.heic", #"{"baseline_mm": 2147483.647, "quality": 10, "layout": "sbs"}"#, nil, nil, nil, nil) == SMStatus.ok,
                 "\(lastError())")
     }
 
@@ -303,7 +303,7 @@ struct OperationsTests {
         defer { removeDir(dir) }
         let sbs = dir + "/sbs.png"
         try writeFile(sbs, pngBytes(width: 32, height: 16) { x, _ in (UInt8(x * 8 % 256), 0, 0) })
-        #expect(sm_convert_photo(sbs, dir + "/um.heic", #"{"baseline_um": 61250, "hfov_millidegrees": 57500, "disparity": -120, "quality": 10}"#,
+        #expect(sm_convert_photo(sbs, dir + "/um.heic", #"{"baseline_um": 61250, "hfov_millidegrees": 57500, "disparity": -120, "quality": 10, "layout": "sbs"}"#,
                                  nil, nil, nil, nil) == SMStatus.ok, "\(lastError())")
         var h: OpaquePointer?
         #expect(sm_file_open(dir + "/um.heic", &h) == SMStatus.ok)

@@ -30,7 +30,7 @@ from ._errors import (
     CancelledError, FileAccessError, InternalError, InvalidArgumentError, InvalidHandleError, LimitError,
     NotApplicableError, NotFoundError, OutOfMemoryError, ParseError, SpatialMediaError, UnsupportedError,
 )
-from ._file import SpatialFile, open
+from ._file import SpatialFile, info, open
 from ._types import (
     ConcatReport, ConvertReport, EditReport, Finding, Kind, PhotoEyes, SplitReport, Status, StereoParameters,
     ValidationInputs, ValidationReport, VideoClass,
@@ -38,7 +38,7 @@ from ._types import (
 from ._validate import validate, validation_inputs
 
 __all__ = [
-    "open", "SpatialFile", "Kind", "VideoClass", "Status", "StereoParameters", "PhotoEyes", "EditReport",
+    "open", "info", "SpatialFile", "Kind", "VideoClass", "Status", "StereoParameters", "PhotoEyes", "EditReport",
     "ConvertReport", "ConcatReport", "SplitReport", "Finding", "ValidationReport", "CancelToken", "edit", "convert", "concat", "split", "align", "fix",
     "validate", "validation_inputs", "ValidationInputs", "combine_photo", "version", "abi_version", "capabilities", "library_path", "option_table",
     "SpatialMediaError", "InvalidArgumentError", "InvalidHandleError", "FileAccessError", "ParseError",

@@ -164,3 +164,14 @@ class SpatialFile(_Handle):
 def open(path: PathLike) -> SpatialFile:  # noqa: A001 — the package's entry point, like builtins.open
     """Opens and parses a file (only metadata is read; sample data stays on disk)."""
     return SpatialFile(path)
+
+
+def info(path: PathLike) -> dict[str, Any]:
+    """``spatial-media info --json PATH`` as a dict, for any file the command line reads (ISOBMFF, raw HEVC,
+    JPEG/MPO/PNG, and files only FFmpeg reads such as Matroska and MPEG-TS); ``open(path).info()`` takes only what
+    the library's own parsers read. A file that cannot be read raises; a damaged one has "damaged" in the dict."""
+    out = ctypes.c_void_p()
+    n = ctypes.c_size_t()
+    _check(_lib().sm_info_path(_fspath(path), 0, ctypes.byref(out), ctypes.byref(n)), "sm_info_path")
+    result: dict[str, Any] = json.loads(_take_string(out) or "{}")
+    return result

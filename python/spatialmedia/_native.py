@@ -70,6 +70,7 @@ def _declare(lib: ctypes.CDLL) -> ctypes.CDLL:
         "sm_file_kind": (st, [P, ctypes.POINTER(i32)]),
         "sm_file_is_spatial": (st, [P, ctypes.POINTER(i32)]),
         "sm_file_info_json": (st, [P, u32, c_char_pp, ctypes.POINTER(ctypes.c_size_t)]),
+        "sm_info_path": (st, [s, u32, c_char_pp, ctypes.POINTER(ctypes.c_size_t)]),
         "sm_file_serialize": (st, [P, c_char_pp, ctypes.POINTER(ctypes.c_size_t)]),
         "sm_video_classification": (st, [P, ctypes.POINTER(i32)]),
         "sm_video_classification_name": (s, [i32]),

@@ -155,3 +155,28 @@ def test_video_class_names_match_the_library():
     lib = sm._native.load()
     names = {lib.sm_video_classification_name(i).decode() for i in range(6)}
     assert names == {c.value for c in sm.VideoClass}, names
+
+
+def test_info_by_path_is_the_command_lines_info():
+    """``sm.info(path)`` routes as ``spatial-media info --json`` does: the same dict as an open file's for what our
+    parsers read, and files only FFmpeg reads (here Matroska) too, which ``sm.open`` refuses."""
+    with sm.open(GRID) as f:
+        assert sm.info(GRID) == f.info()
+    with pytest.raises(sm.SpatialMediaError):
+        sm.info(os.path.join(os.path.dirname(GRID), "no-such-file.mkv"))
+
+
+def test_info_by_path_reads_matroska(tmp_path):
+    import shutil
+    import subprocess
+    ffmpeg = os.path.expanduser("~/.local/share/spatial-media/bin/ffmpeg")
+    ffmpeg = ffmpeg if os.access(ffmpeg, os.X_OK) else shutil.which("ffmpeg")
+    if ffmpeg is None:
+        pytest.skip("no FFmpeg (scripts/setup.sh installs it) to make a Matroska file")
+    mkv = str(tmp_path / "clip.mkv")
+    subprocess.run([ffmpeg, "-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc2=s=320x120:r=30:d=0.5",
+                    "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", mkv], check=True)
+    info = sm.info(mkv)
+    assert info["file"] == mkv
+    with pytest.raises(sm.SpatialMediaError):
+        sm.open(mkv)

@@ -11,7 +11,7 @@ from conftest import GRID, MOVIE_2D, SBS_Y4M, VISION_PRO, need
 def test_convert_photo_then_split(tmp_path, sbs_png):
     out = tmp_path / "converted.heic"
     stages = []
-    report = sm.convert(sbs_png, out, baseline_mm=62.5, hfov_degrees=58, quality=60,
+    report = sm.convert(sbs_png, out, layout="sbs", baseline_mm=62.5, hfov_degrees=58, quality=60,
                         progress=lambda f, s: stages.append((s, f)))
     assert isinstance(report, sm.ConvertReport) and report.kind == "photo"
     assert report.raw["width"] == 64 and report.raw["baseline_source"] == "--baseline", report.raw
@@ -53,7 +53,7 @@ def test_c_abi_checks_photo_options_before_decoding(tmp_path, sbs_png):
 def test_progress_returning_true_cancels_and_writes_nothing(tmp_path, sbs_png):
     never = tmp_path / "never.heic"
     with pytest.raises(sm.CancelledError) as e:
-        sm.convert(sbs_png, never, progress=lambda f, s: s == "write")
+        sm.convert(sbs_png, never, layout="sbs", progress=lambda f, s: s == "write")
     assert e.value.code == sm.Status.CANCELLED
     assert not never.exists()
 
@@ -65,7 +65,7 @@ def test_exception_in_progress_callback_cancels_and_is_reraised(tmp_path, sbs_pn
         if stage == "encode":
             raise KeyError("from the callback")
     with pytest.raises(KeyError, match="from the callback"):
-        sm.convert(sbs_png, never, progress=boom)
+        sm.convert(sbs_png, never, layout="sbs", progress=boom)
     assert not never.exists()
 
 

@@ -1,0 +1,56 @@
+import BinaryIO
+import ImageFormats
+import MediaDecode
+import SpatialMedia
+import SystemSupport
+
+extension Operations {
+    /// What one file is, read the way `convert` and `validate` read it: the one routing of `info` for every shell (the
+    /// CLI's `info`, C's `sm_info_path`, Python's `spatialmedia.info`).
+    ///
+    /// JPEG, MPO and PNG files are described from their markers and chunks (a cut or damaged picture is marked
+    /// damaged, as every reader says it); files only FFmpeg reads (Matroska, MPEG-TS, AVI, …) through FFmpeg, with the
+    /// integrity reading `convert` makes; everything else (ISOBMFF movies and images, raw HEVC streams) through our
+    /// own parsers. A file that cannot be read at all throws.
+    public static func info(path: String, limits: Limits = .default) throws(ParseError) -> MediaInfo {
+        if let image = try imageInfo(path, limits: limits) { return image }
+        if FFmpegInfo.reads(path) { return try FFmpegInfo.inspect(path: path) }
+        return try MediaInfo.inspect(path: path)
+    }
+
+    /// JPEG, MPO and PNG files; nil for other files.
+    static func imageInfo(_ path: String, limits: Limits) throws(ParseError) -> MediaInfo? {
+        let src = try FileSource(path: path)
+        let kind = FileProbe.kind(head: try src.read(at: 0, count: Int(min(src.size, 8))))
+        guard kind == .jpeg || kind == .png else { return nil }
+        do {
+            let d = try ImageInfo.describe(try FileBytes.read(path))
+            // A cut or damaged picture is said with the words and exit status every reader uses.
+            guard let damage = ImageFiles.damage(path, limits: limits) else {
+                return MediaInfo(lines: d.lines, json: d.json, hasProblems: false)
+            }
+            var json = d.json
+            if case .object(var fields) = json {
+                fields.append(("damaged", .string(damage.message)))
+                json = .object(fields)
+            }
+            return MediaInfo(lines: d.lines + ["damaged or truncated: \(damage.message)"], json: json, hasProblems: true,
+                             isDamaged: true)
+        } catch { throw error.withPath(path) }
+    }
+
+    /// The `info --json` object of one file: `"file"` first, then what ``info(path:limits:)`` found; a file that cannot
+    /// be read gives `"error"` with its code, offset and message (the CLI's `info --json` and C's `sm_info_path`).
+    public static func infoJSON(path: String, limits: Limits = .default) -> (json: JSON, info: MediaInfo?, error: ParseError?) {
+        do throws(ParseError) {
+            let info = try info(path: path, limits: limits)
+            var o: [(String, JSON)] = [("file", .string(path))]
+            if case .object(let fields) = info.json { o += fields }
+            return (.object(o), info, nil)
+        } catch {
+            let at: [(String, JSON)] = error.offset.map { [("offset", .uint($0))] } ?? []
+            let e: JSON = .object([("code", .string(error.code.rawValue))] + at + [("message", .string(error.message))])
+            return (.object([("file", .string(path)), ("error", e)]), nil, error)
+        }
+    }
+}
