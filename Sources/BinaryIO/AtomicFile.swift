@@ -56,9 +56,8 @@ public final class AtomicFile: @unchecked Sendable {
         guard stat(dir, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR else {
             throw ParseError(.io, path: path, "output directory '\(dir)' does not exist")
         }
-        let (fd, tmp) = try makeTemporaryFile("\(dir)/.\(name).tmp-", path: path)
         // An interrupted run removes it (SIGINT/SIGTERM; SIGKILL leaves a `.NAME.tmp-*` the next run ignores).
-        let token = Interruption.register(temporaryFile: tmp)
+        let (fd, tmp, token) = try registeredTemporaryFile("\(dir)/.\(name).tmp-", path: path)
         defer { Interruption.unregister(token) }
         let file = AtomicFile(fd: fd, temporaryPath: tmp)
         var open = true
@@ -100,10 +99,9 @@ extension AtomicFile {
         let slash = output.lastIndex(of: "/")
         let dir = slash.map { String(output[..<$0]).isEmpty ? "/" : String(output[..<$0]) } ?? "."
         let name = slash.map { String(output[output.index(after: $0)...]) } ?? output
-        let (fd, tmp) = try makeTemporaryFile("\(dir)/.\(name).tmp-", path: output)
-        close(fd)
         // Removed if the process is interrupted before ``commit(scratch:to:)``.
-        _ = Interruption.register(temporaryFile: tmp)
+        let (fd, tmp, _) = try registeredTemporaryFile("\(dir)/.\(name).tmp-", path: output)
+        close(fd)
         return tmp
     }
 
@@ -129,6 +127,14 @@ extension AtomicFile {
 }
 
 /// Creates a file named `prefix` + six random characters (`mkstemp`); returns its descriptor and name.
+/// A new temporary file (``makeTemporaryFile(_:path:)``) registered for removal on interruption in the same step
+/// (``/SystemSupport/Interruption/registering(temporaryFile:)``); refused as cancelled once the process is exiting.
+func registeredTemporaryFile(_ prefix: String, path: String) throws(ParseError) -> (Int32, String, Int) {
+    let made = try Interruption.registering { () throws(ParseError) -> (Int32, String) in try makeTemporaryFile(prefix, path: path) }
+    guard let made else { throw ParseError(.cancelled, path: path, "interrupted; nothing was written") }
+    return (made.value, made.path, made.token)
+}
+
 func makeTemporaryFile(_ prefix: String, path: String) throws(ParseError) -> (Int32, String) {
     var template = Array("\(prefix)XXXXXX".utf8CString)
     let fd = template.withUnsafeMutableBufferPointer { p -> Int32 in

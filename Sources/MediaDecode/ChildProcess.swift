@@ -47,12 +47,20 @@ package final class ChildProcess: @unchecked Sendable {
         var dir = FileSystem.environment("TMPDIR") ?? "/tmp"
         if dir.isEmpty || FileSystem.kind(dir) != .directory { dir = "/tmp" }
         var template = Array("\(dir)/spatial-media-ffmpeg-XXXXXX".utf8CString)
-        let errFD = template.withUnsafeMutableBufferPointer { p -> Int32 in p.baseAddress.map { mkstemp($0) } ?? -1 }
-        guard errFD >= 0 else {
-            close(fds[0]); close(fds[1])
-            throw ParseError(.io, "cannot create a temporary file: \(String(cString: strerror(errno)))")
+        // Created and registered in one step (a signal in between would leave it), then unlinked at once: only the
+        // descriptor is used.
+        let made = Interruption.registering { () -> (Int32, String) in
+            let fd = template.withUnsafeMutableBufferPointer { p -> Int32 in p.baseAddress.map { mkstemp($0) } ?? -1 }
+            return (fd, fd >= 0 ? String(decoding: template.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self) : "")
         }
-        unlink(String(decoding: template.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self))
+        guard let made, made.value >= 0 else {
+            if let made { Interruption.unregister(made.token) }
+            close(fds[0]); close(fds[1])
+            throw ParseError(made == nil ? .cancelled : .io, "cannot create a temporary file: \(made == nil ? "interrupted" : String(cString: strerror(errno)))")
+        }
+        let errFD = made.value
+        unlink(made.path)
+        Interruption.unregister(made.token)
         _ = fcntl(errFD, F_SETFD, FD_CLOEXEC)
         #if canImport(Darwin)
         var actions: posix_spawn_file_actions_t? = nil

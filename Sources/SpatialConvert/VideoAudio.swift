@@ -159,13 +159,9 @@ enum VideoAudio {
     /// FFmpeg writes the audio into a scratch QuickTime file beside `output`; its tracks are read back and the
     /// file removed.
     static func runFFmpeg(_ tool: FFmpegTool, _ args: [String], source: String, output: String, limits: Limits) throws(ParseError) -> [CopiedTrack] {
-        let dir = output.lastIndex(of: "/").map { String(output[..<$0]).isEmpty ? "/" : String(output[..<$0]) } ?? "."
-        var template = Array("\(dir)/.spatial-media-audio-XXXXXX".utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { p -> Int32 in p.baseAddress.map { mkstemp($0) } ?? -1 }
-        guard fd >= 0 else { throw ParseError(.io, path: output, "cannot create a scratch file in \(dir): \(String(cString: strerror(errno)))") }
-        close(fd)
-        let scratch = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        defer { unlink(scratch) }
+        // Beside the output, registered for removal on interruption from the moment it exists.
+        let scratch = try AtomicFile.scratchPath(near: output)
+        defer { unlink(scratch); Interruption.unregister(temporaryFile: scratch) }
         let child = try ChildProcess(executable: tool.path, arguments: ["-nostdin", "-hide_banner", "-v", "error", "-y"] + args
             + ["-vn", "-sn", "-dn", "-map_chapters", "-1", "-f", "mov", scratch])
         _ = child.readToEnd(limit: 1 << 16)

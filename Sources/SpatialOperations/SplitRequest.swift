@@ -223,9 +223,14 @@ extension Operations {
         let ext = OutputKind.fileExtension(output)
         guard !ext.isEmpty else { return base }
         let path = base + "." + ext
-        guard rename(base, path) == 0 else { discard(base); throw ParseError(.io, path: output, "cannot create a temporary file beside \(output)") }
-        Interruption.unregister(temporaryFile: base)
+        // Registered under its new name before the rename, so that a signal at any moment finds one of the two.
         _ = Interruption.register(temporaryFile: path)
+        guard rename(base, path) == 0 else {
+            Interruption.unregister(temporaryFile: path)
+            discard(base)
+            throw ParseError(.io, path: output, "cannot create a temporary file beside \(output)")
+        }
+        Interruption.unregister(temporaryFile: base)
         return path
     }
 

@@ -35,6 +35,8 @@ public enum Interruption {
         var files: [Int: String] = [:]
         var cooperative = 0
         var installed = false
+        /// Set by ``forceExit()`` under the lock as it takes the files to remove: nothing is created after that.
+        var exiting = false
         #if canImport(Dispatch)
         var sources: [DispatchSourceSignal] = []
         #endif
@@ -102,7 +104,10 @@ public enum Interruption {
 
     /// Removes the registered temporary files, kills the registered children and exits with 128 + signal.
     static func forceExit() -> Never {
-        let (pids, files, sig) = state.lock.withLock { (Array(state.children.values), Array(state.files.values), state.signal) }
+        let (pids, files, sig) = state.lock.withLock { () -> ([pid_t], [String], Int32) in
+            state.exiting = true
+            return (Array(state.children.values), Array(state.files.values), state.signal)
+        }
         for p in pids { kill(p, SIGKILL) }
         for f in files { unlink(f) }
         reap(pids)
@@ -155,6 +160,22 @@ public enum Interruption {
             state.nextToken += 1
             state.files[t] = path
             return t
+        }
+    }
+
+    /// Creates a temporary file with `make` (which returns a value, such as its descriptor, and the file's path) and
+    /// registers it in the same step, under the lock a forced exit takes to list the files it removes: a signal can no
+    /// longer end the process between the file's creation and its registration, which left the file behind. Returns
+    /// nil, creating nothing, once the process is exiting. `make` must not call into ``Interruption``.
+    public static func registering<T, E: Error>(temporaryFile make: () throws(E) -> (T, String)) throws(E)
+        -> (value: T, path: String, token: Int)? {
+        try state.lock.withLock { () throws(E) -> (value: T, path: String, token: Int)? in
+            if state.exiting { return nil }
+            let (value, path) = try make()
+            let t = state.nextToken
+            state.nextToken += 1
+            state.files[t] = path
+            return (value, path, t)
         }
     }
 

@@ -39,7 +39,7 @@ import TestSupport
         // sm_file_open takes only what the library's own parsers read: Matroska is not one of them.
         var h: OpaquePointer? = nil
         #expect(sm_file_open(dir + "/clip.mkv", &h) != SMStatus.ok)
-        sm_file_free(h)
+        _ = sm_file_free(h)
         // A file that cannot be read at all is an error, not a report.
         #expect(Self.info(dir + "/absent.mkv").status != SMStatus.ok)
         #expect(Self.info(dir + "/absent.mkv").json.contains("absent.mkv"))
