@@ -66,8 +66,9 @@ public struct VideoConversionOptions: Sendable {
     /// ``defaultPoolThreadsPerEye`` workers and one frame thread per eye (the two eye encoders run at once; the
     /// multiview encoder gets both eyes' workers). Worker threads never change the bytes written (wavefront rows are
     /// coded the same however many threads take them); frame threads can, so their count is fixed, never the
-    /// machine's: one per eye encoder, and ``multiviewFrameThreads`` for a multiview encoder whose library is patched to
-    /// encode frames in parallel deterministically (one for an unpatched x265 4.1, whose output then varies run to run).
+    /// machine's: one per eye encoder, and ``VideoConverter/multiviewFrameThreads`` for a multiview encoder whose
+    /// library is patched to encode frames in parallel deterministically (one for an unpatched x265 4.1, whose output
+    /// then varies run to run).
     public var poolThreadsPerEye: Int? = nil
     public var frameThreadsPerEye: Int? = nil
     /// Worker threads per eye when none are asked for: half the processors this process may run on, at least one —
