@@ -6,7 +6,7 @@ import SystemSupport
 /// the caller's, e.g. the validator's geometry rules).
 public struct VideoGeometryWarning: Sendable, Equatable {
     public var ruleID: String
-    /// ``Severity/warning`` or ``Severity/error`` as the rule judges it.
+    /// ``/BinaryIO/Severity/warning`` or ``/BinaryIO/Severity/error`` as the rule judges it.
     public var severity: Severity
     public var message: String
     /// Options of `convert` that fix it (`--align`, `--auto-disparity`); empty when none does.
