@@ -1,7 +1,7 @@
 import BinaryIO
 import SystemSupport
 
-/// The one severity of every report (``BinaryIO/Severity``), named here for the validator's users.
+/// The one severity of every report (``/BinaryIO/Severity``), named here for the validator's users.
 public typealias Severity = BinaryIO.Severity
 
 /// One validation rule. Every rule is listed in `Specs/validation.md` with the same ID.
