@@ -185,42 +185,8 @@ public struct MVHEVCAssemblySession: Sendable {
                 baseSPS.append(try s.nalUnit())
             }
         }
-        for (name, s) in [("base", sa), ("second", sb)] {
-            if s.chromaFormatIdc != 1 || s.separateColourPlane {
-                throw Self.fail("the \(name) stream is not 4:2:0 (chroma_format_idc \(s.chromaFormatIdc)); Multiview Main needs 8-bit 4:2:0", .unsupported)
-            }
-            if !(s.bitDepthLumaMinus8 == 0 || s.bitDepthLumaMinus8 == 2) || s.bitDepthChromaMinus8 != s.bitDepthLumaMinus8 {
-                throw Self.fail("the \(name) stream is \(s.bitDepthLumaMinus8 + 8)-bit (chroma \(s.bitDepthChromaMinus8 + 8)-bit); two layers are assembled from 8-bit or 10-bit 4:2:0 streams", .unsupported)
-            }
-        }
-        guard sa.bitDepthLumaMinus8 == sb.bitDepthLumaMinus8 else {
-            throw Self.fail("the two streams have different bit depths (\(sa.bitDepthLumaMinus8 + 8) and \(sb.bitDepthLumaMinus8 + 8))", .unsupported)
-        }
-        guard sa.picWidthInLumaSamples == sb.picWidthInLumaSamples, sa.picHeightInLumaSamples == sb.picHeightInLumaSamples,
-              sa.croppedWidth == sb.croppedWidth, sa.croppedHeight == sb.croppedHeight else {
-            throw Self.fail("the two streams have different picture sizes: base \(sa.croppedWidth)x\(sa.croppedHeight) (coded \(sa.picWidthInLumaSamples)x\(sa.picHeightInLumaSamples)), second \(sb.croppedWidth)x\(sb.croppedHeight) (coded \(sb.picWidthInLumaSamples)x\(sb.picHeightInLumaSamples))")
-        }
-        guard sa.maxSubLayersMinus1OrExt == sb.maxSubLayersMinus1OrExt else {
-            throw Self.fail("the two streams have different numbers of temporal sub-layers (\(sa.maxSubLayersMinus1OrExt + 1) and \(sb.maxSubLayersMinus1OrExt + 1))")
-        }
-        if va.vpsExtension != nil || va.maxLayersMinus1 > 0 {
-            throw Self.fail("the base stream already has a multilayer VPS; both inputs must be single-layer HEVC", .unsupported)
-        }
-        // Ids: layer 1 gets SPS/PPS ids not used by the base stream, assigned in order of first appearance.
-        let usedSPS = Set(a.spsOrder), usedPPS = Set(a.ppsOrder)
-        var spsMap: [UInt32: UInt32] = [:], ppsMap: [UInt32: UInt32] = [:]
-        var next: UInt32 = 0
-        for id in b.spsOrder {
-            while usedSPS.contains(next) { next += 1 }
-            guard next <= 15 else { throw Self.fail("no free SPS id for layer 1 (ids 0…15 taken)", .unsupported) }
-            spsMap[id] = next; next += 1
-        }
-        next = 0
-        for id in b.ppsOrder {
-            while usedPPS.contains(next) { next += 1 }
-            guard next <= 63 else { throw Self.fail("no free PPS id for layer 1 (ids 0…63 taken)", .unsupported) }
-            ppsMap[id] = next; next += 1
-        }
+        try Self.checkPairable(base: sa, second: sb, baseVPS: va)
+        let (spsMap, ppsMap) = try Self.layerOneIDs(base: a, second: b)
         let vps = try MVHEVCAssembler.makeVPS(base: va, baseSPS: sa, second: sb, independent: sa.bitDepthLumaMinus8 > 0)
         let vpsNAL = try vps.nalUnit()
         // Layer-1 parameter sets.
@@ -276,6 +242,53 @@ public struct MVHEVCAssemblySession: Sendable {
         self.vps = vps
         self.refuseFramePacking = options.matchAppleChoices
     }
+    /// The two streams can be paired: 8- or 10-bit 4:2:0 at one bit depth, one size, the same sub-layers, and a
+    /// single-layer base.
+    static func checkPairable(base sa: SequenceParameterSet, second sb: SequenceParameterSet,
+                              baseVPS va: VideoParameterSet) throws(ParseError) {
+        for (name, s) in [("base", sa), ("second", sb)] {
+            if s.chromaFormatIdc != 1 || s.separateColourPlane {
+                throw Self.fail("the \(name) stream is not 4:2:0 (chroma_format_idc \(s.chromaFormatIdc)); Multiview Main needs 8-bit 4:2:0", .unsupported)
+            }
+            if !(s.bitDepthLumaMinus8 == 0 || s.bitDepthLumaMinus8 == 2) || s.bitDepthChromaMinus8 != s.bitDepthLumaMinus8 {
+                throw Self.fail("the \(name) stream is \(s.bitDepthLumaMinus8 + 8)-bit (chroma \(s.bitDepthChromaMinus8 + 8)-bit); two layers are assembled from 8-bit or 10-bit 4:2:0 streams", .unsupported)
+            }
+        }
+        guard sa.bitDepthLumaMinus8 == sb.bitDepthLumaMinus8 else {
+            throw Self.fail("the two streams have different bit depths (\(sa.bitDepthLumaMinus8 + 8) and \(sb.bitDepthLumaMinus8 + 8))", .unsupported)
+        }
+        guard sa.picWidthInLumaSamples == sb.picWidthInLumaSamples, sa.picHeightInLumaSamples == sb.picHeightInLumaSamples,
+              sa.croppedWidth == sb.croppedWidth, sa.croppedHeight == sb.croppedHeight else {
+            throw Self.fail("the two streams have different picture sizes: base \(sa.croppedWidth)x\(sa.croppedHeight) (coded \(sa.picWidthInLumaSamples)x\(sa.picHeightInLumaSamples)), second \(sb.croppedWidth)x\(sb.croppedHeight) (coded \(sb.picWidthInLumaSamples)x\(sb.picHeightInLumaSamples))")
+        }
+        guard sa.maxSubLayersMinus1OrExt == sb.maxSubLayersMinus1OrExt else {
+            throw Self.fail("the two streams have different numbers of temporal sub-layers (\(sa.maxSubLayersMinus1OrExt + 1) and \(sb.maxSubLayersMinus1OrExt + 1))")
+        }
+        if va.vpsExtension != nil || va.maxLayersMinus1 > 0 {
+            throw Self.fail("the base stream already has a multilayer VPS; both inputs must be single-layer HEVC", .unsupported)
+        }
+    }
+
+    /// Layer 1's SPS/PPS ids: ones the base stream does not use, assigned in order of first appearance.
+    static func layerOneIDs(base a: SingleLayerReader,
+                            second b: SingleLayerReader) throws(ParseError) -> (sps: [UInt32: UInt32], pps: [UInt32: UInt32]) {
+        let usedSPS = Set(a.spsOrder), usedPPS = Set(a.ppsOrder)
+        var spsMap: [UInt32: UInt32] = [:], ppsMap: [UInt32: UInt32] = [:]
+        var next: UInt32 = 0
+        for id in b.spsOrder {
+            while usedSPS.contains(next) { next += 1 }
+            guard next <= 15 else { throw Self.fail("no free SPS id for layer 1 (ids 0…15 taken)", .unsupported) }
+            spsMap[id] = next; next += 1
+        }
+        next = 0
+        for id in b.ppsOrder {
+            while usedPPS.contains(next) { next += 1 }
+            guard next <= 63 else { throw Self.fail("no free PPS id for layer 1 (ids 0…63 taken)", .unsupported) }
+            ppsMap[id] = next; next += 1
+        }
+        return (spsMap, ppsMap)
+    }
+
     /// With ``MVHEVCAssemblyOptions/matchAppleChoices`` the PTL claims no frame packing: a picture with a
     /// frame-packing SEI is refused.
     let refuseFramePacking: Bool

@@ -123,6 +123,33 @@ public struct VPSVUI: Hashable, Sendable {
                 try c.require(v <= n, "vps_video_signal_info_idx = \(v) > \(n)")
             }
         } else if c.isReading { videoSignalInfoIdx = [] }
+        try codeTiles(&c, vps: vps, layout: lay, maxL: maxL, first: first)
+        try c.flag(&wppNotInUse)
+        if !wppNotInUse {
+            try c.list(&wppInUse, count: maxL - first + 1, { false }) { (c: inout C, v: inout Bool) throws(ParseError) in try c.flag(&v) }
+        } else if c.isReading { wppInUse = [] }
+        try c.flag(&singleLayerForNonIrap)
+        try c.flag(&higherLayerIrapSkip)
+        try c.flag(&ilpRestrictedRefLayers)
+        var segPairs = 0
+        if ilpRestrictedRefLayers, maxL >= 1 { for i in 1...maxL { segPairs += lay.numDirectRefLayers(layerId: lay.layerIds[i]) } }
+        try c.list(&spatialSegmentOffsets, count: segPairs, { VPSSpatialSegmentOffset() }) { (c: inout C, s: inout VPSSpatialSegmentOffset) throws(ParseError) in
+            try c.ue(&s.minSpatialSegmentOffsetPlus1, max: 4096, "min_spatial_segment_offset_plus1")
+            if s.minSpatialSegmentOffsetPlus1 > 0 {
+                try c.flag(&s.ctuBasedOffsetEnabled)
+                if s.ctuBasedOffsetEnabled { try c.ue(&s.minHorizontalCtuOffsetPlus1, max: 4096, "min_horizontal_ctu_offset_plus1") }
+            }
+        }
+        try c.flag(&bspHrdPresent)
+        if bspHrdPresent { throw c.fail(.unsupported, "vps_vui_bsp_hrd_params() is not modelled") }
+        try c.listI(&baseLayerParameterSetCompatibility, count: maxL + 1, { false }) { (c: inout C, i: Int, v: inout Bool) throws(ParseError) in
+            if i >= 1 && lay.numDirectRefLayers(layerId: lay.layerIds[i]) == 0 { try c.flag(&v) }
+        }
+    }
+
+    /// The tile flags per layer and the tile-boundary alignment per pair of a layer and its reference layer.
+    private mutating func codeTiles<C: BitCoder>(_ c: inout C, vps: VideoParameterSet, layout lay: VPSLayout, maxL: Int,
+                                                first: Int) throws(ParseError) {
         try c.flag(&tilesNotInUse)
         if !tilesNotInUse {
             if c.isReading { tilesInUse = []; loopFilterNotAcrossTiles = [] }
@@ -150,26 +177,5 @@ public struct VPSVUI: Hashable, Sendable {
             }
             try c.flags(&tileBoundariesAligned, count: tilePairs)
         } else if c.isReading { tilesInUse = []; loopFilterNotAcrossTiles = []; tileBoundariesAligned = [] }
-        try c.flag(&wppNotInUse)
-        if !wppNotInUse {
-            try c.list(&wppInUse, count: maxL - first + 1, { false }) { (c: inout C, v: inout Bool) throws(ParseError) in try c.flag(&v) }
-        } else if c.isReading { wppInUse = [] }
-        try c.flag(&singleLayerForNonIrap)
-        try c.flag(&higherLayerIrapSkip)
-        try c.flag(&ilpRestrictedRefLayers)
-        var segPairs = 0
-        if ilpRestrictedRefLayers, maxL >= 1 { for i in 1...maxL { segPairs += lay.numDirectRefLayers(layerId: lay.layerIds[i]) } }
-        try c.list(&spatialSegmentOffsets, count: segPairs, { VPSSpatialSegmentOffset() }) { (c: inout C, s: inout VPSSpatialSegmentOffset) throws(ParseError) in
-            try c.ue(&s.minSpatialSegmentOffsetPlus1, max: 4096, "min_spatial_segment_offset_plus1")
-            if s.minSpatialSegmentOffsetPlus1 > 0 {
-                try c.flag(&s.ctuBasedOffsetEnabled)
-                if s.ctuBasedOffsetEnabled { try c.ue(&s.minHorizontalCtuOffsetPlus1, max: 4096, "min_horizontal_ctu_offset_plus1") }
-            }
-        }
-        try c.flag(&bspHrdPresent)
-        if bspHrdPresent { throw c.fail(.unsupported, "vps_vui_bsp_hrd_params() is not modelled") }
-        try c.listI(&baseLayerParameterSetCompatibility, count: maxL + 1, { false }) { (c: inout C, i: Int, v: inout Bool) throws(ParseError) in
-            if i >= 1 && lay.numDirectRefLayers(layerId: lay.layerIds[i]) == 0 { try c.flag(&v) }
-        }
     }
 }

@@ -147,30 +147,7 @@ extension VideoConverter {
         let q = o.eyeQuality.assembled
         let share = q.nonHeroShare
         // Peak rate for both eyes together: the user's, and the platform's limit.
-        var maxTotal = o.maxBitrateKbps
-        var bufTotal = o.vbvBufferKbit
-        if let p = o.publishing {
-            guard eyeW <= p.maxEyeSide, eyeH <= p.maxEyeSide else {
-                throw ParseError(.unsupported, "each eye is \(eyeW)×\(eyeH); the \(p.rawValue) preset allows at most \(p.maxEyeSide)×\(p.maxEyeSide) per eye — scale the input first")
-            }
-            if let m = maxTotal, m > p.peakKbps {
-                notes.append("max bitrate \(m) kbit/s lowered to \(p.peakKbps) kbit/s, the \(p.rawValue) peak")
-                maxTotal = p.peakKbps
-            } else if maxTotal == nil {
-                // A cap, not a target: the platform's peak, or less when the eye size's level allows less (the
-                // preset does not raise the level a small picture signals).
-                let fps = Double(fpsNum) / Double(max(1, fpsDen))
-                if let l = HEVCLevel.lowest(width: eyeW, height: eyeH, fps: fps) {
-                    // The hero eye takes 1 − share of the total: the level's limit per eye bounds the total.
-                    // (The 1e-6 keeps an exact quotient such as 12000 / (2/3) from rounding down to 17999.)
-                    let heroPart = 1 - share
-                    maxTotal = min(p.peakKbps, Int((Double(l.maxBitrateKbps) / heroPart + 1e-6).rounded(.down)))
-                    if bufTotal == nil { bufTotal = min(maxTotal ?? p.peakKbps, Int((Double(l.maxCPBKbit) / heroPart + 1e-6).rounded(.down))) }
-                } else {
-                    maxTotal = p.peakKbps
-                }
-            }
-        }
+        var (maxTotal, bufTotal) = try publishingCaps(o, eyeW: eyeW, eyeH: eyeH, fpsNum: fpsNum, fpsDen: fpsDen, notes: &notes)
         let split: (Int) -> (hero: Int, other: Int) = { total in
             let other = max(1, Int((Double(total) * share).rounded()))
             return (max(1, total - other), other)
@@ -209,46 +186,87 @@ extension VideoConverter {
             }
         }
         if let m = maxTotal {
-            var buf = bufTotal ?? m
-            if bufTotal == nil { notes.append("VBV buffer: 1 s of the max rate (\(m) kbit)") }
-            var mh = split(m), bh = split(buf)
-            let fps = Double(fpsNum) / Double(max(1, fpsDen))
-            var levelText = ""
-            if let sizeLevel = HEVCLevel.lowest(width: eyeW, height: eyeH, fps: fps), let top = HEVCLevel.mainTier.last {
-                // Each layer's VBV must fit the Main-tier limits of the level the stream signals. x265 signals the
-                // lowest level that holds the picture size, the sample rate and the VBV (Main tier asked for: no
-                // switch to High tier); beyond the highest level the VBV is clamped.
-                if mh.hero > top.maxBitrateKbps || bh.hero > top.maxCPBKbit {
-                    let f = min(1, Double(top.maxBitrateKbps) / Double(mh.hero), Double(top.maxCPBKbit) / Double(max(1, bh.hero)))
-                    notes.append("VBV per eye (max \(mh.hero) kbit/s, buffer \(bh.hero) kbit) above the highest HEVC level (\(top), Main tier: \(top.maxBitrateKbps) kbit/s, \(top.maxCPBKbit) kbit): clamped")
-                    mh = (min(top.maxBitrateKbps, Int(Double(mh.hero) * f)), min(top.maxBitrateKbps, Int(Double(mh.other) * f)))
-                    bh = (min(top.maxCPBKbit, Int(Double(bh.hero) * f)), min(top.maxCPBKbit, Int(Double(bh.other) * f)))
-                    buf = bh.hero + bh.other
-                }
-                let level = HEVCLevel.mainTier.first {
-                    $0.idc >= sizeLevel.idc && $0.maxBitrateKbps >= mh.hero && $0.maxCPBKbit >= bh.hero
-                } ?? top
-                if level != sizeLevel {
-                    notes.append("the VBV per eye (max \(mh.hero) kbit/s, buffer \(bh.hero) kbit) is above \(sizeLevel) Main tier (\(sizeLevel.maxBitrateKbps) kbit/s, \(sizeLevel.maxCPBKbit) kbit), which \(eyeW)×\(eyeH) at \(fmt(fps)) fps needs: the stream signals \(level)")
-                }
-                levelText = ", \(level) Main tier"
-                hero.extraOptions["high-tier"] = "0"
-                other.extraOptions["high-tier"] = "0"
-            } else {
-                notes.append("each eye (\(eyeW)×\(eyeH) at \(fmt(fps)) fps) is beyond every HEVC level: the VBV is not checked against one")
-            }
-            if case .bitrate(let kh, _, _) = hero.rateControl, kh > mh.hero {
-                throw ParseError(.invalidArgument, "the hero eye's average \(kh) kbit/s would be above its max rate \(mh.hero) kbit/s: lower the average or raise the max rate")
-            }
-            for (s, r, b) in [(0, mh.hero, bh.hero), (1, mh.other, bh.other)] {
-                var e = s == 0 ? hero : other
-                e.extraOptions["vbv-maxrate"] = "\(r)"
-                e.extraOptions["vbv-bufsize"] = "\(b)"
-                if s == 0 { hero = e } else { other = e }
-            }
-            text += "; VBV max \(mh.hero + mh.other) kbit/s (hero \(mh.hero), \(otherName) \(mh.other)), buffer \(buf) kbit\(levelText)"
+            text += try applyVBV(max: m, buffer: bufTotal, hero: &hero, other: &other, eyeW: eyeW, eyeH: eyeH,
+                                 fps: Double(fpsNum) / Double(max(1, fpsDen)), split: split, otherName: otherName, notes: &notes)
         }
         return EyeEncoding(hero: hero, other: other, summary: text, notes: notes)
+    }
+
+    /// The peak rate and buffer for both eyes together: the user's, capped by the publishing preset's peak (or by what
+    /// the eye size's level allows when no max rate is given).
+    private static func publishingCaps(_ o: VideoConversionOptions, eyeW: Int, eyeH: Int, fpsNum: Int, fpsDen: Int,
+                                       notes: inout [String]) throws(ParseError) -> (max: Int?, buffer: Int?) {
+        var maxTotal = o.maxBitrateKbps
+        var bufTotal = o.vbvBufferKbit
+        let share = o.eyeQuality.assembled.nonHeroShare
+        if let p = o.publishing {
+            guard eyeW <= p.maxEyeSide, eyeH <= p.maxEyeSide else {
+                throw ParseError(.unsupported, "each eye is \(eyeW)×\(eyeH); the \(p.rawValue) preset allows at most \(p.maxEyeSide)×\(p.maxEyeSide) per eye — scale the input first")
+            }
+            if let m = maxTotal, m > p.peakKbps {
+                notes.append("max bitrate \(m) kbit/s lowered to \(p.peakKbps) kbit/s, the \(p.rawValue) peak")
+                maxTotal = p.peakKbps
+            } else if maxTotal == nil {
+                // A cap, not a target: the platform's peak, or less when the eye size's level allows less (the
+                // preset does not raise the level a small picture signals).
+                let fps = Double(fpsNum) / Double(max(1, fpsDen))
+                if let l = HEVCLevel.lowest(width: eyeW, height: eyeH, fps: fps) {
+                    // The hero eye takes 1 − share of the total: the level's limit per eye bounds the total.
+                    // (The 1e-6 keeps an exact quotient such as 12000 / (2/3) from rounding down to 17999.)
+                    let heroPart = 1 - share
+                    maxTotal = min(p.peakKbps, Int((Double(l.maxBitrateKbps) / heroPart + 1e-6).rounded(.down)))
+                    if bufTotal == nil { bufTotal = min(maxTotal ?? p.peakKbps, Int((Double(l.maxCPBKbit) / heroPart + 1e-6).rounded(.down))) }
+                } else {
+                    maxTotal = p.peakKbps
+                }
+            }
+        }
+        return (maxTotal, bufTotal)
+    }
+
+    /// Splits the VBV (`m` kbit/s, buffer `buffer`) between the eyes, keeps each layer inside a Main-tier HEVC level and
+    /// sets it on both eyes' settings; returns the text the summary appends.
+    private static func applyVBV(max m: Int, buffer bufTotal: Int?, hero: inout HEVCEncoderSettings,
+                                 other: inout HEVCEncoderSettings, eyeW: Int, eyeH: Int, fps: Double,
+                                 split: (Int) -> (hero: Int, other: Int), otherName: String,
+                                 notes: inout [String]) throws(ParseError) -> String {
+        var buf = bufTotal ?? m
+        if bufTotal == nil { notes.append("VBV buffer: 1 s of the max rate (\(m) kbit)") }
+        var mh = split(m), bh = split(buf)
+        var levelText = ""
+        if let sizeLevel = HEVCLevel.lowest(width: eyeW, height: eyeH, fps: fps), let top = HEVCLevel.mainTier.last {
+            // Each layer's VBV must fit the Main-tier limits of the level the stream signals. x265 signals the
+            // lowest level that holds the picture size, the sample rate and the VBV (Main tier asked for: no
+            // switch to High tier); beyond the highest level the VBV is clamped.
+            if mh.hero > top.maxBitrateKbps || bh.hero > top.maxCPBKbit {
+                let f = min(1, Double(top.maxBitrateKbps) / Double(mh.hero), Double(top.maxCPBKbit) / Double(max(1, bh.hero)))
+                notes.append("VBV per eye (max \(mh.hero) kbit/s, buffer \(bh.hero) kbit) above the highest HEVC level (\(top), Main tier: \(top.maxBitrateKbps) kbit/s, \(top.maxCPBKbit) kbit): clamped")
+                mh = (min(top.maxBitrateKbps, Int(Double(mh.hero) * f)), min(top.maxBitrateKbps, Int(Double(mh.other) * f)))
+                bh = (min(top.maxCPBKbit, Int(Double(bh.hero) * f)), min(top.maxCPBKbit, Int(Double(bh.other) * f)))
+                buf = bh.hero + bh.other
+            }
+            let level = HEVCLevel.mainTier.first {
+                $0.idc >= sizeLevel.idc && $0.maxBitrateKbps >= mh.hero && $0.maxCPBKbit >= bh.hero
+            } ?? top
+            if level != sizeLevel {
+                notes.append("the VBV per eye (max \(mh.hero) kbit/s, buffer \(bh.hero) kbit) is above \(sizeLevel) Main tier (\(sizeLevel.maxBitrateKbps) kbit/s, \(sizeLevel.maxCPBKbit) kbit), which \(eyeW)×\(eyeH) at \(fmt(fps)) fps needs: the stream signals \(level)")
+            }
+            levelText = ", \(level) Main tier"
+            hero.extraOptions["high-tier"] = "0"
+            other.extraOptions["high-tier"] = "0"
+        } else {
+            notes.append("each eye (\(eyeW)×\(eyeH) at \(fmt(fps)) fps) is beyond every HEVC level: the VBV is not checked against one")
+        }
+        if case .bitrate(let kh, _, _) = hero.rateControl, kh > mh.hero {
+            throw ParseError(.invalidArgument, "the hero eye's average \(kh) kbit/s would be above its max rate \(mh.hero) kbit/s: lower the average or raise the max rate")
+        }
+        for (s, r, b) in [(0, mh.hero, bh.hero), (1, mh.other, bh.other)] {
+            var e = s == 0 ? hero : other
+            e.extraOptions["vbv-maxrate"] = "\(r)"
+            e.extraOptions["vbv-bufsize"] = "\(b)"
+            if s == 0 { hero = e } else { other = e }
+        }
+        return "; VBV max \(mh.hero + mh.other) kbit/s (hero \(mh.hero), \(otherName) \(mh.other)), buffer \(buf) kbit\(levelText)"
     }
 }
 

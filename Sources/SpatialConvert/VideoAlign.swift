@@ -244,6 +244,16 @@ public enum VideoAligner {
         for p in scan.producers { try p.finish() }
         if let c = current { shots.append(try finish(c, width: W, height: H, heroIsLeft: o.heroIsLeft, hfov: hfovDegrees, align: o.align)) }
 
+        return alignmentPlan(shots: shots, width: W, height: H, framesScanned: frame, framesMeasured: measured, options: o,
+                             hfovDegrees: hfovDegrees)
+    }
+
+    /// The plan from the scanned shots: one crop for the whole clip, the report's lines, the disparity adjustment and
+    /// the frames measured again after warping.
+    private static func alignmentPlan(shots scanned: [VideoShotAlignment], width W: Int, height H: Int, framesScanned frame: Int,
+                             framesMeasured measured: Int, options o: VideoConversionOptions,
+                             hfovDegrees: Double) -> Plan {
+        var shots = scanned
         // One crop for the whole clip: the intersection of the warped shots' largest common areas.
         var x0 = 0, y0 = 0, x1 = W & ~1, y1 = H & ~1
         for (i, s) in shots.enumerated() where s.warped {

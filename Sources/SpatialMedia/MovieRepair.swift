@@ -93,35 +93,10 @@ public enum MovieRepair {
                 }
             }
             // Hero eye and hfov for stereo tracks made by other tools.
-            let m = StereoMetadataReader.read(sampleEntry: e, track: traks[ti])
-            let isMV = (e.type == "hvc1" || e.type == "hev1") && e.child("hvcC") != nil && e.child("lhvC") != nil
-            let stereo = isMV || m.framePacking != nil || (m.viewFlags.map { $0.hasLeftEye && $0.hasRightEye } ?? false)
-            // A stereo track without vexu gets one only when the caller gave a value for it (MV-HEVC: the eyes
-            // are the layers, so vexu/eyes/stri can say both).
-            let tagged = m.hasVexu || (isMV && (options.heroEye != nil || options.horizontalFieldOfViewMillidegrees != nil))
-            if stereo && tagged && m.heroEye == nil {
-                let baseLeft = isMV ? SpatialVideoEditor.baseLayerIsLeft(sampleEntry: e) : nil
-                let hero = options.heroEye ?? (baseLeft == false ? .right : .left)
-                var edit = SpatialVideoEdit()
-                edit.heroEye = .set(hero)
-                SpatialVideoEditor.editEntry(&e, edit)
-                usedHero = true
-                let why = options.heroEye != nil ? "" : baseLeft == nil ? " (the layer → eye mapping is not signalled; left, as Apple's writer)" : " (the eye of the base layer, SEI 176)"
-                let warning = SpatialVideoEditor.heroWarning(.set(hero), baseLayerIsLeft: baseLeft, track: track.trackID).map { " — note: \($0)" } ?? ""
-                repairs.append("track \(track.trackID): added hero eye \(hero) (vexu/eyes/hero)\(why)\(warning)")
-            }
-            let rectilinear = (m.projectionKind ?? "rect") == "rect" && !m.hasGoogleSphere
-            if stereo && rectilinear && tagged && !m.hasHFOV {
-                if let f = options.horizontalFieldOfViewMillidegrees {
-                    var edit = SpatialVideoEdit()
-                    edit.horizontalFieldOfViewMillidegrees = .set(f)
-                    SpatialVideoEditor.editEntry(&e, edit)
-                    usedHFOV = true
-                    repairs.append("track \(track.trackID): added hfov \(SpatialFormat.degrees(f))°")
-                } else {
-                    notRepaired.append("track \(track.trackID): no hfov (horizontal field of view); give --hfov DEG to add it (it cannot be guessed)")
-                }
-            }
+            let used = addStereoTags(&e, track: track, trak: traks[ti], options: options, repairs: &repairs,
+                                     notRepaired: &notRepaired)
+            usedHero = usedHero || used.hero
+            usedHFOV = usedHFOV || used.hfov
             if e.type != entry.type || (try? e.serialized()) != (try? entry.serialized()) {
                 guard var stbl = traks[ti].find("mdia", "minf", "stbl"), var stsd = stbl.child("stsd"), var kids = stsd.children, !kids.isEmpty else { continue }
                 kids[0] = e
@@ -147,6 +122,43 @@ public enum MovieRepair {
         }
         let written = try SpatialVideoEditor.rewrite(file: file, moovIndex: moovIndex, newMoov: moov, to: target, faststart: moveMoov, patches: patches)
         return RepairResult(outputPath: target, repairs: repairs, notRepaired: notRepaired, bytesWritten: written, notes: notes)
+    }
+
+    /// Adds the hero eye and the field of view a stereo track made by another tool lacks (the given values, or the
+    /// base layer's eye for the hero); says which given values a track took.
+    private static func addStereoTags(_ e: inout Box, track: Track, trak: Box, options: RepairOptions,
+                                      repairs: inout [String], notRepaired: inout [String]) -> (hero: Bool, hfov: Bool) {
+        var used = (hero: false, hfov: false)
+        let m = StereoMetadataReader.read(sampleEntry: e, track: trak)
+        let isMV = (e.type == "hvc1" || e.type == "hev1") && e.child("hvcC") != nil && e.child("lhvC") != nil
+        let stereo = isMV || m.framePacking != nil || (m.viewFlags.map { $0.hasLeftEye && $0.hasRightEye } ?? false)
+        // A stereo track without vexu gets one only when the caller gave a value for it (MV-HEVC: the eyes
+        // are the layers, so vexu/eyes/stri can say both).
+        let tagged = m.hasVexu || (isMV && (options.heroEye != nil || options.horizontalFieldOfViewMillidegrees != nil))
+        if stereo && tagged && m.heroEye == nil {
+            let baseLeft = isMV ? SpatialVideoEditor.baseLayerIsLeft(sampleEntry: e) : nil
+            let hero = options.heroEye ?? (baseLeft == false ? .right : .left)
+            var edit = SpatialVideoEdit()
+            edit.heroEye = .set(hero)
+            SpatialVideoEditor.editEntry(&e, edit)
+            used.hero = true
+            let why = options.heroEye != nil ? "" : baseLeft == nil ? " (the layer → eye mapping is not signalled; left, as Apple's writer)" : " (the eye of the base layer, SEI 176)"
+            let warning = SpatialVideoEditor.heroWarning(.set(hero), baseLayerIsLeft: baseLeft, track: track.trackID).map { " — note: \($0)" } ?? ""
+            repairs.append("track \(track.trackID): added hero eye \(hero) (vexu/eyes/hero)\(why)\(warning)")
+        }
+        let rectilinear = (m.projectionKind ?? "rect") == "rect" && !m.hasGoogleSphere
+        if stereo && rectilinear && tagged && !m.hasHFOV {
+            if let f = options.horizontalFieldOfViewMillidegrees {
+                var edit = SpatialVideoEdit()
+                edit.horizontalFieldOfViewMillidegrees = .set(f)
+                SpatialVideoEditor.editEntry(&e, edit)
+                used.hfov = true
+                repairs.append("track \(track.trackID): added hfov \(SpatialFormat.degrees(f))°")
+            } else {
+                notRepaired.append("track \(track.trackID): no hfov (horizontal field of view); give --hfov DEG to add it (it cannot be guessed)")
+            }
+        }
+        return used
     }
 
     struct Hev1Plan {

@@ -32,70 +32,12 @@ public struct SpatialVideoSegmentSet: Sendable {
     /// Opens and checks `paths` (any order: they are put in segment order).
     public init(paths: [String], limits: Limits = .default) throws(ParseError) {
         guard !paths.isEmpty else { throw ParseError(.invalidArgument, "no segments given") }
-        struct Opened { var segment: Segment; var entry: [UInt8]; var timescale: UInt32; var duration: UInt32; var container: SpatialVideoMuxOptions.Container; var faststart: Bool; var entryBox: Box }
-        var opened: [Opened] = []
-        for p in paths {
-            let file: ISOFile
-            do throws(ParseError) {
-                file = try ISOFile.open(path: p, limits: limits)
-                try file.requireIntact(limits: limits, operation: "join")
-            } catch {
-                // The segment at fault is named: the error's own path is a box path inside it (its message says where).
-                var e = error
-                e.path = p
-                throw e
-            }
-            guard let info = try VideoSegmentInfo.read(from: file, path: p) else {
-                throw ParseError(.invalidValue, path: p, "\(p) is not a conversion segment (no moov/udta/smsg); segments are made by a conversion of one part K of N")
-            }
-            let tracks = file.tracks
-            guard tracks.count == 1, let track = tracks.first, track.handler == "vide", track.sampleEntries.count == 1,
-                  let entry = track.sampleEntries.first, entry.type == "hvc1" || entry.type == "hev1",
-                  entry.child("hvcC") != nil, entry.child("lhvC") != nil else {
-                throw ParseError(.unsupported, path: p, "\(p): a segment holds exactly one MV-HEVC video track (hvcC + lhvC) and nothing else")
-            }
-            let samples = try track.samples(limits: limits)
-            guard samples.count == info.frameCount else {
-                throw ParseError(.invalidValue, path: p, "\(p): the segment box announces \(info.frameCount) frames, the track has \(samples.count)")
-            }
-            guard let first = samples.first, first.isSync else {
-                throw ParseError(.invalidValue, path: p, "\(p): the segment does not start with a sync sample (IDR)")
-            }
-            let d = first.duration
-            guard d > 0, samples.allSatisfy({ $0.duration == d }) else {
-                throw ParseError(.invalidValue, path: p, "\(p): sample durations vary; segments have a constant frame rate")
-            }
-            let major = file.box("ftyp")?.payload(FileTypeBox.self)?.majorBrand
-            let moovAt = file.box("moov")?.header.offset ?? 0, mdatAt = file.box("mdat")?.header.offset ?? 0
-            opened.append(Opened(segment: Segment(path: p, info: info, samples: samples.count), entry: try entry.serialized(source: file.source),
-                                 timescale: track.timescale, duration: d, container: major == "qt  " ? .mov : .mp4, faststart: moovAt < mdatAt, entryBox: entry))
-        }
+        var opened: [OpenedSegment] = []
+        for p in paths { opened.append(try Self.open(p, limits: limits)) }
         opened.sort { $0.segment.info.index < $1.segment.info.index }
         let first = opened[0]
         let n = first.segment.info.count
-        for o in opened {
-            let i = o.segment.info, p = o.segment.path
-            guard i.count == n, i.totalFrames == first.segment.info.totalFrames, i.gopFrames == first.segment.info.gopFrames else {
-                throw ParseError(.invalidValue, path: p, "\(p) is segment \(i.index) of \(i.count) of a \(i.totalFrames)-frame conversion (GOP \(i.gopFrames)); \(first.segment.path) is of \(n) of \(first.segment.info.totalFrames) (GOP \(first.segment.info.gopFrames)): not the same conversion")
-            }
-            // The converted input and the encoder settings each segment recorded (a segment of another input or made
-            // with another QP may have an identical sample entry).
-            guard i.input == first.segment.info.input else {
-                throw ParseError(.invalidValue, path: p, "\(p) was converted from another input than \(first.segment.path) (or from a changed copy): its recorded input identity (size and content hash) differs\(i.input == nil || first.segment.info.input == nil ? " or is missing" : "")")
-            }
-            guard i.settings == first.segment.info.settings else {
-                throw ParseError(.invalidValue, path: p, "\(p) was encoded with other settings than \(first.segment.path): \(i.settings ?? "none recorded") vs \(first.segment.info.settings ?? "none recorded")")
-            }
-            guard o.entry == first.entry else {
-                throw ParseError(.invalidValue, path: p, "\(p): its sample entry (parameter sets hvcC/lhvC or spatial metadata) differs from \(first.segment.path)'s; segments of one conversion have identical ones (same settings and input)")
-            }
-            guard o.timescale == first.timescale, o.duration == first.duration else {
-                throw ParseError(.invalidValue, path: p, "\(p): timescale \(o.timescale), frame duration \(o.duration); \(first.segment.path): \(first.timescale), \(first.duration)")
-            }
-            guard o.container == first.container else {
-                throw ParseError(.invalidValue, path: p, "\(p) and \(first.segment.path) are not both QuickTime or both MP4")
-            }
-        }
+        try Self.checkSameConversion(opened)
         let indices = opened.map(\.segment.info.index)
         if let dup = zip(indices, indices.dropFirst()).first(where: { $0 == $1 }) {
             let twice = opened.filter { $0.segment.info.index == dup.0 }.map(\.segment.path)
@@ -147,6 +89,75 @@ public struct SpatialVideoSegmentSet: Sendable {
         self.limits = limits
     }
 
+    /// Opens one segment and checks it alone: whole, one MV-HEVC track, the announced frames, a sync sample first and
+    /// a constant frame rate.
+    private static func open(_ p: String, limits: Limits) throws(ParseError) -> OpenedSegment {
+        let file: ISOFile
+        do throws(ParseError) {
+            file = try ISOFile.open(path: p, limits: limits)
+            try file.requireIntact(limits: limits, operation: "join")
+        } catch {
+            // The segment at fault is named: the error's own path is a box path inside it (its message says where).
+            var e = error
+            e.path = p
+            throw e
+        }
+        guard let info = try VideoSegmentInfo.read(from: file, path: p) else {
+            throw ParseError(.invalidValue, path: p, "\(p) is not a conversion segment (no moov/udta/smsg); segments are made by a conversion of one part K of N")
+        }
+        let tracks = file.tracks
+        guard tracks.count == 1, let track = tracks.first, track.handler == "vide", track.sampleEntries.count == 1,
+              let entry = track.sampleEntries.first, entry.type == "hvc1" || entry.type == "hev1",
+              entry.child("hvcC") != nil, entry.child("lhvC") != nil else {
+            throw ParseError(.unsupported, path: p, "\(p): a segment holds exactly one MV-HEVC video track (hvcC + lhvC) and nothing else")
+        }
+        let samples = try track.samples(limits: limits)
+        guard samples.count == info.frameCount else {
+            throw ParseError(.invalidValue, path: p, "\(p): the segment box announces \(info.frameCount) frames, the track has \(samples.count)")
+        }
+        guard let first = samples.first, first.isSync else {
+            throw ParseError(.invalidValue, path: p, "\(p): the segment does not start with a sync sample (IDR)")
+        }
+        let d = first.duration
+        guard d > 0, samples.allSatisfy({ $0.duration == d }) else {
+            throw ParseError(.invalidValue, path: p, "\(p): sample durations vary; segments have a constant frame rate")
+        }
+        let major = file.box("ftyp")?.payload(FileTypeBox.self)?.majorBrand
+        let moovAt = file.box("moov")?.header.offset ?? 0, mdatAt = file.box("mdat")?.header.offset ?? 0
+        return OpenedSegment(segment: Segment(path: p, info: info, samples: samples.count), entry: try entry.serialized(source: file.source),
+                             timescale: track.timescale, duration: d, container: major == "qt  " ? .mov : .mp4, faststart: moovAt < mdatAt, entryBox: entry)
+    }
+
+    /// Every segment comes from the same conversion as the first (count, frames, GOP, input, settings, sample entry,
+    /// timing, container).
+    private static func checkSameConversion(_ opened: [OpenedSegment]) throws(ParseError) {
+        guard let first = opened.first else { return }
+        let n = first.segment.info.count
+        for o in opened {
+            let i = o.segment.info, p = o.segment.path
+            guard i.count == n, i.totalFrames == first.segment.info.totalFrames, i.gopFrames == first.segment.info.gopFrames else {
+                throw ParseError(.invalidValue, path: p, "\(p) is segment \(i.index) of \(i.count) of a \(i.totalFrames)-frame conversion (GOP \(i.gopFrames)); \(first.segment.path) is of \(n) of \(first.segment.info.totalFrames) (GOP \(first.segment.info.gopFrames)): not the same conversion")
+            }
+            // The converted input and the encoder settings each segment recorded (a segment of another input or made
+            // with another QP may have an identical sample entry).
+            guard i.input == first.segment.info.input else {
+                throw ParseError(.invalidValue, path: p, "\(p) was converted from another input than \(first.segment.path) (or from a changed copy): its recorded input identity (size and content hash) differs\(i.input == nil || first.segment.info.input == nil ? " or is missing" : "")")
+            }
+            guard i.settings == first.segment.info.settings else {
+                throw ParseError(.invalidValue, path: p, "\(p) was encoded with other settings than \(first.segment.path): \(i.settings ?? "none recorded") vs \(first.segment.info.settings ?? "none recorded")")
+            }
+            guard o.entry == first.entry else {
+                throw ParseError(.invalidValue, path: p, "\(p): its sample entry (parameter sets hvcC/lhvC or spatial metadata) differs from \(first.segment.path)'s; segments of one conversion have identical ones (same settings and input)")
+            }
+            guard o.timescale == first.timescale, o.duration == first.duration else {
+                throw ParseError(.invalidValue, path: p, "\(p): timescale \(o.timescale), frame duration \(o.duration); \(first.segment.path): \(first.timescale), \(first.duration)")
+            }
+            guard o.container == first.container else {
+                throw ParseError(.invalidValue, path: p, "\(p) and \(first.segment.path) are not both QuickTime or both MP4")
+            }
+        }
+    }
+
     /// Writes the joined movie atomically, with `audio` added after the video. `progress` gets the frames written;
     /// `isCancelled` is polled between samples (cancelling leaves nothing at `output`).
     @discardableResult
@@ -176,4 +187,15 @@ public struct SpatialVideoSegmentSet: Sendable {
         if isCancelled() { throw ParseError(.cancelled, path: output, "cancelled; nothing was written") }
         return try writer.finish(header: header, audio: audio)
     }
+}
+
+/// A segment file as opened and checked on its own.
+private struct OpenedSegment {
+    var segment: SpatialVideoSegmentSet.Segment
+    var entry: [UInt8]
+    var timescale: UInt32
+    var duration: UInt32
+    var container: SpatialVideoMuxOptions.Container
+    var faststart: Bool
+    var entryBox: Box
 }

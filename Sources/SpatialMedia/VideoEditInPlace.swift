@@ -37,19 +37,7 @@ extension SpatialVideoEditor {
         let newBytes = try newMoov.serialized(source: file.source)
         let fileSize = file.source.size
         // Same size, changes within one sector (a value edited again): rewrite those bytes, nothing else.
-        if UInt64(newBytes.count) == old.header.size {
-            let oldBytes = try file.source.read(at: old.header.offset, count: newBytes.count)
-            if oldBytes == newBytes { return .done(.inPlaceOverwrite, written: 0, size: fileSize) }
-            let changed = oldBytes.indices.filter { oldBytes[$0] != newBytes[$0] }
-            if let lo = changed.first, let hi = changed.last,
-               (old.header.offset + UInt64(lo)) / 512 == (old.header.offset + UInt64(hi)) / 512 {
-                let f = try WritableFile(path: path)
-                defer { f.close() }
-                try f.write(Array(newBytes[lo...hi]), at: old.header.offset + UInt64(lo))
-                try f.sync()
-                return .done(.inPlaceOverwrite, written: UInt64(hi - lo + 1), size: fileSize)
-            }
-        }
+        if let done = try overwriteWithinSector(file: file, path: path, old: old, newBytes: newBytes) { return done }
 
         // A free box right before moov that holds the new moov: the new moov's body, then a free header covering
         // the rest of that box and the old moov, go into its payload (which readers skip); then one 8-byte write
@@ -90,24 +78,7 @@ extension SpatialVideoEditor {
 
 
         if moovIndex == file.boxes.count - 1 {
-            guard old.header.offset + old.header.size == fileSize else { return .notPossible("moov does not end at the end of the file") }
-            guard let wrapSize = UInt32(exactly: UInt64(newBytes.count) + 8) else { return .notPossible("new moov is too large") }
-            var region = ByteWriter(capacity: newBytes.count + 8)
-            region.writeU32(wrapSize)
-            region.writeFourCC("free")
-            region.write(newBytes)
-            let f = try WritableFile(path: path)
-            defer { f.close() }
-            do {
-                try f.write(region.bytes, at: fileSize)
-                try f.sync()
-            } catch {
-                f.truncate(fileSize)
-                throw error
-            }
-            try f.write(pivot.bytes, at: pivotOffset)
-            try f.sync()
-            return .done(.inPlaceMoovAtEnd, written: UInt64(region.count + pivot.count), size: fileSize + UInt64(region.count))
+            return try appendAtEnd(path: path, old: old, newBytes: newBytes, pivot: pivot.bytes, at: pivotOffset, fileSize: fileSize)
         }
 
         let next = file.boxes[moovIndex + 1]
@@ -130,5 +101,48 @@ extension SpatialVideoEditor {
         }
         try payloadThenHeader(path: path, payload: region.bytes, at: next.header.offset + 8, header: pivot.bytes, at: pivotOffset)
         return .done(.inPlaceFreeSpace, written: UInt64(region.count + pivot.count), size: fileSize)
+    }
+
+    /// A moov of the same size whose changes lie within one 512-byte sector: those bytes rewritten, nothing else.
+    private static func overwriteWithinSector(file: ISOFile, path: String, old: Box,
+                                              newBytes: [UInt8]) throws(ParseError) -> InPlaceOutcome? {
+        let fileSize = file.source.size
+        if UInt64(newBytes.count) == old.header.size {
+            let oldBytes = try file.source.read(at: old.header.offset, count: newBytes.count)
+            if oldBytes == newBytes { return .done(.inPlaceOverwrite, written: 0, size: fileSize) }
+            let changed = oldBytes.indices.filter { oldBytes[$0] != newBytes[$0] }
+            if let lo = changed.first, let hi = changed.last,
+               (old.header.offset + UInt64(lo)) / 512 == (old.header.offset + UInt64(hi)) / 512 {
+                let f = try WritableFile(path: path)
+                defer { f.close() }
+                try f.write(Array(newBytes[lo...hi]), at: old.header.offset + UInt64(lo))
+                try f.sync()
+                return .done(.inPlaceOverwrite, written: UInt64(hi - lo + 1), size: fileSize)
+            }
+        }
+        return nil
+    }
+
+    /// moov is the last box: the new moov is appended inside a free box, then one header write retires the old one.
+    private static func appendAtEnd(path: String, old: Box, newBytes: [UInt8], pivot: [UInt8], at pivotOffset: UInt64,
+                                    fileSize: UInt64) throws(ParseError) -> InPlaceOutcome {
+        guard old.header.offset + old.header.size == fileSize else { return .notPossible("moov does not end at the end of the file") }
+        guard let wrapSize = UInt32(exactly: UInt64(newBytes.count) + 8) else { return .notPossible("new moov is too large") }
+        var region = ByteWriter(capacity: newBytes.count + 8)
+        region.writeU32(wrapSize)
+        region.writeFourCC("free")
+        region.write(newBytes)
+        let f = try WritableFile(path: path)
+        defer { f.close() }
+        do {
+            try f.write(region.bytes, at: fileSize)
+            try f.sync()
+        } catch {
+            f.truncate(fileSize)
+            throw error
+        }
+        try f.write(pivot, at: pivotOffset)
+        try f.sync()
+        return .done(.inPlaceMoovAtEnd, written: UInt64(region.count + pivot.count), size: fileSize + UInt64(region.count))
     }
 }

@@ -71,7 +71,7 @@ public enum SpatialVideoEditor {
         var warnings: [String] = []
         guard var traks = moov.children else { throw ParseError(.unsupported, offset: moov.header.offset, path: "moov", "moov is empty") }
         // Find video sample entries.
-        var videoEntries: [(trak: Int, entry: Int, type: FourCC, mv: Bool, hevc: Bool, id: UInt32)] = []
+        var videoEntries: [VideoEntryRef] = []
         for (ti, trak) in traks.enumerated() where trak.type == "trak" {
             let t = Track(trak)
             guard t.handler == "vide" else { continue }
@@ -83,9 +83,51 @@ public enum SpatialVideoEditor {
         guard !videoEntries.isEmpty else {
             throw ParseError(.unsupported, offset: moov.header.offset, path: "moov", "the movie has no video track; spatial metadata belongs in a video sample entry")
         }
-        let targets: [(trak: Int, entry: Int, type: FourCC, mv: Bool, hevc: Bool, id: UInt32)]
+        let targets = try entriesToEdit(edit, among: videoEntries, traks: traks, moov: moov, warnings: &warnings)
+        for t in targets {
+            guard var stbl = traks[t.trak].find("mdia", "minf", "stbl"), var stsd = stbl.child("stsd"), var entries = stsd.children,
+                  entries.indices.contains(t.entry) else { continue }
+            var entry = entries[t.entry]
+            let before = StereoMetadataReader.read(sampleEntry: entry, track: traks[t.trak])
+            if edit.removeSpatial {
+                let n = entry.removeChildren("vexu") + entry.removeChildren("hfov")
+                if n > 0 { changes.append("track \(t.id): removed vexu and hfov") }
+            } else if let conv = edit.spherical {
+                try convertSpherical(&entry, conv, metadata: before, isMVHEVC: t.mv, heroEye: edit.heroEye, trackID: t.id, path: traks[t.trak].path,
+                                     changes: &changes, warnings: &warnings)
+            } else {
+                editEntry(&entry, edit, stereo: t.mv || edit.touchesEyes || before.viewFlags != nil)
+            }
+            if let h = entry.children?.firstIndex(where: { $0.type == "hvcC" }), let l = entry.children?.firstIndex(where: { $0.type == "lhvC" }), l < h,
+               var kids = entry.children {
+                let hv = kids.remove(at: h)
+                kids.insert(hv, at: l)
+                entry.children = kids
+                changes.append("track \(t.id): moved hvcC before lhvC (FFmpeg ignores an lhvC that comes first)")
+            }
+            if !edit.removeSpatial {
+                changes += describe(before: before, after: StereoMetadataReader.read(sampleEntry: entry, track: traks[t.trak]), track: t.id)
+                if let w = heroWarning(edit.heroEye, baseLayerIsLeft: baseLayerIsLeft(sampleEntry: entry), track: t.id) { warnings.append(w) }
+            }
+            entries[t.entry] = entry
+            stsd.children = entries
+            stbl.setChild(stsd)
+            try replace(&traks[t.trak], path: ["mdia", "minf", "stbl"], with: stbl)
+        }
+        moov.children = traks
+        return (changes, warnings)
+    }
+
+    /// A video sample entry of the movie: trak and entry index, type, MV-HEVC or not, HEVC or not, track ID.
+    typealias VideoEntryRef = (trak: Int, entry: Int, type: FourCC, mv: Bool, hevc: Bool, id: UInt32)
+
+    /// The sample entries `edit` concerns: all for a removal, the projected ones for a sphere conversion, the packed
+    /// ones for frame-packed tagging, else the MV-HEVC ones; throws when none can carry the values.
+    private static func entriesToEdit(_ edit: SpatialVideoEdit, among videoEntries: [VideoEntryRef], traks: [Box],
+                                      moov: Box, warnings: inout [String]) throws(ParseError) -> [VideoEntryRef] {
+        let targets: [VideoEntryRef]
         let packedCodecs: Set<FourCC> = ["hvc1", "hev1", "avc1", "avc3", "av01"]
-        func metadata(_ v: (trak: Int, entry: Int, type: FourCC, mv: Bool, hevc: Bool, id: UInt32)) -> StereoVideoMetadata {
+        func metadata(_ v: VideoEntryRef) -> StereoVideoMetadata {
             let entries = Track(traks[v.trak]).sampleEntries
             guard entries.indices.contains(v.entry) else { return StereoVideoMetadata() }
             return StereoMetadataReader.read(sampleEntry: entries[v.entry], track: traks[v.trak])
@@ -139,38 +181,7 @@ public enum SpatialVideoEditor {
                 warnings.append("track \(v.id) ('\(v.type)') left unchanged: not MV-HEVC (hvcC + lhvC)")
             }
         }
-        for t in targets {
-            guard var stbl = traks[t.trak].find("mdia", "minf", "stbl"), var stsd = stbl.child("stsd"), var entries = stsd.children,
-                  entries.indices.contains(t.entry) else { continue }
-            var entry = entries[t.entry]
-            let before = StereoMetadataReader.read(sampleEntry: entry, track: traks[t.trak])
-            if edit.removeSpatial {
-                let n = entry.removeChildren("vexu") + entry.removeChildren("hfov")
-                if n > 0 { changes.append("track \(t.id): removed vexu and hfov") }
-            } else if let conv = edit.spherical {
-                try convertSpherical(&entry, conv, metadata: before, isMVHEVC: t.mv, heroEye: edit.heroEye, trackID: t.id, path: traks[t.trak].path,
-                                     changes: &changes, warnings: &warnings)
-            } else {
-                editEntry(&entry, edit, stereo: t.mv || edit.touchesEyes || before.viewFlags != nil)
-            }
-            if let h = entry.children?.firstIndex(where: { $0.type == "hvcC" }), let l = entry.children?.firstIndex(where: { $0.type == "lhvC" }), l < h,
-               var kids = entry.children {
-                let hv = kids.remove(at: h)
-                kids.insert(hv, at: l)
-                entry.children = kids
-                changes.append("track \(t.id): moved hvcC before lhvC (FFmpeg ignores an lhvC that comes first)")
-            }
-            if !edit.removeSpatial {
-                changes += describe(before: before, after: StereoMetadataReader.read(sampleEntry: entry, track: traks[t.trak]), track: t.id)
-                if let w = heroWarning(edit.heroEye, baseLayerIsLeft: baseLayerIsLeft(sampleEntry: entry), track: t.id) { warnings.append(w) }
-            }
-            entries[t.entry] = entry
-            stsd.children = entries
-            stbl.setChild(stsd)
-            try replace(&traks[t.trak], path: ["mdia", "minf", "stbl"], with: stbl)
-        }
-        moov.children = traks
-        return (changes, warnings)
+        return targets
     }
 
     /// Which eye the base layer (layer 0) of an MV-HEVC sample entry carries, from the SEI 176 and VPS view ids in its

@@ -57,15 +57,7 @@ enum VideoRules {
         let verdict = report.profile
         summary.append(("classification", .string(report.classification.name)))
         summary.append(("profile", verdict.json))
-        if let ftyp = file.box("ftyp")?.payload(FileTypeBox.self) {
-            let brand = ftyp.majorBrand.description
-            summary.append(("major_brand", .string(brand)))
-            if brand == "qt  " {
-                f.append(Finding("SV-VIDEO-026", .info, "QuickTime container (major brand 'qt  '), as Apple's own tools write"))
-            } else {
-                f.append(Finding("SV-VIDEO-026", .info, "ISO/MP4 container (major brand '\(brand)'); Apple's tools write QuickTime (.mov) — visionOS plays both, but name the file .mov for Photos/Files to treat it like Apple's captures", at: "ftyp"))
-            }
-        }
+        brandRules(file, f: &f, summary: &summary)
         guard let v = report.primary else {
             f.append(Finding("SV-VIDEO-030", .error, "the movie has no video track"))
             return Verdict(spatial: false, whyNot: report.whyNotSpatial, profile: verdict)
@@ -98,8 +90,40 @@ enum VideoRules {
         // HEVC stream facts from the configuration records and the first samples.
         let stream = streamChecks(file, v, at: entryPath, f: &f, summary: &summary)
         summary.append(("frames", .int(Int64(stream.frames))))
-        // Presented frames: the same notion as `info` and `fix` (Track.presentedSamples).
-        var presentedFrames = stream.frames
+        let presentedFrames = presentationRules(file, v, trakPath: trakPath, frames: stream.frames, f: &f, summary: &summary)
+
+        let m = v.metadata
+        eyeRules(m, baseLayerIsLeft: stream.baseLayerIsLeft, at: entryPath, f: &f)
+        cameraRules(m, v, at: entryPath, f: &f, facts: &facts)
+        for d in m.diagnostics {
+            let sev: Severity = d.severity == .error ? .error : d.severity == .warning ? .warning : .info
+            f.append(Finding("SV-VIDEO-029", sev, d.message, at: "\(d.path) at offset \(d.offset)"))
+        }
+        let spatial = report.classification == .spatialVideo && !f.contains { $0.severity == .error }
+        var why = report.whyNotSpatial
+        if !spatial && why.isEmpty { why = f.filter { $0.severity == .error }.map(\.message) }
+        return Verdict(spatial: spatial, whyNot: why, interLayer: stream.interLayer, frameCount: presentedFrames, profile: verdict,
+                       hasTwoLayerStream: stream.parsed && v.hasLhvC)
+    }
+
+    /// The container brand (SV-VIDEO-026, info).
+    private static func brandRules(_ file: ISOFile, f: inout [Finding], summary: inout [(String, JSON)]) {
+        if let ftyp = file.box("ftyp")?.payload(FileTypeBox.self) {
+            let brand = ftyp.majorBrand.description
+            summary.append(("major_brand", .string(brand)))
+            if brand == "qt  " {
+                f.append(Finding("SV-VIDEO-026", .info, "QuickTime container (major brand 'qt  '), as Apple's own tools write"))
+            } else {
+                f.append(Finding("SV-VIDEO-026", .info, "ISO/MP4 container (major brand '\(brand)'); Apple's tools write QuickTime (.mov) — visionOS plays both, but name the file .mov for Photos/Files to treat it like Apple's captures", at: "ftyp"))
+            }
+        }
+    }
+
+    /// Presented frames, the same notion as `info` and `fix` (Track.presentedSamples): SV-VIDEO-037 (an edit list
+    /// hides frames) and SV-VIDEO-038 (negative composition offsets in a version-0 ctts). Returns the frames shown.
+    private static func presentationRules(_ file: ISOFile, _ v: SpatialVideoTrack, trakPath: String, frames: Int,
+                                          f: inout [Finding], summary: inout [(String, JSON)]) -> Int {
+        var presentedFrames = frames
         if let track = file.tracks.first(where: { $0.trackID == v.trackID }),
            let p = track.presentedSamples(movieTimescale: file.movieTimescale) {
             let shown = p.shown.filter { $0 }.count
@@ -114,19 +138,7 @@ enum VideoRules {
            ctts.payload(CompositionOffsetBox.self)?.hasNegativeOffsetsInVersion0 == true {
             f.append(Finding("SV-VIDEO-038", .info, "ctts version 0 holds negative composition offsets (top bit set); read as signed, as Apple's and FFmpeg's players do (version 1 is the form that says so)", at: ctts.path))
         }
-
-        let m = v.metadata
-        eyeRules(m, baseLayerIsLeft: stream.baseLayerIsLeft, at: entryPath, f: &f)
-        cameraRules(m, v, at: entryPath, f: &f, facts: &facts)
-        for d in m.diagnostics {
-            let sev: Severity = d.severity == .error ? .error : d.severity == .warning ? .warning : .info
-            f.append(Finding("SV-VIDEO-029", sev, d.message, at: "\(d.path) at offset \(d.offset)"))
-        }
-        let spatial = report.classification == .spatialVideo && !f.contains { $0.severity == .error }
-        var why = report.whyNotSpatial
-        if !spatial && why.isEmpty { why = f.filter { $0.severity == .error }.map(\.message) }
-        return Verdict(spatial: spatial, whyNot: why, interLayer: stream.interLayer, frameCount: presentedFrames, profile: verdict,
-                       hasTwoLayerStream: stream.parsed && v.hasLhvC)
+        return presentedFrames
     }
 
     /// Stream rules on the configuration records and the first three samples; the frame count from the sample table.
@@ -412,7 +424,36 @@ enum PhotoRules {
         } else {
             f.append(Finding("SV-PHOTO-004", .warning, "no primary item (pitm)", at: "meta"))
         }
-        // Intrinsics
+        intrinsicsRules(p, lp: lp, rp: rp, f: &f, facts: &facts, summary: &summary)
+        extrinsicsRules(p, rp: rp, f: &f, summary: &summary)
+        // Disparity
+        let ld = p.left.disparityAdjustment, rd = p.right.disparityAdjustment
+        if let a = ld, let b = rd, a != b {
+            f.append(Finding("SV-PHOTO-020", .warning, "the eyes carry different disparity adjustments (\(a) and \(b))", at: "\(lp), \(rp)"))
+        }
+        VideoRules.disparityRules(p.disparityAdjustment, present: p.disparityAdjustment != nil, idRange: "SV-PHOTO-016", idComfort: "SV-PHOTO-017", at: lp, f: &f,
+                                  ifAbsent: Finding("SV-PHOTO-015", nil, "no disparity adjustment property; Apple requires one on a stereo group (0 is allowed)", at: lp))
+        facts.spatial = true
+        facts.impliedProjection = "photos are rectilinear"
+        if let d = p.disparityAdjustment { summary.append(("disparity_adjustment", .int(Int64(d)))) }
+        let forms = p.left.intrinsicsForms + p.right.intrinsicsForms
+        if !forms.isEmpty && !forms.contains(.appleUUID) {
+            f.append(Finding("SV-PHOTO-018", .info, "camera properties are only in the standard cmin/cmex form; Apple writes its uuid forms and whether visionOS reads the FourCCs is unconfirmed (`spatial-media combine PHOTO.heic -o OUT.heic --camera-form both --baseline MM --hfov DEG` writes both, without re-encoding)", at: "meta/iprp"))
+        }
+        for d in p.diagnostics {
+            let sev: Severity = d.severity == .error ? .error : d.severity == .warning ? .warning : .info
+            f.append(Finding(d.message.contains("('lhv1')") ? "SV-PHOTO-021" : "SV-PHOTO-019", sev, d.message, at: d.path))
+        }
+        codingRules(file, p, f: &f)
+        auxiliaryRules(file, p, f: &f)
+        let errors = f[start...].filter { $0.severity == .error }
+        return (errors.isEmpty, errors.map(\.message), p)
+    }
+
+    /// Camera models: SV-PHOTO-006 (missing), 007 (the eyes differ), 008 (principal point off centre), 009 (wide
+    /// field of view); records the stereo values and the field of view in the facts and summary.
+    private static func intrinsicsRules(_ p: SpatialPhoto, lp: String, rp: String, f: inout [Finding],
+                                        facts: inout StereoFacts, summary: inout [(String, JSON)]) {
         let li = p.left.intrinsics, ri = p.right.intrinsics
         if li == nil || ri == nil {
             let which = [li == nil ? "left" : nil, ri == nil ? "right" : nil].compactMap { $0 }.joined(separator: " and ")
@@ -440,7 +481,11 @@ enum PhotoRules {
             summary.append(("hfov_degrees", .double(fov)))
             if fov > 90 { f.append(Finding("SV-PHOTO-009", .warning, "horizontal field of view \(Fmt.num(fov))° is above the recommended 90°", at: lp)) }
         }
-        // Extrinsics
+    }
+
+    /// Camera positions: SV-PHOTO-010 (none on the right eye), 011 (no baseline), 012 (implausible baseline), 013
+    /// (not at +x), 014 (rotated cameras).
+    private static func extrinsicsRules(_ p: SpatialPhoto, rp: String, f: inout [Finding], summary: inout [(String, JSON)]) {
         if p.right.extrinsics == nil {
             f.append(Finding("SV-PHOTO-010", .error, "no camera extrinsics on the right eye: the baseline is unknown; write the right camera position [baseline, 0, 0]", at: rp))
         } else if let b = p.baselineMicrometres {
@@ -461,28 +506,6 @@ enum PhotoRules {
         if abs(rot) > 0.01 {
             f.append(Finding("SV-PHOTO-014", .warning, "the extrinsics rotate the right camera by \(Fmt.num(rot, 3))° relative to the left; spatial photos expect parallel, unrotated cameras (rectify first)", at: rp))
         }
-        // Disparity
-        let ld = p.left.disparityAdjustment, rd = p.right.disparityAdjustment
-        if let a = ld, let b = rd, a != b {
-            f.append(Finding("SV-PHOTO-020", .warning, "the eyes carry different disparity adjustments (\(a) and \(b))", at: "\(lp), \(rp)"))
-        }
-        VideoRules.disparityRules(p.disparityAdjustment, present: p.disparityAdjustment != nil, idRange: "SV-PHOTO-016", idComfort: "SV-PHOTO-017", at: lp, f: &f,
-                                  ifAbsent: Finding("SV-PHOTO-015", nil, "no disparity adjustment property; Apple requires one on a stereo group (0 is allowed)", at: lp))
-        facts.spatial = true
-        facts.impliedProjection = "photos are rectilinear"
-        if let d = p.disparityAdjustment { summary.append(("disparity_adjustment", .int(Int64(d)))) }
-        let forms = p.left.intrinsicsForms + p.right.intrinsicsForms
-        if !forms.isEmpty && !forms.contains(.appleUUID) {
-            f.append(Finding("SV-PHOTO-018", .info, "camera properties are only in the standard cmin/cmex form; Apple writes its uuid forms and whether visionOS reads the FourCCs is unconfirmed (`spatial-media combine PHOTO.heic -o OUT.heic --camera-form both --baseline MM --hfov DEG` writes both, without re-encoding)", at: "meta/iprp"))
-        }
-        for d in p.diagnostics {
-            let sev: Severity = d.severity == .error ? .error : d.severity == .warning ? .warning : .info
-            f.append(Finding(d.message.contains("('lhv1')") ? "SV-PHOTO-021" : "SV-PHOTO-019", sev, d.message, at: d.path))
-        }
-        codingRules(file, p, f: &f)
-        auxiliaryRules(file, p, f: &f)
-        let errors = f[start...].filter { $0.severity == .error }
-        return (errors.isEmpty, errors.map(\.message), p)
     }
 
     /// What each eye carries besides its picture, against what Apple's spatial photos carry (an HDR gain map per eye on
