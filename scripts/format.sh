@@ -25,8 +25,9 @@ for r in rules: c["rules"][r] = True
 open(path, "w").write(json.dumps(c, indent=2, sort_keys=True) + "\n")
 PY
 }
-format_tree() { # DIR
-  ( cd "$1" && swift format format --in-place --recursive --parallel Package.swift Sources Tests Fuzz/Package.swift Fuzz/Fuzz*/ )
+format_tree() { # DIR: swift-format's layout, then comments over 120 columns re-wrapped (scripts/line-length.py)
+  ( cd "$1" && swift format format --in-place --recursive --parallel Package.swift Sources Tests Fuzz/Package.swift Fuzz/Fuzz*/ \
+      && { python3 scripts/line-length.py --reflow >/dev/null || true; } )
 }
 
 if [ "$mode" = dry-run ]; then

@@ -4,7 +4,8 @@
 # seconds.
 #
 #   bash scripts/lint.sh            # the rules of .swift-format + whitespace hygiene (tabs, trailing spaces, CRLF)
-#   bash scripts/lint.sh --layout   # also the pretty-printer's layout (what `swift format` would re-lay out)
+#   bash scripts/lint.sh --layout   # also the pretty-printer's layout (what `swift format` would re-lay out) and
+#                                   # lines of at most 120 columns (scripts/line-length.py: string literals excepted)
 #
 # Why two levels: swift-format 6.3 always reports its pretty-printer's layout findings (LineLength, Indentation,
 # AddLines, RemoveLine, Spacing, TrailingWhitespace, TrailingComma, EndOfLineComment); no configuration switch
@@ -51,6 +52,12 @@ if [ -n "$citations" ]; then
 fi
 if [ -n "$failing" ]; then printf '%s\n' "$failing"; n=$((n + $(printf '%s\n' "$failing" | wc -l))); fi
 if [ -n "$hygiene" ]; then printf '%s\n' "$hygiene" | sed 's/$/  <- tab, trailing whitespace or CRLF/'; n=$((n + $(printf '%s\n' "$hygiene" | wc -l))); fi
+# With the layout: no line over 120 columns except where a string literal crosses the limit (scripts/line-length.py
+# states the rule; swift-format's own LineLength finding cannot see comments and lets some code lines through).
+if [ "$layout" = 1 ]; then
+    long=$(python3 scripts/line-length.py | grep -v '^line-length: ' || true)
+    if [ -n "$long" ]; then printf '%s\n' "$long"; n=$((n + $(printf '%s\n' "$long" | wc -l))); fi
+fi
 if [ -n "$other" ]; then printf '%s\n' "$other"; echo "lint: swift-format exited $status with the output above" >&2; exit 1; fi
 files=$(find "${paths[@]}" -name '*.swift' -type f | wc -l)
 if [ "$n" -gt 0 ]; then echo "lint: $n problem(s) in $files Swift files"; exit 1; fi
