@@ -180,3 +180,32 @@ extension StereoValueInputs {
         baselineMillimetres == nil && baselineMicrometres == nil && hfovDegrees == nil && hfovMillidegrees == nil && disparityPercent == nil && disparity == nil
     }
 }
+
+extension EditRequest {
+    /// The edit from the values a file states (`old`) to the ones wanted (`new`), in stored units: a field that
+    /// changed is set, a field `new` leaves nil is removed (videos; a photo's values cannot be removed, so such an
+    /// edit is refused when run), the others are kept. The request builder of the Kit's `editMetadata`.
+    public init(path: String, output: String?, from old: StereoParameters, to new: StereoParameters) {
+        self.init(path: path, output: output)
+        if new.baselineMicrometres != old.baselineMicrometres {
+            if let b = new.baselineMicrometres { values.baselineMicrometres = Int(b) } else { remove.append("baseline") }
+        }
+        if new.horizontalFieldOfViewMillidegrees != old.horizontalFieldOfViewMillidegrees {
+            if let h = new.horizontalFieldOfViewMillidegrees { values.hfovMillidegrees = Int(h) } else { remove.append("hfov") }
+        }
+        if new.disparityAdjustment != old.disparityAdjustment {
+            if let d = new.disparityAdjustment { values.disparity = Int(d) } else { remove.append("disparity") }
+        }
+        if new.heroEye != old.heroEye {
+            switch new.heroEye {
+            case nil: remove.append("hero_eye")
+            case .left?: heroEye = "left"
+            case .right?: heroEye = "right"
+            default: heroEye = "none"
+            }
+        }
+        if new.projectionKind != old.projectionKind {
+            if let p = new.projectionKind { projection = p.description } else { remove.append("projection") }
+        }
+    }
+}
