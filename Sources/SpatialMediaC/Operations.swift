@@ -237,7 +237,8 @@ public func sm_option_table(_ job: UnsafePointer<CChar>?, _ outJSON: UnsafeMutab
     outJSON?.pointee = nil
     return abiCall("sm_option_table") { () throws(ABIError) in
         let name = try requiredPath(job, "job")
-        let tables = [("convert", ConvertRequest.table), ("align", AlignRequest.table), ("fix", FixRequest.table), ("split", SplitRequest.table)]
+        let tables = [("convert", ConvertRequest.table), ("align", AlignRequest.table), ("fix", FixRequest.table), ("split", SplitRequest.table),
+                      ("validate", ValidateRequest.table)]
         guard let table = tables.first(where: { $0.0 == name })?.1 else {
             throw .argument("no option table for \"\(name)\" (known: \(tables.map(\.0).joined(separator: ", ")))")
         }
