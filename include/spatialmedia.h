@@ -335,14 +335,15 @@ enum { SM_EDIT_FASTSTART = 1u << 0 }; /* video: put moov before mdat (forces a r
 /* Applies `edit` to the movie at `path`: every MV-HEVC video track's spatial metadata changes,
  * sample data does not. `output` (nullable): a new file; NULL or equal to `path` edits in place
  * (in place when the layout allows, else an atomic rewrite of the same path).
- * `out_report_json` (nullable): on success a JSON report {"output","strategy","changes","warnings",…}
- * owned by the caller (sm_string_free).
+ * `out_report_json` (nullable): on success a JSON report {"output","strategy","changes","edit_warnings" (the
+ * edit's own warnings, strings),…} owned by the caller (sm_string_free).
  * Errors: SM_ERR_INVALID_ARGUMENT (empty edit, photo-only fields, unknown flags),
  * SM_ERR_NOT_APPLICABLE (not a movie, not MV-HEVC, fragmented), SM_ERR_IO, SM_ERR_PARSE. The input
  * is unchanged when an error is returned, except one: this is `spatial-media edit` (the operations layer), and the
  * result is read back through the validator; a new file with an ERROR the edit introduced is not kept, an edit in
  * place with one is made but returns SM_ERR_PARSE with code "output-check-failed" naming the rule. The report
- * also carries "job", "route", "warnings" and "output_check". */
+ * also carries "job", "route", "warnings" (geometry faults, as every job's; empty for an edit) and
+ * "output_check". */
 sm_status sm_edit_video(const char *path, const char *output, const sm_edit *edit, uint32_t flags,
                         char **out_report_json);
 

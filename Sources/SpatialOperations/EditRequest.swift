@@ -96,7 +96,7 @@ extension Operations {
             var report = OperationReport(job: "edit", route: "video", outputs: [out],
                                          headline: "\(x.strategy.rawValue): wrote \(x.bytesWritten) bytes to \(out) (file size \(x.outputSize))",
                                          lines: x.changes.map { "changed: \($0)" } + x.warnings.map { "warning: \($0)" },
-                                         fields: objectFields(x.json), warnings: [], check: OutputCheckResult(file: out))
+                                         fields: editFields(x.json), warnings: [], check: OutputCheckResult(file: out))
             try finishEdit(&report, written: written ?? r.path, output: out, input: r.path, before: before, expect: expect)
             return report
         } catch {
@@ -165,6 +165,12 @@ extension Operations {
         }
         if !report.check.passed { throw report.check.refusal }
         try AtomicFile.commit(scratch: written, to: output)
+    }
+
+    /// The facts of a video edit: its result's fields, its textual warnings under `edit_warnings` (the report's own
+    /// `warnings` are the geometry faults every job reports; one key each, never printed twice).
+    static func editFields(_ j: JSON) -> [(String, JSON)] {
+        objectFields(j).map { $0.0 == "warnings" ? ("edit_warnings", $0.1) : $0 }
     }
 
     /// The fields of a JSON object (empty for anything else).
