@@ -21,7 +21,7 @@ public enum FFmpegInfo {
 
     /// Describes `path` as FFmpeg reads it: container, duration, streams, and the video stream's size, rate and stated
     /// stereo packing and projection (side data). Throws when FFmpeg is missing or cannot read it.
-    public static func inspect(path: String, ffmpeg: String? = nil) throws(ParseError) -> MediaInfo {
+    package static func inspect(path: String, ffmpeg: String? = nil) throws(ParseError) -> MediaInfo {
         let tool = try FFmpeg.require(.any, for: "reading \(path)", override: ffmpeg)
         let p = try MediaProbe.run(path, tool: tool)
         var info = describe(p, tool: tool.version)

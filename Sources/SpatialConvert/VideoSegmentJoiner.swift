@@ -29,7 +29,7 @@ public struct VideoJoinReport: Sendable {
 /// `spatial-media concat`: joins conversion segments (``/SpatialMedia/SpatialVideoSegmentSet``) into one spatial video without
 /// re-encoding, and adds the audio of the original input once.
 public enum VideoSegmentJoiner {
-    public static func join(_ segments: [String], to output: String, options o: VideoJoinOptions = VideoJoinOptions(),
+    package static func join(_ segments: [String], to output: String, options o: VideoJoinOptions = VideoJoinOptions(),
                             cancellation: ConversionCancellation? = nil, progress: ((Int, Int) -> Void)? = nil) throws(ParseError) -> VideoJoinReport {
         Interruption.beginCooperative()
         defer { Interruption.endCooperative() }
