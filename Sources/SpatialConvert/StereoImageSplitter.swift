@@ -5,7 +5,7 @@ import ISOBMFF
 import MediaDecode
 import SystemSupport
 
-/// What ``StereoImageSplitter/split(_:left:right:sbs:ou:layout:quality:limits:)`` read and how it wrote each output.
+/// What `StereoImageSplitter.split(_:left:right:sbs:ou:layout:quality:limits:)` read and how it wrote each output.
 public struct StereoImageSplitReport: Sendable {
     /// What the input is ("MPO", "JPEG side-by-side", "PNG top-bottom", …).
     public var source: String

@@ -2,7 +2,7 @@ import BinaryIO
 import SpatialMedia
 import SystemSupport
 
-/// Options of ``VideoSegmentJoiner/join(_:to:options:cancellation:progress:)``.
+/// Options of `VideoSegmentJoiner.join(_:to:options:cancellation:progress:)`.
 public struct VideoJoinOptions: Sendable {
     /// The converted input (or any movie) whose audio the joined video carries, once and whole, as a one-machine
     /// conversion of it would (`VideoAudio`: copied or transcoded, a silent track when it has none).

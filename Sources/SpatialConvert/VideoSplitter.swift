@@ -39,7 +39,7 @@ public enum VideoSplitTarget: Sendable, Equatable {
     }
 }
 
-/// Options of ``VideoSplitter/split(_:options:cancellation:progress:)``.
+/// Options of `VideoSplitter.split(_:options:cancellation:progress:)`.
 public struct VideoSplitOptions: Sendable {
     public var target: VideoSplitTarget
     /// Half-width SBS / half-height OU: each eye squeezed so the frame is the size of one eye.

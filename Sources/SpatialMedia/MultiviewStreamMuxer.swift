@@ -1,7 +1,7 @@
 import BinaryIO
 import HEVC
 
-/// What ``SpatialVideoAssembler/muxMultiview(stream:output:swapEyes:hero:mux:limits:)`` wrote and decided.
+/// What `SpatialVideoAssembler.muxMultiview(stream:output:swapEyes:hero:mux:limits:)` wrote and decided.
 public struct MultiviewStreamMuxResult: Sendable {
     public var mux: SpatialVideoMuxResult
     /// Access units of the stream (one sample each).

@@ -191,7 +191,7 @@ public enum Operations {
 
 extension Operations {
     /// A raw two-view MV-HEVC stream muxed as it is
-    /// (``/SpatialMedia/SpatialVideoAssembler/muxMultiview(stream:output:swapEyes:hero:mux:limits:)``).
+    /// (`SpatialVideoAssembler.muxMultiview(stream:output:swapEyes:hero:mux:limits:)`).
     static func muxStream(_ r: ConvertRequest, _ m: SpatialVideoMuxOptions, swapEyes: Bool, hero: HeroEye?,
                           scratch: String) throws(ParseError) -> OperationReport {
         let input = r.input ?? ""
