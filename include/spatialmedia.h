@@ -400,8 +400,8 @@ typedef int32_t (*sm_progress_fn)(void *user_data, double fraction, const char *
 /* Checks the file against the spatial-media rules; the report is the JSON `spatial-media validate --json`
  * prints for one file (kind, spatial, why_not_spatial, findings with rule id, severity, source, location and
  * message, measurements, exit_code). Finding problems is not an error: it is SM_OK with a report.
- * Options (the request's table, ValidateRequest in SpatialOperations): "pixels" (bool, default true: decode
- * and measure the stereo geometry; false is --no-pixels), "layout" (--layout: "sbs"/"tb" for frame-packed
+ * Options (the request's table, ValidateRequest in SpatialOperations): "pixels" (--no-pixels when false; bool,
+ * default true: decode and measure the stereo geometry), "layout" (--layout: "sbs"/"tb" for frame-packed
  * input), "frames" (--frames: 1..1000, video frames measured, the same range for every shell); for raw pairs
  * (two images, SBS/TB image, MPO) "hfov_degrees" (--hfov), "disparity_percent" (--disparity), "baseline_mm"
  * (--baseline) (numbers: judge the pair at these; the field of view defaults to the input's EXIF, as convert
