@@ -52,27 +52,18 @@ func notBuilt(_ what: String) -> ABIError {
     ABIError(SMStatus.unsupported, "not built into this version of libspatialmedia yet: \(what). Nothing was done (SM_ERR_UNSUPPORTED); see sm_capabilities().")
 }
 
-/// Reads the options of `sm_validate` / `sm_validate_path` (see the header) into the request of `path`: with
-/// "right_eye" (`sm_validate_path` only) the pair `path` (left) and that image. The frames' range is the request's.
-func validationRequest(_ path: String, _ options: UnsafePointer<CChar>?, _ function: String) throws(ABIError) -> ValidateRequest {
+/// Reads the options of `sm_validate` / `sm_validate_path` (see the header) into the request of `path` by the keys
+/// of ``/SpatialOperations/ValidateRequest/table`` (types, ranges and choices are the request's): with "right_eye"
+/// (`sm_validate_path` only) the pair `path` (left) and that image. Each call validates one input as given.
+func validationRequest(_ path: String, _ options: UnsafePointer<CChar>?,
+                       _ function: String) throws(ABIError) -> ValidateRequest {
     var opts = try parseOptions(options)
-    let pixels = try opts.bool("pixels"), layout = try opts.choice("layout", ["sbs", "tb"])
-    let frames = try opts.int("frames", ValidateRequest.frameRange)
-    // Raw pairs are judged at these (the operations layer's one conversion of stereo values).
-    let values = StereoValueInputs(baselineMillimetres: try opts.double("baseline_mm"), hfovDegrees: try opts.double("hfov_degrees"),
-                                   disparityPercent: try opts.double("disparity_percent"))
-    var r = ValidateRequest(inputs: [path])
-    if let right = try opts.string("right_eye") {
-        guard function == "sm_validate_path" else { throw .argument("option \"right_eye\" is for sm_validate_path only") }
-        guard !right.isEmpty else { throw .argument("option \"right_eye\" is empty") }
-        r = ValidateRequest(inputs: [], left: path, right: right)
+    let values = opts.takeAll().map { ($0.0, $0.1.requestValue) }
+    if function != "sm_validate_path", values.contains(where: { $0.0 == "right_eye" && $0.1 != .null }) {
+        throw .argument("option \"right_eye\" is for sm_validate_path only")
     }
+    var r = try lift { () throws(ParseError) in try ValidateRequest(path: path, values: values) }
     r.searchDirectories = false
-    if let pixels { r.pixels = pixels }
-    r.layout = layout
-    r.frames = frames
-    r.values = values
-    try opts.finish(function)
     return r
 }
 
@@ -237,8 +228,8 @@ public func sm_option_table(_ job: UnsafePointer<CChar>?, _ outJSON: UnsafeMutab
     outJSON?.pointee = nil
     return abiCall("sm_option_table") { () throws(ABIError) in
         let name = try requiredPath(job, "job")
-        let tables = [("convert", ConvertRequest.table), ("align", AlignRequest.table), ("fix", FixRequest.table), ("split", SplitRequest.table),
-                      ("validate", ValidateRequest.table)]
+        let tables = [("convert", ConvertRequest.table), ("align", AlignRequest.table), ("fix", FixRequest.table),
+                      ("split", SplitRequest.table), ("validate", ValidateRequest.table)]
         guard let table = tables.first(where: { $0.0 == name })?.1 else {
             throw .argument("no option table for \"\(name)\" (known: \(tables.map(\.0).joined(separator: ", ")))")
         }

@@ -193,7 +193,8 @@ struct SplitPhoto: ParsableCommand {
         let events = OperationEvents(progress: { p in
             if let frames = p.frames { line.frames(frames, of: p.totalFrames, fps: p.framesPerSecond ?? 0, eta: p.etaSeconds) }
         })
-        try runAndPrint("spatial-media split", file: input, outputs: [left, right, sbs, ou], json: json) { () throws(ParseError) in
+        let outputs = [left, right, sbs, ou]
+        try runAndPrint("spatial-media split", file: input, outputs: outputs, json: json) { () throws(ParseError) in
             defer { line.end() }
             return try Operations.split(r, spelling: .flag, events: events, cancellation: ConversionCancellation())
         }

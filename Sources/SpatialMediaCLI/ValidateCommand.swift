@@ -52,14 +52,18 @@ struct Validate: ParsableCommand {
         request.pixels = !noPixels
         request.layout = layout
         request.frames = frames
-        request.values = StereoValueInputs(baselineMillimetres: baseline, hfovDegrees: hfov, disparityPercent: disparity)
+        request.values = StereoValueInputs(baselineMillimetres: baseline, hfovDegrees: hfov,
+                                           disparityPercent: disparity)
         request.keepPreview = report != nil
         let run: ValidationRun
         do { run = try Operations.validate(request, spelling: .flag) } catch { throw ValidationError(error.message) }
-        for d in run.directoriesWithoutMedia { printErr("spatial-media validate: no media files in \(d) (searched recursively)") }
+        for d in run.directoriesWithoutMedia {
+            printErr("spatial-media validate: no media files in \(d) (searched recursively)")
+        }
         if !run.skipped.isEmpty {
-            let shown = run.skipped.prefix(5).joined(separator: ", ")
-            printErr("note: skipped \(run.skipped.count) file\(run.skipped.count == 1 ? "" : "s") that are not media: \(shown)\(run.skipped.count > 5 ? ", …" : "")")
+            let n = run.skipped.count
+            let shown = run.skipped.prefix(5).joined(separator: ", ") + (n > 5 ? ", …" : "")
+            printErr("note: skipped \(n) file\(n == 1 ? "" : "s") that are not media: \(shown)")
         }
         let reports = run.reports
         if json {

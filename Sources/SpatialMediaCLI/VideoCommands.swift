@@ -68,7 +68,8 @@ struct SplitVideo: ParsableCommand {
     func run() throws {
         var r = SplitRequest(input: video)
         r.left = left; r.right = right; r.copy = true
-        try runAndPrint("spatial-media split-video", file: video, outputs: [left, right], json: json) { () throws(ParseError) in
+        let outputs = [left, right]
+        try runAndPrint("spatial-media split-video", file: video, outputs: outputs, json: json) { () throws(ParseError) in
             try Operations.split(r, spelling: .flag, cancellation: ConversionCancellation())
         }
     }

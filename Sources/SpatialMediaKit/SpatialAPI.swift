@@ -5,21 +5,24 @@
 // implementation, default or layout decision here.
 
 /// Conversion of stereo sources to Apple spatial video (MV-HEVC) and spatial photos (stereo HEIC). Request builders:
-/// each call builds one ``/SpatialOperations/ConvertRequest`` (``/SpatialOperations/ConvertRequest/init(_:output:stereo:route:)``)
-/// and runs it as every shell does (``/SpatialOperations/Operations/convert(_:spelling:events:cancellation:)``); the
-/// layout of ``/SpatialOperations/StereoSource``, every default and every check are the operations layer's.
+/// each call builds one ``/SpatialOperations/ConvertRequest``
+/// (``/SpatialOperations/ConvertRequest/init(_:output:stereo:route:)``) and runs it as every shell does
+/// (``/SpatialOperations/Operations/convert(_:spelling:events:cancellation:)``); the layout of
+/// ``/SpatialOperations/StereoSource``, every default and every check are the operations layer's.
 ///
 /// ```swift
-/// try SpatialConversion.video(.sideBySide("sbs.mp4"), to: "spatial.mov",
-///                             stereo: try StereoParameters(baselineMillimetres: 64, horizontalFieldOfViewDegrees: 63.5))
+/// let stereo = try StereoParameters(baselineMillimetres: 64, horizontalFieldOfViewDegrees: 63.5)
+/// try SpatialConversion.video(.sideBySide("sbs.mp4"), to: "spatial.mov", stereo: stereo) { $0.crf = 20 }
 /// ```
 public enum SpatialConversion {
     /// Converts a video. `stereo`'s given fields are written (nil fields: the source's, else
     /// ``/SpatialMedia/StereoParameters/defaults``); `adjust` sets any other option of the request (`crf`,
     /// `encodePath`, …). Nothing is left at `output` on error.
     @discardableResult
-    public static func video(_ source: StereoSource, to output: String, stereo: StereoParameters = StereoParameters(),
-                             _ adjust: (inout ConvertRequest) -> Void = { _ in }) throws(ParseError) -> OperationReport {
+    public static func video(
+        _ source: StereoSource, to output: String, stereo: StereoParameters = StereoParameters(),
+        _ adjust: (inout ConvertRequest) -> Void = { _ in }
+    ) throws(ParseError) -> OperationReport {
         var r = ConvertRequest(source, output: output, stereo: stereo, route: .video)
         adjust(&r)
         return try Operations.convert(r, spelling: .key)
@@ -28,8 +31,10 @@ public enum SpatialConversion {
     /// Converts a photo: like ``video(_:to:stereo:_:)`` (baseline, field of view and disparity of `stereo`; a photo
     /// has no hero eye or projection).
     @discardableResult
-    public static func photo(_ source: StereoSource, to output: String, stereo: StereoParameters = StereoParameters(),
-                             _ adjust: (inout ConvertRequest) -> Void = { _ in }) throws(ParseError) -> OperationReport {
+    public static func photo(
+        _ source: StereoSource, to output: String, stereo: StereoParameters = StereoParameters(),
+        _ adjust: (inout ConvertRequest) -> Void = { _ in }
+    ) throws(ParseError) -> OperationReport {
         var r = ConvertRequest(source, output: output, stereo: stereo, route: .photo)
         adjust(&r)
         return try Operations.convert(r, spelling: .key)
@@ -70,7 +75,8 @@ public struct SpatialValidator: Sendable {
     /// report with ``/SpatialValidation/ValidationReport/unreadable`` set.
     public func validate(_ path: String) -> ValidationReport { Operations.validate(path: path, options: options) }
 
-    /// Validates files and directories as `spatial-media validate` does (``/SpatialOperations/Operations/validate(_:options:)``): directories are
+    /// Validates files and directories as `spatial-media validate` does
+    /// (``/SpatialOperations/Operations/validate(_:options:)``): directories are
     /// searched, non-media files skipped, `NAME_L`/`NAME_R` images validated as one pair; results in input order.
     public func validate(_ paths: [String]) -> [ValidationReport] { Operations.validate(paths, options: options) }
 }
@@ -131,13 +137,18 @@ extension SpatialVideo {
     /// (``/SpatialOperations/Operations/edit(_:spelling:progress:)`` with
     /// ``/SpatialOperations/EditRequest/init(path:output:from:to:)``), the result read back before it is kept.
     @discardableResult
-    public static func editMetadata(of path: String, to output: String? = nil, inPlace: Bool = false,
-                                    _ change: (inout StereoParameters) throws(ParseError) -> Void) throws(ParseError) -> OperationReport {
-        guard inPlace || output != nil else { throw ParseError(.invalidArgument, path: path, "name an output, or edit in place") }
+    public static func editMetadata(
+        of path: String, to output: String? = nil, inPlace: Bool = false,
+        _ change: (inout StereoParameters) throws(ParseError) -> Void
+    ) throws(ParseError) -> OperationReport {
+        guard inPlace || output != nil else {
+            throw ParseError(.invalidArgument, path: path, "name an output, or edit in place")
+        }
         let old = try SpatialVideo(contentsOf: path).stereo
         var new = old
         try change(&new)
-        return try Operations.edit(EditRequest(path: path, output: inPlace ? nil : output, from: old, to: new), spelling: .key)
+        let request = EditRequest(path: path, output: inPlace ? nil : output, from: old, to: new)
+        return try Operations.edit(request, spelling: .key)
     }
 }
 
@@ -145,13 +156,17 @@ extension SpatialPhoto {
     /// Changes the baseline, field of view or disparity adjustment of the spatial photo at `path` without
     /// re-encoding. `change` receives the photo's current ``/SpatialMedia/SpatialPhoto/stereo`` and edits it; fields
     /// it changes are written, the others kept (a photo's values cannot be removed). Writes `output`, or with
-    /// `inPlace` replaces the file. A request builder over ``/SpatialOperations/Operations/edit(_:spelling:progress:)``,
-    /// like ``/SpatialMedia/SpatialVideo/editMetadata(of:to:inPlace:_:)``; `form` is the camera property form of
-    /// boxes that do not exist yet.
+    /// `inPlace` replaces the file. A request builder over
+    /// ``/SpatialOperations/Operations/edit(_:spelling:progress:)``, like `SpatialVideo.editMetadata`; `form` is the
+    /// camera property form of boxes that do not exist yet.
     @discardableResult
-    public static func editMetadata(of path: String, to output: String? = nil, inPlace: Bool = false, form: CameraPropertyForm = .apple,
-                                    _ change: (inout StereoParameters) throws(ParseError) -> Void) throws(ParseError) -> OperationReport {
-        guard inPlace || output != nil else { throw ParseError(.invalidArgument, path: path, "name an output, or edit in place") }
+    public static func editMetadata(
+        of path: String, to output: String? = nil, inPlace: Bool = false, form: CameraPropertyForm = .apple,
+        _ change: (inout StereoParameters) throws(ParseError) -> Void
+    ) throws(ParseError) -> OperationReport {
+        guard inPlace || output != nil else {
+            throw ParseError(.invalidArgument, path: path, "name an output, or edit in place")
+        }
         let old = try SpatialPhoto(contentsOf: path).stereo
         var new = old
         try change(&new)

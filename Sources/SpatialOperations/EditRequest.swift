@@ -194,10 +194,18 @@ extension EditRequest {
     public init(path: String, output: String?, from old: StereoParameters, to new: StereoParameters) {
         self.init(path: path, output: output)
         if new.baselineMicrometres != old.baselineMicrometres {
-            if let b = new.baselineMicrometres { values.baselineMicrometres = Int(b) } else { remove.append("baseline") }
+            if let b = new.baselineMicrometres {
+                values.baselineMicrometres = Int(b)
+            } else {
+                remove.append("baseline")
+            }
         }
         if new.horizontalFieldOfViewMillidegrees != old.horizontalFieldOfViewMillidegrees {
-            if let h = new.horizontalFieldOfViewMillidegrees { values.hfovMillidegrees = Int(h) } else { remove.append("hfov") }
+            if let h = new.horizontalFieldOfViewMillidegrees {
+                values.hfovMillidegrees = Int(h)
+            } else {
+                remove.append("hfov")
+            }
         }
         if new.disparityAdjustment != old.disparityAdjustment {
             if let d = new.disparityAdjustment { values.disparity = Int(d) } else { remove.append("disparity") }

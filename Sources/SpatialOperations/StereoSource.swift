@@ -20,7 +20,9 @@ extension ConvertRequest {
     /// its inputs and layout spelt as every shell spells them (a video's squeezed eyes are the layouts `half-sbs` /
     /// `half-tb`, a photo's are `sbs` / `tb` with ``halfResolution``), and the given `stereo` values in stored units
     /// (nil fields: the plan's defaults). Everything else is left to ``ConvertPlan``.
-    public init(_ source: StereoSource, output: String, stereo: StereoParameters = StereoParameters(), route: ConvertRoute) {
+    public init(
+        _ source: StereoSource, output: String, stereo: StereoParameters = StereoParameters(), route: ConvertRoute
+    ) {
         let photo = route == .photo
         switch source {
         case .pair(let l, let r): self.init(left: l, right: r, output: output)

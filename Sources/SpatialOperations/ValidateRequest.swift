@@ -39,7 +39,9 @@ public struct ValidateRequest: Sendable, Equatable {
     /// keys of ``table``; unknown keys, a key given twice and wrong types refused. Ranges are the run's.
     public init(path: String, values: [(String, RequestValue)]) throws(ParseError) {
         self.init(inputs: [path])
-        try RequestValues.fill(values, table: Self.table, job: "validate") { (spec, value) throws(ParseError) in try set(spec, value) }
+        try RequestValues.fill(values, table: Self.table, job: "validate") { (spec, value) throws(ParseError) in
+            try set(spec, value)
+        }
         if let r = right {
             inputs = []
             left = path
@@ -62,13 +64,17 @@ public struct ValidateRequest: Sendable, Equatable {
 
     /// The name table (key ↔ flag ↔ Python keyword).
     public static var table: [OptionSpec] {
-        [OptionSpec("pixels", flag: "--no-pixels", .bool, .both, default: "true"),
-         OptionSpec("layout", flag: "--layout", .text, .both),
-         OptionSpec("frames", flag: "--frames", .integer, .video, default: String(ValidationOptions().frames)),
-         OptionSpec("baseline_mm", flag: "--baseline", python: "baseline", .number, .photo, default: "the MPO's, else 64"),
-         OptionSpec("hfov_degrees", flag: "--hfov", python: "hfov", .number, .photo, default: "the input's EXIF, else 60"),
-         OptionSpec("disparity_percent", flag: "--disparity", python: "disparity", .number, .photo, default: "0"),
-         OptionSpec("right_eye", flag: "--right", .path, .photo)]
+        [
+            OptionSpec("pixels", flag: "--no-pixels", .bool, .both, default: "true"),
+            OptionSpec("layout", flag: "--layout", .text, .both),
+            OptionSpec("frames", flag: "--frames", .integer, .video, default: String(ValidationOptions().frames)),
+            OptionSpec(
+                "baseline_mm", flag: "--baseline", python: "baseline", .number, .photo, default: "the MPO's, else 64"),
+            OptionSpec(
+                "hfov_degrees", flag: "--hfov", python: "hfov", .number, .photo, default: "the input's EXIF, else 60"),
+            OptionSpec("disparity_percent", flag: "--disparity", python: "disparity", .number, .photo, default: "0"),
+            OptionSpec("right_eye", flag: "--right", .path, .photo),
+        ]
     }
 }
 
@@ -97,11 +103,15 @@ extension Operations {
         func name(_ k: String) -> String { ValidateRequest.table.first { $0.key == k }?.name(spelling) ?? k }
         func refuse(_ m: String) -> ParseError { ParseError(.invalidArgument, m) }
         if (r.left == nil) != (r.right == nil) { throw refuse("give both left and right images of a pair") }
-        if r.left == nil && r.inputs.isEmpty { throw refuse("give one or more files or directories, or a left and right image") }
+        if r.left == nil && r.inputs.isEmpty {
+            throw refuse("give one or more files or directories, or a left and right image")
+        }
         var o = ValidationOptions()
         o.pixels = r.pixels
         if let l = r.layout {
-            guard l == "sbs" || l == "tb", let layout = StereoLayout(rawValue: l) else { throw refuse("\(name("layout")) must be sbs or tb") }
+            guard l == "sbs" || l == "tb", let layout = StereoLayout(rawValue: l) else {
+                throw refuse("\(name("layout")) must be sbs or tb")
+            }
             o.layout = layout
         }
         if let f = r.frames {
@@ -127,8 +137,9 @@ extension Operations {
             reports.append(Validator.validate(path: pair.left, options: po))
         }
         reports += BatchValidator.validate(plan.files, options: o)
-        return ValidationRun(reports: reports, skipped: plan.skipped, directoriesWithoutMedia: plan.directoriesWithoutMedia,
-                             nothingValidated: r.left == nil && plan.count == 0 || !plan.directoriesWithoutMedia.isEmpty)
+        return ValidationRun(
+            reports: reports, skipped: plan.skipped, directoriesWithoutMedia: plan.directoriesWithoutMedia,
+            nothingValidated: r.left == nil && plan.count == 0 || !plan.directoriesWithoutMedia.isEmpty)
     }
 
     /// Validates files and directories with options already filled (the Kit's `SpatialValidator`): the same run as

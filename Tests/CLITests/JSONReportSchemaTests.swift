@@ -23,26 +23,52 @@ struct JSONReportSchemaTests {
     static func cases(_ d: String) -> [Case] {
         let movie = CLI.root + "/Conformance/files/movie_moov_first.mp4"
         let y4m = CLI.root + "/Conformance/files/sample_sbs_320x96.y4m"
-        let seg = { (k: Int) in Case(name: "convert segment \(k)", args: ["convert", y4m, "-o", d + "/seg\(k).mov", "--segment", "\(k)/2",
-                                                                        "--keyint", "15"], schema: "report") }
+        let seg = { (k: Int) in
+            Case(
+                name: "convert segment \(k)",
+                args: [
+                    "convert", y4m, "-o", d + "/seg\(k).mov", "--segment", "\(k)/2",
+                    "--keyint", "15",
+                ], schema: "report")
+        }
         return [
             Case(name: "info", args: ["info", movie], schema: "info", statuses: [0, 1]),
             Case(name: "validate", args: ["validate", "--no-pixels", movie], schema: "validate", statuses: [0, 1]),
             Case(name: "dump", args: ["dump", movie], schema: "dump", statuses: [0, 1]),
-            Case(name: "convert video", args: ["convert", y4m, "-o", d + "/s.mov", "--encode-path", "assembled"], schema: "report"),
-            Case(name: "convert photo", args: ["convert", d + "/sbs.png", "-o", d + "/p.heic", "--layout", "sbs"], schema: "report"),
-            Case(name: "split video", args: ["split", d + "/s.mov", "--left", d + "/l.hevc", "--right", d + "/r.hevc"], schema: "report"),
-            Case(name: "split-video", args: ["split-video", d + "/s.mov", "--left", d + "/l2.hevc", "--right", d + "/r2.hevc"],
-                 schema: "report"),
-            Case(name: "split photo", args: ["split", d + "/p.heic", "--left", d + "/l.heic", "--right", d + "/r.heic"], schema: "report"),
-            Case(name: "assemble", args: ["assemble", d + "/l.hevc", d + "/r.hevc", "-o", d + "/a.mov"], schema: "report"),
-            Case(name: "combine", args: ["combine", d + "/l.heic", d + "/r.heic", "-o", d + "/c.heic"], schema: "report"),
+            Case(
+                name: "convert video", args: ["convert", y4m, "-o", d + "/s.mov", "--encode-path", "assembled"],
+                schema: "report"),
+            Case(
+                name: "convert photo", args: ["convert", d + "/sbs.png", "-o", d + "/p.heic", "--layout", "sbs"],
+                schema: "report"),
+            Case(
+                name: "split video", args: ["split", d + "/s.mov", "--left", d + "/l.hevc", "--right", d + "/r.hevc"],
+                schema: "report"),
+            Case(
+                name: "split-video",
+                args: ["split-video", d + "/s.mov", "--left", d + "/l2.hevc", "--right", d + "/r2.hevc"],
+                schema: "report"),
+            Case(
+                name: "split photo", args: ["split", d + "/p.heic", "--left", d + "/l.heic", "--right", d + "/r.heic"],
+                schema: "report"),
+            Case(
+                name: "assemble", args: ["assemble", d + "/l.hevc", d + "/r.hevc", "-o", d + "/a.mov"], schema: "report"
+            ),
+            Case(
+                name: "combine", args: ["combine", d + "/l.heic", d + "/r.heic", "-o", d + "/c.heic"],
+                schema: "report"),
             Case(name: "align", args: ["align", d + "/p.heic", "-o", d + "/aligned.heic"], schema: "report"),
-            Case(name: "edit video", args: ["edit", d + "/s.mov", "-o", d + "/e.mov", "--baseline", "65"], schema: "report"),
-            Case(name: "edit photo", args: ["edit", d + "/p.heic", "-o", d + "/e.heic", "--baseline", "60"], schema: "report"),
+            Case(
+                name: "edit video", args: ["edit", d + "/s.mov", "-o", d + "/e.mov", "--baseline", "65"],
+                schema: "report"),
+            Case(
+                name: "edit photo", args: ["edit", d + "/p.heic", "-o", d + "/e.heic", "--baseline", "60"],
+                schema: "report"),
             Case(name: "fix", args: ["fix", d + "/s.mov", "-o", d + "/f.mov"], schema: "report"),
             seg(1), seg(2),
-            Case(name: "concat", args: ["concat", d + "/seg1.mov", d + "/seg2.mov", "-o", d + "/cat.mov", "--no-audio"], schema: "report"),
+            Case(
+                name: "concat", args: ["concat", d + "/seg1.mov", d + "/seg2.mov", "-o", d + "/cat.mov", "--no-audio"],
+                schema: "report"),
         ]
     }
 
@@ -99,7 +125,9 @@ struct JSONReportSchemaTests {
             let r = try CLI.run(c.args + ["--json"])
             #expect(c.statuses.contains(r.status), "\(c.name): exit \(r.status): \(r.err.suffix(600))")
             guard c.statuses.contains(r.status) else { continue }
-            #expect((try? JSONSerialization.jsonObject(with: Data(r.out.utf8))) != nil, "\(c.name): not JSON: \(r.out.prefix(300))")
+            #expect(
+                (try? JSONSerialization.jsonObject(with: Data(r.out.utf8))) != nil,
+                "\(c.name): not JSON: \(r.out.prefix(300))")
             #expect(Self.duplicateKeys(r.out).isEmpty, "\(c.name): keys printed twice: \(Self.duplicateKeys(r.out))")
             let file = d + "/\(n).json"
             try r.out.write(toFile: file, atomically: true, encoding: .utf8)
@@ -107,8 +135,11 @@ struct JSONReportSchemaTests {
             commands.insert(c.args[0])
         }
         // Every command with --json in the tool is covered here.
-        #expect(commands == ["info", "validate", "dump", "convert", "split", "split-video", "assemble", "combine", "align", "edit",
-                             "fix", "concat"])
+        #expect(
+            commands == [
+                "info", "validate", "dump", "convert", "split", "split-video", "assemble", "combine", "align", "edit",
+                "fix", "concat",
+            ])
         let check = """
             import json, jsonschema, sys
             bad = []

@@ -49,7 +49,8 @@ import TestSupport
                       ("sm_align_photo", "/* Rectifies a spatial photo", AlignRequest.table),
                       ("sm_fix_video", "/* Repairs a movie", FixRequest.table),
                       ("sm_split", "/* Splits a stereo photo or video", SplitRequest.table),
-                      ("sm_validate_path", "/* Checks the file against the spatial-media rules", ValidateRequest.table)])
+                      ("sm_validate_path", "/* Checks the file against the spatial-media rules",
+                       ValidateRequest.table)])
     func headerListsEveryKey(_ function: String, _ opening: String, _ table: [OptionSpec]) throws {
         let header = try String(contentsOfFile: Shells.root + "/include/spatialmedia.h", encoding: .utf8)
         let start = try #require(header.range(of: "sm_status \(function)(")).lowerBound

@@ -7,8 +7,10 @@ import TestSupport
 
 @Suite struct OneDoorTests {
     /// The verbs a job entry's name begins with.
-    static let verbs = ["convert", "split", "combine", "align", "edit", "validate", "fix", "concat", "join", "assemble", "mux",
-                        "inspect"]
+    static let verbs = [
+        "convert", "split", "combine", "align", "edit", "validate", "fix", "concat", "join", "assemble", "mux",
+        "inspect",
+    ]
     /// The shells and the door itself: their public functions are the entries.
     static let doors: Set<String> = ["SpatialOperations", "SpatialMediaCLI", "SpatialMediaC"]
     /// Named like a job, but not one: `FramePackedSplitter.inspect(_:ffmpeg:)` probes a movie (the input path and the
@@ -29,7 +31,9 @@ import TestSupport
     /// (`AnnexB.split`, `MVHEVCSplitter.split`, `StereoParameters.validate()`) are not jobs.
     static func isJob(_ e: Entry) -> Bool {
         let strings = e.parameters.components(separatedBy: ": String").count - 1
-        let report = ["Report", "Reports", "Result", "MediaInfo"].contains { e.returns.hasSuffix($0) || e.returns.hasSuffix($0 + "]") }
+        let report = ["Report", "Reports", "Result", "MediaInfo"].contains {
+            e.returns.hasSuffix($0) || e.returns.hasSuffix($0 + "]")
+        }
         return strings >= 2 || report
     }
 
@@ -48,7 +52,8 @@ import TestSupport
     /// Every public or open function named like a job in one source file.
     static func entries(in text: String, place: String) -> [Entry] {
         let s = Array(text)
-        let pattern = #"\b(public|open)\s+((static|class|mutating|nonisolated)\s+)*func\s+("#
+        let pattern =
+            #"\b(public|open)\s+((static|class|mutating|nonisolated)\s+)*func\s+("#
             + verbs.joined(separator: "|") + #")\w*"#
         guard let regex = try? NSRegularExpression(pattern: pattern) else { return [] }
         let length = (text as NSString).length
@@ -60,12 +65,15 @@ import TestSupport
             let end = text.distance(from: text.startIndex, to: r.upperBound)
             let name = String(s[start..<end]).split(separator: " ").last.map(String.init) ?? ""
             guard let open = s[end...].firstIndex(where: { $0 == "(" }), let params = balanced(s, from: open),
-                  let brace = s[params.upperBound...].firstIndex(of: "{"), let body = balanced(s, from: brace) else { continue }
+                let brace = s[params.upperBound...].firstIndex(of: "{"), let body = balanced(s, from: brace)
+            else { continue }
             let line = s[..<start].filter { $0 == "\n" }.count + 1
-            found.append(Entry(place: "\(place):\(line)", name: name, parameters: String(s[params]),
-                               returns: String(s[params.upperBound..<brace]).components(separatedBy: "->").last?
-                                   .trimmingCharacters(in: .whitespaces) ?? "",
-                               body: String(s[body])))
+            found.append(
+                Entry(
+                    place: "\(place):\(line)", name: name, parameters: String(s[params]),
+                    returns: String(s[params.upperBound..<brace]).components(separatedBy: "->").last?
+                        .trimmingCharacters(in: .whitespaces) ?? "",
+                    body: String(s[body])))
         }
         return found
     }
@@ -75,7 +83,8 @@ import TestSupport
     static func strayEntries(root: String) throws -> [String] {
         var stray: [String] = []
         let sources = root + "/Sources"
-        for module in try FileManager.default.contentsOfDirectory(atPath: sources).sorted() where !doors.contains(module) {
+        for module in try FileManager.default.contentsOfDirectory(atPath: sources).sorted()
+        where !doors.contains(module) {
             guard let walk = FileManager.default.enumerator(atPath: sources + "/" + module) else { continue }
             for case let rel as String in walk where rel.hasSuffix(".swift") {
                 let text = try String(contentsOfFile: sources + "/" + module + "/" + rel, encoding: .utf8)
@@ -93,7 +102,9 @@ import TestSupport
     @Test func noPublicJobEntryOutsideTheDoor() throws {
         let stray = try Self.strayEntries(root: TestPaths.packageRoot)
         let list = stray.joined(separator: "\n")
-        #expect(stray.isEmpty, "public job entries outside SpatialOperations (make them `package`, route through Operations):\n\(list)")
+        #expect(
+            stray.isEmpty,
+            "public job entries outside SpatialOperations (make them `package`, route through Operations):\n\(list)")
     }
 
     /// The rule finds what it is for, and leaves parsers alone.
