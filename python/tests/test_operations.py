@@ -164,5 +164,6 @@ def test_validate_frames_are_one_range_for_every_shell():
     assert "1000" in str(e.value)
     assert sm.validate(SBS_Y4M, pixels=False, frames=1000).kind != "unreadable"
     if os.access(CLI, os.X_OK):
-        run = subprocess.run([CLI, "validate", "--no-pixels", "--frames", "1001", SBS_Y4M], capture_output=True, text=True)
+        run = subprocess.run([CLI, "validate", "--no-pixels", "--frames", "1001", SBS_Y4M],
+                             capture_output=True, text=True)
         assert run.returncode == 64 and "between 1 and 1000" in run.stderr
