@@ -39,7 +39,7 @@ public enum FFmpegInfo {
         return info
     }
 
-    /// The lines and JSON of a probe (``inspect(path:ffmpeg:)``).
+    /// The lines and JSON of a probe (`inspect(path:ffmpeg:)`, package-internal; `Operations.info` for callers).
     public static func describe(_ p: MediaProbe, tool: String) -> MediaInfo {
         var lines = ["read through FFmpeg \(tool): \(p.format ?? "unnamed") container"
                      + (p.durationSeconds.map { ", duration \(NumberText.fixed($0, places: 3, trimZeros: true)) s" } ?? "")

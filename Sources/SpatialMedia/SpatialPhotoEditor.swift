@@ -67,7 +67,7 @@ public enum SpatialPhotoEditor {
     /// The edit `combine` applies: each field of `edit` that is nil takes the value of `defaults` (the one table,
     /// ``StereoParameters/defaults``, unless given), except where `file` is
     /// already a spatial photo that carries that value (a baseline in its extrinsics, a field of view in its intrinsics, a
-    /// disparity adjustment): then it stays nil, so ``combine(path:leftItem:rightItem:swapEyes:stereo:form:output:)`` keeps the
+    /// disparity adjustment): then it stays nil, so `combine(path:…)` (run by `Operations.combine`) keeps the
     /// file's calibration. `kept` names what was kept.
     /// Only the baseline, field of view and disparity adjustment are filled (a photo has no hero eye or projection).
     public static func fillingDefaults(_ edit: StereoParameters, defaults: StereoParameters = .defaults, keepingFrom file: ISOFile?) -> (edit: StereoParameters, kept: [String]) {
