@@ -80,6 +80,7 @@ public struct ValidateRequest: Sendable, Equatable {
 
 /// What a validation found: one report per input (pairs first, then files in order), and what was not validated.
 public struct ValidationRun: Sendable {
+    /// One report per input: a pair given by name first, then pairs found in directories, then files in order.
     public var reports: [ValidationReport]
     /// Files in the directories given that are not media (skipped).
     public var skipped: [String]
