@@ -335,14 +335,15 @@ enum { SM_EDIT_FASTSTART = 1u << 0 }; /* video: put moov before mdat (forces a r
 /* Applies `edit` to the movie at `path`: every MV-HEVC video track's spatial metadata changes,
  * sample data does not. `output` (nullable): a new file; NULL or equal to `path` edits in place
  * (in place when the layout allows, else an atomic rewrite of the same path).
- * `out_report_json` (nullable): on success a JSON report {"output","strategy","changes","warnings",…}
- * owned by the caller (sm_string_free).
+ * `out_report_json` (nullable): on success a JSON report {"output","strategy","changes","edit_warnings" (the
+ * edit's own warnings, strings),…} owned by the caller (sm_string_free).
  * Errors: SM_ERR_INVALID_ARGUMENT (empty edit, photo-only fields, unknown flags),
  * SM_ERR_NOT_APPLICABLE (not a movie, not MV-HEVC, fragmented), SM_ERR_IO, SM_ERR_PARSE. The input
  * is unchanged when an error is returned, except one: this is `spatial-media edit` (the operations layer), and the
  * result is read back through the validator; a new file with an ERROR the edit introduced is not kept, an edit in
  * place with one is made but returns SM_ERR_PARSE with code "output-check-failed" naming the rule. The report
- * also carries "job", "route", "warnings" and "output_check". */
+ * also carries "job", "route", "warnings" (geometry faults, as every job's; empty for an edit) and
+ * "output_check". */
 sm_status sm_edit_video(const char *path, const char *output, const sm_edit *edit, uint32_t flags,
                         char **out_report_json);
 
@@ -399,10 +400,12 @@ typedef int32_t (*sm_progress_fn)(void *user_data, double fraction, const char *
 /* Checks the file against the spatial-media rules; the report is the JSON `spatial-media validate --json`
  * prints for one file (kind, spatial, why_not_spatial, findings with rule id, severity, source, location and
  * message, measurements, exit_code). Finding problems is not an error: it is SM_OK with a report.
- * Options: "pixels" (bool, default true: decode and measure the stereo geometry), "layout" ("sbs"/"tb" for
- * frame-packed input), "frames" (1..100, video frames measured); for raw pairs (two images, SBS/TB image, MPO)
- * "hfov_degrees", "disparity_percent", "baseline_mm" (numbers: judge the pair at these; the field of view
- * defaults to the input's EXIF, as convert reads it, else 60°). A handle opened from memory is validated
+ * Options (the request's table, ValidateRequest in SpatialOperations): "pixels" (--no-pixels when false; bool,
+ * default true: decode and measure the stereo geometry), "layout" (--layout: "sbs"/"tb" for frame-packed
+ * input), "frames" (--frames: 1..1000, video frames measured, the same range for every shell); for raw pairs
+ * (two images, SBS/TB image, MPO) "hfov_degrees" (--hfov), "disparity_percent" (--disparity), "baseline_mm"
+ * (--baseline) (numbers: judge the pair at these; the field of view defaults to the input's EXIF, as convert
+ * reads it, else 60°). A handle opened from memory is validated
  * from a private temporary copy. Blocking; thread-safe on distinct handles and on a shared handle. */
 sm_status sm_validate(const sm_file *file, const char *options_json, sm_progress_fn progress,
                       void *user_data, const volatile int32_t *cancel, char **out_report_json);
@@ -410,8 +413,8 @@ sm_status sm_validate(const sm_file *file, const char *options_json, sm_progress
 /* sm_validate() on a path, exactly as `spatial-media validate --json PATH` checks one file: any input the
  * command line accepts (spatial video or photo, MP4/MOV, HEIF, JPEG/MPO/PNG stereo images, Y4M). A file
  * that cannot be read is not an error either: the report then has kind "unreadable" and exit_code 2.
- * Same options and report as sm_validate(), plus "right_eye" (path): `path` is the left eye and this the
- * right eye of an image pair, as `spatial-media validate --left PATH --right RIGHT`. (Added in 0.2.0.) */
+ * Same options and report as sm_validate(), plus "right_eye" (--right, a path): `path` is the left eye and
+ * this the right eye of an image pair, as `spatial-media validate --left PATH --right RIGHT`. (Added in 0.2.0.) */
 sm_status sm_validate_path(const char *path, const char *options_json, sm_progress_fn progress,
                            void *user_data, const volatile int32_t *cancel, char **out_report_json);
 
@@ -487,7 +490,7 @@ sm_status sm_convert_video(const char *input, const char *output, const char *op
                            sm_progress_fn progress, void *user_data, const volatile int32_t *cancel,
                            char **out_report_json);
 
-/* The name table of a job's request ("convert", "align", "fix", "split"): a JSON array of {"key", "flag" (null when the command line has
+/* The name table of a job's request ("convert", "align", "fix", "split", "validate"): a JSON array of {"key", "flag" (null when the command line has
  * none), "python" (the Python keyword), "type", "applies" ("photo" | "video" | "both"), "default"}. `out_json` is
  * freed with sm_string_free. (Added in 0.3.0.) */
 sm_status sm_option_table(const char *job, char **out_json);

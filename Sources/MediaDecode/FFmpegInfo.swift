@@ -21,7 +21,7 @@ public enum FFmpegInfo {
 
     /// Describes `path` as FFmpeg reads it: container, duration, streams, and the video stream's size, rate and stated
     /// stereo packing and projection (side data). Throws when FFmpeg is missing or cannot read it.
-    public static func inspect(path: String, ffmpeg: String? = nil) throws(ParseError) -> MediaInfo {
+    package static func inspect(path: String, ffmpeg: String? = nil) throws(ParseError) -> MediaInfo {
         let tool = try FFmpeg.require(.any, for: "reading \(path)", override: ffmpeg)
         let p = try MediaProbe.run(path, tool: tool)
         var info = describe(p, tool: tool.version)
@@ -39,7 +39,7 @@ public enum FFmpegInfo {
         return info
     }
 
-    /// The lines and JSON of a probe (``inspect(path:ffmpeg:)``).
+    /// The lines and JSON of a probe (`inspect(path:ffmpeg:)`, package-internal; `Operations.info` for callers).
     public static func describe(_ p: MediaProbe, tool: String) -> MediaInfo {
         var lines = ["read through FFmpeg \(tool): \(p.format ?? "unnamed") container"
                      + (p.durationSeconds.map { ", duration \(NumberText.fixed($0, places: 3, trimZeros: true)) s" } ?? "")

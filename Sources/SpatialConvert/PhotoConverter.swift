@@ -164,7 +164,7 @@ public enum PhotoConverter {
     }
 
     /// Converts and writes `output` atomically.
-    public static func convert(_ pair: StereoPair, options: PhotoConversionOptions, to output: String) throws(ParseError) -> PhotoConversionReport {
+    package static func convert(_ pair: StereoPair, options: PhotoConversionOptions, to output: String) throws(ParseError) -> PhotoConversionReport {
         let (bytes, report) = try encode(pair, options: options)
         try AtomicFile.write(path: output, bytes: bytes)
         return report
@@ -177,7 +177,7 @@ public enum PhotoSplitter {
     /// auxiliary images (``writeAuxiliary(of:eye:to:file:limits:)``). Returns one line per auxiliary image or thumbnail saying
     /// where it went, or that a PNG/JPEG output does not carry it.
     @discardableResult
-    public static func split(_ path: String, left: String?, right: String?, sbs: String?, aux: String? = nil, quality: Int? = nil,
+    package static func split(_ path: String, left: String?, right: String?, sbs: String?, aux: String? = nil, quality: Int? = nil,
                              limits: Limits = .default) throws(ParseError) -> [String] {
         guard left != nil || right != nil || sbs != nil || aux != nil else {
             throw ParseError(.invalidArgument, "nothing to write: give a left and right output, or a side-by-side one", remedy: .giveSplitOutputs)

@@ -5,7 +5,7 @@ import ISOBMFF
 import MediaDecode
 import SystemSupport
 
-/// What ``StereoImageSplitter/split(_:left:right:sbs:ou:layout:quality:limits:)`` read and how it wrote each output.
+/// What `StereoImageSplitter.split(_:left:right:sbs:ou:layout:quality:limits:)` read and how it wrote each output.
 public struct StereoImageSplitReport: Sendable {
     /// What the input is ("MPO", "JPEG side-by-side", "PNG top-bottom", …).
     public var source: String
@@ -27,7 +27,7 @@ public struct StereoImageSplitReport: Sendable {
 /// reset when applied) and ICC profile.
 public enum StereoImageSplitter {
     /// Writes the outputs given (each atomically). `layout`: how a single picture holds the eyes (`auto`: by its shape).
-    public static func split(_ path: String, left: String?, right: String?, sbs: String?, ou: String?, layout: StereoLayout = .auto,
+    package static func split(_ path: String, left: String?, right: String?, sbs: String?, ou: String?, layout: StereoLayout = .auto,
                              quality: Int? = nil, limits: Limits = .default) throws(ParseError) -> StereoImageSplitReport {
         let data = try FileBytes.read(path, limits: limits)
         var layout = layout

@@ -27,7 +27,7 @@ public enum VideoInput: Sendable, Equatable {
     case pair(left: String, right: String)
 }
 
-/// Options of ``VideoConverter/convert(_:to:options:cancellation:progress:)``. Nil values mean
+/// Options of `VideoConverter.convert(_:to:options:cancellation:progress:)`. Nil values mean
 /// "derive or use the documented default" (defaults are reported as such, never as measurements).
 public struct VideoConversionOptions: Sendable {
     public enum Audio: String, Sendable { case copy, none }

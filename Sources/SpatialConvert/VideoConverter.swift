@@ -56,7 +56,7 @@ public enum VideoConverter {
 
     /// Converts `input` to a spatial video at `output`. On any error or cancellation nothing is left at `output`.
     @discardableResult
-    public static func convert(_ input: VideoInput, to output: String, options o: VideoConversionOptions = VideoConversionOptions(),
+    package static func convert(_ input: VideoInput, to output: String, options o: VideoConversionOptions = VideoConversionOptions(),
                                cancellation: ConversionCancellation? = nil,
                                progress: ((VideoConversionProgress) -> Void)? = nil) throws(ParseError) -> VideoConversionReport {
         // This function polls for cancellation and unwinds by itself (producers and encoders stopped, the

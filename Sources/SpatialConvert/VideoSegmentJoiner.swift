@@ -2,7 +2,7 @@ import BinaryIO
 import SpatialMedia
 import SystemSupport
 
-/// Options of ``VideoSegmentJoiner/join(_:to:options:cancellation:progress:)``.
+/// Options of `VideoSegmentJoiner.join(_:to:options:cancellation:progress:)`.
 public struct VideoJoinOptions: Sendable {
     /// The converted input (or any movie) whose audio the joined video carries, once and whole, as a one-machine
     /// conversion of it would (`VideoAudio`: copied or transcoded, a silent track when it has none).
@@ -29,7 +29,7 @@ public struct VideoJoinReport: Sendable {
 /// `spatial-media concat`: joins conversion segments (``/SpatialMedia/SpatialVideoSegmentSet``) into one spatial video without
 /// re-encoding, and adds the audio of the original input once.
 public enum VideoSegmentJoiner {
-    public static func join(_ segments: [String], to output: String, options o: VideoJoinOptions = VideoJoinOptions(),
+    package static func join(_ segments: [String], to output: String, options o: VideoJoinOptions = VideoJoinOptions(),
                             cancellation: ConversionCancellation? = nil, progress: ((Int, Int) -> Void)? = nil) throws(ParseError) -> VideoJoinReport {
         Interruption.beginCooperative()
         defer { Interruption.endCooperative() }

@@ -39,7 +39,7 @@ public enum VideoSplitTarget: Sendable, Equatable {
     }
 }
 
-/// Options of ``VideoSplitter/split(_:options:cancellation:progress:)``.
+/// Options of `VideoSplitter.split(_:options:cancellation:progress:)`.
 public struct VideoSplitOptions: Sendable {
     public var target: VideoSplitTarget
     /// Half-width SBS / half-height OU: each eye squeezed so the frame is the size of one eye.
@@ -113,7 +113,7 @@ public enum VideoSplitter {
 
     /// Splits `path`. On any error or cancellation no output is left behind.
     @discardableResult
-    public static func split(_ path: String, options o: VideoSplitOptions, cancellation: ConversionCancellation? = nil,
+    package static func split(_ path: String, options o: VideoSplitOptions, cancellation: ConversionCancellation? = nil,
                              progress: ((VideoConversionProgress) -> Void)? = nil) throws(ParseError) -> VideoSplitReport {
         let outputs = o.target.paths
         guard !outputs.isEmpty else { throw ParseError(.invalidArgument, "nothing to write: name an output (side by side, over-under, or left and/or right)") }

@@ -25,7 +25,7 @@ public struct MediaInfo: Sendable {
     public static let bytesToAnalyse = 4 << 20
 
     /// Inspects the file at `path`.
-    public static func inspect(path: String, limits: Limits = .default) throws(ParseError) -> MediaInfo {
+    package static func inspect(path: String, limits: Limits = .default) throws(ParseError) -> MediaInfo {
         let source = try FileSource(path: path)
         if source.size == 0 { throw ParseError(.truncated, path: path, "empty file") }
         let head = try source.read(at: 0, count: 4)

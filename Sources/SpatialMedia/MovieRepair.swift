@@ -47,7 +47,7 @@ public struct RepairResult: Sendable {
 ///   without `vexu` gets one only when a hero or hfov is given; a given value no track takes is refused.
 public enum MovieRepair {
     /// Repairs the movie at `path`, writing `output` (or `path` itself with `inPlace`, atomically).
-    public static func fix(path: String, output: String?, inPlace: Bool, options: RepairOptions = RepairOptions(),
+    package static func fix(path: String, output: String?, inPlace: Bool, options: RepairOptions = RepairOptions(),
                            limits: Limits = .default) throws(ParseError) -> RepairResult {
         let file = try ISOFile.open(path: path, limits: limits)
         try file.requireIntact(limits: limits, operation: "repair")

@@ -1,7 +1,7 @@
 import BinaryIO
 import HEVC
 
-/// What ``SpatialVideoAssembler/muxMultiview(stream:output:swapEyes:hero:mux:limits:)`` wrote and decided.
+/// What `SpatialVideoAssembler.muxMultiview(stream:output:swapEyes:hero:mux:limits:)` wrote and decided.
 public struct MultiviewStreamMuxResult: Sendable {
     public var mux: SpatialVideoMuxResult
     /// Access units of the stream (one sample each).
@@ -29,7 +29,7 @@ extension SpatialVideoAssembler {
     /// `mux.frameRateNum/Den` when given, else the base SPS's VUI timing, else the VPS timing; a stream without any is
     /// refused (no rate is invented). `hero` nil makes the base layer's eye the hero. Writes `output` (a scratch path
     /// the caller renames); throws ``/BinaryIO/ParseError/Code/unsupported`` for a stream that is not two views.
-    public static func muxMultiview(stream path: String, output: String, swapEyes: Bool, hero: HeroEye?,
+    package static func muxMultiview(stream path: String, output: String, swapEyes: Bool, hero: HeroEye?,
                                     mux: SpatialVideoMuxOptions,
                                     limits: Limits = .default) throws(ParseError) -> MultiviewStreamMuxResult {
         var reader = try MVHEVCAnnexBReader(path: path, limits: limits)

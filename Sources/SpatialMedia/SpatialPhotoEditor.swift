@@ -36,7 +36,7 @@ public enum SpatialPhotoEditor {
     /// Changes the stereo metadata of an existing spatial photo. Writes `output` (or replaces `path`
     /// atomically when `output` is nil). A nil field of `stereo` keeps the current value; `form` is used for camera
     /// properties that do not exist yet.
-    public static func edit(path: String, output: String?, stereo edit: StereoParameters, form: CameraPropertyForm = .apple) throws(ParseError) -> PhotoEditResult {
+    package static func edit(path: String, output: String?, stereo edit: StereoParameters, form: CameraPropertyForm = .apple) throws(ParseError) -> PhotoEditResult {
         let file = try openIntact(path)
         var problems: [SpatialDiagnostic] = []
         guard let photo = SpatialPhotoReader.read(file, problems: &problems) else {
@@ -48,7 +48,7 @@ public enum SpatialPhotoEditor {
     /// Turns a HEIF file holding two images into a spatial photo (a `ster` group, camera properties, primary
     /// = left). Without explicit ids, the two displayable images (not hidden, not thumbnails or auxiliary
     /// images) are used, first = left.
-    public static func combine(path: String, leftItem: UInt32? = nil, rightItem: UInt32? = nil, swapEyes: Bool = false,
+    package static func combine(path: String, leftItem: UInt32? = nil, rightItem: UInt32? = nil, swapEyes: Bool = false,
                                stereo edit: StereoParameters, form: CameraPropertyForm = .apple, output: String) throws(ParseError) -> PhotoEditResult {
         let file = try openIntact(path)
         guard let h = file.heif else { throw ParseError(.notRecognised, path: path, "not a HEIF image (no meta box)") }
@@ -67,7 +67,7 @@ public enum SpatialPhotoEditor {
     /// The edit `combine` applies: each field of `edit` that is nil takes the value of `defaults` (the one table,
     /// ``StereoParameters/defaults``, unless given), except where `file` is
     /// already a spatial photo that carries that value (a baseline in its extrinsics, a field of view in its intrinsics, a
-    /// disparity adjustment): then it stays nil, so ``combine(path:leftItem:rightItem:swapEyes:stereo:form:output:)`` keeps the
+    /// disparity adjustment): then it stays nil, so `combine(path:…)` (run by `Operations.combine`) keeps the
     /// file's calibration. `kept` names what was kept.
     /// Only the baseline, field of view and disparity adjustment are filled (a photo has no hero eye or projection).
     public static func fillingDefaults(_ edit: StereoParameters, defaults: StereoParameters = .defaults, keepingFrom file: ISOFile?) -> (edit: StereoParameters, kept: [String]) {
@@ -161,7 +161,7 @@ public enum SpatialPhotoEditor {
     /// keep theirs; see ``fillingDefaults(_:defaults:combiningLeft:right:)``); a nil disparity adjustment on eyes that
     /// carry none writes 0. Truncated inputs and eyes that cannot stand alone (``SpatialPhotoReader/unusableEye(_:name:)``)
     /// are refused.
-    public static func combine(leftPath: String, rightPath: String, stereo edit: StereoParameters, form: CameraPropertyForm = .apple, output: String) throws(ParseError) -> PhotoEditResult {
+    package static func combine(leftPath: String, rightPath: String, stereo edit: StereoParameters, form: CameraPropertyForm = .apple, output: String) throws(ParseError) -> PhotoEditResult {
         try edit.checkedForPhoto()
         let a = try openIntact(leftPath), b = try openIntact(rightPath)
         guard let ha = a.heif, let hb = b.heif else { throw ParseError(.notRecognised, path: a.heif == nil ? leftPath : rightPath, "not a HEIF image") }

@@ -349,7 +349,7 @@ public enum SpatialVideoAssembler {
     /// stream that introduces a new parameter set after its first picture is assembled whole in memory instead
     /// (up to ``/BinaryIO/Limits/maxBoxInMemory``), which gives the same file.
     @discardableResult
-    public static func assemble(left: String, right: String, output: String, assembly: MVHEVCAssemblyOptions = MVHEVCAssemblyOptions(),
+    package static func assemble(left: String, right: String, output: String, assembly: MVHEVCAssemblyOptions = MVHEVCAssemblyOptions(),
                                 mux: SpatialVideoMuxOptions = SpatialVideoMuxOptions(), limits: Limits = .default) throws(ParseError) -> SpatialVideoMuxResult {
         let basePath = assembly.baseIsLeft ? left : right, secondPath = assembly.baseIsLeft ? right : left
         if let r = try streaming(base: basePath, second: secondPath, output: output, assembly: assembly, mux: mux, limits: limits) { return r }

@@ -18,7 +18,7 @@ public enum SpatialVideoEditor {
     /// - Throws: ``/BinaryIO/ParseError`` with code `unsupported` for movies that cannot carry the edit (no video,
     ///   not HEVC, HEVC without `lhvC`, fragmented), `invalidValue` for out-of-range values, `io` for
     ///   unwritable destinations. The input is never modified when an error is thrown.
-    public static func edit(path: String, output: String?, inPlace: Bool, edit: SpatialVideoEdit, faststart: Bool = false,
+    package static func edit(path: String, output: String?, inPlace: Bool, edit: SpatialVideoEdit, faststart: Bool = false,
                             progress: ((UInt64, UInt64) -> Void)? = nil) throws(ParseError) -> SpatialEditResult {
         var warnings = try edit.validate()
         let file = try ISOFile.open(path: path)

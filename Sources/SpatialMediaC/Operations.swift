@@ -52,25 +52,26 @@ func notBuilt(_ what: String) -> ABIError {
     ABIError(SMStatus.unsupported, "not built into this version of libspatialmedia yet: \(what). Nothing was done (SM_ERR_UNSUPPORTED); see sm_capabilities().")
 }
 
-/// Reads the options of `sm_validate` / `sm_validate_path` (see the header).
-func validationOptions(_ options: UnsafePointer<CChar>?, _ function: String) throws(ABIError) -> ValidationOptions {
+/// Reads the options of `sm_validate` / `sm_validate_path` (see the header) into the request of `path` by the keys
+/// of ``/SpatialOperations/ValidateRequest/table`` (types, ranges and choices are the request's): with "right_eye"
+/// (`sm_validate_path` only) the pair `path` (left) and that image. Each call validates one input as given.
+func validationRequest(_ path: String, _ options: UnsafePointer<CChar>?,
+                       _ function: String) throws(ABIError) -> ValidateRequest {
     var opts = try parseOptions(options)
-    var v = ValidationOptions()
-    if let p = try opts.bool("pixels") { v.pixels = p }
-    if let l = try opts.choice("layout", ["sbs", "tb"]), let layout = StereoLayout(rawValue: l) { v.layout = layout }
-    if let n = try opts.int("frames", 1...100) { v.frames = n }
-    // Raw pairs are judged at these (the operations layer's one conversion of stereo values).
-    let stated = StereoValueInputs(baselineMillimetres: try opts.double("baseline_mm"),
-                                   hfovDegrees: try opts.double("hfov_degrees"),
-                                   disparityPercent: try opts.double("disparity_percent"))
-    v.stated = try lift { () throws(ParseError) in try stated.parameters(photo: true) }
-    if let r = try opts.string("right_eye") {
-        guard function == "sm_validate_path" else { throw .argument("option \"right_eye\" is for sm_validate_path only") }
-        guard !r.isEmpty else { throw .argument("option \"right_eye\" is empty") }
-        v.rightEye = r
+    let values = opts.takeAll().map { ($0.0, $0.1.requestValue) }
+    if function != "sm_validate_path", values.contains(where: { $0.0 == "right_eye" && $0.1 != .null }) {
+        throw .argument("option \"right_eye\" is for sm_validate_path only")
     }
-    try opts.finish(function)
-    return v
+    var r = try lift { () throws(ParseError) in try ValidateRequest(path: path, values: values) }
+    r.searchDirectories = false
+    return r
+}
+
+/// Runs a validation request of one input through the operations layer; its one report.
+func validateOne(_ r: ValidateRequest) throws(ABIError) -> ValidationReport {
+    let run = try lift { () throws(ParseError) in try Operations.validate(r, spelling: .key) }
+    guard let report = run.reports.first else { throw .argument("nothing to validate") }
+    return report
 }
 
 @_cdecl("sm_validation_inputs")
@@ -96,10 +97,10 @@ public func sm_validate_path(_ path: UnsafePointer<CChar>?, _ options: UnsafePoi
     outReport?.pointee = nil
     return abiCall("sm_validate_path") { () throws(ABIError) in
         let p = try requiredPath(path, "path")
-        let v = try validationOptions(options, "sm_validate_path")
+        let request = try validationRequest(p, options, "sm_validate_path")
         let progress = Progress(callback: progress, userData: userData, cancel: cancel)
         try progress.report(0, "validate")
-        let report = Validator.validate(path: p, options: v)
+        let report = try validateOne(request)
         try progress.report(1, "done")
         try deliver(report.json.serialized(), to: outReport)
     }
@@ -111,7 +112,7 @@ public func sm_validate(_ file: OpaquePointer?, _ options: UnsafePointer<CChar>?
     outReport?.pointee = nil
     return abiCall("sm_validate") { () throws(ABIError) in
         let f = try fileObject(file)
-        let v = try validationOptions(options, "sm_validate")
+        let request = try validationRequest(f.path ?? "", options, "sm_validate")
         let progress = Progress(callback: progress, userData: userData, cancel: cancel)
         try progress.report(0, "validate")
         // The validator reads files; a handle opened from memory is validated from a private temporary copy.
@@ -126,7 +127,9 @@ public func sm_validate(_ file: OpaquePointer?, _ options: UnsafePointer<CChar>?
             temporary = tmp
         }
         defer { if let t = temporary { _ = unlink(t) } }
-        let report = Validator.validate(path: path ?? "", options: v)
+        var r = request
+        r.inputs = [path ?? ""]
+        let report = try validateOne(r)
         try progress.report(1, "done")
         try deliver(report.json.serialized(), to: outReport)
     }
@@ -225,7 +228,8 @@ public func sm_option_table(_ job: UnsafePointer<CChar>?, _ outJSON: UnsafeMutab
     outJSON?.pointee = nil
     return abiCall("sm_option_table") { () throws(ABIError) in
         let name = try requiredPath(job, "job")
-        let tables = [("convert", ConvertRequest.table), ("align", AlignRequest.table), ("fix", FixRequest.table), ("split", SplitRequest.table)]
+        let tables = [("convert", ConvertRequest.table), ("align", AlignRequest.table), ("fix", FixRequest.table),
+                      ("split", SplitRequest.table), ("validate", ValidateRequest.table)]
         guard let table = tables.first(where: { $0.0 == name })?.1 else {
             throw .argument("no option table for \"\(name)\" (known: \(tables.map(\.0).joined(separator: ", ")))")
         }

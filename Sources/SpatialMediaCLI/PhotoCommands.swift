@@ -180,6 +180,7 @@ struct SplitPhoto: ParsableCommand {
     @Option(help: "Photo: JPEG (1…100) or HEIC (0…100) quality.") var quality: Int?
     @Option(help: "How one picture holds the eyes: sbs, tb or auto (photos: by shape; movies: from their metadata).") var layout: String?
     @Option(help: "Photo: directory for each eye's auxiliary images (gain map, depth …) as EYE-KIND.heic (bytes unchanged) and EYE-KIND.png.") var aux: String?
+    @Flag(help: "Print the report as JSON (the report sm_split and Python's split return).") var json = false
 
     static let presets = X265Presets.names
 
@@ -192,7 +193,8 @@ struct SplitPhoto: ParsableCommand {
         let events = OperationEvents(progress: { p in
             if let frames = p.frames { line.frames(frames, of: p.totalFrames, fps: p.framesPerSecond ?? 0, eta: p.etaSeconds) }
         })
-        try runAndPrint("spatial-media split", file: input, outputs: [left, right, sbs, ou], json: false) { () throws(ParseError) in
+        let outputs = [left, right, sbs, ou]
+        try runAndPrint("spatial-media split", file: input, outputs: outputs, json: json) { () throws(ParseError) in
             defer { line.end() }
             return try Operations.split(r, spelling: .flag, events: events, cancellation: ConversionCancellation())
         }

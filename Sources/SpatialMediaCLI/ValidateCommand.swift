@@ -27,7 +27,7 @@ struct Validate: ParsableCommand {
     @Option(help: "The input image holds both eyes: sbs (side by side) or tb (top-bottom).") var layout: String?
     @Option(help: "Left-eye image (with --right).") var left: String?
     @Option(help: "Right-eye image (with --left).") var right: String?
-    @Option(help: "Frames measured per video, spread over the duration (default 3).") var frames: Int = 3
+    @Option(help: "Frames measured per video, spread over the duration (default 3).") var frames: Int?
     @Option(help: ArgumentHelp("Raw pairs (two images, SBS/TB image, MPO): judge at this horizontal field of view, "
                                + "degrees (default: the input's EXIF, else 60° assumed)."))
     var hfov: Double?
@@ -40,42 +40,34 @@ struct Validate: ParsableCommand {
         if (left == nil) != (right == nil) { throw ValidationError("give both --left and --right") }
         if left == nil && inputs.isEmpty { throw ValidationError("give one or more files or directories, or --left and --right") }
         if let l = layout, l != "sbs" && l != "tb" { throw ValidationError("--layout must be sbs or tb") }
-        if frames < 1 || frames > 1000 { throw ValidationError("--frames must be between 1 and 1000") }
+        let range = ValidateRequest.frameRange
+        if let f = frames, !range.contains(f) {
+            throw ValidationError("--frames must be between \(range.lowerBound) and \(range.upperBound)")
+        }
     }
 
     func run() throws {
         try Exit.checkOutputs("spatial-media validate", outputs: [("--report output", report)], inputs: inputs.map { ("input", $0) } + [("--left input", left), ("--right input", right)])
-        var o = ValidationOptions()
-        o.pixels = !noPixels
-        o.layout = layout.flatMap { StereoLayout(rawValue: $0) }
-        o.frames = frames
-        do {
-            let given = StereoValueInputs(baselineMillimetres: baseline, hfovDegrees: hfov, disparityPercent: disparity)
-            o.stated = try given.parameters(photo: true) { "--\($0)" }
-        } catch { throw ValidationError(error.message) }
-        o.keepPreview = report != nil
-        var reports: [ValidationReport] = []
-        if let l = left, let r = right {
-            var po = o
-            po.rightEye = r
-            reports.append(Validator.validate(path: l, options: po))
+        var request = ValidateRequest(inputs: inputs, left: left, right: right)
+        request.pixels = !noPixels
+        request.layout = layout
+        request.frames = frames
+        request.values = StereoValueInputs(baselineMillimetres: baseline, hfovDegrees: hfov,
+                                           disparityPercent: disparity)
+        request.keepPreview = report != nil
+        let run: ValidationRun
+        do { run = try Operations.validate(request, spelling: .flag) } catch { throw ValidationError(error.message) }
+        for d in run.directoriesWithoutMedia {
+            printErr("spatial-media validate: no media files in \(d) (searched recursively)")
         }
-        let plan = BatchValidator.plan(inputs)
-        for d in plan.directoriesWithoutMedia { printErr("spatial-media validate: no media files in \(d) (searched recursively)") }
-        if !plan.skipped.isEmpty {
-            let shown = plan.skipped.prefix(5).joined(separator: ", ")
-            printErr("note: skipped \(plan.skipped.count) file\(plan.skipped.count == 1 ? "" : "s") that are not media: \(shown)\(plan.skipped.count > 5 ? ", …" : "")")
+        if !run.skipped.isEmpty {
+            let n = run.skipped.count
+            let shown = run.skipped.prefix(5).joined(separator: ", ") + (n > 5 ? ", …" : "")
+            printErr("note: skipped \(n) file\(n == 1 ? "" : "s") that are not media: \(shown)")
         }
-        for pair in plan.pairs {
-            var po = o
-            po.rightEye = pair.right
-            reports.append(Validator.validate(path: pair.left, options: po))
-        }
-        reports += BatchValidator.validate(plan.files, options: o)
-        // A directory with nothing to validate was read, but is a problem (exit 1), not a success.
-        let nothing = left == nil && plan.count == 0 || !plan.directoriesWithoutMedia.isEmpty
+        let reports = run.reports
         if json {
-            print((reports.count == 1 ? reports[0].json : .array(reports.map(\.json))).serialized(pretty: true))
+            print(run.json.serialized(pretty: true))
         } else {
             for r in reports { for l in r.lines { print(l) } }
         }
@@ -88,7 +80,7 @@ struct Validate: ParsableCommand {
                 throw ExitCode(Exit.code(for: error))
             }
         }
-        let code = max(reports.map(\.exitCode).max() ?? 0, nothing ? Exit.problems : Exit.ok)
+        let code = run.exitCode
         if code != 0 { throw ExitCode(code) }
     }
 }

@@ -59,6 +59,7 @@ struct SplitVideo: ParsableCommand {
     @Argument(help: "Spatial video (.mov/.mp4) or raw two-layer MV-HEVC stream.") var video: String
     @Option(help: "Where to write the left eye (Annex B HEVC).") var left: String?
     @Option(help: "Where to write the right eye (Annex B HEVC).") var right: String?
+    @Flag(help: "Print the report as JSON (as `split --json`).") var json = false
 
     func validate() throws {
         if left == nil && right == nil { throw ValidationError("give --left and/or --right") }
@@ -67,7 +68,8 @@ struct SplitVideo: ParsableCommand {
     func run() throws {
         var r = SplitRequest(input: video)
         r.left = left; r.right = right; r.copy = true
-        try runAndPrint("spatial-media split-video", file: video, outputs: [left, right], json: false) { () throws(ParseError) in
+        let outputs = [left, right]
+        try runAndPrint("spatial-media split-video", file: video, outputs: outputs, json: json) { () throws(ParseError) in
             try Operations.split(r, spelling: .flag, cancellation: ConversionCancellation())
         }
     }

@@ -1,89 +1,43 @@
 // The everyday tasks as a developer would guess them: read metadata (`SpatialVideo`, `SpatialPhoto`, in
 // SpatialMedia), edit it (`SpatialVideo.editMetadata`, `SpatialPhoto.editMetadata`), convert frame-packed or
-// two-file sources (`SpatialConversion`), validate (`SpatialValidator`) and split (`SpatialSplit`). Each is a thin
-// facade over the library call named in its documentation; there is no second implementation here.
+// two-file sources (`SpatialConversion`), validate (`SpatialValidator`) and split (`SpatialSplit`). Each builds a
+// request of SpatialOperations and runs it through `Operations`, the one door to every job; there is no second
+// implementation, default or layout decision here.
 
-/// Where the two eyes of a conversion's input are.
-public enum StereoSource: Sendable, Equatable {
-    /// One file, left eye in the left half (full resolution per eye).
-    case sideBySide(String)
-    /// One file, left eye in the top half.
-    case topBottom(String)
-    /// One file, side by side with each eye squeezed to half width (stretched back).
-    case halfSideBySide(String)
-    /// One file, top-bottom with each eye squeezed to half height (stretched back).
-    case halfTopBottom(String)
-    /// One file per eye.
-    case pair(left: String, right: String)
-}
-
-/// Conversion of stereo sources to Apple spatial video (MV-HEVC) and spatial photos (stereo HEIC).
+/// Conversion of stereo sources to Apple spatial video (MV-HEVC) and spatial photos (stereo HEIC). Request builders:
+/// each call builds one ``/SpatialOperations/ConvertRequest``
+/// (``/SpatialOperations/ConvertRequest/init(_:output:stereo:route:)``) and runs it as every shell does
+/// (``/SpatialOperations/Operations/convert(_:spelling:events:cancellation:)``); the layout of
+/// ``/SpatialOperations/StereoSource``, every default and every check are the operations layer's.
 ///
 /// ```swift
-/// try SpatialConversion.video(.sideBySide("sbs.mp4"), to: "spatial.mov",
-///                             stereo: try StereoParameters(baselineMillimetres: 64, horizontalFieldOfViewDegrees: 63.5))
+/// let stereo = try StereoParameters(baselineMillimetres: 64, horizontalFieldOfViewDegrees: 63.5)
+/// try SpatialConversion.video(.sideBySide("sbs.mp4"), to: "spatial.mov", stereo: stereo) { $0.crf = 20 }
 /// ```
 public enum SpatialConversion {
-    /// Converts a video (``/SpatialConvert/VideoConverter/convert(_:to:options:cancellation:progress:)``). `stereo` overrides
-    /// `options.stereo` field by field; nil fields take ``/SpatialMedia/StereoParameters/defaults``. Nothing is left at `output` on
-    /// error.
+    /// Converts a video. `stereo`'s given fields are written (nil fields: the source's, else
+    /// ``/SpatialMedia/StereoParameters/defaults``); `adjust` sets any other option of the request (`crf`,
+    /// `encodePath`, …). Nothing is left at `output` on error.
     @discardableResult
-    public static func video(_ source: StereoSource, to output: String, stereo: StereoParameters = StereoParameters(),
-                             options: VideoConversionOptions = VideoConversionOptions()) throws(ParseError) -> VideoConversionReport {
-        var o = options
-        o.stereo = stereo.filled(from: options.stereo)
-        let input: VideoInput
-        switch source {
-        case .sideBySide(let p): o.layout = .sbs; input = .packed(p)
-        case .topBottom(let p): o.layout = .tb; input = .packed(p)
-        case .halfSideBySide(let p): o.layout = .halfSBS; input = .packed(p)
-        case .halfTopBottom(let p): o.layout = .halfTB; input = .packed(p)
-        case .pair(let l, let r): input = .pair(left: l, right: r)
-        }
-        let inputs: [String]
-        switch input {
-        case .packed(let p): inputs = [p]
-        case .pair(let l, let r): inputs = [l, r]
-        }
-        // Read back through the validator before it is kept, like every shell's conversion.
-        var (report, _) = try Operations.checkedWrite(to: output, inputs: inputs) { (scratch: String) throws(ParseError) in
-            try VideoConverter.convert(input, to: scratch, options: o)
-        }
-        report.output = output
-        return report
+    public static func video(
+        _ source: StereoSource, to output: String, stereo: StereoParameters = StereoParameters(),
+        _ adjust: (inout ConvertRequest) -> Void = { _ in }
+    ) throws(ParseError) -> OperationReport {
+        var r = ConvertRequest(source, output: output, stereo: stereo, route: .video)
+        adjust(&r)
+        return try Operations.convert(r, spelling: .key)
     }
 
-    /// Converts a photo (``/MediaDecode/StereoImages`` to load, ``/SpatialConvert/PhotoConverter/convert(_:options:to:)`` to encode and write).
-    /// `stereo` overrides `options.stereo` field by field (baseline, field of view, disparity; a photo has no hero eye
-    /// or projection).
+    /// Converts a photo: like ``video(_:to:stereo:_:)`` (baseline, field of view and disparity of `stereo`; a photo
+    /// has no hero eye or projection).
     @discardableResult
-    public static func photo(_ source: StereoSource, to output: String, stereo: StereoParameters = StereoParameters(),
-                             options: PhotoConversionOptions = PhotoConversionOptions()) throws(ParseError) -> PhotoConversionReport {
-        var o = options
-        o.stereo = stereo.filled(from: options.stereo)
-        let pair: StereoPair
-        switch source {
-        case .pair(let l, let r): pair = try StereoImages.load(left: l, right: r, limits: o.limits)
-        case .sideBySide(let p), .topBottom(let p), .halfSideBySide(let p), .halfTopBottom(let p):
-            switch source {
-            case .topBottom, .halfTopBottom: o.layout = .tb
-            default: o.layout = .sbs
-            }
-            switch source {
-            case .halfSideBySide, .halfTopBottom: o.halfResolution = true
-            default: o.halfResolution = false
-            }
-            pair = try StereoImages.load(p, packing: o.packing)
-        }
-        let inputs: [String]
-        switch source {
-        case .pair(let l, let r): inputs = [l, r]
-        case .sideBySide(let p), .topBottom(let p), .halfSideBySide(let p), .halfTopBottom(let p): inputs = [p]
-        }
-        let (report, _) = try Operations.checkedWrite(to: output, inputs: inputs) { (scratch: String) throws(ParseError) in
-            try PhotoConverter.convert(pair, options: o, to: scratch)
-        }
-        return report
+    public static func photo(
+        _ source: StereoSource, to output: String, stereo: StereoParameters = StereoParameters(),
+        _ adjust: (inout ConvertRequest) -> Void = { _ in }
+    ) throws(ParseError) -> OperationReport {
+        var r = ConvertRequest(source, output: output, stereo: stereo, route: .photo)
+        adjust(&r)
+        return try Operations.convert(r, spelling: .key)
     }
 }
 
@@ -107,7 +61,7 @@ extension SpatialConversion {
 }
 
 /// Validates spatial photos and videos: metadata rules and, unless ``/SpatialValidation/ValidationOptions/pixels`` is off, the stereo
-/// geometry of decoded pixels (``/SpatialValidation/Validator/validate(path:options:)``).
+/// geometry of decoded pixels (``/SpatialOperations/Operations/validate(path:options:)``).
 ///
 /// ```swift
 /// let report = SpatialValidator().validate("clip.mov")
@@ -119,20 +73,12 @@ public struct SpatialValidator: Sendable {
 
     /// Validates one file (a photo, a video, or an image holding both eyes). Never throws: an unreadable file is a
     /// report with ``/SpatialValidation/ValidationReport/unreadable`` set.
-    public func validate(_ path: String) -> ValidationReport { Validator.validate(path: path, options: options) }
+    public func validate(_ path: String) -> ValidationReport { Operations.validate(path: path, options: options) }
 
-    /// Validates files and directories as `spatial-media validate` does (``/SpatialValidation/BatchValidator``): directories are
+    /// Validates files and directories as `spatial-media validate` does
+    /// (``/SpatialOperations/Operations/validate(_:options:)``): directories are
     /// searched, non-media files skipped, `NAME_L`/`NAME_R` images validated as one pair; results in input order.
-    public func validate(_ paths: [String]) -> [ValidationReport] {
-        let plan = BatchValidator.plan(paths)
-        var reports = BatchValidator.validate(plan.files, options: options)
-        for pair in plan.pairs {
-            var o = options
-            o.rightEye = pair.right
-            reports.append(Validator.validate(path: pair.left, options: o))
-        }
-        return reports
-    }
+    public func validate(_ paths: [String]) -> [ValidationReport] { Operations.validate(paths, options: options) }
 }
 
 /// Splits spatial media back into ordinary files.
@@ -166,8 +112,7 @@ public enum SpatialSplit {
     }
 
     /// Splits a spatial photo, an MPO or a side-by-side / top-bottom picture (`layout`: `sbs`, `tb`, `auto`) into its
-    /// eyes and/or one side-by-side image (a spatial photo's `.heic` eyes are copied with their auxiliary images:
-    /// ``/SpatialConvert/PhotoSplitter/split(_:left:right:sbs:aux:quality:limits:)``).
+    /// eyes and/or one side-by-side image (a spatial photo's `.heic` eyes are copied with their auxiliary images).
     /// Like every shell, through the operations layer (``/SpatialOperations/Operations/split(_:spelling:events:cancellation:)``): output names
     /// checked, each file read back before it is kept. (`limits` is the library's default for every shell.)
     public static func photo(_ path: String, left: String? = nil, right: String? = nil, sideBySide: String? = nil,
@@ -180,5 +125,53 @@ public enum SpatialSplit {
             side.sbs = sideBySide; side.quality = quality; side.layout = layout
             try Operations.split(side, spelling: .key)
         }
+    }
+}
+
+extension SpatialVideo {
+    /// Changes the stereo metadata of every MV-HEVC video track without touching sample data.
+    ///
+    /// `change` receives the current ``/SpatialMedia/SpatialVideo/stereo`` of the movie and edits it; fields it
+    /// changes are written, fields it sets to nil are removed, the others are kept. Writes `output`, or with
+    /// `inPlace` the file itself. A request builder: the edit runs as every shell's does
+    /// (``/SpatialOperations/Operations/edit(_:spelling:progress:)`` with
+    /// ``/SpatialOperations/EditRequest/init(path:output:from:to:)``), the result read back before it is kept.
+    @discardableResult
+    public static func editMetadata(
+        of path: String, to output: String? = nil, inPlace: Bool = false,
+        _ change: (inout StereoParameters) throws(ParseError) -> Void
+    ) throws(ParseError) -> OperationReport {
+        guard inPlace || output != nil else {
+            throw ParseError(.invalidArgument, path: path, "name an output, or edit in place")
+        }
+        let old = try SpatialVideo(contentsOf: path).stereo
+        var new = old
+        try change(&new)
+        let request = EditRequest(path: path, output: inPlace ? nil : output, from: old, to: new)
+        return try Operations.edit(request, spelling: .key)
+    }
+}
+
+extension SpatialPhoto {
+    /// Changes the baseline, field of view or disparity adjustment of the spatial photo at `path` without
+    /// re-encoding. `change` receives the photo's current ``/SpatialMedia/SpatialPhoto/stereo`` and edits it; fields
+    /// it changes are written, the others kept (a photo's values cannot be removed). Writes `output`, or with
+    /// `inPlace` replaces the file. A request builder over
+    /// ``/SpatialOperations/Operations/edit(_:spelling:progress:)``, like `SpatialVideo.editMetadata`; `form` is the
+    /// camera property form of boxes that do not exist yet.
+    @discardableResult
+    public static func editMetadata(
+        of path: String, to output: String? = nil, inPlace: Bool = false, form: CameraPropertyForm = .apple,
+        _ change: (inout StereoParameters) throws(ParseError) -> Void
+    ) throws(ParseError) -> OperationReport {
+        guard inPlace || output != nil else {
+            throw ParseError(.invalidArgument, path: path, "name an output, or edit in place")
+        }
+        let old = try SpatialPhoto(contentsOf: path).stereo
+        var new = old
+        try change(&new)
+        var r = EditRequest(path: path, output: inPlace ? nil : output, from: old, to: new)
+        r.form = form.rawValue
+        return try Operations.edit(r, spelling: .key)
     }
 }

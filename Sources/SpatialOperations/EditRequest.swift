@@ -96,7 +96,7 @@ extension Operations {
             var report = OperationReport(job: "edit", route: "video", outputs: [out],
                                          headline: "\(x.strategy.rawValue): wrote \(x.bytesWritten) bytes to \(out) (file size \(x.outputSize))",
                                          lines: x.changes.map { "changed: \($0)" } + x.warnings.map { "warning: \($0)" },
-                                         fields: objectFields(x.json), warnings: [], check: OutputCheckResult(file: out))
+                                         fields: editFields(x.json), warnings: [], check: OutputCheckResult(file: out))
             try finishEdit(&report, written: written ?? r.path, output: out, input: r.path, before: before, expect: expect)
             return report
         } catch {
@@ -167,6 +167,12 @@ extension Operations {
         try AtomicFile.commit(scratch: written, to: output)
     }
 
+    /// The facts of a video edit: its result's fields, its textual warnings under `edit_warnings` (the report's own
+    /// `warnings` are the geometry faults every job reports; one key each, never printed twice).
+    static func editFields(_ j: JSON) -> [(String, JSON)] {
+        objectFields(j).map { $0.0 == "warnings" ? ("edit_warnings", $0.1) : $0 }
+    }
+
     /// The fields of a JSON object (empty for anything else).
     static func objectFields(_ j: JSON) -> [(String, JSON)] {
         if case .object(let f) = j { return f }
@@ -178,5 +184,42 @@ extension StereoValueInputs {
     /// No value given.
     public var isEmpty: Bool {
         baselineMillimetres == nil && baselineMicrometres == nil && hfovDegrees == nil && hfovMillidegrees == nil && disparityPercent == nil && disparity == nil
+    }
+}
+
+extension EditRequest {
+    /// The edit from the values a file states (`old`) to the ones wanted (`new`), in stored units: a field that
+    /// changed is set, a field `new` leaves nil is removed (videos; a photo's values cannot be removed, so such an
+    /// edit is refused when run), the others are kept. The request builder of the Kit's `editMetadata`.
+    public init(path: String, output: String?, from old: StereoParameters, to new: StereoParameters) {
+        self.init(path: path, output: output)
+        if new.baselineMicrometres != old.baselineMicrometres {
+            if let b = new.baselineMicrometres {
+                values.baselineMicrometres = Int(b)
+            } else {
+                remove.append("baseline")
+            }
+        }
+        if new.horizontalFieldOfViewMillidegrees != old.horizontalFieldOfViewMillidegrees {
+            if let h = new.horizontalFieldOfViewMillidegrees {
+                values.hfovMillidegrees = Int(h)
+            } else {
+                remove.append("hfov")
+            }
+        }
+        if new.disparityAdjustment != old.disparityAdjustment {
+            if let d = new.disparityAdjustment { values.disparity = Int(d) } else { remove.append("disparity") }
+        }
+        if new.heroEye != old.heroEye {
+            switch new.heroEye {
+            case nil: remove.append("hero_eye")
+            case .left?: heroEye = "left"
+            case .right?: heroEye = "right"
+            default: heroEye = "none"
+            }
+        }
+        if new.projectionKind != old.projectionKind {
+            if let p = new.projectionKind { projection = p.description } else { remove.append("projection") }
+        }
     }
 }

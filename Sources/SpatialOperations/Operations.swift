@@ -191,7 +191,7 @@ public enum Operations {
 
 extension Operations {
     /// A raw two-view MV-HEVC stream muxed as it is
-    /// (``/SpatialMedia/SpatialVideoAssembler/muxMultiview(stream:output:swapEyes:hero:mux:limits:)``).
+    /// (`SpatialVideoAssembler.muxMultiview(stream:output:swapEyes:hero:mux:limits:)`).
     static func muxStream(_ r: ConvertRequest, _ m: SpatialVideoMuxOptions, swapEyes: Bool, hero: HeroEye?,
                           scratch: String) throws(ParseError) -> OperationReport {
         let input = r.input ?? ""
@@ -218,10 +218,12 @@ extension Operations {
     }
 
     /// Runs `write` on a scratch file beside `output`, reads the result back (``OutputCheck``) against `inputs` and
-    /// keeps it only when it passes: the end every write of the layer shares, for callers that run a library job
-    /// with options already filled (`SpatialConversion`'s option-taking facades).
-    public static func checkedWrite<T>(to output: String, inputs: [String], expect: OutputExpectation = .spatial,
-                                       _ write: (_ scratch: String) throws(ParseError) -> T) throws(ParseError) -> (T, OutputCheckResult) {
+    /// keeps it only when it passes: the end every write of the layer shares, for the jobs whose library call takes
+    /// its options already filled (`align`, `combine`).
+    static func checkedWrite<T>(
+        to output: String, inputs: [String], expect: OutputExpectation = .spatial,
+        _ write: (_ scratch: String) throws(ParseError) -> T
+    ) throws(ParseError) -> (T, OutputCheckResult) {
         let scratch = try AtomicFile.scratchPath(near: output)
         do throws(ParseError) {
             let value = try write(scratch)

@@ -14,6 +14,7 @@ public enum BatchValidator {
         public var directoriesWithoutMedia: [String] = []
         /// Number of inputs to validate (files plus pairs).
         public var count: Int { files.count + pairs.count }
+        public init() {}
     }
 
     /// Expands directories recursively (hidden names skipped) into their media files, sorted by name, each
@@ -68,7 +69,7 @@ public enum BatchValidator {
     }
 
     /// Validates `paths` concurrently; results in input order.
-    public static func validate(_ paths: [String], options: ValidationOptions) -> [ValidationReport] {
+    package static func validate(_ paths: [String], options: ValidationOptions) -> [ValidationReport] {
         let n = paths.count
         guard n > 1 else { return paths.map { Validator.validate(path: $0, options: options) } }
         let slots = Slots<ValidationReport>(count: n)

@@ -67,7 +67,7 @@ public struct ValidationReport: Sendable {
 
 /// Runs the metadata rules and, unless disabled, the pixel measurements on one input.
 public enum Validator {
-    public static func validate(path: String, options: ValidationOptions = ValidationOptions()) -> ValidationReport {
+    package static func validate(path: String, options: ValidationOptions = ValidationOptions()) -> ValidationReport {
         var r = ValidationReport(input: path, kind: "unreadable", spatial: false, whyNotSpatial: [], findings: [], summary: [], measurements: [], preview: nil, unreadable: false)
         var facts = StereoFacts()
         if let right = options.rightEye {
@@ -464,7 +464,7 @@ public enum Validator {
 extension Validator {
     /// Validates an in-memory pair of grey eyes (pixel rules only), e.g. frames from another decoder. `stereo`:
     /// what is known of the pair (the field of view sets the angles; the disparity adjustment, the window).
-    public static func validatePair(left: GrayImage, right: GrayImage, name: String = "pair", stereo: StereoParameters = StereoParameters(),
+    package static func validatePair(left: GrayImage, right: GrayImage, name: String = "pair", stereo: StereoParameters = StereoParameters(),
                                     options: ValidationOptions = ValidationOptions()) -> ValidationReport {
         var r = ValidationReport(input: name, kind: "image-pair", spatial: false, whyNotSpatial: ["an image pair carries no spatial metadata"],
                                  findings: [], summary: [], measurements: [], preview: nil, unreadable: false)

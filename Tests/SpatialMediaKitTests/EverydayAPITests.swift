@@ -43,10 +43,11 @@ import SpatialMediaKit
         let given = try StereoParameters(baselineMillimetres: 63, horizontalFieldOfViewDegrees: 63.5, disparityPercent: 1.5)
         // The assembly (two single-layer encodes): step 5 copies the layers out without decoding, which a file coded
         // with inter-layer prediction (the multiview path, the default where set-up built its x265) does not allow.
-        var assembled = VideoConversionOptions()
-        assembled.encodePath = .assembled
-        let report = try SpatialConversion.video(.sideBySide(Self.sample), to: out, stereo: given, options: assembled)
-        #expect(report.stereo.baselineMicrometres == 63_000 && report.hfovSource == "--hfov")
+        let report = try SpatialConversion.video(.sideBySide(Self.sample), to: out, stereo: given) {
+            $0.encodePath = "assembled"
+        }
+        #expect(report.check.passed && report.route == "video")
+        #expect(Self.field(report, "baseline_mm") == .double(63) && Self.field(report, "hfov_source") != nil)
         // 2. Read the metadata.
         let v = try SpatialVideo(contentsOf: out)
         #expect(v.isSpatial && v.whyNotSpatial.isEmpty)
@@ -57,7 +58,8 @@ import SpatialMediaKit
             try s.setBaseline(millimetres: 19.24)
             s.heroEye = nil
         }
-        #expect(edit.changes.count >= 2)
+        guard case .array(let changes)? = Self.field(edit, "changes") else { Issue.record("no changes"); return }
+        #expect(changes.count >= 2)
         let after = try SpatialVideo(contentsOf: out).stereo
         #expect(after.baselineMicrometres == 19_240 && after.heroEye == nil && after.horizontalFieldOfViewMillidegrees == 63_500)
         // 4. Validate.
@@ -102,7 +104,9 @@ import SpatialMediaKit
         let sbs = dir + "/sbs.png"
         try AtomicFile.write(path: sbs, bytes: PNG.encode(try Image(width: 2 * w, height: h, bitDepth: 8, format: .rgb, planes: .u8([rgb]))))
         let r = try SpatialConversion.photo(.sideBySide(sbs), to: dir + "/again.heic", stereo: StereoParameters(disparityAdjustment: 120))
-        #expect(r.baselineSource.contains("default") && r.stereo.baselineMicrometres == StereoParameters.defaults.baselineMicrometres)
+        guard case .string(let source)? = Self.field(r, "baseline_source") else { Issue.record("no baseline_source"); return }
+        #expect(source.contains("default"))
+        #expect(Self.field(r, "baseline_mm") == .double(StereoParameters.defaults.baselineMillimetres ?? 0))
         let again = try SpatialPhoto(contentsOf: dir + "/again.heic").stereo
         #expect(again.disparityAdjustment == 120 && again.baselineMicrometres == 64_000)
     }
@@ -120,6 +124,9 @@ import SpatialMediaKit
             #expect(v.stereo == StereoParameters(baselineMicrometres: 19_240, horizontalFieldOfViewMillidegrees: 63_400, disparityAdjustment: 200, heroEye: .left))
         }
     }
+
+    /// One field of a report's JSON facts.
+    static func field(_ r: OperationReport, _ key: String) -> JSON? { r.fields.first { $0.0 == key }?.1 }
 
     @Test func notAVideoOrPhoto() throws {
         // do/catch rather than #expect(throws:): the macro crashed destroying its Result<ParseError?> here.

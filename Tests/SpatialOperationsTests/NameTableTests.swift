@@ -7,7 +7,8 @@ import TestSupport
 
 @Suite struct NameTableTests {
     @Test func keysFlagsAndKeywordsAreUnique() {
-        for t in [ConvertRequest.table, CombineRequest.table, AlignRequest.table, FixRequest.table, SplitRequest.table] {
+        for t in [ConvertRequest.table, CombineRequest.table, AlignRequest.table, FixRequest.table, SplitRequest.table,
+                  ValidateRequest.table] {
             #expect(Set(t.map(\.key)).count == t.count)
             let flags = t.compactMap(\.flag)
             #expect(Set(flags).count == flags.count)
@@ -22,7 +23,9 @@ import TestSupport
                                           ("combine", CombineRequest.table, Set(["--output", "--json", "--help", "--version"])),
                                           ("align", AlignRequest.table, Set(["--output", "--json", "--help", "--version"])),
                                           ("fix", FixRequest.table, Set(["--output", "--in-place", "--json", "--help", "--version"])),
-                                          ("split", SplitRequest.table, Set(["--help", "--version"]))] {
+                                          ("split", SplitRequest.table, Set(["--json", "--help", "--version"])),
+                                          ("validate", ValidateRequest.table,
+                                           Set(["--json", "--report", "--left", "--help", "--version"]))] {
             let help = try Shells.run(try #require(Shells.cli), [command, "--help"])
             // The option definitions: lines of the OPTIONS section that start with a flag ("-o, --output <output>").
             let words = Set(help.out.split(separator: "\n").compactMap { line -> String? in
@@ -45,7 +48,9 @@ import TestSupport
     @Test(arguments: [("sm_convert", "/* Converts a stereo source", ConvertRequest.table),
                       ("sm_align_photo", "/* Rectifies a spatial photo", AlignRequest.table),
                       ("sm_fix_video", "/* Repairs a movie", FixRequest.table),
-                      ("sm_split", "/* Splits a stereo photo or video", SplitRequest.table)])
+                      ("sm_split", "/* Splits a stereo photo or video", SplitRequest.table),
+                      ("sm_validate_path", "/* Checks the file against the spatial-media rules",
+                       ValidateRequest.table)])
     func headerListsEveryKey(_ function: String, _ opening: String, _ table: [OptionSpec]) throws {
         let header = try String(contentsOfFile: Shells.root + "/include/spatialmedia.h", encoding: .utf8)
         let start = try #require(header.range(of: "sm_status \(function)(")).lowerBound

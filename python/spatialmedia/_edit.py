@@ -60,7 +60,7 @@ class _Edit(_Handle):
 
 def _edit_report(raw: dict[str, Any]) -> EditReport:
     return EditReport(output=str(raw.get("output", "")), changes=list(raw.get("changes", [])),
-                      warnings=list(raw.get("warnings", [])), strategy=raw.get("strategy"),
+                      warnings=list(raw.get("edit_warnings", [])), strategy=raw.get("strategy"),
                       bytes_written=raw.get("bytes_written"), raw=raw)
 
 

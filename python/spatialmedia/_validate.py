@@ -27,7 +27,7 @@ def validate(path: Union[PathLike, "SpatialFile"], *, pixels: bool = True, layou
     """Checks a file against the spatial-media rules, exactly as ``spatial-media validate --json FILE``:
     metadata rules and, with ``pixels``, stereo geometry measured on decoded frames. Finding problems is
     not an exception: look at ``report.exit_code``, ``report.errors``; an unreadable file gives kind
-    "unreadable" and exit code 2. ``layout`` ("sbs"/"tb") for frame-packed input, ``frames`` (1…100)
+    "unreadable" and exit code 2. ``layout`` ("sbs"/"tb") for frame-packed input, ``frames`` (1…1000)
     video frames measured. ``right_eye``: ``path`` is the left image and this the right one of a pair
     (``validate --left PATH --right RIGHT``). ``hfov`` (degrees), ``disparity`` (% of the width), ``baseline``
     (mm): a raw pair (two images, SBS/TB image, MPO) is judged at these (``validate --hfov --disparity

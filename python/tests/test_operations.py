@@ -142,3 +142,28 @@ def test_fix_matches_the_command_line(tmp_path):
     in_place.write_bytes(open(movie, "rb").read())
     again = sm.fix(in_place)
     assert again.changes and in_place.read_bytes() != open(movie, "rb").read()
+
+
+def test_validate_keywords_are_the_librarys_table():
+    """Issue 42: validate is a request of the operations layer; its keywords are the rows of its name table."""
+    params = inspect.signature(sm.validate).parameters
+    module = vars(inspect.getmodule(sm.validate))
+    hints = typing.get_type_hints(sm.validate, {**module, "SpatialFile": sm.SpatialFile})
+    table = sm.option_table("validate")
+    assert {row["python"] for row in table} == set(params) - {"path", "progress", "cancel"}
+    for row in table:
+        expected = _TYPES.get(row["type"])
+        if expected is not None:
+            assert expected in (typing.get_args(hints[row["python"]]) or (hints[row["python"]],)), row
+
+
+def test_validate_frames_are_one_range_for_every_shell():
+    """`validate --frames` and validate(frames=…) take the same range, the request's (1…1000)."""
+    with pytest.raises(sm.InvalidArgumentError) as e:
+        sm.validate(SBS_Y4M, pixels=False, frames=1001)
+    assert "1000" in str(e.value)
+    assert sm.validate(SBS_Y4M, pixels=False, frames=1000).kind != "unreadable"
+    if os.access(CLI, os.X_OK):
+        run = subprocess.run([CLI, "validate", "--no-pixels", "--frames", "1001", SBS_Y4M],
+                             capture_output=True, text=True)
+        assert run.returncode == 64 and "between 1 and 1000" in run.stderr

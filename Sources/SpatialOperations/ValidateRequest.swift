@@ -1,0 +1,165 @@
+import BinaryIO
+import MediaDecode
+import SpatialMedia
+import SpatialValidation
+import SystemSupport
+
+/// A validation (`spatial-media validate`, `sm_validate_path` / `sm_validate`, Python's `validate`, the Kit's
+/// `SpatialValidator`): files and directories, or one left/right image pair, checked against the rules of
+/// Specs/validation.md.
+public struct ValidateRequest: Sendable, Equatable {
+    /// Files or directories (directories are searched recursively; `NAME_L`/`NAME_R` images in them become pairs).
+    public var inputs: [String]
+    /// The left image of a pair given by name (with ``right``).
+    public var left: String?
+    /// The right image of a pair given by name (with ``left``).
+    public var right: String?
+    /// Decode pixels and measure the stereo geometry (false: metadata only).
+    public var pixels = true
+    /// The input holds both eyes in one picture: "sbs" or "tb".
+    public var layout: String?
+    /// Frames measured per video, spread over its duration (``frameRange``; nil: the validator's default).
+    public var frames: Int?
+    /// Raw pairs are judged at these values (baseline, field of view, disparity adjustment).
+    public var values = StereoValueInputs()
+    /// Keep reduced previews of the eyes (for the HTML report).
+    public var keepPreview = false
+    /// Search directories among ``inputs`` for media (false: every input is one file, as the C ABI's one-file
+    /// entries take it; a directory is then an unreadable input).
+    public var searchDirectories = true
+
+    /// The frames a video may be measured at, the same for every shell.
+    public static let frameRange = 1...1000
+
+    public init(inputs: [String], left: String? = nil, right: String? = nil) {
+        self.inputs = inputs; self.left = left; self.right = right
+    }
+
+    /// The request of the C ABI and Python: `path` (the left image when `right_eye` is given) and the options by the
+    /// keys of ``table``; unknown keys, a key given twice and wrong types refused. Ranges are the run's.
+    public init(path: String, values: [(String, RequestValue)]) throws(ParseError) {
+        self.init(inputs: [path])
+        try RequestValues.fill(values, table: Self.table, job: "validate") { (spec, value) throws(ParseError) in
+            try set(spec, value)
+        }
+        if let r = right {
+            inputs = []
+            left = path
+            right = r
+        }
+    }
+
+    private mutating func set(_ spec: OptionSpec, _ v: RequestValue) throws(ParseError) {
+        switch spec.key {
+        case "pixels": pixels = try RequestValues.bool(v, spec)
+        case "layout": layout = try RequestValues.text(v, spec)
+        case "frames": frames = try RequestValues.integer(v, spec)
+        case "baseline_mm": values.baselineMillimetres = try RequestValues.number(v, spec)
+        case "hfov_degrees": values.hfovDegrees = try RequestValues.number(v, spec)
+        case "disparity_percent": values.disparityPercent = try RequestValues.number(v, spec)
+        case "right_eye": right = try RequestValues.path(v, spec)
+        default: throw ParseError(.invalidArgument, "unknown option \"\(spec.key)\" for validate")
+        }
+    }
+
+    /// The name table (key ↔ flag ↔ Python keyword).
+    public static var table: [OptionSpec] {
+        [
+            OptionSpec("pixels", flag: "--no-pixels", .bool, .both, default: "true"),
+            OptionSpec("layout", flag: "--layout", .text, .both),
+            OptionSpec("frames", flag: "--frames", .integer, .video, default: String(ValidationOptions().frames)),
+            OptionSpec(
+                "baseline_mm", flag: "--baseline", python: "baseline", .number, .photo, default: "the MPO's, else 64"),
+            OptionSpec(
+                "hfov_degrees", flag: "--hfov", python: "hfov", .number, .photo, default: "the input's EXIF, else 60"),
+            OptionSpec("disparity_percent", flag: "--disparity", python: "disparity", .number, .photo, default: "0"),
+            OptionSpec("right_eye", flag: "--right", .path, .photo),
+        ]
+    }
+}
+
+/// What a validation found: one report per input (pairs first, then files in order), and what was not validated.
+public struct ValidationRun: Sendable {
+    /// One report per input: a pair given by name first, then pairs found in directories, then files in order.
+    public var reports: [ValidationReport]
+    /// Files in the directories given that are not media (skipped).
+    public var skipped: [String]
+    /// Directories given that held no media at all.
+    public var directoriesWithoutMedia: [String]
+    /// Nothing was validated, or a directory held no media: a problem, not a success.
+    public var nothingValidated: Bool
+
+    /// The exit status every shell reports: the worst report's (0 clean, 1 findings, 2 unreadable), at least 1 when
+    /// nothing was validated.
+    public var exitCode: Int32 { max(reports.map(\.exitCode).max() ?? 0, nothingValidated ? 1 : 0) }
+
+    /// The JSON of the run: one report's object, or an array of them.
+    public var json: JSON { reports.count == 1 ? reports[0].json : .array(reports.map(\.json)) }
+}
+
+extension Operations {
+    /// Checks a validation request and runs it: the one routing of `validate` for every shell. Argument faults
+    /// throw; a file that cannot be read is a report (``/SpatialValidation/ValidationReport/unreadable``).
+    public static func validate(_ r: ValidateRequest, spelling: OptionSpelling) throws(ParseError) -> ValidationRun {
+        func name(_ k: String) -> String { ValidateRequest.table.first { $0.key == k }?.name(spelling) ?? k }
+        func refuse(_ m: String) -> ParseError { ParseError(.invalidArgument, m) }
+        if (r.left == nil) != (r.right == nil) { throw refuse("give both left and right images of a pair") }
+        if r.left == nil && r.inputs.isEmpty {
+            throw refuse("give one or more files or directories, or a left and right image")
+        }
+        var o = ValidationOptions()
+        o.pixels = r.pixels
+        if let l = r.layout {
+            guard l == "sbs" || l == "tb", let layout = StereoLayout(rawValue: l) else {
+                throw refuse("\(name("layout")) must be sbs or tb")
+            }
+            o.layout = layout
+        }
+        if let f = r.frames {
+            let range = ValidateRequest.frameRange
+            guard range.contains(f) else {
+                throw refuse("\(name("frames")) must be between \(range.lowerBound) and \(range.upperBound)")
+            }
+            o.frames = f
+        }
+        o.stated = try r.values.parameters(photo: true, name: name)
+        o.keepPreview = r.keepPreview
+        var reports: [ValidationReport] = []
+        if let left = r.left, let right = r.right {
+            var po = o
+            po.rightEye = right
+            reports.append(Validator.validate(path: left, options: po))
+        }
+        var plan = BatchValidator.Plan()
+        if r.searchDirectories { plan = BatchValidator.plan(r.inputs) } else { plan.files = r.inputs }
+        for pair in plan.pairs {
+            var po = o
+            po.rightEye = pair.right
+            reports.append(Validator.validate(path: pair.left, options: po))
+        }
+        reports += BatchValidator.validate(plan.files, options: o)
+        return ValidationRun(
+            reports: reports, skipped: plan.skipped, directoriesWithoutMedia: plan.directoriesWithoutMedia,
+            nothingValidated: r.left == nil && plan.count == 0 || !plan.directoriesWithoutMedia.isEmpty)
+    }
+
+    /// Validates files and directories with options already filled (the Kit's `SpatialValidator`): the same run as
+    /// ``validate(_:spelling:)`` without a request's checks. Reports in input order, pairs found in directories
+    /// after the files.
+    public static func validate(_ paths: [String], options: ValidationOptions) -> [ValidationReport] {
+        let plan = BatchValidator.plan(paths)
+        var reports = BatchValidator.validate(plan.files, options: options)
+        for pair in plan.pairs {
+            var o = options
+            o.rightEye = pair.right
+            reports.append(Validator.validate(path: pair.left, options: o))
+        }
+        return reports
+    }
+
+    /// Validates one file with options already filled (the Kit's `SpatialValidator`); never throws: an unreadable
+    /// file is a report with ``/SpatialValidation/ValidationReport/unreadable`` set.
+    public static func validate(path: String, options: ValidationOptions) -> ValidationReport {
+        Validator.validate(path: path, options: options)
+    }
+}
