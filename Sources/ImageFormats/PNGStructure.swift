@@ -273,7 +273,9 @@ public enum PNGXMP {
     public static func embedding(_ xmp: [UInt8], in png: [UInt8]) -> [UInt8] {
         guard png.count >= 33, Array(png[0..<8]) == PNGStructure.signature, !xmp.isEmpty else { return png }
         func u32(_ i: Int) -> Int { Int(png[i]) << 24 | Int(png[i + 1]) << 16 | Int(png[i + 2]) << 8 | Int(png[i + 3]) }
-        func be(_ v: UInt32) -> [UInt8] { [UInt8(v >> 24), UInt8((v >> 16) & 0xFF), UInt8((v >> 8) & 0xFF), UInt8(v & 0xFF)] }
+        func be(_ v: UInt32) -> [UInt8] {
+            [UInt8(v >> 24), UInt8((v >> 16) & 0xFF), UInt8((v >> 8) & 0xFF), UInt8(v & 0xFF)]
+        }
         let keyword = Array("XML:com.adobe.xmp".utf8)
         let body = Array("iTXt".utf8) + keyword + [0, 0, 0, 0, 0] + xmp
         let chunk = be(UInt32(body.count - 4)) + body + be(CRC32.checksum(body))
@@ -284,8 +286,8 @@ public enum PNGXMP {
             guard i + 12 + len <= png.count else { break }
             let type = String(decoding: png[(i + 4)..<(i + 8)], as: UTF8.self)
             if type == "IDAT" && !inserted { out += chunk; inserted = true }
-            let isXMP = type == "iTXt" && len >= keyword.count + 1 && Array(png[(i + 8)..<(i + 8 + keyword.count)]) == keyword
-                && png[i + 8 + keyword.count] == 0
+            let isXMP = type == "iTXt" && len >= keyword.count + 1
+                && Array(png[(i + 8)..<(i + 8 + keyword.count)]) == keyword && png[i + 8 + keyword.count] == 0
             if !isXMP { out += png[i..<(i + 12 + len)] }
             i += 12 + len
         }

@@ -1,9 +1,9 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 import BinaryIO
 import ImageFormats
@@ -24,7 +24,9 @@ public enum EyeStereoXMP {
     /// The prefix written (a reader requires it to be bound to ``namespace``).
     public static let prefix = "smeye"
     /// The `uuid` extended type of XMP in an ISO BMFF file (Adobe XMP Specification Part 3).
-    public static let movieUUID: [UInt8] = [0xBE, 0x7A, 0xCF, 0xCB, 0x97, 0xA9, 0x42, 0xE8, 0x9C, 0x71, 0x99, 0x94, 0x91, 0xE3, 0xAF, 0xAC]
+    public static let movieUUID: [UInt8] = [
+        0xBE, 0x7A, 0xCF, 0xCB, 0x97, 0xA9, 0x42, 0xE8, 0x9C, 0x71, 0x99, 0x94, 0x91, 0xE3, 0xAF, 0xAC,
+    ]
     /// XMP packets larger than this are not read (an eye's packet is a few hundred bytes; a JPEG APP1 holds 64 KiB).
     static let maxPacket = 1 << 20
 
@@ -32,18 +34,23 @@ public enum EyeStereoXMP {
     public struct Values: Sendable, Equatable {
         /// Which eye this file is (`left` / `right`), when stated.
         public var eye: String?
-        /// Baseline, field of view, disparity adjustment and hero eye in stored units (nil: not stated or out of range).
+        /// Baseline, field of view, disparity adjustment and hero eye in stored units (nil: not stated or out of
+        /// range).
         public var stereo = StereoParameters()
         /// Values stated but out of their field's range, left out.
         public var refused: [String] = []
-        public init(eye: String? = nil, stereo: StereoParameters = StereoParameters()) { self.eye = eye; self.stereo = stereo }
+        public init(eye: String? = nil, stereo: StereoParameters = StereoParameters()) {
+            self.eye = eye; self.stereo = stereo
+        }
     }
 
     /// The `rdf:Description` holding `stereo` (only the values it has) for `eye`.
     public static func description(eye: String, stereo s: StereoParameters) -> String {
         var attrs = ["\(prefix):Eye=\"\(eye == "right" ? "right" : "left")\""]
         if let b = s.baselineMicrometres { attrs.append("\(prefix):BaselineMicrometres=\"\(b)\"") }
-        if let f = s.horizontalFieldOfViewMillidegrees { attrs.append("\(prefix):HorizontalFieldOfViewMillidegrees=\"\(f)\"") }
+        if let f = s.horizontalFieldOfViewMillidegrees {
+            attrs.append("\(prefix):HorizontalFieldOfViewMillidegrees=\"\(f)\"")
+        }
         if let d = s.disparityAdjustment { attrs.append("\(prefix):DisparityAdjustment=\"\(d)\"") }
         switch s.heroEye {
         case .left?: attrs.append("\(prefix):HeroEye=\"left\"")
@@ -55,18 +62,23 @@ public enum EyeStereoXMP {
     }
 
     /// An XMP packet with `eye`'s values, merged into the eye's own packet `existing` when it has one (our
-    /// description added to its `rdf:RDF`, replacing one of ours already there); a packet of its own otherwise.
+    /// description added to its `rdf:RDF`, replacing one of ours already there) and the result fits a JPEG APP1
+    /// segment; a packet of its own otherwise.
     public static func packet(eye: String, stereo: StereoParameters, mergedInto existing: [UInt8]? = nil) -> [UInt8] {
         let ours = description(eye: eye, stereo: stereo)
+        // Merged only while the result fits one JPEG APP1 segment (64 KiB with its header); else ours alone.
         if let existing, existing.count <= maxPacket {
             var text = String(decoding: existing, as: UTF8.self)
             text = removingOurDescription(text)
             if let end = text.ranges(of: "</rdf:RDF>").last {
                 text.replaceSubrange(end.lowerBound..<end.lowerBound, with: ours + "\n")
-                return Array(text.utf8)
+                let merged = Array(text.utf8)
+                if merged.count <= 65_000 { return merged }
             }
         }
-        let text = "<x:xmpmeta xmlns:x=\"adobe:ns:meta/\">\n <rdf:RDF xmlns:rdf=\"http://www.w3.org/1999/02/22-rdf-syntax-ns#\">\n  "
+        let text =
+            "<x:xmpmeta xmlns:x=\"adobe:ns:meta/\">\n"
+            + " <rdf:RDF xmlns:rdf=\"http://www.w3.org/1999/02/22-rdf-syntax-ns#\">\n  "
             + ours + "\n </rdf:RDF>\n</x:xmpmeta>\n"
         return Array(text.utf8)
     }
@@ -74,8 +86,9 @@ public enum EyeStereoXMP {
     /// `text` without the self-closing `rdf:Description` that binds our namespace (one we wrote earlier).
     static func removingOurDescription(_ text: String) -> String {
         guard let ns = text.firstRange(of: "xmlns:\(prefix)=\"\(namespace)\""),
-              let open = text[..<ns.lowerBound].ranges(of: "<rdf:Description").last,
-              let close = text[ns.upperBound...].firstRange(of: "/>") else { return text }
+            let open = text[..<ns.lowerBound].ranges(of: "<rdf:Description").last,
+            let close = text[ns.upperBound...].firstRange(of: "/>")
+        else { return text }
         var out = text
         out.removeSubrange(open.lowerBound..<close.upperBound)
         return out
@@ -84,9 +97,15 @@ public enum EyeStereoXMP {
     /// The values of `s` in human units for a report ("baseline 63.774 mm, field of view 80°, disparity 2.93 %").
     public static func summary(_ s: StereoParameters) -> String {
         var parts: [String] = []
-        if let b = s.baselineMillimetres { parts.append("baseline \(NumberText.fixed(b, places: 3, trimZeros: true)) mm") }
-        if let f = s.horizontalFieldOfViewDegrees { parts.append("field of view \(NumberText.fixed(f, places: 3, trimZeros: true))°") }
-        if let d = s.disparityPercent { parts.append("disparity adjustment \(NumberText.fixed(d, places: 2, trimZeros: true)) %") }
+        if let b = s.baselineMillimetres {
+            parts.append("baseline \(NumberText.fixed(b, places: 3, trimZeros: true)) mm")
+        }
+        if let f = s.horizontalFieldOfViewDegrees {
+            parts.append("field of view \(NumberText.fixed(f, places: 3, trimZeros: true))°")
+        }
+        if let d = s.disparityPercent {
+            parts.append("disparity adjustment \(NumberText.fixed(d, places: 2, trimZeros: true)) %")
+        }
         if let h = s.heroEye { parts.append("hero eye \(h)") }
         return parts.isEmpty ? "none" : parts.joined(separator: ", ")
     }
@@ -95,7 +114,8 @@ public enum EyeStereoXMP {
     public static func values(xmp: [UInt8]) -> Values? {
         guard xmp.count <= maxPacket else { return nil }
         let text = String(decoding: xmp, as: UTF8.self)
-        guard text.contains("xmlns:\(prefix)=\"\(namespace)\"") || text.contains("xmlns:\(prefix)='\(namespace)'") else { return nil }
+        guard text.contains("xmlns:\(prefix)=\"\(namespace)\"") || text.contains("xmlns:\(prefix)='\(namespace)'")
+        else { return nil }
         func value(_ name: String) -> String? { XMPText.values(of: "\(prefix):\(name)", in: text)?.first }
         var v = Values()
         if let e = value("Eye") {
@@ -107,7 +127,9 @@ public enum EyeStereoXMP {
             return n
         }
         v.stereo.baselineMicrometres = integer("BaselineMicrometres", 0...Int64(UInt32.max)).map { UInt32($0) }
-        v.stereo.horizontalFieldOfViewMillidegrees = integer("HorizontalFieldOfViewMillidegrees", 1...179_999).map { UInt32($0) }
+        v.stereo.horizontalFieldOfViewMillidegrees = integer("HorizontalFieldOfViewMillidegrees", 1...179_999).map {
+            UInt32($0)
+        }
         v.stereo.disparityAdjustment = integer("DisparityAdjustment", -10_000...10_000).map { Int32($0) }
         switch value("HeroEye") {
         case "left"?: v.stereo.heroEye = .left
@@ -121,13 +143,17 @@ public enum EyeStereoXMP {
 
 extension EyeStereoXMP {
     /// The values an eye file states: a JPEG's XMP APP1, a PNG's `iTXt` XMP, an MP4/MOV's top-level XMP `uuid` box.
-    /// Nil for any other file, one without our values, or one that cannot be read (reading the eye itself reports that).
+    /// Nil for any other file, one without our values, or one that cannot be read (reading the eye itself reports
+    /// that).
     public static func read(path: String, limits: Limits = .default) -> Values? {
-        guard let src = try? FileSource(path: path), src.size >= 8, let head = try? src.read(at: 0, count: 8) else { return nil }
+        guard let src = try? FileSource(path: path), src.size >= 8, let head = try? src.read(at: 0, count: 8) else {
+            return nil
+        }
         switch FileProbe.kind(head: head) {
         case .jpeg:
             let n = Int(min(src.size, UInt64(4 << 20)))
-            guard let bytes = try? src.read(at: 0, count: n), let s = try? JPEGSegments(bytes), let x = MPO.xmp(s) else { return nil }
+            guard let bytes = try? src.read(at: 0, count: n), let s = try? JPEGSegments(bytes), let x = MPO.xmp(s)
+            else { return nil }
             return values(xmp: x)
         case .png: return pngXMP(src).flatMap { values(xmp: $0) }
         case .movie: return movieXMP(src).flatMap { values(xmp: $0) }
@@ -148,8 +174,9 @@ extension EyeStereoXMP {
             guard length <= src.size - p - 12 else { return nil }
             if type == "IEND" { return nil }
             if type == "iTXt", length > UInt64(keyword.count + 2), length <= UInt64(maxPacket),
-               let body = try? src.read(at: p + 8, count: Int(length)), Array(body.prefix(keyword.count)) == keyword,
-               body[keyword.count] == 0 {
+                let body = try? src.read(at: p + 8, count: Int(length)), Array(body.prefix(keyword.count)) == keyword,
+                body[keyword.count] == 0
+            {
                 // Compression flag 0, method, then language tag and translated keyword (each NUL-ended), then the text.
                 var i = keyword.count + 2
                 for _ in 0..<2 {
@@ -181,7 +208,8 @@ extension EyeStereoXMP {
             }
             guard size >= header, size <= src.size - p else { return nil }
             if Array(h[4..<8]) == Array("uuid".utf8), h.count >= Int(header) + 16,
-               Array(h[Int(header)..<(Int(header) + 16)]) == movieUUID {
+                Array(h[Int(header)..<(Int(header) + 16)]) == movieUUID
+            {
                 let n = size - header - 16
                 guard n <= UInt64(maxPacket) else { return nil }
                 return try? src.read(at: p + header + 16, count: Int(n))
@@ -202,18 +230,24 @@ extension EyeStereoXMP {
             var size = UInt64(h[0]) << 24 | UInt64(h[1]) << 16 | UInt64(h[2]) << 8 | UInt64(h[3])
             if size == 1, h.count >= 16 { size = h[8..<16].reduce(UInt64(0)) { $0 << 8 | UInt64($1) } }
             guard size >= 8, size <= src.size - p else {
-                throw ParseError(.unsupported, offset: p, path: path, "the movie's last box runs to the end of the file: no box can follow it")
+                throw ParseError(
+                    .unsupported, offset: p, path: path,
+                    "the movie's last box runs to the end of the file: no box can follow it")
             }
             p += size
         }
-        guard p == src.size else { throw ParseError(.unsupported, offset: p, path: path, "the movie has bytes after its last box") }
+        guard p == src.size else {
+            throw ParseError(.unsupported, offset: p, path: path, "the movie has bytes after its last box")
+        }
         var w = ByteWriter()
         w.writeU32(UInt32(clamping: 8 + 16 + packet.count))
         w.writeFourCC("uuid")
         w.write(movieUUID)
         w.write(packet)
         let fd = open(path, O_WRONLY | O_APPEND)
-        guard fd >= 0 else { throw ParseError(.io, path: path, "cannot open for writing: \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else {
+            throw ParseError(.io, path: path, "cannot open for writing: \(String(cString: strerror(errno)))")
+        }
         defer { close(fd) }
         let bytes = w.bytes
         var done = 0

@@ -66,8 +66,8 @@ public struct StereoPair: Sendable {
     /// (60°), assumed. The one reading `info`, `validate` and `convert` make of a pair's field of view.
     public var fieldOfView: PairFieldOfView {
         if let s = statedFieldOfView { return PairFieldOfView(degrees: s.degrees, source: s.source, assumed: false) }
-        return PairFieldOfView(degrees: StereoParameters.defaults.horizontalFieldOfViewDegrees ?? 60, source: "assumed: the input states none",
-                               assumed: true)
+        return PairFieldOfView(degrees: StereoParameters.defaults.horizontalFieldOfViewDegrees ?? 60,
+                               source: "assumed: the input states none", assumed: true)
     }
     /// How the eyes were cut from one frame-packed picture (`sbs` or `tb`), or nil when the source holds two pictures
     /// (an MPO, two files, a spatial photo).
@@ -121,7 +121,9 @@ public struct PairFieldOfView: Sendable, Equatable {
     public var source: String
     /// Nothing states it: the default is used.
     public var assumed: Bool
-    public init(degrees: Double, source: String, assumed: Bool) { self.degrees = degrees; self.source = source; self.assumed = assumed }
+    public init(degrees: Double, source: String, assumed: Bool) {
+        self.degrees = degrees; self.source = source; self.assumed = assumed
+    }
 }
 
 /// The geometry a job applied to both eyes after reading them (`align`): each eye's homography (output pixel → source
@@ -324,16 +326,23 @@ public enum StereoImages {
         let a = EyeStereoXMP.read(path: l, limits: limits), b = EyeStereoXMP.read(path: r, limits: limits)
         for (v, path, eye) in [(a, l, "left"), (b, r, "right")] {
             guard let v else { continue }
-            if let e = v.eye, e != eye { pair.notes.append("\(path) says it is the \(e) eye but is given as the \(eye) (swap the inputs)") }
-            if !v.refused.isEmpty { pair.notes.append("\(path): stereo values out of range not used: \(v.refused.joined(separator: ", "))") }
+            if let e = v.eye, e != eye {
+                pair.notes.append("\(path) says it is the \(e) eye but is given as the \(eye) (swap the inputs)")
+            }
+            if !v.refused.isEmpty {
+                pair.notes.append("\(path): stereo values out of range not used: \(v.refused.joined(separator: ", "))")
+            }
         }
         guard var s = (a ?? b)?.stereo, !s.isEmpty else { return }
         if let a, let b, a.stereo != b.stereo {
-            pair.notes.append("the eyes' XMP values differ (left: \(EyeStereoXMP.summary(a.stereo)); right: \(EyeStereoXMP.summary(b.stereo))): the left eye's are used")
+            pair.notes.append("the eyes' XMP values differ (left: \(EyeStereoXMP.summary(a.stereo)); "
+                              + "right: \(EyeStereoXMP.summary(b.stereo))): the left eye's are used")
         }
         s.heroEye = nil; s.projectionKind = nil
         if let um = s.baselineMicrometres, !SpatialUnits.plausibleBaselineMicrometres.contains(um) {
-            pair.notes.append("the eyes' baseline \(NumberText.fixed(Double(um) / 1000, places: 3)) mm is not a plausible stereo camera baseline (\(plausibleBaselineText)), so it is not used")
+            let mm = NumberText.fixed(Double(um) / 1000, places: 3)
+            pair.notes.append("the eyes' baseline \(mm) mm is not a plausible "
+                              + "stereo camera baseline (\(plausibleBaselineText)), so it is not used")
             s.baselineMicrometres = nil
         }
         pair.sourceStereo = s

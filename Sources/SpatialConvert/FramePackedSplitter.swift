@@ -33,7 +33,8 @@ public struct FramePackedSource: Sendable {
     /// The values each eye carries: the field of view and hero eye the movie states (a frame-packed movie has no
     /// baseline or disparity field).
     var stereo: StereoParameters {
-        StereoParameters(horizontalFieldOfViewMillidegrees: hfovMillidegrees, heroEye: heroEye == .left || heroEye == .right ? heroEye : nil)
+        StereoParameters(horizontalFieldOfViewMillidegrees: hfovMillidegrees,
+                         heroEye: heroEye == .left || heroEye == .right ? heroEye : nil)
     }
 }
 

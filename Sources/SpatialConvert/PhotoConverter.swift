@@ -227,7 +227,8 @@ public enum PhotoSplitter {
         let r = try ColourConversion.toRGB(eyes.right, bitDepth: depth)
         // The eyes' ICC profile (Apple: Display P3) tags PNG/JPEG output so the colours stay right.
         let leftICC = ImageFiles.heifICC(file, item: g.entityIDs[0]), rightICC = ImageFiles.heifICC(file, item: g.entityIDs[1])
-        var leftXMP = ImageFiles.heifXMP(file, item: g.entityIDs[0], limits: limits), rightXMP = ImageFiles.heifXMP(file, item: g.entityIDs[1], limits: limits)
+        var leftXMP = ImageFiles.heifXMP(file, item: g.entityIDs[0], limits: limits)
+        var rightXMP = ImageFiles.heifXMP(file, item: g.entityIDs[1], limits: limits)
         // The calibration goes with each PNG/JPEG eye (our XMP namespace), for `convert` of the two eyes to read back.
         if let stereo = eyeStereo(file), [left, right].contains(where: { $0.map { !isHEIF($0) } ?? false }) {
             leftXMP = EyeStereoXMP.packet(eye: "left", stereo: stereo, mergedInto: leftXMP)

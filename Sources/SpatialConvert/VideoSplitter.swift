@@ -307,7 +307,8 @@ public enum VideoSplitter {
         guard case .eyes = target, !stereo.isEmpty else { return nil }
         let outs = target.paths
         let movies = outs.filter { muxer($0) != "matroska" }
-        var note = movies.isEmpty ? "" : "stereo values carried in each MP4/MOV eye's XMP: \(EyeStereoXMP.summary(stereo))"
+        var note = movies.isEmpty ? ""
+            : "stereo values carried in each MP4/MOV eye's XMP: \(EyeStereoXMP.summary(stereo))"
         if movies.count < outs.count { note += (note.isEmpty ? "" : "; ") + "a Matroska eye carries no stereo values" }
         return note
     }

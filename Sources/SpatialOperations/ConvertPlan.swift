@@ -294,7 +294,9 @@ extension ConvertPlan {
         try sphereRoute(r, into: &o, name)
         statedLayout(r, into: &o)
         try OutputKind.check(r.output, o.container == .mp4 ? .mp4 : .movie, mp4Option: n == .flag ? "--mp4" : "\"container\": \"mp4\"")
-        if r.input == nil, let l = r.left, let rr = r.right { readBack(&o, left: l, right: rr, heroGiven: r.heroEye != nil) }
+        if r.input == nil, let l = r.left, let rr = r.right {
+            readBack(&o, left: l, right: rr, heroGiven: r.heroEye != nil)
+        }
         let input: VideoInput = r.input.map { .packed($0) } ?? .pair(left: r.left ?? "", right: r.right ?? "")
         return .video(o, input)
     }
@@ -306,12 +308,18 @@ extension ConvertPlan {
         let a = EyeStereoXMP.read(path: left, limits: o.limits), b = EyeStereoXMP.read(path: right, limits: o.limits)
         for (v, path, eye) in [(a, left, "left"), (b, right, "right")] {
             guard let v else { continue }
-            if let e = v.eye, e != eye { o.inputNotes.append("\(path) says it is the \(e) eye but is given as the \(eye)") }
-            if !v.refused.isEmpty { o.inputNotes.append("\(path): stereo values out of range not used: \(v.refused.joined(separator: ", "))") }
+            if let e = v.eye, e != eye {
+                o.inputNotes.append("\(path) says it is the \(e) eye but is given as the \(eye)")
+            }
+            if !v.refused.isEmpty {
+                let refused = v.refused.joined(separator: ", ")
+                o.inputNotes.append("\(path): stereo values out of range not used: \(refused)")
+            }
         }
         guard let s = (a ?? b)?.stereo, !s.isEmpty else { return }
         if let a, let b, a.stereo != b.stereo {
-            o.inputNotes.append("the eyes' XMP values differ (left: \(EyeStereoXMP.summary(a.stereo)); right: \(EyeStereoXMP.summary(b.stereo))): the left eye's are used")
+            o.inputNotes.append("the eyes' XMP values differ (left: \(EyeStereoXMP.summary(a.stereo)); "
+                                + "right: \(EyeStereoXMP.summary(b.stereo))): the left eye's are used")
         }
         let origin = "the eyes' XMP (written by split)"
         var used = StereoParameters()
@@ -319,7 +327,8 @@ extension ConvertPlan {
             o.stereo.baselineMicrometres = v; o.stereoSources.baseline = origin; used.baselineMicrometres = v
         }
         if o.stereo.horizontalFieldOfViewMillidegrees == nil, !o.isSphere, let v = s.horizontalFieldOfViewMillidegrees {
-            o.stereo.horizontalFieldOfViewMillidegrees = v; o.stereoSources.hfov = origin; used.horizontalFieldOfViewMillidegrees = v
+            o.stereo.horizontalFieldOfViewMillidegrees = v; o.stereoSources.hfov = origin
+            used.horizontalFieldOfViewMillidegrees = v
         }
         if o.stereo.disparityAdjustment == nil, !o.autoDisparity, let v = s.disparityAdjustment {
             o.stereo.disparityAdjustment = v; o.stereoSources.disparity = origin; used.disparityAdjustment = v

@@ -35,7 +35,8 @@ extension Operations {
                 var json = d.json
                 var lines = d.lines
                 // An MPO always; another picture when it states a field of view (an ordinary photo gets no line).
-                if let loaded, let pair = try? StereoImages.pair(from: loaded, name: path, packing: ImagePacking(limits: limits)),
+                if let loaded,
+                   let pair = try? StereoImages.pair(from: loaded, name: path, packing: ImagePacking(limits: limits)),
                    pair.packedLayout == nil || !pair.fieldOfView.assumed {
                     let (line, fields) = pairFacts(pair)
                     lines.append(line)
@@ -59,11 +60,13 @@ extension Operations {
     static func pairFacts(_ pair: StereoPair) -> (line: String, fields: [(String, JSON)]) {
         let f = pair.fieldOfView
         let layout = pair.packedLayout.map { $0 == .tb ? "tb" : "sbs" } ?? "mpo"
-        let cut = pair.packedLayout == nil ? "its two pictures" : layout == "tb" ? "the top and bottom halves" : "the left and right halves"
+        let cut = pair.packedLayout == nil ? "its two pictures"
+            : layout == "tb" ? "the top and bottom halves" : "the left and right halves"
         let line = "as a stereo pair (\(cut), eyes \(pair.left.width)x\(pair.left.height)): horizontal field of view "
             + "\(NumberText.fixed(f.degrees, places: 2))° (\(f.source))"
-        return (line, [("layout", .string(layout)), ("eye_width", .int(Int64(pair.left.width))), ("eye_height", .int(Int64(pair.left.height))),
-                       ("hfov_degrees", .double(f.degrees)), ("hfov_source", .string(f.source)), ("hfov_assumed", .bool(f.assumed))])
+        return (line, [("layout", .string(layout)), ("eye_width", .int(Int64(pair.left.width))),
+                       ("eye_height", .int(Int64(pair.left.height))), ("hfov_degrees", .double(f.degrees)),
+                       ("hfov_source", .string(f.source)), ("hfov_assumed", .bool(f.assumed))])
     }
 
     /// The `info --json` object of one file: `"file"` first, then what ``info(path:limits:)`` found; a file that cannot

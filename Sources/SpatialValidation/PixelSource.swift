@@ -127,8 +127,8 @@ enum PixelSource {
         let b = try ImageFiles.load(right, limits: limits)
         var e = try eyes(a.image, b.image, notes: a.notes + b.notes)
         // As `convert` reads two eyes: the values `split` wrote into them, else the left eye's EXIF.
-        var p = StereoPair(left: a.image, right: b.image, exif: a.exif, exifInfo: a.exifInfo, sourceBaselineMM: nil, convergenceAngleDegrees: nil,
-                           sourceDescription: "left/right pair", notes: [])
+        var p = StereoPair(left: a.image, right: b.image, exif: a.exif, exifInfo: a.exifInfo, sourceBaselineMM: nil,
+                           convergenceAngleDegrees: nil, sourceDescription: "left/right pair", notes: [])
         StereoImages.readBack(&p, left: left, right: right, limits: limits)
         e.statedFieldOfView = p.statedFieldOfView
         return e

@@ -23,15 +23,19 @@ import SystemSupport
 
     static func videoStereo(_ path: String) throws -> StereoParameters {
         let m = try #require(SpatialVideoReport(try ISOFile.open(path: path)).primary).metadata
-        return StereoParameters(baselineMicrometres: m.baselineMicrometres, horizontalFieldOfViewMillidegrees: m.horizontalFieldOfViewMillidegrees,
-                                disparityAdjustment: m.disparityAdjustment, heroEye: m.heroEye)
+        return StereoParameters(
+            baselineMicrometres: m.baselineMicrometres,
+            horizontalFieldOfViewMillidegrees: m.horizontalFieldOfViewMillidegrees,
+            disparityAdjustment: m.disparityAdjustment, heroEye: m.heroEye)
     }
 
     static func photoStereo(_ path: String) throws -> StereoParameters {
         var problems: [SpatialDiagnostic] = []
         let p = try #require(SpatialPhotoReader.read(try ISOFile.open(path: path), problems: &problems))
-        return StereoParameters(baselineMicrometres: p.stereo.baselineMicrometres, horizontalFieldOfViewMillidegrees: p.stereo.horizontalFieldOfViewMillidegrees,
-                                disparityAdjustment: p.stereo.disparityAdjustment)
+        return StereoParameters(
+            baselineMicrometres: p.stereo.baselineMicrometres,
+            horizontalFieldOfViewMillidegrees: p.stereo.horizontalFieldOfViewMillidegrees,
+            disparityAdjustment: p.stereo.disparityAdjustment)
     }
 
     @Test func videoEyesCarryTheSourceValuesBack() throws {
@@ -44,7 +48,8 @@ import SystemSupport
         make.preset = "ultrafast"
         try Operations.convert(make, spelling: .key)
         let source = try Self.videoStereo(d + "/src.mov")
-        #expect(source.baselineMicrometres == 19_271 && source.horizontalFieldOfViewMillidegrees == 63_400
+        #expect(
+            source.baselineMicrometres == 19_271 && source.horizontalFieldOfViewMillidegrees == 63_400
                 && source.disparityAdjustment == 150 && source.heroEye == .right, "\(source)")
 
         var split = SplitRequest(input: d + "/src.mov")
@@ -75,7 +80,9 @@ import SystemSupport
         expected.horizontalFieldOfViewMillidegrees = 50_000
         expected.heroEye = .left
         #expect(try Self.videoStereo(d + "/given.mov") == expected)
-        #expect(Self.text(g, "hfov_source") == "--hfov" && Self.text(g, "baseline_source") == "the eyes' XMP (written by split)")
+        #expect(
+            Self.text(g, "hfov_source") == "--hfov"
+                && Self.text(g, "baseline_source") == "the eyes' XMP (written by split)")
     }
 
     @Test(arguments: ["png", "jpg"])
@@ -110,27 +117,35 @@ import SystemSupport
         given.values = StereoValueInputs(baselineMillimetres: 30)
         let g = try Operations.convert(given, spelling: .key)
         let out = try Self.photoStereo(d + "/given.heic")
-        #expect(out.baselineMicrometres == 30_000 && out.horizontalFieldOfViewMillidegrees == source.horizontalFieldOfViewMillidegrees
+        #expect(
+            out.baselineMicrometres == 30_000
+                && out.horizontalFieldOfViewMillidegrees == source.horizontalFieldOfViewMillidegrees
                 && out.disparityAdjustment == source.disparityAdjustment, "\(out)")
-        #expect(Self.text(g, "baseline_source") == "--baseline" && Self.text(g, "hfov_source") == "the eyes' XMP (written by split)")
+        #expect(
+            Self.text(g, "baseline_source") == "--baseline"
+                && Self.text(g, "hfov_source") == "the eyes' XMP (written by split)")
     }
 
     /// The packet merges into an eye's own XMP (Apple writes one per eye), replaces ours on a second write, and a
     /// value out of range is left out, named.
     @Test func packetMergesAndRefusesOutOfRange() throws {
-        let apple = Array("""
-        <x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">
-        <rdf:Description rdf:about="" xmlns:xmp="http://ns.adobe.com/xap/1.0/"><xmp:CreatorTool>visionOS</xmp:CreatorTool></rdf:Description>
-        </rdf:RDF></x:xmpmeta>
-        """.utf8)
-        let s = StereoParameters(baselineMicrometres: 63_774, horizontalFieldOfViewMillidegrees: 80_000, disparityAdjustment: 293)
+        let apple = Array(
+            """
+            <x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">
+            <rdf:Description rdf:about="" xmlns:xmp="http://ns.adobe.com/xap/1.0/">
+            <xmp:CreatorTool>visionOS</xmp:CreatorTool></rdf:Description>
+            </rdf:RDF></x:xmpmeta>
+            """.utf8)
+        let s = StereoParameters(
+            baselineMicrometres: 63_774, horizontalFieldOfViewMillidegrees: 80_000, disparityAdjustment: 293)
         let once = EyeStereoXMP.packet(eye: "right", stereo: s, mergedInto: apple)
         let twice = EyeStereoXMP.packet(eye: "right", stereo: s, mergedInto: once)
         let text = String(decoding: twice, as: UTF8.self)
         #expect(text.contains("visionOS") && text.components(separatedBy: EyeStereoXMP.namespace).count == 2, "\(text)")
         #expect(EyeStereoXMP.values(xmp: twice) == EyeStereoXMP.Values(eye: "right", stereo: s))
-        let bad = Array(String(decoding: EyeStereoXMP.packet(eye: "left", stereo: s), as: UTF8.self)
-            .replacingOccurrences(of: "\"80000\"", with: "\"180000\"").utf8)
+        let bad = Array(
+            String(decoding: EyeStereoXMP.packet(eye: "left", stereo: s), as: UTF8.self)
+                .replacingOccurrences(of: "\"80000\"", with: "\"180000\"").utf8)
         let v = try #require(EyeStereoXMP.values(xmp: bad))
         #expect(v.stereo.horizontalFieldOfViewMillidegrees == nil && v.stereo.baselineMicrometres == 63_774)
         #expect(v.refused == ["HorizontalFieldOfViewMillidegrees \"180000\""])

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 import Foundation
 import Testing
@@ -59,13 +59,18 @@ import StereoVision
         let m = try #require(PairAligner.measure(eyes.left, eyes.right, hfovDegrees: hfov).measurement)
         let far = m.rectification == nil ? m.disparityFar : m.rectifiedFar
         let percent = abs(far) / Double(eyes.left.width) * 100
-        print("GoPro-like render, convert --align --auto-disparity: far field \(far) px of \(eyes.left.width) (\(percent) % of W); \(report.lines)")
+        print(
+            "GoPro-like render, convert --align --auto-disparity: far field \(far) px of \(eyes.left.width) "
+                + "(\(percent) % of W); \(report.lines)"
+        )
         #expect(percent <= 0.3, "far field \(far) px of \(eyes.left.width) after convert --align")
 
         // validate judges the far field against infinity (SV-GEOM-006 beyond it, SV-GEOM-016 in front, the toe's
         // shift SV-GEOM-005): none of them fires on the aligned output.
         let v = Validator.validate(path: dir + "/aligned.heic", options: ValidationOptions())
-        let farRules = v.findings.filter { ["SV-GEOM-005", "SV-GEOM-006", "SV-GEOM-016"].contains($0.ruleID) && $0.severity != .info }
+        let farRules = v.findings.filter {
+            ["SV-GEOM-005", "SV-GEOM-006", "SV-GEOM-016"].contains($0.ruleID) && $0.severity != .info
+        }
         #expect(farRules.isEmpty, "\(farRules.map { "\($0.ruleID): \($0.message)" })")
         print("validate of the aligned output: \(v.findings.map { "\($0.severity) \($0.ruleID): \($0.message)" })")
     }
@@ -83,10 +88,14 @@ import StereoVision
             var r = ConvertRequest(input: dir + "/shifted.png", output: out)
             r.values = StereoValueInputs(disparityPercent: disparity)
             try Operations.convert(r, spelling: .flag)
-            return Validator.validate(path: out, options: ValidationOptions()).findings.filter { $0.ruleID == "SV-GEOM-016" }
+            return Validator.validate(path: out, options: ValidationOptions()).findings.filter {
+                $0.ruleID == "SV-GEOM-016"
+            }
         }
         let window = try validate(disparity: 5)
-        #expect(window.contains { $0.severity == .warning && $0.message.contains("judged against infinity") }, "\(window.map(\.message))")
+        #expect(
+            window.contains { $0.severity == .warning && $0.message.contains("judged against infinity") },
+            "\(window.map(\.message))")
         print("far field 43 px in front, disparity adjustment 5 %: \(window.map(\.message))")
         let undo = try validate(disparity: 2.7)
         #expect(undo.isEmpty, "\(undo.map(\.message))")

@@ -46,7 +46,7 @@ import SystemSupport
             let name = (path as NSString).lastPathComponent
             let info: MediaInfo
             do { info = try Operations.info(path: path) } catch { continue }
-            if info.isDamaged { continue }   // a cut MPO: every command refuses it
+            if info.isDamaged { continue }  // a cut MPO: every command refuses it
             // info gives the pair's facts for an MPO, and for another picture when it states a field of view (EXIF);
             // a side-by-side JPEG without one is judged and converted at the default, and is not converted here
             // (the corpus's are 3648×1368 and 8192×4096: minutes of encoding for a 60° that proves nothing).
@@ -56,13 +56,19 @@ import SystemSupport
                 continue
             }
             let infoHFOV = try #require(Self.number(Self.member(pair, "hfov_degrees")))
-            guard case .string(let infoSource)? = Self.member(pair, "hfov_source"), case .bool(let assumed)? = Self.member(pair, "hfov_assumed") else {
+            guard case .string(let infoSource)? = Self.member(pair, "hfov_source"),
+                case .bool(let assumed)? = Self.member(pair, "hfov_assumed")
+            else {
                 Issue.record("\(name): info's stereo_pair lacks its source"); continue
             }
             let convert: OperationReport
-            do { convert = try Operations.convert(ConvertRequest(input: path, output: dir + "/\(name).heic"), spelling: .flag) } catch { continue }
+            do {
+                convert = try Operations.convert(
+                    ConvertRequest(input: path, output: dir + "/\(name).heic"), spelling: .flag)
+            } catch { continue }
             guard case .string(let convertSource)? = convert.fields.first(where: { $0.0 == "hfov_source" })?.1,
-                  let convertHFOV = Self.number(convert.fields.first { $0.0 == "hfov_degrees" }?.1) else {
+                let convertHFOV = Self.number(convert.fields.first { $0.0 == "hfov_degrees" }?.1)
+            else {
                 Issue.record("\(name): convert reports no field of view"); continue
             }
             let v = Validator.validate(path: path, options: ValidationOptions())
@@ -70,13 +76,22 @@ import SystemSupport
             let validateHFOV = v.facts.stereo.horizontalFieldOfViewDegrees ?? GeometryThresholds.assumedHFOV
             let judged = v.findings.first { $0.ruleID == "SV-PAIR-007" }?.message ?? ""
             // convert writes the field of view rounded to 1/1000°.
-            #expect(abs(infoHFOV - convertHFOV) < 0.0005 && abs(validateHFOV - convertHFOV) < 0.0005,
-                    "\(name): info \(infoHFOV)° (\(infoSource)), validate \(validateHFOV)° (\(judged)), convert \(convertHFOV)° (\(convertSource))")
+            #expect(
+                abs(infoHFOV - convertHFOV) < 0.0005 && abs(validateHFOV - convertHFOV) < 0.0005,
+                """
+                \(name): info \(infoHFOV)° (\(infoSource)), validate \(validateHFOV)° (\(judged)), \
+                convert \(convertHFOV)° (\(convertSource))
+                """
+            )
             if assumed {
-                #expect(v.facts.stereo.horizontalFieldOfViewDegrees == nil && convertSource.hasPrefix("default"), "\(name): \(judged); \(convertSource)")
+                #expect(
+                    v.facts.stereo.horizontalFieldOfViewDegrees == nil && convertSource.hasPrefix("default"),
+                    "\(name): \(judged); \(convertSource)")
             } else {
                 stated += 1
-                #expect(convertSource == infoSource && judged.contains("(\(infoSource))"), "\(name): info \(infoSource); validate \(judged); convert \(convertSource)")
+                #expect(
+                    convertSource == infoSource && judged.contains("(\(infoSource))"),
+                    "\(name): info \(infoSource); validate \(judged); convert \(convertSource)")
             }
             compared.append("\(name) \(NumberText.fixed(infoHFOV, places: 2))° (\(infoSource))")
         }
