@@ -320,7 +320,7 @@ public enum StereoImages {
     }
 
     /// The stereo values `split` wrote into the eyes' XMP (``EyeStereoXMP``) become the pair's source values: the left
-    /// eye's, else the right's. A file that says it is the other eye, eyes that disagree, and values out of range or
+    /// eye's, else the right's; two HEIC eyes give the camera properties they carry, read as `combine` reads them. A file that says it is the other eye, eyes that disagree, and values out of range or
     /// implausible (a baseline outside the plausible range) are told in the notes.
     public static func readBack(_ pair: inout StereoPair, left l: String, right r: String, limits: Limits = .default) {
         let a = EyeStereoXMP.read(path: l, limits: limits), b = EyeStereoXMP.read(path: r, limits: limits)
@@ -333,7 +333,14 @@ public enum StereoImages {
                 pair.notes.append("\(path): stereo values out of range not used: \(v.refused.joined(separator: ", "))")
             }
         }
-        guard var s = (a ?? b)?.stereo, !s.isEmpty else { return }
+        var origin = "the eyes' XMP (written by split)"
+        var read = (a ?? b)?.stereo
+        if read?.isEmpty ?? true, FileProbe.kind(of: l) == .heif, FileProbe.kind(of: r) == .heif {
+            // HEIC eyes (`split` to .heic) keep each eye's camera properties: read them as `combine` does.
+            read = SpatialPhotoEditor.eyesStereo(left: l, right: r)
+            origin = "the eyes' camera properties"
+        }
+        guard var s = read, !s.isEmpty else { return }
         if let a, let b, a.stereo != b.stereo {
             pair.notes.append("the eyes' XMP values differ (left: \(EyeStereoXMP.summary(a.stereo)); "
                               + "right: \(EyeStereoXMP.summary(b.stereo))): the left eye's are used")
@@ -346,7 +353,7 @@ public enum StereoImages {
             s.baselineMicrometres = nil
         }
         pair.sourceStereo = s
-        pair.sourceStereoOrigin = "the eyes' XMP (written by split)"
+        pair.sourceStereoOrigin = origin
     }
 
     /// Takes each eye's auxiliary images and thumbnails (``/SpatialMedia/HEIFItemBundle``) from its HEIF source, naming
