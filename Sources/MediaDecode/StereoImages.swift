@@ -320,8 +320,9 @@ public enum StereoImages {
     }
 
     /// The stereo values `split` wrote into the eyes' XMP (``EyeStereoXMP``) become the pair's source values: the left
-    /// eye's, else the right's; two HEIC eyes give the camera properties they carry, read as `combine` reads them. A file that says it is the other eye, eyes that disagree, and values out of range or
-    /// implausible (a baseline outside the plausible range) are told in the notes.
+    /// eye's, else the right's; two HEIC eyes give the camera properties they carry, read as `combine` reads them.
+    /// A file that says it is the other eye, eyes that disagree, and values out of range or implausible (a baseline
+    /// outside the plausible range) are told in the notes.
     public static func readBack(_ pair: inout StereoPair, left l: String, right r: String, limits: Limits = .default) {
         let a = EyeStereoXMP.read(path: l, limits: limits), b = EyeStereoXMP.read(path: r, limits: limits)
         for (v, path, eye) in [(a, l, "left"), (b, r, "right")] {
