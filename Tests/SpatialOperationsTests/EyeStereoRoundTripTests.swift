@@ -101,7 +101,8 @@ import SystemSupport
         back.preset = "ultrafast"
         let r = try Operations.convert(back, spelling: .key)
         #expect(try Self.videoStereo(d + "/back.mov") == source, "\(r.lines)")
-        print("Apple spatial video: \(source) → split → convert --left/--right: \(try Self.videoStereo(d + "/back.mov"))")
+        let after = try Self.videoStereo(d + "/back.mov")
+        print("Apple spatial video: \(source) → split → convert --left/--right: \(after)")
     }
 
     @Test(arguments: ["png", "jpg", "heic"])
