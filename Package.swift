@@ -73,7 +73,7 @@ let package = Package(
         .testTarget(name: "StereoVisionTests", dependencies: ["TestSupport", "StereoVision"]),
         .testTarget(name: "SpatialValidationTests", dependencies: ["TestSupport", "SpatialValidation", "StereoVision", "SpatialConvert", "MediaDecode", "ImageFormats", "SpatialMedia", "ISOBMFF", "BinaryIO", "SystemSupport"]),
         .testTarget(name: "SpatialMediaKitTests", dependencies: ["TestSupport", "SpatialMediaKit"]),
-        .testTarget(name: "SpatialOperationsTests", dependencies: ["TestSupport", "SpatialOperations", "SpatialMediaC", "SpatialMediaKit", "SpatialValidation", "SpatialConvert", "SpatialMedia", "BinaryIO", "SystemSupport"]),
+        .testTarget(name: "SpatialOperationsTests", dependencies: ["TestSupport", "SpatialOperations", "SpatialMediaC", "SpatialMediaKit", "SpatialValidation", "SpatialConvert", "SpatialMedia", "MediaDecode", "ISOBMFF", "StereoVision", "ImageFormats", "Codecs", "BinaryIO", "SystemSupport"]),
         // Drives the built `spatial-media` binary (found next to the test bundle, whatever the configuration).
         .testTarget(name: "CLITests", dependencies: ["TestSupport", "SystemSupport", "StereoVision"]),
         .testTarget(name: "ConformanceTests", dependencies: ["TestSupport", "ISOBMFF", "HEVC", "SpatialMedia", "BinaryIO"]),

@@ -264,3 +264,34 @@ public enum PNGColourProfile {
         return out
     }
 }
+
+/// XMP in PNG: an `iTXt` chunk with the keyword `XML:com.adobe.xmp`, uncompressed, no language tag (Adobe XMP
+/// Specification Part 3, PNG).
+public enum PNGXMP {
+    /// `png` with an `iTXt` XMP chunk holding `xmp` inserted before the first `IDAT` (any XMP chunk already there
+    /// removed). Returns `png` unchanged when its chunks cannot be walked to an `IDAT`.
+    public static func embedding(_ xmp: [UInt8], in png: [UInt8]) -> [UInt8] {
+        guard png.count >= 33, Array(png[0..<8]) == PNGStructure.signature, !xmp.isEmpty else { return png }
+        func u32(_ i: Int) -> Int { Int(png[i]) << 24 | Int(png[i + 1]) << 16 | Int(png[i + 2]) << 8 | Int(png[i + 3]) }
+        func be(_ v: UInt32) -> [UInt8] {
+            [UInt8(v >> 24), UInt8((v >> 16) & 0xFF), UInt8((v >> 8) & 0xFF), UInt8(v & 0xFF)]
+        }
+        let keyword = Array("XML:com.adobe.xmp".utf8)
+        let body = Array("iTXt".utf8) + keyword + [0, 0, 0, 0, 0] + xmp
+        let chunk = be(UInt32(body.count - 4)) + body + be(CRC32.checksum(body))
+        var out = Array(png[0..<8])
+        var i = 8, inserted = false
+        while i + 12 <= png.count {
+            let len = u32(i)
+            guard i + 12 + len <= png.count else { break }
+            let type = String(decoding: png[(i + 4)..<(i + 8)], as: UTF8.self)
+            if type == "IDAT" && !inserted { out += chunk; inserted = true }
+            let isXMP = type == "iTXt" && len >= keyword.count + 1
+                && Array(png[(i + 8)..<(i + 8 + keyword.count)]) == keyword && png[i + 8 + keyword.count] == 0
+            if !isXMP { out += png[i..<(i + 12 + len)] }
+            i += 12 + len
+        }
+        guard inserted, i == png.count else { return png }
+        return out
+    }
+}

@@ -156,7 +156,7 @@ public enum ImageFiles {
     /// (quality `jpegQuality`), `.heic`/`.heif` (one HEVC item or grid at `heicQuality`). Atomic.
     /// `icc` (an ICC profile, e.g. a Vision Pro eye's Display P3 `colr prof`) tags PNG (`iCCP`) and JPEG (APP2) output,
     /// so the RGB values are read in the right colour space.
-    /// `xmp` goes into JPEG output (APP1).
+    /// `xmp` goes into JPEG output (APP1) and PNG output (`iTXt` `XML:com.adobe.xmp`).
     public static func save(_ image: Image, to path: String, jpegQuality: Int = 92, heicQuality: Int = 80, exif: [UInt8]? = nil, icc: [UInt8]? = nil,
                             xmp: [UInt8]? = nil, limits: Limits = .default) throws(ParseError) {
         let ext = path.split(separator: ".").last.map { $0.lowercased() } ?? ""
@@ -165,7 +165,8 @@ public enum ImageFiles {
             switch ext {
             case "png":
                 let png = try PNG.encode(image)
-                bytes = icc.map { PNGColourProfile.embedding($0, in: png) } ?? png
+                let tagged = icc.map { PNGColourProfile.embedding($0, in: png) } ?? png
+                bytes = xmp.map { PNGXMP.embedding($0, in: tagged) } ?? tagged
             case "jpg", "jpeg": bytes = try JPEG.encode(image, quality: jpegQuality, exif: exif, icc: icc, xmp: xmp)
             case "heic", "heif": bytes = try encodeHEIC(image, quality: heicQuality, exif: exif, limits: limits)
             default: throw ParseError(.unsupported, "unknown output extension '.\(ext)' (use .png, .jpg or .heic)")

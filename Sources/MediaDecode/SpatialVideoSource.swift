@@ -22,6 +22,8 @@ public struct SpatialVideoSource: Sendable {
     public var disparityAdjustment: Int32?
     /// `hfov` in thousandths of a degree, nil when absent: each eye's field of view, which a frame-packed split keeps.
     public var hfovMillidegrees: UInt32?
+    /// `vexu/eyes/cams/blin` in micrometres, nil when absent.
+    public var baselineMicrometres: UInt32? = nil
     public var audioTracks: Int
     public var fpsNum: Int
     public var fpsDen: Int
@@ -79,6 +81,7 @@ extension SpatialVideoSource {
                       hfovMillidegrees: v.metadata.horizontalFieldOfViewMillidegrees,
                       audioTracks: file.tracks.filter { $0.handler == "soun" }.count, fpsNum: num, fpsDen: den)
         source.projectionKind = v.metadata.projectionKind
+        source.baselineMicrometres = v.metadata.baselineMicrometres
         source.colour = try? HEVCTrackProducer.statedColour(hvcC: hvcC, entry: entry, firstSample: [])
         if let rec = try? HEVCDecoderConfigurationRecord(parsing: hvcC) { source.bitDepth = Int(rec.bitDepthLumaMinus8) + 8 }
         return source

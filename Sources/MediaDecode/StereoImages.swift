@@ -62,6 +62,13 @@ public struct StereoPair: Sendable {
         if let f = sourceStereo.horizontalFieldOfViewDegrees { return (f, sourceStereoOrigin ?? "the input") }
         return exifInfo.horizontalFOV(imageWidth: left.width, imageHeight: left.height)
     }
+    /// The field of view the pair is read at when none is given: ``statedFieldOfView``, else the one table of defaults
+    /// (60°), assumed. The one reading `info`, `validate` and `convert` make of a pair's field of view.
+    public var fieldOfView: PairFieldOfView {
+        if let s = statedFieldOfView { return PairFieldOfView(degrees: s.degrees, source: s.source, assumed: false) }
+        return PairFieldOfView(degrees: StereoParameters.defaults.horizontalFieldOfViewDegrees ?? 60,
+                               source: "assumed: the input states none", assumed: true)
+    }
     /// How the eyes were cut from one frame-packed picture (`sbs` or `tb`), or nil when the source holds two pictures
     /// (an MPO, two files, a spatial photo).
     public var packedLayout: StereoLayout?
@@ -103,6 +110,19 @@ public struct StereoPair: Sendable {
         self.left = left; self.right = right; self.exif = exif; self.exifInfo = exifInfo
         self.convergenceAngleDegrees = convergenceAngleDegrees; self.sourceDescription = sourceDescription; self.notes = notes
         self.sourceBaselineMM = sourceBaselineMM
+    }
+}
+
+/// A pair's horizontal field of view with where it comes from (``StereoPair/fieldOfView``).
+public struct PairFieldOfView: Sendable, Equatable {
+    public var degrees: Double
+    /// "EXIF FocalLengthIn35mmFilm 28 mm", "the input spatial photo", "the eyes' XMP (written by split)", or that it is
+    /// assumed.
+    public var source: String
+    /// Nothing states it: the default is used.
+    public var assumed: Bool
+    public init(degrees: Double, source: String, assumed: Bool) {
+        self.degrees = degrees; self.source = source; self.assumed = assumed
     }
 }
 
@@ -285,6 +305,7 @@ public enum StereoImages {
             return (f, p)
         }
         try attachAuxiliary(&pair, left: primary(l), right: primary(r))
+        readBack(&pair, left: l, right: r, limits: limits)
         // A JPEG eye's HDR gain map (Ultra HDR, Adobe / ISO 21496-1, Apple) goes with that eye; a stereo MPO given
         // as one eye has its second view left out, and the report says so.
         pair.leftGainMap = a.gainMap
@@ -296,6 +317,44 @@ public enum StereoImages {
             }
         }
         return pair
+    }
+
+    /// The stereo values `split` wrote into the eyes' XMP (``EyeStereoXMP``) become the pair's source values: the left
+    /// eye's, else the right's; two HEIC eyes give the camera properties they carry, read as `combine` reads them.
+    /// A file that says it is the other eye, eyes that disagree, and values out of range or implausible (a baseline
+    /// outside the plausible range) are told in the notes.
+    public static func readBack(_ pair: inout StereoPair, left l: String, right r: String, limits: Limits = .default) {
+        let a = EyeStereoXMP.read(path: l, limits: limits), b = EyeStereoXMP.read(path: r, limits: limits)
+        for (v, path, eye) in [(a, l, "left"), (b, r, "right")] {
+            guard let v else { continue }
+            if let e = v.eye, e != eye {
+                pair.notes.append("\(path) says it is the \(e) eye but is given as the \(eye) (swap the inputs)")
+            }
+            if !v.refused.isEmpty {
+                pair.notes.append("\(path): stereo values out of range not used: \(v.refused.joined(separator: ", "))")
+            }
+        }
+        var origin = "the eyes' XMP (written by split)"
+        var read = (a ?? b)?.stereo
+        if read?.isEmpty ?? true, FileProbe.kind(of: l) == .heif, FileProbe.kind(of: r) == .heif {
+            // HEIC eyes (`split` to .heic) keep each eye's camera properties: read them as `combine` does.
+            read = SpatialPhotoEditor.eyesStereo(left: l, right: r)
+            origin = "the eyes' camera properties"
+        }
+        guard var s = read, !s.isEmpty else { return }
+        if let a, let b, a.stereo != b.stereo {
+            pair.notes.append("the eyes' XMP values differ (left: \(EyeStereoXMP.summary(a.stereo)); "
+                              + "right: \(EyeStereoXMP.summary(b.stereo))): the left eye's are used")
+        }
+        s.heroEye = nil; s.projectionKind = nil
+        if let um = s.baselineMicrometres, !SpatialUnits.plausibleBaselineMicrometres.contains(um) {
+            let mm = NumberText.fixed(Double(um) / 1000, places: 3)
+            pair.notes.append("the eyes' baseline \(mm) mm is not a plausible "
+                              + "stereo camera baseline (\(plausibleBaselineText)), so it is not used")
+            s.baselineMicrometres = nil
+        }
+        pair.sourceStereo = s
+        pair.sourceStereoOrigin = origin
     }
 
     /// Takes each eye's auxiliary images and thumbnails (``/SpatialMedia/HEIFItemBundle``) from its HEIF source, naming

@@ -29,6 +29,13 @@ public struct FramePackedSource: Sendable {
     public var audioTracks: Int
     public var frames: Int
     public var notes: [String] = []
+
+    /// The values each eye carries: the field of view and hero eye the movie states (a frame-packed movie has no
+    /// baseline or disparity field).
+    var stereo: StereoParameters {
+        StereoParameters(horizontalFieldOfViewMillidegrees: hfovMillidegrees,
+                         heroEye: heroEye == .left || heroEye == .right ? heroEye : nil)
+    }
 }
 
 extension FramePackedSource {
@@ -188,12 +195,14 @@ extension VideoSplitter {
                     if let sphere = src.sphere { try FramePackedOutput.tagGoogleSpherical(path: temp, stereoMode: 0, sv3d: sphere) }
                 }
             }
+            if src.sphere == nil { try carryStereo(src.stereo, temps: temps, target: o.target) }
         }
         var report = VideoSplitReport(frames: src.frames, interLayerPrediction: false, eyeOrder: "", heroEye: src.heroEye.map { "\($0)" },
                                       disparityAdjustment: nil, method: "", outputs: o.target.paths, audioTracks: o.audio ? src.audioTracks : 0, notes: src.notes)
         report.packing = "frame-packed \(sbsIn ? "side by side: left eye = left half" : "top-bottom: left eye = top half") (\(src.layoutOrigin))"
         report.method = "decoded by FFmpeg \(ff.version), each half cropped, re-encoded by x265 (CRF \(NumberText.fixed(o.crf, places: 2, trimZeros: true)), preset \(o.preset))"
         if let s = src.sphereText { report.notes.append("sphere (\(s)): each output keeps the projection (Google st3d + sv3d)") }
+        if src.sphere == nil, let note = carriedNote(src.stereo, target: o.target) { report.notes.append(note) }
         if o.half { report.notes.append(sbsIn ? "half-height over-under: each eye squeezed to half its height" : "half-width side by side: each eye squeezed to half its width") }
         return report
     }

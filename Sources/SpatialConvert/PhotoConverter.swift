@@ -95,8 +95,8 @@ public enum PhotoConverter {
     /// or the default.
     public static func fieldOfView(_ pair: StereoPair, options: PhotoConversionOptions) -> (degrees: Double, source: String) {
         if let f = options.stereo.horizontalFieldOfViewDegrees { return (f, options.hfovSource ?? "--hfov") }
-        if let f = pair.statedFieldOfView { return f }
-        return (StereoParameters.defaults.horizontalFieldOfViewDegrees ?? 60, "default; not measured")
+        let f = pair.fieldOfView
+        return (f.degrees, f.assumed ? "default; not measured" : f.source)
     }
 
     /// Encodes a pair into spatial-photo bytes and reports every value chosen.
@@ -227,7 +227,14 @@ public enum PhotoSplitter {
         let r = try ColourConversion.toRGB(eyes.right, bitDepth: depth)
         // The eyes' ICC profile (Apple: Display P3) tags PNG/JPEG output so the colours stay right.
         let leftICC = ImageFiles.heifICC(file, item: g.entityIDs[0]), rightICC = ImageFiles.heifICC(file, item: g.entityIDs[1])
-        let leftXMP = ImageFiles.heifXMP(file, item: g.entityIDs[0], limits: limits), rightXMP = ImageFiles.heifXMP(file, item: g.entityIDs[1], limits: limits)
+        var leftXMP = ImageFiles.heifXMP(file, item: g.entityIDs[0], limits: limits)
+        var rightXMP = ImageFiles.heifXMP(file, item: g.entityIDs[1], limits: limits)
+        // The calibration goes with each PNG/JPEG eye (our XMP namespace), for `convert` of the two eyes to read back.
+        if let stereo = eyeStereo(file), [left, right].contains(where: { $0.map { !isHEIF($0) } ?? false }) {
+            leftXMP = EyeStereoXMP.packet(eye: "left", stereo: stereo, mergedInto: leftXMP)
+            rightXMP = EyeStereoXMP.packet(eye: "right", stereo: stereo, mergedInto: rightXMP)
+            notes.append("stereo values carried in each PNG/JPEG eye's XMP: \(EyeStereoXMP.summary(stereo))")
+        }
         if let left, !isHEIF(left) {
             try ImageFiles.save(l, to: left, jpegQuality: quality ?? 95, heicQuality: quality ?? PhotoEncoding.defaultQuality, exif: eyes.exif, icc: leftICC, xmp: leftXMP, limits: limits)
         }
@@ -240,6 +247,17 @@ public enum PhotoSplitter {
                                 icc: isHEIF(sbs) ? nil : leftICC, limits: limits)
         }
         return notes
+    }
+
+    /// The calibration of a spatial photo as each eye carries it (baseline, field of view, disparity adjustment;
+    /// nil when the file states none).
+    static func eyeStereo(_ file: ISOFile) -> StereoParameters? {
+        var problems: [SpatialDiagnostic] = []
+        guard let p = SpatialPhotoReader.read(file, problems: &problems) else { return nil }
+        let s = StereoParameters(baselineMicrometres: p.stereo.baselineMicrometres,
+                                 horizontalFieldOfViewMillidegrees: p.stereo.horizontalFieldOfViewMillidegrees,
+                                 disparityAdjustment: p.stereo.disparityAdjustment)
+        return s.isEmpty ? nil : s
     }
 
     /// Writes each auxiliary image of image item `item` (gain map, depth, disparity, alpha, matte) into directory `dir`

@@ -83,6 +83,11 @@ public struct VideoConversionOptions: Sendable {
     /// metadata must agree with the projection and ``layout`` (``/SpatialMedia/StereoVideoMetadata/sphereSplit(width:height:projection:packing:)``),
     /// whose eye order is applied. Other kinds are refused.
     public var stereo = StereoParameters()
+    /// Where a value of ``stereo`` came from when not from the caller (the eyes' own metadata), for the report; nil =
+    /// given (or the default when the value is nil).
+    public var stereoSources = StereoValueSources()
+    /// Lines about the inputs found while planning (read-back values the eyes disagree on …), added to the report.
+    public var inputNotes: [String] = []
     /// The bits of a tone-mapped picture when ``sdr`` is asked for (8 unless ``bitDepth`` says 10), else nil.
     var sdrDepth: Int? { sdr ? (bitDepth ?? 8) : nil }
     /// The projection is an equirectangular sphere (`hequ` or `equi`): the APMP route.
@@ -143,5 +148,15 @@ public struct VideoConversionProgress: Sendable {
     public var etaSeconds: Double? {
         guard let t = totalFrames, t > frames, framesPerSecond > 0 else { return nil }
         return Double(t - frames) / framesPerSecond
+    }
+}
+
+/// Where each stereo value of a conversion came from when it was not given by the caller.
+public struct StereoValueSources: Sendable, Equatable {
+    public var baseline: String?
+    public var hfov: String?
+    public var disparity: String?
+    public init(baseline: String? = nil, hfov: String? = nil, disparity: String? = nil) {
+        self.baseline = baseline; self.hfov = hfov; self.disparity = disparity
     }
 }

@@ -91,11 +91,13 @@ extension VideoConverter {
             output: output, source: plan.sourceName, frames: e.frames, eyeWidth: plan.eyeW, eyeHeight: plan.eyeH,
             fpsNum: plan.fpsNum, fpsDen: plan.fpsDen, bytes: FileSystem.size(output) ?? 0,
             layer0Bytes: e.writer.layer0Bytes, layer1Bytes: e.writer.layer1Bytes,
-            stereo: plan.mux.stereo, baselineSource: o.stereo.baselineMicrometres == nil ? absent : "--baseline",
-            hfovSource: plan.sphere != nil ? "not written: a sphere's field of view is its projection's" : o.stereo.horizontalFieldOfViewMillidegrees == nil ? absent : "--hfov",
-            disparitySource: o.stereo.disparityAdjustment == nil ? absent : "--disparity",
+            stereo: plan.mux.stereo,
+            baselineSource: o.stereo.baselineMicrometres == nil ? absent : o.stereoSources.baseline ?? "--baseline",
+            hfovSource: plan.sphere != nil ? "not written: a sphere's field of view is its projection's"
+                : o.stereo.horizontalFieldOfViewMillidegrees == nil ? absent : o.stereoSources.hfov ?? "--hfov",
+            disparitySource: o.stereo.disparityAdjustment == nil ? absent : o.stereoSources.disparity ?? "--disparity",
             audioTracks: audio, encoder: e.encoderText, encodePath: e.pathText,
-            notes: plan.notes + e.eyes.notes, seconds: seconds,
+            notes: o.inputNotes + plan.notes + e.eyes.notes, seconds: seconds,
             ownCPUSeconds: e.ownCPU, processCPUSeconds: processCPU, peakRSSBytes: peakRSSBytes())
     }
 }

@@ -272,6 +272,7 @@ public enum VideoSplitter {
                 for (temp, out) in zip(temps, o.target.paths) where muxer(out) != "matroska" {
                     try FramePackedOutput.clearStereo(path: temp)
                 }
+                try carryStereo(src.stereo, temps: temps, target: o.target)
                 return
             }
             guard let temp = temps.first, muxer(o.target.paths[0]) != "matroska" else { return }
@@ -282,11 +283,34 @@ public enum VideoSplitter {
             }
         }
         report.audioTracks = o.audio ? src.audioTracks : 0
+        if sphere == nil, let note = carriedNote(src.stereo, target: o.target) { report.notes.append(note) }
         report.method = "decoded by FFmpeg \(ff.version)\(ff.decodesMVHEVCViews ? " (both views)" : " (layers split first)"), re-encoded by x265 (CRF \(NumberText.fixed(o.crf, places: 2, trimZeros: true)), preset \(o.preset))"
         if o.half {
             if case .sideBySide = o.target { report.notes.append("half-width side by side: each eye squeezed to half its width") }
             else { report.notes.append("half-height over-under: each eye squeezed to half its height") }
         }
+    }
+
+    /// Each MP4/MOV eye of `target` (written to `temps`, in the order of its paths) gets `stereo`, the source's values,
+    /// in a top-level XMP `uuid` box (``/MediaDecode/EyeStereoXMP``), for a conversion of the eyes to read back.
+    static func carryStereo(_ stereo: StereoParameters, temps: [String], target: VideoSplitTarget) throws(ParseError) {
+        guard case .eyes(let l, let r) = target, !stereo.isEmpty else { return }
+        let eyes = [l.map { ("left", $0) }, r.map { ("right", $0) }].compactMap { $0 }
+        for ((eye, out), temp) in zip(eyes, temps) where muxer(out) != "matroska" {
+            try EyeStereoXMP.appendToMovie(path: temp, packet: EyeStereoXMP.packet(eye: eye, stereo: stereo))
+        }
+    }
+
+    /// The report's line for ``carryStereo(_:temps:target:)``: what each MP4/MOV eye carries, and that a Matroska
+    /// eye carries nothing.
+    static func carriedNote(_ stereo: StereoParameters, target: VideoSplitTarget) -> String? {
+        guard case .eyes = target, !stereo.isEmpty else { return nil }
+        let outs = target.paths
+        let movies = outs.filter { muxer($0) != "matroska" }
+        var note = movies.isEmpty ? ""
+            : "stereo values carried in each MP4/MOV eye's XMP: \(EyeStereoXMP.summary(stereo))"
+        if movies.count < outs.count { note += (note.isEmpty ? "" : "; ") + "a Matroska eye carries no stereo values" }
+        return note
     }
 
     /// One eye written as Matroska says StereoMode "mono": FFmpeg would otherwise carry the source's stereo side data
@@ -388,6 +412,12 @@ public enum VideoSplitter {
 }
 
 extension SpatialVideoSource {
+    /// The source's baseline, field of view, disparity adjustment and hero eye (each nil when absent).
+    var stereo: StereoParameters {
+        StereoParameters(baselineMicrometres: baselineMicrometres, horizontalFieldOfViewMillidegrees: hfovMillidegrees,
+                         disparityAdjustment: disparityAdjustment, heroEye: hero)
+    }
+
     /// The source's hero eye as a value (nil when it has none or a reserved one).
     var hero: HeroEye? {
         switch heroEye { case "left": return .left; case "right": return .right; default: return nil }

@@ -85,6 +85,18 @@ public enum SpatialPhotoEditor {
         return fillingDefaults(edit, defaults: defaults, keepingFrom: pair)
     }
 
+    /// The baseline, field of view and disparity adjustment two single-image HEIFs carry as the eyes of one spatial
+    /// photo (what `split` writes as `.heic`: each eye keeps its camera properties); nil when either file is not such a
+    /// HEIF or they state none of the three.
+    public static func eyesStereo(left: String, right: String) -> StereoParameters? {
+        guard let a = try? ISOFile.open(path: left), let b = try? ISOFile.open(path: right),
+              let p = eyeCalibration(left: a, right: b) else { return nil }
+        let s = StereoParameters(baselineMicrometres: p.stereo.baselineMicrometres,
+                                 horizontalFieldOfViewMillidegrees: p.stereo.horizontalFieldOfViewMillidegrees,
+                                 disparityAdjustment: p.stereo.disparityAdjustment)
+        return s.isEmpty ? nil : s
+    }
+
     /// The camera properties of two single-image HEIFs' primary images, read as the eyes of one spatial photo (nil when
     /// either has no primary image).
     static func eyeCalibration(left a: ISOFile, right b: ISOFile) -> SpatialPhoto? {

@@ -294,8 +294,47 @@ extension ConvertPlan {
         try sphereRoute(r, into: &o, name)
         statedLayout(r, into: &o)
         try OutputKind.check(r.output, o.container == .mp4 ? .mp4 : .movie, mp4Option: n == .flag ? "--mp4" : "\"container\": \"mp4\"")
+        if r.input == nil, let l = r.left, let rr = r.right {
+            readBack(&o, left: l, right: rr, heroGiven: r.heroEye != nil)
+        }
         let input: VideoInput = r.input.map { .packed($0) } ?? .pair(left: r.left ?? "", right: r.right ?? "")
         return .video(o, input)
+    }
+
+    /// The stereo values `split` wrote into two MP4/MOV eyes (``/MediaDecode/EyeStereoXMP``) fill the values not
+    /// given (the left eye's, else the right's; a measured disparity, `auto_disparity`, wins over a read one); the
+    /// report names where each came from, and says when an eye is given as the other or the eyes disagree.
+    static func readBack(_ o: inout VideoConversionOptions, left: String, right: String, heroGiven: Bool) {
+        let a = EyeStereoXMP.read(path: left, limits: o.limits), b = EyeStereoXMP.read(path: right, limits: o.limits)
+        for (v, path, eye) in [(a, left, "left"), (b, right, "right")] {
+            guard let v else { continue }
+            if let e = v.eye, e != eye {
+                o.inputNotes.append("\(path) says it is the \(e) eye but is given as the \(eye)")
+            }
+            if !v.refused.isEmpty {
+                let refused = v.refused.joined(separator: ", ")
+                o.inputNotes.append("\(path): stereo values out of range not used: \(refused)")
+            }
+        }
+        guard let s = (a ?? b)?.stereo, !s.isEmpty else { return }
+        if let a, let b, a.stereo != b.stereo {
+            o.inputNotes.append("the eyes' XMP values differ (left: \(EyeStereoXMP.summary(a.stereo)); "
+                                + "right: \(EyeStereoXMP.summary(b.stereo))): the left eye's are used")
+        }
+        let origin = "the eyes' XMP (written by split)"
+        var used = StereoParameters()
+        if o.stereo.baselineMicrometres == nil, let v = s.baselineMicrometres {
+            o.stereo.baselineMicrometres = v; o.stereoSources.baseline = origin; used.baselineMicrometres = v
+        }
+        if o.stereo.horizontalFieldOfViewMillidegrees == nil, !o.isSphere, let v = s.horizontalFieldOfViewMillidegrees {
+            o.stereo.horizontalFieldOfViewMillidegrees = v; o.stereoSources.hfov = origin
+            used.horizontalFieldOfViewMillidegrees = v
+        }
+        if o.stereo.disparityAdjustment == nil, !o.autoDisparity, let v = s.disparityAdjustment {
+            o.stereo.disparityAdjustment = v; o.stereoSources.disparity = origin; used.disparityAdjustment = v
+        }
+        if !heroGiven, let h = s.heroEye { o.stereo.heroEye = h; used.heroEye = h }
+        if !used.isEmpty { o.inputNotes.append("read back from \(origin): \(EyeStereoXMP.summary(used))") }
     }
 
     /// The sphere route: a frame-packed 180°/360° input (its spherical metadata, or `projection` for an untagged one) is

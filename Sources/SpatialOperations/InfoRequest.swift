@@ -26,8 +26,23 @@ extension Operations {
         do {
             let d = try ImageInfo.describe(try FileBytes.read(path))
             // A cut or damaged picture is said with the words and exit status every reader uses.
-            guard let damage = ImageFiles.damage(path, limits: limits) else {
-                return MediaInfo(lines: d.lines, json: d.json, hasProblems: false)
+            var loaded: LoadedImage?
+            var damage: ParseError?
+            do throws(ParseError) { loaded = try ImageFiles.load(path, limits: limits) } catch {
+                if error.code == .truncated { damage = error }
+            }
+            guard let damage else {
+                var json = d.json
+                var lines = d.lines
+                // An MPO always; another picture when it states a field of view (an ordinary photo gets no line).
+                if let loaded,
+                   let pair = try? StereoImages.pair(from: loaded, name: path, packing: ImagePacking(limits: limits)),
+                   pair.packedLayout == nil || !pair.fieldOfView.assumed {
+                    let (line, fields) = pairFacts(pair)
+                    lines.append(line)
+                    if case .object(var o) = json { o.append(("stereo_pair", .object(fields))); json = .object(o) }
+                }
+                return MediaInfo(lines: lines, json: json, hasProblems: false)
             }
             var json = d.json
             if case .object(var fields) = json {
@@ -37,6 +52,21 @@ extension Operations {
             return MediaInfo(lines: d.lines + ["damaged or truncated: \(damage.message)"], json: json, hasProblems: true,
                              isDamaged: true)
         } catch { throw error.withPath(path) }
+    }
+
+    /// What `convert` and `validate` take a JPEG, MPO or PNG for when read as a stereo pair with no layout given (an
+    /// MPO's two pictures; else the two halves its shape gives, side by side when at least as wide as tall): the eyes'
+    /// size and the field of view the pair is judged and converted at (``/MediaDecode/StereoPair/fieldOfView``).
+    static func pairFacts(_ pair: StereoPair) -> (line: String, fields: [(String, JSON)]) {
+        let f = pair.fieldOfView
+        let layout = pair.packedLayout.map { $0 == .tb ? "tb" : "sbs" } ?? "mpo"
+        let cut = pair.packedLayout == nil ? "its two pictures"
+            : layout == "tb" ? "the top and bottom halves" : "the left and right halves"
+        let line = "as a stereo pair (\(cut), eyes \(pair.left.width)x\(pair.left.height)): horizontal field of view "
+            + "\(NumberText.fixed(f.degrees, places: 2))° (\(f.source))"
+        return (line, [("layout", .string(layout)), ("eye_width", .int(Int64(pair.left.width))),
+                       ("eye_height", .int(Int64(pair.left.height))), ("hfov_degrees", .double(f.degrees)),
+                       ("hfov_source", .string(f.source)), ("hfov_assumed", .bool(f.assumed))])
     }
 
     /// The `info --json` object of one file: `"file"` first, then what ``info(path:limits:)`` found; a file that cannot

@@ -327,9 +327,14 @@ enum GeometryRules {
                   "far content lies beyond infinity: after rectification the far field has disparity \(Fmt.num(m.rectifiedFar)) px (\(Fmt.num(divDeg, 2))° of divergence\(a.note); the rule allows \(Fmt.num(T.divergenceWarnDegrees, 2))°, \(Fmt.num(T.divergenceErrorDegrees, 2))° as shown is an error)\(shown) — the right eye was shifted \(Fmt.num(-m.rectifiedFar, 1)) px right or cropped off-centre, which moves its centre off the optical axis; not fixed by swapping the eyes; fix: \(d.fix.alignThenWindow), not by shifting pixels")
             return
         }
-        // Judged against the window: a stated disparity adjustment already presents the far field that much further
-        // back (it is the metadata's own undo of a shift), so only what stays in front of the window is ambiguous.
-        let windowPx = max(0, SpatialUnits.fraction(fromDisparityUnits: facts.stereo.disparityAdjustment ?? 0) * W)
+        // Judged against the window when the stated disparity adjustment is the undo of a shift: it presents the far
+        // field at the window (within the tolerance), as a `--disparity` given for a shifted pair does (issue 31), so
+        // only what stays in front of the window is ambiguous. An adjustment that puts the window further forward than
+        // that (one chosen for the near content, as `--auto-disparity` chooses it) undoes no shift: the far field is
+        // judged against infinity (issue 41), so a far field that `--align` left in front is not hidden behind it.
+        let statedPx = max(0, SpatialUnits.fraction(fromDisparityUnits: facts.stereo.disparityAdjustment ?? 0) * W)
+        let undo = m.rectifiedFar - statedPx >= -T.shiftedWarnPercent / 100 * W
+        let windowPx = undo ? statedPx : 0
         let ahead = m.rectifiedFar - windowPx
         let pct = ahead / W * 100
         guard !maybeSwapped, pct > T.shiftedWarnPercent else { return }
@@ -337,7 +342,12 @@ enum GeometryRules {
         let b = stated ?? T.assumedBaselineMillimetres
         let z = a.focal * b / 1000 / m.rectifiedFar
         let px = Int(ahead.rounded())
-        let window = windowPx > 0 ? ", \(Fmt.num(ahead, 1)) px in front of the window at the stated disparity adjustment" : " (the window: no disparity adjustment)"
+        let window = windowPx > 0
+            ? ", \(Fmt.num(ahead, 1)) px in front of the window at the stated disparity adjustment"
+            : statedPx > 0
+                ? " (judged against infinity: the stated disparity adjustment puts the window at "
+                    + "\(Fmt.num(statedPx, 1)) px, well in front of the far field, so it undoes no shift)"
+            : " (the window: no disparity adjustment)"
         d.add("shifted", "SV-GEOM-016", .warning, m.rectifiedFar, "px", pct / T.shiftedWarnPercent,
               "the pixels cannot decide this: the farthest content sits \(Fmt.num(m.rectifiedFar, 1)) px in front of infinity after rectification\(window) (\(Fmt.num(pct))% of the width, \(Fmt.num(a.deg(ahead), 2))°; more than \(Fmt.num(T.shiftedWarnPercent, 1))%). Either (1) the eyes were shifted or one was cropped off-centre by ≈ \(px) px — the whole scene then stands that much nearer than it was shot; undo it by cutting \(px) px off the left edge of the left eye and off the right edge of the right eye, e.g. `ffmpeg -i LEFT -vf crop=iw-\(px):ih:\(px):0 L.png` and `ffmpeg -i RIGHT -vf crop=iw-\(px):ih:0:0 R.png`, then `spatial-media convert --left L.png --right R.png`; or (2) nothing in the scene is farther than ≈ \(Fmt.num(z, 1)) m (for a \(Fmt.num(b, 1)) mm baseline\(stated == nil ? " (assumed: the input states none)" : "") and \(Fmt.num(a.hfov, 1))° field of view\(a.note.isEmpty ? "" : " (assumed: the input states none)")): a close-up, nothing to undo")
     }

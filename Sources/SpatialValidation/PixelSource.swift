@@ -126,7 +126,11 @@ enum PixelSource {
         let a = try ImageFiles.load(left, limits: limits)
         let b = try ImageFiles.load(right, limits: limits)
         var e = try eyes(a.image, b.image, notes: a.notes + b.notes)
-        e.statedFieldOfView = a.exifInfo.horizontalFOV(imageWidth: a.image.width, imageHeight: a.image.height)
+        // As `convert` reads two eyes: the values `split` wrote into them, else the left eye's EXIF.
+        var p = StereoPair(left: a.image, right: b.image, exif: a.exif, exifInfo: a.exifInfo, sourceBaselineMM: nil,
+                           convergenceAngleDegrees: nil, sourceDescription: "left/right pair", notes: [])
+        StereoImages.readBack(&p, left: left, right: right, limits: limits)
+        e.statedFieldOfView = p.statedFieldOfView
         return e
     }
 

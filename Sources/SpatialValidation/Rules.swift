@@ -180,7 +180,11 @@ public enum RuleCatalog {
         Rule(id: "SV-GEOM-021", severity: .warning, title: "Pixels of a video could be checked (else: why, and what to install)", source: "—"),
         Rule(id: "SV-GEOM-022", severity: .info, title: "Frames measured (which, and why fewer than asked)", source: "—"),
         Rule(id: "SV-GEOM-015", severity: .info, title: "Pixels unavailable", source: "—"),
-        Rule(id: "SV-GEOM-016", severity: .warning, title: "Far field not more than 0.5 % of the width in front of infinity (else: shifted / off-centre crop, or a near scene — both readings)", source: "\(wwdc) (optically centred); Lambooij et al. 2009 (comfort zone); our threshold"),
+        Rule(id: "SV-GEOM-016", severity: .warning,
+             title: "Far field not more than 0.5 % of the width in front of infinity — of the window when the stated "
+                 + "disparity adjustment is the undo of a shift (else: shifted / off-centre crop, or a near scene — "
+                 + "both readings)",
+             source: "\(wwdc) (optically centred); Lambooij et al. 2009 (comfort zone); our threshold; issue 41"),
         Rule(id: "SV-GEOM-017", severity: .warning, title: "No window violation: content in front of the window clear of the left/right edges", source: "Specs/formats.md §1.3 (window = zero-parallax plane); our thresholds"),
         Rule(id: "SV-GEOM-018", severity: .warning, title: "Sharpness match between eyes (ratio ≤ 1.25)", source: "our measurement rationale (binocular rivalry)"),
         Rule(id: "SV-GEOM-019", severity: .warning, title: "Eyes in sync (video: no time offset between the eyes, lags −3…+3 frames)", source: "our measurement rationale (block motion cross-correlation)"),
