@@ -244,43 +244,7 @@ public enum VideoSplitter {
             args.insert(contentsOf: ["-filter_complex", graph.joined(separator: ";")], at: args.firstIndex(of: "-map") ?? args.count)
         }
         try runFFmpeg(ff.path, args, outputs: o.target.paths, cancellation: cancellation, frames: src.frames, progress: progress) { (temps: [String]) throws(ParseError) in
-            // FFmpeg copies the first view's stereo side data ("left eye only", and the field of view only in a .mov): say
-            // what the picture is, with the source's hero eye and field of view in either container.
-            if let sphere {
-                // An APMP sphere packed again keeps its APMP form (prji, pack) and gains Google's; one eye, or a
-                // sphere stated only in Google's form, carries Google's st3d + the source's sv3d.
-                let apmp = src.projectionKind == "hequ" || src.projectionKind == "equi"
-                for (temp, out) in zip(temps, o.target.paths) where muxer(out) == "matroska" {
-                    guard let box = sphere else { continue }
-                    try finishMatroskaSphere(temp, output: out, stereoMode: o.target.googleStereoMode, sv3d: box, source: src.path, audio: o.audio, tool: ff)
-                }
-                for (temp, out) in zip(temps, o.target.paths) where muxer(out) != "matroska" {
-                    switch o.target {
-                    case .sideBySide where apmp: try FramePackedOutput.tag(path: temp, packing: "side", heroEye: src.hero, projection: src.projectionKind)
-                    case .overUnder where apmp: try FramePackedOutput.tag(path: temp, packing: "over", heroEye: src.hero, projection: src.projectionKind)
-                    default:
-                        guard let sphere else { return }
-                        let mode: UInt8
-                        switch o.target { case .sideBySide: mode = 2; case .overUnder: mode = 1; case .eyes: mode = 0 }
-                        try FramePackedOutput.tagGoogleSpherical(path: temp, stereoMode: mode, sv3d: sphere)
-                    }
-                }
-                return
-            }
-            if case .eyes = o.target {
-                // One eye is one picture: FFmpeg's MOV muxer would leave the view's "left eye only" vexu in it.
-                for (temp, out) in zip(temps, o.target.paths) where muxer(out) != "matroska" {
-                    try FramePackedOutput.clearStereo(path: temp)
-                }
-                try carryStereo(src.stereo, temps: temps, target: o.target)
-                return
-            }
-            guard let temp = temps.first, muxer(o.target.paths[0]) != "matroska" else { return }
-            switch o.target {
-            case .sideBySide: try FramePackedOutput.tag(path: temp, packing: "side", heroEye: src.hero, hfovMillidegrees: src.hfovMillidegrees, projection: src.projectionKind)
-            case .overUnder: try FramePackedOutput.tag(path: temp, packing: "over", heroEye: src.hero, hfovMillidegrees: src.hfovMillidegrees, projection: src.projectionKind)
-            case .eyes: break
-            }
+            try tagOutputs(temps, source: src, sphere: sphere, options: o, tool: ff)
         }
         report.audioTracks = o.audio ? src.audioTracks : 0
         if sphere == nil, let note = carriedNote(src.stereo, target: o.target) { report.notes.append(note) }
@@ -288,6 +252,48 @@ public enum VideoSplitter {
         if o.half {
             if case .sideBySide = o.target { report.notes.append("half-width side by side: each eye squeezed to half its width") }
             else { report.notes.append("half-height over-under: each eye squeezed to half its height") }
+        }
+    }
+
+    /// Tags what FFmpeg wrote (`temps`, in the order of the target's paths) before the outputs are moved into place.
+    private static func tagOutputs(_ temps: [String], source src: SpatialVideoSource, sphere: Box??,
+                                   options o: VideoSplitOptions, tool ff: FFmpegTool) throws(ParseError) {
+        // FFmpeg copies the first view's stereo side data ("left eye only", and the field of view only in a .mov): say
+        // what the picture is, with the source's hero eye and field of view in either container.
+        if let sphere {
+            // An APMP sphere packed again keeps its APMP form (prji, pack) and gains Google's; one eye, or a
+            // sphere stated only in Google's form, carries Google's st3d + the source's sv3d.
+            let apmp = src.projectionKind == "hequ" || src.projectionKind == "equi"
+            for (temp, out) in zip(temps, o.target.paths) where muxer(out) == "matroska" {
+                guard let box = sphere else { continue }
+                try finishMatroskaSphere(temp, output: out, stereoMode: o.target.googleStereoMode, sv3d: box, source: src.path, audio: o.audio, tool: ff)
+            }
+            for (temp, out) in zip(temps, o.target.paths) where muxer(out) != "matroska" {
+                switch o.target {
+                case .sideBySide where apmp: try FramePackedOutput.tag(path: temp, packing: "side", heroEye: src.hero, projection: src.projectionKind)
+                case .overUnder where apmp: try FramePackedOutput.tag(path: temp, packing: "over", heroEye: src.hero, projection: src.projectionKind)
+                default:
+                    guard let sphere else { return }
+                    let mode: UInt8
+                    switch o.target { case .sideBySide: mode = 2; case .overUnder: mode = 1; case .eyes: mode = 0 }
+                    try FramePackedOutput.tagGoogleSpherical(path: temp, stereoMode: mode, sv3d: sphere)
+                }
+            }
+            return
+        }
+        if case .eyes = o.target {
+            // One eye is one picture: FFmpeg's MOV muxer would leave the view's "left eye only" vexu in it.
+            for (temp, out) in zip(temps, o.target.paths) where muxer(out) != "matroska" {
+                try FramePackedOutput.clearStereo(path: temp)
+            }
+            try carryStereo(src.stereo, temps: temps, target: o.target)
+            return
+        }
+        guard let temp = temps.first, muxer(o.target.paths[0]) != "matroska" else { return }
+        switch o.target {
+        case .sideBySide: try FramePackedOutput.tag(path: temp, packing: "side", heroEye: src.hero, hfovMillidegrees: src.hfovMillidegrees, projection: src.projectionKind)
+        case .overUnder: try FramePackedOutput.tag(path: temp, packing: "over", heroEye: src.hero, hfovMillidegrees: src.hfovMillidegrees, projection: src.projectionKind)
+        case .eyes: break
         }
     }
 

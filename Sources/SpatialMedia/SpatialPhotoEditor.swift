@@ -292,10 +292,9 @@ public enum SpatialPhotoEditor {
         return "ster group \(newID): left item \(left), right item \(right); primary item \(left)"
     }
 
-    /// Applies `edit` to the eyes `left`/`right` of `file` and writes the result.
-    static func apply(_ edit: StereoParameters, form: CameraPropertyForm, to file: ISOFile, left: UInt32, right: UInt32, addGroup: Bool, output: String) throws(ParseError) -> PhotoEditResult {
-        try edit.checkedForPhoto()
-        guard let h = file.heif, var meta = file.box("meta") else { throw ParseError(.notRecognised, "not a HEIF image") }
+    /// The eyes' common size: both items exist, differ, have an `ispe` and the same size.
+    private static func eyeSize(_ h: HEIFMeta, meta: Box, left: UInt32,
+                                right: UInt32) throws(ParseError) -> (width: UInt32, height: UInt32) {
         let items = Set(h.items.map(\.id))
         for id in [left, right] where !items.contains(id) {
             throw ParseError(.danglingReference, offset: meta.header.offset, path: "meta/iinf", "item \(id) does not exist")
@@ -306,6 +305,15 @@ public enum SpatialPhotoEditor {
         guard ls.width == rs.width && ls.height == rs.height else {
             throw ParseError(.invalidValue, offset: meta.header.offset, path: "meta/iprp", "eyes differ in size: item \(left) is \(ls.width)x\(ls.height), item \(right) is \(rs.width)x\(rs.height)")
         }
+        return (ls.width, ls.height)
+    }
+
+    /// Applies `edit` to the eyes `left`/`right` of `file` and writes the result.
+    static func apply(_ edit: StereoParameters, form: CameraPropertyForm, to file: ISOFile, left: UInt32, right: UInt32, addGroup: Bool, output: String) throws(ParseError) -> PhotoEditResult {
+        try edit.checkedForPhoto()
+        guard let h = file.heif, var meta = file.box("meta") else { throw ParseError(.notRecognised, "not a HEIF image") }
+        let items = Set(h.items.map(\.id))
+        let ls = try eyeSize(h, meta: meta, left: left, right: right)
         var changes = describe(edit)
         guard var iprp = meta.child("iprp"), var ipco = iprp.child("ipco"), let ipmaBox = iprp.child("ipma"),
               var ipma = ipmaBox.payload(ItemPropertyAssociationBox.self) else {
