@@ -1,12 +1,13 @@
+import BinaryIO
+import ISOBMFF
+
 // libFuzzer entry for the box parser: parse, then check the round-trip contract — anything that
 // parses must write back byte-identical — and exercise the read-only views.
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
-import BinaryIO
-import ISOBMFF
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzBoxes(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {

@@ -1,3 +1,5 @@
+import SpatialMediaC
+
 // libFuzzer entry for the C ABI: every input goes in through the exported C functions exactly as a C
 // caller would use them — open a memory buffer, info JSON, every getter, validate, serialize, and the
 // same bytes as options JSON — and the ABI's own contracts are checked: a status is either SM_OK with
@@ -5,11 +7,10 @@
 // byte-identical, and the handle is dead after free.
 //   bash scripts/fuzz.sh FuzzCABI 60
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
-import SpatialMediaC
 
 func fail(_ what: String) -> Never {
     let s = "FuzzCABI contract broken: \(what)\n"
@@ -28,9 +29,12 @@ func check(_ status: Int32, _ call: String) {
 public func fuzzCABI(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     // The same bytes as options_json (NULs dropped) of an operation whose input does not exist: the
     // options reader runs on arbitrary text and nothing can be written.
-    var text = Array(UnsafeBufferPointer(start: data, count: min(size, 4096)).filter { $0 != 0 }.map { CChar(bitPattern: $0) })
+    var text = Array(
+        UnsafeBufferPointer(start: data, count: min(size, 4096)).filter { $0 != 0 }.map { CChar(bitPattern: $0) })
     text.append(0)
-    check(sm_convert_video("/nonexistent/sm-fuzz-in.hevc", "/nonexistent/sm-fuzz-out.mov", text, nil, nil, nil, nil), "sm_convert_video")
+    check(
+        sm_convert_video("/nonexistent/sm-fuzz-in.hevc", "/nonexistent/sm-fuzz-out.mov", text, nil, nil, nil, nil),
+        "sm_convert_video")
 
     var file: OpaquePointer? = nil
     let st = sm_file_open_memory(data, size, &file)
@@ -48,7 +52,9 @@ public func fuzzCABI(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         guard let json else { fail("info JSON NULL on success") }
         if strlen(json) != len { fail("info JSON length mismatch") }
         if json[0] != 0x7B { fail("info JSON is not an object") }
-    } else if json != nil { fail("info JSON set on failure") }
+    } else if json != nil {
+        fail("info JSON set on failure")
+    }
     sm_string_free(json)
 
     var i32: Int32 = 0, u32: UInt32 = 0, u32b: UInt32 = 0, d: Double = 0

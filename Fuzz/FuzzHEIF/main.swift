@@ -9,7 +9,9 @@ public func fuzzHEIF(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
     var limits = Limits()
     limits.maxTableEntries = 100_000
-    guard let file = try? ISOFile.parse(source: MemorySource(bytes), limits: limits), let h = file.heif else { return 0 }
+    guard let file = try? ISOFile.parse(source: MemorySource(bytes), limits: limits), let h = file.heif else {
+        return 0
+    }
     _ = h.checkReferences()
     _ = h.groups
     for item in h.items.prefix(64) {
@@ -25,7 +27,9 @@ public func fuzzHEIF(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         _ = p.left.principalPointOffset
     }
     _ = SpatialPhotoReader.infoSection(file)
-    if let meta = file.box("meta"), meta.header.form == .compact, let same = try? HEIFLayout.replaceMeta(in: file, with: meta) {
+    if let meta = file.box("meta"), meta.header.form == .compact,
+        let same = try? HEIFLayout.replaceMeta(in: file, with: meta)
+    {
         guard let a = try? same.serialized(), a == bytes else {
             StandardError.write("replacing meta with itself changed the file\n")
             abort()
@@ -35,7 +39,7 @@ public func fuzzHEIF(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
 }
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif

@@ -8,9 +8,9 @@ private func roundTripFailure(_ what: String) -> Never {
 }
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// libFuzzer entry: Annex B split, every NAL parsed with the parameter sets seen so far, and RBSP-level
@@ -19,11 +19,17 @@ import Darwin
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
-    if let h = try? HEVCDecoderConfigurationRecord(parsing: bytes), (try? h.serialized()) != bytes { roundTripFailure("hvcC") }
-    if let l = try? LHEVCDecoderConfigurationRecord(parsing: bytes), (try? l.serialized()) != bytes { roundTripFailure("lhvC") }
+    if let h = try? HEVCDecoderConfigurationRecord(parsing: bytes), (try? h.serialized()) != bytes {
+        roundTripFailure("hvcC")
+    }
+    if let l = try? LHEVCDecoderConfigurationRecord(parsing: bytes), (try? l.serialized()) != bytes {
+        roundTripFailure("lhvC")
+    }
     _ = try? LengthPrefixed.split(bytes, lengthSize: 4)
     _ = try? EmulationPrevention.removeStrict(bytes)
-    if EmulationPrevention.remove(EmulationPrevention.insert(bytes)) != bytes { roundTripFailure("emulation prevention") }
+    if EmulationPrevention.remove(EmulationPrevention.insert(bytes)) != bytes {
+        roundTripFailure("emulation prevention")
+    }
 
     // The streaming scanner (small pieces, so start codes straddle them) must agree with the in-memory scan.
     let whole = try? AnnexB.nalRanges(in: bytes)
@@ -32,7 +38,9 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     var scanFailed = false
     do { while let r = try scanner.nextRange() { streamed.append(r) } } catch { scanFailed = true }
     if (whole == nil) != scanFailed { roundTripFailure("Annex B scanner (error agreement)") }
-    if let whole, whole.map({ UInt64($0.lowerBound)..<UInt64($0.upperBound) }) != streamed { roundTripFailure("Annex B scanner (ranges)") }
+    if let whole, whole.map({ UInt64($0.lowerBound)..<UInt64($0.upperBound) }) != streamed {
+        roundTripFailure("Annex B scanner (ranges)")
+    }
 
     guard let nals = try? AnnexB.split(bytes) else { return 0 }
     var store = ParameterSetStore()
@@ -61,7 +69,9 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
                 }
             }
         default:
-            if nal.type.isVCL, let ctx = try? store.context(forSlice: nal), let sh = try? SliceSegmentHeader(nal: nal, context: ctx) {
+            if nal.type.isVCL, let ctx = try? store.context(forSlice: nal),
+                let sh = try? SliceSegmentHeader(nal: nal, context: ctx)
+            {
                 guard let out = try? sh.emit(context: ctx) else { roundTripFailure("slice header (emit threw)") }
                 if out.rbsp != rbsp { roundTripFailure("slice header") }
             }

@@ -1,3 +1,7 @@
+import BinaryIO
+import ISOBMFF
+import ImageFormats
+
 // libFuzzer entry for the JPEG / MPF / XMP reader written in Swift: JPEG marker segments, the MP index and its
 // classification by MP type (stereo pair or not), the HDR gain-map picture (Ultra HDR `hdrgm` XMP, the ISO 21496-1
 // APP2 block, Apple's XMP, the GContainer directory), the gain-map metadata mapped onto ISO 21496-1 and written back
@@ -7,9 +11,6 @@
 #elseif canImport(Darwin)
     import Darwin
 #endif
-import BinaryIO
-import ImageFormats
-import ISOBMFF
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzJPEG(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {

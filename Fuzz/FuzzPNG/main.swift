@@ -1,15 +1,16 @@
+import BinaryIO
+import Codecs
+import ImageFormats
+
 // libFuzzer entry for PNG input: the chunk walker written in Swift (signature, lengths, CRC-32, IHDR,
 // chunk order, ancillary chunks) is instrumented; images it accepts that are small enough are decoded
 // by libpng (not instrumented, but ASan watches the buffers we hand it), and 8-bit results must survive
 // an encode → decode round trip pixel for pixel.
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
-import BinaryIO
-import Codecs
-import ImageFormats
 
 /// A copy with every chunk's CRC-32 recomputed, so that mutated chunk data gets past the checksum and
 /// reaches the IHDR rules and libpng's inflate and filter code.
@@ -38,7 +39,8 @@ public func fuzzPNG(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     // Decoding allocates width × height × channels; keep each run small.
     guard s.width * s.height <= 1 << 20, let image = try? PNG.decode(bytes, limits: limits) else { return 0 }
     guard image.width == s.width, image.height == s.height else {
-        StandardError.write("FuzzPNG: libpng size \(image.width)×\(image.height) differs from IHDR \(s.width)×\(s.height)\n")
+        StandardError.write(
+            "FuzzPNG: libpng size \(image.width)×\(image.height) differs from IHDR \(s.width)×\(s.height)\n")
         abort()
     }
     if image.bitDepth == 8 {

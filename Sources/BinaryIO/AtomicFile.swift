@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import SystemSupport
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 @inline(__always) func sysWrite(_ fd: Int32, _ p: UnsafeRawPointer, _ n: Int) -> Int { write(fd, p, n) }
 
@@ -34,7 +35,8 @@ public final class AtomicFile: @unchecked Sendable {
                 let r = sysWrite(fd, base + done, buf.count - done)
                 if r < 0 {
                     if errno == EINTR { continue }
-                    return ParseError(.io, offset: bytesWritten + UInt64(done), "write failed: \(AtomicFile.errnoText())")
+                    return ParseError(
+                        .io, offset: bytesWritten + UInt64(done), "write failed: \(AtomicFile.errnoText())")
                 }
                 done += r
             }
@@ -51,7 +53,9 @@ public final class AtomicFile: @unchecked Sendable {
         if let slash = path.lastIndex(of: "/") {
             dir = String(path[..<slash]).isEmpty ? "/" : String(path[..<slash])
             name = String(path[path.index(after: slash)...])
-        } else { dir = "."; name = path }
+        } else {
+            dir = "."; name = path
+        }
         var st = stat()
         guard stat(dir, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR else {
             throw ParseError(.io, path: path, "output directory '\(dir)' does not exist")
@@ -63,7 +67,9 @@ public final class AtomicFile: @unchecked Sendable {
         var open = true
         do throws(ParseError) {
             try body(file)
-            if fsync(fd) != 0 { throw ParseError(.io, offset: file.bytesWritten, path: path, "fsync failed: \(errnoText())") }
+            if fsync(fd) != 0 {
+                throw ParseError(.io, offset: file.bytesWritten, path: path, "fsync failed: \(errnoText())")
+            }
             // Keep the permissions of a file being replaced; otherwise use 0644.
             var old = stat()
             let mode: mode_t = stat(path, &old) == 0 ? (old.st_mode & 0o7777) : 0o644
@@ -130,7 +136,9 @@ extension AtomicFile {
 /// A new temporary file (``makeTemporaryFile(_:path:)``) registered for removal on interruption in the same step
 /// (``/SystemSupport/Interruption/registering(temporaryFile:)``); refused as cancelled once the process is exiting.
 func registeredTemporaryFile(_ prefix: String, path: String) throws(ParseError) -> (Int32, String, Int) {
-    let made = try Interruption.registering { () throws(ParseError) -> (Int32, String) in try makeTemporaryFile(prefix, path: path) }
+    let made = try Interruption.registering { () throws(ParseError) -> (Int32, String) in
+        try makeTemporaryFile(prefix, path: path)
+    }
     guard let made else { throw ParseError(.cancelled, path: path, "interrupted; nothing was written") }
     return (made.value, made.path, made.token)
 }
@@ -142,7 +150,8 @@ func makeTemporaryFile(_ prefix: String, path: String) throws(ParseError) -> (In
         return mkstemp(base)
     }
     guard fd >= 0 else {
-        throw ParseError(.io, path: path, "cannot create a temporary file '\(prefix)…': \(String(cString: strerror(errno)))")
+        throw ParseError(
+            .io, path: path, "cannot create a temporary file '\(prefix)…': \(String(cString: strerror(errno)))")
     }
     return (fd, String(decoding: template.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self))
 }
@@ -163,16 +172,23 @@ public enum OutputPaths {
     /// Throws ``ParseError/Code/invalidArgument`` when an output is an input (the same file after following symbolic
     /// links; hard links compare by device and inode) or when two outputs are the same file. `"-"` (standard
     /// input or output) is never compared. Roles name the paths in the message ("output", "--left", "right_input").
-    public static func check(outputs: [(role: String, path: String)], inputs: [(role: String, path: String)]) throws(ParseError) {
+    public static func check(outputs: [(role: String, path: String)], inputs: [(role: String, path: String)])
+        throws(ParseError)
+    {
         let outs = outputs.filter { $0.path != "-" && !$0.path.isEmpty }
         for (i, o) in outs.enumerated() {
-            for input in inputs where input.path != "-" && !input.path.isEmpty && FileSystem.sameFile(o.path, input.path) {
-                throw ParseError(.invalidArgument, path: o.path,
-                                 "the \(o.role) \(o.path) is the \(input.role) \(input.path)\(o.path == input.path ? "" : " (the same file)"); write to another file")
+            for input in inputs
+            where input.path != "-" && !input.path.isEmpty && FileSystem.sameFile(o.path, input.path) {
+                throw ParseError(
+                    .invalidArgument, path: o.path,
+                    "the \(o.role) \(o.path) is the \(input.role) \(input.path)\(o.path == input.path ? "" : " (the same file)"); write to another file"
+                )
             }
             for other in outs[..<i] where FileSystem.sameFile(o.path, other.path) {
-                throw ParseError(.invalidArgument, path: o.path,
-                                 "the \(other.role) and the \(o.role) are the same file (\(other.path)\(o.path == other.path ? "" : ", \(o.path)")); give each output its own file")
+                throw ParseError(
+                    .invalidArgument, path: o.path,
+                    "the \(other.role) and the \(o.role) are the same file (\(other.path)\(o.path == other.path ? "" : ", \(o.path)")); give each output its own file"
+                )
             }
         }
     }

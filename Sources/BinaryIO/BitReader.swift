@@ -22,8 +22,9 @@ public struct BitReader: Sendable {
     public var bytePosition: Int { bitPosition >> 3 }
 
     func truncated(_ what: String) -> ParseError {
-        ParseError(.truncated, offset: baseOffset &+ UInt64(bitPosition >> 3),
-                   "bit \(bitPosition): need \(what), \(bitsLeft) bits left")
+        ParseError(
+            .truncated, offset: baseOffset &+ UInt64(bitPosition >> 3),
+            "bit \(bitPosition): need \(what), \(bitsLeft) bits left")
     }
 
     /// Reads one bit.
@@ -65,15 +66,18 @@ public struct BitReader: Sendable {
             if try readFlag() { break }
             zeros += 1
             if zeros > 31 {
-                throw ParseError(.expGolombOverflow, offset: baseOffset &+ UInt64(bitPosition >> 3),
-                                 "Exp-Golomb code with more than 31 leading zeros at bit \(bitPosition)")
+                throw ParseError(
+                    .expGolombOverflow, offset: baseOffset &+ UInt64(bitPosition >> 3),
+                    "Exp-Golomb code with more than 31 leading zeros at bit \(bitPosition)")
             }
         }
         if zeros == 0 { return 0 }
         let suffix = try readBits(zeros)
         let value = (UInt64(1) << UInt64(zeros)) - 1 + suffix
         guard value <= UInt64(UInt32.max) - 1 else {
-            throw ParseError(.expGolombOverflow, offset: baseOffset &+ UInt64(bitPosition >> 3), "Exp-Golomb value \(value) too large")
+            throw ParseError(
+                .expGolombOverflow, offset: baseOffset &+ UInt64(bitPosition >> 3),
+                "Exp-Golomb value \(value) too large")
         }
         return UInt32(value)
     }

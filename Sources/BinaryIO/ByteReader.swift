@@ -42,8 +42,9 @@ public struct ByteReader: Sendable {
     @inlinable
     func need(_ n: Int, _ what: @autoclosure () -> String) throws(ParseError) {
         if n < 0 || n > end - position {
-            throw ParseError(.truncated, offset: absoluteOffset,
-                             "need \(n) bytes for \(what()), \(end - position) left")
+            throw ParseError(
+                .truncated, offset: absoluteOffset,
+                "need \(n) bytes for \(what()), \(end - position) left")
         }
     }
 

@@ -1,9 +1,9 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Random access to the bytes of an input, without loading it whole.
@@ -108,7 +108,6 @@ public enum FileBytes {
         guard src.size <= limits.maxBoxInMemory else {
             throw ParseError(.limitExceeded, path: path, "file is \(src.size) bytes, over maxBoxInMemory")
         }
-        do { return try src.read(at: 0, count: Int(src.size)) }
-        catch { throw error.withPath(path) }
+        do { return try src.read(at: 0, count: Int(src.size)) } catch { throw error.withPath(path) }
     }
 }

@@ -40,13 +40,17 @@ public enum Checked {
 
     /// The value of an operation that reports overflow, or the error `what` describes.
     @inlinable
-    static func result<T>(_ r: (partialValue: T, overflow: Bool), offset: UInt64, _ what: @autoclosure () -> String) throws(ParseError) -> T {
+    static func result<T>(_ r: (partialValue: T, overflow: Bool), offset: UInt64, _ what: @autoclosure () -> String)
+        throws(ParseError) -> T
+    {
         if r.overflow { throw ParseError(.arithmeticOverflow, offset: offset, what()) }
         return r.partialValue
     }
     /// The value of an exact conversion, or the error (`code`, `what`) when there is none.
     @inlinable
-    static func exact<T>(_ v: T?, _ code: ParseError.Code, offset: UInt64, _ what: @autoclosure () -> String) throws(ParseError) -> T {
+    static func exact<T>(_ v: T?, _ code: ParseError.Code, offset: UInt64, _ what: @autoclosure () -> String)
+        throws(ParseError) -> T
+    {
         guard let v else { throw ParseError(code, offset: offset, what()) }
         return v
     }

@@ -1,4 +1,5 @@
 import SystemSupport
+
 /// A four-character code such as `moov` or `hvc1`, stored as its 32-bit big-endian value so that
 /// codes with non-ASCII bytes (for example `©nam`) round-trip exactly.
 public struct FourCC: Hashable, Sendable, Comparable, CustomStringConvertible, ExpressibleByStringLiteral {
@@ -27,14 +28,16 @@ public struct FourCC: Hashable, Sendable, Comparable, CustomStringConvertible, E
     public var description: String {
         var s = ""
         for b in bytes {
-            if b >= 0x20 && b < 0x7F || b >= 0xA0 { s.unicodeScalars.append(Unicode.Scalar(b)) }
-            else { s += "\\x" + String(b, radix: 16).leftPadded(2) }
+            if b >= 0x20 && b < 0x7F || b >= 0xA0 {
+                s.unicodeScalars.append(Unicode.Scalar(b))
+            } else {
+                s += "\\x" + String(b, radix: 16).leftPadded(2)
+            }
         }
         return s
     }
     public static func < (a: FourCC, b: FourCC) -> Bool { a.rawValue < b.rawValue }
 }
-
 
 /// Hex helpers used in dumps and tests.
 public enum Hex {

@@ -1,9 +1,9 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// An unnamed temporary file for data too large to keep in memory (the coded samples of a conversion).
@@ -56,7 +56,8 @@ public final class ScratchFile: @unchecked Sendable {
                 let r = sysWrite(fd, base + done, raw.count - done)
                 if r < 0 {
                     if errno == EINTR { continue }
-                    return ParseError(.io, offset: written, "cannot write temporary data: \(String(cString: strerror(errno)))")
+                    return ParseError(
+                        .io, offset: written, "cannot write temporary data: \(String(cString: strerror(errno)))")
                 }
                 done += r
             }

@@ -1,11 +1,12 @@
+import BinaryIO
 // The only file that calls libde265.
 import CDe265
-import BinaryIO
-import ImageFormats
 import HEVC
+import ImageFormats
+
 #if canImport(Dispatch)
-import Dispatch
-import SystemSupport
+    import Dispatch
+    import SystemSupport
 #endif
 
 /// HEVC decoding through libde265 (base layer only: NAL units with nuh_layer_id > 0 are ignored).
@@ -15,13 +16,17 @@ import SystemSupport
 /// and 9–16-bit images as `.u16` planes (samples in the low bits).
 public enum HEVCDecoder {
     /// Decodes an Annex-B byte stream (start codes) into pictures in output order.
-    public static func decode(annexB bytes: [UInt8], limits: Limits = .default, threads: Int = 0) throws(ParseError) -> [Image] {
+    public static func decode(annexB bytes: [UInt8], limits: Limits = .default, threads: Int = 0) throws(ParseError)
+        -> [Image]
+    {
         let nals = try AnnexB.split(bytes, limits: limits)
         return try decode(nalUnits: nals.map(\.bytes), limits: limits, threads: threads)
     }
 
     /// Decodes length-prefixed NAL units (MP4 sample / HEIF item form) after the parameter sets of `hvcC`.
-    public static func decode(hvcC: [UInt8], data: [UInt8], limits: Limits = .default, threads: Int = 0) throws(ParseError) -> [Image] {
+    public static func decode(hvcC: [UInt8], data: [UInt8], limits: Limits = .default, threads: Int = 0)
+        throws(ParseError) -> [Image]
+    {
         let record = try HEVCDecoderConfigurationRecord(parsing: hvcC)
         let params = record.arrays.flatMap(\.nalUnits)
         let nals = try LengthPrefixed.split(data, lengthSize: record.lengthSize, limits: limits)
@@ -29,7 +34,9 @@ public enum HEVCDecoder {
     }
 
     /// Decodes one HEIF `hvc1` image item: the `hvcC` record plus the item's bytes; exactly one picture.
-    public static func decodeItem(hvcC: [UInt8], data: [UInt8], limits: Limits = .default, threads: Int = 0) throws(ParseError) -> Image {
+    public static func decodeItem(hvcC: [UInt8], data: [UInt8], limits: Limits = .default, threads: Int = 0)
+        throws(ParseError) -> Image
+    {
         let pics = try decode(hvcC: hvcC, data: data, limits: limits, threads: threads)
         guard let first = pics.first else {
             throw ParseError(.invalidValue, "libde265: the image item produced no picture")
@@ -47,7 +54,9 @@ public enum HEVCDecoder {
         public var tiles: [[UInt8]]
         /// The `hvcC` record of each tile (usually identical).
         public var tileConfigs: [[UInt8]]
-        public init(rows: Int, columns: Int, outputWidth: Int, outputHeight: Int, tiles: [[UInt8]], tileConfigs: [[UInt8]]) {
+        public init(
+            rows: Int, columns: Int, outputWidth: Int, outputHeight: Int, tiles: [[UInt8]], tileConfigs: [[UInt8]]
+        ) {
             self.rows = rows; self.columns = columns; self.outputWidth = outputWidth; self.outputHeight = outputHeight
             self.tiles = tiles; self.tileConfigs = tileConfigs
         }
@@ -56,7 +65,8 @@ public enum HEVCDecoder {
     /// Decodes the tiles of a grid in parallel (one libde265 context per worker, `workers` at a time,
     /// default = active processor count) and assembles the output canvas (tiles clipped at the right
     /// and bottom edges).
-    public static func decodeGrid(_ grid: Grid, limits: Limits = .default, workers: Int = 0) throws(ParseError) -> Image {
+    public static func decodeGrid(_ grid: Grid, limits: Limits = .default, workers: Int = 0) throws(ParseError) -> Image
+    {
         try Image.checkDimensions(width: grid.outputWidth, height: grid.outputHeight, limits: limits)
         let count = grid.rows * grid.columns
         guard grid.rows > 0, grid.columns > 0, grid.tiles.count == count, grid.tileConfigs.count == count else {
@@ -81,18 +91,28 @@ public enum HEVCDecoder {
         for i in 0..<count {
             switch results.get(i) {
             case .success(let img)?: tiles.append(img)
-            case .failure(let e)?: throw ParseError(e.code, offset: e.offset, path: e.path, "grid tile \(i): \(e.message)")
+            case .failure(let e)?:
+                throw ParseError(e.code, offset: e.offset, path: e.path, "grid tile \(i): \(e.message)")
             case nil: throw ParseError(.invalidValue, "grid tile \(i) was not decoded")
             }
         }
         let tw = tiles[0].width, th = tiles[0].height
-        guard tiles.allSatisfy({ $0.width == tw && $0.height == th && $0.format == tiles[0].format && $0.bitDepth == tiles[0].bitDepth }) else {
+        guard
+            tiles.allSatisfy({
+                $0.width == tw && $0.height == th && $0.format == tiles[0].format && $0.bitDepth == tiles[0].bitDepth
+            })
+        else {
             throw ParseError(.invalidValue, "grid tiles differ in size or format")
         }
         guard tw * grid.columns >= grid.outputWidth, th * grid.rows >= grid.outputHeight else {
-            throw ParseError(.invalidValue, "grid of \(grid.columns)×\(grid.rows) tiles of \(tw)×\(th) does not cover \(grid.outputWidth)×\(grid.outputHeight)")
+            throw ParseError(
+                .invalidValue,
+                "grid of \(grid.columns)×\(grid.rows) tiles of \(tw)×\(th) does not cover \(grid.outputWidth)×\(grid.outputHeight)"
+            )
         }
-        var canvas = try Image.blank(width: grid.outputWidth, height: grid.outputHeight, bitDepth: tiles[0].bitDepth, format: tiles[0].format, colour: tiles[0].colour, limits: limits)
+        var canvas = try Image.blank(
+            width: grid.outputWidth, height: grid.outputHeight, bitDepth: tiles[0].bitDepth, format: tiles[0].format,
+            colour: tiles[0].colour, limits: limits)
         for r in 0..<grid.rows {
             for c in 0..<grid.columns {
                 try ImageOps.paste(tiles[r * grid.columns + c], into: &canvas, x: c * tw, y: r * th)
@@ -106,12 +126,15 @@ public enum HEVCDecoder {
         for b in nals where b.count > 2 && (b[0] >> 1) & 0x3F == 33 && (b[1] >> 3) == 0 {
             let nal = try NALUnit(bytes: b)
             let sps = try SequenceParameterSet(nal: nal)
-            try Image.checkDimensions(width: Int(sps.picWidthInLumaSamples), height: Int(sps.picHeightInLumaSamples), limits: limits)
+            try Image.checkDimensions(
+                width: Int(sps.picWidthInLumaSamples), height: Int(sps.picHeightInLumaSamples), limits: limits)
         }
     }
 
     /// Decodes a sequence of NAL units (without start codes or length prefixes).
-    public static func decode(nalUnits: [[UInt8]], limits: Limits = .default, threads: Int = 0) throws(ParseError) -> [Image] {
+    public static func decode(nalUnits: [[UInt8]], limits: Limits = .default, threads: Int = 0) throws(ParseError)
+        -> [Image]
+    {
         try checkSPS(nalUnits, limits: limits)
         let de265 = try De265.library()
         guard let ctx = de265.new_decoder() else { throw CodecError.lib("libde265", "cannot create a decoder") }
@@ -126,7 +149,7 @@ public enum HEVCDecoder {
                 var more: Int32 = 0
                 let e = de265.decode(ctx, &more)
                 if e == DE265_ERROR_WAITING_FOR_INPUT_DATA { break }
-                if e == DE265_ERROR_IMAGE_BUFFER_FULL { try collect() ; continue }
+                if e == DE265_ERROR_IMAGE_BUFFER_FULL { try collect(); continue }
                 if de265.isOK(e) == 0 { throw CodecError.lib("libde265", "decoding failed: \(text(e))") }
                 try collect()
                 if more == 0 { break }
@@ -176,12 +199,16 @@ public enum HEVCDecoder {
         }
         let depth = Int(de265.get_bits_per_pixel(pic, 0))
         guard (8...16).contains(depth) else { throw CodecError.lib("libde265", "unsupported bit depth \(depth)") }
-        let colour = ColourSpace(matrixCoefficients: Int(de265.get_image_matrix_coefficients(pic)), fullRange: de265.get_image_full_range_flag(pic) != 0)
+        let colour = ColourSpace(
+            matrixCoefficients: Int(de265.get_image_matrix_coefficients(pic)),
+            fullRange: de265.get_image_full_range_flag(pic) != 0)
         var p8: [[UInt8]] = [], p16: [[UInt16]] = []
         for c in 0..<format.planeCount {
-            let pw = Image.planeWidth(width: w, format: format, plane: c), ph = Image.planeHeight(height: h, format: format, plane: c)
+            let pw = Image.planeWidth(width: w, format: format, plane: c),
+                ph = Image.planeHeight(height: h, format: format, plane: c)
             guard Int(de265.get_image_width(pic, Int32(c))) >= pw, Int(de265.get_image_height(pic, Int32(c))) >= ph,
-                  Int(de265.get_bits_per_pixel(pic, Int32(c))) == depth else {
+                Int(de265.get_bits_per_pixel(pic, Int32(c))) == depth
+            else {
                 throw CodecError.lib("libde265", "plane \(c) geometry does not match the picture")
             }
             var stride: Int32 = 0
@@ -212,7 +239,8 @@ public enum HEVCDecoder {
                 p16.append(plane)
             }
         }
-        return try Image(width: w, height: h, bitDepth: depth, format: format, planes: depth == 8 ? .u8(p8) : .u16(p16), colour: colour)
+        return try Image(
+            width: w, height: h, bitDepth: depth, format: format, planes: depth == 8 ? .u8(p8) : .u16(p16),
+            colour: colour)
     }
 }
-

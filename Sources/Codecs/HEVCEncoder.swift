@@ -1,8 +1,8 @@
+import BinaryIO
 // The only file that calls libx265.
 @preconcurrency import CX265
-import BinaryIO
-import ImageFormats
 import HEVC
+import ImageFormats
 
 /// Settings of an ``HEVCEncoder`` (x265 3.5). Every field maps to one x265 option named in its
 /// comment; anything else can be passed through ``extraOptions``.
@@ -72,7 +72,9 @@ public struct HEVCEncoderSettings: Sendable, Equatable {
     /// Settings for intra-coded still images (HEIF items / grid tiles): keyint 1, no B-frames, CRF
     /// derived from `quality` (0…100, higher is better): `crf = 40 − 0.3 × quality`
     /// (quality 80 → CRF 16, 100 → CRF 10, 0 → CRF 40).
-    public static func stillImage(quality: Int = 80, bitDepth: Int = 8, chroma: PixelFormat = .yuv420, preset: String = "medium") -> HEVCEncoderSettings {
+    public static func stillImage(
+        quality: Int = 80, bitDepth: Int = 8, chroma: PixelFormat = .yuv420, preset: String = "medium"
+    ) -> HEVCEncoderSettings {
         var s = HEVCEncoderSettings()
         s.bitDepth = bitDepth; s.chroma = chroma; s.preset = preset
         let q = Double(min(100, max(0, quality)))
@@ -122,10 +124,15 @@ public final class HEVCEncoder {
 
     public init(width: Int, height: Int, settings: HEVCEncoderSettings, limits: Limits = .default) throws(ParseError) {
         try Image.checkDimensions(width: width, height: height, limits: limits)
-        guard settings.chroma.isYUV || settings.chroma == .gray else { throw CodecError.lib("x265", "chroma must be yuv420, yuv422, yuv444 or gray (4:0:0)") }
+        guard settings.chroma.isYUV || settings.chroma == .gray else {
+            throw CodecError.lib("x265", "chroma must be yuv420, yuv422, yuv444 or gray (4:0:0)")
+        }
         let (sx, sy) = settings.chroma.chromaShift
         guard width % (1 << sx) == 0, height % (1 << sy) == 0 else {
-            throw CodecError.lib("x265", "\(width)×\(height) is not a multiple of the \(settings.chroma.rawValue) chroma grid; pad the picture first")
+            throw CodecError.lib(
+                "x265",
+                "\(width)×\(height) is not a multiple of the \(settings.chroma.rawValue) chroma grid; pad the picture first"
+            )
         }
         var err: Int32 = 0
         guard let api = try X265.library().api_query(Int32(settings.bitDepth), X265_BUILD, &err) else {
@@ -137,7 +144,9 @@ public final class HEVCEncoder {
             throw fail("unknown preset '\(settings.preset)' or tune '\(settings.tune ?? "")'")
         }
         let opts: [(String, String)]
-        do throws(ParseError) { opts = try HEVCEncoder.parameterOptions(width: width, height: height, settings: settings) } catch {
+        do throws(ParseError) {
+            opts = try HEVCEncoder.parameterOptions(width: width, height: height, settings: settings)
+        } catch {
             api.pointee.param_free(param); throw error
         }
         for (k, v) in opts {
@@ -149,11 +158,15 @@ public final class HEVCEncoder {
         if settings.chroma == .gray {
             // 4:0:0 (a grey depth or gain map): x265 signals the format range extensions profile by itself.
         } else if settings.bitDepth > 8 {
-            _ = api.pointee.param_apply_profile(param, settings.chroma == .yuv420 ? "main10" : (settings.chroma == .yuv422 ? "main422-10" : "main444-10"))
+            _ = api.pointee.param_apply_profile(
+                param,
+                settings.chroma == .yuv420 ? "main10" : (settings.chroma == .yuv422 ? "main422-10" : "main444-10"))
         } else if settings.chroma == .yuv420 {
             _ = api.pointee.param_apply_profile(param, settings.keyint == 1 ? "mainstillpicture" : "main")
         }
-        guard let enc = api.pointee.encoder_open(param) else { throw fail("cannot open the encoder with these settings") }
+        guard let enc = api.pointee.encoder_open(param) else {
+            throw fail("cannot open the encoder with these settings")
+        }
         guard let pic = api.pointee.picture_alloc() else {
             api.pointee.encoder_close(enc); throw fail("cannot allocate a picture")
         }
@@ -164,10 +177,16 @@ public final class HEVCEncoder {
 
     /// The `x265_param_parse` name/value pairs of `settings` for a `width`×`height` picture, in the order they are
     /// applied (``HEVCEncoderSettings/extraOptions`` last). Shared with the multiview encoder.
-    static func parameterOptions(width: Int, height: Int, settings: HEVCEncoderSettings) throws(ParseError) -> [(String, String)] {
+    static func parameterOptions(width: Int, height: Int, settings: HEVCEncoderSettings) throws(ParseError) -> [(
+        String, String
+    )] {
         var opts: [(String, String)] = [
             ("input-res", "\(width)x\(height)"),
-            ("input-csp", settings.chroma == .gray ? "i400" : settings.chroma == .yuv420 ? "i420" : settings.chroma == .yuv422 ? "i422" : "i444"),
+            (
+                "input-csp",
+                settings.chroma == .gray
+                    ? "i400" : settings.chroma == .yuv420 ? "i420" : settings.chroma == .yuv422 ? "i422" : "i444"
+            ),
             ("fps", "\(settings.fpsNum)/\(max(1, settings.fpsDen))"),
             ("keyint", "\(settings.keyint)"),
             ("min-keyint", "\(settings.minKeyint ?? settings.keyint)"),
@@ -179,7 +198,10 @@ public final class HEVCEncoder {
             ("info", "0"),
             ("log-level", "error"),
             ("range", settings.colour.fullRange ? "full" : "limited"),
-            ("colormatrix", settings.matrixCoefficients.map { "\($0)" } ?? HEVCEncoder.matrixName(settings.colour.matrix)),
+            (
+                "colormatrix",
+                settings.matrixCoefficients.map { "\($0)" } ?? HEVCEncoder.matrixName(settings.colour.matrix)
+            ),
             ("colorprim", HEVCEncoder.primariesName(settings.colourPrimaries)),
             ("transfer", HEVCEncoder.transferName(settings.transferCharacteristics)),
         ]
@@ -243,29 +265,46 @@ public final class HEVCEncoder {
     /// An `hvcC` record built from ``headers()`` (4-byte lengths).
     public func configurationRecord() throws(ParseError) -> [UInt8] {
         let nals = try headers().map { (b) throws(ParseError) -> NALUnit in try NALUnit(bytes: b) }
-        let rec = try HEVCDecoderConfigurationRecord(vps: nals.filter { $0.type == .vps }, sps: nals.filter { $0.type == .sps }, pps: nals.filter { $0.type == .pps })
+        let rec = try HEVCDecoderConfigurationRecord(
+            vps: nals.filter { $0.type == .vps }, sps: nals.filter { $0.type == .sps },
+            pps: nals.filter { $0.type == .pps })
         return try rec.serialized()
     }
 
     /// Submits one frame (display order) and returns whatever frames x265 has finished.
     public func encode(_ frame: Image, pts: Int64) throws(ParseError) -> [EncodedFrame] {
         guard frame.width == width, frame.height == height, frame.format == settings.chroma else {
-            throw CodecError.lib("x265", "frame is \(frame.width)×\(frame.height) \(frame.format.rawValue); the encoder expects \(width)×\(height) \(settings.chroma.rawValue)")
+            throw CodecError.lib(
+                "x265",
+                "frame is \(frame.width)×\(frame.height) \(frame.format.rawValue); the encoder expects \(width)×\(height) \(settings.chroma.rawValue)"
+            )
         }
         let pic = picture
         pic.pointee.pts = pts
         pic.pointee.sliceType = Int32(X265_TYPE_AUTO)
-        pic.pointee.colorSpace = Int32(settings.chroma == .gray ? X265_CSP_I400 : settings.chroma == .yuv420 ? X265_CSP_I420 : settings.chroma == .yuv422 ? X265_CSP_I422 : X265_CSP_I444)
+        pic.pointee.colorSpace = Int32(
+            settings.chroma == .gray
+                ? X265_CSP_I400
+                : settings.chroma == .yuv420
+                    ? X265_CSP_I420 : settings.chroma == .yuv422 ? X265_CSP_I422 : X265_CSP_I444)
         if settings.chroma == .gray { return try encodeGray(frame, pic) }
         switch frame.planes {
         case .u8(let p):
-            guard settings.bitDepth == 8 || frame.bitDepth == 8 else { throw CodecError.lib("x265", "bit depth mismatch") }
+            guard settings.bitDepth == 8 || frame.bitDepth == 8 else {
+                throw CodecError.lib("x265", "bit depth mismatch")
+            }
             pic.pointee.bitDepth = 8
             return try p[0].withUnsafeBufferPointer { (y) throws(ParseError) -> [EncodedFrame] in
                 try p[1].withUnsafeBufferPointer { (u) throws(ParseError) -> [EncodedFrame] in
                     try p[2].withUnsafeBufferPointer { (v) throws(ParseError) -> [EncodedFrame] in
-                        pic.pointee.planes = (UnsafeMutableRawPointer(mutating: y.baseAddress), UnsafeMutableRawPointer(mutating: u.baseAddress), UnsafeMutableRawPointer(mutating: v.baseAddress))
-                        pic.pointee.stride = (Int32(frame.planeWidth(0)), Int32(frame.planeWidth(1)), Int32(frame.planeWidth(2)))
+                        pic.pointee.planes = (
+                            UnsafeMutableRawPointer(mutating: y.baseAddress),
+                            UnsafeMutableRawPointer(mutating: u.baseAddress),
+                            UnsafeMutableRawPointer(mutating: v.baseAddress)
+                        )
+                        pic.pointee.stride = (
+                            Int32(frame.planeWidth(0)), Int32(frame.planeWidth(1)), Int32(frame.planeWidth(2))
+                        )
                         return try run(pic)
                     }
                 }
@@ -275,8 +314,15 @@ public final class HEVCEncoder {
             return try p[0].withUnsafeBufferPointer { (y) throws(ParseError) -> [EncodedFrame] in
                 try p[1].withUnsafeBufferPointer { (u) throws(ParseError) -> [EncodedFrame] in
                     try p[2].withUnsafeBufferPointer { (v) throws(ParseError) -> [EncodedFrame] in
-                        pic.pointee.planes = (UnsafeMutableRawPointer(mutating: y.baseAddress), UnsafeMutableRawPointer(mutating: u.baseAddress), UnsafeMutableRawPointer(mutating: v.baseAddress))
-                        pic.pointee.stride = (Int32(frame.planeWidth(0) * 2), Int32(frame.planeWidth(1) * 2), Int32(frame.planeWidth(2) * 2))
+                        pic.pointee.planes = (
+                            UnsafeMutableRawPointer(mutating: y.baseAddress),
+                            UnsafeMutableRawPointer(mutating: u.baseAddress),
+                            UnsafeMutableRawPointer(mutating: v.baseAddress)
+                        )
+                        pic.pointee.stride = (
+                            Int32(frame.planeWidth(0) * 2), Int32(frame.planeWidth(1) * 2),
+                            Int32(frame.planeWidth(2) * 2)
+                        )
                         return try run(pic)
                     }
                 }
@@ -285,7 +331,9 @@ public final class HEVCEncoder {
     }
 
     /// Submits a 4:0:0 frame: one plane.
-    private func encodeGray(_ frame: Image, _ pic: UnsafeMutablePointer<x265_picture>) throws(ParseError) -> [EncodedFrame] {
+    private func encodeGray(_ frame: Image, _ pic: UnsafeMutablePointer<x265_picture>) throws(ParseError)
+        -> [EncodedFrame]
+    {
         switch frame.planes {
         case .u8(let p):
             guard settings.bitDepth == 8, let y = p.first else { throw CodecError.lib("x265", "bit depth mismatch") }
@@ -332,7 +380,11 @@ public final class HEVCEncoder {
         if r == 0 || count == 0 { return [] }
         let units = HEVCEncoder.copy(nals, count)
         let name = HEVCEncoder.sliceTypeName(Int(out.sliceType))
-        return [EncodedFrame(pts: out.pts, dts: out.dts, poc: Int(out.poc), isKeyframe: name == "IDR" || name == "I", sliceType: name, nalUnits: units)]
+        return [
+            EncodedFrame(
+                pts: out.pts, dts: out.dts, poc: Int(out.poc), isKeyframe: name == "IDR" || name == "I",
+                sliceType: name, nalUnits: units)
+        ]
     }
 
     /// "IDR", "I", "P", "B" or "b" for an x265 slice type (the values are the same in every x265 API build).
@@ -361,20 +413,41 @@ public final class HEVCEncoder {
     /// A NAL unit's bytes without the Annex B start code x265 puts before it.
     static func stripStartCode(_ bytes: [UInt8]) -> [UInt8] {
         var b = bytes
-        if b.count >= 4 && b[0] == 0 && b[1] == 0 && b[2] == 0 && b[3] == 1 { b.removeFirst(4) }
-        else if b.count >= 3 && b[0] == 0 && b[1] == 0 && b[2] == 1 { b.removeFirst(3) }
+        if b.count >= 4 && b[0] == 0 && b[1] == 0 && b[2] == 0 && b[3] == 1 {
+            b.removeFirst(4)
+        } else if b.count >= 3 && b[0] == 0 && b[1] == 0 && b[2] == 1 {
+            b.removeFirst(3)
+        }
         return b
     }
 
     static func matrixName(_ m: ColourSpace.Matrix) -> String {
-        switch m { case .bt601: "smpte170m"; case .bt709: "bt709"; case .bt2020: "bt2020nc" }
+        switch m {
+        case .bt601: "smpte170m";
+        case .bt709: "bt709";
+        case .bt2020: "bt2020nc"
+        }
     }
     static func primariesName(_ c: Int) -> String {
         // x265 takes the code itself for the others.
-        switch c { case 9: "bt2020"; case 5: "bt470bg"; case 6: "smpte170m"; case 12: "smpte432"; case 1: "bt709"; default: "\(c)" }
+        switch c {
+        case 9: "bt2020";
+        case 5: "bt470bg";
+        case 6: "smpte170m";
+        case 12: "smpte432";
+        case 1: "bt709";
+        default: "\(c)"
+        }
     }
     static func transferName(_ c: Int) -> String {
-        switch c { case 1: "bt709"; case 6: "smpte170m"; case 16: "smpte2084"; case 18: "arib-std-b67"; case 13: "iec61966-2-1"; default: "\(c)" }
+        switch c {
+        case 1: "bt709";
+        case 6: "smpte170m";
+        case 16: "smpte2084";
+        case 18: "arib-std-b67";
+        case 13: "iec61966-2-1";
+        default: "\(c)"
+        }
     }
 }
 
@@ -407,14 +480,17 @@ public enum HEVCStillEncoder {
         case .u8(let p): planes = .u8(Array(p.prefix(1)))
         case .u16(let p): planes = .u16(Array(p.prefix(1)))
         }
-        return try Image(width: yuv.width, height: yuv.height, bitDepth: bitDepth, format: .gray, planes: planes, colour: yuv.colour)
+        return try Image(
+            width: yuv.width, height: yuv.height, bitDepth: bitDepth, format: .gray, planes: planes, colour: yuv.colour)
     }
 
     /// Encodes `images` (all the same size) with one encoder so that every tile of every image
     /// shares one `hvcC`. Images larger than `tileSize` — or whose size does not fit the chroma grid —
     /// become grids of `tileSize`×`tileSize` tiles (edge tiles padded by repeating the last row and
     /// column); smaller ones use one tile of the image size rounded up to the chroma grid.
-    public static func encode(_ images: [Image], settings: HEVCEncoderSettings, tileSize: Int = 512, limits: Limits = .default) throws(ParseError) -> [Coded] {
+    public static func encode(
+        _ images: [Image], settings: HEVCEncoderSettings, tileSize: Int = 512, limits: Limits = .default
+    ) throws(ParseError) -> [Coded] {
         guard let first = images.first else { return [] }
         let w = first.width, h = first.height
         guard images.allSatisfy({ $0.width == w && $0.height == h }) else {
@@ -432,8 +508,11 @@ public enum HEVCStillEncoder {
         var frames: [EncodedFrame] = []
         var pts: Int64 = 0
         for img in images {
-            var yuv = settings.chroma == .gray ? try gray(img, bitDepth: settings.bitDepth)
-                : try ColourConversion.toYUV(img, format: settings.chroma, bitDepth: settings.bitDepth, colour: settings.colour)
+            var yuv =
+                settings.chroma == .gray
+                ? try gray(img, bitDepth: settings.bitDepth)
+                : try ColourConversion.toYUV(
+                    img, format: settings.chroma, bitDepth: settings.bitDepth, colour: settings.colour)
             yuv = try ImageOps.padEdge(yuv, width: cols * tw, height: rows * th)
             for r in 0..<rows {
                 for c in 0..<cols {
@@ -454,9 +533,14 @@ public enum HEVCStillEncoder {
             var tiles: [[UInt8]] = []
             for f in frames[(i * per)..<((i + 1) * per)] {
                 let vcl = f.nalUnits.filter { !$0.isEmpty && (($0[0] >> 1) & 0x3F) < 32 }
-                tiles.append(try LengthPrefixed.join(vcl.map { (b) throws(ParseError) -> NALUnit in try NALUnit(bytes: b) }, lengthSize: 4))
+                tiles.append(
+                    try LengthPrefixed.join(
+                        vcl.map { (b) throws(ParseError) -> NALUnit in try NALUnit(bytes: b) }, lengthSize: 4))
             }
-            out.append(Coded(hvcC: hvcC, tiles: tiles, tileWidth: tw, tileHeight: th, rows: rows, columns: cols, width: w, height: h))
+            out.append(
+                Coded(
+                    hvcC: hvcC, tiles: tiles, tileWidth: tw, tileHeight: th, rows: rows, columns: cols, width: w,
+                    height: h))
         }
         return out
     }

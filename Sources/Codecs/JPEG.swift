@@ -1,6 +1,6 @@
+import BinaryIO
 // The only file that calls libturbojpeg.
 import CTurboJPEG
-import BinaryIO
 import ImageFormats
 
 /// JPEG decode / encode through libturbojpeg (TurboJPEG 2.x API).
@@ -25,8 +25,10 @@ public enum JPEG {
     /// it is thrown as ``/BinaryIO/ParseError/Code/truncated`` (remedy ``/BinaryIO/ParseError/Remedy/force``) with the
     /// rows that were decoded, unless `acceptDamage` is true; then the picture is returned as the decoder filled it and
     /// ``Decoded/notes`` says so (Specs/codecs.md, "Damaged or truncated JPEG").
-    public static func decode(_ data: [UInt8], applyOrientation: Bool = true, limits: Limits = .default,
-                              acceptDamage: Bool = false) throws(ParseError) -> Decoded {
+    public static func decode(
+        _ data: [UInt8], applyOrientation: Bool = true, limits: Limits = .default,
+        acceptDamage: Bool = false
+    ) throws(ParseError) -> Decoded {
         let segs = try JPEGSegments(data)
         let exif = segs.exifTIFF
         let info = exif.map { ExifInfo(tiff: $0) } ?? ExifInfo()
@@ -44,7 +46,9 @@ public enum JPEG {
         var buf = [UInt8](repeating: 0, count: width * height * channels)
         let d = data.withUnsafeBufferPointer { src in
             buf.withUnsafeMutableBufferPointer { dst in
-                tj.decompress2(h, src.baseAddress, UInt(data.count), dst.baseAddress, w, Int32(width * channels), ht, Int32(pf.rawValue), TJFLAG_ACCURATEDCT)
+                tj.decompress2(
+                    h, src.baseAddress, UInt(data.count), dst.baseAddress, w, Int32(width * channels), ht,
+                    Int32(pf.rawValue), TJFLAG_ACCURATEDCT)
             }
         }
         if d != 0 {
@@ -54,8 +58,9 @@ public enum JPEG {
             }
             let damage = damageText(warning: errText(h), rgb: buf, width: width, height: height, channels: channels)
             guard acceptDamage else {
-                throw ParseError(.truncated, offset: UInt64(data.count), "the JPEG is damaged or truncated: \(damage)",
-                                 remedy: .force)
+                throw ParseError(
+                    .truncated, offset: UInt64(data.count), "the JPEG is damaged or truncated: \(damage)",
+                    remedy: .force)
             }
             notes.append("damaged or truncated JPEG decoded as it is: \(damage)")
         }
@@ -69,7 +74,8 @@ public enum JPEG {
             img = try Image(width: width, height: height, bitDepth: 8, format: .rgb, planes: .u8([rgb]))
             notes.append("CMYK JPEG converted to RGB without colour management (Adobe inverted CMYK assumed)")
         } else {
-            img = try Image(width: width, height: height, bitDepth: 8, format: isGray ? .gray : .rgb, planes: .u8([buf]))
+            img = try Image(
+                width: width, height: height, bitDepth: 8, format: isGray ? .gray : .rgb, planes: .u8([buf]))
         }
         var applied = 1
         if applyOrientation, let o = info.orientation, (2...8).contains(o) {
@@ -94,15 +100,22 @@ public enum JPEG {
         }
     }
 
-    /// Encodes RGB/RGBA/grey/YUV (converted to 8-bit RGB or grey first) at `quality` 1…100 with 4:2:0
-    /// chroma. When `exif` (TIFF form) is given it is written as an APP1 segment after SOI; `icc` (an ICC profile)
-    /// follows as APP2 `ICC_PROFILE` segments (split into chunks of at most 65519 bytes, at most 255 of them), and `xmp`
-    /// (an XMP packet of at most 65502 bytes) as the standard XMP APP1 segment.
-    public static func encode(_ image: Image, quality: Int = 92, exif: [UInt8]? = nil, icc: [UInt8]? = nil, xmp: [UInt8]? = nil) throws(ParseError) -> [UInt8] {
+    /// Encodes RGB/RGBA/grey/YUV (converted to 8-bit RGB or grey first) at `quality` 1…100 with 4:2:0 chroma. When
+    /// `exif` (TIFF form) is given it is written as an APP1 segment after SOI; `icc` (an ICC profile) follows as APP2
+    /// `ICC_PROFILE` segments (split into chunks of at most 65519 bytes, at most 255 of them), and `xmp` (an XMP packet
+    /// of at most 65502 bytes) as the standard XMP APP1 segment.
+    public static func encode(
+        _ image: Image, quality: Int = 92, exif: [UInt8]? = nil, icc: [UInt8]? = nil, xmp: [UInt8]? = nil
+    ) throws(ParseError) -> [UInt8] {
         var img = image
-        if img.format != .gray { img = try ColourConversion.dropAlpha(ColourConversion.toRGB(img, bitDepth: 8)) }
-        else { img = try ColourConversion.changeDepth(img, to: 8) }
-        guard case .u8(let planes) = img.planes else { throw CodecError.lib("libjpeg-turbo", "internal: expected 8-bit samples") }
+        if img.format != .gray {
+            img = try ColourConversion.dropAlpha(ColourConversion.toRGB(img, bitDepth: 8))
+        } else {
+            img = try ColourConversion.changeDepth(img, to: 8)
+        }
+        guard case .u8(let planes) = img.planes else {
+            throw CodecError.lib("libjpeg-turbo", "internal: expected 8-bit samples")
+        }
         let tj = try TurboJPEG.library()
         guard let h = tj.initCompress() else { throw CodecError.lib("libjpeg-turbo", "cannot create a compressor") }
         defer { _ = tj.destroy(h) }
@@ -110,9 +123,10 @@ public enum JPEG {
         var out: UnsafeMutablePointer<UInt8>? = nil
         var size: UInt = 0
         let r = planes[0].withUnsafeBufferPointer { src in
-            tj.compress2(h, src.baseAddress, Int32(img.width), Int32(img.width * (gray ? 1 : 3)), Int32(img.height),
-                        Int32((gray ? TJPF_GRAY : TJPF_RGB).rawValue), &out, &size,
-                        Int32((gray ? TJSAMP_GRAY : TJSAMP_420).rawValue), Int32(min(100, max(1, quality))), TJFLAG_ACCURATEDCT)
+            tj.compress2(
+                h, src.baseAddress, Int32(img.width), Int32(img.width * (gray ? 1 : 3)), Int32(img.height),
+                Int32((gray ? TJPF_GRAY : TJPF_RGB).rawValue), &out, &size,
+                Int32((gray ? TJSAMP_GRAY : TJSAMP_420).rawValue), Int32(min(100, max(1, quality))), TJFLAG_ACCURATEDCT)
         }
         defer { if let out { tj.free(out) } }
         guard r == 0, let out, size > 0 else { throw CodecError.lib("libjpeg-turbo", "cannot encode: \(errText(h))") }
@@ -125,12 +139,18 @@ public enum JPEG {
         if let icc, !icc.isEmpty, bytes.count >= 2 {
             let per = 65519
             let count = (icc.count + per - 1) / per
-            guard count <= 255 else { throw CodecError.lib("libjpeg-turbo", "ICC profile of \(icc.count) bytes is too large for APP2 segments") }
+            guard count <= 255 else {
+                throw CodecError.lib(
+                    "libjpeg-turbo", "ICC profile of \(icc.count) bytes is too large for APP2 segments")
+            }
             var segments: [UInt8] = []
             for k in 0..<count {
                 let part = icc[(k * per)..<min(icc.count, (k + 1) * per)]
                 let len = part.count + 16
-                segments += [0xFF, 0xE2, UInt8(len >> 8), UInt8(len & 0xFF)] + Array("ICC_PROFILE".utf8) + [0, UInt8(k + 1), UInt8(count)] + part
+                segments +=
+                    [0xFF, 0xE2, UInt8(len >> 8), UInt8(len & 0xFF)] + Array("ICC_PROFILE".utf8) + [
+                        0, UInt8(k + 1), UInt8(count),
+                    ] + part
             }
             // After SOI and the APP1 (Exif) segment when there is one.
             var at = 2
@@ -140,31 +160,42 @@ public enum JPEG {
         if let xmp, !xmp.isEmpty, bytes.count >= 2 {
             let ns = Array("http://ns.adobe.com/xap/1.0/".utf8) + [0]
             let len = 2 + ns.count + xmp.count
-            guard len <= 65535 else { throw CodecError.lib("libjpeg-turbo", "XMP packet of \(xmp.count) bytes does not fit one APP1 segment") }
+            guard len <= 65535 else {
+                throw CodecError.lib("libjpeg-turbo", "XMP packet of \(xmp.count) bytes does not fit one APP1 segment")
+            }
             // Right after SOI and the Exif APP1 (XMP readers look for it among the first segments).
             var at = 2
             if bytes.count >= 6, bytes[2] == 0xFF, bytes[3] == 0xE1 { at = 4 + (Int(bytes[4]) << 8 | Int(bytes[5])) }
-            bytes.insert(contentsOf: [0xFF, 0xE1, UInt8(len >> 8), UInt8(len & 0xFF)] + ns + xmp, at: min(at, bytes.count))
+            bytes.insert(
+                contentsOf: [0xFF, 0xE1, UInt8(len >> 8), UInt8(len & 0xFF)] + ns + xmp, at: min(at, bytes.count))
         }
         return bytes
     }
 
     /// Encodes interleaved 8-bit CMYK samples (Adobe inverted convention) as a YCCK JPEG — for print
     /// workflows and for testing the CMYK decode path.
-    public static func encodeCMYK(_ samples: [UInt8], width: Int, height: Int, quality: Int = 90) throws(ParseError) -> [UInt8] {
+    public static func encodeCMYK(_ samples: [UInt8], width: Int, height: Int, quality: Int = 90) throws(ParseError)
+        -> [UInt8]
+    {
         try Image.checkDimensions(width: width, height: height)
-        guard samples.count == width * height * 4 else { throw CodecError.lib("libjpeg-turbo", "CMYK buffer size does not match \(width)×\(height)") }
+        guard samples.count == width * height * 4 else {
+            throw CodecError.lib("libjpeg-turbo", "CMYK buffer size does not match \(width)×\(height)")
+        }
         let tj = try TurboJPEG.library()
         guard let h = tj.initCompress() else { throw CodecError.lib("libjpeg-turbo", "cannot create a compressor") }
         defer { _ = tj.destroy(h) }
         var out: UnsafeMutablePointer<UInt8>? = nil
         var size: UInt = 0
         let r = samples.withUnsafeBufferPointer { src in
-            tj.compress2(h, src.baseAddress, Int32(width), Int32(width * 4), Int32(height), Int32(TJPF_CMYK.rawValue), &out, &size,
-                        Int32(TJSAMP_444.rawValue), Int32(min(100, max(1, quality))), 0)
+            tj.compress2(
+                h, src.baseAddress, Int32(width), Int32(width * 4), Int32(height), Int32(TJPF_CMYK.rawValue), &out,
+                &size,
+                Int32(TJSAMP_444.rawValue), Int32(min(100, max(1, quality))), 0)
         }
         defer { if let out { tj.free(out) } }
-        guard r == 0, let out, size > 0 else { throw CodecError.lib("libjpeg-turbo", "cannot encode CMYK: \(errText(h))") }
+        guard r == 0, let out, size > 0 else {
+            throw CodecError.lib("libjpeg-turbo", "cannot encode CMYK: \(errText(h))")
+        }
         return Array(UnsafeBufferPointer(start: out, count: Int(size)))
     }
 
@@ -185,14 +216,18 @@ public enum JPEG {
         let (w, ht, sub, _) = try header(tj, h, data)
         // MCU sizes by subsampling (TurboJPEG's TJSAMP order: 4:4:4, 4:2:2, 4:2:0, grey, 4:4:0, 4:1:1).
         let mcu: [(Int, Int)] = [(8, 8), (16, 8), (16, 16), (8, 8), (8, 16), (32, 8)]
-        guard sub >= 0, Int(sub) < mcu.count else { throw CodecError.lib("libjpeg-turbo", "unknown chroma subsampling \(sub)") }
+        guard sub >= 0, Int(sub) < mcu.count else {
+            throw CodecError.lib("libjpeg-turbo", "unknown chroma subsampling \(sub)")
+        }
         return Geometry(width: Int(w), height: Int(ht), mcuWidth: mcu[Int(sub)].0, mcuHeight: mcu[Int(sub)].1)
     }
 
     /// A rectangle of a picture in pixels.
     public struct Rect: Sendable, Equatable {
         public var x: Int, y: Int, width: Int, height: Int
-        public init(x: Int, y: Int, width: Int, height: Int) { self.x = x; self.y = y; self.width = width; self.height = height }
+        public init(x: Int, y: Int, width: Int, height: Int) {
+            self.x = x; self.y = y; self.width = width; self.height = height
+        }
     }
 
     /// Cuts each rectangle out of a JPEG without decoding it (libjpeg-turbo's lossless transform; one pass over the
@@ -202,12 +237,18 @@ public enum JPEG {
     /// picture. The markers (EXIF, ICC profile, XMP) are copied unchanged.
     public static func losslessCrops(_ data: [UInt8], _ rects: [Rect]) throws(ParseError) -> [[UInt8]] {
         let g = try geometry(data)
-        guard !rects.isEmpty, rects.count <= 16 else { throw CodecError.lib("libjpeg-turbo", "1 to 16 crops at a time") }
+        guard !rects.isEmpty, rects.count <= 16 else {
+            throw CodecError.lib("libjpeg-turbo", "1 to 16 crops at a time")
+        }
         var transforms: [tjtransform] = []
         for c in rects {
             guard c.x >= 0, c.y >= 0, c.width > 0, c.height > 0, c.x <= g.width - c.width, c.y <= g.height - c.height,
-                  c.x % g.mcuWidth == 0, c.y % g.mcuHeight == 0 else {
-                throw CodecError.lib("libjpeg-turbo", "a lossless crop at \(c.x),\(c.y) of \(c.width)×\(c.height) does not fit the \(g.width)×\(g.height) picture on its \(g.mcuWidth)×\(g.mcuHeight) MCU grid")
+                c.x % g.mcuWidth == 0, c.y % g.mcuHeight == 0
+            else {
+                throw CodecError.lib(
+                    "libjpeg-turbo",
+                    "a lossless crop at \(c.x),\(c.y) of \(c.width)×\(c.height) does not fit the \(g.width)×\(g.height) picture on its \(g.mcuWidth)×\(g.mcuHeight) MCU grid"
+                )
             }
             var t = tjtransform()
             t.r = tjregion(x: Int32(c.x), y: Int32(c.y), w: Int32(c.width), h: Int32(c.height))
@@ -227,8 +268,9 @@ public enum JPEG {
         guard r == 0 else {
             // A warning is an error here too (the crops would carry the damage), named as every reader names it.
             if tj.getErrorCode(h) != Int32(TJERR_FATAL.rawValue) {
-                throw ParseError(.truncated, offset: UInt64(data.count),
-                                 "the JPEG is damaged or truncated: libjpeg-turbo: \(errText(h))")
+                throw ParseError(
+                    .truncated, offset: UInt64(data.count),
+                    "the JPEG is damaged or truncated: libjpeg-turbo: \(errText(h))")
             }
             throw CodecError.lib("libjpeg-turbo", "cannot crop: \(errText(h))")
         }
@@ -240,11 +282,16 @@ public enum JPEG {
         return result
     }
 
-    /// The frame header read with the decompressor `h`: width, height, subsampling and colour space (TurboJPEG's codes).
-    static func header(_ tj: TurboJPEG, _ h: tjhandle, _ data: [UInt8]) throws(ParseError) -> (Int32, Int32, Int32, Int32) {
+    /// The frame header read with the decompressor `h`: width, height, subsampling and colour space (TurboJPEG's
+    /// codes).
+    static func header(_ tj: TurboJPEG, _ h: tjhandle, _ data: [UInt8]) throws(ParseError) -> (
+        Int32, Int32, Int32, Int32
+    ) {
         guard data.count <= Int(UInt32.max) else { throw ParseError(.limitExceeded, "JPEG larger than 4 GiB") }
         var w: Int32 = 0, ht: Int32 = 0, sub: Int32 = 0, cs: Int32 = 0
-        let r = data.withUnsafeBufferPointer { tj.decompressHeader3(h, $0.baseAddress, UInt(data.count), &w, &ht, &sub, &cs) }
+        let r = data.withUnsafeBufferPointer {
+            tj.decompressHeader3(h, $0.baseAddress, UInt(data.count), &w, &ht, &sub, &cs)
+        }
         if r != 0 { throw CodecError.lib("libjpeg-turbo", "cannot read the JPEG header: \(errText(h))") }
         return (w, ht, sub, cs)
     }
@@ -258,10 +305,12 @@ public enum JPEG {
         while grey < height {
             let start = (height - 1 - grey) * row
             guard start >= 0, start + row <= rgb.count,
-                  rgb[start..<(start + row)].allSatisfy({ $0 == 128 }) else { break }
+                rgb[start..<(start + row)].allSatisfy({ $0 == 128 })
+            else { break }
             grey += 1
         }
-        let rows = grey > 0 && grey < height
+        let rows =
+            grey > 0 && grey < height
             ? "rows 0–\(height - grey - 1) of \(height) decoded, the last \(grey) rows are missing (filled with grey)"
             : "the decoder does not say which of the \(height) rows are affected"
         return "libjpeg-turbo: \(warning); \(rows)"

@@ -1,22 +1,23 @@
+import BinaryIO
+import CDe265
+@preconcurrency import CPNG
+import CTurboJPEG
+@preconcurrency import CX265
+import ImageFormats
+import SystemSupport
+
 // The codec libraries are opened with dlopen the first time a pixel operation needs them, not by
 // the dynamic linker at start-up: `info`, `dump`, `edit` and metadata validation never touch pixels,
 // and loading libx265 (C++, thousands of relocations) and its friends cost more than reading a
 // small file. Each library is bound once per process; a missing library becomes an error that names
 // it, raised by the operation that needed it.
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
-import BinaryIO
-import ImageFormats
-import CDe265
-@preconcurrency import CX265
-import CTurboJPEG
-import SystemSupport
-@preconcurrency import CPNG
 
 /// A shared library opened with `dlopen`, kept open for the life of the process.
 struct SharedLibrary: @unchecked Sendable {
@@ -28,12 +29,15 @@ struct SharedLibrary: @unchecked Sendable {
     /// file to try first: another build or version of the same library (the benchmarks use it to compare decoders).
     static func open(_ name: String, _ candidates: [String]) throws(ParseError) -> SharedLibrary {
         var reasons: [String] = []
-        let override = FileSystem.environment("SPATIAL_MEDIA_" + name.uppercased().filter { $0.isLetter || $0.isNumber })
+        let override = FileSystem.environment(
+            "SPATIAL_MEDIA_" + name.uppercased().filter { $0.isLetter || $0.isNumber })
         for file in (override.map { [$0] } ?? []) + candidates {
             if let h = dlopen(file, RTLD_NOW | RTLD_LOCAL) { return SharedLibrary(name: name, handle: h) }
             if let e = dlerror() { reasons.append(String(cString: e)) }
         }
-        throw ParseError(.libraryMissing, "\(name) is not installed or cannot be loaded (\(reasons.last ?? candidates.joined(separator: ", ")))")
+        throw ParseError(
+            .libraryMissing,
+            "\(name) is not installed or cannot be loaded (\(reasons.last ?? candidates.joined(separator: ", ")))")
     }
 
     /// The address of `symbol` as a value of the C function-pointer type `T`.
@@ -55,9 +59,12 @@ struct SharedLibrary: @unchecked Sendable {
     /// File names to try: the versioned name the headers were built against first, then the unversioned one.
     static func candidates(_ stem: String, version: String) -> [String] {
         #if canImport(Darwin)
-        return ["\(stem).\(version).dylib", "\(stem).dylib", "/opt/homebrew/lib/\(stem).dylib", "/usr/local/lib/\(stem).dylib"]
+            return [
+                "\(stem).\(version).dylib", "\(stem).dylib", "/opt/homebrew/lib/\(stem).dylib",
+                "/usr/local/lib/\(stem).dylib",
+            ]
         #else
-        return ["\(stem).so.\(version)", "\(stem).so"]
+            return ["\(stem).so.\(version)", "\(stem).so"]
         #endif
     }
 }
@@ -94,7 +101,8 @@ struct De265: @unchecked Sendable {
         push_NAL = try l.function("de265_push_NAL", as: sm_de265_push_NAL_fn.self)
         flush_data = try l.function("de265_flush_data", as: sm_de265_flush_data_fn.self)
         decode = try l.function("de265_decode", as: sm_de265_decode_fn.self)
-        get_number_of_NAL_units_pending = try l.function("de265_get_number_of_NAL_units_pending", as: sm_de265_get_number_of_NAL_units_pending_fn.self)
+        get_number_of_NAL_units_pending = try l.function(
+            "de265_get_number_of_NAL_units_pending", as: sm_de265_get_number_of_NAL_units_pending_fn.self)
         peek_next_picture = try l.function("de265_peek_next_picture", as: sm_de265_peek_next_picture_fn.self)
         release_next_picture = try l.function("de265_release_next_picture", as: sm_de265_release_next_picture_fn.self)
         get_image_width = try l.function("de265_get_image_width", as: sm_de265_get_image_width_fn.self)
@@ -102,8 +110,10 @@ struct De265: @unchecked Sendable {
         get_chroma_format = try l.function("de265_get_chroma_format", as: sm_de265_get_chroma_format_fn.self)
         get_bits_per_pixel = try l.function("de265_get_bits_per_pixel", as: sm_de265_get_bits_per_pixel_fn.self)
         get_image_plane = try l.function("de265_get_image_plane", as: sm_de265_get_image_plane_fn.self)
-        get_image_matrix_coefficients = try l.function("de265_get_image_matrix_coefficients", as: sm_de265_get_image_matrix_coefficients_fn.self)
-        get_image_full_range_flag = try l.function("de265_get_image_full_range_flag", as: sm_de265_get_image_full_range_flag_fn.self)
+        get_image_matrix_coefficients = try l.function(
+            "de265_get_image_matrix_coefficients", as: sm_de265_get_image_matrix_coefficients_fn.self)
+        get_image_full_range_flag = try l.function(
+            "de265_get_image_full_range_flag", as: sm_de265_get_image_full_range_flag_fn.self)
     }
 
     private static let loaded = Result { () throws(ParseError) in
@@ -131,7 +141,8 @@ struct X265: @unchecked Sendable {
     }
 
     private static let loaded = Result { () throws(ParseError) in
-        try X265(SharedLibrary.open("libx265", SharedLibrary.candidates("libx265", version: String(SM_X265_SONAME_NUMBER))))
+        try X265(
+            SharedLibrary.open("libx265", SharedLibrary.candidates("libx265", version: String(SM_X265_SONAME_NUMBER))))
     }
 
     /// The bound functions; throws when libx265 cannot be loaded.
@@ -184,14 +195,17 @@ struct LibPNG: @unchecked Sendable {
 
     private init(_ l: SharedLibrary) throws(ParseError) {
         get_libpng_ver = try l.function("png_get_libpng_ver", as: sm_png_get_libpng_ver_fn.self)
-        image_begin_read_from_memory = try l.function("png_image_begin_read_from_memory", as: sm_png_image_begin_read_from_memory_fn.self)
+        image_begin_read_from_memory = try l.function(
+            "png_image_begin_read_from_memory", as: sm_png_image_begin_read_from_memory_fn.self)
         image_finish_read = try l.function("png_image_finish_read", as: sm_png_image_finish_read_fn.self)
         image_write_to_memory = try l.function("png_image_write_to_memory", as: sm_png_image_write_to_memory_fn.self)
         image_free = try l.function("png_image_free", as: sm_png_image_free_fn.self)
     }
 
     private static let loaded = Result { () throws(ParseError) in
-        try LibPNG(SharedLibrary.open("libpng", SharedLibrary.candidates("libpng\(SM_PNG_SONUM)", version: String(SM_PNG_SONUM))))
+        try LibPNG(
+            SharedLibrary.open(
+                "libpng", SharedLibrary.candidates("libpng\(SM_PNG_SONUM)", version: String(SM_PNG_SONUM))))
     }
 
     /// The bound functions; throws when libpng cannot be loaded.

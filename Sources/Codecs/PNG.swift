@@ -1,12 +1,13 @@
+import BinaryIO
 // The only file that calls libpng (simplified `png_image` API: no setjmp/longjmp).
 @preconcurrency import CPNG
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-import BinaryIO
 import ImageFormats
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// PNG decode / encode through libpng's simplified API.
 ///
@@ -31,7 +32,9 @@ public enum PNG {
         try Image.checkDimensions(width: width, height: height, limits: limits)
         let srcFormat = img.format
         let hasAlpha = srcFormat & png_uint_32(PNG_FORMAT_FLAG_ALPHA) != 0
-        let isColour = srcFormat & png_uint_32(PNG_FORMAT_FLAG_COLOR) != 0 || srcFormat & png_uint_32(PNG_FORMAT_FLAG_COLORMAP) != 0
+        let isColour =
+            srcFormat & png_uint_32(PNG_FORMAT_FLAG_COLOR) != 0
+            || srcFormat & png_uint_32(PNG_FORMAT_FLAG_COLORMAP) != 0
         let is16 = srcFormat & png_uint_32(PNG_FORMAT_FLAG_LINEAR) != 0
         // Grey+alpha is widened to RGBA; grey without alpha stays grey.
         let format: PixelFormat = hasAlpha ? .rgba : (isColour ? .rgb : .gray)
@@ -86,9 +89,13 @@ public enum PNG {
         switch src.planes {
         case .u8(let p):
             result = p[0].withUnsafeBytes { raw -> [UInt8]? in
-                guard png.image_write_to_memory(&img, nil, &size, 0, raw.baseAddress, 0, nil) != 0, size > 0 else { return nil }
+                guard png.image_write_to_memory(&img, nil, &size, 0, raw.baseAddress, 0, nil) != 0, size > 0 else {
+                    return nil
+                }
                 var out = [UInt8](repeating: 0, count: size)
-                let ok = out.withUnsafeMutableBytes { png.image_write_to_memory(&img, $0.baseAddress, &size, 0, raw.baseAddress, 0, nil) }
+                let ok = out.withUnsafeMutableBytes {
+                    png.image_write_to_memory(&img, $0.baseAddress, &size, 0, raw.baseAddress, 0, nil)
+                }
                 return ok != 0 ? Array(out.prefix(size)) : nil
             }
         case .u16(let p):
@@ -105,9 +112,13 @@ public enum PNG {
                 }
             }
             result = lin.withUnsafeBytes { raw -> [UInt8]? in
-                guard png.image_write_to_memory(&img, nil, &size, 0, raw.baseAddress, 0, nil) != 0, size > 0 else { return nil }
+                guard png.image_write_to_memory(&img, nil, &size, 0, raw.baseAddress, 0, nil) != 0, size > 0 else {
+                    return nil
+                }
                 var out = [UInt8](repeating: 0, count: size)
-                let ok = out.withUnsafeMutableBytes { png.image_write_to_memory(&img, $0.baseAddress, &size, 0, raw.baseAddress, 0, nil) }
+                let ok = out.withUnsafeMutableBytes {
+                    png.image_write_to_memory(&img, $0.baseAddress, &size, 0, raw.baseAddress, 0, nil)
+                }
                 return ok != 0 ? Array(out.prefix(size)) : nil
             }
         }
@@ -136,4 +147,3 @@ enum SRGB {
         return UInt16(min(65535, max(0, (l * 65535).rounded())))
     }
 }
-

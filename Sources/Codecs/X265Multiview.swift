@@ -1,14 +1,15 @@
+@preconcurrency import CX265
+import SystemSupport
+
 // Whether a multiview-capable libx265 (x265 4.0 or newer built with ENABLE_MULTIVIEW) can be used, through our own
 // binding (issues 23, 30). Specs/conversion.md, "Multiview encoder detection".
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
-import SystemSupport
-@preconcurrency import CX265
 
 /// What a probe for a multiview libx265 found: its version and whether both eyes can be encoded by it.
 ///
@@ -38,8 +39,10 @@ public struct X265MultiviewProbe: Sendable, Equatable {
     public var frameParallel = false
 
     /// A probe result (tests and callers that probed by other means).
-    public init(library: String, loaded: Bool, version: String?, multiview: Bool, summary: String, apiBuild: Int? = nil) {
-        self.library = library; self.loaded = loaded; self.version = version; self.multiview = multiview; self.summary = summary
+    public init(library: String, loaded: Bool, version: String?, multiview: Bool, summary: String, apiBuild: Int? = nil)
+    {
+        self.library = library; self.loaded = loaded; self.version = version; self.multiview = multiview;
+        self.summary = summary
         self.apiBuild = apiBuild
     }
 
@@ -59,7 +62,8 @@ public struct X265MultiviewProbe: Sendable, Equatable {
             if FileSystem.kind(binding) != nil { return probeBinding(binding, label: binding) }
         }
         // The loader's libx265 (the single-layer encoder's): without our binding it cannot encode two views.
-        var system = probeLibrary(files: SharedLibrary.candidates("libx265", version: String(SM_X265_SONAME_NUMBER)), label: nil)
+        var system = probeLibrary(
+            files: SharedLibrary.candidates("libx265", version: String(SM_X265_SONAME_NUMBER)), label: nil)
         system.multiview = false
         return system
     }
@@ -70,13 +74,18 @@ public struct X265MultiviewProbe: Sendable, Equatable {
     /// One line for `--version`: the encoder each video path uses.
     public static var encodersLine: String {
         let p = current
-        let mv = p.multiview ? "x265 \(p.version ?? "?") multiview, API build \(p.apiBuild.map(String.init) ?? "?") (\(p.library))" : "none (\(p.summary))"
-        return "video encoders: multiview path (default when present): \(mv); assembled path: x265 \(HEVCEncoder.version) per eye (system libx265)"
+        let mv =
+            p.multiview
+            ? "x265 \(p.version ?? "?") multiview, API build \(p.apiBuild.map(String.init) ?? "?") (\(p.library))"
+            : "none (\(p.summary))"
+        return
+            "video encoders: multiview path (default when present): \(mv); assembled path: x265 \(HEVCEncoder.version) per eye (system libx265)"
     }
 
     private typealias ParamAlloc = @convention(c) () -> UnsafeMutableRawPointer?
     private typealias ParamFree = @convention(c) (UnsafeMutableRawPointer?) -> Void
-    private typealias ParamParse = @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, UnsafePointer<CChar>?) -> Int32
+    private typealias ParamParse =
+        @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, UnsafePointer<CChar>?) -> Int32
     private typealias IntFn = @convention(c) () -> Int32
     private typealias StringFn = @convention(c) () -> UnsafePointer<CChar>?
 
@@ -89,7 +98,8 @@ public struct X265MultiviewProbe: Sendable, Equatable {
         if FileSystem.kind(beside) != nil { return probeBinding(beside, label: "\(beside) (beside \(label))") }
         var out = lib
         out.multiview = false
-        out.summary = "\(label) (x265 \(lib.version ?? "?")) supports multiview, but our binding \(bindingName) is not beside it (scripts/setup.sh compiles it)"
+        out.summary =
+            "\(label) (x265 \(lib.version ?? "?")) supports multiview, but our binding \(bindingName) is not beside it (scripts/setup.sh compiles it)"
         return out
     }
 
@@ -97,29 +107,40 @@ public struct X265MultiviewProbe: Sendable, Equatable {
     static func probeBinding(_ file: String, label: String) -> X265MultiviewProbe {
         guard let h = dlopen(file, RTLD_NOW | RTLD_LOCAL) else {
             let reason = dlerror().map { String(cString: $0) } ?? "unknown"
-            return X265MultiviewProbe(library: file, loaded: false, version: nil, multiview: false, summary: "\(label) cannot be loaded (\(reason))")
+            return X265MultiviewProbe(
+                library: file, loaded: false, version: nil, multiview: false,
+                summary: "\(label) cannot be loaded (\(reason))")
         }
         // Kept open: a library is not unloaded under a process that may load it again.
         guard let a = dlsym(h, "smx_abi"), let b = dlsym(h, "smx_x265_build"), let v = dlsym(h, "smx_x265_version"),
-              let m = dlsym(h, "smx_multiview") else {
-            return X265MultiviewProbe(library: file, loaded: false, version: nil, multiview: false, summary: "\(label) is not spatial-media's x265 binding")
+            let m = dlsym(h, "smx_multiview")
+        else {
+            return X265MultiviewProbe(
+                library: file, loaded: false, version: nil, multiview: false,
+                summary: "\(label) is not spatial-media's x265 binding")
         }
         let abi = unsafeBitCast(a, to: IntFn.self)()
         guard abi == bindingABI else {
-            return X265MultiviewProbe(library: file, loaded: true, version: nil, multiview: false,
-                                      summary: "\(label) is binding ABI \(abi), this program calls ABI \(bindingABI) (run scripts/setup.sh again)")
+            return X265MultiviewProbe(
+                library: file, loaded: true, version: nil, multiview: false,
+                summary:
+                    "\(label) is binding ABI \(abi), this program calls ABI \(bindingABI) (run scripts/setup.sh again)")
         }
         let build = Int(unsafeBitCast(b, to: IntFn.self)())
         guard let vs = unsafeBitCast(v, to: StringFn.self)() else {
-            return X265MultiviewProbe(library: file, loaded: true, version: nil, multiview: false, summary: "\(label): its libx265 has no 8-bit encoder", apiBuild: build)
+            return X265MultiviewProbe(
+                library: file, loaded: true, version: nil, multiview: false,
+                summary: "\(label): its libx265 has no 8-bit encoder", apiBuild: build)
         }
         let version = String(cString: vs)
         let mv = unsafeBitCast(m, to: IntFn.self)() == 1
         // Older bindings have no smx_frame_parallel: their library is taken as unpatched.
         let parallel = dlsym(h, "smx_frame_parallel").map { unsafeBitCast($0, to: IntFn.self)() == 1 } ?? false
-        var probe = X265MultiviewProbe(library: file, loaded: true, version: version, multiview: mv,
-                                       summary: mv ? "\(label) (x265 \(version), API build \(build)) supports multiview (num-views 2)\(parallel ? ", frame-parallel" : "")"
-                                                   : "\(label) (x265 \(version)) has no multiview support", apiBuild: build)
+        var probe = X265MultiviewProbe(
+            library: file, loaded: true, version: version, multiview: mv,
+            summary: mv
+                ? "\(label) (x265 \(version), API build \(build)) supports multiview (num-views 2)\(parallel ? ", frame-parallel" : "")"
+                : "\(label) (x265 \(version)) has no multiview support", apiBuild: build)
         probe.frameParallel = parallel
         return probe
     }
@@ -135,10 +156,12 @@ public struct X265MultiviewProbe: Sendable, Equatable {
             }
             let label = named ?? file
             guard let vs = dlsym(h, "x265_version_str"), let pa = dlsym(h, "x265_param_alloc"),
-                  let pf = dlsym(h, "x265_param_free"), let pd = dlsym(h, "x265_param_default"),
-                  let pp = dlsym(h, "x265_param_parse") else {
-                return X265MultiviewProbe(library: file, loaded: false, version: nil, multiview: false,
-                                          summary: "\(label) is not a libx265 (no x265_version_str / x265_param_* symbols)")
+                let pf = dlsym(h, "x265_param_free"), let pd = dlsym(h, "x265_param_default"),
+                let pp = dlsym(h, "x265_param_parse")
+            else {
+                return X265MultiviewProbe(
+                    library: file, loaded: false, version: nil, multiview: false,
+                    summary: "\(label) is not a libx265 (no x265_version_str / x265_param_* symbols)")
             }
             let version = vs.load(as: UnsafePointer<CChar>?.self).map { String(cString: $0) } ?? "unknown"
             let alloc = unsafeBitCast(pa, to: ParamAlloc.self), free = unsafeBitCast(pf, to: ParamFree.self)
@@ -150,12 +173,15 @@ public struct X265MultiviewProbe: Sendable, Equatable {
                 free(param)
             }
             let hint = named == nil ? "; scripts/setup.sh builds one into the tools directory" : ""
-            return X265MultiviewProbe(library: file, loaded: true, version: version, multiview: multiview,
-                                      summary: multiview ? "\(label) (x265 \(version)) supports multiview, but our binding \(bindingName) was not found (scripts/setup.sh compiles it)"
-                                                         : "\(label) (x265 \(version)) has no multiview support\(hint)")
+            return X265MultiviewProbe(
+                library: file, loaded: true, version: version, multiview: multiview,
+                summary: multiview
+                    ? "\(label) (x265 \(version)) supports multiview, but our binding \(bindingName) was not found (scripts/setup.sh compiles it)"
+                    : "\(label) (x265 \(version)) has no multiview support\(hint)")
         }
         let what = named ?? "libx265"
-        return X265MultiviewProbe(library: files.first ?? "", loaded: false, version: nil, multiview: false,
-                                  summary: "\(what) cannot be loaded (\(reason))")
+        return X265MultiviewProbe(
+            library: files.first ?? "", loaded: false, version: nil, multiview: false,
+            summary: "\(what) cannot be loaded (\(reason))")
     }
 }

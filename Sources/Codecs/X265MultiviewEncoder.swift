@@ -1,15 +1,16 @@
+import BinaryIO
+import ImageFormats
+
 // Both eyes through one multiview libx265 (x265 4.x built with ENABLE_MULTIVIEW), driven through our own C binding
 // (scripts/x265mv, compiled by scripts/setup.sh against that library's x265.h) loaded with dlopen (issues 23, 30).
 // Specs/conversion.md, "Multiview encode path".
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
-import BinaryIO
-import ImageFormats
 
 /// A two-view (MV-HEVC) encoder: a multiview libx265 coding the base view as layer 0 and the second view as layer 1
 /// with inter-layer (inter-view) prediction, one rate control for both (layer 1 pictures take the QP of their
@@ -35,12 +36,20 @@ public final class X265MultiviewEncoder {
     private enum NAL { static let size = 4, payload = 8, stride = 16 }
     /// `smx_picture_info`: pts i64 at 0, dts i64 at 8, poc i32 at 16, slice type i32 at 20; 24 bytes.
     private enum Info { static let pts = 0, dts = 8, poc = 16, sliceType = 20, size = 24 }
-    private typealias OpenFn = @convention(c) (UnsafePointer<CChar>?, UnsafePointer<CChar>?, Int32, UnsafePointer<UnsafePointer<CChar>?>?,
-                                              UnsafePointer<UnsafePointer<CChar>?>?, UnsafeMutablePointer<CChar>?, Int) -> OpaquePointer?
-    private typealias HeadersFn = @convention(c) (OpaquePointer?, UnsafeMutablePointer<UnsafeRawPointer?>?, UnsafeMutablePointer<UInt32>?) -> Int32
-    private typealias EncodeFn = @convention(c) (OpaquePointer?, UnsafePointer<UnsafePointer<UInt8>?>?, UnsafePointer<Int32>?, Int64,
-                                                 UnsafeMutablePointer<UnsafeRawPointer?>?, UnsafeMutablePointer<UInt32>?,
-                                                 UnsafeMutableRawPointer?) -> Int32
+    private typealias OpenFn =
+        @convention(c) (
+            UnsafePointer<CChar>?, UnsafePointer<CChar>?, Int32, UnsafePointer<UnsafePointer<CChar>?>?,
+            UnsafePointer<UnsafePointer<CChar>?>?, UnsafeMutablePointer<CChar>?, Int
+        ) -> OpaquePointer?
+    private typealias HeadersFn =
+        @convention(c) (OpaquePointer?, UnsafeMutablePointer<UnsafeRawPointer?>?, UnsafeMutablePointer<UInt32>?) ->
+        Int32
+    private typealias EncodeFn =
+        @convention(c) (
+            OpaquePointer?, UnsafePointer<UnsafePointer<UInt8>?>?, UnsafePointer<Int32>?, Int64,
+            UnsafeMutablePointer<UnsafeRawPointer?>?, UnsafeMutablePointer<UInt32>?,
+            UnsafeMutableRawPointer?
+        ) -> Int32
     private typealias CloseFn = @convention(c) (OpaquePointer?) -> Void
     private typealias IntFn = @convention(c) () -> Int32
     private typealias StringFn = @convention(c) () -> UnsafePointer<CChar>?
@@ -54,37 +63,51 @@ public final class X265MultiviewEncoder {
     /// `settings` (the options of ``HEVCEncoder``; rate control applies to layer 0 and layer 1 follows its QPs) plus
     /// `extraOptions` (`x265_param_parse` name/value pairs applied last). Throws when the binding cannot be loaded,
     /// is of another ABI, or the library refuses the settings.
-    public init(library: String, width: Int, height: Int, settings: HEVCEncoderSettings, extraOptions: [(String, String)] = [],
-                limits: Limits = .default) throws(ParseError) {
+    public init(
+        library: String, width: Int, height: Int, settings: HEVCEncoderSettings, extraOptions: [(String, String)] = [],
+        limits: Limits = .default
+    ) throws(ParseError) {
         try Image.checkDimensions(width: width, height: height, limits: limits)
         guard settings.bitDepth == 8, settings.chroma == .yuv420, width % 2 == 0, height % 2 == 0 else {
             throw CodecError.lib("x265 multiview", "multiview encoding is 8-bit 4:2:0 with even sizes only")
         }
-        guard MemoryLayout<Int>.size == 8 else { throw CodecError.lib("x265 multiview", "the binding's structures are read with their 64-bit layout") }
+        guard MemoryLayout<Int>.size == 8 else {
+            throw CodecError.lib("x265 multiview", "the binding's structures are read with their 64-bit layout")
+        }
         guard let h = dlopen(library, RTLD_NOW | RTLD_LOCAL) else {
-            throw CodecError.lib("x265 multiview", "\(library) cannot be loaded (\(dlerror().map { String(cString: $0) } ?? "unknown"))")
+            throw CodecError.lib(
+                "x265 multiview", "\(library) cannot be loaded (\(dlerror().map { String(cString: $0) } ?? "unknown"))")
         }
         // Kept open for the life of the process (a library is not unloaded under code that may call it again).
         func sym<T>(_ name: String, _ type: T.Type) throws(ParseError) -> T {
-            guard let p = dlsym(h, name) else { throw CodecError.lib("x265 multiview", "\(library) has no \(name): not spatial-media's x265 binding") }
+            guard let p = dlsym(h, name) else {
+                throw CodecError.lib("x265 multiview", "\(library) has no \(name): not spatial-media's x265 binding")
+            }
             return unsafeBitCast(p, to: type)
         }
         let abi = try sym("smx_abi", IntFn.self)()
         guard abi == X265MultiviewProbe.bindingABI else {
-            throw CodecError.lib("x265 multiview", "\(library) is binding ABI \(abi); this program calls ABI \(X265MultiviewProbe.bindingABI) (run scripts/setup.sh again)")
+            throw CodecError.lib(
+                "x265 multiview",
+                "\(library) is binding ABI \(abi); this program calls ABI \(X265MultiviewProbe.bindingABI) (run scripts/setup.sh again)"
+            )
         }
         let open = try sym("smx_open", OpenFn.self)
         headersFn = try sym("smx_headers", HeadersFn.self)
         encodeFn = try sym("smx_encode", EncodeFn.self)
         closeFn = try sym("smx_close", CloseFn.self)
         apiBuild = Int(try sym("smx_x265_build", IntFn.self)())
-        guard let vs = try sym("smx_x265_version", StringFn.self)() else { throw CodecError.lib("x265 multiview", "\(library): its libx265 has no 8-bit encoder") }
+        guard let vs = try sym("smx_x265_version", StringFn.self)() else {
+            throw CodecError.lib("x265 multiview", "\(library): its libx265 has no 8-bit encoder")
+        }
         version = String(cString: vs)
         let opts = try HEVCEncoder.parameterOptions(width: width, height: height, settings: settings) + extraOptions
         var error = [CChar](repeating: 0, count: 512)
         let opened: OpaquePointer? = Self.withCStrings(opts.map(\.0)) { keys in
             Self.withCStrings(opts.map(\.1)) { values in
-                error.withUnsafeMutableBufferPointer { e in open(settings.preset, settings.tune, Int32(opts.count), keys, values, e.baseAddress, e.count) }
+                error.withUnsafeMutableBufferPointer { e in
+                    open(settings.preset, settings.tune, Int32(opts.count), keys, values, e.baseAddress, e.count)
+                }
             }
         }
         guard let e = opened else {
@@ -98,7 +121,8 @@ public final class X265MultiviewEncoder {
     deinit { closeFn(encoder) }
 
     /// Calls `body` with a C array of the strings (valid during the call).
-    private static func withCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafePointer<CChar>?>?) -> R) -> R {
+    private static func withCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafePointer<CChar>?>?) -> R) -> R
+    {
         let copies = strings.map { strdup($0) }
         defer { for c in copies { free(c) } }
         let pointers = copies.map { UnsafePointer($0) }
@@ -109,7 +133,9 @@ public final class X265MultiviewEncoder {
     public func headers() throws(ParseError) -> [[UInt8]] {
         var nals: UnsafeRawPointer? = nil
         var count: UInt32 = 0
-        guard headersFn(encoder, &nals, &count) >= 0 else { throw CodecError.lib("x265 multiview", "cannot produce headers") }
+        guard headersFn(encoder, &nals, &count) >= 0 else {
+            throw CodecError.lib("x265 multiview", "cannot produce headers")
+        }
         return Self.copy(nals, count)
     }
 
@@ -117,8 +143,13 @@ public final class X265MultiviewEncoder {
     /// has finished, each with the NAL units of both layers.
     public func encode(base: Image, second: Image, pts: Int64) throws(ParseError) -> [EncodedFrame] {
         for f in [base, second] {
-            guard f.width == width, f.height == height, f.format == .yuv420, f.bitDepth == 8, case .u8(let p) = f.planes, p.count == 3 else {
-                throw CodecError.lib("x265 multiview", "a view is \(f.width)×\(f.height) \(f.format.rawValue) \(f.bitDepth)-bit; the encoder expects \(width)×\(height) 8-bit 4:2:0")
+            guard f.width == width, f.height == height, f.format == .yuv420, f.bitDepth == 8,
+                case .u8(let p) = f.planes, p.count == 3
+            else {
+                throw CodecError.lib(
+                    "x265 multiview",
+                    "a view is \(f.width)×\(f.height) \(f.format.rawValue) \(f.bitDepth)-bit; the encoder expects \(width)×\(height) 8-bit 4:2:0"
+                )
             }
         }
         guard case .u8(let a) = base.planes, case .u8(let b) = second.planes else { return [] }
@@ -129,8 +160,12 @@ public final class X265MultiviewEncoder {
                     try b[0].withUnsafeBufferPointer { (by) throws(ParseError) -> [EncodedFrame] in
                         try b[1].withUnsafeBufferPointer { (bu) throws(ParseError) -> [EncodedFrame] in
                             try b[2].withUnsafeBufferPointer { (bv) throws(ParseError) -> [EncodedFrame] in
-                                try run([ay.baseAddress, au.baseAddress, av.baseAddress, by.baseAddress, bu.baseAddress, bv.baseAddress],
-                                        strides: strides, pts: pts)
+                                try run(
+                                    [
+                                        ay.baseAddress, au.baseAddress, av.baseAddress, by.baseAddress, bu.baseAddress,
+                                        bv.baseAddress,
+                                    ],
+                                    strides: strides, pts: pts)
                             }
                         }
                     }
@@ -144,21 +179,32 @@ public final class X265MultiviewEncoder {
         try HEVCEncoder.drain { () throws(ParseError) in try run(nil, strides: [], pts: 0) }
     }
 
-    private func run(_ planes: [UnsafePointer<UInt8>?]?, strides: [Int32], pts: Int64) throws(ParseError) -> [EncodedFrame] {
+    private func run(_ planes: [UnsafePointer<UInt8>?]?, strides: [Int32], pts: Int64) throws(ParseError)
+        -> [EncodedFrame]
+    {
         var nals: UnsafeRawPointer? = nil
         var count: UInt32 = 0
         var info = [UInt8](repeating: 0, count: Info.size)
         let r: Int32 = info.withUnsafeMutableBytes { i in
             guard let planes else { return encodeFn(encoder, nil, nil, 0, &nals, &count, i.baseAddress) }
-            return planes.withUnsafeBufferPointer { p in strides.withUnsafeBufferPointer { s in encodeFn(encoder, p.baseAddress, s.baseAddress, pts, &nals, &count, i.baseAddress) } }
+            return planes.withUnsafeBufferPointer { p in
+                strides.withUnsafeBufferPointer { s in
+                    encodeFn(encoder, p.baseAddress, s.baseAddress, pts, &nals, &count, i.baseAddress)
+                }
+            }
         }
         if r < 0 { throw CodecError.lib("x265 multiview", "encoding failed") }
         if r == 0 || count == 0 { return [] }
         return info.withUnsafeBytes { i in
             let name = HEVCEncoder.sliceTypeName(Int(i.load(fromByteOffset: Info.sliceType, as: Int32.self)))
-            return [EncodedFrame(pts: i.load(fromByteOffset: Info.pts, as: Int64.self), dts: i.load(fromByteOffset: Info.dts, as: Int64.self),
-                                 poc: Int(i.load(fromByteOffset: Info.poc, as: Int32.self)), isKeyframe: name == "IDR" || name == "I",
-                                 sliceType: name, nalUnits: Self.copy(nals, count))]
+            return [
+                EncodedFrame(
+                    pts: i.load(fromByteOffset: Info.pts, as: Int64.self),
+                    dts: i.load(fromByteOffset: Info.dts, as: Int64.self),
+                    poc: Int(i.load(fromByteOffset: Info.poc, as: Int32.self)),
+                    isKeyframe: name == "IDR" || name == "I",
+                    sliceType: name, nalUnits: Self.copy(nals, count))
+            ]
         }
     }
 
@@ -168,7 +214,9 @@ public final class X265MultiviewEncoder {
         return (0..<Int(count)).compactMap { i -> [UInt8]? in
             let n = nals + i * NAL.stride
             let size = Int(n.load(fromByteOffset: NAL.size, as: UInt32.self))
-            guard let p = n.load(fromByteOffset: NAL.payload, as: UnsafePointer<UInt8>?.self), size > 0 else { return nil }
+            guard let p = n.load(fromByteOffset: NAL.payload, as: UnsafePointer<UInt8>?.self), size > 0 else {
+                return nil
+            }
             return HEVCEncoder.stripStartCode(Array(UnsafeBufferPointer(start: p, count: size)))
         }
     }

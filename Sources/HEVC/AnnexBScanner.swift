@@ -84,7 +84,9 @@ extension AnnexB {
             if atEnd && bufferOffset == 0 {
                 throw ParseError(.notRecognised, "missing start code: no 00 00 01 in \(buffer.count) bytes")
             }
-            throw ParseError(.notRecognised, offset: bufferOffset + UInt64(bad), "missing start code: non-zero bytes before the first start code")
+            throw ParseError(
+                .notRecognised, offset: bufferOffset + UInt64(bad),
+                "missing start code: non-zero bytes before the first start code")
         }
 
         /// Drops the bytes no longer needed and appends the next piece of the source.
@@ -100,10 +102,13 @@ extension AnnexB {
                 if let c = current { current = c - keep }
             }
             if let c = current {
-                try Limits.check(buffer.count - c, limits.maxNALUnitSize, "maxNALUnitSize", offset: bufferOffset + UInt64(c))
+                try Limits.check(
+                    buffer.count - c, limits.maxNALUnitSize, "maxNALUnitSize", offset: bufferOffset + UInt64(c))
             }
             let piece = try source.read(at: readOffset, count: pieceSize)
-            guard !piece.isEmpty else { throw ParseError(.io, offset: readOffset, "the stream ended early while reading") }
+            guard !piece.isEmpty else {
+                throw ParseError(.io, offset: readOffset, "the stream ended early while reading")
+            }
             readOffset += UInt64(piece.count)
             buffer.append(contentsOf: piece)
         }

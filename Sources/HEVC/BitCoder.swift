@@ -36,7 +36,9 @@ extension BitCoder {
 
     /// `*_sub_layer_ordering_info` (VPS and SPS share the syntax): `n` entries of max_dec_pic_buffering_minus1,
     /// max_num_reorder_pics and max_latency_increase_plus1, named with `prefix` (`vps` or `sps`) in errors.
-    mutating func subLayerOrdering(count n: Int, _ dpb: inout [UInt32], _ reorder: inout [UInt32], _ latency: inout [UInt32], prefix: String) throws(ParseError) {
+    mutating func subLayerOrdering(
+        count n: Int, _ dpb: inout [UInt32], _ reorder: inout [UInt32], _ latency: inout [UInt32], prefix: String
+    ) throws(ParseError) {
         if isReading { dpb = []; reorder = []; latency = [] }
         guard isReading || (dpb.count == n && reorder.count == n && latency.count == n) else {
             throw fail(.unwritable, "sub-layer ordering arrays need \(n) entries")
@@ -45,7 +47,8 @@ extension BitCoder {
             var a = isReading ? 0 : dpb[i]
             var b = isReading ? 0 : reorder[i]
             var d = isReading ? 0 : latency[i]
-            try ue(&a, max: 15, "\(prefix)_max_dec_pic_buffering_minus1"); try ue(&b, max: 15, "\(prefix)_max_num_reorder_pics"); try ue(&d)
+            try ue(&a, max: 15, "\(prefix)_max_dec_pic_buffering_minus1");
+            try ue(&b, max: 15, "\(prefix)_max_num_reorder_pics"); try ue(&d)
             if isReading { dpb.append(a); reorder.append(b); latency.append(d) }
         }
     }
@@ -82,8 +85,10 @@ extension BitCoder {
         }
     }
     /// Codes an array of `count` elements. The reader appends; the writer requires `a.count == count`.
-    mutating func list<T>(_ a: inout [T], count: Int, _ make: () -> T,
-                          _ body: (inout Self, inout T) throws(ParseError) -> Void) throws(ParseError) {
+    mutating func list<T>(
+        _ a: inout [T], count: Int, _ make: () -> T,
+        _ body: (inout Self, inout T) throws(ParseError) -> Void
+    ) throws(ParseError) {
         let n = max(0, count)
         if isReading {
             a = []
@@ -98,8 +103,10 @@ extension BitCoder {
         }
     }
     /// Like ``list`` with the element index passed to `body`.
-    mutating func listI<T>(_ a: inout [T], count: Int, _ make: () -> T,
-                           _ body: (inout Self, Int, inout T) throws(ParseError) -> Void) throws(ParseError) {
+    mutating func listI<T>(
+        _ a: inout [T], count: Int, _ make: () -> T,
+        _ body: (inout Self, Int, inout T) throws(ParseError) -> Void
+    ) throws(ParseError) {
         let n = max(0, count)
         if isReading {
             a = []
@@ -116,8 +123,11 @@ extension BitCoder {
     mutating func flags(_ a: inout [Bool], count: Int) throws(ParseError) {
         try list(&a, count: count, { false }) { (c: inout Self, e: inout Bool) throws(ParseError) in try c.flag(&e) }
     }
-    mutating func ues(_ a: inout [UInt32], count: Int, max: UInt32 = UInt32.max - 1, _ name: String) throws(ParseError) {
-        try list(&a, count: count, { 0 }) { (c: inout Self, e: inout UInt32) throws(ParseError) in try c.ue(&e, max: max, name) }
+    mutating func ues(_ a: inout [UInt32], count: Int, max: UInt32 = UInt32.max - 1, _ name: String) throws(ParseError)
+    {
+        try list(&a, count: count, { 0 }) { (c: inout Self, e: inout UInt32) throws(ParseError) in
+            try c.ue(&e, max: max, name)
+        }
     }
     mutating func ses(_ a: inout [Int32], count: Int) throws(ParseError) {
         try list(&a, count: count, { 0 }) { (c: inout Self, e: inout Int32) throws(ParseError) in try c.se(&e) }

@@ -25,7 +25,9 @@ public struct ProfileTierLevel: Hashable, Sendable {
 
     public init() {}
 
-    mutating func code<C: BitCoder>(_ c: inout C, profilePresent pp: Bool, maxSubLayersMinus1 msl: Int) throws(ParseError) {
+    mutating func code<C: BitCoder>(_ c: inout C, profilePresent pp: Bool, maxSubLayersMinus1 msl: Int)
+        throws(ParseError)
+    {
         profilePresent = pp
         if pp {
             try c.u8(&profileSpace, 2)
@@ -101,7 +103,8 @@ enum ScalingList {
                 var predMode = false
                 try c.flag(&predMode)
                 if !predMode {
-                    try c.ue(&t, max: UInt32(sizeId == 3 ? matrixId / 3 : matrixId), "scaling_list_pred_matrix_id_delta")
+                    try c.ue(
+                        &t, max: UInt32(sizeId == 3 ? matrixId / 3 : matrixId), "scaling_list_pred_matrix_id_delta")
                 } else {
                     let coefNum = min(64, 1 << (4 + (sizeId << 1)))
                     if sizeId > 1 { try c.se(&s, min: -7, max: 247, "scaling_list_dc_coef_minus8") }
@@ -240,11 +243,16 @@ public struct ShortTermRefPicSet: Hashable, Sendable {
     /// Pictures of this set used by the current picture.
     public var numUsedByCurr: Int { usedByCurrS0.filter { $0 }.count + usedByCurrS1.filter { $0 }.count }
 
-    mutating func code<C: BitCoder>(_ c: inout C, index: Int, numSets: Int, previous: [ShortTermRefPicSet]) throws(ParseError) {
+    mutating func code<C: BitCoder>(_ c: inout C, index: Int, numSets: Int, previous: [ShortTermRefPicSet])
+        throws(ParseError)
+    {
         if index != 0 { try c.flag(&interRefPicSetPrediction) } else if c.isReading { interRefPicSetPrediction = false }
         if interRefPicSetPrediction {
-            if index == numSets { try c.ue(&deltaIdxMinus1, max: UInt32(max(0, index - 1)), "delta_idx_minus1") }
-            else if c.isReading { deltaIdxMinus1 = 0 }
+            if index == numSets {
+                try c.ue(&deltaIdxMinus1, max: UInt32(max(0, index - 1)), "delta_idx_minus1")
+            } else if c.isReading {
+                deltaIdxMinus1 = 0
+            }
             let refIdx = index - (Int(deltaIdxMinus1) + 1)
             guard refIdx >= 0 && refIdx < previous.count else {
                 throw c.fail(.invalidValue, "RefRpsIdx \(refIdx) out of range")
@@ -270,8 +278,11 @@ public struct ShortTermRefPicSet: Hashable, Sendable {
             try c.ue(&nNeg, max: 16, "num_negative_pics")
             try c.ue(&nPos, max: 16, "num_positive_pics")
             try c.require(nNeg + nPos <= 32, "num_negative_pics + num_positive_pics > 32")
-            if c.isReading { deltaPocS0Minus1 = []; usedByCurrPicS0Flag = []; deltaPocS1Minus1 = []; usedByCurrPicS1Flag = [] }
-            guard c.isReading || (usedByCurrPicS0Flag.count == Int(nNeg) && usedByCurrPicS1Flag.count == Int(nPos)) else {
+            if c.isReading {
+                deltaPocS0Minus1 = []; usedByCurrPicS0Flag = []; deltaPocS1Minus1 = []; usedByCurrPicS1Flag = []
+            }
+            guard c.isReading || (usedByCurrPicS0Flag.count == Int(nNeg) && usedByCurrPicS1Flag.count == Int(nPos))
+            else {
                 throw c.fail(.unwritable, "RPS used-flag arrays do not match the delta arrays")
             }
             for i in 0..<Int(nNeg) {
@@ -324,7 +335,8 @@ public struct ShortTermRefPicSet: Hashable, Sendable {
             if d > 0 && useDeltaFlag[nNeg + j] { s1.append(d); u1.append(usedByCurrPicFlag[nNeg + j]) }
         }
         guard s0.count <= 16 && s1.count <= 16 else {
-            throw c.fail(.invalidValue, "derived reference picture set has \(s0.count)+\(s1.count) pictures (max 16+16)")
+            throw c.fail(
+                .invalidValue, "derived reference picture set has \(s0.count)+\(s1.count) pictures (max 16+16)")
         }
         deltaPocS0 = s0; usedByCurrS0 = u0; deltaPocS1 = s1; usedByCurrS1 = u1
     }
@@ -345,7 +357,9 @@ extension RBSPSyntax {
     static func decoded(rbsp: [UInt8], header: NALHeader, baseOffset: UInt64) throws(ParseError) -> Self {
         var me = Self()
         me.header = header
-        let r = try RBSPCoding.read(rbsp, baseOffset: baseOffset) { (c: inout RBSPReader) throws(ParseError) in try me.code(&c) }
+        let r = try RBSPCoding.read(rbsp, baseOffset: baseOffset) { (c: inout RBSPReader) throws(ParseError) in
+            try me.code(&c)
+        }
         me.trailingZeroBytes = r.trailingZeroBytes
         return me
     }
@@ -360,7 +374,9 @@ extension RBSPSyntax {
 
 enum RBSPCoding {
     /// Parses an RBSP with `body`, returning the reader for trailing-bit bookkeeping.
-    static func read(_ rbsp: [UInt8], baseOffset: UInt64, _ body: (inout RBSPReader) throws(ParseError) -> Void) throws(ParseError) -> RBSPReader {
+    static func read(_ rbsp: [UInt8], baseOffset: UInt64, _ body: (inout RBSPReader) throws(ParseError) -> Void)
+        throws(ParseError) -> RBSPReader
+    {
         var r = RBSPReader(rbsp, baseOffset: baseOffset)
         guard r.hasStopBit else { throw ParseError(.invalidValue, offset: baseOffset, "RBSP has no rbsp_stop_one_bit") }
         try body(&r)

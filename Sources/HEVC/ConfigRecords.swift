@@ -8,7 +8,9 @@ public struct NALUnitArray: Hashable, Sendable {
     public var nalUnitType: NALUnitType
     /// Complete NAL units (header included, emulation prevention kept).
     public var nalUnits: [[UInt8]]
-    public init(arrayCompleteness: Bool = true, reservedBit: Bool = false, nalUnitType: NALUnitType, nalUnits: [[UInt8]]) {
+    public init(
+        arrayCompleteness: Bool = true, reservedBit: Bool = false, nalUnitType: NALUnitType, nalUnits: [[UInt8]]
+    ) {
         self.arrayCompleteness = arrayCompleteness
         self.reservedBit = reservedBit
         self.nalUnitType = nalUnitType
@@ -26,20 +28,28 @@ public struct NALUnitArray: Hashable, Sendable {
                 let len = try r.readU16()
                 nals.append(try r.readBytes(Int(len)))
             }
-            arrays.append(NALUnitArray(arrayCompleteness: b & 0x80 != 0, reservedBit: b & 0x40 != 0,
-                                       nalUnitType: NALUnitType(rawValue: b & 0x3F), nalUnits: nals))
+            arrays.append(
+                NALUnitArray(
+                    arrayCompleteness: b & 0x80 != 0, reservedBit: b & 0x40 != 0,
+                    nalUnitType: NALUnitType(rawValue: b & 0x3F), nalUnits: nals))
         }
         return arrays
     }
     static func write(_ arrays: [NALUnitArray], _ w: inout ByteWriter) throws(ParseError) {
-        guard arrays.count <= 255 else { throw ParseError(.unwritable, offset: UInt64(w.count), "\(arrays.count) NAL arrays (max 255)") }
+        guard arrays.count <= 255 else {
+            throw ParseError(.unwritable, offset: UInt64(w.count), "\(arrays.count) NAL arrays (max 255)")
+        }
         w.writeU8(UInt8(arrays.count))
         for a in arrays {
             w.writeU8((a.arrayCompleteness ? 0x80 : 0) | (a.reservedBit ? 0x40 : 0) | a.nalUnitType.rawValue & 0x3F)
-            guard a.nalUnits.count <= 0xFFFF else { throw ParseError(.unwritable, offset: UInt64(w.count), "too many NAL units in one array") }
+            guard a.nalUnits.count <= 0xFFFF else {
+                throw ParseError(.unwritable, offset: UInt64(w.count), "too many NAL units in one array")
+            }
             w.writeU16(UInt16(a.nalUnits.count))
             for n in a.nalUnits {
-                guard n.count <= 0xFFFF else { throw ParseError(.unwritable, offset: UInt64(w.count), "NAL unit of \(n.count) bytes exceeds 65535") }
+                guard n.count <= 0xFFFF else {
+                    throw ParseError(.unwritable, offset: UInt64(w.count), "NAL unit of \(n.count) bytes exceeds 65535")
+                }
                 w.writeU16(UInt16(n.count))
                 w.write(n)
             }
@@ -96,7 +106,8 @@ public struct HEVCDecoderConfigurationRecord: Hashable, Sendable {
         let bc = try r.readU8(); reserved5 = bc >> 3; bitDepthChromaMinus8 = bc & 7
         avgFrameRate = try r.readU16()
         let t = try r.readU8()
-        constantFrameRate = t >> 6; numTemporalLayers = (t >> 3) & 7; temporalIdNested = t & 4 != 0; lengthSizeMinusOne = t & 3
+        constantFrameRate = t >> 6; numTemporalLayers = (t >> 3) & 7; temporalIdNested = t & 4 != 0;
+        lengthSizeMinusOne = t & 3
         arrays = try NALUnitArray.read(&r)
         trailingBytes = r.readRemaining()
     }
@@ -115,7 +126,9 @@ public struct HEVCDecoderConfigurationRecord: Hashable, Sendable {
         w.writeU8((reserved4 & 0x1F) << 3 | bitDepthLumaMinus8 & 7)
         w.writeU8((reserved5 & 0x1F) << 3 | bitDepthChromaMinus8 & 7)
         w.writeU16(avgFrameRate)
-        w.writeU8((constantFrameRate & 3) << 6 | (numTemporalLayers & 7) << 3 | (temporalIdNested ? 4 : 0) | lengthSizeMinusOne & 3)
+        w.writeU8(
+            (constantFrameRate & 3) << 6 | (numTemporalLayers & 7) << 3 | (temporalIdNested ? 4 : 0)
+                | lengthSizeMinusOne & 3)
         try NALUnitArray.write(arrays, &w)
         w.write(trailingBytes)
         return w.bytes
@@ -128,21 +141,31 @@ public struct HEVCDecoderConfigurationRecord: Hashable, Sendable {
 
     /// Builds a record from parameter sets and SEI NAL units (complete NAL units, emulation prevention kept),
     /// taking profile/tier/level from the first SPS (or the VPS) and chroma/bit depth from the SPS.
-    public init(vps: [NALUnit], sps: [NALUnit], pps: [NALUnit], sei: [NALUnit] = [], lengthSize: Int = 4, completeness: Bool = true) throws(ParseError) {
+    public init(
+        vps: [NALUnit], sps: [NALUnit], pps: [NALUnit], sei: [NALUnit] = [], lengthSize: Int = 4,
+        completeness: Bool = true
+    ) throws(ParseError) {
         self.init()
         guard let first = sps.first else { throw ParseError(.invalidValue, "an hvcC record needs an SPS") }
         let s = try SequenceParameterSet(nal: first)
-        let v = try vps.first.map { (n: NALUnit) throws(ParseError) -> VideoParameterSet in try VideoParameterSet(nal: n) }
+        let v = try vps.first.map { (n: NALUnit) throws(ParseError) -> VideoParameterSet in
+            try VideoParameterSet(nal: n)
+        }
         let ptl = s.isMultiLayerExtension ? (v?.profileTierLevel ?? s.profileTierLevel) : s.profileTierLevel
         profileSpace = ptl.profileSpace; tierFlag = ptl.tierFlag; profileIdc = ptl.profileIdc
-        compatibilityFlags = ptl.compatibilityFlags; constraintIndicatorFlags = ptl.constraintFlags; levelIdc = ptl.levelIdc
+        compatibilityFlags = ptl.compatibilityFlags; constraintIndicatorFlags = ptl.constraintFlags;
+        levelIdc = ptl.levelIdc
         chromaFormatIdc = UInt8(truncatingIfNeeded: s.chromaFormatIdc)
         bitDepthLumaMinus8 = UInt8(truncatingIfNeeded: s.bitDepthLumaMinus8)
         bitDepthChromaMinus8 = UInt8(truncatingIfNeeded: s.bitDepthChromaMinus8)
-        if s.vuiPresent && s.vui.bitstreamRestriction { minSpatialSegmentationIdc = UInt16(truncatingIfNeeded: s.vui.minSpatialSegmentationIdc) }
+        if s.vuiPresent && s.vui.bitstreamRestriction {
+            minSpatialSegmentationIdc = UInt16(truncatingIfNeeded: s.vui.minSpatialSegmentationIdc)
+        }
         numTemporalLayers = UInt8(s.maxSubLayersMinus1(vps: v) + 1)
         temporalIdNested = s.temporalIdNesting
-        guard lengthSize == 1 || lengthSize == 2 || lengthSize == 4 else { throw ParseError(.invalidValue, "length size \(lengthSize)") }
+        guard lengthSize == 1 || lengthSize == 2 || lengthSize == 4 else {
+            throw ParseError(.invalidValue, "length size \(lengthSize)")
+        }
         lengthSizeMinusOne = UInt8(lengthSize - 1)
         arrays = makeArrays(vps: vps, sps: sps, pps: pps, sei: sei, completeness: completeness)
     }
@@ -154,8 +177,14 @@ func makeArrays(vps: [NALUnit], sps: [NALUnit], pps: [NALUnit], sei: [NALUnit], 
         out.append(NALUnitArray(arrayCompleteness: completeness, nalUnitType: t, nalUnits: list.map { $0.bytes }))
     }
     let prefix = sei.filter { $0.type == .prefixSEI }, suffix = sei.filter { $0.type == .suffixSEI }
-    if !prefix.isEmpty { out.append(NALUnitArray(arrayCompleteness: completeness, nalUnitType: .prefixSEI, nalUnits: prefix.map { $0.bytes })) }
-    if !suffix.isEmpty { out.append(NALUnitArray(arrayCompleteness: completeness, nalUnitType: .suffixSEI, nalUnits: suffix.map { $0.bytes })) }
+    if !prefix.isEmpty {
+        out.append(
+            NALUnitArray(arrayCompleteness: completeness, nalUnitType: .prefixSEI, nalUnits: prefix.map { $0.bytes }))
+    }
+    if !suffix.isEmpty {
+        out.append(
+            NALUnitArray(arrayCompleteness: completeness, nalUnitType: .suffixSEI, nalUnits: suffix.map { $0.bytes }))
+    }
     return out
 }
 
@@ -194,7 +223,8 @@ public struct LHEVCDecoderConfigurationRecord: Hashable, Sendable {
         w.writeU8(configurationVersion)
         w.writeU16(UInt16(reserved1 & 0xF) << 12 | minSpatialSegmentationIdc & 0xFFF)
         w.writeU8((reserved2 & 0x3F) << 2 | parallelismType & 3)
-        w.writeU8((reserved3 & 3) << 6 | (numTemporalLayers & 7) << 3 | (temporalIdNested ? 4 : 0) | lengthSizeMinusOne & 3)
+        w.writeU8(
+            (reserved3 & 3) << 6 | (numTemporalLayers & 7) << 3 | (temporalIdNested ? 4 : 0) | lengthSizeMinusOne & 3)
         try NALUnitArray.write(arrays, &w)
         w.write(trailingBytes)
         return w.bytes
@@ -204,10 +234,14 @@ public struct LHEVCDecoderConfigurationRecord: Hashable, Sendable {
     public func nalUnits() -> [NALUnit] { arrays.flatMap { $0.nalUnits }.compactMap { try? NALUnit(bytes: $0) } }
 
     /// Builds a record for the non-base layers from their parameter sets and SEI NAL units.
-    public init(vps: [NALUnit] = [], sps: [NALUnit], pps: [NALUnit], sei: [NALUnit] = [], lengthSize: Int = 4,
-                numTemporalLayers: UInt8 = 1, temporalIdNested: Bool = false, completeness: Bool = true) throws(ParseError) {
+    public init(
+        vps: [NALUnit] = [], sps: [NALUnit], pps: [NALUnit], sei: [NALUnit] = [], lengthSize: Int = 4,
+        numTemporalLayers: UInt8 = 1, temporalIdNested: Bool = false, completeness: Bool = true
+    ) throws(ParseError) {
         self.init()
-        guard lengthSize == 1 || lengthSize == 2 || lengthSize == 4 else { throw ParseError(.invalidValue, "length size \(lengthSize)") }
+        guard lengthSize == 1 || lengthSize == 2 || lengthSize == 4 else {
+            throw ParseError(.invalidValue, "length size \(lengthSize)")
+        }
         lengthSizeMinusOne = UInt8(lengthSize - 1)
         self.numTemporalLayers = numTemporalLayers & 7
         self.temporalIdNested = temporalIdNested

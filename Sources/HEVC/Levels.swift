@@ -18,19 +18,44 @@ public struct HEVCLevel: Sendable, Equatable, CustomStringConvertible {
 
     /// Main-tier levels, lowest first.
     public static let mainTier: [HEVCLevel] = [
-        HEVCLevel(idc: 30, maxLumaPictureSize: 36_864, maxLumaSampleRate: 552_960, maxBitrateKbps: 128, maxCPBKbit: 350),
-        HEVCLevel(idc: 60, maxLumaPictureSize: 122_880, maxLumaSampleRate: 3_686_400, maxBitrateKbps: 1_500, maxCPBKbit: 1_500),
-        HEVCLevel(idc: 63, maxLumaPictureSize: 245_760, maxLumaSampleRate: 7_372_800, maxBitrateKbps: 3_000, maxCPBKbit: 3_000),
-        HEVCLevel(idc: 90, maxLumaPictureSize: 552_960, maxLumaSampleRate: 16_588_800, maxBitrateKbps: 6_000, maxCPBKbit: 6_000),
-        HEVCLevel(idc: 93, maxLumaPictureSize: 983_040, maxLumaSampleRate: 33_177_600, maxBitrateKbps: 10_000, maxCPBKbit: 10_000),
-        HEVCLevel(idc: 120, maxLumaPictureSize: 2_228_224, maxLumaSampleRate: 66_846_720, maxBitrateKbps: 12_000, maxCPBKbit: 12_000),
-        HEVCLevel(idc: 123, maxLumaPictureSize: 2_228_224, maxLumaSampleRate: 133_693_440, maxBitrateKbps: 20_000, maxCPBKbit: 20_000),
-        HEVCLevel(idc: 150, maxLumaPictureSize: 8_912_896, maxLumaSampleRate: 267_386_880, maxBitrateKbps: 25_000, maxCPBKbit: 25_000),
-        HEVCLevel(idc: 153, maxLumaPictureSize: 8_912_896, maxLumaSampleRate: 534_773_760, maxBitrateKbps: 40_000, maxCPBKbit: 40_000),
-        HEVCLevel(idc: 156, maxLumaPictureSize: 8_912_896, maxLumaSampleRate: 1_069_547_520, maxBitrateKbps: 60_000, maxCPBKbit: 60_000),
-        HEVCLevel(idc: 180, maxLumaPictureSize: 35_651_584, maxLumaSampleRate: 1_069_547_520, maxBitrateKbps: 60_000, maxCPBKbit: 60_000),
-        HEVCLevel(idc: 183, maxLumaPictureSize: 35_651_584, maxLumaSampleRate: 2_139_095_040, maxBitrateKbps: 120_000, maxCPBKbit: 120_000),
-        HEVCLevel(idc: 186, maxLumaPictureSize: 35_651_584, maxLumaSampleRate: 4_278_190_080, maxBitrateKbps: 240_000, maxCPBKbit: 240_000),
+        HEVCLevel(
+            idc: 30, maxLumaPictureSize: 36_864, maxLumaSampleRate: 552_960, maxBitrateKbps: 128, maxCPBKbit: 350),
+        HEVCLevel(
+            idc: 60, maxLumaPictureSize: 122_880, maxLumaSampleRate: 3_686_400, maxBitrateKbps: 1_500, maxCPBKbit: 1_500
+        ),
+        HEVCLevel(
+            idc: 63, maxLumaPictureSize: 245_760, maxLumaSampleRate: 7_372_800, maxBitrateKbps: 3_000, maxCPBKbit: 3_000
+        ),
+        HEVCLevel(
+            idc: 90, maxLumaPictureSize: 552_960, maxLumaSampleRate: 16_588_800, maxBitrateKbps: 6_000,
+            maxCPBKbit: 6_000),
+        HEVCLevel(
+            idc: 93, maxLumaPictureSize: 983_040, maxLumaSampleRate: 33_177_600, maxBitrateKbps: 10_000,
+            maxCPBKbit: 10_000),
+        HEVCLevel(
+            idc: 120, maxLumaPictureSize: 2_228_224, maxLumaSampleRate: 66_846_720, maxBitrateKbps: 12_000,
+            maxCPBKbit: 12_000),
+        HEVCLevel(
+            idc: 123, maxLumaPictureSize: 2_228_224, maxLumaSampleRate: 133_693_440, maxBitrateKbps: 20_000,
+            maxCPBKbit: 20_000),
+        HEVCLevel(
+            idc: 150, maxLumaPictureSize: 8_912_896, maxLumaSampleRate: 267_386_880, maxBitrateKbps: 25_000,
+            maxCPBKbit: 25_000),
+        HEVCLevel(
+            idc: 153, maxLumaPictureSize: 8_912_896, maxLumaSampleRate: 534_773_760, maxBitrateKbps: 40_000,
+            maxCPBKbit: 40_000),
+        HEVCLevel(
+            idc: 156, maxLumaPictureSize: 8_912_896, maxLumaSampleRate: 1_069_547_520, maxBitrateKbps: 60_000,
+            maxCPBKbit: 60_000),
+        HEVCLevel(
+            idc: 180, maxLumaPictureSize: 35_651_584, maxLumaSampleRate: 1_069_547_520, maxBitrateKbps: 60_000,
+            maxCPBKbit: 60_000),
+        HEVCLevel(
+            idc: 183, maxLumaPictureSize: 35_651_584, maxLumaSampleRate: 2_139_095_040, maxBitrateKbps: 120_000,
+            maxCPBKbit: 120_000),
+        HEVCLevel(
+            idc: 186, maxLumaPictureSize: 35_651_584, maxLumaSampleRate: 4_278_190_080, maxBitrateKbps: 240_000,
+            maxCPBKbit: 240_000),
     ]
 
     /// True when a `width`×`height` picture at `fps` frames per second fits this level (picture size, each dimension

@@ -21,13 +21,16 @@ public struct MVHEVCAssemblyOptions: Sendable {
     /// (the MP4 muxer always stores them once, in `hvcC`/`lhvC`).
     public var repeatParameterSets = true
     /// Rewrite the encoders' VPS/SPS where Apple's encoder makes a different free choice:
-    /// `general_non_packed_constraint_flag` = 1 (the streams carry no frame-packing SEI), `*_max_latency_increase_plus1`
-    /// = 0 (no latency limit) and, with one temporal sub-layer, `*_sub_layer_ordering_info_present_flag` = 0. Off by
-    /// default because the base stream then no longer matches its input bit for bit (a split is no longer
-    /// byte-exact); conversion, which controls its encoder, turns it on. Refused when a stream carries
-    /// frame-packing or segmented-rectangular-packing SEI (45, 135).
+    /// `general_non_packed_constraint_flag` = 1 (the streams carry no frame-packing SEI),
+    /// `*_max_latency_increase_plus1` = 0 (no latency limit) and, with one temporal sub-layer,
+    /// `*_sub_layer_ordering_info_present_flag` = 0. Off by default because the base stream then no longer matches its
+    /// input bit for bit (a split is no longer byte-exact); conversion, which controls its encoder, turns it on.
+    /// Refused when a stream carries frame-packing or segmented-rectangular-packing SEI (45, 135).
     public var matchAppleChoices = false
-    public init(baseIsLeft: Bool = true, layerSPSForm: LayerSPSForm = .full, repeatParameterSets: Bool = true, matchAppleChoices: Bool = false) {
+    public init(
+        baseIsLeft: Bool = true, layerSPSForm: LayerSPSForm = .full, repeatParameterSets: Bool = true,
+        matchAppleChoices: Bool = false
+    ) {
         self.baseIsLeft = baseIsLeft
         self.layerSPSForm = layerSPSForm
         self.repeatParameterSets = repeatParameterSets
@@ -101,11 +104,14 @@ public struct MVHEVCStream: Sendable {
 public enum MVHEVCAssembler {
     /// Assembles Annex B inputs. Throws ``/BinaryIO/ParseError`` (`invalidValue` / `unsupported`) with a message that
     /// names the first difference when the inputs cannot be paired; never returns a broken stream.
-    public static func assemble(base: [UInt8], second: [UInt8], options: MVHEVCAssemblyOptions = MVHEVCAssemblyOptions()) throws(ParseError) -> MVHEVCStream {
+    public static func assemble(
+        base: [UInt8], second: [UInt8], options: MVHEVCAssemblyOptions = MVHEVCAssemblyOptions()
+    ) throws(ParseError) -> MVHEVCStream {
         let a = try SingleLayerReader.read(annexB: base, name: "base (layer 0) stream")
         let b = try SingleLayerReader.read(annexB: second, name: "second (layer 1) stream")
         guard a.pictures.count == b.pictures.count else {
-            throw fail("the two streams have different frame counts: base \(a.pictures.count), second \(b.pictures.count)")
+            throw fail(
+                "the two streams have different frame counts: base \(a.pictures.count), second \(b.pictures.count)")
         }
         var session = try MVHEVCAssemblySession(base: a.reader, second: b.reader, options: options)
         var stream = session.header
@@ -140,7 +146,8 @@ public enum MVHEVCAssembler {
         s.vui.videoFormat = v.videoVpsFormat
         s.vui.videoFullRange = v.videoFullRange
         // "Unspecified" (2) for all three is what an absent colour description means; x265 writes it only when set.
-        s.vui.colourDescriptionPresent = !(v.colourPrimaries == 2 && v.transferCharacteristics == 2 && v.matrixCoeffs == 2)
+        s.vui.colourDescriptionPresent =
+            !(v.colourPrimaries == 2 && v.transferCharacteristics == 2 && v.matrixCoeffs == 2)
         s.vui.colourPrimaries = v.colourPrimaries
         s.vui.transferCharacteristics = v.transferCharacteristics
         s.vui.matrixCoeffs = v.matrixCoeffs
@@ -181,8 +188,10 @@ public enum MVHEVCAssembler {
 
     /// Apple's free choices applied to a single-layer VPS or SPS PTL and sub-layer ordering (see
     /// ``MVHEVCAssemblyOptions/matchAppleChoices``).
-    static func appleChoices(_ ptl: inout ProfileTierLevel, _ orderingPresent: inout Bool, maxSubLayersMinus1: Int,
-                             _ dpb: inout [UInt32], _ reorder: inout [UInt32], _ latency: inout [UInt32]) {
+    static func appleChoices(
+        _ ptl: inout ProfileTierLevel, _ orderingPresent: inout Bool, maxSubLayersMinus1: Int,
+        _ dpb: inout [UInt32], _ reorder: inout [UInt32], _ latency: inout [UInt32]
+    ) {
         if ptl.profilePresent { ptl.constraintFlags |= nonPackedConstraintBit }
         latency = latency.map { _ in 0 }
         if maxSubLayersMinus1 == 0 && orderingPresent && dpb.count == 1 {
@@ -190,23 +199,27 @@ public enum MVHEVCAssembler {
         }
     }
     static func appleChoices(_ v: inout VideoParameterSet) {
-        appleChoices(&v.profileTierLevel, &v.subLayerOrderingInfoPresent, maxSubLayersMinus1: Int(v.maxSubLayersMinus1),
-                     &v.maxDecPicBufferingMinus1, &v.maxNumReorderPics, &v.maxLatencyIncreasePlus1)
+        appleChoices(
+            &v.profileTierLevel, &v.subLayerOrderingInfoPresent, maxSubLayersMinus1: Int(v.maxSubLayersMinus1),
+            &v.maxDecPicBufferingMinus1, &v.maxNumReorderPics, &v.maxLatencyIncreasePlus1)
     }
     static func appleChoices(_ s: inout SequenceParameterSet) {
         guard !s.isMultiLayerExtension else { return }
-        appleChoices(&s.profileTierLevel, &s.subLayerOrderingInfoPresent, maxSubLayersMinus1: Int(s.maxSubLayersMinus1OrExt),
-                     &s.maxDecPicBufferingMinus1, &s.maxNumReorderPics, &s.maxLatencyIncreasePlus1)
+        appleChoices(
+            &s.profileTierLevel, &s.subLayerOrderingInfoPresent, maxSubLayersMinus1: Int(s.maxSubLayersMinus1OrExt),
+            &s.maxDecPicBufferingMinus1, &s.maxNumReorderPics, &s.maxLatencyIncreasePlus1)
     }
 
-    /// The multilayer VPS: the base VPS with two layers, one layer set {0, 1}, and the extension.
-    /// Layer 1 of 8-bit streams is declared dependent on layer 0 and signalled Multiview Main (Apple's form). Streams of
-    /// more than 8 bits (`independent`) have no 8-bit multiview profile to name: layer 1 is declared an independent
-    /// layer (no direct reference layer; the assembly never predicts between the layers) and signalled with its own
-    /// single-layer profile (Main 10) in the output layer set, as the JVET MV-HEVC conformance stream Q (simulcast)
-    /// signals its independently coded layer 1 (Specs/mv-hevc-assembly.md, "10-bit").
-    static func makeVPS(base va: VideoParameterSet, baseSPS sa: SequenceParameterSet, second sb: SequenceParameterSet,
-                        independent: Bool = false) throws(ParseError) -> VideoParameterSet {
+    /// The multilayer VPS: the base VPS with two layers, one layer set {0, 1}, and the extension. Layer 1 of 8-bit
+    /// streams is declared dependent on layer 0 and signalled Multiview Main (Apple's form). Streams of more than 8
+    /// bits (`independent`) have no 8-bit multiview profile to name: layer 1 is declared an independent layer (no
+    /// direct reference layer; the assembly never predicts between the layers) and signalled with its own single-layer
+    /// profile (Main 10) in the output layer set, as the JVET MV-HEVC conformance stream Q (simulcast) signals its
+    /// independently coded layer 1 (Specs/mv-hevc-assembly.md, "10-bit").
+    static func makeVPS(
+        base va: VideoParameterSet, baseSPS sa: SequenceParameterSet, second sb: SequenceParameterSet,
+        independent: Bool = false
+    ) throws(ParseError) -> VideoParameterSet {
         var v = va
         v.maxLayersMinus1 = 1
         v.maxLayerId = 1
@@ -250,9 +263,10 @@ public enum MVHEVCAssembler {
         if !independent {
             mv.profileSpace = 0
             mv.profileIdc = 6
-            mv.compatibilityFlags = UInt32(1) << 25   // general_profile_compatibility_flag[6]
-            // Source flags (progressive, interlaced, non-packed, frame-only) of the second stream, then the format-range
-            // flags of an 8-bit 4:2:0 profile (max_12bit … max_420chroma = 1), as in Apple's Multiview Main PTL.
+            mv.compatibilityFlags = UInt32(1) << 25  // general_profile_compatibility_flag[6]
+            // Source flags (progressive, interlaced, non-packed, frame-only) of the second stream, then the
+            // format-range flags of an 8-bit 4:2:0 profile (max_12bit … max_420chroma = 1), as in Apple's Multiview
+            // Main PTL.
             mv.constraintFlags = (sb.profileTierLevel.constraintFlags & 0xF000_0000_0000) | 0x0F80_0000_0000
         }
         e.numProfileTierLevelMinus1 = 2

@@ -40,9 +40,13 @@ public struct SingleLayerReader: Sendable {
     public init(name: String) { self.name = name }
 
     /// Reads a whole Annex B stream: the reader (parameter sets) and every picture.
-    public static func read(annexB: [UInt8], name: String) throws(ParseError) -> (reader: SingleLayerReader, pictures: [Picture]) {
+    public static func read(annexB: [UInt8], name: String) throws(ParseError) -> (
+        reader: SingleLayerReader, pictures: [Picture]
+    ) {
         let nals: [NALUnit]
-        do { nals = try AnnexB.split(annexB) } catch { throw ParseError(error.code, offset: error.offset, "\(name): \(error.message)") }
+        do { nals = try AnnexB.split(annexB) } catch {
+            throw ParseError(error.code, offset: error.offset, "\(name): \(error.message)")
+        }
         if nals.isEmpty { throw ParseError(.truncated, "\(name) is empty (no NAL units)") }
         var reader = SingleLayerReader(name: name)
         var pictures: [Picture] = []
@@ -61,7 +65,9 @@ public struct SingleLayerReader: Sendable {
         var sawSlice = false
         for nal in au {
             if nal.layerId != 0 {
-                throw ParseError(.unsupported, offset: nal.offset, "\(name) has NAL units with nuh_layer_id \(nal.layerId): inputs must be single-layer HEVC")
+                throw ParseError(
+                    .unsupported, offset: nal.offset,
+                    "\(name) has NAL units with nuh_layer_id \(nal.layerId): inputs must be single-layer HEVC")
             }
             switch nal.type {
             case .vps, .sps, .pps:
@@ -73,7 +79,8 @@ public struct SingleLayerReader: Sendable {
             pic.nonParameterSetNALs.append(nal)
             if nal.type.isVCL {
                 guard nal.type.rawValue <= 21 else {
-                    throw ParseError(.unsupported, offset: nal.offset, "\(name): reserved VCL NAL unit type \(nal.type.rawValue)")
+                    throw ParseError(
+                        .unsupported, offset: nal.offset, "\(name): reserved VCL NAL unit type \(nal.type.rawValue)")
                 }
                 let ctx: SliceContext
                 let sh: SliceSegmentHeader
@@ -82,12 +89,15 @@ public struct SingleLayerReader: Sendable {
                     sh = try SliceSegmentHeader(nal: nal, context: ctx)
                 } catch { throw ParseError(error.code, offset: error.offset, "\(name): \(error.message)") }
                 if sh.firstSliceSegmentInPic {
-                    if sawSlice { throw ParseError(.invalidValue, offset: nal.offset, "\(name): two pictures in one access unit") }
+                    if sawSlice {
+                        throw ParseError(.invalidValue, offset: nal.offset, "\(name): two pictures in one access unit")
+                    }
                     sawSlice = true
                     pic.poc = StreamAnalysis.poc(sh, ctx, &prevTid0)
                     pic.type = nal.type
                 } else if !sawSlice {
-                    throw ParseError(.invalidValue, offset: nal.offset, "\(name): access unit starts without a first slice segment")
+                    throw ParseError(
+                        .invalidValue, offset: nal.offset, "\(name): access unit starts without a first slice segment")
                 }
             }
         }
@@ -112,10 +122,14 @@ public struct SingleLayerReader: Sendable {
 
     /// Keeps the first parameter set of each id, in order of appearance: false when `id` is known with the same
     /// bytes (a repeat), an error when its bytes differ (a parameter set that changes mid-stream).
-    static func isNew<ID: Hashable, V>(_ kind: String, _ id: ID, _ nal: NALUnit, in table: inout [ID: V], order: inout [ID], storing value: V,
-                                       bytes: (V) -> [UInt8]) throws(ParseError) -> Bool {
+    static func isNew<ID: Hashable, V>(
+        _ kind: String, _ id: ID, _ nal: NALUnit, in table: inout [ID: V], order: inout [ID], storing value: V,
+        bytes: (V) -> [UInt8]
+    ) throws(ParseError) -> Bool {
         if let old = table[id] {
-            guard bytes(old) == nal.bytes else { throw ParseError(.unsupported, offset: nal.offset, "\(kind) \(id) changes mid-stream (not supported)") }
+            guard bytes(old) == nal.bytes else {
+                throw ParseError(.unsupported, offset: nal.offset, "\(kind) \(id) changes mid-stream (not supported)")
+            }
             return false
         }
         table[id] = value
@@ -128,16 +142,21 @@ public struct SingleLayerReader: Sendable {
             switch nal.type {
             case .vps:
                 let v = try VideoParameterSet(nal: nal)
-                guard try Self.isNew("VPS", v.vpsId, nal, in: &vpsBytes, order: &vpsOrder, storing: nal.bytes, bytes: { $0 }) else { return }
+                guard
+                    try Self.isNew(
+                        "VPS", v.vpsId, nal, in: &vpsBytes, order: &vpsOrder, storing: nal.bytes, bytes: { $0 })
+                else { return }
                 try store.add(nal)
             case .sps:
                 let v = SequenceParameterSet.referencedVPSId(in: nal).flatMap { store.vps[$0] }
                 let s = try SequenceParameterSet(nal: nal, vps: v)
-                guard try Self.isNew("SPS", s.spsId, nal, in: &spsNAL, order: &spsOrder, storing: nal, bytes: \.bytes) else { return }
+                guard try Self.isNew("SPS", s.spsId, nal, in: &spsNAL, order: &spsOrder, storing: nal, bytes: \.bytes)
+                else { return }
                 try store.add(nal)
             case .pps:
                 let p = try PictureParameterSet(nal: nal)
-                guard try Self.isNew("PPS", p.ppsId, nal, in: &ppsNAL, order: &ppsOrder, storing: nal, bytes: \.bytes) else { return }
+                guard try Self.isNew("PPS", p.ppsId, nal, in: &ppsNAL, order: &ppsOrder, storing: nal, bytes: \.bytes)
+                else { return }
                 try store.add(nal)
             default: return
             }
@@ -169,7 +188,9 @@ public struct MVHEVCAssemblySession: Sendable {
     /// Checks that the streams can be paired (both 8-bit 4:2:0, same size and sub-layers, single-layer base)
     /// and builds the multilayer VPS, the layer-1 SPS/PPS (fresh ids) and SEI 176 from the parameter sets the
     /// readers have seen. Parameter sets must all be known here.
-    public init(base a: SingleLayerReader, second b: SingleLayerReader, options: MVHEVCAssemblyOptions) throws(ParseError) {
+    public init(base a: SingleLayerReader, second b: SingleLayerReader, options: MVHEVCAssemblyOptions)
+        throws(ParseError)
+    {
         guard var sa = a.firstSPS, var sb = b.firstSPS, var va = a.firstVPS else {
             throw Self.fail("a stream has no VPS/SPS")
         }
@@ -206,7 +227,8 @@ public struct MVHEVCAssemblySession: Sendable {
                 s.updateRepFormat = false
                 s.inferScalingList = false
                 if options.matchAppleChoices && !s.extensionPresent {
-                    // Apple's layer-1 SPS carries an empty sps_multilayer_extension (inter_view_mv_vert_constraint_flag 0).
+                    // Apple's layer-1 SPS carries an empty sps_multilayer_extension (inter_view_mv_vert_constraint_flag
+                    // 0).
                     s.extensionPresent = true
                     s.multilayerExtensionFlag = true
                     s.interViewMvVertConstraint = false
@@ -231,10 +253,11 @@ public struct MVHEVCAssemblySession: Sendable {
         let sei = try MVHEVCStream.viewSEI(baseIsLeft: options.baseIsLeft)
         var timing: (UInt32, UInt32)? = nil
         if sa.vuiPresent && sa.vui.timingInfoPresent { timing = (sa.vui.numUnitsInTick, sa.vui.timeScale) }
-        header = MVHEVCStream(vps: vpsNAL, baseSPS: baseSPS, basePPS: a.ppsOrder.compactMap { a.ppsNAL[$0] },
-                              layerSPS: layerSPS, layerPPS: layerPPS, sei: sei, accessUnits: [], videoParameterSet: vps,
-                              width: sa.croppedWidth, height: sa.croppedHeight, timing: timing,
-                              maxNumReorderPics: Int(sa.maxNumReorderPics.last ?? 0))
+        header = MVHEVCStream(
+            vps: vpsNAL, baseSPS: baseSPS, basePPS: a.ppsOrder.compactMap { a.ppsNAL[$0] },
+            layerSPS: layerSPS, layerPPS: layerPPS, sei: sei, accessUnits: [], videoParameterSet: vps,
+            width: sa.croppedWidth, height: sa.croppedHeight, timing: timing,
+            maxNumReorderPics: Int(sa.maxNumReorderPics.last ?? 0))
         self.second = b.store
         self.newSPS = newSPS
         self.newPPS = newPPS
@@ -244,34 +267,53 @@ public struct MVHEVCAssemblySession: Sendable {
     }
     /// The two streams can be paired: 8- or 10-bit 4:2:0 at one bit depth, one size, the same sub-layers, and a
     /// single-layer base.
-    static func checkPairable(base sa: SequenceParameterSet, second sb: SequenceParameterSet,
-                              baseVPS va: VideoParameterSet) throws(ParseError) {
+    static func checkPairable(
+        base sa: SequenceParameterSet, second sb: SequenceParameterSet,
+        baseVPS va: VideoParameterSet
+    ) throws(ParseError) {
         for (name, s) in [("base", sa), ("second", sb)] {
             if s.chromaFormatIdc != 1 || s.separateColourPlane {
-                throw Self.fail("the \(name) stream is not 4:2:0 (chroma_format_idc \(s.chromaFormatIdc)); Multiview Main needs 8-bit 4:2:0", .unsupported)
+                throw Self.fail(
+                    "the \(name) stream is not 4:2:0 (chroma_format_idc \(s.chromaFormatIdc)); Multiview Main needs 8-bit 4:2:0",
+                    .unsupported)
             }
-            if !(s.bitDepthLumaMinus8 == 0 || s.bitDepthLumaMinus8 == 2) || s.bitDepthChromaMinus8 != s.bitDepthLumaMinus8 {
-                throw Self.fail("the \(name) stream is \(s.bitDepthLumaMinus8 + 8)-bit (chroma \(s.bitDepthChromaMinus8 + 8)-bit); two layers are assembled from 8-bit or 10-bit 4:2:0 streams", .unsupported)
+            if !(s.bitDepthLumaMinus8 == 0 || s.bitDepthLumaMinus8 == 2)
+                || s.bitDepthChromaMinus8 != s.bitDepthLumaMinus8
+            {
+                throw Self.fail(
+                    "the \(name) stream is \(s.bitDepthLumaMinus8 + 8)-bit (chroma \(s.bitDepthChromaMinus8 + 8)-bit); two layers are assembled from 8-bit or 10-bit 4:2:0 streams",
+                    .unsupported)
             }
         }
         guard sa.bitDepthLumaMinus8 == sb.bitDepthLumaMinus8 else {
-            throw Self.fail("the two streams have different bit depths (\(sa.bitDepthLumaMinus8 + 8) and \(sb.bitDepthLumaMinus8 + 8))", .unsupported)
+            throw Self.fail(
+                "the two streams have different bit depths (\(sa.bitDepthLumaMinus8 + 8) and \(sb.bitDepthLumaMinus8 + 8))",
+                .unsupported)
         }
-        guard sa.picWidthInLumaSamples == sb.picWidthInLumaSamples, sa.picHeightInLumaSamples == sb.picHeightInLumaSamples,
-              sa.croppedWidth == sb.croppedWidth, sa.croppedHeight == sb.croppedHeight else {
-            throw Self.fail("the two streams have different picture sizes: base \(sa.croppedWidth)x\(sa.croppedHeight) (coded \(sa.picWidthInLumaSamples)x\(sa.picHeightInLumaSamples)), second \(sb.croppedWidth)x\(sb.croppedHeight) (coded \(sb.picWidthInLumaSamples)x\(sb.picHeightInLumaSamples))")
+        guard sa.picWidthInLumaSamples == sb.picWidthInLumaSamples,
+            sa.picHeightInLumaSamples == sb.picHeightInLumaSamples,
+            sa.croppedWidth == sb.croppedWidth, sa.croppedHeight == sb.croppedHeight
+        else {
+            throw Self.fail(
+                "the two streams have different picture sizes: base \(sa.croppedWidth)x\(sa.croppedHeight) (coded \(sa.picWidthInLumaSamples)x\(sa.picHeightInLumaSamples)), second \(sb.croppedWidth)x\(sb.croppedHeight) (coded \(sb.picWidthInLumaSamples)x\(sb.picHeightInLumaSamples))"
+            )
         }
         guard sa.maxSubLayersMinus1OrExt == sb.maxSubLayersMinus1OrExt else {
-            throw Self.fail("the two streams have different numbers of temporal sub-layers (\(sa.maxSubLayersMinus1OrExt + 1) and \(sb.maxSubLayersMinus1OrExt + 1))")
+            throw Self.fail(
+                "the two streams have different numbers of temporal sub-layers (\(sa.maxSubLayersMinus1OrExt + 1) and \(sb.maxSubLayersMinus1OrExt + 1))"
+            )
         }
         if va.vpsExtension != nil || va.maxLayersMinus1 > 0 {
-            throw Self.fail("the base stream already has a multilayer VPS; both inputs must be single-layer HEVC", .unsupported)
+            throw Self.fail(
+                "the base stream already has a multilayer VPS; both inputs must be single-layer HEVC", .unsupported)
         }
     }
 
     /// Layer 1's SPS/PPS ids: ones the base stream does not use, assigned in order of first appearance.
-    static func layerOneIDs(base a: SingleLayerReader,
-                            second b: SingleLayerReader) throws(ParseError) -> (sps: [UInt32: UInt32], pps: [UInt32: UInt32]) {
+    static func layerOneIDs(
+        base a: SingleLayerReader,
+        second b: SingleLayerReader
+    ) throws(ParseError) -> (sps: [UInt32: UInt32], pps: [UInt32: UInt32]) {
         let usedSPS = Set(a.spsOrder), usedPPS = Set(a.ppsOrder)
         var spsMap: [UInt32: UInt32] = [:], ppsMap: [UInt32: UInt32] = [:]
         var next: UInt32 = 0
@@ -296,21 +338,33 @@ public struct MVHEVCAssemblySession: Sendable {
     /// Pairs the next base picture with the next second-stream picture: checks that they line up (random access
     /// points, POC, leading-picture types) and returns the access unit (base NAL units, then the second
     /// picture's slices rewritten for layer 1 and its SEI moved to layer 1).
-    public mutating func accessUnit(base pa: SingleLayerReader.Picture, second pb: SingleLayerReader.Picture) throws(ParseError) -> MVHEVCAccessUnit {
+    public mutating func accessUnit(base pa: SingleLayerReader.Picture, second pb: SingleLayerReader.Picture)
+        throws(ParseError) -> MVHEVCAccessUnit
+    {
         let i = count
         if pa.type.isIRAP != pb.type.isIRAP || pa.type.isIDR != pb.type.isIDR {
-            throw Self.fail("frame \(i) (POC \(pa.poc)): random access points are not aligned (base \(pa.type.name), second \(pb.type.name)); use a fixed keyframe interval and no scene-cut in both encodes")
+            throw Self.fail(
+                "frame \(i) (POC \(pa.poc)): random access points are not aligned (base \(pa.type.name), second \(pb.type.name)); use a fixed keyframe interval and no scene-cut in both encodes"
+            )
         }
         if pa.poc != pb.poc {
-            throw Self.fail("frame \(i): picture order counts differ (base POC \(pa.poc), second POC \(pb.poc)); encode both eyes with the same GOP (fixed keyint, no scene-cut, same B-frames)")
+            throw Self.fail(
+                "frame \(i): picture order counts differ (base POC \(pa.poc), second POC \(pb.poc)); encode both eyes with the same GOP (fixed keyint, no scene-cut, same B-frames)"
+            )
         }
         if pa.type.isRASL != pb.type.isRASL {
-            throw Self.fail("frame \(i) (POC \(pa.poc)): leading-picture types differ (base \(pa.type.name), second \(pb.type.name)); use closed GOPs in both encodes")
+            throw Self.fail(
+                "frame \(i) (POC \(pa.poc)): leading-picture types differ (base \(pa.type.name), second \(pb.type.name)); use closed GOPs in both encodes"
+            )
         }
         if refuseFramePacking {
             for nal in pa.nals + pb.nals where nal.type == .prefixSEI || nal.type == .suffixSEI {
-                if let list = try? SEIMessageList(nal: nal), list.messages.contains(where: { $0.payloadType == 45 || $0.payloadType == 135 }) {
-                    throw Self.fail("frame \(i): a stream carries a frame-packing SEI, but the parameter sets were rewritten to claim general_non_packed_constraint_flag = 1", .unsupported)
+                if let list = try? SEIMessageList(nal: nal),
+                    list.messages.contains(where: { $0.payloadType == 45 || $0.payloadType == 135 })
+                {
+                    throw Self.fail(
+                        "frame \(i): a stream carries a frame-packing SEI, but the parameter sets were rewritten to claim general_non_packed_constraint_flag = 1",
+                        .unsupported)
                 }
             }
         }
@@ -369,7 +423,9 @@ public struct AnnexBPictureReader {
     public mutating func next() throws(ParseError) -> SingleLayerReader.Picture? {
         while !ended {
             let nal: NALUnit?
-            do { nal = try scanner.next() } catch { throw ParseError(error.code, offset: error.offset, "\(reader.name): \(error.message)") }
+            do { nal = try scanner.next() } catch {
+                throw ParseError(error.code, offset: error.offset, "\(reader.name): \(error.message)")
+            }
             if let nal {
                 if let au = grouper.add(nal), let p = try reader.add(accessUnit: au) { return p }
                 continue

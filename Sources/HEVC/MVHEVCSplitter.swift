@@ -28,7 +28,9 @@ public enum MVHEVCSplitter {
     ///
     /// With `baseOnly`, only layer 0 is written (``SplitLayers/second`` stays empty): the base layer never depends on
     /// layer 1, so this works for inter-layer-predicted streams too (the base-layer eye, losslessly).
-    public static func split(parameterSets: [NALUnit], accessUnits: [[NALUnit]], baseOnly: Bool = false) throws(ParseError) -> SplitLayers {
+    public static func split(parameterSets: [NALUnit], accessUnits: [[NALUnit]], baseOnly: Bool = false)
+        throws(ParseError) -> SplitLayers
+    {
         var sets = ParameterSets()
         for n in parameterSets { _ = try sets.collect(n) }
         var aus: [[NALUnit]] = []
@@ -42,7 +44,8 @@ public enum MVHEVCSplitter {
         guard let vpsN = sets.vps else { throw ParseError(.invalidValue, "the stream has no VPS") }
         let mvVPS = try VideoParameterSet(nal: vpsN)
         guard let ext = mvVPS.vpsExtension, mvVPS.layerIds.count == 2, mvVPS.layerIds[1] == 1 else {
-            throw ParseError(.unsupported, offset: vpsN.offset, "not a two-layer MV-HEVC stream (the VPS has no second layer)")
+            throw ParseError(
+                .unsupported, offset: vpsN.offset, "not a two-layer MV-HEVC stream (the VPS has no second layer)")
         }
         if !baseOnly && ext.defaultRefLayersActive && !mvVPS.directReferenceLayers(of: 1).isEmpty {
             throw ParseError(.unsupported, offset: vpsN.offset, interLayerPredictionHint)
@@ -57,7 +60,10 @@ public enum MVHEVCSplitter {
         var baseHeader: [NALUnit] = [singleNAL]
         for (layer, n) in sets.sps where layer == 0 { baseHeader.append(n) }
         for (layer, n) in sets.pps where layer == 0 { baseHeader.append(n) }
-        let layer1 = baseOnly ? Layer1Sets(header: [singleNAL]) : try Layer1Sets(sets, vps: mvVPS, singleVPS: singleVPS, singleNAL: singleNAL)
+        let layer1 =
+            baseOnly
+            ? Layer1Sets(header: [singleNAL])
+            : try Layer1Sets(sets, vps: mvVPS, singleVPS: singleVPS, singleNAL: singleNAL)
         // Which eye is layer 0: SEI 176 from the configuration records (where a muxer keeps it, possibly
         // nowhere else), then from the access units; without one, layer 0 is the left eye.
         var baseIsLeft = true
@@ -85,7 +91,9 @@ public enum MVHEVCSplitter {
                     continue
                 }
                 guard n.layerId == 1 else {
-                    throw ParseError(.unsupported, offset: n.offset, "NAL unit with nuh_layer_id \(n.layerId): only two layers are supported")
+                    throw ParseError(
+                        .unsupported, offset: n.offset,
+                        "NAL unit with nuh_layer_id \(n.layerId): only two layers are supported")
                 }
                 if baseOnly { continue }
                 s.append(try layer1.rewrite(n, accessUnit: i, store: store, singleVPS: singleVPS))
@@ -98,7 +106,8 @@ public enum MVHEVCSplitter {
     }
 
     /// Why an inter-layer-predicted stream is refused, with the two commands that work on it.
-    static let interLayerPredictionHint = "layer 1 uses inter-layer prediction (as Apple's and x265's MV-HEVC encoders do), "
+    static let interLayerPredictionHint =
+        "layer 1 uses inter-layer prediction (as Apple's and x265's MV-HEVC encoders do), "
         + "so it cannot be separated without decoding; what works: the base-layer eye alone, copied losslessly, with "
         + "`spatial-media split IN --copy --left L.hevc` (or --right, whichever eye is the base layer), or both eyes decoded "
         + "and re-encoded with `spatial-media split IN --left L.mp4 --right R.mp4` (FFmpeg 7.1 or newer)"
@@ -122,7 +131,10 @@ public enum MVHEVCSplitter {
             }
             let key = "\(n.type.rawValue)/\(id)"
             if let old = seen[key] {
-                guard old == n.bytes else { throw ParseError(.unsupported, offset: n.offset, "\(n.type.name) \(id) changes mid-stream (not supported)") }
+                guard old == n.bytes else {
+                    throw ParseError(
+                        .unsupported, offset: n.offset, "\(n.type.name) \(id) changes mid-stream (not supported)")
+                }
                 return true
             }
             seen[key] = n.bytes
@@ -160,7 +172,9 @@ public enum MVHEVCSplitter {
 
         init(header: [NALUnit]) { self.header = header }
 
-        init(_ sets: ParameterSets, vps mvVPS: VideoParameterSet, singleVPS: VideoParameterSet, singleNAL: NALUnit) throws(ParseError) {
+        init(_ sets: ParameterSets, vps mvVPS: VideoParameterSet, singleVPS: VideoParameterSet, singleNAL: NALUnit)
+            throws(ParseError)
+        {
             header = [singleNAL]
             for (layer, n) in sets.sps where layer == 1 {
                 var s = try SequenceParameterSet(nal: n, vps: mvVPS)
@@ -178,7 +192,11 @@ public enum MVHEVCSplitter {
             }
             for (layer, n) in sets.pps where layer == 1 {
                 var p = try PictureParameterSet(nal: n)
-                guard let ns = spsMap[p.spsId] else { throw ParseError(.danglingReference, offset: n.offset, "layer-1 PPS \(p.ppsId) refers to SPS \(p.spsId), which is not a layer-1 SPS") }
+                guard let ns = spsMap[p.spsId] else {
+                    throw ParseError(
+                        .danglingReference, offset: n.offset,
+                        "layer-1 PPS \(p.ppsId) refers to SPS \(p.spsId), which is not a layer-1 SPS")
+                }
                 let old = p.ppsId
                 let nid = UInt32(ppsMap.count)
                 p.header.layerId = 0
@@ -189,12 +207,16 @@ public enum MVHEVCSplitter {
                 newPPS[old] = try PictureParameterSet(nal: out)
                 header.append(out)
             }
-            guard !spsMap.isEmpty && !ppsMap.isEmpty else { throw ParseError(.invalidValue, "no layer-1 SPS/PPS found") }
+            guard !spsMap.isEmpty && !ppsMap.isEmpty else {
+                throw ParseError(.invalidValue, "no layer-1 SPS/PPS found")
+            }
         }
 
         /// A layer-1 NAL unit as a single-layer stream's: layer id 0; slices refer to the renumbered sets and lose
         /// inter-layer prediction (refused when it is used).
-        func rewrite(_ n: NALUnit, accessUnit i: Int, store: ParameterSetStore, singleVPS: VideoParameterSet) throws(ParseError) -> NALUnit {
+        func rewrite(_ n: NALUnit, accessUnit i: Int, store: ParameterSetStore, singleVPS: VideoParameterSet)
+            throws(ParseError) -> NALUnit
+        {
             if !n.type.isVCL {
                 var bytes = n.bytes
                 let hb = NALHeader(type: n.type, layerId: 0, temporalIdPlus1: n.header.temporalIdPlus1).bytes
@@ -204,10 +226,12 @@ public enum MVHEVCSplitter {
             let ctx = try store.context(forSlice: n)
             let sh = try SliceSegmentHeader(nal: n, context: ctx)
             if !sh.dependentSliceSegment && sh.numActiveRefLayerPics(context: ctx) > 0 {
-                throw ParseError(.unsupported, offset: n.offset, "access unit \(i): " + MVHEVCSplitter.interLayerPredictionHint)
+                throw ParseError(
+                    .unsupported, offset: n.offset, "access unit \(i): " + MVHEVCSplitter.interLayerPredictionHint)
             }
             guard let s1 = newSPS[ctx.sps.spsId], let p1 = newPPS[ctx.pps.ppsId], let pid = ppsMap[ctx.pps.ppsId] else {
-                throw ParseError(.danglingReference, offset: n.offset, "layer-1 slice refers to a parameter set of layer 0")
+                throw ParseError(
+                    .danglingReference, offset: n.offset, "layer-1 slice refers to a parameter set of layer 0")
             }
             return try sh.emit(context: SliceContext(vps: singleVPS, sps: s1, pps: p1)) { h in
                 h.header.layerId = 0
@@ -232,7 +256,9 @@ public enum MVHEVCSplitter {
         o.maxSubLayersMinus1OrExt = vps.maxSubLayersMinus1
         o.temporalIdNesting = vps.temporalIdNesting
         var ptl = vps.profileTierLevel
-        if let i = vps.profileTierLevelIndex(layerId: 1), let p = vps.profileTierLevel(index: i) { ptl.levelIdc = p.levelIdc }
+        if let i = vps.profileTierLevelIndex(layerId: 1), let p = vps.profileTierLevel(index: i) {
+            ptl.levelIdc = p.levelIdc
+        }
         o.profileTierLevel = ptl
         o.chromaFormatIdc = UInt32(rf.chromaFormatIdc)
         o.separateColourPlane = rf.separateColourPlane

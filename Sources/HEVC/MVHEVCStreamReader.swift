@@ -15,7 +15,8 @@ public struct MultiLayerStreamKind: Sendable, Equatable {
         layerCount = Int(vps.maxLayersMinus1) + 1
         guard let e = vps.vpsExtension, layerCount > 1, e.scalabilityMask.count == 16 else {
             isStereoMultiview = false
-            name = "a stream whose VPS declares \(layerCount) layer(s) without a multilayer extension "
+            name =
+                "a stream whose VPS declares \(layerCount) layer(s) without a multilayer extension "
                 + "(its second-layer NAL units are not described)"
             return
         }
@@ -32,7 +33,8 @@ public struct MultiLayerStreamKind: Sendable, Equatable {
         if isStereoMultiview {
             name = "a two-view MV-HEVC stream"
         } else if m[2] && !m[1] {
-            name = "an SHVC (scalable HEVC) stream of \(layerCount) layers: layer 1 enhances the same view "
+            name =
+                "an SHVC (scalable HEVC) stream of \(layerCount) layers: layer 1 enhances the same view "
                 + "(\(dims.joined(separator: ", "))), it is not a second eye"
         } else {
             name = "a \(layerCount)-layer stream with \(dims.joined(separator: ", ")), not two views"
@@ -79,14 +81,16 @@ public struct MVHEVCAnnexBReader {
         for n in sets { try store.add(n) }
         parameterSets = sets
         guard let v = store.vps.sorted(by: { $0.key < $1.key }).first?.value else {
-            throw ParseError(.invalidValue, path: path,
-                             "the first access unit has no VPS: the stream's layers are not described")
+            throw ParseError(
+                .invalidValue, path: path,
+                "the first access unit has no VPS: the stream's layers are not described")
         }
         vps = v
         let kind = MultiLayerStreamKind(vps: v)
         guard kind.isStereoMultiview else {
-            throw ParseError(.unsupported, path: path,
-                             "\(kind.name); a spatial video holds two views (MV-HEVC), so it is not converted")
+            throw ParseError(
+                .unsupported, path: path,
+                "\(kind.name); a spatial video holds two views (MV-HEVC), so it is not converted")
         }
         vpsTiming = Self.timing(v)
         statedBaseIsLeft = Self.eyeOrder(au, vps: v)
@@ -107,10 +111,11 @@ public struct MVHEVCAnnexBReader {
         for n in nals {
             if n.type == .vps || n.type == .sps || n.type == .pps {
                 guard parameterSets.contains(where: { $0.bytes == n.bytes }) else {
-                    throw ParseError(.unsupported, offset: n.offset, path: path,
-                                     "access unit \(count) carries a \(n.type.name) of layer \(n.layerId) that differs "
-                                     + "from the first access unit's: a stream whose parameter sets change is not "
-                                     + "muxed into one sample entry")
+                    throw ParseError(
+                        .unsupported, offset: n.offset, path: path,
+                        "access unit \(count) carries a \(n.type.name) of layer \(n.layerId) that differs "
+                            + "from the first access unit's: a stream whose parameter sets change is not "
+                            + "muxed into one sample entry")
                 }
             } else if n.type == .eos {
                 afterEndOfSequence = true
@@ -122,8 +127,9 @@ public struct MVHEVCAnnexBReader {
             }
         }
         guard let poc else {
-            throw ParseError(.invalidValue, offset: nals.first?.offset ?? 0, path: path,
-                             "access unit \(count) has no base-layer (layer 0) picture")
+            throw ParseError(
+                .invalidValue, offset: nals.first?.offset ?? 0, path: path,
+                "access unit \(count) has no base-layer (layer 0) picture")
         }
         let unit = try MVHEVCAccessUnit(encoderOutput: nals, poc: poc)
         count += 1
@@ -145,7 +151,8 @@ public struct MVHEVCAnnexBReader {
         let messages = au.filter { $0.type == .prefixSEI }
             .flatMap { (try? SEIMessageList(nal: $0))?.messages ?? [] }
         if let d = messages.lazy.compactMap({ $0.threeDimensionalReferenceDisplays }).first,
-           let first = d.displays.first {
+            let first = d.displays.first
+        {
             let v0 = vps.viewId(layerId: 0), v1 = vps.viewId(layerId: vps.layerIds.count > 1 ? vps.layerIds[1] : 1)
             if first.leftViewId == v0 && first.rightViewId == v1 {
                 return (true, "SEI 176 of the stream: left view \(v0) = layer 0")

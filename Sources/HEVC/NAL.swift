@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import BinaryIO
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// An H.265 NAL unit type (the 6-bit `nal_unit_type` field), with names from Table 7-1.
 public struct NALUnitType: RawRepresentable, Hashable, Sendable, Codable, CustomStringConvertible {
@@ -101,8 +102,10 @@ public struct NALHeader: Hashable, Sendable, Codable {
     public var temporalId: Int { max(0, Int(temporalIdPlus1) - 1) }
     /// The two header bytes.
     public var bytes: [UInt8] {
-        [(forbiddenZeroBit ? 0x80 : 0) | (type.rawValue & 0x3F) << 1 | (layerId >> 5) & 1,
-         (layerId & 0x1F) << 3 | (temporalIdPlus1 & 7)]
+        [
+            (forbiddenZeroBit ? 0x80 : 0) | (type.rawValue & 0x3F) << 1 | (layerId >> 5) & 1,
+            (layerId & 0x1F) << 3 | (temporalIdPlus1 & 7),
+        ]
     }
 }
 
@@ -118,7 +121,8 @@ public struct NALUnit: Sendable, Hashable {
     /// Wraps `bytes`; throws ``/BinaryIO/ParseError/Code/truncated`` when shorter than the two-byte header.
     public init(bytes: [UInt8], offset: UInt64 = 0) throws(ParseError) {
         guard bytes.count >= 2 else {
-            throw ParseError(.truncated, offset: offset, "NAL unit of \(bytes.count) bytes is shorter than its 2-byte header")
+            throw ParseError(
+                .truncated, offset: offset, "NAL unit of \(bytes.count) bytes is shorter than its 2-byte header")
         }
         self.bytes = bytes
         self.offset = offset
@@ -156,9 +160,9 @@ public enum EmulationPrevention {
         let n = src.count
         return [UInt8](unsafeUninitializedCapacity: n) { out, written in
             guard let dst = out.baseAddress else { written = 0; return }
-            var copied = 0        // source bytes before this index are already handled
+            var copied = 0  // source bytes before this index are already handled
             var o = 0
-            var zerosFrom = 0     // a removed 03 resets the zero run: only zeros at or after this index count
+            var zerosFrom = 0  // a removed 03 resets the zero run: only zeros at or after this index count
             var i = 2
             while i < n {
                 guard let hit = memchr(base + i, 3, n - i) else { break }
@@ -194,17 +198,20 @@ public enum EmulationPrevention {
             let b = escaped[i]
             if zeros >= 2 {
                 if b < 3 {
-                    throw ParseError(.invalidValue, offset: baseOffset &+ UInt64(i),
-                                     "start code emulation 00 00 0\(b) inside a NAL unit")
+                    throw ParseError(
+                        .invalidValue, offset: baseOffset &+ UInt64(i),
+                        "start code emulation 00 00 0\(b) inside a NAL unit")
                 }
                 if b == 3 {
                     if i + 1 >= n {
-                        throw ParseError(.truncated, offset: baseOffset &+ UInt64(i),
-                                         "emulation prevention sequence 00 00 03 at the end of the buffer")
+                        throw ParseError(
+                            .truncated, offset: baseOffset &+ UInt64(i),
+                            "emulation prevention sequence 00 00 03 at the end of the buffer")
                     }
                     if escaped[i + 1] > 3 {
-                        throw ParseError(.invalidValue, offset: baseOffset &+ UInt64(i + 1),
-                                         "00 00 03 followed by 0x\(Hex.string([escaped[i + 1]])) (must be 00…03)")
+                        throw ParseError(
+                            .invalidValue, offset: baseOffset &+ UInt64(i + 1),
+                            "00 00 03 followed by 0x\(Hex.string([escaped[i + 1]])) (must be 00…03)")
                     }
                     zeros = 0
                     i += 1
@@ -216,8 +223,9 @@ public enum EmulationPrevention {
             i += 1
         }
         if let last = escaped.last, last == 0 {
-            throw ParseError(.truncated, offset: baseOffset &+ UInt64(n - 1),
-                             "NAL payload ends with a zero byte (incomplete emulation sequence at the buffer end)")
+            throw ParseError(
+                .truncated, offset: baseOffset &+ UInt64(n - 1),
+                "NAL payload ends with a zero byte (incomplete emulation sequence at the buffer end)")
         }
         return out
     }
@@ -256,8 +264,8 @@ public enum AnnexB {
     /// start code or when a non-empty buffer contains no start code at all. Uses `memchr` to find
     /// candidate `01` bytes, so the scan runs at memory speed.
     public static func nalRanges(in buffer: [UInt8], baseOffset: UInt64 = 0) throws(ParseError) -> [Range<Int>] {
-        var starts: [Int] = []   // index of the first payload byte after each start code
-        var codes: [Int] = []    // index of the first 00 of each 3-byte start code
+        var starts: [Int] = []  // index of the first payload byte after each start code
+        var codes: [Int] = []  // index of the first 00 of each 3-byte start code
         buffer.withUnsafeBufferPointer { buf in
             var i = 2
             while let j = nextStartCode(in: buf, from: i) {
@@ -268,13 +276,15 @@ public enum AnnexB {
         }
         guard let firstCode = codes.first else {
             if buffer.contains(where: { $0 != 0 }) {
-                throw ParseError(.notRecognised, offset: baseOffset, "missing start code: no 00 00 01 in \(buffer.count) bytes")
+                throw ParseError(
+                    .notRecognised, offset: baseOffset, "missing start code: no 00 00 01 in \(buffer.count) bytes")
             }
             return []
         }
         if let bad = buffer[0..<firstCode].firstIndex(where: { $0 != 0 }) {
-            throw ParseError(.notRecognised, offset: baseOffset &+ UInt64(bad),
-                             "missing start code: \(firstCode - bad) bytes before the first start code")
+            throw ParseError(
+                .notRecognised, offset: baseOffset &+ UInt64(bad),
+                "missing start code: \(firstCode - bad) bytes before the first start code")
         }
         var out: [Range<Int>] = []
         out.reserveCapacity(starts.count)
@@ -304,12 +314,15 @@ public enum AnnexB {
     }
 
     /// Splits an Annex B stream into NAL units. Empty or one-byte NAL units are errors.
-    public static func split(_ buffer: [UInt8], baseOffset: UInt64 = 0, limits: Limits = .default) throws(ParseError) -> [NALUnit] {
+    public static func split(_ buffer: [UInt8], baseOffset: UInt64 = 0, limits: Limits = .default) throws(ParseError)
+        -> [NALUnit]
+    {
         let ranges = try nalRanges(in: buffer, baseOffset: baseOffset)
         var out: [NALUnit] = []
         out.reserveCapacity(ranges.count)
         for r in ranges {
-            try Limits.check(r.count, limits.maxNALUnitSize, "maxNALUnitSize", offset: baseOffset &+ UInt64(r.lowerBound))
+            try Limits.check(
+                r.count, limits.maxNALUnitSize, "maxNALUnitSize", offset: baseOffset &+ UInt64(r.lowerBound))
             out.append(try NALUnit(bytes: Array(buffer[r]), offset: baseOffset &+ UInt64(r.lowerBound)))
         }
         return out
@@ -327,7 +340,9 @@ public enum AnnexB {
 public enum LengthPrefixed {
     /// Splits one sample into NAL units. `lengthSize` must be 1, 2 or 4. A length that runs past the end
     /// of the sample, or a NAL unit shorter than its header, is an error at the offset of the length field.
-    public static func split(_ sample: [UInt8], lengthSize: Int, baseOffset: UInt64 = 0, limits: Limits = .default) throws(ParseError) -> [NALUnit] {
+    public static func split(_ sample: [UInt8], lengthSize: Int, baseOffset: UInt64 = 0, limits: Limits = .default)
+        throws(ParseError) -> [NALUnit]
+    {
         guard lengthSize == 1 || lengthSize == 2 || lengthSize == 4 else {
             throw ParseError(.invalidValue, offset: baseOffset, "NAL length size \(lengthSize) (must be 1, 2 or 4)")
         }
@@ -337,7 +352,8 @@ public enum LengthPrefixed {
             let at = r.absoluteOffset
             let len64 = try r.readUInt(byteCount: lengthSize)
             guard let len = Int(exactly: len64), len <= r.remaining else {
-                throw ParseError(.truncated, offset: at, "NAL length \(len64) runs past the sample (\(r.remaining) bytes left)")
+                throw ParseError(
+                    .truncated, offset: at, "NAL length \(len64) runs past the sample (\(r.remaining) bytes left)")
             }
             try Limits.check(len, limits.maxNALUnitSize, "maxNALUnitSize", offset: at)
             let nalOffset = r.absoluteOffset
@@ -352,8 +368,10 @@ public enum LengthPrefixed {
         var w = ByteWriter()
         for n in nals {
             guard lengthSize == 1 || lengthSize == 2 || lengthSize == 4,
-                  UInt64(n.bytes.count) < (UInt64(1) << UInt64(lengthSize * 8)) else {
-                throw ParseError(.unwritable, "NAL unit of \(n.bytes.count) bytes does not fit a \(lengthSize)-byte length")
+                UInt64(n.bytes.count) < (UInt64(1) << UInt64(lengthSize * 8))
+            else {
+                throw ParseError(
+                    .unwritable, "NAL unit of \(n.bytes.count) bytes does not fit a \(lengthSize)-byte length")
             }
             w.writeUInt(UInt64(n.bytes.count), byteCount: lengthSize)
             w.write(n.bytes)

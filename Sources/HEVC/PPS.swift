@@ -76,7 +76,9 @@ public struct PictureParameterSet: Hashable, Sendable, RBSPSyntax {
 
     /// Parses a PPS NAL unit.
     public init(nal: NALUnit) throws(ParseError) {
-        guard nal.type == .pps else { throw ParseError(.invalidValue, offset: nal.offset, "not a PPS NAL unit (\(nal.type))") }
+        guard nal.type == .pps else {
+            throw ParseError(.invalidValue, offset: nal.offset, "not a PPS NAL unit (\(nal.type))")
+        }
         try self.init(rbsp: nal.rbsp, header: nal.header, baseOffset: nal.offset &+ 2)
     }
     /// Parses a PPS from its RBSP.
@@ -144,7 +146,9 @@ public struct PictureParameterSet: Hashable, Sendable, RBSPSyntax {
             try c.flag(&extension3DFlag); try c.flag(&sccExtensionFlag)
             try c.u8(&extension4Bits, 4)
             if rangeExtensionFlag {
-                if transformSkipEnabled { try c.ue(&log2MaxTransformSkipBlockSizeMinus2, max: 3, "log2_max_transform_skip_block_size_minus2") }
+                if transformSkipEnabled {
+                    try c.ue(&log2MaxTransformSkipBlockSizeMinus2, max: 3, "log2_max_transform_skip_block_size_minus2")
+                }
                 try c.flag(&crossComponentPredictionEnabled)
                 try c.flag(&chromaQpOffsetListEnabled)
                 if chromaQpOffsetListEnabled {
@@ -152,13 +156,15 @@ public struct PictureParameterSet: Hashable, Sendable, RBSPSyntax {
                     var len = UInt32(max(0, cbQpOffsetList.count - 1))
                     try c.ue(&len, max: 5, "chroma_qp_offset_list_len_minus1")
                     if c.isReading { cbQpOffsetList = []; crQpOffsetList = [] }
-                    guard c.isReading || (cbQpOffsetList.count == Int(len) + 1 && crQpOffsetList.count == Int(len) + 1) else {
+                    guard c.isReading || (cbQpOffsetList.count == Int(len) + 1 && crQpOffsetList.count == Int(len) + 1)
+                    else {
                         throw c.fail(.unwritable, "chroma QP offset lists differ in size")
                     }
                     for i in 0...Int(len) {
                         var a = c.isReading ? 0 : cbQpOffsetList[i]
                         var b = c.isReading ? 0 : crQpOffsetList[i]
-                        try c.se(&a, min: -12, max: 12, "cb_qp_offset_list"); try c.se(&b, min: -12, max: 12, "cr_qp_offset_list")
+                        try c.se(&a, min: -12, max: 12, "cb_qp_offset_list");
+                        try c.se(&b, min: -12, max: 12, "cr_qp_offset_list")
                         if c.isReading { cbQpOffsetList.append(a); crQpOffsetList.append(b) }
                     }
                 }
@@ -171,7 +177,8 @@ public struct PictureParameterSet: Hashable, Sendable, RBSPSyntax {
                 if inferScalingList { try c.u8(&scalingListRefLayerId, 6) }
                 var n = UInt32(refLocOffsets.count)
                 try c.ue(&n, max: 63, "num_ref_loc_offsets")
-                try c.list(&refLocOffsets, count: Int(n), { RawBits.empty }) { (c: inout C, e: inout RawBits) throws(ParseError) in
+                try c.list(&refLocOffsets, count: Int(n), { RawBits.empty }) {
+                    (c: inout C, e: inout RawBits) throws(ParseError) in
                     try c.opaque(&e) { (c: inout C) throws(ParseError) in
                         var t: UInt32 = 0
                         var s: Int32 = 0

@@ -43,21 +43,25 @@ public enum RBSPEndCheck {
     static func vpsEnd(_ v: VideoParameterSet) -> Outcome {
         let rest = v.extensionData.bitCount
         guard v.extensionFlag, let e = v.vpsExtension else {
-            return rest == 0 ? .ok : .wrong("VPS has \(rest) bit(s) before rbsp_stop_one_bit after vps_extension_flag = 0")
+            return rest == 0
+                ? .ok : .wrong("VPS has \(rest) bit(s) before rbsp_stop_one_bit after vps_extension_flag = 0")
         }
         if e.vuiPresent && v.vui == nil { return .notChecked("VPS VUI with BSP HRD parameters (not modelled)") }
         guard let f = v.extension2Flag else {
-            return .wrong("VPS ends right after vps_extension()\(e.vuiPresent ? " and vps_vui()" : ""): vps_extension2_flag is missing, so a strict parser reads the rbsp_stop_one_bit as that flag and finds no trailing bits")
+            return .wrong(
+                "VPS ends right after vps_extension()\(e.vuiPresent ? " and vps_vui()" : ""): vps_extension2_flag is missing, so a strict parser reads the rbsp_stop_one_bit as that flag and finds no trailing bits"
+            )
         }
         if !f && rest > 0 { return .wrong("VPS has \(rest) bit(s) after vps_extension2_flag = 0") }
         return .ok
     }
 
     static func spsEnd(_ s: SequenceParameterSet) -> Outcome {
-        if s.extension4Bits != 0 { return .ok }   // sps_extension_data_flag bits may follow, any number
+        if s.extension4Bits != 0 { return .ok }  // sps_extension_data_flag bits may follow, any number
         if s.extension3DFlag || s.sccExtensionFlag { return .notChecked("SPS 3D/SCC extension (not modelled)") }
         let rest = s.extensionData.bitCount
-        return rest == 0 ? .ok : .wrong("SPS has \(rest) bit(s) after its last syntax element, before rbsp_stop_one_bit")
+        return rest == 0
+            ? .ok : .wrong("SPS has \(rest) bit(s) after its last syntax element, before rbsp_stop_one_bit")
     }
 
     static func ppsEnd(_ p: PictureParameterSet) -> Outcome {
@@ -65,18 +69,23 @@ public enum RBSPEndCheck {
         if p.extension3DFlag || p.sccExtensionFlag { return .notChecked("PPS 3D/SCC extension (not modelled)") }
         if p.colourMappingEnabled { return .notChecked("PPS colour_mapping_table() (not modelled)") }
         let rest = p.extensionData.bitCount
-        return rest == 0 ? .ok : .wrong("PPS has \(rest) bit(s) after its last syntax element, before rbsp_stop_one_bit")
+        return rest == 0
+            ? .ok : .wrong("PPS has \(rest) bit(s) after its last syntax element, before rbsp_stop_one_bit")
     }
 
     static func seiEnd(_ s: SEIMessageList) -> Outcome {
         guard !s.messages.isEmpty else { return .wrong("SEI NAL unit has no message") }
         guard s.trailing == [0x80] else {
-            return .wrong("SEI ends with \(s.trailing.map { String($0, radix: 16) }) after its last message instead of rbsp_trailing_bits (80)")
+            return .wrong(
+                "SEI ends with \(s.trailing.map { String($0, radix: 16) }) after its last message instead of rbsp_trailing_bits (80)"
+            )
         }
         for m in s.messages where m.payloadType == 176 {
             switch ThreeDimensionalReferenceDisplaysInfo.payloadEnd(m.payload) {
             case .spec: continue
-            case .longMantissa: return .wrong("SEI 176 codes mantissa_ref_display_width with one bit more than the syntax allows (x265's form)")
+            case .longMantissa:
+                return .wrong(
+                    "SEI 176 codes mantissa_ref_display_width with one bit more than the syntax allows (x265's form)")
             case .invalid: return .wrong("SEI 176 payload does not end with payload_bit_equal_to_one and zero bits")
             }
         }

@@ -45,7 +45,9 @@ public struct SEIMessageList: Hashable, Sendable {
         self.header = header
         var last = rbsp.count - 1
         while last >= 0 && rbsp[last] == 0 { last -= 1 }
-        guard last >= 0 else { throw ParseError(.invalidValue, offset: baseOffset, "SEI RBSP has no rbsp_stop_one_bit") }
+        guard last >= 0 else {
+            throw ParseError(.invalidValue, offset: baseOffset, "SEI RBSP has no rbsp_stop_one_bit")
+        }
         var r = ByteReader(rbsp, baseOffset: baseOffset)
         var msgs: [SEIMessage] = []
         while r.position < last {
@@ -64,7 +66,9 @@ public struct SEIMessageList: Hashable, Sendable {
             }
             size = try addChecked(size, UInt32(b), r)
             guard let n = Int(exactly: size), n <= r.remaining else {
-                throw ParseError(.truncated, offset: r.absoluteOffset, "SEI payload of \(size) bytes runs past the NAL unit (\(r.remaining) left)")
+                throw ParseError(
+                    .truncated, offset: r.absoluteOffset,
+                    "SEI payload of \(size) bytes runs past the NAL unit (\(r.remaining) left)")
             }
             msgs.append(SEIMessage(payloadType: type, payload: try r.readBytes(n)))
         }
@@ -169,7 +173,9 @@ public struct ThreeDimensionalReferenceDisplaysInfo: Hashable, Sendable {
         return total - used <= 8
     }
 
-    private static func parse(_ payload: [UInt8], extra: Int) throws(ParseError) -> ThreeDimensionalReferenceDisplaysInfo {
+    private static func parse(_ payload: [UInt8], extra: Int) throws(ParseError)
+        -> ThreeDimensionalReferenceDisplaysInfo
+    {
         var v = ThreeDimensionalReferenceDisplaysInfo()
         var c = RBSPReader(payload, baseOffset: 0)
         try v.code(&c, extraMantissaBits: extra)
@@ -188,11 +194,16 @@ public struct ThreeDimensionalReferenceDisplaysInfo: Hashable, Sendable {
             try c.ue(&d.leftViewId, max: 1023, "left_view_id")
             try c.ue(&d.rightViewId, max: 1023, "right_view_id")
             try c.u8(&d.exponentRefDisplayWidth, 6)
-            if c.isReading { d.mantissaBits = Self.mantissaLength(exponent: d.exponentRefDisplayWidth, precision: prec) + extra }
+            if c.isReading {
+                d.mantissaBits = Self.mantissaLength(exponent: d.exponentRefDisplayWidth, precision: prec) + extra
+            }
             try c.u32(&d.mantissaRefDisplayWidth, d.mantissaBits)
             if distFlag {
                 try c.u8(&d.exponentRefViewingDistance, 6)
-                if c.isReading { d.viewingDistanceMantissaBits = Self.mantissaLength(exponent: d.exponentRefViewingDistance, precision: precD) + extra }
+                if c.isReading {
+                    d.viewingDistanceMantissaBits =
+                        Self.mantissaLength(exponent: d.exponentRefViewingDistance, precision: precD) + extra
+                }
                 try c.u32(&d.mantissaRefViewingDistance, d.viewingDistanceMantissaBits)
             }
             try c.flag(&d.additionalShiftPresent)
@@ -218,7 +229,9 @@ public struct UserDataUnregistered: Hashable, Sendable {
     public init(uuid: [UInt8], data: [UInt8]) { self.uuid = uuid; self.data = data }
     /// Parses the payload; fewer than 16 bytes is an error.
     public init(payload: [UInt8]) throws(ParseError) {
-        guard payload.count >= 16 else { throw ParseError(.truncated, "user_data_unregistered needs 16 bytes, has \(payload.count)") }
+        guard payload.count >= 16 else {
+            throw ParseError(.truncated, "user_data_unregistered needs 16 bytes, has \(payload.count)")
+        }
         uuid = Array(payload[0..<16])
         data = Array(payload[16...])
     }

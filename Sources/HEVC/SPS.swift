@@ -93,11 +93,15 @@ public struct SequenceParameterSet: Hashable, Sendable {
 
     /// Parses an SPS NAL unit. `vps` is needed only for a multilayer-form SPS with HRD parameters.
     public init(nal: NALUnit, vps: VideoParameterSet? = nil) throws(ParseError) {
-        guard nal.type == .sps else { throw ParseError(.invalidValue, offset: nal.offset, "not an SPS NAL unit (\(nal.type))") }
+        guard nal.type == .sps else {
+            throw ParseError(.invalidValue, offset: nal.offset, "not an SPS NAL unit (\(nal.type))")
+        }
         try self.init(rbsp: nal.rbsp, header: nal.header, baseOffset: nal.offset &+ 2, vps: vps)
     }
     /// Parses an SPS from its RBSP.
-    public init(rbsp: [UInt8], header: NALHeader, baseOffset: UInt64 = 0, vps: VideoParameterSet? = nil) throws(ParseError) {
+    public init(rbsp: [UInt8], header: NALHeader, baseOffset: UInt64 = 0, vps: VideoParameterSet? = nil)
+        throws(ParseError)
+    {
         self.header = header
         var me = self
         let r = try RBSPCoding.read(rbsp, baseOffset: baseOffset) { (c: inout RBSPReader) throws(ParseError) in
@@ -123,7 +127,8 @@ public struct SequenceParameterSet: Hashable, Sendable {
         try c.u8(&maxSubLayersMinus1OrExt, 3)
         let multi = isMultiLayerExtension
         if !multi {
-            try c.require(maxSubLayersMinus1OrExt <= 6, "sps_max_sub_layers_minus1 = \(maxSubLayersMinus1OrExt) (max 6)")
+            try c.require(
+                maxSubLayersMinus1OrExt <= 6, "sps_max_sub_layers_minus1 = \(maxSubLayersMinus1OrExt) (max 6)")
             try c.flag(&temporalIdNesting)
             try profileTierLevel.code(&c, profilePresent: true, maxSubLayersMinus1: Int(maxSubLayersMinus1OrExt))
         }
@@ -144,7 +149,9 @@ public struct SequenceParameterSet: Hashable, Sendable {
         try c.ue(&log2MaxPicOrderCntLsbMinus4, max: 12, "log2_max_pic_order_cnt_lsb_minus4")
         if !multi {
             try c.flag(&subLayerOrderingInfoPresent)
-            try c.subLayerOrdering(count: subLayerOrderingInfoPresent ? Int(maxSubLayersMinus1OrExt) + 1 : 1, &maxDecPicBufferingMinus1, &maxNumReorderPics, &maxLatencyIncreasePlus1, prefix: "sps")
+            try c.subLayerOrdering(
+                count: subLayerOrderingInfoPresent ? Int(maxSubLayersMinus1OrExt) + 1 : 1, &maxDecPicBufferingMinus1,
+                &maxNumReorderPics, &maxLatencyIncreasePlus1, prefix: "sps")
         }
         try c.ue(&log2MinLumaCodingBlockSizeMinus3, max: 3, "log2_min_luma_coding_block_size_minus3")
         try c.ue(&log2DiffMaxMinLumaCodingBlockSize, max: 3, "log2_diff_max_min_luma_coding_block_size")
@@ -189,7 +196,9 @@ public struct SequenceParameterSet: Hashable, Sendable {
             var n = UInt32(ltRefPicPocLsbSps.count)
             try c.ue(&n, max: 32, "num_long_term_ref_pics_sps")
             if c.isReading { ltRefPicPocLsbSps = []; usedByCurrPicLtSps = [] }
-            guard c.isReading || usedByCurrPicLtSps.count == Int(n) else { throw c.fail(.unwritable, "long-term arrays differ in size") }
+            guard c.isReading || usedByCurrPicLtSps.count == Int(n) else {
+                throw c.fail(.unwritable, "long-term arrays differ in size")
+            }
             for i in 0..<Int(n) {
                 var v = c.isReading ? 0 : ltRefPicPocLsbSps[i]
                 var u = c.isReading ? false : usedByCurrPicLtSps[i]
@@ -208,7 +217,9 @@ public struct SequenceParameterSet: Hashable, Sendable {
                     throw c.fail(.unwritable, "multilayer SPS with VUI needs its VPS")
                 }
                 msl = Int(vps.maxSubLayersMinus1)
-            } else { msl = Int(maxSubLayersMinus1OrExt) }
+            } else {
+                msl = Int(maxSubLayersMinus1OrExt)
+            }
             try vui.code(&c, maxSubLayersMinus1: msl)
         }
         try c.flag(&extensionPresent)
@@ -226,14 +237,18 @@ public struct SequenceParameterSet: Hashable, Sendable {
     public var croppedWidth: Int {
         let sub = (chromaFormatIdc == 1 || chromaFormatIdc == 2) && !separateColourPlane ? 2 : 1
         let cw = conformanceWindow.count == 4 ? conformanceWindow : [0, 0, 0, 0]
-        let w = conformanceWindowPresent ? Int(picWidthInLumaSamples) - sub * (Int(cw[0]) + Int(cw[1])) : Int(picWidthInLumaSamples)
+        let w =
+            conformanceWindowPresent
+            ? Int(picWidthInLumaSamples) - sub * (Int(cw[0]) + Int(cw[1])) : Int(picWidthInLumaSamples)
         return max(0, w)
     }
     /// Picture height after applying the conformance window (single-layer form).
     public var croppedHeight: Int {
         let sub = chromaFormatIdc == 1 && !separateColourPlane ? 2 : 1
         let cw = conformanceWindow.count == 4 ? conformanceWindow : [0, 0, 0, 0]
-        let h = conformanceWindowPresent ? Int(picHeightInLumaSamples) - sub * (Int(cw[2]) + Int(cw[3])) : Int(picHeightInLumaSamples)
+        let h =
+            conformanceWindowPresent
+            ? Int(picHeightInLumaSamples) - sub * (Int(cw[2]) + Int(cw[3])) : Int(picHeightInLumaSamples)
         return max(0, h)
     }
 }

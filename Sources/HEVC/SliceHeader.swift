@@ -22,12 +22,16 @@ public struct SliceContext: Sendable {
     }
     func repFormat(layerId: UInt8) -> RepFormat? {
         guard let vps, let e = vps.vpsExtension else { return nil }
-        if sps.updateRepFormat { return Int(sps.repFormatIdx) < e.repFormats.count ? e.repFormats[Int(sps.repFormatIdx)] : nil }
+        if sps.updateRepFormat {
+            return Int(sps.repFormatIdx) < e.repFormats.count ? e.repFormats[Int(sps.repFormatIdx)] : nil
+        }
         return vps.repFormat(layerId: layerId)
     }
     /// Luma width and height in samples (before cropping).
     public func pictureSize(layerId: UInt8) -> (width: Int, height: Int) {
-        if sps.isMultiLayerExtension, let rf = repFormat(layerId: layerId) { return (Int(rf.picWidth), Int(rf.picHeight)) }
+        if sps.isMultiLayerExtension, let rf = repFormat(layerId: layerId) {
+            return (Int(rf.picWidth), Int(rf.picHeight))
+        }
         return (Int(sps.picWidthInLumaSamples), Int(sps.picHeightInLumaSamples))
     }
     /// `PicSizeInCtbsY`.
@@ -40,7 +44,9 @@ public struct SliceContext: Sendable {
 
 /// Slice types (`slice_type`).
 public enum SliceType: UInt32, Sendable, Codable {
-    case b = 0, p = 1, i = 2
+    case b = 0
+    case p = 1
+    case i = 2
     public var letter: String { self == .b ? "B" : self == .p ? "P" : "I" }
 }
 
@@ -124,17 +130,22 @@ public struct SliceSegmentHeader: Hashable, Sendable {
 
     /// Reads `slice_pic_parameter_set_id` without the parameter sets.
     public static func peekPPSId(_ nal: NALUnit) throws(ParseError) -> UInt32 {
-        var r = BitReader(EmulationPrevention.remove(nal.bytes[2..<min(nal.bytes.count, 40)]), baseOffset: nal.offset &+ 2)
+        var r = BitReader(
+            EmulationPrevention.remove(nal.bytes[2..<min(nal.bytes.count, 40)]), baseOffset: nal.offset &+ 2)
         _ = try r.readFlag()
         if nal.type.rawValue >= 16 && nal.type.rawValue <= 23 { _ = try r.readFlag() }
         let id = try r.readUE()
-        guard id <= 63 else { throw ParseError(.invalidValue, offset: nal.offset &+ 2, "slice_pic_parameter_set_id = \(id) (max 63)") }
+        guard id <= 63 else {
+            throw ParseError(.invalidValue, offset: nal.offset &+ 2, "slice_pic_parameter_set_id = \(id) (max 63)")
+        }
         return id
     }
 
     /// Parses the slice segment header of a VCL NAL unit.
     public init(nal: NALUnit, context: SliceContext) throws(ParseError) {
-        guard nal.type.isVCL else { throw ParseError(.invalidValue, offset: nal.offset, "not a VCL NAL unit (\(nal.type))") }
+        guard nal.type.isVCL else {
+            throw ParseError(.invalidValue, offset: nal.offset, "not a VCL NAL unit (\(nal.type))")
+        }
         self.init(header: nal.header)
         var c = RBSPReader(nal.rbsp, baseOffset: nal.offset &+ 2)
         try code(&c, context)
@@ -160,7 +171,9 @@ public struct SliceSegmentHeader: Hashable, Sendable {
     }
 
     /// Applies `change` to a copy and emits it (for example a new PPS id, POC LSB or layer id).
-    public func emit(context: SliceContext, changing change: (inout SliceSegmentHeader) -> Void) throws(ParseError) -> NALUnit {
+    public func emit(context: SliceContext, changing change: (inout SliceSegmentHeader) -> Void) throws(ParseError)
+        -> NALUnit
+    {
         var copy = self
         change(&copy)
         return try copy.emit(context: context)
@@ -173,7 +186,9 @@ public struct SliceSegmentHeader: Hashable, Sendable {
             if i < Int(numLongTermSps) {
                 let k = Int(lt.ltIdxSps)
                 if k < context.sps.usedByCurrPicLtSps.count && context.sps.usedByCurrPicLtSps[k] { n += 1 }
-            } else if lt.usedByCurrPicLt { n += 1 }
+            } else if lt.usedByCurrPicLt {
+                n += 1
+            }
         }
         return n + numActiveRefLayerPics(context: context)
     }
@@ -204,7 +219,9 @@ public struct SliceSegmentHeader: Hashable, Sendable {
         try c.flag(&firstSliceSegmentInPic)
         if t >= 16 && t <= 23 { try c.flag(&noOutputOfPriorPics) }
         try c.ue(&ppsId, max: 63, "slice_pic_parameter_set_id")
-        if c.isReading { try c.require(ppsId == pps.ppsId, "slice refers to PPS \(ppsId), context has PPS \(pps.ppsId)") }
+        if c.isReading {
+            try c.require(ppsId == pps.ppsId, "slice refers to PPS \(ppsId), context has PPS \(pps.ppsId)")
+        }
         if sps.sccExtensionFlag || sps.extension3DFlag || pps.sccExtensionFlag || pps.extension3DFlag {
             throw c.fail(.unsupported, "slice headers of 3D-HEVC/SCC streams are not supported")
         }
@@ -212,8 +229,12 @@ public struct SliceSegmentHeader: Hashable, Sendable {
             if pps.dependentSliceSegmentsEnabled { try c.flag(&dependentSliceSegment) }
             let ctbs = ctx.picSizeInCtbs(layerId: layerId)
             try c.u32(&sliceSegmentAddress, ceilLog2(ctbs))
-            try c.require(Int(sliceSegmentAddress) < max(ctbs, 1), "slice_segment_address \(sliceSegmentAddress) ≥ PicSizeInCtbsY \(ctbs)")
-        } else if c.isReading { dependentSliceSegment = false }
+            try c.require(
+                Int(sliceSegmentAddress) < max(ctbs, 1),
+                "slice_segment_address \(sliceSegmentAddress) ≥ PicSizeInCtbsY \(ctbs)")
+        } else if c.isReading {
+            dependentSliceSegment = false
+        }
         if !dependentSliceSegment {
             try c.flags(&extraBits, count: Int(pps.numExtraSliceHeaderBits))
             try c.ue(&sliceTypeRaw, max: 2, "slice_type")
@@ -239,18 +260,24 @@ public struct SliceSegmentHeader: Hashable, Sendable {
             if n > 0 {
                 try c.ue(&offsetLenMinus1, max: 31, "offset_len_minus1")
                 try c.us(&entryPointOffsetMinus1, count: Int(n), bits: Int(offsetLenMinus1) + 1)
-            } else if c.isReading { entryPointOffsetMinus1 = [] }
+            } else if c.isReading {
+                entryPointOffsetMinus1 = []
+            }
         }
         if pps.sliceSegmentHeaderExtensionPresent {
             var n = UInt32(headerExtension.count)
             try c.ue(&n, max: 256, "slice_segment_header_extension_length")
-            try c.list(&headerExtension, count: Int(n), { 0 }) { (c: inout C, v: inout UInt8) throws(ParseError) in try c.u8(&v, 8) }
+            try c.list(&headerExtension, count: Int(n), { 0 }) { (c: inout C, v: inout UInt8) throws(ParseError) in
+                try c.u8(&v, 8)
+            }
         }
     }
 
-    /// short_term_ref_pic_set (coded or chosen from the SPS), the long-term pictures and slice_temporal_mvp_enabled_flag
-    /// of a non-IDR slice.
-    private mutating func codeReferencePictures<C: BitCoder>(_ c: inout C, _ ctx: SliceContext, pocBits: Int) throws(ParseError) {
+    /// short_term_ref_pic_set (coded or chosen from the SPS), the long-term pictures and
+    /// slice_temporal_mvp_enabled_flag of a non-IDR slice.
+    private mutating func codeReferencePictures<C: BitCoder>(_ c: inout C, _ ctx: SliceContext, pocBits: Int)
+        throws(ParseError)
+    {
         let sps = ctx.sps
         try c.flag(&shortTermRefPicSetSpsFlag)
         let numSets = sps.shortTermRefPicSets.count
@@ -259,15 +286,24 @@ public struct SliceSegmentHeader: Hashable, Sendable {
         } else if numSets > 1 {
             try c.u32(&shortTermRefPicSetIdx, ceilLog2(numSets))
             try c.require(Int(shortTermRefPicSetIdx) < numSets, "short_term_ref_pic_set_idx out of range")
-        } else if c.isReading { shortTermRefPicSetIdx = 0 }
-        if c.isReading && shortTermRefPicSetSpsFlag { try c.require(numSets > 0, "short_term_ref_pic_set_sps_flag with no SPS sets") }
+        } else if c.isReading {
+            shortTermRefPicSetIdx = 0
+        }
+        if c.isReading && shortTermRefPicSetSpsFlag {
+            try c.require(numSets > 0, "short_term_ref_pic_set_sps_flag with no SPS sets")
+        }
         if sps.longTermRefPicsPresent {
             let nSps = sps.ltRefPicPocLsbSps.count
-            if nSps > 0 { try c.ue(&numLongTermSps, max: UInt32(nSps), "num_long_term_sps") } else if c.isReading { numLongTermSps = 0 }
+            if nSps > 0 {
+                try c.ue(&numLongTermSps, max: UInt32(nSps), "num_long_term_sps")
+            } else if c.isReading {
+                numLongTermSps = 0
+            }
             try c.ue(&numLongTermPics, max: 32, "num_long_term_pics")
             try c.require(numLongTermSps + numLongTermPics <= 32, "too many long-term pictures")
             let nLtSps = Int(numLongTermSps)
-            try c.listI(&longTermRefs, count: Int(numLongTermSps + numLongTermPics), { LongTermRef() }) { (c: inout C, i: Int, lt: inout LongTermRef) throws(ParseError) in
+            try c.listI(&longTermRefs, count: Int(numLongTermSps + numLongTermPics), { LongTermRef() }) {
+                (c: inout C, i: Int, lt: inout LongTermRef) throws(ParseError) in
                 if i < nLtSps {
                     if nSps > 1 {
                         try c.u32(&lt.ltIdxSps, ceilLog2(nSps))
@@ -280,7 +316,9 @@ public struct SliceSegmentHeader: Hashable, Sendable {
                 try c.flag(&lt.deltaPocMsbPresent)
                 if lt.deltaPocMsbPresent { try c.ue(&lt.deltaPocMsbCycleLt) }
             }
-        } else if c.isReading { longTermRefs = [] }
+        } else if c.isReading {
+            longTermRefs = []
+        }
         if sps.temporalMvpEnabled { try c.flag(&temporalMvpEnabled) }
     }
 
@@ -294,7 +332,8 @@ public struct SliceSegmentHeader: Hashable, Sendable {
                 if interLayerPredEnabled && nDirect > 1 {
                     if !e.maxOneActiveRefLayer {
                         try c.u32(&numInterLayerRefPicsMinus1, ceilLog2(nDirect))
-                        try c.require(Int(numInterLayerRefPicsMinus1) < nDirect, "num_inter_layer_ref_pics_minus1 out of range")
+                        try c.require(
+                            Int(numInterLayerRefPicsMinus1) < nDirect, "num_inter_layer_ref_pics_minus1 out of range")
                     }
                     let nActive = numActiveRefLayerPics(context: ctx)
                     if nActive != nDirect {
@@ -305,8 +344,11 @@ public struct SliceSegmentHeader: Hashable, Sendable {
         }
     }
 
-    /// Active reference counts, list modification, merge candidates and the weighted prediction table of a P or B slice.
-    private mutating func codeReferenceLists<C: BitCoder>(_ c: inout C, _ ctx: SliceContext, chroma: Bool) throws(ParseError) {
+    /// Active reference counts, list modification, merge candidates and the weighted prediction table of a P or B
+    /// slice.
+    private mutating func codeReferenceLists<C: BitCoder>(_ c: inout C, _ ctx: SliceContext, chroma: Bool)
+        throws(ParseError)
+    {
         let pps = ctx.pps
         let isB = sliceTypeRaw == 0
         try c.flag(&numRefIdxActiveOverride)
@@ -324,7 +366,9 @@ public struct SliceSegmentHeader: Hashable, Sendable {
             if refPicListModificationL0 { try c.us(&listEntryL0, count: Int(numRefIdxL0ActiveMinus1) + 1, bits: bits) }
             if isB {
                 try c.flag(&refPicListModificationL1)
-                if refPicListModificationL1 { try c.us(&listEntryL1, count: Int(numRefIdxL1ActiveMinus1) + 1, bits: bits) }
+                if refPicListModificationL1 {
+                    try c.us(&listEntryL1, count: Int(numRefIdxL1ActiveMinus1) + 1, bits: bits)
+                }
             }
         }
         if isB { try c.flag(&mvdL1Zero) }
@@ -345,7 +389,8 @@ public struct SliceSegmentHeader: Hashable, Sendable {
     }
 
     /// QP deltas, chroma QP offsets, deblocking and loop-filter-across-slices.
-    private mutating func codeQuantisationAndFilters<C: BitCoder>(_ c: inout C, _ ctx: SliceContext) throws(ParseError) {
+    private mutating func codeQuantisationAndFilters<C: BitCoder>(_ c: inout C, _ ctx: SliceContext) throws(ParseError)
+    {
         let pps = ctx.pps
         try c.se(&qpDelta, min: -100, max: 100, "slice_qp_delta")
         if pps.sliceChromaQpOffsetsPresent {
@@ -353,7 +398,11 @@ public struct SliceSegmentHeader: Hashable, Sendable {
             try c.se(&crQpOffset, min: -12, max: 12, "slice_cr_qp_offset")
         }
         if pps.chromaQpOffsetListEnabled { try c.flag(&cuChromaQpOffsetEnabled) }
-        if pps.deblockingFilterOverrideEnabled { try c.flag(&deblockingFilterOverride) } else if c.isReading { deblockingFilterOverride = false }
+        if pps.deblockingFilterOverrideEnabled {
+            try c.flag(&deblockingFilterOverride)
+        } else if c.isReading {
+            deblockingFilterOverride = false
+        }
         if deblockingFilterOverride {
             try c.flag(&deblockingFilterDisabled)
             if !deblockingFilterDisabled {
@@ -366,7 +415,9 @@ public struct SliceSegmentHeader: Hashable, Sendable {
         }
         if pps.loopFilterAcrossSlicesEnabled && (saoLuma || saoChroma || !deblockingFilterDisabled) {
             try c.flag(&loopFilterAcrossSlicesEnabled)
-        } else if c.isReading { loopFilterAcrossSlicesEnabled = pps.loopFilterAcrossSlicesEnabled }
+        } else if c.isReading {
+            loopFilterAcrossSlicesEnabled = pps.loopFilterAcrossSlicesEnabled
+        }
     }
 
     static func skipPredWeightTable<C: BitCoder>(_ c: inout C, chroma: Bool, lists: [Int]) throws(ParseError) {
@@ -380,7 +431,9 @@ public struct SliceSegmentHeader: Hashable, Sendable {
             if chroma { try c.flags(&chromaFlags, count: n) } else { chromaFlags = Array(repeating: false, count: n) }
             for i in 0..<n {
                 if luma[i] { try c.se(&s, min: -128, max: 127, "delta_luma_weight"); try c.se(&s) }
-                if chromaFlags[i] { for _ in 0..<2 { try c.se(&s, min: -128, max: 127, "delta_chroma_weight"); try c.se(&s) } }
+                if chromaFlags[i] {
+                    for _ in 0..<2 { try c.se(&s, min: -128, max: 127, "delta_chroma_weight"); try c.se(&s) }
+                }
             }
         }
     }

@@ -27,8 +27,12 @@ public struct ParameterSetStore: Sendable {
     /// The parameter sets a slice NAL unit refers to; a missing one is ``/BinaryIO/ParseError/Code/danglingReference``.
     public func context(forSlice nal: NALUnit) throws(ParseError) -> SliceContext {
         let id = try SliceSegmentHeader.peekPPSId(nal)
-        guard let p = pps[id] else { throw ParseError(.danglingReference, offset: nal.offset, "slice refers to missing PPS \(id)") }
-        guard let s = sps[p.spsId] else { throw ParseError(.danglingReference, offset: nal.offset, "PPS \(id) refers to missing SPS \(p.spsId)") }
+        guard let p = pps[id] else {
+            throw ParseError(.danglingReference, offset: nal.offset, "slice refers to missing PPS \(id)")
+        }
+        guard let s = sps[p.spsId] else {
+            throw ParseError(.danglingReference, offset: nal.offset, "PPS \(id) refers to missing SPS \(p.spsId)")
+        }
         return SliceContext(vps: vps[s.vpsId], sps: s, pps: p)
     }
 
@@ -66,7 +70,10 @@ public enum AccessUnits {
                 let first = nal.bytes.count > 2 && nal.bytes[2] & 0x80 != 0
                 if first && layersWithPicture.contains(nal.layerId) { startsNew = true }
             } else if !layersWithPicture.isEmpty && nal.layerId == 0 {
-                if t == 35 || t == 32 || t == 33 || t == 34 || t == 39 || (41...44).contains(t) || (48...55).contains(t) { startsNew = true }
+                if t == 35 || t == 32 || t == 33 || t == 34 || t == 39 || (41...44).contains(t) || (48...55).contains(t)
+                {
+                    startsNew = true
+                }
             }
             var completed: [NALUnit]? = nil
             if startsNew && !current.isEmpty {
@@ -144,8 +151,9 @@ public struct StreamAnalysis: Sendable {
         var pocByLayer: [UInt8: Int] = [:]
         for nal in au {
             let h = nal.header
-            var rec = NALRecord(accessUnit: auIndex, offset: nal.offset, type: h.type.rawValue, typeName: h.type.name,
-                                layerId: h.layerId, temporalId: h.temporalId, size: nal.size)
+            var rec = NALRecord(
+                accessUnit: auIndex, offset: nal.offset, type: h.type.rawValue, typeName: h.type.name,
+                layerId: h.layerId, temporalId: h.temporalId, size: nal.size)
             do {
                 if try store.add(nal) {
                 } else if h.type == .prefixSEI || h.type == .suffixSEI {
@@ -161,12 +169,16 @@ public struct StreamAnalysis: Sendable {
                         pictureCount[h.layerId, default: 0] += 1
                         let poc = Self.poc(sh, ctx, &prevTid0)
                         pocByLayer[h.layerId] = poc
-                        if h.layerId == 0 && frameType == nil { frameType = "\(h.type.name) \(sh.sliceType?.letter ?? "?")" }
+                        if h.layerId == 0 && frameType == nil {
+                            frameType = "\(h.type.name) \(sh.sliceType?.letter ?? "?")"
+                        }
                     }
                     rec.pocLsb = sh.pocLsb
                     rec.poc = pocByLayer[h.layerId]
                     if h.layerId > 0 {
-                        if let e = ctx.vps?.vpsExtension, !e.defaultRefLayersActive, !(ctx.vps?.directReferenceLayers(of: h.layerId).isEmpty ?? true), !sh.dependentSliceSegment {
+                        if let e = ctx.vps?.vpsExtension, !e.defaultRefLayersActive,
+                            !(ctx.vps?.directReferenceLayers(of: h.layerId).isEmpty ?? true), !sh.dependentSliceSegment
+                        {
                             var v = interLayerFlagCoded[h.layerId] ?? (0, 0)
                             v.coded += 1
                             if sh.interLayerPredEnabled { v.set += 1 }
@@ -179,7 +191,9 @@ public struct StreamAnalysis: Sendable {
                 }
             } catch {
                 rec.error = error.description
-                if errors.count < 100 { errors.append("AU \(auIndex) \(h.type.name) at \(nal.offset): \(error.description)") }
+                if errors.count < 100 {
+                    errors.append("AU \(auIndex) \(h.type.name) at \(nal.offset): \(error.description)")
+                }
             }
             if detailed { records.append(rec) }
         }
@@ -188,7 +202,9 @@ public struct StreamAnalysis: Sendable {
     }
 
     /// Reads an Annex B stream from `source` with ``AnnexB/Scanner`` and analyses every access unit.
-    public static func scanning(_ source: any ByteSource, keepAllDetails: Bool, limits: Limits = .default) throws(ParseError) -> StreamAnalysis {
+    public static func scanning(_ source: any ByteSource, keepAllDetails: Bool, limits: Limits = .default)
+        throws(ParseError) -> StreamAnalysis
+    {
         var scanner = AnnexB.Scanner(source: source, limits: limits)
         var grouper = AccessUnits.Grouper()
         var analysis = StreamAnalysis(keepAllDetails: keepAllDetails)
@@ -210,9 +226,13 @@ public struct StreamAnalysis: Sendable {
         } else if let prev = prevTid0[layer] {
             let prevLsb = ((prev % maxLsb) + maxLsb) % maxLsb
             let prevMsb = prev - prevLsb
-            if lsb < prevLsb && prevLsb - lsb >= maxLsb / 2 { msb = prevMsb + maxLsb }
-            else if lsb > prevLsb && lsb - prevLsb > maxLsb / 2 { msb = prevMsb - maxLsb }
-            else { msb = prevMsb }
+            if lsb < prevLsb && prevLsb - lsb >= maxLsb / 2 {
+                msb = prevMsb + maxLsb
+            } else if lsb > prevLsb && lsb - prevLsb > maxLsb / 2 {
+                msb = prevMsb - maxLsb
+            } else {
+                msb = prevMsb
+            }
         }
         let poc = msb + lsb
         if sh.header.temporalId == 0 && !t.isRASL && !t.isRADL && !t.isSubLayerNonReference { prevTid0[layer] = poc }
@@ -238,7 +258,8 @@ public struct HEVCStreamInfo: Sendable, Codable, Equatable {
         public var directReferenceLayers: [Int]
         /// Whether slices of this layer use inter-layer prediction (nil for layers without reference layers).
         public var usesInterLayerPrediction: Bool?
-        /// How inter-layer prediction is signalled: `default_ref_layers_active_flag` or `inter_layer_pred_enabled_flag`.
+        /// How inter-layer prediction is signalled: `default_ref_layers_active_flag` or
+        /// `inter_layer_pred_enabled_flag`.
         public var interLayerSignalling: String?
         public var pictureCount: Int
         /// The colour this layer's pictures are stated in: its SPS VUI, else (a layer > 0) the VPS VUI's
@@ -321,9 +342,13 @@ public struct HEVCStreamInfo: Sendable, Codable, Equatable {
     public init(analysis a: StreamAnalysis) {
         let store = a.store
         let vps = store.vps.sorted { $0.key < $1.key }.first?.value
-        let baseSPS = store.sps.values.filter { $0.header.layerId == 0 }.sorted { $0.spsId < $1.spsId }.first
+        let baseSPS =
+            store.sps.values.filter { $0.header.layerId == 0 }.sorted { $0.spsId < $1.spsId }.first
             ?? store.sps.values.sorted { $0.spsId < $1.spsId }.first
-        let ptl = baseSPS.map { $0.isMultiLayerExtension ? (vps?.profileTierLevel ?? $0.profileTierLevel) : $0.profileTierLevel } ?? vps?.profileTierLevel
+        let ptl =
+            baseSPS.map {
+                $0.isMultiLayerExtension ? (vps?.profileTierLevel ?? $0.profileTierLevel) : $0.profileTierLevel
+            } ?? vps?.profileTierLevel
         profileIdc = ptl.map { Int($0.profileIdc) }
         profileName = ptl.map { HEVCStreamInfo.profileName(Int($0.profileIdc)) }
         tier = ptl.map { $0.tierFlag ? "High" : "Main" }
@@ -338,11 +363,16 @@ public struct HEVCStreamInfo: Sendable, Codable, Equatable {
         var layerList: [Layer] = []
         for lid in ids {
             let sps = store.sps.values.filter { $0.header.layerId == lid }.sorted { $0.spsId < $1.spsId }.first
-            var l = Layer(layerId: Int(lid), viewId: vps?.vpsExtension != nil ? Int(vps?.viewId(layerId: lid) ?? 0) : nil,
-                          directReferenceLayers: (vps?.directReferenceLayers(of: lid) ?? []).map { Int($0) },
-                          pictureCount: a.pictureCount[lid] ?? 0)
+            var l = Layer(
+                layerId: Int(lid), viewId: vps?.vpsExtension != nil ? Int(vps?.viewId(layerId: lid) ?? 0) : nil,
+                directReferenceLayers: (vps?.directReferenceLayers(of: lid) ?? []).map { Int($0) },
+                pictureCount: a.pictureCount[lid] ?? 0)
             var lptl: ProfileTierLevel? = nil
-            if lid == 0 { lptl = ptl } else if let v = vps, let idx = v.profileTierLevelIndex(layerId: lid) { lptl = v.profileTierLevel(index: idx) }
+            if lid == 0 {
+                lptl = ptl
+            } else if let v = vps, let idx = v.profileTierLevelIndex(layerId: lid) {
+                lptl = v.profileTierLevel(index: idx)
+            }
             if let sps, !sps.isMultiLayerExtension, lid > 0 { lptl = sps.profileTierLevel }
             l.profileIdc = lptl.map { Int($0.profileIdc) }
             l.profileName = lptl.map { HEVCStreamInfo.profileName(Int($0.profileIdc)) }
@@ -351,10 +381,18 @@ public struct HEVCStreamInfo: Sendable, Codable, Equatable {
                 l.width = sps.croppedWidth; l.height = sps.croppedHeight
                 l.bitDepthLuma = Int(sps.bitDepthLumaMinus8) + 8; l.bitDepthChroma = Int(sps.bitDepthChromaMinus8) + 8
                 l.chromaFormat = HEVCStreamInfo.chromaName(Int(sps.chromaFormatIdc))
-            } else if let rf = (sps?.updateRepFormat ?? false) ? vps?.vpsExtension.flatMap({ e in Int(sps?.repFormatIdx ?? 0) < e.repFormats.count ? e.repFormats[Int(sps?.repFormatIdx ?? 0)] : nil }) : vps?.repFormat(layerId: lid) {
-                let cw = rf.conformanceWindow.count == 4 && rf.conformanceWindowPresent ? rf.conformanceWindow.map { Int($0) } : [0, 0, 0, 0]
-                let subW = rf.chromaFormatIdc == 1 || rf.chromaFormatIdc == 2 ? 2 : 1, subH = rf.chromaFormatIdc == 1 ? 2 : 1
-                l.width = max(0, Int(rf.picWidth) - subW * (cw[0] + cw[1])); l.height = max(0, Int(rf.picHeight) - subH * (cw[2] + cw[3]))
+            } else if let rf = (sps?.updateRepFormat ?? false)
+                ? vps?.vpsExtension.flatMap({ e in
+                    Int(sps?.repFormatIdx ?? 0) < e.repFormats.count ? e.repFormats[Int(sps?.repFormatIdx ?? 0)] : nil
+                }) : vps?.repFormat(layerId: lid)
+            {
+                let cw =
+                    rf.conformanceWindow.count == 4 && rf.conformanceWindowPresent
+                    ? rf.conformanceWindow.map { Int($0) } : [0, 0, 0, 0]
+                let subW = rf.chromaFormatIdc == 1 || rf.chromaFormatIdc == 2 ? 2 : 1,
+                    subH = rf.chromaFormatIdc == 1 ? 2 : 1
+                l.width = max(0, Int(rf.picWidth) - subW * (cw[0] + cw[1]));
+                l.height = max(0, Int(rf.picHeight) - subH * (cw[2] + cw[3]))
                 l.bitDepthLuma = Int(rf.bitDepthLumaMinus8) + 8; l.bitDepthChroma = Int(rf.bitDepthChromaMinus8) + 8
                 l.chromaFormat = HEVCStreamInfo.chromaName(Int(rf.chromaFormatIdc))
             }
@@ -362,8 +400,9 @@ public struct HEVCStreamInfo: Sendable, Codable, Equatable {
                 l.colour = c.text + " (SPS VUI)"
                 l.colourDescription = c; l.colourSource = "sps_vui"
             } else if lid > 0, let v = vps?.videoSignalInfo(layerId: lid) {
-                let c = VideoColour(primaries: Int(v.colourPrimaries), transfer: Int(v.transferCharacteristics),
-                                    matrix: Int(v.matrixCoeffs), fullRange: v.videoFullRange)
+                let c = VideoColour(
+                    primaries: Int(v.colourPrimaries), transfer: Int(v.transferCharacteristics),
+                    matrix: Int(v.matrixCoeffs), fullRange: v.videoFullRange)
                 l.colour = c.text + " (VPS VUI)"
                 l.colourDescription = c; l.colourSource = "vps_vui"
             }
@@ -373,7 +412,8 @@ public struct HEVCStreamInfo: Sendable, Codable, Equatable {
                     l.usesInterLayerPrediction = (a.interLayerPredictedSlices[lid] ?? 0) > 0
                 } else {
                     l.interLayerSignalling = "inter_layer_pred_enabled_flag"
-                    l.usesInterLayerPrediction = (a.interLayerFlagCoded[lid]?.set ?? 0) > 0 && (a.interLayerPredictedSlices[lid] ?? 0) > 0
+                    l.usesInterLayerPrediction =
+                        (a.interLayerFlagCoded[lid]?.set ?? 0) > 0 && (a.interLayerPredictedSlices[lid] ?? 0) > 0
                 }
             }
             layerList.append(l)
@@ -381,15 +421,21 @@ public struct HEVCStreamInfo: Sendable, Codable, Equatable {
         layers = layerList
         layerCount = layerList.count
         isMultiview = vps?.vpsExtension?.scalabilityMask.count == 16 && (vps?.vpsExtension?.scalabilityMask[1] ?? false)
-        if let d = a.seiMessages.lazy.compactMap({ $0.threeDimensionalReferenceDisplays }).first, let first = d.displays.first {
+        if let d = a.seiMessages.lazy.compactMap({ $0.threeDimensionalReferenceDisplays }).first,
+            let first = d.displays.first
+        {
             leftViewId = Int(first.leftViewId); rightViewId = Int(first.rightViewId)
             leftLayerId = layerList.first { $0.viewId == Int(first.leftViewId) }?.layerId
             rightLayerId = layerList.first { $0.viewId == Int(first.rightViewId) }?.layerId
         }
         var hdr = VideoColour(primaries: 2, transfer: 2, matrix: 2, fullRange: false)
         for m in a.seiMessages {
-            if m.payloadType == 137, m.payload.count == 24, hdr.masteringDisplay == nil { hdr.masteringDisplay = m.payload }
-            if m.payloadType == 144, m.payload.count == 4, hdr.contentLightLevel == nil { hdr.contentLightLevel = m.payload }
+            if m.payloadType == 137, m.payload.count == 24, hdr.masteringDisplay == nil {
+                hdr.masteringDisplay = m.payload
+            }
+            if m.payloadType == 144, m.payload.count == 4, hdr.contentLightLevel == nil {
+                hdr.contentLightLevel = m.payload
+            }
         }
         hdrMetadata = hdr.hdrMetadataText
         accessUnitCount = a.accessUnitCount
@@ -422,16 +468,23 @@ public struct HEVCStreamInfo: Sendable, Codable, Equatable {
     /// Key/value lines for a human-readable `info`.
     public func descriptionLines() -> [String] {
         var out: [String] = []
-        out.append("codec: HEVC \(profileName ?? "?") profile, \(tier ?? "?") tier, level \(level.map { String($0) } ?? "?")")
+        out.append(
+            "codec: HEVC \(profileName ?? "?") profile, \(tier ?? "?") tier, level \(level.map { String($0) } ?? "?")")
         out.append("size: \(width.map(String.init) ?? "?")x\(height.map(String.init) ?? "?")")
-        out.append("bit depth: \(bitDepthLuma.map(String.init) ?? "?") (chroma \(bitDepthChroma.map(String.init) ?? "?")), chroma \(chromaFormat ?? "?")")
+        out.append(
+            "bit depth: \(bitDepthLuma.map(String.init) ?? "?") (chroma \(bitDepthChroma.map(String.init) ?? "?")), chroma \(chromaFormat ?? "?")"
+        )
         out.append("layers: \(layerCount)\(isMultiview ? " (MV-HEVC)" : "")")
         for l in layers {
             var s = "  layer \(l.layerId):"
             if let v = l.viewId { s += " view \(v)" }
             if let p = l.profileName { s += ", profile \(p)" }
-            if !l.directReferenceLayers.isEmpty { s += ", depends on \(l.directReferenceLayers.map(String.init).joined(separator: ","))" }
-            if let u = l.usesInterLayerPrediction { s += ", inter-layer prediction \(u ? "used" : "not used") (\(l.interLayerSignalling ?? ""))" }
+            if !l.directReferenceLayers.isEmpty {
+                s += ", depends on \(l.directReferenceLayers.map(String.init).joined(separator: ","))"
+            }
+            if let u = l.usesInterLayerPrediction {
+                s += ", inter-layer prediction \(u ? "used" : "not used") (\(l.interLayerSignalling ?? ""))"
+            }
             if let b = l.bitDepthLuma { s += ", \(b)-bit \(l.chromaFormat ?? "")" }
             s += ", \(l.pictureCount) pictures"
             out.append(s)
@@ -471,7 +524,9 @@ public enum HEVCDump {
     }
 
     /// Dump lines for an Annex B stream read piece by piece from `source`.
-    public static func nalLines(scanning source: any ByteSource, limits: Limits = .default) throws(ParseError) -> [String] {
+    public static func nalLines(scanning source: any ByteSource, limits: Limits = .default) throws(ParseError)
+        -> [String]
+    {
         nalLines(try StreamAnalysis.scanning(source, keepAllDetails: true, limits: limits))
     }
 }

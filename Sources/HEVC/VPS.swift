@@ -148,7 +148,9 @@ public struct VideoParameterSet: Hashable, Sendable, RBSPSyntax {
 
     /// Parses a VPS NAL unit.
     public init(nal: NALUnit) throws(ParseError) {
-        guard nal.type == .vps else { throw ParseError(.invalidValue, offset: nal.offset, "not a VPS NAL unit (\(nal.type))") }
+        guard nal.type == .vps else {
+            throw ParseError(.invalidValue, offset: nal.offset, "not a VPS NAL unit (\(nal.type))")
+        }
         try self.init(rbsp: nal.rbsp, header: nal.header, baseOffset: nal.offset &+ 2)
     }
     /// Parses a VPS from its RBSP.
@@ -171,12 +173,15 @@ public struct VideoParameterSet: Hashable, Sendable, RBSPSyntax {
         try c.u16(&reserved0xffff16, 16)
         try profileTierLevel.code(&c, profilePresent: true, maxSubLayersMinus1: Int(maxSubLayersMinus1))
         try c.flag(&subLayerOrderingInfoPresent)
-        try c.subLayerOrdering(count: subLayerOrderingInfoPresent ? Int(maxSubLayersMinus1) + 1 : 1, &maxDecPicBufferingMinus1, &maxNumReorderPics, &maxLatencyIncreasePlus1, prefix: "vps")
+        try c.subLayerOrdering(
+            count: subLayerOrderingInfoPresent ? Int(maxSubLayersMinus1) + 1 : 1, &maxDecPicBufferingMinus1,
+            &maxNumReorderPics, &maxLatencyIncreasePlus1, prefix: "vps")
         try c.u8(&maxLayerId, 6)
         try c.require(maxLayerId <= 62, "vps_max_layer_id = \(maxLayerId) (max 62)")
         try c.ue(&numLayerSetsMinus1, max: 1023, "vps_num_layer_sets_minus1")
         let cols = Int(maxLayerId) + 1
-        try c.listI(&layerIdIncluded, count: Int(numLayerSetsMinus1) + 1, { [] }) { (c: inout C, i: Int, row: inout [Bool]) throws(ParseError) in
+        try c.listI(&layerIdIncluded, count: Int(numLayerSetsMinus1) + 1, { [] }) {
+            (c: inout C, i: Int, row: inout [Bool]) throws(ParseError) in
             if i > 0 { try c.flags(&row, count: cols) }
         }
         try c.flag(&timingInfoPresent)
@@ -215,7 +220,9 @@ public struct VideoParameterSet: Hashable, Sendable, RBSPSyntax {
             try codeExtension(&c, &ext)
             vpsExtension = ext
             try codeVUIAndExtension2(&c, ext)
-        } else if c.isReading { vui = nil; extension2Flag = nil }
+        } else if c.isReading {
+            vui = nil; extension2Flag = nil
+        }
         try c.restBeforeStop(&extensionData)
     }
 
@@ -241,7 +248,9 @@ public struct VideoParameterSet: Hashable, Sendable, RBSPSyntax {
             } else {
                 return
             }
-        } else if c.isReading { vui = nil }
+        } else if c.isReading {
+            vui = nil
+        }
         if c.isReading {
             if c.bitsBeforeStop > 0 { var f = false; try c.flag(&f); extension2Flag = f } else { extension2Flag = nil }
         } else if var f = extension2Flag {
@@ -269,7 +278,8 @@ public struct VideoParameterSet: Hashable, Sendable, RBSPSyntax {
     mutating func codeExtension<C: BitCoder>(_ c: inout C, _ e: inout VPSExtension) throws(ParseError) {
         let maxL = maxLayersMinus1Clamped
         if maxL + 1 > Self.maxSupportedLayers {
-            throw c.fail(.limitExceeded, "VPS extension with \(maxL + 1) layers: at most \(Self.maxSupportedLayers) supported")
+            throw c.fail(
+                .limitExceeded, "VPS extension with \(maxL + 1) layers: at most \(Self.maxSupportedLayers) supported")
         }
         if maxL > 0 && baseLayerInternal {
             try e.basePTL.code(&c, profilePresent: false, maxSubLayersMinus1: Int(maxSubLayersMinus1))
@@ -284,7 +294,9 @@ public struct VideoParameterSet: Hashable, Sendable, RBSPSyntax {
         try codeDependencyTypes(&c, &e, maxL: maxL, layout: lay)
         var nonVuiLen = UInt32(e.nonVuiExtensionData.count)
         try c.ue(&nonVuiLen, max: 4096, "vps_non_vui_extension_length")
-        try c.list(&e.nonVuiExtensionData, count: Int(nonVuiLen), { 0 }) { (c: inout C, v: inout UInt8) throws(ParseError) in try c.u8(&v, 8) }
+        try c.list(&e.nonVuiExtensionData, count: Int(nonVuiLen), { 0 }) {
+            (c: inout C, v: inout UInt8) throws(ParseError) in try c.u8(&v, 8)
+        }
         try c.flag(&e.vuiPresent)
     }
 
@@ -304,7 +316,8 @@ public struct VideoParameterSet: Hashable, Sendable, RBSPSyntax {
         func layers(ols i: Int, _ o: OutputLayerSet) -> (layers: [UInt8], output: [Bool], necessary: [Bool]) {
             let ls = i < numLayerSets ? i : Int(o.layerSetIdxForOlsMinus1) + 1
             let layers = ls < layout.layerSets.count ? layout.layerSets[ls] : []
-            let output = layout.outputFlags(ols: i, layers: layers, coded: o.outputLayerFlags, defaultIdc: defaultIdc, baseSets: baseSets)
+            let output = layout.outputFlags(
+                ols: i, layers: layers, coded: o.outputLayerFlags, defaultIdc: defaultIdc, baseSets: baseSets)
             return (layers, output, layout.necessary(layers: layers, output: output))
         }
     }
@@ -314,7 +327,8 @@ public struct VideoParameterSet: Hashable, Sendable, RBSPSyntax {
         try c.flag(&e.splittingFlag)
         try c.flags(&e.scalabilityMask, count: 16)
         let numScal = e.scalabilityMask.filter { $0 }.count
-        try c.list(&e.dimensionIdLenMinus1, count: numScal - (e.splittingFlag ? 1 : 0), { 0 }) { (c: inout C, v: inout UInt8) throws(ParseError) in
+        try c.list(&e.dimensionIdLenMinus1, count: numScal - (e.splittingFlag ? 1 : 0), { 0 }) {
+            (c: inout C, v: inout UInt8) throws(ParseError) in
             try c.u8(&v, 3)
         }
         try c.flag(&e.nuhLayerIdPresent)
@@ -327,7 +341,9 @@ public struct VideoParameterSet: Hashable, Sendable, RBSPSyntax {
             var lid = c.isReading ? UInt8(i) : e.layerIdInNuh[i]
             if e.nuhLayerIdPresent { try c.u8(&lid, 6) }
             if c.isReading {
-                try c.require(lid > e.layerIdInNuh[i - 1] && lid <= 62, "layer_id_in_nuh[\(i)] = \(lid): not increasing or above 62")
+                try c.require(
+                    lid > e.layerIdInNuh[i - 1] && lid <= 62,
+                    "layer_id_in_nuh[\(i)] = \(lid): not increasing or above 62")
                 e.layerIdInNuh.append(lid)
             }
             var dims = c.isReading ? [] : e.dimensionId[i]
@@ -341,27 +357,37 @@ public struct VideoParameterSet: Hashable, Sendable, RBSPSyntax {
     }
 
     /// view_id_val and direct_dependency_flag.
-    private func codeViewsAndDependencies<C: BitCoder>(_ c: inout C, _ e: inout VPSExtension, maxL: Int) throws(ParseError) {
+    private func codeViewsAndDependencies<C: BitCoder>(_ c: inout C, _ e: inout VPSExtension, maxL: Int)
+        throws(ParseError)
+    {
         try c.u8(&e.viewIdLen, 4)
         let layout = VPSLayout(vps: self, ext: e, stage: .afterDimensions)
         if e.viewIdLen > 0 {
             try c.us(&e.viewIdVal, count: layout.numViews, bits: Int(e.viewIdLen))
-        } else if c.isReading { e.viewIdVal = [] }
-        try c.listI(&e.directDependency, count: maxL + 1, { [] }) { (c: inout C, i: Int, row: inout [Bool]) throws(ParseError) in
+        } else if c.isReading {
+            e.viewIdVal = []
+        }
+        try c.listI(&e.directDependency, count: maxL + 1, { [] }) {
+            (c: inout C, i: Int, row: inout [Bool]) throws(ParseError) in
             try c.flags(&row, count: i)
         }
     }
 
     /// Additional layer sets, sub-layer and temporal-id limits, profile/tier/level entries.
-    private func codeLayerSetsAndLevels<C: BitCoder>(_ c: inout C, _ e: inout VPSExtension, maxL: Int) throws(ParseError) {
+    private func codeLayerSetsAndLevels<C: BitCoder>(_ c: inout C, _ e: inout VPSExtension, maxL: Int)
+        throws(ParseError)
+    {
         let msl = Int(maxSubLayersMinus1)
         let lay = VPSLayout(vps: self, ext: e, stage: .afterDependencies)
         if lay.numIndependentLayers > 1 {
             try c.ue(&e.numAddLayerSets, max: 1023, "num_add_layer_sets")
-        } else if c.isReading { e.numAddLayerSets = 0 }
+        } else if c.isReading {
+            e.numAddLayerSets = 0
+        }
         let treeSizes = lay.treePartitions.map { $0.count }
         let nIndep = lay.numIndependentLayers
-        try c.list(&e.highestLayerIdxPlus1, count: Int(e.numAddLayerSets), { [] }) { (c: inout C, row: inout [UInt32]) throws(ParseError) in
+        try c.list(&e.highestLayerIdxPlus1, count: Int(e.numAddLayerSets), { [] }) {
+            (c: inout C, row: inout [UInt32]) throws(ParseError) in
             try c.listI(&row, count: nIndep - 1, { 0 }) { (c: inout C, k: Int, v: inout UInt32) throws(ParseError) in
                 let size = k + 1 < treeSizes.count ? treeSizes[k + 1] : 0
                 try c.u32(&v, ceilLog2(size + 1))
@@ -370,18 +396,27 @@ public struct VideoParameterSet: Hashable, Sendable, RBSPSyntax {
         }
         try c.flag(&e.subLayersVpsMaxMinus1Present)
         if e.subLayersVpsMaxMinus1Present {
-            try c.list(&e.subLayersVpsMaxMinus1, count: maxL + 1, { 0 }) { (c: inout C, v: inout UInt8) throws(ParseError) in try c.u8(&v, 3) }
-        } else if c.isReading { e.subLayersVpsMaxMinus1 = [] }
+            try c.list(&e.subLayersVpsMaxMinus1, count: maxL + 1, { 0 }) {
+                (c: inout C, v: inout UInt8) throws(ParseError) in try c.u8(&v, 3)
+            }
+        } else if c.isReading {
+            e.subLayersVpsMaxMinus1 = []
+        }
         try c.flag(&e.maxTidRefPresent)
         if e.maxTidRefPresent {
             var pairs = 0
             for i in 0..<max(0, maxL) { for j in (i + 1)...maxL where lay.direct(j, i) { pairs += 1 } }
-            try c.list(&e.maxTidIlRefPicsPlus1, count: pairs, { 0 }) { (c: inout C, v: inout UInt8) throws(ParseError) in try c.u8(&v, 3) }
-        } else if c.isReading { e.maxTidIlRefPicsPlus1 = [] }
+            try c.list(&e.maxTidIlRefPicsPlus1, count: pairs, { 0 }) {
+                (c: inout C, v: inout UInt8) throws(ParseError) in try c.u8(&v, 3)
+            }
+        } else if c.isReading {
+            e.maxTidIlRefPicsPlus1 = []
+        }
         try c.flag(&e.defaultRefLayersActive)
         try c.ue(&e.numProfileTierLevelMinus1, max: 63, "vps_num_profile_tier_level_minus1")
         let ptlStart = baseLayerInternal ? 2 : 1
-        try c.list(&e.profileTierLevels, count: Int(e.numProfileTierLevelMinus1) - ptlStart + 1, { ProfileTierLevel() }) { (c: inout C, p: inout ProfileTierLevel) throws(ParseError) in
+        try c.list(&e.profileTierLevels, count: Int(e.numProfileTierLevelMinus1) - ptlStart + 1, { ProfileTierLevel() })
+        { (c: inout C, p: inout ProfileTierLevel) throws(ParseError) in
             var present = p.profilePresent
             try c.flag(&present)
             try p.code(&c, profilePresent: present, maxSubLayersMinus1: msl)
@@ -389,27 +424,36 @@ public struct VideoParameterSet: Hashable, Sendable, RBSPSyntax {
     }
 
     /// num_add_olss, default_output_layer_idc and the output layer sets.
-    private func codeOutputLayerSets<C: BitCoder>(_ c: inout C, _ e: inout VPSExtension, layout lay: VPSLayout) throws(ParseError) -> OLSContext {
+    private func codeOutputLayerSets<C: BitCoder>(_ c: inout C, _ e: inout VPSExtension, layout lay: VPSLayout)
+        throws(ParseError) -> OLSContext
+    {
         let numLayerSets = lay.layerSets.count
         if numLayerSets > 1 {
             try c.ue(&e.numAddOlss, max: 1023, "num_add_olss")
             try c.u8(&e.defaultOutputLayerIdc, 2)
-        } else if c.isReading { e.numAddOlss = 0; e.defaultOutputLayerIdc = 0 }
+        } else if c.isReading {
+            e.numAddOlss = 0; e.defaultOutputLayerIdc = 0
+        }
         let ols = OLSContext(vps: self, ext: e, layout: lay)
         let ptlBits = ceilLog2(Int(e.numProfileTierLevelMinus1) + 1)
         let numPTLMinus1 = e.numProfileTierLevelMinus1
-        try c.listI(&e.outputLayerSets, count: ols.numOls - 1, { OutputLayerSet() }) { (c: inout C, k: Int, o: inout OutputLayerSet) throws(ParseError) in
+        try c.listI(&e.outputLayerSets, count: ols.numOls - 1, { OutputLayerSet() }) {
+            (c: inout C, k: Int, o: inout OutputLayerSet) throws(ParseError) in
             let i = k + 1
             if numLayerSets > 2 && i >= numLayerSets {
                 try c.u32(&o.layerSetIdxForOlsMinus1, ceilLog2(numLayerSets - 1))
-                try c.require(Int(o.layerSetIdxForOlsMinus1) + 1 < numLayerSets, "layer_set_idx_for_ols_minus1 out of range")
+                try c.require(
+                    Int(o.layerSetIdxForOlsMinus1) + 1 < numLayerSets, "layer_set_idx_for_ols_minus1 out of range")
             }
             let layers = ols.layers(ols: i, o).layers
             if i > ols.baseSets || ols.defaultIdc == 2 {
                 try c.flags(&o.outputLayerFlags, count: layers.count)
-            } else if c.isReading { o.outputLayerFlags = [] }
+            } else if c.isReading {
+                o.outputLayerFlags = []
+            }
             let (_, output, necessary) = ols.layers(ols: i, o)
-            try c.listI(&o.profileTierLevelIdx, count: layers.count, { 0 }) { (c: inout C, j: Int, v: inout UInt32) throws(ParseError) in
+            try c.listI(&o.profileTierLevelIdx, count: layers.count, { 0 }) {
+                (c: inout C, j: Int, v: inout UInt32) throws(ParseError) in
                 if necessary[j] && numPTLMinus1 > 0 {
                     try c.u32(&v, ptlBits)
                     try c.require(v <= numPTLMinus1, "profile_tier_level_idx = \(v) out of range")
@@ -424,39 +468,53 @@ public struct VideoParameterSet: Hashable, Sendable, RBSPSyntax {
     }
 
     /// Representation formats, their per-layer index, and the POC LSB flags.
-    private func codeRepFormats<C: BitCoder>(_ c: inout C, _ e: inout VPSExtension, maxL: Int, layout lay: VPSLayout) throws(ParseError) {
+    private func codeRepFormats<C: BitCoder>(_ c: inout C, _ e: inout VPSExtension, maxL: Int, layout lay: VPSLayout)
+        throws(ParseError)
+    {
         var numRep = UInt32(max(0, e.repFormats.count - 1))
         try c.ue(&numRep, max: 255, "vps_num_rep_formats_minus1")
-        try c.list(&e.repFormats, count: Int(numRep) + 1, { RepFormat() }) { (c: inout C, r: inout RepFormat) throws(ParseError) in try r.code(&c) }
+        try c.list(&e.repFormats, count: Int(numRep) + 1, { RepFormat() }) {
+            (c: inout C, r: inout RepFormat) throws(ParseError) in try r.code(&c)
+        }
         if numRep > 0 { try c.flag(&e.repFormatIdxPresent) } else if c.isReading { e.repFormatIdxPresent = false }
         if e.repFormatIdxPresent {
             let start = baseLayerInternal ? 1 : 0
-            try c.list(&e.repFormatIdx, count: maxL - start + 1, { 0 }) { (c: inout C, v: inout UInt32) throws(ParseError) in
+            try c.list(&e.repFormatIdx, count: maxL - start + 1, { 0 }) {
+                (c: inout C, v: inout UInt32) throws(ParseError) in
                 try c.u32(&v, ceilLog2(Int(numRep) + 1))
                 try c.require(v <= numRep, "vps_rep_format_idx = \(v) > \(numRep)")
             }
-        } else if c.isReading { e.repFormatIdx = [] }
+        } else if c.isReading {
+            e.repFormatIdx = []
+        }
         try c.flag(&e.maxOneActiveRefLayer)
         try c.flag(&e.pocLsbAligned)
         let ids = e.layerIdInNuh
-        try c.listI(&e.pocLsbNotPresent, count: maxL + 1, { false }) { (c: inout C, i: Int, v: inout Bool) throws(ParseError) in
+        try c.listI(&e.pocLsbNotPresent, count: maxL + 1, { false }) {
+            (c: inout C, i: Int, v: inout Bool) throws(ParseError) in
             if i > 0 && lay.numDirectRefLayers(layerId: ids[i]) == 0 { try c.flag(&v) }
         }
     }
 
     /// dpb_size(): per output layer set and sub-layer, the DPB size, reorder and latency limits.
-    private func codeDPBSizes<C: BitCoder>(_ c: inout C, _ e: inout VPSExtension, _ ols: OLSContext) throws(ParseError) {
+    private func codeDPBSizes<C: BitCoder>(_ c: inout C, _ e: inout VPSExtension, _ ols: OLSContext) throws(ParseError)
+    {
         let outputLayerSets = e.outputLayerSets
         let baseLayerInternal = baseLayerInternal
-        try c.listI(&e.dpbSizes, count: ols.numOls - 1, { DPBSize() }) { (c: inout C, k: Int, d: inout DPBSize) throws(ParseError) in
+        try c.listI(&e.dpbSizes, count: ols.numOls - 1, { DPBSize() }) {
+            (c: inout C, k: Int, d: inout DPBSize) throws(ParseError) in
             let olsEntry = k < outputLayerSets.count ? outputLayerSets[k] : OutputLayerSet()
             let (layers, _, necessary) = ols.layers(ols: k + 1, olsEntry)
             let maxSub = ols.layout.maxSubLayersInSetMinus1(layers)
             try c.flag(&d.subLayerFlagInfoPresent)
             let infoPresent = d.subLayerFlagInfoPresent
-            if c.isReading { d.subLayerDpbInfoPresent = []; d.maxDecPicBufferingMinus1 = []; d.maxNumReorderPics = []; d.maxLatencyIncreasePlus1 = [] }
+            if c.isReading {
+                d.subLayerDpbInfoPresent = []; d.maxDecPicBufferingMinus1 = []; d.maxNumReorderPics = [];
+                d.maxLatencyIncreasePlus1 = []
+            }
             for j in 0...maxSub {
-                var present = c.isReading ? (j == 0) : (j < d.subLayerDpbInfoPresent.count ? d.subLayerDpbInfoPresent[j] : j == 0)
+                var present =
+                    c.isReading ? (j == 0) : (j < d.subLayerDpbInfoPresent.count ? d.subLayerDpbInfoPresent[j] : j == 0)
                 if j == 0 { present = true } else if infoPresent { try c.flag(&present) } else { present = false }
                 if c.isReading { d.subLayerDpbInfoPresent.append(present) }
                 guard present else {
@@ -469,23 +527,30 @@ public struct VideoParameterSet: Hashable, Sendable, RBSPSyntax {
                     }
                     continue
                 }
-                var row: [UInt32] = c.isReading ? [] : (j < d.maxDecPicBufferingMinus1.count ? d.maxDecPicBufferingMinus1[j] : [])
+                var row: [UInt32] =
+                    c.isReading ? [] : (j < d.maxDecPicBufferingMinus1.count ? d.maxDecPicBufferingMinus1[j] : [])
                 var coded = 0
-                for (kk, lid) in layers.enumerated() where necessary[kk] && (baseLayerInternal || lid != 0) { coded += 1 }
+                for (kk, lid) in layers.enumerated() where necessary[kk] && (baseLayerInternal || lid != 0) {
+                    coded += 1
+                }
                 try c.ues(&row, count: coded, max: 15, "max_vps_dec_pic_buffering_minus1")
                 var r1: UInt32 = c.isReading ? 0 : (j < d.maxNumReorderPics.count ? d.maxNumReorderPics[j] : 0)
-                var r2: UInt32 = c.isReading ? 0 : (j < d.maxLatencyIncreasePlus1.count ? d.maxLatencyIncreasePlus1[j] : 0)
+                var r2: UInt32 =
+                    c.isReading ? 0 : (j < d.maxLatencyIncreasePlus1.count ? d.maxLatencyIncreasePlus1[j] : 0)
                 try c.ue(&r1, max: 15, "max_vps_num_reorder_pics")
                 try c.ue(&r2)
                 if c.isReading {
-                    d.maxDecPicBufferingMinus1.append(row); d.maxNumReorderPics.append(r1); d.maxLatencyIncreasePlus1.append(r2)
+                    d.maxDecPicBufferingMinus1.append(row); d.maxNumReorderPics.append(r1);
+                    d.maxLatencyIncreasePlus1.append(r2)
                 }
             }
         }
     }
 
     /// direct_dependency_type of every direct reference.
-    private func codeDependencyTypes<C: BitCoder>(_ c: inout C, _ e: inout VPSExtension, maxL: Int, layout lay: VPSLayout) throws(ParseError) {
+    private func codeDependencyTypes<C: BitCoder>(
+        _ c: inout C, _ e: inout VPSExtension, maxL: Int, layout lay: VPSLayout
+    ) throws(ParseError) {
         try c.ue(&e.directDepTypeLenMinus2, max: 30, "direct_dep_type_len_minus2")
         let typeBits = Int(e.directDepTypeLenMinus2) + 2
         try c.flag(&e.directDependencyAllLayers)
@@ -494,7 +559,9 @@ public struct VideoParameterSet: Hashable, Sendable, RBSPSyntax {
         } else {
             var pairs = 0
             let i0 = baseLayerInternal ? 1 : 2, j0 = baseLayerInternal ? 0 : 1
-            if i0 <= maxL { for i in i0...maxL { for j in stride(from: j0, to: i, by: 1) where lay.direct(i, j) { pairs += 1 } } }
+            if i0 <= maxL {
+                for i in i0...maxL { for j in stride(from: j0, to: i, by: 1) where lay.direct(i, j) { pairs += 1 } }
+            }
             try c.us(&e.directDependencyType, count: pairs, bits: typeBits)
         }
     }
@@ -521,7 +588,8 @@ public struct VideoParameterSet: Hashable, Sendable, RBSPSyntax {
     }
     /// `poc_lsb_not_present_flag` of the layer (false when not signalled).
     public func pocLsbNotPresent(layerId: UInt8) -> Bool {
-        guard let e = vpsExtension, let idx = e.layerIdInNuh.firstIndex(of: layerId), idx < e.pocLsbNotPresent.count else { return false }
+        guard let e = vpsExtension, let idx = e.layerIdInNuh.firstIndex(of: layerId), idx < e.pocLsbNotPresent.count
+        else { return false }
         return e.pocLsbNotPresent[idx]
     }
     /// The rep_format that applies to `layerId` (§F.7.4.3.1.1), if the extension has one.
@@ -533,7 +601,9 @@ public struct VideoParameterSet: Hashable, Sendable, RBSPSyntax {
         if u.videoSignalInfo.count == 1 { return u.videoSignalInfo[0] }
         let layer = vpsExtension?.layerIdInNuh.firstIndex(of: layerId) ?? Int(layerId)
         let k = layer - (baseLayerInternal ? 0 : 1)
-        let idx = u.videoSignalInfoIdx.isEmpty ? k : (k >= 0 && k < u.videoSignalInfoIdx.count ? Int(u.videoSignalInfoIdx[k]) : 0)
+        let idx =
+            u.videoSignalInfoIdx.isEmpty
+            ? k : (k >= 0 && k < u.videoSignalInfoIdx.count ? Int(u.videoSignalInfoIdx[k]) : 0)
         return idx >= 0 && idx < u.videoSignalInfo.count ? u.videoSignalInfo[idx] : nil
     }
 
@@ -564,7 +634,9 @@ public struct VideoParameterSet: Hashable, Sendable, RBSPSyntax {
         for (k, o) in e.outputLayerSets.enumerated() {
             let i = k + 1
             let ls = i < lay.layerSets.count ? i : Int(o.layerSetIdxForOlsMinus1) + 1
-            guard ls < lay.layerSets.count, let j = lay.layerSets[ls].firstIndex(of: layerId), j < o.profileTierLevelIdx.count else { continue }
+            guard ls < lay.layerSets.count, let j = lay.layerSets[ls].firstIndex(of: layerId),
+                j < o.profileTierLevelIdx.count
+            else { continue }
             if o.profileTierLevelIdx[j] > 0 || e.numProfileTierLevelMinus1 == 0 { return Int(o.profileTierLevelIdx[j]) }
         }
         return nil
@@ -605,7 +677,8 @@ public struct VPSLayout: Sendable {
         }
         var offsets: [Int] = [0]
         for j in 0..<numScal {
-            let len = j < e.dimensionIdLenMinus1.count ? Int(e.dimensionIdLenMinus1[j]) + 1 : max(0, 6 - (offsets.last ?? 0))
+            let len =
+                j < e.dimensionIdLenMinus1.count ? Int(e.dimensionIdLenMinus1[j]) + 1 : max(0, 6 - (offsets.last ?? 0))
             offsets.append((offsets.last ?? 0) + len)
         }
         var vo: [Int] = []
@@ -665,7 +738,8 @@ public struct VPSLayout: Sendable {
         }
         layerSets = sets
         subLayersMax = (0..<n).map { i in
-            e.subLayersVpsMaxMinus1Present && i < e.subLayersVpsMaxMinus1.count ? Int(e.subLayersVpsMaxMinus1[i]) : Int(vps.maxSubLayersMinus1)
+            e.subLayersVpsMaxMinus1Present && i < e.subLayersVpsMaxMinus1.count
+                ? Int(e.subLayersVpsMaxMinus1[i]) : Int(vps.maxSubLayersMinus1)
         }
     }
 
@@ -696,7 +770,9 @@ public struct VPSLayout: Sendable {
         for (j, isOut) in output.enumerated() where isOut {
             guard let a = index(of: layers[j]) else { continue }
             for k in layers.indices where !nec[k] {
-                if let b = index(of: layers[k]), a < dependency.count, b < dependency[a].count, dependency[a][b] { nec[k] = true }
+                if let b = index(of: layers[k]), a < dependency.count, b < dependency[a].count, dependency[a][b] {
+                    nec[k] = true
+                }
             }
         }
         return nec

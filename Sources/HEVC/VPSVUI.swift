@@ -92,13 +92,23 @@ public struct VPSVUI: Hashable, Sendable {
         let maxL = lay.layerIds.count - 1
         let first = vps.baseLayerInternal ? 0 : 1
         try c.flag(&crossLayerPicTypeAligned)
-        if !crossLayerPicTypeAligned { try c.flag(&crossLayerIrapAligned) } else if c.isReading { crossLayerIrapAligned = true }
-        if crossLayerIrapAligned { try c.flag(&allLayersIdrAligned) } else if c.isReading { allLayersIdrAligned = false }
+        if !crossLayerPicTypeAligned {
+            try c.flag(&crossLayerIrapAligned)
+        } else if c.isReading {
+            crossLayerIrapAligned = true
+        }
+        if crossLayerIrapAligned {
+            try c.flag(&allLayersIdrAligned)
+        } else if c.isReading {
+            allLayersIdrAligned = false
+        }
         try c.flag(&bitRatePresentVps)
         try c.flag(&picRatePresentVps)
         var pairs = 0
         if bitRatePresentVps || picRatePresentVps {
-            for i in first..<max(first, lay.layerSets.count) { pairs += lay.maxSubLayersInSetMinus1(lay.layerSets[i]) + 1 }
+            for i in first..<max(first, lay.layerSets.count) {
+                pairs += lay.maxSubLayersInSetMinus1(lay.layerSets[i]) + 1
+            }
         }
         let br = bitRatePresentVps, pr = picRatePresentVps
         try c.list(&rates, count: pairs, { VPSRateInfo() }) { (c: inout C, r: inout VPSRateInfo) throws(ParseError) in
@@ -113,43 +123,59 @@ public struct VPSVUI: Hashable, Sendable {
         } else if c.isReading {
             numVideoSignalInfoMinus1 = UInt8(max(0, vps.baseLayerInternal ? maxL : maxL - 1))
         }
-        try c.list(&videoSignalInfo, count: Int(numVideoSignalInfoMinus1) + 1, { VPSVideoSignalInfo() }) { (c: inout C, v: inout VPSVideoSignalInfo) throws(ParseError) in
+        try c.list(&videoSignalInfo, count: Int(numVideoSignalInfoMinus1) + 1, { VPSVideoSignalInfo() }) {
+            (c: inout C, v: inout VPSVideoSignalInfo) throws(ParseError) in
             try v.code(&c)
         }
         let n = numVideoSignalInfoMinus1
         if videoSignalInfoIdxPresent && n > 0 {
-            try c.list(&videoSignalInfoIdx, count: maxL - first + 1, { 0 }) { (c: inout C, v: inout UInt8) throws(ParseError) in
+            try c.list(&videoSignalInfoIdx, count: maxL - first + 1, { 0 }) {
+                (c: inout C, v: inout UInt8) throws(ParseError) in
                 try c.u8(&v, 4)
                 try c.require(v <= n, "vps_video_signal_info_idx = \(v) > \(n)")
             }
-        } else if c.isReading { videoSignalInfoIdx = [] }
+        } else if c.isReading {
+            videoSignalInfoIdx = []
+        }
         try codeTiles(&c, vps: vps, layout: lay, maxL: maxL, first: first)
         try c.flag(&wppNotInUse)
         if !wppNotInUse {
-            try c.list(&wppInUse, count: maxL - first + 1, { false }) { (c: inout C, v: inout Bool) throws(ParseError) in try c.flag(&v) }
-        } else if c.isReading { wppInUse = [] }
+            try c.list(&wppInUse, count: maxL - first + 1, { false }) {
+                (c: inout C, v: inout Bool) throws(ParseError) in try c.flag(&v)
+            }
+        } else if c.isReading {
+            wppInUse = []
+        }
         try c.flag(&singleLayerForNonIrap)
         try c.flag(&higherLayerIrapSkip)
         try c.flag(&ilpRestrictedRefLayers)
         var segPairs = 0
-        if ilpRestrictedRefLayers, maxL >= 1 { for i in 1...maxL { segPairs += lay.numDirectRefLayers(layerId: lay.layerIds[i]) } }
-        try c.list(&spatialSegmentOffsets, count: segPairs, { VPSSpatialSegmentOffset() }) { (c: inout C, s: inout VPSSpatialSegmentOffset) throws(ParseError) in
+        if ilpRestrictedRefLayers, maxL >= 1 {
+            for i in 1...maxL { segPairs += lay.numDirectRefLayers(layerId: lay.layerIds[i]) }
+        }
+        try c.list(&spatialSegmentOffsets, count: segPairs, { VPSSpatialSegmentOffset() }) {
+            (c: inout C, s: inout VPSSpatialSegmentOffset) throws(ParseError) in
             try c.ue(&s.minSpatialSegmentOffsetPlus1, max: 4096, "min_spatial_segment_offset_plus1")
             if s.minSpatialSegmentOffsetPlus1 > 0 {
                 try c.flag(&s.ctuBasedOffsetEnabled)
-                if s.ctuBasedOffsetEnabled { try c.ue(&s.minHorizontalCtuOffsetPlus1, max: 4096, "min_horizontal_ctu_offset_plus1") }
+                if s.ctuBasedOffsetEnabled {
+                    try c.ue(&s.minHorizontalCtuOffsetPlus1, max: 4096, "min_horizontal_ctu_offset_plus1")
+                }
             }
         }
         try c.flag(&bspHrdPresent)
         if bspHrdPresent { throw c.fail(.unsupported, "vps_vui_bsp_hrd_params() is not modelled") }
-        try c.listI(&baseLayerParameterSetCompatibility, count: maxL + 1, { false }) { (c: inout C, i: Int, v: inout Bool) throws(ParseError) in
+        try c.listI(&baseLayerParameterSetCompatibility, count: maxL + 1, { false }) {
+            (c: inout C, i: Int, v: inout Bool) throws(ParseError) in
             if i >= 1 && lay.numDirectRefLayers(layerId: lay.layerIds[i]) == 0 { try c.flag(&v) }
         }
     }
 
     /// The tile flags per layer and the tile-boundary alignment per pair of a layer and its reference layer.
-    private mutating func codeTiles<C: BitCoder>(_ c: inout C, vps: VideoParameterSet, layout lay: VPSLayout, maxL: Int,
-                                                first: Int) throws(ParseError) {
+    private mutating func codeTiles<C: BitCoder>(
+        _ c: inout C, vps: VideoParameterSet, layout lay: VPSLayout, maxL: Int,
+        first: Int
+    ) throws(ParseError) {
         try c.flag(&tilesNotInUse)
         if !tilesNotInUse {
             if c.isReading { tilesInUse = []; loopFilterNotAcrossTiles = [] }
@@ -176,6 +202,8 @@ public struct VPSVUI: Hashable, Sendable {
                 }
             }
             try c.flags(&tileBoundariesAligned, count: tilePairs)
-        } else if c.isReading { tilesInUse = []; loopFilterNotAcrossTiles = []; tileBoundariesAligned = [] }
+        } else if c.isReading {
+            tilesInUse = []; loopFilterNotAcrossTiles = []; tileBoundariesAligned = []
+        }
     }
 }

@@ -22,14 +22,17 @@ public struct VideoColour: Sendable, Equatable, Codable {
     /// True when the source stated a colour description (false: nothing was stated and the defaults stand in).
     public var stated: Bool
 
-    public init(primaries: Int, transfer: Int, matrix: Int, fullRange: Bool, masteringDisplay: [UInt8]? = nil,
-                contentLightLevel: [UInt8]? = nil, stated: Bool = true) {
+    public init(
+        primaries: Int, transfer: Int, matrix: Int, fullRange: Bool, masteringDisplay: [UInt8]? = nil,
+        contentLightLevel: [UInt8]? = nil, stated: Bool = true
+    ) {
         self.primaries = primaries; self.transfer = transfer; self.matrix = matrix; self.fullRange = fullRange
         self.masteringDisplay = masteringDisplay; self.contentLightLevel = contentLightLevel; self.stated = stated
     }
 
     /// BT.709 limited range, stated by nobody: what a conversion writes for a source that says nothing.
-    public static let unstatedDefault = VideoColour(primaries: 1, transfer: 1, matrix: 1, fullRange: false, stated: false)
+    public static let unstatedDefault = VideoColour(
+        primaries: 1, transfer: 1, matrix: 1, fullRange: false, stated: false)
 
     /// PQ (SMPTE ST 2084) or HLG (ARIB STD-B67): a high dynamic range transfer.
     public var isHDR: Bool { transfer == 16 || transfer == 18 }
@@ -38,8 +41,9 @@ public struct VideoColour: Sendable, Equatable, Codable {
     public init?(vui: VUIParameters, present: Bool) {
         guard present, vui.videoSignalTypePresent else { return nil }
         let d = vui.colourDescriptionPresent
-        self.init(primaries: d ? Int(vui.colourPrimaries) : 2, transfer: d ? Int(vui.transferCharacteristics) : 2,
-                  matrix: d ? Int(vui.matrixCoeffs) : 2, fullRange: vui.videoFullRange)
+        self.init(
+            primaries: d ? Int(vui.colourPrimaries) : 2, transfer: d ? Int(vui.transferCharacteristics) : 2,
+            matrix: d ? Int(vui.matrixCoeffs) : 2, fullRange: vui.videoFullRange)
     }
 
     /// Takes the mastering display (137) and content light level (144) messages of `sei` NAL units.
@@ -48,7 +52,9 @@ public struct VideoColour: Sendable, Equatable, Codable {
             guard let list = try? SEIMessageList(nal: n) else { continue }
             for m in list.messages {
                 if m.payloadType == 137, m.payload.count == 24, masteringDisplay == nil { masteringDisplay = m.payload }
-                if m.payloadType == 144, m.payload.count == 4, contentLightLevel == nil { contentLightLevel = m.payload }
+                if m.payloadType == 144, m.payload.count == 4, contentLightLevel == nil {
+                    contentLightLevel = m.payload
+                }
             }
         }
     }
@@ -71,7 +77,9 @@ public struct VideoColour: Sendable, Equatable, Codable {
         var parts: [String] = []
         if let m = masteringDisplay, m.count == 24 {
             let maxL = Self.u32(m, 16), minL = Self.u32(m, 20)
-            parts.append("mastering display max \(NumberText.fixed(Double(maxL) / 10000, places: 4, trimZeros: true)) cd/m², min \(NumberText.fixed(Double(minL) / 10000, places: 4, trimZeros: true)) cd/m²")
+            parts.append(
+                "mastering display max \(NumberText.fixed(Double(maxL) / 10000, places: 4, trimZeros: true)) cd/m², min \(NumberText.fixed(Double(minL) / 10000, places: 4, trimZeros: true)) cd/m²"
+            )
         }
         if let c = contentLightLevel, c.count == 4 {
             parts.append("MaxCLL \(Int(c[0]) << 8 | Int(c[1])) cd/m², MaxFALL \(Int(c[2]) << 8 | Int(c[3])) cd/m²")
@@ -85,20 +93,40 @@ public struct VideoColour: Sendable, Equatable, Codable {
 
     public static func primariesName(_ c: Int) -> String {
         switch c {
-        case 1: "BT.709"; case 2: "unspecified"; case 4: "BT.470M"; case 5: "BT.601 625"; case 6: "BT.601 525"
-        case 9: "BT.2020"; case 11: "DCI-P3"; case 12: "Display P3"; default: "primaries \(c)"
+        case 1: "BT.709";
+        case 2: "unspecified";
+        case 4: "BT.470M";
+        case 5: "BT.601 625";
+        case 6: "BT.601 525"
+        case 9: "BT.2020";
+        case 11: "DCI-P3";
+        case 12: "Display P3";
+        default: "primaries \(c)"
         }
     }
     public static func transferName(_ c: Int) -> String {
         switch c {
-        case 1: "BT.709"; case 2: "unspecified"; case 6: "BT.601"; case 8: "linear"; case 13: "sRGB"; case 14: "BT.2020 10-bit"
-        case 15: "BT.2020 12-bit"; case 16: "PQ"; case 18: "HLG"; default: "transfer \(c)"
+        case 1: "BT.709";
+        case 2: "unspecified";
+        case 6: "BT.601";
+        case 8: "linear";
+        case 13: "sRGB";
+        case 14: "BT.2020 10-bit"
+        case 15: "BT.2020 12-bit";
+        case 16: "PQ";
+        case 18: "HLG";
+        default: "transfer \(c)"
         }
     }
     public static func matrixName(_ c: Int) -> String {
         switch c {
-        case 0: "identity"; case 1: "BT.709"; case 2: "unspecified"; case 5, 6: "BT.601"; case 9: "BT.2020 NCL"
-        case 10: "BT.2020 CL"; default: "matrix \(c)"
+        case 0: "identity";
+        case 1: "BT.709";
+        case 2: "unspecified";
+        case 5, 6: "BT.601";
+        case 9: "BT.2020 NCL"
+        case 10: "BT.2020 CL";
+        default: "matrix \(c)"
         }
     }
 }

@@ -22,7 +22,9 @@ public struct BoxHeader: Sendable, Equatable {
     /// Total size in bytes as declared (resolved to the real extent for `toEnd`).
     public var size: UInt64
 
-    public init(type: FourCC, form: HeaderForm = .compact, userType: [UInt8]? = nil, offset: UInt64 = 0, size: UInt64 = 0) {
+    public init(
+        type: FourCC, form: HeaderForm = .compact, userType: [UInt8]? = nil, offset: UInt64 = 0, size: UInt64 = 0
+    ) {
         self.type = type
         self.form = form
         self.userType = userType
@@ -42,7 +44,8 @@ public enum UUIDText {
         let h = Hex.string(b)
         guard h.count == 32 else { return h }
         let c = Array(h)
-        return String(c[0..<8]) + "-" + String(c[8..<12]) + "-" + String(c[12..<16]) + "-" + String(c[16..<20]) + "-" + String(c[20..<32])
+        return String(c[0..<8]) + "-" + String(c[8..<12]) + "-" + String(c[12..<16]) + "-" + String(c[16..<20]) + "-"
+            + String(c[20..<32])
     }
     public static func parse(_ s: String) -> [UInt8]? {
         guard let b = Hex.bytes(s.replacingOccurrences(of: "-", with: "")), b.count == 16 else { return nil }
@@ -148,7 +151,11 @@ public struct Box: Sendable {
     /// Replaces the first direct child of `type`, or appends `box` when none exists.
     public mutating func setChild(_ box: Box) {
         var list = children ?? []
-        if let i = list.firstIndex(where: { $0.header.type == box.header.type }) { list[i] = box } else { list.append(box) }
+        if let i = list.firstIndex(where: { $0.header.type == box.header.type }) {
+            list[i] = box
+        } else {
+            list.append(box)
+        }
         children = list
     }
     /// Removes every direct child of `type`; returns how many were removed.
@@ -186,8 +193,8 @@ public protocol BoxPayload: Sendable {
     /// The FullBox version that the syntax of child boxes depends on (`iref` children use 32-bit ids in
     /// version 1); nil for payloads whose children do not care.
     var versionForChildren: UInt8? { get }
-    /// Throws ``/BinaryIO/ParseError/Code/unwritable`` when a field holds a value the box's syntax cannot store (a 64-bit
-    /// duration in a version 0 box, a sample size wider than `stz2`'s field). Writers call it before writing.
+    /// Throws ``/BinaryIO/ParseError/Code/unwritable`` when a field holds a value the box's syntax cannot store (a
+    /// 64-bit duration in a version 0 box, a sample size wider than `stz2`'s field). Writers call it before writing.
     func checkWritable() throws(ParseError)
 }
 

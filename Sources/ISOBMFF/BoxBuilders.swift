@@ -35,7 +35,9 @@ extension MovieHeaderBox {
         if fullBox.version == 0 && max(creationTime, modificationTime, duration) > UInt64(UInt32.max) {
             throw unwritable("mvhd", "a time or the duration does not fit version 0 (32 bits)")
         }
-        if reserved.count != 10 || matrix.count != 9 || preDefined.count != 24 { throw unwritable("mvhd", "field arrays have the wrong length") }
+        if reserved.count != 10 || matrix.count != 9 || preDefined.count != 24 {
+            throw unwritable("mvhd", "field arrays have the wrong length")
+        }
     }
 }
 
@@ -90,7 +92,9 @@ extension EditListBox {
         self.entries = entries
     }
     public func checkWritable() throws(ParseError) {
-        if fullBox.version == 0, entries.contains(where: { $0.segmentDuration > UInt64(UInt32.max) || Int32(exactly: $0.mediaTime) == nil }) {
+        if fullBox.version == 0,
+            entries.contains(where: { $0.segmentDuration > UInt64(UInt32.max) || Int32(exactly: $0.mediaTime) == nil })
+        {
             throw unwritable("elst", "an entry does not fit version 0 (32 bits)")
         }
         if entries.count > Int(UInt32.max) { throw unwritable("elst", "too many entries") }
@@ -123,7 +127,9 @@ extension SampleSizeBox {
         if compact, let big = sizes.first(where: { $0 >> UInt32(fieldSize) != 0 }) {
             throw unwritable("stz2", "sample size \(big) does not fit \(fieldSize) bits")
         }
-        if !compact && constantSize == 0 && Int(sampleCount) != sizes.count { throw unwritable("stsz", "sample_count \(sampleCount) ≠ \(sizes.count) sizes") }
+        if !compact && constantSize == 0 && Int(sampleCount) != sizes.count {
+            throw unwritable("stsz", "sample_count \(sampleCount) ≠ \(sizes.count) sizes")
+        }
     }
 }
 

@@ -10,7 +10,9 @@ public enum ChunkOffsets {
         var values: [UInt32] = []
         values.reserveCapacity(offsets.count)
         for o in offsets {
-            guard let v = UInt32(exactly: o) else { throw ParseError(.unwritable, path: "stco", "chunk offset \(o) needs 64 bits (co64)") }
+            guard let v = UInt32(exactly: o) else {
+                throw ParseError(.unwritable, path: "stco", "chunk offset \(o) needs 64 bits (co64)")
+            }
             values.append(v)
         }
         return Box(U32TableBox(values: values), type: "stco")
@@ -27,8 +29,10 @@ public enum ChunkOffsets {
     /// becomes `co64` when `forceLarge` is set or a new value needs 64 bits and `promote` allows it (otherwise that
     /// throws). Returns true when the box was promoted. Other boxes are left alone (false).
     @discardableResult
-    public static func map(_ box: inout Box, promote: Bool = true, forceLarge: Bool = false,
-                           _ transform: (UInt64) throws(ParseError) -> UInt64) throws(ParseError) -> Bool {
+    public static func map(
+        _ box: inout Box, promote: Bool = true, forceLarge: Bool = false,
+        _ transform: (UInt64) throws(ParseError) -> UInt64
+    ) throws(ParseError) -> Bool {
         if box.type == "co64", var t = box.payload(ChunkLargeOffsetBox.self) {
             for j in t.offsets.indices { t.offsets[j] = try transform(t.offsets[j]) }
             box.fields = .typed(t)
@@ -40,7 +44,9 @@ public enum ChunkOffsets {
         for v in t.values { values.append(try transform(UInt64(v))) }
         if forceLarge || values.contains(where: { $0 > UInt64(UInt32.max) }) {
             guard promote else {
-                throw ParseError(.unwritable, offset: box.header.offset, path: box.path.isEmpty ? "stco" : box.path, "a chunk offset no longer fits 32 bits")
+                throw ParseError(
+                    .unwritable, offset: box.header.offset, path: box.path.isEmpty ? "stco" : box.path,
+                    "a chunk offset no longer fits 32 bits")
             }
             var large = Box(ChunkLargeOffsetBox(offsets: values), type: "co64")
             large.path = box.path
@@ -53,8 +59,10 @@ public enum ChunkOffsets {
     }
 
     /// Applies ``map(_:promote:forceLarge:_:)`` to the chunk offset box of a `trak`'s sample table.
-    public static func map(inTrack trak: inout Box, promote: Bool = true,
-                           _ transform: (UInt64) throws(ParseError) -> UInt64) throws(ParseError) {
+    public static func map(
+        inTrack trak: inout Box, promote: Bool = true,
+        _ transform: (UInt64) throws(ParseError) -> UInt64
+    ) throws(ParseError) {
         try editSampleTable(&trak) { (stbl: inout Box) throws(ParseError) in
             guard var kids = stbl.children else { return }
             for i in kids.indices where kids[i].type == "stco" || kids[i].type == "co64" {
@@ -74,7 +82,9 @@ public enum ChunkOffsets {
     }
 
     static func editSampleTable(_ trak: inout Box, _ body: (inout Box) throws(ParseError) -> Void) throws(ParseError) {
-        guard var mdia = trak.child("mdia"), var minf = mdia.child("minf"), var stbl = minf.child("stbl") else { return }
+        guard var mdia = trak.child("mdia"), var minf = mdia.child("minf"), var stbl = minf.child("stbl") else {
+            return
+        }
         try body(&stbl)
         minf.setChild(stbl); mdia.setChild(minf); trak.setChild(mdia)
     }

@@ -23,7 +23,9 @@ public struct HEIFMeta: Sendable {
     public var items: [Item] {
         (meta.child("iinf")?.children ?? []).compactMap { b in
             guard let e = b.payload(ItemInfoEntry.self) else { return nil }
-            return Item(id: e.itemID, type: e.itemType ?? "----", name: e.itemName.value, contentType: e.contentType?.value, hidden: e.hidden)
+            return Item(
+                id: e.itemID, type: e.itemType ?? "----", name: e.itemName.value, contentType: e.contentType?.value,
+                hidden: e.hidden)
         }
     }
     public var location: ItemLocationBox? { meta.child("iloc")?.payload() }
@@ -50,15 +52,21 @@ public struct HEIFMeta: Sendable {
     }
     /// All references as (type, from, to).
     public var allReferences: [(type: FourCC, from: UInt32, to: [UInt32])] {
-        (meta.child("iref")?.children ?? []).compactMap { b in b.payload(ItemReferenceBox.self).map { (b.type, $0.fromItemID, $0.toItemIDs) } }
+        (meta.child("iref")?.children ?? []).compactMap { b in
+            b.payload(ItemReferenceBox.self).map { (b.type, $0.fromItemID, $0.toItemIDs) }
+        }
     }
     /// Entity groups in `grpl`.
     public var groups: [Group] {
-        (meta.child("grpl")?.children ?? []).compactMap { b in b.payload(EntityToGroupBox.self).map { Group(type: b.type, id: $0.groupID, entityIDs: $0.entityIDs) } }
+        (meta.child("grpl")?.children ?? []).compactMap { b in
+            b.payload(EntityToGroupBox.self).map { Group(type: b.type, id: $0.groupID, entityIDs: $0.entityIDs) }
+        }
     }
     /// `ispe` of an item.
     public func size(of item: UInt32) -> (width: UInt32, height: UInt32)? {
-        for (b, _) in properties(of: item) { if let s = b.payload(ImageSpatialExtentsProperty.self) { return (s.width, s.height) } }
+        for (b, _) in properties(of: item) {
+            if let s = b.payload(ImageSpatialExtentsProperty.self) { return (s.width, s.height) }
+        }
         return nil
     }
 
@@ -70,7 +78,9 @@ public struct HEIFMeta: Sendable {
         var edges: [UInt32: [UInt32]] = [:]
         for (type, from, to) in allReferences {
             for id in [from] + to where !ids.contains(id) {
-                return ParseError(.danglingReference, offset: offset, path: meta.path + "/iref/\(type)", "reference \(type) names item \(id), which does not exist")
+                return ParseError(
+                    .danglingReference, offset: offset, path: meta.path + "/iref/\(type)",
+                    "reference \(type) names item \(id), which does not exist")
             }
             edges[from, default: []] += to
         }
@@ -85,7 +95,9 @@ public struct HEIFMeta: Sendable {
                     stack[stack.count - 1].1 += 1
                     let n = next[i]
                     if colour[n] == 1 {
-                        return ParseError(.cyclicReference, offset: offset, path: meta.path + "/iref", "item references form a cycle through item \(n)")
+                        return ParseError(
+                            .cyclicReference, offset: offset, path: meta.path + "/iref",
+                            "item references form a cycle through item \(n)")
                     }
                     if colour[n] == nil { colour[n] = 1; stack.append((n, 0)) }
                 } else {
@@ -101,26 +113,35 @@ public struct HEIFMeta: Sendable {
     /// 1 reads the `idat` box. Extents outside the file or `idat` are errors.
     public func data(of item: UInt32, file: ISOFile, limits: Limits = .default) throws(ParseError) -> [UInt8] {
         guard let iloc = location, let loc = iloc.item(item) else {
-            throw ParseError(.danglingReference, offset: meta.header.offset, path: meta.path + "/iloc", "item \(item) has no location")
+            throw ParseError(
+                .danglingReference, offset: meta.header.offset, path: meta.path + "/iloc",
+                "item \(item) has no location")
         }
         let ilocPath = meta.path + "/iloc"
         let ilocOffset = meta.child("iloc")?.header.offset ?? 0
         var total: UInt64 = 0
         for e in loc.extents { total = try Checked.add(total, e.length, offset: ilocOffset) }
         guard total <= limits.maxBoxInMemory else {
-            throw ParseError(.limitExceeded, offset: ilocOffset, path: ilocPath, "item \(item) is \(total) bytes, over maxBoxInMemory")
+            throw ParseError(
+                .limitExceeded, offset: ilocOffset, path: ilocPath,
+                "item \(item) is \(total) bytes, over maxBoxInMemory")
         }
         // The extents' lengths are read from the file: never reserve more than the bytes that exist
         // (overlapping extents may legitimately add up to more, so this only bounds the reservation).
         let available: UInt64
         switch loc.constructionMethod {
         case 1:
-            if case .raw(let idat)? = meta.child("idat")?.fields { available = UInt64(idat.count) } else { available = 0 }
+            if case .raw(let idat)? = meta.child("idat")?.fields {
+                available = UInt64(idat.count)
+            } else {
+                available = 0
+            }
         default: available = file.source.size
         }
         if loc.extents.count == 1, let only = loc.extents.first, only.length > available {
-            throw ParseError(.sizePastParent, offset: ilocOffset, path: ilocPath,
-                             "item \(item) is \(only.length) bytes but only \(available) exist")
+            throw ParseError(
+                .sizePastParent, offset: ilocOffset, path: ilocPath,
+                "item \(item) is \(only.length) bytes but only \(available) exist")
         }
         var out: [UInt8] = []
         out.reserveCapacity(Int(min(total, available)))
@@ -130,23 +151,32 @@ public struct HEIFMeta: Sendable {
                 let start = try Checked.add(loc.baseOffset, e.offset, offset: ilocOffset)
                 var len = e.length
                 if len == 0 && loc.extents.count == 1 { len = file.source.size > start ? file.source.size - start : 0 }
-                do { out += try file.readBytes(at: start, count: try Checked.int(len)) }
-                catch { throw ParseError(.sizePastParent, offset: ilocOffset, path: ilocPath, "item \(item) extent \(start)+\(len) lies outside the file") }
+                do { out += try file.readBytes(at: start, count: try Checked.int(len)) } catch {
+                    throw ParseError(
+                        .sizePastParent, offset: ilocOffset, path: ilocPath,
+                        "item \(item) extent \(start)+\(len) lies outside the file")
+                }
             }
         case 1:
             guard case .raw(let idat)? = meta.child("idat")?.fields else {
-                throw ParseError(.danglingReference, offset: ilocOffset, path: ilocPath, "item \(item) uses construction method 1 but there is no idat")
+                throw ParseError(
+                    .danglingReference, offset: ilocOffset, path: ilocPath,
+                    "item \(item) uses construction method 1 but there is no idat")
             }
             for e in loc.extents {
                 let start = try Checked.add(loc.baseOffset, e.offset, offset: ilocOffset)
                 let end = try Checked.add(start, e.length, offset: ilocOffset)
                 guard end <= UInt64(idat.count) else {
-                    throw ParseError(.sizePastParent, offset: ilocOffset, path: ilocPath, "item \(item) extent \(start)+\(e.length) lies outside idat (\(idat.count) bytes)")
+                    throw ParseError(
+                        .sizePastParent, offset: ilocOffset, path: ilocPath,
+                        "item \(item) extent \(start)+\(e.length) lies outside idat (\(idat.count) bytes)")
                 }
                 out += idat[Int(start)..<Int(end)]
             }
         default:
-            throw ParseError(.unsupported, offset: ilocOffset, path: ilocPath, "item \(item) uses construction method \(loc.constructionMethod)")
+            throw ParseError(
+                .unsupported, offset: ilocOffset, path: ilocPath,
+                "item \(item) uses construction method \(loc.constructionMethod)")
         }
         return out
     }

@@ -19,8 +19,11 @@ public struct HEIFBuilder: Sendable {
         public var inIdat: Bool
         /// Associated properties: the property box and whether it is essential.
         public var properties: [(box: Box, essential: Bool)]
-        public init(id: UInt32, type: FourCC, name: String = "", hidden: Bool = false, contentType: String? = nil, data: [UInt8],
-                    inIdat: Bool = false, properties: [(box: Box, essential: Bool)] = []) {
+        public init(
+            id: UInt32, type: FourCC, name: String = "", hidden: Bool = false, contentType: String? = nil,
+            data: [UInt8],
+            inIdat: Bool = false, properties: [(box: Box, essential: Bool)] = []
+        ) {
             self.id = id; self.type = type; self.name = name; self.hidden = hidden; self.contentType = contentType
             self.data = data; self.inIdat = inIdat; self.properties = properties
         }
@@ -50,15 +53,22 @@ public struct HEIFBuilder: Sendable {
         var ids = Set<UInt32>()
         for it in items {
             guard it.id != 0 else { throw ParseError(.invalidValue, path: "meta/iinf", "item id 0 is reserved") }
-            guard ids.insert(it.id).inserted else { throw ParseError(.invalidValue, path: "meta/iinf", "item id \(it.id) is used twice") }
+            guard ids.insert(it.id).inserted else {
+                throw ParseError(.invalidValue, path: "meta/iinf", "item id \(it.id) is used twice")
+            }
         }
         for g in groups where ids.contains(g.id) {
             throw ParseError(.invalidValue, path: "meta/grpl", "group id \(g.id) collides with an item id")
         }
-        guard ids.contains(primaryItemID) else { throw ParseError(.danglingReference, path: "meta/pitm", "primary item \(primaryItemID) does not exist") }
-        for r in references { for id in [r.from] + r.to where !ids.contains(id) {
-            throw ParseError(.danglingReference, path: "meta/iref/\(r.type)", "reference names item \(id), which does not exist")
-        } }
+        guard ids.contains(primaryItemID) else {
+            throw ParseError(.danglingReference, path: "meta/pitm", "primary item \(primaryItemID) does not exist")
+        }
+        for r in references {
+            for id in [r.from] + r.to where !ids.contains(id) {
+                throw ParseError(
+                    .danglingReference, path: "meta/iref/\(r.type)", "reference names item \(id), which does not exist")
+            }
+        }
     }
 
     /// Serializes the file.
@@ -73,7 +83,9 @@ public struct HEIFBuilder: Sendable {
             for (box, essential) in it.properties {
                 let bytes = try box.serialized()
                 let index: UInt16
-                if let i = indexOf[bytes] { index = i } else {
+                if let i = indexOf[bytes] {
+                    index = i
+                } else {
                     ipco.append(box)
                     index = UInt16(truncatingIfNeeded: ipco.count)
                     indexOf[bytes] = index
@@ -84,16 +96,25 @@ public struct HEIFBuilder: Sendable {
         }
         let wideIDs = items.contains { $0.id > 0xFFFF }
         let largeIndex = ipco.count > 127
-        let ipma = Box(ItemPropertyAssociationBox(version: wideIDs ? 1 : 0, largeIndices: largeIndex, entries: ipmaEntries), type: "ipma")
+        let ipma = Box(
+            ItemPropertyAssociationBox(version: wideIDs ? 1 : 0, largeIndices: largeIndex, entries: ipmaEntries),
+            type: "ipma")
         let iprp = Box(type: "iprp", children: [Box(type: "ipco", children: ipco), ipma])
 
         var infes: [Box] = []
         for it in items {
-            infes.append(Box(ItemInfoEntry(itemID: it.id, itemType: it.type, name: it.name, hidden: it.hidden, contentType: it.contentType), type: "infe"))
+            infes.append(
+                Box(
+                    ItemInfoEntry(
+                        itemID: it.id, itemType: it.type, name: it.name, hidden: it.hidden,
+                        contentType: it.contentType),
+                    type: "infe"))
         }
         let iinf = Box(ItemInfoHeader(entryCount: UInt32(items.count)), type: "iinf", children: infes)
         var irefChildren: [Box] = []
-        for r in references { irefChildren.append(Box(ItemReferenceBox(wide: wideIDs, from: r.from, to: r.to), type: r.type)) }
+        for r in references {
+            irefChildren.append(Box(ItemReferenceBox(wide: wideIDs, from: r.from, to: r.to), type: r.type))
+        }
         var idat: [UInt8] = []
         var idatOffsets: [UInt32: UInt64] = [:]
         for it in items where it.inIdat { idatOffsets[it.id] = UInt64(idat.count); idat += it.data }
@@ -105,19 +126,35 @@ public struct HEIFBuilder: Sendable {
             var locs: [ItemLocationBox.Item] = []
             for it in items {
                 if it.inIdat {
-                    locs.append(.init(itemID: it.id, constructionMethod: 1, extents: [.init(offset: idatOffsets[it.id] ?? 0, length: UInt64(it.data.count))]))
+                    locs.append(
+                        .init(
+                            itemID: it.id, constructionMethod: 1,
+                            extents: [.init(offset: idatOffsets[it.id] ?? 0, length: UInt64(it.data.count))]))
                 } else {
-                    locs.append(.init(itemID: it.id, constructionMethod: 0, extents: [.init(offset: offsets[it.id] ?? 0, length: UInt64(it.data.count))]))
+                    locs.append(
+                        .init(
+                            itemID: it.id, constructionMethod: 0,
+                            extents: [.init(offset: offsets[it.id] ?? 0, length: UInt64(it.data.count))]))
                 }
             }
             let lengthSize: UInt8 = items.contains { $0.data.count > Int(UInt32.max) } ? 8 : 4
-            let iloc = Box(ItemLocationBox(version: wideIDs ? 2 : 1, offsetSize: offsetSize, lengthSize: lengthSize, items: locs), type: "iloc")
+            let iloc = Box(
+                ItemLocationBox(version: wideIDs ? 2 : 1, offsetSize: offsetSize, lengthSize: lengthSize, items: locs),
+                type: "iloc")
             var children = [hdlr, pitm, iinf, iloc]
-            if !irefChildren.isEmpty { children.append(Box(FullBoxOnly(FullBoxHeader(version: wideIDs ? 1 : 0)), type: "iref", children: irefChildren)) }
+            if !irefChildren.isEmpty {
+                children.append(
+                    Box(FullBoxOnly(FullBoxHeader(version: wideIDs ? 1 : 0)), type: "iref", children: irefChildren))
+            }
             children.append(iprp)
             if !idat.isEmpty { children.append(Box(type: "idat", fields: .raw(idat))) }
             if !groups.isEmpty {
-                children.append(Box(type: "grpl", children: groups.map { Box(EntityToGroupBox(groupID: $0.id, entityIDs: $0.entities), type: $0.type) }))
+                children.append(
+                    Box(
+                        type: "grpl",
+                        children: groups.map {
+                            Box(EntityToGroupBox(groupID: $0.id, entityIDs: $0.entities), type: $0.type)
+                        }))
             }
             return Box(MetaBoxHeader(isoFullBox: FullBoxHeader()), type: "meta", children: children)
         }
@@ -186,7 +223,8 @@ public enum HEIFLayout {
 
     static func widenIloc(in meta: inout Box) {
         guard var children = meta.children, let i = children.firstIndex(where: { $0.type == "iloc" }),
-              var iloc = children[i].payload(ItemLocationBox.self) else { return }
+            var iloc = children[i].payload(ItemLocationBox.self)
+        else { return }
         iloc.offsetSize = 8
         if iloc.baseOffsetSize == 4 { iloc.baseOffsetSize = 8 }
         children[i].fields = .typed(iloc)
@@ -197,10 +235,12 @@ public enum HEIFLayout {
     /// fits the current field width.
     static func shiftIloc(in meta: inout Box, after boundary: UInt64, by delta: Int64) throws(ParseError) -> Bool {
         guard var children = meta.children, let i = children.firstIndex(where: { $0.type == "iloc" }),
-              var iloc = children[i].payload(ItemLocationBox.self) else { return false }
+            var iloc = children[i].payload(ItemLocationBox.self)
+        else { return false }
         var needWide = false
         func fits(_ v: UInt64, _ size: UInt8) -> Bool { size >= 8 || (size == 4 && v <= UInt64(UInt32.max)) || v == 0 }
-        for k in iloc.items.indices where iloc.items[k].constructionMethod == 0 && iloc.items[k].dataReferenceIndex == 0 {
+        for k in iloc.items.indices where iloc.items[k].constructionMethod == 0 && iloc.items[k].dataReferenceIndex == 0
+        {
             var item = iloc.items[k]
             if item.baseOffset > 0 && item.baseOffset >= boundary {
                 item.baseOffset = try shifted(item.baseOffset, delta)

@@ -15,13 +15,18 @@ public struct ISOFile: Sendable {
     public let source: any ByteSource
 
     /// Box types that commonly start a file.
-    public static let knownTopLevel: Set<FourCC> = ["ftyp", "styp", "moov", "mdat", "free", "skip", "wide", "meta", "moof", "sidx", "uuid", "pnot", "jP  ", "emsg", "prft", "mfra"]
+    public static let knownTopLevel: Set<FourCC> = [
+        "ftyp", "styp", "moov", "mdat", "free", "skip", "wide", "meta", "moof", "sidx", "uuid", "pnot", "jP  ", "emsg",
+        "prft", "mfra",
+    ]
 
     /// Top-level boxes above this size are referenced by range unless they need parsing.
     public static let inMemoryThreshold: UInt64 = 1 << 20
 
     /// Opens and parses the file at `path`.
-    public static func open(path: String, registry: BoxRegistry = .standard, limits: Limits = .default) throws(ParseError) -> ISOFile {
+    public static func open(path: String, registry: BoxRegistry = .standard, limits: Limits = .default)
+        throws(ParseError) -> ISOFile
+    {
         let src = try FileSource(path: path)
         do {
             return try parse(source: src, registry: registry, limits: limits)
@@ -34,18 +39,25 @@ public struct ISOFile: Sendable {
 
     /// Parses the boxes of `source`. Throws only when the input cannot be an ISOBMFF file at all
     /// (empty, or its first bytes are not a box header); every other problem becomes a diagnostic.
-    public static func parse(source: any ByteSource, registry: BoxRegistry = .standard, limits: Limits = .default) throws(ParseError) -> ISOFile {
+    public static func parse(source: any ByteSource, registry: BoxRegistry = .standard, limits: Limits = .default)
+        throws(ParseError) -> ISOFile
+    {
         let fileSize = source.size
         if fileSize == 0 { throw ParseError(.truncated, offset: 0, path: "(top level)", "empty file") }
         let first = try source.read(at: 0, count: 8)
         guard first.count == 8, first[4..<8].allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) else {
-            throw ParseError(.notRecognised, offset: 0, path: "(top level)", "not an ISOBMFF/QuickTime/HEIF file (no box header at offset 0)")
+            throw ParseError(
+                .notRecognised, offset: 0, path: "(top level)",
+                "not an ISOBMFF/QuickTime/HEIF file (no box header at offset 0)")
         }
         // A well-known first box type is accepted even when damaged; any other type must have a plausible size.
-        let firstType = FourCC(UInt32(first[4]) << 24 | UInt32(first[5]) << 16 | UInt32(first[6]) << 8 | UInt32(first[7]))
+        let firstType = FourCC(
+            UInt32(first[4]) << 24 | UInt32(first[5]) << 16 | UInt32(first[6]) << 8 | UInt32(first[7]))
         let firstSize = UInt64(first[0]) << 24 | UInt64(first[1]) << 16 | UInt64(first[2]) << 8 | UInt64(first[3])
         if !ISOFile.knownTopLevel.contains(firstType) && firstSize != 1 && (firstSize < 8 || firstSize > fileSize) {
-            throw ParseError(.notRecognised, offset: 0, path: "(top level)", "not an ISOBMFF/QuickTime/HEIF file (no plausible box header at offset 0)")
+            throw ParseError(
+                .notRecognised, offset: 0, path: "(top level)",
+                "not an ISOBMFF/QuickTime/HEIF file (no plausible box header at offset 0)")
         }
         let parser = BoxParser(registry: registry, limits: limits)
         var ctx = ParseContext(limits: limits)
@@ -57,7 +69,10 @@ public struct ISOFile: Sendable {
         while offset < fileSize {
             let available = fileSize - offset
             if boxes.count >= limits.maxChildrenPerBox {
-                diags.append(Diagnostic(code: .limitExceeded, offset: offset, path: "(top level)", message: "maxChildrenPerBox limit exceeded at top level"))
+                diags.append(
+                    Diagnostic(
+                        code: .limitExceeded, offset: offset, path: "(top level)",
+                        message: "maxChildrenPerBox limit exceeded at top level"))
                 tail = try keep(source, offset, available)
                 break
             }
@@ -76,7 +91,8 @@ public struct ISOFile: Sendable {
             let path = index > 0 ? "\(header.type)[\(index)]" : header.type.description
             let payloadOffset = offset + UInt64(header.length)
             let payloadLength = header.size - UInt64(header.length)
-            let isOpaque = header.type == "mdat" || header.type == "free" || header.type == "skip" || header.type == "wide"
+            let isOpaque =
+                header.type == "mdat" || header.type == "free" || header.type == "skip" || header.type == "wide"
                 || (header.userType == nil && registry.codec(for: header.type, parent: nil, context: ctx) == nil)
             if (isOpaque && header.size > inMemoryThreshold) || header.type == "mdat" && payloadLength > 0 {
                 var box = Box(type: header.type)
@@ -89,10 +105,12 @@ public struct ISOFile: Sendable {
                 box.header = header
                 box.path = path
                 box.fields = .fileRange(offset: payloadOffset, length: payloadLength)
-                let which = header.size > limits.maxBoxInMemory
+                let which =
+                    header.size > limits.maxBoxInMemory
                     ? "maxBoxInMemory limit exceeded: box of \(header.size) bytes > \(limits.maxBoxInMemory)"
                     : "maxTotalAllocation limit exceeded: \(ctx.allocated) + \(header.size) bytes > \(limits.maxTotalAllocation)"
-                box.malformed = Diagnostic(code: .limitExceeded, offset: offset, path: path, message: which + "; kept unparsed")
+                box.malformed = Diagnostic(
+                    code: .limitExceeded, offset: offset, path: path, message: which + "; kept unparsed")
                 boxes.append(box)
             } else {
                 let bytes = try source.read(at: offset, count: Int(header.size))

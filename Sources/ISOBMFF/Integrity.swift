@@ -23,7 +23,8 @@ extension ISOFile {
     }
 
     /// HEIF items whose data lies (partly) past the end of the file, in item order; at most one entry per item (its
-    /// first such extent). Items stored in `idat` (construction method 1) are checked by ``HEIFMeta/data(of:file:limits:)``.
+    /// first such extent). Items stored in `idat` (construction method 1) are checked by
+    /// ``HEIFMeta/data(of:file:limits:)``.
     public var itemExtentsOutsideFile: [ItemExtentOutsideFile] {
         guard let heif, let iloc = heif.location else { return [] }
         let size = source.size
@@ -33,7 +34,8 @@ extension ISOFile {
             for e in loc.extents {
                 let (start, overflow) = loc.baseOffset.addingReportingOverflow(e.offset)
                 if overflow || start > size || e.length > size - start {
-                    out.append(ItemExtentOutsideFile(itemID: item.id, itemType: item.type, start: start, length: e.length))
+                    out.append(
+                        ItemExtentOutsideFile(itemID: item.id, itemType: item.type, start: start, length: e.length))
                     break
                 }
             }
@@ -52,13 +54,21 @@ extension ISOFile {
             guard let samples = try? track.samples(limits: limits) else { continue }
             let outside = samples.filter { $0.offset > size || UInt64($0.size) > size - $0.offset }
             guard let first = outside.first else { continue }
-            faults.append(Diagnostic(code: .truncated, offset: first.offset, path: "moov/trak[\(i)]/mdia/minf/stbl",
-                message: "track \(track.trackID): \(outside.count) of \(samples.count) samples lie past the end of the file (\(size) bytes); the first, sample \(first.index + 1), is \(first.size) bytes at offset \(first.offset): the file is truncated"))
+            faults.append(
+                Diagnostic(
+                    code: .truncated, offset: first.offset, path: "moov/trak[\(i)]/mdia/minf/stbl",
+                    message:
+                        "track \(track.trackID): \(outside.count) of \(samples.count) samples lie past the end of the file (\(size) bytes); the first, sample \(first.index + 1), is \(first.size) bytes at offset \(first.offset): the file is truncated"
+                ))
         }
         let outside = itemExtentsOutsideFile
         if let first = outside.first, let count = heif?.items.count {
-            faults.append(Diagnostic(code: .truncated, offset: first.start, path: "meta/iloc",
-                message: "\(outside.count) of \(count) items have data past the end of the file (\(size) bytes); the first, item \(first.itemID) (\(first.itemType)), has an extent of \(first.length) bytes at offset \(first.start): the file is truncated"))
+            faults.append(
+                Diagnostic(
+                    code: .truncated, offset: first.start, path: "meta/iloc",
+                    message:
+                        "\(outside.count) of \(count) items have data past the end of the file (\(size) bytes); the first, item \(first.itemID) (\(first.itemType)), has an extent of \(first.length) bytes at offset \(first.start): the file is truncated"
+                ))
         }
         return faults
     }
@@ -72,16 +82,23 @@ extension ISOFile {
         guard let heif else { return [] }
         var damaged: [(item: UInt32, why: String)] = []
         for item in heif.items where item.type == "hvc1" {
-            let config = heif.properties(of: item.id).lazy.compactMap { $0.box.payload(HEVCConfigurationBox.self) }.first { !$0.layered }
+            let config = heif.properties(of: item.id).lazy.compactMap { $0.box.payload(HEVCConfigurationBox.self) }
+                .first { !$0.layered }
             guard let record = config?.record, record.count >= 23,
-                  let data = try? heif.data(of: item.id, file: self, limits: limits) else { continue }
+                let data = try? heif.data(of: item.id, file: self, limits: limits)
+            else { continue }
             let size = Int(record[21] & 3) + 1
             if let why = Self.nalFramingFault(data, lengthSize: size) { damaged.append((item.id, why)) }
         }
         guard let first = damaged.first else { return [] }
         let offset = heif.meta.child("iloc")?.header.offset ?? 0
-        return [Diagnostic(code: .truncated, offset: offset, path: "meta/iloc",
-                           message: "\(damaged.count) of \(heif.items.count) items hold coded data that is cut short or damaged; the first, item \(first.item) (hvc1), \(first.why): the file is damaged")]
+        return [
+            Diagnostic(
+                code: .truncated, offset: offset, path: "meta/iloc",
+                message:
+                    "\(damaged.count) of \(heif.items.count) items hold coded data that is cut short or damaged; the first, item \(first.item) (hvc1), \(first.why): the file is damaged"
+            )
+        ]
     }
 
     /// Why `data` is not a whole sequence of NAL units with `lengthSize`-byte big-endian length prefixes, or nil.
@@ -97,7 +114,8 @@ extension ISOFile {
             at += lengthSize
             guard length > 0 else { return "has a NAL unit of length 0 at item byte \(at - lengthSize)" }
             guard length <= data.count - at else {
-                return "has a NAL unit of \(length) bytes at item byte \(at - lengthSize) with \(data.count - at) bytes left"
+                return
+                    "has a NAL unit of \(length) bytes at item byte \(at - lengthSize) with \(data.count - at) bytes left"
             }
             at += length
         }
@@ -118,7 +136,9 @@ extension ISOFile {
         guard let first = faults.first else { return }
         let path = first.path.isEmpty ? "(top level)" : first.path
         let more = faults.count > 1 ? " (and \(faults.count - 1) more fault\(faults.count > 2 ? "s" : ""))" : ""
-        throw ParseError(first.code, offset: first.offset, path: path,
-                         "the input is damaged or truncated at \(path), offset \(first.offset): \(first.message)\(more); refusing to \(operation) it (nothing written)")
+        throw ParseError(
+            first.code, offset: first.offset, path: path,
+            "the input is damaged or truncated at \(path), offset \(first.offset): \(first.message)\(more); refusing to \(operation) it (nothing written)"
+        )
     }
 }

@@ -34,7 +34,9 @@ public struct Track: Sendable {
     }
     public var sampleCount: Int {
         guard let stbl = sampleTable else { return 0 }
-        if let s = stbl.child("stsz")?.payload(SampleSizeBox.self) ?? stbl.child("stz2")?.payload(SampleSizeBox.self) { return Int(s.sampleCount) }
+        if let s = stbl.child("stsz")?.payload(SampleSizeBox.self) ?? stbl.child("stz2")?.payload(SampleSizeBox.self) {
+            return Int(s.sampleCount)
+        }
         return 0
     }
     /// What players present when the track has an edit list (`edts/elst`): the duration of all edits (empty
@@ -49,25 +51,29 @@ public struct Track: Sendable {
     /// whether its display interval (composition time, duration) overlaps a media edit of `edts/elst`, and the
     /// presented duration (all edits, empty ones included). `nil` without an edit list (every sample is shown) or
     /// when the tables cannot be read.
-    public func presentedSamples(movieTimescale: UInt32, limits: Limits = .default) -> (seconds: Double, shown: [Bool])? {
+    public func presentedSamples(movieTimescale: UInt32, limits: Limits = .default) -> (seconds: Double, shown: [Bool])?
+    {
         guard let elst = box.find("edts", "elst")?.payload(EditListBox.self), !elst.entries.isEmpty,
-              movieTimescale > 0, timescale > 0, let samples = try? samples(limits: limits) else { return nil }
+            movieTimescale > 0, timescale > 0, let samples = try? samples(limits: limits)
+        else { return nil }
         let mediaEnd = samples.map { $0.presentationTime + Int64($0.duration) }.max() ?? 0
         var seconds = 0.0
         var shown = [Bool](repeating: false, count: samples.count)
         for e in elst.entries {
-            guard e.mediaTime >= 0 else { seconds += Double(e.segmentDuration) / Double(movieTimescale); continue }  // empty edit
+            // empty edit
+            guard e.mediaTime >= 0 else { seconds += Double(e.segmentDuration) / Double(movieTimescale); continue }
             let start = e.mediaTime
             let end: Int64
             if e.segmentDuration == 0 {
-                end = mediaEnd   // "the rest of the media"
+                end = mediaEnd  // "the rest of the media"
                 seconds += Double(max(0, mediaEnd - start)) / Double(timescale)
             } else {
                 seconds += Double(e.segmentDuration) / Double(movieTimescale)
                 let length = Double(e.segmentDuration) * Double(timescale) / Double(movieTimescale)
                 end = length < Double(Int64.max / 2) ? start &+ Int64(length.rounded()) : Int64.max
             }
-            for (i, s) in samples.enumerated() where s.presentationTime < end && s.presentationTime + Int64(s.duration) > start { shown[i] = true }
+            for (i, s) in samples.enumerated()
+            where s.presentationTime < end && s.presentationTime + Int64(s.duration) > start { shown[i] = true }
         }
         return (seconds, shown)
     }
@@ -79,7 +85,9 @@ public struct Track: Sendable {
     }
 
     /// Track references of `type` (for example `vdep`, `cdsc`, `auxl`).
-    public func references(_ type: FourCC) -> [UInt32] { box.find("tref", type)?.payload(TrackReferenceTypeBox.self)?.trackIDs ?? [] }
+    public func references(_ type: FourCC) -> [UInt32] {
+        box.find("tref", type)?.payload(TrackReferenceTypeBox.self)?.trackIDs ?? []
+    }
 
     /// Every sample of a non-fragmented track, resolved from the sample tables.
     /// Throws when the tables are inconsistent (more samples than chunks can hold, offsets overflow).
@@ -91,7 +99,10 @@ public struct Track: Sendable {
     public func samples(limits: Limits = .default, first: Int) throws(ParseError) -> [SampleInfo] {
         guard let stbl = sampleTable else { return [] }
         let path = stbl.path
-        guard let stsz = stbl.child("stsz")?.payload(SampleSizeBox.self) ?? stbl.child("stz2")?.payload(SampleSizeBox.self) else {
+        guard
+            let stsz = stbl.child("stsz")?.payload(SampleSizeBox.self)
+                ?? stbl.child("stz2")?.payload(SampleSizeBox.self)
+        else {
             return []
         }
         let total = stsz.count
@@ -100,12 +111,19 @@ public struct Track: Sendable {
         // The list below is sized by counts from the file (a constant-size stsz has no per-sample bytes),
         // so it is charged against the allocation budget before it is built.
         let bytes = try Checked.mul(count, MemoryLayout<SampleInfo>.stride, offset: stbl.header.offset)
-        try Limits.check(bytes, Int(clamping: limits.maxTotalAllocation), "maxTotalAllocation (sample list)", offset: stbl.header.offset)
+        try Limits.check(
+            bytes, Int(clamping: limits.maxTotalAllocation), "maxTotalAllocation (sample list)",
+            offset: stbl.header.offset)
         let chunkOffsets: [UInt64]
-        if let co = stbl.child("stco")?.payload(U32TableBox.self) { chunkOffsets = co.values.map(UInt64.init) }
-        else if let co = stbl.child("co64")?.payload(ChunkLargeOffsetBox.self) { chunkOffsets = co.offsets }
-        else if count == 0 { return [] }
-        else { throw ParseError(.invalidValue, offset: stbl.header.offset, path: path, "no stco/co64 chunk offset table") }
+        if let co = stbl.child("stco")?.payload(U32TableBox.self) {
+            chunkOffsets = co.values.map(UInt64.init)
+        } else if let co = stbl.child("co64")?.payload(ChunkLargeOffsetBox.self) {
+            chunkOffsets = co.offsets
+        } else if count == 0 {
+            return []
+        } else {
+            throw ParseError(.invalidValue, offset: stbl.header.offset, path: path, "no stco/co64 chunk offset table")
+        }
         let stsc = stbl.child("stsc")?.payload(SampleToChunkBox.self)?.entries ?? []
         let stts = stbl.child("stts")?.payload(TimeToSampleBox.self)?.entries ?? []
         let cttsBox = stbl.child("ctts")?.payload(CompositionOffsetBox.self)
@@ -117,19 +135,25 @@ public struct Track: Sendable {
         // Walk chunks with stsc.
         for (ei, e) in stsc.enumerated() {
             if sample >= count { break }
-            guard e.firstChunk >= 1 else { throw ParseError(.invalidValue, offset: stbl.header.offset, path: path + "/stsc", "first_chunk 0") }
+            guard e.firstChunk >= 1 else {
+                throw ParseError(.invalidValue, offset: stbl.header.offset, path: path + "/stsc", "first_chunk 0")
+            }
             let nextFirst = ei + 1 < stsc.count ? UInt64(stsc[ei + 1].firstChunk) : UInt64(chunkOffsets.count) + 1
             var chunk = UInt64(e.firstChunk)
             while chunk < nextFirst && sample < count {
                 guard chunk - 1 < UInt64(chunkOffsets.count) else {
-                    throw ParseError(.invalidValue, offset: stbl.header.offset, path: path + "/stsc", "chunk \(chunk) has no offset in stco/co64")
+                    throw ParseError(
+                        .invalidValue, offset: stbl.header.offset, path: path + "/stsc",
+                        "chunk \(chunk) has no offset in stco/co64")
                 }
                 var off = chunkOffsets[Int(chunk - 1)]
                 var k: UInt32 = 0
                 while k < e.samplesPerChunk && sample < count {
                     let size = stsz.size(of: sample) ?? 0
-                    out.append(SampleInfo(index: sample, offset: off, size: size, decodeTime: 0, presentationTime: 0, duration: 0,
-                                          isSync: stss == nil, sampleDescriptionIndex: e.sampleDescriptionIndex))
+                    out.append(
+                        SampleInfo(
+                            index: sample, offset: off, size: size, decodeTime: 0, presentationTime: 0, duration: 0,
+                            isSync: stss == nil, sampleDescriptionIndex: e.sampleDescriptionIndex))
                     off = try Checked.add(off, UInt64(size), offset: stbl.header.offset)
                     sample += 1
                     k += 1
@@ -138,21 +162,27 @@ public struct Track: Sendable {
             }
         }
         if out.count < count {
-            throw ParseError(.invalidValue, offset: stbl.header.offset, path: path, "stsc/stco describe \(out.count) samples but stsz has \(total)")
+            throw ParseError(
+                .invalidValue, offset: stbl.header.offset, path: path,
+                "stsc/stco describe \(out.count) samples but stsz has \(total)")
         }
         // Times.
         var t: UInt64 = 0
         var i = 0
         for e in stts {
             var n: UInt32 = 0
-            while n < e.count && i < out.count { out[i].decodeTime = t; out[i].duration = e.delta; t &+= UInt64(e.delta); i += 1; n += 1 }
+            while n < e.count && i < out.count {
+                out[i].decodeTime = t; out[i].duration = e.delta; t &+= UInt64(e.delta); i += 1; n += 1
+            }
         }
         i = 0
         if let ctts = cttsBox {
             for e in ctts.entries {
                 var n: UInt32 = 0
                 let o = ctts.offset(e)
-                while n < e.count && i < out.count { out[i].presentationTime = Int64(bitPattern: out[i].decodeTime) &+ o; i += 1; n += 1 }
+                while n < e.count && i < out.count {
+                    out[i].presentationTime = Int64(bitPattern: out[i].decodeTime) &+ o; i += 1; n += 1
+                }
             }
         }
         while i < out.count { out[i].presentationTime = Int64(bitPattern: out[i].decodeTime); i += 1 }
@@ -172,7 +202,8 @@ extension ISOFile {
     public func readBytes(at offset: UInt64, count: Int) throws(ParseError) -> [UInt8] {
         let end = try Checked.add(offset, UInt64(max(0, count)), offset: offset)
         guard end <= source.size else {
-            throw ParseError(.sizePastParent, offset: offset, "range \(offset)+\(count) lies outside the \(source.size)-byte file")
+            throw ParseError(
+                .sizePastParent, offset: offset, "range \(offset)+\(count) lies outside the \(source.size)-byte file")
         }
         return try source.read(at: offset, count: count)
     }

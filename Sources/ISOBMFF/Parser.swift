@@ -18,7 +18,9 @@ public struct BoxParser: Sendable {
     }
 
     /// Parses a sequence of boxes filling `bytes` (used for in-memory buffers and tests).
-    public func parseBoxes(_ bytes: [UInt8], baseOffset: UInt64 = 0, parents: [FourCC] = []) -> (boxes: [Box], trailing: [UInt8], diagnostics: [Diagnostic]) {
+    public func parseBoxes(_ bytes: [UInt8], baseOffset: UInt64 = 0, parents: [FourCC] = []) -> (
+        boxes: [Box], trailing: [UInt8], diagnostics: [Diagnostic]
+    ) {
         var r = ByteReader(bytes, baseOffset: baseOffset)
         var ctx = ParseContext(limits: limits)
         ctx.parents = parents
@@ -41,7 +43,9 @@ public struct BoxParser: Sendable {
             header.size = try r.readU64()
         case 0:
             guard topLevel else {
-                throw ParseError(.sizeZeroNotTopLevel, offset: start, "box '\(type)' has size 0 (to end of file) below the top level")
+                throw ParseError(
+                    .sizeZeroNotTopLevel, offset: start, "box '\(type)' has size 0 (to end of file) below the top level"
+                )
             }
             header.form = .toEnd
             header.size = available
@@ -50,15 +54,21 @@ public struct BoxParser: Sendable {
         }
         if type == "uuid" { header.userType = try r.readBytes(16) }
         if header.size < UInt64(header.length) {
-            throw ParseError(.sizeTooSmall, offset: start, "box '\(type)' declares \(header.size) bytes, smaller than its \(header.length)-byte header")
+            throw ParseError(
+                .sizeTooSmall, offset: start,
+                "box '\(type)' declares \(header.size) bytes, smaller than its \(header.length)-byte header")
         }
         if header.size > available {
-            throw ParseError(.sizePastParent, offset: start, "box '\(type)' declares \(header.size) bytes but only \(available) remain in its parent")
+            throw ParseError(
+                .sizePastParent, offset: start,
+                "box '\(type)' declares \(header.size) bytes but only \(available) remain in its parent")
         }
         return header
     }
 
-    func parseChildren(_ r: inout ByteReader, context ctx: inout ParseContext, diagnostics: inout [Diagnostic], topLevel: Bool = false) -> ([Box], [UInt8]) {
+    func parseChildren(
+        _ r: inout ByteReader, context ctx: inout ParseContext, diagnostics: inout [Diagnostic], topLevel: Bool = false
+    ) -> ([Box], [UInt8]) {
         var boxes: [Box] = []
         var seen: [FourCC: Int] = [:]
         let parentPath = ctx.path
@@ -66,15 +76,20 @@ public struct BoxParser: Sendable {
             if r.remaining < 8 {
                 let rest = r.readRemaining()
                 if rest.contains(where: { $0 != 0 }) {
-                    diagnostics.append(Diagnostic(code: .trailingBytes, offset: r.absoluteOffset - UInt64(rest.count), path: parentPath,
-                                                  message: "\(rest.count) bytes after the last child box do not form a box"))
+                    diagnostics.append(
+                        Diagnostic(
+                            code: .trailingBytes, offset: r.absoluteOffset - UInt64(rest.count), path: parentPath,
+                            message: "\(rest.count) bytes after the last child box do not form a box"))
                 }
                 return (boxes, rest)
             }
             if boxes.count >= ctx.limits.maxChildrenPerBox {
                 let off = r.absoluteOffset
-                diagnostics.append(Diagnostic(code: .limitExceeded, offset: off, path: parentPath,
-                                              message: "maxChildrenPerBox limit exceeded: more than \(ctx.limits.maxChildrenPerBox) children"))
+                diagnostics.append(
+                    Diagnostic(
+                        code: .limitExceeded, offset: off, path: parentPath,
+                        message: "maxChildrenPerBox limit exceeded: more than \(ctx.limits.maxChildrenPerBox) children")
+                )
                 return (boxes, r.readRemaining())
             }
             let boxStart = r.position
@@ -83,10 +98,11 @@ public struct BoxParser: Sendable {
             do {
                 header = try Self.readHeader(&hr, available: UInt64(r.remaining), topLevel: topLevel)
             } catch {
-                diagnostics.append(Diagnostic(error.withPath(parentPath.isEmpty ? "(top level)" : parentPath), at: r.absoluteOffset))
+                diagnostics.append(
+                    Diagnostic(error.withPath(parentPath.isEmpty ? "(top level)" : parentPath), at: r.absoluteOffset))
                 return (boxes, r.readRemaining())
             }
-            let size = Int(header.size)   // ≤ remaining, so fits
+            let size = Int(header.size)  // ≤ remaining, so fits
             guard let boxReader = try? r.slice(size) else { return (boxes, r.readRemaining()) }
             let index = seen[header.type, default: 0]
             seen[header.type] = index + 1
@@ -105,17 +121,23 @@ public struct BoxParser: Sendable {
         var box = Box(type: header.type)
         box.header = header
         box.path = path
-        do { try r.skip(header.length) } catch { box.malformed = Diagnostic(error.withPath(path), at: header.offset); return box }
+        do { try r.skip(header.length) } catch {
+            box.malformed = Diagnostic(error.withPath(path), at: header.offset); return box
+        }
 
         if ctx.depth >= ctx.limits.maxBoxDepth {
             box.fields = .raw(r.readRemaining())
-            box.malformed = Diagnostic(code: .limitExceeded, offset: header.offset, path: path,
-                                       message: "maxBoxDepth limit exceeded: nesting deeper than \(ctx.limits.maxBoxDepth)")
+            box.malformed = Diagnostic(
+                code: .limitExceeded, offset: header.offset, path: path,
+                message: "maxBoxDepth limit exceeded: nesting deeper than \(ctx.limits.maxBoxDepth)")
             return box
         }
         let codec: BoxCodec?
-        if let ut = header.userType { codec = registry.uuidCodec(for: ut) }
-        else { codec = registry.codec(for: header.type, parent: ctx.parent, context: ctx) }
+        if let ut = header.userType {
+            codec = registry.uuidCodec(for: ut)
+        } else {
+            codec = registry.codec(for: header.type, parent: ctx.parent, context: ctx)
+        }
         guard let codec else {
             box.fields = .raw(r.readRemaining())
             return box
@@ -146,8 +168,9 @@ public struct BoxParser: Sendable {
                 let original = r.storage[payloadStart..<fr.position]
                 if written.count != original.count || !written.elementsEqual(original) {
                     box.fields = .raw(r.readRemaining())
-                    box.malformed = Diagnostic(code: .roundTripMismatch, offset: header.offset, path: path,
-                                               message: "the \(codec.name) codec did not reproduce the original bytes; kept raw")
+                    box.malformed = Diagnostic(
+                        code: .roundTripMismatch, offset: header.offset, path: path,
+                        message: "the \(codec.name) codec did not reproduce the original bytes; kept raw")
                     break
                 }
                 box.fields = .typed(payload)
@@ -160,8 +183,10 @@ public struct BoxParser: Sendable {
                 } else if r.remaining > 0 {
                     box.trailing = r.readRemaining()
                     if box.trailing.contains(where: { $0 != 0 }) {
-                        diags.append(Diagnostic(code: .trailingBytes, offset: r.absoluteOffset - UInt64(box.trailing.count), path: path,
-                                                message: "\(box.trailing.count) bytes after the \(codec.name) fields"))
+                        diags.append(
+                            Diagnostic(
+                                code: .trailingBytes, offset: r.absoluteOffset - UInt64(box.trailing.count), path: path,
+                                message: "\(box.trailing.count) bytes after the \(codec.name) fields"))
                     }
                 }
             } catch {
@@ -174,7 +199,9 @@ public struct BoxParser: Sendable {
         box.diagnostics = diags
         // A track's handler is known once its hdlr has been read; keep it for sample entries.
         // QuickTime also puts a data-handler `hdlr` ('alis'/'url ') in `minf`; it does not describe the media.
-        if header.type == "hdlr", ctx.parents.dropLast().last != "minf", let h = box.payload(HandlerBox.self) { ctx.handler = h.handlerType; return box }
+        if header.type == "hdlr", ctx.parents.dropLast().last != "minf", let h = box.payload(HandlerBox.self) {
+            ctx.handler = h.handlerType; return box
+        }
         if header.type == "mdia" || header.type == "trak" { ctx.handler = savedHandler }
         return box
     }

@@ -42,14 +42,18 @@ public struct BoxCodec: Sendable {
     public static func container(_ name: String) -> BoxCodec { BoxCodec(name, .container) }
     public static func raw(_ name: String) -> BoxCodec { BoxCodec(name, .raw) }
     public static func fields<T: BoxPayload>(_ name: String, _ t: T.Type) -> BoxCodec {
-        BoxCodec(name, .fields({ (r: inout ByteReader, c: inout ParseContext) throws(ParseError) -> any BoxPayload in
-            try T(parsing: &r, context: &c)
-        }))
+        BoxCodec(
+            name,
+            .fields({ (r: inout ByteReader, c: inout ParseContext) throws(ParseError) -> any BoxPayload in
+                try T(parsing: &r, context: &c)
+            }))
     }
     public static func fieldsThenChildren<T: BoxPayload>(_ name: String, _ t: T.Type) -> BoxCodec {
-        BoxCodec(name, .fieldsThenChildren({ (r: inout ByteReader, c: inout ParseContext) throws(ParseError) -> any BoxPayload in
-            try T(parsing: &r, context: &c)
-        }))
+        BoxCodec(
+            name,
+            .fieldsThenChildren({ (r: inout ByteReader, c: inout ParseContext) throws(ParseError) -> any BoxPayload in
+                try T(parsing: &r, context: &c)
+            }))
     }
 }
 
@@ -82,7 +86,8 @@ public struct BoxRegistry: Sendable {
     }
     /// Registers a function that picks a codec for children of `parent` (used for sample entries,
     /// whose layout depends on the track's handler).
-    public mutating func registerResolver(parent: FourCC, _ f: @escaping @Sendable (FourCC, ParseContext) -> BoxCodec?) {
+    public mutating func registerResolver(parent: FourCC, _ f: @escaping @Sendable (FourCC, ParseContext) -> BoxCodec?)
+    {
         resolvers[parent] = f
     }
 

@@ -5,15 +5,22 @@ extension BoxRegistry {
     public static let standard: BoxRegistry = {
         var r = BoxRegistry()
         // Containers (ISO/IEC 14496-12, QuickTime, HEIF, Apple spatial video, Google spherical video).
-        for (t, name) in [("moov", "MovieBox"), ("trak", "TrackBox"), ("edts", "EditBox"), ("mdia", "MediaBox"), ("minf", "MediaInformationBox"),
-                          ("dinf", "DataInformationBox"), ("stbl", "SampleTableBox"), ("udta", "UserDataBox"), ("mvex", "MovieExtendsBox"),
-                          ("moof", "MovieFragmentBox"), ("traf", "TrackFragmentBox"), ("mfra", "MovieFragmentRandomAccessBox"),
-                          ("tref", "TrackReferenceBox"), ("iprp", "ItemPropertiesBox"), ("ipco", "ItemPropertyContainerBox"),
-                          ("grpl", "GroupsListBox"), ("sinf", "ProtectionSchemeInfoBox"), ("schi", "SchemeInformationBox"),
-                          ("rinf", "RestrictedSchemeInfoBox"), ("gmhd", "GenericMediaHeaderAtom"), ("tapt", "TrackApertureModeDimensionsAtom"),
-                          ("wave", "SoundDecompressionParametersAtom"), ("ilst", "MetadataItemListAtom"), ("meco", "AdditionalMetadataContainerBox"),
-                          ("vexu", "VideoExtendedUsageBox"), ("eyes", "StereoViewBox"), ("cams", "StereoCameraSystemBox"),
-                          ("cmfy", "StereoComfortBox"), ("pack", "ViewPackingBox"), ("sv3d", "SphericalVideoBox"), ("strk", "SubTrackBox")] {
+        for (t, name) in [
+            ("moov", "MovieBox"), ("trak", "TrackBox"), ("edts", "EditBox"), ("mdia", "MediaBox"),
+            ("minf", "MediaInformationBox"),
+            ("dinf", "DataInformationBox"), ("stbl", "SampleTableBox"), ("udta", "UserDataBox"),
+            ("mvex", "MovieExtendsBox"),
+            ("moof", "MovieFragmentBox"), ("traf", "TrackFragmentBox"), ("mfra", "MovieFragmentRandomAccessBox"),
+            ("tref", "TrackReferenceBox"), ("iprp", "ItemPropertiesBox"), ("ipco", "ItemPropertyContainerBox"),
+            ("grpl", "GroupsListBox"), ("sinf", "ProtectionSchemeInfoBox"), ("schi", "SchemeInformationBox"),
+            ("rinf", "RestrictedSchemeInfoBox"), ("gmhd", "GenericMediaHeaderAtom"),
+            ("tapt", "TrackApertureModeDimensionsAtom"),
+            ("wave", "SoundDecompressionParametersAtom"), ("ilst", "MetadataItemListAtom"),
+            ("meco", "AdditionalMetadataContainerBox"),
+            ("vexu", "VideoExtendedUsageBox"), ("eyes", "StereoViewBox"), ("cams", "StereoCameraSystemBox"),
+            ("cmfy", "StereoComfortBox"), ("pack", "ViewPackingBox"), ("sv3d", "SphericalVideoBox"),
+            ("strk", "SubTrackBox"),
+        ] {
             r.register(FourCC(t), .container(name))
         }
         r.register("proj", parent: "vexu", .container("ProjectionBox (Apple)"))
@@ -24,7 +31,9 @@ extension BoxRegistry {
         r.register("keys", parent: "meta", .fields("MetadataKeysAtom", MetadataKeysBox.self))
 
         // Opaque by design.
-        for t in ["free", "skip", "wide", "mdat", "idat"] { r.register(FourCC(t), .raw(t == "idat" ? "ItemDataBox" : t == "mdat" ? "MediaDataBox" : "FreeSpaceBox")) }
+        for t in ["free", "skip", "wide", "mdat", "idat"] {
+            r.register(FourCC(t), .raw(t == "idat" ? "ItemDataBox" : t == "mdat" ? "MediaDataBox" : "FreeSpaceBox"))
+        }
 
         // File-level and movie structure.
         r.register("ftyp", .fields("FileTypeBox", FileTypeBox.self))
@@ -50,7 +59,9 @@ extension BoxRegistry {
             switch SampleEntry.kind(of: type, handler: ctx.handler) {
             case .visual: return .fieldsThenChildren("VisualSampleEntry", SampleEntry.self)
             case .audio: return .fieldsThenChildren("AudioSampleEntry", SampleEntry.self)
-            case .generic: return type == "mebx" ? .fieldsThenChildren("MetadataSampleEntry", SampleEntry.self) : .raw("SampleEntry")
+            case .generic:
+                return type == "mebx"
+                    ? .fieldsThenChildren("MetadataSampleEntry", SampleEntry.self) : .raw("SampleEntry")
             }
         }
         r.register("stts", .fields("TimeToSampleBox", TimeToSampleBox.self))
@@ -100,9 +111,15 @@ extension BoxRegistry {
         r.registerChildDefault(parent: "grpl", .fields("EntityToGroupBox", EntityToGroupBox.self))
         r.register("cmin", .fields("CameraIntrinsicMatrixProperty", CameraIntrinsicsProperty.self))
         r.register("cmex", .fields("CameraExtrinsicMatrixProperty", CameraExtrinsicsProperty.self))
-        r.register(uuid: AppleUUID.cameraIntrinsics, .fields("CameraIntrinsicMatrixProperty (Apple uuid)", CameraIntrinsicsProperty.self))
-        r.register(uuid: AppleUUID.cameraExtrinsics, .fields("CameraExtrinsicMatrixProperty (Apple uuid)", CameraExtrinsicsProperty.self))
-        r.register(uuid: AppleUUID.disparityAdjustment, .fields("DisparityAdjustmentProperty (Apple uuid)", DisparityAdjustmentProperty.self))
+        r.register(
+            uuid: AppleUUID.cameraIntrinsics,
+            .fields("CameraIntrinsicMatrixProperty (Apple uuid)", CameraIntrinsicsProperty.self))
+        r.register(
+            uuid: AppleUUID.cameraExtrinsics,
+            .fields("CameraExtrinsicMatrixProperty (Apple uuid)", CameraExtrinsicsProperty.self))
+        r.register(
+            uuid: AppleUUID.disparityAdjustment,
+            .fields("DisparityAdjustmentProperty (Apple uuid)", DisparityAdjustmentProperty.self))
 
         // Apple spatial video (vexu family) and hfov; Google spherical video v2.
         r.register("stri", parent: "eyes", .fields("StereoViewInformationBox", StereoViewInformationBox.self))
@@ -141,7 +158,8 @@ public struct HEVCConfigurationBox: BoxPayload, Equatable {
             return "version=\(v) length_size=\((record[4] & 3) + 1) arrays=\(record[5])"
         }
         if record.count >= 23 {
-            return "version=\(v) profile_idc=\(record[1] & 0x1F) level_idc=\(record[12]) length_size=\((record[21] & 3) + 1) arrays=\(record[22])"
+            return
+                "version=\(v) profile_idc=\(record[1] & 0x1F) level_idc=\(record[12]) length_size=\((record[21] & 3) + 1) arrays=\(record[22])"
         }
         return "version=\(v) \(record.count) bytes"
     }

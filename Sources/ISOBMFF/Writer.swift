@@ -111,9 +111,13 @@ extension SegmentList {
             switch s {
             case .bytes(let b): result.append(contentsOf: b)
             case .range(let o, let l):
-                guard let source else { throw ParseError(.unwritable, offset: o, "a file-range payload needs its source to be written") }
+                guard let source else {
+                    throw ParseError(.unwritable, offset: o, "a file-range payload needs its source to be written")
+                }
                 let chunk = try source.read(at: o, count: try Checked.int(l))
-                guard UInt64(chunk.count) == l else { throw ParseError(.truncated, offset: o, "source ended while copying \(l) bytes") }
+                guard UInt64(chunk.count) == l else {
+                    throw ParseError(.truncated, offset: o, "source ended while copying \(l) bytes")
+                }
                 result.append(contentsOf: chunk)
             }
         }
@@ -154,8 +158,10 @@ extension ISOFile {
 
 extension AtomicFile {
     /// Writes segments, copying ranges from `source` in 8 MiB chunks.
-    public static func writeSegments(_ segments: [SegmentList.Segment], to out: AtomicFile, source: any ByteSource,
-                                     progress: ((UInt64, UInt64) -> Void)? = nil) throws(ParseError) {
+    public static func writeSegments(
+        _ segments: [SegmentList.Segment], to out: AtomicFile, source: any ByteSource,
+        progress: ((UInt64, UInt64) -> Void)? = nil
+    ) throws(ParseError) {
         var total: UInt64 = 0
         for s in segments {
             switch s {
@@ -174,7 +180,9 @@ extension AtomicFile {
                 while copied < l {
                     let n = Int(min(l - copied, 8 << 20))
                     let chunk = try source.read(at: o + copied, count: n)
-                    guard chunk.count == n else { throw ParseError(.truncated, offset: o + copied, "source ended while copying") }
+                    guard chunk.count == n else {
+                        throw ParseError(.truncated, offset: o + copied, "source ended while copying")
+                    }
                     try out.write(chunk)
                     copied += UInt64(n)
                     done += UInt64(n)

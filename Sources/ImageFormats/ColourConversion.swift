@@ -50,11 +50,15 @@ public enum ColourConversion {
             case .u8(let p):
                 var out = [UInt8](repeating: 0, count: n * 3)
                 for i in 0..<n { let v = p[0][i]; out[3 * i] = v; out[3 * i + 1] = v; out[3 * i + 2] = v }
-                return try Image(width: img.width, height: img.height, bitDepth: outDepth, format: .rgb, planes: .u8([out]), colour: img.colour)
+                return try Image(
+                    width: img.width, height: img.height, bitDepth: outDepth, format: .rgb, planes: .u8([out]),
+                    colour: img.colour)
             case .u16(let p):
                 var out = [UInt16](repeating: 0, count: n * 3)
                 for i in 0..<n { let v = p[0][i]; out[3 * i] = v; out[3 * i + 1] = v; out[3 * i + 2] = v }
-                return try Image(width: img.width, height: img.height, bitDepth: outDepth, format: .rgb, planes: .u16([out]), colour: img.colour)
+                return try Image(
+                    width: img.width, height: img.height, bitDepth: outDepth, format: .rgb, planes: .u16([out]),
+                    colour: img.colour)
             }
         case .yuv420, .yuv422, .yuv444:
             break
@@ -101,7 +105,8 @@ public enum ColourConversion {
                                     let yy = (Int64(yp[i]) - yo) * ay
                                     let u = Int64(cbp[i]) - mo, v = Int64(crp[i]) - mo
                                     o[3 * i] = T(truncatingIfNeeded: min(om, max(0, (yy + rcr * v + half) >> 16)))
-                                    o[3 * i + 1] = T(truncatingIfNeeded: min(om, max(0, (yy + gcb * u + gcr * v + half) >> 16)))
+                                    o[3 * i + 1] = T(
+                                        truncatingIfNeeded: min(om, max(0, (yy + gcb * u + gcr * v + half) >> 16)))
                                     o[3 * i + 2] = T(truncatingIfNeeded: min(om, max(0, (yy + bcb * u + half) >> 16)))
                                 }
                             }
@@ -117,7 +122,8 @@ public enum ColourConversion {
         } else {
             var out = [UInt16](repeating: 0, count: n * 3)
             convert(&out)
-            return try Image(width: w, height: h, bitDepth: outDepth, format: .rgb, planes: .u16([out]), colour: img.colour)
+            return try Image(
+                width: w, height: h, bitDepth: outDepth, format: .rgb, planes: .u16([out]), colour: img.colour)
         }
     }
 
@@ -154,76 +160,88 @@ public enum ColourConversion {
         // subsampling in a direction its weight is 4 (one tap), so the same formula holds.
         // Every byte of the output is written below (each row in full), so it starts uninitialised.
         let out = [UInt8](unsafeUninitializedCapacity: w * h * 3) { o, count in
-        count = w * h * 3
-        planes[0].withUnsafeBufferPointer { yp in
-            planes[1].withUnsafeBufferPointer { cbp in
-                planes[2].withUnsafeBufferPointer { crp in
-                    xt.withUnsafeBufferPointer { xtp in
-                        do {
-                            forEachRowBand(h, pixelsPerRow: w) { rows in
-                                // Per-band scratch rows: two vertically interpolated chroma rows (cw) and two
-                                // full-width chroma rows (w), centred on zero.
-                                let scratch = UnsafeMutablePointer<Int32>.allocate(capacity: 2 * cw + 2 * w)
-                                defer { scratch.deallocate() }
-                                let vcb = scratch, vcr = scratch + cw, rowCb = scratch + 2 * cw, rowCr = scratch + 2 * cw + w
-                                // Wrapping arithmetic: every intermediate is bounded (|value| < 2^26) for 8-bit input.
-                                for y in rows {
-                                    let (ya, yb, fy) = yt[y]
-                                    let fy0 = 4 &- fy
-                                    let ca = cbp.baseAddress.map { $0 + ya * cw }, cb2 = cbp.baseAddress.map { $0 + yb * cw }
-                                    let ra = crp.baseAddress.map { $0 + ya * cw }, rb = crp.baseAddress.map { $0 + yb * cw }
-                                    guard let ca, let cb2, let ra, let rb, let yRowPtr = yp.baseAddress.map({ $0 + y * w }),
-                                          let out = o.baseAddress.map({ $0 + 3 * y * w }) else { continue }
-                                    // Vertical taps, eight chroma samples at a time.
-                                    let f0 = SIMD8<Int32>(repeating: fy0), f1 = SIMD8<Int32>(repeating: fy)
-                                    var k = 0
-                                    while k + 8 <= cw {
-                                        store8(load8(ca + k) &* f0 &+ load8(cb2 + k) &* f1, vcb + k)
-                                        store8(load8(ra + k) &* f0 &+ load8(rb + k) &* f1, vcr + k)
-                                        k += 8
-                                    }
-                                    while k < cw {
-                                        vcb[k] = Int32(ca[k]) &* fy0 &+ Int32(cb2[k]) &* fy
-                                        vcr[k] = Int32(ra[k]) &* fy0 &+ Int32(rb[k]) &* fy
-                                        k += 1
-                                    }
-                                    if sx == 1 {
-                                        // Centre-sited 2× upsampling: even x weighs (k-1, k) 1:3, odd x (k, k+1) 3:1,
-                                        // clamped at the edges (the general taps below, unrolled). The first and last
-                                        // chroma columns take the clamped path; the interior goes eight at a time.
-                                        func pair(_ k: Int) {
-                                            let left = max(k - 1, 0), right = min(k + 1, cw - 1)
-                                            let b3 = vcb[k] &* 3 &+ 8, r3 = vcr[k] &* 3 &+ 8
-                                            let x = 2 * k
-                                            rowCb[x] = ((b3 &+ vcb[left]) &>> 4) &- 128
-                                            rowCr[x] = ((r3 &+ vcr[left]) &>> 4) &- 128
-                                            if x + 1 < w {
-                                                rowCb[x + 1] = ((b3 &+ vcb[right]) &>> 4) &- 128
-                                                rowCr[x + 1] = ((r3 &+ vcr[right]) &>> 4) &- 128
-                                            }
-                                        }
-                                        pair(0)
-                                        if cw > 1 { pair(cw - 1) }
-                                        var k = 1
-                                        while k + 9 <= cw {
-                                            upsample2x(vcb + k, into: rowCb + 2 * k)
-                                            upsample2x(vcr + k, into: rowCr + 2 * k)
+            count = w * h * 3
+            planes[0].withUnsafeBufferPointer { yp in
+                planes[1].withUnsafeBufferPointer { cbp in
+                    planes[2].withUnsafeBufferPointer { crp in
+                        xt.withUnsafeBufferPointer { xtp in
+                            do {
+                                forEachRowBand(h, pixelsPerRow: w) { rows in
+                                    // Per-band scratch rows: two vertically interpolated chroma rows (cw) and two
+                                    // full-width chroma rows (w), centred on zero.
+                                    let scratch = UnsafeMutablePointer<Int32>.allocate(capacity: 2 * cw + 2 * w)
+                                    defer { scratch.deallocate() }
+                                    let vcb = scratch, vcr = scratch + cw, rowCb = scratch + 2 * cw,
+                                        rowCr = scratch + 2 * cw + w
+                                    // Wrapping arithmetic: every intermediate is bounded (|value| < 2^26) for 8-bit
+                                    // input.
+                                    for y in rows {
+                                        let (ya, yb, fy) = yt[y]
+                                        let fy0 = 4 &- fy
+                                        let ca = cbp.baseAddress.map { $0 + ya * cw },
+                                            cb2 = cbp.baseAddress.map { $0 + yb * cw }
+                                        let ra = crp.baseAddress.map { $0 + ya * cw },
+                                            rb = crp.baseAddress.map { $0 + yb * cw }
+                                        guard let ca, let cb2, let ra, let rb,
+                                            let yRowPtr = yp.baseAddress.map({ $0 + y * w }),
+                                            let out = o.baseAddress.map({ $0 + 3 * y * w })
+                                        else { continue }
+                                        // Vertical taps, eight chroma samples at a time.
+                                        let f0 = SIMD8<Int32>(repeating: fy0), f1 = SIMD8<Int32>(repeating: fy)
+                                        var k = 0
+                                        while k + 8 <= cw {
+                                            store8(load8(ca + k) &* f0 &+ load8(cb2 + k) &* f1, vcb + k)
+                                            store8(load8(ra + k) &* f0 &+ load8(rb + k) &* f1, vcr + k)
                                             k += 8
                                         }
-                                        while k < cw - 1 { pair(k); k += 1 }
-                                    } else {
-                                        for x in 0..<w {
-                                            let (xa, xb, fx) = xtp[x]
-                                            rowCb[x] = ((vcb[xa] &* (4 &- fx) &+ vcb[xb] &* fx &+ 8) &>> 4) &- 128
-                                            rowCr[x] = ((vcr[xa] &* (4 &- fx) &+ vcr[xb] &* fx &+ 8) &>> 4) &- 128
+                                        while k < cw {
+                                            vcb[k] = Int32(ca[k]) &* fy0 &+ Int32(cb2[k]) &* fy
+                                            vcr[k] = Int32(ra[k]) &* fy0 &+ Int32(rb[k]) &* fy
+                                            k += 1
                                         }
-                                    }
-                                    for x in 0..<w {
-                                        let yy = (Int32(yRowPtr[x]) &- yo) &* ay &+ 32768
-                                        let u = rowCb[x], v = rowCr[x]
-                                        out[3 * x] = UInt8(truncatingIfNeeded: min(255, max(0, (yy &+ rcr &* v) &>> 16)))
-                                        out[3 * x + 1] = UInt8(truncatingIfNeeded: min(255, max(0, (yy &+ gcb &* u &+ gcr &* v) &>> 16)))
-                                        out[3 * x + 2] = UInt8(truncatingIfNeeded: min(255, max(0, (yy &+ bcb &* u) &>> 16)))
+                                        if sx == 1 {
+                                            // Centre-sited 2× upsampling: even x weighs (k-1, k) 1:3, odd x (k, k+1)
+                                            // 3:1, clamped at the edges (the general taps below, unrolled). The first
+                                            // and last chroma columns take the clamped path; the interior goes eight at
+                                            // a time.
+                                            func pair(_ k: Int) {
+                                                let left = max(k - 1, 0), right = min(k + 1, cw - 1)
+                                                let b3 = vcb[k] &* 3 &+ 8, r3 = vcr[k] &* 3 &+ 8
+                                                let x = 2 * k
+                                                rowCb[x] = ((b3 &+ vcb[left]) &>> 4) &- 128
+                                                rowCr[x] = ((r3 &+ vcr[left]) &>> 4) &- 128
+                                                if x + 1 < w {
+                                                    rowCb[x + 1] = ((b3 &+ vcb[right]) &>> 4) &- 128
+                                                    rowCr[x + 1] = ((r3 &+ vcr[right]) &>> 4) &- 128
+                                                }
+                                            }
+                                            pair(0)
+                                            if cw > 1 { pair(cw - 1) }
+                                            var k = 1
+                                            while k + 9 <= cw {
+                                                upsample2x(vcb + k, into: rowCb + 2 * k)
+                                                upsample2x(vcr + k, into: rowCr + 2 * k)
+                                                k += 8
+                                            }
+                                            while k < cw - 1 { pair(k); k += 1 }
+                                        } else {
+                                            for x in 0..<w {
+                                                let (xa, xb, fx) = xtp[x]
+                                                rowCb[x] = ((vcb[xa] &* (4 &- fx) &+ vcb[xb] &* fx &+ 8) &>> 4) &- 128
+                                                rowCr[x] = ((vcr[xa] &* (4 &- fx) &+ vcr[xb] &* fx &+ 8) &>> 4) &- 128
+                                            }
+                                        }
+                                        for x in 0..<w {
+                                            let yy = (Int32(yRowPtr[x]) &- yo) &* ay &+ 32768
+                                            let u = rowCb[x], v = rowCr[x]
+                                            out[3 * x] = UInt8(
+                                                truncatingIfNeeded: min(255, max(0, (yy &+ rcr &* v) &>> 16)))
+                                            out[3 * x + 1] = UInt8(
+                                                truncatingIfNeeded: min(
+                                                    255, max(0, (yy &+ gcb &* u &+ gcr &* v) &>> 16)))
+                                            out[3 * x + 2] = UInt8(
+                                                truncatingIfNeeded: min(255, max(0, (yy &+ bcb &* u) &>> 16)))
+                                        }
                                     }
                                 }
                             }
@@ -232,12 +250,13 @@ public enum ColourConversion {
                 }
             }
         }
-        }
         return try Image(width: w, height: h, bitDepth: 8, format: .rgb, planes: .u8([out]), colour: img.colour)
     }
 
     /// Converts RGB/RGBA/grey/YUV to planar YUV `format` at `bitDepth` using `colour` (alpha is dropped).
-    public static func toYUV(_ img: Image, format: PixelFormat = .yuv420, bitDepth outDepth: Int = 8, colour: ColourSpace = .jpeg) throws(ParseError) -> Image {
+    public static func toYUV(
+        _ img: Image, format: PixelFormat = .yuv420, bitDepth outDepth: Int = 8, colour: ColourSpace = .jpeg
+    ) throws(ParseError) -> Image {
         guard format.isYUV else { throw ParseError(.invalidValue, "toYUV needs a YUV target format") }
         if img.format.isYUV && img.format == format && img.colour == colour {
             return try changeDepth(img, to: outDepth)
@@ -255,7 +274,8 @@ public enum ColourConversion {
         let cRange = colour.fullRange ? outMax : 224 * scaleOut
         let mid = Int64(1 << (outDepth - 1))
         let F = 65536.0
-        let yr = Int64((c.kr * yRange / inMax * F).rounded()), yg = Int64((c.kg * yRange / inMax * F).rounded()), yb = Int64((c.kb * yRange / inMax * F).rounded())
+        let yr = Int64((c.kr * yRange / inMax * F).rounded()), yg = Int64((c.kg * yRange / inMax * F).rounded()),
+            yb = Int64((c.kb * yRange / inMax * F).rounded())
         let cbr = Int64((-c.kr / (2 * (1 - c.kb)) * cRange / inMax * F).rounded())
         let cbg = Int64((-c.kg / (2 * (1 - c.kb)) * cRange / inMax * F).rounded())
         let cbb = Int64((0.5 * cRange / inMax * F).rounded())
@@ -263,7 +283,8 @@ public enum ColourConversion {
         let crg = Int64((-c.kg / (2 * (1 - c.kr)) * cRange / inMax * F).rounded())
         let crb = Int64((-c.kb / (2 * (1 - c.kr)) * cRange / inMax * F).rounded())
         let yo = Int64(yOff) << 16, om = Int64(outMax)
-        var yP = [Int32](repeating: 0, count: n), uP = [Int32](repeating: 0, count: n), vP = [Int32](repeating: 0, count: n)
+        var yP = [Int32](repeating: 0, count: n), uP = [Int32](repeating: 0, count: n),
+            vP = [Int32](repeating: 0, count: n)
         src.withUnsafeBufferPointer { s in
             for i in 0..<n {
                 let r = Int64(s[ch * i]), g = Int64(s[ch * i + 1]), b = Int64(s[ch * i + 2])
@@ -298,9 +319,13 @@ public enum ColourConversion {
         let uS = sub(uP), vS = sub(vP)
         let planes: Planes
         if outDepth == 8 {
-            planes = .u8([yP.map { UInt8(clamping: $0) }, uS.map { UInt8(clamping: $0) }, vS.map { UInt8(clamping: $0) }])
+            planes = .u8([
+                yP.map { UInt8(clamping: $0) }, uS.map { UInt8(clamping: $0) }, vS.map { UInt8(clamping: $0) },
+            ])
         } else {
-            planes = .u16([yP.map { UInt16(clamping: $0) }, uS.map { UInt16(clamping: $0) }, vS.map { UInt16(clamping: $0) }])
+            planes = .u16([
+                yP.map { UInt16(clamping: $0) }, uS.map { UInt16(clamping: $0) }, vS.map { UInt16(clamping: $0) },
+            ])
         }
         return try Image(width: w, height: h, bitDepth: outDepth, format: format, planes: planes, colour: colour)
     }
@@ -326,7 +351,8 @@ public enum ColourConversion {
         } else {
             out = .u16(planes.map { $0.map { UInt16(clamping: conv($0)) } })
         }
-        return try Image(width: img.width, height: img.height, bitDepth: depth, format: img.format, planes: out, colour: img.colour)
+        return try Image(
+            width: img.width, height: img.height, bitDepth: depth, format: img.format, planes: out, colour: img.colour)
     }
 
     /// Drops the alpha channel of an RGBA image (no compositing).
@@ -337,11 +363,15 @@ public enum ColourConversion {
         case .u8(let p):
             var o = [UInt8](repeating: 0, count: n * 3)
             for i in 0..<n { o[3 * i] = p[0][4 * i]; o[3 * i + 1] = p[0][4 * i + 1]; o[3 * i + 2] = p[0][4 * i + 2] }
-            return try Image(width: img.width, height: img.height, bitDepth: img.bitDepth, format: .rgb, planes: .u8([o]), colour: img.colour)
+            return try Image(
+                width: img.width, height: img.height, bitDepth: img.bitDepth, format: .rgb, planes: .u8([o]),
+                colour: img.colour)
         case .u16(let p):
             var o = [UInt16](repeating: 0, count: n * 3)
             for i in 0..<n { o[3 * i] = p[0][4 * i]; o[3 * i + 1] = p[0][4 * i + 1]; o[3 * i + 2] = p[0][4 * i + 2] }
-            return try Image(width: img.width, height: img.height, bitDepth: img.bitDepth, format: .rgb, planes: .u16([o]), colour: img.colour)
+            return try Image(
+                width: img.width, height: img.height, bitDepth: img.bitDepth, format: .rgb, planes: .u16([o]),
+                colour: img.colour)
         }
     }
 
@@ -362,7 +392,7 @@ public enum ColourConversion {
             // in quarter units: pos4 = (2x + 1) * 2 / 2^shift... for shift 1: (2x+1)/4 - 0.5 = (2x - 1)/4
             let num = 2 * full - 1  // position × 4
             let base = num >= 0 ? num / 4 : -1
-            let frac = Int32(num - base * 4) // 0…3 quarters
+            let frac = Int32(num - base * 4)  // 0…3 quarters
             let a = min(max(base, 0), count - 1), b = min(max(base + 1, 0), count - 1)
             return (a, b, frac)
         }
@@ -405,8 +435,8 @@ public enum ColourConversion {
     let r = UnsafeRawPointer(v + 1).loadUnaligned(as: SIMD8<Int32>.self)
     let m3 = m &* 3 &+ 8
     let even = ((m3 &+ l) &>> 4) &- 128, odd = ((m3 &+ r) &>> 4) &- 128
-    let both = SIMD16<Int32>(even[0], odd[0], even[1], odd[1], even[2], odd[2], even[3], odd[3],
-                             even[4], odd[4], even[5], odd[5], even[6], odd[6], even[7], odd[7])
+    let both = SIMD16<Int32>(
+        even[0], odd[0], even[1], odd[1], even[2], odd[2], even[3], odd[3],
+        even[4], odd[4], even[5], odd[5], even[6], odd[6], even[7], odd[7])
     UnsafeMutableRawPointer(out).storeBytes(of: both, as: SIMD16<Int32>.self)
 }
-

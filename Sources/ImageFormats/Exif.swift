@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import BinaryIO
 import SystemSupport
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// A bounded TIFF structure reader (EXIF and MPF use the TIFF IFD layout).
 public struct TIFFReader: Sendable {
@@ -24,12 +25,18 @@ public struct TIFFReader: Sendable {
     /// Parses the 8-byte TIFF header ("II*\0" or "MM\0*" + first IFD offset).
     public init(_ bytes: [UInt8]) throws(ParseError) {
         guard bytes.count >= 8 else { throw ParseError(.truncated, "TIFF header is truncated") }
-        if bytes[0] == 0x49 && bytes[1] == 0x49 { littleEndian = true }
-        else if bytes[0] == 0x4D && bytes[1] == 0x4D { littleEndian = false }
-        else { throw ParseError(.notRecognised, "not a TIFF byte-order mark") }
+        if bytes[0] == 0x49 && bytes[1] == 0x49 {
+            littleEndian = true
+        } else if bytes[0] == 0x4D && bytes[1] == 0x4D {
+            littleEndian = false
+        } else {
+            throw ParseError(.notRecognised, "not a TIFF byte-order mark")
+        }
         self.bytes = bytes
         let le = littleEndian
-        guard TIFFReader.u16(bytes, 2, le) == 42 else { throw ParseError(.notRecognised, offset: 2, "TIFF magic is not 42") }
+        guard TIFFReader.u16(bytes, 2, le) == 42 else {
+            throw ParseError(.notRecognised, offset: 2, "TIFF magic is not 42")
+        }
         firstIFD = Int(TIFFReader.u32(bytes, 4, le) ?? 0)
     }
 
@@ -47,8 +54,13 @@ public struct TIFFReader: Sendable {
 
     /// Reads the IFD at `offset`: its entries and the offset of the next IFD (0 = none).
     public func ifd(at offset: Int) throws(ParseError) -> (entries: [UInt16: Entry], next: Int) {
-        guard offset >= 8, let n = u16(offset) else { throw ParseError(.truncated, offset: UInt64(max(0, offset)), "IFD offset \(offset) is outside the TIFF data") }
-        guard offset + 2 + Int(n) * 12 + 4 <= bytes.count else { throw ParseError(.truncated, offset: UInt64(offset), "IFD with \(n) entries runs past the data") }
+        guard offset >= 8, let n = u16(offset) else {
+            throw ParseError(
+                .truncated, offset: UInt64(max(0, offset)), "IFD offset \(offset) is outside the TIFF data")
+        }
+        guard offset + 2 + Int(n) * 12 + 4 <= bytes.count else {
+            throw ParseError(.truncated, offset: UInt64(offset), "IFD with \(n) entries runs past the data")
+        }
         var out: [UInt16: Entry] = [:]
         for i in 0..<Int(n) {
             let e = offset + 2 + i * 12
@@ -86,7 +98,9 @@ public struct TIFFReader: Sendable {
     public func uint32(_ e: Entry, _ i: Int) -> UInt32? { TIFFReader.u32(e.value, i * 4, littleEndian) }
     /// First RATIONAL / SRATIONAL as Double (nil when the denominator is 0).
     public func rational(_ e: Entry?) -> Double? {
-        guard let e, e.type == 5 || e.type == 10, let n = TIFFReader.u32(e.value, 0, littleEndian), let d = TIFFReader.u32(e.value, 4, littleEndian), d != 0 else { return nil }
+        guard let e, e.type == 5 || e.type == 10, let n = TIFFReader.u32(e.value, 0, littleEndian),
+            let d = TIFFReader.u32(e.value, 4, littleEndian), d != 0
+        else { return nil }
         if e.type == 10 { return Double(Int32(bitPattern: n)) / Double(Int32(bitPattern: d)) }
         return Double(n) / Double(d)
     }
@@ -125,9 +139,9 @@ public struct ExifInfo: Sendable, Equatable {
         if let f = t.uint(exif.entries[0xA405]), f > 0 { focalLength35mm = Double(f) }
         if let r = t.rational(exif.entries[0xA20E]), r > 0 {
             switch t.uint(exif.entries[0xA210]) ?? 2 {
-            case 3: focalPlaneXResolutionPerMM = r / 10        // per cm
-            case 4: focalPlaneXResolutionPerMM = r / 1         // per mm
-            default: focalPlaneXResolutionPerMM = r / 25.4     // per inch
+            case 3: focalPlaneXResolutionPerMM = r / 10  // per cm
+            case 4: focalPlaneXResolutionPerMM = r / 1  // per mm
+            default: focalPlaneXResolutionPerMM = r / 25.4  // per inch
             }
         }
         pixelXDimension = t.uint(exif.entries[0xA002]).map(Int.init)
@@ -183,10 +197,14 @@ public struct JPEGSegments: Sendable {
             if m == 0xD9 { endOfImage = p + 2; return }
             if m == 0x01 || (0xD0...0xD7).contains(m) { p += 2; continue }
             let len = Int(b[p + 2]) << 8 | Int(b[p + 3])
-            guard len >= 2, p + 2 + len <= b.count else { throw ParseError(.truncated, offset: UInt64(p), "JPEG segment runs past the end of the data") }
+            guard len >= 2, p + 2 + len <= b.count else {
+                throw ParseError(.truncated, offset: UInt64(p), "JPEG segment runs past the end of the data")
+            }
             if (0xE0...0xEF).contains(m) { app.append((m, p, Array(b[(p + 4)..<(p + 2 + len)]))) }
             if (0xC0...0xCF).contains(m), m != 0xC4, m != 0xC8, m != 0xCC, len >= 8, frame == nil {
-                frame = (Int(b[p + 7]) << 8 | Int(b[p + 8]), Int(b[p + 5]) << 8 | Int(b[p + 6]), Int(b[p + 9]), Int(b[p + 4]))
+                frame = (
+                    Int(b[p + 7]) << 8 | Int(b[p + 8]), Int(b[p + 5]) << 8 | Int(b[p + 6]), Int(b[p + 9]), Int(b[p + 4])
+                )
             }
             if m == 0xDA { return }
             p += 2 + len
@@ -202,13 +220,15 @@ public struct JPEGSegments: Sendable {
             chunks.append((Int(a.payload[12]), Int(a.payload[13]), a.payload[14...]))
         }
         guard let n = chunks.first?.count, n == chunks.count, chunks.allSatisfy({ $0.count == n }),
-              Set(chunks.map(\.seq)) == Set(1...max(1, n)) else { return nil }
+            Set(chunks.map(\.seq)) == Set(1...max(1, n))
+        else { return nil }
         return chunks.sorted { $0.seq < $1.seq }.flatMap(\.data)
     }
 
     /// The TIFF block of the first APP1 "Exif\0\0" segment.
     public var exifTIFF: [UInt8]? {
-        for a in app where a.marker == 0xE1 && a.payload.count > 6 && Array(a.payload.prefix(6)) == [0x45, 0x78, 0x69, 0x66, 0, 0] {
+        for a in app
+        where a.marker == 0xE1 && a.payload.count > 6 && Array(a.payload.prefix(6)) == [0x45, 0x78, 0x69, 0x66, 0, 0] {
             return Array(a.payload.dropFirst(6))
         }
         return nil

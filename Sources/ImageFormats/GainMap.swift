@@ -46,7 +46,8 @@ extension GainMapMetadata {
     /// The metadata of an `hdrgm` XMP packet mapped onto ISO 21496-1 (Adobe's published mapping): with an SDR base
     /// (BaseRenditionIsHDR False) the base headroom is HDRCapacityMin, the alternate's HDRCapacityMax, the base offset
     /// OffsetSDR and the alternate's OffsetHDR; with an HDR base the pairs swap. Min, max and gamma map one to one; the
-    /// map applies in the base colour space. Decimal values are kept as exact rationals when they fit. Nil without `hdrgm`.
+    /// map applies in the base colour space. Decimal values are kept as exact rationals when they fit. Nil without
+    /// `hdrgm`.
     public init?(hdrgmXMP xmp: [UInt8]) throws(ParseError) {
         guard let g = try Self.hdrgmFields(xmp: xmp) else { return nil }
         func frac(_ s: String, _ name: String, unsigned: Bool = false) throws(ParseError) -> Fraction {

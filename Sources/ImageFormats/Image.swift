@@ -51,7 +51,13 @@ public struct ColourSpace: Sendable, Equatable {
         self.fullRange = fullRange
     }
     /// H.273 matrix_coefficients code for this matrix.
-    public var matrixCoefficients: Int { switch matrix { case .bt601: 6; case .bt709: 1; case .bt2020: 9 } }
+    public var matrixCoefficients: Int {
+        switch matrix {
+        case .bt601: 6;
+        case .bt709: 1;
+        case .bt2020: 9
+        }
+    }
 }
 
 /// The samples of an image.
@@ -74,35 +80,52 @@ public struct Image: Sendable, Equatable {
     public var colour: ColourSpace
 
     /// Builds an image from planes and checks that their sizes match the geometry.
-    public init(width: Int, height: Int, bitDepth: Int, format: PixelFormat, planes: Planes, colour: ColourSpace = .jpeg) throws(ParseError) {
+    public init(
+        width: Int, height: Int, bitDepth: Int, format: PixelFormat, planes: Planes, colour: ColourSpace = .jpeg
+    ) throws(ParseError) {
         self.width = width; self.height = height; self.bitDepth = bitDepth; self.format = format
         self.planes = planes; self.colour = colour
         guard width > 0, height > 0, (8...16).contains(bitDepth) else {
             throw ParseError(.invalidValue, "image geometry \(width)×\(height) at \(bitDepth) bits is not valid")
         }
-        let expected = (0..<format.planeCount).map { Image.planeSampleCount(width: width, height: height, format: format, plane: $0) }
+        let expected = (0..<format.planeCount).map {
+            Image.planeSampleCount(width: width, height: height, format: format, plane: $0)
+        }
         let actual: [Int]
         switch planes {
-        case .u8(let p): actual = p.map(\.count); guard bitDepth == 8 else { throw ParseError(.invalidValue, "8-bit planes for a \(bitDepth)-bit image") }
-        case .u16(let p): actual = p.map(\.count); guard bitDepth > 8 else { throw ParseError(.invalidValue, "16-bit planes for an 8-bit image") }
+        case .u8(let p):
+            actual = p.map(\.count);
+            guard bitDepth == 8 else { throw ParseError(.invalidValue, "8-bit planes for a \(bitDepth)-bit image") }
+        case .u16(let p):
+            actual = p.map(\.count);
+            guard bitDepth > 8 else { throw ParseError(.invalidValue, "16-bit planes for an 8-bit image") }
         }
         guard actual == expected else {
-            throw ParseError(.invalidValue, "plane sizes \(actual) do not match \(width)×\(height) \(format.rawValue) (\(expected))")
+            throw ParseError(
+                .invalidValue, "plane sizes \(actual) do not match \(width)×\(height) \(format.rawValue) (\(expected))")
         }
     }
 
     /// A zero-filled image (mid-grey chroma for YUV). Dimensions are checked against `limits`.
-    public static func blank(width: Int, height: Int, bitDepth: Int = 8, format: PixelFormat, colour: ColourSpace = .jpeg, limits: Limits = .default) throws(ParseError) -> Image {
+    public static func blank(
+        width: Int, height: Int, bitDepth: Int = 8, format: PixelFormat, colour: ColourSpace = .jpeg,
+        limits: Limits = .default
+    ) throws(ParseError) -> Image {
         try checkDimensions(width: width, height: height, limits: limits)
-        let counts = (0..<format.planeCount).map { planeSampleCount(width: width, height: height, format: format, plane: $0) }
+        let counts = (0..<format.planeCount).map {
+            planeSampleCount(width: width, height: height, format: format, plane: $0)
+        }
         let mid = 1 << (bitDepth - 1)
         let planes: Planes
         if bitDepth == 8 {
-            planes = .u8(counts.enumerated().map { [UInt8](repeating: $0.offset > 0 ? UInt8(mid) : 0, count: $0.element) })
+            planes = .u8(
+                counts.enumerated().map { [UInt8](repeating: $0.offset > 0 ? UInt8(mid) : 0, count: $0.element) })
         } else {
-            planes = .u16(counts.enumerated().map { [UInt16](repeating: $0.offset > 0 ? UInt16(mid) : 0, count: $0.element) })
+            planes = .u16(
+                counts.enumerated().map { [UInt16](repeating: $0.offset > 0 ? UInt16(mid) : 0, count: $0.element) })
         }
-        return try Image(width: width, height: height, bitDepth: bitDepth, format: format, planes: planes, colour: colour)
+        return try Image(
+            width: width, height: height, bitDepth: bitDepth, format: format, planes: planes, colour: colour)
     }
 
     /// Throws ``/BinaryIO/ParseError/Code/limitExceeded`` when a side exceeds `limits.maxImageDimension` or the
@@ -129,7 +152,8 @@ public struct Image: Sendable, Equatable {
         return (height + (1 << format.chromaShift.y) - 1) >> format.chromaShift.y
     }
     static func planeSampleCount(width: Int, height: Int, format: PixelFormat, plane: Int) -> Int {
-        planeWidth(width: width, format: format, plane: plane) * planeHeight(height: height, format: format, plane: plane)
+        planeWidth(width: width, format: format, plane: plane)
+            * planeHeight(height: height, format: format, plane: plane)
     }
     public func planeWidth(_ p: Int) -> Int { Image.planeWidth(width: width, format: format, plane: p) }
     public func planeHeight(_ p: Int) -> Int { Image.planeHeight(height: height, format: format, plane: p) }

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import BinaryIO
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// Geometric operations on ``Image``: crop, rotate, mirror, paste (grid assembly), split, resize.
 ///
@@ -13,7 +14,8 @@ public enum ImageOps {
     /// Crops to the rectangle (x, y, w, h); the rectangle must lie inside the image.
     public static func crop(_ img: Image, x: Int, y: Int, width w: Int, height h: Int) throws(ParseError) -> Image {
         guard x >= 0, y >= 0, w > 0, h > 0, x <= img.width - w, y <= img.height - h else {
-            throw ParseError(.invalidValue, "crop \(w)×\(h)+\(x)+\(y) lies outside the \(img.width)×\(img.height) image")
+            throw ParseError(
+                .invalidValue, "crop \(w)×\(h)+\(x)+\(y) lies outside the \(img.width)×\(img.height) image")
         }
         if x == 0 && y == 0 && w == img.width && h == img.height { return img }
         let (sx, sy) = img.format.chromaShift
@@ -40,9 +42,9 @@ public enum ImageOps {
         return try remap(img, width: nw, height: nh) { p, ox, oy in
             let iw = img.planeWidth(p) / (p == 0 ? img.format.interleavedChannels : 1), ih = img.planeHeight(p)
             switch q {
-            case 1: return (iw - 1 - oy, ox)          // anticlockwise 90°
+            case 1: return (iw - 1 - oy, ox)  // anticlockwise 90°
             case 2: return (iw - 1 - ox, ih - 1 - oy)
-            default: return (oy, ih - 1 - ox)         // 270°
+            default: return (oy, ih - 1 - ox)  // 270°
             }
         }
     }
@@ -60,7 +62,9 @@ public enum ImageOps {
     }
 
     /// Builds a plane-by-plane copy where each output sample (plane p, x, y) reads input `map(p, x, y)`.
-    static func remap(_ img: Image, width w: Int, height h: Int, _ map: (Int, Int, Int) -> (Int, Int)) throws(ParseError) -> Image {
+    static func remap(_ img: Image, width w: Int, height h: Int, _ map: (Int, Int, Int) -> (Int, Int))
+        throws(ParseError) -> Image
+    {
         let ch = img.format.interleavedChannels
         func run<T: FixedWidthInteger>(_ planes: [[T]]) -> [[T]] {
             var out: [[T]] = []
@@ -90,14 +94,18 @@ public enum ImageOps {
         case .u8(let p): planes = .u8(run(p))
         case .u16(let p): planes = .u16(run(p))
         }
-        return try Image(width: w, height: h, bitDepth: img.bitDepth, format: img.format, planes: planes, colour: img.colour)
+        return try Image(
+            width: w, height: h, bitDepth: img.bitDepth, format: img.format, planes: planes, colour: img.colour)
     }
 
     /// Copies `tile` into `canvas` at (x, y), clipping at the canvas edges. Formats and depths must match;
     /// for subsampled YUV, x and y must be multiples of 2.
     public static func paste(_ tile: Image, into canvas: inout Image, x: Int, y: Int) throws(ParseError) {
         guard tile.format == canvas.format, tile.bitDepth == canvas.bitDepth else {
-            throw ParseError(.invalidValue, "grid tile is \(tile.format.rawValue) \(tile.bitDepth)-bit but the canvas is \(canvas.format.rawValue) \(canvas.bitDepth)-bit")
+            throw ParseError(
+                .invalidValue,
+                "grid tile is \(tile.format.rawValue) \(tile.bitDepth)-bit but the canvas is \(canvas.format.rawValue) \(canvas.bitDepth)-bit"
+            )
         }
         let (sx, sy) = canvas.format.chromaShift
         guard (x >> sx) << sx == x, (y >> sy) << sy == y, x >= 0, y >= 0 else {
@@ -130,12 +138,16 @@ public enum ImageOps {
         canvas.planes = .u8([])
         switch tile.planes {
         case .u8(let s):
-            guard case .u8(var d) = planes else { canvas.planes = planes; throw ParseError(.invalidValue, "grid tile sample size differs from the canvas") }
+            guard case .u8(var d) = planes else {
+                canvas.planes = planes; throw ParseError(.invalidValue, "grid tile sample size differs from the canvas")
+            }
             planes = .u8([])
             copy(s, &d)
             canvas.planes = .u8(d)
         case .u16(let s):
-            guard case .u16(var d) = planes else { canvas.planes = planes; throw ParseError(.invalidValue, "grid tile sample size differs from the canvas") }
+            guard case .u16(var d) = planes else {
+                canvas.planes = planes; throw ParseError(.invalidValue, "grid tile sample size differs from the canvas")
+            }
             planes = .u16([])
             copy(s, &d)
             canvas.planes = .u16(d)
@@ -143,7 +155,9 @@ public enum ImageOps {
     }
 
     /// Places `left` and `right` next to each other (or one above the other when `vertical`).
-    public static func join(_ left: Image, _ right: Image, vertical: Bool = false, limits: Limits = .default) throws(ParseError) -> Image {
+    public static func join(_ left: Image, _ right: Image, vertical: Bool = false, limits: Limits = .default)
+        throws(ParseError) -> Image
+    {
         var a = left, b = right
         if a.format != b.format || a.bitDepth != b.bitDepth || a.format.chromaShift != (0, 0) {
             a = try ColourConversion.toRGB(a, bitDepth: max(a.bitDepth, b.bitDepth) > 8 ? 16 : 8)
@@ -151,7 +165,8 @@ public enum ImageOps {
         }
         let w = vertical ? max(a.width, b.width) : a.width + b.width
         let h = vertical ? a.height + b.height : max(a.height, b.height)
-        var canvas = try Image.blank(width: w, height: h, bitDepth: a.bitDepth, format: a.format, colour: a.colour, limits: limits)
+        var canvas = try Image.blank(
+            width: w, height: h, bitDepth: a.bitDepth, format: a.format, colour: a.colour, limits: limits)
         try paste(a, into: &canvas, x: 0, y: 0)
         try paste(b, into: &canvas, x: vertical ? 0 : a.width, y: vertical ? a.height : 0)
         return canvas
@@ -159,7 +174,9 @@ public enum ImageOps {
 
     /// Resizes with bilinear filtering (area-averaging when shrinking by 2 or more is not attempted).
     /// Works on RGB/RGBA/grey; YUV input is converted to RGB first.
-    public static func resize(_ img: Image, width w: Int, height h: Int, limits: Limits = .default) throws(ParseError) -> Image {
+    public static func resize(_ img: Image, width w: Int, height h: Int, limits: Limits = .default) throws(ParseError)
+        -> Image
+    {
         try Image.checkDimensions(width: w, height: h, limits: limits)
         if w == img.width && h == img.height { return img }
         let src = img.format.isYUV ? try ColourConversion.toRGB(img, bitDepth: img.bitDepth) : img
@@ -184,14 +201,17 @@ public enum ImageOps {
                         for k in 0..<c {
                             let t = s[(ya * sw + xa) * c + k] * (256 - fx) + s[(ya * sw + xb) * c + k] * fx
                             let bo = s[(yb * sw + xa) * c + k] * (256 - fx) + s[(yb * sw + xb) * c + k] * fx
-                            d[(y * w + x) * c + k] = Int32((Int64(t) * Int64(256 - fy) + Int64(bo) * Int64(fy) + 32768) >> 16)
+                            d[(y * w + x) * c + k] = Int32(
+                                (Int64(t) * Int64(256 - fy) + Int64(bo) * Int64(fy) + 32768) >> 16)
                         }
                     }
                 }
             }
         }
-        let planes: Planes = src.bitDepth == 8 ? .u8([out.map { UInt8(clamping: $0) }]) : .u16([out.map { UInt16(clamping: $0) }])
-        return try Image(width: w, height: h, bitDepth: src.bitDepth, format: src.format, planes: planes, colour: src.colour)
+        let planes: Planes =
+            src.bitDepth == 8 ? .u8([out.map { UInt8(clamping: $0) }]) : .u16([out.map { UInt16(clamping: $0) }])
+        return try Image(
+            width: w, height: h, bitDepth: src.bitDepth, format: src.format, planes: planes, colour: src.colour)
     }
 
     /// Pads to w×h by repeating the last column / row (encoders need whole tiles).
@@ -211,7 +231,10 @@ public enum ImageOps {
     /// every plane (infinity when identical).
     public static func psnr(_ a: Image, _ b: Image) throws(ParseError) -> Double {
         guard a.width == b.width, a.height == b.height, a.format == b.format, a.bitDepth == b.bitDepth else {
-            throw ParseError(.invalidValue, "PSNR needs images of equal size, format and depth (\(a.width)×\(a.height) \(a.format.rawValue) vs \(b.width)×\(b.height) \(b.format.rawValue))")
+            throw ParseError(
+                .invalidValue,
+                "PSNR needs images of equal size, format and depth (\(a.width)×\(a.height) \(a.format.rawValue) vs \(b.width)×\(b.height) \(b.format.rawValue))"
+            )
         }
         var se: Double = 0, n = 0
         for p in 0..<a.format.planeCount {
@@ -224,4 +247,3 @@ public enum ImageOps {
         return 10 * log10(m * m / (se / Double(n)))
     }
 }
-

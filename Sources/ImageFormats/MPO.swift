@@ -45,16 +45,22 @@ public struct MPO: Sendable {
         var indexed = false
         var cut: [(Int, Range<Int>)] = []
         var entries = 0
-        if let (mpfOffset, tiffBytes) = MPO.mpf(first), let t = try? TIFFReader(tiffBytes), let ifd = try? t.ifd(at: t.firstIFD),
-           let entry = ifd.entries[0xB002], entry.count % 16 == 0 {
+        if let (mpfOffset, tiffBytes) = MPO.mpf(first), let t = try? TIFFReader(tiffBytes),
+            let ifd = try? t.ifd(at: t.firstIFD),
+            let entry = ifd.entries[0xB002], entry.count % 16 == 0
+        {
             let n = entry.value.count / 16
             entries = n
             for i in 0..<n {
-                guard let attr = t.uint32(entry, i * 4), let size = t.uint32(entry, i * 4 + 1), let off = t.uint32(entry, i * 4 + 2) else { continue }
+                guard let attr = t.uint32(entry, i * 4), let size = t.uint32(entry, i * 4 + 1),
+                    let off = t.uint32(entry, i * 4 + 2)
+                else { continue }
                 let start = i == 0 ? 0 : mpfOffset + Int(off)
                 let (end, o) = start.addingReportingOverflow(Int(size))
                 if !o, start >= 0, size > 0, end > data.count { cut.append((i + 1, start..<end)) }
-                guard !o, start >= 0, size > 0, end <= data.count, start + 1 < data.count, data[start] == 0xFF, data[start + 1] == 0xD8 else { continue }
+                guard !o, start >= 0, size > 0, end <= data.count, start + 1 < data.count, data[start] == 0xFF,
+                    data[start + 1] == 0xD8
+                else { continue }
                 pics.append(Picture(range: start..<end, attribute: attr, attributes: Attributes()))
             }
             indexed = pics.count >= 1
@@ -69,14 +75,20 @@ public struct MPO: Sendable {
             pics.append(Picture(range: 0..<end, attribute: 0, attributes: Attributes()))
             var p = end
             while p + 4 <= data.count, pics.count < 16 {
-                if data[p] == 0xFF && data[p + 1] == 0xD8, let s = try? JPEGSegments(data, start: p), let e = s.endOfImage {
+                if data[p] == 0xFF && data[p + 1] == 0xD8, let s = try? JPEGSegments(data, start: p),
+                    let e = s.endOfImage
+                {
                     pics.append(Picture(range: p..<e, attribute: 0, attributes: Attributes())); p = e
-                } else { p += 1 }
+                } else {
+                    p += 1
+                }
             }
         }
         // Attributes of the other images live in their own MPF segments.
         for i in pics.indices where i > 0 {
-            if let s = try? JPEGSegments(Array(data[pics[i].range])), let (_, tb) = MPO.mpf(s), let t = try? TIFFReader(tb), let a = try? t.ifd(at: t.firstIFD) {
+            if let s = try? JPEGSegments(Array(data[pics[i].range])), let (_, tb) = MPO.mpf(s),
+                let t = try? TIFFReader(tb), let a = try? t.ifd(at: t.firstIFD)
+            {
                 pics[i].attributes = MPO.attributes(a.entries, t)
             }
         }
@@ -162,7 +174,8 @@ public struct MPO: Sendable {
         if let iso = isoBlock(s), iso.count > 4 { return .iso21496 }
         guard let x = xmp(s) else { return nil }
         let text = String(decoding: x, as: UTF8.self)
-        if XMPText.values(of: "hdrgm:Version", in: text) != nil, XMPText.values(of: "hdrgm:GainMapMax", in: text) != nil {
+        if XMPText.values(of: "hdrgm:Version", in: text) != nil, XMPText.values(of: "hdrgm:GainMapMax", in: text) != nil
+        {
             return .hdrgm
         }
         if text.contains("urn:com:apple:photo:2020:aux:hdrgainmap") { return .apple }
@@ -181,7 +194,8 @@ public struct MPO: Sendable {
     /// The bytes after the identifier of the first APP2 ISO 21496-1 segment (versions, then metadata in a gain map).
     public static func isoBlock(_ s: JPEGSegments) -> [UInt8]? {
         let id = Array(GainMapMetadata.isoURN.utf8) + [0]
-        for a in s.app where a.marker == 0xE2 && a.payload.count >= id.count && Array(a.payload.prefix(id.count)) == id {
+        for a in s.app where a.marker == 0xE2 && a.payload.count >= id.count && Array(a.payload.prefix(id.count)) == id
+        {
             return Array(a.payload.dropFirst(id.count))
         }
         return nil
@@ -199,7 +213,8 @@ public struct MPO: Sendable {
             var q = p
             while q < text.count, text[q] == 0x20 || text[q] == 0x3D { q += 1 }
             guard q < text.count, text[q] == 0x22 || text[q] == 0x27,
-                  let end = text[(q + 1)...].firstIndex(of: text[q]) else { continue }
+                let end = text[(q + 1)...].firstIndex(of: text[q])
+            else { continue }
             out.append(String(decoding: text[(q + 1)..<end], as: UTF8.self))
         }
         return out
@@ -210,7 +225,8 @@ public struct MPO: Sendable {
 
     /// (absolute offset of the TIFF header, TIFF bytes) of the first APP2 "MPF\0" segment.
     static func mpf(_ s: JPEGSegments) -> (Int, [UInt8])? {
-        for a in s.app where a.marker == 0xE2 && a.payload.count > 8 && Array(a.payload.prefix(4)) == [0x4D, 0x50, 0x46, 0] {
+        for a in s.app
+        where a.marker == 0xE2 && a.payload.count > 8 && Array(a.payload.prefix(4)) == [0x4D, 0x50, 0x46, 0] {
             return (a.offset + 8, Array(a.payload.dropFirst(4)))
         }
         return nil

@@ -67,7 +67,12 @@ public struct PNGStructure: Sendable, Equatable {
 
     /// Samples per pixel for the colour type (palette indices count as one).
     public var channels: Int {
-        switch colourType { case 2: 3; case 4: 2; case 6: 4; default: 1 }
+        switch colourType {
+        case 2: 3;
+        case 4: 2;
+        case 6: 4;
+        default: 1
+        }
     }
 
     /// Reads the structure of `data`. Only `data.count` bytes are ever touched; nothing is allocated
@@ -80,12 +85,15 @@ public struct PNGStructure: Sendable, Equatable {
         var seenIDAT = false, idatEnded = false, seenIEND = false, seenPLTE = false
         while p < data.count {
             guard p + 12 <= data.count else {
-                throw ParseError(.truncated, offset: UInt64(p), path: "PNG", "chunk header needs 12 bytes, \(data.count - p) left")
+                throw ParseError(
+                    .truncated, offset: UInt64(p), path: "PNG", "chunk header needs 12 bytes, \(data.count - p) left")
             }
             let length = Int(Self.u32(data, p))
             let typeBytes = Array(data[(p + 4)..<(p + 8)])
             guard typeBytes.allSatisfy({ (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) }) else {
-                throw ParseError(.invalidValue, offset: UInt64(p + 4), path: "PNG", "chunk type bytes \(Hex.string(typeBytes)) are not letters")
+                throw ParseError(
+                    .invalidValue, offset: UInt64(p + 4), path: "PNG",
+                    "chunk type bytes \(Hex.string(typeBytes)) are not letters")
             }
             let type = String(decoding: typeBytes, as: UTF8.self)
             let path = "PNG/\(type)"
@@ -93,7 +101,9 @@ public struct PNGStructure: Sendable, Equatable {
                 throw ParseError(.invalidValue, offset: UInt64(p), path: path, "chunk length \(length) exceeds 2^31−1")
             }
             guard length <= data.count - p - 12 else {
-                throw ParseError(.truncated, offset: UInt64(p), path: path, "chunk of \(length) bytes runs past the end of the file (\(data.count - p - 12) left)")
+                throw ParseError(
+                    .truncated, offset: UInt64(p), path: path,
+                    "chunk of \(length) bytes runs past the end of the file (\(data.count - p - 12) left)")
             }
             let body = (p + 8)..<(p + 8 + length)
             let crcOK = CRC32.checksum(data[(p + 4)..<body.upperBound]) == Self.u32(data, body.upperBound)
@@ -103,7 +113,9 @@ public struct PNGStructure: Sendable, Equatable {
             }
             if !crcOK {
                 if chunk.isCritical {
-                    throw ParseError(.invalidValue, offset: UInt64(body.upperBound), path: path, "CRC-32 of critical chunk \(type) does not match")
+                    throw ParseError(
+                        .invalidValue, offset: UInt64(body.upperBound), path: path,
+                        "CRC-32 of critical chunk \(type) does not match")
                 }
                 warnings.append("\(type) at offset \(p): CRC-32 does not match; chunk ignored")
             }
@@ -111,30 +123,46 @@ public struct PNGStructure: Sendable, Equatable {
             if seenIDAT && type != "IDAT" { idatEnded = true }
             switch type {
             case "IHDR":
-                guard chunks.count == 1 else { throw ParseError(.invalidValue, offset: UInt64(p), path: path, "a second IHDR chunk") }
+                guard chunks.count == 1 else {
+                    throw ParseError(.invalidValue, offset: UInt64(p), path: path, "a second IHDR chunk")
+                }
                 try readHeader(data, body, limits: limits)
             case "PLTE":
-                guard !seenIDAT else { throw ParseError(.invalidValue, offset: UInt64(p), path: path, "PLTE after image data") }
+                guard !seenIDAT else {
+                    throw ParseError(.invalidValue, offset: UInt64(p), path: path, "PLTE after image data")
+                }
                 guard length % 3 == 0, length >= 3, length / 3 <= 256 else {
-                    throw ParseError(.invalidValue, offset: UInt64(p), path: path, "palette of \(length) bytes (must be 3…768, a multiple of 3)")
+                    throw ParseError(
+                        .invalidValue, offset: UInt64(p), path: path,
+                        "palette of \(length) bytes (must be 3…768, a multiple of 3)")
                 }
                 guard colourType != 0 && colourType != 4 else {
-                    throw ParseError(.invalidValue, offset: UInt64(p), path: path, "palette in a greyscale image (colour type \(colourType))")
+                    throw ParseError(
+                        .invalidValue, offset: UInt64(p), path: path,
+                        "palette in a greyscale image (colour type \(colourType))")
                 }
                 if colourType == 3 && length / 3 > 1 << bitDepth {
-                    throw ParseError(.invalidValue, offset: UInt64(p), path: path, "\(length / 3) palette entries for a \(bitDepth)-bit index")
+                    throw ParseError(
+                        .invalidValue, offset: UInt64(p), path: path,
+                        "\(length / 3) palette entries for a \(bitDepth)-bit index")
                 }
                 seenPLTE = true
                 paletteEntries = length / 3
             case "IDAT":
-                guard !idatEnded else { throw ParseError(.invalidValue, offset: UInt64(p), path: path, "IDAT chunks are not consecutive") }
+                guard !idatEnded else {
+                    throw ParseError(.invalidValue, offset: UInt64(p), path: path, "IDAT chunks are not consecutive")
+                }
                 if colourType == 3 && !seenPLTE {
-                    throw ParseError(.invalidValue, offset: UInt64(p), path: path, "palette image without PLTE before its data")
+                    throw ParseError(
+                        .invalidValue, offset: UInt64(p), path: path, "palette image without PLTE before its data")
                 }
                 seenIDAT = true
                 imageDataBytes += length
             case "IEND":
-                guard length == 0 else { throw ParseError(.invalidValue, offset: UInt64(p), path: path, "IEND carries \(length) bytes (must be empty)") }
+                guard length == 0 else {
+                    throw ParseError(
+                        .invalidValue, offset: UInt64(p), path: path, "IEND carries \(length) bytes (must be empty)")
+                }
                 seenIEND = true
             default:
                 if crcOK { readAncillary(type, data, body) }
@@ -145,13 +173,17 @@ public struct PNGStructure: Sendable, Equatable {
                 break
             }
         }
-        guard seenIDAT else { throw ParseError(.truncated, offset: UInt64(data.count), path: "PNG", "no IDAT chunk (no image data)") }
+        guard seenIDAT else {
+            throw ParseError(.truncated, offset: UInt64(data.count), path: "PNG", "no IDAT chunk (no image data)")
+        }
         if !seenIEND { warnings.append("no IEND chunk: the file may be truncated") }
     }
 
     private mutating func readHeader(_ d: [UInt8], _ body: Range<Int>, limits: Limits) throws(ParseError) {
         let at = UInt64(body.lowerBound), path = "PNG/IHDR"
-        guard body.count == 13 else { throw ParseError(.invalidValue, offset: at, path: path, "IHDR holds \(body.count) bytes (must be 13)") }
+        guard body.count == 13 else {
+            throw ParseError(.invalidValue, offset: at, path: path, "IHDR holds \(body.count) bytes (must be 13)")
+        }
         let w = Self.u32(d, body.lowerBound), h = Self.u32(d, body.lowerBound + 4)
         guard w > 0, h > 0, w <= 0x7FFF_FFFF, h <= 0x7FFF_FFFF else {
             throw ParseError(.invalidValue, offset: at, path: path, "image size \(w)×\(h) (each must be 1…2^31−1)")
@@ -165,15 +197,27 @@ public struct PNGStructure: Sendable, Equatable {
         case 0: allowed = [1, 2, 4, 8, 16]
         case 3: allowed = [1, 2, 4, 8]
         case 2, 4, 6: allowed = [8, 16]
-        default: throw ParseError(.invalidValue, offset: at + 9, path: path, "colour type \(colourType) (must be 0, 2, 3, 4 or 6)")
+        default:
+            throw ParseError(
+                .invalidValue, offset: at + 9, path: path, "colour type \(colourType) (must be 0, 2, 3, 4 or 6)")
         }
         guard allowed.contains(bitDepth) else {
-            throw ParseError(.invalidValue, offset: at + 8, path: path, "bit depth \(bitDepth) is not allowed for colour type \(colourType)")
+            throw ParseError(
+                .invalidValue, offset: at + 8, path: path,
+                "bit depth \(bitDepth) is not allowed for colour type \(colourType)")
         }
-        guard d[body.lowerBound + 10] == 0 else { throw ParseError(.invalidValue, offset: at + 10, path: path, "compression method \(d[body.lowerBound + 10]) (must be 0)") }
-        guard d[body.lowerBound + 11] == 0 else { throw ParseError(.invalidValue, offset: at + 11, path: path, "filter method \(d[body.lowerBound + 11]) (must be 0)") }
+        guard d[body.lowerBound + 10] == 0 else {
+            throw ParseError(
+                .invalidValue, offset: at + 10, path: path, "compression method \(d[body.lowerBound + 10]) (must be 0)")
+        }
+        guard d[body.lowerBound + 11] == 0 else {
+            throw ParseError(
+                .invalidValue, offset: at + 11, path: path, "filter method \(d[body.lowerBound + 11]) (must be 0)")
+        }
         let il = d[body.lowerBound + 12]
-        guard il <= 1 else { throw ParseError(.invalidValue, offset: at + 12, path: path, "interlace method \(il) (must be 0 or 1)") }
+        guard il <= 1 else {
+            throw ParseError(.invalidValue, offset: at + 12, path: path, "interlace method \(il) (must be 0 or 1)")
+        }
         interlaced = il == 1
     }
 
@@ -223,12 +267,16 @@ public enum PNGColourProfile {
     /// start with a signature and `IHDR`.
     public static func embedding(_ icc: [UInt8], name: String = "ICC Profile", in png: [UInt8]) -> [UInt8] {
         let sig: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
-        guard png.count >= 33, Array(png[0..<8]) == sig, Array(png[12..<16]) == Array("IHDR".utf8), !icc.isEmpty else { return png }
+        guard png.count >= 33, Array(png[0..<8]) == sig, Array(png[12..<16]) == Array("IHDR".utf8), !icc.isEmpty else {
+            return png
+        }
         func u32(_ i: Int) -> Int { Int(png[i]) << 24 | Int(png[i + 1]) << 16 | Int(png[i + 2]) << 8 | Int(png[i + 3]) }
         var out = Array(png[0..<33])
         var data = Array(name.utf8.prefix(79)) + [0, 0] + zlibStored(icc)
         var chunk: [UInt8] = []
-        func be(_ v: UInt32) -> [UInt8] { [UInt8(v >> 24), UInt8((v >> 16) & 0xFF), UInt8((v >> 8) & 0xFF), UInt8(v & 0xFF)] }
+        func be(_ v: UInt32) -> [UInt8] {
+            [UInt8(v >> 24), UInt8((v >> 16) & 0xFF), UInt8((v >> 8) & 0xFF), UInt8(v & 0xFF)]
+        }
         chunk += be(UInt32(data.count))
         data = Array("iCCP".utf8) + data
         chunk += data + be(CRC32.checksum(data))
@@ -286,7 +334,8 @@ public enum PNGXMP {
             guard i + 12 + len <= png.count else { break }
             let type = String(decoding: png[(i + 4)..<(i + 8)], as: UTF8.self)
             if type == "IDAT" && !inserted { out += chunk; inserted = true }
-            let isXMP = type == "iTXt" && len >= keyword.count + 1
+            let isXMP =
+                type == "iTXt" && len >= keyword.count + 1
                 && Array(png[(i + 8)..<(i + 8 + keyword.count)]) == keyword && png[i + 8 + keyword.count] == 0
             if !isXMP { out += png[i..<(i + 12 + len)] }
             i += 12 + len

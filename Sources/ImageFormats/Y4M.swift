@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import BinaryIO
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// YUV4MPEG2 (`.y4m`) streams: 4:2:0 / 4:2:2 / 4:4:4 / mono, 8 to 16 bits (`C420p10` etc.),
 /// read and written one frame at a time.
@@ -24,13 +25,21 @@ public enum Y4M {
         public var aspectDen: Int = 1
         /// The range the stream states with FFmpeg's `XCOLORRANGE=FULL|LIMITED` extension; nil when it states none.
         public var fullRange: Bool? = nil
-        public init(width: Int, height: Int, fpsNum: Int = 30, fpsDen: Int = 1, format: PixelFormat = .yuv420, bitDepth: Int = 8) {
-            self.width = width; self.height = height; self.fpsNum = fpsNum; self.fpsDen = fpsDen; self.format = format; self.bitDepth = bitDepth
+        public init(
+            width: Int, height: Int, fpsNum: Int = 30, fpsDen: Int = 1, format: PixelFormat = .yuv420, bitDepth: Int = 8
+        ) {
+            self.width = width; self.height = height; self.fpsNum = fpsNum; self.fpsDen = fpsDen; self.format = format;
+            self.bitDepth = bitDepth
         }
 
         var colourTag: String {
             let base: String
-            switch format { case .yuv422: base = "422"; case .yuv444: base = "444"; case .gray: base = "mono"; default: base = "420" }
+            switch format {
+            case .yuv422: base = "422";
+            case .yuv444: base = "444";
+            case .gray: base = "mono";
+            default: base = "420"
+            }
             if bitDepth == 8 { return base == "420" ? "420jpeg" : base }
             return base == "mono" ? "mono\(bitDepth)" : "\(base)p\(bitDepth)"
         }
@@ -38,12 +47,17 @@ public enum Y4M {
         /// The colour the frames carry: BT.709 coefficients (Y4M states none) in the stated range (limited if none).
         public var colour: ColourSpace { ColourSpace(matrix: .bt709, fullRange: fullRange ?? false) }
         public var serialized: [UInt8] {
-            Array("YUV4MPEG2 W\(width) H\(height) F\(fpsNum):\(fpsDen) I\(interlace) A\(aspectNum):\(aspectDen) C\(colourTag)\(rangeTag)\n".utf8)
+            Array(
+                "YUV4MPEG2 W\(width) H\(height) F\(fpsNum):\(fpsDen) I\(interlace) A\(aspectNum):\(aspectDen) C\(colourTag)\(rangeTag)\n"
+                    .utf8)
         }
         /// Bytes of one frame's samples.
         public var frameBytes: Int {
             let bps = bitDepth > 8 ? 2 : 1
-            return (0..<format.planeCount).reduce(0) { $0 + Image.planeWidth(width: width, format: format, plane: $1) * Image.planeHeight(height: height, format: format, plane: $1) } * bps
+            return (0..<format.planeCount).reduce(0) {
+                $0 + Image.planeWidth(width: width, format: format, plane: $1)
+                    * Image.planeHeight(height: height, format: format, plane: $1)
+            } * bps
         }
     }
 
@@ -85,9 +99,13 @@ public enum Y4M {
 
         /// The next frame, or nil at the end of the stream. A frame cut short is an error.
         public func next() throws(ParseError) -> Image? {
-            guard let line = try Reader.readLine(fd: fd, buffer: &buffer, pos: &pos, eof: &eof, offset: &offset) else { return nil }
+            guard let line = try Reader.readLine(fd: fd, buffer: &buffer, pos: &pos, eof: &eof, offset: &offset) else {
+                return nil
+            }
             guard line.starts(with: Array("FRAME".utf8)) else {
-                throw ParseError(.invalidValue, offset: offset, path: name, "expected FRAME, found '\(String(decoding: line.prefix(16), as: UTF8.self))'")
+                throw ParseError(
+                    .invalidValue, offset: offset, path: name,
+                    "expected FRAME, found '\(String(decoding: line.prefix(16), as: UTF8.self))'")
             }
             let need = header.frameBytes
             if header.bitDepth == 8 {
@@ -95,24 +113,34 @@ public enum Y4M {
                 var planes: [[UInt8]] = []
                 var got = 0
                 for c in 0..<header.format.planeCount {
-                    let n = Image.planeWidth(width: header.width, format: header.format, plane: c) * Image.planeHeight(height: header.height, format: header.format, plane: c)
+                    let n =
+                        Image.planeWidth(width: header.width, format: header.format, plane: c)
+                        * Image.planeHeight(height: header.height, format: header.format, plane: c)
                     let plane = try readExactly(n)
                     got += plane.count
                     guard plane.count == n else {
-                        throw ParseError(.truncated, offset: offset, path: name, "the Y4M stream is damaged or truncated: frame "
-                                         + "\(framesRead) is cut short (\(got) of \(need) bytes; \(framesRead) whole frames read)")
+                        throw ParseError(
+                            .truncated, offset: offset, path: name,
+                            "the Y4M stream is damaged or truncated: frame "
+                                + "\(framesRead) is cut short (\(got) of \(need) bytes; \(framesRead) whole frames read)"
+                        )
                     }
                     planes.append(plane)
                 }
                 offset += UInt64(need)
                 framesRead += 1
-                return try Image(width: header.width, height: header.height, bitDepth: 8, format: header.format, planes: .u8(planes),
-                                 colour: header.colour)
+                return try Image(
+                    width: header.width, height: header.height, bitDepth: 8, format: header.format, planes: .u8(planes),
+                    colour: header.colour)
             }
             var data = [UInt8](); data.reserveCapacity(need)
             while data.count < need {
                 if pos >= buffer.count {
-                    guard try fill() else { throw ParseError(.truncated, offset: offset, path: name, "frame \(framesRead) is cut short (\(data.count) of \(need) bytes)") }
+                    guard try fill() else {
+                        throw ParseError(
+                            .truncated, offset: offset, path: name,
+                            "frame \(framesRead) is cut short (\(data.count) of \(need) bytes)")
+                    }
                 }
                 let take = min(need - data.count, buffer.count - pos)
                 data += buffer[pos..<(pos + take)]; pos += take
@@ -144,7 +172,9 @@ public enum Y4M {
                 }
                 count = got
             }
-            if failure != 0 { throw ParseError(.io, offset: offset, path: name, "read failed: \(String(cString: strerror(failure)))") }
+            if failure != 0 {
+                throw ParseError(.io, offset: offset, path: name, "read failed: \(String(cString: strerror(failure)))")
+            }
             return out
         }
 
@@ -170,7 +200,9 @@ public enum Y4M {
             return true
         }
 
-        static func readLine(fd: Int32, buffer: inout [UInt8], pos: inout Int, eof: inout Bool, offset: inout UInt64) throws(ParseError) -> [UInt8]? {
+        static func readLine(fd: Int32, buffer: inout [UInt8], pos: inout Int, eof: inout Bool, offset: inout UInt64)
+            throws(ParseError) -> [UInt8]?
+        {
             var line: [UInt8] = []
             while true {
                 if pos >= buffer.count {
@@ -182,7 +214,9 @@ public enum Y4M {
                 let b = buffer[pos]; pos += 1; offset += 1
                 if b == 0x0A { return line }
                 line.append(b)
-                if line.count > 4096 { throw ParseError(.invalidValue, offset: offset, "header line longer than 4096 bytes") }
+                if line.count > 4096 {
+                    throw ParseError(.invalidValue, offset: offset, "header line longer than 4096 bytes")
+                }
             }
         }
     }
@@ -201,11 +235,21 @@ public enum Y4M {
             case "H": h = Int(v) ?? 0
             case "F", "A":
                 let parts = v.split(separator: ":").compactMap { Int($0) }
-                guard parts.count == 2, parts[0] >= 0, parts[1] >= 0 else { throw ParseError(.invalidValue, "bad \(tag) ratio '\(v)'") }
-                if tag == "F" { hdr.fpsNum = parts[0]; hdr.fpsDen = max(1, parts[1]) } else { hdr.aspectNum = parts[0]; hdr.aspectDen = parts[1] }
+                guard parts.count == 2, parts[0] >= 0, parts[1] >= 0 else {
+                    throw ParseError(.invalidValue, "bad \(tag) ratio '\(v)'")
+                }
+                if tag == "F" {
+                    hdr.fpsNum = parts[0]; hdr.fpsDen = max(1, parts[1])
+                } else {
+                    hdr.aspectNum = parts[0]; hdr.aspectDen = parts[1]
+                }
             case "I": hdr.interlace = v.first ?? "p"
             case "X":
-                if v == "COLORRANGE=FULL" { hdr.fullRange = true } else if v == "COLORRANGE=LIMITED" { hdr.fullRange = false }
+                if v == "COLORRANGE=FULL" {
+                    hdr.fullRange = true
+                } else if v == "COLORRANGE=LIMITED" {
+                    hdr.fullRange = false
+                }
             case "C":
                 let (f, d) = try colourTag(v)
                 hdr.format = f; hdr.bitDepth = d
@@ -236,22 +280,28 @@ public enum Y4M {
         var planes8: [[UInt8]] = [], planes16: [[UInt16]] = []
         var p = 0
         for c in 0..<header.format.planeCount {
-            let n = Image.planeWidth(width: header.width, format: header.format, plane: c) * Image.planeHeight(height: header.height, format: header.format, plane: c)
-            if header.bitDepth == 8 { planes8.append(Array(data[p..<(p + n)])); p += n }
-            else {
+            let n =
+                Image.planeWidth(width: header.width, format: header.format, plane: c)
+                * Image.planeHeight(height: header.height, format: header.format, plane: c)
+            if header.bitDepth == 8 {
+                planes8.append(Array(data[p..<(p + n)])); p += n
+            } else {
                 var pl = [UInt16](repeating: 0, count: n)
                 let mask = UInt16((1 << header.bitDepth) - 1)
                 for i in 0..<n { pl[i] = (UInt16(data[p + 2 * i]) | UInt16(data[p + 2 * i + 1]) << 8) & mask }
                 planes16.append(pl); p += 2 * n
             }
         }
-        return try Image(width: header.width, height: header.height, bitDepth: header.bitDepth, format: header.format,
-                         planes: header.bitDepth == 8 ? .u8(planes8) : .u16(planes16), colour: header.colour)
+        return try Image(
+            width: header.width, height: header.height, bitDepth: header.bitDepth, format: header.format,
+            planes: header.bitDepth == 8 ? .u8(planes8) : .u16(planes16), colour: header.colour)
     }
 
     /// Serialises one frame ("FRAME\n" + samples, little-endian for > 8 bits).
     public static func frameBytes(_ img: Image) throws(ParseError) -> [UInt8] {
-        guard img.format.isYUV || img.format == .gray else { throw ParseError(.invalidValue, "Y4M frames must be YUV or grey") }
+        guard img.format.isYUV || img.format == .gray else {
+            throw ParseError(.invalidValue, "Y4M frames must be YUV or grey")
+        }
         var out = Array("FRAME\n".utf8)
         switch img.planes {
         case .u8(let p): for pl in p { out += pl }
@@ -264,11 +314,13 @@ public enum Y4M {
     /// Writes a whole stream atomically.
     public static func write(_ frames: [Image], fpsNum: Int = 30, fpsDen: Int = 1, to path: String) throws(ParseError) {
         guard let f = frames.first else { throw ParseError(.invalidValue, path: path, "no frames to write") }
-        let hdr = Header(width: f.width, height: f.height, fpsNum: fpsNum, fpsDen: fpsDen, format: f.format, bitDepth: f.bitDepth)
+        let hdr = Header(
+            width: f.width, height: f.height, fpsNum: fpsNum, fpsDen: fpsDen, format: f.format, bitDepth: f.bitDepth)
         try AtomicFile.write(path: path) { (file: AtomicFile) throws(ParseError) in
             try file.write(hdr.serialized)
             for img in frames {
-                guard img.width == f.width, img.height == f.height, img.format == f.format, img.bitDepth == f.bitDepth else {
+                guard img.width == f.width, img.height == f.height, img.format == f.format, img.bitDepth == f.bitDepth
+                else {
                     throw ParseError(.invalidValue, path: path, "all frames must share the first frame's geometry")
                 }
                 try file.write(try frameBytes(img))

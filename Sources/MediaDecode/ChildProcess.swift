@@ -1,12 +1,13 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import BinaryIO
 import SystemSupport
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// Looks `name` up on PATH; nil when not found.
 package func findExecutable(_ name: String) -> String? {
@@ -40,7 +41,9 @@ package final class ChildProcess: @unchecked Sendable {
 
     package init(executable: String, arguments: [String]) throws(ParseError) {
         var fds: [Int32] = [0, 0]
-        guard pipe(&fds) == 0 else { throw ParseError(.io, "cannot create a pipe: \(String(cString: strerror(errno)))") }
+        guard pipe(&fds) == 0 else {
+            throw ParseError(.io, "cannot create a pipe: \(String(cString: strerror(errno)))")
+        }
         // Our end of the pipe is not inherited by this or any later child (a second child holding it would
         // keep the pipe open after we closed it).
         _ = fcntl(fds[0], F_SETFD, FD_CLOEXEC)
@@ -51,23 +54,30 @@ package final class ChildProcess: @unchecked Sendable {
         // descriptor is used.
         let made = Interruption.registering { () -> (Int32, String) in
             let fd = template.withUnsafeMutableBufferPointer { p -> Int32 in p.baseAddress.map { mkstemp($0) } ?? -1 }
-            return (fd, fd >= 0 ? String(decoding: template.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self) : "")
+            return (
+                fd,
+                fd >= 0
+                    ? String(decoding: template.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+                    : ""
+            )
         }
         guard let made, made.value >= 0 else {
             if let made { Interruption.unregister(made.token) }
             close(fds[0]); close(fds[1])
-            throw ParseError(made == nil ? .cancelled : .io, "cannot create a temporary file: \(made == nil ? "interrupted" : String(cString: strerror(errno)))")
+            throw ParseError(
+                made == nil ? .cancelled : .io,
+                "cannot create a temporary file: \(made == nil ? "interrupted" : String(cString: strerror(errno)))")
         }
         let errFD = made.value
         unlink(made.path)
         Interruption.unregister(made.token)
         _ = fcntl(errFD, F_SETFD, FD_CLOEXEC)
         #if canImport(Darwin)
-        var actions: posix_spawn_file_actions_t? = nil
-        var attr: posix_spawnattr_t? = nil
+            var actions: posix_spawn_file_actions_t? = nil
+            var attr: posix_spawnattr_t? = nil
         #else
-        var actions = posix_spawn_file_actions_t()
-        var attr = posix_spawnattr_t()
+            var actions = posix_spawn_file_actions_t()
+            var attr = posix_spawnattr_t()
         #endif
         posix_spawn_file_actions_init(&actions)
         posix_spawn_file_actions_adddup2(&actions, fds[1], 1)
@@ -130,7 +140,9 @@ package final class ChildProcess: @unchecked Sendable {
             let r = waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT | (block ? 0 : WNOHANG))
             if r == 0 { break }
             if errno == EINTR { continue }
-            return lock.withLock { reaped = true; status = 255; return status }   // ECHILD: reaped elsewhere
+            return lock.withLock {
+                reaped = true; status = 255; return status
+            }  // ECHILD: reaped elsewhere
         }
         if !block && childPID(info) == 0 { return nil }
         Interruption.unregister(token)
@@ -139,14 +151,16 @@ package final class ChildProcess: @unchecked Sendable {
         // WIFEXITED / WEXITSTATUS by hand (macros are not imported).
         let sig = st & 0x7f
         let code = sig == 0 ? (st >> 8) & 0xff : 128 + sig
-        return lock.withLock { reaped = true; status = code; return code }
+        return lock.withLock {
+            reaped = true; status = code; return code
+        }
     }
 
     private func childPID(_ info: siginfo_t) -> pid_t {
         #if canImport(Glibc)
-        return info._sifields._sigchld.si_pid
+            return info._sifields._sigchld.si_pid
         #else
-        return info.si_pid
+            return info.si_pid
         #endif
     }
 

@@ -1,3 +1,9 @@
+import BinaryIO
+import ISOBMFF
+import ImageFormats
+import SpatialMedia
+import SystemSupport
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)
@@ -5,11 +11,6 @@
 #elseif canImport(Darwin)
     import Darwin
 #endif
-import BinaryIO
-import ImageFormats
-import ISOBMFF
-import SpatialMedia
-import SystemSupport
 
 /// The stereo values of one eye written by `split` into the eye's own file, and read back by a conversion of the two
 /// eyes, so that `split` then `convert` keeps the source's baseline, field of view, disparity adjustment and hero eye

@@ -1,12 +1,13 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import BinaryIO
 import SystemSupport
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// An FFmpeg program found on this machine, with its version and the abilities we rely on.
 ///
@@ -75,15 +76,22 @@ public enum FFmpeg {
     }
 
     /// Like ``locate(_:override:)``, but failing with an error that says what was found and what to do.
-    public static func require(_ requirement: FFmpegTool.Requirement, for purpose: String, override: String? = nil) throws(ParseError) -> FFmpegTool {
+    public static func require(_ requirement: FFmpegTool.Requirement, for purpose: String, override: String? = nil)
+        throws(ParseError) -> FFmpegTool
+    {
         if let t = locate(requirement, override: override) { return t }
         let found = candidates(override: override)
         let need = requirement == .any ? "FFmpeg" : "FFmpeg 7.1 or newer"
         let pinned = override ?? FileSystem.environment("SPATIAL_MEDIA_FFMPEG").flatMap { $0.isEmpty ? nil : $0 }
         let origin = override != nil ? "the FFmpeg named" : "SPATIAL_MEDIA_FFMPEG"
-        let have = found.isEmpty ? (pinned.map { "\(origin) (\($0)) is not a working FFmpeg" } ?? "no FFmpeg was found")
+        let have =
+            found.isEmpty
+            ? (pinned.map { "\(origin) (\($0)) is not a working FFmpeg" } ?? "no FFmpeg was found")
             : "found only " + found.map { "FFmpeg \($0.version) (\($0.path))" }.joined(separator: ", ")
-        throw ParseError(.libraryMissing, "\(purpose) needs \(need), and \(have); run `bash scripts/setup.sh` (installs FFmpeg ≥ 7.1 into the project's tools directory) or set SPATIAL_MEDIA_FFMPEG to one")
+        throw ParseError(
+            .libraryMissing,
+            "\(purpose) needs \(need), and \(have); run `bash scripts/setup.sh` (installs FFmpeg ≥ 7.1 into the project's tools directory) or set SPATIAL_MEDIA_FFMPEG to one"
+        )
     }
 
     /// Every FFmpeg found, in search order, probed (programs that fail to run are left out). `override`, or else
@@ -117,7 +125,8 @@ public enum FFmpeg {
     public static var summary: String {
         let all = candidates()
         guard let first = all.first else {
-            return "FFmpeg: not found (other codecs, audio and MV-HEVC second views unavailable; run `bash scripts/setup.sh`)"
+            return
+                "FFmpeg: not found (other codecs, audio and MV-HEVC second views unavailable; run `bash scripts/setup.sh`)"
         }
         var line = "FFmpeg: \(first)"
         if !first.decodesMVHEVCViews, let mv = all.first(where: { $0.decodesMVHEVCViews }) {
@@ -126,7 +135,8 @@ public enum FFmpeg {
         return line
     }
 
-    /// Directories searched for `bin/ffmpeg`: the tools directories `scripts/setup.sh` fills (``/SystemSupport/ToolsDirectory``).
+    /// Directories searched for `bin/ffmpeg`: the tools directories `scripts/setup.sh` fills
+    /// (``/SystemSupport/ToolsDirectory``).
     public static func toolsDirectories() -> [String] { ToolsDirectory.all() }
 
     // MARK: - Probing
@@ -136,12 +146,19 @@ public enum FFmpeg {
 
     /// Runs `path -version` once and parses the version; nil when it does not run or is not FFmpeg.
     static func probe(_ path: String, origin: FFmpegTool.Origin) -> FFmpegTool? {
-        if let cached = lock.withLock({ probed[path] }) { return cached.map { FFmpegTool(path: $0.path, version: $0.version, major: $0.major, minor: $0.minor, origin: origin) } }
+        if let cached = lock.withLock({ probed[path] }) {
+            return cached.map {
+                FFmpegTool(path: $0.path, version: $0.version, major: $0.major, minor: $0.minor, origin: origin)
+            }
+        }
         var tool: FFmpegTool? = nil
         if let child = try? ChildProcess(executable: path, arguments: ["-hide_banner", "-version"]),
-           let out = child.readToEnd(limit: 1 << 16), child.wait() == 0 {
+            let out = child.readToEnd(limit: 1 << 16), child.wait() == 0
+        {
             let text = String(decoding: out, as: UTF8.self)
-            if let v = parseVersion(text) { tool = FFmpegTool(path: path, version: v.text, major: v.major, minor: v.minor, origin: origin) }
+            if let v = parseVersion(text) {
+                tool = FFmpegTool(path: path, version: v.text, major: v.major, minor: v.minor, origin: origin)
+            }
         }
         lock.withLock { probed[path] = .some(tool) }
         return tool
@@ -150,7 +167,9 @@ public enum FFmpeg {
     /// Version from `ffmpeg -version` output: "ffmpeg version 5.1.9-0+deb12u1", "ffmpeg version n9.0.2-17-g…";
     /// git builds ("N-117000-g…") fall back to libavcodec's version (61.19 = FFmpeg 7.1, 62 = 8.0).
     static func parseVersion(_ text: String) -> (text: String, major: Int, minor: Int)? {
-        guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("ffmpeg version ") }) else { return nil }
+        guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("ffmpeg version ") }) else {
+            return nil
+        }
         let rest = line.dropFirst("ffmpeg version ".count)
         let word = String(rest.prefix { $0 != " " })
         var digits = Substring(word)
@@ -160,7 +179,8 @@ public enum FFmpeg {
             return (word, parts[0], parts.count > 1 ? parts[1] : 0)
         }
         // Git build: map libavcodec's major.minor to a release.
-        guard let lav = text.split(separator: "\n").first(where: { $0.trimmingPrefix(" ").hasPrefix("libavcodec") }) else { return nil }
+        guard let lav = text.split(separator: "\n").first(where: { $0.trimmingPrefix(" ").hasPrefix("libavcodec") })
+        else { return nil }
         let nums = lav.split(whereSeparator: { !$0.isNumber }).compactMap { Int($0) }
         guard nums.count >= 2 else { return nil }
         let (m, n) = (nums[0], nums[1])
@@ -177,7 +197,8 @@ public enum FFmpeg {
         if let known = lock.withLock({ filterLists[tool.path] }) { return known }
         var names = Set<String>()
         if let child = try? ChildProcess(executable: tool.path, arguments: ["-hide_banner", "-filters"]),
-           let out = child.readToEnd(limit: 1 << 20), child.wait() == 0 {
+            let out = child.readToEnd(limit: 1 << 20), child.wait() == 0
+        {
             // Lines: " TSC zscale            V->V       Apply …" — flags, name, pads, description.
             for line in String(decoding: out, as: UTF8.self).split(separator: "\n") {
                 let words = line.split(separator: " ", omittingEmptySubsequences: true)

@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import BinaryIO
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// What a file is, from its first bytes (never its name): the one file-type probe the commands use to route a file.
 public enum FileProbe {
@@ -26,7 +27,10 @@ public enum FileProbe {
     }
 
     /// HEIF brands (ISO/IEC 23008-12): a file whose major brand is one of these is an image file.
-    public static let heifBrands: Set<String> = ["heic", "heix", "heim", "heis", "hevc", "hevx", "mif1", "mif2", "msf1", "avif", "avis", "jpeg", "avci", "j2ki", "lhv1"]
+    public static let heifBrands: Set<String> = [
+        "heic", "heix", "heim", "heis", "hevc", "hevx", "mif1", "mif2", "msf1", "avif", "avis", "jpeg", "avci", "j2ki",
+        "lhv1",
+    ]
 
     /// Reads the first bytes of `path`; nil when it cannot be opened or is empty.
     public static func kind(of path: String) -> Kind? {
@@ -46,7 +50,9 @@ public enum FileProbe {
 
     /// Box types a file of the ISOBMFF family may start with: `ftyp`, or the top-level boxes of a movie, HEIF or
     /// segment written without one.
-    public static let leadingBoxTypes: Set<String> = ["ftyp", "moov", "mdat", "free", "skip", "wide", "meta", "uuid", "styp", "pnot"]
+    public static let leadingBoxTypes: Set<String> = [
+        "ftyp", "moov", "mdat", "free", "skip", "wide", "meta", "uuid", "styp", "pnot",
+    ]
 
     /// HEIF major brands of the HEVC-coded images a stereo pair can be made of (validate pairs `NAME_L`/`NAME_R`).
     public static let hevcImageBrands: Set<String> = ["heic", "heix", "mif1", "msf1", "heim", "heis"]

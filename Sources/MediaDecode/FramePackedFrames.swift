@@ -1,14 +1,16 @@
 import BinaryIO
-import SystemSupport
 import ImageFormats
+import SystemSupport
 
 /// Presented frames of a frame-packed movie (both eyes in one picture), decoded by FFmpeg and cut into the eyes.
 public enum FramePackedFrames {
     /// Frames at `indices` (presentation order, at `fpsNum`/`fpsDen` frames per second) as 8-bit grey eyes: one FFmpeg
     /// run per frame with a seek to it, so only the pictures from the keyframe before it are decoded. `layout` `sbs`
     /// puts the left eye in the left half, `tb` on top (an odd middle row or column is dropped).
-    public static func sample(_ path: String, indices: [Int], fpsNum: Int, fpsDen: Int, layout: StereoLayout,
-                              ffmpeg override: String? = nil) throws(ParseError) -> [(index: Int, left: Image, right: Image)] {
+    public static func sample(
+        _ path: String, indices: [Int], fpsNum: Int, fpsDen: Int, layout: StereoLayout,
+        ffmpeg override: String? = nil
+    ) throws(ParseError) -> [(index: Int, left: Image, right: Image)] {
         var out: [(Int, Image, Image)] = []
         for (i, frame) in try pictures(path, indices: indices, fpsNum: fpsNum, fpsDen: fpsDen, ffmpeg: override) {
             let eyes = try StereoImages.halves(frame, layout: layout)
@@ -18,24 +20,34 @@ public enum FramePackedFrames {
     }
 
     /// Whole frames at `indices` as 8-bit grey pictures, decoded as ``sample(_:indices:fpsNum:fpsDen:layout:ffmpeg:)``
-    /// decodes them (FFmpeg applies the display matrix's rotation, as the conversion's FFmpeg reader does). The frames a
-    /// seek does not find (an MPEG-TS whose one keyframe opens it) are decoded from the start in one run
+    /// decodes them (FFmpeg applies the display matrix's rotation, as the conversion's FFmpeg reader does). The frames
+    /// a seek does not find (an MPEG-TS whose one keyframe opens it) are decoded from the start in one run
     /// (``selected(_:indices:ffmpeg:)``); a frame neither finds is an error.
-    public static func pictures(_ path: String, indices: [Int], fpsNum: Int, fpsDen: Int,
-                                ffmpeg override: String? = nil) throws(ParseError) -> [(index: Int, picture: Image)] {
+    public static func pictures(
+        _ path: String, indices: [Int], fpsNum: Int, fpsDen: Int,
+        ffmpeg override: String? = nil
+    ) throws(ParseError) -> [(index: Int, picture: Image)] {
         let ff = try FFmpeg.require(.any, for: "decoding frames of \(path)", override: override)
         var out: [(index: Int, picture: Image)] = [], missing: [Int] = []
         var why = ""
         for i in indices {
-            // Just before frame i starts: FFmpeg drops frames that start before the seek point, so it is the first kept.
+            // Just before frame i starts: FFmpeg drops frames that start before the seek point, so it is the first
+            // kept.
             let t = max(0, Double(i) * Double(max(1, fpsDen)) / Double(max(1, fpsNum)) - 0.0001)
-            guard let child = try? ChildProcess(executable: ff.path, arguments: [
-                "-nostdin", "-v", "error", "-ss", NumberText.fixed(t, places: 6), "-i", path, "-map", "0:v:0", "-frames:v", "1",
-                "-pix_fmt", "gray", "-f", "image2pipe", "-c:v", "pgm", "-",
-            ]) else { throw ParseError(.io, path: path, "cannot start FFmpeg (\(ff.path))") }
+            guard
+                let child = try? ChildProcess(
+                    executable: ff.path,
+                    arguments: [
+                        "-nostdin", "-v", "error", "-ss", NumberText.fixed(t, places: 6), "-i", path, "-map", "0:v:0",
+                        "-frames:v", "1",
+                        "-pix_fmt", "gray", "-f", "image2pipe", "-c:v", "pgm", "-",
+                    ])
+            else { throw ParseError(.io, path: path, "cannot start FFmpeg (\(ff.path))") }
             let data = child.readToEnd(limit: 1 << 28)
             let status = child.wait()
-            if status == 0, let data, let frame = SpatialVideoSource.parsePGMs(data).first { out.append((i, frame)); continue }
+            if status == 0, let data, let frame = SpatialVideoSource.parsePGMs(data).first {
+                out.append((i, frame)); continue
+            }
             missing.append(i)
             why = "exit status \(status)\(child.errorText().isEmpty ? "" : ": " + child.errorText())"
         }
@@ -50,22 +62,30 @@ public enum FramePackedFrames {
     /// Whole frames at `indices` (display order) as 8-bit grey pictures from one FFmpeg run that decodes the stream
     /// from its start and keeps only those frames (a `select` filter): for inputs where seeking to a frame finds none
     /// (an MPEG-TS whose only keyframe opens it). Frames past the end are missing from the result.
-    public static func selected(_ path: String, indices: [Int], ffmpeg override: String? = nil) throws(ParseError) -> [(index: Int, picture: Image)] {
+    public static func selected(_ path: String, indices: [Int], ffmpeg override: String? = nil) throws(ParseError) -> [(
+        index: Int, picture: Image
+    )] {
         let wanted = Array(Set(indices.filter { $0 >= 0 })).sorted()
         guard !wanted.isEmpty else { return [] }
         let ff = try FFmpeg.require(.any, for: "decoding frames of \(path)", override: override)
         let select = "select=" + wanted.map { "eq(n\\,\($0))" }.joined(separator: "+")
         let vsync: [String] = (ff.major, ff.minor) >= (5, 1) ? ["-fps_mode", "passthrough"] : ["-vsync", "0"]
-        guard let child = try? ChildProcess(executable: ff.path, arguments: [
-            "-nostdin", "-v", "error", "-i", path, "-map", "0:v:0", "-vf", select] + vsync + [
-            "-pix_fmt", "gray", "-f", "image2pipe", "-c:v", "pgm", "-",
-        ]) else { throw ParseError(.io, path: path, "cannot start FFmpeg (\(ff.path))") }
+        guard
+            let child = try? ChildProcess(
+                executable: ff.path,
+                arguments: [
+                    "-nostdin", "-v", "error", "-i", path, "-map", "0:v:0", "-vf", select,
+                ] + vsync + [
+                    "-pix_fmt", "gray", "-f", "image2pipe", "-c:v", "pgm", "-",
+                ])
+        else { throw ParseError(.io, path: path, "cannot start FFmpeg (\(ff.path))") }
         let data = child.readToEnd(limit: 1 << 28)
         let status = child.wait()
         guard status == 0, let data else {
-            throw ParseError(.unsupported, path: path, "FFmpeg could not decode frames \(wanted) (exit status \(status)): \(child.errorText())")
+            throw ParseError(
+                .unsupported, path: path,
+                "FFmpeg could not decode frames \(wanted) (exit status \(status)): \(child.errorText())")
         }
         return Array(zip(wanted, SpatialVideoSource.parsePGMs(data)))
     }
 }
-

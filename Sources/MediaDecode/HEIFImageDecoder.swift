@@ -1,7 +1,7 @@
 import BinaryIO
-import ISOBMFF
-import HEVC
 import Codecs
+import HEVC
+import ISOBMFF
 import ImageFormats
 
 /// Decodes HEIF image items to pixels: `hvc1` items, `grid` derived images (tiles decoded in
@@ -9,18 +9,24 @@ import ImageFormats
 /// in their association order and takes the colour description from an `nclx` `colr` property.
 public enum HEIFImageDecoder {
     /// Decodes item `id` of `file`.
-    public static func decode(file: ISOFile, item id: UInt32, limits: Limits = .default, workers: Int = 0) throws(ParseError) -> Image {
+    public static func decode(file: ISOFile, item id: UInt32, limits: Limits = .default, workers: Int = 0)
+        throws(ParseError) -> Image
+    {
         guard let meta = file.heif else { throw ParseError(.notRecognised, "not a HEIF file (no meta box)") }
         return try decode(meta: meta, file: file, item: id, limits: limits, workers: workers, depth: 0)
     }
 
     /// Decodes the primary item (`pitm`).
     public static func decodePrimary(file: ISOFile, limits: Limits = .default) throws(ParseError) -> Image {
-        guard let meta = file.heif, let p = meta.primaryItemID else { throw ParseError(.notRecognised, "not a HEIF image (no primary item)") }
+        guard let meta = file.heif, let p = meta.primaryItemID else {
+            throw ParseError(.notRecognised, "not a HEIF image (no primary item)")
+        }
         return try decode(meta: meta, file: file, item: p, limits: limits, workers: 0, depth: 0)
     }
 
-    static func decode(meta: HEIFMeta, file: ISOFile, item id: UInt32, limits: Limits, workers: Int, depth: Int) throws(ParseError) -> Image {
+    static func decode(meta: HEIFMeta, file: ISOFile, item id: UInt32, limits: Limits, workers: Int, depth: Int)
+        throws(ParseError) -> Image
+    {
         guard depth < 4 else { throw ParseError(.cyclicReference, "derived image chain too deep at item \(id)") }
         guard let item = meta.items.first(where: { $0.id == id }) else {
             throw ParseError(.danglingReference, "item \(id) does not exist")
@@ -35,25 +41,32 @@ public enum HEIFImageDecoder {
             guard let hvcC = props.lazy.compactMap({ $0.box.payload(HEVCConfigurationBox.self) }).first else {
                 throw ParseError(.invalidValue, "hvc1 item \(id) has no hvcC property")
             }
-            img = try HEVCDecoder.decodeItem(hvcC: hvcC.record, data: meta.data(of: id, file: file, limits: limits), limits: limits)
+            img = try HEVCDecoder.decodeItem(
+                hvcC: hvcC.record, data: meta.data(of: id, file: file, limits: limits), limits: limits)
         case "grid":
             let g = try gridDescriptor(meta.data(of: id, file: file, limits: limits), item: id, limits: limits)
             let tiles = meta.references(from: id, type: "dimg")
             guard tiles.count == g.rows * g.columns else {
-                throw ParseError(.invalidValue, "grid item \(id) is \(g.columns)×\(g.rows) but references \(tiles.count) tiles")
+                throw ParseError(
+                    .invalidValue, "grid item \(id) is \(g.columns)×\(g.rows) but references \(tiles.count) tiles")
             }
             var data: [[UInt8]] = [], configs: [[UInt8]] = []
             for t in tiles {
                 guard meta.items.first(where: { $0.id == t })?.type == "hvc1" else {
                     throw ParseError(.unsupported, "grid item \(id): tile \(t) is not an hvc1 item")
                 }
-                guard let c = meta.properties(of: t).lazy.compactMap({ $0.box.payload(HEVCConfigurationBox.self) }).first else {
+                guard
+                    let c = meta.properties(of: t).lazy.compactMap({ $0.box.payload(HEVCConfigurationBox.self) }).first
+                else {
                     throw ParseError(.invalidValue, "tile \(t) has no hvcC property")
                 }
                 configs.append(c.record)
                 data.append(try meta.data(of: t, file: file, limits: limits))
             }
-            img = try HEVCDecoder.decodeGrid(.init(rows: g.rows, columns: g.columns, outputWidth: g.width, outputHeight: g.height, tiles: data, tileConfigs: configs), limits: limits, workers: workers)
+            img = try HEVCDecoder.decodeGrid(
+                .init(
+                    rows: g.rows, columns: g.columns, outputWidth: g.width, outputHeight: g.height, tiles: data,
+                    tileConfigs: configs), limits: limits, workers: workers)
         case "iden":
             guard let src = meta.references(from: id, type: "dimg").first else {
                 throw ParseError(.danglingReference, "iden item \(id) has no dimg reference")
@@ -79,7 +92,8 @@ public enum HEIFImageDecoder {
                 img = try ImageOps.rotate(img, quarterTurns: Int(a & 3))
             case "imir":
                 guard let bytes = b.payload(SmallFieldsBox.self)?.bytes, let a = bytes.first else { continue }
-                // axis 0: mirror about a horizontal axis (top↔bottom); 1: about a vertical axis (left↔right) — libheif's reading.
+                // axis 0: mirror about a horizontal axis (top↔bottom); 1: about a vertical axis (left↔right) —
+                // libheif's reading.
                 img = try ImageOps.mirror(img, horizontal: (a & 1) == 1)
             default: continue
             }
@@ -91,10 +105,16 @@ public enum HEIFImageDecoder {
     public struct GridDescriptor: Sendable, Equatable { public var rows, columns, width, height: Int }
 
     /// Parses the `grid` item payload (ISO/IEC 23008-12 §6.6.2.3.2).
-    public static func gridDescriptor(_ d: [UInt8], item: UInt32 = 0, limits: Limits = .default) throws(ParseError) -> GridDescriptor {
-        guard d.count >= 8, d[0] == 0 else { throw ParseError(.invalidValue, "grid item \(item): descriptor is truncated or of an unknown version") }
+    public static func gridDescriptor(_ d: [UInt8], item: UInt32 = 0, limits: Limits = .default) throws(ParseError)
+        -> GridDescriptor
+    {
+        guard d.count >= 8, d[0] == 0 else {
+            throw ParseError(.invalidValue, "grid item \(item): descriptor is truncated or of an unknown version")
+        }
         let large = d[1] & 1 != 0
-        guard d.count >= (large ? 12 : 8) else { throw ParseError(.truncated, "grid item \(item): descriptor is truncated") }
+        guard d.count >= (large ? 12 : 8) else {
+            throw ParseError(.truncated, "grid item \(item): descriptor is truncated")
+        }
         let rows = Int(d[2]) + 1, cols = Int(d[3]) + 1
         let w: Int, h: Int
         if large {
@@ -110,14 +130,18 @@ public enum HEIFImageDecoder {
     /// Applies a clean-aperture crop (centre-relative offsets, rational sizes rounded down).
     static func applyClap(_ img: Image, _ v: [UInt32]) throws(ParseError) -> Image {
         let wn = Int64(v[0]), wd = Int64(v[1]), hn = Int64(v[2]), hd = Int64(v[3])
-        let hon = Int64(Int32(bitPattern: v[4])), hod = Int64(v[5]), von = Int64(Int32(bitPattern: v[6])), vod = Int64(v[7])
+        let hon = Int64(Int32(bitPattern: v[4])), hod = Int64(v[5]), von = Int64(Int32(bitPattern: v[6])),
+            vod = Int64(v[7])
         guard wd > 0, hd > 0, hod > 0, vod > 0 else { throw ParseError(.invalidValue, "clap has a zero denominator") }
         let cw = Int(wn / wd), ch = Int(hn / hd)
-        guard cw > 0, ch > 0, cw <= img.width, ch <= img.height else { throw ParseError(.invalidValue, "clap \(cw)×\(ch) does not fit the \(img.width)×\(img.height) image") }
+        guard cw > 0, ch > 0, cw <= img.width, ch <= img.height else {
+            throw ParseError(.invalidValue, "clap \(cw)×\(ch) does not fit the \(img.width)×\(img.height) image")
+        }
         // left = (W - cw)/2 + horizOff, rounded to nearest.
-        let left2 = Int64(img.width - cw) * hod + 2 * hon   // ×2·hod
+        let left2 = Int64(img.width - cw) * hod + 2 * hon  // ×2·hod
         let top2 = Int64(img.height - ch) * vod + 2 * von
         let x = Int((left2 + hod) / (2 * hod)), y = Int((top2 + vod) / (2 * vod))
-        return try ImageOps.crop(img, x: min(max(0, x), img.width - cw), y: min(max(0, y), img.height - ch), width: cw, height: ch)
+        return try ImageOps.crop(
+            img, x: min(max(0, x), img.width - cw), y: min(max(0, y), img.height - ch), width: cw, height: ch)
     }
 }

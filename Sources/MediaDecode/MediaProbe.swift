@@ -1,7 +1,7 @@
 import BinaryIO
-import SystemSupport
-import SpatialMedia
 import HEVC
+import SpatialMedia
+import SystemSupport
 
 /// What FFmpeg says about a media file's streams (`ffmpeg -hide_banner -i FILE`): enough to plan decoding
 /// (frame rate, sample aspect ratio, rotation) and audio (codec, channels, language per track), and to say what a
@@ -70,7 +70,9 @@ public struct MediaProbe: Sendable {
         /// For "tiled equirectangular": the columns and rows cut off the full picture (left, top, right, bottom), in
         /// pixels of the coded picture's scale.
         public var tileBounds: [Int]?
-        public init(projection: String, tileBounds: [Int]? = nil) { self.projection = projection; self.tileBounds = tileBounds }
+        public init(projection: String, tileBounds: [Int]? = nil) {
+            self.projection = projection; self.tileBounds = tileBounds
+        }
         /// True for the projections of a sphere (everything but "rectilinear").
         public var isSphere: Bool { projection != "rectilinear" }
     }
@@ -115,12 +117,18 @@ public struct MediaProbe: Sendable {
                 continue
             }
             if inVideo, line.hasPrefix("Stereo 3D:") {
-                if line.contains("side by side") { p.stereoPacking = .sideBySide } else if line.contains("top and bottom") { p.stereoPacking = .topBottom }
+                if line.contains("side by side") {
+                    p.stereoPacking = .sideBySide
+                } else if line.contains("top and bottom") {
+                    p.stereoPacking = .topBottom
+                }
             }
             if inVideo, line.hasPrefix("DURATION"), let colon = line.firstIndex(of: ":") {
                 p.videoDurationSeconds = parseClock(line[line.index(after: colon)...].trimmingSpaces())
             }
-            if inVideo, line.hasPrefix("Spherical Mapping:") { p.spherical = parseSpherical(line.dropFirst("Spherical Mapping:".count)) }
+            if inVideo, line.hasPrefix("Spherical Mapping:") {
+                p.spherical = parseSpherical(line.dropFirst("Spherical Mapping:".count))
+            }
             if inVideo, let r = line.firstRange(of: "rotation of ") {
                 let num = line[r.upperBound...].prefix { $0 == "-" || $0 == "." || $0.isNumber }
                 p.rotationDegrees = Double(num)
@@ -169,8 +177,9 @@ public struct MediaProbe: Sendable {
                 if let c = channelCount(field) { channels = c; break }
             }
         }
-        return Stream(index: index, kind: kind, codec: codec, language: language, channels: channels,
-                      isAttachedPicture: line.contains("(attached pic)"), line: String(line))
+        return Stream(
+            index: index, kind: kind, codec: codec, language: language, channels: channels,
+            isAttachedPicture: line.contains("(attached pic)"), line: String(line))
     }
 
     static func channelCount(_ field: Substring) -> Int? {
@@ -201,8 +210,12 @@ public struct MediaProbe: Sendable {
             if field.hasSuffix(" fps") { fps = parseRate(field.dropLast(4)) }
             if field.hasSuffix(" tbr") { tbr = parseRate(field.dropLast(4)) }
             if let r = field.firstRange(of: "[SAR ") {
-                let ratio = field[r.upperBound...].prefix { $0 != " " && $0 != "]" }.split(separator: ":").compactMap { Int($0) }
-                if ratio.count == 2, ratio[0] > 0, ratio[1] > 0, ratio[0] != ratio[1] { p.sampleAspect = (ratio[0], ratio[1]) }
+                let ratio = field[r.upperBound...].prefix { $0 != " " && $0 != "]" }.split(separator: ":").compactMap {
+                    Int($0)
+                }
+                if ratio.count == 2, ratio[0] > 0, ratio[1] > 0, ratio[0] != ratio[1] {
+                    p.sampleAspect = (ratio[0], ratio[1])
+                }
             }
         }
         var rate: (num: Int, den: Int)? = nil
@@ -213,8 +226,9 @@ public struct MediaProbe: Sendable {
         p.frameRate = rate
     }
 
-    /// FFmpeg's pixel format and its parenthesised colour: "yuv420p10le(tv, bt2020nc/bt2020/arib-std-b67, progressive)",
-    /// "yuv420p(tv, bt709)" (all three the same), "yuvj420p(pc, progressive)" (a `j` format is full range).
+    /// FFmpeg's pixel format and its parenthesised colour: "yuv420p10le(tv, bt2020nc/bt2020/arib-std-b67,
+    /// progressive)", "yuv420p(tv, bt709)" (all three the same), "yuvj420p(pc, progressive)" (a `j` format is full
+    /// range).
     static func pixelFormatAndColour(_ line: Substring) -> (String?, VideoColour?) {
         guard let video = line.firstRange(of: "Video: ") else { return (nil, nil) }
         // The field after the codec's: the first comma-separated field that starts with a pixel format name.
@@ -222,7 +236,11 @@ public struct MediaProbe: Sendable {
         var i = start
         while i < line.endIndex {
             let c = line[i]
-            if c == "(" { depth += 1 } else if c == ")" { depth = max(0, depth - 1) } else if c == ",", depth == 0 {
+            if c == "(" {
+                depth += 1
+            } else if c == ")" {
+                depth = max(0, depth - 1)
+            } else if c == ",", depth == 0 {
                 fields.append(line[start..<i]); start = line.index(after: i)
             }
             i = line.index(after: i)
@@ -250,11 +268,13 @@ public struct MediaProbe: Sendable {
         return (name, VideoColour(primaries: c.0, transfer: c.1, matrix: c.2, fullRange: range ?? false))
     }
 
-    /// FFmpeg's output options that state `c` (`-color_primaries`, `-color_trc`, `-colorspace`, `-color_range`), for the
-    /// code points FFmpeg names.
+    /// FFmpeg's output options that state `c` (`-color_primaries`, `-color_trc`, `-colorspace`, `-color_range`), for
+    /// the code points FFmpeg names.
     public static func ffmpegColourArguments(_ c: VideoColour) -> [String] {
         var out: [String] = []
-        if c.primaries > 0, c.primaries < primariesNames.count { out += ["-color_primaries", primariesNames[c.primaries]] }
+        if c.primaries > 0, c.primaries < primariesNames.count {
+            out += ["-color_primaries", primariesNames[c.primaries]]
+        }
         if c.transfer > 0, c.transfer < transferNames.count { out += ["-color_trc", transferNames[c.transfer]] }
         if c.matrix >= 0, c.matrix < matrixNames.count { out += ["-colorspace", matrixNames[c.matrix]] }
         return out + ["-color_range", c.fullRange ? "pc" : "tv"]
@@ -263,7 +283,9 @@ public struct MediaProbe: Sendable {
     /// An FFmpeg `setparams` filter that states `c` on every picture (filters such as hstack drop the description).
     public static func ffmpegSetParams(_ c: VideoColour) -> String {
         var p: [String] = []
-        if c.primaries > 0, c.primaries < primariesNames.count { p.append("color_primaries=\(primariesNames[c.primaries])") }
+        if c.primaries > 0, c.primaries < primariesNames.count {
+            p.append("color_primaries=\(primariesNames[c.primaries])")
+        }
         if c.transfer > 0, c.transfer < transferNames.count { p.append("color_trc=\(transferNames[c.transfer])") }
         if c.matrix >= 0, c.matrix < matrixNames.count { p.append("colorspace=\(matrixNames[c.matrix])") }
         p.append("range=\(c.fullRange ? "pc" : "tv")")
@@ -274,26 +296,40 @@ public struct MediaProbe: Sendable {
         table.firstIndex(of: name) ?? 2
     }
     /// FFmpeg's names of the H.273 code points, indexed by code.
-    static let primariesNames = ["reserved0", "bt709", "unknown", "reserved", "bt470m", "bt470bg", "smpte170m", "smpte240m",
-                                 "film", "bt2020", "smpte428", "smpte431", "smpte432"]
-    static let transferNames = ["reserved0", "bt709", "unknown", "reserved", "bt470m", "bt470bg", "smpte170m", "smpte240m",
-                                "linear", "log100", "log316", "iec61966-2-4", "bt1361e", "iec61966-2-1", "bt2020-10",
-                                "bt2020-12", "smpte2084", "smpte428", "arib-std-b67"]
-    static let matrixNames = ["gbr", "bt709", "unknown", "reserved", "fcc", "bt470bg", "smpte170m", "smpte240m", "ycgco",
-                              "bt2020nc", "bt2020c", "smpte2085"]
+    static let primariesNames = [
+        "reserved0", "bt709", "unknown", "reserved", "bt470m", "bt470bg", "smpte170m", "smpte240m",
+        "film", "bt2020", "smpte428", "smpte431", "smpte432",
+    ]
+    static let transferNames = [
+        "reserved0", "bt709", "unknown", "reserved", "bt470m", "bt470bg", "smpte170m", "smpte240m",
+        "linear", "log100", "log316", "iec61966-2-4", "bt1361e", "iec61966-2-1", "bt2020-10",
+        "bt2020-12", "smpte2084", "smpte428", "arib-std-b67",
+    ]
+    static let matrixNames = [
+        "gbr", "bt709", "unknown", "reserved", "fcc", "bt470bg", "smpte170m", "smpte240m", "ycgco",
+        "bt2020nc", "bt2020c", "smpte2085",
+    ]
 
     /// The mastering display and content light level FFmpeg reports for the first decoded picture of `stream`
     /// (`ffmpeg -i FILE -map STREAM -frames:v 1 -f null -`: the side data of that picture, from SEI or container).
-    public static func hdrMetadata(_ path: String, stream: String, tool: FFmpegTool) -> (masteringDisplay: [UInt8]?, contentLightLevel: [UInt8]?) {
-        guard let child = try? ChildProcess(executable: tool.path, arguments: ["-nostdin", "-hide_banner", "-i", path, "-map", stream,
-                                                                              "-frames:v", "1", "-f", "null", "-"]) else { return (nil, nil) }
+    public static func hdrMetadata(_ path: String, stream: String, tool: FFmpegTool) -> (
+        masteringDisplay: [UInt8]?, contentLightLevel: [UInt8]?
+    ) {
+        guard
+            let child = try? ChildProcess(
+                executable: tool.path,
+                arguments: [
+                    "-nostdin", "-hide_banner", "-i", path, "-map", stream,
+                    "-frames:v", "1", "-f", "null", "-",
+                ])
+        else { return (nil, nil) }
         _ = child.readToEnd(limit: 1 << 16)
         _ = child.wait()
         return parseHDRMetadata(child.errorText(max: 1 << 16).replacingBars())
     }
 
-    /// "Mastering display metadata: … r(0.6800,0.3200) g(…) b(…) wp(…) min_luminance=0.000100, max_luminance=1000.0" and
-    /// "Content light level metadata: MaxCLL=1000, MaxFALL=400" → the `mdcv` and `clli` payloads.
+    /// "Mastering display metadata: … r(0.6800,0.3200) g(…) b(…) wp(…) min_luminance=0.000100, max_luminance=1000.0"
+    /// and "Content light level metadata: MaxCLL=1000, MaxFALL=400" → the `mdcv` and `clli` payloads.
     public static func parseHDRMetadata(_ text: String) -> (masteringDisplay: [UInt8]?, contentLightLevel: [UInt8]?) {
         var md: [UInt8]? = nil, cll: [UInt8]? = nil
         for raw in text.split(separator: "\n") {
@@ -310,9 +346,12 @@ public struct MediaProbe: Sendable {
                     return Double(line[r.upperBound...].prefix { $0.isNumber || $0 == "." })
                 }
                 guard let g = pair("g"), let b = pair("b"), let r = pair("r"), let w = pair("wp"),
-                      let maxL = value("max_luminance"), let minL = value("min_luminance") else { continue }
+                    let maxL = value("max_luminance"), let minL = value("min_luminance")
+                else { continue }
                 var out: [UInt8] = []
-                func u16(_ v: Double) { let x = UInt16(clamping: Int((v / 0.00002).rounded())); out += [UInt8(x >> 8), UInt8(x & 0xFF)] }
+                func u16(_ v: Double) {
+                    let x = UInt16(clamping: Int((v / 0.00002).rounded())); out += [UInt8(x >> 8), UInt8(x & 0xFF)]
+                }
                 func u32(_ v: Double) {
                     let x = UInt32(clamping: Int64((v * 10000).rounded()))
                     out += [UInt8(x >> 24), UInt8((x >> 16) & 0xFF), UInt8((x >> 8) & 0xFF), UInt8(x & 0xFF)]
@@ -322,7 +361,8 @@ public struct MediaProbe: Sendable {
                 md = out
             }
             if cll == nil, line.contains("content light level metadata"),
-               let a = line.firstRange(of: "maxcll="), let f = line.firstRange(of: "maxfall=") {
+                let a = line.firstRange(of: "maxcll="), let f = line.firstRange(of: "maxfall=")
+            {
                 let c = UInt16(clamping: Int(line[a.upperBound...].prefix { $0.isNumber }) ?? 0)
                 let fa = UInt16(clamping: Int(line[f.upperBound...].prefix { $0.isNumber }) ?? 0)
                 cll = [UInt8(c >> 8), UInt8(c & 0xFF), UInt8(fa >> 8), UInt8(fa & 0xFF)]

@@ -1,9 +1,9 @@
 import BinaryIO
-import SystemSupport
-import ISOBMFF
 import HEVC
-import SpatialMedia
+import ISOBMFF
 import ImageFormats
+import SpatialMedia
+import SystemSupport
 
 /// A spatial video (two-layer MV-HEVC movie) as the decode layer sees it: which layer is which eye, whether the second
 /// layer is predicted from the first, and its timing — read from the configuration records and the first samples,
@@ -44,17 +44,23 @@ extension SpatialVideoSource {
             throw ParseError(.unsupported, path: path, "no video track: nothing to split")
         }
         guard v.isHEVC, let entry = track.sampleEntries.first,
-              let hvcC = entry.child("hvcC")?.payload(HEVCConfigurationBox.self)?.record else {
-            throw ParseError(.unsupported, path: path,
-                             "the video is '\(v.sampleEntryType?.description ?? "?")', not MV-HEVC: not a two-view spatial video (a frame-packed 3D movie holds both eyes in one picture: `spatial-media split` cuts them apart)")
+            let hvcC = entry.child("hvcC")?.payload(HEVCConfigurationBox.self)?.record
+        else {
+            throw ParseError(
+                .unsupported, path: path,
+                "the video is '\(v.sampleEntryType?.description ?? "?")', not MV-HEVC: not a two-view spatial video (a frame-packed 3D movie holds both eyes in one picture: `spatial-media split` cuts them apart)"
+            )
         }
         guard let lhvC = entry.child("lhvC")?.payload(HEVCConfigurationBox.self)?.record else {
-            throw ParseError(.unsupported, path: path,
-                             "a single-layer (2D) HEVC video: there is only one view, so nothing to split")
+            throw ParseError(
+                .unsupported, path: path,
+                "a single-layer (2D) HEVC video: there is only one view, so nothing to split")
         }
         var samples: [[UInt8]] = []
         if let list = try? track.samples(first: 3) {
-            for s in list where s.size <= 8 << 20 { if let b = try? file.readBytes(at: s.offset, count: Int(s.size)) { samples.append(b) } }
+            for s in list where s.size <= 8 << 20 {
+                if let b = try? file.readBytes(at: s.offset, count: Int(s.size)) { samples.append(b) }
+            }
         }
         let info = try HEVCStreamInfo(hvcC: hvcC, lhvC: lhvC, samples: samples)
         guard info.layerCount >= 2, info.layers.count >= 2 else {
@@ -75,21 +81,26 @@ extension SpatialVideoSource {
         let d = (try? track.samples(first: 1))?.first.map { Int($0.duration) } ?? 0
         let (num, den) = ts > 0 && d > 0 ? reduced(ts, d) : (30, 1)
         let hero: String? = v.metadata.heroEye.map { "\($0)" }
-        var source = SpatialVideoSource(path: path, frames: track.sampleCount, interLayerPrediction: ilp, baseIsLeft: baseIsLeft,
-                      leftViewId: baseIsLeft ? v0 : v1, rightViewId: baseIsLeft ? v1 : v0, eyeOrder: order,
-                      heroEye: hero, disparityAdjustment: v.metadata.disparityAdjustment,
-                      hfovMillidegrees: v.metadata.horizontalFieldOfViewMillidegrees,
-                      audioTracks: file.tracks.filter { $0.handler == "soun" }.count, fpsNum: num, fpsDen: den)
+        var source = SpatialVideoSource(
+            path: path, frames: track.sampleCount, interLayerPrediction: ilp, baseIsLeft: baseIsLeft,
+            leftViewId: baseIsLeft ? v0 : v1, rightViewId: baseIsLeft ? v1 : v0, eyeOrder: order,
+            heroEye: hero, disparityAdjustment: v.metadata.disparityAdjustment,
+            hfovMillidegrees: v.metadata.horizontalFieldOfViewMillidegrees,
+            audioTracks: file.tracks.filter { $0.handler == "soun" }.count, fpsNum: num, fpsDen: den)
         source.projectionKind = v.metadata.projectionKind
         source.baselineMicrometres = v.metadata.baselineMicrometres
         source.colour = try? HEVCTrackProducer.statedColour(hvcC: hvcC, entry: entry, firstSample: [])
-        if let rec = try? HEVCDecoderConfigurationRecord(parsing: hvcC) { source.bitDepth = Int(rec.bitDepthLumaMinus8) + 8 }
+        if let rec = try? HEVCDecoderConfigurationRecord(parsing: hvcC) {
+            source.bitDepth = Int(rec.bitDepthLumaMinus8) + 8
+        }
         return source
     }
 
     /// Frames at `indices` (display order) of both eyes as 8-bit grey images, decoded by FFmpeg ≥ 7.1 with a seek to
     /// each: only the pictures from the keyframe before each index are decoded, not the whole clip.
-    public func sampledFrames(_ indices: [Int], ffmpeg override: String? = nil) throws(ParseError) -> [(index: Int, left: Image, right: Image)] {
+    public func sampledFrames(_ indices: [Int], ffmpeg override: String? = nil) throws(ParseError) -> [(
+        index: Int, left: Image, right: Image
+    )] {
         var out: [(Int, Image, Image)] = []
         for i in indices {
             guard let f = try frameRun(start: i, count: 1, eyeWidth: nil, ffmpeg: override).first else {
@@ -104,26 +115,41 @@ extension SpatialVideoSource {
     /// scaled to `eyeWidth` pixels wide (nil: full size): one FFmpeg ≥ 7.1 run with a seek, decoding only from the
     /// keyframe before `start` (for motion measurements such as the eyes' time offset). Fewer frames come back near
     /// the end of the clip.
-    public func frameRun(start: Int, count: Int, eyeWidth: Int? = 160, ffmpeg override: String? = nil) throws(ParseError) -> [(left: Image, right: Image)] {
+    public func frameRun(start: Int, count: Int, eyeWidth: Int? = 160, ffmpeg override: String? = nil)
+        throws(ParseError) -> [(left: Image, right: Image)]
+    {
         let ff = try FFmpeg.require(.mvhevcViews, for: "decoding both views of \(path)", override: override)
-        // Just before frame `start` starts: FFmpeg drops frames that start before the seek point, so it is the first kept.
+        // Just before frame `start` starts: FFmpeg drops frames that start before the seek point, so it is the first
+        // kept.
         let t = max(0, Double(start) * Double(fpsDen) / Double(max(1, fpsNum)) - 0.0001)
         let scale = eyeWidth.map { ",scale=\(max(2, min($0, 4096)) * 2):-2:flags=area" } ?? ""
         let graph = "[0:v:0:view:\(leftViewId)][0:v:0:view:\(rightViewId)]hstack\(scale)[v]"
-        guard let child = try? ChildProcess(executable: ff.path, arguments: [
-            "-nostdin", "-v", "error", "-ss", NumberText.fixed(t, places: 6), "-i", path, "-filter_complex", graph, "-map", "[v]",
-            "-frames:v", "\(max(1, min(count, 64)))", "-pix_fmt", "gray", "-f", "image2pipe", "-c:v", "pgm", "-",
-        ]) else { throw ParseError(.io, path: path, "cannot start FFmpeg (\(ff.path))") }
+        guard
+            let child = try? ChildProcess(
+                executable: ff.path,
+                arguments: [
+                    "-nostdin", "-v", "error", "-ss", NumberText.fixed(t, places: 6), "-i", path, "-filter_complex",
+                    graph, "-map", "[v]",
+                    "-frames:v", "\(max(1, min(count, 64)))", "-pix_fmt", "gray", "-f", "image2pipe", "-c:v", "pgm",
+                    "-",
+                ])
+        else { throw ParseError(.io, path: path, "cannot start FFmpeg (\(ff.path))") }
         let data = child.readToEnd(limit: 1 << 28)
         let status = child.wait()
         guard status == 0, let data else {
-            throw ParseError(.unsupported, path: path, "FFmpeg could not decode frame \(start)\(count > 1 ? "…" : "") (exit status \(status)): \(child.errorText())")
+            throw ParseError(
+                .unsupported, path: path,
+                "FFmpeg could not decode frame \(start)\(count > 1 ? "…" : "") (exit status \(status)): \(child.errorText())"
+            )
         }
         var out: [(Image, Image)] = []
         for both in Self.parsePGMs(data) where both.width >= 2 {
             let half = both.width / 2
-            out.append((try ImageOps.crop(both, x: 0, y: 0, width: half, height: both.height),
-                        try ImageOps.crop(both, x: half, y: 0, width: half, height: both.height)))
+            out.append(
+                (
+                    try ImageOps.crop(both, x: 0, y: 0, width: half, height: both.height),
+                    try ImageOps.crop(both, x: half, y: 0, width: half, height: both.height)
+                ))
         }
         return out
     }
@@ -141,14 +167,20 @@ extension SpatialVideoSource {
         func token() -> Int? {
             while i < b.count, b[i] == 0x20 || b[i] == 0x0A || b[i] == 0x0D || b[i] == 0x09 { i += 1 }
             var v = 0, digits = 0
-            while i < b.count, b[i] >= 0x30, b[i] <= 0x39, digits < 9 { v = v * 10 + Int(b[i] - 0x30); i += 1; digits += 1 }
+            while i < b.count, b[i] >= 0x30, b[i] <= 0x39, digits < 9 {
+                v = v * 10 + Int(b[i] - 0x30); i += 1; digits += 1
+            }
             return digits > 0 ? v : nil
         }
         while i + 2 < b.count, b[i] == 0x50, b[i + 1] == 0x35 {
             i += 2
-            guard let w = token(), let h = token(), let mx = token(), mx == 255, w > 0, h > 0, w <= 32768, h <= 32768 else { break }
+            guard let w = token(), let h = token(), let mx = token(), mx == 255, w > 0, h > 0, w <= 32768, h <= 32768
+            else { break }
             i += 1
-            guard i + w * h <= b.count, let g = try? Image(width: w, height: h, bitDepth: 8, format: .gray, planes: .u8([Array(b[i..<(i + w * h)])])) else { break }
+            guard i + w * h <= b.count,
+                let g = try? Image(
+                    width: w, height: h, bitDepth: 8, format: .gray, planes: .u8([Array(b[i..<(i + w * h)])]))
+            else { break }
             out.append(g)
             i += w * h
         }

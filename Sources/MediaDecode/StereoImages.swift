@@ -1,11 +1,12 @@
-#if canImport(Dispatch)
-import Dispatch
-#endif
 import BinaryIO
-import SystemSupport
 import ISOBMFF
 import ImageFormats
 import SpatialMedia
+import SystemSupport
+
+#if canImport(Dispatch)
+    import Dispatch
+#endif
 
 /// How the two eyes sit in a single input image.
 public enum StereoLayout: String, Sendable, CaseIterable {
@@ -33,8 +34,10 @@ public struct ImagePacking: Sendable {
     public var limits: Limits = .default
     /// Decode a damaged or truncated JPEG as the decoder fills it (with a note) instead of refusing it (`--force`).
     public var acceptDamage = false
-    public init(layout: StereoLayout = .auto, halfResolution: Bool = false, limits: Limits = .default,
-                acceptDamage: Bool = false) {
+    public init(
+        layout: StereoLayout = .auto, halfResolution: Bool = false, limits: Limits = .default,
+        acceptDamage: Bool = false
+    ) {
         self.layout = layout; self.halfResolution = halfResolution; self.limits = limits
         self.acceptDamage = acceptDamage
     }
@@ -66,8 +69,9 @@ public struct StereoPair: Sendable {
     /// (60°), assumed. The one reading `info`, `validate` and `convert` make of a pair's field of view.
     public var fieldOfView: PairFieldOfView {
         if let s = statedFieldOfView { return PairFieldOfView(degrees: s.degrees, source: s.source, assumed: false) }
-        return PairFieldOfView(degrees: StereoParameters.defaults.horizontalFieldOfViewDegrees ?? 60,
-                               source: "assumed: the input states none", assumed: true)
+        return PairFieldOfView(
+            degrees: StereoParameters.defaults.horizontalFieldOfViewDegrees ?? 60,
+            source: "assumed: the input states none", assumed: true)
     }
     /// How the eyes were cut from one frame-packed picture (`sbs` or `tb`), or nil when the source holds two pictures
     /// (an MPO, two files, a spatial photo).
@@ -80,13 +84,15 @@ public struct StereoPair: Sendable {
     /// Baseline stated by the source, mm (a view of ``sourceStereo``).
     public var sourceBaselineMM: Double? {
         get { sourceStereo.baselineMillimetres }
-        set { sourceStereo.baselineMicrometres = newValue.flatMap { try? SpatialUnits.micrometres(fromMillimetres: $0) } }
+        set {
+            sourceStereo.baselineMicrometres = newValue.flatMap { try? SpatialUnits.micrometres(fromMillimetres: $0) }
+        }
     }
     public var convergenceAngleDegrees: Double?
     public var sourceDescription: String
     public var notes: [String]
-    /// Each eye's auxiliary images (HDR gain map, depth, alpha) and thumbnails from a HEIF source, carried to the output
-    /// (byte-exact while ``eyeWarp`` is nil).
+    /// Each eye's auxiliary images (HDR gain map, depth, alpha) and thumbnails from a HEIF source, carried to the
+    /// output (byte-exact while ``eyeWarp`` is nil).
     public var leftAuxiliary: [HEIFItemBundle] = []
     public var rightAuxiliary: [HEIFItemBundle] = []
     /// What the sources attach to their pictures that cannot be carried, and why.
@@ -103,12 +109,20 @@ public struct StereoPair: Sendable {
         swap(&left, &right)
         swap(&leftAuxiliary, &rightAuxiliary)
         swap(&leftGainMap, &rightGainMap)
-        if let w = eyeWarp { eyeWarp = EyeWarp(leftHomography: w.rightHomography, rightHomography: w.leftHomography, crop: w.crop, width: w.width, height: w.height) }
+        if let w = eyeWarp {
+            eyeWarp = EyeWarp(
+                leftHomography: w.rightHomography, rightHomography: w.leftHomography, crop: w.crop, width: w.width,
+                height: w.height)
+        }
     }
 
-    public init(left: Image, right: Image, exif: [UInt8]?, exifInfo: ExifInfo, sourceBaselineMM: Double?, convergenceAngleDegrees: Double?, sourceDescription: String, notes: [String]) {
+    public init(
+        left: Image, right: Image, exif: [UInt8]?, exifInfo: ExifInfo, sourceBaselineMM: Double?,
+        convergenceAngleDegrees: Double?, sourceDescription: String, notes: [String]
+    ) {
         self.left = left; self.right = right; self.exif = exif; self.exifInfo = exifInfo
-        self.convergenceAngleDegrees = convergenceAngleDegrees; self.sourceDescription = sourceDescription; self.notes = notes
+        self.convergenceAngleDegrees = convergenceAngleDegrees; self.sourceDescription = sourceDescription;
+        self.notes = notes
         self.sourceBaselineMM = sourceBaselineMM
     }
 }
@@ -127,15 +141,20 @@ public struct PairFieldOfView: Sendable, Equatable {
 }
 
 /// The geometry a job applied to both eyes after reading them (`align`): each eye's homography (output pixel → source
-/// pixel, as ``/ImageFormats/Image`` warps take it) and the common crop, in pixels of the eyes as read (`width`×`height`).
+/// pixel, as ``/ImageFormats/Image`` warps take it) and the common crop, in pixels of the eyes as read
+/// (`width`×`height`).
 public struct EyeWarp: Sendable {
     public var leftHomography: [Double]
     public var rightHomography: [Double]
     public var crop: (x: Int, y: Int, width: Int, height: Int)
     public var width: Int
     public var height: Int
-    public init(leftHomography: [Double], rightHomography: [Double], crop: (x: Int, y: Int, width: Int, height: Int), width: Int, height: Int) {
-        self.leftHomography = leftHomography; self.rightHomography = rightHomography; self.crop = crop; self.width = width; self.height = height
+    public init(
+        leftHomography: [Double], rightHomography: [Double], crop: (x: Int, y: Int, width: Int, height: Int),
+        width: Int, height: Int
+    ) {
+        self.leftHomography = leftHomography; self.rightHomography = rightHomography; self.crop = crop;
+        self.width = width; self.height = height
     }
 }
 
@@ -153,7 +172,9 @@ public enum StereoImages {
                 if let photo = SpatialPhotoReader.read(file, problems: &problems) {
                     var pair = try loadSpatialPhoto(photo, file: file, limits: options.limits)
                     if options.layout != .auto || options.halfResolution {
-                        pair.notes.append("the input is a spatial photo: its two eyes are used as they are (the layout and half-resolution options do not apply)")
+                        pair.notes.append(
+                            "the input is a spatial photo: its two eyes are used as they are (the layout and half-resolution options do not apply)"
+                        )
                     }
                     return pair
                 }
@@ -165,12 +186,17 @@ public enum StereoImages {
         do throws(ParseError) {
             var p = try pair(from: src, name: path, packing: options)
             if let g = src.gainMap {
-                p.auxiliaryNotCarried.append(g.description + " not carried: it covers the whole frame-packed picture, not one eye")
+                p.auxiliaryNotCarried.append(
+                    g.description + " not carried: it covers the whole frame-packed picture, not one eye")
             }
             // A frame-packed HEIC's gain map or depth covers both halves at once: it belongs to neither eye alone.
-            if FileProbe.kind(of: path) == .heif, let f = try? ISOFile.open(path: path, limits: options.limits), let h = f.heif, let primary = h.primaryItemID {
+            if FileProbe.kind(of: path) == .heif, let f = try? ISOFile.open(path: path, limits: options.limits),
+                let h = f.heif, let primary = h.primaryItemID
+            {
                 for a in HEIFImageInventory(h).auxiliary(of: primary) {
-                    p.auxiliaryNotCarried.append("\(a.label) \(a.width)x\(a.height) (item \(a.itemID)) not carried: it covers the whole frame-packed picture, not one eye")
+                    p.auxiliaryNotCarried.append(
+                        "\(a.label) \(a.width)x\(a.height) (item \(a.itemID)) not carried: it covers the whole frame-packed picture, not one eye"
+                    )
                 }
             }
             return p
@@ -181,16 +207,23 @@ public enum StereoImages {
 
     /// Both eyes of a spatial photo with its calibration: the baseline (distance between the two camera positions),
     /// the field of view (left eye's intrinsics) and the disparity adjustment, each as stored; the EXIF of each eye.
-    public static func loadSpatialPhoto(_ photo: SpatialPhoto, file: ISOFile, limits: Limits = .default) throws(ParseError) -> StereoPair {
+    public static func loadSpatialPhoto(_ photo: SpatialPhoto, file: ISOFile, limits: Limits = .default)
+        throws(ParseError) -> StereoPair
+    {
         let eyes = try decodeSpatialPhoto(file: file, limits: limits)
         let exifInfo = eyes.exif.map { ExifInfo(tiff: $0) } ?? ExifInfo()
-        var pair = StereoPair(left: eyes.left, right: eyes.right, exif: eyes.exif, exifInfo: exifInfo, sourceBaselineMM: nil, convergenceAngleDegrees: nil,
-                              sourceDescription: "spatial photo (both eyes)", notes: ["the input is already a spatial photo: both of its eyes and its calibration are used"])
+        var pair = StereoPair(
+            left: eyes.left, right: eyes.right, exif: eyes.exif, exifInfo: exifInfo, sourceBaselineMM: nil,
+            convergenceAngleDegrees: nil,
+            sourceDescription: "spatial photo (both eyes)",
+            notes: ["the input is already a spatial photo: both of its eyes and its calibration are used"])
         pair.rightExif = ImageFiles.heifExif(file, item: photo.right.itemID, limits: limits)
         var stereo = photo.stereo
         stereo.heroEye = nil; stereo.projectionKind = nil
         if let b = stereo.baselineMicrometres, !SpatialUnits.plausibleBaselineMicrometres.contains(b) {
-            pair.notes.append("the input's baseline \(NumberText.fixed(Double(b) / 1000, places: 3)) mm is not a plausible stereo camera baseline (\(plausibleBaselineText)), so it is not used")
+            pair.notes.append(
+                "the input's baseline \(NumberText.fixed(Double(b) / 1000, places: 3)) mm is not a plausible stereo camera baseline (\(plausibleBaselineText)), so it is not used"
+            )
             stereo.baselineMicrometres = nil
         }
         pair.sourceStereo = stereo
@@ -200,7 +233,9 @@ public enum StereoImages {
     }
 
     /// Splits a loaded image (or takes the two MPO pictures).
-    public static func pair(from src: LoadedImage, name: String, packing options: ImagePacking) throws(ParseError) -> StereoPair {
+    public static func pair(from src: LoadedImage, name: String, packing options: ImagePacking) throws(ParseError)
+        -> StereoPair
+    {
         var notes = src.notes
         var left: Image, right: Image
         var baseline: Double?
@@ -219,13 +254,18 @@ public enum StereoImages {
             }
             baseline = a.lazy.compactMap(\.baselineMM).first
             if let b = baseline, !isPlausible(baselineMM: b) {
-                notes.append("MPO BaselineLength \(NumberText.fixed(b, places: 3)) mm is not a plausible stereo camera baseline (\(plausibleBaselineText)); it is a placeholder some cameras write, so it is not used")
+                notes.append(
+                    "MPO BaselineLength \(NumberText.fixed(b, places: 3)) mm is not a plausible stereo camera baseline (\(plausibleBaselineText)); it is a placeholder some cameras write, so it is not used"
+                )
                 baseline = nil
             }
             convergence = a.lazy.compactMap(\.convergenceAngleDegrees).first
             desc = "MPO"
             if left.width != right.width || left.height != right.height {
-                throw ParseError(.invalidValue, "the two MPO images differ in size (\(left.width)×\(left.height) and \(right.width)×\(right.height))")
+                throw ParseError(
+                    .invalidValue,
+                    "the two MPO images differ in size (\(left.width)×\(left.height) and \(right.width)×\(right.height))"
+                )
             }
         } else {
             let img = src.image
@@ -234,7 +274,10 @@ public enum StereoImages {
             if layout == .sbs {
                 (left, right) = try halves(img, layout: .sbs)
                 let half = img.width / 2
-                if img.width % 2 == 1 { notes.append("input width \(img.width) is odd: the middle column is dropped, so each eye is \(half) px wide") }
+                if img.width % 2 == 1 {
+                    notes.append(
+                        "input width \(img.width) is odd: the middle column is dropped, so each eye is \(half) px wide")
+                }
                 if options.halfResolution {
                     left = try ImageOps.resize(left, width: half * 2, height: img.height, limits: options.limits)
                     right = try ImageOps.resize(right, width: half * 2, height: img.height, limits: options.limits)
@@ -243,7 +286,10 @@ public enum StereoImages {
             } else {
                 (left, right) = try halves(img, layout: .tb)
                 let half = img.height / 2
-                if img.height % 2 == 1 { notes.append("input height \(img.height) is odd: the middle row is dropped, so each eye is \(half) px tall") }
+                if img.height % 2 == 1 {
+                    notes.append(
+                        "input height \(img.height) is odd: the middle row is dropped, so each eye is \(half) px tall")
+                }
                 if options.halfResolution {
                     left = try ImageOps.resize(left, width: img.width, height: half * 2, limits: options.limits)
                     right = try ImageOps.resize(right, width: img.width, height: half * 2, limits: options.limits)
@@ -252,8 +298,9 @@ public enum StereoImages {
             }
             desc = "\(src.kind.rawValue) \(layout == .sbs ? "side-by-side" : "top-bottom")"
         }
-        var pair = StereoPair(left: left, right: right, exif: src.exif, exifInfo: src.exifInfo, sourceBaselineMM: baseline,
-                              convergenceAngleDegrees: convergence, sourceDescription: desc, notes: notes)
+        var pair = StereoPair(
+            left: left, right: right, exif: src.exif, exifInfo: src.exifInfo, sourceBaselineMM: baseline,
+            convergenceAngleDegrees: convergence, sourceDescription: desc, notes: notes)
         if baseline != nil { pair.sourceStereoOrigin = "MPO BaselineLength" }
         pair.packedLayout = packed
         pair.layoutGuessed = packed != nil && options.layout == .auto
@@ -264,13 +311,25 @@ public enum StereoImages {
     /// an odd middle column or row is dropped.
     public static func halves(_ img: Image, layout: StereoLayout) throws(ParseError) -> (left: Image, right: Image) {
         if layout.resolved(width: img.width, height: img.height) == .sbs {
-            guard img.width >= 2 else { throw ParseError(.invalidValue, "image is \(img.width) px wide: too narrow to hold two eyes side by side") }
+            guard img.width >= 2 else {
+                throw ParseError(
+                    .invalidValue, "image is \(img.width) px wide: too narrow to hold two eyes side by side")
+            }
             let half = img.width / 2
-            return (try ImageOps.crop(img, x: 0, y: 0, width: half, height: img.height), try ImageOps.crop(img, x: img.width - half, y: 0, width: half, height: img.height))
+            return (
+                try ImageOps.crop(img, x: 0, y: 0, width: half, height: img.height),
+                try ImageOps.crop(img, x: img.width - half, y: 0, width: half, height: img.height)
+            )
         }
-        guard img.height >= 2 else { throw ParseError(.invalidValue, "image is \(img.height) px tall: too short to hold two eyes one above the other") }
+        guard img.height >= 2 else {
+            throw ParseError(
+                .invalidValue, "image is \(img.height) px tall: too short to hold two eyes one above the other")
+        }
         let half = img.height / 2
-        return (try ImageOps.crop(img, x: 0, y: 0, width: img.width, height: half), try ImageOps.crop(img, x: 0, y: img.height - half, width: img.width, height: half))
+        return (
+            try ImageOps.crop(img, x: 0, y: 0, width: img.width, height: half),
+            try ImageOps.crop(img, x: 0, y: img.height - half, width: img.width, height: half)
+        )
     }
 
     /// True when an MPO's viewpoint numbers (MP attributes of its first two pictures) put the second picture on
@@ -291,17 +350,26 @@ public enum StereoImages {
     }
 
     /// Reads two files as the left and right eyes (each JPEG, PNG or HEIC). `acceptDamage`: as in ``ImagePacking``.
-    public static func load(left l: String, right r: String, limits: Limits = .default,
-                            acceptDamage: Bool = false) throws(ParseError) -> StereoPair {
+    public static func load(
+        left l: String, right r: String, limits: Limits = .default,
+        acceptDamage: Bool = false
+    ) throws(ParseError) -> StereoPair {
         let a = try ImageFiles.load(l, limits: limits, acceptDamage: acceptDamage)
         let b = try ImageFiles.load(r, limits: limits, acceptDamage: acceptDamage)
         guard a.image.width == b.image.width, a.image.height == b.image.height else {
-            throw ParseError(.invalidValue, path: r, "the eyes differ in size: \(l) is \(a.image.width)×\(a.image.height), \(r) is \(b.image.width)×\(b.image.height)")
+            throw ParseError(
+                .invalidValue, path: r,
+                "the eyes differ in size: \(l) is \(a.image.width)×\(a.image.height), \(r) is \(b.image.width)×\(b.image.height)"
+            )
         }
-        var pair = StereoPair(left: a.image, right: b.image, exif: a.exif, exifInfo: a.exifInfo, sourceBaselineMM: nil, convergenceAngleDegrees: nil,
-                              sourceDescription: "left/right pair", notes: a.notes + b.notes)
+        var pair = StereoPair(
+            left: a.image, right: b.image, exif: a.exif, exifInfo: a.exifInfo, sourceBaselineMM: nil,
+            convergenceAngleDegrees: nil,
+            sourceDescription: "left/right pair", notes: a.notes + b.notes)
         func primary(_ path: String) -> (ISOFile, UInt32)? {
-            guard FileProbe.kind(of: path) == .heif, let f = try? ISOFile.open(path: path, limits: limits), let p = f.heif?.primaryItemID else { return nil }
+            guard FileProbe.kind(of: path) == .heif, let f = try? ISOFile.open(path: path, limits: limits),
+                let p = f.heif?.primaryItemID
+            else { return nil }
             return (f, p)
         }
         try attachAuxiliary(&pair, left: primary(l), right: primary(r))
@@ -312,8 +380,9 @@ public enum StereoImages {
         pair.rightGainMap = b.gainMap
         for (name, path, loaded) in [("left", l, a), ("right", r, b)] {
             if let second = loaded.mpoSecond {
-                pair.auxiliaryNotCarried.append("\(name) eye: \(path)'s second stereo view (\(second.width)x\(second.height)) not used: "
-                                                + "one file gives one eye")
+                pair.auxiliaryNotCarried.append(
+                    "\(name) eye: \(path)'s second stereo view (\(second.width)x\(second.height)) not used: "
+                        + "one file gives one eye")
             }
         }
         return pair
@@ -343,14 +412,16 @@ public enum StereoImages {
         }
         guard var s = read, !s.isEmpty else { return }
         if let a, let b, a.stereo != b.stereo {
-            pair.notes.append("the eyes' XMP values differ (left: \(EyeStereoXMP.summary(a.stereo)); "
-                              + "right: \(EyeStereoXMP.summary(b.stereo))): the left eye's are used")
+            pair.notes.append(
+                "the eyes' XMP values differ (left: \(EyeStereoXMP.summary(a.stereo)); "
+                    + "right: \(EyeStereoXMP.summary(b.stereo))): the left eye's are used")
         }
         s.heroEye = nil; s.projectionKind = nil
         if let um = s.baselineMicrometres, !SpatialUnits.plausibleBaselineMicrometres.contains(um) {
             let mm = NumberText.fixed(Double(um) / 1000, places: 3)
-            pair.notes.append("the eyes' baseline \(mm) mm is not a plausible "
-                              + "stereo camera baseline (\(plausibleBaselineText)), so it is not used")
+            pair.notes.append(
+                "the eyes' baseline \(mm) mm is not a plausible "
+                    + "stereo camera baseline (\(plausibleBaselineText)), so it is not used")
             s.baselineMicrometres = nil
         }
         pair.sourceStereo = s
@@ -359,7 +430,9 @@ public enum StereoImages {
 
     /// Takes each eye's auxiliary images and thumbnails (``/SpatialMedia/HEIFItemBundle``) from its HEIF source, naming
     /// in ``StereoPair/auxiliaryNotCarried`` what cannot go with it.
-    static func attachAuxiliary(_ pair: inout StereoPair, left: (ISOFile, UInt32)?, right: (ISOFile, UInt32)?) throws(ParseError) {
+    static func attachAuxiliary(_ pair: inout StereoPair, left: (ISOFile, UInt32)?, right: (ISOFile, UInt32)?)
+        throws(ParseError)
+    {
         if let (file, item) = left {
             let a = try HEIFItemBundle.attached(to: item, file: file)
             pair.leftAuxiliary = a.bundles
@@ -374,7 +447,9 @@ public enum StereoImages {
 
     /// Decodes both eyes of a stereo HEIC (the `ster` group; entity 0 = left). Both eyes are decoded
     /// concurrently through the grid decoder's tile parallelism.
-    public static func decodeSpatialPhoto(_ path: String, limits: Limits = .default) throws(ParseError) -> (left: Image, right: Image, exif: [UInt8]?) {
+    public static func decodeSpatialPhoto(_ path: String, limits: Limits = .default) throws(ParseError) -> (
+        left: Image, right: Image, exif: [UInt8]?
+    ) {
         let file = try ISOFile.open(path: path, limits: limits)
         do throws(ParseError) {
             return try decodeSpatialPhoto(file: file, limits: limits)
@@ -385,7 +460,9 @@ public enum StereoImages {
 
     /// Decodes both eyes of a parsed stereo HEIC; a truncated or damaged file is refused first
     /// (``/ISOBMFF/ISOFile/requireIntact(limits:operation:)``), naming the offset and box path.
-    public static func decodeSpatialPhoto(file: ISOFile, limits: Limits = .default) throws(ParseError) -> (left: Image, right: Image, exif: [UInt8]?) {
+    public static func decodeSpatialPhoto(file: ISOFile, limits: Limits = .default) throws(ParseError) -> (
+        left: Image, right: Image, exif: [UInt8]?
+    ) {
         guard let meta = file.heif else { throw ParseError(.notRecognised, "not a HEIF file") }
         try file.requireIntact()
         guard let g = meta.groups.first(where: { $0.type == "ster" }), g.entityIDs.count == 2 else {
@@ -398,7 +475,8 @@ public enum StereoImages {
         let slots = Slots<Result<Image, ParseError>>(count: 2)
         DispatchQueue.concurrentPerform(iterations: 2) { i in
             do throws(ParseError) {
-                slots.set(i, .success(try HEIFImageDecoder.decode(file: file, item: ids[i], limits: limits, workers: perEye)))
+                slots.set(
+                    i, .success(try HEIFImageDecoder.decode(file: file, item: ids[i], limits: limits, workers: perEye)))
             } catch {
                 slots.set(i, .failure(error))
             }

@@ -1,12 +1,13 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import BinaryIO
 import ImageFormats
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// Whether an input that FFmpeg reads (Matroska, MPEG-TS, AVI, …) is whole: the same question
 /// ``/ISOBMFF/ISOFile/requireIntact(limits:operation:)`` answers for the files we parse ourselves, with the same words
@@ -27,12 +28,16 @@ public enum StreamIntegrity {
         if let packet = transportPacketSize(head), size % UInt64(packet) != 0 {
             let part = size % UInt64(packet)
             let whole = size / UInt64(packet)
-            return ["the file ends \(part) bytes into a \(packet)-byte transport packet (\(whole) whole packets): its last packet is cut short"]
+            return [
+                "the file ends \(part) bytes into a \(packet)-byte transport packet (\(whole) whole packets): its last packet is cut short"
+            ]
         }
         if head.starts(with: Array("YUV4MPEG2 ".utf8)), let cut = y4mCut(path: path) { return [cut] }
         if let end = matroskaSegmentEnd(head), end > size {
-            return ["its Matroska Segment states \(end) bytes of file, but the file ends after \(size) "
-                    + "(\(end - size) bytes missing)"]
+            return [
+                "its Matroska Segment states \(end) bytes of file, but the file ends after \(size) "
+                    + "(\(end - size) bytes missing)"
+            ]
         }
         return []
     }
@@ -67,7 +72,8 @@ public enum StreamIntegrity {
         guard let headerSize = vint(head, at: 4), let h = headerSize.value else { return nil }
         let (segmentAt, o1) = (4 + headerSize.length).addingReportingOverflow(Int(clamping: h))
         guard !o1, segmentAt <= head.count - 4,
-              head[segmentAt..<(segmentAt + 4)].elementsEqual([0x18, 0x53, 0x80, 0x67]) else { return nil }
+            head[segmentAt..<(segmentAt + 4)].elementsEqual([0x18, 0x53, 0x80, 0x67])
+        else { return nil }
         guard let segmentSize = vint(head, at: segmentAt + 4), let s = segmentSize.value else { return nil }
         let (end, o2) = UInt64(segmentAt + 4 + segmentSize.length).addingReportingOverflow(s)
         return o2 ? nil : end
@@ -98,7 +104,8 @@ public enum StreamIntegrity {
     /// The frames a stream states from its duration and rate, when both are known.
     public static func statedFrames(_ probe: MediaProbe) -> Int? {
         guard let d = probe.videoDurationSeconds ?? probe.durationSeconds, d > 0,
-              let r = probe.frameRate, r.den > 0 else { return nil }
+            let r = probe.frameRate, r.den > 0
+        else { return nil }
         let n = (d * Double(r.num) / Double(r.den)).rounded()
         return n < 1e9 ? Int(n) : nil
     }
@@ -124,8 +131,10 @@ public enum StreamIntegrity {
     /// Error lines of FFmpeg shown harmless to the picture, each with why: they are about metadata this library reads
     /// itself, not about the coded pictures or the container's framing.
     static let harmless: [(text: String, why: String)] = [
-        ("Unknown projection type",
-         "FFmpeg's MOV demuxer cannot read a Google mesh projection (sv3d/proj/mshp); our own box parser reads it"),
+        (
+            "Unknown projection type",
+            "FFmpeg's MOV demuxer cannot read a Google mesh projection (sv3d/proj/mshp); our own box parser reads it"
+        )
     ]
 
     /// FFmpeg's error lines in its standard-error text (lines joined with " | " by ``ChildProcess``), without the
@@ -156,8 +165,10 @@ public enum StreamIntegrity {
     /// only echo the failure of another ("Terminating thread with return code -22", "Nothing was written into output
     /// file", "Conversion failed!"), at most four; the status when nothing else is left.
     public static func failureText(_ stderrText: String, status: Int32) -> String {
-        let echoes = ["Terminating thread with return code", "Nothing was written into output file", "Conversion failed!",
-                      "Error while filtering", "Error while processing the decoded data", "Task finished with error code"]
+        let echoes = [
+            "Terminating thread with return code", "Nothing was written into output file", "Conversion failed!",
+            "Error while filtering", "Error while processing the decoded data", "Task finished with error code",
+        ]
         let causes = errorLines(stderrText).filter { line in !echoes.contains { line.contains($0) } }
         guard !causes.isEmpty else { return "FFmpeg stopped with exit status \(status) without saying why" }
         return causes.prefix(4).joined(separator: "; ") + (causes.count > 4 ? " (and \(causes.count - 4) more)" : "")
@@ -167,9 +178,12 @@ public enum StreamIntegrity {
     /// returns ``verdict(read:stated:errors:container:)``: what `validate` and `info` say about an input FFmpeg reads.
     public static func scan(path: String, tool: FFmpegTool, probe: MediaProbe) throws(ParseError) -> String? {
         let stream = probe.video.map { "0:\($0.index)" } ?? "0:v:0"
-        let child = try ChildProcess(executable: tool.path, arguments: [
-            "-nostdin", "-hide_banner", "-v", "error", "-stats", "-stats_period", "86400", "-i", path,
-            "-map", stream, "-c", "copy", "-f", "null", "-"])
+        let child = try ChildProcess(
+            executable: tool.path,
+            arguments: [
+                "-nostdin", "-hide_banner", "-v", "error", "-stats", "-stats_period", "86400", "-i", path,
+                "-map", stream, "-c", "copy", "-f", "null", "-",
+            ])
         _ = child.readToEnd(limit: 1 << 16)
         let status = child.wait()
         let text = child.errorText(max: 1 << 15)

@@ -1,16 +1,17 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import BinaryIO
-import SystemSupport
-import ISOBMFF
-import HEVC
 import Codecs
+import HEVC
+import ISOBMFF
 import ImageFormats
+import SystemSupport
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// One decoded view stream, read frame by frame (never the whole clip).
 public protocol VideoFrameProducer: AnyObject {
@@ -96,7 +97,9 @@ public final class Y4MProducer: Y4MFrameProducer {
                 if e.code == .truncated { e.remedy = e.remedy ?? .force }
                 throw e
             }
-            damage = error.message.hasPrefix("the Y4M stream") ? error.message : "the Y4M stream is damaged or truncated: \(error.message)"
+            damage =
+                error.message.hasPrefix("the Y4M stream")
+                ? error.message : "the Y4M stream is damaged or truncated: \(error.message)"
             return nil
         }
     }
@@ -136,8 +139,10 @@ public final class FFmpegProducer: Y4MFrameProducer {
     /// `probe` (from ``MediaProbe/run(_:tool:)``) gives the stream, rate and aspect; nil = FFmpeg's own guesses.
     /// `sdrDepth` (`--sdr`): an HDR (PQ or HLG) source is tone-mapped by FFmpeg to BT.709 SDR with that many bits
     /// (``toneMapped`` says what was converted); a source that is not HDR is decoded as it is.
-    public init(path: String, tool: FFmpegTool, probe: MediaProbe?, frameCountHint: Int?, limits: Limits,
-                sdrDepth: Int? = nil) throws(ParseError) {
+    public init(
+        path: String, tool: FFmpegTool, probe: MediaProbe?, frameCountHint: Int?, limits: Limits,
+        sdrDepth: Int? = nil
+    ) throws(ParseError) {
         self.input = path
         self.executable = tool.path
         var hint = frameCountHint
@@ -155,19 +160,25 @@ public final class FFmpegProducer: Y4MFrameProducer {
             try Self.requireToneMapFilters(tool, path: path)
             filters += Self.toneMapFilters(sdrDepth: sdr)
             depth = sdr
-            toneMapped = "\(c.text) tone-mapped to BT.709 SDR, \(sdr)-bit, by FFmpeg (zscale to linear light at "
+            toneMapped =
+                "\(c.text) tone-mapped to BT.709 SDR, \(sdr)-bit, by FFmpeg (zscale to linear light at "
                 + "100 cd/m², tonemap hable, zscale to BT.709)"
         }
         self.toneMapped = toneMapped
         var stream = "0:v:0"
         if let v = probe?.video { stream = "0:\(v.index)" }
-        var args: [String] = ["-nostdin", "-hide_banner", "-v", "error", "-stats", "-stats_period", "86400", "-i", path]
+        var args: [String] = [
+            "-nostdin", "-hide_banner", "-v", "error", "-stats", "-stats_period", "86400", "-i", path,
+        ]
         args += ["-map", stream, "-an", "-sn", "-dn", "-vf", filters.joined(separator: ",")]
         let fpsMode: [String] = (tool.major, tool.minor) >= (5, 1) ? ["-fps_mode", "cfr"] : ["-vsync", "cfr"]
         args += fpsMode
         if let r = probe?.frameRate { args += ["-r", "\(r.num)/\(r.den)"] }
         // FFmpeg writes a 10-bit Y4M (C420p10) only when told that non-"official" formats are fine.
-        args += ["-pix_fmt", depth == 10 ? "yuv420p10le" : "yuv420p"] + (depth == 10 ? ["-strict", "-1"] : []) + ["-f", "yuv4mpegpipe", "-"]
+        args +=
+            ["-pix_fmt", depth == 10 ? "yuv420p10le" : "yuv420p"] + (depth == 10 ? ["-strict", "-1"] : []) + [
+                "-f", "yuv4mpegpipe", "-",
+            ]
         var colour = probe?.colour
         if toneMapped != nil {
             colour = VideoColour(primaries: 1, transfer: 1, matrix: 1, fullRange: false)
@@ -182,14 +193,22 @@ public final class FFmpegProducer: Y4MFrameProducer {
             reader = try Y4M.Reader(path: "/dev/fd/\(child.stdoutFD)", limits: limits)
         } catch {
             let status = child.wait()
-            if Interruption.isRequested { throw ParseError(.cancelled, path: path, "cancelled while ffmpeg was starting") }
+            if Interruption.isRequested {
+                throw ParseError(.cancelled, path: path, "cancelled while ffmpeg was starting")
+            }
             let text = Self.words(child)
-            throw ParseError(.unsupported, path: path,
-                             "ffmpeg could not decode the input (exit status \(status))\(text.isEmpty ? ": \(error.message)" : ": \(text)")")
+            throw ParseError(
+                .unsupported, path: path,
+                "ffmpeg could not decode the input (exit status \(status))\(text.isEmpty ? ": \(error.message)" : ": \(text)")"
+            )
         }
         // The range of the samples on the pipe is the one FFmpeg states there (XCOLORRANGE), else the source's.
         if let r = reader.header.fullRange {
-            if colour == nil { colour = VideoColour(primaries: 2, transfer: 2, matrix: 2, fullRange: r) } else { colour?.fullRange = r }
+            if colour == nil {
+                colour = VideoColour(primaries: 2, transfer: 2, matrix: 2, fullRange: r)
+            } else {
+                colour?.fullRange = r
+            }
         }
         self.colour = colour
     }
@@ -205,20 +224,23 @@ public final class FFmpegProducer: Y4MFrameProducer {
     /// FFmpeg's filters from an HDR picture to BT.709 SDR: to linear light (100 cd/m² = 1.0) in planar float RGB,
     /// BT.709 primaries, Hable's curve without desaturation, then BT.709 transfer and matrix, limited range.
     static func toneMapFilters(sdrDepth: Int) -> [String] {
-        ["zscale=transfer=linear:npl=100", "format=gbrpf32le", "zscale=primaries=bt709",
-         "tonemap=tonemap=hable:desat=0", "zscale=transfer=bt709:matrix=bt709:range=limited",
-         "format=\(sdrDepth > 8 ? "yuv420p10le" : "yuv420p")"]
+        [
+            "zscale=transfer=linear:npl=100", "format=gbrpf32le", "zscale=primaries=bt709",
+            "tonemap=tonemap=hable:desat=0", "zscale=transfer=bt709:matrix=bt709:range=limited",
+            "format=\(sdrDepth > 8 ? "yuv420p10le" : "yuv420p")",
+        ]
     }
 
     /// Refuses when `tool` lacks a filter the tone mapping needs (an FFmpeg built without libzimg has no `zscale`).
     static func requireToneMapFilters(_ tool: FFmpegTool, path: String) throws(ParseError) {
         let missing = ["zscale", "tonemap"].filter { !FFmpeg.filters(of: tool).contains($0) }
         guard missing.isEmpty else {
-            throw ParseError(.libraryMissing, path: path,
-                             "tone mapping HDR to SDR needs FFmpeg's zscale and tonemap filters, and FFmpeg "
-                             + "\(tool.version) (\(tool.path)) has no \(missing.joined(separator: " or ")) "
-                             + "(built without libzimg?); "
-                             + "use an FFmpeg with them (bash scripts/setup.sh installs one) or keep the HDR picture")
+            throw ParseError(
+                .libraryMissing, path: path,
+                "tone mapping HDR to SDR needs FFmpeg's zscale and tonemap filters, and FFmpeg "
+                    + "\(tool.version) (\(tool.path)) has no \(missing.joined(separator: " or ")) "
+                    + "(built without libzimg?); "
+                    + "use an FFmpeg with them (bash scripts/setup.sh installs one) or keep the HDR picture")
         }
     }
 
@@ -246,7 +268,7 @@ public final class FFmpegProducer: Y4MFrameProducer {
         while i >= 0 {
             if Array(chars[i..<(i + k.count)]) == k {
                 var j = i + k.count, v = 0
-                while j < chars.count, chars[j] == " " { j += 1 }   // "frame=   15"
+                while j < chars.count, chars[j] == " " { j += 1 }  // "frame=   15"
                 while j < chars.count, let d = chars[j].wholeNumberValue, v < 1_000_000_000 { v = v * 10 + d; j += 1 }
                 return v
             }
@@ -265,7 +287,8 @@ public final class FFmpegProducer: Y4MFrameProducer {
             let status = child.wait()
             reaped = true
             if status != 0 {
-                throw ParseError(.unsupported, path: input, "ffmpeg failed (exit status \(status)): \(Self.words(child))")
+                throw ParseError(
+                    .unsupported, path: input, "ffmpeg failed (exit status \(status)): \(Self.words(child))")
             }
             throw error
         }
@@ -281,11 +304,13 @@ public final class FFmpegProducer: Y4MFrameProducer {
         droppedFrames = Self.statistic("drop=", in: stats)
         // A reader's error is an error until shown harmless: FFmpeg's error lines, a cut container, missing frames.
         let errors = StreamIntegrity.errorLines(child.errorText(max: 1 << 15))
-        damage = StreamIntegrity.verdict(read: framesRead, stated: framesStated, errors: errors,
-                                         container: StreamIntegrity.containerFaults(path: input))
+        damage = StreamIntegrity.verdict(
+            read: framesRead, stated: framesStated, errors: errors,
+            container: StreamIntegrity.containerFaults(path: input))
         if let damage, !acceptDamage {
-            throw ParseError(.truncated, path: input, "\(damage); refusing to convert it (nothing written)",
-                             remedy: .force)
+            throw ParseError(
+                .truncated, path: input, "\(damage); refusing to convert it (nothing written)",
+                remedy: .force)
         }
     }
     /// Stops FFmpeg for good: it answers SIGTERM by finishing its output, which blocks on a pipe nobody reads any
@@ -327,7 +352,8 @@ public final class HEVCTrackProducer: VideoFrameProducer {
             throw ParseError(.unsupported, path: path, "\(path) has no video track")
         }
         guard let entry = track.sampleEntries.first, entry.type == "hvc1" || entry.type == "hev1",
-              let hvcC = entry.child("hvcC")?.payload(HEVCConfigurationBox.self)?.record else { return nil }
+            let hvcC = entry.child("hvcC")?.payload(HEVCConfigurationBox.self)?.record
+        else { return nil }
         let p = try HEVCTrackProducer(path: path, file: file, track: track, hvcC: hvcC, limits: limits)
         p.colour = try HEVCTrackProducer.statedColour(hvcC: hvcC, entry: entry, firstSample: p.firstSampleNALUnits())
         return p
@@ -335,21 +361,30 @@ public final class HEVCTrackProducer: VideoFrameProducer {
 
     /// What the track states about its colour: the SPS VUI of its `hvcC`, the mastering display and content light
     /// level of its SEI (`hvcC`, else the first sample) or of its `mdcv`/`clli` boxes.
-    public static func statedColour(hvcC: [UInt8], entry: Box, firstSample: [NALUnit]) throws(ParseError) -> VideoColour? {
+    public static func statedColour(hvcC: [UInt8], entry: Box, firstSample: [NALUnit]) throws(ParseError)
+        -> VideoColour?
+    {
         let rec = try HEVCDecoderConfigurationRecord(parsing: hvcC)
         var nals: [NALUnit] = []
         for a in rec.arrays { for b in a.nalUnits { if let n = try? NALUnit(bytes: b) { nals.append(n) } } }
         guard let spsNAL = nals.first(where: { $0.type == .sps }), let sps = try? SequenceParameterSet(nal: spsNAL),
-              var c = VideoColour(vui: sps.vui, present: sps.vuiPresent) else { return nil }
+            var c = VideoColour(vui: sps.vui, present: sps.vuiPresent)
+        else { return nil }
         c.adoptHDRMessages(from: nals + firstSample)
-        if c.masteringDisplay == nil, case .raw(let b)? = entry.child("mdcv")?.fields, b.count == 24 { c.masteringDisplay = b }
-        if c.contentLightLevel == nil, case .raw(let b)? = entry.child("clli")?.fields, b.count == 4 { c.contentLightLevel = b }
+        if c.masteringDisplay == nil, case .raw(let b)? = entry.child("mdcv")?.fields, b.count == 24 {
+            c.masteringDisplay = b
+        }
+        if c.contentLightLevel == nil, case .raw(let b)? = entry.child("clli")?.fields, b.count == 4 {
+            c.contentLightLevel = b
+        }
         return c
     }
 
     /// The NAL units of the first sample (for its SEI).
     func firstSampleNALUnits() -> [NALUnit] {
-        guard let s = samples.first, let bytes = try? file.readBytes(at: s.offset, count: Int(s.size)) else { return [] }
+        guard let s = samples.first, let bytes = try? file.readBytes(at: s.offset, count: Int(s.size)) else {
+            return []
+        }
         return (try? LengthPrefixed.split(bytes, lengthSize: lengthSize, limits: limits)) ?? []
     }
 
@@ -360,17 +395,23 @@ public final class HEVCTrackProducer: VideoFrameProducer {
         self.path = path; self.file = file; self.hvcC = hvcC; self.limits = limits
         lengthSize = try HEVCDecoderConfigurationRecord(parsing: hvcC).lengthSize
         samples = try track.samples(limits: limits)
-        guard !samples.isEmpty else { throw ParseError(.truncated, path: path, "the video track has no samples (zero frames)") }
+        guard !samples.isEmpty else {
+            throw ParseError(.truncated, path: path, "the video track has no samples (zero frames)")
+        }
         let ts = Int(track.timescale), d = Int(samples[0].duration)
         if ts > 0 && d > 0 {
             var a = ts, b = d
             while b != 0 { (a, b) = (b, a % b) }
             fpsNum = ts / a; fpsDen = d / a
-        } else { fpsNum = 30; fpsDen = 1 }
+        } else {
+            fpsNum = 30; fpsDen = 1
+        }
         budget = limits.maxBoxInMemory
         // Decode the first IDR period now: the picture size comes from the decoder.
         try decodeNextPeriod()
-        guard let first = pending.first else { throw ParseError(.truncated, path: path, "libde265 decoded no picture from the first samples") }
+        guard let first = pending.first else {
+            throw ParseError(.truncated, path: path, "libde265 decoded no picture from the first samples")
+        }
         width = first.width; height = first.height; format = first.format; bitDepth = first.bitDepth
     }
 
@@ -394,14 +435,18 @@ public final class HEVCTrackProducer: VideoFrameProducer {
             nextSample += 1
             if width > 0 { frameBytes = UInt64(count) * UInt64(width * height) * 3 }
             if frameBytes > budget || UInt64(data.count) > budget {
-                throw ParseError(.limitExceeded, offset: s.offset, path: path,
-                                 "the HEVC track has more than \(count) frames without an IDR picture (open GOP); the built-in decoder restarts at IDR pictures only and would hold them all in memory — install ffmpeg (or set SPATIAL_MEDIA_FFMPEG) and decode with FFmpeg", remedy: .decodeWithFFmpeg)
+                throw ParseError(
+                    .limitExceeded, offset: s.offset, path: path,
+                    "the HEVC track has more than \(count) frames without an IDR picture (open GOP); the built-in decoder restarts at IDR pictures only and would hold them all in memory — install ffmpeg (or set SPATIAL_MEDIA_FFMPEG) and decode with FFmpeg",
+                    remedy: .decodeWithFFmpeg)
             }
         }
         let pics = try HEVCDecoder.decode(hvcC: hvcC, data: data, limits: limits)
         guard pics.count == count else {
-            throw ParseError(.invalidValue, path: path,
-                             "libde265 returned \(pics.count) pictures for \(count) samples (leading pictures of an open GOP?); try decoding with FFmpeg", remedy: .decodeWithFFmpeg)
+            throw ParseError(
+                .invalidValue, path: path,
+                "libde265 returned \(pics.count) pictures for \(count) samples (leading pictures of an open GOP?); try decoding with FFmpeg",
+                remedy: .decodeWithFFmpeg)
         }
         pending = pics
         pendingPos = 0

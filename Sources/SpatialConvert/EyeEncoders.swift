@@ -1,6 +1,3 @@
-#if canImport(Dispatch)
-import Dispatch
-#endif
 import BinaryIO
 import Codecs
 import HEVC
@@ -8,6 +5,10 @@ import ImageFormats
 import MediaDecode
 import SpatialMedia
 import SystemSupport
+
+#if canImport(Dispatch)
+    import Dispatch
+#endif
 
 /// One eye's encoder running on its own thread, fed through a bounded queue. Each coded picture goes to
 /// `assembly` as soon as x265 returns it (and, for `--keep-streams`, to a scratch file).
@@ -29,7 +30,10 @@ final class EyeEncoder: @unchecked Sendable {
     private(set) var packCPU = 0.0
     private var group: DispatchGroup?
 
-    init(name: String, layer: Int, width: Int, height: Int, settings: HEVCEncoderSettings, keepIn directory: String?, limits: Limits) throws(ParseError) {
+    init(
+        name: String, layer: Int, width: Int, height: Int, settings: HEVCEncoderSettings, keepIn directory: String?,
+        limits: Limits
+    ) throws(ParseError) {
         self.name = name
         self.layer = layer
         encoder = try HEVCEncoder(width: width, height: height, settings: settings, limits: limits)
@@ -43,7 +47,9 @@ final class EyeEncoder: @unchecked Sendable {
         let t0 = threadCPUSeconds()
         for f in frames {
             // x265 may repeat VPS/SPS/PPS in the first access unit: the headers are already known.
-            let raw = framesOut == 0 ? f.nalUnits.filter { n in !(n.count > 1 && [32, 33, 34].contains((n[0] >> 1) & 0x3F)) } : f.nalUnits
+            let raw =
+                framesOut == 0
+                ? f.nalUnits.filter { n in !(n.count > 1 && [32, 33, 34].contains((n[0] >> 1) & 0x3F)) } : f.nalUnits
             var nals = try raw.map { (b: [UInt8]) throws(ParseError) -> NALUnit in try NALUnit(bytes: b) }
             if let aligner { nals = try aligner.align(nals, poc: f.poc) }
             try kept?.append(AccessUnitWriter.annexB(nals))
@@ -64,7 +70,8 @@ final class EyeEncoder: @unchecked Sendable {
                 if queue.isAborted { return }  // stopped: no flush, nothing will be used
                 try deliver(try encoder.flush())
             } catch {
-                self.error = ParseError(error.code, offset: error.offset, path: error.path, "\(name) eye: \(error.message)")
+                self.error = ParseError(
+                    error.code, offset: error.offset, path: error.path, "\(name) eye: \(error.message)")
                 queue.abort()
                 assembly?.abort()
             }
@@ -86,7 +93,10 @@ final class StreamingAssembly: @unchecked Sendable {
     let writer: SpatialVideoStreamWriter
     private var failed = false
 
-    init(baseHeaders: [NALUnit], secondHeaders: [NALUnit], options: MVHEVCAssemblyOptions, writer: SpatialVideoStreamWriter) throws(ParseError) {
+    init(
+        baseHeaders: [NALUnit], secondHeaders: [NALUnit], options: MVHEVCAssemblyOptions,
+        writer: SpatialVideoStreamWriter
+    ) throws(ParseError) {
         var a = SingleLayerReader(name: "base (layer 0) stream"), b = SingleLayerReader(name: "second (layer 1) stream")
         _ = try a.add(accessUnit: baseHeaders)
         _ = try b.add(accessUnit: secondHeaders)
@@ -130,7 +140,10 @@ final class StreamingAssembly: @unchecked Sendable {
             for l in 0..<2 { if let p = readers[l].finish() { waiting[l].append(p) } }
             try pairWaiting()
             guard waiting[0].isEmpty, waiting[1].isEmpty else {
-                throw ParseError(.invalidValue, "the two encoders returned different numbers of pictures (\(session.count + waiting[0].count) and \(session.count + waiting[1].count))")
+                throw ParseError(
+                    .invalidValue,
+                    "the two encoders returned different numbers of pictures (\(session.count + waiting[0].count) and \(session.count + waiting[1].count))"
+                )
             }
         }
     }
@@ -149,8 +162,10 @@ extension VideoConverter {
     }
 
     /// x265 settings shared by both eyes: identical fixed GOPs so the pictures pair up.
-    static func encoderSettings(_ o: VideoConversionOptions, fpsNum: Int, fpsDen: Int, colour: VideoColour = .unstatedDefault,
-                                bitDepth: Int = 8) -> HEVCEncoderSettings {
+    static func encoderSettings(
+        _ o: VideoConversionOptions, fpsNum: Int, fpsDen: Int, colour: VideoColour = .unstatedDefault,
+        bitDepth: Int = 8
+    ) -> HEVCEncoderSettings {
         var settings = HEVCEncoderSettings()
         settings.preset = o.preset
         settings.rateControl = o.rateControl

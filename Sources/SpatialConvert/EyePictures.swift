@@ -11,7 +11,8 @@ extension VideoConverter {
     /// Crop on the 4:2:0 grid (x, y, w, h even): row copies per plane, no colour conversion.
     static func crop(_ img: Image, _ x: Int, _ y: Int, _ w: Int, _ h: Int) throws(ParseError) -> Image {
         guard case .u8(let planes) = img.planes, img.format == .yuv420, x % 2 == 0, y % 2 == 0, w % 2 == 0, h % 2 == 0,
-              x >= 0, y >= 0, x + w <= img.width, y + h <= img.height else {
+            x >= 0, y >= 0, x + w <= img.width, y + h <= img.height
+        else {
             return try ImageOps.crop(img, x: x, y: y, width: w, height: h)
         }
         if x == 0 && y == 0 && w == img.width && h == img.height { return img }
@@ -67,7 +68,8 @@ extension VideoConverter {
             }
             out.append(dst)
         }
-        return try Image(width: horizontal ? img.width * 2 : img.width, height: horizontal ? img.height : img.height * 2,
-                         bitDepth: 8, format: img.format, planes: .u8(out), colour: img.colour)
+        return try Image(
+            width: horizontal ? img.width * 2 : img.width, height: horizontal ? img.height : img.height * 2,
+            bitDepth: 8, format: img.format, planes: .u8(out), colour: img.colour)
     }
 }

@@ -1,16 +1,17 @@
-// Encoder settings of each eye: asymmetric quality, rate control for both eyes together, VBV within the HEVC level,
-// Apple's publishing limits (issue 23). Specs/conversion.md, "Quality per eye and rate control".
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import BinaryIO
 import Codecs
 import HEVC
 import SystemSupport
+
+// Encoder settings of each eye: asymmetric quality, rate control for both eyes together, VBV within the HEVC level,
+// Apple's publishing limits (issue 23). Specs/conversion.md, "Quality per eye and rate control".
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// How the two eyes of a spatial video share quality.
 ///
@@ -52,13 +53,16 @@ public enum EyeQuality: Sendable, Equatable, CustomStringConvertible {
         if argument == "asymmetric" { self = .asymmetric(crfOffset: EyeQuality.defaultCRFOffset); return }
         let prefix = "asymmetric:"
         guard argument.hasPrefix(prefix), let d = Double(argument.dropFirst(prefix.count)), d.isFinite,
-              (0...EyeQuality.maximumCRFOffset).contains(d) else { return nil }
+            (0...EyeQuality.maximumCRFOffset).contains(d)
+        else { return nil }
         self = .asymmetric(crfOffset: d)
     }
 
     public var description: String {
         switch self {
-        case .automatic: return "auto (equal with inter-layer prediction, else \(EyeQuality.asymmetric(crfOffset: EyeQuality.defaultCRFOffset)))"
+        case .automatic:
+            return
+                "auto (equal with inter-layer prediction, else \(EyeQuality.asymmetric(crfOffset: EyeQuality.defaultCRFOffset)))"
         case .equal: return "equal"
         case .asymmetric: return description(unit: "CRF")
         }
@@ -68,7 +72,8 @@ public enum EyeQuality: Sendable, Equatable, CustomStringConvertible {
     public func description(unit: String) -> String {
         switch assembled {
         case .equal, .automatic: return "equal"
-        case .asymmetric(let d): return "asymmetric, +\(fmt(d)) \(unit), at most \(unit) \(fmt(EyeQuality.nonHeroCRFCeiling))"
+        case .asymmetric(let d):
+            return "asymmetric, +\(fmt(d)) \(unit), at most \(unit) \(fmt(EyeQuality.nonHeroCRFCeiling))"
         }
     }
 
@@ -76,7 +81,8 @@ public enum EyeQuality: Sendable, Equatable, CustomStringConvertible {
     public func nonHeroCRF(heroCRF c: Double) -> Double {
         switch assembled {
         case .equal, .automatic: return c
-        case .asymmetric(let d): return c >= EyeQuality.nonHeroCRFCeiling ? c : min(c + max(0, d), EyeQuality.nonHeroCRFCeiling)
+        case .asymmetric(let d):
+            return c >= EyeQuality.nonHeroCRFCeiling ? c : min(c + max(0, d), EyeQuality.nonHeroCRFCeiling)
         }
     }
 
@@ -121,10 +127,16 @@ extension VideoConverter {
     /// Checks the quality and rate options that need no input (usage errors).
     static func checkEyeOptions(_ o: VideoConversionOptions) throws(ParseError) {
         if case .asymmetric(let d) = o.eyeQuality, !(0...EyeQuality.maximumCRFOffset).contains(d) {
-            throw ParseError(.invalidArgument, "the non-hero eye's CRF offset \(fmt(d)) is outside 0…\(fmt(EyeQuality.maximumCRFOffset))")
+            throw ParseError(
+                .invalidArgument,
+                "the non-hero eye's CRF offset \(fmt(d)) is outside 0…\(fmt(EyeQuality.maximumCRFOffset))")
         }
-        if let m = o.maxBitrateKbps, m <= 0 { throw ParseError(.invalidArgument, "the max bitrate must be positive (kbit/s)") }
-        if let b = o.vbvBufferKbit, b <= 0 { throw ParseError(.invalidArgument, "the VBV buffer must be positive (kbit)") }
+        if let m = o.maxBitrateKbps, m <= 0 {
+            throw ParseError(.invalidArgument, "the max bitrate must be positive (kbit/s)")
+        }
+        if let b = o.vbvBufferKbit, b <= 0 {
+            throw ParseError(.invalidArgument, "the VBV buffer must be positive (kbit)")
+        }
         if o.vbvBufferKbit != nil && o.maxBitrateKbps == nil && o.publishing == nil {
             throw ParseError(.invalidArgument, "a VBV buffer needs a max bitrate")
         }
@@ -139,15 +151,18 @@ extension VideoConverter {
     /// Each eye's settings from the settings both eyes share today (`base`, whose rate control is the options').
     /// `.equal` without VBV returns `base` for both eyes; `.asymmetric` returns `base` unchanged for the hero eye
     /// whenever the rate is a CRF or QP (only the other eye differs).
-    static func eyeEncoding(_ base: HEVCEncoderSettings, options o: VideoConversionOptions, eyeW: Int, eyeH: Int,
-                            fpsNum: Int, fpsDen: Int) throws(ParseError) -> EyeEncoding {
+    static func eyeEncoding(
+        _ base: HEVCEncoderSettings, options o: VideoConversionOptions, eyeW: Int, eyeH: Int,
+        fpsNum: Int, fpsDen: Int
+    ) throws(ParseError) -> EyeEncoding {
         var hero = base, other = base
         var notes: [String] = []
         let heroName = o.heroIsLeft ? "left" : "right", otherName = o.heroIsLeft ? "right" : "left"
         let q = o.eyeQuality.assembled
         let share = q.nonHeroShare
         // Peak rate for both eyes together: the user's, and the platform's limit.
-        var (maxTotal, bufTotal) = try publishingCaps(o, eyeW: eyeW, eyeH: eyeH, fpsNum: fpsNum, fpsDen: fpsDen, notes: &notes)
+        var (maxTotal, bufTotal) = try publishingCaps(
+            o, eyeW: eyeW, eyeH: eyeH, fpsNum: fpsNum, fpsDen: fpsDen, notes: &notes)
         let split: (Int) -> (hero: Int, other: Int) = { total in
             let other = max(1, Int((Double(total) * share).rounded()))
             return (max(1, total - other), other)
@@ -160,7 +175,9 @@ extension VideoConverter {
             text = "hero (\(heroName)) CRF \(fmt(c)), \(otherName) CRF \(fmt(oc))"
             // The default rule is min(hero + 6, 28) by design; an explicit offset that the ceiling cut is said.
             if case .asymmetric(let d) = q, o.eyeQuality != .automatic, oc - c < d {
-                notes.append("non-hero eye at CRF \(fmt(oc)), not \(fmt(c + d)): the rule never codes it above CRF \(fmt(EyeQuality.nonHeroCRFCeiling))")
+                notes.append(
+                    "non-hero eye at CRF \(fmt(oc)), not \(fmt(c + d)): the rule never codes it above CRF \(fmt(EyeQuality.nonHeroCRFCeiling))"
+                )
             }
         case .qp(let p):
             let op = Int(q.nonHeroCRF(heroCRF: Double(p)).rounded())
@@ -180,28 +197,35 @@ extension VideoConverter {
         case .qp: text += " (\(q.description(unit: "QP")))"
         case .bitrate:
             if case .asymmetric(let d) = q {
-                text += " (asymmetric: the non-hero eye gets \(NumberText.fixed(share * 100, places: 1)) % of the rate, as \(fmt(d)) QP steps coarser)"
+                text +=
+                    " (asymmetric: the non-hero eye gets \(NumberText.fixed(share * 100, places: 1)) % of the rate, as \(fmt(d)) QP steps coarser)"
             } else {
                 text += " (equal)"
             }
         }
         if let m = maxTotal {
-            text += try applyVBV(max: m, buffer: bufTotal, hero: &hero, other: &other, eyeW: eyeW, eyeH: eyeH,
-                                 fps: Double(fpsNum) / Double(max(1, fpsDen)), split: split, otherName: otherName, notes: &notes)
+            text += try applyVBV(
+                max: m, buffer: bufTotal, hero: &hero, other: &other, eyeW: eyeW, eyeH: eyeH,
+                fps: Double(fpsNum) / Double(max(1, fpsDen)), split: split, otherName: otherName, notes: &notes)
         }
         return EyeEncoding(hero: hero, other: other, summary: text, notes: notes)
     }
 
     /// The peak rate and buffer for both eyes together: the user's, capped by the publishing preset's peak (or by what
     /// the eye size's level allows when no max rate is given).
-    private static func publishingCaps(_ o: VideoConversionOptions, eyeW: Int, eyeH: Int, fpsNum: Int, fpsDen: Int,
-                                       notes: inout [String]) throws(ParseError) -> (max: Int?, buffer: Int?) {
+    private static func publishingCaps(
+        _ o: VideoConversionOptions, eyeW: Int, eyeH: Int, fpsNum: Int, fpsDen: Int,
+        notes: inout [String]
+    ) throws(ParseError) -> (max: Int?, buffer: Int?) {
         var maxTotal = o.maxBitrateKbps
         var bufTotal = o.vbvBufferKbit
         let share = o.eyeQuality.assembled.nonHeroShare
         if let p = o.publishing {
             guard eyeW <= p.maxEyeSide, eyeH <= p.maxEyeSide else {
-                throw ParseError(.unsupported, "each eye is \(eyeW)×\(eyeH); the \(p.rawValue) preset allows at most \(p.maxEyeSide)×\(p.maxEyeSide) per eye — scale the input first")
+                throw ParseError(
+                    .unsupported,
+                    "each eye is \(eyeW)×\(eyeH); the \(p.rawValue) preset allows at most \(p.maxEyeSide)×\(p.maxEyeSide) per eye — scale the input first"
+                )
             }
             if let m = maxTotal, m > p.peakKbps {
                 notes.append("max bitrate \(m) kbit/s lowered to \(p.peakKbps) kbit/s, the \(p.rawValue) peak")
@@ -215,7 +239,10 @@ extension VideoConverter {
                     // (The 1e-6 keeps an exact quotient such as 12000 / (2/3) from rounding down to 17999.)
                     let heroPart = 1 - share
                     maxTotal = min(p.peakKbps, Int((Double(l.maxBitrateKbps) / heroPart + 1e-6).rounded(.down)))
-                    if bufTotal == nil { bufTotal = min(maxTotal ?? p.peakKbps, Int((Double(l.maxCPBKbit) / heroPart + 1e-6).rounded(.down))) }
+                    if bufTotal == nil {
+                        bufTotal = min(
+                            maxTotal ?? p.peakKbps, Int((Double(l.maxCPBKbit) / heroPart + 1e-6).rounded(.down)))
+                    }
                 } else {
                     maxTotal = p.peakKbps
                 }
@@ -224,12 +251,14 @@ extension VideoConverter {
         return (maxTotal, bufTotal)
     }
 
-    /// Splits the VBV (`m` kbit/s, buffer `buffer`) between the eyes, keeps each layer inside a Main-tier HEVC level and
-    /// sets it on both eyes' settings; returns the text the summary appends.
-    private static func applyVBV(max m: Int, buffer bufTotal: Int?, hero: inout HEVCEncoderSettings,
-                                 other: inout HEVCEncoderSettings, eyeW: Int, eyeH: Int, fps: Double,
-                                 split: (Int) -> (hero: Int, other: Int), otherName: String,
-                                 notes: inout [String]) throws(ParseError) -> String {
+    /// Splits the VBV (`m` kbit/s, buffer `buffer`) between the eyes, keeps each layer inside a Main-tier HEVC level
+    /// and sets it on both eyes' settings; returns the text the summary appends.
+    private static func applyVBV(
+        max m: Int, buffer bufTotal: Int?, hero: inout HEVCEncoderSettings,
+        other: inout HEVCEncoderSettings, eyeW: Int, eyeH: Int, fps: Double,
+        split: (Int) -> (hero: Int, other: Int), otherName: String,
+        notes: inout [String]
+    ) throws(ParseError) -> String {
         var buf = bufTotal ?? m
         if bufTotal == nil { notes.append("VBV buffer: 1 s of the max rate (\(m) kbit)") }
         var mh = split(m), bh = split(buf)
@@ -239,26 +268,40 @@ extension VideoConverter {
             // lowest level that holds the picture size, the sample rate and the VBV (Main tier asked for: no
             // switch to High tier); beyond the highest level the VBV is clamped.
             if mh.hero > top.maxBitrateKbps || bh.hero > top.maxCPBKbit {
-                let f = min(1, Double(top.maxBitrateKbps) / Double(mh.hero), Double(top.maxCPBKbit) / Double(max(1, bh.hero)))
-                notes.append("VBV per eye (max \(mh.hero) kbit/s, buffer \(bh.hero) kbit) above the highest HEVC level (\(top), Main tier: \(top.maxBitrateKbps) kbit/s, \(top.maxCPBKbit) kbit): clamped")
-                mh = (min(top.maxBitrateKbps, Int(Double(mh.hero) * f)), min(top.maxBitrateKbps, Int(Double(mh.other) * f)))
+                let f = min(
+                    1, Double(top.maxBitrateKbps) / Double(mh.hero), Double(top.maxCPBKbit) / Double(max(1, bh.hero)))
+                notes.append(
+                    "VBV per eye (max \(mh.hero) kbit/s, buffer \(bh.hero) kbit) above the highest HEVC level (\(top), Main tier: \(top.maxBitrateKbps) kbit/s, \(top.maxCPBKbit) kbit): clamped"
+                )
+                mh = (
+                    min(top.maxBitrateKbps, Int(Double(mh.hero) * f)),
+                    min(top.maxBitrateKbps, Int(Double(mh.other) * f))
+                )
                 bh = (min(top.maxCPBKbit, Int(Double(bh.hero) * f)), min(top.maxCPBKbit, Int(Double(bh.other) * f)))
                 buf = bh.hero + bh.other
             }
-            let level = HEVCLevel.mainTier.first {
-                $0.idc >= sizeLevel.idc && $0.maxBitrateKbps >= mh.hero && $0.maxCPBKbit >= bh.hero
-            } ?? top
+            let level =
+                HEVCLevel.mainTier.first {
+                    $0.idc >= sizeLevel.idc && $0.maxBitrateKbps >= mh.hero && $0.maxCPBKbit >= bh.hero
+                } ?? top
             if level != sizeLevel {
-                notes.append("the VBV per eye (max \(mh.hero) kbit/s, buffer \(bh.hero) kbit) is above \(sizeLevel) Main tier (\(sizeLevel.maxBitrateKbps) kbit/s, \(sizeLevel.maxCPBKbit) kbit), which \(eyeW)×\(eyeH) at \(fmt(fps)) fps needs: the stream signals \(level)")
+                notes.append(
+                    "the VBV per eye (max \(mh.hero) kbit/s, buffer \(bh.hero) kbit) is above \(sizeLevel) Main tier (\(sizeLevel.maxBitrateKbps) kbit/s, \(sizeLevel.maxCPBKbit) kbit), which \(eyeW)×\(eyeH) at \(fmt(fps)) fps needs: the stream signals \(level)"
+                )
             }
             levelText = ", \(level) Main tier"
             hero.extraOptions["high-tier"] = "0"
             other.extraOptions["high-tier"] = "0"
         } else {
-            notes.append("each eye (\(eyeW)×\(eyeH) at \(fmt(fps)) fps) is beyond every HEVC level: the VBV is not checked against one")
+            notes.append(
+                "each eye (\(eyeW)×\(eyeH) at \(fmt(fps)) fps) is beyond every HEVC level: the VBV is not checked against one"
+            )
         }
         if case .bitrate(let kh, _, _) = hero.rateControl, kh > mh.hero {
-            throw ParseError(.invalidArgument, "the hero eye's average \(kh) kbit/s would be above its max rate \(mh.hero) kbit/s: lower the average or raise the max rate")
+            throw ParseError(
+                .invalidArgument,
+                "the hero eye's average \(kh) kbit/s would be above its max rate \(mh.hero) kbit/s: lower the average or raise the max rate"
+            )
         }
         for (s, r, b) in [(0, mh.hero, bh.hero), (1, mh.other, bh.other)] {
             var e = s == 0 ? hero : other
@@ -266,7 +309,7 @@ extension VideoConverter {
             e.extraOptions["vbv-bufsize"] = "\(b)"
             if s == 0 { hero = e } else { other = e }
         }
-        return "; VBV max \(mh.hero + mh.other) kbit/s (hero \(mh.hero), \(otherName) \(mh.other)), buffer \(buf) kbit\(levelText)"
+        return
+            "; VBV max \(mh.hero + mh.other) kbit/s (hero \(mh.hero), \(otherName) \(mh.other)), buffer \(buf) kbit\(levelText)"
     }
 }
-

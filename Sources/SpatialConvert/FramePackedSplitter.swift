@@ -1,16 +1,17 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import BinaryIO
-import SystemSupport
-import ISOBMFF
-import SpatialMedia
-import MediaDecode
 import HEVC
+import ISOBMFF
+import MediaDecode
+import SpatialMedia
+import SystemSupport
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// A frame-packed 3D movie (both eyes in one picture) as ``VideoSplitter`` reads it.
 public struct FramePackedSource: Sendable {
@@ -33,26 +34,34 @@ public struct FramePackedSource: Sendable {
     /// The values each eye carries: the field of view and hero eye the movie states (a frame-packed movie has no
     /// baseline or disparity field).
     var stereo: StereoParameters {
-        StereoParameters(horizontalFieldOfViewMillidegrees: hfovMillidegrees,
-                         heroEye: heroEye == .left || heroEye == .right ? heroEye : nil)
+        StereoParameters(
+            horizontalFieldOfViewMillidegrees: hfovMillidegrees,
+            heroEye: heroEye == .left || heroEye == .right ? heroEye : nil)
     }
 }
 
 extension FramePackedSource {
     /// Reads the packing and projection of `path` (an MP4/QuickTime movie read by us, any other container through
     /// FFmpeg's listing); `stated` is the layout the caller gives (`sbs`/`tb`), which must agree with the metadata.
-    public static func inspect(_ path: String, stated: StereoLayout?, ffmpeg: String? = nil, limits: Limits = .default) throws(ParseError) -> FramePackedSource {
+    public static func inspect(_ path: String, stated: StereoLayout?, ffmpeg: String? = nil, limits: Limits = .default)
+        throws(ParseError) -> FramePackedSource
+    {
         var signalled: (StereoLayout, String)?
         var src = FramePackedSource(path: path, layout: .sbs, layoutOrigin: "stated", audioTracks: 0, frames: 0)
         if FileProbe.kind(of: path) == .movie {
             let file = try ISOFile.open(path: path, limits: limits)
             try file.requireIntact(limits: limits, operation: "split")
             let report = SpatialVideoReport(file)
-            guard let v = report.primary else { throw ParseError(.unsupported, path: path, "no video track: nothing to split") }
+            guard let v = report.primary else {
+                throw ParseError(.unsupported, path: path, "no video track: nothing to split")
+            }
             let m = v.metadata
             if let p = m.framePacking {
-                let origin = m.viewPackingKind != nil ? "vexu/pack '\(m.viewPackingKind?.description ?? "")'"
-                    : m.googleStereoMode != nil ? "st3d \(m.googleStereoMode ?? 0)" : "Google spherical v1 XML StereoMode"
+                let origin =
+                    m.viewPackingKind != nil
+                    ? "vexu/pack '\(m.viewPackingKind?.description ?? "")'"
+                    : m.googleStereoMode != nil
+                        ? "st3d \(m.googleStereoMode ?? 0)" : "Google spherical v1 XML StereoMode"
                 signalled = (p == .sideBySide ? .sbs : .tb, origin)
             }
             src.heroEye = m.heroEye
@@ -68,31 +77,42 @@ extension FramePackedSource {
                 throw ParseError(.truncated, path: path, "\(damage); refusing to split it (nothing written)")
             }
             src.audioTracks = probe.audio.count
-            if let d = probe.durationSeconds, let r = probe.frameRate { src.frames = Int((d * Double(r.num) / Double(r.den)).rounded()) }
-            if let p = probe.stereoPacking { signalled = (p == .sideBySide ? .sbs : .tb, "the container's stereo mode (as FFmpeg reads it)") }
+            if let d = probe.durationSeconds, let r = probe.frameRate {
+                src.frames = Int((d * Double(r.num) / Double(r.den)).rounded())
+            }
+            if let p = probe.stereoPacking {
+                signalled = (p == .sideBySide ? .sbs : .tb, "the container's stereo mode (as FFmpeg reads it)")
+            }
             if let sph = probe.spherical, sph.isSphere {
                 // A Matroska sphere: MP4/MOV outputs get its projection as Google's sv3d (FFmpeg copies the side data
                 // into Matroska outputs itself).
                 let given: FramePacking? = stated == .sbs ? .sideBySide : stated == .tb ? .topBottom : nil
                 if case .success(let s?) = probe.sphereSplit(projection: nil, packing: given) {
-                    src.sphere = FramePackedOutput.sphericalBox(bounds: s.projection == "hequ" ? [0, 0, 0x4000_0000, 0x4000_0000] : [0, 0, 0, 0])
+                    src.sphere = FramePackedOutput.sphericalBox(
+                        bounds: s.projection == "hequ" ? [0, 0, 0x4000_0000, 0x4000_0000] : [0, 0, 0, 0])
                     src.sphereText = "\(s.projectionText), as FFmpeg reads it (\(sph.projection))"
                 } else {
-                    src.notes.append("the sphere's projection (\(sph.projection), as FFmpeg reads it) is not a full equirectangular 180° or 360° picture: MP4/MOV outputs carry no projection metadata")
+                    src.notes.append(
+                        "the sphere's projection (\(sph.projection), as FFmpeg reads it) is not a full equirectangular 180° or 360° picture: MP4/MOV outputs carry no projection metadata"
+                    )
                 }
             }
         }
         switch (signalled, stated) {
         case (let s?, let t?) where t != .auto && t != s.0:
-            throw ParseError(.invalidArgument, path: path,
-                             "the movie says its eyes are \(s.0 == .sbs ? "side by side" : "top-bottom") (\(s.1)), not \(t == .sbs ? "side by side" : "top-bottom") as given; leave out the layout or give \(s.0.rawValue)")
+            throw ParseError(
+                .invalidArgument, path: path,
+                "the movie says its eyes are \(s.0 == .sbs ? "side by side" : "top-bottom") (\(s.1)), not \(t == .sbs ? "side by side" : "top-bottom") as given; leave out the layout or give \(s.0.rawValue)"
+            )
         case (let s?, _):
             src.layout = s.0; src.layoutOrigin = s.1
         case (nil, let t?) where t != .auto:
             src.layout = t; src.layoutOrigin = "stated"
         default:
-            throw ParseError(.invalidArgument, path: path,
-                             "as far as its metadata says (no vexu/pack, st3d or Google spherical XML), the movie holds one view: if its picture holds both eyes, state the layout, side by side or top-bottom", remedy: .giveLayout)
+            throw ParseError(
+                .invalidArgument, path: path,
+                "as far as its metadata says (no vexu/pack, st3d or Google spherical XML), the movie holds one view: if its picture holds both eyes, state the layout, side by side or top-bottom",
+                remedy: .giveLayout)
         }
         return src
     }
@@ -104,7 +124,9 @@ extension FramePackedSource {
         src.sphere = g.box
         src.sphereText = g.box == nil ? nil : g.text
         if g.box == nil {
-            src.notes.append("the sphere's projection (\(g.text)) has no equirectangular Google form: each eye's movie carries no projection metadata")
+            src.notes.append(
+                "the sphere's projection (\(g.text)) has no equirectangular Google form: each eye's movie carries no projection metadata"
+            )
         }
     }
 
@@ -134,15 +156,21 @@ extension VideoSplitter {
     /// each eye (or both eyes in the other packing); the audio is copied. A sphere's eyes keep its projection
     /// (Google `st3d` 0 and `sv3d`); a re-packed sphere is tagged `st3d` 1/2 with the `sv3d`, a re-packed flat movie
     /// with Apple's frame-packing boxes and Google's `st3d` (``/SpatialMedia/FramePackedOutput``).
-    static func splitFramePacked(_ src: FramePackedSource, options o: VideoSplitOptions, cancellation: ConversionCancellation?,
-                                 progress: ((VideoConversionProgress) -> Void)?) throws(ParseError) -> VideoSplitReport {
+    static func splitFramePacked(
+        _ src: FramePackedSource, options o: VideoSplitOptions, cancellation: ConversionCancellation?,
+        progress: ((VideoConversionProgress) -> Void)?
+    ) throws(ParseError) -> VideoSplitReport {
         if o.copy {
-            throw ParseError(.invalidArgument, path: src.path, "a frame-packed picture holds both eyes: cutting it needs re-encoding (leave out the copy option)")
+            throw ParseError(
+                .invalidArgument, path: src.path,
+                "a frame-packed picture holds both eyes: cutting it needs re-encoding (leave out the copy option)")
         }
         let sbsIn = src.layout == .sbs
         switch o.target {
         case .sideBySide where sbsIn, .overUnder where !sbsIn:
-            throw ParseError(.invalidArgument, path: src.path, "the movie is already \(sbsIn ? "side by side" : "over-under"): write the eyes or the other packing")
+            throw ParseError(
+                .invalidArgument, path: src.path,
+                "the movie is already \(sbsIn ? "side by side" : "over-under"): write the eyes or the other packing")
         default: break
         }
         let ff = try FFmpeg.require(.any, for: "splitting \(src.path)", override: o.ffmpeg)
@@ -161,8 +189,13 @@ extension VideoSplitter {
             if case .sideBySide = o.target { sbs = true } else { sbs = false }
             let squeeze = o.half ? (sbs ? "scale=iw/2:ih:flags=lanczos," : "scale=iw:ih/2:flags=lanczos,") : ""
             graph += ";[l]\(squeeze)setsar=1[l2];[r]\(squeeze)setsar=1[r2];[l2][r2]\(sbs ? "hstack" : "vstack")[v]"
-            let mkvStereo = muxer(out) == "matroska" ? ["-metadata:s:v:0", "stereo_mode=\(sbs ? "left_right" : "top_bottom")"] : []
-            args += ["-filter_complex", graph, "-map", "[v]"] + outputTail(out, encode: x265Arguments(o), tags: mkvStereo, audio: audio, sphere: src.sphere) + ["OUTPUT0"]
+            let mkvStereo =
+                muxer(out) == "matroska" ? ["-metadata:s:v:0", "stereo_mode=\(sbs ? "left_right" : "top_bottom")"] : []
+            args +=
+                ["-filter_complex", graph, "-map", "[v]"]
+                + outputTail(out, encode: x265Arguments(o), tags: mkvStereo, audio: audio, sphere: src.sphere) + [
+                    "OUTPUT0"
+                ]
         case .eyes(let l, let r):
             args += ["-filter_complex", graph]
             var n = 0
@@ -171,14 +204,23 @@ extension VideoSplitter {
                     args += ["-map", label, "-f", "null", "-"]
                     continue
                 }
-                args += ["-map", label] + outputTail(out, encode: x265Arguments(o), tags: matroskaMono(out), audio: audio, sphere: src.sphere) + ["OUTPUT\(n)"]
+                args +=
+                    ["-map", label]
+                    + outputTail(
+                        out, encode: x265Arguments(o), tags: matroskaMono(out), audio: audio, sphere: src.sphere) + [
+                        "OUTPUT\(n)"
+                    ]
                 n += 1
             }
         }
-        try runFFmpeg(ff.path, args, outputs: o.target.paths, cancellation: cancellation, frames: src.frames, progress: progress) { (temps: [String]) throws(ParseError) in
+        try runFFmpeg(
+            ff.path, args, outputs: o.target.paths, cancellation: cancellation, frames: src.frames, progress: progress
+        ) { (temps: [String]) throws(ParseError) in
             if let sphere = src.sphere {
                 for (temp, out) in zip(temps, o.target.paths) where muxer(out) == "matroska" {
-                    try finishMatroskaSphere(temp, output: out, stereoMode: o.target.googleStereoMode, sv3d: sphere, source: src.path, audio: o.audio, tool: ff)
+                    try finishMatroskaSphere(
+                        temp, output: out, stereoMode: o.target.googleStereoMode, sv3d: sphere, source: src.path,
+                        audio: o.audio, tool: ff)
                 }
             }
             for (temp, out) in zip(temps, o.target.paths) where muxer(out) != "matroska" {
@@ -189,21 +231,36 @@ extension VideoSplitter {
                     if let sphere = src.sphere {
                         try FramePackedOutput.tagGoogleSpherical(path: temp, stereoMode: side ? 2 : 1, sv3d: sphere)
                     } else {
-                        try FramePackedOutput.tag(path: temp, packing: side ? "side" : "over", heroEye: src.heroEye, hfovMillidegrees: src.hfovMillidegrees)
+                        try FramePackedOutput.tag(
+                            path: temp, packing: side ? "side" : "over", heroEye: src.heroEye,
+                            hfovMillidegrees: src.hfovMillidegrees)
                     }
                 case .eyes:
-                    if let sphere = src.sphere { try FramePackedOutput.tagGoogleSpherical(path: temp, stereoMode: 0, sv3d: sphere) }
+                    if let sphere = src.sphere {
+                        try FramePackedOutput.tagGoogleSpherical(path: temp, stereoMode: 0, sv3d: sphere)
+                    }
                 }
             }
             if src.sphere == nil { try carryStereo(src.stereo, temps: temps, target: o.target) }
         }
-        var report = VideoSplitReport(frames: src.frames, interLayerPrediction: false, eyeOrder: "", heroEye: src.heroEye.map { "\($0)" },
-                                      disparityAdjustment: nil, method: "", outputs: o.target.paths, audioTracks: o.audio ? src.audioTracks : 0, notes: src.notes)
-        report.packing = "frame-packed \(sbsIn ? "side by side: left eye = left half" : "top-bottom: left eye = top half") (\(src.layoutOrigin))"
-        report.method = "decoded by FFmpeg \(ff.version), each half cropped, re-encoded by x265 (CRF \(NumberText.fixed(o.crf, places: 2, trimZeros: true)), preset \(o.preset))"
-        if let s = src.sphereText { report.notes.append("sphere (\(s)): each output keeps the projection (Google st3d + sv3d)") }
+        var report = VideoSplitReport(
+            frames: src.frames, interLayerPrediction: false, eyeOrder: "", heroEye: src.heroEye.map { "\($0)" },
+            disparityAdjustment: nil, method: "", outputs: o.target.paths, audioTracks: o.audio ? src.audioTracks : 0,
+            notes: src.notes)
+        report.packing =
+            "frame-packed \(sbsIn ? "side by side: left eye = left half" : "top-bottom: left eye = top half") (\(src.layoutOrigin))"
+        report.method =
+            "decoded by FFmpeg \(ff.version), each half cropped, re-encoded by x265 (CRF \(NumberText.fixed(o.crf, places: 2, trimZeros: true)), preset \(o.preset))"
+        if let s = src.sphereText {
+            report.notes.append("sphere (\(s)): each output keeps the projection (Google st3d + sv3d)")
+        }
         if src.sphere == nil, let note = carriedNote(src.stereo, target: o.target) { report.notes.append(note) }
-        if o.half { report.notes.append(sbsIn ? "half-height over-under: each eye squeezed to half its height" : "half-width side by side: each eye squeezed to half its width") }
+        if o.half {
+            report.notes.append(
+                sbsIn
+                    ? "half-height over-under: each eye squeezed to half its height"
+                    : "half-width side by side: each eye squeezed to half its width")
+        }
         return report
     }
 
@@ -221,9 +278,11 @@ extension VideoSplitter {
         if let c = colour?.contentLightLevel, c.count == 4 {
             params.append("max-cll=\(Int(c[0]) << 8 | Int(c[1])),\(Int(c[2]) << 8 | Int(c[3]))")
         }
-        return ["-c:v", "libx265", "-crf", NumberText.fixed(o.crf, places: 2, trimZeros: true), "-preset", o.preset,
-                "-pix_fmt", bitDepth > 8 ? "yuv420p10le" : "yuv420p", "-tag:v", "hvc1",
-                "-x265-params", params.joined(separator: ":")]
+        return [
+            "-c:v", "libx265", "-crf", NumberText.fixed(o.crf, places: 2, trimZeros: true), "-preset", o.preset,
+            "-pix_fmt", bitDepth > 8 ? "yuv420p10le" : "yuv420p", "-tag:v", "hvc1",
+            "-x265-params", params.joined(separator: ":"),
+        ]
             + (colour.map { MediaProbe.ffmpegColourArguments($0) } ?? [])
     }
 }

@@ -1,10 +1,10 @@
 import BinaryIO
 import Codecs
+import Dispatch
 import ImageFormats
 import MediaDecode
-import SystemSupport
 import StereoVision
-import Dispatch
+import SystemSupport
 
 /// Geometry figures of a pair, printed before and after `--align`.
 public struct PairFigures: Sendable {
@@ -33,7 +33,8 @@ public struct PairFigures: Sendable {
 
     public var line: String {
         func n(_ v: Double, _ p: Int = 2) -> String { NumberText.fixed(v, places: p) }
-        return "vertical disparity |dy| median \(n(medianAbsDy)) px, p95 \(n(p95AbsDy)) px; offset \(n(verticalOffset)) px, roll \(n(rollDegrees, 3))°, scale \(n(scalePercent, 3))%, yaw \(n(yawDegrees))°; disparity far \(n(disparityFar)) px, near \(n(disparityNear)) px (\(inliers) inliers, confidence \(n(confidence)))"
+        return
+            "vertical disparity |dy| median \(n(medianAbsDy)) px, p95 \(n(p95AbsDy)) px; offset \(n(verticalOffset)) px, roll \(n(rollDegrees, 3))°, scale \(n(scalePercent, 3))%, yaw \(n(yawDegrees))°; disparity far \(n(disparityFar)) px, near \(n(disparityNear)) px (\(inliers) inliers, confidence \(n(confidence)))"
     }
 }
 
@@ -73,8 +74,14 @@ public enum PairAligner {
                 let kr = 0.299 * fn, kg = 0.587 * fn, kb = 0.114 * fn
                 return [Float](unsafeUninitializedCapacity: n) { o, count in
                     p.withUnsafeBufferPointer { src in
-                        if rgb { for i in 0..<n { let j = i &* ch; o[i] = kr * Float(src[j]) + kg * Float(src[j &+ 1]) + kb * Float(src[j &+ 2]) } }
-                        else { for i in 0..<n { o[i] = Float(src[i &* ch]) * fn } }
+                        if rgb {
+                            for i in 0..<n {
+                                let j = i &* ch;
+                                o[i] = kr * Float(src[j]) + kg * Float(src[j &+ 1]) + kb * Float(src[j &+ 2])
+                            }
+                        } else {
+                            for i in 0..<n { o[i] = Float(src[i &* ch]) * fn }
+                        }
                     }
                     count = n
                 }
@@ -93,8 +100,13 @@ public enum PairAligner {
                 for yy in (oy * k)..<(oy * k + k) {
                     for xx in (ox * k)..<(ox * k + k) {
                         if rgb {
-                            s += 0.299 * Double(img.sample(0, xx, yy, channel: 0)) + 0.587 * Double(img.sample(0, xx, yy, channel: 1)) + 0.114 * Double(img.sample(0, xx, yy, channel: 2))
-                        } else { s += Double(img.sample(0, xx, yy)) }
+                            s +=
+                                0.299 * Double(img.sample(0, xx, yy, channel: 0)) + 0.587
+                                * Double(img.sample(0, xx, yy, channel: 1)) + 0.114
+                                * Double(img.sample(0, xx, yy, channel: 2))
+                        } else {
+                            s += Double(img.sample(0, xx, yy))
+                        }
                     }
                 }
                 out[oy * ow + ox] = Float(s / Double(k * k) * norm)
@@ -121,59 +133,89 @@ public enum PairAligner {
             // Back to input pixels.
             let s = Double(a.factor)
             func up(_ v: Double) -> Double { (v + 0.5) * s - 0.5 }
-            m.matches = m.matches.map { StereoMatch(xl: up($0.xl), yl: up($0.yl), xr: up($0.xr), yr: up($0.yr), ncc: $0.ncc) }
+            m.matches = m.matches.map {
+                StereoMatch(xl: up($0.xl), yl: up($0.yl), xr: up($0.xr), yr: up($0.yr), ncc: $0.ncc)
+            }
             m.width = left.width; m.height = left.height
-            for k in [\StereoMeasurement.medianDy, \.medianAbsDy, \.p95AbsDy, \.meanDy, \.residualRMS, \.disparityFar, \.disparityNear, \.disparityMedian,
-                      \.rectifiedFar, \.rectifiedNear, \.rectifiedMedian, \.rectifiedMedianAbsDy, \.rectifiedP95AbsDy] { m[keyPath: k] *= s }
-            m.rectification = RectificationModel.fitSymmetric(m.matches, width: m.width, height: m.height, focalPixels: m.focalPixels)
+            for k in [
+                \StereoMeasurement.medianDy, \.medianAbsDy, \.p95AbsDy, \.meanDy, \.residualRMS, \.disparityFar,
+                \.disparityNear, \.disparityMedian,
+                \.rectifiedFar, \.rectifiedNear, \.rectifiedMedian, \.rectifiedMedianAbsDy, \.rectifiedP95AbsDy,
+            ] { m[keyPath: k] *= s }
+            m.rectification = RectificationModel.fitSymmetric(
+                m.matches, width: m.width, height: m.height, focalPixels: m.focalPixels)
             return .measured(m)
         }
     }
 
     /// Applies an alignment plan to one eye: warp through `homography` (identity: crop only) and crop.
-    public static func apply(_ img: Image, homography h: [Double], crop: (x: Int, y: Int, width: Int, height: Int)) throws(ParseError) -> Image {
+    public static func apply(_ img: Image, homography h: [Double], crop: (x: Int, y: Int, width: Int, height: Int))
+        throws(ParseError) -> Image
+    {
         let identity = h == [1, 0, 0, 0, 1, 0, 0, 0, 1]
         let W = img.width, H = img.height
-        guard crop.x >= 0, crop.y >= 0, crop.x + crop.width <= W, crop.y + crop.height <= H, crop.width > 0, crop.height > 0 else {
+        guard crop.x >= 0, crop.y >= 0, crop.x + crop.width <= W, crop.y + crop.height <= H, crop.width > 0,
+            crop.height > 0
+        else {
             throw ParseError(.invalidValue, "alignment crop outside the image")
         }
         let ch = img.format.interleavedChannels
         func planeDims(_ p: Int) -> (w: Int, h: Int, sx: Int, sy: Int) {
             if p == 0 { return (W, H, 1, 1) }
             let s = img.format.chromaShift
-            return (Image.planeWidth(width: W, format: img.format, plane: p), Image.planeHeight(height: H, format: img.format, plane: p), 1 << s.x, 1 << s.y)
+            return (
+                Image.planeWidth(width: W, format: img.format, plane: p),
+                Image.planeHeight(height: H, format: img.format, plane: p), 1 << s.x, 1 << s.y
+            )
         }
         func cropFor(_ p: Int) -> (x: Int, y: Int, width: Int, height: Int) {
             let d = planeDims(p)
-            // A subsampled plane of an odd-sized crop holds the rounded-up half (as ``Image/planeWidth(width:format:plane:)``).
-            return (x: crop.x / d.sx, y: crop.y / d.sy, width: max(1, (crop.width + d.sx - 1) / d.sx),
-                    height: max(1, (crop.height + d.sy - 1) / d.sy))
+            // A subsampled plane of an odd-sized crop holds the rounded-up half (as
+            // ``Image/planeWidth(width:format:plane:)``).
+            return (
+                x: crop.x / d.sx, y: crop.y / d.sy, width: max(1, (crop.width + d.sx - 1) / d.sx),
+                height: max(1, (crop.height + d.sy - 1) / d.sy)
+            )
         }
         func one8(_ values: [UInt8], _ p: Int) -> [UInt8] {
             let d = planeDims(p), c = cropFor(p), k = p == 0 ? ch : 1
-            return identity ? StereoWarp.cropPlane(values, width: d.w, channels: k, crop: c)
-                : StereoWarp.warpPlane(values, width: d.w, height: d.h, channels: k, homography: h, subX: d.sx, subY: d.sy, crop: c, maxValue: img.maxValue)
+            return identity
+                ? StereoWarp.cropPlane(values, width: d.w, channels: k, crop: c)
+                : StereoWarp.warpPlane(
+                    values, width: d.w, height: d.h, channels: k, homography: h, subX: d.sx, subY: d.sy, crop: c,
+                    maxValue: img.maxValue)
         }
         func one16(_ values: [UInt16], _ p: Int) -> [UInt16] {
             let d = planeDims(p), c = cropFor(p), k = p == 0 ? ch : 1
-            return identity ? StereoWarp.cropPlane(values, width: d.w, channels: k, crop: c)
-                : StereoWarp.warpPlane(values, width: d.w, height: d.h, channels: k, homography: h, subX: d.sx, subY: d.sy, crop: c, maxValue: img.maxValue)
+            return identity
+                ? StereoWarp.cropPlane(values, width: d.w, channels: k, crop: c)
+                : StereoWarp.warpPlane(
+                    values, width: d.w, height: d.h, channels: k, homography: h, subX: d.sx, subY: d.sy, crop: c,
+                    maxValue: img.maxValue)
         }
         let planes: Planes
         switch img.planes {
         case .u8(let ps): planes = .u8(ps.indices.map { one8(ps[$0], $0) })
         case .u16(let ps): planes = .u16(ps.indices.map { one16(ps[$0], $0) })
         }
-        return try Image(width: crop.width, height: crop.height, bitDepth: img.bitDepth, format: img.format, planes: planes, colour: img.colour)
+        return try Image(
+            width: crop.width, height: crop.height, bitDepth: img.bitDepth, format: img.format, planes: planes,
+            colour: img.colour)
     }
 
     /// Measures the pair and, as asked, rectifies the right eye onto the left (`align`) and chooses the disparity
     /// adjustment that puts the nearest significant content just behind the window (`autoDisparity`).
     /// A pair that cannot be measured reliably is returned unchanged, with the reason.
-    public static func prepare(left: Image, right: Image, hfovDegrees: Double, align: Bool, autoDisparity: Bool) throws(ParseError) -> (left: Image, right: Image, report: PairPreparationReport) {
+    public static func prepare(left: Image, right: Image, hfovDegrees: Double, align: Bool, autoDisparity: Bool)
+        throws(ParseError) -> (left: Image, right: Image, report: PairPreparationReport)
+    {
         var rep = PairPreparationReport(before: nil, after: nil, hfovDegrees: nil, disparityPercent: nil, lines: [])
-        guard left.width == right.width, left.height == right.height else { throw ParseError(.invalidValue, "the eyes differ in size") }
-        guard let m = measure(left, right, hfovDegrees: hfovDegrees).measurement, m.confidence >= 0.3, let rect = m.rectification else {
+        guard left.width == right.width, left.height == right.height else {
+            throw ParseError(.invalidValue, "the eyes differ in size")
+        }
+        guard let m = measure(left, right, hfovDegrees: hfovDegrees).measurement, m.confidence >= 0.3,
+            let rect = m.rectification
+        else {
             rep.lines.append("cannot measure the pair reliably (wrong layout?): nothing aligned, no disparity chosen")
             return (left, right, rep)
         }
@@ -183,7 +225,9 @@ public enum PairAligner {
         var near = m.rectifiedNear + rect.centreHorizontalShift
         let faults = AlignmentTolerance.faults(m, rect)
         if align && faults.isEmpty {
-            rep.lines.append("--align: the pair needs no alignment (vertical offset \(NumberText.fixed(before.verticalOffset, places: 2)) px, roll \(NumberText.fixed(before.rollDegrees, places: 3))°, scale \(NumberText.fixed(before.scalePercent, places: 3))%, no far field beyond infinity: all within what validate accepts); the eyes are left as they are, not warped or cropped")
+            rep.lines.append(
+                "--align: the pair needs no alignment (vertical offset \(NumberText.fixed(before.verticalOffset, places: 2)) px, roll \(NumberText.fixed(before.rollDegrees, places: 3))°, scale \(NumberText.fixed(before.scalePercent, places: 3))%, no far field beyond infinity: all within what validate accepts); the eyes are left as they are, not warped or cropped"
+            )
             rep.lines.append("before: " + before.line)
         }
         if align && !faults.isEmpty {
@@ -193,8 +237,12 @@ public enum PairAligner {
             let hf = plan.croppedHFOV(hfovDegrees)
             rep.hfovDegrees = hf
             rep.aligned = true
-            rep.warp = EyeWarp(leftHomography: plan.leftHomography, rightHomography: plan.rightHomography, crop: plan.crop, width: left.width, height: left.height)
-            rep.lines.append("--align: fixes \(faults.joined(separator: ", ")); right eye rectified (offset \(NumberText.fixed(before.verticalOffset, places: 2)) px, roll \(NumberText.fixed(before.rollDegrees, places: 3))°, scale \(NumberText.fixed(before.scalePercent, places: 3))%, yaw \(NumberText.fixed(before.yawDegrees, places: 2))°\(plan.farFieldText)), both eyes cropped to \(PairAlignment.cropText(plan.crop, width: left.width, height: left.height)); field of view \(NumberText.fixed(hfovDegrees, places: 2))° → \(NumberText.fixed(hf, places: 2))°")
+            rep.warp = EyeWarp(
+                leftHomography: plan.leftHomography, rightHomography: plan.rightHomography, crop: plan.crop,
+                width: left.width, height: left.height)
+            rep.lines.append(
+                "--align: fixes \(faults.joined(separator: ", ")); right eye rectified (offset \(NumberText.fixed(before.verticalOffset, places: 2)) px, roll \(NumberText.fixed(before.rollDegrees, places: 3))°, scale \(NumberText.fixed(before.scalePercent, places: 3))%, yaw \(NumberText.fixed(before.yawDegrees, places: 2))°\(plan.farFieldText)), both eyes cropped to \(PairAlignment.cropText(plan.crop, width: left.width, height: left.height)); field of view \(NumberText.fixed(hfovDegrees, places: 2))° → \(NumberText.fixed(hf, places: 2))°"
+            )
             rep.lines.append("before: " + before.line)
             if let m2 = measure(l, r, hfovDegrees: hf).measurement {
                 let after = PairFigures(m2)
@@ -203,8 +251,10 @@ public enum PairAligner {
                 near = m2.rectifiedNear
                 // Never make a pair worse: keep the original when the aligned pair measures no better.
                 if after.medianAbsDy > before.medianAbsDy + 0.05 || after.p95AbsDy > before.p95AbsDy + 0.1 {
-                    rep.lines.append("--align: the aligned pair measures no better than the original; the original eyes are kept")
-                    l = left; r = right; rep.hfovDegrees = nil; rep.after = nil; rep.aligned = false; rep.warp = nil; near = m.rectifiedNear + rect.centreHorizontalShift
+                    rep.lines.append(
+                        "--align: the aligned pair measures no better than the original; the original eyes are kept")
+                    l = left; r = right; rep.hfovDegrees = nil; rep.after = nil; rep.aligned = false; rep.warp = nil;
+                    near = m.rectifiedNear + rect.centreHorizontalShift
                 }
             } else {
                 near = m.rectifiedNear - plan.recentreShift
@@ -213,8 +263,11 @@ public enum PairAligner {
         if autoDisparity {
             let p = AutoDisparity.percent(nearDisparity: near, width: l.width)
             rep.disparityPercent = p
-            let cap = AutoDisparity.capNote(nearDisparity: near, width: l.width, hfovDegrees: rep.hfovDegrees ?? hfovDegrees)
-            rep.lines.append("--auto-disparity: nearest significant content (98th percentile) at \(NumberText.fixed(near, places: 1)) px → disparity adjustment \(NumberText.fixed(p, places: 2))%" + (cap.map { " — \($0)" } ?? " (window just in front of it)"))
+            let cap = AutoDisparity.capNote(
+                nearDisparity: near, width: l.width, hfovDegrees: rep.hfovDegrees ?? hfovDegrees)
+            rep.lines.append(
+                "--auto-disparity: nearest significant content (98th percentile) at \(NumberText.fixed(near, places: 1)) px → disparity adjustment \(NumberText.fixed(p, places: 2))%"
+                    + (cap.map { " — \($0)" } ?? " (window just in front of it)"))
         }
         return (l, r, rep)
     }

@@ -7,9 +7,9 @@ import SystemSupport
 /// Whether the two eyes cut from one frame-packed picture are a stereo pair: the check that keeps an ordinary photo
 /// from being written as a "spatial photo" of its two halves.
 ///
-/// The halves are measured (``/StereoVision/StereoAnalyzer``, luma reduced to at most ``maxSide`` px). A pair is recognised when
-/// the measurement succeeds with at least ``minimumConfidence``, or with at least ``minimumAgreeingShare`` of its
-/// matches agreeing. Otherwise:
+/// The halves are measured (``/StereoVision/StereoAnalyzer``, luma reduced to at most ``maxSide`` px). A pair is
+/// recognised when the measurement succeeds with at least ``minimumConfidence``, or with at least
+/// ``minimumAgreeingShare`` of its matches agreeing. Otherwise:
 /// * layout not given (`auto`): the picture is measured both ways, side by side and top-bottom
 ///   (``recogniseLayout(_:frames:)``, the one recognition photos and videos share); it is cut the one way whose halves
 ///   are a stereo pair, and refused otherwise, naming what was measured (`notRecognised`, remedy
@@ -20,7 +20,8 @@ import SystemSupport
 /// * layout given, nothing to measure (halves too small or too flat to find features): converted with a note saying
 ///   the pair could not be checked.
 ///
-/// Pairs that are two pictures already (an MPO, two files, a spatial photo) and ``PhotoConversionOptions/force`` skip it.
+/// Pairs that are two pictures already (an MPO, two files, a spatial photo) and ``PhotoConversionOptions/force`` skip
+/// it.
 public enum PairRecognition {
     /// Longest side of the luma the check measures (fast; the geometry report measures at full size).
     public static let maxSide = 1024
@@ -55,19 +56,23 @@ public enum PairRecognition {
         var o = StereoAnalysisOptions()
         o.occlusionTest = false
         let result = StereoAnalyzer.analyze(left: a.gray, right: b.gray, options: o)
-        if let m = result.measurement, m.confidence >= minimumConfidence || Double(m.matches.count) >= minimumAgreeingShare * Double(m.refinedMatches) {
+        if let m = result.measurement,
+            m.confidence >= minimumConfidence
+                || Double(m.matches.count) >= minimumAgreeingShare * Double(m.refinedMatches)
+        {
             return .pair(m.confidence)
         }
         if result.failedForLackOfFeatures { return .nothingToMeasure(result.failure ?? "nothing to measure") }
-        return .notPair(result.measurement.map {
-            "only \($0.matches.count) of \($0.refinedMatches) matches agree on one stereo geometry (\(NumberText.fixed($0.coverage * 100, places: 0))% of the frame covered), confidence \(NumberText.fixed($0.confidence, places: 2)) (a stereo pair needs \(NumberText.fixed(minimumConfidence, places: 2)), or \(NumberText.fixed(minimumAgreeingShare * 100, places: 0))% of the matches agreeing)"
-        } ?? result.failure ?? "no matches agree")
+        return .notPair(
+            result.measurement.map {
+                "only \($0.matches.count) of \($0.refinedMatches) matches agree on one stereo geometry (\(NumberText.fixed($0.coverage * 100, places: 0))% of the frame covered), confidence \(NumberText.fixed($0.confidence, places: 2)) (a stereo pair needs \(NumberText.fixed(minimumConfidence, places: 2)), or \(NumberText.fixed(minimumAgreeingShare * 100, places: 0))% of the matches agreeing)"
+            } ?? result.failure ?? "no matches agree")
     }
 
     /// Checks `pair` as described above; returns a note for the report when the pair could not be checked, nil when it
     /// is recognised or needs no check. A layout that was not given (``/MediaDecode/StereoPair/layoutGuessed``) is
-    /// decided here by measuring both ways (``recogniseLayout(_:frames:)``): the pair is cut again when the other way is the
-    /// stereo pair; a picture's shape alone never decides.
+    /// decided here by measuring both ways (``recogniseLayout(_:frames:)``): the pair is cut again when the other way
+    /// is the stereo pair; a picture's shape alone never decides.
     public static func check(_ pair: inout StereoPair, options: PhotoConversionOptions) throws(ParseError) -> String? {
         guard let layout = pair.packedLayout, !options.force, !pair.layoutChecked else { return nil }
         pair.layoutChecked = true
@@ -75,15 +80,20 @@ public enum PairRecognition {
         let cut = layout == .sbs ? "cut side by side" : "cut top and bottom"
         switch measure(pair.left, pair.right) {
         case .pair: return nil
-        case .nothingToMeasure(let why): return "the stereo pair could not be checked (\(why)); converted \(cut) as told"
+        case .nothingToMeasure(let why):
+            return "the stereo pair could not be checked (\(why)); converted \(cut) as told"
         case .notPair(let measured):
-            throw ParseError(.notRecognised, "no stereo pair found: \(cut) as told, its two halves do not match — \(measured); check the layout, or convert anyway if you are sure",
-                             remedy: .force)
+            throw ParseError(
+                .notRecognised,
+                "no stereo pair found: \(cut) as told, its two halves do not match — \(measured); check the layout, or convert anyway if you are sure",
+                remedy: .force)
         }
     }
 
     /// A photo whose layout was not given: the picture put back together from its halves, measured both ways.
-    static func recogniseGuessed(_ pair: inout StereoPair, layout: StereoLayout, options: PhotoConversionOptions) throws(ParseError) -> String? {
+    static func recogniseGuessed(_ pair: inout StereoPair, layout: StereoLayout, options: PhotoConversionOptions)
+        throws(ParseError) -> String?
+    {
         let whole = try ImageOps.join(pair.left, pair.right, vertical: layout == .tb, limits: options.limits)
         let r = recogniseLayout([whole])
         // A picture with nothing to measure either way (too small or flat to find features) shows no stereo pair: it is
@@ -93,12 +103,17 @@ public enum PairRecognition {
         if !options.swapEyes { how += "; " + (try checkEyeOrder([whole], layout: found, subject: "the picture")) }
         if found != layout {
             guard !options.halfResolution else {
-                throw ParseError(.notRecognised, "the picture measures as \(found == .sbs ? "side by side" : "top-bottom") (\(r.summary)): name that layout", remedy: .giveLayout)
+                throw ParseError(
+                    .notRecognised,
+                    "the picture measures as \(found == .sbs ? "side by side" : "top-bottom") (\(r.summary)): name that layout",
+                    remedy: .giveLayout)
             }
             let eyes = try StereoImages.halves(whole, layout: found)
             pair.left = eyes.left; pair.right = eyes.right
             pair.packedLayout = found
-            let kind = pair.sourceDescription.lastIndex(of: " ").map { String(pair.sourceDescription[..<$0]) } ?? pair.sourceDescription
+            let kind =
+                pair.sourceDescription.lastIndex(of: " ").map { String(pair.sourceDescription[..<$0]) }
+                ?? pair.sourceDescription
             pair.sourceDescription = kind + (found == .sbs ? " side-by-side" : " top-bottom")
         }
         return how
@@ -114,7 +129,9 @@ public enum PairRecognition {
         /// The frame numbers measured (display order), when the pictures are frames of a video.
         public var frames: [Int]
         /// True when neither reading had anything to measure (all pictures too flat or small).
-        public var nothingMeasured: Bool { !sideBySide.contains { $0.measurable } && !topBottom.contains { $0.measurable } }
+        public var nothingMeasured: Bool {
+            !sideBySide.contains { $0.measurable } && !topBottom.contains { $0.measurable }
+        }
 
         /// A reading is a stereo pair when its halves are one on at least one picture and on at least half of the
         /// pictures that had something to measure (a title card or a black frame does not outvote the film).
@@ -127,27 +144,41 @@ public enum PairRecognition {
         public var summary: String {
             func part(_ name: String, _ v: [Verdict]) -> String {
                 let pairs = v.filter(\.isPair).count, flat = v.filter { !$0.measurable }.count
-                var t = "\(name): a stereo pair on \(pairs) of \(v.count) \(frames.isEmpty ? "picture" : "frame")\(v.count == 1 ? "" : "s")"
-                if pairs > 0 { t += ", confidence \(v.filter(\.isPair).map { NumberText.fixed($0.pairConfidence, places: 2) }.joined(separator: ", "))" }
+                var t =
+                    "\(name): a stereo pair on \(pairs) of \(v.count) \(frames.isEmpty ? "picture" : "frame")\(v.count == 1 ? "" : "s")"
+                if pairs > 0 {
+                    t +=
+                        ", confidence \(v.filter(\.isPair).map { NumberText.fixed($0.pairConfidence, places: 2) }.joined(separator: ", "))"
+                }
                 if flat > 0 { t += " (\(flat) with nothing to measure)" }
-                if pairs == 0, let why = v.lazy.compactMap({ (x: Verdict) -> String? in if case .notPair(let m) = x { return m } else { return nil } }).first {
+                if pairs == 0,
+                    let why = v.lazy.compactMap({ (x: Verdict) -> String? in
+                        if case .notPair(let m) = x { return m } else { return nil }
+                    }).first
+                {
                     t += " — \(why)"
                 }
                 return t
             }
             let list = frames.isEmpty ? "" : " (frames \(frames.map(String.init).joined(separator: ", ")))"
-            return "halves measured both ways\(list); " + part("side by side", sideBySide) + "; " + part("top-bottom", topBottom)
+            return "halves measured both ways\(list); " + part("side by side", sideBySide) + "; "
+                + part("top-bottom", topBottom)
         }
 
         /// The refusal when no layout (or both) holds a stereo pair: names what was measured; remedy: give the layout,
         /// or force the default.
         public func refusal(subject: String, kind: String) -> ParseError {
             let both = LayoutReading.holdsPair(sideBySide) && LayoutReading.holdsPair(topBottom)
-            let what = both ? "its halves look like a stereo pair both side by side and top-bottom, neither clearly more than the other, so neither can be chosen"
-                : nothingMeasured ? "its halves have nothing to measure (too flat or too small), so no stereo pair can be seen"
-                : "its halves, cut side by side or top and bottom, do not show one scene from two viewpoints: it looks like \(kind)"
-            return ParseError(.notRecognised, "no stereo pair found in \(subject) (no layout given, and none stated): \(what) — \(summary). Name the layout if it really holds two eyes, or convert anyway",
-                              remedy: .giveLayoutOrForce)
+            let what =
+                both
+                ? "its halves look like a stereo pair both side by side and top-bottom, neither clearly more than the other, so neither can be chosen"
+                : nothingMeasured
+                    ? "its halves have nothing to measure (too flat or too small), so no stereo pair can be seen"
+                    : "its halves, cut side by side or top and bottom, do not show one scene from two viewpoints: it looks like \(kind)"
+            return ParseError(
+                .notRecognised,
+                "no stereo pair found in \(subject) (no layout given, and none stated): \(what) — \(summary). Name the layout if it really holds two eyes, or convert anyway",
+                remedy: .giveLayoutOrForce)
         }
     }
 
@@ -163,7 +194,11 @@ public enum PairRecognition {
         for p in pictures {
             for (layout, into) in [(StereoLayout.sbs, 0), (.tb, 1)] {
                 let v: Verdict
-                if let eyes = try? StereoImages.halves(p, layout: layout) { v = measure(eyes.left, eyes.right) } else { v = .nothingToMeasure("too small to cut") }
+                if let eyes = try? StereoImages.halves(p, layout: layout) {
+                    v = measure(eyes.left, eyes.right)
+                } else {
+                    v = .nothingToMeasure("too small to cut")
+                }
                 if into == 0 { sbs.append(v) } else { tb.append(v) }
             }
         }
@@ -195,22 +230,32 @@ extension PairRecognition {
         return out
     }
 
-    /// The layout of a frame-packed video that states none and was given none (``VideoConversionOptions/recogniseLayout``):
-    /// frames sampled across it (``spread(total:count:)``; a Y4M file read directly, anything else decoded by FFmpeg
-    /// with a seek to each) are measured both ways (``recogniseLayout(_:frames:)``). Returns the layout and a line
-    /// saying what was measured; refuses (``LayoutReading/refusal(subject:kind:)``) when not exactly one reading holds
-    /// a stereo pair, unless `force`, which converts side by side (the default) with that line.
-    public static func recogniseVideoLayout(_ path: String, options o: VideoConversionOptions) throws(ParseError) -> (layout: StereoVideoLayout, note: String) {
+    /// The layout of a frame-packed video that states none and was given none
+    /// (``VideoConversionOptions/recogniseLayout``): frames sampled across it (``spread(total:count:)``; a Y4M file
+    /// read directly, anything else decoded by FFmpeg with a seek to each) are measured both ways
+    /// (``recogniseLayout(_:frames:)``). Returns the layout and a line saying what was measured; refuses
+    /// (``LayoutReading/refusal(subject:kind:)``) when not exactly one reading holds a stereo pair, unless `force`,
+    /// which converts side by side (the default) with that line.
+    public static func recogniseVideoLayout(_ path: String, options o: VideoConversionOptions) throws(ParseError) -> (
+        layout: StereoVideoLayout, note: String
+    ) {
         guard path != "-" else {
-            if o.force { return (.sbs, "the default: standard input cannot be sampled to recognise the layout; converted as forced") }
-            throw ParseError(.notRecognised, path: path,
-                             "standard input is read once, so its frames cannot be sampled to recognise the layout (no layout given, and a Y4M stream states none): name the layout, or convert anyway as side by side",
-                             remedy: .giveLayoutOrForce)
+            if o.force {
+                return (
+                    .sbs, "the default: standard input cannot be sampled to recognise the layout; converted as forced"
+                )
+            }
+            throw ParseError(
+                .notRecognised, path: path,
+                "standard input is read once, so its frames cannot be sampled to recognise the layout (no layout given, and a Y4M stream states none): name the layout, or convert anyway as side by side",
+                remedy: .giveLayoutOrForce)
         }
         // A damaged or truncated input is named as such before its frames are measured (a cut stream's frames are
         // grey or broken, and would read as "no stereo pair"): the reading `convert`, `info` and `validate` share.
         if !o.force, FileProbe.kind(of: path) != .y4m, let tool = try? FFmpeg.require(.any, for: "reading \(path)"),
-           let probe = try? MediaProbe.run(path, tool: tool), let damage = try StreamIntegrity.scan(path: path, tool: tool, probe: probe) {
+            let probe = try? MediaProbe.run(path, tool: tool),
+            let damage = try StreamIntegrity.scan(path: path, tool: tool, probe: probe)
+        {
             throw ParseError(.truncated, path: path, damage, remedy: .force)
         }
         let sampled = try videoPictures(path, options: o)
@@ -219,7 +264,10 @@ extension PairRecognition {
             var note = "measuring its frames (\(r.summary))"
             if !o.swapEyes {
                 do throws(ParseError) {
-                    note += "; " + (try checkEyeOrder(sampled.map(\.picture), layout: l, frames: sampled.map(\.index), subject: "this video"))
+                    note +=
+                        "; "
+                        + (try checkEyeOrder(
+                            sampled.map(\.picture), layout: l, frames: sampled.map(\.index), subject: "this video"))
                 } catch {
                     var e = error
                     e.path = path
@@ -238,20 +286,27 @@ extension PairRecognition {
 
     /// The frames of `path` a layout is recognised from (``spread(total:count:)``): a Y4M file's read in order (no
     /// decoder needed), any other input's decoded by FFmpeg (`ffmpeg`: a program to use instead of the one found).
-    public static func sampledFrames(_ path: String, limits: Limits, ffmpeg: String? = nil) throws(ParseError) -> [(index: Int, picture: Image)] {
+    public static func sampledFrames(_ path: String, limits: Limits, ffmpeg: String? = nil) throws(ParseError) -> [(
+        index: Int, picture: Image
+    )] {
         var o = VideoConversionOptions()
         o.limits = limits
         o.ffmpeg = ffmpeg
         return try videoPictures(path, options: o)
     }
 
-    /// The sampled frames of `path`: a Y4M file's read in order (no decoder needed), any other input's decoded by FFmpeg.
-    static func videoPictures(_ path: String, options o: VideoConversionOptions) throws(ParseError) -> [(index: Int, picture: Image)] {
+    /// The sampled frames of `path`: a Y4M file's read in order (no decoder needed), any other input's decoded by
+    /// FFmpeg.
+    static func videoPictures(_ path: String, options o: VideoConversionOptions) throws(ParseError) -> [(
+        index: Int, picture: Image
+    )] {
         if FileProbe.kind(of: path) == .y4m {
             let reader = try Y4M.Reader(path: path, limits: o.limits)
             let frameBytes = reader.header.frameBytes
             var total = 0
-            if let size = try? FileSource(path: path).size, frameBytes > 0 { total = Int(clamping: size / UInt64(frameBytes + 6)) }
+            if let size = try? FileSource(path: path).size, frameBytes > 0 {
+                total = Int(clamping: size / UInt64(frameBytes + 6))
+            }
             let wanted = spread(total: total)
             var out: [(Int, Image)] = []
             var i = 0
@@ -262,15 +317,22 @@ extension PairRecognition {
             return out
         }
         let tool: FFmpegTool
-        do throws(ParseError) { tool = try FFmpeg.require(.any, for: "measuring the layout of \(path)", override: o.ffmpeg) } catch {
-            throw ParseError(.notRecognised, path: path,
-                             "no layout given and none stated, and its frames cannot be measured to recognise one: \(error.message)", remedy: .giveLayoutOrForce)
+        do throws(ParseError) {
+            tool = try FFmpeg.require(.any, for: "measuring the layout of \(path)", override: o.ffmpeg)
+        } catch {
+            throw ParseError(
+                .notRecognised, path: path,
+                "no layout given and none stated, and its frames cannot be measured to recognise one: \(error.message)",
+                remedy: .giveLayoutOrForce)
         }
         let probe = try MediaProbe.run(path, tool: tool)
         let rate = probe.frameRate ?? (num: 30, den: 1)
         var total = 0
-        if let d = probe.durationSeconds, d > 0, d < 1e7 { total = Int((d * Double(rate.num) / Double(max(1, rate.den))).rounded(.down)) }
-        return try FramePackedFrames.pictures(path, indices: spread(total: total), fpsNum: rate.num, fpsDen: rate.den, ffmpeg: o.ffmpeg)
+        if let d = probe.durationSeconds, d > 0, d < 1e7 {
+            total = Int((d * Double(rate.num) / Double(max(1, rate.den))).rounded(.down))
+        }
+        return try FramePackedFrames.pictures(
+            path, indices: spread(total: total), fpsNum: rate.num, fpsDen: rate.den, ffmpeg: o.ffmpeg)
     }
 }
 
@@ -297,11 +359,13 @@ extension PairRecognition {
             for (i, v) in verdicts.enumerated() where v != .inconclusive {
                 guard let e = evidence[i] else { continue }
                 let which = frames.indices.contains(i) ? "frame \(frames[i])" : "the picture"
-                parts.append("\(which): \(e.swapped) of \(e.consistent + e.swapped) half-occluded strips point to swapped eyes")
+                parts.append(
+                    "\(which): \(e.swapped) of \(e.consistent + e.swapped) half-occluded strips point to swapped eyes")
             }
             let detail = parts.isEmpty ? "" : " — " + parts.joined(separator: "; ")
-            return "half-occlusion test of the eye order on \(n) \(unit)\(n == 1 ? "" : "s"): as labelled on \(count(.asLabelled)), " +
-                "swapped on \(count(.swapped)), undecided on \(count(.inconclusive))\(detail)"
+            return
+                "half-occlusion test of the eye order on \(n) \(unit)\(n == 1 ? "" : "s"): as labelled on \(count(.asLabelled)), "
+                + "swapped on \(count(.swapped)), undecided on \(count(.inconclusive))\(detail)"
         }
     }
 
@@ -311,8 +375,11 @@ extension PairRecognition {
         var verdicts: [OcclusionEvidence.Verdict] = [], evidence: [OcclusionEvidence?] = []
         for p in pictures {
             guard let eyes = try? StereoImages.halves(p, layout: layout),
-                  let a = PairAligner.luma(eyes.left, maxSide: maxSide), let b = PairAligner.luma(eyes.right, maxSide: maxSide),
-                  let m = StereoAnalyzer.analyze(left: a.gray, right: b.gray, options: StereoAnalysisOptions()).measurement else {
+                let a = PairAligner.luma(eyes.left, maxSide: maxSide),
+                let b = PairAligner.luma(eyes.right, maxSide: maxSide),
+                let m = StereoAnalyzer.analyze(left: a.gray, right: b.gray, options: StereoAnalysisOptions())
+                    .measurement
+            else {
                 verdicts.append(.inconclusive); evidence.append(nil); continue
             }
             verdicts.append(m.eyeOrderVerdict); evidence.append(m.occlusion)
@@ -321,15 +388,19 @@ extension PairRecognition {
     }
 
     /// The eye order of an input whose layout was recognised from its pixels, where nothing states which half is the
-    /// left eye: the first half is taken as the left eye (the usual order) unless the half-occlusion test says it is the
-    /// right eye (``EyeOrderReading/firstHalfIsRight``), which is refused (remedy
-    /// ``/BinaryIO/ParseError/Remedy/swapEyesOrForce``) rather than written with the eyes swapped. Returns the line
-    /// the report carries.
-    static func checkEyeOrder(_ pictures: [Image], layout: StereoLayout, frames: [Int] = [], subject: String) throws(ParseError) -> String {
+    /// left eye: the first half is taken as the left eye (the usual order) unless the half-occlusion test says it is
+    /// the right eye (``EyeOrderReading/firstHalfIsRight``), which is refused (remedy
+    /// ``/BinaryIO/ParseError/Remedy/swapEyesOrForce``) rather than written with the eyes swapped. Returns the line the
+    /// report carries.
+    static func checkEyeOrder(_ pictures: [Image], layout: StereoLayout, frames: [Int] = [], subject: String)
+        throws(ParseError) -> String
+    {
         let r = readEyeOrder(pictures, layout: layout, frames: frames)
         let first = layout == .sbs ? "left half" : "top half"
         guard r.firstHalfIsRight else { return "eye order: the \(first) taken as the left eye (\(r.summary))" }
-        throw ParseError(.notRecognised, "\(subject) looks packed right eye first, and nothing in it states the eye order: beside depth steps the \(first) sees what a right eye sees (\(r.summary)). Exchange the eyes if its \(first) is the right eye, or convert it anyway as it is",
-                         remedy: .swapEyesOrForce)
+        throw ParseError(
+            .notRecognised,
+            "\(subject) looks packed right eye first, and nothing in it states the eye order: beside depth steps the \(first) sees what a right eye sees (\(r.summary)). Exchange the eyes if its \(first) is the right eye, or convert it anyway as it is",
+            remedy: .swapEyesOrForce)
     }
 }

@@ -1,7 +1,7 @@
 import BinaryIO
 import Codecs
-import ImageFormats
 import ISOBMFF
+import ImageFormats
 import MediaDecode
 import SystemSupport
 
@@ -26,15 +26,20 @@ public struct StereoImageSplitReport: Sendable {
 /// (JPEG 95, HEIC ``/MediaDecode/PhotoEncoding/defaultQuality`` by default), with the source's EXIF (orientation
 /// reset when applied) and ICC profile.
 public enum StereoImageSplitter {
-    /// Writes the outputs given (each atomically). `layout`: how a single picture holds the eyes (`auto`: by its shape).
-    package static func split(_ path: String, left: String?, right: String?, sbs: String?, ou: String?, layout: StereoLayout = .auto,
-                             quality: Int? = nil, limits: Limits = .default) throws(ParseError) -> StereoImageSplitReport {
+    /// Writes the outputs given (each atomically). `layout`: how a single picture holds the eyes (`auto`: by its
+    /// shape).
+    package static func split(
+        _ path: String, left: String?, right: String?, sbs: String?, ou: String?, layout: StereoLayout = .auto,
+        quality: Int? = nil, limits: Limits = .default
+    ) throws(ParseError) -> StereoImageSplitReport {
         let data = try FileBytes.read(path, limits: limits)
         var layout = layout
         var measured: String?
         if layout == .auto { (layout, measured) = try recognise(path, data: data, limits: limits) }
         let coded: CodedEyes?
-        do throws(ParseError) { coded = try codedEyes(data, layout: layout) } catch { var e = error; if e.path.isEmpty { e.path = path }; throw e }
+        do throws(ParseError) { coded = try codedEyes(data, layout: layout) } catch {
+            var e = error; if e.path.isEmpty { e.path = path }; throw e
+        }
         var pair: StereoPair?
         func decoded() throws(ParseError) -> StereoPair {
             if let pair { return pair }
@@ -47,7 +52,10 @@ public enum StereoImageSplitter {
         let packed: StereoLayout?
         if let coded { packed = coded.packed } else { packed = try decoded().packedLayout }
         if let packed, (packed == .sbs && sbs != nil) || (packed == .tb && ou != nil) {
-            throw ParseError(.invalidArgument, path: path, "the input is already \(packed == .sbs ? "side by side" : "top-bottom"): write the eyes or the other packing")
+            throw ParseError(
+                .invalidArgument, path: path,
+                "the input is already \(packed == .sbs ? "side by side" : "top-bottom"): write the eyes or the other packing"
+            )
         }
         let jpegQuality = quality ?? 95, heicQuality = quality ?? PhotoEncoding.defaultQuality
         let icc = (try? JPEGSegments(data))?.iccProfile
@@ -60,27 +68,41 @@ public enum StereoImageSplitter {
                 continue
             }
             let p = try decoded()
-            try ImageFiles.save(eye == 0 ? p.left : p.right, to: out, jpegQuality: jpegQuality, heicQuality: heicQuality, exif: p.exif, icc: icc, limits: limits)
-            report.methods.append("\(out): \(name) eye decoded and " + encodedHow(out, jpegQuality: jpegQuality, heicQuality: heicQuality))
+            try ImageFiles.save(
+                eye == 0 ? p.left : p.right, to: out, jpegQuality: jpegQuality, heicQuality: heicQuality, exif: p.exif,
+                icc: icc, limits: limits)
+            report.methods.append(
+                "\(out): \(name) eye decoded and " + encodedHow(out, jpegQuality: jpegQuality, heicQuality: heicQuality)
+            )
             if !isPNG(out) { report.lossless = false }
         }
         for (out, vertical) in [(sbs, false), (ou, true)] {
             guard let out else { continue }
             let p = try decoded()
             let joined = try ImageOps.join(p.left, p.right, vertical: vertical, limits: limits)
-            try ImageFiles.save(joined, to: out, jpegQuality: jpegQuality, heicQuality: heicQuality, exif: p.exif, icc: icc, limits: limits)
-            report.methods.append("\(out): eyes \(vertical ? "stacked left over right" : "side by side, left eye on the left") and " + encodedHow(out, jpegQuality: jpegQuality, heicQuality: heicQuality))
+            try ImageFiles.save(
+                joined, to: out, jpegQuality: jpegQuality, heicQuality: heicQuality, exif: p.exif, icc: icc,
+                limits: limits)
+            report.methods.append(
+                "\(out): eyes \(vertical ? "stacked left over right" : "side by side, left eye on the left") and "
+                    + encodedHow(out, jpegQuality: jpegQuality, heicQuality: heicQuality))
             if !isPNG(out) { report.lossless = false }
         }
         if let measured { report.notes.append(measured) }
-        if let coded { report.notes += coded.notes } else if let p = pair, p.layoutGuessed, let l = p.packedLayout { report.notes.append(guessNote(l)) }
+        if let coded {
+            report.notes += coded.notes
+        } else if let p = pair, p.layoutGuessed, let l = p.packedLayout {
+            report.notes.append(guessNote(l))
+        }
         if let pair { report.notes += pair.notes.filter { !report.notes.contains($0) } }
         return report
     }
 
     /// True when `path` is a spatial photo (a HEIF with a `ster` entity group): ``PhotoSplitter`` splits those.
     public static func isSpatialPhoto(_ path: String, limits: Limits = .default) -> Bool {
-        guard FileProbe.kind(of: path) == .heif, let file = try? ISOFile.open(path: path, limits: limits) else { return false }
+        guard FileProbe.kind(of: path) == .heif, let file = try? ISOFile.open(path: path, limits: limits) else {
+            return false
+        }
         return file.heif?.groups.contains { $0.type == "ster" } ?? false
     }
 
@@ -110,35 +132,58 @@ public enum StereoImageSplitter {
             let eyes = order.map { withoutMPF(mpo.jpeg($0, in: data)) }
             let a = try JPEG.geometry(eyes[0]), b = try JPEG.geometry(eyes[1])
             guard a.width == b.width, a.height == b.height else {
-                throw ParseError(.invalidValue, "the two MPO images differ in size (\(a.width)×\(a.height) and \(b.width)×\(b.height))")
+                throw ParseError(
+                    .invalidValue,
+                    "the two MPO images differ in size (\(a.width)×\(a.height) and \(b.width)×\(b.height))")
             }
             if mpo.pictures.count > 2 {
-                notes.append("MPO holds \(mpo.pictures.count) images; pictures \(first + 1) and \(second + 1) (the stereo views) are used")
+                notes.append(
+                    "MPO holds \(mpo.pictures.count) images; pictures \(first + 1) and \(second + 1) (the stereo views) are used"
+                )
             }
-            if let bl = mpo.pictures.lazy.compactMap(\.attributes.baselineMM).first, StereoImages.isPlausible(baselineMM: bl) {
-                notes.append("MPO baseline \(NumberText.fixed(bl, places: 1)) mm: a JPEG eye has no field for it (convert the MPO to a spatial photo to keep it)")
+            if let bl = mpo.pictures.lazy.compactMap(\.attributes.baselineMM).first,
+                StereoImages.isPlausible(baselineMM: bl)
+            {
+                notes.append(
+                    "MPO baseline \(NumberText.fixed(bl, places: 1)) mm: a JPEG eye has no field for it (convert the MPO to a spatial photo to keep it)"
+                )
             }
-            return CodedEyes(source: "MPO", packed: nil, eyes: eyes.map { Optional($0) },
-                             lossless: "copied byte for byte from the MPO's JPEG (lossless; its MP Format segment, which indexes the other picture, left out)", notes: notes)
+            return CodedEyes(
+                source: "MPO", packed: nil, eyes: eyes.map { Optional($0) },
+                lossless:
+                    "copied byte for byte from the MPO's JPEG (lossless; its MP Format segment, which indexes the other picture, left out)",
+                notes: notes)
         }
         let g = try JPEG.geometry(data)
         let packed = layout.resolved(width: g.width, height: g.height)
-        var c = CodedEyes(source: "JPEG \(packed == .sbs ? "side-by-side" : "top-bottom")", packed: packed, eyes: [nil, nil], lossless: "")
+        var c = CodedEyes(
+            source: "JPEG \(packed == .sbs ? "side-by-side" : "top-bottom")", packed: packed, eyes: [nil, nil],
+            lossless: "")
         if layout == .auto { c.notes.append(guessNote(packed)) }
         let orientation = (try? JPEGSegments(data))?.exifTIFF.flatMap { ExifInfo(tiff: $0).orientation } ?? 1
         let side = packed == .sbs ? g.width : g.height, mcu = packed == .sbs ? g.mcuWidth : g.mcuHeight
         let half = side / 2
         guard orientation == 1 || orientation == 0, side % 2 == 0, half > 0, half % mcu == 0 else {
-            c.notes.append(orientation > 1
-                ? "EXIF orientation \(orientation): the stored picture is turned, so the eyes are decoded and re-encoded"
-                : "the split line (\(side % 2 == 0 ? "at \(half) px" : "of an odd \(packed == .sbs ? "width" : "height")")) is not on the JPEG's \(mcu)-pixel MCU grid, so the eyes are decoded and re-encoded")
+            c.notes.append(
+                orientation > 1
+                    ? "EXIF orientation \(orientation): the stored picture is turned, so the eyes are decoded and re-encoded"
+                    : "the split line (\(side % 2 == 0 ? "at \(half) px" : "of an odd \(packed == .sbs ? "width" : "height")")) is not on the JPEG's \(mcu)-pixel MCU grid, so the eyes are decoded and re-encoded"
+            )
             return c
         }
-        let rects = packed == .sbs
-            ? [JPEG.Rect(x: 0, y: 0, width: half, height: g.height), JPEG.Rect(x: half, y: 0, width: half, height: g.height)]
-            : [JPEG.Rect(x: 0, y: 0, width: g.width, height: half), JPEG.Rect(x: 0, y: half, width: g.width, height: half)]
+        let rects =
+            packed == .sbs
+            ? [
+                JPEG.Rect(x: 0, y: 0, width: half, height: g.height),
+                JPEG.Rect(x: half, y: 0, width: half, height: g.height),
+            ]
+            : [
+                JPEG.Rect(x: 0, y: 0, width: g.width, height: half),
+                JPEG.Rect(x: 0, y: half, width: g.width, height: half),
+            ]
         c.eyes = try JPEG.losslessCrops(data, rects).map { Optional($0) }
-        c.lossless = "cut from the JPEG without decoding (lossless crop on the \(g.mcuWidth)×\(g.mcuHeight) MCU grid; markers kept)"
+        c.lossless =
+            "cut from the JPEG without decoding (lossless crop on the \(g.mcuWidth)×\(g.mcuHeight) MCU grid; markers kept)"
         return c
     }
 
@@ -152,11 +197,16 @@ public enum StereoImageSplitter {
         if kind == .jpeg, let mpo = try? MPO(data), mpo.stereoPair != nil { return (.auto, nil) }
         let whole = try ImageFiles.load(path, limits: limits).image
         let r = PairRecognition.recogniseLayout([whole])
-        if let l = r.layout { return (l, "layout \(l == .sbs ? "side by side" : "top-bottom") measured (\(r.summary))") }
-        if r.nothingMeasured { return (.sbs, "the stereo pair could not be checked (\(r.summary)); cut side by side, the default") }
-        throw ParseError(.notRecognised, path: path,
-                         "no stereo pair found in the picture (no layout given, and none stated): its halves, cut either way, \(r.nothingMeasured ? "have nothing to measure (too flat or too small)" : "do not show one scene from two viewpoints") — \(r.summary). Name the layout if it really holds two eyes",
-                         remedy: .giveLayout)
+        if let l = r.layout {
+            return (l, "layout \(l == .sbs ? "side by side" : "top-bottom") measured (\(r.summary))")
+        }
+        if r.nothingMeasured {
+            return (.sbs, "the stereo pair could not be checked (\(r.summary)); cut side by side, the default")
+        }
+        throw ParseError(
+            .notRecognised, path: path,
+            "no stereo pair found in the picture (no layout given, and none stated): its halves, cut either way, \(r.nothingMeasured ? "have nothing to measure (too flat or too small)" : "do not show one scene from two viewpoints") — \(r.summary). Name the layout if it really holds two eyes",
+            remedy: .giveLayout)
     }
 
     static func guessNote(_ l: StereoLayout) -> String {
@@ -173,7 +223,9 @@ public enum StereoImageSplitter {
         return out
     }
 
-    static func ext(_ p: String) -> String { p.split(separator: "/").last?.split(separator: ".").dropFirst().last.map { $0.lowercased() } ?? "" }
+    static func ext(_ p: String) -> String {
+        p.split(separator: "/").last?.split(separator: ".").dropFirst().last.map { $0.lowercased() } ?? ""
+    }
     static func isJPEG(_ p: String) -> Bool { ["jpg", "jpeg"].contains(ext(p)) }
     static func isPNG(_ p: String) -> Bool { ext(p) == "png" }
 

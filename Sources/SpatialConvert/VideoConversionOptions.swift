@@ -76,12 +76,13 @@ public struct VideoConversionOptions: Sendable {
     /// eye left all but two cores idle while FFmpeg's libx265 uses them all.
     public static var defaultPoolThreadsPerEye: Int { max(1, ProcessorInfo.activeCount / 2) }
     /// The stereo parameters written, in stored units; a nil field takes the one table of defaults,
-    /// ``/SpatialMedia/StereoParameters/defaults`` (reported as a default, never as a measurement). The hero eye (left or right) is
-    /// also the base layer (what 2D players show). The projection is `rect`, or a sphere (``isSphere``): `hequ` (180°) or
-    /// `equi` (360°) — each eye is then one half of the frame-packed sphere, written as MV-HEVC APMP with
-    /// `vexu/proj/prji` and no `hfov` (a sphere's field of view is its projection's); an MP4/MOV input's spherical
-    /// metadata must agree with the projection and ``layout`` (``/SpatialMedia/StereoVideoMetadata/sphereSplit(width:height:projection:packing:)``),
-    /// whose eye order is applied. Other kinds are refused.
+    /// ``/SpatialMedia/StereoParameters/defaults`` (reported as a default, never as a measurement). The hero eye (left
+    /// or right) is also the base layer (what 2D players show). The projection is `rect`, or a sphere (``isSphere``):
+    /// `hequ` (180°) or `equi` (360°) — each eye is then one half of the frame-packed sphere, written as MV-HEVC APMP
+    /// with `vexu/proj/prji` and no `hfov` (a sphere's field of view is its projection's); an MP4/MOV input's spherical
+    /// metadata must agree with the projection and ``layout``
+    /// (``/SpatialMedia/StereoVideoMetadata/sphereSplit(width:height:projection:packing:)``), whose eye order is
+    /// applied. Other kinds are refused.
     public var stereo = StereoParameters()
     /// Where a value of ``stereo`` came from when not from the caller (the eyes' own metadata), for the report; nil =
     /// given (or the default when the value is nil).
@@ -100,10 +101,10 @@ public struct VideoConversionOptions: Sendable {
     /// Frame rate override (num/den); nil = the input's.
     public var fps: (num: Int, den: Int)? = nil
     public var container: SpatialVideoMuxOptions.Container = .mov
-    /// Form of the layer-1 SPS: `.multilayer` (default, Apple's form: layer 1's profile is Multiview Main from
-    /// the VPS, and Apple's other free parameter-set choices: `general_non_packed_constraint_flag` 1, no latency limit,
-    /// see ``/HEVC/MVHEVCAssemblyOptions/matchAppleChoices``) or `.full` (both encoders' SPSs kept whole; a split gives back
-    /// x265's streams byte for byte).
+    /// Form of the layer-1 SPS: `.multilayer` (default, Apple's form: layer 1's profile is Multiview Main from the VPS,
+    /// and Apple's other free parameter-set choices: `general_non_packed_constraint_flag` 1, no latency limit, see
+    /// ``/HEVC/MVHEVCAssemblyOptions/matchAppleChoices``) or `.full` (both encoders' SPSs kept whole; a split gives
+    /// back x265's streams byte for byte).
     public var layerSPSForm: LayerSPSForm = .multilayer
     public var faststart = false
     public var decoder: Decoder = .auto

@@ -51,16 +51,17 @@ public struct VideoConversionReport: Sendable, StereoValuesReport {
 
     /// Human-readable lines (the CLI prints them).
     public var lines: [String] {
-        var l = [
-            "\(frames) frames, \(eyeWidth)×\(eyeHeight) per eye, \(fpsNum)/\(fpsDen) fps, \(bytes) bytes, from \(source)",
-            "encoder: \(encoder)",
-            "encode path: \(encodePath)",
-            "layer 0 (\(heroIsLeft ? "left" : "right")): \(Int(kbps.layer0.rounded())) kbit/s, layer 1: \(Int(kbps.layer1.rounded())) kbit/s (layer 1 / layer 0 = \(fmt((layer1ToLayer0 * 100).rounded() / 100)))",
-        ] + stereoLines + [
-            "hero eye: \(heroIsLeft ? "left" : "right") (base layer)",
-            "audio: " + (audioTracks.isEmpty ? "none" : audioTracks.joined(separator: "; ")),
-            "time: \(fmt(seconds)) s (\(fmt(Double(frames) / max(seconds, 1e-9))) fps); work outside x265: \(fmt(ownCPUSeconds)) of \(fmt(processCPUSeconds)) CPU s",
-        ]
+        var l =
+            [
+                "\(frames) frames, \(eyeWidth)×\(eyeHeight) per eye, \(fpsNum)/\(fpsDen) fps, \(bytes) bytes, from \(source)",
+                "encoder: \(encoder)",
+                "encode path: \(encodePath)",
+                "layer 0 (\(heroIsLeft ? "left" : "right")): \(Int(kbps.layer0.rounded())) kbit/s, layer 1: \(Int(kbps.layer1.rounded())) kbit/s (layer 1 / layer 0 = \(fmt((layer1ToLayer0 * 100).rounded() / 100)))",
+            ] + stereoLines + [
+                "hero eye: \(heroIsLeft ? "left" : "right") (base layer)",
+                "audio: " + (audioTracks.isEmpty ? "none" : audioTracks.joined(separator: "; ")),
+                "time: \(fmt(seconds)) s (\(fmt(Double(frames) / max(seconds, 1e-9))) fps); work outside x265: \(fmt(ownCPUSeconds)) of \(fmt(processCPUSeconds)) CPU s",
+            ]
         if let a = alignment { l += a.lines }
         if let g = geometryCheck { l += g.lines }
         for n in notes { l.append("note: \(n)") }
@@ -71,20 +72,31 @@ public struct VideoConversionReport: Sendable, StereoValuesReport {
     /// field of view, and only the values given.
     var stereoLines: [String] {
         guard let s = sphere else {
-            return ["baseline: \(fmt(baselineMM)) mm (\(baselineSource))", "horizontal field of view: \(fmt(hfovDegrees))° (\(hfovSource))",
-                    "disparity adjustment: \(fmt(disparityPercent)) % (\(disparitySource))"]
+            return [
+                "baseline: \(fmt(baselineMM)) mm (\(baselineSource))",
+                "horizontal field of view: \(fmt(hfovDegrees))° (\(hfovSource))",
+                "disparity adjustment: \(fmt(disparityPercent)) % (\(disparitySource))",
+            ]
         }
-        return ["projection: \(s.projectionText) from \(s.source); source \(s.packing == .sideBySide ? "side by side" : "over-under")\(s.firstIsRight ? ", right eye first (stri eye_views_reversed)" : ""); MV-HEVC APMP, no hfov (only rectilinear video carries one)",
-                stereo.baselineMicrometres.map { "baseline: \(fmt(SpatialUnits.millimetres(fromMicrometres: $0))) mm (\(baselineSource))" } ?? "baseline: not written (not known; --baseline sets it)",
-                stereo.disparityAdjustment.map { "disparity adjustment: \(fmt(SpatialUnits.percent(fromDisparityUnits: $0))) % (\(disparitySource))" } ?? "disparity adjustment: not written"]
+        return [
+            "projection: \(s.projectionText) from \(s.source); source \(s.packing == .sideBySide ? "side by side" : "over-under")\(s.firstIsRight ? ", right eye first (stri eye_views_reversed)" : ""); MV-HEVC APMP, no hfov (only rectilinear video carries one)",
+            stereo.baselineMicrometres.map {
+                "baseline: \(fmt(SpatialUnits.millimetres(fromMicrometres: $0))) mm (\(baselineSource))"
+            } ?? "baseline: not written (not known; --baseline sets it)",
+            stereo.disparityAdjustment.map {
+                "disparity adjustment: \(fmt(SpatialUnits.percent(fromDisparityUnits: $0))) % (\(disparitySource))"
+            } ?? "disparity adjustment: not written",
+        ]
     }
 }
 
 func fmt(_ v: Double) -> String { NumberText.fixed(v, places: 3, trimZeros: true) }
 
 extension VideoConverter {
-    static func report(_ plan: Plan, _ e: Encoded, audio: [String], output: String, options o: VideoConversionOptions,
-                       seconds: Double, processCPU: Double) -> VideoConversionReport {
+    static func report(
+        _ plan: Plan, _ e: Encoded, audio: [String], output: String, options o: VideoConversionOptions,
+        seconds: Double, processCPU: Double
+    ) -> VideoConversionReport {
         // A sphere carries only the values given (none is a default there).
         let absent = plan.sphere == nil ? "default, not measured" : "not written"
         return VideoConversionReport(
@@ -93,7 +105,8 @@ extension VideoConverter {
             layer0Bytes: e.writer.layer0Bytes, layer1Bytes: e.writer.layer1Bytes,
             stereo: plan.mux.stereo,
             baselineSource: o.stereo.baselineMicrometres == nil ? absent : o.stereoSources.baseline ?? "--baseline",
-            hfovSource: plan.sphere != nil ? "not written: a sphere's field of view is its projection's"
+            hfovSource: plan.sphere != nil
+                ? "not written: a sphere's field of view is its projection's"
                 : o.stereo.horizontalFieldOfViewMillidegrees == nil ? absent : o.stereoSources.hfov ?? "--hfov",
             disparitySource: o.stereo.disparityAdjustment == nil ? absent : o.stereoSources.disparity ?? "--disparity",
             audioTracks: audio, encoder: e.encoderText, encodePath: e.pathText,

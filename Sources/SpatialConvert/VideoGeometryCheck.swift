@@ -21,7 +21,8 @@ public struct VideoGeometryWarning: Sendable, Equatable {
     /// The options that fix any of `warnings`, `--align` first, then `--auto-disparity`, then any other.
     public static func fixes(_ warnings: [VideoGeometryWarning]) -> [String] {
         let all = Set(warnings.flatMap(\.fixes))
-        return ["--align", "--auto-disparity"].filter(all.contains) + all.subtracting(["--align", "--auto-disparity"]).sorted()
+        return ["--align", "--auto-disparity"].filter(all.contains)
+            + all.subtracting(["--align", "--auto-disparity"]).sorted()
     }
 }
 
@@ -36,8 +37,11 @@ public struct VideoGeometryCheck: Sendable {
     public var onFirstWarning: (@Sendable (_ frame: Int, _ warning: VideoGeometryWarning) -> Void)?
     /// At most this many frames are measured.
     public var maxFrames: Int
-    public init(maxFrames: Int = 6, inspect: @escaping @Sendable (_ frame: Int, _ left: Image, _ right: Image) -> [VideoGeometryWarning],
-                onFirstWarning: (@Sendable (_ frame: Int, _ warning: VideoGeometryWarning) -> Void)? = nil) {
+    public init(
+        maxFrames: Int = 6,
+        inspect: @escaping @Sendable (_ frame: Int, _ left: Image, _ right: Image) -> [VideoGeometryWarning],
+        onFirstWarning: (@Sendable (_ frame: Int, _ warning: VideoGeometryWarning) -> Void)? = nil
+    ) {
         self.maxFrames = maxFrames; self.inspect = inspect; self.onFirstWarning = onFirstWarning
     }
 }
@@ -56,19 +60,29 @@ public struct VideoGeometryCheckReport: Sendable {
     public var lines: [String] {
         let list = frames.map(String.init).joined(separator: ", ")
         guard !warnings.isEmpty else {
-            return frames.isEmpty ? ["geometry check: no frame could be sampled"]
-                : ["geometry check: no fault found on the \(frames.count) frame\(frames.count == 1 ? "" : "s") measured (\(list))"]
+            return frames.isEmpty
+                ? ["geometry check: no frame could be sampled"]
+                : [
+                    "geometry check: no fault found on the \(frames.count) frame\(frames.count == 1 ? "" : "s") measured (\(list))"
+                ]
         }
-        var l = ["geometry check: \(warnings.count) fault\(warnings.count == 1 ? "" : "s") on the frames measured (\(list))"]
+        var l = [
+            "geometry check: \(warnings.count) fault\(warnings.count == 1 ? "" : "s") on the frames measured (\(list))"
+        ]
         for w in warnings {
-            l.append("\(w.warning.severityLabel) \(w.warning.ruleID) (frame\(w.frames.count == 1 ? "" : "s") \(w.frames.map(String.init).joined(separator: ", "))): \(w.warning.message)")
+            l.append(
+                "\(w.warning.severityLabel) \(w.warning.ruleID) (frame\(w.frames.count == 1 ? "" : "s") \(w.frames.map(String.init).joined(separator: ", "))): \(w.warning.message)"
+            )
         }
-        if !fixes.isEmpty { l.append("the video has fixable faults: convert again with \(fixes.joined(separator: " ")) to fix them") }
+        if !fixes.isEmpty {
+            l.append("the video has fixable faults: convert again with \(fixes.joined(separator: " ")) to fix them")
+        }
         return l
     }
 }
 
-/// Shot cuts from a cheap luma signature of each frame (``VideoAligner/signature(_:)``, ``VideoAligner/isCut(_:recent:)``).
+/// Shot cuts from a cheap luma signature of each frame (``VideoAligner/signature(_:)``,
+/// ``VideoAligner/isCut(_:recent:)``).
 struct ShotCutDetector {
     private var previous: [Float]? = nil
     private var recent: [Double] = []
@@ -83,7 +97,9 @@ struct ShotCutDetector {
             var d = 0.0
             for i in sig.indices { d += Double(abs(sig[i] - p[i])) }
             d /= Double(sig.count)
-            if VideoAligner.isCut(d, recent: recent), shotLength >= 2 { cut = true; recent = [] } else {
+            if VideoAligner.isCut(d, recent: recent), shotLength >= 2 {
+                cut = true; recent = []
+            } else {
                 recent.append(d); if recent.count > 8 { recent.removeFirst() }
             }
         }

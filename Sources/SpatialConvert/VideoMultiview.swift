@@ -20,24 +20,36 @@ public enum EncodePath: String, Sendable, CaseIterable {
 
 extension VideoConverter {
     /// Whether this conversion encodes through the multiview library, with the notes that explain a fallback or what
-    /// the multiview path does differently. Throws (usage or unsupported) when `.multiview` is asked and cannot be used.
-    static func encodeRoute(_ o: VideoConversionOptions, probe: X265MultiviewProbe, bitDepth: Int = 8) throws(ParseError)
-        -> (multiview: Bool, notes: [String]) {
+    /// the multiview path does differently. Throws (usage or unsupported) when `.multiview` is asked and cannot be
+    /// used.
+    static func encodeRoute(_ o: VideoConversionOptions, probe: X265MultiviewProbe, bitDepth: Int = 8)
+        throws(ParseError)
+        -> (multiview: Bool, notes: [String])
+    {
         if o.encodePath == .assembled { return (false, []) }
         let asked = o.encodePath == .multiview
         guard probe.multiview else {
-            if asked { throw ParseError(.unsupported, "the multiview encode path needs a multiview libx265, and none was found (\(probe.summary)); name one with \(X265MultiviewProbe.environmentVariable)") }
+            if asked {
+                throw ParseError(
+                    .unsupported,
+                    "the multiview encode path needs a multiview libx265, and none was found (\(probe.summary)); name one with \(X265MultiviewProbe.environmentVariable)"
+                )
+            }
             return (false, [])
         }
         // Options whose meaning needs one encoder per eye.
         var blockers: [String] = []
         if case .bitrate = o.rateControl { blockers.append("a bitrate for both eyes (split between the eyes)") }
-        if o.maxBitrateKbps != nil || o.vbvBufferKbit != nil || o.publishing != nil { blockers.append("a VBV for both eyes (max bitrate, VBV buffer or publishing preset)") }
+        if o.maxBitrateKbps != nil || o.vbvBufferKbit != nil || o.publishing != nil {
+            blockers.append("a VBV for both eyes (max bitrate, VBV buffer or publishing preset)")
+        }
         if o.segment != nil { blockers.append("segment encoding (segments are joined from single-layer encodes)") }
         if o.keepStreamsPrefix != nil { blockers.append("keeping each eye's single-layer stream") }
         if bitDepth > 8 { blockers.append("\(bitDepth)-bit output (the multiview binding encodes 8-bit pictures)") }
         if case .asymmetric(let d) = o.eyeQuality, d > 0 {
-            blockers.append("eye quality asymmetric:\(fmt(d)) (x265's multiview encoder has one rate control: layer 1 takes layer 0's QP)")
+            blockers.append(
+                "eye quality asymmetric:\(fmt(d)) (x265's multiview encoder has one rate control: layer 1 takes layer 0's QP)"
+            )
         }
         if !blockers.isEmpty {
             let list = blockers.joined(separator: ", ")
@@ -57,10 +69,10 @@ extension VideoConverter {
     }
 
     /// Encodes both eyes with one multiview libx265 on this thread (x265's own worker threads do the work), writing
-    /// each access unit as it comes. The hero eye is view 0 / layer 0.
-    /// Frame threads of the multiview encoder when its library encodes frames in parallel deterministically
-    /// (``/Codecs/X265MultiviewProbe/frameParallel``): two frames in flight keep twice the wavefront rows runnable, which a
-    /// single multiview encoder needs to match two per-eye encoders running at once.
+    /// each access unit as it comes. The hero eye is view 0 / layer 0. Frame threads of the multiview encoder when its
+    /// library encodes frames in parallel deterministically (``/Codecs/X265MultiviewProbe/frameParallel``): two frames
+    /// in flight keep twice the wavefront rows runnable, which a single multiview encoder needs to match two per-eye
+    /// encoders running at once.
     public static let multiviewFrameThreads = 2
 
     /// The multiview encoder's frame threads for `o` with the library `probe` found: the count asked for, else
@@ -71,17 +83,24 @@ extension VideoConverter {
 
     /// Opens the multiview encoder for the plan's eye size: the settings both eyes would share, with the worker
     /// threads two per-eye encoders would have had.
-    static func openMultiview(_ plan: Plan, options o: VideoConversionOptions, probe: X265MultiviewProbe) throws(ParseError)
-        -> (encoder: X265MultiviewEncoder, settings: HEVCEncoderSettings) {
-        var settings = encoderSettings(o, fpsNum: plan.fpsNum, fpsDen: plan.fpsDen, colour: plan.colour, bitDepth: plan.bitDepth)
+    static func openMultiview(_ plan: Plan, options o: VideoConversionOptions, probe: X265MultiviewProbe)
+        throws(ParseError)
+        -> (encoder: X265MultiviewEncoder, settings: HEVCEncoderSettings)
+    {
+        var settings = encoderSettings(
+            o, fpsNum: plan.fpsNum, fpsDen: plan.fpsDen, colour: plan.colour, bitDepth: plan.bitDepth)
         settings.threads = 2 * (o.poolThreadsPerEye ?? VideoConversionOptions.defaultPoolThreadsPerEye)
-        // Frame threads: a fixed count, never the machine's cores, so one request writes the same bytes on every machine
-        // and through every shell. An unpatched x265 4.1 gets one (two made its multiview output differ from run to run:
-        // rate control let a frame start before the one it depends on); the library set-up builds, patched, gets
-        // ``multiviewFrameThreads`` (the same bytes as one thread at fast and medium; Benchmarks/RESULTS.md, issue 39).
+        // Frame threads: a fixed count, never the machine's cores, so one request writes the same bytes on every
+        // machine and through every shell. An unpatched x265 4.1 gets one (two made its multiview output differ from
+        // run to run: rate control let a frame start before the one it depends on); the library set-up builds, patched,
+        // gets ``multiviewFrameThreads`` (the same bytes as one thread at fast and medium; Benchmarks/RESULTS.md, issue
+        // 39).
         settings.frameThreads = frameThreads(o, probe: probe)
-        return (try X265MultiviewEncoder(library: probe.library, width: plan.eyeW, height: plan.eyeH, settings: settings,
-                                         extraOptions: stereoOptions(eyeWidth: plan.eyeW, preset: o.preset), limits: o.limits), settings)
+        return (
+            try X265MultiviewEncoder(
+                library: probe.library, width: plan.eyeW, height: plan.eyeH, settings: settings,
+                extraOptions: stereoOptions(eyeWidth: plan.eyeW, preset: o.preset), limits: o.limits), settings
+        )
     }
 
     /// The share of the eye width up to which the inter-view search must reach (the disparities the geometry check
@@ -118,14 +137,21 @@ extension VideoConverter {
     /// full-size picture within the HEVC levels' maximum of 6.
     static let maxReferences = 6
 
-    static func encodeMultiview(_ plan: Plan, encoder: X265MultiviewEncoder, settings: HEVCEncoderSettings, output: String,
-                                options o: VideoConversionOptions, probe: X265MultiviewProbe,
-                                cancellation: ConversionCancellation?, progress: ((VideoConversionProgress) -> Void)?,
-                                t0: Double) throws(ParseError) -> Encoded {
+    static func encodeMultiview(
+        _ plan: Plan, encoder: X265MultiviewEncoder, settings: HEVCEncoderSettings, output: String,
+        options o: VideoConversionOptions, probe: X265MultiviewProbe,
+        cancellation: ConversionCancellation?, progress: ((VideoConversionProgress) -> Void)?,
+        t0: Double
+    ) throws(ParseError) -> Encoded {
         let cpu0 = threadCPUSeconds()
-        let eyes = EyeEncoding(hero: settings, other: settings, summary: "both eyes \(rateText(o.rateControl)) (one rate control)", notes: [])
-        let header = try MVHEVCStream(encoderHeaders: try encoder.headers().map { (b: [UInt8]) throws(ParseError) -> NALUnit in try NALUnit(bytes: b) },
-                                      baseIsLeft: o.heroIsLeft)
+        let eyes = EyeEncoding(
+            hero: settings, other: settings, summary: "both eyes \(rateText(o.rateControl)) (one rate control)",
+            notes: [])
+        let header = try MVHEVCStream(
+            encoderHeaders: try encoder.headers().map { (b: [UInt8]) throws(ParseError) -> NALUnit in
+                try NALUnit(bytes: b)
+            },
+            baseIsLeft: o.heroIsLeft)
         var mux = plan.mux
         mux.frameRateNum = UInt32(plan.fpsNum); mux.frameRateDen = UInt32(plan.fpsDen)
         let writer = try SpatialVideoStreamWriter(path: output, options: mux)
@@ -146,13 +172,18 @@ extension VideoConverter {
         }
         let total = plan.producers.map(\.frameCountHint).compactMap { $0 }.min()
         var lastProgress = 0.0
-        let sampler = plan.alignment == nil ? o.geometryCheck.map { VideoGeometrySampler($0, fpsNum: plan.fpsNum, fpsDen: plan.fpsDen) } : nil
+        let sampler =
+            plan.alignment == nil
+            ? o.geometryCheck.map { VideoGeometrySampler($0, fpsNum: plan.fpsNum, fpsDen: plan.fpsDen) } : nil
         while var pair = try nextPair(plan, options: o, frames: framesIn, cancellation: cancellation) {
             // `--align`: the shot's warp and the clip's crop (the encoder was opened at the cropped size).
             if let a = plan.alignment { pair = try a.apply(pair, frame: framesIn) }
             if let sampler { sampler.look(try eightBit(pair), frame: framesIn) }
             let (hero, other) = o.heroIsLeft ? (pair.0, pair.1) : (pair.1, pair.0)
-            try deliver(try timed { () throws(ParseError) -> [EncodedFrame] in try encoder.encode(base: hero, second: other, pts: Int64(framesIn)) })
+            try deliver(
+                try timed { () throws(ParseError) -> [EncodedFrame] in
+                    try encoder.encode(base: hero, second: other, pts: Int64(framesIn))
+                })
             framesIn += 1
             let now = monotonicSeconds()
             if let progress, now - lastProgress >= 0.25 {
@@ -162,17 +193,23 @@ extension VideoConverter {
         }
         for p in plan.producers { try p.finish() }
         try deliver(try timed { () throws(ParseError) -> [EncodedFrame] in try encoder.flush() })
-        if cancellation?.isCancelled == true { throw ParseError(.cancelled, path: output, "cancelled; nothing was written") }
+        if cancellation?.isCancelled == true {
+            throw ParseError(.cancelled, path: output, "cancelled; nothing was written")
+        }
         guard framesIn > 0 else { throw ParseError(.truncated, "the input has no frames (zero frames)") }
         guard framesOut == framesIn else {
-            throw ParseError(.invalidValue, "the multiview encoder returned \(framesOut) access units for \(framesIn) frames")
+            throw ParseError(
+                .invalidValue, "the multiview encoder returned \(framesOut) access units for \(framesIn) frames")
         }
-        progress?(VideoConversionProgress(frames: framesIn, totalFrames: framesIn, elapsedSeconds: monotonicSeconds() - t0))
-        let text = "x265 \(encoder.version) multiview (\(probe.library)), 1 encoder for both layers (pools \(settings.threads), frame-threads \(settings.frameThreads)), preset \(o.preset), \(eyes.summary), hero (\(o.heroIsLeft ? "left" : "right")) eye layer 0, keyint \(settings.keyint), \(o.bframes) B-frames (fixed), closed GOP, no scene-cut; x265's own layer-1 SPS/PPS; stereo options \(stereoOptions(eyeWidth: encoder.width, preset: o.preset).map { "\($0.0) \($0.1)" }.joined(separator: ", "))"
+        progress?(
+            VideoConversionProgress(frames: framesIn, totalFrames: framesIn, elapsedSeconds: monotonicSeconds() - t0))
+        let text =
+            "x265 \(encoder.version) multiview (\(probe.library)), 1 encoder for both layers (pools \(settings.threads), frame-threads \(settings.frameThreads)), preset \(o.preset), \(eyes.summary), hero (\(o.heroIsLeft ? "left" : "right")) eye layer 0, keyint \(settings.keyint), \(o.bframes) B-frames (fixed), closed GOP, no scene-cut; x265's own layer-1 SPS/PPS; stereo options \(stereoOptions(eyeWidth: encoder.width, preset: o.preset).map { "\($0.0) \($0.1)" }.joined(separator: ", "))"
         // Reading, splitting and muxing are ours; x265's work runs on its own threads and inside its calls.
-        return Encoded(frames: framesIn, finishStream: { () throws(ParseError) -> MVHEVCStream in header }, writer: writer,
-                       settings: settings, eyes: eyes, ownCPU: threadCPUSeconds() - cpu0 - x265CPU, encoderText: text,
-                       pathText: encodePathText(probe, multiview: true), geometryCheck: sampler?.report)
+        return Encoded(
+            frames: framesIn, finishStream: { () throws(ParseError) -> MVHEVCStream in header }, writer: writer,
+            settings: settings, eyes: eyes, ownCPU: threadCPUSeconds() - cpu0 - x265CPU, encoderText: text,
+            pathText: encodePathText(probe, multiview: true), geometryCheck: sampler?.report)
     }
 
     static func rateText(_ r: HEVCEncoderSettings.RateControl) -> String {

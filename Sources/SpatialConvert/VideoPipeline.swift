@@ -1,9 +1,10 @@
-#if canImport(Dispatch)
-import Dispatch
-#endif
 import BinaryIO
 import MediaDecode
 import SystemSupport
+
+#if canImport(Dispatch)
+    import Dispatch
+#endif
 
 // Small threading helpers for the video pipeline (no Foundation, like the rest of the package).
 
@@ -52,10 +53,18 @@ final class BoundedQueue<T>: @unchecked Sendable {
         }
     }
     /// No more items will be put.
-    func close() { monitor.withLock { closed = true; monitor.broadcast() } }
+    func close() {
+        monitor.withLock {
+            closed = true; monitor.broadcast()
+        }
+    }
     var isAborted: Bool { monitor.withLock { aborted } }
     /// Drops everything and wakes both sides.
-    func abort() { monitor.withLock { aborted = true; items.removeAll(); head = 0; monitor.broadcast() } }
+    func abort() {
+        monitor.withLock {
+            aborted = true; items.removeAll(); head = 0; monitor.broadcast()
+        }
+    }
 }
 
 /// Runs `body` on a new thread (GCD, overcommitting queue so a blocked worker never starves the other).

@@ -26,20 +26,28 @@ public struct VideoJoinReport: Sendable {
     public var seconds: Double
 }
 
-/// `spatial-media concat`: joins conversion segments (``/SpatialMedia/SpatialVideoSegmentSet``) into one spatial video without
-/// re-encoding, and adds the audio of the original input once.
+/// `spatial-media concat`: joins conversion segments (``/SpatialMedia/SpatialVideoSegmentSet``) into one spatial video
+/// without re-encoding, and adds the audio of the original input once.
 public enum VideoSegmentJoiner {
-    package static func join(_ segments: [String], to output: String, options o: VideoJoinOptions = VideoJoinOptions(),
-                            cancellation: ConversionCancellation? = nil, progress: ((Int, Int) -> Void)? = nil) throws(ParseError) -> VideoJoinReport {
+    package static func join(
+        _ segments: [String], to output: String, options o: VideoJoinOptions = VideoJoinOptions(),
+        cancellation: ConversionCancellation? = nil, progress: ((Int, Int) -> Void)? = nil
+    ) throws(ParseError) -> VideoJoinReport {
         Interruption.beginCooperative()
         defer { Interruption.endCooperative() }
         let t0 = monotonicSeconds()
         guard o.audioFrom != nil || o.noAudio else {
-            throw ParseError(.invalidArgument, "segments carry no audio: name the converted input as the audio source (its audio is carried once, whole), or join without audio", remedy: .giveAudioSource)
+            throw ParseError(
+                .invalidArgument,
+                "segments carry no audio: name the converted input as the audio source (its audio is carried once, whole), or join without audio",
+                remedy: .giveAudioSource)
         }
-        guard !(o.audioFrom != nil && o.noAudio) else { throw ParseError(.invalidArgument, "an audio source and no audio were both asked for; choose one") }
-        try OutputPaths.check(outputs: [("output", output)],
-                              inputs: segments.map { ("segment", $0) } + (o.audioFrom.map { [("audio source", $0)] } ?? []))
+        guard !(o.audioFrom != nil && o.noAudio) else {
+            throw ParseError(.invalidArgument, "an audio source and no audio were both asked for; choose one")
+        }
+        try OutputPaths.check(
+            outputs: [("output", output)],
+            inputs: segments.map { ("segment", $0) } + (o.audioFrom.map { [("audio source", $0)] } ?? []))
         try VideoConverter.checkOutputDirectory(output)
         let set = try SpatialVideoSegmentSet(paths: segments, limits: o.limits)
         var notes: [String] = []
@@ -49,10 +57,13 @@ public enum VideoSegmentJoiner {
             vo.ffmpeg = o.ffmpeg; vo.limits = o.limits
             audioPlan = try VideoAudio.plan(for: .packed(src), options: vo, notes: &notes)
         }
-        let audio = try VideoAudio.tracks(audioPlan, seconds: set.seconds, output: output, limits: o.limits, notes: &notes)
-        let result = try set.write(to: output, audio: audio.tracks, progress: { progress?($0, set.frames) },
-                                   isCancelled: { cancellation?.isCancelled == true || Interruption.isRequested })
-        return VideoJoinReport(output: output, segments: set.segments.count, frames: set.frames, bytes: result.bytesWritten,
-                               audioTracks: audio.lines, notes: notes, seconds: monotonicSeconds() - t0)
+        let audio = try VideoAudio.tracks(
+            audioPlan, seconds: set.seconds, output: output, limits: o.limits, notes: &notes)
+        let result = try set.write(
+            to: output, audio: audio.tracks, progress: { progress?($0, set.frames) },
+            isCancelled: { cancellation?.isCancelled == true || Interruption.isRequested })
+        return VideoJoinReport(
+            output: output, segments: set.segments.count, frames: set.frames, bytes: result.bytesWritten,
+            audioTracks: audio.lines, notes: notes, seconds: monotonicSeconds() - t0)
     }
 }

@@ -14,7 +14,8 @@ public struct VideoSegment: Sendable, Equatable {
     /// Parses "K/N" (1 ≤ K ≤ N ≤ 100000).
     public static func parse(_ text: String) -> VideoSegment? {
         let parts = text.split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count == 2, let k = Int(parts[0]), let n = Int(parts[1]), n >= 1, n <= 100_000, k >= 1, k <= n else { return nil }
+        guard parts.count == 2, let k = Int(parts[0]), let n = Int(parts[1]), n >= 1, n <= 100_000, k >= 1, k <= n
+        else { return nil }
         return VideoSegment(index: k, count: n)
     }
 }
@@ -27,7 +28,10 @@ enum VideoSegments {
     /// segment would be silently unused, so it is refused: it belongs to `concat`.
     static func prepare(_ o: VideoConversionOptions) throws(ParseError) -> VideoConversionOptions {
         if o.segment != nil, let a = o.audioFrom {
-            throw ParseError(.invalidArgument, path: a, "a segment carries no audio, so the audio source \(a) would be unused: give it to the join (`spatial-media concat`, which carries the input's audio once, whole), not to the segment")
+            throw ParseError(
+                .invalidArgument, path: a,
+                "a segment carries no audio, so the audio source \(a) would be unused: give it to the join (`spatial-media concat`, which carries the input's audio once, whole), not to the segment"
+            )
         }
         var o = o
         if o.segment != nil { o.audio = .none }
@@ -36,34 +40,51 @@ enum VideoSegments {
 
     /// Cuts `plan` down to segment `o.segment`: the producers skip the frames before the segment and end after it;
     /// the movie carries the segment box.
-    static func restrict(_ plan: inout VideoConverter.Plan, input: VideoInput, options o: VideoConversionOptions,
-                         cancellation: ConversionCancellation) throws(ParseError) {
+    static func restrict(
+        _ plan: inout VideoConverter.Plan, input: VideoInput, options o: VideoConversionOptions,
+        cancellation: ConversionCancellation
+    ) throws(ParseError) {
         guard let seg = o.segment else { return }
         let name: String
-        switch input { case .packed(let p): name = p; case .pair(let l, _): name = l }
-        guard name != "-" else { throw ParseError(.invalidArgument, "segment mode needs an input file (standard input cannot be cut into segments)") }
+        switch input {
+        case .packed(let p): name = p;
+        case .pair(let l, _): name = l
+        }
+        guard name != "-" else {
+            throw ParseError(
+                .invalidArgument, "segment mode needs an input file (standard input cannot be cut into segments)")
+        }
         let hints = plan.producers.map(\.frameCountHint)
         guard let total = hints.compactMap({ $0 }).min(), hints.allSatisfy({ $0 != nil }), total > 0 else {
-            throw ParseError(.unsupported, path: name, "the frame count of \(name) is not known before decoding, so it cannot be cut into segments; convert it to Y4M or MP4 first")
+            throw ParseError(
+                .unsupported, path: name,
+                "the frame count of \(name) is not known before decoding, so it cannot be cut into segments; convert it to Y4M or MP4 first"
+            )
         }
         let gop = VideoConverter.encoderSettings(o, fpsNum: plan.fpsNum, fpsDen: plan.fpsDen).keyint
         let ranges = try VideoSegmentInfo.ranges(totalFrames: total, gop: gop, count: seg.count)
         let range = ranges[seg.index - 1]
         let last = seg.index == seg.count
-        plan.producers = plan.producers.map { FrameRangeProducer($0, range: range, isLast: last, name: name, cancellation: cancellation) }
+        plan.producers = plan.producers.map {
+            FrameRangeProducer($0, range: range, isLast: last, name: name, cancellation: cancellation)
+        }
         plan.audio = .none
         // What concat checks: the same input (identity of each input file) and the same encoder settings.
         var identity: [UInt8] = []
         switch input {
         case .packed(let p): identity = try VideoSegmentInfo.inputIdentity(path: p)
-        case .pair(let l, let r): identity = try VideoSegmentInfo.inputIdentity(path: l) + VideoSegmentInfo.inputIdentity(path: r)
+        case .pair(let l, let r):
+            identity = try VideoSegmentInfo.inputIdentity(path: l) + VideoSegmentInfo.inputIdentity(path: r)
         }
-        let info = VideoSegmentInfo(index: seg.index, count: seg.count, firstFrame: range.lowerBound, frameCount: range.count,
-                                    totalFrames: total, gopFrames: gop, input: identity,
-                                    settings: settingsText(o, fpsNum: plan.fpsNum, fpsDen: plan.fpsDen))
+        let info = VideoSegmentInfo(
+            index: seg.index, count: seg.count, firstFrame: range.lowerBound, frameCount: range.count,
+            totalFrames: total, gopFrames: gop, input: identity,
+            settings: settingsText(o, fpsNum: plan.fpsNum, fpsDen: plan.fpsDen))
         plan.mux.movieUserData.append(try info.box())
         plan.segmentFirstFrame = range.lowerBound
-        plan.notes.append("segment \(seg.index) of \(seg.count): frames \(range.lowerBound)…\(range.upperBound - 1) of \(total) (GOP \(gop) frames); no audio (the join adds the input's audio once, whole)")
+        plan.notes.append(
+            "segment \(seg.index) of \(seg.count): frames \(range.lowerBound)…\(range.upperBound - 1) of \(total) (GOP \(gop) frames); no audio (the join adds the input's audio once, whole)"
+        )
     }
 }
 
@@ -77,10 +98,12 @@ extension VideoSegments {
         switch e.rateControl {
         case .crf(let c): rate = "crf \(fmt(c))"
         case .qp(let q): rate = "qp \(q)"
-        case .bitrate(let k, let m, let b): rate = "bitrate \(k) max \(m.map(String.init) ?? "-") buffer \(b.map(String.init) ?? "-")"
+        case .bitrate(let k, let m, let b):
+            rate = "bitrate \(k) max \(m.map(String.init) ?? "-") buffer \(b.map(String.init) ?? "-")"
         }
         let extra = e.extraOptions.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ":")
-        return "rate \(rate); preset \(e.preset); tune \(e.tune ?? "-"); keyint \(e.keyint); bframes \(e.bframes); fps \(fpsNum)/\(fpsDen); "
+        return
+            "rate \(rate); preset \(e.preset); tune \(e.tune ?? "-"); keyint \(e.keyint); bframes \(e.bframes); fps \(fpsNum)/\(fpsDen); "
             + "eye quality \(o.eyeQuality); layout \(o.layout); hero \(o.heroIsLeft ? "left" : "right"); layer SPS \(o.layerSPSForm); "
             + "max bitrate \(o.maxBitrateKbps.map(String.init) ?? "-"); x265 \(extra.isEmpty ? "-" : extra)"
     }
@@ -96,7 +119,9 @@ final class FrameRangeProducer: VideoFrameProducer {
     let cancellation: ConversionCancellation
     private var position = 0
 
-    init(_ inner: VideoFrameProducer, range: Range<Int>, isLast: Bool, name: String, cancellation: ConversionCancellation) {
+    init(
+        _ inner: VideoFrameProducer, range: Range<Int>, isLast: Bool, name: String, cancellation: ConversionCancellation
+    ) {
         self.inner = inner; self.range = range; self.isLast = isLast; self.name = name; self.cancellation = cancellation
     }
     var width: Int { inner.width }
@@ -122,7 +147,10 @@ final class FrameRangeProducer: VideoFrameProducer {
     }
 
     private func short() -> ParseError {
-        ParseError(.truncated, path: name, "\(name) ended after \(position) frames, before the end of this segment (frame \(range.upperBound - 1)); its announced frame count was wrong, so segment ranges cannot be computed from it")
+        ParseError(
+            .truncated, path: name,
+            "\(name) ended after \(position) frames, before the end of this segment (frame \(range.upperBound - 1)); its announced frame count was wrong, so segment ranges cannot be computed from it"
+        )
     }
 
     func finish() throws(ParseError) {
@@ -130,7 +158,10 @@ final class FrameRangeProducer: VideoFrameProducer {
         // The last segment reads to the end: frames beyond the announced count would be lost from every segment.
         if try inner.next() != nil {
             inner.abort()
-            throw ParseError(.invalidValue, path: name, "\(name) has more frames than the \(range.upperBound) it announced; segment ranges cannot be computed from its header")
+            throw ParseError(
+                .invalidValue, path: name,
+                "\(name) has more frames than the \(range.upperBound) it announced; segment ranges cannot be computed from its header"
+            )
         }
         try inner.finish()
     }
@@ -155,11 +186,16 @@ final class SliceFlagAligner: @unchecked Sendable {
     private(set) var unexpected = 0
 
     init(headers: [NALUnit], firstFrame: Int) throws(ParseError) {
-        let vps = try headers.first { $0.type == .vps }.map { (n: NALUnit) throws(ParseError) -> VideoParameterSet in try VideoParameterSet(nal: n) }
-        guard let spsNAL = headers.first(where: { $0.type == .sps }), let ppsNAL = headers.first(where: { $0.type == .pps }) else {
+        let vps = try headers.first { $0.type == .vps }.map { (n: NALUnit) throws(ParseError) -> VideoParameterSet in
+            try VideoParameterSet(nal: n)
+        }
+        guard let spsNAL = headers.first(where: { $0.type == .sps }),
+            let ppsNAL = headers.first(where: { $0.type == .pps })
+        else {
             throw ParseError(.invalidValue, "x265 gave no SPS or PPS")
         }
-        context = SliceContext(vps: vps, sps: try SequenceParameterSet(nal: spsNAL, vps: vps), pps: try PictureParameterSet(nal: ppsNAL))
+        context = SliceContext(
+            vps: vps, sps: try SequenceParameterSet(nal: spsNAL, vps: vps), pps: try PictureParameterSet(nal: ppsNAL))
         self.firstFrame = firstFrame
     }
 

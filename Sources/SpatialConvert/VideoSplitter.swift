@@ -1,16 +1,17 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import BinaryIO
-import SystemSupport
-import ISOBMFF
 import HEVC
-import SpatialMedia
+import ISOBMFF
 import MediaDecode
+import SpatialMedia
+import SystemSupport
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// What ``VideoSplitter`` writes.
 public enum VideoSplitTarget: Sendable, Equatable {
@@ -86,11 +87,16 @@ public struct VideoSplitReport: Sendable {
     public var packing: String? = nil
 
     public var lines: [String] {
-        var l = [packing.map { "\(frames) frames per eye; \($0)" }
-                 ?? "\(frames) frames per eye; \(eyeOrder)" + (interLayerPrediction ? "; layer 1 predicted from layer 0" : "; layers independent")]
+        var l = [
+            packing.map { "\(frames) frames per eye; \($0)" }
+                ?? "\(frames) frames per eye; \(eyeOrder)"
+                + (interLayerPrediction ? "; layer 1 predicted from layer 0" : "; layers independent")
+        ]
         l.append("hero eye: \(heroEye ?? "not signalled")")
         if let d = disparityAdjustment {
-            l.append("disparity adjustment: \(NumberText.fixed(Double(d) / 100, places: 2)) % of the width (the source's window; frame-packed outputs carry no such field, so players show the eyes at zero shift)")
+            l.append(
+                "disparity adjustment: \(NumberText.fixed(Double(d) / 100, places: 2)) % of the width (the source's window; frame-packed outputs carry no such field, so players show the eyes at zero shift)"
+            )
         }
         l.append(method)
         l.append(audioTracks == 0 ? "audio: none" : "audio: \(audioTracks) track\(audioTracks == 1 ? "" : "s") copied")
@@ -113,21 +119,31 @@ public enum VideoSplitter {
 
     /// Splits `path`. On any error or cancellation no output is left behind.
     @discardableResult
-    package static func split(_ path: String, options o: VideoSplitOptions, cancellation: ConversionCancellation? = nil,
-                             progress: ((VideoConversionProgress) -> Void)? = nil) throws(ParseError) -> VideoSplitReport {
+    package static func split(
+        _ path: String, options o: VideoSplitOptions, cancellation: ConversionCancellation? = nil,
+        progress: ((VideoConversionProgress) -> Void)? = nil
+    ) throws(ParseError) -> VideoSplitReport {
         let outputs = o.target.paths
-        guard !outputs.isEmpty else { throw ParseError(.invalidArgument, "nothing to write: name an output (side by side, over-under, or left and/or right)") }
+        guard !outputs.isEmpty else {
+            throw ParseError(
+                .invalidArgument, "nothing to write: name an output (side by side, over-under, or left and/or right)")
+        }
         if o.half, case .eyes = o.target {
-            throw ParseError(.invalidArgument, "half resolution applies to side-by-side and over-under outputs, not to one file per eye")
+            throw ParseError(
+                .invalidArgument,
+                "half resolution applies to side-by-side and over-under outputs, not to one file per eye")
         }
         // The output type follows the extension: a movie container, or raw HEVC for copies.
         for out in outputs {
-            let ext = out.split(separator: "/").last?.split(separator: ".").dropFirst().last.map { $0.lowercased() } ?? ""
+            let ext =
+                out.split(separator: "/").last?.split(separator: ".").dropFirst().last.map { $0.lowercased() } ?? ""
             let allowed = o.copy ? ["hevc", "265", "h265"] : ["mp4", "m4v", "mov", "qt", "mkv"]
             guard allowed.contains(ext) else {
-                throw ParseError(.invalidArgument, path: out,
-                                 o.copy ? "copies are raw HEVC streams: name the output .hevc"
-                                        : "the output must be a movie (.mp4, .mov or .mkv), or .hevc with the copy option")
+                throw ParseError(
+                    .invalidArgument, path: out,
+                    o.copy
+                        ? "copies are raw HEVC streams: name the output .hevc"
+                        : "the output must be a movie (.mp4, .mov or .mkv), or .hevc with the copy option")
             }
         }
         // A movie whose video is not MV-HEVC, or another container (Matroska …), holds both eyes in one picture.
@@ -144,18 +160,23 @@ public enum VideoSplitter {
         }
         try ISOFile.open(path: path, limits: o.limits).requireIntact(limits: o.limits, operation: "split")
         let src = try inspect(path, limits: o.limits)
-        var report = VideoSplitReport(frames: src.frames, interLayerPrediction: src.interLayerPrediction, eyeOrder: src.eyeOrder,
-                                      heroEye: src.heroEye, disparityAdjustment: src.disparityAdjustment, method: "",
-                                      outputs: outputs, audioTracks: 0, notes: [])
+        var report = VideoSplitReport(
+            frames: src.frames, interLayerPrediction: src.interLayerPrediction, eyeOrder: src.eyeOrder,
+            heroEye: src.heroEye, disparityAdjustment: src.disparityAdjustment, method: "",
+            outputs: outputs, audioTracks: 0, notes: [])
         if o.copy {
             try copyEyes(src, options: o, report: &report)
         } else {
             // An MV-HEVC sphere (APMP equi/hequ): its outputs say so in Google's form, never as a flat picture.
             let sphere = metadata.flatMap { $0.isSpherical ? FramePackedSource.googleSphere($0) : nil }
-            try reencode(src, sphere: sphere.map { $0.box }, options: o, report: &report, cancellation: cancellation, progress: progress)
+            try reencode(
+                src, sphere: sphere.map { $0.box }, options: o, report: &report, cancellation: cancellation,
+                progress: progress)
             if let sphere {
-                report.notes.append(sphere.box == nil ? "the sphere's projection (\(sphere.text)) has no equirectangular Google form: the outputs carry no projection metadata"
-                                                      : "sphere (\(sphere.text)): each output keeps the projection (Google st3d + sv3d)")
+                report.notes.append(
+                    sphere.box == nil
+                        ? "the sphere's projection (\(sphere.text)) has no equirectangular Google form: the outputs carry no projection metadata"
+                        : "sphere (\(sphere.text)): each output keeps the projection (Google st3d + sv3d)")
             }
         }
         return report
@@ -163,29 +184,37 @@ public enum VideoSplitter {
 
     // MARK: - Copy
 
-    static func copyEyes(_ src: SpatialVideoSource, options o: VideoSplitOptions, report: inout VideoSplitReport) throws(ParseError) {
+    static func copyEyes(_ src: SpatialVideoSource, options o: VideoSplitOptions, report: inout VideoSplitReport)
+        throws(ParseError)
+    {
         guard case .eyes(let left, let right) = o.target else {
-            throw ParseError(.invalidArgument, path: src.path,
-                             "copying writes one stream per eye; a side-by-side or over-under frame needs re-encoding (leave out the copy option)")
+            throw ParseError(
+                .invalidArgument, path: src.path,
+                "copying writes one stream per eye; a side-by-side or over-under frame needs re-encoding (leave out the copy option)"
+            )
         }
-        if o.half { throw ParseError(.invalidArgument, "half resolution needs re-encoding; it cannot be combined with copying") }
+        if o.half {
+            throw ParseError(.invalidArgument, "half resolution needs re-encoding; it cannot be combined with copying")
+        }
         let baseEye = src.baseIsLeft ? left : right
         let otherEye = src.baseIsLeft ? right : left
         if src.interLayerPrediction && otherEye != nil {
             let (base, other) = src.baseIsLeft ? ("left", "right") : ("right", "left")
             let file = src.baseIsLeft ? "L" : "R"
-            throw ParseError(.unsupported, path: src.path,
-                             "the \(other) eye is predicted from the \(base) (inter-layer prediction), so it cannot be copied "
-                             + "without decoding; what works: copy only the \(base) eye (`spatial-media split IN --copy --\(base) "
-                             + "\(file).hevc`), or decode and re-encode both eyes (`spatial-media split IN --left L.mp4 --right R.mp4`, "
-                             + "FFmpeg 7.1 or newer)")
+            throw ParseError(
+                .unsupported, path: src.path,
+                "the \(other) eye is predicted from the \(base) (inter-layer prediction), so it cannot be copied "
+                    + "without decoding; what works: copy only the \(base) eye (`spatial-media split IN --copy --\(base) "
+                    + "\(file).hevc`), or decode and re-encode both eyes (`spatial-media split IN --left L.mp4 --right R.mp4`, "
+                    + "FFmpeg 7.1 or newer)")
         }
         let layers = try StreamSplitter.split(path: src.path, baseOnly: otherEye == nil, limits: o.limits)
         if let baseEye { try AtomicFile.write(path: baseEye, bytes: layers.base) }
         if let otherEye { try AtomicFile.write(path: otherEye, bytes: layers.second) }
         report.audioTracks = 0
         if src.audioTracks > 0 { report.notes.append("audio not written: raw HEVC streams hold video only") }
-        report.method = src.interLayerPrediction
+        report.method =
+            src.interLayerPrediction
             ? "copied the base-layer eye without decoding (its coded pictures untouched)"
             : "copied both eyes without decoding (the layers are independent; each eye's coded pictures untouched)"
     }
@@ -194,9 +223,13 @@ public enum VideoSplitter {
 
     /// `sphere`: the source is a sphere — its outputs are tagged with this Google `sv3d` (nil inside: no Google form,
     /// left untagged), never as a flat frame-packed picture.
-    static func reencode(_ src: SpatialVideoSource, sphere: Box?? = nil, options o: VideoSplitOptions, report: inout VideoSplitReport,
-                         cancellation: ConversionCancellation?, progress: ((VideoConversionProgress) -> Void)?) throws(ParseError) {
-        let purpose = src.interLayerPrediction ? "decoding the second view of \(src.path) (inter-layer predicted)" : "re-encoding \(src.path)"
+    static func reencode(
+        _ src: SpatialVideoSource, sphere: Box?? = nil, options o: VideoSplitOptions, report: inout VideoSplitReport,
+        cancellation: ConversionCancellation?, progress: ((VideoConversionProgress) -> Void)?
+    ) throws(ParseError) {
+        let purpose =
+            src.interLayerPrediction
+            ? "decoding the second view of \(src.path) (inter-layer predicted)" : "re-encoding \(src.path)"
         let ff = try FFmpeg.require(src.interLayerPrediction ? .mvhevcViews : .any, for: purpose, override: o.ffmpeg)
         var args = ["-nostdin", "-hide_banner", "-v", "error", "-y"]
         let left: String, right: String
@@ -228,36 +261,54 @@ public enum VideoSplitter {
             if case .sideBySide = o.target { sbs = true } else { sbs = false }
             let squeeze = o.half ? (sbs ? "scale=iw/2:ih:flags=lanczos," : "scale=iw:ih/2:flags=lanczos,") : ""
             let stated = src.colour.map { "," + MediaProbe.ffmpegSetParams($0) } ?? ""
-            let graph = "\(left)\(squeeze)setsar=1[l];\(right)\(squeeze)setsar=1[r];[l][r]\(sbs ? "hstack" : "vstack")\(stated)[v]"
+            let graph =
+                "\(left)\(squeeze)setsar=1[l];\(right)\(squeeze)setsar=1[r];[l][r]\(sbs ? "hstack" : "vstack")\(stated)[v]"
             // Matroska carries the layout in StereoMode; MP4/MOV are tagged by us below (FramePackedOutput).
-            let mkvStereo = muxer(out) == "matroska" ? ["-metadata:s:v:0", "stereo_mode=\(sbs ? "left_right" : "top_bottom")"] : []
-            args += ["-filter_complex", graph, "-map", "[v]"] + outputTail(out, encode: encode, tags: mkvStereo, audio: audio, sphere: sphere ?? nil) + ["OUTPUT0"]
+            let mkvStereo =
+                muxer(out) == "matroska" ? ["-metadata:s:v:0", "stereo_mode=\(sbs ? "left_right" : "top_bottom")"] : []
+            args +=
+                ["-filter_complex", graph, "-map", "[v]"]
+                + outputTail(out, encode: encode, tags: mkvStereo, audio: audio, sphere: sphere ?? nil) + ["OUTPUT0"]
         case .eyes(let l, let r):
             var graph: [String] = []
             var n = 0
             for (eye, out) in [(left, l), (right, r)] {
                 guard let out else { continue }
                 graph.append("\(eye)setsar=1[e\(n)]")
-                args += ["-map", "[e\(n)]"] + outputTail(out, encode: encode, tags: matroskaMono(out), audio: audio, sphere: sphere ?? nil) + ["OUTPUT\(n)"]
+                args +=
+                    ["-map", "[e\(n)]"]
+                    + outputTail(out, encode: encode, tags: matroskaMono(out), audio: audio, sphere: sphere ?? nil) + [
+                        "OUTPUT\(n)"
+                    ]
                 n += 1
             }
-            args.insert(contentsOf: ["-filter_complex", graph.joined(separator: ";")], at: args.firstIndex(of: "-map") ?? args.count)
+            args.insert(
+                contentsOf: ["-filter_complex", graph.joined(separator: ";")],
+                at: args.firstIndex(of: "-map") ?? args.count)
         }
-        try runFFmpeg(ff.path, args, outputs: o.target.paths, cancellation: cancellation, frames: src.frames, progress: progress) { (temps: [String]) throws(ParseError) in
+        try runFFmpeg(
+            ff.path, args, outputs: o.target.paths, cancellation: cancellation, frames: src.frames, progress: progress
+        ) { (temps: [String]) throws(ParseError) in
             try tagOutputs(temps, source: src, sphere: sphere, options: o, tool: ff)
         }
         report.audioTracks = o.audio ? src.audioTracks : 0
         if sphere == nil, let note = carriedNote(src.stereo, target: o.target) { report.notes.append(note) }
-        report.method = "decoded by FFmpeg \(ff.version)\(ff.decodesMVHEVCViews ? " (both views)" : " (layers split first)"), re-encoded by x265 (CRF \(NumberText.fixed(o.crf, places: 2, trimZeros: true)), preset \(o.preset))"
+        report.method =
+            "decoded by FFmpeg \(ff.version)\(ff.decodesMVHEVCViews ? " (both views)" : " (layers split first)"), re-encoded by x265 (CRF \(NumberText.fixed(o.crf, places: 2, trimZeros: true)), preset \(o.preset))"
         if o.half {
-            if case .sideBySide = o.target { report.notes.append("half-width side by side: each eye squeezed to half its width") }
-            else { report.notes.append("half-height over-under: each eye squeezed to half its height") }
+            if case .sideBySide = o.target {
+                report.notes.append("half-width side by side: each eye squeezed to half its width")
+            } else {
+                report.notes.append("half-height over-under: each eye squeezed to half its height")
+            }
         }
     }
 
     /// Tags what FFmpeg wrote (`temps`, in the order of the target's paths) before the outputs are moved into place.
-    private static func tagOutputs(_ temps: [String], source src: SpatialVideoSource, sphere: Box??,
-                                   options o: VideoSplitOptions, tool ff: FFmpegTool) throws(ParseError) {
+    private static func tagOutputs(
+        _ temps: [String], source src: SpatialVideoSource, sphere: Box??,
+        options o: VideoSplitOptions, tool ff: FFmpegTool
+    ) throws(ParseError) {
         // FFmpeg copies the first view's stereo side data ("left eye only", and the field of view only in a .mov): say
         // what the picture is, with the source's hero eye and field of view in either container.
         if let sphere {
@@ -266,16 +317,26 @@ public enum VideoSplitter {
             let apmp = src.projectionKind == "hequ" || src.projectionKind == "equi"
             for (temp, out) in zip(temps, o.target.paths) where muxer(out) == "matroska" {
                 guard let box = sphere else { continue }
-                try finishMatroskaSphere(temp, output: out, stereoMode: o.target.googleStereoMode, sv3d: box, source: src.path, audio: o.audio, tool: ff)
+                try finishMatroskaSphere(
+                    temp, output: out, stereoMode: o.target.googleStereoMode, sv3d: box, source: src.path,
+                    audio: o.audio, tool: ff)
             }
             for (temp, out) in zip(temps, o.target.paths) where muxer(out) != "matroska" {
                 switch o.target {
-                case .sideBySide where apmp: try FramePackedOutput.tag(path: temp, packing: "side", heroEye: src.hero, projection: src.projectionKind)
-                case .overUnder where apmp: try FramePackedOutput.tag(path: temp, packing: "over", heroEye: src.hero, projection: src.projectionKind)
+                case .sideBySide where apmp:
+                    try FramePackedOutput.tag(
+                        path: temp, packing: "side", heroEye: src.hero, projection: src.projectionKind)
+                case .overUnder where apmp:
+                    try FramePackedOutput.tag(
+                        path: temp, packing: "over", heroEye: src.hero, projection: src.projectionKind)
                 default:
                     guard let sphere else { return }
                     let mode: UInt8
-                    switch o.target { case .sideBySide: mode = 2; case .overUnder: mode = 1; case .eyes: mode = 0 }
+                    switch o.target {
+                    case .sideBySide: mode = 2;
+                    case .overUnder: mode = 1;
+                    case .eyes: mode = 0
+                    }
                     try FramePackedOutput.tagGoogleSpherical(path: temp, stereoMode: mode, sv3d: sphere)
                 }
             }
@@ -291,8 +352,14 @@ public enum VideoSplitter {
         }
         guard let temp = temps.first, muxer(o.target.paths[0]) != "matroska" else { return }
         switch o.target {
-        case .sideBySide: try FramePackedOutput.tag(path: temp, packing: "side", heroEye: src.hero, hfovMillidegrees: src.hfovMillidegrees, projection: src.projectionKind)
-        case .overUnder: try FramePackedOutput.tag(path: temp, packing: "over", heroEye: src.hero, hfovMillidegrees: src.hfovMillidegrees, projection: src.projectionKind)
+        case .sideBySide:
+            try FramePackedOutput.tag(
+                path: temp, packing: "side", heroEye: src.hero, hfovMillidegrees: src.hfovMillidegrees,
+                projection: src.projectionKind)
+        case .overUnder:
+            try FramePackedOutput.tag(
+                path: temp, packing: "over", heroEye: src.hero, hfovMillidegrees: src.hfovMillidegrees,
+                projection: src.projectionKind)
         case .eyes: break
         }
     }
@@ -313,7 +380,9 @@ public enum VideoSplitter {
         guard case .eyes = target, !stereo.isEmpty else { return nil }
         let outs = target.paths
         let movies = outs.filter { muxer($0) != "matroska" }
-        var note = movies.isEmpty ? ""
+        var note =
+            movies.isEmpty
+            ? ""
             : "stereo values carried in each MP4/MOV eye's XMP: \(EyeStereoXMP.summary(stereo))"
         if movies.count < outs.count { note += (note.isEmpty ? "" : "; ") + "a Matroska eye carries no stereo values" }
         return note
@@ -339,23 +408,34 @@ public enum VideoSplitter {
     /// is encoded into MP4 (`temp`), tagged with Google's `st3d` + `sv3d`, and remuxed (`-c copy`) into Matroska with
     /// the StereoMode and the source's audio. The result is read back through FFmpeg and refused if it does not say
     /// it is a sphere.
-    static func finishMatroskaSphere(_ temp: String, output: String, stereoMode: UInt8, sv3d: Box, source: String,
-                                     audio: Bool, tool: FFmpegTool) throws(ParseError) {
+    static func finishMatroskaSphere(
+        _ temp: String, output: String, stereoMode: UInt8, sv3d: Box, source: String,
+        audio: Bool, tool: FFmpegTool
+    ) throws(ParseError) {
         _ = try FramePackedOutput.tagGoogleSpherical(path: temp, stereoMode: stereoMode, sv3d: sv3d)
         let remuxed = try AtomicFile.scratchPath(near: output)
         defer { unlink(remuxed); Interruption.unregister(temporaryFile: remuxed) }
         let mode = ["mono", "top_bottom", "left_right"][Int(min(stereoMode, 2))]
         let inputs = audio ? ["-i", temp, "-i", source, "-map", "0:v", "-map", "1:a?"] : ["-i", temp, "-map", "0:v"]
-        let child = try ChildProcess(executable: tool.path, arguments: ["-nostdin", "-hide_banner", "-v", "error", "-y"] + inputs
-                                     + ["-c", "copy", "-metadata:s:v:0", "stereo_mode=\(mode)", "-f", "matroska", remuxed])
+        let child = try ChildProcess(
+            executable: tool.path,
+            arguments: ["-nostdin", "-hide_banner", "-v", "error", "-y"] + inputs
+                + ["-c", "copy", "-metadata:s:v:0", "stereo_mode=\(mode)", "-f", "matroska", remuxed])
         _ = child.readToEnd(limit: 1 << 16)
         let status = child.wait()
         guard status == 0 else {
-            throw ParseError(.unsupported, path: output, "FFmpeg could not remux the sphere into Matroska (exit status \(status)): \(child.errorText(max: 600))")
+            throw ParseError(
+                .unsupported, path: output,
+                "FFmpeg could not remux the sphere into Matroska (exit status \(status)): \(child.errorText(max: 600))")
         }
-        guard rename(remuxed, temp) == 0 else { throw ParseError(.io, path: output, "cannot replace \(temp): \(String(cString: strerror(errno)))") }
+        guard rename(remuxed, temp) == 0 else {
+            throw ParseError(.io, path: output, "cannot replace \(temp): \(String(cString: strerror(errno)))")
+        }
         guard let s = try MediaProbe.run(temp, tool: tool).spherical, s.isSphere else {
-            throw ParseError(.unsupported, path: output, "\(output): FFmpeg wrote the sphere to Matroska without its projection; write .mp4 or .mov (Google st3d + sv3d) instead")
+            throw ParseError(
+                .unsupported, path: output,
+                "\(output): FFmpeg wrote the sphere to Matroska without its projection; write .mp4 or .mov (Google st3d + sv3d) instead"
+            )
         }
     }
 
@@ -370,9 +450,11 @@ public enum VideoSplitter {
 
     /// Runs FFmpeg with `OUTPUTn` placeholders replaced by temporary files beside each output; the outputs appear
     /// (renamed) only when FFmpeg succeeds. Progress comes from `-progress`.
-    static func runFFmpeg(_ exe: String, _ argsIn: [String], outputs: [String], cancellation: ConversionCancellation?,
-                          frames: Int, progress: ((VideoConversionProgress) -> Void)?,
-                          beforeCommit: (([String]) throws(ParseError) -> Void)? = nil) throws(ParseError) {
+    static func runFFmpeg(
+        _ exe: String, _ argsIn: [String], outputs: [String], cancellation: ConversionCancellation?,
+        frames: Int, progress: ((VideoConversionProgress) -> Void)?,
+        beforeCommit: (([String]) throws(ParseError) -> Void)? = nil
+    ) throws(ParseError) {
         var temps: [(tmp: String, final: String)] = []
         var committed = false
         defer { if !committed { for t in temps { unlink(t.tmp) } } }
@@ -401,14 +483,18 @@ public enum VideoSplitter {
                 let line = String(decoding: pending[..<nl], as: UTF8.self)
                 pending.removeSubrange(...nl)
                 if line.hasPrefix("frame="), let f = Int(line.dropFirst(6)) {
-                    progress?(VideoConversionProgress(frames: f, totalFrames: frames, elapsedSeconds: monotonicSeconds() - start))
+                    progress?(
+                        VideoConversionProgress(
+                            frames: f, totalFrames: frames, elapsedSeconds: monotonicSeconds() - start))
                 }
             }
         }
         let status = child.wait()
         guard status == 0 else {
-            throw ParseError(.unsupported, "FFmpeg could not write the split (exit status \(status)): "
-                             + StreamIntegrity.failureText(child.errorText(max: 1 << 15), status: status))
+            throw ParseError(
+                .unsupported,
+                "FFmpeg could not write the split (exit status \(status)): "
+                    + StreamIntegrity.failureText(child.errorText(max: 1 << 15), status: status))
         }
         try beforeCommit?(temps.map(\.tmp))
         for t in temps { try AtomicFile.commit(scratch: t.tmp, to: t.final) }
@@ -420,13 +506,18 @@ public enum VideoSplitter {
 extension SpatialVideoSource {
     /// The source's baseline, field of view, disparity adjustment and hero eye (each nil when absent).
     var stereo: StereoParameters {
-        StereoParameters(baselineMicrometres: baselineMicrometres, horizontalFieldOfViewMillidegrees: hfovMillidegrees,
-                         disparityAdjustment: disparityAdjustment, heroEye: hero)
+        StereoParameters(
+            baselineMicrometres: baselineMicrometres, horizontalFieldOfViewMillidegrees: hfovMillidegrees,
+            disparityAdjustment: disparityAdjustment, heroEye: hero)
     }
 
     /// The source's hero eye as a value (nil when it has none or a reserved one).
     var hero: HeroEye? {
-        switch heroEye { case "left": return .left; case "right": return .right; default: return nil }
+        switch heroEye {
+        case "left": return .left;
+        case "right": return .right;
+        default: return nil
+        }
     }
 }
 

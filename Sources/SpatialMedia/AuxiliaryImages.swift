@@ -19,12 +19,23 @@ public enum AuxiliaryKind: String, Sendable, Equatable, CaseIterable {
     /// The kind an `auxC` URN names.
     public init(urn: String) {
         let u = urn.lowercased()
-        if u.hasSuffix(":aux:hdrgainmap") || u.contains("gainmap") { self = .gainMap }
-        else if u == "urn:mpeg:hevc:2015:auxid:1" || u == "urn:mpeg:mpegb:cicp:systems:auxiliary:alpha" || u.hasSuffix(":alpha") { self = .alpha }
-        else if u == "urn:mpeg:hevc:2015:auxid:2" || u == "urn:mpeg:mpegb:cicp:systems:auxiliary:depth" || u.hasSuffix(":depth") || u.contains(":aux:depth") { self = .depth }
-        else if u.contains("disparity") { self = .disparity }
-        else if u.contains("matte") { self = .matte }
-        else { self = .other }
+        if u.hasSuffix(":aux:hdrgainmap") || u.contains("gainmap") {
+            self = .gainMap
+        } else if u == "urn:mpeg:hevc:2015:auxid:1" || u == "urn:mpeg:mpegb:cicp:systems:auxiliary:alpha"
+            || u.hasSuffix(":alpha")
+        {
+            self = .alpha
+        } else if u == "urn:mpeg:hevc:2015:auxid:2" || u == "urn:mpeg:mpegb:cicp:systems:auxiliary:depth"
+            || u.hasSuffix(":depth") || u.contains(":aux:depth")
+        {
+            self = .depth
+        } else if u.contains("disparity") {
+            self = .disparity
+        } else if u.contains("matte") {
+            self = .matte
+        } else {
+            self = .other
+        }
     }
 
     /// A short name for people.
@@ -41,8 +52,8 @@ public enum AuxiliaryKind: String, Sendable, Equatable, CaseIterable {
     }
 }
 
-/// The range a depth or disparity map's metadata states (HEVC depth representation information SEI, payload type 177, in
-/// the auxiliary image's `hvcC`). Values are as the SEI gives them; nil where its flag is off.
+/// The range a depth or disparity map's metadata states (HEVC depth representation information SEI, payload type 177,
+/// in the auxiliary image's `hvcC`). Values are as the SEI gives them; nil where its flag is off.
 public struct DepthRange: Sendable, Equatable {
     /// 0: uniform inverse depth (disparity-like), 1: uniform disparity, 2: uniform depth, 3: non-uniform disparity.
     public var representationType: UInt32
@@ -160,7 +171,8 @@ public struct LinkedItem: Sendable {
 }
 
 /// The secondary images and metadata of a HEIF file: auxiliary images, thumbnails and metadata items, each with the
-/// item it belongs to. `info` prints it; every writing job on a photo keeps what it lists (see `Specs/spatial-photo.md`).
+/// item it belongs to. `info` prints it; every writing job on a photo keeps what it lists (see
+/// `Specs/spatial-photo.md`).
 public struct HEIFImageInventory: Sendable {
     public var auxiliary: [AuxiliaryImage] = []
     public var thumbnails: [LinkedItem] = []
@@ -170,7 +182,9 @@ public struct HEIFImageInventory: Sendable {
     public init(_ h: HEIFMeta) {
         let items = Dictionary(h.items.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
         let refs = h.allReferences
-        let lengths = Dictionary((h.location?.items ?? []).map { loc in (loc.itemID, loc.extents.reduce(UInt64(0)) { $0 &+ $1.length }) }, uniquingKeysWith: { a, _ in a })
+        let lengths = Dictionary(
+            (h.location?.items ?? []).map { loc in (loc.itemID, loc.extents.reduce(UInt64(0)) { $0 &+ $1.length }) },
+            uniquingKeysWith: { a, _ in a })
         func cdsc(to id: UInt32) -> [UInt32] { refs.filter { $0.type == "cdsc" && $0.to.contains(id) }.map(\.from) }
         var seenAux = Set<UInt32>()
         for r in refs where r.type == "auxl" {
@@ -181,7 +195,9 @@ public struct HEIFImageInventory: Sendable {
         // ISO 21496-1: a tmap derived image names [base image, gain map] with dimg.
         for r in refs where r.type == "dimg" && items[r.from]?.type == "tmap" && r.to.count >= 2 {
             let gain = r.to[1]
-            if let i = auxiliary.firstIndex(where: { $0.itemID == gain }) { auxiliary[i].toneMapItemID = r.from; continue }
+            if let i = auxiliary.firstIndex(where: { $0.itemID == gain }) {
+                auxiliary[i].toneMapItemID = r.from; continue
+            }
             guard let item = items[gain], seenAux.insert(gain).inserted else { continue }
             var a = Self.auxiliary(item, masters: [r.to[0]], meta: h, metadata: cdsc(to: gain))
             a.urn = "tmap"; a.kind = .isoGainMap; a.toneMapItemID = r.from
@@ -190,32 +206,48 @@ public struct HEIFImageInventory: Sendable {
         for r in refs where r.type == "thmb" {
             guard let item = items[r.from] else { continue }
             let s = h.size(of: r.from)
-            thumbnails.append(LinkedItem(itemID: r.from, itemType: item.type.description, contentType: item.contentType, width: s.map { Int($0.width) },
-                                         height: s.map { Int($0.height) }, bytes: lengths[r.from] ?? 0, targets: r.to))
+            thumbnails.append(
+                LinkedItem(
+                    itemID: r.from, itemType: item.type.description, contentType: item.contentType,
+                    width: s.map { Int($0.width) },
+                    height: s.map { Int($0.height) }, bytes: lengths[r.from] ?? 0, targets: r.to))
         }
         for item in h.items where item.type == "Exif" || item.type == "mime" {
             let targets = refs.filter { $0.type == "cdsc" && $0.from == item.id }.flatMap(\.to)
-            metadata.append(LinkedItem(itemID: item.id, itemType: item.type.description, contentType: item.contentType, width: nil, height: nil,
-                                       bytes: lengths[item.id] ?? 0, targets: targets))
+            metadata.append(
+                LinkedItem(
+                    itemID: item.id, itemType: item.type.description, contentType: item.contentType, width: nil,
+                    height: nil,
+                    bytes: lengths[item.id] ?? 0, targets: targets))
         }
     }
 
-    static func auxiliary(_ item: HEIFMeta.Item, masters: [UInt32], meta h: HEIFMeta, metadata: [UInt32]) -> AuxiliaryImage {
+    static func auxiliary(_ item: HEIFMeta.Item, masters: [UInt32], meta h: HEIFMeta, metadata: [UInt32])
+        -> AuxiliaryImage
+    {
         let props = h.properties(of: item.id)
         let urn = props.lazy.compactMap { $0.box.payload(AuxiliaryTypeProperty.self)?.auxType.value }.first ?? ""
-        let turns = props.lazy.compactMap { p -> Int? in p.box.type == "irot" ? p.box.payload(SmallFieldsBox.self)?.bytes.first.map { Int($0 & 3) } : nil }.first ?? 0
+        let turns =
+            props.lazy.compactMap { p -> Int? in
+                p.box.type == "irot" ? p.box.payload(SmallFieldsBox.self)?.bytes.first.map { Int($0 & 3) } : nil
+            }.first ?? 0
         let s = h.size(of: item.id)
-        var a = AuxiliaryImage(itemID: item.id, itemType: item.type.description, urn: urn, kind: AuxiliaryKind(urn: urn), width: Int(s?.width ?? 0),
-                               height: Int(s?.height ?? 0), quarterTurns: turns, masterItemIDs: masters,
-                               tiles: item.type == "grid" ? h.references(from: item.id, type: "dimg").count : 1, metadataItemIDs: metadata)
+        var a = AuxiliaryImage(
+            itemID: item.id, itemType: item.type.description, urn: urn, kind: AuxiliaryKind(urn: urn),
+            width: Int(s?.width ?? 0),
+            height: Int(s?.height ?? 0), quarterTurns: turns, masterItemIDs: masters,
+            tiles: item.type == "grid" ? h.references(from: item.id, type: "dimg").count : 1, metadataItemIDs: metadata)
         if a.kind == .depth || a.kind == .disparity {
             let configs = ([item.id] + h.references(from: item.id, type: "dimg").prefix(1)).compactMap { id in
                 h.properties(of: id).lazy.compactMap { $0.box.payload(HEVCConfigurationBox.self)?.record }.first
             }
             a.depthRange = configs.lazy.compactMap(Self.depthRange(hvcC:)).first
             if a.depthRange == nil {
-                a.depthNote = "range and units not stated in a form we read: no depth representation information SEI in its hvcC"
-                    + (metadata.isEmpty ? "" : "; its metadata item(s) \(metadata.map(String.init).joined(separator: ", ")) (e.g. Apple's depth XMP) are not parsed")
+                a.depthNote =
+                    "range and units not stated in a form we read: no depth representation information SEI in its hvcC"
+                    + (metadata.isEmpty
+                        ? ""
+                        : "; its metadata item(s) \(metadata.map(String.init).joined(separator: ", ")) (e.g. Apple's depth XMP) are not parsed")
             }
         }
         return a
@@ -256,9 +288,12 @@ public struct HEIFImageInventory: Sendable {
         if !auxiliary.isEmpty {
             out.append("auxiliary images: \(auxiliary.count)")
             for a in auxiliary {
-                var s = "  item \(a.itemID): \(a.label) (\(a.urn.isEmpty ? "no auxC" : a.urn)), \(a.itemType) \(a.width)x\(a.height)"
+                var s =
+                    "  item \(a.itemID): \(a.label) (\(a.urn.isEmpty ? "no auxC" : a.urn)), \(a.itemType) \(a.width)x\(a.height)"
                 if a.tiles > 1 { s += " (\(a.tiles) tiles)" }
-                if a.quarterTurns != 0 { s += ", shown \(a.displayedWidth)x\(a.displayedHeight) (irot \(a.quarterTurns * 90)°)" }
+                if a.quarterTurns != 0 {
+                    s += ", shown \(a.displayedWidth)x\(a.displayedHeight) (irot \(a.quarterTurns * 90)°)"
+                }
                 s += ", for item \(ids(a.masterItemIDs))"
                 if let t = a.toneMapItemID { s += ", gain map of tmap item \(t)" }
                 if !a.metadataItemIDs.isEmpty { s += ", metadata item \(ids(a.metadataItemIDs))" }
@@ -275,13 +310,17 @@ public struct HEIFImageInventory: Sendable {
         if !thumbnails.isEmpty {
             out.append("thumbnails: \(thumbnails.count)")
             for t in thumbnails {
-                out.append("  item \(t.itemID): \(t.itemType)" + (t.width.map { w in " \(w)x\(t.height ?? 0)" } ?? "") + ", \(t.bytes) bytes, for item \(ids(t.targets))")
+                out.append(
+                    "  item \(t.itemID): \(t.itemType)" + (t.width.map { w in " \(w)x\(t.height ?? 0)" } ?? "")
+                        + ", \(t.bytes) bytes, for item \(ids(t.targets))")
             }
         }
         if !metadata.isEmpty {
             out.append("metadata items: \(metadata.count)")
             for m in metadata {
-                out.append("  item \(m.itemID): \(m.label), \(m.bytes) bytes" + (m.targets.isEmpty ? ", describes the file" : ", describes item \(ids(m.targets))"))
+                out.append(
+                    "  item \(m.itemID): \(m.label), \(m.bytes) bytes"
+                        + (m.targets.isEmpty ? ", describes the file" : ", describes item \(ids(m.targets))"))
             }
         }
         return out
@@ -291,13 +330,20 @@ public struct HEIFImageInventory: Sendable {
     public var json: JSON {
         func ids(_ v: [UInt32]) -> JSON { .array(v.map { .uint(UInt64($0)) }) }
         let aux: [JSON] = auxiliary.map { a in
-            var o: [(String, JSON)] = [("item_id", .uint(UInt64(a.itemID))), ("item_type", .string(a.itemType)), ("kind", .string(a.kind.rawValue)),
-                                       ("urn", .string(a.urn)), ("width", .uint(UInt64(a.width))), ("height", .uint(UInt64(a.height))),
-                                       ("displayed_width", .uint(UInt64(a.displayedWidth))), ("displayed_height", .uint(UInt64(a.displayedHeight))),
-                                       ("master_item_ids", ids(a.masterItemIDs)), ("tiles", .uint(UInt64(a.tiles))), ("metadata_item_ids", ids(a.metadataItemIDs))]
+            var o: [(String, JSON)] = [
+                ("item_id", .uint(UInt64(a.itemID))), ("item_type", .string(a.itemType)),
+                ("kind", .string(a.kind.rawValue)),
+                ("urn", .string(a.urn)), ("width", .uint(UInt64(a.width))), ("height", .uint(UInt64(a.height))),
+                ("displayed_width", .uint(UInt64(a.displayedWidth))),
+                ("displayed_height", .uint(UInt64(a.displayedHeight))),
+                ("master_item_ids", ids(a.masterItemIDs)), ("tiles", .uint(UInt64(a.tiles))),
+                ("metadata_item_ids", ids(a.metadataItemIDs)),
+            ]
             if let t = a.toneMapItemID { o.append(("tmap_item_id", .uint(UInt64(t)))) }
             if let d = a.depthRange {
-                var r: [(String, JSON)] = [("representation_type", .uint(UInt64(d.representationType))), ("meaning", .string(d.meaning))]
+                var r: [(String, JSON)] = [
+                    ("representation_type", .uint(UInt64(d.representationType))), ("meaning", .string(d.meaning)),
+                ]
                 if let v = d.zNear { r.append(("z_near", .double(v))) }
                 if let v = d.zFar { r.append(("z_far", .double(v))) }
                 if let v = d.dMin { r.append(("d_min", .double(v))) }
@@ -309,19 +355,26 @@ public struct HEIFImageInventory: Sendable {
                 let t: [(String, JSON)] = [
                     ("gain_map_min", .double(c.gainMapMin.value)), ("gain_map_max", .double(c.gainMapMax.value)),
                     ("gamma", .double(c.gamma.value)), ("base_offset", .double(c.baseOffset.value)),
-                    ("alternate_offset", .double(c.alternateOffset.value)), ("base_headroom", .double(m.baseHeadroom.value)),
-                    ("alternate_headroom", .double(m.alternateHeadroom.value)), ("channels", .uint(UInt64(m.channels.count))),
+                    ("alternate_offset", .double(c.alternateOffset.value)),
+                    ("base_headroom", .double(m.baseHeadroom.value)),
+                    ("alternate_headroom", .double(m.alternateHeadroom.value)),
+                    ("channels", .uint(UInt64(m.channels.count))),
                 ]
                 o.append(("tone_map", .object(t)))
             }
             return .object(o)
         }
         func linked(_ l: LinkedItem) -> JSON {
-            var o: [(String, JSON)] = [("item_id", .uint(UInt64(l.itemID))), ("item_type", .string(l.itemType)), ("label", .string(l.label))]
+            var o: [(String, JSON)] = [
+                ("item_id", .uint(UInt64(l.itemID))), ("item_type", .string(l.itemType)), ("label", .string(l.label)),
+            ]
             if let w = l.width, let h = l.height { o += [("width", .uint(UInt64(w))), ("height", .uint(UInt64(h)))] }
             o += [("bytes", .uint(l.bytes)), ("target_item_ids", ids(l.targets))]
             return .object(o)
         }
-        return .object([("auxiliary", .array(aux)), ("thumbnails", .array(thumbnails.map(linked))), ("metadata", .array(metadata.map(linked)))])
+        return .object([
+            ("auxiliary", .array(aux)), ("thumbnails", .array(thumbnails.map(linked))),
+            ("metadata", .array(metadata.map(linked))),
+        ])
     }
 }

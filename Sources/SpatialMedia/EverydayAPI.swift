@@ -20,7 +20,9 @@ public struct SpatialVideo: Sendable {
     public init(contentsOf path: String, limits: Limits = .default) throws(ParseError) {
         let file = try ISOFile.open(path: path, limits: limits)
         let report = SpatialVideoReport(file)
-        guard report.primaryVideoTrack != nil else { throw ParseError(.unsupported, path: path, "the file has no video track") }
+        guard report.primaryVideoTrack != nil else {
+            throw ParseError(.unsupported, path: path, "the file has no video track")
+        }
         self.path = path
         self.report = report
     }
@@ -36,4 +38,3 @@ public struct SpatialVideo: Sendable {
     /// Why the movie is not spatial video; empty when it is.
     public var whyNotSpatial: [String] { report.whyNotSpatial }
 }
-

@@ -14,8 +14,10 @@ public enum FramePackedOutput {
     /// Google's `st3d` + `sv3d` (``GoogleSphericalSignal``, what YouTube and Quest players read) go in either
     /// container; another kind (`fish`, `prim`) is kept in `prji`, with no Google form. Returns the change lines.
     @discardableResult
-    public static func tag(path: String, packing: FourCC, heroEye: HeroEye?, hfovMillidegrees: UInt32? = nil,
-                           projection: FourCC? = nil) throws(ParseError) -> [String] {
+    public static func tag(
+        path: String, packing: FourCC, heroEye: HeroEye?, hfovMillidegrees: UInt32? = nil,
+        projection: FourCC? = nil
+    ) throws(ParseError) -> [String] {
         guard packing == "side" || packing == "over" else {
             throw ParseError(.invalidArgument, path: path, "view packing must be 'side' or 'over' (got '\(packing)')")
         }
@@ -26,7 +28,9 @@ public enum FramePackedOutput {
             if case .success(let g) = m.apmpToGoogle(isMVHEVC: false) { google = g }
         }
         return try rewriteVideoEntries(path: path) { (entry: inout Box, trackID: UInt32, isQuickTime: Bool) in
-            _ = entry.removeChildren("vexu") + entry.removeChildren("st3d") + entry.removeChildren("sv3d") + entry.removeChildren("hfov")
+            _ =
+                entry.removeChildren("vexu") + entry.removeChildren("st3d") + entry.removeChildren("sv3d")
+                + entry.removeChildren("hfov")
             var edit = SpatialVideoEdit()
             edit.viewPacking = .set(packing)
             if let heroEye { edit.heroEye = .set(heroEye) }
@@ -38,11 +42,17 @@ public enum FramePackedOutput {
             if !isQuickTime || google != nil {
                 var kids = entry.children ?? []
                 let at = kids.firstIndex { ["vexu", "pasp", "clap", "btrt"].contains($0.type) } ?? kids.count
-                kids.insert(contentsOf: google?.boxes ?? [Box(SingleValueFullBox(kind: "st3d", value: UInt32(st3d)), type: "st3d")], at: at)
+                kids.insert(
+                    contentsOf: google?.boxes ?? [
+                        Box(SingleValueFullBox(kind: "st3d", value: UInt32(st3d)), type: "st3d")
+                    ], at: at)
                 entry.children = kids
             }
-            let extra = google.map { _ in ", proj/prji '\(projection?.description ?? "")', Google st3d \(st3d) + sv3d" } ?? (isQuickTime ? "" : ", st3d \(st3d)")
-            return "track \(trackID): tagged frame-packed \(packing == "side" ? "side by side" : "over-under") (vexu/eyes/stri both eyes, pack/pkin '\(packing)'\(extra))"
+            let extra =
+                google.map { _ in ", proj/prji '\(projection?.description ?? "")', Google st3d \(st3d) + sv3d" }
+                ?? (isQuickTime ? "" : ", st3d \(st3d)")
+            return
+                "track \(trackID): tagged frame-packed \(packing == "side" ? "side by side" : "over-under") (vexu/eyes/stri both eyes, pack/pkin '\(packing)'\(extra))"
         }
     }
 
@@ -58,9 +68,12 @@ public enum FramePackedOutput {
             _ = entry.removeChildren("vexu") + entry.removeChildren("st3d") + entry.removeChildren("sv3d")
             var kids = entry.children ?? []
             let at = kids.firstIndex { ["pasp", "clap", "btrt"].contains($0.type) } ?? kids.count
-            kids.insert(contentsOf: [Box(SingleValueFullBox(kind: "st3d", value: UInt32(stereoMode)), type: "st3d"), sv3d], at: at)
+            kids.insert(
+                contentsOf: [Box(SingleValueFullBox(kind: "st3d", value: UInt32(stereoMode)), type: "st3d"), sv3d],
+                at: at)
             entry.children = kids
-            return "track \(trackID): tagged st3d \(stereoMode) (\(["one eye", "top-bottom", "side by side"][Int(stereoMode)])) with the source's sv3d projection"
+            return
+                "track \(trackID): tagged st3d \(stereoMode) (\(["one eye", "top-bottom", "side by side"][Int(stereoMode)])) with the source's sv3d projection"
         }
     }
 
@@ -92,17 +105,23 @@ public enum FramePackedOutput {
     /// Rewrites every visual sample entry of every video track of `path` with `edit` (in place when the layout allows,
     /// otherwise an atomic rewrite of the same path); `edit` gets the track ID and whether the file is QuickTime, and
     /// returns its change line.
-    static func rewriteVideoEntries(path: String, _ edit: (inout Box, UInt32, Bool) -> String) throws(ParseError) -> [String] {
+    static func rewriteVideoEntries(path: String, _ edit: (inout Box, UInt32, Bool) -> String) throws(ParseError)
+        -> [String]
+    {
         let file = try ISOFile.open(path: path)
-        guard let moovIndex = file.boxes.firstIndex(where: { $0.type == "moov" }), var traks = file.boxes[moovIndex].children else {
+        guard let moovIndex = file.boxes.firstIndex(where: { $0.type == "moov" }),
+            var traks = file.boxes[moovIndex].children
+        else {
             throw ParseError(.unsupported, path: path, "not a movie: no moov box")
         }
         let isQuickTime = file.box("ftyp")?.payload(FileTypeBox.self)?.majorBrand == "qt  "
         var changes: [String] = []
         for ti in traks.indices where traks[ti].type == "trak" {
             let track = Track(traks[ti])
-            guard track.handler == "vide", var stbl = traks[ti].find("mdia", "minf", "stbl"), var stsd = stbl.child("stsd"),
-                  var entries = stsd.children, !entries.isEmpty else { continue }
+            guard track.handler == "vide", var stbl = traks[ti].find("mdia", "minf", "stbl"),
+                var stsd = stbl.child("stsd"),
+                var entries = stsd.children, !entries.isEmpty
+            else { continue }
             for ei in entries.indices where entries[ei].payload(SampleEntry.self)?.kind == .visual {
                 changes.append(edit(&entries[ei], track.trackID, isQuickTime))
             }
@@ -113,8 +132,11 @@ public enum FramePackedOutput {
         guard !changes.isEmpty else { throw ParseError(.unsupported, path: path, "no video track to tag") }
         var moov = file.boxes[moovIndex]
         moov.children = traks
-        if case .notPossible = try SpatialVideoEditor.writeInPlace(file: file, path: path, moovIndex: moovIndex, newMoov: moov) {
-            _ = try SpatialVideoEditor.rewrite(file: file, moovIndex: moovIndex, newMoov: moov, to: path, faststart: false)
+        if case .notPossible = try SpatialVideoEditor.writeInPlace(
+            file: file, path: path, moovIndex: moovIndex, newMoov: moov)
+        {
+            _ = try SpatialVideoEditor.rewrite(
+                file: file, moovIndex: moovIndex, newMoov: moov, to: path, faststart: false)
         }
         return changes
     }

@@ -2,8 +2,9 @@ import BinaryIO
 import ISOBMFF
 
 /// A self-contained set of items taken from one HEIF file to attach to an image of another: a root image item (an
-/// auxiliary image or a thumbnail) with its tiles (`dimg`) and the metadata items that describe it (`cdsc`, e.g. Apple's
-/// gain-map XMP), every item with its bytes and properties exactly as stored. Attached with `HEIFBuilder.attach(_:to:nextID:)` (this module).
+/// auxiliary image or a thumbnail) with its tiles (`dimg`) and the metadata items that describe it (`cdsc`, e.g.
+/// Apple's gain-map XMP), every item with its bytes and properties exactly as stored. Attached with
+/// `HEIFBuilder.attach(_:to:nextID:)` (this module).
 public struct HEIFItemBundle: Sendable {
     /// The items, root first, with their ids in the source file.
     public var items: [HEIFBuilder.Item]
@@ -18,14 +19,18 @@ public struct HEIFItemBundle: Sendable {
     /// Stored size of the root (`ispe`).
     public var width: Int
     public var height: Int
-    /// For an ISO 21496-1 gain map: the payload of the `tmap` derived image that applies it to its master (version byte,
-    /// then the ISO 21496-1 metadata). Attached as a `tmap` item whose `dimg` names [master, root], grouped with the
-    /// master in an `altr` entity group (instead of an `auxl` reference); nil for other bundles.
+    /// For an ISO 21496-1 gain map: the payload of the `tmap` derived image that applies it to its master (version
+    /// byte, then the ISO 21496-1 metadata). Attached as a `tmap` item whose `dimg` names [master, root], grouped with
+    /// the master in an `altr` entity group (instead of an `auxl` reference); nil for other bundles.
     public var toneMap: [UInt8]?
 
-    public init(items: [HEIFBuilder.Item], references: [HEIFBuilder.Reference], rootID: UInt32, reference: FourCC, urn: String?, kind: AuxiliaryKind?,
-                width: Int, height: Int, toneMap: [UInt8]? = nil) {
-        self.items = items; self.references = references; self.rootID = rootID; self.reference = reference; self.urn = urn; self.kind = kind
+    public init(
+        items: [HEIFBuilder.Item], references: [HEIFBuilder.Reference], rootID: UInt32, reference: FourCC, urn: String?,
+        kind: AuxiliaryKind?,
+        width: Int, height: Int, toneMap: [UInt8]? = nil
+    ) {
+        self.items = items; self.references = references; self.rootID = rootID; self.reference = reference;
+        self.urn = urn; self.kind = kind
         self.width = width; self.height = height; self.toneMap = toneMap
     }
 
@@ -46,39 +51,52 @@ public struct HEIFItemBundle: Sendable {
         var seen = Set<UInt32>()
         for id in [root] + tiles + metadata where seen.insert(id).inserted {
             guard let it = h.items.first(where: { $0.id == id }) else {
-                throw ParseError(.danglingReference, path: "meta/iref", "item \(id), used by item \(root), does not exist")
+                throw ParseError(
+                    .danglingReference, path: "meta/iref", "item \(id), used by item \(root), does not exist")
             }
             let method = h.location?.item(id)?.constructionMethod ?? 0
-            items.append(.init(id: id, type: it.type, name: it.name, hidden: it.hidden, contentType: it.contentType,
-                               data: try h.data(of: id, file: file), inIdat: method == 1, properties: h.properties(of: id)))
+            items.append(
+                .init(
+                    id: id, type: it.type, name: it.name, hidden: it.hidden, contentType: it.contentType,
+                    data: try h.data(of: id, file: file), inIdat: method == 1, properties: h.properties(of: id)))
         }
         var refs: [HEIFBuilder.Reference] = []
         if !tiles.isEmpty { refs.append(.init(type: "dimg", from: root, to: tiles)) }
         for m in metadata { refs.append(.init(type: "cdsc", from: m, to: [root])) }
-        let urn = h.properties(of: root).lazy.compactMap { $0.box.payload(AuxiliaryTypeProperty.self)?.auxType.value }.first
+        let urn = h.properties(of: root).lazy.compactMap { $0.box.payload(AuxiliaryTypeProperty.self)?.auxType.value }
+            .first
         let size = h.size(of: root)
-        return HEIFItemBundle(items: items, references: refs, rootID: rootItem.id, reference: reference, urn: reference == "auxl" ? (urn ?? "") : nil,
-                              kind: reference == "auxl" ? AuxiliaryKind(urn: urn ?? "") : nil,
-                              width: Int(size?.width ?? 0), height: Int(size?.height ?? 0))
+        return HEIFItemBundle(
+            items: items, references: refs, rootID: rootItem.id, reference: reference,
+            urn: reference == "auxl" ? (urn ?? "") : nil,
+            kind: reference == "auxl" ? AuxiliaryKind(urn: urn ?? "") : nil,
+            width: Int(size?.width ?? 0), height: Int(size?.height ?? 0))
     }
 
-    /// The auxiliary images (`auxl`) and thumbnails (`thmb`) of image item `master` of `file`, and a line for each thing
-    /// attached to it that a bundle cannot carry (an ISO 21496-1 `tmap` derived image, which is an image of its own that
-    /// names the master as its base: its gain-map input is carried when it is also an `auxl` auxiliary image).
-    public static func attached(to master: UInt32, file: ISOFile, thumbnails: Bool = true) throws(ParseError) -> (bundles: [HEIFItemBundle], notCarried: [String]) {
+    /// The auxiliary images (`auxl`) and thumbnails (`thmb`) of image item `master` of `file`, and a line for each
+    /// thing attached to it that a bundle cannot carry (an ISO 21496-1 `tmap` derived image, which is an image of its
+    /// own that names the master as its base: its gain-map input is carried when it is also an `auxl` auxiliary image).
+    public static func attached(to master: UInt32, file: ISOFile, thumbnails: Bool = true) throws(ParseError) -> (
+        bundles: [HEIFItemBundle], notCarried: [String]
+    ) {
         guard let h = file.heif else { return ([], []) }
         var out: [HEIFItemBundle] = []
         var notes: [String] = []
         let refs = h.allReferences
         var seen = Set<UInt32>()
-        for r in refs where (r.type == "auxl" || (thumbnails && r.type == "thmb")) && r.to.contains(master) && r.from != master && seen.insert(r.from).inserted {
+        for r in refs
+        where (r.type == "auxl" || (thumbnails && r.type == "thmb")) && r.to.contains(master) && r.from != master
+            && seen.insert(r.from).inserted
+        {
             out.append(try read(root: r.from, reference: r.type, file: file))
         }
-        for r in refs where r.type == "dimg" && r.to.first == master && h.items.first(where: { $0.id == r.from })?.type == "tmap" {
+        for r in refs
+        where r.type == "dimg" && r.to.first == master && h.items.first(where: { $0.id == r.from })?.type == "tmap" {
             let gain = r.to.count > 1 ? r.to[1] : 0
             if seen.contains(gain) {
-                notes.append("tmap item \(r.from) (ISO 21496-1 tone-map image over item \(master)) not carried: "
-                             + "its gain map (item \(gain)) is also an auxiliary image and is kept as that")
+                notes.append(
+                    "tmap item \(r.from) (ISO 21496-1 tone-map image over item \(master)) not carried: "
+                        + "its gain map (item \(gain)) is also an auxiliary image and is kept as that")
                 continue
             }
             // A gain map used only through the tmap: carried with the tmap payload, re-attached the same way.
@@ -95,7 +113,9 @@ public struct HEIFItemBundle: Sendable {
                 seen.insert(gain)
                 out.append(b)
             } catch {
-                notes.append("tmap item \(r.from) (ISO 21496-1 tone-map image over item \(master)) not carried: " + error.message)
+                notes.append(
+                    "tmap item \(r.from) (ISO 21496-1 tone-map image over item \(master)) not carried: " + error.message
+                )
             }
         }
         return (out, notes)
@@ -103,8 +123,8 @@ public struct HEIFItemBundle: Sendable {
 }
 
 extension HEIFItemBundle {
-    /// The bundle as a HEIF file of its own, its root the primary image (kept hidden or not as stored): what `split --aux`
-    /// writes and what a job decodes to transform it. Bytes and properties are unchanged.
+    /// The bundle as a HEIF file of its own, its root the primary image (kept hidden or not as stored): what `split
+    /// --aux` writes and what a job decodes to transform it. Bytes and properties are unchanged.
     public func standalone() throws(ParseError) -> [UInt8] {
         var builder = HEIFBuilder(brands: ["heic", "mif1"], primaryItemID: rootID)
         builder.items = items
@@ -116,7 +136,9 @@ extension HEIFItemBundle {
     /// Reads a HEIF file's primary image as a bundle to attach with `reference` (`convert --left-gain-map`): a file
     /// `split --aux` wrote, or any single-image HEIC. `urn` replaces the root's `auxC` (or adds one) when given.
     public static func primary(of file: ISOFile, reference: FourCC, urn: String?) throws(ParseError) -> HEIFItemBundle {
-        guard let h = file.heif, let p = h.primaryItemID else { throw ParseError(.notRecognised, "not a HEIF image with a primary item") }
+        guard let h = file.heif, let p = h.primaryItemID else {
+            throw ParseError(.notRecognised, "not a HEIF image with a primary item")
+        }
         var b = try read(root: p, reference: reference, file: file)
         if let i = b.items.firstIndex(where: { $0.id == p }) { b.items[i].hidden = true }
         if let urn, let i = b.items.firstIndex(where: { $0.id == p }) {
@@ -137,10 +159,14 @@ extension HEIFBuilder {
     /// Adds `bundle` with new item ids (from `nextID` up) and attaches its root to item `master` with the bundle's
     /// reference type (`auxl` or `thmb`). Returns the root's new id. Throws when the ids would pass 4294967295.
     @discardableResult
-    public mutating func attach(_ bundle: HEIFItemBundle, to master: UInt32, nextID: inout UInt32) throws(ParseError) -> UInt32 {
+    public mutating func attach(_ bundle: HEIFItemBundle, to master: UInt32, nextID: inout UInt32) throws(ParseError)
+        -> UInt32
+    {
         var map: [UInt32: UInt32] = [:]
         for it in bundle.items {
-            guard nextID < UInt32.max else { throw ParseError(.unsupported, path: "meta/iinf", "no item id is left for \(bundle.description)") }
+            guard nextID < UInt32.max else {
+                throw ParseError(.unsupported, path: "meta/iinf", "no item id is left for \(bundle.description)")
+            }
             var copy = it
             copy.id = nextID
             map[it.id] = nextID
@@ -158,7 +184,8 @@ extension HEIFBuilder {
         // ISO 21496-1 in HEIF: a `tmap` derived image of the master's size over [master, gain map], the preferred
         // alternative to the master in an `altr` group; the brand `tmap` says the file uses it.
         guard nextID < UInt32.max - 1 else {
-            throw ParseError(.unsupported, path: "meta/iinf", "no item id is left for the tmap of \(bundle.description)")
+            throw ParseError(
+                .unsupported, path: "meta/iinf", "no item id is left for the tmap of \(bundle.description)")
         }
         let tmapID = nextID, groupID = nextID + 1
         nextID += 2

@@ -46,7 +46,8 @@ public struct MediaInfo: Sendable {
         var streams: [JSON] = []
         for track in file.tracks {
             guard let entry = track.sampleEntries.first, entry.type == "hvc1" || entry.type == "hev1",
-                  let hvcC = entry.child("hvcC")?.payload(HEVCConfigurationBox.self)?.record else { continue }
+                let hvcC = entry.child("hvcC")?.payload(HEVCConfigurationBox.self)?.record
+            else { continue }
             let lhvC = entry.child("lhvC")?.payload(HEVCConfigurationBox.self)?.record
             var samples: [[UInt8]] = []
             var budget = bytesToAnalyse
@@ -67,7 +68,9 @@ public struct MediaInfo: Sendable {
                     samples = []
                     problems = true
                 }
-                lines.append("track \(track.trackID) HEVC stream (from hvcC\(lhvC == nil ? "" : "+lhvC") and the first \(samples.count) samples):")
+                lines.append(
+                    "track \(track.trackID) HEVC stream (from hvcC\(lhvC == nil ? "" : "+lhvC") and the first \(samples.count) samples):"
+                )
                 if let sampleNote { lines.append("  " + sampleNote) }
                 lines += info.descriptionLines().map { "  " + $0 }
                 var o: [(String, JSON)] = [("track_id", .uint(UInt64(track.trackID)))]
@@ -76,7 +79,8 @@ public struct MediaInfo: Sendable {
             } catch {
                 problems = true
                 lines.append("track \(track.trackID): HEVC configuration cannot be read: \(error)")
-                streams.append(.object([("track_id", .uint(UInt64(track.trackID))), ("error", .string(error.description))]))
+                streams.append(
+                    .object([("track_id", .uint(UInt64(track.trackID))), ("error", .string(error.description))]))
             }
         }
         if !streams.isEmpty { fields.append(("hevc", .array(streams))) }
@@ -120,10 +124,12 @@ public struct MediaInfo: Sendable {
     static func colourJSON(_ l: HEVCStreamInfo.Layer) -> JSON {
         guard let c = l.colourDescription else { return .null }
         func opt(_ v: String?) -> JSON { v.map { .string($0) } ?? .null }
-        return .object([("colour_primaries", .int(Int64(c.primaries))),
-                        ("transfer_characteristics", .int(Int64(c.transfer))),
-                        ("matrix_coefficients", .int(Int64(c.matrix))), ("full_range", .bool(c.fullRange)),
-                        ("description", .string(c.text)), ("stated_in", opt(l.colourSource))])
+        return .object([
+            ("colour_primaries", .int(Int64(c.primaries))),
+            ("transfer_characteristics", .int(Int64(c.transfer))),
+            ("matrix_coefficients", .int(Int64(c.matrix))), ("full_range", .bool(c.fullRange)),
+            ("description", .string(c.text)), ("stated_in", opt(l.colourSource)),
+        ])
     }
 
     /// HEVC stream facts as JSON.
@@ -133,20 +139,31 @@ public struct MediaInfo: Sendable {
         var o: [(String, JSON)] = [
             ("profile", opt(i.profileName)), ("profile_idc", opt(i.profileIdc)), ("tier", opt(i.tier)),
             ("level", i.level.map { .double($0) } ?? .null), ("width", opt(i.width)), ("height", opt(i.height)),
-            ("bit_depth_luma", opt(i.bitDepthLuma)), ("bit_depth_chroma", opt(i.bitDepthChroma)), ("chroma_format", opt(i.chromaFormat)),
+            ("bit_depth_luma", opt(i.bitDepthLuma)), ("bit_depth_chroma", opt(i.bitDepthChroma)),
+            ("chroma_format", opt(i.chromaFormat)),
             ("layer_count", .int(Int64(i.layerCount))), ("multiview", .bool(i.isMultiview)),
             ("left_view_id", opt(i.leftViewId)), ("right_view_id", opt(i.rightViewId)),
             ("left_layer_id", opt(i.leftLayerId)), ("right_layer_id", opt(i.rightLayerId)),
             ("access_units_analysed", .int(Int64(i.accessUnitCount))),
         ]
-        o.append(("layers", .array(i.layers.map { l in
-            .object([("layer_id", .int(Int64(l.layerId))), ("view_id", opt(l.viewId)), ("profile", opt(l.profileName)), ("profile_idc", opt(l.profileIdc)),
-                     ("width", opt(l.width)), ("height", opt(l.height)), ("direct_reference_layers", .array(l.directReferenceLayers.map { .int(Int64($0)) })),
-                     ("uses_inter_layer_prediction", l.usesInterLayerPrediction.map { .bool($0) } ?? .null),
-                     ("inter_layer_signalling", opt(l.interLayerSignalling)), ("pictures", .int(Int64(l.pictureCount))),
-                     ("bit_depth_luma", opt(l.bitDepthLuma)), ("bit_depth_chroma", opt(l.bitDepthChroma)),
-                     ("chroma_format", opt(l.chromaFormat)), ("colour", colourJSON(l))])
-        })))
+        o.append(
+            (
+                "layers",
+                .array(
+                    i.layers.map { l in
+                        .object([
+                            ("layer_id", .int(Int64(l.layerId))), ("view_id", opt(l.viewId)),
+                            ("profile", opt(l.profileName)), ("profile_idc", opt(l.profileIdc)),
+                            ("width", opt(l.width)), ("height", opt(l.height)),
+                            ("direct_reference_layers", .array(l.directReferenceLayers.map { .int(Int64($0)) })),
+                            ("uses_inter_layer_prediction", l.usesInterLayerPrediction.map { .bool($0) } ?? .null),
+                            ("inter_layer_signalling", opt(l.interLayerSignalling)),
+                            ("pictures", .int(Int64(l.pictureCount))),
+                            ("bit_depth_luma", opt(l.bitDepthLuma)), ("bit_depth_chroma", opt(l.bitDepthChroma)),
+                            ("chroma_format", opt(l.chromaFormat)), ("colour", colourJSON(l)),
+                        ])
+                    })
+            ))
         if !i.errors.isEmpty { o.append(("errors", .array(i.errors.map { .string($0) }))) }
         return .object(o)
     }
@@ -164,16 +181,20 @@ public enum NALListing {
         var out: [String] = []
         for track in file.tracks {
             guard let entry = track.sampleEntries.first, entry.type == "hvc1" || entry.type == "hev1",
-                  let hvcC = entry.child("hvcC")?.payload(HEVCConfigurationBox.self)?.record else { continue }
+                let hvcC = entry.child("hvcC")?.payload(HEVCConfigurationBox.self)?.record
+            else { continue }
             let h = try HEVCDecoderConfigurationRecord(parsing: hvcC)
             var header = h.nalUnits()
-            if let l = entry.child("lhvC")?.payload(HEVCConfigurationBox.self)?.record { header += try LHEVCDecoderConfigurationRecord(parsing: l).nalUnits() }
+            if let l = entry.child("lhvC")?.payload(HEVCConfigurationBox.self)?.record {
+                header += try LHEVCDecoderConfigurationRecord(parsing: l).nalUnits()
+            }
             var aus: [[NALUnit]] = [header]
             for s in try track.samples(limits: limits) {
                 let b = try file.readBytes(at: s.offset, count: Int(s.size))
                 aus.append(try LengthPrefixed.split(b, lengthSize: h.lengthSize))
             }
-            out.append("track \(track.trackID) (\(entry.type)); access unit 0 holds the configuration records' parameter sets")
+            out.append(
+                "track \(track.trackID) (\(entry.type)); access unit 0 holds the configuration records' parameter sets")
             out += HEVCDump.nalLines(StreamAnalysis(accessUnits: aus))
         }
         if out.isEmpty { throw ParseError(.unsupported, path: path, "no HEVC track and not a raw HEVC stream") }

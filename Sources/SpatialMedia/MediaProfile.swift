@@ -1,6 +1,6 @@
 import BinaryIO
-import SystemSupport
 import ISOBMFF
+import SystemSupport
 
 /// The Apple playback profile a movie is made for (Specs/formats.md §8, Specs/validation.md "Profiles").
 public enum MediaProfile: String, Sendable, Equatable, CaseIterable {
@@ -54,7 +54,8 @@ public struct ProfileShortfall: Sendable, Equatable {
     /// that runs those leaves this shortfall out unless the movie aims at a profile of its own (3D, APMP, …).
     public var restatesSpatialVideoRules: Bool
     public init(_ ruleID: String, _ severity: Severity, _ message: String, restatesSpatialVideoRules: Bool = false) {
-        self.ruleID = ruleID; self.severity = severity; self.message = message; self.restatesSpatialVideoRules = restatesSpatialVideoRules
+        self.ruleID = ruleID; self.severity = severity; self.message = message;
+        self.restatesSpatialVideoRules = restatesSpatialVideoRules
     }
 }
 
@@ -87,8 +88,12 @@ public struct ProfileVerdict: Sendable {
         }
         let m = v.metadata
         let packing: FramePacking? = v.isMVHEVC ? nil : m.framePacking
-        let strStereo = v.isMVHEVC ? "MV-HEVC" : packing.map { "frame-packed \($0 == .sideBySide ? "side-by-side" : "over-under")" }
-            ?? ((m.viewFlags.map { $0.hasLeftEye && $0.hasRightEye } ?? false) ? "frame-packed (layout not signalled)" : "mono")
+        let strStereo =
+            v.isMVHEVC
+            ? "MV-HEVC"
+            : packing.map { "frame-packed \($0 == .sideBySide ? "side-by-side" : "over-under")" }
+                ?? ((m.viewFlags.map { $0.hasLeftEye && $0.hasRightEye } ?? false)
+                    ? "frame-packed (layout not signalled)" : "mono")
         stereo = strStereo
         let isStereo = strStereo != "mono"
 
@@ -97,15 +102,26 @@ public struct ProfileVerdict: Sendable {
 
         // 2. Where it falls short.
         if profile == .appleImmersive {
-            f.append(ProfileShortfall("SV-PROF-012", .info, "Apple Immersive Video: its calibration (AIME) and presentation metadata are not published; identified only, not checked or authored"))
+            f.append(
+                ProfileShortfall(
+                    "SV-PROF-012", .info,
+                    "Apple Immersive Video: its calibration (AIME) and presentation metadata are not published; identified only, not checked or authored"
+                ))
             findings = f
             return
         }
         if v.sampleEntryType == "hev1" {
-            f.append(ProfileShortfall("SV-PROF-002", .warning, "the sample entry is 'hev1' (parameter sets in the samples); Apple's players expect 'hvc1' — `spatial-media fix` rewrites it", restatesSpatialVideoRules: true))
+            f.append(
+                ProfileShortfall(
+                    "SV-PROF-002", .warning,
+                    "the sample entry is 'hev1' (parameter sets in the samples); Apple's players expect 'hvc1' — `spatial-media fix` rewrites it",
+                    restatesSpatialVideoRules: true))
         }
         if profile == .multiview3D {
-            for r in report.whyNotSpatial { f.append(ProfileShortfall("SV-PROF-015", .info, "not spatial video: \(r)", restatesSpatialVideoRules: true)) }
+            for r in report.whyNotSpatial {
+                f.append(
+                    ProfileShortfall("SV-PROF-015", .info, "not spatial video: \(r)", restatesSpatialVideoRules: true))
+            }
         }
         Self.signallingShortfalls(m, v, profile: profile, isStereo: isStereo, findings: &f)
         Self.publishingShortfalls(file, v, profile: profile, packing: packing, isStereo: isStereo, findings: &f)
@@ -113,8 +129,10 @@ public struct ProfileVerdict: Sendable {
     }
 
     /// Which profile the primary track aims at (an unknown projection kind adds SV-PROF-011).
-    static func classify(_ v: SpatialVideoTrack, report: SpatialVideoReport, path: String?, isStereo: Bool,
-                         findings: inout [ProfileShortfall]) -> MediaProfile {
+    static func classify(
+        _ v: SpatialVideoTrack, report: SpatialVideoReport, path: String?, isStereo: Bool,
+        findings: inout [ProfileShortfall]
+    ) -> MediaProfile {
         let m = v.metadata
         let immersive = looksLikeAppleImmersive(report: report, path: path)
         if immersive {
@@ -125,7 +143,11 @@ public struct ProfileVerdict: Sendable {
             case "equi": return .apmp360
             case "prim", "fish": return .apmpWideFOV
             default:
-                findings.append(ProfileShortfall("SV-PROF-011", .warning, "projection kind '\(p)' is not one Apple documents (rect, equi, hequ, fish, prim); players may show it flat"))
+                findings.append(
+                    ProfileShortfall(
+                        "SV-PROF-011", .warning,
+                        "projection kind '\(p)' is not one Apple documents (rect, equi, hequ, fish, prim); players may show it flat"
+                    ))
                 return isStereo ? (v.isMVHEVC ? .multiview3D : .framePacked3D) : .video2D
             }
         } else if m.hasGoogleSphere {
@@ -140,27 +162,52 @@ public struct ProfileVerdict: Sendable {
     }
 
     /// Shortfalls of the signalling: spheres, frame packing, hfov against the projection, hero eye, lenses.
-    static func signallingShortfalls(_ m: StereoVideoMetadata, _ v: SpatialVideoTrack, profile: MediaProfile, isStereo: Bool,
-                                     findings f: inout [ProfileShortfall]) {
+    static func signallingShortfalls(
+        _ m: StereoVideoMetadata, _ v: SpatialVideoTrack, profile: MediaProfile, isStereo: Bool,
+        findings f: inout [ProfileShortfall]
+    ) {
         if profile == .googleSpherical {
             let forms = m.projectionForms.map { "\($0.source): \($0.text)" }.joined(separator: "; ")
             switch m.googleToAPMP() {
             case .success(let s):
-                f.append(ProfileShortfall("SV-PROF-010", .warning, "a sphere described only by Google's spherical metadata (\(forms)); Apple's players need APMP — tag it without re-encoding: `spatial-media edit --to-apmp` (would write proj '\(s.projection)'\(s.packing.map { ", pack '\($0)'" } ?? ""))"))
+                f.append(
+                    ProfileShortfall(
+                        "SV-PROF-010", .warning,
+                        "a sphere described only by Google's spherical metadata (\(forms)); Apple's players need APMP — tag it without re-encoding: `spatial-media edit --to-apmp` (would write proj '\(s.projection)'\(s.packing.map { ", pack '\($0)'" } ?? ""))"
+                    ))
             case .failure(let e):
-                f.append(ProfileShortfall("SV-PROF-010", .warning, "a sphere described only by Google's spherical metadata (\(forms)); it has no exact APMP form: \(e.reason)"))
+                f.append(
+                    ProfileShortfall(
+                        "SV-PROF-010", .warning,
+                        "a sphere described only by Google's spherical metadata (\(forms)); it has no exact APMP form: \(e.reason)"
+                    ))
             }
         }
         // Frame packing must be signalled with vexu/pack for Apple (3D frame-packed and frame-packed APMP).
         if !v.isMVHEVC && isStereo && (profile == .framePacked3D || profile.isAPMP) {
             if m.viewPackingKind == nil || !(m.viewPackingKind == "side" || m.viewPackingKind == "over") {
-                let from = m.viewPackingKind.map { "pkin is '\($0)'" } ?? (m.googleStereoMode != nil ? "only st3d says so" : m.sphericalV1StereoMode != nil ? "only the v1 XML says so" : "vexu/eyes/stri signals two eyes but no layout")
-                f.append(ProfileShortfall("SV-PROF-003", .error, "frame-packed stereo without vexu/pack/pkin ('side' or 'over') — \(from); Apple's players show it as 2D (`spatial-media edit --packing side|over`)"))
+                let from =
+                    m.viewPackingKind.map { "pkin is '\($0)'" }
+                    ?? (m.googleStereoMode != nil
+                        ? "only st3d says so"
+                        : m.sphericalV1StereoMode != nil
+                            ? "only the v1 XML says so" : "vexu/eyes/stri signals two eyes but no layout")
+                f.append(
+                    ProfileShortfall(
+                        "SV-PROF-003", .error,
+                        "frame-packed stereo without vexu/pack/pkin ('side' or 'over') — \(from); Apple's players show it as 2D (`spatial-media edit --packing side|over`)"
+                    ))
             }
             if m.viewFlags == nil {
-                f.append(ProfileShortfall("SV-PROF-004", .error, "frame-packed stereo without vexu/eyes/stri: the eyes are not declared"))
+                f.append(
+                    ProfileShortfall(
+                        "SV-PROF-004", .error, "frame-packed stereo without vexu/eyes/stri: the eyes are not declared"))
             } else if let fl = m.viewFlags, !(fl.hasLeftEye && fl.hasRightEye) {
-                f.append(ProfileShortfall("SV-PROF-004", .error, "stri flags 0x\(String(fl.rawValue, radix: 16)) do not declare both eyes for a frame-packed picture"))
+                f.append(
+                    ProfileShortfall(
+                        "SV-PROF-004", .error,
+                        "stri flags 0x\(String(fl.rawValue, radix: 16)) do not declare both eyes for a frame-packed picture"
+                    ))
             }
         }
         // Projection against hfov.
@@ -168,65 +215,123 @@ public struct ProfileVerdict: Sendable {
             let deg = SpatialFormat.degrees(fov)
             switch m.projectionKind {
             case "hequ"?, "equi"?:
-                f.append(ProfileShortfall("SV-PROF-005", .warning, "hfov says \(deg)° but the projection '\(m.projectionKind?.description ?? "")' covers \(m.projectionKind == "hequ" ? "180" : "360")° by definition; hfov describes a rectilinear camera — remove it"))
+                f.append(
+                    ProfileShortfall(
+                        "SV-PROF-005", .warning,
+                        "hfov says \(deg)° but the projection '\(m.projectionKind?.description ?? "")' covers \(m.projectionKind == "hequ" ? "180" : "360")° by definition; hfov describes a rectilinear camera — remove it"
+                    ))
             case "prim"?, "fish"?:
-                f.append(ProfileShortfall("SV-PROF-005", .info, "hfov \(deg)° next to a '\(m.projectionKind?.description ?? "")' projection: the lens collection, not hfov, describes the field of view"))
+                f.append(
+                    ProfileShortfall(
+                        "SV-PROF-005", .info,
+                        "hfov \(deg)° next to a '\(m.projectionKind?.description ?? "")' projection: the lens collection, not hfov, describes the field of view"
+                    ))
             default:
                 if fov == 0 || fov >= 180_000 {
-                    f.append(ProfileShortfall("SV-PROF-005", .error, "hfov \(deg)° is impossible for a rectilinear projection (must be above 0° and below 180°)"))
+                    f.append(
+                        ProfileShortfall(
+                            "SV-PROF-005", .error,
+                            "hfov \(deg)° is impossible for a rectilinear projection (must be above 0° and below 180°)")
+                    )
                 }
             }
         } else if profile == .framePacked3D {
-            f.append(ProfileShortfall("SV-PROF-016", .info, "no hfov: players pick a default screen size for 3D video (`spatial-media edit --hfov DEG` or `fix --hfov`)"))
+            f.append(
+                ProfileShortfall(
+                    "SV-PROF-016", .info,
+                    "no hfov: players pick a default screen size for 3D video (`spatial-media edit --hfov DEG` or `fix --hfov`)"
+                ))
         }
         if (profile == .framePacked3D || profile.isAPMP) && isStereo && m.heroEye == nil {
             f.append(ProfileShortfall("SV-PROF-016", .info, "no hero eye: 2D players choose one (`--hero left|right`)"))
         }
         if profile == .apmpWideFOV {
             if m.projectionKind == "fish" {
-                f.append(ProfileShortfall("SV-PROF-011", .warning, "projection 'fish' is the older fisheye kind; APMP wide-FOV content uses 'prim' with a lens collection"))
+                f.append(
+                    ProfileShortfall(
+                        "SV-PROF-011", .warning,
+                        "projection 'fish' is the older fisheye kind; APMP wide-FOV content uses 'prim' with a lens collection"
+                    ))
             } else if (m.lensCount ?? 0) == 0 {
-                f.append(ProfileShortfall("SV-PROF-011", .error, "parametric immersive ('prim') without a lens collection (vexu/lnsc/lens): the lens cannot be modelled"))
+                f.append(
+                    ProfileShortfall(
+                        "SV-PROF-011", .error,
+                        "parametric immersive ('prim') without a lens collection (vexu/lnsc/lens): the lens cannot be modelled"
+                    ))
             }
         }
-        if profile.isAPMP, m.hasGoogleSphere, case .success(let s) = m.googleToAPMP(), s.projection != m.projectionKind {
-            f.append(ProfileShortfall("SV-PROF-013", .warning, "the APMP projection '\(m.projectionKind?.description ?? "")' disagrees with the Google metadata ('\(s.projection)')"))
+        if profile.isAPMP, m.hasGoogleSphere, case .success(let s) = m.googleToAPMP(), s.projection != m.projectionKind
+        {
+            f.append(
+                ProfileShortfall(
+                    "SV-PROF-013", .warning,
+                    "the APMP projection '\(m.projectionKind?.description ?? "")' disagrees with the Google metadata ('\(s.projection)')"
+                ))
         }
     }
 
     /// Codec and publishing limits for 3D and APMP.
-    static func publishingShortfalls(_ file: ISOFile, _ v: SpatialVideoTrack, profile: MediaProfile, packing: FramePacking?,
-                                     isStereo: Bool, findings f: inout [ProfileShortfall]) {
+    static func publishingShortfalls(
+        _ file: ISOFile, _ v: SpatialVideoTrack, profile: MediaProfile, packing: FramePacking?,
+        isStereo: Bool, findings f: inout [ProfileShortfall]
+    ) {
         let type = v.sampleEntryType?.description ?? "?"
         if profile == .framePacked3D || profile.isAPMP || profile == .googleSpherical {
             if !v.isHEVC {
-                let why = type.hasPrefix("av0") ? "AV1 has no hardware decoder on the M2 Vision Pro" : type.hasPrefix("avc") ? "H.264 frame-packed video was reported to stutter on visionOS 26" : "not a codec Apple documents for it"
+                let why =
+                    type.hasPrefix("av0")
+                    ? "AV1 has no hardware decoder on the M2 Vision Pro"
+                    : type.hasPrefix("avc")
+                        ? "H.264 frame-packed video was reported to stutter on visionOS 26"
+                        : "not a codec Apple documents for it"
                 f.append(ProfileShortfall("SV-PROF-006", .warning, "the codec is '\(type)', not HEVC ('hvc1'): \(why)"))
             }
         }
         if profile.isAPMP {
-            if v.isHEVC, let rec = file.tracks.first(where: { $0.trackID == v.trackID })?.sampleEntries.first?.child("hvcC")?.payload(HEVCConfigurationBox.self)?.record,
-               rec.count >= 23 {
+            if v.isHEVC,
+                let rec = file.tracks.first(where: { $0.trackID == v.trackID })?.sampleEntries.first?.child("hvcC")?
+                    .payload(HEVCConfigurationBox.self)?.record,
+                rec.count >= 23
+            {
                 let profileIdc = rec[1] & 0x1F, chroma = rec[16] & 3, depth = (rec[17] & 7) + 8
                 if profileIdc != 1 && profileIdc != 2 {
-                    f.append(ProfileShortfall("SV-PROF-007", .warning, "HEVC profile_idc \(profileIdc); APMP publishing allows Main (1) or Main 10 (2)"))
+                    f.append(
+                        ProfileShortfall(
+                            "SV-PROF-007", .warning,
+                            "HEVC profile_idc \(profileIdc); APMP publishing allows Main (1) or Main 10 (2)"))
                 }
                 if chroma != 1 {
-                    f.append(ProfileShortfall("SV-PROF-007", .warning, "chroma format \(chroma == 0 ? "4:0:0" : chroma == 2 ? "4:2:2" : "4:4:4"); APMP publishing allows 4:2:0"))
+                    f.append(
+                        ProfileShortfall(
+                            "SV-PROF-007", .warning,
+                            "chroma format \(chroma == 0 ? "4:0:0" : chroma == 2 ? "4:2:2" : "4:4:4"); APMP publishing allows 4:2:0"
+                        ))
                 }
-                if depth > 10 { f.append(ProfileShortfall("SV-PROF-007", .warning, "\(depth)-bit video; APMP publishing allows 8 or 10 bits")) }
+                if depth > 10 {
+                    f.append(
+                        ProfileShortfall(
+                            "SV-PROF-007", .warning, "\(depth)-bit video; APMP publishing allows 8 or 10 bits"))
+                }
             }
             let eyeW = packing == .sideBySide ? v.width / 2 : v.width
             let eyeH = packing == .topBottom ? v.height / 2 : v.height
             if isStereo {
                 if eyeW > Self.stereoMaxEyeSize.width || eyeH > Self.stereoMaxEyeSize.height {
-                    f.append(ProfileShortfall("SV-PROF-008", .warning, "\(eyeW)×\(eyeH) per eye exceeds the APMP stereo limit of 4320×4320 per eye"))
+                    f.append(
+                        ProfileShortfall(
+                            "SV-PROF-008", .warning,
+                            "\(eyeW)×\(eyeH) per eye exceeds the APMP stereo limit of 4320×4320 per eye"))
                 }
             } else if v.width > Self.monoMaxSize.width || v.height > Self.monoMaxSize.height {
-                f.append(ProfileShortfall("SV-PROF-008", .warning, "\(v.width)×\(v.height) exceeds the APMP mono limit of 7680×3840"))
+                f.append(
+                    ProfileShortfall(
+                        "SV-PROF-008", .warning, "\(v.width)×\(v.height) exceeds the APMP mono limit of 7680×3840"))
             }
             if let peak = Self.peakBitrate(file: file, trackID: v.trackID), peak > Self.maxPeakBitrate {
-                f.append(ProfileShortfall("SV-PROF-009", .warning, "peak bitrate \(peak / 1_000_000) Mb/s (over one second of samples) exceeds APMP's 150 Mb/s"))
+                f.append(
+                    ProfileShortfall(
+                        "SV-PROF-009", .warning,
+                        "peak bitrate \(peak / 1_000_000) Mb/s (over one second of samples) exceeds APMP's 150 Mb/s"))
             }
         }
     }
@@ -242,7 +347,8 @@ public struct ProfileVerdict: Sendable {
     /// sample table cannot be read.
     public static func peakBitrate(file: ISOFile, trackID: UInt32) -> UInt64? {
         guard let t = file.tracks.first(where: { $0.trackID == trackID }), t.timescale > 0, !file.isFragmented,
-              let samples = try? t.samples() else { return nil }
+            let samples = try? t.samples()
+        else { return nil }
         let window = UInt64(t.timescale)
         var start = 0
         var bytes: UInt64 = 0
@@ -260,15 +366,31 @@ public struct ProfileVerdict: Sendable {
 
     /// Text lines for `info` and `validate`.
     public var lines: [String] {
-        var out = ["profile: \(profile.title) [\(profile.rawValue)], stereo: \(stereo)" + (meetsProfile ? "" : " — falls short:")]
-        for x in findings { out.append("  \(x.severity == .info ? "note" : x.severity.rawValue) \(x.ruleID): \(x.message)") }
+        var out = [
+            "profile: \(profile.title) [\(profile.rawValue)], stereo: \(stereo)"
+                + (meetsProfile ? "" : " — falls short:")
+        ]
+        for x in findings {
+            out.append("  \(x.severity == .info ? "note" : x.severity.rawValue) \(x.ruleID): \(x.message)")
+        }
         return out
     }
 
     /// Machine-readable form.
     public var json: JSON {
-        .object([("profile", .string(profile.rawValue)), ("title", .string(profile.title)), ("stereo", .string(stereo)),
-                 ("meets_profile", .bool(meetsProfile)),
-                 ("findings", .array(findings.map { .object([("rule", .string($0.ruleID)), ("severity", .string($0.severity.rawValue)), ("message", .string($0.message))]) }))])
+        .object([
+            ("profile", .string(profile.rawValue)), ("title", .string(profile.title)), ("stereo", .string(stereo)),
+            ("meets_profile", .bool(meetsProfile)),
+            (
+                "findings",
+                .array(
+                    findings.map {
+                        .object([
+                            ("rule", .string($0.ruleID)), ("severity", .string($0.severity.rawValue)),
+                            ("message", .string($0.message)),
+                        ])
+                    })
+            ),
+        ])
     }
 }

@@ -1,7 +1,7 @@
 import BinaryIO
-import SystemSupport
 import HEVC
 import ISOBMFF
+import SystemSupport
 
 /// What `fix` may add when it is missing.
 public struct RepairOptions: Sendable {
@@ -27,9 +27,11 @@ public struct RepairResult: Sendable {
     public var notes: [String] = []
 
     public var json: JSON {
-        .object([("output", .string(outputPath)), ("repairs", .array(repairs.map { .string($0) })),
-                 ("not_repaired", .array(notRepaired.map { .string($0) })), ("notes", .array(notes.map { .string($0) })),
-                 ("bytes_written", .uint(bytesWritten))])
+        .object([
+            ("output", .string(outputPath)), ("repairs", .array(repairs.map { .string($0) })),
+            ("not_repaired", .array(notRepaired.map { .string($0) })), ("notes", .array(notes.map { .string($0) })),
+            ("bytes_written", .uint(bytesWritten)),
+        ])
     }
 }
 
@@ -47,15 +49,19 @@ public struct RepairResult: Sendable {
 ///   without `vexu` gets one only when a hero or hfov is given; a given value no track takes is refused.
 public enum MovieRepair {
     /// Repairs the movie at `path`, writing `output` (or `path` itself with `inPlace`, atomically).
-    package static func fix(path: String, output: String?, inPlace: Bool, options: RepairOptions = RepairOptions(),
-                           limits: Limits = .default) throws(ParseError) -> RepairResult {
+    package static func fix(
+        path: String, output: String?, inPlace: Bool, options: RepairOptions = RepairOptions(),
+        limits: Limits = .default
+    ) throws(ParseError) -> RepairResult {
         let file = try ISOFile.open(path: path, limits: limits)
         try file.requireIntact(limits: limits, operation: "repair")
         guard let moovIndex = file.boxes.firstIndex(where: { $0.type == "moov" }) else {
             throw ParseError(.unsupported, path: path, "not a movie: no moov box")
         }
         if file.isFragmented {
-            throw ParseError(.unsupported, offset: file.boxes[moovIndex].header.offset, path: "moov", "fragmented movies (moof/mvex) are not supported")
+            throw ParseError(
+                .unsupported, offset: file.boxes[moovIndex].header.offset, path: "moov",
+                "fragmented movies (moof/mvex) are not supported")
         }
         let target = inPlace ? path : (output ?? path)
         var moov = file.boxes[moovIndex]
@@ -64,20 +70,28 @@ public enum MovieRepair {
         // Samples that lose their parameter sets are rewritten where they are (old-file offset → new bytes).
         var patches: [UInt64: [UInt8]] = [:]
         var usedHero = false, usedHFOV = false
-        guard var traks = moov.children else { throw ParseError(.unsupported, offset: moov.header.offset, path: "moov", "moov is empty") }
+        guard var traks = moov.children else {
+            throw ParseError(.unsupported, offset: moov.header.offset, path: "moov", "moov is empty")
+        }
 
         var notes: [String] = []
         for ti in traks.indices where traks[ti].type == "trak" {
             let track = Track(traks[ti])
             guard track.handler == "vide", let entry = track.sampleEntries.first else { continue }
             // The same presented frames as info and validate (SV-VIDEO-037): the edit list is kept, and said.
-            if let p = track.presentedSamples(movieTimescale: file.movieTimescale, limits: limits), p.shown.contains(false) {
-                notes.append("track \(track.trackID): the edit list presents \(p.shown.filter { $0 }.count) of \(p.shown.count) frames (kept as it is)")
+            if let p = track.presentedSamples(movieTimescale: file.movieTimescale, limits: limits),
+                p.shown.contains(false)
+            {
+                notes.append(
+                    "track \(track.trackID): the edit list presents \(p.shown.filter { $0 }.count) of \(p.shown.count) frames (kept as it is)"
+                )
             }
             var e = entry
             if entry.type == "hev1" {
                 if track.sampleEntries.count != 1 {
-                    notRepaired.append("track \(track.trackID): 'hev1' with \(track.sampleEntries.count) sample entries; only single-entry tracks are converted")
+                    notRepaired.append(
+                        "track \(track.trackID): 'hev1' with \(track.sampleEntries.count) sample entries; only single-entry tracks are converted"
+                    )
                 } else {
                     switch try hev1ToHvc1(file: file, track: track, entry: entry, limits: limits) {
                     case .failure(let why):
@@ -87,18 +101,25 @@ public enum MovieRepair {
                         if !plan.changedSamples.isEmpty {
                             try rewriteTables(&traks[ti], track: track, plan: plan, patches: &patches)
                         }
-                        repairs.append("track \(track.trackID): sample entry 'hev1' → 'hvc1'" + (plan.movedParameterSets.isEmpty ? " (parameter sets were already only in the configuration records)"
-                            : "; \(plan.movedParameterSets.joined(separator: ", ")) moved from \(plan.changedSamples.count) sample(s) into the configuration records"))
+                        repairs.append(
+                            "track \(track.trackID): sample entry 'hev1' → 'hvc1'"
+                                + (plan.movedParameterSets.isEmpty
+                                    ? " (parameter sets were already only in the configuration records)"
+                                    : "; \(plan.movedParameterSets.joined(separator: ", ")) moved from \(plan.changedSamples.count) sample(s) into the configuration records")
+                        )
                     }
                 }
             }
             // Hero eye and hfov for stereo tracks made by other tools.
-            let used = addStereoTags(&e, track: track, trak: traks[ti], options: options, repairs: &repairs,
-                                     notRepaired: &notRepaired)
+            let used = addStereoTags(
+                &e, track: track, trak: traks[ti], options: options, repairs: &repairs,
+                notRepaired: &notRepaired)
             usedHero = usedHero || used.hero
             usedHFOV = usedHFOV || used.hfov
             if e.type != entry.type || (try? e.serialized()) != (try? entry.serialized()) {
-                guard var stbl = traks[ti].find("mdia", "minf", "stbl"), var stsd = stbl.child("stsd"), var kids = stsd.children, !kids.isEmpty else { continue }
+                guard var stbl = traks[ti].find("mdia", "minf", "stbl"), var stsd = stbl.child("stsd"),
+                    var kids = stsd.children, !kids.isEmpty
+                else { continue }
                 kids[0] = e
                 stsd.children = kids
                 stbl.setChild(stsd)
@@ -109,25 +130,34 @@ public enum MovieRepair {
         // A value the caller gave that no track took is an error, not a silent no-op.
         var unused: [String] = []
         if let h = options.heroEye, !usedHero { unused.append("hero eye \(h)") }
-        if let f = options.horizontalFieldOfViewMillidegrees, !usedHFOV { unused.append("hfov \(SpatialFormat.degrees(f))°") }
+        if let f = options.horizontalFieldOfViewMillidegrees, !usedHFOV {
+            unused.append("hfov \(SpatialFormat.degrees(f))°")
+        }
         if !unused.isEmpty {
-            throw ParseError(.invalidArgument, path: path,
-                             "\(unused.joined(separator: " and ")) given but no track takes it: fix adds them only to a stereo track (MV-HEVC, or one whose vexu says both eyes) that lacks them; use `spatial-media edit` to change values that are present")
+            throw ParseError(
+                .invalidArgument, path: path,
+                "\(unused.joined(separator: " and ")) given but no track takes it: fix adds them only to a stereo track (MV-HEVC, or one whose vexu says both eyes) that lacks them; use `spatial-media edit` to change values that are present"
+            )
         }
         let firstMdat = file.boxes.firstIndex { $0.type == "mdat" }
         let moveMoov = firstMdat.map { $0 < moovIndex } ?? false
         if moveMoov { repairs.append("moved moov before mdat (players can start before reading the end of the file)") }
         guard !repairs.isEmpty else {
-            return RepairResult(outputPath: target, repairs: [], notRepaired: notRepaired, bytesWritten: 0, notes: notes)
+            return RepairResult(
+                outputPath: target, repairs: [], notRepaired: notRepaired, bytesWritten: 0, notes: notes)
         }
-        let written = try SpatialVideoEditor.rewrite(file: file, moovIndex: moovIndex, newMoov: moov, to: target, faststart: moveMoov, patches: patches)
-        return RepairResult(outputPath: target, repairs: repairs, notRepaired: notRepaired, bytesWritten: written, notes: notes)
+        let written = try SpatialVideoEditor.rewrite(
+            file: file, moovIndex: moovIndex, newMoov: moov, to: target, faststart: moveMoov, patches: patches)
+        return RepairResult(
+            outputPath: target, repairs: repairs, notRepaired: notRepaired, bytesWritten: written, notes: notes)
     }
 
     /// Adds the hero eye and the field of view a stereo track made by another tool lacks (the given values, or the
     /// base layer's eye for the hero); says which given values a track took.
-    private static func addStereoTags(_ e: inout Box, track: Track, trak: Box, options: RepairOptions,
-                                      repairs: inout [String], notRepaired: inout [String]) -> (hero: Bool, hfov: Bool) {
+    private static func addStereoTags(
+        _ e: inout Box, track: Track, trak: Box, options: RepairOptions,
+        repairs: inout [String], notRepaired: inout [String]
+    ) -> (hero: Bool, hfov: Bool) {
         var used = (hero: false, hfov: false)
         let m = StereoMetadataReader.read(sampleEntry: e, track: trak)
         let isMV = (e.type == "hvc1" || e.type == "hev1") && e.child("hvcC") != nil && e.child("lhvC") != nil
@@ -142,8 +172,16 @@ public enum MovieRepair {
             edit.heroEye = .set(hero)
             SpatialVideoEditor.editEntry(&e, edit)
             used.hero = true
-            let why = options.heroEye != nil ? "" : baseLeft == nil ? " (the layer → eye mapping is not signalled; left, as Apple's writer)" : " (the eye of the base layer, SEI 176)"
-            let warning = SpatialVideoEditor.heroWarning(.set(hero), baseLayerIsLeft: baseLeft, track: track.trackID).map { " — note: \($0)" } ?? ""
+            let why =
+                options.heroEye != nil
+                ? ""
+                : baseLeft == nil
+                    ? " (the layer → eye mapping is not signalled; left, as Apple's writer)"
+                    : " (the eye of the base layer, SEI 176)"
+            let warning =
+                SpatialVideoEditor.heroWarning(.set(hero), baseLayerIsLeft: baseLeft, track: track.trackID).map {
+                    " — note: \($0)"
+                } ?? ""
             repairs.append("track \(track.trackID): added hero eye \(hero) (vexu/eyes/hero)\(why)\(warning)")
         }
         let rectilinear = (m.projectionKind ?? "rect") == "rect" && !m.hasGoogleSphere
@@ -155,7 +193,9 @@ public enum MovieRepair {
                 used.hfov = true
                 repairs.append("track \(track.trackID): added hfov \(SpatialFormat.degrees(f))°")
             } else {
-                notRepaired.append("track \(track.trackID): no hfov (horizontal field of view); give --hfov DEG to add it (it cannot be guessed)")
+                notRepaired.append(
+                    "track \(track.trackID): no hfov (horizontal field of view); give --hfov DEG to add it (it cannot be guessed)"
+                )
             }
         }
         return used
@@ -169,13 +209,21 @@ public enum MovieRepair {
     }
 
     /// Plans `hev1` → `hvc1` for one track, or says why it is not safe.
-    static func hev1ToHvc1(file: ISOFile, track: Track, entry: Box, limits: Limits) throws(ParseError) -> Result<Hev1Plan, RepairRefusal> {
-        guard let hvcCBox = entry.child("hvcC")?.payload(HEVCConfigurationBox.self) else { return .failure(.init("no hvcC")) }
+    static func hev1ToHvc1(file: ISOFile, track: Track, entry: Box, limits: Limits) throws(ParseError) -> Result<
+        Hev1Plan, RepairRefusal
+    > {
+        guard let hvcCBox = entry.child("hvcC")?.payload(HEVCConfigurationBox.self) else {
+            return .failure(.init("no hvcC"))
+        }
         var hvcC: HEVCDecoderConfigurationRecord
-        do { hvcC = try HEVCDecoderConfigurationRecord(parsing: hvcCBox.record) } catch { return .failure(.init("hvcC cannot be read (\(error.message))")) }
+        do { hvcC = try HEVCDecoderConfigurationRecord(parsing: hvcCBox.record) } catch {
+            return .failure(.init("hvcC cannot be read (\(error.message))"))
+        }
         var lhvC: LHEVCDecoderConfigurationRecord?
         if let l = entry.child("lhvC")?.payload(HEVCConfigurationBox.self) {
-            do { lhvC = try LHEVCDecoderConfigurationRecord(parsing: l.record) } catch { return .failure(.init("lhvC cannot be read (\(error.message))")) }
+            do { lhvC = try LHEVCDecoderConfigurationRecord(parsing: l.record) } catch {
+                return .failure(.init("lhvC cannot be read (\(error.message))"))
+            }
         }
         let lengthSize = hvcC.lengthSize
         let samples = try track.samples(limits: limits)
@@ -186,7 +234,9 @@ public enum MovieRepair {
         for s in samples {
             let bytes = try file.readBytes(at: s.offset, count: Int(s.size))
             let nals: [NALUnit]
-            do { nals = try LengthPrefixed.split(bytes, lengthSize: lengthSize, baseOffset: s.offset, limits: limits) } catch {
+            do {
+                nals = try LengthPrefixed.split(bytes, lengthSize: lengthSize, baseOffset: s.offset, limits: limits)
+            } catch {
                 return .failure(.init("sample \(s.index + 1) cannot be split into NAL units (\(error.message))"))
             }
             var found = false
@@ -196,13 +246,20 @@ public enum MovieRepair {
             }
             if found {
                 withPS.append(s.index)
-                guard budget >= UInt64(bytes.count) else { return .failure(.init("the samples holding parameter sets exceed the in-memory limit (\(limits.maxBoxInMemory) bytes)")) }
+                guard budget >= UInt64(bytes.count) else {
+                    return .failure(
+                        .init(
+                            "the samples holding parameter sets exceed the in-memory limit (\(limits.maxBoxInMemory) bytes)"
+                        ))
+                }
                 budget -= UInt64(bytes.count)
             }
         }
         func recordNALs(_ k: Key) -> [[UInt8]] {
             let arrays = k.layer == 0 ? hvcC.arrays : (lhvC?.arrays ?? [])
-            return arrays.filter { $0.nalUnitType.rawValue == k.type }.flatMap(\.nalUnits).filter { $0.count >= 2 && ((($0[0] & 1) << 5) | ($0[1] >> 3)) == k.layer }
+            return arrays.filter { $0.nalUnitType.rawValue == k.type }.flatMap(\.nalUnits).filter {
+                $0.count >= 2 && ((($0[0] & 1) << 5) | ($0[1] >> 3)) == k.layer
+            }
         }
         var moved: [String] = []
         let names: [UInt8: String] = [32: "VPS", 33: "SPS", 34: "PPS"]
@@ -211,29 +268,40 @@ public enum MovieRepair {
             let name = "\(names[k.type] ?? "?")\(k.layer > 0 ? " (layer \(k.layer))" : "")"
             if set.isSubset(of: inRecord) { moved.append(name); continue }
             guard set.count == 1, inRecord.isEmpty, let nal = set.first else {
-                return .failure(.init(set.count > 1 ? "the \(name) changes within the stream (\(set.count) versions), so it must stay in the samples"
-                                      : "the \(name) in the samples differs from the one in the configuration record"))
+                return .failure(
+                    .init(
+                        set.count > 1
+                            ? "the \(name) changes within the stream (\(set.count) versions), so it must stay in the samples"
+                            : "the \(name) in the samples differs from the one in the configuration record"))
             }
             if k.layer == 0 {
                 append(nal, type: k.type, to: &hvcC.arrays)
             } else {
-                guard var l = lhvC else { return .failure(.init("a \(name) for layer \(k.layer) is in the samples but the entry has no lhvC")) }
+                guard var l = lhvC else {
+                    return .failure(.init("a \(name) for layer \(k.layer) is in the samples but the entry has no lhvC"))
+                }
                 append(nal, type: k.type, to: &l.arrays)
                 lhvC = l
             }
             moved.append(name)
         }
         // hvc1: every parameter-set array is complete.
-        for i in hvcC.arrays.indices where [32, 33, 34].contains(hvcC.arrays[i].nalUnitType.rawValue) { hvcC.arrays[i].arrayCompleteness = true }
+        for i in hvcC.arrays.indices where [32, 33, 34].contains(hvcC.arrays[i].nalUnitType.rawValue) {
+            hvcC.arrays[i].arrayCompleteness = true
+        }
         if var l = lhvC {
-            for i in l.arrays.indices where [32, 33, 34].contains(l.arrays[i].nalUnitType.rawValue) { l.arrays[i].arrayCompleteness = true }
+            for i in l.arrays.indices where [32, 33, 34].contains(l.arrays[i].nalUnitType.rawValue) {
+                l.arrays[i].arrayCompleteness = true
+            }
             lhvC = l
         }
         var e = entry
         e.header.type = "hvc1"
         do {
             e.setChild(Box(HEVCConfigurationBox(record: try hvcC.serialized(), layered: false), type: "hvcC"))
-            if let l = lhvC { e.setChild(Box(HEVCConfigurationBox(record: try l.serialized(), layered: true), type: "lhvC")) }
+            if let l = lhvC {
+                e.setChild(Box(HEVCConfigurationBox(record: try l.serialized(), layered: true), type: "lhvC"))
+            }
         } catch { return .failure(.init("the configuration records cannot be written (\(error.message))")) }
         var changed: [Int: [UInt8]] = [:]
         for i in withPS {
@@ -248,7 +316,9 @@ public enum MovieRepair {
     }
 
     static func append(_ nal: [UInt8], type: UInt8, to arrays: inout [NALUnitArray]) {
-        if let i = arrays.firstIndex(where: { $0.nalUnitType.rawValue == type }) { arrays[i].nalUnits.append(nal); return }
+        if let i = arrays.firstIndex(where: { $0.nalUnitType.rawValue == type }) {
+            arrays[i].nalUnits.append(nal); return
+        }
         // Keep VPS, SPS, PPS order.
         let at = arrays.firstIndex { $0.nalUnitType.rawValue > type } ?? arrays.count
         arrays.insert(NALUnitArray(arrayCompleteness: true, nalUnitType: NALUnitType(type), nalUnits: [nal]), at: at)
@@ -257,7 +327,9 @@ public enum MovieRepair {
     /// One sample per chunk for the repaired track: every sample stays where it is; a changed sample's shorter bytes
     /// are written at its old offset (a patch applied while the file is copied), so no second copy of it is left
     /// behind — only the removed parameter-set bytes remain, unreferenced, after it. `stsz` gets the new sizes.
-    static func rewriteTables(_ trak: inout Box, track: Track, plan: Hev1Plan, patches: inout [UInt64: [UInt8]]) throws(ParseError) {
+    static func rewriteTables(_ trak: inout Box, track: Track, plan: Hev1Plan, patches: inout [UInt64: [UInt8]])
+        throws(ParseError)
+    {
         let samples = try track.samples()
         guard var stbl = trak.find("mdia", "minf", "stbl") else { return }
         var offsets: [UInt64] = []
@@ -274,12 +346,21 @@ public enum MovieRepair {
         }
         stbl.setChild(Box(SampleSizeBox(sizes: sizes), type: "stsz"))
         stbl.removeChildren("stz2")
-        stbl.setChild(Box(SampleToChunkBox(entries: [.init(firstChunk: 1, samplesPerChunk: 1, sampleDescriptionIndex: 1)]), type: "stsc"))
-        let table = offsets.contains(where: { $0 > UInt64(UInt32.max) }) ? Box(ChunkLargeOffsetBox(offsets: offsets), type: "co64")
+        stbl.setChild(
+            Box(
+                SampleToChunkBox(entries: [.init(firstChunk: 1, samplesPerChunk: 1, sampleDescriptionIndex: 1)]),
+                type: "stsc"))
+        let table =
+            offsets.contains(where: { $0 > UInt64(UInt32.max) })
+            ? Box(ChunkLargeOffsetBox(offsets: offsets), type: "co64")
             : Box(U32TableBox(values: offsets.map { UInt32(truncatingIfNeeded: $0) }), type: "stco")
         // The new chunk-offset table takes the old one's place among the sample-table boxes.
         var kids = stbl.children ?? []
-        if let i = kids.firstIndex(where: { $0.type == "stco" || $0.type == "co64" }) { kids[i] = table } else { kids.append(table) }
+        if let i = kids.firstIndex(where: { $0.type == "stco" || $0.type == "co64" }) {
+            kids[i] = table
+        } else {
+            kids.append(table)
+        }
         stbl.children = kids
         try SpatialVideoEditor.replace(&trak, path: ["mdia", "minf", "stbl"], with: stbl)
     }

@@ -29,13 +29,16 @@ extension SpatialVideoAssembler {
     /// `mux.frameRateNum/Den` when given, else the base SPS's VUI timing, else the VPS timing; a stream without any is
     /// refused (no rate is invented). `hero` nil makes the base layer's eye the hero. Writes `output` (a scratch path
     /// the caller renames); throws ``/BinaryIO/ParseError/Code/unsupported`` for a stream that is not two views.
-    package static func muxMultiview(stream path: String, output: String, swapEyes: Bool, hero: HeroEye?,
-                                    mux: SpatialVideoMuxOptions,
-                                    limits: Limits = .default) throws(ParseError) -> MultiviewStreamMuxResult {
+    package static func muxMultiview(
+        stream path: String, output: String, swapEyes: Bool, hero: HeroEye?,
+        mux: SpatialVideoMuxOptions,
+        limits: Limits = .default
+    ) throws(ParseError) -> MultiviewStreamMuxResult {
         var reader = try MVHEVCAnnexBReader(path: path, limits: limits)
         let stated = reader.statedBaseIsLeft
         let baseIsLeft = (stated?.isLeft ?? true) != swapEyes
-        var eyeSource = stated?.source
+        var eyeSource =
+            stated?.source
             ?? "no SEI 176 or 180 in the stream names the eyes: layer 0 taken as the left eye"
         if swapEyes { eyeSource += "; swapped (--swap-eyes)" }
         let header = try MVHEVCStream(encoderHeaders: reader.parameterSets, baseIsLeft: baseIsLeft)
@@ -50,9 +53,10 @@ extension SpatialVideoAssembler {
             m.frameRateNum = t.timeScale; m.frameRateDen = t.unitsInTick
             fpsSource = "the stream's VPS timing"
         } else {
-            throw ParseError(.invalidArgument, path: path,
-                             "the stream states no frame rate (no timing in its SPS VUI or VPS): give it "
-                                 + "(convert --fps, e.g. 30 or 30000/1001; \"frame_rate\" in the C and Python APIs)")
+            throw ParseError(
+                .invalidArgument, path: path,
+                "the stream states no frame rate (no timing in its SPS VUI or VPS): give it "
+                    + "(convert --fps, e.g. 30 or 30000/1001; \"frame_rate\" in the C and Python APIs)")
         }
         let heroEye = hero ?? (baseIsLeft ? .left : .right)
         m.stereo.heroEye = heroEye
@@ -62,8 +66,9 @@ extension SpatialVideoAssembler {
             throw ParseError(.truncated, path: path, "the stream has no access units")
         }
         let result = try writer.finish(header: header)
-        return MultiviewStreamMuxResult(mux: result, accessUnits: reader.count, baseIsLeft: baseIsLeft,
-                                        eyeSource: eyeSource, fpsNum: m.frameRateNum ?? 0, fpsDen: m.frameRateDen,
-                                        fpsSource: fpsSource, hero: heroEye)
+        return MultiviewStreamMuxResult(
+            mux: result, accessUnits: reader.count, baseIsLeft: baseIsLeft,
+            eyeSource: eyeSource, fpsNum: m.frameRateNum ?? 0, fpsDen: m.frameRateDen,
+            fpsSource: fpsSource, hero: heroEye)
     }
 }

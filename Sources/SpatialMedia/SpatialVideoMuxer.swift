@@ -40,7 +40,9 @@ public struct SpatialVideoMuxResult: Sendable {
 public enum SpatialVideoMuxer {
     /// Writes the movie atomically (a temporary file renamed into place; nothing is left at `path` on failure).
     @discardableResult
-    public static func write(_ stream: MVHEVCStream, to path: String, options: SpatialVideoMuxOptions = SpatialVideoMuxOptions()) throws(ParseError) -> SpatialVideoMuxResult {
+    public static func write(
+        _ stream: MVHEVCStream, to path: String, options: SpatialVideoMuxOptions = SpatialVideoMuxOptions()
+    ) throws(ParseError) -> SpatialVideoMuxResult {
         let (file, result) = try build(stream, options: options)
         try file.write(to: path)
         var r = result
@@ -49,7 +51,9 @@ public enum SpatialVideoMuxer {
     }
 
     /// Builds the file in memory (boxes with their sample data).
-    public static func build(_ stream: MVHEVCStream, options: SpatialVideoMuxOptions = SpatialVideoMuxOptions()) throws(ParseError) -> (ISOFile, SpatialVideoMuxResult) {
+    public static func build(_ stream: MVHEVCStream, options: SpatialVideoMuxOptions = SpatialVideoMuxOptions())
+        throws(ParseError) -> (ISOFile, SpatialVideoMuxResult)
+    {
         guard !stream.accessUnits.isEmpty else { throw ParseError(.invalidValue, "the stream has no access units") }
         try validate(options)
         var samples: [VideoSample] = []
@@ -60,8 +64,9 @@ public enum SpatialVideoMuxer {
             samples.append(try VideoSample(au, size: s.count))
             payload += s
         }
-        return try movie(header: stream, samples: samples, mdat: .raw(payload), mdatPayloadLength: UInt64(payload.count),
-                         source: MemorySource([]), options: options)
+        return try movie(
+            header: stream, samples: samples, mdat: .raw(payload), mdatPayloadLength: UInt64(payload.count),
+            source: MemorySource([]), options: options)
     }
 
     /// What the sample tables need to know of one access unit.
@@ -75,7 +80,9 @@ public enum SpatialVideoMuxer {
         /// NAL unit type of the highest layer's first slice (the `sync` sample group entry of an IRAP sample).
         var topLayerType: NALUnitType
         init(_ au: MVHEVCAccessUnit, size: Int) throws(ParseError) {
-            guard let s = UInt32(exactly: size) else { throw ParseError(.unwritable, "an access unit of \(size) bytes does not fit stsz") }
+            guard let s = UInt32(exactly: size) else {
+                throw ParseError(.unwritable, "an access unit of \(size) bytes does not fit stsz")
+            }
             self.size = s; poc = au.poc; isIRAP = au.isIRAP; baseType = au.baseType
             let vcl = au.nalUnits.filter { $0.type.isVCL }
             disposable = !vcl.isEmpty && vcl.allSatisfy { $0.type.isSubLayerNonReference }
@@ -92,14 +99,20 @@ public enum SpatialVideoMuxer {
 
     /// The movie around video samples stored contiguously at the start of `mdat`'s payload (`mdat` holds
     /// `mdatPayloadLength` bytes: in memory, or a range of `source`). Shared by the in-memory and streaming writers.
-    static func movie(header stream: MVHEVCStream, samples: [VideoSample], mdat mdatFields: BoxFields, mdatPayloadLength total: UInt64,
-                      source: any ByteSource, options: SpatialVideoMuxOptions) throws(ParseError) -> (ISOFile, SpatialVideoMuxResult) {
+    static func movie(
+        header stream: MVHEVCStream, samples: [VideoSample], mdat mdatFields: BoxFields,
+        mdatPayloadLength total: UInt64,
+        source: any ByteSource, options: SpatialVideoMuxOptions
+    ) throws(ParseError) -> (ISOFile, SpatialVideoMuxResult) {
         let n = samples.count
         guard n > 0 else { throw ParseError(.invalidValue, "the stream has no access units") }
         // Timing: timescale and frame duration.
         var num: UInt32 = 30, den: UInt32 = 1
-        if let f = options.frameRateNum { num = f; den = options.frameRateDen }
-        else if let t = stream.timing, t.unitsInTick > 0, t.timeScale > 0 { num = t.timeScale; den = t.unitsInTick }
+        if let f = options.frameRateNum {
+            num = f; den = options.frameRateDen
+        } else if let t = stream.timing, t.unitsInTick > 0, t.timeScale > 0 {
+            num = t.timeScale; den = t.unitsInTick
+        }
         guard num > 0, den > 0 else { throw ParseError(.invalidValue, "frame rate \(num)/\(den) is not positive") }
         var timescale = num, duration = den
         // Keep timescales readable: 25 fps → 25 × 1000 ticks when the fraction is integral.
@@ -145,10 +158,15 @@ public enum SpatialVideoMuxer {
             var chunkOffsets: [UInt64] = []
             var off = dataStart
             for c in chunkSizes { chunkOffsets.append(off); off += c }
-            var moov = try moovBox(entry: entry, samples: samples, timescale: timescale, frameDuration: duration, mediaDuration: mediaDuration,
-                                   offsets: offsets, sync: sync.count == n ? nil : sync, perChunk: perChunk,
-                                   chunkOffsets: chunkOffsets, co64: useCo64, width: stream.width, height: stream.height, container: options.container)
-            if !options.movieUserData.isEmpty { moov.children?.append(Box(type: "udta", children: options.movieUserData)) }
+            var moov = try moovBox(
+                entry: entry, samples: samples, timescale: timescale, frameDuration: duration,
+                mediaDuration: mediaDuration,
+                offsets: offsets, sync: sync.count == n ? nil : sync, perChunk: perChunk,
+                chunkOffsets: chunkOffsets, co64: useCo64, width: stream.width, height: stream.height,
+                container: options.container)
+            if !options.movieUserData.isEmpty {
+                moov.children?.append(Box(type: "udta", children: options.movieUserData))
+            }
             return moov
         }
         let ftypSize = ftyp.encodedSize()
@@ -163,8 +181,9 @@ public enum SpatialVideoMuxer {
             boxes = [ftyp, mdat, try makeMoov(dataStart: ftypSize + mdatHeaderLength)]
         }
         let file = ISOFile(boxes: boxes, source: source)
-        let result = SpatialVideoMuxResult(path: "", bytesWritten: boxes.reduce(0) { $0 + $1.encodedSize() }, samples: n, syncSamples: sync.count,
-                                           timescale: timescale, frameDuration: duration, compositionDelay: delay)
+        let result = SpatialVideoMuxResult(
+            path: "", bytesWritten: boxes.reduce(0) { $0 + $1.encodedSize() }, samples: n, syncSamples: sync.count,
+            timescale: timescale, frameDuration: duration, compositionDelay: delay)
         return (file, result)
     }
 
@@ -182,8 +201,12 @@ public enum SpatialVideoMuxer {
 
     static func ftypBox(_ c: SpatialVideoMuxOptions.Container) -> Box {
         switch c {
-        case .mov: return Box(FileTypeBox(majorBrand: "qt  ", minorVersion: 0, compatibleBrands: ["qt  "]), type: "ftyp")
-        case .mp4: return Box(FileTypeBox(majorBrand: "mp42", minorVersion: 1, compatibleBrands: ["isom", "mp41", "mp42"]), type: "ftyp")
+        case .mov:
+            return Box(FileTypeBox(majorBrand: "qt  ", minorVersion: 0, compatibleBrands: ["qt  "]), type: "ftyp")
+        case .mp4:
+            return Box(
+                FileTypeBox(majorBrand: "mp42", minorVersion: 1, compatibleBrands: ["isom", "mp41", "mp42"]),
+                type: "ftyp")
         }
     }
 
@@ -193,28 +216,32 @@ public enum SpatialVideoMuxer {
             throw ParseError(.invalidValue, "picture size \(s.width)x\(s.height) does not fit a sample entry")
         }
         let hvcC = try HEVCDecoderConfigurationRecord(vps: [s.vps], sps: s.baseSPS, pps: s.basePPS, sei: [s.sei])
-        let baseSPS = try s.baseSPS.first.map { (n: NALUnit) throws(ParseError) -> SequenceParameterSet in try SequenceParameterSet(nal: n) }
+        let baseSPS = try s.baseSPS.first.map { (n: NALUnit) throws(ParseError) -> SequenceParameterSet in
+            try SequenceParameterSet(nal: n)
+        }
         // temporalIdNested 0 as Apple writes it in lhvC (it claims nothing; Apple's base SPS also sets nesting).
-        let lhvC = try LHEVCDecoderConfigurationRecord(sps: s.layerSPS, pps: s.layerPPS, numTemporalLayers: hvcC.numTemporalLayers,
-                                                       temporalIdNested: false)
+        let lhvC = try LHEVCDecoderConfigurationRecord(
+            sps: s.layerSPS, pps: s.layerPPS, numTemporalLayers: hvcC.numTemporalLayers,
+            temporalIdNested: false)
         var fixed = ByteWriter()
-        fixed.writeU16(0); fixed.writeU16(0)                 // pre_defined, reserved
-        fixed.write([UInt8](repeating: 0, count: 12))        // pre_defined[3]
+        fixed.writeU16(0); fixed.writeU16(0)  // pre_defined, reserved
+        fixed.write([UInt8](repeating: 0, count: 12))  // pre_defined[3]
         fixed.writeU16(UInt16(s.width)); fixed.writeU16(UInt16(s.height))
-        fixed.writeU32(0x0048_0000); fixed.writeU32(0x0048_0000) // 72 dpi
-        fixed.writeU32(0)                                    // reserved
-        fixed.writeU16(1)                                    // frame_count
+        fixed.writeU32(0x0048_0000); fixed.writeU32(0x0048_0000)  // 72 dpi
+        fixed.writeU32(0)  // reserved
+        fixed.writeU16(1)  // frame_count
         let name = Array("HEVC".utf8)
         fixed.writeU8(UInt8(name.count)); fixed.write(name); fixed.write([UInt8](repeating: 0, count: 31 - name.count))
-        fixed.writeU16(0x0018)                               // depth
-        fixed.writeI16(-1)                                   // pre_defined
+        fixed.writeU16(0x0018)  // depth
+        fixed.writeI16(-1)  // pre_defined
         var children = [
             Box(HEVCConfigurationBox(record: try hvcC.serialized(), layered: false), type: "hvcC"),
             Box(HEVCConfigurationBox(record: try lhvC.serialized(), layered: true), type: "lhvC"),
         ]
         if let sps = baseSPS, let c = colr(sps, container: o.container) { children.append(c) }
         children += hdrBoxes(sei: s.sei)
-        var entry = Box(SampleEntry(kind: .visual, dataReferenceIndex: 1, fixed: fixed.take()), type: "hvc1", children: children)
+        var entry = Box(
+            SampleEntry(kind: .visual, dataReferenceIndex: 1, fixed: fixed.take()), type: "hvc1", children: children)
         SpatialVideoEditor.editEntry(&entry, SpatialVideoEdit(setting: o.stereo))
         return entry
     }
@@ -225,9 +252,10 @@ public enum SpatialVideoMuxer {
     static func colr(_ s: SequenceParameterSet, container: SpatialVideoMuxOptions.Container) -> Box? {
         guard s.vuiPresent, s.vui.videoSignalTypePresent, s.vui.colourDescriptionPresent else { return nil }
         let type: FourCC = container == .mov && !s.vui.videoFullRange ? "nclc" : "nclx"
-        let c = ColourInformationBox(colourType: type, colourPrimaries: UInt16(s.vui.colourPrimaries),
-                                     transferCharacteristics: UInt16(s.vui.transferCharacteristics),
-                                     matrixCoefficients: UInt16(s.vui.matrixCoeffs), fullRange: s.vui.videoFullRange)
+        let c = ColourInformationBox(
+            colourType: type, colourPrimaries: UInt16(s.vui.colourPrimaries),
+            transferCharacteristics: UInt16(s.vui.transferCharacteristics),
+            matrixCoefficients: UInt16(s.vui.matrixCoeffs), fullRange: s.vui.videoFullRange)
         return Box(c, type: "colr")
     }
 
@@ -257,8 +285,8 @@ public enum SpatialVideoMuxer {
     }
 
     /// `sgpd` (version 1, default_length 1) and `sbgp` of grouping type `sync`, as Apple writes them: one entry per NAL
-    /// unit type found in the highest layer of the IRAP samples (Apple: 0x15, the layer-1 CRA of its first sample), each
-    /// IRAP sample mapped to its entry, the others to 0. Empty when there is no IRAP sample.
+    /// unit type found in the highest layer of the IRAP samples (Apple: 0x15, the layer-1 CRA of its first sample),
+    /// each IRAP sample mapped to its entry, the others to 0. Empty when there is no IRAP sample.
     static func syncSampleGroup(_ samples: [VideoSample]) -> [Box] {
         var types: [UInt8] = []
         var index: [UInt32] = []
@@ -266,7 +294,11 @@ public enum SpatialVideoMuxer {
         for s in samples {
             guard s.isIRAP else { index.append(0); continue }
             let t = s.topLayerType.rawValue & 0x3F
-            if let k = types.firstIndex(of: t) { index.append(UInt32(k + 1)) } else { types.append(t); index.append(UInt32(types.count)) }
+            if let k = types.firstIndex(of: t) {
+                index.append(UInt32(k + 1))
+            } else {
+                types.append(t); index.append(UInt32(types.count))
+            }
         }
         guard !types.isEmpty else { return [] }
         let sgpd = raw("sgpd") { w in
@@ -281,9 +313,11 @@ public enum SpatialVideoMuxer {
         return [sgpd, sbgp]
     }
 
-    static func moovBox(entry: Box, samples: [VideoSample], timescale: UInt32, frameDuration: UInt32, mediaDuration: UInt64,
-                        offsets: [Int], sync: [UInt32]?, perChunk: Int, chunkOffsets: [UInt64], co64: Bool,
-                        width: Int, height: Int, container: SpatialVideoMuxOptions.Container) throws(ParseError) -> Box {
+    static func moovBox(
+        entry: Box, samples: [VideoSample], timescale: UInt32, frameDuration: UInt32, mediaDuration: UInt64,
+        offsets: [Int], sync: [UInt32]?, perChunk: Int, chunkOffsets: [UInt64], co64: Bool,
+        width: Int, height: Int, container: SpatialVideoMuxOptions.Container
+    ) throws(ParseError) -> Box {
         let n = samples.count
         let count = try Checked.u32(n)
         // One video track (id 1) presented from its first sample for the whole media duration.
@@ -312,27 +346,40 @@ public enum SpatialVideoMuxer {
             ticks.reserveCapacity(n)
             for o in offsets {
                 let t = try Checked.mul(o, Int(frameDuration))
-                guard let v = Int32(exactly: t) else { throw ParseError(.unwritable, "composition offset \(t) does not fit ctts") }
+                guard let v = Int32(exactly: t) else {
+                    throw ParseError(.unwritable, "composition offset \(t) does not fit ctts")
+                }
                 ticks.append(UInt32(bitPattern: v))
             }
             let runs = runLength(ticks)
-            stblKids.append(Box(CompositionOffsetBox(version: 1, entries: runs.map { (count: $0.0, offset: $0.1) }), type: "ctts"))
+            stblKids.append(
+                Box(CompositionOffsetBox(version: 1, entries: runs.map { (count: $0.0, offset: $0.1) }), type: "ctts"))
         }
         if let sync {
             stblKids.append(Box(U32TableBox(values: sync), type: "stss"))
         }
-        stblKids.append(raw("sdtp") { w in
-            w.writeU8(0); w.writeU24(0)
-            for s in samples { w.writeU8(s.dependencyFlags) }
-        })
+        stblKids.append(
+            raw("sdtp") { w in
+                w.writeU8(0); w.writeU24(0)
+                for s in samples { w.writeU8(s.dependencyFlags) }
+            })
         let fullChunks = n / perChunk, rest = n % perChunk
         var chunkEntries: [SampleToChunkBox.Entry] = []
-        if fullChunks > 0 { chunkEntries.append(.init(firstChunk: 1, samplesPerChunk: try Checked.u32(perChunk), sampleDescriptionIndex: 1)) }
-        if rest > 0 { chunkEntries.append(.init(firstChunk: try Checked.u32(fullChunks + 1), samplesPerChunk: try Checked.u32(rest), sampleDescriptionIndex: 1)) }
+        if fullChunks > 0 {
+            chunkEntries.append(
+                .init(firstChunk: 1, samplesPerChunk: try Checked.u32(perChunk), sampleDescriptionIndex: 1))
+        }
+        if rest > 0 {
+            chunkEntries.append(
+                .init(
+                    firstChunk: try Checked.u32(fullChunks + 1), samplesPerChunk: try Checked.u32(rest),
+                    sampleDescriptionIndex: 1))
+        }
         stblKids.append(Box(SampleToChunkBox(entries: chunkEntries), type: "stsc"))
         stblKids.append(Box(SampleSizeBox(sizes: samples.map(\.size)), type: "stsz"))
         stblKids.append(try ChunkOffsets.box(chunkOffsets, large: co64))
-        let minf = Box(type: "minf", children: [vmhd, Box.selfContainedDataInformation(), Box(type: "stbl", children: stblKids)])
+        let minf = Box(
+            type: "minf", children: [vmhd, Box.selfContainedDataInformation(), Box(type: "stbl", children: stblKids)])
         let mdia = Box(type: "mdia", children: [mdhd, Box(hdlrPayload, type: "hdlr"), minf])
         let trak = Box(type: "trak", children: [tkhd, Box(type: "edts", children: [elst]), mdia])
         return Box(type: "moov", children: [mvhd, trak])
@@ -349,20 +396,30 @@ public enum SpatialVideoAssembler {
     /// stream that introduces a new parameter set after its first picture is assembled whole in memory instead
     /// (up to ``/BinaryIO/Limits/maxBoxInMemory``), which gives the same file.
     @discardableResult
-    package static func assemble(left: String, right: String, output: String, assembly: MVHEVCAssemblyOptions = MVHEVCAssemblyOptions(),
-                                mux: SpatialVideoMuxOptions = SpatialVideoMuxOptions(), limits: Limits = .default) throws(ParseError) -> SpatialVideoMuxResult {
+    package static func assemble(
+        left: String, right: String, output: String, assembly: MVHEVCAssemblyOptions = MVHEVCAssemblyOptions(),
+        mux: SpatialVideoMuxOptions = SpatialVideoMuxOptions(), limits: Limits = .default
+    ) throws(ParseError) -> SpatialVideoMuxResult {
         let basePath = assembly.baseIsLeft ? left : right, secondPath = assembly.baseIsLeft ? right : left
-        if let r = try streaming(base: basePath, second: secondPath, output: output, assembly: assembly, mux: mux, limits: limits) { return r }
+        if let r = try streaming(
+            base: basePath, second: secondPath, output: output, assembly: assembly, mux: mux, limits: limits)
+        {
+            return r
+        }
         let l = try readWhole(left, limits: limits), r = try readWhole(right, limits: limits)
-        let stream = try MVHEVCAssembler.assemble(base: assembly.baseIsLeft ? l : r, second: assembly.baseIsLeft ? r : l, options: assembly)
+        let stream = try MVHEVCAssembler.assemble(
+            base: assembly.baseIsLeft ? l : r, second: assembly.baseIsLeft ? r : l, options: assembly)
         return try SpatialVideoMuxer.write(stream, to: output, options: mux)
     }
 
     /// The streaming path; `nil` when a stream needs the whole-stream path (late parameter sets).
-    static func streaming(base: String, second: String, output: String, assembly: MVHEVCAssemblyOptions,
-                          mux: SpatialVideoMuxOptions, limits: Limits) throws(ParseError) -> SpatialVideoMuxResult? {
+    static func streaming(
+        base: String, second: String, output: String, assembly: MVHEVCAssemblyOptions,
+        mux: SpatialVideoMuxOptions, limits: Limits
+    ) throws(ParseError) -> SpatialVideoMuxResult? {
         var a = AnnexBPictureReader(source: try FileSource(path: base), name: "base (layer 0) stream", limits: limits)
-        var b = AnnexBPictureReader(source: try FileSource(path: second), name: "second (layer 1) stream", limits: limits)
+        var b = AnnexBPictureReader(
+            source: try FileSource(path: second), name: "second (layer 1) stream", limits: limits)
         var pa = try a.next(), pb = try b.next()
         guard pa != nil else { throw ParseError(.truncated, path: base, "\(a.reader.name) has no pictures") }
         guard pb != nil else { throw ParseError(.truncated, path: second, "\(b.reader.name) has no pictures") }
@@ -376,7 +433,9 @@ public enum SpatialVideoAssembler {
                 var na = session.count + (pa == nil ? 0 : 1), nb = session.count + (pb == nil ? 0 : 1)
                 while try a.next() != nil { na += 1 }
                 while try b.next() != nil { nb += 1 }
-                return na == nb ? nil : ParseError(.invalidValue, "the two streams have different frame counts: base \(na), second \(nb)")
+                return na == nb
+                    ? nil
+                    : ParseError(.invalidValue, "the two streams have different frame counts: base \(na), second \(nb)")
             }
             switch (pa, pb) {
             case (let x?, let y?):
@@ -398,7 +457,9 @@ public enum SpatialVideoAssembler {
     static func readWhole(_ path: String, limits: Limits) throws(ParseError) -> [UInt8] {
         let s = try FileSource(path: path)
         guard s.size <= limits.maxBoxInMemory else {
-            throw ParseError(.limitExceeded, path: path, "\(path): \(s.size) bytes is over the in-memory limit (maxBoxInMemory \(limits.maxBoxInMemory))")
+            throw ParseError(
+                .limitExceeded, path: path,
+                "\(path): \(s.size) bytes is over the in-memory limit (maxBoxInMemory \(limits.maxBoxInMemory))")
         }
         let b = try s.read(at: 0, count: try Checked.int(s.size))
         guard UInt64(b.count) == s.size else { throw ParseError(.truncated, path: path, "\(path): short read") }

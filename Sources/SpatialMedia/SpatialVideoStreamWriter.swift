@@ -38,20 +38,25 @@ public final class SpatialVideoStreamWriter {
     public func add(_ au: MVHEVCAccessUnit) throws(ParseError) {
         let s = try LengthPrefixed.join(au.nalUnits, lengthSize: 4)
         samples.append(try SpatialVideoMuxer.VideoSample(au, size: s.count))
-        for n in au.nalUnits { if n.layerId == 0 { layer0Bytes += n.bytes.count } else { layer1Bytes += n.bytes.count } }
+        for n in au.nalUnits {
+            if n.layerId == 0 { layer0Bytes += n.bytes.count } else { layer1Bytes += n.bytes.count }
+        }
         try scratch.append(s)
     }
 
     /// Writes the movie to ``path`` (atomically): `header` gives the parameter sets and facts of the stream
     /// (``/HEVC/MVHEVCAssemblySession/header``), `audio` the tracks copied alongside.
     @discardableResult
-    public func finish(header: MVHEVCStream, audio: [CopiedTrack] = [],
-                       progress: ((UInt64, UInt64) -> Void)? = nil) throws(ParseError) -> SpatialVideoMuxResult {
+    public func finish(
+        header: MVHEVCStream, audio: [CopiedTrack] = [],
+        progress: ((UInt64, UInt64) -> Void)? = nil
+    ) throws(ParseError) -> SpatialVideoMuxResult {
         let videoBytes = scratch.size
         for t in audio { for c in t.chunks { try scratch.append(c) } }
         let source = try scratch.source()
-        var (file, result) = try SpatialVideoMuxer.movie(header: header, samples: samples, mdat: .fileRange(offset: 0, length: videoBytes),
-                                                         mdatPayloadLength: videoBytes, source: source, options: options)
+        var (file, result) = try SpatialVideoMuxer.movie(
+            header: header, samples: samples, mdat: .fileRange(offset: 0, length: videoBytes),
+            mdatPayloadLength: videoBytes, source: source, options: options)
         file = try TrackCopier.append(audio, to: file)
         try file.write(to: path, progress: progress)
         result.path = path

@@ -1,6 +1,6 @@
 import BinaryIO
-import SystemSupport
 import ISOBMFF
+import SystemSupport
 
 /// Projection and frame packing in Apple's terms (`vexu/proj/prji`, `vexu/pack/pkin`), the target of a
 /// conversion from Google's spherical metadata and its source when converting back.
@@ -24,8 +24,12 @@ public struct GoogleSphericalSignal: Sendable, Equatable {
 
     /// `sv3d{svhd "spatial-media", proj{prhd pose, equi bounds}}`: the one place the project writes a Google sphere.
     public var sv3d: Box {
-        let proj = Box(type: "proj", children: [Box(FullBoxU32Fields(values: pose.prefix(3).map { UInt32(bitPattern: $0) }), type: "prhd"),
-                                                Box(FullBoxU32Fields(values: Array(bounds.prefix(4))), type: "equi")])
+        let proj = Box(
+            type: "proj",
+            children: [
+                Box(FullBoxU32Fields(values: pose.prefix(3).map { UInt32(bitPattern: $0) }), type: "prhd"),
+                Box(FullBoxU32Fields(values: Array(bounds.prefix(4))), type: "equi"),
+            ])
         return Box(type: "sv3d", children: [Box(SphericalVideoHeaderBox(source: "spatial-media"), type: "svhd"), proj])
     }
 
@@ -72,7 +76,8 @@ extension StereoVideoMetadata {
             case nil: t = "no projection box"
             }
             if let pose = googlePose, pose.contains(where: { $0 != 0 }) {
-                t += ", pose yaw \(Self.fixed16(pose[0]))° pitch \(Self.fixed16(pose[1]))° roll \(Self.fixed16(pose[2]))°"
+                t +=
+                    ", pose yaw \(Self.fixed16(pose[0]))° pitch \(Self.fixed16(pose[1]))° roll \(Self.fixed16(pose[2]))°"
             }
             out.append(("Google sv3d (v2)", t))
         }
@@ -104,7 +109,8 @@ extension StereoVideoMetadata {
     /// Coverage in whole degrees from the v1 cropped-area fields, when they are all present.
     var v1Coverage: (h: Int, v: Int)? {
         guard let cw = v1Int("CroppedAreaImageWidthPixels"), let ch = v1Int("CroppedAreaImageHeightPixels"),
-              let fw = v1Int("FullPanoWidthPixels"), let fh = v1Int("FullPanoHeightPixels"), fw > 0, fh > 0 else { return nil }
+            let fw = v1Int("FullPanoWidthPixels"), let fh = v1Int("FullPanoHeightPixels"), fw > 0, fh > 0
+        else { return nil }
         return (Int((360 * Double(cw) / Double(fw)).rounded()), Int((180 * Double(ch) / Double(fh)).rounded()))
     }
 
@@ -116,7 +122,9 @@ extension StereoVideoMetadata {
     /// and meshes — unless `assumeProjection` is given (a VR180 camera mesh is usually half-equirectangular,
     /// but checking that would need the mesh decoded, so the caller must say so).
     public func googleToAPMP(assumeProjection: FourCC? = nil) -> Result<APMPSignal, SphericalConversionError> {
-        guard hasGoogleSphere else { return .failure(.init("the track carries no Google spherical metadata (st3d/sv3d or the v1 uuid XML)")) }
+        guard hasGoogleSphere else {
+            return .failure(.init("the track carries no Google spherical metadata (st3d/sv3d or the v1 uuid XML)"))
+        }
         var packing: FourCC?
         if let m = googleStereoMode {
             switch m {
@@ -136,17 +144,30 @@ extension StereoVideoMetadata {
         var kind: FourCC
         if presentBoxes.contains("sv3d") {
             if let pose = googlePose, pose.contains(where: { $0 != 0 }) {
-                return .failure(.init("sv3d/proj/prhd sets an initial pose (yaw \(Self.fixed16(pose[0]))°, pitch \(Self.fixed16(pose[1]))°, roll \(Self.fixed16(pose[2]))°); APMP has no pose, so the view would turn"))
+                return .failure(
+                    .init(
+                        "sv3d/proj/prhd sets an initial pose (yaw \(Self.fixed16(pose[0]))°, pitch \(Self.fixed16(pose[1]))°, roll \(Self.fixed16(pose[2]))°); APMP has no pose, so the view would turn"
+                    ))
             }
             switch googleProjection {
             case "equi":
                 let b = googleEquirectBounds ?? [0, 0, 0, 0]
-                if b == [0, 0, 0, 0] { kind = "equi" }
-                else if b == [0, 0, Self.quarterBound, Self.quarterBound] { kind = "hequ" }
-                else { return .failure(.init("the equirectangular crop \(Self.coverageText(bounds: b)) is neither the whole sphere (equi) nor its middle half (hequ)")) }
+                if b == [0, 0, 0, 0] {
+                    kind = "equi"
+                } else if b == [0, 0, Self.quarterBound, Self.quarterBound] {
+                    kind = "hequ"
+                } else {
+                    return .failure(
+                        .init(
+                            "the equirectangular crop \(Self.coverageText(bounds: b)) is neither the whole sphere (equi) nor its middle half (hequ)"
+                        ))
+                }
             case "mshp":
                 guard let a = assumeProjection else {
-                    return .failure(.init("the projection is a mesh (sv3d/proj/mshp): whether it is half-equirectangular cannot be checked without decoding the mesh; state the projection (hequ or equi)", remedy: .giveProjection))
+                    return .failure(
+                        .init(
+                            "the projection is a mesh (sv3d/proj/mshp): whether it is half-equirectangular cannot be checked without decoding the mesh; state the projection (hequ or equi)",
+                            remedy: .giveProjection))
                 }
                 kind = a
             case "cbmp": return .failure(.init("a cubemap projection (sv3d/proj/cbmp) has no APMP equivalent"))
@@ -156,29 +177,44 @@ extension StereoVideoMetadata {
             guard (sphericalV1Projection ?? "equirectangular").lowercased() == "equirectangular" else {
                 return .failure(.init("v1 projection '\(sphericalV1Projection ?? "")' has no APMP equivalent"))
             }
-            for f in ["InitialViewHeadingDegrees", "InitialViewPitchDegrees", "InitialViewRollDegrees", "PoseHeadingDegrees", "PosePitchDegrees", "PoseRollDegrees"] {
+            for f in [
+                "InitialViewHeadingDegrees", "InitialViewPitchDegrees", "InitialViewRollDegrees", "PoseHeadingDegrees",
+                "PosePitchDegrees", "PoseRollDegrees",
+            ] {
                 if let v = sphericalV1Fields.first(where: { $0.0 == f })?.1, let d = Double(v), d != 0 {
-                    return .failure(.init("the v1 XML sets \(f) = \(v); APMP has no initial view or pose, so the view would turn"))
+                    return .failure(
+                        .init("the v1 XML sets \(f) = \(v); APMP has no initial view or pose, so the view would turn"))
                 }
             }
-            if let c = v1Coverage, let cw = v1Int("CroppedAreaImageWidthPixels"), let fw = v1Int("FullPanoWidthPixels") {
+            if let c = v1Coverage, let cw = v1Int("CroppedAreaImageWidthPixels"), let fw = v1Int("FullPanoWidthPixels")
+            {
                 let left = v1Int("CroppedAreaLeftPixels") ?? 0, top = v1Int("CroppedAreaTopPixels") ?? 0
-                if c.h == 360 && c.v == 180 && left == 0 && top == 0 { kind = "equi" }
-                else if cw * 2 == fw && left * 4 == fw && top == 0 && c.v == 180 { kind = "hequ" }
-                else { return .failure(.init("the v1 cropped area (\(c.h)°×\(c.v)° of the sphere) is neither the whole sphere nor its middle half")) }
+                if c.h == 360 && c.v == 180 && left == 0 && top == 0 {
+                    kind = "equi"
+                } else if cw * 2 == fw && left * 4 == fw && top == 0 && c.v == 180 {
+                    kind = "hequ"
+                } else {
+                    return .failure(
+                        .init(
+                            "the v1 cropped area (\(c.h)°×\(c.v)° of the sphere) is neither the whole sphere nor its middle half"
+                        ))
+                }
             } else {
                 kind = "equi"
             }
         }
         if let a = assumeProjection, a != kind {
-            return .failure(.init("the projection given, '\(a)', contradicts the Google metadata, which says '\(kind)'"))
+            return .failure(
+                .init("the projection given, '\(a)', contradicts the Google metadata, which says '\(kind)'"))
         }
         return .success(APMPSignal(projection: kind, packing: packing))
     }
 
     /// The Google v2 metadata that says exactly what the APMP boxes say, or the reason there is none.
     public func apmpToGoogle(isMVHEVC: Bool) -> Result<GoogleSphericalSignal, SphericalConversionError> {
-        guard let p = projectionKind else { return .failure(.init("the track has no APMP projection (vexu/proj/prji)")) }
+        guard let p = projectionKind else {
+            return .failure(.init("the track has no APMP projection (vexu/proj/prji)"))
+        }
         let bounds: [UInt32]
         switch p {
         case "equi": bounds = [0, 0, 0, 0]
@@ -191,7 +227,8 @@ extension StereoVideoMetadata {
         case "over": mode = 1
         case nil:
             if isMVHEVC, let f = viewFlags, f.hasLeftEye && f.hasRightEye {
-                return .failure(.init("the stereo is MV-HEVC (two layers); Google's st3d describes frame-packed pictures only"))
+                return .failure(
+                    .init("the stereo is MV-HEVC (two layers); Google's st3d describes frame-packed pictures only"))
             }
         case let k?: return .failure(.init("view packing '\(k)' has no Google equivalent"))
         }
@@ -212,12 +249,17 @@ public struct SphereSplit: Sendable, Equatable {
     public var source: String
     /// What a person should know (a mesh whose coverage was assumed, a layout taken from the picture's shape).
     public var notes: [String]
-    public init(projection: FourCC, packing: FramePacking, firstIsRight: Bool = false, source: String, notes: [String] = []) {
-        self.projection = projection; self.packing = packing; self.firstIsRight = firstIsRight; self.source = source; self.notes = notes
+    public init(
+        projection: FourCC, packing: FramePacking, firstIsRight: Bool = false, source: String, notes: [String] = []
+    ) {
+        self.projection = projection; self.packing = packing; self.firstIsRight = firstIsRight; self.source = source;
+        self.notes = notes
     }
 
     /// The sphere's coverage in words, e.g. "180° half-equirectangular ('hequ')".
-    public var projectionText: String { projection == "hequ" ? "180° half-equirectangular ('hequ')" : "360° equirectangular ('equi')" }
+    public var projectionText: String {
+        projection == "hequ" ? "180° half-equirectangular ('hequ')" : "360° equirectangular ('equi')"
+    }
 
     /// The packing a picture of `width`×`height` has when each eye is a full `projection` picture (`hequ` 1:1 eyes,
     /// `equi` 2:1 eyes), or nil when neither packing fits within 1 %.
@@ -242,19 +284,33 @@ extension StereoVideoMetadata {
     /// from the picture's shape (`width`×`height`). A stated value that contradicts the file is refused; so is a
     /// monoscopic sphere (one view: nothing to put in a second layer).
     public func sphereSplit(width: Int, height: Int, projection stated: FourCC?, packing statedPacking: FramePacking?)
-        -> Result<SphereSplit?, SphericalConversionError> {
-        func fail(_ m: String, _ remedy: ParseError.Remedy? = nil) -> Result<SphereSplit?, SphericalConversionError> { .failure(.init(m, remedy: remedy)) }
-        if let s = stated, s != "hequ" && s != "equi" { return fail("the projection must be hequ (180°) or equi (360°), not '\(s)'") }
+        -> Result<SphereSplit?, SphericalConversionError>
+    {
+        func fail(_ m: String, _ remedy: ParseError.Remedy? = nil) -> Result<SphereSplit?, SphericalConversionError> {
+            .failure(.init(m, remedy: remedy))
+        }
+        if let s = stated, s != "hequ" && s != "equi" {
+            return fail("the projection must be hequ (180°) or equi (360°), not '\(s)'")
+        }
         let apmp = projectionKind.flatMap { $0 == "rect" ? nil : $0 }
         guard apmp != nil || hasGoogleSphere || stated != nil else { return .success(nil) }
         var kind: FourCC, source: String, notes: [String] = []
         if let p = apmp {
             guard p == "hequ" || p == "equi" else {
-                return fail("the projection is '\(p)' (\(SpatialFormat.projectionName(p))); only equirectangular spheres (hequ, equi) are cut into two views")
+                return fail(
+                    "the projection is '\(p)' (\(SpatialFormat.projectionName(p))); only equirectangular spheres (hequ, equi) are cut into two views"
+                )
             }
-            if let s = stated, s != p { return fail("the projection given, '\(s)', contradicts the file's vexu/proj/prji '\(p)'") }
-            if hasGoogleSphere, case .success(let g) = googleToAPMP(assumeProjection: googleProjection == "mshp" ? p : nil), g.projection != p {
-                return fail("the file's APMP projection '\(p)' disagrees with its Google metadata ('\(g.projection)'); remove one of them first")
+            if let s = stated, s != p {
+                return fail("the projection given, '\(s)', contradicts the file's vexu/proj/prji '\(p)'")
+            }
+            if hasGoogleSphere,
+                case .success(let g) = googleToAPMP(assumeProjection: googleProjection == "mshp" ? p : nil),
+                g.projection != p
+            {
+                return fail(
+                    "the file's APMP projection '\(p)' disagrees with its Google metadata ('\(g.projection)'); remove one of them first"
+                )
             }
             kind = p; source = "APMP vexu/proj/prji"
         } else if hasGoogleSphere {
@@ -262,21 +318,33 @@ extension StereoVideoMetadata {
             case .success(let g): kind = g.projection
             case .failure(let e):
                 let crop = e.reason.contains("crop") || e.reason.contains("cropped")
-                return fail(e.reason + (crop ? "; APMP's hequ (180°×180°) and equi (360°×180°) carry no field of view, so the cropped picture would be stretched over a whole half sphere or sphere — refused (keep it frame-packed, or pad it to a full 180° or 360° picture first)" : ""), e.remedy)
+                return fail(
+                    e.reason
+                        + (crop
+                            ? "; APMP's hequ (180°×180°) and equi (360°×180°) carry no field of view, so the cropped picture would be stretched over a whole half sphere or sphere — refused (keep it frame-packed, or pad it to a full 180° or 360° picture first)"
+                            : ""),
+                    e.remedy)
             }
             source = presentBoxes.contains("sv3d") ? "Google sv3d (v2)" : "Google spherical v1 (uuid XML)"
             if googleProjection == "mshp" {
-                notes.append("the projection is a camera mesh (sv3d/proj/mshp) whose coverage was not checked: '\(kind)' declares \(kind == "hequ" ? "a 180°×180° half sphere" : "the whole 360°×180° sphere"), as stated; a picture that covers less is stretched over it by players")
+                notes.append(
+                    "the projection is a camera mesh (sv3d/proj/mshp) whose coverage was not checked: '\(kind)' declares \(kind == "hequ" ? "a 180°×180° half sphere" : "the whole 360°×180° sphere"), as stated; a picture that covers less is stretched over it by players"
+                )
             }
         } else {
             kind = stated ?? "hequ"; source = "stated (the file carries no spherical metadata)"
         }
         var packing = framePacking
         if packing == nil, let f = viewFlags, f.hasLeftEye && f.hasRightEye, statedPacking == nil, apmp != nil {
-            return fail("vexu/eyes/stri declares two eyes but no packing (vexu/pack, st3d); state the layout (sbs or tb)")
+            return fail(
+                "vexu/eyes/stri declares two eyes but no packing (vexu/pack, st3d); state the layout (sbs or tb)")
         }
-        if packing == nil && (apmp != nil || hasGoogleSphere) && statedPacking == nil && (viewFlags.map { !($0.hasLeftEye && $0.hasRightEye) } ?? true) {
-            return fail("the sphere is monoscopic (one view, no frame packing in its metadata): MV-HEVC stereo needs two views. Tag it as APMP without re-encoding instead: `spatial-media edit IN -o OUT --to-apmp`")
+        if packing == nil && (apmp != nil || hasGoogleSphere) && statedPacking == nil
+            && (viewFlags.map { !($0.hasLeftEye && $0.hasRightEye) } ?? true)
+        {
+            return fail(
+                "the sphere is monoscopic (one view, no frame packing in its metadata): MV-HEVC stereo needs two views. Tag it as APMP without re-encoding instead: `spatial-media edit IN -o OUT --to-apmp`"
+            )
         }
         if let p = packing, let s = statedPacking, p != s {
             return fail("the layout given (\(s.rawValue)) contradicts the file's frame packing (\(p.rawValue))")
@@ -284,13 +352,20 @@ extension StereoVideoMetadata {
         if packing == nil { packing = statedPacking }
         if packing == nil {
             guard let guess = SphereSplit.packing(width: width, height: height, projection: kind) else {
-                return fail("the \(width)×\(height) picture is neither two \(kind == "hequ" ? "1:1" : "2:1") eyes side by side nor over-under; state the layout (sbs or tb)")
+                return fail(
+                    "the \(width)×\(height) picture is neither two \(kind == "hequ" ? "1:1" : "2:1") eyes side by side nor over-under; state the layout (sbs or tb)"
+                )
             }
             packing = guess
-            notes.append("layout \(guess == .sideBySide ? "side by side" : "over-under") from the picture's shape (\(width)×\(height): two \(kind == "hequ" ? "1:1" : "2:1") \(kind) eyes)")
+            notes.append(
+                "layout \(guess == .sideBySide ? "side by side" : "over-under") from the picture's shape (\(width)×\(height): two \(kind == "hequ" ? "1:1" : "2:1") \(kind) eyes)"
+            )
         }
         guard let packing else { return fail("no frame packing") }
-        return .success(SphereSplit(projection: kind, packing: packing, firstIsRight: viewFlags?.eyeViewsReversed ?? false, source: source, notes: notes))
+        return .success(
+            SphereSplit(
+                projection: kind, packing: packing, firstIsRight: viewFlags?.eyeViewsReversed ?? false, source: source,
+                notes: notes))
     }
 }
 
@@ -307,8 +382,11 @@ extension SpatialVideoReport {
     /// movie at `path`; nil when it is not a movie this library reads, has no video, or is already MV-HEVC (nothing to
     /// cut). The one reading of a sphere input that `convert`'s plan and the video converter share.
     public static func sphereSplit(path: String, limits: Limits = .default, projection: FourCC?, packing: FramePacking?)
-        -> Result<SphereSplit?, SphericalConversionError>? {
-        guard let file = try? ISOFile.open(path: path, limits: limits), let v = SpatialVideoReport(file).primary, !v.isMVHEVC else { return nil }
+        -> Result<SphereSplit?, SphericalConversionError>?
+    {
+        guard let file = try? ISOFile.open(path: path, limits: limits), let v = SpatialVideoReport(file).primary,
+            !v.isMVHEVC
+        else { return nil }
         return v.metadata.sphereSplit(width: v.width, height: v.height, projection: projection, packing: packing)
     }
 }
@@ -323,15 +401,19 @@ extension SpatialVideoReport {
         let r = SpatialVideoReport(file)
         guard let m = r.primary?.metadata, m.isSpherical else { return nil }
         let forms = m.projectionForms.map { "\($0.source): \($0.text)" }.joined(separator: "; ")
-        let what = "the video is a sphere (\(forms)); converting it to spatial video would flatten it to a rectilinear picture"
+        let what =
+            "the video is a sphere (\(forms)); converting it to spatial video would flatten it to a rectilinear picture"
         if let p = m.projectionKind, p != "rect" {
-            return "\(what). It already carries its APMP projection ('\(p)'): Apple's players show it as is (check it with `spatial-media validate`)"
+            return
+                "\(what). It already carries its APMP projection ('\(p)'): Apple's players show it as is (check it with `spatial-media validate`)"
         }
         switch m.googleToAPMP() {
         case .success(let s) where s.packing != nil:
-            return "\(what). Convert it to MV-HEVC APMP ('\(s.projection)') with its projection (`spatial-media convert` reads it from the metadata; the library: VideoConversionOptions.stereo.projectionKind), or tag it as APMP without re-encoding: `spatial-media edit IN -o OUT --to-apmp` (writes proj '\(s.projection)', pack '\(s.packing?.description ?? "")')"
+            return
+                "\(what). Convert it to MV-HEVC APMP ('\(s.projection)') with its projection (`spatial-media convert` reads it from the metadata; the library: VideoConversionOptions.stereo.projectionKind), or tag it as APMP without re-encoding: `spatial-media edit IN -o OUT --to-apmp` (writes proj '\(s.projection)', pack '\(s.packing?.description ?? "")')"
         case .success(let s):
-            return "\(what). Tag it as APMP without re-encoding instead: `spatial-media edit IN -o OUT --to-apmp` (writes proj '\(s.projection)')"
+            return
+                "\(what). Tag it as APMP without re-encoding instead: `spatial-media edit IN -o OUT --to-apmp` (writes proj '\(s.projection)')"
         case .failure(let e):
             return "\(what), and its Google metadata has no exact APMP form (\(e.reason))"
         }
@@ -343,6 +425,7 @@ extension SpatialVideoReport {
     public static func multiviewRefusal(_ file: ISOFile) -> String? {
         let r = SpatialVideoReport(file)
         guard let v = r.primary, v.isMVHEVC else { return nil }
-        return "the video is already MV-HEVC with two views (a spatial or 3D video): `convert` takes side-by-side, over-under or two-file 3D video, and would cut one view in half. Change its metadata with `spatial-media edit IN -o OUT` (baseline, field of view, disparity, hero), repair it with `spatial-media fix`, or re-encode it by splitting it into a side-by-side movie (`spatial-media split`) and converting that"
+        return
+            "the video is already MV-HEVC with two views (a spatial or 3D video): `convert` takes side-by-side, over-under or two-file 3D video, and would cut one view in half. Change its metadata with `spatial-media edit IN -o OUT` (baseline, field of view, disparity, hero), repair it with `spatial-media fix`, or re-encode it by splitting it into a side-by-side movie (`spatial-media split`) and converting that"
     }
 }

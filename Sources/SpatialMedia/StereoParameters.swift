@@ -34,8 +34,11 @@ public struct StereoParameters: Sendable, Equatable {
     public var projectionKind: FourCC?
 
     /// Creates parameters from stored values (`nil`: absent or not given).
-    public init(baselineMicrometres: UInt32? = nil, horizontalFieldOfViewMillidegrees: UInt32? = nil, disparityAdjustment: Int32? = nil,
-                heroEye: HeroEye? = nil, projectionKind: FourCC? = nil) {
+    public init(
+        baselineMicrometres: UInt32? = nil, horizontalFieldOfViewMillidegrees: UInt32? = nil,
+        disparityAdjustment: Int32? = nil,
+        heroEye: HeroEye? = nil, projectionKind: FourCC? = nil
+    ) {
         self.baselineMicrometres = baselineMicrometres
         self.horizontalFieldOfViewMillidegrees = horizontalFieldOfViewMillidegrees
         self.disparityAdjustment = disparityAdjustment
@@ -47,8 +50,10 @@ public struct StereoParameters: Sendable, Equatable {
     /// rounded to the nearest stored unit; a value that is not finite or does not fit its field (a negative
     /// baseline, a field of view outside (0°, 180°), a disparity beyond ±100 %) throws
     /// ``/BinaryIO/ParseError/Code/invalidArgument``.
-    public init(baselineMillimetres: Double?, horizontalFieldOfViewDegrees: Double? = nil, disparityPercent: Double? = nil,
-                heroEye: HeroEye? = nil, projectionKind: FourCC? = nil) throws(ParseError) {
+    public init(
+        baselineMillimetres: Double?, horizontalFieldOfViewDegrees: Double? = nil, disparityPercent: Double? = nil,
+        heroEye: HeroEye? = nil, projectionKind: FourCC? = nil
+    ) throws(ParseError) {
         self.init(heroEye: heroEye, projectionKind: projectionKind)
         if let b = baselineMillimetres { try setBaseline(millimetres: b) }
         if let f = horizontalFieldOfViewDegrees { try setHorizontalFieldOfView(degrees: f) }
@@ -59,20 +64,24 @@ public struct StereoParameters: Sendable, Equatable {
     /// caller did not give and the input does not carry. 64 mm (a typical adult interpupillary distance), 60°
     /// (a neutral rectilinear field of view), no disparity adjustment, left hero eye, rectilinear projection.
     /// None is a measurement; reports say so. Rationale in `Specs/stereo-parameters.md`.
-    public static let defaults = StereoParameters(baselineMicrometres: 64_000, horizontalFieldOfViewMillidegrees: 60_000,
-                                                  disparityAdjustment: 0, heroEye: .left, projectionKind: "rect")
+    public static let defaults = StereoParameters(
+        baselineMicrometres: 64_000, horizontalFieldOfViewMillidegrees: 60_000,
+        disparityAdjustment: 0, heroEye: .left, projectionKind: "rect")
 
     /// No value is set.
     public var isEmpty: Bool {
-        baselineMicrometres == nil && horizontalFieldOfViewMillidegrees == nil && disparityAdjustment == nil && heroEye == nil && projectionKind == nil
+        baselineMicrometres == nil && horizontalFieldOfViewMillidegrees == nil && disparityAdjustment == nil
+            && heroEye == nil && projectionKind == nil
     }
 
     /// These parameters with every `nil` field taken from `base` (by default ``defaults``).
     public func filled(from base: StereoParameters = .defaults) -> StereoParameters {
-        StereoParameters(baselineMicrometres: baselineMicrometres ?? base.baselineMicrometres,
-                         horizontalFieldOfViewMillidegrees: horizontalFieldOfViewMillidegrees ?? base.horizontalFieldOfViewMillidegrees,
-                         disparityAdjustment: disparityAdjustment ?? base.disparityAdjustment,
-                         heroEye: heroEye ?? base.heroEye, projectionKind: projectionKind ?? base.projectionKind)
+        StereoParameters(
+            baselineMicrometres: baselineMicrometres ?? base.baselineMicrometres,
+            horizontalFieldOfViewMillidegrees: horizontalFieldOfViewMillidegrees
+                ?? base.horizontalFieldOfViewMillidegrees,
+            disparityAdjustment: disparityAdjustment ?? base.disparityAdjustment,
+            heroEye: heroEye ?? base.heroEye, projectionKind: projectionKind ?? base.projectionKind)
     }
 
     // MARK: human views
@@ -80,7 +89,9 @@ public struct StereoParameters: Sendable, Equatable {
     /// Baseline in millimetres (µm / 1000).
     public var baselineMillimetres: Double? { baselineMicrometres.map(SpatialUnits.millimetres(fromMicrometres:)) }
     /// Horizontal field of view in degrees (m° / 1000).
-    public var horizontalFieldOfViewDegrees: Double? { horizontalFieldOfViewMillidegrees.map(SpatialUnits.degrees(fromMillidegrees:)) }
+    public var horizontalFieldOfViewDegrees: Double? {
+        horizontalFieldOfViewMillidegrees.map(SpatialUnits.degrees(fromMillidegrees:))
+    }
     /// Disparity adjustment in percent of the image width (units / 100).
     public var disparityPercent: Double? { disparityAdjustment.map(SpatialUnits.percent(fromDisparityUnits:)) }
     /// Disparity adjustment as a fraction of the image width (units / 10000).
@@ -106,14 +117,17 @@ public struct StereoParameters: Sendable, Equatable {
     /// ``/BinaryIO/ParseError/Code/invalidValue`` naming the field.
     public func validate() throws(ParseError) {
         if let f = horizontalFieldOfViewMillidegrees, f == 0 || f >= 180_000 {
-            throw ParseError(.invalidValue, "horizontal field of view must be greater than 0° and less than 180° (got \(f) m°)")
+            throw ParseError(
+                .invalidValue, "horizontal field of view must be greater than 0° and less than 180° (got \(f) m°)")
         }
         if let d = disparityAdjustment, d < -10_000 || d > 10_000 {
-            throw ParseError(.invalidValue, "disparity adjustment must be within ±10000 (±100 %) of the image width (got \(d))")
+            throw ParseError(
+                .invalidValue, "disparity adjustment must be within ±10000 (±100 %) of the image width (got \(d))")
         }
         if case .reserved(let v)? = heroEye { throw ParseError(.invalidValue, "hero eye \(v) is reserved") }
         if let p = projectionKind, !Self.documentedProjections.contains(p) {
-            throw ParseError(.invalidValue, "projection '\(p)' is not one Apple documents (rect, equi, hequ, fish, prim)")
+            throw ParseError(
+                .invalidValue, "projection '\(p)' is not one Apple documents (rect, equi, hequ, fish, prim)")
         }
     }
 

@@ -81,14 +81,20 @@ public enum SpatialUnits {
         guard mm.isFinite else { throw invalid("baseline must be a finite number of millimetres, got \(mm)") }
         guard mm >= 0 else { throw invalid("baseline must not be negative, got \(mm) mm") }
         let v = (mm * 1000).rounded(.toNearestOrAwayFromZero)
-        guard let r = UInt32(exactly: v) else { throw invalid("baseline \(mm) mm does not fit the 32-bit micrometre field") }
+        guard let r = UInt32(exactly: v) else {
+            throw invalid("baseline \(mm) mm does not fit the 32-bit micrometre field")
+        }
         return r
     }
 
     /// Degrees → millidegrees for `hfov` (`degrees × 1000`, rounded). Must lie strictly between 0 and 180.
     public static func millidegrees(fromDegrees deg: Double) throws(ParseError) -> UInt32 {
-        guard deg.isFinite else { throw invalid("horizontal field of view must be a finite number of degrees, got \(deg)") }
-        guard deg > 0 && deg < 180 else { throw invalid("horizontal field of view must be greater than 0° and less than 180°, got \(deg)°") }
+        guard deg.isFinite else {
+            throw invalid("horizontal field of view must be a finite number of degrees, got \(deg)")
+        }
+        guard deg > 0 && deg < 180 else {
+            throw invalid("horizontal field of view must be greater than 0° and less than 180°, got \(deg)°")
+        }
         let v = (deg * 1000).rounded(.toNearestOrAwayFromZero)
         guard let r = UInt32(exactly: v), r > 0, r < 180_000 else {
             throw invalid("horizontal field of view \(deg)° rounds outside (0, 180)° at 1/1000° precision")
@@ -99,14 +105,20 @@ public enum SpatialUnits {
     /// Percent of the image width → `dadj` units of 1/10000 of the width (`percent × 100`, rounded).
     /// The magnitude must not exceed 100 %.
     public static func disparityUnits(fromPercent percent: Double) throws(ParseError) -> Int32 {
-        guard percent.isFinite else { throw invalid("disparity adjustment must be a finite percentage, got \(percent)") }
-        guard abs(percent) <= 100 else { throw invalid("disparity adjustment must be between -100 % and +100 %, got \(percent) %") }
+        guard percent.isFinite else {
+            throw invalid("disparity adjustment must be a finite percentage, got \(percent)")
+        }
+        guard abs(percent) <= 100 else {
+            throw invalid("disparity adjustment must be between -100 % and +100 %, got \(percent) %")
+        }
         return Int32((percent * 100).rounded(.toNearestOrAwayFromZero))
     }
 
     /// Fraction of the image width → `dadj` units (`fraction × 10000`, rounded). |fraction| ≤ 1.
     public static func disparityUnits(fromFraction fraction: Double) throws(ParseError) -> Int32 {
-        guard fraction.isFinite else { throw invalid("disparity adjustment must be a finite fraction, got \(fraction)") }
+        guard fraction.isFinite else {
+            throw invalid("disparity adjustment must be a finite fraction, got \(fraction)")
+        }
         return try disparityUnits(fromPercent: fraction * 100)
     }
 
@@ -144,7 +156,10 @@ public struct SpatialDiagnostic: Sendable, Equatable, CustomStringConvertible {
     public var description: String { "\(severity): \(message) (\(path) at offset \(offset))" }
     /// Machine-readable form.
     public var json: JSON {
-        .object([("severity", .string(severity.rawValue)), ("offset", .uint(offset)), ("path", .string(path)), ("message", .string(message))])
+        .object([
+            ("severity", .string(severity.rawValue)), ("offset", .uint(offset)), ("path", .string(path)),
+            ("message", .string(message)),
+        ])
     }
 }
 
@@ -161,17 +176,30 @@ public struct StereoVideoMetadata: Sendable, Equatable {
     /// when absent — see ``effectiveProjection(isMVHEVC:)``).
     public var stereo = StereoParameters()
     /// `vexu/eyes/hero` (``stereo``).
-    public var heroEye: HeroEye? { get { stereo.heroEye } set { stereo.heroEye = newValue } }
+    public var heroEye: HeroEye? {
+        get { stereo.heroEye }
+        set { stereo.heroEye = newValue }
+    }
     /// `vexu/eyes/cams/blin` in micrometres (``stereo``).
-    public var baselineMicrometres: UInt32? { get { stereo.baselineMicrometres } set { stereo.baselineMicrometres = newValue } }
+    public var baselineMicrometres: UInt32? {
+        get { stereo.baselineMicrometres }
+        set { stereo.baselineMicrometres = newValue }
+    }
     /// `hfov` in thousandths of a degree (``stereo``).
     public var horizontalFieldOfViewMillidegrees: UInt32? {
-        get { stereo.horizontalFieldOfViewMillidegrees } set { stereo.horizontalFieldOfViewMillidegrees = newValue }
+        get { stereo.horizontalFieldOfViewMillidegrees }
+        set { stereo.horizontalFieldOfViewMillidegrees = newValue }
     }
     /// `vexu/eyes/cmfy/dadj` in 1/10000 of the per-eye image width (``stereo``).
-    public var disparityAdjustment: Int32? { get { stereo.disparityAdjustment } set { stereo.disparityAdjustment = newValue } }
+    public var disparityAdjustment: Int32? {
+        get { stereo.disparityAdjustment }
+        set { stereo.disparityAdjustment = newValue }
+    }
     /// `vexu/proj/prji` projection kind as stored; nil when absent (``stereo``).
-    public var projectionKind: FourCC? { get { stereo.projectionKind } set { stereo.projectionKind = newValue } }
+    public var projectionKind: FourCC? {
+        get { stereo.projectionKind }
+        set { stereo.projectionKind = newValue }
+    }
     /// `vexu/pack/pkin` view packing kind (`side`, `over`).
     public var viewPackingKind: FourCC?
     /// `vexu/must` required box types.
@@ -200,7 +228,8 @@ public struct StereoVideoMetadata: Sendable, Equatable {
             && a.viewPackingKind == b.viewPackingKind && a.requiredBoxTypes == b.requiredBoxTypes
             && a.googleStereoMode == b.googleStereoMode && a.googleProjection == b.googleProjection
             && a.sphericalV1StereoMode == b.sphericalV1StereoMode && a.sphericalV1Projection == b.sphericalV1Projection
-            && a.sphericalV1Fields.map(\.0) == b.sphericalV1Fields.map(\.0) && a.sphericalV1Fields.map(\.1) == b.sphericalV1Fields.map(\.1)
+            && a.sphericalV1Fields.map(\.0) == b.sphericalV1Fields.map(\.0)
+            && a.sphericalV1Fields.map(\.1) == b.sphericalV1Fields.map(\.1)
             && a.googleEquirectBounds == b.googleEquirectBounds && a.googlePose == b.googlePose
             && a.googleMetadataSource == b.googleMetadataSource && a.lensCount == b.lensCount
             && a.presentBoxes == b.presentBoxes && a.diagnostics == b.diagnostics
@@ -257,10 +286,14 @@ public struct StereoVideoMetadata: Sendable, Equatable {
 /// Reading stereo metadata from boxes.
 public enum StereoMetadataReader {
     /// UUID of Google's spherical video v1 XML box.
-    public static let sphericalV1UUID: [UInt8] = [0xff, 0xcc, 0x82, 0x63, 0xf8, 0x55, 0x4a, 0x93, 0x88, 0x14, 0x58, 0x7a, 0x02, 0x52, 0x1f, 0xdd]
+    public static let sphericalV1UUID: [UInt8] = [
+        0xff, 0xcc, 0x82, 0x63, 0xf8, 0x55, 0x4a, 0x93, 0x88, 0x14, 0x58, 0x7a, 0x02, 0x52, 0x1f, 0xdd,
+    ]
 
     /// Total box sizes FFmpeg insists on (it rejects other sizes); we report and keep the bytes.
-    static let expectedSizes: [FourCC: UInt64] = ["stri": 13, "hero": 13, "blin": 16, "dadj": 16, "hfov": 12, "st3d": 13]
+    static let expectedSizes: [FourCC: UInt64] = [
+        "stri": 13, "hero": 13, "blin": 16, "dadj": 16, "hfov": 12, "st3d": 13,
+    ]
 
     /// Reads the stereo metadata of one sample entry, plus the spherical v1 XML of its track.
     public static func read(sampleEntry entry: Box, track: Box? = nil) -> StereoVideoMetadata {
@@ -275,14 +308,22 @@ public enum StereoMetadataReader {
             case "st3d":
                 m.presentBoxes.append("st3d")
                 checkSize(child, &m)
-                if let p = child.payload(SingleValueFullBox.self) { m.googleStereoMode = UInt8(truncatingIfNeeded: p.value) }
+                if let p = child.payload(SingleValueFullBox.self) {
+                    m.googleStereoMode = UInt8(truncatingIfNeeded: p.value)
+                }
             case "sv3d":
                 m.presentBoxes.append("sv3d")
-                if let src = child.child("svhd")?.payload(SphericalVideoHeaderBox.self) { m.googleMetadataSource = src.metadataSource.value }
+                if let src = child.child("svhd")?.payload(SphericalVideoHeaderBox.self) {
+                    m.googleMetadataSource = src.metadataSource.value
+                }
                 if let proj = child.child("proj") {
                     m.googleProjection = proj.children?.first { ["equi", "cbmp", "mshp"].contains($0.type) }?.type
-                    if let e = proj.child("equi")?.payload(FullBoxU32Fields.self), e.values.count == 4 { m.googleEquirectBounds = e.values }
-                    if let h = proj.child("prhd")?.payload(FullBoxU32Fields.self), h.values.count == 3 { m.googlePose = h.values.map { Int32(bitPattern: $0) } }
+                    if let e = proj.child("equi")?.payload(FullBoxU32Fields.self), e.values.count == 4 {
+                        m.googleEquirectBounds = e.values
+                    }
+                    if let h = proj.child("prhd")?.payload(FullBoxU32Fields.self), h.values.count == 3 {
+                        m.googlePose = h.values.map { Int32(bitPattern: $0) }
+                    }
                 }
             default: break
             }
@@ -313,37 +354,58 @@ public enum StereoMetadataReader {
                         sawStri = true
                         m.presentBoxes.append("vexu/eyes/stri")
                         checkSize(e, &m)
-                        if let p = e.payload(StereoViewInformationBox.self) { m.viewFlags = StereoViewFlags(rawValue: p.flagsByte) }
-                        else if let b = rawAfterFullBox(e), let f = b.first { m.viewFlags = StereoViewFlags(rawValue: f) }
+                        if let p = e.payload(StereoViewInformationBox.self) {
+                            m.viewFlags = StereoViewFlags(rawValue: p.flagsByte)
+                        } else if let b = rawAfterFullBox(e), let f = b.first {
+                            m.viewFlags = StereoViewFlags(rawValue: f)
+                        }
                     case "hero":
                         m.presentBoxes.append("vexu/eyes/hero")
                         checkSize(e, &m)
                         if let p = e.payload(SingleValueFullBox.self) {
                             let v = UInt8(truncatingIfNeeded: p.value)
                             m.heroEye = HeroEye(rawValue: v)
-                            if v > 2 { m.diagnostics.append(SpatialDiagnostic(.warning, offset: e.header.offset, path: e.path, "hero_eye_indicator \(v) is reserved (0 none, 1 left, 2 right)")) }
+                            if v > 2 {
+                                m.diagnostics.append(
+                                    SpatialDiagnostic(
+                                        .warning, offset: e.header.offset, path: e.path,
+                                        "hero_eye_indicator \(v) is reserved (0 none, 1 left, 2 right)"))
+                            }
                         }
                     case "cams":
-                        if let p = readValueBox(e, "blin", at: "vexu/eyes/cams", into: &m) { m.baselineMicrometres = p.value }
+                        if let p = readValueBox(e, "blin", at: "vexu/eyes/cams", into: &m) {
+                            m.baselineMicrometres = p.value
+                        }
                     case "cmfy":
-                        if let p = readValueBox(e, "dadj", at: "vexu/eyes/cmfy", into: &m) { m.disparityAdjustment = p.signedValue }
+                        if let p = readValueBox(e, "dadj", at: "vexu/eyes/cmfy", into: &m) {
+                            m.disparityAdjustment = p.signedValue
+                        }
                     default:
-                        m.diagnostics.append(SpatialDiagnostic(.info, offset: e.header.offset, path: e.path, "unknown box '\(e.type)' inside eyes; kept byte-exact"))
+                        m.diagnostics.append(
+                            SpatialDiagnostic(
+                                .info, offset: e.header.offset, path: e.path,
+                                "unknown box '\(e.type)' inside eyes; kept byte-exact"))
                     }
                 }
                 if !sawStri {
-                    m.diagnostics.append(SpatialDiagnostic(.error, offset: c.header.offset, path: c.path, "eyes has no stri box (it is mandatory)"))
+                    m.diagnostics.append(
+                        SpatialDiagnostic(
+                            .error, offset: c.header.offset, path: c.path, "eyes has no stri box (it is mandatory)"))
                 }
             case "proj":
                 m.presentBoxes.append("vexu/proj")
                 if let prji = c.child("prji") {
                     m.presentBoxes.append("vexu/proj/prji")
                     if prji.header.size < 16 {
-                        m.diagnostics.append(SpatialDiagnostic(.error, offset: prji.header.offset, path: prji.path, "prji is \(prji.header.size) bytes; at least 16 expected"))
+                        m.diagnostics.append(
+                            SpatialDiagnostic(
+                                .error, offset: prji.header.offset, path: prji.path,
+                                "prji is \(prji.header.size) bytes; at least 16 expected"))
                     }
                     if let p = prji.payload(SingleValueFullBox.self) { m.projectionKind = p.fourCC }
                 } else {
-                    m.diagnostics.append(SpatialDiagnostic(.warning, offset: c.header.offset, path: c.path, "proj has no prji box"))
+                    m.diagnostics.append(
+                        SpatialDiagnostic(.warning, offset: c.header.offset, path: c.path, "proj has no prji box"))
                 }
             case "pack":
                 m.presentBoxes.append("vexu/pack")
@@ -358,23 +420,32 @@ public enum StereoMetadataReader {
                 m.presentBoxes.append("vexu/must")
                 if let p = c.payload(RequiredBoxTypesBox.self) { m.requiredBoxTypes = p.types }
             default:
-                m.diagnostics.append(SpatialDiagnostic(.info, offset: c.header.offset, path: c.path, "unknown box '\(c.type)' inside vexu; kept byte-exact"))
+                m.diagnostics.append(
+                    SpatialDiagnostic(
+                        .info, offset: c.header.offset, path: c.path,
+                        "unknown box '\(c.type)' inside vexu; kept byte-exact"))
             }
         }
     }
 
     static func checkSize(_ b: Box, _ m: inout StereoVideoMetadata) {
         if let m2 = b.malformed {
-            m.diagnostics.append(SpatialDiagnostic(.error, offset: b.header.offset, path: b.path, "could not be read (\(m2.message)); bytes kept"))
+            m.diagnostics.append(
+                SpatialDiagnostic(
+                    .error, offset: b.header.offset, path: b.path, "could not be read (\(m2.message)); bytes kept"))
         }
         guard let expected = expectedSizes[b.type], b.header.size != expected else { return }
-        m.diagnostics.append(SpatialDiagnostic(.error, offset: b.header.offset, path: b.path,
-            "\(b.type) is \(b.header.size) bytes; \(expected) expected (FFmpeg rejects other sizes); bytes kept"))
+        m.diagnostics.append(
+            SpatialDiagnostic(
+                .error, offset: b.header.offset, path: b.path,
+                "\(b.type) is \(b.header.size) bytes; \(expected) expected (FFmpeg rejects other sizes); bytes kept"))
     }
 
     /// `cams/blin` and `cmfy/dadj`: a container (at `path`) holding one value box, both recorded as present, checked
     /// for size and contents, and the value box read.
-    static func readValueBox(_ container: Box, _ child: FourCC, at path: String, into m: inout StereoVideoMetadata) -> SingleValueFullBox? {
+    static func readValueBox(_ container: Box, _ child: FourCC, at path: String, into m: inout StereoVideoMetadata)
+        -> SingleValueFullBox?
+    {
         m.presentBoxes.append(path)
         defer { checkContainer(container, only: child, &m) }
         guard let b = container.child(child) else { return nil }
@@ -385,10 +456,13 @@ public enum StereoMetadataReader {
 
     static func checkContainer(_ b: Box, only: FourCC, _ m: inout StereoVideoMetadata) {
         if b.child(only) == nil {
-            m.diagnostics.append(SpatialDiagnostic(.warning, offset: b.header.offset, path: b.path, "\(b.type) has no \(only) box"))
+            m.diagnostics.append(
+                SpatialDiagnostic(.warning, offset: b.header.offset, path: b.path, "\(b.type) has no \(only) box"))
         } else if b.header.size != 24 {
-            m.diagnostics.append(SpatialDiagnostic(.warning, offset: b.header.offset, path: b.path,
-                "\(b.type) is \(b.header.size) bytes; FFmpeg accepts only 24 (a lone \(only))"))
+            m.diagnostics.append(
+                SpatialDiagnostic(
+                    .warning, offset: b.header.offset, path: b.path,
+                    "\(b.type) is \(b.header.size) bytes; FFmpeg accepts only 24 (a lone \(only))"))
         }
     }
 
@@ -412,7 +486,8 @@ public enum StereoMetadataReader {
             let name = String(text[open.upperBound..<close.lowerBound])
             from = close.upperBound
             guard !name.isEmpty, !name.contains(" "), !name.hasSuffix("/"),
-                  let end = text.range(of: "</\(prefix)\(name)>", range: close.upperBound..<text.endIndex) else { continue }
+                let end = text.range(of: "</\(prefix)\(name)>", range: close.upperBound..<text.endIndex)
+            else { continue }
             out.append((name, String(text[close.upperBound..<end.lowerBound]).trimmingSpaces()))
             from = end.upperBound
         }

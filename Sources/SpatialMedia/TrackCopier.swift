@@ -23,8 +23,10 @@ public struct CopiedTrack: Sendable {
 public enum TrackCopier {
     /// Reads every track whose handler is in `handlers`. Tracks that cannot be copied (fragmented files,
     /// data in other files, unreadable tables) are skipped with a note saying why.
-    public static func extract(from file: ISOFile, path: String, handlers: Set<FourCC> = ["soun"],
-                               limits: Limits = .default) throws(ParseError) -> (tracks: [CopiedTrack], notes: [String]) {
+    public static func extract(
+        from file: ISOFile, path: String, handlers: Set<FourCC> = ["soun"],
+        limits: Limits = .default
+    ) throws(ParseError) -> (tracks: [CopiedTrack], notes: [String]) {
         var out: [CopiedTrack] = []
         var notes: [String] = []
         let movieTimescale = file.find("moov", "mvhd")?.payload(MovieHeaderBox.self)?.timescale ?? 0
@@ -36,21 +38,30 @@ public enum TrackCopier {
         var budget = limits.maxBoxInMemory
         for t in wanted {
             let name = "\(path) track \(t.trackID) (\(t.handler?.description ?? "?"))"
-            guard movieTimescale > 0, t.header != nil else { notes.append("\(name): no readable mvhd/tkhd; not copied"); continue }
+            guard movieTimescale > 0, t.header != nil else {
+                notes.append("\(name): no readable mvhd/tkhd; not copied"); continue
+            }
             if let dref = t.box.find("mdia", "minf", "dinf", "dref"), let entries = dref.children,
-               entries.contains(where: { e in
-                   if case .raw(let b) = e.fields { return b.count >= 4 && (b[3] & 1) == 0 }
-                   return false
-               }) {
+                entries.contains(where: { e in
+                    if case .raw(let b) = e.fields { return b.count >= 4 && (b[3] & 1) == 0 }
+                    return false
+                })
+            {
                 notes.append("\(name): samples live in another file (dref); not copied"); continue
             }
             guard let stbl = t.sampleTable else { notes.append("\(name): no sample table; not copied"); continue }
             let offsets: [UInt64]
-            if let co = stbl.child("stco")?.payload(U32TableBox.self) { offsets = co.values.map(UInt64.init) }
-            else if let co = stbl.child("co64")?.payload(ChunkLargeOffsetBox.self) { offsets = co.offsets }
-            else { notes.append("\(name): no chunk offsets; not copied"); continue }
+            if let co = stbl.child("stco")?.payload(U32TableBox.self) {
+                offsets = co.values.map(UInt64.init)
+            } else if let co = stbl.child("co64")?.payload(ChunkLargeOffsetBox.self) {
+                offsets = co.offsets
+            } else {
+                notes.append("\(name): no chunk offsets; not copied"); continue
+            }
             guard let stsc = stbl.child("stsc")?.payload(SampleToChunkBox.self)?.entries,
-                  let stsz = stbl.child("stsz")?.payload(SampleSizeBox.self) ?? stbl.child("stz2")?.payload(SampleSizeBox.self) else {
+                let stsz = stbl.child("stsz")?.payload(SampleSizeBox.self)
+                    ?? stbl.child("stz2")?.payload(SampleSizeBox.self)
+            else {
                 notes.append("\(name): no stsc/stsz; not copied"); continue
             }
             let count = stsz.count
@@ -59,7 +70,10 @@ public enum TrackCopier {
             var chunks: [[UInt8]] = []
             var sample = 0
             for (ei, e) in stsc.enumerated() {
-                guard e.firstChunk >= 1 else { throw ParseError(.invalidValue, offset: stbl.header.offset, path: path, "\(name): stsc first_chunk 0") }
+                guard e.firstChunk >= 1 else {
+                    throw ParseError(
+                        .invalidValue, offset: stbl.header.offset, path: path, "\(name): stsc first_chunk 0")
+                }
                 let end = ei + 1 < stsc.count ? Int(stsc[ei + 1].firstChunk) - 1 : offsets.count
                 var c = Int(e.firstChunk) - 1
                 while c < end && c < offsets.count {
@@ -69,7 +83,9 @@ public enum TrackCopier {
                         bytes += UInt64(stsz.size(of: sample) ?? 0); sample += 1; k += 1
                     }
                     guard bytes <= budget else {
-                        throw ParseError(.limitExceeded, offset: offsets[c], path: path, "\(name): audio data exceeds maxBoxInMemory")
+                        throw ParseError(
+                            .limitExceeded, offset: offsets[c], path: path, "\(name): audio data exceeds maxBoxInMemory"
+                        )
                     }
                     budget -= bytes
                     chunks.append(try file.readBytes(at: offsets[c], count: try Checked.int(bytes)))
@@ -77,14 +93,18 @@ public enum TrackCopier {
                 }
             }
             guard chunks.count == offsets.count, sample == count else {
-                notes.append("\(name): stsc/stco/stsz disagree (\(sample) of \(count) samples in \(chunks.count) of \(offsets.count) chunks); not copied")
+                notes.append(
+                    "\(name): stsc/stco/stsz disagree (\(sample) of \(count) samples in \(chunks.count) of \(offsets.count) chunks); not copied"
+                )
                 continue
             }
             var trak = t.box
             if trak.removeChildren("tref") > 0 { notes.append("\(name): track references dropped") }
             let format = t.sampleEntries.first?.type.description ?? "?"
-            out.append(CopiedTrack(trak: trak, chunks: chunks, sourceMovieTimescale: movieTimescale, handler: t.handler ?? "soun",
-                                   sampleCount: count, format: format))
+            out.append(
+                CopiedTrack(
+                    trak: trak, chunks: chunks, sourceMovieTimescale: movieTimescale, handler: t.handler ?? "soun",
+                    sampleCount: count, format: format))
         }
         return (out, notes)
     }
@@ -107,7 +127,9 @@ public enum TrackCopier {
     public static func append(_ tracks: [CopiedTrack], to file: ISOFile) throws(ParseError) -> ISOFile {
         if tracks.isEmpty { return file }
         var boxes = file.boxes
-        guard let mi = boxes.firstIndex(where: { $0.type == "mdat" }), let vi = boxes.firstIndex(where: { $0.type == "moov" }) else {
+        guard let mi = boxes.firstIndex(where: { $0.type == "mdat" }),
+            let vi = boxes.firstIndex(where: { $0.type == "moov" })
+        else {
             throw ParseError(.invalidValue, "TrackCopier: the movie has no mdat/moov")
         }
         let videoSize: UInt64
@@ -124,7 +146,8 @@ public enum TrackCopier {
         let oldStart = dataStart(boxes)
         var moov = boxes[vi]
         guard let mvhdIndex = moov.children?.firstIndex(where: { $0.type == "mvhd" }),
-              var mvhd = moov.children?[mvhdIndex].payload(MovieHeaderBox.self) else {
+            var mvhd = moov.children?[mvhdIndex].payload(MovieHeaderBox.self)
+        else {
             throw ParseError(.invalidValue, "TrackCopier: the movie has no readable mvhd")
         }
         let movieTimescale = mvhd.timescale
@@ -173,7 +196,9 @@ public enum TrackCopier {
         // Final offsets: the copied chunks from the new data start; the video's shifted if the data moved.
         let newStart = dataStart(boxes)
         let delta = Int64(newStart) - Int64(oldStart)
-        guard var moov2 = Optional(boxes[vi]), var kids = moov2.children else { return ISOFile(boxes: boxes, source: file.source) }
+        guard var moov2 = Optional(boxes[vi]), var kids = moov2.children else {
+            return ISOFile(boxes: boxes, source: file.source)
+        }
         var copied = 0
         for k in kids.indices where kids[k].type == "trak" {
             let isNew = k >= kids.count - newTraks.count
@@ -182,7 +207,9 @@ public enum TrackCopier {
                 copied += 1
             } else if delta != 0 {
                 try ChunkOffsets.map(inTrack: &kids[k], promote: false) { (o: UInt64) throws(ParseError) in
-                    guard let old = Int64(exactly: o), case (let moved, false) = old.addingReportingOverflow(delta), moved >= 0 else {
+                    guard let old = Int64(exactly: o), case (let moved, false) = old.addingReportingOverflow(delta),
+                        moved >= 0
+                    else {
                         throw ParseError(.unwritable, "chunk offset out of range after adding tracks")
                     }
                     return UInt64(moved)
@@ -196,7 +223,9 @@ public enum TrackCopier {
 
     /// The copied `trak` with a new track id and its `tkhd`/`elst` durations in the target movie's timescale (a box
     /// whose duration no longer fits 32 bits moves to version 1); returns the track duration too.
-    static func retimed(_ t: CopiedTrack, trackID: UInt32, movieTimescale: UInt32) throws(ParseError) -> (trak: Box, duration: UInt64) {
+    static func retimed(_ t: CopiedTrack, trackID: UInt32, movieTimescale: UInt32) throws(ParseError) -> (
+        trak: Box, duration: UInt64
+    ) {
         var trak = t.trak
         guard var tkhd = trak.child("tkhd")?.payload(TrackHeaderBox.self) else {
             throw ParseError(.invalidValue, "TrackCopier: copied track has no tkhd")
@@ -208,7 +237,8 @@ public enum TrackCopier {
         if var edts = trak.child("edts"), let elst = edts.child("elst")?.payload(EditListBox.self) {
             var e = elst
             for k in e.entries.indices {
-                e.entries[k].segmentDuration = rescale(e.entries[k].segmentDuration, from: t.sourceMovieTimescale, to: movieTimescale)
+                e.entries[k].segmentDuration = rescale(
+                    e.entries[k].segmentDuration, from: t.sourceMovieTimescale, to: movieTimescale)
                 if e.entries[k].segmentDuration > UInt64(UInt32.max) { e.fullBox.version = 1 }
             }
             edts.setChild(Box(e, type: "elst"))

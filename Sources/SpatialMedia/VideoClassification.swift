@@ -104,11 +104,14 @@ public struct SpatialVideoReport: Sendable {
             let entryPayload = entry?.payload(SampleEntry.self)
             let enabled = (track.header?.fullBox.flags ?? 1) & 1 != 0
             if handler == "vide", let entry, entryPayload?.kind == .visual {
-                var v = SpatialVideoTrack(trackIndex: i, trackID: track.trackID, sampleEntryType: entry.type,
-                                          width: Int(entryPayload?.width ?? 0), height: Int(entryPayload?.height ?? 0), enabled: enabled,
-                                          hasHvcC: entry.child("hvcC") != nil, hasLhvC: entry.child("lhvC") != nil,
-                                          lhvCLayerIDs: [], metadata: StereoMetadataReader.read(sampleEntry: entry, track: trak))
-                if let l = entry.child("lhvC")?.payload(HEVCConfigurationBox.self) { v.lhvCLayerIDs = Self.layerIDs(lhvC: l.record) }
+                var v = SpatialVideoTrack(
+                    trackIndex: i, trackID: track.trackID, sampleEntryType: entry.type,
+                    width: Int(entryPayload?.width ?? 0), height: Int(entryPayload?.height ?? 0), enabled: enabled,
+                    hasHvcC: entry.child("hvcC") != nil, hasLhvC: entry.child("lhvC") != nil,
+                    lhvCLayerIDs: [], metadata: StereoMetadataReader.read(sampleEntry: entry, track: trak))
+                if let l = entry.child("lhvC")?.payload(HEVCConfigurationBox.self) {
+                    v.lhvCLayerIDs = Self.layerIDs(lhvC: l.record)
+                }
                 videos.append(v)
             } else {
                 others.append(Self.describeOther(index: i, track: track, entry: entry, enabled: enabled))
@@ -117,19 +120,27 @@ public struct SpatialVideoReport: Sendable {
         videoTracks = videos
         fragmented = file.isFragmented
         diagnostics = videos.flatMap { $0.metadata.diagnostics }
-        // The track the movie is about: the first enabled MV-HEVC track, else the first enabled video, else the first video.
-        let primary = videos.firstIndex { $0.enabled && $0.isMVHEVC } ?? videos.firstIndex { $0.isMVHEVC }
+        // The track the movie is about: the first enabled MV-HEVC track, else the first enabled video, else the first
+        // video.
+        let primary =
+            videos.firstIndex { $0.enabled && $0.isMVHEVC } ?? videos.firstIndex { $0.isMVHEVC }
             ?? videos.firstIndex { $0.enabled } ?? (videos.isEmpty ? nil : 0)
         primaryVideoTrack = primary
-        // Extra video tracks are reported as other tracks too (auxiliary / Cinematic-style), without removing them from videoTracks.
+        // Extra video tracks are reported as other tracks too (auxiliary / Cinematic-style), without removing them from
+        // videoTracks.
         for (k, v) in videos.enumerated() where k != primary {
             let trak = traks[v.trackIndex]
             let t = Track(trak)
             var role = "additional video track"
-            if t.handler == "auxv" || !t.references("auxl").isEmpty { role = "auxiliary video (e.g. Cinematic-mode disparity)" }
-            else if !v.enabled { role = "additional video track (disabled; e.g. Cinematic-mode disparity or a second rendition)" }
-            others.append(SpatialOtherTrack(trackIndex: v.trackIndex, trackID: v.trackID, handler: t.handler?.description ?? "",
-                                            sampleEntryType: v.sampleEntryType?.description ?? "", role: role, metadataKeys: []))
+            if t.handler == "auxv" || !t.references("auxl").isEmpty {
+                role = "auxiliary video (e.g. Cinematic-mode disparity)"
+            } else if !v.enabled {
+                role = "additional video track (disabled; e.g. Cinematic-mode disparity or a second rendition)"
+            }
+            others.append(
+                SpatialOtherTrack(
+                    trackIndex: v.trackIndex, trackID: v.trackID, handler: t.handler?.description ?? "",
+                    sampleEntryType: v.sampleEntryType?.description ?? "", role: role, metadataKeys: []))
         }
         otherTracks = others.sorted { $0.trackIndex < $1.trackIndex }
 
@@ -160,13 +171,16 @@ public struct SpatialVideoReport: Sendable {
             return r
         }
         if !v.hasHvcC { r.append("the '\(type)' sample entry has no hvcC") }
-        if !v.hasLhvC { r.append("the '\(type)' sample entry has no lhvC, so the stream has a single layer (no second eye view)") }
+        if !v.hasLhvC {
+            r.append("the '\(type)' sample entry has no lhvC, so the stream has a single layer (no second eye view)")
+        }
         let m = v.metadata
         if !m.hasVexu {
             r.append("no vexu box in the '\(type)' sample entry (stereo view information missing)")
         } else if let f = m.viewFlags {
             if !f.hasLeftEye || !f.hasRightEye {
-                r.append("vexu/eyes/stri flags 0x\(String(f.rawValue, radix: 16)) do not signal both eyes (left and right)")
+                r.append(
+                    "vexu/eyes/stri flags 0x\(String(f.rawValue, radix: 16)) do not signal both eyes (left and right)")
             }
             if f.eyeViewsReversed { r.append("vexu/eyes/stri has eye_views_reversed set (must be 0 for MV-HEVC)") }
         } else {
@@ -212,15 +226,21 @@ public struct SpatialVideoReport: Sendable {
         case "meta":
             if entry?.type == "mebx" {
                 keys = mebxKeys(entry)
-                role = keys.contains { $0.lowercased().contains("cinematic") } ? "timed metadata (mebx, Cinematic-mode)" : "timed metadata (mebx)"
-            } else { role = "timed metadata" }
+                role =
+                    keys.contains { $0.lowercased().contains("cinematic") }
+                    ? "timed metadata (mebx, Cinematic-mode)" : "timed metadata (mebx)"
+            } else {
+                role = "timed metadata"
+            }
         case "text", "sbtl", "subt", "clcp": role = "text/subtitles"
         case "tmcd": role = "timecode"
         case "auxv": role = "auxiliary video (e.g. Cinematic-mode disparity)"
         default: role = handler.isEmpty ? "track without handler" : "'\(handler)' track"
         }
         if !enabled { role += " (disabled)" }
-        return SpatialOtherTrack(trackIndex: index, trackID: track.trackID, handler: handler, sampleEntryType: type, role: role, metadataKeys: keys)
+        return SpatialOtherTrack(
+            trackIndex: index, trackID: track.trackID, handler: handler, sampleEntryType: type, role: role,
+            metadataKeys: keys)
     }
 
     /// Keys declared in a `mebx` sample entry: each `keys` child holds a `keyd` (namespace + key value).
@@ -237,7 +257,9 @@ public struct SpatialVideoReport: Sendable {
     }
 
     /// The primary video track, if any.
-    public var primary: SpatialVideoTrack? { primaryVideoTrack.flatMap { videoTracks.indices.contains($0) ? videoTracks[$0] : nil } }
+    public var primary: SpatialVideoTrack? {
+        primaryVideoTrack.flatMap { videoTracks.indices.contains($0) ? videoTracks[$0] : nil }
+    }
 
     // MARK: Output
 
@@ -247,7 +269,12 @@ public struct SpatialVideoReport: Sendable {
         for (k, v) in videoTracks.enumerated() {
             let m = v.metadata
             var head = "  video track \(v.trackID): \(v.sampleEntryType?.description ?? "?") \(v.width)x\(v.height)"
-            if v.isMVHEVC { head += ", MV-HEVC (hvcC + lhvC" + (v.lhvCLayerIDs.isEmpty ? ")" : ", lhvC layers \(v.lhvCLayerIDs.map(String.init).joined(separator: ","))") + ")" }
+            if v.isMVHEVC {
+                head +=
+                    ", MV-HEVC (hvcC + lhvC"
+                    + (v.lhvCLayerIDs.isEmpty
+                        ? ")" : ", lhvC layers \(v.lhvCLayerIDs.map(String.init).joined(separator: ","))") + ")"
+            }
             if k == primaryVideoTrack && videoTracks.count > 1 { head += " [primary]" }
             out.append(head)
             if let f = m.viewFlags {
@@ -255,27 +282,38 @@ public struct SpatialVideoReport: Sendable {
                 if f.hasLeftEye { views.append("left") }
                 if f.hasRightEye { views.append("right") }
                 if f.hasAdditionalViews { views.append("additional") }
-                out.append("    views: \(views.isEmpty ? "none" : views.joined(separator: "+"))" + (f.eyeViewsReversed ? " (reversed)" : ""))
+                out.append(
+                    "    views: \(views.isEmpty ? "none" : views.joined(separator: "+"))"
+                        + (f.eyeViewsReversed ? " (reversed)" : ""))
             }
             if let h = m.heroEye { out.append("    hero eye: \(h)") }
-            if let b = m.baselineMicrometres { out.append("    baseline: \(SpatialFormat.millimetres(b)) mm (\(b) µm)") }
-            if let f = m.horizontalFieldOfViewMillidegrees { out.append("    horizontal field of view: \(SpatialFormat.degrees(f))°") }
+            if let b = m.baselineMicrometres {
+                out.append("    baseline: \(SpatialFormat.millimetres(b)) mm (\(b) µm)")
+            }
+            if let f = m.horizontalFieldOfViewMillidegrees {
+                out.append("    horizontal field of view: \(SpatialFormat.degrees(f))°")
+            }
             if let d = m.disparityAdjustment {
-                out.append("    disparity adjustment: \(SpatialFormat.percent(d)) % of width (\(SpatialFormat.fraction(d)), \(d)/10000)")
+                out.append(
+                    "    disparity adjustment: \(SpatialFormat.percent(d)) % of width (\(SpatialFormat.fraction(d)), \(d)/10000)"
+                )
             }
             if m.projectionKind == nil, let p = m.effectiveProjection(isMVHEVC: v.isMVHEVC) {
                 out.append("    projection: \(SpatialFormat.projectionName(p)) (implied: vexu has no proj box)")
             }
             for form in m.projectionForms { out.append("    projection (\(form.source)): \(form.text)") }
             if let k = m.viewPackingKind { out.append("    view packing: '\(k)'") }
-            if let t = m.requiredBoxTypes { out.append("    required boxes: \(t.map(\.description).joined(separator: ", "))") }
+            if let t = m.requiredBoxTypes {
+                out.append("    required boxes: \(t.map(\.description).joined(separator: ", "))")
+            }
             if let s = m.googleStereoMode { out.append("    st3d stereo mode: \(s) (\(SpatialFormat.st3dName(s)))") }
             if let g = m.googleProjection { out.append("    sv3d projection: '\(g)'") }
             if let x = m.sphericalV1StereoMode { out.append("    spherical v1 stereo mode: \(x)") }
         }
         for o in otherTracks {
-            out.append("  track \(o.trackID): \(o.role)" + (o.sampleEntryType.isEmpty ? "" : " ['\(o.sampleEntryType)']")
-                       + (o.metadataKeys.isEmpty ? "" : " keys: \(o.metadataKeys.joined(separator: ", "))"))
+            out.append(
+                "  track \(o.trackID): \(o.role)" + (o.sampleEntryType.isEmpty ? "" : " ['\(o.sampleEntryType)']")
+                    + (o.metadataKeys.isEmpty ? "" : " keys: \(o.metadataKeys.joined(separator: ", "))"))
         }
         if primaryVideoTrack != nil { out += profile.lines.map { "  " + $0 } }
         for r in whyNotSpatial { out.append("  not spatial: \(r)") }
@@ -288,21 +326,42 @@ public struct SpatialVideoReport: Sendable {
         var tracks: [JSON] = []
         for v in videoTracks {
             let m = v.metadata
-            var o: [(String, JSON)] = [("track_id", .uint(UInt64(v.trackID))), ("sample_entry", .string(v.sampleEntryType?.description ?? "")),
-                                       ("width", .uint(UInt64(v.width))), ("height", .uint(UInt64(v.height))), ("mv_hevc", .bool(v.isMVHEVC)),
-                                       ("lhvc_layer_ids", .array(v.lhvCLayerIDs.map { .uint(UInt64($0)) }))]
+            var o: [(String, JSON)] = [
+                ("track_id", .uint(UInt64(v.trackID))), ("sample_entry", .string(v.sampleEntryType?.description ?? "")),
+                ("width", .uint(UInt64(v.width))), ("height", .uint(UInt64(v.height))), ("mv_hevc", .bool(v.isMVHEVC)),
+                ("lhvc_layer_ids", .array(v.lhvCLayerIDs.map { .uint(UInt64($0)) })),
+            ]
             if let f = m.viewFlags {
-                o.append(("stri", .object([("flags", .uint(UInt64(f.rawValue))), ("has_left_eye", .bool(f.hasLeftEye)), ("has_right_eye", .bool(f.hasRightEye)),
-                                           ("has_additional_views", .bool(f.hasAdditionalViews)), ("eye_views_reversed", .bool(f.eyeViewsReversed))])))
+                o.append(
+                    (
+                        "stri",
+                        .object([
+                            ("flags", .uint(UInt64(f.rawValue))), ("has_left_eye", .bool(f.hasLeftEye)),
+                            ("has_right_eye", .bool(f.hasRightEye)),
+                            ("has_additional_views", .bool(f.hasAdditionalViews)),
+                            ("eye_views_reversed", .bool(f.eyeViewsReversed)),
+                        ])
+                    ))
             }
             if let h = m.heroEye { o.append(("hero_eye", .string(h.description))) }
-            if let b = m.baselineMicrometres { o.append(("baseline_um", .uint(UInt64(b)))); o.append(("baseline_mm", .double(SpatialUnits.millimetres(fromMicrometres: b)))) }
-            if let f = m.horizontalFieldOfViewMillidegrees { o.append(("hfov_millidegrees", .uint(UInt64(f)))); o.append(("hfov_degrees", .double(SpatialUnits.degrees(fromMillidegrees: f)))) }
-            if let d = m.disparityAdjustment { o.append(("disparity_adjustment", .int(Int64(d)))); o.append(("disparity_percent", .double(SpatialUnits.percent(fromDisparityUnits: d)))) }
+            if let b = m.baselineMicrometres {
+                o.append(("baseline_um", .uint(UInt64(b))));
+                o.append(("baseline_mm", .double(SpatialUnits.millimetres(fromMicrometres: b))))
+            }
+            if let f = m.horizontalFieldOfViewMillidegrees {
+                o.append(("hfov_millidegrees", .uint(UInt64(f))));
+                o.append(("hfov_degrees", .double(SpatialUnits.degrees(fromMillidegrees: f))))
+            }
+            if let d = m.disparityAdjustment {
+                o.append(("disparity_adjustment", .int(Int64(d))));
+                o.append(("disparity_percent", .double(SpatialUnits.percent(fromDisparityUnits: d))))
+            }
             if let p = m.effectiveProjection(isMVHEVC: v.isMVHEVC) { o.append(("projection", .string(p.description))) }
             o.append(("projection_box_present", .bool(m.hasProjectionBox)))
             if let k = m.viewPackingKind { o.append(("view_packing", .string(k.description))) }
-            if let t = m.requiredBoxTypes { o.append(("required_box_types", .array(t.map { .string($0.description) }))) }
+            if let t = m.requiredBoxTypes {
+                o.append(("required_box_types", .array(t.map { .string($0.description) })))
+            }
             if let s = m.googleStereoMode { o.append(("st3d_stereo_mode", .uint(UInt64(s)))) }
             if let g = m.googleProjection { o.append(("sv3d_projection", .string(g.description))) }
             if let x = m.sphericalV1StereoMode { o.append(("spherical_v1_stereo_mode", .string(x))) }
@@ -310,18 +369,30 @@ public struct SpatialVideoReport: Sendable {
             if let b = m.googleEquirectBounds { o.append(("sv3d_equi_bounds", .array(b.map { .uint(UInt64($0)) }))) }
             if let p = m.googlePose { o.append(("sv3d_pose", .array(p.map { .int(Int64($0)) }))) }
             if let n = m.lensCount { o.append(("lens_count", .uint(UInt64(n)))) }
-            o.append(("projections", .array(m.projectionForms.map { .object([("source", .string($0.source)), ("projection", .string($0.text))]) })))
+            o.append(
+                (
+                    "projections",
+                    .array(
+                        m.projectionForms.map {
+                            .object([("source", .string($0.source)), ("projection", .string($0.text))])
+                        })
+                ))
             o.append(("boxes_present", .array(m.presentBoxes.map { .string($0) })))
             tracks.append(.object(o))
         }
         let others: [JSON] = otherTracks.map { t in
-            .object([("track_id", .uint(UInt64(t.trackID))), ("handler", .string(t.handler)), ("sample_entry", .string(t.sampleEntryType)),
-                     ("role", .string(t.role)), ("metadata_keys", .array(t.metadataKeys.map { .string($0) }))])
+            .object([
+                ("track_id", .uint(UInt64(t.trackID))), ("handler", .string(t.handler)),
+                ("sample_entry", .string(t.sampleEntryType)),
+                ("role", .string(t.role)), ("metadata_keys", .array(t.metadataKeys.map { .string($0) })),
+            ])
         }
-        return .object([("classification", .string(classification.name)), ("description", .string(classification.description)),
-                        ("profile", profile.json),
-                        ("why_not_spatial", .array(whyNotSpatial.map { .string($0) })), ("video_tracks", .array(tracks)),
-                        ("other_tracks", .array(others)), ("diagnostics", .array(diagnostics.map(\.json)))])
+        return .object([
+            ("classification", .string(classification.name)), ("description", .string(classification.description)),
+            ("profile", profile.json),
+            ("why_not_spatial", .array(whyNotSpatial.map { .string($0) })), ("video_tracks", .array(tracks)),
+            ("other_tracks", .array(others)), ("diagnostics", .array(diagnostics.map(\.json))),
+        ])
     }
 }
 

@@ -23,12 +23,13 @@ public struct SpatialVideoEdit: Sendable, Equatable {
     /// `vexu/proj/prji` projection kind: `rect` (spatial and 3D video), `hequ`/`equi` (APMP 180°/360°),
     /// `fish`/`prim` (wide FOV; the lens collection is not authored).
     public var projectionKind: MetadataFieldEdit<FourCC> = .keep
-    /// `vexu/pack/pkin` view packing of a frame-packed track: `side` (left eye on the left) or `over` (left eye on top).
-    /// Setting it also declares both eyes (`vexu/eyes/stri` 0x03) when `stri` is absent.
+    /// `vexu/pack/pkin` view packing of a frame-packed track: `side` (left eye on the left) or `over` (left eye on
+    /// top). Setting it also declares both eyes (`vexu/eyes/stri` 0x03) when `stri` is absent.
     public var viewPacking: MetadataFieldEdit<FourCC> = .keep
     /// Convert Google spherical metadata to APMP or back (see ``SphericalConversion``).
     public var spherical: SphericalConversion? = nil
-    /// Remove `vexu` and `hfov` from every video sample entry (applied before nothing else; the other fields are ignored).
+    /// Remove `vexu` and `hfov` from every video sample entry (applied before nothing else; the other fields are
+    /// ignored).
     public var removeSpatial = false
 
     public init() {}
@@ -47,7 +48,8 @@ public struct SpatialVideoEdit: Sendable, Equatable {
         }
         self.init()
         baselineMicrometres = change(old.baselineMicrometres, new.baselineMicrometres)
-        horizontalFieldOfViewMillidegrees = change(old.horizontalFieldOfViewMillidegrees, new.horizontalFieldOfViewMillidegrees)
+        horizontalFieldOfViewMillidegrees = change(
+            old.horizontalFieldOfViewMillidegrees, new.horizontalFieldOfViewMillidegrees)
         disparityAdjustment = change(old.disparityAdjustment, new.disparityAdjustment)
         heroEye = change(old.heroEye, new.heroEye)
         projectionKind = change(old.projectionKind, new.projectionKind)
@@ -64,7 +66,8 @@ public struct SpatialVideoEdit: Sendable, Equatable {
 
     /// True when the edit changes nothing.
     public var isEmpty: Bool {
-        !removeSpatial && baselineMicrometres == .keep && horizontalFieldOfViewMillidegrees == .keep && disparityAdjustment == .keep
+        !removeSpatial && baselineMicrometres == .keep && horizontalFieldOfViewMillidegrees == .keep
+            && disparityAdjustment == .keep
             && heroEye == .keep && projectionKind == .keep && viewPacking == .keep && spherical == nil
     }
 
@@ -72,13 +75,16 @@ public struct SpatialVideoEdit: Sendable, Equatable {
 
     /// True when the edit adds or replaces a value.
     var setsSomething: Bool {
-        !removeSpatial && (Self.isSet(baselineMicrometres) || Self.isSet(horizontalFieldOfViewMillidegrees) || Self.isSet(disparityAdjustment)
-            || Self.isSet(heroEye) || Self.isSet(projectionKind) || Self.isSet(viewPacking))
+        !removeSpatial
+            && (Self.isSet(baselineMicrometres) || Self.isSet(horizontalFieldOfViewMillidegrees)
+                || Self.isSet(disparityAdjustment)
+                || Self.isSet(heroEye) || Self.isSet(projectionKind) || Self.isSet(viewPacking))
     }
 
     /// True when the edit writes something inside `vexu/eyes` (which then needs `stri`).
     var touchesEyes: Bool {
-        Self.isSet(baselineMicrometres) || Self.isSet(disparityAdjustment) || Self.isSet(heroEye) || Self.isSet(viewPacking)
+        Self.isSet(baselineMicrometres) || Self.isSet(disparityAdjustment) || Self.isSet(heroEye)
+            || Self.isSet(viewPacking)
     }
 
     /// True when the edit describes a frame-packed or projected picture rather than MV-HEVC spatial metadata.
@@ -92,29 +98,42 @@ public struct SpatialVideoEdit: Sendable, Equatable {
     public func validate() throws(ParseError) -> [String] {
         var warnings: [String] = []
         if case .set(let f) = horizontalFieldOfViewMillidegrees, f == 0 || f >= 180_000 {
-            throw ParseError(.invalidValue, "horizontal field of view must be greater than 0° and less than 180° (got \(f) m°)")
+            throw ParseError(
+                .invalidValue, "horizontal field of view must be greater than 0° and less than 180° (got \(f) m°)")
         }
         if case .set(let f) = horizontalFieldOfViewMillidegrees, f > 90_000 {
-            warnings.append("horizontal field of view \(SpatialFormat.degrees(f))° is above the 90° Apple recommends for spatial video; written anyway")
+            warnings.append(
+                "horizontal field of view \(SpatialFormat.degrees(f))° is above the 90° Apple recommends for spatial video; written anyway"
+            )
         }
         if case .set(let d) = disparityAdjustment, d < -10_000 || d > 10_000 {
-            throw ParseError(.invalidValue, "disparity adjustment must be within ±10000 (±100 %) of the image width (got \(d))")
+            throw ParseError(
+                .invalidValue, "disparity adjustment must be within ±10000 (±100 %) of the image width (got \(d))")
         }
         if case .set(let b) = baselineMicrometres, b > SpatialUnits.implausibleBaselineMicrometres {
             warnings.append("baseline \(SpatialFormat.millimetres(b)) mm is more than 1 m; written anyway")
         }
         if case .set(let p) = projectionKind, !["rect", "equi", "hequ", "fish", "prim"].contains(p) {
-            throw ParseError(.invalidValue, "projection '\(p)' is not one Apple documents (rect, equi, hequ, fish, prim)")
+            throw ParseError(
+                .invalidValue, "projection '\(p)' is not one Apple documents (rect, equi, hequ, fish, prim)")
         }
         if case .set(let k) = viewPacking, k != "side" && k != "over" {
             throw ParseError(.invalidValue, "view packing must be 'side' or 'over' (got '\(k)')")
         }
-        if case .set(let p) = projectionKind, p == "equi" || p == "hequ", case .set(let f) = horizontalFieldOfViewMillidegrees {
-            warnings.append("hfov \(SpatialFormat.degrees(f))° with projection '\(p)', which covers \(p == "hequ" ? "180" : "360")° by definition; hfov describes a rectilinear picture — written anyway")
+        if case .set(let p) = projectionKind, p == "equi" || p == "hequ",
+            case .set(let f) = horizontalFieldOfViewMillidegrees
+        {
+            warnings.append(
+                "hfov \(SpatialFormat.degrees(f))° with projection '\(p)', which covers \(p == "hequ" ? "180" : "360")° by definition; hfov describes a rectilinear picture — written anyway"
+            )
         }
-        if spherical != nil && (removeSpatial || Self.isSet(baselineMicrometres) || Self.isSet(horizontalFieldOfViewMillidegrees)
-                                || Self.isSet(disparityAdjustment) || projectionKind != .keep || viewPacking != .keep) {
-            throw ParseError(.invalidValue, "a spherical conversion takes its values from the file; it combines only with a hero eye")
+        if spherical != nil
+            && (removeSpatial || Self.isSet(baselineMicrometres) || Self.isSet(horizontalFieldOfViewMillidegrees)
+                || Self.isSet(disparityAdjustment) || projectionKind != .keep || viewPacking != .keep)
+        {
+            throw ParseError(
+                .invalidValue, "a spherical conversion takes its values from the file; it combines only with a hero eye"
+            )
         }
         return warnings
     }
@@ -166,9 +185,12 @@ public struct SpatialEditResult: Sendable {
 
     /// Machine-readable form.
     public var json: JSON {
-        var o: [(String, JSON)] = [("output", .string(outputPath)), ("strategy", .string(strategy.rawValue)), ("bytes_written", .uint(bytesWritten)),
-                                   ("output_size", .uint(outputSize)), ("changes", .array(changes.map { .string($0) })),
-                                   ("warnings", .array(warnings.map { .string($0) }))]
+        var o: [(String, JSON)] = [
+            ("output", .string(outputPath)), ("strategy", .string(strategy.rawValue)),
+            ("bytes_written", .uint(bytesWritten)),
+            ("output_size", .uint(outputSize)), ("changes", .array(changes.map { .string($0) })),
+            ("warnings", .array(warnings.map { .string($0) })),
+        ]
         if let f = fallbackReason { o.append(("fallback_reason", .string(f))) }
         return .object(o)
     }

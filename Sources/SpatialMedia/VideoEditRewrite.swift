@@ -1,6 +1,6 @@
 import BinaryIO
-import ISOBMFF
 import HEVC
+import ISOBMFF
 import SystemSupport
 
 /// The layout pass of a video metadata edit: the whole movie written again around the new `moov`, every chunk
@@ -11,16 +11,21 @@ extension SpatialVideoEditor {
     /// Returns the bytes written.
     /// `patches` replace source bytes (old-file offset → bytes) inside boxes copied from the source, such as a sample
     /// rewritten shorter in its own place in `mdat`.
-    static func rewrite(file: ISOFile, moovIndex: Int, newMoov: Box, to path: String, faststart: Bool,
-                        patches: [UInt64: [UInt8]] = [:],
-                        progress: ((UInt64, UInt64) -> Void)? = nil) throws(ParseError) -> UInt64 {
+    static func rewrite(
+        file: ISOFile, moovIndex: Int, newMoov: Box, to path: String, faststart: Bool,
+        patches: [UInt64: [UInt8]] = [:],
+        progress: ((UInt64, UInt64) -> Void)? = nil
+    ) throws(ParseError) -> UInt64 {
         var order = Array(file.boxes.indices)
         if faststart, let firstMdat = file.boxes.firstIndex(where: { $0.type == "mdat" }), firstMdat < moovIndex {
             order.remove(at: moovIndex)
             order.insert(moovIndex, at: firstMdat)
         }
         if let s = firstSaio(newMoov) {
-            throw ParseError(.unsupported, offset: s.header.offset, path: s.path, "saio (sample auxiliary information offsets) present: rewriting would need its absolute offsets patched, which is not supported")
+            throw ParseError(
+                .unsupported, offset: s.header.offset, path: s.path,
+                "saio (sample auxiliary information offsets) present: rewriting would need its absolute offsets patched, which is not supported"
+            )
         }
         let original = newMoov
         var moov = newMoov
@@ -67,7 +72,9 @@ extension SpatialVideoEditor {
 
     /// `segments` with the source ranges under each patch replaced by the patch's bytes. A patch must lie inside
     /// one copied range (a sample inside `mdat`); one that does not is an error, never a silent skip.
-    static func patched(_ segments: [SegmentList.Segment], _ patches: [UInt64: [UInt8]]) throws(ParseError) -> [SegmentList.Segment] {
+    static func patched(_ segments: [SegmentList.Segment], _ patches: [UInt64: [UInt8]]) throws(ParseError)
+        -> [SegmentList.Segment]
+    {
         guard !patches.isEmpty else { return segments }
         let sorted = patches.sorted { $0.key < $1.key }
         var out: [SegmentList.Segment] = []
@@ -90,7 +97,9 @@ extension SpatialVideoEditor {
             if pos < end { out.append(.range(offset: pos, length: end - pos)) }
         }
         guard used == sorted.count else {
-            throw ParseError(.unwritable, offset: sorted[min(used, sorted.count - 1)].key, "a rewritten sample does not lie inside one copied box")
+            throw ParseError(
+                .unwritable, offset: sorted[min(used, sorted.count - 1)].key,
+                "a rewritten sample does not lie inside one copied box")
         }
         return out
     }
@@ -105,7 +114,9 @@ extension SpatialVideoEditor {
     struct OffsetMapper {
         var ranges: [(start: UInt64, end: UInt64, newStart: UInt64)]
         init(boxes: [Box], newOffsets: [UInt64]) {
-            ranges = boxes.indices.map { (boxes[$0].header.offset, boxes[$0].header.offset &+ boxes[$0].header.size, newOffsets[$0]) }
+            ranges = boxes.indices.map {
+                (boxes[$0].header.offset, boxes[$0].header.offset &+ boxes[$0].header.size, newOffsets[$0])
+            }
         }
         func map(_ o: UInt64) throws(ParseError) -> UInt64 {
             for r in ranges where o >= r.start && o < r.end {
@@ -118,27 +129,41 @@ extension SpatialVideoEditor {
 
     /// Patches `stco`/`co64` in every track below `box` and `iloc` extents (construction method 0);
     /// promotes an `stco` to `co64` when an offset no longer fits 32 bits (or when its path is in `forceCo64`).
-    static func patchOffsets(_ box: inout Box, mapper: OffsetMapper, forceCo64: Set<String>, promoted: inout Set<String>) throws(ParseError) {
+    static func patchOffsets(
+        _ box: inout Box, mapper: OffsetMapper, forceCo64: Set<String>, promoted: inout Set<String>
+    ) throws(ParseError) {
         guard var kids = box.children else { return }
         for i in kids.indices {
             let k = kids[i]
             if k.type == "stco" || k.type == "co64" {
-                if try ChunkOffsets.map(&kids[i], forceLarge: forceCo64.contains(k.path), { (o: UInt64) throws(ParseError) in try mapper.map(o) }) {
+                if try ChunkOffsets.map(
+                    &kids[i], forceLarge: forceCo64.contains(k.path),
+                    { (o: UInt64) throws(ParseError) in try mapper.map(o) })
+                {
                     promoted.insert(k.path)
                 }
             } else if k.type == "iloc", var t = k.payload(ItemLocationBox.self) {
-                for j in t.items.indices where t.items[j].constructionMethod == 0 && t.items[j].dataReferenceIndex == 0 {
+                for j in t.items.indices where t.items[j].constructionMethod == 0 && t.items[j].dataReferenceIndex == 0
+                {
                     var item = t.items[j]
                     guard let first = item.extents.first else { continue }
                     let old = try Checked.add(item.baseOffset, first.offset)
                     let new = try mapper.map(old)
                     if item.baseOffset != 0 || t.baseOffsetSize > 0 {
                         item.baseOffset = try Checked.add(try Checked.sub(new, old), item.baseOffset)
-                        if t.baseOffsetSize == 4 && item.baseOffset > UInt64(UInt32.max) { throw ParseError(.unwritable, offset: k.header.offset, path: k.path, "iloc base offset no longer fits 32 bits") }
+                        if t.baseOffsetSize == 4 && item.baseOffset > UInt64(UInt32.max) {
+                            throw ParseError(
+                                .unwritable, offset: k.header.offset, path: k.path,
+                                "iloc base offset no longer fits 32 bits")
+                        }
                     } else {
                         for e in item.extents.indices {
                             item.extents[e].offset = try mapper.map(item.extents[e].offset)
-                            if t.offsetSize == 4 && item.extents[e].offset > UInt64(UInt32.max) { throw ParseError(.unwritable, offset: k.header.offset, path: k.path, "iloc extent offset no longer fits 32 bits") }
+                            if t.offsetSize == 4 && item.extents[e].offset > UInt64(UInt32.max) {
+                                throw ParseError(
+                                    .unwritable, offset: k.header.offset, path: k.path,
+                                    "iloc extent offset no longer fits 32 bits")
+                            }
                         }
                     }
                     t.items[j] = item

@@ -1,6 +1,6 @@
 import BinaryIO
-import ISOBMFF
 import HEVC
+import ISOBMFF
 import SystemSupport
 
 /// Writes, replaces and removes spatial-video metadata without touching sample data.
@@ -18,8 +18,10 @@ public enum SpatialVideoEditor {
     /// - Throws: ``/BinaryIO/ParseError`` with code `unsupported` for movies that cannot carry the edit (no video,
     ///   not HEVC, HEVC without `lhvC`, fragmented), `invalidValue` for out-of-range values, `io` for
     ///   unwritable destinations. The input is never modified when an error is thrown.
-    package static func edit(path: String, output: String?, inPlace: Bool, edit: SpatialVideoEdit, faststart: Bool = false,
-                            progress: ((UInt64, UInt64) -> Void)? = nil) throws(ParseError) -> SpatialEditResult {
+    package static func edit(
+        path: String, output: String?, inPlace: Bool, edit: SpatialVideoEdit, faststart: Bool = false,
+        progress: ((UInt64, UInt64) -> Void)? = nil
+    ) throws(ParseError) -> SpatialEditResult {
         var warnings = try edit.validate()
         let file = try ISOFile.open(path: path)
         try file.requireIntact(operation: "edit")
@@ -27,8 +29,9 @@ public enum SpatialVideoEditor {
             throw ParseError(.unsupported, path: path, "not a movie: no moov box")
         }
         if file.isFragmented {
-            throw ParseError(.unsupported, offset: file.boxes[moovIndex].header.offset, path: "moov",
-                             "fragmented movies (moof/mvex) are not supported: editing the init segment would move every fragment")
+            throw ParseError(
+                .unsupported, offset: file.boxes[moovIndex].header.offset, path: "moov",
+                "fragmented movies (moof/mvex) are not supported: editing the init segment would move every fragment")
         }
         var moov = file.boxes[moovIndex]
         // An empty edit with `faststart` only moves moov (any movie, whatever its codec).
@@ -39,8 +42,10 @@ public enum SpatialVideoEditor {
         }
         let target = inPlace ? path : (output ?? path)
         if changes.isEmpty && inPlace {
-            return SpatialEditResult(strategy: .unchanged, outputPath: target, bytesWritten: 0, changes: [], warnings: warnings + ["nothing to change"],
-                                     fallbackReason: nil, outputSize: file.source.size)
+            return SpatialEditResult(
+                strategy: .unchanged, outputPath: target, bytesWritten: 0, changes: [],
+                warnings: warnings + ["nothing to change"],
+                fallbackReason: nil, outputSize: file.source.size)
         }
         var fallback: String? = nil
         if inPlace {
@@ -49,27 +54,37 @@ public enum SpatialVideoEditor {
             } else {
                 switch try writeInPlace(file: file, path: path, moovIndex: moovIndex, newMoov: moov) {
                 case .done(let strategy, let written, let size):
-                    return SpatialEditResult(strategy: strategy, outputPath: path, bytesWritten: written, changes: changes, warnings: warnings,
-                                             fallbackReason: nil, outputSize: size)
+                    return SpatialEditResult(
+                        strategy: strategy, outputPath: path, bytesWritten: written, changes: changes,
+                        warnings: warnings,
+                        fallbackReason: nil, outputSize: size)
                 case .notPossible(let why):
                     fallback = why
                 }
             }
         }
-        let written = try rewrite(file: file, moovIndex: moovIndex, newMoov: moov, to: target, faststart: faststart, progress: progress)
-        if let fallback { warnings.append("in-place edit not possible (\(fallback)); rewrote the file atomically instead") }
-        return SpatialEditResult(strategy: .rewrite, outputPath: target, bytesWritten: written, changes: changes, warnings: warnings,
-                                 fallbackReason: fallback, outputSize: written)
+        let written = try rewrite(
+            file: file, moovIndex: moovIndex, newMoov: moov, to: target, faststart: faststart, progress: progress)
+        if let fallback {
+            warnings.append("in-place edit not possible (\(fallback)); rewrote the file atomically instead")
+        }
+        return SpatialEditResult(
+            strategy: .rewrite, outputPath: target, bytesWritten: written, changes: changes, warnings: warnings,
+            fallbackReason: fallback, outputSize: written)
     }
 
     // MARK: Tree edit
 
     /// Applies `edit` to every video sample entry of `moov` that it concerns; returns the change lines and warnings.
     /// Throws `unsupported` when the movie cannot carry the values (no video, not HEVC, no `lhvC`).
-    public static func apply(_ edit: SpatialVideoEdit, to moov: inout Box) throws(ParseError) -> (changes: [String], warnings: [String]) {
+    public static func apply(_ edit: SpatialVideoEdit, to moov: inout Box) throws(ParseError) -> (
+        changes: [String], warnings: [String]
+    ) {
         var changes: [String] = []
         var warnings: [String] = []
-        guard var traks = moov.children else { throw ParseError(.unsupported, offset: moov.header.offset, path: "moov", "moov is empty") }
+        guard var traks = moov.children else {
+            throw ParseError(.unsupported, offset: moov.header.offset, path: "moov", "moov is empty")
+        }
         // Find video sample entries.
         var videoEntries: [VideoEntryRef] = []
         for (ti, trak) in traks.enumerated() where trak.type == "trak" {
@@ -77,37 +92,51 @@ public enum SpatialVideoEditor {
             guard t.handler == "vide" else { continue }
             for (ei, e) in t.sampleEntries.enumerated() where e.payload(SampleEntry.self)?.kind == .visual {
                 let hevc = e.type == "hvc1" || e.type == "hev1"
-                videoEntries.append((ti, ei, e.type, hevc && e.child("hvcC") != nil && e.child("lhvC") != nil, hevc, t.trackID))
+                videoEntries.append(
+                    (ti, ei, e.type, hevc && e.child("hvcC") != nil && e.child("lhvC") != nil, hevc, t.trackID))
             }
         }
         guard !videoEntries.isEmpty else {
-            throw ParseError(.unsupported, offset: moov.header.offset, path: "moov", "the movie has no video track; spatial metadata belongs in a video sample entry")
+            throw ParseError(
+                .unsupported, offset: moov.header.offset, path: "moov",
+                "the movie has no video track; spatial metadata belongs in a video sample entry")
         }
         let targets = try entriesToEdit(edit, among: videoEntries, traks: traks, moov: moov, warnings: &warnings)
         for t in targets {
-            guard var stbl = traks[t.trak].find("mdia", "minf", "stbl"), var stsd = stbl.child("stsd"), var entries = stsd.children,
-                  entries.indices.contains(t.entry) else { continue }
+            guard var stbl = traks[t.trak].find("mdia", "minf", "stbl"), var stsd = stbl.child("stsd"),
+                var entries = stsd.children,
+                entries.indices.contains(t.entry)
+            else { continue }
             var entry = entries[t.entry]
             let before = StereoMetadataReader.read(sampleEntry: entry, track: traks[t.trak])
             if edit.removeSpatial {
                 let n = entry.removeChildren("vexu") + entry.removeChildren("hfov")
                 if n > 0 { changes.append("track \(t.id): removed vexu and hfov") }
             } else if let conv = edit.spherical {
-                try convertSpherical(&entry, conv, metadata: before, isMVHEVC: t.mv, heroEye: edit.heroEye, trackID: t.id, path: traks[t.trak].path,
-                                     changes: &changes, warnings: &warnings)
+                try convertSpherical(
+                    &entry, conv, metadata: before, isMVHEVC: t.mv, heroEye: edit.heroEye, trackID: t.id,
+                    path: traks[t.trak].path,
+                    changes: &changes, warnings: &warnings)
             } else {
                 editEntry(&entry, edit, stereo: t.mv || edit.touchesEyes || before.viewFlags != nil)
             }
-            if let h = entry.children?.firstIndex(where: { $0.type == "hvcC" }), let l = entry.children?.firstIndex(where: { $0.type == "lhvC" }), l < h,
-               var kids = entry.children {
+            if let h = entry.children?.firstIndex(where: { $0.type == "hvcC" }),
+                let l = entry.children?.firstIndex(where: { $0.type == "lhvC" }), l < h,
+                var kids = entry.children
+            {
                 let hv = kids.remove(at: h)
                 kids.insert(hv, at: l)
                 entry.children = kids
                 changes.append("track \(t.id): moved hvcC before lhvC (FFmpeg ignores an lhvC that comes first)")
             }
             if !edit.removeSpatial {
-                changes += describe(before: before, after: StereoMetadataReader.read(sampleEntry: entry, track: traks[t.trak]), track: t.id)
-                if let w = heroWarning(edit.heroEye, baseLayerIsLeft: baseLayerIsLeft(sampleEntry: entry), track: t.id) { warnings.append(w) }
+                changes += describe(
+                    before: before, after: StereoMetadataReader.read(sampleEntry: entry, track: traks[t.trak]),
+                    track: t.id)
+                if let w = heroWarning(edit.heroEye, baseLayerIsLeft: baseLayerIsLeft(sampleEntry: entry), track: t.id)
+                {
+                    warnings.append(w)
+                }
             }
             entries[t.entry] = entry
             stsd.children = entries
@@ -123,8 +152,10 @@ public enum SpatialVideoEditor {
 
     /// The sample entries `edit` concerns: all for a removal, the projected ones for a sphere conversion, the packed
     /// ones for frame-packed tagging, else the MV-HEVC ones; throws when none can carry the values.
-    private static func entriesToEdit(_ edit: SpatialVideoEdit, among videoEntries: [VideoEntryRef], traks: [Box],
-                                      moov: Box, warnings: inout [String]) throws(ParseError) -> [VideoEntryRef] {
+    private static func entriesToEdit(
+        _ edit: SpatialVideoEdit, among videoEntries: [VideoEntryRef], traks: [Box],
+        moov: Box, warnings: inout [String]
+    ) throws(ParseError) -> [VideoEntryRef] {
         let targets: [VideoEntryRef]
         let packedCodecs: Set<FourCC> = ["hvc1", "hev1", "avc1", "avc3", "av01"]
         func metadata(_ v: VideoEntryRef) -> StereoVideoMetadata {
@@ -142,39 +173,62 @@ public enum SpatialVideoEditor {
             }
             guard !wanted.isEmpty else {
                 if case .toGoogle = conv {
-                    throw ParseError(.unsupported, offset: moov.header.offset, path: "moov", "no video track carries an APMP projection (vexu/proj/prji 'equi' or 'hequ') to convert to Google spherical metadata")
+                    throw ParseError(
+                        .unsupported, offset: moov.header.offset, path: "moov",
+                        "no video track carries an APMP projection (vexu/proj/prji 'equi' or 'hequ') to convert to Google spherical metadata"
+                    )
                 }
-                throw ParseError(.unsupported, offset: moov.header.offset, path: "moov", "no video track carries Google spherical metadata (st3d/sv3d or the v1 uuid XML) to convert to APMP")
+                throw ParseError(
+                    .unsupported, offset: moov.header.offset, path: "moov",
+                    "no video track carries Google spherical metadata (st3d/sv3d or the v1 uuid XML) to convert to APMP"
+                )
             }
             targets = wanted
-        } else if edit.framePackedOrProjected && !videoEntries.contains(where: { $0.mv }) || SpatialVideoEdit.isSet(edit.viewPacking) {
+        } else if edit.framePackedOrProjected && !videoEntries.contains(where: { $0.mv })
+            || SpatialVideoEdit.isSet(edit.viewPacking)
+        {
             if SpatialVideoEdit.isSet(edit.viewPacking), let mv = videoEntries.first(where: { $0.mv }) {
-                throw ParseError(.unsupported, offset: moov.header.offset, path: traks[mv.trak].path,
-                    "track \(mv.id) is MV-HEVC: each eye is its own layer, so there is no frame packing to describe (frame packing describes side-by-side or over-under pictures)")
+                throw ParseError(
+                    .unsupported, offset: moov.header.offset, path: traks[mv.trak].path,
+                    "track \(mv.id) is MV-HEVC: each eye is its own layer, so there is no frame packing to describe (frame packing describes side-by-side or over-under pictures)"
+                )
             }
             let ok = videoEntries.filter { packedCodecs.contains($0.type) }
             guard !ok.isEmpty else {
                 let types = Set(videoEntries.map { $0.type.description }).sorted().joined(separator: ", ")
-                throw ParseError(.unsupported, offset: moov.header.offset, path: "moov",
-                                 "the video sample entry is '\(types)'; frame-packed and projected tagging covers HEVC ('hvc1'/'hev1'), H.264 ('avc1'/'avc3') and AV1 ('av01')")
+                throw ParseError(
+                    .unsupported, offset: moov.header.offset, path: "moov",
+                    "the video sample entry is '\(types)'; frame-packed and projected tagging covers HEVC ('hvc1'/'hev1'), H.264 ('avc1'/'avc3') and AV1 ('av01')"
+                )
             }
             targets = ok
-            for v in videoEntries where !packedCodecs.contains(v.type) { warnings.append("track \(v.id) ('\(v.type)') left unchanged: not HEVC, H.264 or AV1") }
+            for v in videoEntries where !packedCodecs.contains(v.type) {
+                warnings.append("track \(v.id) ('\(v.type)') left unchanged: not HEVC, H.264 or AV1")
+            }
         } else if !videoEntries.contains(where: { $0.mv }),
-                  case let packed = videoEntries.filter({ v in packedCodecs.contains(v.type) && (metadata(v).framePacking != nil || metadata(v).isSpherical || metadata(v).viewFlags.map { $0.hasLeftEye && $0.hasRightEye } == true) }),
-                  !packed.isEmpty {
+            case let packed = videoEntries.filter({ v in
+                packedCodecs.contains(v.type)
+                    && (metadata(v).framePacking != nil || metadata(v).isSpherical
+                        || metadata(v).viewFlags.map { $0.hasLeftEye && $0.hasRightEye } == true)
+            }),
+            !packed.isEmpty
+        {
             // Already frame-packed or projected: hfov, hero, baseline and disparity may be edited.
             targets = packed
         } else {
             let mv = videoEntries.filter { $0.mv }
             if mv.isEmpty {
                 if let h = videoEntries.first(where: { $0.hevc }) {
-                    throw ParseError(.unsupported, offset: moov.header.offset, path: traks[h.trak].path,
-                        "track \(h.id) is HEVC ('\(h.type)') without an lhvC box: it carries a single layer, so there is no second eye view for spatial metadata to describe (MV-HEVC needs hvcC + lhvC; a frame-packed picture needs its frame packing, side or over)", remedy: .giveFramePacking)
+                    throw ParseError(
+                        .unsupported, offset: moov.header.offset, path: traks[h.trak].path,
+                        "track \(h.id) is HEVC ('\(h.type)') without an lhvC box: it carries a single layer, so there is no second eye view for spatial metadata to describe (MV-HEVC needs hvcC + lhvC; a frame-packed picture needs its frame packing, side or over)",
+                        remedy: .giveFramePacking)
                 }
                 let types = Set(videoEntries.map { $0.type.description }).sorted().joined(separator: ", ")
-                throw ParseError(.unsupported, offset: moov.header.offset, path: "moov",
-                                 "not an HEVC movie (video sample entry '\(types)'): spatial video metadata describes MV-HEVC ('hvc1'/'hev1' with hvcC + lhvC)")
+                throw ParseError(
+                    .unsupported, offset: moov.header.offset, path: "moov",
+                    "not an HEVC movie (video sample entry '\(types)'): spatial video metadata describes MV-HEVC ('hvc1'/'hev1' with hvcC + lhvC)"
+                )
             }
             targets = mv
             for v in videoEntries where !v.mv {
@@ -200,7 +254,8 @@ public enum SpatialVideoEditor {
         let base = baseLeft ? "left" : "right"
         switch e {
         case .set(let h) where (h == .left && !baseLeft) || (h == .right && baseLeft):
-            return "track \(track): the base layer (layer 0) carries the \(base) eye (SEI 176 / VPS view ids); players that decode only the base layer show the \(base) eye in 2D whatever the hero box says"
+            return
+                "track \(track): the base layer (layer 0) carries the \(base) eye (SEI 176 / VPS view ids); players that decode only the base layer show the \(base) eye in 2D whatever the hero box says"
         case .remove, .set(.none):
             return "track \(track): without a hero eye, 2D presentation shows the base layer's eye, the \(base) eye"
         default:
@@ -219,7 +274,8 @@ public enum SpatialVideoEditor {
     }
 
     static let eyesOrder: [FourCC] = ["stri", "hero", "cams", "cmfy"]
-    /// Apple's writer order inside `vexu` (Specs/formats.md §1.1, §8): `must` first when present, then eyes, proj, pack.
+    /// Apple's writer order inside `vexu` (Specs/formats.md §1.1, §8): `must` first when present, then eyes, proj,
+    /// pack.
     static let vexuOrder: [FourCC] = ["must", "eyes", "proj", "pack", "lnsc"]
     static let projectionKinds: Set<FourCC> = ["rect", "equi", "hequ", "fish", "prim"]
 
@@ -251,7 +307,9 @@ public enum SpatialVideoEditor {
         }
     }
 
-    static func fullBoxValue(_ type: FourCC, _ value: UInt32) -> Box { Box(SingleValueFullBox(kind: type, value: value), type: type) }
+    static func fullBoxValue(_ type: FourCC, _ value: UInt32) -> Box {
+        Box(SingleValueFullBox(kind: type, value: value), type: type)
+    }
 
     /// Edits a container holding a single value box (`cams{blin}`, `cmfy{dadj}`), keeping other children.
     static func editNested(_ eyes: inout Box, container: FourCC, leaf: FourCC, value: UInt32?) {
@@ -277,7 +335,9 @@ public enum SpatialVideoEditor {
         var vexu = entry.child("vexu") ?? Box(type: "vexu", children: [])
         var eyes = vexu.child("eyes") ?? Box(type: "eyes", children: [])
         if eyes.child("stri") == nil && (stereo || edit.touchesEyes) {
-            put(Box(StereoViewInformationBox(left: true, right: true), type: "stri"), type: "stri", in: &eyes, order: eyesOrder)
+            put(
+                Box(StereoViewInformationBox(left: true, right: true), type: "stri"), type: "stri", in: &eyes,
+                order: eyesOrder)
         }
         switch edit.heroEye {
         case .keep: break
@@ -308,8 +368,11 @@ public enum SpatialVideoEditor {
         case .remove: put(nil, type: "proj", in: &vexu, order: vexuOrder)
         }
         if SpatialVideoEdit.isSet(edit.viewPacking), edit.projectionKind == .keep, vexu.child("proj") == nil {
-            // A frame-packed tag without a projection is rectilinear 3D video (Apple's minimal signalling, Specs/formats.md §8).
-            put(Box(type: "proj", children: [fullBoxValue("prji", FourCC("rect").rawValue)]), type: "proj", in: &vexu, order: vexuOrder)
+            // A frame-packed tag without a projection is rectilinear 3D video (Apple's minimal signalling,
+            // Specs/formats.md §8).
+            put(
+                Box(type: "proj", children: [fullBoxValue("prji", FourCC("rect").rawValue)]), type: "proj", in: &vexu,
+                order: vexuOrder)
         }
         switch edit.viewPacking {
         case .keep: break
@@ -333,8 +396,11 @@ public enum SpatialVideoEditor {
         case .set(let v):
             let box = Box(U32FieldsBox(values: [v]), type: "hfov")
             var kids = entry.children ?? []
-            if let i = kids.firstIndex(where: { $0.type == "hfov" }) { kids[i] = box }
-            else { kids.insert(box, at: (kids.firstIndex { $0.type == "vexu" }).map { $0 + 1 } ?? kids.count) }
+            if let i = kids.firstIndex(where: { $0.type == "hfov" }) {
+                kids[i] = box
+            } else {
+                kids.insert(box, at: (kids.firstIndex { $0.type == "vexu" }).map { $0 + 1 } ?? kids.count)
+            }
             entry.children = kids
         case .remove: entry.removeChildren("hfov")
         }
@@ -349,7 +415,9 @@ public enum SpatialVideoEditor {
         line("stri flags", b.viewFlags?.rawValue, a.viewFlags?.rawValue) { "0x" + String($0, radix: 16) }
         line("hero eye", b.heroEye, a.heroEye) { $0.description }
         line("baseline", b.baselineMicrometres, a.baselineMicrometres) { "\(SpatialFormat.millimetres($0)) mm" }
-        line("horizontal field of view", b.horizontalFieldOfViewMillidegrees, a.horizontalFieldOfViewMillidegrees) { "\(SpatialFormat.degrees($0))°" }
+        line("horizontal field of view", b.horizontalFieldOfViewMillidegrees, a.horizontalFieldOfViewMillidegrees) {
+            "\(SpatialFormat.degrees($0))°"
+        }
         line("disparity adjustment", b.disparityAdjustment, a.disparityAdjustment) { "\(SpatialFormat.percent($0)) %" }
         line("projection box", b.projectionKind, a.projectionKind) { "'\($0)'" }
         line("view packing", b.viewPackingKind, a.viewPackingKind) { "'\($0)'" }
@@ -359,15 +427,21 @@ public enum SpatialVideoEditor {
     }
 
     /// Google spherical metadata ↔ APMP on one sample entry (see ``SphericalConversion``).
-    static func convertSpherical(_ entry: inout Box, _ conv: SphericalConversion, metadata m: StereoVideoMetadata, isMVHEVC: Bool,
-                                 heroEye: MetadataFieldEdit<HeroEye>, trackID: UInt32, path: String,
-                                 changes: inout [String], warnings: inout [String]) throws(ParseError) {
+    static func convertSpherical(
+        _ entry: inout Box, _ conv: SphericalConversion, metadata m: StereoVideoMetadata, isMVHEVC: Bool,
+        heroEye: MetadataFieldEdit<HeroEye>, trackID: UInt32, path: String,
+        changes: inout [String], warnings: inout [String]
+    ) throws(ParseError) {
         switch conv {
         case .toAPMP(let assume):
             let signal: APMPSignal
             switch m.googleToAPMP(assumeProjection: assume) {
             case .success(let s): signal = s
-            case .failure(let e): throw ParseError(.unsupported, offset: entry.header.offset, path: path, "track \(trackID): cannot convert to APMP without changing the picture: \(e.reason)", remedy: e.remedy)
+            case .failure(let e):
+                throw ParseError(
+                    .unsupported, offset: entry.header.offset, path: path,
+                    "track \(trackID): cannot convert to APMP without changing the picture: \(e.reason)",
+                    remedy: e.remedy)
             }
             var e = SpatialVideoEdit()
             e.projectionKind = .set(signal.projection)
@@ -375,27 +449,45 @@ public enum SpatialVideoEditor {
             e.heroEye = heroEye
             editEntry(&entry, e, stereo: signal.packing != nil || isMVHEVC)
             if m.presentBoxes.contains("sv3d"), m.googleProjection == "mshp" {
-                // The caller stated the projection of a mesh; APMP has no field for a smaller coverage, so say what was assumed.
-                warnings.append("track \(trackID): the projection is a camera mesh (sv3d/proj/mshp) whose coverage was not checked: '\(signal.projection)' declares \(signal.projection == "hequ" ? "a 180°×180° half sphere" : "the whole 360°×180° sphere"), as you stated; a VR180 camera's picture that covers less (e.g. 137°×96°) is stretched over it by players")
+                // The caller stated the projection of a mesh; APMP has no field for a smaller coverage, so say what was
+                // assumed.
+                warnings.append(
+                    "track \(trackID): the projection is a camera mesh (sv3d/proj/mshp) whose coverage was not checked: '\(signal.projection)' declares \(signal.projection == "hequ" ? "a 180°×180° half sphere" : "the whole 360°×180° sphere"), as you stated; a VR180 camera's picture that covers less (e.g. 137°×96°) is stretched over it by players"
+                )
             }
-            if m.hasHFOV { warnings.append("track \(trackID): an hfov box is present; it describes a rectilinear picture, not a sphere") }
+            if m.hasHFOV {
+                warnings.append(
+                    "track \(trackID): an hfov box is present; it describes a rectilinear picture, not a sphere")
+            }
         case .toGoogle:
             let signal: GoogleSphericalSignal
             switch m.apmpToGoogle(isMVHEVC: isMVHEVC) {
             case .success(let s): signal = s
-            case .failure(let e): throw ParseError(.unsupported, offset: entry.header.offset, path: path, "track \(trackID): cannot convert to Google spherical metadata without changing the picture: \(e.reason)")
+            case .failure(let e):
+                throw ParseError(
+                    .unsupported, offset: entry.header.offset, path: path,
+                    "track \(trackID): cannot convert to Google spherical metadata without changing the picture: \(e.reason)"
+                )
             }
             if m.hasGoogleSphere {
                 // Equivalent Google metadata already present (e.g. this file was converted from it): keep it as it is.
-                guard case .success(let back) = m.googleToAPMP(assumeProjection: m.googleProjection == "mshp" ? m.projectionKind : nil),
-                      back.projection == m.projectionKind, back.packing == m.viewPackingKind else {
-                    throw ParseError(.unsupported, offset: entry.header.offset, path: path,
-                                     "track \(trackID): the Google spherical metadata already present disagrees with the APMP boxes; remove one of them first")
+                guard
+                    case .success(let back) = m.googleToAPMP(
+                        assumeProjection: m.googleProjection == "mshp" ? m.projectionKind : nil),
+                    back.projection == m.projectionKind, back.packing == m.viewPackingKind
+                else {
+                    throw ParseError(
+                        .unsupported, offset: entry.header.offset, path: path,
+                        "track \(trackID): the Google spherical metadata already present disagrees with the APMP boxes; remove one of them first"
+                    )
                 }
                 changes.append("track \(trackID): Google spherical metadata already present and equivalent; kept")
             } else {
                 var kids = entry.children ?? []
-                let at = kids.firstIndex { $0.type == "vexu" } ?? kids.firstIndex { ["pasp", "clap", "btrt"].contains($0.type) } ?? kids.count
+                let at =
+                    kids.firstIndex { $0.type == "vexu" } ?? kids.firstIndex {
+                        ["pasp", "clap", "btrt"].contains($0.type)
+                    } ?? kids.count
                 kids.insert(contentsOf: signal.boxes, at: at)
                 entry.children = kids
             }

@@ -22,8 +22,10 @@ public struct VideoSegmentInfo: Sendable, Equatable {
     /// The encoder settings every segment of one conversion shares (rate control, preset, GOP, eye quality…), as text.
     public var settings: String?
 
-    public init(index: Int, count: Int, firstFrame: Int, frameCount: Int, totalFrames: Int, gopFrames: Int,
-                input: [UInt8]? = nil, settings: String? = nil) {
+    public init(
+        index: Int, count: Int, firstFrame: Int, frameCount: Int, totalFrames: Int, gopFrames: Int,
+        input: [UInt8]? = nil, settings: String? = nil
+    ) {
         self.index = index; self.count = count; self.firstFrame = firstFrame
         self.frameCount = frameCount; self.totalFrames = totalFrames; self.gopFrames = gopFrames
         self.input = input; self.settings = settings
@@ -56,7 +58,9 @@ public struct VideoSegmentInfo: Sendable, Equatable {
     /// The `smsg` box.
     public func box() throws(ParseError) -> Box {
         guard let i = UInt32(exactly: index), let n = UInt32(exactly: count), let g = UInt32(exactly: gopFrames),
-              let f = UInt64(exactly: firstFrame), let c = UInt64(exactly: frameCount), let t = UInt64(exactly: totalFrames) else {
+            let f = UInt64(exactly: firstFrame), let c = UInt64(exactly: frameCount),
+            let t = UInt64(exactly: totalFrames)
+        else {
             throw ParseError(.unwritable, "segment numbers out of range")
         }
         var w = ByteWriter()
@@ -76,26 +80,35 @@ public struct VideoSegmentInfo: Sendable, Equatable {
     public static func read(from file: ISOFile, path: String) throws(ParseError) -> VideoSegmentInfo? {
         guard let box = file.box("moov")?.child("udta")?.child(boxType) else { return nil }
         guard case .raw(let bytes) = box.fields else {
-            throw ParseError(.invalidValue, offset: box.header.offset, path: "\(path): moov/udta/smsg", "unreadable segment box")
+            throw ParseError(
+                .invalidValue, offset: box.header.offset, path: "\(path): moov/udta/smsg", "unreadable segment box")
         }
         var r = ByteReader(bytes, baseOffset: box.header.offset + UInt64(box.header.length))
         let version = try r.readU8()
         _ = try r.readU24()
         guard version == 0 else {
-            throw ParseError(.unsupported, offset: box.header.offset, path: "\(path): moov/udta/smsg", "segment box version \(version) is not supported (0)")
+            throw ParseError(
+                .unsupported, offset: box.header.offset, path: "\(path): moov/udta/smsg",
+                "segment box version \(version) is not supported (0)")
         }
-        let i = try r.readU32(), n = try r.readU32(), f = try r.readU64(), c = try r.readU64(), t = try r.readU64(), g = try r.readU32()
-        guard n >= 1, i >= 1, i <= n, g >= 1, f <= UInt64(Int.max / 2), c <= UInt64(Int.max / 2), t <= UInt64(Int.max / 2), f + c <= t else {
-            throw ParseError(.invalidValue, offset: box.header.offset, path: "\(path): moov/udta/smsg",
-                             "inconsistent segment box: segment \(i) of \(n), frames \(f)+\(c) of \(t), GOP \(g)")
+        let i = try r.readU32(), n = try r.readU32(), f = try r.readU64(), c = try r.readU64(), t = try r.readU64(),
+            g = try r.readU32()
+        guard n >= 1, i >= 1, i <= n, g >= 1, f <= UInt64(Int.max / 2), c <= UInt64(Int.max / 2),
+            t <= UInt64(Int.max / 2), f + c <= t
+        else {
+            throw ParseError(
+                .invalidValue, offset: box.header.offset, path: "\(path): moov/udta/smsg",
+                "inconsistent segment box: segment \(i) of \(n), frames \(f)+\(c) of \(t), GOP \(g)")
         }
         var input: [UInt8]?, settings: String?
         if r.remaining >= 2 {
             input = try r.readBytes(Int(try r.readU16()))
             if r.remaining >= 2 { settings = String(decoding: try r.readBytes(Int(try r.readU16())), as: UTF8.self) }
         }
-        return VideoSegmentInfo(index: Int(i), count: Int(n), firstFrame: Int(f), frameCount: Int(c), totalFrames: Int(t), gopFrames: Int(g),
-                                input: input, settings: settings)
+        return VideoSegmentInfo(
+            index: Int(i), count: Int(n), firstFrame: Int(f), frameCount: Int(c), totalFrames: Int(t),
+            gopFrames: Int(g),
+            input: input, settings: settings)
     }
 
     /// The frame ranges of `count` segments of a clip of `totalFrames` frames cut on multiples of `gop` frames: the
@@ -107,7 +120,10 @@ public struct VideoSegmentInfo: Sendable, Equatable {
         }
         let gops = (totalFrames + gop - 1) / gop
         guard gops >= count else {
-            throw ParseError(.invalidArgument, "\(totalFrames) frames make \(gops) GOPs of \(gop) frames: too few for \(count) segments (use fewer segments or a shorter GOP)")
+            throw ParseError(
+                .invalidArgument,
+                "\(totalFrames) frames make \(gops) GOPs of \(gop) frames: too few for \(count) segments (use fewer segments or a shorter GOP)"
+            )
         }
         var out: [Range<Int>] = []
         var g = 0

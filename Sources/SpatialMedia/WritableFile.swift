@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import BinaryIO
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// A file opened for positioned writes (in-place edits).
 final class WritableFile {
@@ -28,7 +29,9 @@ final class WritableFile {
                 let r = pwrite(fd, base + done, buf.count - done, off_t(offset) + off_t(done))
                 if r < 0 {
                     if errno == EINTR { continue }
-                    return ParseError(.io, offset: offset + UInt64(done), path: path, "write failed: \(String(cString: strerror(errno)))")
+                    return ParseError(
+                        .io, offset: offset + UInt64(done), path: path,
+                        "write failed: \(String(cString: strerror(errno)))")
                 }
                 done += r
             }
@@ -45,11 +48,11 @@ final class WritableFile {
     }
     func close() {
         #if canImport(Glibc)
-        _ = Glibc.close(fd)
+            _ = Glibc.close(fd)
         #elseif canImport(Musl)
-        _ = Musl.close(fd)
+            _ = Musl.close(fd)
         #else
-        _ = Darwin.close(fd)
+            _ = Darwin.close(fd)
         #endif
     }
 }

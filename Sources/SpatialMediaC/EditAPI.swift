@@ -2,11 +2,12 @@
 import BinaryIO
 import ISOBMFF
 import SpatialMedia
-import SystemSupport
 import SpatialOperations
+import SystemSupport
 
 public enum SMField {
-    public static let baseline: Int32 = 1, hfov: Int32 = 2, disparity: Int32 = 3, heroEye: Int32 = 4, projection: Int32 = 5
+    public static let baseline: Int32 = 1, hfov: Int32 = 2, disparity: Int32 = 3, heroEye: Int32 = 4,
+        projection: Int32 = 5
 }
 public enum SMEditFlag { public static let faststart: UInt32 = 1 }
 public enum SMCombineFlag { public static let swapEyes: UInt32 = 1 }
@@ -56,8 +57,12 @@ public func sm_edit_set_disparity(_ edit: OpaquePointer?, _ disparity: Int32) ->
 public func sm_edit_set_hero_eye(_ edit: OpaquePointer?, _ heroEye: Int32) -> Int32 {
     abiCall("sm_edit_set_hero_eye") { () throws(ABIError) in
         // 3…255 are reserved (Apple's `hero` box): readable as stored, never written by this library.
-        guard let raw = UInt8(exactly: heroEye), raw <= 2 else { throw .argument("the hero eye must be 0 none, 1 left or 2 right (got \(heroEye); 3…255 are reserved)") }
-        try Registry.shared.withEdit(edit) { (s: inout EditState) throws(ABIError) in s.hero = .set(HeroEye(rawValue: raw)) }
+        guard let raw = UInt8(exactly: heroEye), raw <= 2 else {
+            throw .argument("the hero eye must be 0 none, 1 left or 2 right (got \(heroEye); 3…255 are reserved)")
+        }
+        try Registry.shared.withEdit(edit) { (s: inout EditState) throws(ABIError) in
+            s.hero = .set(HeroEye(rawValue: raw))
+        }
     }
 }
 
@@ -83,7 +88,8 @@ public func sm_edit_set_projection(_ edit: OpaquePointer?, _ fourcc: UnsafePoint
         let s = try requiredString(fourcc, "fourcc")
         let bytes = Array(s.utf8)
         guard bytes.count == 4, bytes.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) else {
-            throw .argument("the projection must be exactly four printable ASCII characters, such as \"rect\" (got \"\(s)\")")
+            throw .argument(
+                "the projection must be exactly four printable ASCII characters, such as \"rect\" (got \"\(s)\")")
         }
         try Registry.shared.withEdit(edit) { (st: inout EditState) throws(ABIError) in st.projection = .set(FourCC(s)) }
     }
@@ -92,7 +98,9 @@ public func sm_edit_set_projection(_ edit: OpaquePointer?, _ fourcc: UnsafePoint
 @_cdecl("sm_edit_remove_field")
 public func sm_edit_remove_field(_ edit: OpaquePointer?, _ field: Int32) -> Int32 {
     abiCall("sm_edit_remove_field") { () throws(ABIError) in
-        guard (SMField.baseline...SMField.projection).contains(field) else { throw .argument("unknown field \(field) (use SM_FIELD_*)") }
+        guard (SMField.baseline...SMField.projection).contains(field) else {
+            throw .argument("unknown field \(field) (use SM_FIELD_*)")
+        }
         try Registry.shared.withEdit(edit) { (s: inout EditState) throws(ABIError) in
             switch field {
             case SMField.baseline: s.baseline = .remove
@@ -170,9 +178,11 @@ func editPhoto(path: String, output: String?, state: EditState, flags: UInt32) t
 
 /// The body of the edit entry points: the report cleared, the paths checked, the edit's state snapshotted, `run`
 /// applied and its report delivered.
-func editEntry(_ function: StaticString, _ path: UnsafePointer<CChar>?, _ output: UnsafePointer<CChar>?, _ edit: OpaquePointer?,
-               _ outReport: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
-               _ run: (_ path: String, _ output: String?, _ state: EditState) throws(ABIError) -> JSON) -> Int32 {
+func editEntry(
+    _ function: StaticString, _ path: UnsafePointer<CChar>?, _ output: UnsafePointer<CChar>?, _ edit: OpaquePointer?,
+    _ outReport: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+    _ run: (_ path: String, _ output: String?, _ state: EditState) throws(ABIError) -> JSON
+) -> Int32 {
     outReport?.pointee = nil
     return abiCall(function) { () throws(ABIError) in
         let (p, o) = try editPaths(path, output)
@@ -182,20 +192,30 @@ func editEntry(_ function: StaticString, _ path: UnsafePointer<CChar>?, _ output
 }
 
 @_cdecl("sm_edit_video")
-public func sm_edit_video(_ path: UnsafePointer<CChar>?, _ output: UnsafePointer<CChar>?, _ edit: OpaquePointer?, _ flags: UInt32,
-                          _ outReport: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
-    editEntry("sm_edit_video", path, output, edit, outReport) { (p, o, state) throws(ABIError) in try editVideo(path: p, output: o, state: state, flags: flags) }
+public func sm_edit_video(
+    _ path: UnsafePointer<CChar>?, _ output: UnsafePointer<CChar>?, _ edit: OpaquePointer?, _ flags: UInt32,
+    _ outReport: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
+) -> Int32 {
+    editEntry("sm_edit_video", path, output, edit, outReport) { (p, o, state) throws(ABIError) in
+        try editVideo(path: p, output: o, state: state, flags: flags)
+    }
 }
 
 @_cdecl("sm_edit_photo")
-public func sm_edit_photo(_ path: UnsafePointer<CChar>?, _ output: UnsafePointer<CChar>?, _ edit: OpaquePointer?,
-                          _ outReport: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
-    editEntry("sm_edit_photo", path, output, edit, outReport) { (p, o, state) throws(ABIError) in try editPhoto(path: p, output: o, state: state, flags: 0) }
+public func sm_edit_photo(
+    _ path: UnsafePointer<CChar>?, _ output: UnsafePointer<CChar>?, _ edit: OpaquePointer?,
+    _ outReport: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
+) -> Int32 {
+    editEntry("sm_edit_photo", path, output, edit, outReport) { (p, o, state) throws(ABIError) in
+        try editPhoto(path: p, output: o, state: state, flags: 0)
+    }
 }
 
 @_cdecl("sm_edit_apply")
-public func sm_edit_apply(_ path: UnsafePointer<CChar>?, _ output: UnsafePointer<CChar>?, _ edit: OpaquePointer?, _ flags: UInt32,
-                          _ outReport: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
+public func sm_edit_apply(
+    _ path: UnsafePointer<CChar>?, _ output: UnsafePointer<CChar>?, _ edit: OpaquePointer?, _ flags: UInt32,
+    _ outReport: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
+) -> Int32 {
     editEntry("sm_edit_apply", path, output, edit, outReport) { (p, o, state) throws(ABIError) in
         SpatialPhotoEditor.isHEIF(path: p)
             ? try editPhoto(path: p, output: o, state: state, flags: flags)
@@ -204,26 +224,34 @@ public func sm_edit_apply(_ path: UnsafePointer<CChar>?, _ output: UnsafePointer
 }
 
 @_cdecl("sm_combine_photo")
-public func sm_combine_photo(_ leftPath: UnsafePointer<CChar>?, _ rightPath: UnsafePointer<CChar>?, _ leftItem: UInt32, _ rightItem: UInt32,
-                             _ flags: UInt32, _ edit: OpaquePointer?, _ output: UnsafePointer<CChar>?,
-                             _ outReport: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
+public func sm_combine_photo(
+    _ leftPath: UnsafePointer<CChar>?, _ rightPath: UnsafePointer<CChar>?, _ leftItem: UInt32, _ rightItem: UInt32,
+    _ flags: UInt32, _ edit: OpaquePointer?, _ output: UnsafePointer<CChar>?,
+    _ outReport: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
+) -> Int32 {
     outReport?.pointee = nil
     return abiCall("sm_combine_photo") { () throws(ABIError) in
         try checkFlags(flags, allowed: SMCombineFlag.swapEyes)
         let left = try requiredPath(leftPath, "left_path")
         let right = try optionalString(rightPath, "right_path")
-        if right?.isEmpty == true { throw .argument("right_path is empty (pass NULL for one file holding both images)") }
+        if right?.isEmpty == true {
+            throw .argument("right_path is empty (pass NULL for one file holding both images)")
+        }
         let out = try requiredPath(output, "output")
         let state = edit == nil ? EditState() : try editState(edit)
         let given = try state.photoEdit()
         // A translation into the operations layer's request: defaults, checks and the read-back are the library's.
         var r = CombineRequest(left: left, right: right, output: out)
-        if right != nil && (leftItem != 0 || rightItem != 0) { throw .argument("left_item and right_item must be 0 when combining two files") }
+        if right != nil && (leftItem != 0 || rightItem != 0) {
+            throw .argument("left_item and right_item must be 0 when combining two files")
+        }
         r.leftItem = leftItem == 0 ? nil : leftItem
         r.rightItem = rightItem == 0 ? nil : rightItem
         r.swapEyes = flags & SMCombineFlag.swapEyes != 0
-        r.values = StereoValueInputs(baselineMicrometres: given.baselineMicrometres.map(Int.init), hfovMillidegrees: given.horizontalFieldOfViewMillidegrees.map(Int.init),
-                                     disparity: given.disparityAdjustment.map(Int.init))
+        r.values = StereoValueInputs(
+            baselineMicrometres: given.baselineMicrometres.map(Int.init),
+            hfovMillidegrees: given.horizontalFieldOfViewMillidegrees.map(Int.init),
+            disparity: given.disparityAdjustment.map(Int.init))
         r.form = state.form.rawValue
         let report = try lift { () throws(ParseError) in try Operations.combine(r, spelling: .key) }
         try deliver(report.json.serialized(), to: outReport)

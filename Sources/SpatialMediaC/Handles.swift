@@ -100,8 +100,9 @@ struct EditState: Sendable {
         }
         let b = try value(baseline, "baseline")
         if let b, b > UInt32(Int32.max) { throw .argument("a photo baseline must be at most 2147483647 µm (got \(b))") }
-        return StereoParameters(baselineMicrometres: b, horizontalFieldOfViewMillidegrees: try value(hfov, "field of view"),
-                                disparityAdjustment: try value(disparity, "disparity"))
+        return StereoParameters(
+            baselineMicrometres: b, horizontalFieldOfViewMillidegrees: try value(hfov, "field of view"),
+            disparityAdjustment: try value(disparity, "disparity"))
     }
 }
 
@@ -125,7 +126,9 @@ final class Registry: @unchecked Sendable {
         try lock.withLock { () throws(ABIError) -> OpaquePointer in
             guard next < Self.maxSerial else { throw ABIError(SMStatus.noMemory, "handle space exhausted") }
             let token = Self.base + (next << 4)
-            guard let handle = OpaquePointer(bitPattern: token) else { throw ABIError(SMStatus.internal, "bad handle token") }
+            guard let handle = OpaquePointer(bitPattern: token) else {
+                throw ABIError(SMStatus.internal, "bad handle token")
+            }
             next += 1
             entries[token] = object
             return handle
@@ -138,8 +141,12 @@ final class Registry: @unchecked Sendable {
     func lookup<T: AnyObject>(_ handle: OpaquePointer?, as type: T.Type, _ name: String) throws(ABIError) -> T {
         guard let handle else { throw .argument("\(name) is NULL") }
         let object = lock.withLock { entries[Self.token(handle)] }
-        guard let object else { throw ABIError(SMStatus.invalidHandle, "\(name) is not a live handle (freed already, or never created)") }
-        guard let typed = object as? T else { throw ABIError(SMStatus.invalidHandle, "\(name) is a handle of another type") }
+        guard let object else {
+            throw ABIError(SMStatus.invalidHandle, "\(name) is not a live handle (freed already, or never created)")
+        }
+        guard let typed = object as? T else {
+            throw ABIError(SMStatus.invalidHandle, "\(name) is a handle of another type")
+        }
         return typed
     }
 
@@ -149,7 +156,9 @@ final class Registry: @unchecked Sendable {
         let token = Self.token(handle)
         // Release the object after unlocking: its deinit may do work (closing a file).
         let removed: AnyObject? = try lock.withLock { () throws(ABIError) -> AnyObject? in
-            guard let object = entries[token] else { throw ABIError(SMStatus.invalidHandle, "\(name) is not a live handle (freed already, or never created)") }
+            guard let object = entries[token] else {
+                throw ABIError(SMStatus.invalidHandle, "\(name) is not a live handle (freed already, or never created)")
+            }
             guard object is T else { throw ABIError(SMStatus.invalidHandle, "\(name) is a handle of another type") }
             return entries.removeValue(forKey: token)
         }

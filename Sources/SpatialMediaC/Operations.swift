@@ -4,19 +4,20 @@
 // SplitRequest): the C arguments and the options' keys become one request, the layer plans and runs it (every
 // default, route and check is its), and its report's JSON is returned.
 import BinaryIO
-import ISOBMFF
 import HEVC
-import SpatialConvert
-import SpatialValidation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-import SpatialMedia
-import SystemSupport
+import ISOBMFF
 import MediaDecode
+import SpatialConvert
+import SpatialMedia
 import SpatialOperations
+import SpatialValidation
+import SystemSupport
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// `sm_progress_fn` in Swift.
 public typealias SMProgressFn = @convention(c) (UnsafeMutableRawPointer?, Double, UnsafePointer<CChar>?) -> Int32
@@ -49,14 +50,19 @@ func parseOptions(_ p: UnsafePointer<CChar>?) throws(ABIError) -> Options {
 }
 
 func notBuilt(_ what: String) -> ABIError {
-    ABIError(SMStatus.unsupported, "not built into this version of libspatialmedia yet: \(what). Nothing was done (SM_ERR_UNSUPPORTED); see sm_capabilities().")
+    ABIError(
+        SMStatus.unsupported,
+        "not built into this version of libspatialmedia yet: \(what). Nothing was done (SM_ERR_UNSUPPORTED); see sm_capabilities()."
+    )
 }
 
 /// Reads the options of `sm_validate` / `sm_validate_path` (see the header) into the request of `path` by the keys
 /// of ``/SpatialOperations/ValidateRequest/table`` (types, ranges and choices are the request's): with "right_eye"
 /// (`sm_validate_path` only) the pair `path` (left) and that image. Each call validates one input as given.
-func validationRequest(_ path: String, _ options: UnsafePointer<CChar>?,
-                       _ function: String) throws(ABIError) -> ValidateRequest {
+func validationRequest(
+    _ path: String, _ options: UnsafePointer<CChar>?,
+    _ function: String
+) throws(ABIError) -> ValidateRequest {
     var opts = try parseOptions(options)
     let values = opts.takeAll().map { ($0.0, $0.1.requestValue) }
     if function != "sm_validate_path", values.contains(where: { $0.0 == "right_eye" && $0.1 != .null }) {
@@ -75,7 +81,9 @@ func validateOne(_ r: ValidateRequest) throws(ABIError) -> ValidationReport {
 }
 
 @_cdecl("sm_validation_inputs")
-public func sm_validation_inputs(_ paths: UnsafePointer<CChar>?, _ outJSON: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
+public func sm_validation_inputs(
+    _ paths: UnsafePointer<CChar>?, _ outJSON: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
+) -> Int32 {
     outJSON?.pointee = nil
     return abiCall("sm_validation_inputs") { () throws(ABIError) in
         let list = try pathList(paths, "paths_json")
@@ -91,9 +99,11 @@ public func sm_validation_inputs(_ paths: UnsafePointer<CChar>?, _ outJSON: Unsa
 }
 
 @_cdecl("sm_validate_path")
-public func sm_validate_path(_ path: UnsafePointer<CChar>?, _ options: UnsafePointer<CChar>?, _ progress: SMProgressFn?,
-                             _ userData: UnsafeMutableRawPointer?, _ cancel: UnsafePointer<Int32>?,
-                             _ outReport: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
+public func sm_validate_path(
+    _ path: UnsafePointer<CChar>?, _ options: UnsafePointer<CChar>?, _ progress: SMProgressFn?,
+    _ userData: UnsafeMutableRawPointer?, _ cancel: UnsafePointer<Int32>?,
+    _ outReport: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
+) -> Int32 {
     outReport?.pointee = nil
     return abiCall("sm_validate_path") { () throws(ABIError) in
         let p = try requiredPath(path, "path")
@@ -107,8 +117,11 @@ public func sm_validate_path(_ path: UnsafePointer<CChar>?, _ options: UnsafePoi
 }
 
 @_cdecl("sm_validate")
-public func sm_validate(_ file: OpaquePointer?, _ options: UnsafePointer<CChar>?, _ progress: SMProgressFn?, _ userData: UnsafeMutableRawPointer?,
-                        _ cancel: UnsafePointer<Int32>?, _ outReport: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
+public func sm_validate(
+    _ file: OpaquePointer?, _ options: UnsafePointer<CChar>?, _ progress: SMProgressFn?,
+    _ userData: UnsafeMutableRawPointer?,
+    _ cancel: UnsafePointer<Int32>?, _ outReport: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
+) -> Int32 {
     outReport?.pointee = nil
     return abiCall("sm_validate") { () throws(ABIError) in
         let f = try fileObject(file)
@@ -119,7 +132,11 @@ public func sm_validate(_ file: OpaquePointer?, _ options: UnsafePointer<CChar>?
         var path = f.path
         var temporary: String? = nil
         if path == nil {
-            guard case .iso(let iso) = f.content else { throw ABIError(SMStatus.notApplicable, "a raw HEVC stream opened from memory cannot be validated; open it from a file") }
+            guard case .iso(let iso) = f.content else {
+                throw ABIError(
+                    SMStatus.notApplicable,
+                    "a raw HEVC stream opened from memory cannot be validated; open it from a file")
+            }
             let bytes = try lift { () throws(ParseError) in try iso.serialized() }
             let tmp = "/tmp/sm-validate-\(UInt64.random(in: 0...UInt64.max)).bin"
             try lift { () throws(ParseError) in try AtomicFile.write(path: tmp, bytes: bytes) }
@@ -138,7 +155,8 @@ public func sm_validate(_ file: OpaquePointer?, _ options: UnsafePointer<CChar>?
 /// Refuses an output that is an input or another output (``OutputPaths``): an argument error.
 func checkOutputs(_ outputs: [(String, String)], inputs: [(String, String)]) throws(ABIError) {
     do throws(ParseError) {
-        try OutputPaths.check(outputs: outputs.map { (role: $0.0, path: $0.1) }, inputs: inputs.map { (role: $0.0, path: $0.1) })
+        try OutputPaths.check(
+            outputs: outputs.map { (role: $0.0, path: $0.1) }, inputs: inputs.map { (role: $0.0, path: $0.1) })
     } catch {
         throw .argument(error.message)
     }
@@ -148,10 +166,13 @@ func checkOutputs(_ outputs: [(String, String)], inputs: [(String, String)]) thr
 /// is `input` when "right_input" is given; the first release's "frame_rate_num"/"frame_rate_den" become "frame_rate"),
 /// then the operations layer's one plan and run, and its report's JSON delivered. `expect` is the route an entry
 /// point is for (nil: any); the library decides the route from the input itself.
-func conversionEntry(_ function: StaticString, expect: ConvertRoute?, _ input: UnsafePointer<CChar>?, _ output: UnsafePointer<CChar>?,
-                     _ options: UnsafePointer<CChar>?, _ callback: SMProgressFn?, _ userData: UnsafeMutableRawPointer?,
-                     _ cancel: UnsafePointer<Int32>?, _ outReport: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
-    jobEntry(function, callback, userData, cancel, outReport) { (progress: Progress) throws(ABIError) -> OperationReport in
+func conversionEntry(
+    _ function: StaticString, expect: ConvertRoute?, _ input: UnsafePointer<CChar>?, _ output: UnsafePointer<CChar>?,
+    _ options: UnsafePointer<CChar>?, _ callback: SMProgressFn?, _ userData: UnsafeMutableRawPointer?,
+    _ cancel: UnsafePointer<Int32>?, _ outReport: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
+) -> Int32 {
+    jobEntry(function, callback, userData, cancel, outReport) {
+        (progress: Progress) throws(ABIError) -> OperationReport in
         let i = try requiredPath(input, "input")
         let o = try requiredPath(output, "output")
         var opts = try parseOptions(options)
@@ -161,25 +182,35 @@ func conversionEntry(_ function: StaticString, expect: ConvertRoute?, _ input: U
         var values = opts.takeAll().map { ($0.0, $0.1.requestValue) }
         if let num { values.append(("frame_rate", .array([.number(num), .number(den ?? 1)]))) }
         let request = try lift { () throws(ParseError) in
-            try ConvertRequest(input: right == nil ? i : nil, left: right == nil ? nil : i, right: right, output: o, values: values)
+            try ConvertRequest(
+                input: right == nil ? i : nil, left: right == nil ? nil : i, right: right, output: o, values: values)
         }
         try progress.checkCancelled()
         let plan = try lift { () throws(ParseError) in try ConvertPlan.make(request, spelling: .key) }
         if let expect, plan.route != expect, !(expect == .video && [.hevcPair, .mvhevcStream].contains(plan.route)) {
-            throw .argument("\(i) is converted as a \(plan.route == .photo ? "photo" : "video") (by its content): call sm_convert or sm_convert_\(plan.route == .photo ? "photo" : "video")")
+            throw .argument(
+                "\(i) is converted as a \(plan.route == .photo ? "photo" : "video") (by its content): call sm_convert or sm_convert_\(plan.route == .photo ? "photo" : "video")"
+            )
         }
         let cancellation = ConversionCancellation()
         let events = OperationEvents(progress: { p in
-            let fraction: Double = p.fraction.map { min(0.99, $0) } ?? (p.stage == "encode" && p.frames == nil ? 0.2 : p.stage == "write" ? 0.9 : 0)
+            let fraction: Double =
+                p.fraction.map { min(0.99, $0) }
+                ?? (p.stage == "encode" && p.frames == nil ? 0.2 : p.stage == "write" ? 0.9 : 0)
             do { try progress.report(fraction, p.stage) } catch { cancellation.cancel() }
         })
         if plan.route != .photo {
-            try progress.report(0, plan.route == .hevcPair ? "assemble" : plan.route == .mvhevcStream ? "mux" : "convert")
+            try progress.report(
+                0, plan.route == .hevcPair ? "assemble" : plan.route == .mvhevcStream ? "mux" : "convert")
         }
         do throws(ABIError) {
-            return try lift { () throws(ParseError) in try Operations.convert(plan, events: events, cancellation: cancellation) }
+            return try lift { () throws(ParseError) in
+                try Operations.convert(plan, events: events, cancellation: cancellation)
+            }
         } catch {
-            if cancellation.isCancelled { throw ABIError(SMStatus.cancelled, "cancelled during the conversion; nothing was written") }
+            if cancellation.isCancelled {
+                throw ABIError(SMStatus.cancelled, "cancelled during the conversion; nothing was written")
+            }
             throw error
         }
     }
@@ -188,9 +219,12 @@ func conversionEntry(_ function: StaticString, expect: ConvertRoute?, _ input: U
 /// The frame of every entry point that runs one job of the operations layer: the report cleared, the job run inside
 /// ``abiCall`` (errors to status codes) with a ``Progress`` of the caller's callback and cancel flag, the callback
 /// told "done", and the report's JSON delivered.
-func jobEntry(_ function: StaticString, _ callback: SMProgressFn?, _ userData: UnsafeMutableRawPointer?, _ cancel: UnsafePointer<Int32>?,
-              _ outReport: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
-              _ job: (Progress) throws(ABIError) -> OperationReport) -> Int32 {
+func jobEntry(
+    _ function: StaticString, _ callback: SMProgressFn?, _ userData: UnsafeMutableRawPointer?,
+    _ cancel: UnsafePointer<Int32>?,
+    _ outReport: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+    _ job: (Progress) throws(ABIError) -> OperationReport
+) -> Int32 {
     outReport?.pointee = nil
     return abiCall(function) { () throws(ABIError) in
         let progress = Progress(callback: callback, userData: userData, cancel: cancel)
@@ -201,35 +235,45 @@ func jobEntry(_ function: StaticString, _ callback: SMProgressFn?, _ userData: U
 }
 
 @_cdecl("sm_convert")
-public func sm_convert(_ input: UnsafePointer<CChar>?, _ output: UnsafePointer<CChar>?, _ options: UnsafePointer<CChar>?,
-                       _ progress: SMProgressFn?, _ userData: UnsafeMutableRawPointer?, _ cancel: UnsafePointer<Int32>?,
-                       _ outReport: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
+public func sm_convert(
+    _ input: UnsafePointer<CChar>?, _ output: UnsafePointer<CChar>?, _ options: UnsafePointer<CChar>?,
+    _ progress: SMProgressFn?, _ userData: UnsafeMutableRawPointer?, _ cancel: UnsafePointer<Int32>?,
+    _ outReport: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
+) -> Int32 {
     conversionEntry("sm_convert", expect: nil, input, output, options, progress, userData, cancel, outReport)
 }
 
 @_cdecl("sm_convert_photo")
-public func sm_convert_photo(_ input: UnsafePointer<CChar>?, _ output: UnsafePointer<CChar>?, _ options: UnsafePointer<CChar>?,
-                             _ progress: SMProgressFn?, _ userData: UnsafeMutableRawPointer?, _ cancel: UnsafePointer<Int32>?,
-                             _ outReport: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
+public func sm_convert_photo(
+    _ input: UnsafePointer<CChar>?, _ output: UnsafePointer<CChar>?, _ options: UnsafePointer<CChar>?,
+    _ progress: SMProgressFn?, _ userData: UnsafeMutableRawPointer?, _ cancel: UnsafePointer<Int32>?,
+    _ outReport: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
+) -> Int32 {
     conversionEntry("sm_convert_photo", expect: .photo, input, output, options, progress, userData, cancel, outReport)
 }
 
 @_cdecl("sm_convert_video")
-public func sm_convert_video(_ input: UnsafePointer<CChar>?, _ output: UnsafePointer<CChar>?, _ options: UnsafePointer<CChar>?,
-                             _ progress: SMProgressFn?, _ userData: UnsafeMutableRawPointer?, _ cancel: UnsafePointer<Int32>?,
-                             _ outReport: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
+public func sm_convert_video(
+    _ input: UnsafePointer<CChar>?, _ output: UnsafePointer<CChar>?, _ options: UnsafePointer<CChar>?,
+    _ progress: SMProgressFn?, _ userData: UnsafeMutableRawPointer?, _ cancel: UnsafePointer<Int32>?,
+    _ outReport: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
+) -> Int32 {
     conversionEntry("sm_convert_video", expect: .video, input, output, options, progress, userData, cancel, outReport)
 }
 
 /// The name table of a job's request (``ConvertRequest/table``) as JSON: what a binding (Python) checks its keywords
 /// against.
 @_cdecl("sm_option_table")
-public func sm_option_table(_ job: UnsafePointer<CChar>?, _ outJSON: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
+public func sm_option_table(
+    _ job: UnsafePointer<CChar>?, _ outJSON: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
+) -> Int32 {
     outJSON?.pointee = nil
     return abiCall("sm_option_table") { () throws(ABIError) in
         let name = try requiredPath(job, "job")
-        let tables = [("convert", ConvertRequest.table), ("align", AlignRequest.table), ("fix", FixRequest.table),
-                      ("split", SplitRequest.table), ("validate", ValidateRequest.table)]
+        let tables = [
+            ("convert", ConvertRequest.table), ("align", AlignRequest.table), ("fix", FixRequest.table),
+            ("split", SplitRequest.table), ("validate", ValidateRequest.table),
+        ]
         guard let table = tables.first(where: { $0.0 == name })?.1 else {
             throw .argument("no option table for \"\(name)\" (known: \(tables.map(\.0).joined(separator: ", ")))")
         }
@@ -238,10 +282,13 @@ public func sm_option_table(_ job: UnsafePointer<CChar>?, _ outJSON: UnsafeMutab
 }
 
 @_cdecl("sm_concat_video")
-public func sm_concat_video(_ segments: UnsafePointer<CChar>?, _ output: UnsafePointer<CChar>?, _ options: UnsafePointer<CChar>?,
-                            _ progress: SMProgressFn?, _ userData: UnsafeMutableRawPointer?, _ cancel: UnsafePointer<Int32>?,
-                            _ outReport: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
-    jobEntry("sm_concat_video", progress, userData, cancel, outReport) { (progress: Progress) throws(ABIError) -> OperationReport in
+public func sm_concat_video(
+    _ segments: UnsafePointer<CChar>?, _ output: UnsafePointer<CChar>?, _ options: UnsafePointer<CChar>?,
+    _ progress: SMProgressFn?, _ userData: UnsafeMutableRawPointer?, _ cancel: UnsafePointer<Int32>?,
+    _ outReport: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
+) -> Int32 {
+    jobEntry("sm_concat_video", progress, userData, cancel, outReport) {
+        (progress: Progress) throws(ABIError) -> OperationReport in
         let list = try pathList(segments, "segments_json")
         if list.isEmpty { throw .argument("segments_json is empty: give the segment files") }
         let out = try requiredPath(output, "output")
@@ -254,30 +301,44 @@ public func sm_concat_video(_ segments: UnsafePointer<CChar>?, _ output: UnsafeP
         let cancellation = ConversionCancellation()
         do throws(ABIError) {
             return try lift { () throws(ParseError) in
-                try Operations.concat(r, spelling: .key, progress: { done, total in
-                    do { try progress.report(min(0.99, Double(done) / Double(max(1, total))), "join") } catch { cancellation.cancel() }
-                }, cancellation: cancellation)
+                try Operations.concat(
+                    r, spelling: .key,
+                    progress: { done, total in
+                        do { try progress.report(min(0.99, Double(done) / Double(max(1, total))), "join") } catch {
+                            cancellation.cancel()
+                        }
+                    }, cancellation: cancellation)
             }
         } catch {
-            if cancellation.isCancelled { throw ABIError(SMStatus.cancelled, "cancelled while joining; nothing was written") }
+            if cancellation.isCancelled {
+                throw ABIError(SMStatus.cancelled, "cancelled while joining; nothing was written")
+            }
             throw error
         }
     }
 }
 
-/// `sm_split` (see the header): one ``SplitRequest`` from the arguments (`left_output`, `right_output`) and the options'
-/// keys (the rows of its name table), ``Operations/split(_:spelling:events:cancellation:)``, its report. Kept from the
-/// first release: "sbs_output" or "ou_output" beside the eyes is the same request run a second time for that file alone,
-/// after the eyes; the report then names it.
+/// `sm_split` (see the header): one ``SplitRequest`` from the arguments (`left_output`, `right_output`) and the
+/// options' keys (the rows of its name table), ``Operations/split(_:spelling:events:cancellation:)``, its report. Kept
+/// from the first release: "sbs_output" or "ou_output" beside the eyes is the same request run a second time for that
+/// file alone, after the eyes; the report then names it.
 @_cdecl("sm_split")
-public func sm_split(_ input: UnsafePointer<CChar>?, _ leftOutput: UnsafePointer<CChar>?, _ rightOutput: UnsafePointer<CChar>?,
-                     _ options: UnsafePointer<CChar>?, _ callback: SMProgressFn?, _ userData: UnsafeMutableRawPointer?,
-                     _ cancel: UnsafePointer<Int32>?, _ outReport: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
-    jobEntry("sm_split", callback, userData, cancel, outReport) { (progress: Progress) throws(ABIError) -> OperationReport in
+public func sm_split(
+    _ input: UnsafePointer<CChar>?, _ leftOutput: UnsafePointer<CChar>?, _ rightOutput: UnsafePointer<CChar>?,
+    _ options: UnsafePointer<CChar>?, _ callback: SMProgressFn?, _ userData: UnsafeMutableRawPointer?,
+    _ cancel: UnsafePointer<Int32>?, _ outReport: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
+) -> Int32 {
+    jobEntry("sm_split", callback, userData, cancel, outReport) {
+        (progress: Progress) throws(ABIError) -> OperationReport in
         let i = try requiredPath(input, "input")
-        let eyes = [("left_output", try optionalString(leftOutput, "left_output")), ("right_output", try optionalString(rightOutput, "right_output"))]
+        let eyes = [
+            ("left_output", try optionalString(leftOutput, "left_output")),
+            ("right_output", try optionalString(rightOutput, "right_output")),
+        ]
         var opts = try parseOptions(options)
-        let values = eyes.compactMap { e in e.1.map { (e.0, RequestValue.string($0)) } } + opts.takeAll().map { ($0.0, $0.1.requestValue) }
+        let values =
+            eyes.compactMap { e in e.1.map { (e.0, RequestValue.string($0)) } }
+            + opts.takeAll().map { ($0.0, $0.1.requestValue) }
         var request = try lift { () throws(ParseError) in try SplitRequest(input: i, values: values) }
         var packed: SplitRequest?
         if request.left != nil || request.right != nil, (request.sbs == nil) != (request.ou == nil) {
@@ -305,9 +366,13 @@ func splitRun(_ r: SplitRequest, _ progress: Progress, from: Double, to: Double)
     })
     try progress.report(from, "split")
     do throws(ABIError) {
-        return try lift { () throws(ParseError) in try Operations.split(r, spelling: .key, events: events, cancellation: cancellation) }
+        return try lift { () throws(ParseError) in
+            try Operations.split(r, spelling: .key, events: events, cancellation: cancellation)
+        }
     } catch {
-        if cancellation.isCancelled { throw ABIError(SMStatus.cancelled, "cancelled during the split; its outputs were not written") }
+        if cancellation.isCancelled {
+            throw ABIError(SMStatus.cancelled, "cancelled during the split; its outputs were not written")
+        }
         throw error
     }
 }

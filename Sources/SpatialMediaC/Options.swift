@@ -2,8 +2,8 @@
 // numbers, true/false/null) and typed access that rejects unknown keys and wrong types, so a typo
 // in an option is an error instead of being silently ignored.
 
-import SystemSupport
 import SpatialOperations
+import SystemSupport
 
 /// A parsed JSON value.
 enum OptionValue: Equatable {
@@ -21,7 +21,8 @@ enum OptionValue: Equatable {
         case (.number(let x), .number(let y)): return x == y
         case (.string(let x), .string(let y)): return x == y
         case (.array(let x), .array(let y)): return x == y
-        case (.object(let x), .object(let y)): return x.count == y.count && zip(x, y).allSatisfy { $0.0 == $1.0 && $0.1 == $1.1 }
+        case (.object(let x), .object(let y)):
+            return x.count == y.count && zip(x, y).allSatisfy { $0.0 == $1.0 && $0.1 == $1.1 }
         default: return false
         }
     }
@@ -89,7 +90,9 @@ struct OptionParser {
             return .object(fields)
         case UInt8(ascii: "["):
             var items: [OptionValue] = []
-            try members(close: "]", in: "an array") { (p: inout OptionParser) throws(ABIError) in items.append(try p.value(depth: depth + 1)) }
+            try members(close: "]", in: "an array") { (p: inout OptionParser) throws(ABIError) in
+                items.append(try p.value(depth: depth + 1))
+            }
             return .array(items)
         case UInt8(ascii: "\""):
             return .string(try string())
@@ -106,7 +109,9 @@ struct OptionParser {
     }
 
     /// The comma-separated members of an object or array after its opening byte, up to `close` (consumed).
-    private mutating func members(close: Unicode.Scalar, in what: String, _ member: (inout OptionParser) throws(ABIError) -> Void) throws(ABIError) {
+    private mutating func members(
+        close: Unicode.Scalar, in what: String, _ member: (inout OptionParser) throws(ABIError) -> Void
+    ) throws(ABIError) {
         let end = UInt8(ascii: close)
         i += 1
         space()
@@ -123,9 +128,12 @@ struct OptionParser {
 
     private mutating func number() throws(ABIError) -> OptionValue {
         let start = i
-        while i < b.count, (b[i] >= 0x30 && b[i] <= 0x39) || b[i] == UInt8(ascii: "-") || b[i] == UInt8(ascii: "+")
-                || b[i] == UInt8(ascii: ".") || b[i] == UInt8(ascii: "e") || b[i] == UInt8(ascii: "E") { i += 1 }
-        guard i > start, i - start <= 64, let d = Double(String(decoding: b[start..<i], as: UTF8.self)), d.isFinite else {
+        while i < b.count,
+            (b[i] >= 0x30 && b[i] <= 0x39) || b[i] == UInt8(ascii: "-") || b[i] == UInt8(ascii: "+")
+                || b[i] == UInt8(ascii: ".") || b[i] == UInt8(ascii: "e") || b[i] == UInt8(ascii: "E")
+        { i += 1 }
+        guard i > start, i - start <= 64, let d = Double(String(decoding: b[start..<i], as: UTF8.self)), d.isFinite
+        else {
             i = start
             throw error("expected a value")
         }
@@ -133,7 +141,9 @@ struct OptionParser {
     }
 
     private mutating func hex4() throws(ABIError) -> UInt32 {
-        guard i + 4 <= b.count, let v = UInt32(String(decoding: b[i..<(i + 4)], as: UTF8.self), radix: 16) else { throw error("bad \\u escape") }
+        guard i + 4 <= b.count, let v = UInt32(String(decoding: b[i..<(i + 4)], as: UTF8.self), radix: 16) else {
+            throw error("bad \\u escape")
+        }
         i += 4
         return v
     }
@@ -159,7 +169,9 @@ struct OptionParser {
             case UInt8(ascii: "t"): out.append(0x09)
             case UInt8(ascii: "u"):
                 var v = try hex4()
-                if v >= 0xD800 && v < 0xDC00, i + 6 <= b.count, b[i] == UInt8(ascii: "\\"), b[i + 1] == UInt8(ascii: "u") {
+                if v >= 0xD800 && v < 0xDC00, i + 6 <= b.count, b[i] == UInt8(ascii: "\\"),
+                    b[i + 1] == UInt8(ascii: "u")
+                {
                     i += 2
                     let lo = try hex4()
                     guard lo >= 0xDC00 && lo < 0xE000 else { throw error("bad surrogate pair") }
@@ -181,7 +193,9 @@ struct Options {
     /// NULL → no options. Anything else must be a JSON object without duplicate keys.
     init(_ text: String?) throws(ABIError) {
         guard let text else { return }
-        guard case .object(let list) = try OptionParser.parse(text) else { throw .argument("options_json must be a JSON object, e.g. {}") }
+        guard case .object(let list) = try OptionParser.parse(text) else {
+            throw .argument("options_json must be a JSON object, e.g. {}")
+        }
         for (k, v) in list {
             if fields[k] != nil { throw .argument("options_json: key \"\(k)\" appears twice") }
             fields[k] = v
@@ -206,14 +220,26 @@ struct Options {
     }
 
     /// A number strictly above `above` (or at least `from`) and at most `atMost` (or strictly below `below`).
-    mutating func double(_ key: String, above: Double? = nil, from: Double? = nil, below: Double? = nil, atMost: Double? = nil,
-                         _ unit: String) throws(ABIError) -> Double? {
+    mutating func double(
+        _ key: String, above: Double? = nil, from: Double? = nil, below: Double? = nil, atMost: Double? = nil,
+        _ unit: String
+    ) throws(ABIError) -> Double? {
         guard let x = try double(key) else { return nil }
-        let ok = (above.map { x > $0 } ?? true) && (from.map { x >= $0 } ?? true) && (below.map { x < $0 } ?? true) && (atMost.map { x <= $0 } ?? true)
+        let ok =
+            (above.map { x > $0 } ?? true) && (from.map { x >= $0 } ?? true) && (below.map { x < $0 } ?? true)
+            && (atMost.map { x <= $0 } ?? true)
         guard ok else {
-            let lower = above.map { "above \(NumberText.fixed($0, places: 3, trimZeros: true))" } ?? from.map { "at least \(NumberText.fixed($0, places: 3, trimZeros: true))" } ?? ""
-            let upper = below.map { "below \(NumberText.fixed($0, places: 3, trimZeros: true))" } ?? atMost.map { "at most \(NumberText.fixed($0, places: 3, trimZeros: true))" } ?? ""
-            throw .argument("option \"\(key)\" must be \([lower, upper].filter { !$0.isEmpty }.joined(separator: " and ")) \(unit) (got \(NumberText.fixed(x, places: 3, trimZeros: true)))")
+            let lower =
+                above.map { "above \(NumberText.fixed($0, places: 3, trimZeros: true))" } ?? from.map {
+                    "at least \(NumberText.fixed($0, places: 3, trimZeros: true))"
+                } ?? ""
+            let upper =
+                below.map { "below \(NumberText.fixed($0, places: 3, trimZeros: true))" } ?? atMost.map {
+                    "at most \(NumberText.fixed($0, places: 3, trimZeros: true))"
+                } ?? ""
+            throw .argument(
+                "option \"\(key)\" must be \([lower, upper].filter { !$0.isEmpty }.joined(separator: " and ")) \(unit) (got \(NumberText.fixed(x, places: 3, trimZeros: true)))"
+            )
         }
         return x
     }
@@ -234,7 +260,9 @@ struct Options {
 
     mutating func choice(_ key: String, _ allowed: [String]) throws(ABIError) -> String? {
         guard let s = try string(key) else { return nil }
-        guard allowed.contains(s) else { throw .argument("option \"\(key)\" must be one of \(allowed.joined(separator: ", ")) (got \"\(s)\")") }
+        guard allowed.contains(s) else {
+            throw .argument("option \"\(key)\" must be one of \(allowed.joined(separator: ", ")) (got \"\(s)\")")
+        }
         return s
     }
 

@@ -4,12 +4,16 @@
 import BinaryIO
 import SpatialOperations
 
-/// `sm_align_photo` (see the header): ``AlignRequest`` from the options' keys, ``Operations/align(_:spelling:)``, its report.
+/// `sm_align_photo` (see the header): ``AlignRequest`` from the options' keys, ``Operations/align(_:spelling:)``, its
+/// report.
 @_cdecl("sm_align_photo")
-public func sm_align_photo(_ input: UnsafePointer<CChar>?, _ output: UnsafePointer<CChar>?, _ options: UnsafePointer<CChar>?,
-                           _ callback: SMProgressFn?, _ userData: UnsafeMutableRawPointer?, _ cancel: UnsafePointer<Int32>?,
-                           _ outReport: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
-    jobEntry("sm_align_photo", callback, userData, cancel, outReport) { (progress: Progress) throws(ABIError) -> OperationReport in
+public func sm_align_photo(
+    _ input: UnsafePointer<CChar>?, _ output: UnsafePointer<CChar>?, _ options: UnsafePointer<CChar>?,
+    _ callback: SMProgressFn?, _ userData: UnsafeMutableRawPointer?, _ cancel: UnsafePointer<Int32>?,
+    _ outReport: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
+) -> Int32 {
+    jobEntry("sm_align_photo", callback, userData, cancel, outReport) {
+        (progress: Progress) throws(ABIError) -> OperationReport in
         let paths = (input: try requiredPath(input, "input"), output: try requiredPath(output, "output"))
         var opts = try parseOptions(options)
         var r = AlignRequest(photo: paths.input, output: paths.output)
@@ -23,12 +27,16 @@ public func sm_align_photo(_ input: UnsafePointer<CChar>?, _ output: UnsafePoint
     }
 }
 
-/// `sm_fix_video` (see the header): ``FixRequest`` from the options' keys (output NULL: in place), ``Operations/fix(_:spelling:)``.
+/// `sm_fix_video` (see the header): ``FixRequest`` from the options' keys (output NULL: in place),
+/// ``Operations/fix(_:spelling:)``.
 @_cdecl("sm_fix_video")
-public func sm_fix_video(_ input: UnsafePointer<CChar>?, _ output: UnsafePointer<CChar>?, _ options: UnsafePointer<CChar>?,
-                         _ callback: SMProgressFn?, _ userData: UnsafeMutableRawPointer?, _ cancel: UnsafePointer<Int32>?,
-                         _ outReport: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
-    jobEntry("sm_fix_video", callback, userData, cancel, outReport) { (progress: Progress) throws(ABIError) -> OperationReport in
+public func sm_fix_video(
+    _ input: UnsafePointer<CChar>?, _ output: UnsafePointer<CChar>?, _ options: UnsafePointer<CChar>?,
+    _ callback: SMProgressFn?, _ userData: UnsafeMutableRawPointer?, _ cancel: UnsafePointer<Int32>?,
+    _ outReport: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
+) -> Int32 {
+    jobEntry("sm_fix_video", callback, userData, cancel, outReport) {
+        (progress: Progress) throws(ABIError) -> OperationReport in
         var r = FixRequest(path: try requiredPath(input, "input"), output: try optionalString(output, "output"))
         if r.output?.isEmpty == true { throw .argument("output is empty (pass NULL to repair the input in place)") }
         var opts = try parseOptions(options)

@@ -1,17 +1,18 @@
+import BinaryIO
+import SystemSupport
+
 // Plumbing of the C ABI: status codes, the thread-local last error (pthread keys, no Foundation),
 // a pthread mutex, C string conversion and allocation of results the caller frees.
 //
 // Rules for this module: no `!`, `try!`, `as!`, `fatalError` or `precondition`; every exported
 // function runs its body through `abiCall`, which turns any thrown error into a status + message.
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
-import BinaryIO
-import SystemSupport
 
 /// The status values of `spatialmedia.h` (keep in sync with the header's enum).
 public enum SMStatus {
@@ -118,15 +119,24 @@ func abiCall(_ function: StaticString, _ body: () throws(ABIError) -> Void) -> I
 /// when the thread exits.
 enum LastError {
     // One key per field; the destructor frees the string when the thread exits (the offset is no pointer).
-    static let key: pthread_key_t? = { var k = pthread_key_t(); return pthread_key_create(&k, { free($0) }) == 0 ? k : nil }()
-    static let codeKey: pthread_key_t? = { var k = pthread_key_t(); return pthread_key_create(&k, { free($0) }) == 0 ? k : nil }()
-    static let pathKey: pthread_key_t? = { var k = pthread_key_t(); return pthread_key_create(&k, { free($0) }) == 0 ? k : nil }()
-    static let offsetKey: pthread_key_t? = { var k = pthread_key_t(); return pthread_key_create(&k, nil) == 0 ? k : nil }()
+    static let key: pthread_key_t? = {
+        var k = pthread_key_t(); return pthread_key_create(&k, { free($0) }) == 0 ? k : nil
+    }()
+    static let codeKey: pthread_key_t? = {
+        var k = pthread_key_t(); return pthread_key_create(&k, { free($0) }) == 0 ? k : nil
+    }()
+    static let pathKey: pthread_key_t? = {
+        var k = pthread_key_t(); return pthread_key_create(&k, { free($0) }) == 0 ? k : nil
+    }()
+    static let offsetKey: pthread_key_t? = {
+        var k = pthread_key_t(); return pthread_key_create(&k, nil) == 0 ? k : nil
+    }()
 
     private static func store(_ key: pthread_key_t?, _ s: String) {
         guard let key else { return }
         free(pthread_getspecific(key))
-        pthread_setspecific(key, s.isEmpty ? nil : s.withCString { strdup($0) })  // nil (or out of memory) reads back as ""
+        // nil (or out of memory) reads back as ""
+        pthread_setspecific(key, s.isEmpty ? nil : s.withCString { strdup($0) })
     }
 
     static func set(_ message: String, code: String = "", offset: UInt64? = nil, boxPath: String = "") {
@@ -201,20 +211,27 @@ func requiredPath(_ p: UnsafePointer<CChar>?, _ name: String) throws(ABIError) -
     return s
 }
 
-/// A JSON array of non-empty path strings (`name` in errors), e.g. the inputs of a validation or the segments of a join.
+/// A JSON array of non-empty path strings (`name` in errors), e.g. the inputs of a validation or the segments of a
+/// join.
 func pathList(_ p: UnsafePointer<CChar>?, _ name: String) throws(ABIError) -> [String] {
     let text = try requiredString(p, name)
-    guard case .array(let items) = try OptionParser.parse(text) else { throw .argument("\(name) must be a JSON array of paths") }
+    guard case .array(let items) = try OptionParser.parse(text) else {
+        throw .argument("\(name) must be a JSON array of paths")
+    }
     var list: [String] = []
     for item in items {
-        guard case .string(let s) = item, !s.isEmpty else { throw .argument("\(name) must hold non-empty strings only") }
+        guard case .string(let s) = item, !s.isEmpty else {
+            throw .argument("\(name) must hold non-empty strings only")
+        }
         list.append(s)
     }
     return list
 }
 
 /// The input path and the optional output of an edit (NULL or the input itself: in place; empty: an error).
-func editPaths(_ path: UnsafePointer<CChar>?, _ output: UnsafePointer<CChar>?) throws(ABIError) -> (path: String, output: String?) {
+func editPaths(_ path: UnsafePointer<CChar>?, _ output: UnsafePointer<CChar>?) throws(ABIError) -> (
+    path: String, output: String?
+) {
     let p = try requiredPath(path, "path")
     let o = try optionalString(output, "output")
     if o?.isEmpty == true { throw .argument("output is empty (pass NULL to edit in place)") }
@@ -249,7 +266,9 @@ func mallocString(_ s: String) throws(ABIError) -> (UnsafeMutablePointer<CChar>,
 
 /// A malloc'd copy of `bytes` (freed by `sm_buffer_free`).
 func mallocBytes(_ bytes: [UInt8]) throws(ABIError) -> UnsafeMutablePointer<UInt8> {
-    guard let raw = malloc(max(bytes.count, 1)) else { throw ABIError(SMStatus.noMemory, "cannot allocate \(bytes.count) bytes") }
+    guard let raw = malloc(max(bytes.count, 1)) else {
+        throw ABIError(SMStatus.noMemory, "cannot allocate \(bytes.count) bytes")
+    }
     bytes.withUnsafeBytes { src in
         if let base = src.baseAddress, src.count > 0 { memcpy(raw, base, src.count) }
     }
@@ -257,7 +276,9 @@ func mallocBytes(_ bytes: [UInt8]) throws(ABIError) -> UnsafeMutablePointer<UInt
 }
 
 /// Writes a string result to an optional `char **` out parameter.
-func deliver(_ s: String, to out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, length: UnsafeMutablePointer<Int>? = nil) throws(ABIError) {
+func deliver(
+    _ s: String, to out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, length: UnsafeMutablePointer<Int>? = nil
+) throws(ABIError) {
     guard let out else { return }
     let (p, n) = try mallocString(s)
     out.pointee = p

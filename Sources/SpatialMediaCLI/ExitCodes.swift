@@ -1,7 +1,7 @@
 import ArgumentParser
 import BinaryIO
-import SystemSupport
 import SpatialOperations
+import SystemSupport
 
 /// The one map from what happened to the exit status, shown in `--help` and in the README.
 enum Exit {
@@ -13,9 +13,18 @@ enum Exit {
     /// Every row: status and what it means. `spatial-media --help` prints it; the CLI tests run the binary through it.
     static let table: [(code: Int32, meaning: String)] = [
         (ok, "success (validate/info/dump: no errors or warnings)"),
-        (problems, "the input was read and problems were found (validate errors or warnings, info/dump diagnostics, fix with something it could not repair, a directory with no media to validate)"),
-        (unreadable, "an input could not be read, is damaged or truncated, or is not a supported kind; an output could not be written, or the written file failed the tool's own validator (nothing is left at the output); or a library or program the work needs (x265, libde265, FFmpeg …) is missing"),
-        (usage, "usage error: unknown or conflicting options, a value out of range, an option that does not apply, an output that is an input or another output, an output extension that does not match what is written"),
+        (
+            problems,
+            "the input was read and problems were found (validate errors or warnings, info/dump diagnostics, fix with something it could not repair, a directory with no media to validate)"
+        ),
+        (
+            unreadable,
+            "an input could not be read, is damaged or truncated, or is not a supported kind; an output could not be written, or the written file failed the tool's own validator (nothing is left at the output); or a library or program the work needs (x265, libde265, FFmpeg …) is missing"
+        ),
+        (
+            usage,
+            "usage error: unknown or conflicting options, a value out of range, an option that does not apply, an output that is an input or another output, an output extension that does not match what is written"
+        ),
         (130, "interrupted by SIGINT (143: by SIGTERM); nothing was written"),
     ]
 
@@ -50,8 +59,9 @@ enum Exit {
     /// Refuses outputs that are inputs or each other (``OutputPaths``): prints the reason, exit 64.
     static func checkOutputs(_ command: String, outputs: [(String, String?)], inputs: [(String, String?)]) throws {
         do throws(ParseError) {
-            try OutputPaths.check(outputs: outputs.compactMap { o in o.1.map { (role: o.0, path: $0) } },
-                                  inputs: inputs.compactMap { i in i.1.map { (role: i.0, path: $0) } })
+            try OutputPaths.check(
+                outputs: outputs.compactMap { o in o.1.map { (role: o.0, path: $0) } },
+                inputs: inputs.compactMap { i in i.1.map { (role: i.0, path: $0) } })
         } catch {
             printErr("\(command): \(error.message)")
             throw ExitCode(usage)
@@ -81,7 +91,9 @@ func checkOutputName(_ path: String, _ kind: OutputKind) throws {
 
 /// Runs one job of the operations layer: a usage refusal of its planning step is printed as "COMMAND: message"
 /// (exit 64), any other failure through ``failure(_:file:_:outputs:)`` (exit 2, 130/143 when interrupted).
-func runOperation<T>(_ command: String, file: String, outputs: [String?], _ body: () throws(ParseError) -> T) throws -> T {
+func runOperation<T>(_ command: String, file: String, outputs: [String?], _ body: () throws(ParseError) -> T) throws
+    -> T
+{
     do throws(ParseError) {
         return try body()
     } catch {
@@ -94,7 +106,9 @@ func runOperation<T>(_ command: String, file: String, outputs: [String?], _ body
 }
 
 /// ``runOperation(_:file:outputs:_:)`` then ``printReport(_:json:)``: the whole of a command that runs one job.
-func runAndPrint(_ command: String, file: String, outputs: [String?], json: Bool, _ body: () throws(ParseError) -> OperationReport) throws {
+func runAndPrint(
+    _ command: String, file: String, outputs: [String?], json: Bool, _ body: () throws(ParseError) -> OperationReport
+) throws {
     printReport(try runOperation(command, file: file, outputs: outputs, body), json: json)
 }
 

@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import BinaryIO
 import SystemSupport
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// A one-line progress display on standard error for long copies (`rewrite`, `edit` when it rewrites): shown
 /// only on a terminal, only for copies of at least 256 MB, at most four times a second, erased at the end.
@@ -37,7 +38,13 @@ final class ProgressLine {
         if let eta {
             let s = Int(eta.rounded())
             let h = s / 3600, m = s / 60 % 60, sec = s % 60
-            if h > 0 { text += ", ETA \(h) h \(m) min" } else if m > 0 { text += ", ETA \(m) min \(sec) s" } else { text += ", ETA \(sec) s" }
+            if h > 0 {
+                text += ", ETA \(h) h \(m) min"
+            } else if m > 0 {
+                text += ", ETA \(m) min \(sec) s"
+            } else {
+                text += ", ETA \(sec) s"
+            }
         }
         StandardError.write(text)
     }

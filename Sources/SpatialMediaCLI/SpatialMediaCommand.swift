@@ -1,17 +1,18 @@
 import ArgumentParser
 import BinaryIO
+import Codecs
 import ISOBMFF
 import ImageFormats
 import MediaDecode
-import Codecs
 import SpatialMedia
 import SpatialOperations
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import SystemSupport
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 func printErr(_ s: String) { StandardError.write(s + "\n") }
 
@@ -46,9 +47,9 @@ func errorLine(_ prefix: String, file: String, _ e: ParseError, outputs: [String
 /// Ends the process with `code`; stdio buffers are flushed.
 func terminate(_ code: Int32) -> Never {
     #if canImport(Glibc)
-    Glibc.exit(code)
+        Glibc.exit(code)
     #else
-    Darwin.exit(code)
+        Darwin.exit(code)
     #endif
 }
 
@@ -59,7 +60,11 @@ struct SpatialMediaCommand: ParsableCommand {
         abstract: "Inspect, validate, convert and edit spatial (stereo) photos and videos.",
         discussion: Exit.helpText + "\n\nJSON goes to standard output, messages to standard error.",
         version: SpatialMediaVersion.string,
-        subcommands: [Info.self, Dump.self, Rewrite.self, Edit.self, Fix.self, Combine.self, ConvertPhoto.self, SplitPhoto.self, Assemble.self, SplitVideo.self, Concat.self, BenchScan.self, BenchDecode.self, Validate.self, Align.self, BenchAlign.self]
+        subcommands: [
+            Info.self, Dump.self, Rewrite.self, Edit.self, Fix.self, Combine.self, ConvertPhoto.self, SplitPhoto.self,
+            Assemble.self, SplitVideo.self, Concat.self, BenchScan.self, BenchDecode.self, Validate.self, Align.self,
+            BenchAlign.self,
+        ]
     )
 
     /// Parses only the chosen subcommand rather than reflecting over the whole command tree: the Swift
@@ -70,7 +75,9 @@ struct SpatialMediaCommand: ParsableCommand {
         if args == ["--version"] {
             // The version, then what this machine gives us: codec libraries and the FFmpeg each job would use.
             print(SpatialMediaVersion.string)
-            print("libde265: \(CodecVersions.libde265); libx265: \(CodecVersions.x265); libturbojpeg: \(CodecVersions.turbojpeg); libpng: \(CodecVersions.libpng)")
+            print(
+                "libde265: \(CodecVersions.libde265); libx265: \(CodecVersions.x265); libturbojpeg: \(CodecVersions.turbojpeg); libpng: \(CodecVersions.libpng)"
+            )
             print(FFmpeg.summary)
             print(X265MultiviewProbe.encodersLine)
             terminate(Exit.ok)
@@ -79,7 +86,9 @@ struct SpatialMediaCommand: ParsableCommand {
             // `info [--json] FILE...` is read by hand: scripts call it once per file, and even parsing one
             // subcommand with ArgumentParser costs more than reading a small file (runtime reflection).
             let rest = args.dropFirst()
-            if name == "info", rest.contains(where: { !$0.hasPrefix("-") }), rest.allSatisfy({ $0 == "--json" || !$0.hasPrefix("-") }) {
+            if name == "info", rest.contains(where: { !$0.hasPrefix("-") }),
+                rest.allSatisfy({ $0 == "--json" || !$0.hasPrefix("-") })
+            {
                 terminate(Info.report(files: rest.filter { $0 != "--json" }, json: rest.contains("--json")))
             }
             switch name {
@@ -121,11 +130,15 @@ func openFile(_ path: String) -> ISOFile? {
 }
 
 struct Dump: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Print the box tree: offset, size, header form, type and key fields of every box.")
+    static let configuration = CommandConfiguration(
+        abstract: "Print the box tree: offset, size, header form, type and key fields of every box.")
     @Argument(help: "The file to dump.") var file: String
     @Flag(help: "Print JSON to standard output.") var json = false
     @Option(help: "Show boxes down to this depth (1 = top level only).") var depth: Int?
-    @Flag(help: "List access units and NAL units (type, layer, temporal id, size, slice type, POC) of a raw HEVC stream or of each HEVC track.") var nal = false
+    @Flag(
+        help:
+            "List access units and NAL units (type, layer, temporal id, size, slice type, POC) of a raw HEVC stream or of each HEVC track."
+    ) var nal = false
 
     func validate() throws {
         if let d = depth, d < 1 { throw ValidationError("--depth must be 1 or more") }
@@ -154,7 +167,8 @@ struct Dump: ParsableCommand {
 }
 
 struct Info: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Say what each file is: brands, tracks, items, entity groups, HEVC layers, spatial metadata.")
+    static let configuration = CommandConfiguration(
+        abstract: "Say what each file is: brands, tracks, items, entity groups, HEVC layers, spatial metadata.")
     @Argument(help: "One or more files (movies, HEIF images, raw .hevc streams).") var files: [String]
     @Flag(help: "Print JSON to standard output.") var json = false
 
@@ -191,7 +205,8 @@ struct Info: ParsableCommand {
 }
 
 struct Rewrite: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Parse a whole file and write it back through the writer (identical bytes when nothing changed).")
+    static let configuration = CommandConfiguration(
+        abstract: "Parse a whole file and write it back through the writer (identical bytes when nothing changed).")
     @Argument(help: "Input file.") var input: String
     @Option(name: .shortAndLong, help: "Output file (written atomically).") var output: String
 

@@ -1,35 +1,39 @@
 import ArgumentParser
 import BinaryIO
-import SpatialConvert
-import SpatialValidation
-import SpatialOperations
-import MediaDecode
-import SystemSupport
 import ImageFormats
+import MediaDecode
+import SpatialConvert
+import SpatialOperations
+import SpatialValidation
+import SystemSupport
 
 /// `spatial-media validate`: will it be spatial, and why not; plus vertical disparity, rectification and
 /// optical centring measured on the pixels.
 struct Validate: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Check spatial videos, spatial photos, SBS/TB images, MPO files and image pairs: metadata rules and stereo geometry measured on the pixels.",
+        abstract:
+            "Check spatial videos, spatial photos, SBS/TB images, MPO files and image pairs: metadata rules and stereo geometry measured on the pixels.",
         discussion: """
-        Every finding names a rule (SV-VIDEO-…, SV-PHOTO-…, SV-PAIR-…, SV-GEOM-…) listed with its severity, \
-        threshold and source in Specs/validation.md. Exit codes: 0 no errors or warnings (infos only); \
-        1 warnings or errors found, or a directory holds no media; 2 an input could not be read; 64 usage error. \
-        A directory argument validates every media file in it and in its subdirectories, in parallel; files that \
-        are not media are skipped with a note; images named NAME_L.ext and NAME_R.ext are validated as one pair.
-        """
+            Every finding names a rule (SV-VIDEO-…, SV-PHOTO-…, SV-PAIR-…, SV-GEOM-…) listed with its severity, \
+            threshold and source in Specs/validation.md. Exit codes: 0 no errors or warnings (infos only); \
+            1 warnings or errors found, or a directory holds no media; 2 an input could not be read; 64 usage error. \
+            A directory argument validates every media file in it and in its subdirectories, in parallel; files that \
+            are not media are skipped with a note; images named NAME_L.ext and NAME_R.ext are validated as one pair.
+            """
     )
     @Argument(help: "Files or directories to validate.") var inputs: [String] = []
     @Flag(help: "Print JSON to standard output.") var json = false
-    @Option(help: "Write a self-contained HTML report (thumbnails, anaglyph, matches, plots, rule table).") var report: String?
+    @Option(help: "Write a self-contained HTML report (thumbnails, anaglyph, matches, plots, rule table).") var report:
+        String?
     @Flag(help: "Check metadata only; do not decode pixels.") var noPixels = false
     @Option(help: "The input image holds both eyes: sbs (side by side) or tb (top-bottom).") var layout: String?
     @Option(help: "Left-eye image (with --right).") var left: String?
     @Option(help: "Right-eye image (with --left).") var right: String?
     @Option(help: "Frames measured per video, spread over the duration (default 3).") var frames: Int?
-    @Option(help: ArgumentHelp("Raw pairs (two images, SBS/TB image, MPO): judge at this horizontal field of view, "
-                               + "degrees (default: the input's EXIF, else 60° assumed)."))
+    @Option(
+        help: ArgumentHelp(
+            "Raw pairs (two images, SBS/TB image, MPO): judge at this horizontal field of view, "
+                + "degrees (default: the input's EXIF, else 60° assumed)."))
     var hfov: Double?
     @Option(help: "Raw pairs: judge the window at this disparity adjustment, % of the width (default 0).")
     var disparity: Double?
@@ -38,7 +42,9 @@ struct Validate: ParsableCommand {
 
     func validate() throws {
         if (left == nil) != (right == nil) { throw ValidationError("give both --left and --right") }
-        if left == nil && inputs.isEmpty { throw ValidationError("give one or more files or directories, or --left and --right") }
+        if left == nil && inputs.isEmpty {
+            throw ValidationError("give one or more files or directories, or --left and --right")
+        }
         if let l = layout, l != "sbs" && l != "tb" { throw ValidationError("--layout must be sbs or tb") }
         let range = ValidateRequest.frameRange
         if let f = frames, !range.contains(f) {
@@ -47,13 +53,16 @@ struct Validate: ParsableCommand {
     }
 
     func run() throws {
-        try Exit.checkOutputs("spatial-media validate", outputs: [("--report output", report)], inputs: inputs.map { ("input", $0) } + [("--left input", left), ("--right input", right)])
+        try Exit.checkOutputs(
+            "spatial-media validate", outputs: [("--report output", report)],
+            inputs: inputs.map { ("input", $0) } + [("--left input", left), ("--right input", right)])
         var request = ValidateRequest(inputs: inputs, left: left, right: right)
         request.pixels = !noPixels
         request.layout = layout
         request.frames = frames
-        request.values = StereoValueInputs(baselineMillimetres: baseline, hfovDegrees: hfov,
-                                           disparityPercent: disparity)
+        request.values = StereoValueInputs(
+            baselineMillimetres: baseline, hfovDegrees: hfov,
+            disparityPercent: disparity)
         request.keepPreview = report != nil
         let run: ValidationRun
         do { run = try Operations.validate(request, spelling: .flag) } catch { throw ValidationError(error.message) }

@@ -42,10 +42,10 @@ public enum SpatialConversion {
 }
 
 extension SpatialConversion {
-    /// Runs a conversion exactly as every other shell does (``/SpatialOperations/Operations/convert(_:spelling:events:cancellation:)``):
-    /// the route from what the input is, every default and check the library's, the output read back through the
-    /// validator before it is kept. The same request through the command line, the C ABI or Python writes the same
-    /// bytes and the same report.
+    /// Runs a conversion exactly as every other shell does
+    /// (``/SpatialOperations/Operations/convert(_:spelling:events:cancellation:)``): the route from what the input is,
+    /// every default and check the library's, the output read back through the validator before it is kept. The same
+    /// request through the command line, the C ABI or Python writes the same bytes and the same report.
     ///
     /// ```swift
     /// var r = ConvertRequest(input: "sbs.mp4", output: "spatial.mov")
@@ -54,14 +54,16 @@ extension SpatialConversion {
     /// print(report.json.serialized(pretty: true))
     /// ```
     @discardableResult
-    public static func convert(_ request: ConvertRequest, events: OperationEvents = OperationEvents(),
-                               cancellation: ConversionCancellation? = nil) throws(ParseError) -> OperationReport {
+    public static func convert(
+        _ request: ConvertRequest, events: OperationEvents = OperationEvents(),
+        cancellation: ConversionCancellation? = nil
+    ) throws(ParseError) -> OperationReport {
         try Operations.convert(request, spelling: .key, events: events, cancellation: cancellation)
     }
 }
 
-/// Validates spatial photos and videos: metadata rules and, unless ``/SpatialValidation/ValidationOptions/pixels`` is off, the stereo
-/// geometry of decoded pixels (``/SpatialOperations/Operations/validate(path:options:)``).
+/// Validates spatial photos and videos: metadata rules and, unless ``/SpatialValidation/ValidationOptions/pixels`` is
+/// off, the stereo geometry of decoded pixels (``/SpatialOperations/Operations/validate(path:options:)``).
 ///
 /// ```swift
 /// let report = SpatialValidator().validate("clip.mov")
@@ -94,7 +96,9 @@ public enum SpatialSplit {
     /// read back before it is kept. From `options` the request takes half, copy, crf and preset (not with copy),
     /// audio and layout; its `ffmpeg` and `limits` are the library's own (FFmpeg as the CLI finds it).
     @discardableResult
-    public static func video(_ path: String, to target: VideoSplitTarget, options: VideoSplitOptions? = nil) throws(ParseError) -> OperationReport {
+    public static func video(_ path: String, to target: VideoSplitTarget, options: VideoSplitOptions? = nil)
+        throws(ParseError) -> OperationReport
+    {
         var r = SplitRequest(input: path)
         switch target {
         case .sideBySide(let p): r.sbs = p
@@ -112,11 +116,14 @@ public enum SpatialSplit {
     }
 
     /// Splits a spatial photo, an MPO or a side-by-side / top-bottom picture (`layout`: `sbs`, `tb`, `auto`) into its
-    /// eyes and/or one side-by-side image (a spatial photo's `.heic` eyes are copied with their auxiliary images).
-    /// Like every shell, through the operations layer (``/SpatialOperations/Operations/split(_:spelling:events:cancellation:)``): output names
-    /// checked, each file read back before it is kept. (`limits` is the library's default for every shell.)
-    public static func photo(_ path: String, left: String? = nil, right: String? = nil, sideBySide: String? = nil,
-                             quality: Int? = nil, layout: String? = nil, limits: Limits = .default) throws(ParseError) {
+    /// eyes and/or one side-by-side image (a spatial photo's `.heic` eyes are copied with their auxiliary images). Like
+    /// every shell, through the operations layer
+    /// (``/SpatialOperations/Operations/split(_:spelling:events:cancellation:)``): output names checked, each file read
+    /// back before it is kept. (`limits` is the library's default for every shell.)
+    public static func photo(
+        _ path: String, left: String? = nil, right: String? = nil, sideBySide: String? = nil,
+        quality: Int? = nil, layout: String? = nil, limits: Limits = .default
+    ) throws(ParseError) {
         var eyes = SplitRequest(input: path)
         eyes.left = left; eyes.right = right; eyes.quality = quality; eyes.layout = layout
         if left != nil || right != nil { try Operations.split(eyes, spelling: .key) }

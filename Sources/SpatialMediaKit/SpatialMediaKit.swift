@@ -6,14 +6,14 @@
 // the `SpatialMediaCore` product instead, which builds with no C library installed.
 
 @_exported import BinaryIO
-@_exported import SystemSupport
-@_exported import ISOBMFF
-@_exported import HEVC
-@_exported import SpatialMedia
-@_exported import ImageFormats
-@_exported import StereoVision
 @_exported import Codecs
+@_exported import HEVC
+@_exported import ISOBMFF
+@_exported import ImageFormats
 @_exported import MediaDecode
 @_exported import SpatialConvert
-@_exported import SpatialValidation
+@_exported import SpatialMedia
 @_exported import SpatialOperations
+@_exported import SpatialValidation
+@_exported import StereoVision
+@_exported import SystemSupport

@@ -1,6 +1,6 @@
 import BinaryIO
-import ImageFormats
 import ISOBMFF
+import ImageFormats
 import MediaDecode
 import SpatialConvert
 import SpatialMedia
@@ -19,8 +19,10 @@ public struct AlignRequest: Sendable, Equatable {
 
     /// The name table (key ↔ flag ↔ Python keyword).
     public static var table: [OptionSpec] {
-        [OptionSpec("auto_disparity", flag: "--auto-disparity", .bool, .photo, default: "false"),
-         OptionSpec("quality", flag: "--quality", .integer, .photo, default: "\(PhotoEncoding.defaultQuality)")]
+        [
+            OptionSpec("auto_disparity", flag: "--auto-disparity", .bool, .photo, default: "false"),
+            OptionSpec("quality", flag: "--quality", .integer, .photo, default: "\(PhotoEncoding.defaultQuality)"),
+        ]
     }
 }
 
@@ -32,7 +34,9 @@ extension Operations {
         func name(_ k: String) -> String { AlignRequest.table.first { $0.key == k }?.name(spelling) ?? k }
         var o = PhotoConversionOptions()
         if let q = r.quality {
-            guard (0...100).contains(q) else { throw ParseError(.invalidArgument, "\(name("quality")) must be between 0 and 100") }
+            guard (0...100).contains(q) else {
+                throw ParseError(.invalidArgument, "\(name("quality")) must be between 0 and 100")
+            }
             o.quality = q
         }
         try OutputKind.check(r.output, .heic)
@@ -45,32 +49,47 @@ extension Operations {
         }
         let eyes = try StereoImages.decodeSpatialPhoto(file: file)
         let hfov = sp.horizontalFOVDegrees ?? StereoParameters.defaults.horizontalFieldOfViewDegrees ?? 0
-        let p = try PairAligner.prepare(left: eyes.left, right: eyes.right, hfovDegrees: hfov, align: true, autoDisparity: r.autoDisparity)
+        let p = try PairAligner.prepare(
+            left: eyes.left, right: eyes.right, hfovDegrees: hfov, align: true, autoDisparity: r.autoDisparity)
         o.stereo.baselineMicrometres = sp.stereo.baselineMicrometres ?? StereoParameters.defaults.baselineMicrometres
         o.baselineSource = sp.baselineMicrometres == nil ? "default; not in the input" : "the input"
         try o.stereo.setHorizontalFieldOfView(degrees: p.report.hfovDegrees ?? hfov)
         o.hfovSource = p.report.hfovDegrees == nil ? "the input" : "the input, cropped by align"
-        if let d = p.report.disparityPercent { try o.stereo.setDisparity(percent: d) } else { o.stereo.disparityAdjustment = sp.disparityAdjustment ?? 0 }
+        if let d = p.report.disparityPercent {
+            try o.stereo.setDisparity(percent: d)
+        } else {
+            o.stereo.disparityAdjustment = sp.disparityAdjustment ?? 0
+        }
         o.disparitySource = p.report.disparityPercent == nil ? "the input" : "--auto-disparity (measured)"
         let exifInfo = eyes.exif.map { ExifInfo(tiff: $0) } ?? ExifInfo()
-        var pair = StereoPair(left: p.left, right: p.right, exif: eyes.exif, exifInfo: exifInfo, sourceBaselineMM: nil, convergenceAngleDegrees: nil,
-                              sourceDescription: r.photo, notes: [])
+        var pair = StereoPair(
+            left: p.left, right: p.right, exif: eyes.exif, exifInfo: exifInfo, sourceBaselineMM: nil,
+            convergenceAngleDegrees: nil,
+            sourceDescription: r.photo, notes: [])
         // Each eye's gain map, depth, alpha and thumbnails follow it: warped like it when it was warped.
-        let attachedLeft = try HEIFItemBundle.attached(to: sp.left.itemID, file: file), attachedRight = try HEIFItemBundle.attached(to: sp.right.itemID, file: file)
+        let attachedLeft = try HEIFItemBundle.attached(to: sp.left.itemID, file: file),
+            attachedRight = try HEIFItemBundle.attached(to: sp.right.itemID, file: file)
         pair.leftAuxiliary = attachedLeft.bundles
         pair.rightAuxiliary = attachedRight.bundles
-        pair.auxiliaryNotCarried = attachedLeft.notCarried.map { "left eye: \($0)" } + attachedRight.notCarried.map { "right eye: \($0)" }
+        pair.auxiliaryNotCarried =
+            attachedLeft.notCarried.map { "left eye: \($0)" } + attachedRight.notCarried.map { "right eye: \($0)" }
         pair.eyeWarp = p.report.warp
         let (x, check) = try checkedWrite(to: r.output, inputs: [r.photo]) { (scratch: String) throws(ParseError) in
             try PhotoConverter.convert(pair, options: o, to: scratch)
         }
         return OperationReport(
-            job: "align", route: "photo", outputs: [r.output], headline: "\(r.output): aligned spatial photo from \(r.photo), \(x.bytes) bytes",
+            job: "align", route: "photo", outputs: [r.output],
+            headline: "\(r.output): aligned spatial photo from \(r.photo), \(x.bytes) bytes",
             lines: p.report.lines + x.lines,
-            fields: [("output", .string(r.output)), ("source", .string(r.photo)), ("width", .uint(UInt64(x.width))), ("height", .uint(UInt64(x.height))),
-                     ("baseline_mm", .double(x.baselineMM)), ("hfov_degrees", .double(x.hfovDegrees)), ("hfov_source", .string(x.hfovSource)),
-                     ("disparity_percent", .double(x.disparityPercent)), ("disparity_source", .string(x.disparitySource)),
-                     ("quality", .uint(UInt64(x.quality))), ("bytes", .uint(UInt64(x.bytes))), ("alignment", .array(p.report.lines.map { .string($0) }))],
+            fields: [
+                ("output", .string(r.output)), ("source", .string(r.photo)), ("width", .uint(UInt64(x.width))),
+                ("height", .uint(UInt64(x.height))),
+                ("baseline_mm", .double(x.baselineMM)), ("hfov_degrees", .double(x.hfovDegrees)),
+                ("hfov_source", .string(x.hfovSource)),
+                ("disparity_percent", .double(x.disparityPercent)), ("disparity_source", .string(x.disparitySource)),
+                ("quality", .uint(UInt64(x.quality))), ("bytes", .uint(UInt64(x.bytes))),
+                ("alignment", .array(p.report.lines.map { .string($0) })),
+            ],
             warnings: [], check: check)
     }
 }

@@ -24,13 +24,23 @@ public struct CombineRequest: Sendable, Equatable {
 
     /// The name table (key ↔ flag ↔ Python keyword).
     public static var table: [OptionSpec] {
-        [OptionSpec("left_item", flag: "--left-item", .integer, .photo), OptionSpec("right_item", flag: "--right-item", .integer, .photo),
-         OptionSpec("swap_eyes", flag: "--swap-eyes", .bool, .photo, default: "false"),
-         OptionSpec("baseline_mm", flag: "--baseline", .number, .photo, default: "the input's, else \(ConvertRequest.fmtNum(StereoParameters.defaults.baselineMillimetres ?? 0))"),
-         OptionSpec("baseline_um", flag: nil, .integer, .photo), OptionSpec("hfov_degrees", flag: "--hfov", .number, .photo),
-         OptionSpec("hfov_millidegrees", flag: nil, .integer, .photo), OptionSpec("disparity_percent", flag: "--disparity", .number, .photo),
-         OptionSpec("disparity", flag: nil, .integer, .photo),
-         OptionSpec("form", flag: "--camera-form", python: "photo_form", .text, .photo, default: CameraPropertyForm.apple.rawValue)]
+        [
+            OptionSpec("left_item", flag: "--left-item", .integer, .photo),
+            OptionSpec("right_item", flag: "--right-item", .integer, .photo),
+            OptionSpec("swap_eyes", flag: "--swap-eyes", .bool, .photo, default: "false"),
+            OptionSpec(
+                "baseline_mm", flag: "--baseline", .number, .photo,
+                default:
+                    "the input's, else \(ConvertRequest.fmtNum(StereoParameters.defaults.baselineMillimetres ?? 0))"),
+            OptionSpec("baseline_um", flag: nil, .integer, .photo),
+            OptionSpec("hfov_degrees", flag: "--hfov", .number, .photo),
+            OptionSpec("hfov_millidegrees", flag: nil, .integer, .photo),
+            OptionSpec("disparity_percent", flag: "--disparity", .number, .photo),
+            OptionSpec("disparity", flag: nil, .integer, .photo),
+            OptionSpec(
+                "form", flag: "--camera-form", python: "photo_form", .text, .photo,
+                default: CameraPropertyForm.apple.rawValue),
+        ]
     }
 }
 
@@ -40,40 +50,61 @@ extension Operations {
     public static func combine(_ r: CombineRequest, spelling: OptionSpelling) throws(ParseError) -> OperationReport {
         func name(_ k: String) -> String { CombineRequest.table.first { $0.key == k }?.name(spelling) ?? k }
         func refuse(_ m: String) -> ParseError { ParseError(.invalidArgument, m) }
-        if (r.leftItem == nil) != (r.rightItem == nil) { throw refuse("give both \(name("left_item")) and \(name("right_item")), or neither") }
-        if r.right != nil && r.leftItem != nil { throw refuse("\(name("left_item"))/\(name("right_item")) apply to a single input") }
+        if (r.leftItem == nil) != (r.rightItem == nil) {
+            throw refuse("give both \(name("left_item")) and \(name("right_item")), or neither")
+        }
+        if r.right != nil && r.leftItem != nil {
+            throw refuse("\(name("left_item"))/\(name("right_item")) apply to a single input")
+        }
         var form = CameraPropertyForm.apple
         if let f = r.form {
-            guard let given = CameraPropertyForm(rawValue: f) else { throw refuse("\(name("form")) must be apple, standard or both") }
+            guard let given = CameraPropertyForm(rawValue: f) else {
+                throw refuse("\(name("form")) must be apple, standard or both")
+            }
             form = given
         }
         try OutputKind.check(r.output, .heic)
-        try OutputPaths.check(outputs: [(role: "output", path: r.output)], inputs: [(role: "left input", path: r.left)] + (r.right.map { [(role: "right input", path: $0)] } ?? []))
+        try OutputPaths.check(
+            outputs: [(role: "output", path: r.output)],
+            inputs: [(role: "left input", path: r.left)] + (r.right.map { [(role: "right input", path: $0)] } ?? []))
         let given = try r.values.parameters(photo: true, name: name)
         // An input that is already a spatial photo, or two eyes that carry their camera (split keeps it), keeps its
         // calibration where no new value is given.
         let (edit, kept) = SpatialPhotoEditor.fillingDefaults(given, combiningLeft: r.left, right: r.right)
         var notes = kept.map { "kept the input's \($0)" }
-        if given.baselineMicrometres == nil, !kept.contains(where: { $0.hasPrefix("baseline") }), let b = edit.baselineMillimetres {
+        if given.baselineMicrometres == nil, !kept.contains(where: { $0.hasPrefix("baseline") }),
+            let b = edit.baselineMillimetres
+        {
             notes.append("baseline \(ConvertRequest.fmtNum(b)) mm is a default, not a measurement")
         }
-        if given.horizontalFieldOfViewMillidegrees == nil, !kept.contains(where: { $0.hasPrefix("horizontal") }), let h = edit.horizontalFieldOfViewDegrees {
+        if given.horizontalFieldOfViewMillidegrees == nil, !kept.contains(where: { $0.hasPrefix("horizontal") }),
+            let h = edit.horizontalFieldOfViewDegrees
+        {
             notes.append("horizontal field of view \(ConvertRequest.fmtNum(h))° is a default, not a measurement")
         }
-        var (x, check) = try checkedWrite(to: r.output, inputs: [r.left] + (r.right.map { [$0] } ?? [])) { (scratch: String) throws(ParseError) in
+        var (x, check) = try checkedWrite(to: r.output, inputs: [r.left] + (r.right.map { [$0] } ?? [])) {
+            (scratch: String) throws(ParseError) in
             if let right = r.right {
                 let (a, b) = r.swapEyes ? (right, r.left) : (r.left, right)
-                return try SpatialPhotoEditor.combine(leftPath: a, rightPath: b, stereo: edit, form: form, output: scratch)
+                return try SpatialPhotoEditor.combine(
+                    leftPath: a, rightPath: b, stereo: edit, form: form, output: scratch)
             }
-            return try SpatialPhotoEditor.combine(path: r.left, leftItem: r.leftItem, rightItem: r.rightItem, swapEyes: r.swapEyes, stereo: edit, form: form, output: scratch)
+            return try SpatialPhotoEditor.combine(
+                path: r.left, leftItem: r.leftItem, rightItem: r.rightItem, swapEyes: r.swapEyes, stereo: edit,
+                form: form, output: scratch)
         }
         x.output = r.output
         return OperationReport(
             job: "combine", route: "photo", outputs: [r.output],
-            headline: "\(r.output): spatial photo combined without re-encoding, \(x.bytesWritten) bytes (left item \(x.leftItemID), right item \(x.rightItemID))",
+            headline:
+                "\(r.output): spatial photo combined without re-encoding, \(x.bytesWritten) bytes (left item \(x.leftItemID), right item \(x.rightItemID))",
             lines: x.changes.map { "changed: \($0)" } + notes,
-            fields: [("output", .string(r.output)), ("left_item_id", .uint(UInt64(x.leftItemID))), ("right_item_id", .uint(UInt64(x.rightItemID))),
-                     ("changes", .array(x.changes.map { .string($0) })), ("notes", .array(notes.map { .string($0) })), ("bytes_written", .uint(x.bytesWritten))],
+            fields: [
+                ("output", .string(r.output)), ("left_item_id", .uint(UInt64(x.leftItemID))),
+                ("right_item_id", .uint(UInt64(x.rightItemID))),
+                ("changes", .array(x.changes.map { .string($0) })), ("notes", .array(notes.map { .string($0) })),
+                ("bytes_written", .uint(x.bytesWritten)),
+            ],
             warnings: [], check: check)
     }
 }

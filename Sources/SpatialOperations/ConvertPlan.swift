@@ -9,7 +9,9 @@ import SystemSupport
 
 /// The x265 preset names a conversion or split accepts (the one list; x265's own names).
 public enum X265Presets {
-    public static let names = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow", "placebo"]
+    public static let names = [
+        "ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow", "placebo",
+    ]
 }
 
 /// What a conversion's input is, from its first bytes (``/MediaDecode/FileProbe``), never from the output's name.
@@ -73,12 +75,25 @@ public struct ConvertPlan: Sendable {
     public static func make(_ request: ConvertRequest, spelling: OptionSpelling) throws(ParseError) -> ConvertPlan {
         let r = request
         func refuse(_ m: String) -> ParseError { ParseError(.invalidArgument, m) }
-        if r.input == nil && (r.left == nil || r.right == nil) { throw refuse("give INPUT, or both left and right inputs") }
-        if r.input != nil && (r.left != nil || r.right != nil) { throw refuse("give INPUT or left/right inputs, not both") }
+        if r.input == nil && (r.left == nil || r.right == nil) {
+            throw refuse("give INPUT, or both left and right inputs")
+        }
+        if r.input != nil && (r.left != nil || r.right != nil) {
+            throw refuse("give INPUT or left/right inputs, not both")
+        }
         let keep = r.keepStreams
         let outputs = [r.output] + (keep.map { [$0 + "-left.hevc", $0 + "-right.hevc"] } ?? [])
-        try OutputPaths.check(outputs: [(role: "output", path: r.output)] + (keep.map { [(role: "keep-streams left stream", path: $0 + "-left.hevc"), (role: "keep-streams right stream", path: $0 + "-right.hevc")] } ?? []),
-                              inputs: [("input", r.input), ("left input", r.left), ("right input", r.right), ("audio-from input", r.audioFrom)].compactMap { i in i.1.map { (role: i.0, path: $0) } })
+        try OutputPaths.check(
+            outputs: [(role: "output", path: r.output)]
+                + (keep.map {
+                    [
+                        (role: "keep-streams left stream", path: $0 + "-left.hevc"),
+                        (role: "keep-streams right stream", path: $0 + "-right.hevc"),
+                    ]
+                } ?? []),
+            inputs: [
+                ("input", r.input), ("left input", r.left), ("right input", r.right), ("audio-from input", r.audioFrom),
+            ].compactMap { i in i.1.map { (role: i.0, path: $0) } })
         let route = r.route ?? ConvertRoute.of(r)
         let stereo = try stereoParameters(r, photo: route == .photo, spelling: spelling)
         let job: Job
@@ -93,26 +108,40 @@ public struct ConvertPlan: Sendable {
 
     /// The names of the options given that `route` does not take.
     static func misplaced(_ r: ConvertRequest, photo: Bool, _ spelling: OptionSpelling) -> [String] {
-        ConvertRequest.table.filter { $0.applies == (photo ? .video : .photo) && r.isGiven($0.key) }.map { $0.name(spelling) }
+        ConvertRequest.table.filter { $0.applies == (photo ? .video : .photo) && r.isGiven($0.key) }.map {
+            $0.name(spelling)
+        }
     }
 
-    static func stereoParameters(_ r: ConvertRequest, photo: Bool, spelling n: OptionSpelling) throws(ParseError) -> StereoParameters {
+    static func stereoParameters(_ r: ConvertRequest, photo: Bool, spelling n: OptionSpelling) throws(ParseError)
+        -> StereoParameters
+    {
         func name(_ k: String) -> String { ConvertRequest.table.first { $0.key == k }?.name(n) ?? k }
         if r.autoDisparity == true && (r.values.disparityPercent != nil || r.values.disparity != nil) {
-            throw ParseError(.invalidArgument, "give \(name("disparity_percent")) or \(name("auto_disparity")), not both")
+            throw ParseError(
+                .invalidArgument, "give \(name("disparity_percent")) or \(name("auto_disparity")), not both")
         }
         return try r.values.parameters(photo: photo, name: name)
     }
 
-    static func photoJob(_ r: ConvertRequest, stereo: StereoParameters, spelling n: OptionSpelling) throws(ParseError) -> Job {
+    static func photoJob(_ r: ConvertRequest, stereo: StereoParameters, spelling n: OptionSpelling) throws(ParseError)
+        -> Job
+    {
         func refuse(_ m: String) -> ParseError { ParseError(.invalidArgument, m) }
         func name(_ k: String) -> String { ConvertRequest.table.first { $0.key == k }?.name(n) ?? k }
         let videoOnly = misplaced(r, photo: true, n)
-        if !videoOnly.isEmpty { throw refuse("\(videoOnly.joined(separator: ", ")) apply to videos only; \(r.input ?? r.left ?? "the input") is converted as a photo") }
+        if !videoOnly.isEmpty {
+            throw refuse(
+                "\(videoOnly.joined(separator: ", ")) apply to videos only; \(r.input ?? r.left ?? "the input") is converted as a photo"
+            )
+        }
         var o = PhotoConversionOptions()
         if let l = r.layout {
             guard let layout = StereoLayout(rawValue: l) else {
-                throw refuse("\(name("layout")) must be sbs, tb or auto for a photo" + (l.hasPrefix("half-") ? " (squeezed eyes: \(name("half_resolution")) with \(name("layout")) sbs or tb)" : ""))
+                throw refuse(
+                    "\(name("layout")) must be sbs, tb or auto for a photo"
+                        + (l.hasPrefix("half-")
+                            ? " (squeezed eyes: \(name("half_resolution")) with \(name("layout")) sbs or tb)" : ""))
             }
             o.layout = layout
         }
@@ -125,7 +154,11 @@ public struct ConvertPlan: Sendable {
             o.quality = q
         }
         if let f = r.form {
-            guard let form = CameraPropertyForm(rawValue: f) else { throw refuse("\(name("form")) must be one of \(CameraPropertyForm.allCases.map(\.rawValue).joined(separator: ", "))") }
+            guard let form = CameraPropertyForm(rawValue: f) else {
+                throw refuse(
+                    "\(name("form")) must be one of \(CameraPropertyForm.allCases.map(\.rawValue).joined(separator: ", "))"
+                )
+            }
             o.form = form
         }
         if let t = r.threads {
@@ -140,16 +173,26 @@ public struct ConvertPlan: Sendable {
         return .photo(o, align: r.align ?? false, autoDisparity: r.autoDisparity ?? false)
     }
 
-    static func hevcPairJob(_ r: ConvertRequest, stereo: StereoParameters, spelling n: OptionSpelling) throws(ParseError) -> Job {
+    static func hevcPairJob(_ r: ConvertRequest, stereo: StereoParameters, spelling n: OptionSpelling)
+        throws(ParseError) -> Job
+    {
         func refuse(_ m: String) -> ParseError { ParseError(.invalidArgument, m) }
         func name(_ k: String) -> String { ConvertRequest.table.first { $0.key == k }?.name(n) ?? k }
-        let encodeOnly = ["layout", "crf", "bitrate", "qp", "eye_quality", "max_bitrate", "vbv_bufsize", "apple_preset", "encode_path", "segment",
-                          "preset", "keyint", "bframes", "audio", "audio_from", "decoder", "threads_per_eye",
-                          "keep_streams", "projection", "sdr"].filter { r.isGiven($0) }
+        let encodeOnly = [
+            "layout", "crf", "bitrate", "qp", "eye_quality", "max_bitrate", "vbv_bufsize", "apple_preset",
+            "encode_path", "segment",
+            "preset", "keyint", "bframes", "audio", "audio_from", "decoder", "threads_per_eye",
+            "keep_streams", "projection", "sdr",
+        ].filter { r.isGiven($0) }
         let photoOnly = misplaced(r, photo: false, n)
         if !photoOnly.isEmpty || !encodeOnly.isEmpty || r.align == true || r.autoDisparity == true {
-            let names = photoOnly + (encodeOnly + (r.align == true ? ["align"] : []) + (r.autoDisparity == true ? ["auto_disparity"] : [])).map(name)
-            throw refuse("\(names.joined(separator: ", ")) do not apply to two raw HEVC streams, which are assembled without re-encoding")
+            let names =
+                photoOnly
+                + (encodeOnly + (r.align == true ? ["align"] : [])
+                + (r.autoDisparity == true ? ["auto_disparity"] : [])).map(name)
+            throw refuse(
+                "\(names.joined(separator: ", ")) do not apply to two raw HEVC streams, which are assembled without re-encoding"
+            )
         }
         var a = MVHEVCAssemblyOptions()
         var m = SpatialVideoMuxOptions()
@@ -162,12 +205,16 @@ public struct ConvertPlan: Sendable {
             a.baseIsLeft = (s.heroEye ?? StereoParameters.defaults.heroEye) != .right
         }
         if let f = r.layerSps {
-            guard let form = LayerSPSForm(rawValue: f) else { throw refuse("\(name("layer_sps")) must be multilayer or full") }
+            guard let form = LayerSPSForm(rawValue: f) else {
+                throw refuse("\(name("layer_sps")) must be multilayer or full")
+            }
             a.layerSPSForm = form
         }
         m.stereo = s.filled()
         if let f = r.frameRate {
-            guard let rate = FrameRate.parse(f), let num = UInt32(exactly: rate.num), let den = UInt32(exactly: rate.den) else {
+            guard let rate = FrameRate.parse(f), let num = UInt32(exactly: rate.num),
+                let den = UInt32(exactly: rate.den)
+            else {
                 throw refuse("\(name("frame_rate")) must be a positive number or NUM/DEN, e.g. 30 or 30000/1001")
             }
             m.frameRateNum = num; m.frameRateDen = den
@@ -180,19 +227,25 @@ public struct ConvertPlan: Sendable {
 
     /// One raw two-layer MV-HEVC stream, muxed as it is: only the stereo values, the hero and eye order, the frame
     /// rate (used when the stream states none, or to override it) and the container apply.
-    static func mvhevcStreamJob(_ r: ConvertRequest, stereo: StereoParameters,
-                                spelling n: OptionSpelling) throws(ParseError) -> Job {
+    static func mvhevcStreamJob(
+        _ r: ConvertRequest, stereo: StereoParameters,
+        spelling n: OptionSpelling
+    ) throws(ParseError) -> Job {
         func name(_ k: String) -> String { ConvertRequest.table.first { $0.key == k }?.name(n) ?? k }
-        let encodeOnly = ["layout", "crf", "bitrate", "qp", "eye_quality", "max_bitrate", "vbv_bufsize", "apple_preset",
-                          "encode_path", "segment", "preset", "keyint", "bframes", "audio", "audio_from", "decoder",
-                          "threads_per_eye", "keep_streams", "projection", "base_eye", "layer_sps",
-                          "sdr"].filter { r.isGiven($0) }
+        let encodeOnly = [
+            "layout", "crf", "bitrate", "qp", "eye_quality", "max_bitrate", "vbv_bufsize", "apple_preset",
+            "encode_path", "segment", "preset", "keyint", "bframes", "audio", "audio_from", "decoder",
+            "threads_per_eye", "keep_streams", "projection", "base_eye", "layer_sps",
+            "sdr",
+        ].filter { r.isGiven($0) }
         let photoOnly = misplaced(r, photo: false, n)
         if !photoOnly.isEmpty || !encodeOnly.isEmpty || r.align == true || r.autoDisparity == true {
             let measured = (r.align == true ? ["align"] : []) + (r.autoDisparity == true ? ["auto_disparity"] : [])
             let names = photoOnly + (encodeOnly + measured).map(name)
-            throw ParseError(.invalidArgument, "\(names.joined(separator: ", ")) do not apply to a raw "
-                             + "two-layer MV-HEVC stream, which is muxed as it is without re-encoding")
+            throw ParseError(
+                .invalidArgument,
+                "\(names.joined(separator: ", ")) do not apply to a raw "
+                    + "two-layer MV-HEVC stream, which is muxed as it is without re-encoding")
         }
         var m = SpatialVideoMuxOptions()
         m.stereo = stereo.filled()
@@ -201,8 +254,11 @@ public struct ConvertPlan: Sendable {
         }
         if let f = r.frameRate {
             guard let rate = FrameRate.parse(f), let num = UInt32(exactly: rate.num),
-                  let den = UInt32(exactly: rate.den) else {
-                throw ParseError(.invalidArgument, "\(name("frame_rate")) must be a positive number or NUM/DEN, e.g. 30 or 30000/1001")
+                let den = UInt32(exactly: rate.den)
+            else {
+                throw ParseError(
+                    .invalidArgument,
+                    "\(name("frame_rate")) must be a positive number or NUM/DEN, e.g. 30 or 30000/1001")
             }
             m.frameRateNum = num; m.frameRateDen = den
         }
@@ -223,29 +279,44 @@ public struct ConvertPlan: Sendable {
 
     static func container(_ r: ConvertRequest, _ name: String) throws(ParseError) -> SpatialVideoMuxOptions.Container {
         guard let c = r.container else { return VideoConversionOptions().container }
-        guard let container = SpatialVideoMuxOptions.Container(rawValue: c) else { throw ParseError(.invalidArgument, "\(name) must be mov or mp4") }
+        guard let container = SpatialVideoMuxOptions.Container(rawValue: c) else {
+            throw ParseError(.invalidArgument, "\(name) must be mov or mp4")
+        }
         return container
     }
 }
 
 extension ConvertPlan {
     /// The video route: the command line's checks, in its order, and the library's option values as the defaults.
-    static func videoJob(_ r: ConvertRequest, stereo: StereoParameters, spelling n: OptionSpelling) throws(ParseError) -> Job {
+    static func videoJob(_ r: ConvertRequest, stereo: StereoParameters, spelling n: OptionSpelling) throws(ParseError)
+        -> Job
+    {
         func refuse(_ m: String) -> ParseError { ParseError(.invalidArgument, m) }
         func name(_ k: String) -> String { ConvertRequest.table.first { $0.key == k }?.name(n) ?? k }
         let align = r.align ?? false, autoDisparity = r.autoDisparity ?? false
         if (align || autoDisparity) && r.input == "-" {
-            throw refuse("\(name("align")) and \(name("auto_disparity")) read the input twice (estimate, then convert): give a file, not standard input")
+            throw refuse(
+                "\(name("align")) and \(name("auto_disparity")) read the input twice (estimate, then convert): give a file, not standard input"
+            )
         }
         if (align || autoDisparity) && r.segment != nil {
-            throw refuse("\(name("align")) and \(name("auto_disparity")) decide one crop and one disparity for the whole clip: convert it whole, not with \(name("segment"))")
+            throw refuse(
+                "\(name("align")) and \(name("auto_disparity")) decide one crop and one disparity for the whole clip: convert it whole, not with \(name("segment"))"
+            )
         }
         let photoOnly = misplaced(r, photo: false, n)
         if !photoOnly.isEmpty {
-            throw refuse("\(photoOnly.joined(separator: ", ")) apply to photos only" + (r.halfResolution == true ? "; for a video with squeezed eyes use \(name("layout")) half-sbs or half-tb" : "")
-                         + (r.quality != nil ? "; video quality is \(name("crf")) or \(name("bitrate"))" : ""))
+            throw refuse(
+                "\(photoOnly.joined(separator: ", ")) apply to photos only"
+                    + (r.halfResolution == true
+                        ? "; for a video with squeezed eyes use \(name("layout")) half-sbs or half-tb" : "")
+                    + (r.quality != nil ? "; video quality is \(name("crf")) or \(name("bitrate"))" : ""))
         }
-        if r.baseEye != nil { throw refuse("\(name("base_eye")) applies to two raw HEVC streams; an encoded video's base layer is the hero eye (\(name("hero_eye")))") }
+        if r.baseEye != nil {
+            throw refuse(
+                "\(name("base_eye")) applies to two raw HEVC streams; an encoded video's base layer is the hero eye (\(name("hero_eye")))"
+            )
+        }
         var o = VideoConversionOptions()
         if let d = r.bitDepth {
             guard d == 8 || d == 10 else { throw refuse("\(name("bit_depth")) must be 8 or 10") }
@@ -253,16 +324,22 @@ extension ConvertPlan {
         }
         o.sdr = r.sdr ?? false
         if let l = r.layout, l != "auto" {
-            guard let layout = StereoVideoLayout(rawValue: l) else { throw refuse("\(name("layout")) must be sbs, tb, half-sbs or half-tb for a video") }
+            guard let layout = StereoVideoLayout(rawValue: l) else {
+                throw refuse("\(name("layout")) must be sbs, tb, half-sbs or half-tb for a video")
+            }
             o.layout = layout
         }
-        if [r.crf != nil, r.bitrate != nil, r.qp != nil].filter({ $0 }).count > 1 { throw refuse("give one of \(name("crf")), \(name("bitrate")) and \(name("qp"))") }
+        if [r.crf != nil, r.bitrate != nil, r.qp != nil].filter({ $0 }).count > 1 {
+            throw refuse("give one of \(name("crf")), \(name("bitrate")) and \(name("qp"))")
+        }
         if let q = r.qp {
             guard (0...51).contains(q) else { throw refuse("\(name("qp")) must be between 0 and 51") }
             o.rateControl = .qp(q)
         }
         if let s = r.segment {
-            guard let seg = VideoSegment.parse(s) else { throw refuse("\(name("segment")) must be K/N with 1 ≤ K ≤ N, e.g. 2/4") }
+            guard let seg = VideoSegment.parse(s) else {
+                throw refuse("\(name("segment")) must be K/N with 1 ≤ K ≤ N, e.g. 2/4")
+            }
             if r.input == "-" { throw refuse("\(name("segment")) needs an input file, not standard input") }
             o.segment = seg
         }
@@ -271,12 +348,16 @@ extension ConvertPlan {
             o.rateControl = .crf(c)
         }
         if let b = r.bitrate {
-            guard (2...480_000).contains(b) else { throw refuse("\(name("bitrate")) must be 2…480000 (kbit/s, both eyes together)") }
+            guard (2...480_000).contains(b) else {
+                throw refuse("\(name("bitrate")) must be 2…480000 (kbit/s, both eyes together)")
+            }
             o.rateControl = .bitrate(kbps: b)
         }
         if let q = r.eyeQuality {
             guard let e = EyeQuality(argument: q) else {
-                throw refuse("\(name("eye_quality")) must be auto, asymmetric, asymmetric:N (N 0…\(NumberText.fixed(EyeQuality.maximumCRFOffset, places: 0)) CRF steps) or equal")
+                throw refuse(
+                    "\(name("eye_quality")) must be auto, asymmetric, asymmetric:N (N 0…\(NumberText.fixed(EyeQuality.maximumCRFOffset, places: 0)) CRF steps) or equal"
+                )
             }
             o.eyeQuality = e
         }
@@ -293,7 +374,8 @@ extension ConvertPlan {
         o.keepStreamsPrefix = r.keepStreams
         try sphereRoute(r, into: &o, name)
         statedLayout(r, into: &o)
-        try OutputKind.check(r.output, o.container == .mp4 ? .mp4 : .movie, mp4Option: n == .flag ? "--mp4" : "\"container\": \"mp4\"")
+        try OutputKind.check(
+            r.output, o.container == .mp4 ? .mp4 : .movie, mp4Option: n == .flag ? "--mp4" : "\"container\": \"mp4\"")
         if r.input == nil, let l = r.left, let rr = r.right {
             readBack(&o, left: l, right: rr, heroGiven: r.heroEye != nil)
         }
@@ -318,8 +400,9 @@ extension ConvertPlan {
         }
         guard let s = (a ?? b)?.stereo, !s.isEmpty else { return }
         if let a, let b, a.stereo != b.stereo {
-            o.inputNotes.append("the eyes' XMP values differ (left: \(EyeStereoXMP.summary(a.stereo)); "
-                                + "right: \(EyeStereoXMP.summary(b.stereo))): the left eye's are used")
+            o.inputNotes.append(
+                "the eyes' XMP values differ (left: \(EyeStereoXMP.summary(a.stereo)); "
+                    + "right: \(EyeStereoXMP.summary(b.stereo))): the left eye's are used")
         }
         let origin = "the eyes' XMP (written by split)"
         var used = StereoParameters()
@@ -337,57 +420,82 @@ extension ConvertPlan {
         if !used.isEmpty { o.inputNotes.append("read back from \(origin): \(EyeStereoXMP.summary(used))") }
     }
 
-    /// The sphere route: a frame-packed 180°/360° input (its spherical metadata, or `projection` for an untagged one) is
-    /// cut into its two views and written as MV-HEVC APMP; the projection and, unless given, the layout come from
-    /// the file (``/SpatialMedia/StereoVideoMetadata/sphereSplit(width:height:projection:packing:)``, the one place that
-    /// decides). A monoscopic or cropped sphere, a mesh without a stated projection, and a stated value the file
+    /// The sphere route: a frame-packed 180°/360° input (its spherical metadata, or `projection` for an untagged one)
+    /// is cut into its two views and written as MV-HEVC APMP; the projection and, unless given, the layout come from
+    /// the file (``/SpatialMedia/StereoVideoMetadata/sphereSplit(width:height:projection:packing:)``, the one place
+    /// that decides). A monoscopic or cropped sphere, a mesh without a stated projection, and a stated value the file
     /// contradicts are refused with the reason; a field of view and the rectilinear geometry options do not apply.
-    static func sphereRoute(_ r: ConvertRequest, into o: inout VideoConversionOptions, _ name: (String) -> String) throws(ParseError) {
+    static func sphereRoute(_ r: ConvertRequest, into o: inout VideoConversionOptions, _ name: (String) -> String)
+        throws(ParseError)
+    {
         func refuse(_ m: String) -> ParseError { ParseError(.invalidArgument, m) }
         var stated: FourCC? = nil
         if let p = r.projection {
-            guard p == "hequ" || p == "equi" else { throw refuse("\(name("projection")) must be hequ (180°, half-equirectangular) or equi (360°, equirectangular)") }
+            guard p == "hequ" || p == "equi" else {
+                throw refuse(
+                    "\(name("projection")) must be hequ (180°, half-equirectangular) or equi (360°, equirectangular)")
+            }
             stated = FourCC(p)
         }
-        let statedPacking: FramePacking? = r.layout == nil || r.layout == "auto" ? nil : [.sbs, .halfSBS].contains(o.layout) ? .sideBySide : .topBottom
-        var split: SphereSplit? = stated.map { SphereSplit(projection: $0, packing: statedPacking ?? .sideBySide, source: "stated") }
+        let statedPacking: FramePacking? =
+            r.layout == nil || r.layout == "auto"
+            ? nil : [.sbs, .halfSBS].contains(o.layout) ? .sideBySide : .topBottom
+        var split: SphereSplit? = stated.map {
+            SphereSplit(projection: $0, packing: statedPacking ?? .sideBySide, source: "stated")
+        }
         if let path = r.input, path != "-", FileProbe.kind(of: path) == .movie,
-           let read = SpatialVideoReport.sphereSplit(path: path, limits: o.limits, projection: stated, packing: statedPacking) {
+            let read = SpatialVideoReport.sphereSplit(
+                path: path, limits: o.limits, projection: stated, packing: statedPacking)
+        {
             switch read {
             case .success(let s): split = s
-            case .failure(let e): throw ParseError(.unsupported, path: path, "cannot cut this sphere into two views: \(e.reason)", remedy: e.remedy)
+            case .failure(let e):
+                throw ParseError(
+                    .unsupported, path: path, "cannot cut this sphere into two views: \(e.reason)", remedy: e.remedy)
             }
-        } else if let path = r.input, path != "-", FileProbe.kind(of: path) != .movie, VideoInputs.isVideo(path), FileProbe.kind(of: path) != .y4m,
-                  let ff = try? FFmpeg.require(.any, for: "reading \(path)", override: o.ffmpeg), let probe = try? MediaProbe.run(path, tool: ff) {
+        } else if let path = r.input, path != "-", FileProbe.kind(of: path) != .movie, VideoInputs.isVideo(path),
+            FileProbe.kind(of: path) != .y4m,
+            let ff = try? FFmpeg.require(.any, for: "reading \(path)", override: o.ffmpeg),
+            let probe = try? MediaProbe.run(path, tool: ff)
+        {
             // Matroska, WebM, …: the projection and stereo mode as FFmpeg reads them.
             switch probe.sphereSplit(projection: stated, packing: statedPacking) {
             case .success(let s?): split = s
             case .success(nil): break
-            case .failure(let e): throw ParseError(.unsupported, path: path, "cannot cut this sphere into two views: \(e.reason)")
+            case .failure(let e):
+                throw ParseError(.unsupported, path: path, "cannot cut this sphere into two views: \(e.reason)")
             }
         } else if stated != nil, r.input != nil, statedPacking == nil {
-            throw refuse("\(name("projection")) of an input whose metadata this tool does not read: give \(name("layout")) sbs or tb too")
+            throw refuse(
+                "\(name("projection")) of an input whose metadata this tool does not read: give \(name("layout")) sbs or tb too"
+            )
         }
         guard let s = split else { return }
         if r.values.hfovDegrees != nil || r.values.hfovMillidegrees != nil {
-            throw refuse("\(name("hfov_degrees")) describes a rectilinear camera; the sphere's field of view is its projection's ('\(s.projection)'), and APMP writes no hfov for it")
+            throw refuse(
+                "\(name("hfov_degrees")) describes a rectilinear camera; the sphere's field of view is its projection's ('\(s.projection)'), and APMP writes no hfov for it"
+            )
         }
         if r.align == true || r.autoDisparity == true {
-            throw refuse("\(name("align")) and \(name("auto_disparity")) measure rectilinear pictures; a sphere ('\(s.projection)') is converted as it is")
+            throw refuse(
+                "\(name("align")) and \(name("auto_disparity")) measure rectilinear pictures; a sphere ('\(s.projection)') is converted as it is"
+            )
         }
         o.stereo.projectionKind = s.projection
         if statedPacking == nil { o.layout = s.packing == .sideBySide ? .sbs : .tb }
     }
 
-    /// The layout of a rectilinear frame-packed input when none was given. An input that states its packing — `vexu/pack`
-    /// or `st3d` in MP4/MOV, the Matroska StereoMode or stereo side data as FFmpeg reads it — is cut as it says (a movie
-    /// tagged top-bottom was cut side by side, the default, into two nonsense half-width eyes). Otherwise the layout is
-    /// recognised from the input's pixels when it is opened (``/SpatialConvert/VideoConversionOptions/recogniseLayout``:
-    /// frames sampled across it, measured side by side and top-bottom); its shape never decides. A given layout wins,
-    /// and a sphere's was decided by its route.
+    /// The layout of a rectilinear frame-packed input when none was given. An input that states its packing —
+    /// `vexu/pack` or `st3d` in MP4/MOV, the Matroska StereoMode or stereo side data as FFmpeg reads it — is cut as it
+    /// says (a movie tagged top-bottom was cut side by side, the default, into two nonsense half-width eyes). Otherwise
+    /// the layout is recognised from the input's pixels when it is opened
+    /// (``/SpatialConvert/VideoConversionOptions/recogniseLayout``: frames sampled across it, measured side by side and
+    /// top-bottom); its shape never decides. A given layout wins, and a sphere's was decided by its route.
     static func statedLayout(_ r: ConvertRequest, into o: inout VideoConversionOptions) {
-        guard r.layout == nil || r.layout == "auto", o.stereo.projectionKind == nil || o.stereo.projectionKind == "rect",
-              let path = r.input else { return }
+        guard r.layout == nil || r.layout == "auto",
+            o.stereo.projectionKind == nil || o.stereo.projectionKind == "rect",
+            let path = r.input
+        else { return }
         o.force = r.force ?? false
         var stated: FramePacking?
         var source = ""
@@ -396,11 +504,14 @@ extension ConvertPlan {
             if let f = try? ISOFile.open(path: path, limits: o.limits), let v = SpatialVideoReport(f).primary {
                 let m = v.metadata
                 stated = m.framePacking
-                source = "frame-packing metadata (\(m.viewPackingKind != nil ? "vexu/pack" : m.googleStereoMode != nil ? "st3d" : "spherical v1 XML"))"
+                source =
+                    "frame-packing metadata (\(m.viewPackingKind != nil ? "vexu/pack" : m.googleStereoMode != nil ? "st3d" : "spherical v1 XML"))"
             }
         case .matroska, .other:
-            if path != "-", VideoInputs.isVideo(path), let ff = try? FFmpeg.require(.any, for: "reading \(path)", override: o.ffmpeg),
-               let probe = try? MediaProbe.run(path, tool: ff) {
+            if path != "-", VideoInputs.isVideo(path),
+                let ff = try? FFmpeg.require(.any, for: "reading \(path)", override: o.ffmpeg),
+                let probe = try? MediaProbe.run(path, tool: ff)
+            {
                 stated = probe.stereoPacking
                 source = "stereo mode (as FFmpeg reads it)"
             }
@@ -414,39 +525,61 @@ extension ConvertPlan {
         }
     }
 
-    static func rateLimits(_ r: ConvertRequest, into o: inout VideoConversionOptions, _ name: (String) -> String) throws(ParseError) {
+    static func rateLimits(_ r: ConvertRequest, into o: inout VideoConversionOptions, _ name: (String) -> String)
+        throws(ParseError)
+    {
         func refuse(_ m: String) -> ParseError { ParseError(.invalidArgument, m) }
         if let m = r.maxBitrate, m <= 0 { throw refuse("\(name("max_bitrate")) must be positive (kbit/s)") }
         if let b = r.vbvBufsize, b <= 0 { throw refuse("\(name("vbv_bufsize")) must be positive (kbit)") }
-        if r.vbvBufsize != nil && r.maxBitrate == nil && r.applePreset == nil { throw refuse("\(name("vbv_bufsize")) needs \(name("max_bitrate"))") }
-        if let b = r.bitrate, let m = r.maxBitrate, b > m { throw refuse("\(name("bitrate")) \(b) is above \(name("max_bitrate")) \(m)") }
+        if r.vbvBufsize != nil && r.maxBitrate == nil && r.applePreset == nil {
+            throw refuse("\(name("vbv_bufsize")) needs \(name("max_bitrate"))")
+        }
+        if let b = r.bitrate, let m = r.maxBitrate, b > m {
+            throw refuse("\(name("bitrate")) \(b) is above \(name("max_bitrate")) \(m)")
+        }
         o.maxBitrateKbps = r.maxBitrate
         o.vbvBufferKbit = r.vbvBufsize
         if let a = r.applePreset {
-            guard let p = PublishingPreset(rawValue: a) else { throw refuse("\(name("apple_preset")) must be one of \(PublishingPreset.allCases.map(\.rawValue).joined(separator: ", "))") }
+            guard let p = PublishingPreset(rawValue: a) else {
+                throw refuse(
+                    "\(name("apple_preset")) must be one of \(PublishingPreset.allCases.map(\.rawValue).joined(separator: ", "))"
+                )
+            }
             o.publishing = p
         }
     }
 
-    static func encoderChoices(_ r: ConvertRequest, into o: inout VideoConversionOptions, _ name: (String) -> String) throws(ParseError) {
+    static func encoderChoices(_ r: ConvertRequest, into o: inout VideoConversionOptions, _ name: (String) -> String)
+        throws(ParseError)
+    {
         func refuse(_ m: String) -> ParseError { ParseError(.invalidArgument, m) }
         if let e = r.encodePath {
-            guard let p = EncodePath(rawValue: e) else { throw refuse("\(name("encode_path")) must be one of \(EncodePath.allCases.map(\.rawValue).joined(separator: ", "))") }
+            guard let p = EncodePath(rawValue: e) else {
+                throw refuse(
+                    "\(name("encode_path")) must be one of \(EncodePath.allCases.map(\.rawValue).joined(separator: ", "))"
+                )
+            }
             o.encodePath = p
         }
         if let a = r.audio {
-            guard let audio = VideoConversionOptions.Audio(rawValue: a) else { throw refuse("\(name("audio")) must be copy or none") }
+            guard let audio = VideoConversionOptions.Audio(rawValue: a) else {
+                throw refuse("\(name("audio")) must be copy or none")
+            }
             o.audio = audio
         }
         if r.noAudio == true { o.audio = .none }
         o.audioFrom = r.audioFrom
         o.force = r.force ?? false
         if let d = r.decoder {
-            guard let decoder = VideoConversionOptions.Decoder(rawValue: d) else { throw refuse("\(name("decoder")) must be auto or ffmpeg") }
+            guard let decoder = VideoConversionOptions.Decoder(rawValue: d) else {
+                throw refuse("\(name("decoder")) must be auto or ffmpeg")
+            }
             o.decoder = decoder
         }
         if let f = r.frameRate {
-            guard let rate = FrameRate.parse(f) else { throw refuse("\(name("frame_rate")) must be a positive number or NUM/DEN, e.g. 30 or 30000/1001") }
+            guard let rate = FrameRate.parse(f) else {
+                throw refuse("\(name("frame_rate")) must be a positive number or NUM/DEN, e.g. 30 or 30000/1001")
+            }
             o.fps = rate
         }
         if let k = r.keyint {
@@ -458,7 +591,9 @@ extension ConvertPlan {
             o.bframes = b
         }
         if let f = r.layerSps {
-            guard let form = LayerSPSForm(rawValue: f) else { throw refuse("\(name("layer_sps")) must be multilayer or full") }
+            guard let form = LayerSPSForm(rawValue: f) else {
+                throw refuse("\(name("layer_sps")) must be multilayer or full")
+            }
             o.layerSPSForm = form
         }
         if let t = r.threadsPerEye {
@@ -466,7 +601,9 @@ extension ConvertPlan {
             o.poolThreadsPerEye = t
         }
         if let p = r.preset {
-            guard X265Presets.names.contains(p) else { throw refuse("\(name("preset")) must be one of \(X265Presets.names.joined(separator: ", "))") }
+            guard X265Presets.names.contains(p) else {
+                throw refuse("\(name("preset")) must be one of \(X265Presets.names.joined(separator: ", "))")
+            }
             o.preset = p
         }
     }

@@ -10,15 +10,16 @@ import SystemSupport
 /// image pair, 3D video, video pair or pair of raw HEVC streams → a spatial photo or spatial video.
 ///
 /// Every shell builds one of these and nothing else: the command line from its flags, the C ABI from `options_json`
-/// (``init(input:left:right:output:values:)``), Python through the C ABI, `SpatialMediaKit` from its arguments. Whether the
-/// job is a photo or a video, every default, every range and every refusal is ``ConvertPlan``'s.
+/// (``init(input:left:right:output:values:)``), Python through the C ABI, `SpatialMediaKit` from its arguments. Whether
+/// the job is a photo or a video, every default, every range and every refusal is ``ConvertPlan``'s.
 public struct ConvertRequest: Sendable, Equatable {
     /// One file holding both eyes ("-" = Y4M on standard input); or nil with ``left`` and ``right``.
     public var input: String?
     public var left: String?
     public var right: String?
     public var output: String
-    /// The route the caller's command itself names (`assemble`: ``ConvertRoute/hevcPair``); nil: probed from the inputs.
+    /// The route the caller's command itself names (`assemble`: ``ConvertRoute/hevcPair``); nil: probed from the
+    /// inputs.
     public var route: ConvertRoute?
 
     public var layout: String?
@@ -28,17 +29,19 @@ public struct ConvertRequest: Sendable, Equatable {
     public var values = StereoValueInputs()
     public var align: Bool?
     public var autoDisparity: Bool?
-    /// Refuse to write when the conversion-time geometry check finds a fault in the source (else: a warning naming the fix).
+    /// Refuse to write when the conversion-time geometry check finds a fault in the source (else: a warning naming the
+    /// fix).
     public var strict: Bool?
-    /// Photos: convert a frame-packed picture even when no stereo pair is measured in it (the caller vouches for the layout).
+    /// Photos: convert a frame-packed picture even when no stereo pair is measured in it (the caller vouches for the
+    /// layout).
     public var force: Bool?
 
     // Photos.
     public var quality: Int?
     public var bitDepth: Int?
     public var form: String?
-    /// Photos: an HDR gain map / depth map for each eye of a pair made elsewhere: a HEIC (its primary image, bytes kept —
-    /// what `split --aux` writes) or a PNG/JPEG (encoded). It replaces one of the same kind the eye's source carries.
+    /// Photos: an HDR gain map / depth map for each eye of a pair made elsewhere: a HEIC (its primary image, bytes kept
+    /// — what `split --aux` writes) or a PNG/JPEG (encoded). It replaces one of the same kind the eye's source carries.
     public var leftGainMap: String?
     public var rightGainMap: String?
     public var leftDepth: String?
@@ -82,9 +85,13 @@ public struct ConvertRequest: Sendable, Equatable {
     }
 
     /// The request of the C ABI and Python: `values` by the keys of ``table`` (unknown keys and wrong types refused).
-    public init(input: String?, left: String? = nil, right: String? = nil, output: String, values: [(String, RequestValue)]) throws(ParseError) {
+    public init(
+        input: String?, left: String? = nil, right: String? = nil, output: String, values: [(String, RequestValue)]
+    ) throws(ParseError) {
         self.init(input: input, left: left, right: right, output: output)
-        try RequestValues.fill(values, table: Self.table, job: "convert") { (spec, value) throws(ParseError) in try set(spec, value) }
+        try RequestValues.fill(values, table: Self.table, job: "convert") { (spec, value) throws(ParseError) in
+            try set(spec, value)
+        }
     }
 
     /// The name table: JSON key ↔ flag ↔ Python keyword, type, job and default (defaults from the library's values).
@@ -92,26 +99,43 @@ public struct ConvertRequest: Sendable, Equatable {
         let v = VideoConversionOptions()
         let s = StereoParameters.defaults
         return [
-            OptionSpec("layout", flag: "--layout", .text, .both, default: "auto (the packing the input states, else the one way, sbs or tb, whose halves measure as a stereo pair; else refused)"),
+            OptionSpec(
+                "layout", flag: "--layout", .text, .both,
+                default:
+                    "auto (the packing the input states, else the one way, sbs or tb, whose halves measure as a stereo pair; else refused)"
+            ),
             OptionSpec("half_resolution", flag: "--half", .bool, .photo, default: "false"),
             OptionSpec("swap_eyes", flag: "--swap-eyes", .bool, .both, default: "false"),
-            OptionSpec("baseline_mm", flag: "--baseline", .number, .both, default: "source, else \(fmtNum(s.baselineMillimetres ?? 0))"),
-            OptionSpec("baseline_um", flag: nil, .integer, .both, default: "source, else \(s.baselineMicrometres ?? 0)"),
-            OptionSpec("hfov_degrees", flag: "--hfov", .number, .both, default: "source, else \(fmtNum(s.horizontalFieldOfViewDegrees ?? 0))"),
-            OptionSpec("hfov_millidegrees", flag: nil, .integer, .both, default: "source, else \(s.horizontalFieldOfViewMillidegrees ?? 0)"),
-            OptionSpec("disparity_percent", flag: "--disparity", .number, .both, default: "\(fmtNum(s.disparityPercent ?? 0))"),
+            OptionSpec(
+                "baseline_mm", flag: "--baseline", .number, .both,
+                default: "source, else \(fmtNum(s.baselineMillimetres ?? 0))"),
+            OptionSpec(
+                "baseline_um", flag: nil, .integer, .both, default: "source, else \(s.baselineMicrometres ?? 0)"),
+            OptionSpec(
+                "hfov_degrees", flag: "--hfov", .number, .both,
+                default: "source, else \(fmtNum(s.horizontalFieldOfViewDegrees ?? 0))"),
+            OptionSpec(
+                "hfov_millidegrees", flag: nil, .integer, .both,
+                default: "source, else \(s.horizontalFieldOfViewMillidegrees ?? 0)"),
+            OptionSpec(
+                "disparity_percent", flag: "--disparity", .number, .both,
+                default: "\(fmtNum(s.disparityPercent ?? 0))"),
             OptionSpec("disparity", flag: nil, .integer, .both, default: "\(s.disparityAdjustment ?? 0)"),
             OptionSpec("align", flag: "--align", .bool, .both, default: "false"),
             OptionSpec("auto_disparity", flag: "--auto-disparity", .bool, .both, default: "false"),
             OptionSpec("strict", flag: "--strict", .bool, .both, default: "false"),
             OptionSpec("force", flag: "--force", .bool, .both, default: "false"),
             OptionSpec("quality", flag: "--quality", .integer, .photo, default: "\(PhotoEncoding.defaultQuality)"),
-            OptionSpec("bit_depth", flag: "--bit-depth", .integer, .both, default: "10 for sources deeper than 8 bits, else 8"),
+            OptionSpec(
+                "bit_depth", flag: "--bit-depth", .integer, .both,
+                default: "10 for sources deeper than 8 bits, else 8"),
             OptionSpec("left_gain_map", flag: "--left-gain-map", .path, .photo),
             OptionSpec("right_gain_map", flag: "--right-gain-map", .path, .photo),
             OptionSpec("left_depth", flag: "--left-depth", .path, .photo),
             OptionSpec("right_depth", flag: "--right-depth", .path, .photo),
-            OptionSpec("form", flag: "--form", python: "photo_form", .text, .photo, default: PhotoConversionOptions().form.rawValue),
+            OptionSpec(
+                "form", flag: "--form", python: "photo_form", .text, .photo,
+                default: PhotoConversionOptions().form.rawValue),
             OptionSpec("threads", flag: nil, .integer, .photo, default: "0 (all cores)"),
             OptionSpec("crf", flag: "--crf", .number, .video, default: fmtNum(VideoConversionOptions.defaultCRF)),
             OptionSpec("bitrate", flag: "--bitrate", .integer, .video),
@@ -133,12 +157,16 @@ public struct ConvertRequest: Sendable, Equatable {
             OptionSpec("base_eye", flag: nil, .text, .video, default: "the hero eye"),
             OptionSpec("frame_rate", flag: "--fps", .rate, .video, default: "the input's"),
             OptionSpec("decoder", flag: "--decoder", .text, .video, default: v.decoder.rawValue),
-            OptionSpec("threads_per_eye", flag: "--threads-per-eye", .integer, .video, default: "half the processors, at least 1"),
+            OptionSpec(
+                "threads_per_eye", flag: "--threads-per-eye", .integer, .video,
+                default: "half the processors, at least 1"),
             OptionSpec("layer_sps", flag: "--sps-form", .text, .video, default: v.layerSPSForm.rawValue),
             OptionSpec("container", flag: "--mp4", .text, .video, default: v.container.rawValue),
             OptionSpec("faststart", flag: "--faststart", .bool, .video, default: "false"),
             OptionSpec("keep_streams", flag: "--keep-streams", .path, .video),
-            OptionSpec("projection", flag: "--projection", .text, .video, default: "the input's spherical metadata, else rectilinear"),
+            OptionSpec(
+                "projection", flag: "--projection", .text, .video,
+                default: "the input's spherical metadata, else rectilinear"),
         ]
     }
 

@@ -12,7 +12,8 @@ public struct EditRequest: Sendable, Equatable {
     public var values = StereoValueInputs()
     /// "left", "right", or "none" (the hero box removed: players read a missing box as none).
     public var heroEye: String?
-    /// A projection four-character code (`rect`, `hequ`, `equi`, … of ``/SpatialMedia/StereoParameters/documentedProjections``).
+    /// A projection four-character code (`rect`, `hequ`, `equi`, … of
+    /// ``/SpatialMedia/StereoParameters/documentedProjections``).
     public var projection: String?
     /// Frame packing of a single-layer movie: "side" or "over".
     public var packing: String?
@@ -29,16 +30,25 @@ public struct EditRequest: Sendable, Equatable {
 
     /// The name table (key ↔ flag ↔ Python keyword).
     public static var table: [OptionSpec] {
-        [OptionSpec("baseline_mm", flag: "--baseline", .number, .both), OptionSpec("baseline_um", flag: nil, .integer, .both),
-         OptionSpec("hfov_degrees", flag: "--hfov", .number, .both), OptionSpec("hfov_millidegrees", flag: nil, .integer, .both),
-         OptionSpec("disparity_percent", flag: "--disparity", .number, .both), OptionSpec("disparity", flag: nil, .integer, .both),
-         OptionSpec("hero_eye", flag: "--hero", .text, .video), OptionSpec("projection", flag: "--projection", .text, .video),
-         OptionSpec("packing", flag: "--packing", .text, .video), OptionSpec("to_apmp", flag: "--to-apmp", .bool, .video, default: "false"),
-         OptionSpec("to_google", flag: "--to-google", .bool, .video, default: "false"),
-         OptionSpec("remove_spatial", flag: "--remove-spatial", .bool, .video, default: "false"),
-         OptionSpec("faststart", flag: "--faststart", .bool, .video, default: "false"),
-         OptionSpec("form", flag: "--camera-form", python: "photo_form", .text, .photo, default: CameraPropertyForm.apple.rawValue),
-         OptionSpec("remove", flag: nil, .text, .video)]
+        [
+            OptionSpec("baseline_mm", flag: "--baseline", .number, .both),
+            OptionSpec("baseline_um", flag: nil, .integer, .both),
+            OptionSpec("hfov_degrees", flag: "--hfov", .number, .both),
+            OptionSpec("hfov_millidegrees", flag: nil, .integer, .both),
+            OptionSpec("disparity_percent", flag: "--disparity", .number, .both),
+            OptionSpec("disparity", flag: nil, .integer, .both),
+            OptionSpec("hero_eye", flag: "--hero", .text, .video),
+            OptionSpec("projection", flag: "--projection", .text, .video),
+            OptionSpec("packing", flag: "--packing", .text, .video),
+            OptionSpec("to_apmp", flag: "--to-apmp", .bool, .video, default: "false"),
+            OptionSpec("to_google", flag: "--to-google", .bool, .video, default: "false"),
+            OptionSpec("remove_spatial", flag: "--remove-spatial", .bool, .video, default: "false"),
+            OptionSpec("faststart", flag: "--faststart", .bool, .video, default: "false"),
+            OptionSpec(
+                "form", flag: "--camera-form", python: "photo_form", .text, .photo,
+                default: CameraPropertyForm.apple.rawValue),
+            OptionSpec("remove", flag: nil, .text, .video),
+        ]
     }
 }
 
@@ -47,10 +57,14 @@ extension Operations {
     /// An edit to another file is written to scratch and read back before it is kept; for an edit in place the input's
     /// ERROR rules are taken first and the file is read back after the edit, an ERROR it introduced reported as a
     /// refusal (exit 2) naming the rule.
-    public static func edit(_ r: EditRequest, spelling: OptionSpelling, progress: ((UInt64, UInt64) -> Void)? = nil) throws(ParseError) -> OperationReport {
+    public static func edit(_ r: EditRequest, spelling: OptionSpelling, progress: ((UInt64, UInt64) -> Void)? = nil)
+        throws(ParseError) -> OperationReport
+    {
         func name(_ k: String) -> String { EditRequest.table.first { $0.key == k }?.name(spelling) ?? k }
         func refuse(_ m: String) -> ParseError { ParseError(.invalidArgument, m) }
-        if let o = r.output { try OutputPaths.check(outputs: [(role: "output", path: o)], inputs: [(role: "input", path: r.path)]) }
+        if let o = r.output {
+            try OutputPaths.check(outputs: [(role: "output", path: o)], inputs: [(role: "input", path: r.path)])
+        }
         if SpatialPhotoEditor.isHEIF(path: r.path) { return try editPhoto(r, name: name) }
         if r.form != nil { throw refuse("\(name("form")) applies to photos only") }
         var edit = SpatialVideoEdit()
@@ -65,15 +79,22 @@ extension Operations {
             }
         }
         if let p = r.projection, !StereoParameters.documentedProjections.contains(FourCC(p)) || p.utf8.count != 4 {
-            throw refuse("\(name("projection")) must be one of \(StereoParameters.documentedProjections.map(\.description).joined(separator: ", "))")
+            throw refuse(
+                "\(name("projection")) must be one of \(StereoParameters.documentedProjections.map(\.description).joined(separator: ", "))"
+            )
         }
         if let k = r.packing, k != "side" && k != "over" { throw refuse("\(name("packing")) must be side or over") }
-        if r.removeSpatial && (!r.values.isEmpty || r.heroEye != nil || r.projection != nil || r.packing != nil || r.toAPMP || r.toGoogle) {
+        if r.removeSpatial
+            && (!r.values.isEmpty || r.heroEye != nil || r.projection != nil || r.packing != nil || r.toAPMP
+                || r.toGoogle)
+        {
             throw refuse("\(name("remove_spatial")) cannot be combined with values")
         }
         if r.toAPMP && r.toGoogle { throw refuse("\(name("to_apmp")) and \(name("to_google")) exclude each other") }
         if (r.toAPMP || r.toGoogle) && (!r.values.isEmpty || r.packing != nil) {
-            throw refuse("\(name("to_apmp"))/\(name("to_google")) take their values from the file (only \(name("hero_eye")), and \(name("projection")) with \(name("to_apmp")) for a mesh, combine with them)")
+            throw refuse(
+                "\(name("to_apmp"))/\(name("to_google")) take their values from the file (only \(name("hero_eye")), and \(name("projection")) with \(name("to_apmp")) for a mesh, combine with them)"
+            )
         }
         if r.toGoogle && r.projection != nil { throw refuse("\(name("to_google")) takes the projection from the file") }
         if r.toAPMP {
@@ -85,19 +106,25 @@ extension Operations {
             if let k = r.packing { edit.viewPacking = .set(FourCC(k)) }
         }
         try removals(r.remove, into: &edit, name: name("remove"))
-        if edit.isEmpty && !r.faststart { throw refuse("nothing to do (give a value, \(name("remove_spatial")) or \(name("faststart")))") }
+        if edit.isEmpty && !r.faststart {
+            throw refuse("nothing to do (give a value, \(name("remove_spatial")) or \(name("faststart")))")
+        }
         let expect: OutputExpectation = r.removeSpatial || r.toGoogle ? .ordinary : .spatial
         let before = r.output == nil ? OutputCheck.errorRules(of: [r.path]) : nil
         let written = try r.output.map { o throws(ParseError) in try scratchPath(keepingExtensionOf: o) }
         do throws(ParseError) {
-            var x = try SpatialVideoEditor.edit(path: r.path, output: written, inPlace: written == nil, edit: edit, faststart: r.faststart, progress: progress)
+            var x = try SpatialVideoEditor.edit(
+                path: r.path, output: written, inPlace: written == nil, edit: edit, faststart: r.faststart,
+                progress: progress)
             let out = r.output ?? r.path
             x.outputPath = out
-            var report = OperationReport(job: "edit", route: "video", outputs: [out],
-                                         headline: "\(x.strategy.rawValue): wrote \(x.bytesWritten) bytes to \(out) (file size \(x.outputSize))",
-                                         lines: x.changes.map { "changed: \($0)" } + x.warnings.map { "warning: \($0)" },
-                                         fields: editFields(x.json), warnings: [], check: OutputCheckResult(file: out))
-            try finishEdit(&report, written: written ?? r.path, output: out, input: r.path, before: before, expect: expect)
+            var report = OperationReport(
+                job: "edit", route: "video", outputs: [out],
+                headline: "\(x.strategy.rawValue): wrote \(x.bytesWritten) bytes to \(out) (file size \(x.outputSize))",
+                lines: x.changes.map { "changed: \($0)" } + x.warnings.map { "warning: \($0)" },
+                fields: editFields(x.json), warnings: [], check: OutputCheckResult(file: out))
+            try finishEdit(
+                &report, written: written ?? r.path, output: out, input: r.path, before: before, expect: expect)
             return report
         } catch {
             if let written { discard(written) }
@@ -113,25 +140,41 @@ extension Operations {
             case "disparity": edit.disparityAdjustment = .remove
             case "hero_eye": edit.heroEye = .remove
             case "projection": edit.projectionKind = .remove
-            default: throw ParseError(.invalidArgument, "\(name): unknown field \"\(n)\" (baseline, hfov, disparity, hero_eye, projection)")
+            default:
+                throw ParseError(
+                    .invalidArgument,
+                    "\(name): unknown field \"\(n)\" (baseline, hfov, disparity, hero_eye, projection)")
             }
         }
     }
 
     static func editPhoto(_ r: EditRequest, name: (String) -> String) throws(ParseError) -> OperationReport {
-        let videoOnly = ["hero_eye": r.heroEye != nil, "projection": r.projection != nil, "packing": r.packing != nil, "to_apmp": r.toAPMP,
-                         "to_google": r.toGoogle, "remove_spatial": r.removeSpatial, "faststart": r.faststart, "remove": !r.remove.isEmpty]
-            .filter(\.value).keys.sorted().map(name)
+        let videoOnly = [
+            "hero_eye": r.heroEye != nil, "projection": r.projection != nil, "packing": r.packing != nil,
+            "to_apmp": r.toAPMP,
+            "to_google": r.toGoogle, "remove_spatial": r.removeSpatial, "faststart": r.faststart,
+            "remove": !r.remove.isEmpty,
+        ]
+        .filter(\.value).keys.sorted().map(name)
         if !videoOnly.isEmpty {
-            throw ParseError(.invalidArgument, "\(videoOnly.joined(separator: ", ")) apply to videos; photos take \(name("baseline_mm")), \(name("hfov_degrees")), \(name("disparity_percent"))")
+            throw ParseError(
+                .invalidArgument,
+                "\(videoOnly.joined(separator: ", ")) apply to videos; photos take \(name("baseline_mm")), \(name("hfov_degrees")), \(name("disparity_percent"))"
+            )
         }
         var form = CameraPropertyForm.apple
         if let f = r.form {
-            guard let given = CameraPropertyForm(rawValue: f) else { throw ParseError(.invalidArgument, "\(name("form")) must be apple, standard or both") }
+            guard let given = CameraPropertyForm(rawValue: f) else {
+                throw ParseError(.invalidArgument, "\(name("form")) must be apple, standard or both")
+            }
             form = given
         }
         let stereo = try r.values.parameters(photo: true, name: name)
-        if stereo.isEmpty { throw ParseError(.invalidArgument, "nothing to do (give \(name("baseline_mm")), \(name("hfov_degrees")) or \(name("disparity_percent")))") }
+        if stereo.isEmpty {
+            throw ParseError(
+                .invalidArgument,
+                "nothing to do (give \(name("baseline_mm")), \(name("hfov_degrees")) or \(name("disparity_percent")))")
+        }
         if let o = r.output { try OutputKind.check(o, .heic) }
         let before = r.output == nil ? OutputCheck.errorRules(of: [r.path]) : nil
         let written = try r.output.map { o throws(ParseError) in try scratchPath(keepingExtensionOf: o) }
@@ -139,13 +182,19 @@ extension Operations {
             var x = try SpatialPhotoEditor.edit(path: r.path, output: written, stereo: stereo, form: form)
             let out = r.output ?? r.path
             x.output = out
-            var report = OperationReport(job: "edit", route: "photo", outputs: [out],
-                                         headline: "wrote \(x.bytesWritten) bytes to \(out) (left item \(x.leftItemID), right item \(x.rightItemID))",
-                                         lines: x.changes.map { "changed: \($0)" },
-                                         fields: [("output", .string(out)), ("left_item_id", .uint(UInt64(x.leftItemID))), ("right_item_id", .uint(UInt64(x.rightItemID))),
-                                                  ("changes", .array(x.changes.map { .string($0) })), ("bytes_written", .uint(x.bytesWritten))],
-                                         warnings: [], check: OutputCheckResult(file: out))
-            try finishEdit(&report, written: written ?? r.path, output: out, input: r.path, before: before, expect: .spatial)
+            var report = OperationReport(
+                job: "edit", route: "photo", outputs: [out],
+                headline:
+                    "wrote \(x.bytesWritten) bytes to \(out) (left item \(x.leftItemID), right item \(x.rightItemID))",
+                lines: x.changes.map { "changed: \($0)" },
+                fields: [
+                    ("output", .string(out)), ("left_item_id", .uint(UInt64(x.leftItemID))),
+                    ("right_item_id", .uint(UInt64(x.rightItemID))),
+                    ("changes", .array(x.changes.map { .string($0) })), ("bytes_written", .uint(x.bytesWritten)),
+                ],
+                warnings: [], check: OutputCheckResult(file: out))
+            try finishEdit(
+                &report, written: written ?? r.path, output: out, input: r.path, before: before, expect: .spatial)
             return report
         } catch {
             if let written { discard(written) }
@@ -155,9 +204,12 @@ extension Operations {
 
     /// The end of an edit: an edit to another file is checked against its input and kept only when it passes; an
     /// edit in place has no other copy to compare with, so only an unreadable result is refused (and reported).
-    static func finishEdit(_ report: inout OperationReport, written: String, output: String, input: String, before: Set<String>?,
-                           expect: OutputExpectation) throws(ParseError) {
-        report.check = OutputCheck.run(written: written, output: output, inputs: [input], expect: expect, inputRules: before)
+    static func finishEdit(
+        _ report: inout OperationReport, written: String, output: String, input: String, before: Set<String>?,
+        expect: OutputExpectation
+    ) throws(ParseError) {
+        report.check = OutputCheck.run(
+            written: written, output: output, inputs: [input], expect: expect, inputRules: before)
         if before != nil {
             // In place: the edit is made; a refusal says so (exit 2) but cannot take it back.
             if !report.check.passed { throw report.check.refusal }
@@ -183,7 +235,8 @@ extension Operations {
 extension StereoValueInputs {
     /// No value given.
     public var isEmpty: Bool {
-        baselineMillimetres == nil && baselineMicrometres == nil && hfovDegrees == nil && hfovMillidegrees == nil && disparityPercent == nil && disparity == nil
+        baselineMillimetres == nil && baselineMicrometres == nil && hfovDegrees == nil && hfovMillidegrees == nil
+            && disparityPercent == nil && disparity == nil
     }
 }
 

@@ -16,7 +16,10 @@ public struct FixRequest: Sendable, Equatable {
 
     /// The name table (key ↔ flag ↔ Python keyword).
     public static var table: [OptionSpec] {
-        [OptionSpec("hfov_degrees", flag: "--hfov", .number, .video), OptionSpec("hero_eye", flag: "--hero", .text, .video, default: "the eye of the base layer")]
+        [
+            OptionSpec("hfov_degrees", flag: "--hfov", .number, .video),
+            OptionSpec("hero_eye", flag: "--hero", .text, .video, default: "the eye of the base layer"),
+        ]
     }
 }
 
@@ -26,10 +29,14 @@ extension Operations {
     /// nothing written. The report's `not_repaired` lists what is left (the command line exits 1 for it).
     public static func fix(_ r: FixRequest, spelling: OptionSpelling) throws(ParseError) -> OperationReport {
         func name(_ k: String) -> String { FixRequest.table.first { $0.key == k }?.name(spelling) ?? k }
-        if let o = r.output { try OutputPaths.check(outputs: [(role: "output", path: o)], inputs: [(role: "input", path: r.path)]) }
+        if let o = r.output {
+            try OutputPaths.check(outputs: [(role: "output", path: o)], inputs: [(role: "input", path: r.path)])
+        }
         var o = RepairOptions()
         if let h = r.heroEye {
-            guard h == "left" || h == "right" else { throw ParseError(.invalidArgument, "\(name("hero_eye")) must be left or right") }
+            guard h == "left" || h == "right" else {
+                throw ParseError(.invalidArgument, "\(name("hero_eye")) must be left or right")
+            }
             o.heroEye = h == "right" ? .right : .left
         }
         if let h = r.hfovDegrees { o.horizontalFieldOfViewMillidegrees = try SpatialUnits.millidegrees(fromDegrees: h) }
@@ -41,15 +48,19 @@ extension Operations {
             x.outputPath = out
             var report = OperationReport(
                 job: "fix", route: "video", outputs: x.repairs.isEmpty ? [] : [out],
-                headline: x.repairs.isEmpty ? "nothing repaired; nothing written" + (x.notRepaired.isEmpty ? " (no breakage of the kinds fix repairs)" : "")
+                headline: x.repairs.isEmpty
+                    ? "nothing repaired; nothing written"
+                        + (x.notRepaired.isEmpty ? " (no breakage of the kinds fix repairs)" : "")
                     : "wrote \(x.bytesWritten) bytes to \(out)",
-                lines: x.repairs.map { "repaired: \($0)" } + x.notRepaired.map { "not repaired: \($0)" } + x.notes.map { "note: \($0)" },
+                lines: x.repairs.map { "repaired: \($0)" } + x.notRepaired.map { "not repaired: \($0)" }
+                    + x.notes.map { "note: \($0)" },
                 fields: objectFields(x.json), warnings: [], check: OutputCheckResult(file: out))
             guard !x.repairs.isEmpty else {
                 if let written { discard(written) }
                 return report
             }
-            try finishEdit(&report, written: written ?? r.path, output: out, input: r.path, before: before, expect: .spatial)
+            try finishEdit(
+                &report, written: written ?? r.path, output: out, input: r.path, before: before, expect: .spatial)
             return report
         } catch {
             if let written { discard(written) }

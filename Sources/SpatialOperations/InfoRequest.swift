@@ -36,8 +36,9 @@ extension Operations {
                 var lines = d.lines
                 // An MPO always; another picture when it states a field of view (an ordinary photo gets no line).
                 if let loaded,
-                   let pair = try? StereoImages.pair(from: loaded, name: path, packing: ImagePacking(limits: limits)),
-                   pair.packedLayout == nil || !pair.fieldOfView.assumed {
+                    let pair = try? StereoImages.pair(from: loaded, name: path, packing: ImagePacking(limits: limits)),
+                    pair.packedLayout == nil || !pair.fieldOfView.assumed
+                {
                     let (line, fields) = pairFacts(pair)
                     lines.append(line)
                     if case .object(var o) = json { o.append(("stereo_pair", .object(fields))); json = .object(o) }
@@ -49,8 +50,9 @@ extension Operations {
                 fields.append(("damaged", .string(damage.message)))
                 json = .object(fields)
             }
-            return MediaInfo(lines: d.lines + ["damaged or truncated: \(damage.message)"], json: json, hasProblems: true,
-                             isDamaged: true)
+            return MediaInfo(
+                lines: d.lines + ["damaged or truncated: \(damage.message)"], json: json, hasProblems: true,
+                isDamaged: true)
         } catch { throw error.withPath(path) }
     }
 
@@ -60,18 +62,28 @@ extension Operations {
     static func pairFacts(_ pair: StereoPair) -> (line: String, fields: [(String, JSON)]) {
         let f = pair.fieldOfView
         let layout = pair.packedLayout.map { $0 == .tb ? "tb" : "sbs" } ?? "mpo"
-        let cut = pair.packedLayout == nil ? "its two pictures"
+        let cut =
+            pair.packedLayout == nil
+            ? "its two pictures"
             : layout == "tb" ? "the top and bottom halves" : "the left and right halves"
-        let line = "as a stereo pair (\(cut), eyes \(pair.left.width)x\(pair.left.height)): horizontal field of view "
+        let line =
+            "as a stereo pair (\(cut), eyes \(pair.left.width)x\(pair.left.height)): horizontal field of view "
             + "\(NumberText.fixed(f.degrees, places: 2))° (\(f.source))"
-        return (line, [("layout", .string(layout)), ("eye_width", .int(Int64(pair.left.width))),
-                       ("eye_height", .int(Int64(pair.left.height))), ("hfov_degrees", .double(f.degrees)),
-                       ("hfov_source", .string(f.source)), ("hfov_assumed", .bool(f.assumed))])
+        return (
+            line,
+            [
+                ("layout", .string(layout)), ("eye_width", .int(Int64(pair.left.width))),
+                ("eye_height", .int(Int64(pair.left.height))), ("hfov_degrees", .double(f.degrees)),
+                ("hfov_source", .string(f.source)), ("hfov_assumed", .bool(f.assumed)),
+            ]
+        )
     }
 
     /// The `info --json` object of one file: `"file"` first, then what ``info(path:limits:)`` found; a file that cannot
     /// be read gives `"error"` with its code, offset and message (the CLI's `info --json` and C's `sm_info_path`).
-    public static func infoJSON(path: String, limits: Limits = .default) -> (json: JSON, info: MediaInfo?, error: ParseError?) {
+    public static func infoJSON(path: String, limits: Limits = .default) -> (
+        json: JSON, info: MediaInfo?, error: ParseError?
+    ) {
         do throws(ParseError) {
             let info = try info(path: path, limits: limits)
             var o: [(String, JSON)] = [("file", .string(path))]

@@ -24,10 +24,13 @@ public struct OperationReport: Sendable {
     public var check: OutputCheckResult
 
     /// Keys whose values depend on the machine and the moment (wall/CPU time, memory), left out of ``comparableJSON``.
-    public static let timingKeys: Set<String> = ["seconds", "own_cpu_seconds", "process_cpu_seconds", "peak_rss_bytes", "cpu_seconds"]
+    public static let timingKeys: Set<String> = [
+        "seconds", "own_cpu_seconds", "process_cpu_seconds", "peak_rss_bytes", "cpu_seconds",
+    ]
 
     public var json: JSON {
-        .object([("job", .string(job)), ("route", .string(route))] + fields
+        .object(
+            [("job", .string(job)), ("route", .string(route))] + fields
                 + [("warnings", .array(warnings.map(\.json))), ("output_check", check.json)])
     }
 
@@ -36,7 +39,8 @@ public struct OperationReport: Sendable {
 
     static func withoutTiming(_ j: JSON) -> JSON {
         switch j {
-        case .object(let fields): return .object(fields.filter { !timingKeys.contains($0.0) }.map { ($0.0, withoutTiming($0.1)) })
+        case .object(let fields):
+            return .object(fields.filter { !timingKeys.contains($0.0) }.map { ($0.0, withoutTiming($0.1)) })
         case .array(let items): return .array(items.map(withoutTiming))
         default: return j
         }
@@ -61,8 +65,11 @@ public struct GeometryFault: Sendable, Equatable {
     public var line: String { "\(warning.severityLabel) \(warning.ruleID): \(warning.message)" }
 
     public var json: JSON {
-        .object([("rule", .string(warning.ruleID)), ("severity", .string(warning.severityLabel)), ("message", .string(warning.message)),
-                 ("frames", .array(frames.map { .uint(UInt64($0)) })), ("fixes", .array(warning.fixes.map { .string($0) }))])
+        .object([
+            ("rule", .string(warning.ruleID)), ("severity", .string(warning.severityLabel)),
+            ("message", .string(warning.message)),
+            ("frames", .array(frames.map { .uint(UInt64($0)) })), ("fixes", .array(warning.fixes.map { .string($0) })),
+        ])
     }
 }
 
@@ -93,7 +100,11 @@ public struct OperationProgress: Sendable {
         return min(1, Double(f) / Double(t))
     }
 
-    public init(stage: String, frames: Int? = nil, totalFrames: Int? = nil, framesPerSecond: Double? = nil, etaSeconds: Double? = nil) {
-        self.stage = stage; self.frames = frames; self.totalFrames = totalFrames; self.framesPerSecond = framesPerSecond; self.etaSeconds = etaSeconds
+    public init(
+        stage: String, frames: Int? = nil, totalFrames: Int? = nil, framesPerSecond: Double? = nil,
+        etaSeconds: Double? = nil
+    ) {
+        self.stage = stage; self.frames = frames; self.totalFrames = totalFrames;
+        self.framesPerSecond = framesPerSecond; self.etaSeconds = etaSeconds
     }
 }

@@ -47,8 +47,12 @@ public struct OptionSpec: Sendable {
     /// The default as text ("" when there is none: the option only acts when given).
     public var defaultText: String
 
-    public init(_ key: String, flag: String?, python: String? = nil, _ type: ValueType, _ applies: Applies, default defaultText: String = "") {
-        self.key = key; self.flag = flag; self.python = python; self.type = type; self.applies = applies; self.defaultText = defaultText
+    public init(
+        _ key: String, flag: String?, python: String? = nil, _ type: ValueType, _ applies: Applies,
+        default defaultText: String = ""
+    ) {
+        self.key = key; self.flag = flag; self.python = python; self.type = type; self.applies = applies;
+        self.defaultText = defaultText
     }
 
     /// The Python keyword.
@@ -61,8 +65,10 @@ public struct OptionSpec: Sendable {
 
     /// The row as JSON (`sm_option_table`): key, flag, python, type, applies, default.
     public var json: JSON {
-        .object([("key", .string(key)), ("flag", flag.map { .string($0) } ?? .null), ("python", .string(pythonKeyword)),
-                 ("type", .string(type.rawValue)), ("applies", .string(applies.rawValue)), ("default", .string(defaultText))])
+        .object([
+            ("key", .string(key)), ("flag", flag.map { .string($0) } ?? .null), ("python", .string(pythonKeyword)),
+            ("type", .string(type.rawValue)), ("applies", .string(applies.rawValue)), ("default", .string(defaultText)),
+        ])
     }
 }
 
@@ -75,12 +81,18 @@ enum RequestValues {
 
     /// Fills a request from `values` by its `table`: every key must be a row of it (else refused, naming `job`) and
     /// given once; a null value counts as not given. `set` stores one typed value.
-    static func fill(_ values: [(String, RequestValue)], table: [OptionSpec], job: String,
-                     _ set: (OptionSpec, RequestValue) throws(ParseError) -> Void) throws(ParseError) {
+    static func fill(
+        _ values: [(String, RequestValue)], table: [OptionSpec], job: String,
+        _ set: (OptionSpec, RequestValue) throws(ParseError) -> Void
+    ) throws(ParseError) {
         var seen: Set<String> = []
         for (key, value) in values {
-            guard let spec = table.first(where: { $0.key == key }) else { throw ParseError(.invalidArgument, "unknown option \"\(key)\" for \(job)") }
-            guard seen.insert(key).inserted else { throw ParseError(.invalidArgument, "option \"\(key)\" is given twice") }
+            guard let spec = table.first(where: { $0.key == key }) else {
+                throw ParseError(.invalidArgument, "unknown option \"\(key)\" for \(job)")
+            }
+            guard seen.insert(key).inserted else {
+                throw ParseError(.invalidArgument, "option \"\(key)\" is given twice")
+            }
             if value == .null { continue }
             try set(spec, value)
         }
@@ -97,7 +109,9 @@ enum RequestValues {
     }
 
     static func integer(_ v: RequestValue, _ spec: OptionSpec) throws(ParseError) -> Int {
-        guard case .number(let d) = v, d == d.rounded(), let i = Int(exactly: d) else { throw typeError(spec, "an integer") }
+        guard case .number(let d) = v, d == d.rounded(), let i = Int(exactly: d) else {
+            throw typeError(spec, "an integer")
+        }
         return i
     }
 
@@ -121,10 +135,12 @@ enum RequestValues {
             return d == d.rounded() && abs(d) < 1e15 ? String(Int(d)) : String(d)
         case .array(let parts) where parts.count == 2:
             guard case .number(let a) = parts[0], case .number(let b) = parts[1], a == a.rounded(), b == b.rounded(),
-                  let n = Int(exactly: a), let d = Int(exactly: b) else { break }
+                let n = Int(exactly: a), let d = Int(exactly: b)
+            else { break }
             return "\(n)/\(d)"
         default: break
         }
-        throw typeError(spec, spec.type == .rate ? "a rate such as \"30000/1001\", 29.97 or [30000, 1001]" : "\"K/N\" or [k, n]")
+        throw typeError(
+            spec, spec.type == .rate ? "a rate such as \"30000/1001\", 29.97 or [30000, 1001]" : "\"K/N\" or [k, n]")
     }
 }

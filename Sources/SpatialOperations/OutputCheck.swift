@@ -25,14 +25,18 @@ public struct OutputCheckResult: Sendable {
     public var passed: Bool { introduced.isEmpty }
 
     public var json: JSON {
-        .object([("verdict", .string(passed ? "passed" : "refused")), ("rules", .string("metadata and structure")),
-                 ("introduced", .array(introduced.map(\.json))), ("inherited", .array(inherited.map(\.json))),
-                 ("warnings", .array(warnings.map(\.json)))])
+        .object([
+            ("verdict", .string(passed ? "passed" : "refused")), ("rules", .string("metadata and structure")),
+            ("introduced", .array(introduced.map(\.json))), ("inherited", .array(inherited.map(\.json))),
+            ("warnings", .array(warnings.map(\.json))),
+        ])
     }
 
     /// One line for the text report.
     public var line: String {
-        if !passed { return "output check: refused, " + introduced.map { "\($0.ruleID): \($0.message)" }.joined(separator: "; ") }
+        if !passed {
+            return "output check: refused, " + introduced.map { "\($0.ruleID): \($0.message)" }.joined(separator: "; ")
+        }
         var s = "output check: passed (metadata and structure rules)"
         if !inherited.isEmpty { s += "; inherited from the input: " + inherited.map(\.ruleID).joined(separator: ", ") }
         if !warnings.isEmpty { s += "; warnings: " + warnings.map(\.ruleID).joined(separator: ", ") }
@@ -41,9 +45,11 @@ public struct OutputCheckResult: Sendable {
 
     /// The refusal, naming each rule the job broke (exit 2; `output-check-failed`).
     public var refusal: ParseError {
-        ParseError(.outputCheckFailed, path: file,
-                   "the written file fails its own validator, so it was not kept: " + introduced.map { "\($0.ruleID) \($0.message)" }.joined(separator: "; ")
-                   + " (a fault of this tool: please report it)")
+        ParseError(
+            .outputCheckFailed, path: file,
+            "the written file fails its own validator, so it was not kept: "
+                + introduced.map { "\($0.ruleID) \($0.message)" }.joined(separator: "; ")
+                + " (a fault of this tool: please report it)")
     }
 }
 
@@ -63,8 +69,10 @@ public enum OutputCheck {
     /// with those the same rules find in `inputs` (only run when the output has ERRORs).
     /// Rules whose ERROR only says "this is not a spatial file": no `ster` group, no second layer or its
     /// configuration, no `vexu`, `stri`, `blin` or `hfov`. Not a fault of a job that writes an ordinary file.
-    public static let notSpatialRules: Set<String> = ["SV-PHOTO-001", "SV-VIDEO-004", "SV-VIDEO-005", "SV-VIDEO-009", "SV-VIDEO-010",
-                                                      "SV-VIDEO-015", "SV-VIDEO-018"]
+    public static let notSpatialRules: Set<String> = [
+        "SV-PHOTO-001", "SV-VIDEO-004", "SV-VIDEO-005", "SV-VIDEO-009", "SV-VIDEO-010",
+        "SV-VIDEO-015", "SV-VIDEO-018",
+    ]
 
     /// The rules that fire as an ERROR on `paths` (metadata and structure rules): what a job's output may inherit.
     public static func errorRules(of paths: [String]) -> Set<String> {
@@ -72,15 +80,18 @@ public enum OutputCheck {
         o.pixels = false
         var rules = Set<String>()
         for p in paths where p != "-" && !p.isEmpty {
-            rules.formUnion(Validator.validate(path: p, options: o).findings.filter { $0.severity == .error }.map(\.ruleID))
+            rules.formUnion(
+                Validator.validate(path: p, options: o).findings.filter { $0.severity == .error }.map(\.ruleID))
         }
         return rules
     }
 
     /// `inputRules`: the inputs' ERROR rules when they were taken before the job (an edit in place), else nil (the
     /// inputs are read when the output has an ERROR).
-    public static func run(written: String, output: String, inputs: [String], expect: OutputExpectation = .spatial,
-                           inputRules: Set<String>? = nil) -> OutputCheckResult {
+    public static func run(
+        written: String, output: String, inputs: [String], expect: OutputExpectation = .spatial,
+        inputRules: Set<String>? = nil
+    ) -> OutputCheckResult {
         var o = ValidationOptions()
         o.pixels = false
         let report = Validator.validate(path: written, options: o)
@@ -96,7 +107,9 @@ public enum OutputCheck {
             return result
         }
         result.warnings = report.findings.filter { $0.severity == .warning }.map(named)
-        let errors = report.findings.filter { $0.severity == .error && (expect == .spatial || !notSpatialRules.contains($0.ruleID)) }.map(named)
+        let errors = report.findings.filter {
+            $0.severity == .error && (expect == .spatial || !notSpatialRules.contains($0.ruleID))
+        }.map(named)
         guard !errors.isEmpty else { return result }
         let inputRules = inputRules ?? errorRules(of: inputs)
         result.introduced = errors.filter { !inputRules.contains($0.ruleID) }

@@ -33,11 +33,21 @@ public enum OutputKind: Sendable, Equatable {
         switch kind {
         case .heic:
             guard ["heic", "heif"].contains(ext) else {
-                throw refuse("the output \(path) must be named .heic: a spatial photo is HEIC" + (["mov", "mp4"].contains(ext) ? " (the input is an image, so this is a photo conversion)" : ""))
+                throw refuse(
+                    "the output \(path) must be named .heic: a spatial photo is HEIC"
+                        + (["mov", "mp4"].contains(ext)
+                            ? " (the input is an image, so this is a photo conversion)" : ""))
             }
         case .movie:
-            if ext == "mp4" { throw refuse("the output \(path) is .mp4 but without \(mp4Option) a QuickTime movie is written; add \(mp4Option) or name it .mov") }
-            guard ext == "mov" else { throw refuse("the output \(path) must be named .mov (or .mp4 with \(mp4Option)): a spatial video is a movie") }
+            if ext == "mp4" {
+                throw refuse(
+                    "the output \(path) is .mp4 but without \(mp4Option) a QuickTime movie is written; add \(mp4Option) or name it .mov"
+                )
+            }
+            guard ext == "mov" else {
+                throw refuse(
+                    "the output \(path) must be named .mov (or .mp4 with \(mp4Option)): a spatial video is a movie")
+            }
         case .mp4:
             guard ext == "mp4" else { throw refuse("the output \(path) must be named .mp4 with \(mp4Option)") }
         case .image:
@@ -45,11 +55,17 @@ public enum OutputKind: Sendable, Equatable {
                 throw refuse("the output \(path) must be named .png, .jpg or .heic: an eye of a photo is an image")
             }
         case .hevcStream:
-            guard ["hevc", "265", "h265"].contains(ext) else { throw refuse("the output \(path) must be named .hevc: a raw HEVC stream is written") }
+            guard ["hevc", "265", "h265"].contains(ext) else {
+                throw refuse("the output \(path) must be named .hevc: a raw HEVC stream is written")
+            }
         case .movieOrMP4:
-            guard ["mov", "mp4"].contains(ext) else { throw refuse("the output \(path) must be named .mov or .mp4: a spatial video is a movie") }
+            guard ["mov", "mp4"].contains(ext) else {
+                throw refuse("the output \(path) must be named .mov or .mp4: a spatial video is a movie")
+            }
         case .video:
-            guard ["mp4", "mov", "mkv"].contains(ext) else { throw refuse("the output \(path) must be named .mp4, .mov or .mkv: a video is written") }
+            guard ["mp4", "mov", "mkv"].contains(ext) else {
+                throw refuse("the output \(path) must be named .mp4, .mov or .mkv: a video is written")
+            }
         }
     }
 }

@@ -1,13 +1,14 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import BinaryIO
 import MediaDecode
 import SpatialConvert
 import SpatialMedia
 import SystemSupport
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// A stereo photo or video split into its eyes (one file per eye) or one side-by-side / over-under file: a spatial
 /// photo or video, an MPO, a side-by-side / top-bottom image, or a frame-packed movie (flat or a VR180/360 sphere).
@@ -25,7 +26,8 @@ public struct SplitRequest: Sendable, Equatable {
     public var quality: Int?
     /// How a single picture holds the eyes: `sbs`, `tb` or `auto` (photos: by shape; movies: from their metadata).
     public var layout: String?
-    /// Photos: a directory for each eye's auxiliary images (gain map, depth …), as `.heic` (bytes unchanged) and `.png`.
+    /// Photos: a directory for each eye's auxiliary images (gain map, depth …), as `.heic` (bytes unchanged) and
+    /// `.png`.
     public var aux: String?
 
     public init(input: String) { self.input = input }
@@ -35,7 +37,9 @@ public struct SplitRequest: Sendable, Equatable {
     /// `aux_dir`); unknown keys, a key given twice and wrong types refused. Ranges and combinations are the run's.
     public init(input: String, values: [(String, RequestValue)]) throws(ParseError) {
         self.init(input: input)
-        try RequestValues.fill(values, table: Self.table, job: "split") { (spec, value) throws(ParseError) in try set(spec, value) }
+        try RequestValues.fill(values, table: Self.table, job: "split") { (spec, value) throws(ParseError) in
+            try set(spec, value)
+        }
     }
 
     private mutating func set(_ spec: OptionSpec, _ v: RequestValue) throws(ParseError) {
@@ -58,20 +62,35 @@ public struct SplitRequest: Sendable, Equatable {
 
     /// The name table (key ↔ flag ↔ Python keyword).
     public static var table: [OptionSpec] {
-        [OptionSpec("left_output", flag: "--left", .path, .both), OptionSpec("right_output", flag: "--right", .path, .both),
-         OptionSpec("sbs_output", flag: "--sbs", .path, .both), OptionSpec("ou_output", flag: "--ou", .path, .both),
-         OptionSpec("half", flag: "--half", .bool, .video, default: "false"), OptionSpec("copy", flag: "--copy", .bool, .video, default: "false"),
-         OptionSpec("crf", flag: "--crf", .number, .video, default: ConvertRequest.fmtNum(VideoSplitOptions.defaultCRF)),
-         OptionSpec("preset", flag: "--preset", .text, .video, default: VideoSplitOptions(target: .eyes(left: nil, right: nil)).preset),
-         OptionSpec("no_audio", flag: "--no-audio", .bool, .video, default: "false"),
-         OptionSpec("quality", flag: "--quality", .integer, .photo, default: "95 (JPEG), \(PhotoEncoding.defaultQuality) (HEIC)"),
-         OptionSpec("layout", flag: "--layout", .text, .both, default: "auto (photos: sbs when at least as wide as tall; movies: as their st3d, vexu/pack or Google XML say)"),
-         OptionSpec("aux_dir", flag: "--aux", .path, .photo)]
+        [
+            OptionSpec("left_output", flag: "--left", .path, .both),
+            OptionSpec("right_output", flag: "--right", .path, .both),
+            OptionSpec("sbs_output", flag: "--sbs", .path, .both), OptionSpec("ou_output", flag: "--ou", .path, .both),
+            OptionSpec("half", flag: "--half", .bool, .video, default: "false"),
+            OptionSpec("copy", flag: "--copy", .bool, .video, default: "false"),
+            OptionSpec(
+                "crf", flag: "--crf", .number, .video, default: ConvertRequest.fmtNum(VideoSplitOptions.defaultCRF)),
+            OptionSpec(
+                "preset", flag: "--preset", .text, .video,
+                default: VideoSplitOptions(target: .eyes(left: nil, right: nil)).preset),
+            OptionSpec("no_audio", flag: "--no-audio", .bool, .video, default: "false"),
+            OptionSpec(
+                "quality", flag: "--quality", .integer, .photo,
+                default: "95 (JPEG), \(PhotoEncoding.defaultQuality) (HEIC)"),
+            OptionSpec(
+                "layout", flag: "--layout", .text, .both,
+                default:
+                    "auto (photos: sbs when at least as wide as tall; movies: as their st3d, vexu/pack or Google XML say)"
+            ),
+            OptionSpec("aux_dir", flag: "--aux", .path, .photo),
+        ]
     }
 
     /// The outputs given, with their table keys.
     public var outputs: [(key: String, path: String)] {
-        [("left_output", left), ("right_output", right), ("sbs_output", sbs), ("ou_output", ou)].compactMap { o in o.1.map { (o.0, $0) } }
+        [("left_output", left), ("right_output", right), ("sbs_output", sbs), ("ou_output", ou)].compactMap { o in
+            o.1.map { (o.0, $0) }
+        }
     }
 }
 
@@ -81,33 +100,54 @@ extension Operations {
     /// with `copy`), options of the other kind refused; each output written to a scratch file with its extension,
     /// read back, then kept.
     @discardableResult
-    public static func split(_ r: SplitRequest, spelling: OptionSpelling, events: OperationEvents = OperationEvents(),
-                             cancellation: ConversionCancellation? = nil) throws(ParseError) -> OperationReport {
+    public static func split(
+        _ r: SplitRequest, spelling: OptionSpelling, events: OperationEvents = OperationEvents(),
+        cancellation: ConversionCancellation? = nil
+    ) throws(ParseError) -> OperationReport {
         func name(_ k: String) -> String { SplitRequest.table.first { $0.key == k }?.name(spelling) ?? k }
         func refuse(_ m: String) -> ParseError { ParseError(.invalidArgument, m) }
         let outs = r.outputs
-        if outs.isEmpty && r.aux == nil { throw refuse("give \(name("left_output"))/\(name("right_output")), \(name("sbs_output")) or \(name("ou_output"))") }
+        if outs.isEmpty && r.aux == nil {
+            throw refuse(
+                "give \(name("left_output"))/\(name("right_output")), \(name("sbs_output")) or \(name("ou_output"))")
+        }
         if [r.sbs != nil, r.ou != nil, r.left != nil || r.right != nil].filter({ $0 }).count > 1 {
-            throw refuse("give one of \(name("sbs_output")), \(name("ou_output")), or \(name("left_output"))/\(name("right_output"))")
+            throw refuse(
+                "give one of \(name("sbs_output")), \(name("ou_output")), or \(name("left_output"))/\(name("right_output"))"
+            )
         }
         if let c = r.crf, !(0...51).contains(c) { throw refuse("\(name("crf")) must be between 0 and 51") }
-        if let p = r.preset, !X265Presets.names.contains(p) { throw refuse("\(name("preset")) must be one of \(X265Presets.names.joined(separator: ", "))") }
-        if r.copy && (r.crf != nil || r.preset != nil) { throw refuse("\(name("copy")) does not re-encode: leave out \(name("crf")) and \(name("preset"))") }
-        try OutputPaths.check(outputs: outs.map { (role: name($0.key) + " output", path: $0.path) }, inputs: [(role: "input", path: r.input)])
+        if let p = r.preset, !X265Presets.names.contains(p) {
+            throw refuse("\(name("preset")) must be one of \(X265Presets.names.joined(separator: ", "))")
+        }
+        if r.copy && (r.crf != nil || r.preset != nil) {
+            throw refuse("\(name("copy")) does not re-encode: leave out \(name("crf")) and \(name("preset"))")
+        }
+        try OutputPaths.check(
+            outputs: outs.map { (role: name($0.key) + " output", path: $0.path) },
+            inputs: [(role: "input", path: r.input)])
         let kind = FileProbe.kind(of: r.input)
-        let video = kind == .movie || kind == .matroska || kind == .annexB || (kind == .other && VideoInputs.isVideo(r.input))
+        let video =
+            kind == .movie || kind == .matroska || kind == .annexB || (kind == .other && VideoInputs.isVideo(r.input))
         if !video && ![.jpeg, .png, .heif].contains(kind) {
             // Nothing this job reads: an unreadable input (exit 2), not a misused option.
             var st = stat()
-            if stat(r.input, &st) != 0 { throw ParseError(.io, path: r.input, "cannot open: \(String(cString: strerror(errno)))") }
-            throw ParseError(.unsupported, path: r.input, "not a stereo photo or video this job reads (a spatial photo or other HEIC, an MPO, a side-by-side / top-bottom JPEG or PNG, an MP4/MOV or Matroska movie, a raw MV-HEVC stream)")
+            if stat(r.input, &st) != 0 {
+                throw ParseError(.io, path: r.input, "cannot open: \(String(cString: strerror(errno)))")
+            }
+            throw ParseError(
+                .unsupported, path: r.input,
+                "not a stereo photo or video this job reads (a spatial photo or other HEIC, an MPO, a side-by-side / top-bottom JPEG or PNG, an MP4/MOV or Matroska movie, a raw MV-HEVC stream)"
+            )
         }
         // A raw .hevc output can only hold coded pictures copied: a video split to one is a copy, asked for or not.
         let streams = outs.filter { ["hevc", "265", "h265"].contains(OutputKind.fileExtension($0.path)) }
         var r = r
         if video, !r.copy, let stream = streams.first {
             if r.crf != nil || r.preset != nil {
-                throw refuse("\(stream.path) is a raw HEVC stream, a copy of the coded pictures without re-encoding: leave out \(name("crf")) and \(name("preset")), or name the output .mp4, .mov or .mkv")
+                throw refuse(
+                    "\(stream.path) is a raw HEVC stream, a copy of the coded pictures without re-encoding: leave out \(name("crf")) and \(name("preset")), or name the output .mp4, .mov or .mkv"
+                )
             }
             r.copy = true
         }
@@ -117,18 +157,28 @@ extension Operations {
             layout = v
         }
         if let dir = r.aux {
-            if video || kind != .heif { throw refuse("\(r.input): \(name("aux_dir")) applies to HEIF photos (auxiliary images of a spatial photo's eyes)") }
+            if video || kind != .heif {
+                throw refuse(
+                    "\(r.input): \(name("aux_dir")) applies to HEIF photos (auxiliary images of a spatial photo's eyes)"
+                )
+            }
             guard mkdir(dir, 0o755) == 0 || errno == EEXIST, isDirectory(dir) else {
                 throw ParseError(.io, path: dir, "\(name("aux_dir")): cannot create or use the directory \(dir)")
             }
         }
         if video {
-            if r.quality != nil { throw refuse("\(r.input): \(name("quality")) applies to photos; for videos use \(name("crf"))") }
+            if r.quality != nil {
+                throw refuse("\(r.input): \(name("quality")) applies to photos; for videos use \(name("crf"))")
+            }
             for o in outs { try OutputKind.check(o.path, r.copy ? .hevcStream : .video) }
         } else {
-            let videoOnly = [r.half ? "half" : nil, r.copy ? "copy" : nil, r.crf != nil ? "crf" : nil,
-                             r.preset != nil ? "preset" : nil, r.noAudio ? "no_audio" : nil].compactMap { $0 }.map(name)
-            if !videoOnly.isEmpty { throw refuse("\(r.input): \(videoOnly.joined(separator: ", ")) apply to videos only; this is a photo") }
+            let videoOnly = [
+                r.half ? "half" : nil, r.copy ? "copy" : nil, r.crf != nil ? "crf" : nil,
+                r.preset != nil ? "preset" : nil, r.noAudio ? "no_audio" : nil,
+            ].compactMap { $0 }.map(name)
+            if !videoOnly.isEmpty {
+                throw refuse("\(r.input): \(videoOnly.joined(separator: ", ")) apply to videos only; this is a photo")
+            }
             for o in outs { try OutputKind.check(o.path, .image) }
         }
         var scratches: [String: String] = [:]
@@ -143,12 +193,19 @@ extension Operations {
             } else if kind == .heif && r.ou == nil && (layout == nil || StereoImageSplitter.isSpatialPhoto(r.input)) {
                 // A spatial photo (its eyes copied as .heic, keeping their auxiliary images); a HEIF that is not one is
                 // refused unless the layout of a frame-packed picture is given.
-                var notes = try PhotoSplitter.split(r.input, left: s(r.left), right: s(r.right), sbs: s(r.sbs), aux: r.aux, quality: r.quality)
-                notes = notes.map { note in outs.reduce(note) { n, o in s(o.path).map { n.replacing($0, with: o.path) } ?? n } }
-                report = OperationReport(job: "split", route: "photo", outputs: outs.map(\.path), headline: "\(r.input): split into \(outs.count) file\(outs.count == 1 ? "" : "s")",
-                                         lines: outs.map { "wrote \($0.path)" } + notes,
-                                         fields: [("input", .string(r.input))] + outs.map { ($0.key, .string($0.path)) } + [("auxiliary", .array(notes.map { .string($0) }))],
-                                         warnings: [], check: OutputCheckResult(file: outs.first?.path ?? r.aux ?? ""))
+                var notes = try PhotoSplitter.split(
+                    r.input, left: s(r.left), right: s(r.right), sbs: s(r.sbs), aux: r.aux, quality: r.quality)
+                notes = notes.map { note in
+                    outs.reduce(note) { n, o in s(o.path).map { n.replacing($0, with: o.path) } ?? n }
+                }
+                report = OperationReport(
+                    job: "split", route: "photo", outputs: outs.map(\.path),
+                    headline: "\(r.input): split into \(outs.count) file\(outs.count == 1 ? "" : "s")",
+                    lines: outs.map { "wrote \($0.path)" } + notes,
+                    fields: [("input", .string(r.input))] + outs.map { ($0.key, .string($0.path)) } + [
+                        ("auxiliary", .array(notes.map { .string($0) }))
+                    ],
+                    warnings: [], check: OutputCheckResult(file: outs.first?.path ?? r.aux ?? ""))
             } else {
                 report = try splitStereoImage(r, layout: layout ?? .auto, outputs: outs, scratch: s)
             }
@@ -162,20 +219,34 @@ extension Operations {
     }
 
     /// An MPO or a side-by-side / top-bottom picture (``/SpatialConvert/StereoImageSplitter``).
-    static func splitStereoImage(_ r: SplitRequest, layout: StereoLayout, outputs outs: [(key: String, path: String)],
-                                 scratch s: (String?) -> String?) throws(ParseError) -> OperationReport {
-        var i = try StereoImageSplitter.split(r.input, left: s(r.left), right: s(r.right), sbs: s(r.sbs), ou: s(r.ou), layout: layout, quality: r.quality)
-        i.methods = i.methods.map { m in outs.reduce(m) { n, o in s(o.path).map { n.replacing($0, with: o.path) } ?? n } }
-        return OperationReport(job: "split", route: "photo", outputs: outs.map(\.path), headline: "\(r.input): \(i.source) split into \(outs.count) file\(outs.count == 1 ? "" : "s")",
-                               lines: i.methods + i.notes + outs.map { "wrote \($0.path)" },
-                               fields: [("input", .string(r.input)), ("source", .string(i.source))] + outs.map { ($0.key, .string($0.path)) }
-                                   + [("lossless", .bool(i.lossless)), ("methods", .array(i.methods.map { .string($0) })), ("notes", .array(i.notes.map { .string($0) }))],
-                               warnings: [], check: OutputCheckResult(file: outs[0].path))
+    static func splitStereoImage(
+        _ r: SplitRequest, layout: StereoLayout, outputs outs: [(key: String, path: String)],
+        scratch s: (String?) -> String?
+    ) throws(ParseError) -> OperationReport {
+        var i = try StereoImageSplitter.split(
+            r.input, left: s(r.left), right: s(r.right), sbs: s(r.sbs), ou: s(r.ou), layout: layout, quality: r.quality)
+        i.methods = i.methods.map { m in outs.reduce(m) { n, o in s(o.path).map { n.replacing($0, with: o.path) } ?? n }
+        }
+        return OperationReport(
+            job: "split", route: "photo", outputs: outs.map(\.path),
+            headline: "\(r.input): \(i.source) split into \(outs.count) file\(outs.count == 1 ? "" : "s")",
+            lines: i.methods + i.notes + outs.map { "wrote \($0.path)" },
+            fields: [("input", .string(r.input)), ("source", .string(i.source))]
+                + outs.map { ($0.key, .string($0.path)) }
+                + [
+                    ("lossless", .bool(i.lossless)), ("methods", .array(i.methods.map { .string($0) })),
+                    ("notes", .array(i.notes.map { .string($0) })),
+                ],
+            warnings: [], check: OutputCheckResult(file: outs[0].path))
     }
 
-    static func splitVideo(_ r: SplitRequest, layout: StereoLayout?, scratch s: (String?) -> String?, events: OperationEvents,
-                           cancellation: ConversionCancellation?) throws(ParseError) -> OperationReport {
-        let target: VideoSplitTarget = s(r.sbs).map { .sideBySide($0) } ?? s(r.ou).map { .overUnder($0) } ?? .eyes(left: s(r.left), right: s(r.right))
+    static func splitVideo(
+        _ r: SplitRequest, layout: StereoLayout?, scratch s: (String?) -> String?, events: OperationEvents,
+        cancellation: ConversionCancellation?
+    ) throws(ParseError) -> OperationReport {
+        let target: VideoSplitTarget =
+            s(r.sbs).map { .sideBySide($0) } ?? s(r.ou).map { .overUnder($0) }
+            ?? .eyes(left: s(r.left), right: s(r.right))
         var o = VideoSplitOptions(target: target)
         o.half = r.half
         o.copy = r.copy
@@ -184,36 +255,56 @@ extension Operations {
         o.audio = !r.noAudio
         o.layout = layout
         var v = try VideoSplitter.split(r.input, options: o, cancellation: cancellation) { p in
-            events.progress?(OperationProgress(stage: "split", frames: p.frames, totalFrames: p.totalFrames, framesPerSecond: p.framesPerSecond, etaSeconds: p.etaSeconds))
+            events.progress?(
+                OperationProgress(
+                    stage: "split", frames: p.frames, totalFrames: p.totalFrames, framesPerSecond: p.framesPerSecond,
+                    etaSeconds: p.etaSeconds))
         }
         let named = r.outputs
         v.outputs = v.outputs.map { out in named.first { s($0.path) == out }?.path ?? out }
-        v.notes = v.notes.map { note in named.reduce(note) { n, o in s(o.path).map { n.replacing($0, with: o.path) } ?? n } }
-        return OperationReport(job: "split", route: "video", outputs: v.outputs, headline: v.lines.first ?? "", lines: Array(v.lines.dropFirst()),
-                               fields: [("input", .string(r.input))] + named.map { ($0.key, .string($0.path)) }
-                                   + [("frames", .uint(UInt64(v.frames))), ("inter_layer_prediction", .bool(v.interLayerPrediction)), ("eye_order", .string(v.eyeOrder)),
-                                      ("hero_eye", v.heroEye.map { .string($0) } ?? .null), ("method", .string(v.method)), ("packing", v.packing.map { .string($0) } ?? .null), ("audio_tracks", .uint(UInt64(v.audioTracks))),
-                                      ("notes", .array(v.notes.map { .string($0) }))],
-                               warnings: [], check: OutputCheckResult(file: named.first?.path ?? ""))
+        v.notes = v.notes.map { note in
+            named.reduce(note) { n, o in s(o.path).map { n.replacing($0, with: o.path) } ?? n }
+        }
+        return OperationReport(
+            job: "split", route: "video", outputs: v.outputs, headline: v.lines.first ?? "",
+            lines: Array(v.lines.dropFirst()),
+            fields: [("input", .string(r.input))] + named.map { ($0.key, .string($0.path)) }
+                + [
+                    ("frames", .uint(UInt64(v.frames))), ("inter_layer_prediction", .bool(v.interLayerPrediction)),
+                    ("eye_order", .string(v.eyeOrder)),
+                    ("hero_eye", v.heroEye.map { .string($0) } ?? .null), ("method", .string(v.method)),
+                    ("packing", v.packing.map { .string($0) } ?? .null), ("audio_tracks", .uint(UInt64(v.audioTracks))),
+                    ("notes", .array(v.notes.map { .string($0) })),
+                ],
+            warnings: [], check: OutputCheckResult(file: named.first?.path ?? ""))
     }
 
     /// A raw MV-HEVC stream (Annex B): each layer copied to a single-layer `.hevc` stream without decoding
     /// (``/SpatialMedia/StreamSplitter``); a second layer predicted from the first cannot be copied.
-    static func splitRawStream(_ r: SplitRequest, scratch s: (String?) -> String?) throws(ParseError) -> OperationReport {
+    static func splitRawStream(_ r: SplitRequest, scratch s: (String?) -> String?) throws(ParseError) -> OperationReport
+    {
         guard r.copy, r.sbs == nil, r.ou == nil, !r.half else {
-            throw ParseError(.invalidArgument, path: r.input, "\(r.input) is a raw HEVC stream: its eyes are copied, one .hevc stream per eye (name the outputs .hevc)")
+            throw ParseError(
+                .invalidArgument, path: r.input,
+                "\(r.input) is a raw HEVC stream: its eyes are copied, one .hevc stream per eye (name the outputs .hevc)"
+            )
         }
         let layers = try StreamSplitter.split(path: r.input)
         if let l = s(r.left) { try AtomicFile.write(path: l, bytes: layers.left) }
         if let p = s(r.right) { try AtomicFile.write(path: p, bytes: layers.right) }
         let named = r.outputs
         let method = "copied both layers without decoding (each eye's coded pictures untouched)"
-        return OperationReport(job: "split", route: "video", outputs: named.map(\.path), headline: "\(r.input): split into \(named.count) raw HEVC stream\(named.count == 1 ? "" : "s")",
-                               lines: [method] + named.map { "wrote \($0.path)" },
-                               fields: [("input", .string(r.input))] + named.map { ($0.key, .string($0.path)) }
-                                   + [("frames", .uint(UInt64(layers.accessUnits))), ("eye_order", .string("layer 0 = \(layers.baseIsLeft ? "left" : "right") eye")),
-                                      ("method", .string(method))],
-                               warnings: [], check: OutputCheckResult(file: named.first?.path ?? ""))
+        return OperationReport(
+            job: "split", route: "video", outputs: named.map(\.path),
+            headline: "\(r.input): split into \(named.count) raw HEVC stream\(named.count == 1 ? "" : "s")",
+            lines: [method] + named.map { "wrote \($0.path)" },
+            fields: [("input", .string(r.input))] + named.map { ($0.key, .string($0.path)) }
+                + [
+                    ("frames", .uint(UInt64(layers.accessUnits))),
+                    ("eye_order", .string("layer 0 = \(layers.baseIsLeft ? "left" : "right") eye")),
+                    ("method", .string(method)),
+                ],
+            warnings: [], check: OutputCheckResult(file: named.first?.path ?? ""))
     }
 
     /// A scratch file beside `output` with its extension (`.NAME.tmp-XXXXXX.EXT`), for jobs that pick a format by the
@@ -236,9 +327,13 @@ extension Operations {
 
     /// `finish` for several ordinary outputs: every one is checked before any is kept; the
     /// report's check is the first refusal, else the main output's verdict.
-    static func finishAll(_ report: inout OperationReport, scratches: [(scratch: String, output: String)], inputs: [String]) throws(ParseError) {
+    static func finishAll(
+        _ report: inout OperationReport, scratches: [(scratch: String, output: String)], inputs: [String]
+    ) throws(ParseError) {
         var checks: [OutputCheckResult] = []
-        for s in scratches { checks.append(OutputCheck.run(written: s.scratch, output: s.output, inputs: inputs, expect: .ordinary)) }
+        for s in scratches {
+            checks.append(OutputCheck.run(written: s.scratch, output: s.output, inputs: inputs, expect: .ordinary))
+        }
         report.check = checks.first { !$0.passed } ?? checks.first ?? report.check
         if let refused = checks.first(where: { !$0.passed }) { throw refused.refusal }
         for s in scratches { try AtomicFile.commit(scratch: s.scratch, to: s.output) }

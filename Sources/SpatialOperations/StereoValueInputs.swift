@@ -13,34 +13,50 @@ public struct StereoValueInputs: Sendable, Equatable {
     public var disparityPercent: Double?
     public var disparity: Int?
 
-    public init(baselineMillimetres: Double? = nil, baselineMicrometres: Int? = nil, hfovDegrees: Double? = nil, hfovMillidegrees: Int? = nil,
-                disparityPercent: Double? = nil, disparity: Int? = nil) {
-        self.baselineMillimetres = baselineMillimetres; self.baselineMicrometres = baselineMicrometres; self.hfovDegrees = hfovDegrees
+    public init(
+        baselineMillimetres: Double? = nil, baselineMicrometres: Int? = nil, hfovDegrees: Double? = nil,
+        hfovMillidegrees: Int? = nil,
+        disparityPercent: Double? = nil, disparity: Int? = nil
+    ) {
+        self.baselineMillimetres = baselineMillimetres; self.baselineMicrometres = baselineMicrometres;
+        self.hfovDegrees = hfovDegrees
         self.hfovMillidegrees = hfovMillidegrees; self.disparityPercent = disparityPercent; self.disparity = disparity
     }
 
     /// The values in stored units (nil where not given). Giving both names of one value is refused; human values go
     /// through the checked initialiser of ``/SpatialMedia/StereoParameters`` (rounded, never truncated). A photo's
     /// baseline must be above 0 and fit its signed 32-bit camera position. `name` spells a key for the messages.
-    public func parameters(photo: Bool, name: (String) -> String = { "\"\($0)\"" }) throws(ParseError) -> StereoParameters {
+    public func parameters(photo: Bool, name: (String) -> String = { "\"\($0)\"" }) throws(ParseError)
+        -> StereoParameters
+    {
         func refuse(_ m: String) -> ParseError { ParseError(.invalidArgument, m) }
-        for (a, b, x, y) in [("baseline_um", "baseline_mm", baselineMicrometres != nil, baselineMillimetres != nil),
-                             ("hfov_millidegrees", "hfov_degrees", hfovMillidegrees != nil, hfovDegrees != nil),
-                             ("disparity", "disparity_percent", disparity != nil, disparityPercent != nil)] where x && y {
+        for (a, b, x, y) in [
+            ("baseline_um", "baseline_mm", baselineMicrometres != nil, baselineMillimetres != nil),
+            ("hfov_millidegrees", "hfov_degrees", hfovMillidegrees != nil, hfovDegrees != nil),
+            ("disparity", "disparity_percent", disparity != nil, disparityPercent != nil),
+        ] where x && y {
             throw refuse("give \(name(a)) or \(name(b)), not both")
         }
-        var s = try StereoParameters(baselineMillimetres: baselineMillimetres, horizontalFieldOfViewDegrees: hfovDegrees, disparityPercent: disparityPercent)
+        var s = try StereoParameters(
+            baselineMillimetres: baselineMillimetres, horizontalFieldOfViewDegrees: hfovDegrees,
+            disparityPercent: disparityPercent)
         let maxUM = photo ? Int(Int32.max) : Int(UInt32.max)
         if let um = baselineMicrometres {
-            guard (0...maxUM).contains(um) else { throw refuse("\(name("baseline_um")) must be 0…\(maxUM) µm (got \(um))") }
+            guard (0...maxUM).contains(um) else {
+                throw refuse("\(name("baseline_um")) must be 0…\(maxUM) µm (got \(um))")
+            }
             s.baselineMicrometres = UInt32(um)
         }
         if let md = hfovMillidegrees {
-            guard (1...179_999).contains(md) else { throw refuse("\(name("hfov_millidegrees")) must be 1…179999 (1/1000°, got \(md))") }
+            guard (1...179_999).contains(md) else {
+                throw refuse("\(name("hfov_millidegrees")) must be 1…179999 (1/1000°, got \(md))")
+            }
             s.horizontalFieldOfViewMillidegrees = UInt32(md)
         }
         if let d = disparity {
-            guard (-10_000...10_000).contains(d) else { throw refuse("\(name("disparity")) must be -10000…10000 (1/10000 of the width, got \(d))") }
+            guard (-10_000...10_000).contains(d) else {
+                throw refuse("\(name("disparity")) must be -10000…10000 (1/10000 of the width, got \(d))")
+            }
             s.disparityAdjustment = Int32(d)
         }
         if photo, let b = s.baselineMicrometres {
@@ -53,13 +69,18 @@ public struct StereoValueInputs: Sendable, Equatable {
 
 extension StereoValueInputs {
     /// The JSON keys these values are read under.
-    public static let keys = ["baseline_mm", "baseline_um", "hfov_degrees", "hfov_millidegrees", "disparity_percent", "disparity"]
+    public static let keys = [
+        "baseline_mm", "baseline_um", "hfov_degrees", "hfov_millidegrees", "disparity_percent", "disparity",
+    ]
 
     /// Reads untyped values (the C ABI's `sm_edit_set_values`): only ``keys``, numbers (integers for the stored units).
     public init(values: [(String, RequestValue)]) throws(ParseError) {
         self.init()
         for (key, v) in values where v != .null {
-            let spec = OptionSpec(key, flag: nil, key.hasSuffix("_mm") || key.hasSuffix("_degrees") || key.hasSuffix("_percent") ? .number : .integer, .both)
+            let spec = OptionSpec(
+                key, flag: nil,
+                key.hasSuffix("_mm") || key.hasSuffix("_degrees") || key.hasSuffix("_percent") ? .number : .integer,
+                .both)
             switch key {
             case "baseline_mm": baselineMillimetres = try RequestValues.number(v, spec)
             case "baseline_um": baselineMicrometres = try RequestValues.integer(v, spec)
@@ -67,7 +88,9 @@ extension StereoValueInputs {
             case "hfov_millidegrees": hfovMillidegrees = try RequestValues.integer(v, spec)
             case "disparity_percent": disparityPercent = try RequestValues.number(v, spec)
             case "disparity": disparity = try RequestValues.integer(v, spec)
-            default: throw ParseError(.invalidArgument, "unknown stereo value \"\(key)\" (known: \(Self.keys.joined(separator: ", ")))")
+            default:
+                throw ParseError(
+                    .invalidArgument, "unknown stereo value \"\(key)\" (known: \(Self.keys.joined(separator: ", ")))")
             }
         }
     }

@@ -49,7 +49,10 @@ public enum BatchValidator {
         var used = Set<String>()
         for f in media where !used.contains(f) {
             guard let key = eyeKey(f, eye: "l"), FileProbe.isStillImage(f),
-                  let partner = media.first(where: { !used.contains($0) && $0 != f && FileProbe.isStillImage($0) && eyeKey($0, eye: "r") == key }) else { continue }
+                let partner = media.first(where: {
+                    !used.contains($0) && $0 != f && FileProbe.isStillImage($0) && eyeKey($0, eye: "r") == key
+                })
+            else { continue }
             plan.pairs.append((f, partner))
             used.insert(f); used.insert(partner)
         }
@@ -77,7 +80,11 @@ public enum BatchValidator {
             slots.set(i, Validator.validate(path: paths[i], options: options))
         }
         return slots.all.enumerated().map { i, r in
-            r ?? ValidationReport(input: paths[i], kind: "unreadable", spatial: false, whyNotSpatial: [], findings: [Finding("SV-FILE-001", .error, "not validated")], summary: [], measurements: [], preview: nil, unreadable: true)
+            r
+                ?? ValidationReport(
+                    input: paths[i], kind: "unreadable", spatial: false, whyNotSpatial: [],
+                    findings: [Finding("SV-FILE-001", .error, "not validated")], summary: [], measurements: [],
+                    preview: nil, unreadable: true)
         }
     }
 }

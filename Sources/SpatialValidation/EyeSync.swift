@@ -1,15 +1,15 @@
+import MediaDecode
 import StereoVision
 import SystemSupport
-import MediaDecode
 
 /// Time offset between the eyes of a video (SV-GEOM-019), measured on short runs of consecutive frames.
 ///
-/// Each eye's frames are reduced to about ``EyeSync/width`` pixels wide and cut into a grid of blocks; a block's motion at a
-/// frame step is the mean absolute luma change between the two frames (insensitive to the eyes' colour balance). Each
-/// block signal has its mean over the run removed (what is left is *when* things move), and the normalised
-/// cross-correlation of all blocks together is computed for lags −``EyeSync/maxLag``…+``EyeSync/maxLag``, each with the one horizontal
-/// shift of the right eye's block grid (a disparity, constant over the run) that explains it best. In steady
-/// horizontal motion a delay and a shift look the same; ``steadiness`` detects that case, which is not judged.
+/// Each eye's frames are reduced to about ``EyeSync/width`` pixels wide and cut into a grid of blocks; a block's motion
+/// at a frame step is the mean absolute luma change between the two frames (insensitive to the eyes' colour balance).
+/// Each block signal has its mean over the run removed (what is left is *when* things move), and the normalised
+/// cross-correlation of all blocks together is computed for lags −``EyeSync/maxLag``…+``EyeSync/maxLag``, each with the
+/// one horizontal shift of the right eye's block grid (a disparity, constant over the run) that explains it best. In
+/// steady horizontal motion a delay and a shift look the same; ``steadiness`` detects that case, which is not judged.
 public struct EyeSyncMeasurement: Sendable, Equatable {
     /// Frames by which the right eye is late: the right eye shows at frame t + lag what the left shows at frame t
     /// (negative: the right eye is ahead).
@@ -41,7 +41,8 @@ public struct EyeSyncMeasurement: Sendable, Equatable {
     /// Reliable, non-zero, better than zero lag by at least ``EyeSync/minMargin``, and leaving at most
     /// 1 / ``EyeSync/minResidualRatio`` of the residual (1 − correlation) that zero lag leaves.
     public var outOfSync: Bool {
-        reliable && lag != 0 && !ambiguous && steadiness < EyeSync.maxSteadiness && correlation - correlationAtZero >= EyeSync.minMargin
+        reliable && lag != 0 && !ambiguous && steadiness < EyeSync.maxSteadiness
+            && correlation - correlationAtZero >= EyeSync.minMargin
             && (1 - correlationAtZero) >= EyeSync.minResidualRatio * (1 - correlation)
     }
 }
@@ -114,7 +115,8 @@ public enum EyeSync {
         var steps = 0
         for run in runs where run.left.count == run.right.count && run.left.count >= 2 * maxLag + 3 {
             guard let ls = blockMotion(run.left, shifts: shifts), let r = blockMotion(run.right, shifts: shifts),
-                  let l = ls.dropFirst(maxShift).first, r.allSatisfy({ $0.count == l.count }) else { continue }
+                let l = ls.dropFirst(maxShift).first, r.allSatisfy({ $0.count == l.count })
+            else { continue }
             steps += run.left.count - 1
             let lc = l.map(centred)
             for (i, rs) in r.enumerated() { for b in 0..<l.count { pairs[i].append((lc[b], centred(rs[b]))) } }
@@ -143,9 +145,10 @@ public enum EyeSync {
         let order = scores.sorted { a, b in a.ncc != b.ncc ? a.ncc > b.ncc : abs(a.lag) < abs(b.lag) }
         let best = order.first ?? (0, zero, 0)
         let second = order.dropFirst().first ?? best
-        return EyeSyncMeasurement(lag: best.lag, correlation: best.ncc, correlationAtZero: zero, motion: motion,
-                                  steps: steps, reliable: motion >= minMotion && best.ncc >= minCorrelation,
-                                  runnerUpLag: second.lag, runnerUpCorrelation: second.ncc, shift: best.shift, steadiness: steady)
+        return EyeSyncMeasurement(
+            lag: best.lag, correlation: best.ncc, correlationAtZero: zero, motion: motion,
+            steps: steps, reliable: motion >= minMotion && best.ncc >= minCorrelation,
+            runnerUpLag: second.lag, runnerUpCorrelation: second.ncc, shift: best.shift, steadiness: steady)
     }
 
     static func centred(_ s: [Double]) -> [Double] {
@@ -170,31 +173,55 @@ public enum EyeSync {
     /// The SV-GEOM-019 finding for a measurement (nil measurement: the runs were too short).
     public static func finding(_ m: EyeSyncMeasurement?, frames: Int) -> Finding {
         guard let m else {
-            return Finding("SV-GEOM-019", .info, "eye sync not measured: fewer than \(2 * maxLag + 3) consecutive frames could be decoded (the video has \(frames))")
+            return Finding(
+                "SV-GEOM-019", .info,
+                "eye sync not measured: fewer than \(2 * maxLag + 3) consecutive frames could be decoded (the video has \(frames))"
+            )
         }
-        let figures = "lag \(m.lag), correlation \(fmt(m.correlation)) (at zero lag \(fmt(m.correlationAtZero))), steadiness \(fmt(m.steadiness)), motion \(fmt(m.motion)) grey levels over \(m.steps) frame steps"
+        let figures =
+            "lag \(m.lag), correlation \(fmt(m.correlation)) (at zero lag \(fmt(m.correlationAtZero))), steadiness \(fmt(m.steadiness)), motion \(fmt(m.motion)) grey levels over \(m.steps) frame steps"
         if m.motion < minMotion {
-            return Finding("SV-GEOM-019", .info, "eye sync cannot be measured: too little motion in the sampled frames (a static scene, or only noise; \(figures))")
+            return Finding(
+                "SV-GEOM-019", .info,
+                "eye sync cannot be measured: too little motion in the sampled frames (a static scene, or only noise; \(figures))"
+            )
         }
         if !m.reliable {
-            return Finding("SV-GEOM-019", .info, "eye sync cannot be measured reliably: the eyes' motion does not correlate at any lag from −\(maxLag) to +\(maxLag) frames (\(figures))")
+            return Finding(
+                "SV-GEOM-019", .info,
+                "eye sync cannot be measured reliably: the eyes' motion does not correlate at any lag from −\(maxLag) to +\(maxLag) frames (\(figures))"
+            )
         }
         if m.outOfSync {
             let n = abs(m.lag), frames = "\(n) frame\(n == 1 ? "" : "s")"
-            let what = m.lag > 0 ? "the right eye is \(frames) late (it shows at frame t + \(n) what the left shows at frame t)"
-                                 : "the right eye is \(frames) early (it shows at frame t what the left shows at frame t + \(n))"
+            let what =
+                m.lag > 0
+                ? "the right eye is \(frames) late (it shows at frame t + \(n) what the left shows at frame t)"
+                : "the right eye is \(frames) early (it shows at frame t what the left shows at frame t + \(n))"
             let first = n == 1 ? "the first frame" : "the first \(n) frames"
             let fix = "drop \(first) of the \(m.lag > 0 ? "right" : "left") eye"
-            return Finding("SV-GEOM-019", .warning, "the eyes are out of sync: \(what) (\(figures)); re-cut the eyes before converting — \(fix) (e.g. FFmpeg `trim=start_frame=\(n)` on that eye) so both start on the same moment, then convert again with `spatial-media convert`")
+            return Finding(
+                "SV-GEOM-019", .warning,
+                "the eyes are out of sync: \(what) (\(figures)); re-cut the eyes before converting — \(fix) (e.g. FFmpeg `trim=start_frame=\(n)` on that eye) so both start on the same moment, then convert again with `spatial-media convert`"
+            )
         }
         if m.steadiness >= maxSteadiness {
-            return Finding("SV-GEOM-019", .info, "eye sync cannot be measured: the motion is a steady translation (one frame later looks like the same frame shifted sideways, steadiness \(fmt(m.steadiness))), and in steady horizontal motion such as an even pan a time offset between the eyes looks the same as their disparity; only changes of motion (speed changes, objects entering or stopping, vertical motion) tell them apart (\(figures))")
+            return Finding(
+                "SV-GEOM-019", .info,
+                "eye sync cannot be measured: the motion is a steady translation (one frame later looks like the same frame shifted sideways, steadiness \(fmt(m.steadiness))), and in steady horizontal motion such as an even pan a time offset between the eyes looks the same as their disparity; only changes of motion (speed changes, objects entering or stopping, vertical motion) tell them apart (\(figures))"
+            )
         }
         if m.ambiguous {
-            return Finding("SV-GEOM-019", .info, "eye sync cannot be measured: lags \(m.lag) and \(m.runnerUpLag) explain the eyes' motion about equally (correlation \(fmt(m.correlation)) and \(fmt(m.runnerUpCorrelation)); regular or periodic motion cannot tell them apart; \(figures))")
+            return Finding(
+                "SV-GEOM-019", .info,
+                "eye sync cannot be measured: lags \(m.lag) and \(m.runnerUpLag) explain the eyes' motion about equally (correlation \(fmt(m.correlation)) and \(fmt(m.runnerUpCorrelation)); regular or periodic motion cannot tell them apart; \(figures))"
+            )
         }
         if m.lag != 0 {
-            return Finding("SV-GEOM-019", .info, "no clear time offset between the eyes: lag \(m.lag) is not clearly better than zero lag (regular or periodic motion cannot tell neighbouring lags apart; \(figures))")
+            return Finding(
+                "SV-GEOM-019", .info,
+                "no clear time offset between the eyes: lag \(m.lag) is not clearly better than zero lag (regular or periodic motion cannot tell neighbouring lags apart; \(figures))"
+            )
         }
         return Finding("SV-GEOM-019", .info, "eyes in sync (\(figures))")
     }
@@ -213,7 +240,8 @@ public enum EyeSync {
         var out: [Run] = []
         for start in runStarts(total: max(1, total)) {
             guard let run = try? source.frameRun(start: start, count: runLength, eyeWidth: width) else { continue }
-            let l = run.compactMap { PixelSource.gray($0.left)?.0 }, r = run.compactMap { PixelSource.gray($0.right)?.0 }
+            let l = run.compactMap { PixelSource.gray($0.left)?.0 },
+                r = run.compactMap { PixelSource.gray($0.right)?.0 }
             if l.count == r.count { out.append((l, r)) }
         }
         return out

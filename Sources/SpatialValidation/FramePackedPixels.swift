@@ -1,8 +1,8 @@
 import BinaryIO
 import ISOBMFF
-import SpatialMedia
 import ImageFormats
 import MediaDecode
+import SpatialMedia
 import SystemSupport
 
 /// Pixel checks of frame-packed movies and of spheres (Specs/validation.md, "Frame-packed and spherical pixels").
@@ -15,12 +15,17 @@ extension Validator {
 
     /// The rules the centre of a sphere answers for: vertical disparity (SV-GEOM-001 … 004), eye order (007) and the
     /// measurement's own notes (011 … 013). The others assume a flat picture with a window and a field of view.
-    static let sphereRules: Set<String> = ["SV-GEOM-001", "SV-GEOM-002", "SV-GEOM-003", "SV-GEOM-004", "SV-GEOM-007", "SV-GEOM-011", "SV-GEOM-012", "SV-GEOM-013"]
+    static let sphereRules: Set<String> = [
+        "SV-GEOM-001", "SV-GEOM-002", "SV-GEOM-003", "SV-GEOM-004", "SV-GEOM-007", "SV-GEOM-011", "SV-GEOM-012",
+        "SV-GEOM-013",
+    ]
 
     /// Measures a frame-packed movie (both eyes in one picture, `layout` or its metadata) or a sphere (frame-packed or
     /// MV-HEVC; its centre only). Returns false when the movie is neither, leaving it to the other checks.
-    static func framePackedOrSpherePixels(_ file: ISOFile, path: String, verdict v: VideoRules.Verdict, options: ValidationOptions,
-                                          facts: StereoFacts, into r: inout ValidationReport) -> Bool {
+    static func framePackedOrSpherePixels(
+        _ file: ISOFile, path: String, verdict v: VideoRules.Verdict, options: ValidationOptions,
+        facts: StereoFacts, into r: inout ValidationReport
+    ) -> Bool {
         let profile = v.profile.profile
         let sphere = profile == .apmp180 || profile == .apmp360 || profile == .googleSpherical
         guard sphere || profile == .framePacked3D || options.layout != nil else { return false }
@@ -31,7 +36,11 @@ extension Validator {
         if sphere {
             span = sphereSpan(m)
             if span == nil {
-                r.findings.append(Finding("SV-GEOM-015", .info, "pixels not checked: the sphere's projection (\(m.projectionForms.map(\.text).joined(separator: "; "))) is neither equirectangular 360° nor 180°, whose centre is measured"))
+                r.findings.append(
+                    Finding(
+                        "SV-GEOM-015", .info,
+                        "pixels not checked: the sphere's projection (\(m.projectionForms.map(\.text).joined(separator: "; "))) is neither equirectangular 360° nor 180°, whose centre is measured"
+                    ))
                 return true
             }
         }
@@ -46,17 +55,27 @@ extension Validator {
             if let given = packedLayout {
                 let d = (try? track?.samples(first: 1))??.first.map { Int($0.duration) } ?? 0
                 let ts = Int(track?.timescale ?? 0)
-                pairs = try FramePackedFrames.sample(path, indices: picks, fpsNum: ts > 0 && d > 0 ? ts : 30, fpsDen: ts > 0 && d > 0 ? d : 1, layout: given)
-                how = "frame-packed \(given.resolved(width: primary.width, height: primary.height) == .sbs ? "side by side" : "top-bottom") picture decoded by FFmpeg and cut in half"
+                pairs = try FramePackedFrames.sample(
+                    path, indices: picks, fpsNum: ts > 0 && d > 0 ? ts : 30, fpsDen: ts > 0 && d > 0 ? d : 1,
+                    layout: given)
+                how =
+                    "frame-packed \(given.resolved(width: primary.width, height: primary.height) == .sbs ? "side by side" : "top-bottom") picture decoded by FFmpeg and cut in half"
             } else if v.hasTwoLayerStream || primary.isMVHEVC {
                 pairs = try SpatialVideoSource.inspect(path, limits: options.limits).sampledFrames(picks)
                 how = "both views decoded by FFmpeg"
             } else {
-                r.findings.append(Finding("SV-GEOM-015", .info, "pixels not checked: one view only (no frame packing or second layer), so there is no stereo pair to measure"))
+                r.findings.append(
+                    Finding(
+                        "SV-GEOM-015", .info,
+                        "pixels not checked: one view only (no frame packing or second layer), so there is no stereo pair to measure"
+                    ))
                 return true
             }
         } catch {
-            r.findings.append(Finding("SV-GEOM-021", .warning, "pixels not checked: \(error.message); metadata checked only (--no-pixels skips pixel checks)"))
+            r.findings.append(
+                Finding(
+                    "SV-GEOM-021", .warning,
+                    "pixels not checked: \(error.message); metadata checked only (--no-pixels skips pixel checks)"))
             return true
         }
         var region: String?
@@ -64,37 +83,50 @@ extension Validator {
             let label = "frame \(p.index)"
             do throws(ParseError) {
                 let notes = ["\(how) (frame \(p.index) of \(total) presented)"]
-                region = try measurePair(p.left, p.right, span: span, notes: notes, label: label, facts: facts, fromOnePicture: packedLayout != nil,
-                                         options: options, into: &r) ?? region
+                region =
+                    try measurePair(
+                        p.left, p.right, span: span, notes: notes, label: label, facts: facts,
+                        fromOnePicture: packedLayout != nil,
+                        options: options, into: &r) ?? region
             } catch {
                 r.findings.append(Finding("SV-GEOM-022", .info, "\(label) could not be measured: \(error.message)"))
             }
         }
         r.facts = facts
         if let region { r.findings.append(Finding("SV-GEOM-022", .info, region)) }
-        r.findings.append(Finding("SV-GEOM-022", .info, "measured \(pairs.count) frame\(pairs.count == 1 ? "" : "s") (\(pairs.map { "frame \($0.index)" }.joined(separator: ", ")))"))
+        r.findings.append(
+            Finding(
+                "SV-GEOM-022", .info,
+                "measured \(pairs.count) frame\(pairs.count == 1 ? "" : "s") (\(pairs.map { "frame \($0.index)" }.joined(separator: ", ")))"
+            ))
         return true
     }
 
     /// Measures one pair: the whole pictures, or for a sphere (`span`: degrees of longitude per eye) their central
     /// 60°×60° with only the rules that region answers for (``sphereRules``). Returns the sphere's region sentence.
     /// `fromOnePicture`: the two images were cut from one frame-packed picture (``EyePixels/fromOnePicture``).
-    static func measurePair(_ left: Image, _ right: Image, span: Double?, notes: [String], label: String, facts: StereoFacts,
-                            fromOnePicture: Bool, options: ValidationOptions, into r: inout ValidationReport) throws(ParseError) -> String? {
+    static func measurePair(
+        _ left: Image, _ right: Image, span: Double?, notes: [String], label: String, facts: StereoFacts,
+        fromOnePicture: Bool, options: ValidationOptions, into r: inout ValidationReport
+    ) throws(ParseError) -> String? {
         var l = left, rt = right, region: String?
         if let span {
             let w = l.width, h = l.height
-            let cw = max(2, Int(Double(w) * sphereHalfWindowDegrees * 2 / span)), ch = max(2, Int(Double(h) * sphereHalfWindowDegrees * 2 / 180))
+            let cw = max(2, Int(Double(w) * sphereHalfWindowDegrees * 2 / span)),
+                ch = max(2, Int(Double(h) * sphereHalfWindowDegrees * 2 / 180))
             let x = max(0, (w - min(w, cw)) / 2), y = max(0, (h - min(h, ch)) / 2)
             l = try ImageOps.crop(l, x: x, y: y, width: min(w, cw), height: min(h, ch))
             rt = try ImageOps.crop(rt, x: x, y: y, width: min(w, cw), height: min(h, ch))
-            region = "sphere (\(NumberText.fixed(span, places: 0))° wide per eye): measured its central \(Int(sphereHalfWindowDegrees * 2))°×\(Int(sphereHalfWindowDegrees * 2))° (\(l.width)×\(l.height) px of each eye), where the projection is near rectilinear; vertical disparity and eye order only"
+            region =
+                "sphere (\(NumberText.fixed(span, places: 0))° wide per eye): measured its central \(Int(sphereHalfWindowDegrees * 2))°×\(Int(sphereHalfWindowDegrees * 2))° (\(l.width)×\(l.height) px of each eye), where the projection is near rectilinear; vertical disparity and eye order only"
         }
         var e = try PixelSource.eyes(l, rt, notes: notes)
         e.label = label
         e.fromOnePicture = fromOnePicture
         var regionFacts = facts
-        if span != nil { regionFacts.stereo.horizontalFieldOfViewMillidegrees = UInt32(sphereHalfWindowDegrees * 2 * 1000) }
+        if span != nil {
+            regionFacts.stereo.horizontalFieldOfViewMillidegrees = UInt32(sphereHalfWindowDegrees * 2 * 1000)
+        }
         let start = r.findings.count
         measure(e, facts: regionFacts, label: label, options: options, into: &r)
         if span != nil {

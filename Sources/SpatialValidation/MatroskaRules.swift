@@ -16,11 +16,16 @@ extension Validator {
     /// A Matroska file (SV-MKV-*), or any other video file `convert` reads through FFmpeg (MPEG-TS, AVI, …:
     /// SV-FFMPEG-*): its streams, stated stereo packing and projection as FFmpeg reads them, and the pixel check of a
     /// frame-packed one, the same reading `info` and `convert` make of it.
-    static func validateThroughFFmpeg(path: String, matroska: Bool, options: ValidationOptions, into r: inout ValidationReport) {
+    static func validateThroughFFmpeg(
+        path: String, matroska: Bool, options: ValidationOptions, into r: inout ValidationReport
+    ) {
         r.kind = matroska ? "matroska" : "ffmpeg-video"
         r.spatial = false
-        r.whyNotSpatial = [matroska ? "Matroska cannot carry Apple's spatial metadata (vexu, hfov and the second layer's lhvC are QuickTime/MP4 boxes)"
-                           : "only MP4/MOV can carry Apple's spatial metadata (vexu, hfov and the second layer's lhvC are QuickTime/MP4 boxes)"]
+        r.whyNotSpatial = [
+            matroska
+                ? "Matroska cannot carry Apple's spatial metadata (vexu, hfov and the second layer's lhvC are QuickTime/MP4 boxes)"
+                : "only MP4/MOV can carry Apple's spatial metadata (vexu, hfov and the second layer's lhvC are QuickTime/MP4 boxes)"
+        ]
         let probe: MediaProbe
         let ff: FFmpegTool
         do throws(ParseError) {
@@ -34,16 +39,24 @@ extension Validator {
         }
         streamIntegrity(path: path, tool: ff, probe: probe, into: &r)
         guard let video = probe.video else {
-            r.findings.append(Finding(matroska ? "SV-MKV-002" : "SV-FFMPEG-002", .error,
-                                      "the \(matroska ? "Matroska file" : "file") has no video stream FFmpeg can read"))
+            r.findings.append(
+                Finding(
+                    matroska ? "SV-MKV-002" : "SV-FFMPEG-002", .error,
+                    "the \(matroska ? "Matroska file" : "file") has no video stream FFmpeg can read"))
             r.unreadable = true
             return
         }
         var packing = options.layout.map { $0 == .tb ? FramePacking.topBottom : .sideBySide } ?? probe.stereoPacking
-        var s = matroska ? "Matroska read through FFmpeg: video \(video.codec)" : "read through FFmpeg (\(probe.format ?? "unnamed") container): video \(video.codec)"
+        var s =
+            matroska
+            ? "Matroska read through FFmpeg: video \(video.codec)"
+            : "read through FFmpeg (\(probe.format ?? "unnamed") container): video \(video.codec)"
         if !probe.audio.isEmpty { s += ", \(probe.audio.count) audio stream\(probe.audio.count == 1 ? "" : "s")" }
         let stated = probe.stereoPacking.map { $0 == .sideBySide ? "side by side" : "top-bottom" }
-        s += matroska ? stated.map { ", StereoMode \($0)" } ?? ", no StereoMode" : stated.map { ", stereo packing \($0) (stated)" } ?? ", no stereo packing stated"
+        s +=
+            matroska
+            ? stated.map { ", StereoMode \($0)" } ?? ", no StereoMode"
+            : stated.map { ", stereo packing \($0) (stated)" } ?? ", no stereo packing stated"
         if let sph = probe.spherical, sph.isSphere { s += ", projection \(sph.projection)" }
         s += "; it cannot be spatial: convert it with `spatial-media convert IN -o OUT.mov`"
         if packing != nil { s += ", or split its eyes with `spatial-media split IN --left L.mp4 --right R.mp4`" }
@@ -53,10 +66,15 @@ extension Validator {
             // Nothing states the packing: measured as `convert` measures it (SV-PAIR-008/009).
             do throws(ParseError) {
                 let sampled = try PairRecognition.sampledFrames(path, limits: options.limits)
-                guard let l = recogniseLayout(sampled.map(\.picture), frames: sampled.map(\.index), video: true, into: &r) else { return }
+                guard
+                    let l = recogniseLayout(sampled.map(\.picture), frames: sampled.map(\.index), video: true, into: &r)
+                else { return }
                 packing = l == .tb ? .topBottom : .sideBySide
             } catch {
-                r.findings.append(Finding("SV-GEOM-021", .warning, "pixels not checked: \(error.message); metadata checked only (--no-pixels skips pixel checks)"))
+                r.findings.append(
+                    Finding(
+                        "SV-GEOM-021", .warning,
+                        "pixels not checked: \(error.message); metadata checked only (--no-pixels skips pixel checks)"))
                 return
             }
         }
@@ -74,22 +92,30 @@ extension Validator {
             r.spatial = false
             if !r.whyNotSpatial.contains(damagedReason) { r.whyNotSpatial.append(damagedReason) }
         } catch {
-            r.findings.append(Finding("SV-FILE-002", .warning,
-                                      "not checked for damage or truncation: \(error.message)"))
+            r.findings.append(
+                Finding(
+                    "SV-FILE-002", .warning,
+                    "not checked for damage or truncation: \(error.message)"))
         }
     }
 
     /// Measures a few presented frames of a frame-packed Matroska movie, cut by its StereoMode (or `--layout`).
-    static func matroskaPixels(path: String, probe: MediaProbe, packing: FramePacking, options: ValidationOptions,
-                               into r: inout ValidationReport) {
+    static func matroskaPixels(
+        path: String, probe: MediaProbe, packing: FramePacking, options: ValidationOptions,
+        into r: inout ValidationReport
+    ) {
         let fps = probe.frameRate ?? (30, 1)
         let total = Int(((probe.durationSeconds ?? 1) * Double(fps.num) / Double(max(1, fps.den))).rounded(.down))
         let picks = PixelSource.pickFrames(total: max(1, total), count: options.frames)
         let pairs: [(index: Int, left: Image, right: Image)]
         do throws(ParseError) {
-            pairs = try FramePackedFrames.sample(path, indices: picks, fpsNum: fps.num, fpsDen: fps.den, layout: packing == .topBottom ? .tb : .sbs)
+            pairs = try FramePackedFrames.sample(
+                path, indices: picks, fpsNum: fps.num, fpsDen: fps.den, layout: packing == .topBottom ? .tb : .sbs)
         } catch {
-            r.findings.append(Finding("SV-GEOM-021", .warning, "pixels not checked: \(error.message); metadata checked only (--no-pixels skips pixel checks)"))
+            r.findings.append(
+                Finding(
+                    "SV-GEOM-021", .warning,
+                    "pixels not checked: \(error.message); metadata checked only (--no-pixels skips pixel checks)"))
             return
         }
         // A sphere is measured in its centre (FramePackedPixels), with the projection FFmpeg reads.
@@ -98,18 +124,26 @@ extension Validator {
             switch probe.sphereSplit(projection: nil, packing: packing) {
             case .success(let split?): span = split.projection == "hequ" ? 180 : 360
             default:
-                r.findings.append(Finding("SV-GEOM-015", .info, "pixels not checked: the sphere's projection (\(sph.projection)) is neither equirectangular 360° nor 180°, whose centre is measured"))
+                r.findings.append(
+                    Finding(
+                        "SV-GEOM-015", .info,
+                        "pixels not checked: the sphere's projection (\(sph.projection)) is neither equirectangular 360° nor 180°, whose centre is measured"
+                    ))
                 return
             }
         }
         var region: String?
         for p in pairs {
             do throws(ParseError) {
-                let how = "frame-packed \(packing == .sideBySide ? "side by side" : "top-bottom") picture decoded by FFmpeg and cut in half"
-                region = try measurePair(p.left, p.right, span: span, notes: ["\(how) (frame \(p.index))"], label: "frame \(p.index)",
-                                         facts: StereoFacts(), fromOnePicture: true, options: options, into: &r) ?? region
+                let how =
+                    "frame-packed \(packing == .sideBySide ? "side by side" : "top-bottom") picture decoded by FFmpeg and cut in half"
+                region =
+                    try measurePair(
+                        p.left, p.right, span: span, notes: ["\(how) (frame \(p.index))"], label: "frame \(p.index)",
+                        facts: StereoFacts(), fromOnePicture: true, options: options, into: &r) ?? region
             } catch {
-                r.findings.append(Finding("SV-GEOM-022", .info, "frame \(p.index) could not be measured: \(error.message)"))
+                r.findings.append(
+                    Finding("SV-GEOM-022", .info, "frame \(p.index) could not be measured: \(error.message)"))
             }
         }
         if let region { r.findings.append(Finding("SV-GEOM-022", .info, region)) }

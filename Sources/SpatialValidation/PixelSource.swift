@@ -1,16 +1,17 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import BinaryIO
 import Codecs
 import HEVC
 import ISOBMFF
-import SpatialMedia
-import StereoVision
 import ImageFormats
 import MediaDecode
+import SpatialMedia
+import StereoVision
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// Decoded eyes as grey images plus simple colour statistics. Every decode call of the validator lives here.
 public struct EyePixels: Sendable {
@@ -53,7 +54,8 @@ enum PixelSource {
             switch img.format {
             case .yuv420, .yuv422, .yuv444, .gray: return Double(img.sample(0, x, y))
             case .rgb, .rgba:
-                let r = Double(img.sample(0, x, y, channel: 0)), g = Double(img.sample(0, x, y, channel: 1)), b = Double(img.sample(0, x, y, channel: 2))
+                let r = Double(img.sample(0, x, y, channel: 0)), g = Double(img.sample(0, x, y, channel: 1)),
+                    b = Double(img.sample(0, x, y, channel: 2))
                 return 0.299 * r + 0.587 * g + 0.114 * b
             }
         }
@@ -74,9 +76,12 @@ enum PixelSource {
                 switch img.format {
                 case .yuv420, .yuv422, .yuv444:
                     let sx = img.format.chromaShift.x, sy = img.format.chromaShift.y
-                    cbSum += Double(img.sample(1, x >> sx, y >> sy)) * norm; crSum += Double(img.sample(2, x >> sx, y >> sy)) * norm; count += 1
+                    cbSum += Double(img.sample(1, x >> sx, y >> sy)) * norm;
+                    crSum += Double(img.sample(2, x >> sx, y >> sy)) * norm; count += 1
                 case .rgb, .rgba:
-                    let r = Double(img.sample(0, x, y, channel: 0)) * norm, g = Double(img.sample(0, x, y, channel: 1)) * norm, b = Double(img.sample(0, x, y, channel: 2)) * norm
+                    let r = Double(img.sample(0, x, y, channel: 0)) * norm,
+                        g = Double(img.sample(0, x, y, channel: 1)) * norm,
+                        b = Double(img.sample(0, x, y, channel: 2)) * norm
                     let yv = 0.299 * r + 0.587 * g + 0.114 * b
                     cbSum += 128 + (b - yv) * 0.564; crSum += 128 + (r - yv) * 0.713; count += 1
                 case .gray: break
@@ -92,7 +97,11 @@ enum PixelSource {
     static func eyes(_ l: Image, _ r: Image, notes: [String] = []) throws(ParseError) -> EyePixels {
         guard let a = gray(l), let b = gray(r) else { throw ParseError(.invalidValue, "the decoded eyes are empty") }
         var n = notes
-        if a.1 > 1 { n.append("the \(l.width)×\(l.height) eyes were reduced \(a.1)× on decode (to \(a.0.width)×\(a.0.height)); pixel values are in reduced pixels") }
+        if a.1 > 1 {
+            n.append(
+                "the \(l.width)×\(l.height) eyes were reduced \(a.1)× on decode (to \(a.0.width)×\(a.0.height)); pixel values are in reduced pixels"
+            )
+        }
         var e = EyePixels(left: a.0, right: b.0, leftChroma: a.2, rightChroma: b.2, scale: a.1, notes: n)
         e.leftThumbnail = thumbnail(l); e.rightThumbnail = thumbnail(r)
         return e
@@ -102,7 +111,8 @@ enum PixelSource {
     static func thumbnail(_ img: Image) -> Image? {
         let side = max(img.width, img.height)
         let k = max(1, (side + 319) / 320)
-        let small = k > 1 ? (try? ImageOps.resize(img, width: max(1, img.width / k), height: max(1, img.height / k))) : img
+        let small =
+            k > 1 ? (try? ImageOps.resize(img, width: max(1, img.width / k), height: max(1, img.height / k))) : img
         return small.flatMap { try? ColourConversion.toRGB($0) }
     }
 
@@ -127,8 +137,9 @@ enum PixelSource {
         let b = try ImageFiles.load(right, limits: limits)
         var e = try eyes(a.image, b.image, notes: a.notes + b.notes)
         // As `convert` reads two eyes: the values `split` wrote into them, else the left eye's EXIF.
-        var p = StereoPair(left: a.image, right: b.image, exif: a.exif, exifInfo: a.exifInfo, sourceBaselineMM: nil,
-                           convergenceAngleDegrees: nil, sourceDescription: "left/right pair", notes: [])
+        var p = StereoPair(
+            left: a.image, right: b.image, exif: a.exif, exifInfo: a.exifInfo, sourceBaselineMM: nil,
+            convergenceAngleDegrees: nil, sourceDescription: "left/right pair", notes: [])
         StereoImages.readBack(&p, left: left, right: right, limits: limits)
         e.statedFieldOfView = p.statedFieldOfView
         return e
@@ -137,7 +148,9 @@ enum PixelSource {
     /// `count` frames spread over a spatial video whose layers can be split without decoding (no inter-layer
     /// prediction: our own MV-HEVC output), decoded per eye with libde265.
     /// Also returns the runs of consecutive frames the eye-sync measurement (``EyeSync``) reads.
-    static func videoFrames(_ path: String, count: Int, limits: Limits) throws(ParseError) -> (frames: [EyePixels], runs: [EyeSync.Run]) {
+    static func videoFrames(_ path: String, count: Int, limits: Limits) throws(ParseError) -> (
+        frames: [EyePixels], runs: [EyeSync.Run]
+    ) {
         let layers = try StreamSplitter.split(path: path, limits: limits)
         let l = try HEVCDecoder.decode(annexB: layers.left, limits: limits)
         let r = try HEVCDecoder.decode(annexB: layers.right, limits: limits)
@@ -167,8 +180,10 @@ enum PixelSource {
 extension PixelSource {
     /// The integer reduction applied on decode to an image of this grey content (for tests of huge inputs).
     static func reduction(of g: GrayImage) -> (factor: Int, width: Int, height: Int)? {
-        guard let img = try? Image(width: g.width, height: g.height, bitDepth: 8, format: .gray, planes: .u8([g.bytes])),
-              let r = gray(img) else { return nil }
+        guard
+            let img = try? Image(width: g.width, height: g.height, bitDepth: 8, format: .gray, planes: .u8([g.bytes])),
+            let r = gray(img)
+        else { return nil }
         return (r.1, r.0.width, r.0.height)
     }
 }

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 /// What `--align` does to a measured pair: one warp of the right eye (rectification: vertical offset, roll, focal
 /// scale, keystone; plus a horizontal re-centring when the far field lies beyond infinity), the left eye untouched,
@@ -52,17 +52,20 @@ public struct PairAlignment: Sendable {
         let shown = m.rectifiedFar + rect.centreHorizontalShift
         let shift = farFieldShift(rectifiedFar: m.rectifiedFar, centreShift: rect.centreHorizontalShift)
         if shift != 0 { H = Mat3.translated(H, shift, 0) }
-        let crop = StereoWarp.largestCommonArea(H, width: m.width, height: m.height)
+        let crop =
+            StereoWarp.largestCommonArea(H, width: m.width, height: m.height)
             ?? (0, 0, m.width & ~1, m.height & ~1)
-        return PairAlignment(leftHomography: [1, 0, 0, 0, 1, 0, 0, 0, 1], rightHomography: H, crop: crop,
-                             recentreShift: shift,
-                             farFieldAfter: m.rectifiedFar - shift, farFieldShown: shown, model: rect)
+        return PairAlignment(
+            leftHomography: [1, 0, 0, 0, 1, 0, 0, 0, 1], rightHomography: H, crop: crop,
+            recentreShift: shift,
+            farFieldAfter: m.rectifiedFar - shift, farFieldShown: shown, model: rect)
     }
 
     /// The report's words for the far field's move, empty when none was needed.
     public var farFieldText: String {
         guard recentreShift != 0 else { return "" }
-        let target = farFieldShown < 0
+        let target =
+            farFieldShown < 0
             ? "at infinity (the source showed it \(AlignmentTolerance.fixed(-farFieldShown, 1)) px beyond)"
             : "where the source showed it"
         let by = AlignmentTolerance.fixed(-recentreShift, 1), to = AlignmentTolerance.fixed(farFieldAfter, 1)
@@ -97,12 +100,20 @@ public enum AlignmentTolerance {
         var out: [String] = []
         let offset = rect.centreVerticalOffset
         if abs(offset) / H * 100 > verticalOffsetPercent { out.append("vertical offset \(fixed(offset)) px") }
-        if abs(rect.contentRotationDegrees) > rollDegrees { out.append("roll \(fixed(rect.contentRotationDegrees, 3))°") }
+        if abs(rect.contentRotationDegrees) > rollDegrees {
+            out.append("roll \(fixed(rect.contentRotationDegrees, 3))°")
+        }
         if abs(rect.scale * 100) > scalePercent { out.append("scale \(fixed(rect.scale * 100, 3))%") }
-        if abs(rect.yawDegrees) >= toeDegrees { out.append("\(rect.yaw < 0 ? "toe-in" : "toe-out") \(fixed(abs(rect.yawDegrees)))° (keystone \(fixed(rect.keystoneCornerPixels)) px)") }
+        if abs(rect.yawDegrees) >= toeDegrees {
+            out.append(
+                "\(rect.yaw < 0 ? "toe-in" : "toe-out") \(fixed(abs(rect.yawDegrees)))° (keystone \(fixed(rect.keystoneCornerPixels)) px)"
+            )
+        }
         // The far field as the viewer sees it: a toe-in's shift of infinity counts.
         let beyond = -(m.rectifiedFar + min(0, rect.centreHorizontalShift))
-        if beyond > 0, atan(beyond / rect.focalPixels) * 180 / Double.pi > divergenceDegrees { out.append("far field \(fixed(beyond)) px beyond infinity") }
+        if beyond > 0, atan(beyond / rect.focalPixels) * 180 / Double.pi > divergenceDegrees {
+            out.append("far field \(fixed(beyond)) px beyond infinity")
+        }
         return out
     }
 
@@ -121,7 +132,9 @@ public enum AutoDisparity {
     public static let minPercent = -2.0, maxPercent = 5.0
 
     /// Percent of the width for a near (98th percentile, rectified) disparity in pixels, within the comfort bounds.
-    public static func percent(nearDisparity: Double, width: Int) -> Double { choice(nearDisparity: nearDisparity, width: width).percent }
+    public static func percent(nearDisparity: Double, width: Int) -> Double {
+        choice(nearDisparity: nearDisparity, width: width).percent
+    }
 
     /// The adjustment chosen (`percent`, within ``minPercent`` … ``maxPercent``) and the one the nearest content would
     /// need (`wanted`); they differ when the bound capped the choice — the content then stays `wanted − percent` % of
@@ -139,7 +152,9 @@ public enum AutoDisparity {
         let f = Double(max(1, width)) / 2 / tan(min(max(hfovDegrees, 1), 179) * Double.pi / 360)
         let leftPx = (c.wanted - c.percent) / 100 * Double(width)
         let deg = atan(abs(leftPx) / f) * 180 / Double.pi
-        let bound = c.percent == maxPercent ? "capped at the +\(fmt(maxPercent))% comfort bound" : "held at the \(fmt(minPercent))% comfort bound"
+        let bound =
+            c.percent == maxPercent
+            ? "capped at the +\(fmt(maxPercent))% comfort bound" : "held at the \(fmt(minPercent))% comfort bound"
         return c.wanted > c.percent
             ? "\(bound): the nearest content would need \(fmt(c.wanted))%, so it stays \(fmt(c.wanted - c.percent))% of the width (\(fmt(leftPx)) px, \(fmt(deg))°) in front of the window"
             : "\(bound): the nearest content would allow \(fmt(c.wanted))%, so the window stands \(fmt(c.percent - c.wanted))% of the width (\(fmt(-leftPx)) px, \(fmt(deg))°) in front of it"

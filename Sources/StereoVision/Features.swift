@@ -15,9 +15,9 @@ public enum FeatureDetector {
 
     /// The comparison pairs, drawn once from a fixed-seed Gaussian (σ = patch/5), clipped to the patch.
     static let pairs: [(Int8, Int8, Int8, Int8)] = {
-        var state: UInt64 = 0x9E3779B97F4A7C15
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
         func uniform() -> Double {
-            state = state &* 6364136223846793005 &+ 1442695040888963407
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
             return (Double(state >> 11) + 0.5) / Double(1 << 53)
         }
         func gauss() -> Double {
@@ -65,7 +65,8 @@ public enum FeatureDetector {
     /// Detects up to about `maxFeatures` corners spread over the image: the strongest local maximum in each
     /// cell of a grid, kept when it exceeds `relativeThreshold` × the 90th-percentile cell maximum and an
     /// absolute floor (flat images give none).
-    public static func detect(_ img: GrayImage, maxFeatures: Int = 2000, relativeThreshold: Float = 0.02) -> [Keypoint] {
+    public static func detect(_ img: GrayImage, maxFeatures: Int = 2000, relativeThreshold: Float = 0.02) -> [Keypoint]
+    {
         let w = img.width, h = img.height, m = patchRadius + 2
         guard w > 2 * m + 4, h > 2 * m + 4 else { return [] }
         let resp = cornerResponse(img)
@@ -80,7 +81,9 @@ public enum FeatureDetector {
                 for y in y0..<min(y0 + cell, h - m) {
                     for x in x0..<min(x0 + cell, w - m) {
                         let v = resp[y * w + x]
-                        if v > best && v >= resp[y * w + x - 1] && v >= resp[y * w + x + 1] && v >= resp[(y - 1) * w + x] && v >= resp[(y + 1) * w + x] {
+                        if v > best && v >= resp[y * w + x - 1] && v >= resp[y * w + x + 1]
+                            && v >= resp[(y - 1) * w + x] && v >= resp[(y + 1) * w + x]
+                        {
                             best = v; bx = x; by = y
                         }
                     }
@@ -113,7 +116,12 @@ public enum FeatureDetector {
                 let a = p[(y + Int(q.1)) * w + x + Int(q.0)], b = p[(y + Int(q.3)) * w + x + Int(q.2)]
                 if a < b {
                     let bit = UInt64(1) << UInt64(k & 63)
-                    switch k >> 6 { case 0: d.0 |= bit; case 1: d.1 |= bit; case 2: d.2 |= bit; default: d.3 |= bit }
+                    switch k >> 6 {
+                    case 0: d.0 |= bit;
+                    case 1: d.1 |= bit;
+                    case 2: d.2 |= bit;
+                    default: d.3 |= bit
+                    }
                 }
             }
         }
@@ -121,6 +129,7 @@ public enum FeatureDetector {
     }
 
     @inline(__always) static func hamming(_ a: Keypoint, _ b: Keypoint) -> Int {
-        (a.d0 ^ b.d0).nonzeroBitCount + (a.d1 ^ b.d1).nonzeroBitCount + (a.d2 ^ b.d2).nonzeroBitCount + (a.d3 ^ b.d3).nonzeroBitCount
+        (a.d0 ^ b.d0).nonzeroBitCount + (a.d1 ^ b.d1).nonzeroBitCount + (a.d2 ^ b.d2).nonzeroBitCount
+            + (a.d3 ^ b.d3).nonzeroBitCount
     }
 }

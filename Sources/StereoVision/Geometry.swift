@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The vertical-disparity field of a stereo pair, fitted to matched points:
@@ -31,7 +31,9 @@ public struct VerticalDisparityModel: Sendable, Equatable {
     /// Vertical scale of the right view relative to the left, minus 1 (0.01 = 1 % larger).
     public var verticalScale: Double { c / n }
     /// Keystone term in pixels at the image corners (x = ±W/2, y = ±H/2).
-    public func keystoneCornerPixels(width: Int, height: Int) -> Double { d * (Double(width) / 2) * (Double(height) / 2) / (n * n) }
+    public func keystoneCornerPixels(width: Int, height: Int) -> Double {
+        d * (Double(width) / 2) * (Double(height) / 2) / (n * n)
+    }
     /// Toe-in (yaw) angle implied by the keystone term, degrees, for a focal length in pixels.
     public func toeInDegrees(focalPixels f: Double) -> Double { atan(d * f / (n * n)) * 180 / Double.pi }
     /// Quadratic (pitch) term in pixels at the top/bottom edge.
@@ -74,7 +76,9 @@ enum LinearSolve {
 /// Robust fitting of ``VerticalDisparityModel`` (RANSAC, Fischler & Bolles 1981, then least squares on the inliers).
 enum DisparityFit {
     /// Least-squares fit with the first `terms` basis functions (1, 3 or 5).
-    static func leastSquares(_ pts: [(x: Double, y: Double, dy: Double)], model base: VerticalDisparityModel, terms: Int) -> VerticalDisparityModel? {
+    static func leastSquares(
+        _ pts: [(x: Double, y: Double, dy: Double)], model base: VerticalDisparityModel, terms: Int
+    ) -> VerticalDisparityModel? {
         let k = terms
         guard pts.count >= k else { return nil }
         var A = [Double](repeating: 0, count: k * k), B = [Double](repeating: 0, count: k)
@@ -100,19 +104,23 @@ enum DisparityFit {
         var su = 0.0, sv = 0.0, su2 = 0.0, sv2 = 0.0
         for p in pts { let f = base.basis(p.x, p.y); su += f.1; sv += f.2; su2 += f.1 * f.1; sv2 += f.2 * f.2 }
         let n = Double(pts.count)
-        let du = (max(0, su2 / n - (su / n) * (su / n))).squareRoot(), dv = (max(0, sv2 / n - (sv / n) * (sv / n))).squareRoot()
+        let du = (max(0, su2 / n - (su / n) * (su / n))).squareRoot(),
+            dv = (max(0, sv2 / n - (sv / n) * (sv / n))).squareRoot()
         if du < 0.08 || dv < 0.08 { return 1 }
         if pts.count < 20 || du < 0.2 || dv < 0.2 { return 3 }
         return 5
     }
 
     /// RANSAC over 5-point (or 3-point) samples; returns the model and the inlier mask.
-    static func ransac(_ pts: [(x: Double, y: Double, dy: Double)], base: VerticalDisparityModel, threshold: Double, iterations: Int = 400) -> (VerticalDisparityModel, [Bool])? {
+    static func ransac(
+        _ pts: [(x: Double, y: Double, dy: Double)], base: VerticalDisparityModel, threshold: Double,
+        iterations: Int = 400
+    ) -> (VerticalDisparityModel, [Bool])? {
         guard !pts.isEmpty else { return nil }
         let terms = supportedTerms(pts, base: base)
-        var state: UInt64 = 0x2545F4914F6CDD1D
+        var state: UInt64 = 0x2545_F491_4F6C_DD1D
         func rnd(_ n: Int) -> Int {
-            state = state &* 6364136223846793005 &+ 1442695040888963407
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
             return Int((state >> 33) % UInt64(n))
         }
         var best: VerticalDisparityModel? = nil, bestCount = -1, bestCost = Double.infinity
@@ -130,7 +138,9 @@ enum DisparityFit {
                 let r = abs(p.dy - m.predict(x: p.x, y: p.y))
                 if r < threshold { count += 1; cost += r } else { cost += threshold }
             }
-            if count > bestCount || (count == bestCount && cost < bestCost) { best = m; bestCount = count; bestCost = cost }
+            if count > bestCount || (count == bestCount && cost < bestCost) {
+                best = m; bestCount = count; bestCost = cost
+            }
         }
         guard var model = best else { return nil }
         var mask = pts.map { abs($0.dy - model.predict(x: $0.x, y: $0.y)) < threshold }

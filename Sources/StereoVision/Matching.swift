@@ -7,7 +7,9 @@ public struct StereoMatch: Sendable, Equatable {
     public var disparity: Double { xl - xr }
     /// Vertical disparity `yr − yl`.
     public var dy: Double { yr - yl }
-    public init(xl: Double, yl: Double, xr: Double, yr: Double, ncc: Double) { self.xl = xl; self.yl = yl; self.xr = xr; self.yr = yr; self.ncc = ncc }
+    public init(xl: Double, yl: Double, xr: Double, yr: Double, ncc: Double) {
+        self.xl = xl; self.yl = yl; self.xr = xr; self.yr = yr; self.ncc = ncc
+    }
 }
 
 enum Matcher {
@@ -65,36 +67,45 @@ enum Matcher {
     /// Sub-pixel refinement by normalised cross-correlation of a (2r+1)² patch around the integer left position,
     /// searched over ±`search` pixels around the predicted right position, with a parabola fitted to the NCC peak
     /// in x and in y separately. Nil when the peak is weak (< `minNCC`), on the search border, or out of bounds.
-    static func refine(left: GrayImage, right: GrayImage, xl: Int, yl: Int, xr0: Int, yr0: Int, radius r: Int, search s: Int, minNCC: Double) -> StereoMatch? {
+    static func refine(
+        left: GrayImage, right: GrayImage, xl: Int, yl: Int, xr0: Int, yr0: Int, radius r: Int, search s: Int,
+        minNCC: Double
+    ) -> StereoMatch? {
         let w = left.width, h = left.height
         guard xl - r >= 0, yl - r >= 0, xl + r < w, yl + r < h else { return nil }
-        guard xr0 - s - r - 1 >= 0, yr0 - s - r - 1 >= 0, xr0 + s + r + 1 < right.width, yr0 + s + r + 1 < right.height else { return nil }
+        guard xr0 - s - r - 1 >= 0, yr0 - s - r - 1 >= 0, xr0 + s + r + 1 < right.width, yr0 + s + r + 1 < right.height
+        else { return nil }
         let side = 2 * r + 1, n = Double(side * side)
         var patch = [Double](repeating: 0, count: side * side)
         var sum = 0.0, sum2 = 0.0
-        for j in 0..<side { for i in 0..<side {
-            let v = Double(left.pixels[(yl - r + j) * w + xl - r + i]); patch[j * side + i] = v; sum += v; sum2 += v * v
-        } }
+        for j in 0..<side {
+            for i in 0..<side {
+                let v = Double(left.pixels[(yl - r + j) * w + xl - r + i]); patch[j * side + i] = v; sum += v;
+                sum2 += v * v
+            }
+        }
         let mean = sum / n
         let varL = sum2 - n * mean * mean
-        guard varL > n * 4 else { return nil } // patch std below 2 grey levels: not measurable
+        guard varL > n * 4 else { return nil }  // patch std below 2 grey levels: not measurable
         for k in 0..<patch.count { patch[k] -= mean }
-        let span = 2 * s + 3 // one extra ring for the parabola at the border of the search
+        let span = 2 * s + 3  // one extra ring for the parabola at the border of the search
         var scores = [Double](repeating: -2, count: span * span)
         let rw = right.width
         right.pixels.withUnsafeBufferPointer { rp in
-            for oy in 0..<span { for ox in 0..<span {
-                let cx = xr0 - s - 1 + ox, cy = yr0 - s - 1 + oy
-                var sr = 0.0, sr2 = 0.0, cross = 0.0
-                for j in 0..<side {
-                    let row = (cy - r + j) * rw + cx - r
-                    for i in 0..<side {
-                        let v = Double(rp[row + i]); sr += v; sr2 += v * v; cross += patch[j * side + i] * v
+            for oy in 0..<span {
+                for ox in 0..<span {
+                    let cx = xr0 - s - 1 + ox, cy = yr0 - s - 1 + oy
+                    var sr = 0.0, sr2 = 0.0, cross = 0.0
+                    for j in 0..<side {
+                        let row = (cy - r + j) * rw + cx - r
+                        for i in 0..<side {
+                            let v = Double(rp[row + i]); sr += v; sr2 += v * v; cross += patch[j * side + i] * v
+                        }
                     }
+                    let varR = sr2 - sr * sr / n
+                    if varR > 1e-9 { scores[oy * span + ox] = cross / (varL * varR).squareRoot() }
                 }
-                let varR = sr2 - sr * sr / n
-                if varR > 1e-9 { scores[oy * span + ox] = cross / (varL * varR).squareRoot() }
-            } }
+            }
         }
         var bi = 0
         for k in 1..<scores.count where scores[k] > scores[bi] { bi = k }

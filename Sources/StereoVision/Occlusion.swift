@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Which eye sees more beside depth steps: evidence about the eye order that does not depend on the sign of
@@ -30,7 +30,10 @@ public struct OcclusionEvidence: Sendable, Equatable {
         self.strips = strips; self.consistent = consistent; self.swapped = swapped
     }
 
-    public enum Verdict: String, Sendable { case asLabelled = "as labelled", swapped, inconclusive }
+    public enum Verdict: String, Sendable {
+        case asLabelled = "as labelled"
+        case swapped, inconclusive
+    }
     /// Needs at least 20 decided strips and a 70 % majority.
     public var verdict: Verdict {
         let decided = consistent + swapped
@@ -62,16 +65,18 @@ public struct OcclusionEvidence: Sendable, Equatable {
     public var weakness: String? {
         func n(_ v: Double, _ p: Int = 1) -> String { let k = pow(10, Double(p)); return "\(((v * k).rounded() / k))" }
         if disparitySpan < Self.minSpanWorkingPixels {
-            let scaled = workingScale == 1 ? ""
+            let scaled =
+                workingScale == 1
+                ? ""
                 : " of the eyes, \(n(disparitySpan)) px at the test's 1/\(Int(workingScale.rounded())) scale"
-            return "the disparity spans only \(n(disparitySpan * workingScale)) px\(scaled) (2nd … 98th percentile; below " +
-                "\(n(Self.minSpanWorkingPixels, 0)) px): too flat for half-occlusions or the sign of the disparity to tell " +
-                "the eye order"
+            return
+                "the disparity spans only \(n(disparitySpan * workingScale)) px\(scaled) (2nd … 98th percentile; below "
+                + "\(n(Self.minSpanWorkingPixels, 0)) px): too flat for half-occlusions or the sign of the disparity to tell "
+                + "the eye order"
         }
         if consistent + swapped > 0, signal < Self.minSignalToNoise * noise {
-            return "coding noise (matching residual \(n(noise)) grey levels) is comparable to the occlusion signal " +
-                "(\(n(signal)) grey levels, " +
-                "needed \(n(Self.minSignalToNoise))× the noise)"
+            return "coding noise (matching residual \(n(noise)) grey levels) is comparable to the occlusion signal "
+                + "(\(n(signal)) grey levels, " + "needed \(n(Self.minSignalToNoise))× the noise)"
         }
         return nil
     }
@@ -82,7 +87,9 @@ public struct OcclusionEvidence: Sendable, Equatable {
 
 enum OcclusionTest {
     /// `left` and `right` must be rectified (same rows) and of equal size; disparities in their pixels.
-    static func evaluate(left: GrayImage, right: GrayImage, disparityMin: Double, disparityMax: Double) -> OcclusionEvidence {
+    static func evaluate(left: GrayImage, right: GrayImage, disparityMin: Double, disparityMax: Double)
+        -> OcclusionEvidence
+    {
         var L = left, R = right, s = 1.0
         while L.width > 480 { L = L.downsampled2x(); R = R.downsampled2x(); s *= 2 }
         // Brightness and contrast differences between the eyes must not decide the matching.
@@ -93,7 +100,9 @@ enum OcclusionTest {
         }
         L = normalised(L); R = normalised(R)
         let w = L.width, h = L.height
-        guard w > 40, h > 20, R.width == w, R.height == h else { return OcclusionEvidence(strips: 0, consistent: 0, swapped: 0) }
+        guard w > 40, h > 20, R.width == w, R.height == h else {
+            return OcclusionEvidence(strips: 0, consistent: 0, swapped: 0)
+        }
         var dLo = Int((disparityMin / s).rounded(.down)) - 3, dHi = Int((disparityMax / s).rounded(.up)) + 3
         if dHi - dLo > 96 { let mid = (dHi + dLo) / 2; dLo = mid - 48; dHi = mid + 48 }
         let big: Float = 1e9
@@ -101,16 +110,20 @@ enum OcclusionTest {
         var bestR = [Float](repeating: big, count: w * h), dispR = [Int](repeating: Int.min, count: w * h)
         for d in dLo...dHi {
             var diff = [Float](repeating: 255, count: w * h)
-            for y in 0..<h { for x in 0..<w where x - d >= 0 && x - d < w {
-                diff[y * w + x] = abs(L.pixels[y * w + x] - R.pixels[y * w + x - d])
-            } }
+            for y in 0..<h {
+                for x in 0..<w where x - d >= 0 && x - d < w {
+                    diff[y * w + x] = abs(L.pixels[y * w + x] - R.pixels[y * w + x - d])
+                }
+            }
             guard let c = GrayImage(width: w, height: h, pixels: diff)?.boxBlurred(radius: 2) else { continue }
-            for y in 0..<h { for x in 0..<w where x - d >= 2 && x - d < w - 2 {
-                let v = c.pixels[y * w + x]
-                if v < bestL[y * w + x] { bestL[y * w + x] = v; dispL[y * w + x] = d }
-                let xr = x - d
-                if v < bestR[y * w + xr] { bestR[y * w + xr] = v; dispR[y * w + xr] = d }
-            } }
+            for y in 0..<h {
+                for x in 0..<w where x - d >= 2 && x - d < w - 2 {
+                    let v = c.pixels[y * w + x]
+                    if v < bestL[y * w + x] { bestL[y * w + x] = v; dispL[y * w + x] = d }
+                    let xr = x - d
+                    if v < bestR[y * w + xr] { bestR[y * w + xr] = v; dispR[y * w + xr] = d }
+                }
+            }
         }
         var ev = OcclusionEvidence(strips: 0, consistent: 0, swapped: 0)
         ev.disparitySpan = max(0, disparityMax - disparityMin) / s
@@ -120,7 +133,9 @@ enum OcclusionTest {
         for y in 3..<(h - 3) {
             for x in 0..<w {
                 let d = dispL[y * w + x]
-                valid[x] = d != Int.min && x - d >= 0 && x - d < w && abs(dispR[y * w + x - d] - d) <= 1 && bestL[y * w + x] < 40
+                valid[x] =
+                    d != Int.min && x - d >= 0 && x - d < w && abs(dispR[y * w + x - d] - d) <= 1
+                    && bestL[y * w + x] < 40
                 if valid[x] && (x + y) % 7 == 0 { costs.append(bestL[y * w + x]) }
             }
             var x = 4
@@ -138,9 +153,13 @@ enum OcclusionTest {
                 ev.strips += 1
                 func g(_ i: Int) -> Float { abs(L.pixels[y * w + i] - L.pixels[y * w + i - 1]) }
                 let atStart = max(g(x - 1), g(x), g(x + 1)), atEnd = max(g(e - 1), g(e), g(e + 1))
-                if atEnd > 1.2 * atStart + 1 { ev.consistent += 1 }
-                else if atStart > 1.2 * atEnd + 1 { ev.swapped += 1 }
-                else { continue }
+                if atEnd > 1.2 * atStart + 1 {
+                    ev.consistent += 1
+                } else if atStart > 1.2 * atEnd + 1 {
+                    ev.swapped += 1
+                } else {
+                    continue
+                }
                 contrasts.append(abs(atEnd - atStart))
             }
         }
@@ -161,10 +180,12 @@ enum OcclusionTest {
         guard w > 2, h > 2 else { return 0 }
         var s = 0.0
         img.pixels.withUnsafeBufferPointer { p in
-            for y in 0..<(h - 1) { for x in 0..<(w - 1) {
-                let i = y * w + x
-                s += Double(abs(p[i + 1] - p[i]) + abs(p[i + w] - p[i]))
-            } }
+            for y in 0..<(h - 1) {
+                for x in 0..<(w - 1) {
+                    let i = y * w + x
+                    s += Double(abs(p[i + 1] - p[i]) + abs(p[i + w] - p[i]))
+                }
+            }
         }
         let dev = max(1, img.meanAndDeviation.deviation)
         return s / Double((w - 1) * (h - 1)) / dev

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The pose and focal error of the right camera relative to the left one, inferred from vertical disparity, and the
@@ -40,7 +40,8 @@ public struct RectificationModel: Sendable, Equatable {
 
     public init(width: Int, height: Int, focalPixels: Double) {
         self.width = max(1, width); self.height = max(1, height)
-        self.focalPixels = focalPixels.isFinite && focalPixels > 1 ? focalPixels : Double(max(1, width)) / 2 / tan(Double.pi / 6)
+        self.focalPixels =
+            focalPixels.isFinite && focalPixels > 1 ? focalPixels : Double(max(1, width)) / 2 / tan(Double.pi / 6)
     }
 
     var cx: Double { Double(width - 1) / 2 }
@@ -101,8 +102,10 @@ public struct RectificationModel: Sendable, Equatable {
     ///
     /// With `radial` (the default) one radial distortion term, the same in both eyes, is fitted alongside (see
     /// ``radialK1``), and ``distortionFreeYawDegrees`` keeps the yaw a fit without it reads.
-    public static func fitSymmetric(_ matches: [StereoMatch], width: Int, height: Int, focalPixels: Double?,
-                                    radial: Bool = true) -> RectificationModel? {
+    public static func fitSymmetric(
+        _ matches: [StereoMatch], width: Int, height: Int, focalPixels: Double?,
+        radial: Bool = true
+    ) -> RectificationModel? {
         guard var m = symmetric(matches, width: width, height: height, focalPixels: focalPixels, radial: false) else {
             return nil
         }
@@ -128,13 +131,15 @@ public struct RectificationModel: Sendable, Equatable {
     }
 
     static func symmetric(_ matches: [StereoMatch], width: Int, height: Int, focalPixels: Double?, radial: Bool)
-        -> RectificationModel? {
+        -> RectificationModel?
+    {
         guard let forward = fit(matches, width: width, height: height, focalPixels: focalPixels, radial: radial) else {
             return nil
         }
         let swapped = matches.map { StereoMatch(xl: $0.xr, yl: $0.yr, xr: $0.xl, yr: $0.yl, ncc: $0.ncc) }
-        let reverseFit = fit(swapped, width: width, height: height, focalPixels: focalPixels, radial: radial,
-                             swappedEyes: true)
+        let reverseFit = fit(
+            swapped, width: width, height: height, focalPixels: focalPixels, radial: radial,
+            swappedEyes: true)
         guard let reverse = reverseFit else {
             return forward
         }
@@ -143,7 +148,10 @@ public struct RectificationModel: Sendable, Equatable {
         // the angles of `Rz·Ry·Rx` back (negating the reverse angles instead is wrong to second order when a large
         // yaw and a roll come together).
         let a = forward.rotation, b = reverse.rotation
-        let R = [a[0] + b[0], a[1] + b[3], a[2] + b[6], a[3] + b[1], a[4] + b[4], a[5] + b[7], a[6] + b[2], a[7] + b[5], a[8] + b[8]].map { $0 / 2 }
+        let R = [
+            a[0] + b[0], a[1] + b[3], a[2] + b[6], a[3] + b[1], a[4] + b[4], a[5] + b[7], a[6] + b[2], a[7] + b[5],
+            a[8] + b[8],
+        ].map { $0 / 2 }
         m.yaw = asin(max(-1, min(1, -R[6] / (R[6] * R[6] + R[7] * R[7] + R[8] * R[8]).squareRoot())))
         m.pitch = atan2(R[7], R[8])
         m.roll = atan2(R[3], R[0])
@@ -161,7 +169,8 @@ public struct RectificationModel: Sendable, Equatable {
     /// pinhole would have imaged it (the fixed point of `u = d / (1 + k1·|u|²)` in normalised coordinates).
     @inline(__always)
     static func undistort(_ x: Double, _ y: Double, cx: Double, cy: Double, f: Double, k1: Double)
-        -> (x: Double, y: Double) {
+        -> (x: Double, y: Double)
+    {
         guard k1 != 0 else { return (x, y) }
         let xd = (x - cx) / f, yd = (y - cy) / f
         var u = xd, v = yd
@@ -186,8 +195,9 @@ public struct RectificationModel: Sendable, Equatable {
     public func rectified(_ mt: StereoMatch) -> (disparity: Double, dy: Double) {
         let f = focalPixels
         let l = Self.undistort(mt.xl, mt.yl, cx: cx, cy: cy, f: f, k1: radialK1)
-        let r = Self.undistort(mt.xr, mt.yr, cx: cx + distortionCentreShift, cy: cy + verticalOffset,
-                               f: f * (1 + scale), k1: radialK1)
+        let r = Self.undistort(
+            mt.xr, mt.yr, cx: cx + distortionCentreShift, cy: cy + verticalOffset,
+            f: f * (1 + scale), k1: radialK1)
         let p = Mat3.apply(homography, r.x, r.y)
         return (l.x - p.x, p.y - l.y)
     }
@@ -209,8 +219,10 @@ public struct RectificationModel: Sendable, Equatable {
     /// says (a picture shifted to put the far field at disparity d was shifted by −d from its lens centre; content
     /// at infinity), re-read after each of three rounds. `swappedEyes`: the matches are the eyes the other way round
     /// (their far field is at the other end of the disparities).
-    public static func fit(_ matches: [StereoMatch], width: Int, height: Int, focalPixels: Double?,
-                           radial: Bool = false, swappedEyes: Bool = false) -> RectificationModel? {
+    public static func fit(
+        _ matches: [StereoMatch], width: Int, height: Int, focalPixels: Double?,
+        radial: Bool = false, swappedEyes: Bool = false
+    ) -> RectificationModel? {
         var m = RectificationModel(width: width, height: height, focalPixels: focalPixels ?? .nan)
         guard matches.count >= (radial ? 12 : 8) else { return nil }
         for _ in 0..<(radial ? 3 : 1) {
@@ -229,8 +241,10 @@ public struct RectificationModel: Sendable, Equatable {
         // Parameter scaling so every step is in comparable pixel units.
         let unit: [Double] = [1, 1 / f, 1 / f, 2 / Double(max(width, height)), 2 / Double(max(width, height)), 0.1]
         func params(_ m: RectificationModel) -> [Double] {
-            let all = [m.verticalOffset, m.pitch / unit[1], m.yaw / unit[2], m.roll / unit[3], m.scale / unit[4],
-                       m.radialK1 / unit[5]]
+            let all = [
+                m.verticalOffset, m.pitch / unit[1], m.yaw / unit[2], m.roll / unit[3], m.scale / unit[4],
+                m.radialK1 / unit[5],
+            ]
             return Array(all.prefix(n))
         }
         func model(_ p: [Double]) -> RectificationModel {
@@ -305,7 +319,9 @@ public struct RectificationModel: Sendable, Equatable {
 public enum Mat3 {
     public static func mul(_ a: [Double], _ b: [Double]) -> [Double] {
         var o = [Double](repeating: 0, count: 9)
-        for i in 0..<3 { for j in 0..<3 { o[i * 3 + j] = a[i * 3] * b[j] + a[i * 3 + 1] * b[3 + j] + a[i * 3 + 2] * b[6 + j] } }
+        for i in 0..<3 {
+            for j in 0..<3 { o[i * 3 + j] = a[i * 3] * b[j] + a[i * 3 + 1] * b[3 + j] + a[i * 3 + 2] * b[6 + j] }
+        }
         return o
     }
     @inline(__always) public static func apply(_ h: [Double], _ x: Double, _ y: Double) -> (x: Double, y: Double) {
@@ -318,11 +334,15 @@ public enum Mat3 {
         let A = e * i - f * h, B = -(d * i - f * g), C = d * h - e * g
         let det = a * A + b * B + c * C
         guard abs(det) > 1e-15, det.isFinite else { return nil }
-        let inv = [A, -(b * i - c * h), b * f - c * e, B, a * i - c * g, -(a * f - c * d), C, -(a * h - b * g), a * e - b * d]
+        let inv = [
+            A, -(b * i - c * h), b * f - c * e, B, a * i - c * g, -(a * f - c * d), C, -(a * h - b * g), a * e - b * d,
+        ]
         return inv.map { $0 / det }
     }
     /// Translation by (tx, ty) applied after `h`.
-    public static func translated(_ h: [Double], _ tx: Double, _ ty: Double) -> [Double] { mul([1, 0, tx, 0, 1, ty, 0, 0, 1], h) }
+    public static func translated(_ h: [Double], _ tx: Double, _ ty: Double) -> [Double] {
+        mul([1, 0, tx, 0, 1, ty, 0, 0, 1], h)
+    }
 }
 
 /// Resampling of one eye through a homography, and the common area of a rectified pair.
@@ -330,14 +350,20 @@ public enum StereoWarp {
     /// The largest rectangle centred on the image centre, with the image's aspect ratio, that lies inside the
     /// image of the `width × height` frame under `h` (so every output pixel has a source pixel). Returns the
     /// crop as (x, y, width, height) with even sizes, or nil when the warp leaves no usable area.
-    public static func centredCommonArea(_ h: [Double], width: Int, height: Int) -> (x: Int, y: Int, width: Int, height: Int)? {
+    public static func centredCommonArea(_ h: [Double], width: Int, height: Int) -> (
+        x: Int, y: Int, width: Int, height: Int
+    )? {
         guard let inv = Mat3.inverse(h) else { return nil }
         let W = Double(width), H = Double(height), cx = Double(width - 1) / 2, cy = Double(height - 1) / 2
         func inside(_ k: Double) -> Bool {
-            // Sample the border of the centred rectangle of relative size k; each point must come from inside the source.
+            // Sample the border of the centred rectangle of relative size k; each point must come from inside the
+            // source.
             let hw = k * (W - 1) / 2, hh = k * (H - 1) / 2
             for t in stride(from: 0.0, through: 1.0, by: 0.05) {
-                for (x, y) in [(cx - hw + 2 * hw * t, cy - hh), (cx - hw + 2 * hw * t, cy + hh), (cx - hw, cy - hh + 2 * hh * t), (cx + hw, cy - hh + 2 * hh * t)] {
+                for (x, y) in [
+                    (cx - hw + 2 * hw * t, cy - hh), (cx - hw + 2 * hw * t, cy + hh), (cx - hw, cy - hh + 2 * hh * t),
+                    (cx + hw, cy - hh + 2 * hh * t),
+                ] {
                     let s = Mat3.apply(inv, x, y)
                     if !(s.x >= 0 && s.x <= W - 1 && s.y >= 0 && s.y <= H - 1) { return false }
                 }
@@ -345,12 +371,16 @@ public enum StereoWarp {
             return true
         }
         var lo = 0.0, hi = 1.0
-        if inside(1) { lo = 1 } else {
+        if inside(1) {
+            lo = 1
+        } else {
             for _ in 0..<30 { let mid = (lo + hi) / 2; if inside(mid) { lo = mid } else { hi = mid } }
         }
         guard lo > 0.5 else { return nil }
         // Equal, even margins on both sides keep the centre on the optical axis (and chroma planes aligned).
-        func margin(_ full: Int, _ keep: Double) -> Int { min(full / 2 - 1, ((full - Int(keep.rounded(.down)) + 3) / 4) * 2) }
+        func margin(_ full: Int, _ keep: Double) -> Int {
+            min(full / 2 - 1, ((full - Int(keep.rounded(.down)) + 3) / 4) * 2)
+        }
         let mx = max(0, margin(width, lo * W)), my = max(0, margin(height, lo * H))
         let w = width - 2 * mx, hgt = height - 2 * my
         guard w >= 2, hgt >= 2 else { return nil }
@@ -363,7 +393,8 @@ public enum StereoWarp {
     /// centred, aspect-kept crop costs t px on each side and the rows to match). Returns (x, y, width, height) with
     /// even offsets and sizes (chroma planes stay aligned), or nil when it keeps less than a quarter of the frame.
     public static func largestCommonArea(_ h: [Double], width: Int, height: Int)
-        -> (x: Int, y: Int, width: Int, height: Int)? {
+        -> (x: Int, y: Int, width: Int, height: Int)?
+    {
         guard width >= 4, height >= 4 else { return nil }
         let W = Double(width - 1), H = Double(height - 1)
         // The warped frame: a convex quadrilateral (a homography that keeps the frame in front of the camera maps
@@ -445,10 +476,12 @@ public enum StereoWarp {
         let rows: [[Float]] = parallelMap(workerCount) { c in
             let y0 = hgt * c / workerCount, y1 = hgt * (c + 1) / workerCount
             var out = [Float](repeating: 0, count: (y1 - y0) * w)
-            for y in y0..<y1 { for x in 0..<w {
-                let s = Mat3.apply(inv, Double(x), Double(y))
-                out[(y - y0) * w + x] = img.sample(Float(s.x), Float(s.y))
-            } }
+            for y in y0..<y1 {
+                for x in 0..<w {
+                    let s = Mat3.apply(inv, Double(x), Double(y))
+                    out[(y - y0) * w + x] = img.sample(Float(s.x), Float(s.y))
+                }
+            }
             return out
         }
         return GrayImage(width: w, height: hgt, pixels: rows.flatMap { $0 }) ?? img
@@ -457,21 +490,33 @@ public enum StereoWarp {
     /// Warps one 8-bit plane (`values` row-major, `width × height`, `channels` interleaved samples per pixel) through
     /// `h` given in the coordinates of a plane `subX × subY` times larger (chroma), writing only the crop rectangle
     /// (in plane pixels). Bilinear, edges clamped.
-    public static func warpPlane(_ values: [UInt8], width: Int, height: Int, channels: Int = 1, homography h: [Double], subX: Int, subY: Int,
-                                 crop: (x: Int, y: Int, width: Int, height: Int), maxValue: Int) -> [UInt8] {
-        warpGeneric(values, width: width, height: height, channels: channels, homography: h, subX: subX, subY: subY, crop: crop, maxValue: maxValue)
+    public static func warpPlane(
+        _ values: [UInt8], width: Int, height: Int, channels: Int = 1, homography h: [Double], subX: Int, subY: Int,
+        crop: (x: Int, y: Int, width: Int, height: Int), maxValue: Int
+    ) -> [UInt8] {
+        warpGeneric(
+            values, width: width, height: height, channels: channels, homography: h, subX: subX, subY: subY, crop: crop,
+            maxValue: maxValue)
     }
 
     /// 16-bit variant of ``warpPlane(_:width:height:channels:homography:subX:subY:crop:maxValue:)``.
-    public static func warpPlane(_ values: [UInt16], width: Int, height: Int, channels: Int = 1, homography h: [Double], subX: Int, subY: Int,
-                                 crop: (x: Int, y: Int, width: Int, height: Int), maxValue: Int) -> [UInt16] {
-        warpGeneric(values, width: width, height: height, channels: channels, homography: h, subX: subX, subY: subY, crop: crop, maxValue: maxValue)
+    public static func warpPlane(
+        _ values: [UInt16], width: Int, height: Int, channels: Int = 1, homography h: [Double], subX: Int, subY: Int,
+        crop: (x: Int, y: Int, width: Int, height: Int), maxValue: Int
+    ) -> [UInt16] {
+        warpGeneric(
+            values, width: width, height: height, channels: channels, homography: h, subX: subX, subY: subY, crop: crop,
+            maxValue: maxValue)
     }
 
     @inline(__always)
-    static func warpGeneric<T: FixedWidthInteger & UnsignedInteger & Sendable>(_ values: [T], width: Int, height: Int, channels ch: Int, homography h: [Double], subX: Int, subY: Int,
-                                                    crop: (x: Int, y: Int, width: Int, height: Int), maxValue: Int) -> [T] {
-        guard let inv = Mat3.inverse(h), width > 0, height > 0, ch > 0, values.count >= width * height * ch else { return [] }
+    static func warpGeneric<T: FixedWidthInteger & UnsignedInteger & Sendable>(
+        _ values: [T], width: Int, height: Int, channels ch: Int, homography h: [Double], subX: Int, subY: Int,
+        crop: (x: Int, y: Int, width: Int, height: Int), maxValue: Int
+    ) -> [T] {
+        guard let inv = Mat3.inverse(h), width > 0, height > 0, ch > 0, values.count >= width * height * ch else {
+            return []
+        }
         // Plane pixel p ↔ luma coordinate l = (p + 0.5)·s − 0.5: conjugate the inverse homography into plane pixels.
         let sx = Double(subX), sy = Double(subY)
         let toLuma: [Double] = [sx, 0, 0.5 * sx - 0.5, 0, sy, 0.5 * sy - 0.5, 0, 0, 1]
@@ -513,7 +558,9 @@ public enum StereoWarp {
 
         @_specialize(where T == UInt8)
         @_specialize(where T == UInt16)
-        func fill<T: FixedWidthInteger & UnsignedInteger>(_ src: UnsafeBufferPointer<T>, _ dst: UnsafeMutablePointer<T>, rows: Range<Int>, channels ch: Int) {
+        func fill<T: FixedWidthInteger & UnsignedInteger>(
+            _ src: UnsafeBufferPointer<T>, _ dst: UnsafeMutablePointer<T>, rows: Range<Int>, channels ch: Int
+        ) {
             let m0 = m[0], m1 = m[1], m2 = m[2], m3 = m[3], m4 = m[4], m5 = m[5], m6 = m[6], m7 = m[7], m8 = m[8]
             let maxX = Float(width - 1), maxY = Float(height - 1), maxV = maxValue
             let ow = crop.width, lastX = width - 1, lastY = height - 1
@@ -569,18 +616,26 @@ public enum StereoWarp {
     }
 
     /// Copies the crop rectangle of a plane (`channels` interleaved samples per pixel).
-    public static func cropPlane<T: Sendable>(_ values: [T], width: Int, channels ch: Int = 1, crop: (x: Int, y: Int, width: Int, height: Int)) -> [T] {
+    public static func cropPlane<T: Sendable>(
+        _ values: [T], width: Int, channels ch: Int = 1, crop: (x: Int, y: Int, width: Int, height: Int)
+    ) -> [T] {
         var out: [T] = []
         out.reserveCapacity(crop.width * crop.height * ch)
-        for y in crop.y..<(crop.y + crop.height) { out += values[((y * width + crop.x) * ch)..<((y * width + crop.x + crop.width) * ch)] }
+        for y in crop.y..<(crop.y + crop.height) {
+            out += values[((y * width + crop.x) * ch)..<((y * width + crop.x + crop.width) * ch)]
+        }
         return out
     }
 
     /// Copies the crop rectangle of a plane.
-    public static func cropPlane<T: Sendable>(_ values: [T], width: Int, crop: (x: Int, y: Int, width: Int, height: Int)) -> [T] {
+    public static func cropPlane<T: Sendable>(
+        _ values: [T], width: Int, crop: (x: Int, y: Int, width: Int, height: Int)
+    ) -> [T] {
         var out: [T] = []
         out.reserveCapacity(crop.width * crop.height)
-        for y in crop.y..<(crop.y + crop.height) { out += values[(y * width + crop.x)..<(y * width + crop.x + crop.width)] }
+        for y in crop.y..<(crop.y + crop.height) {
+            out += values[(y * width + crop.x)..<(y * width + crop.x + crop.width)]
+        }
         return out
     }
 }

@@ -1,14 +1,15 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Settings of ``StereoAnalyzer``.
 public struct StereoAnalysisOptions: Sendable {
     /// Features are detected on a power-of-two downscale whose longer side is at most this.
     public var maxWorkingSide = 1280
-    /// Matches are refined on a power-of-two downscale whose longer side is at most this (full resolution when smaller).
+    /// Matches are refined on a power-of-two downscale whose longer side is at most this (full resolution when
+    /// smaller).
     public var maxRefineSide = 4096
     public var maxFeatures = 2500
     /// Lowe's ratio test threshold on Hamming distances.
@@ -37,8 +38,8 @@ public struct StereoAnalysisOptions: Sendable {
 extension StereoMeasurement {
     /// `.swapped` when the half-occlusion test says swapped, its evidence is not weak (``OcclusionEvidence/weakness``)
     /// and most matches have negative disparity (a swapped pair puts its far field in front and its near content
-    /// beyond); `.asLabelled` when the test says so and its evidence is not weak; `.inconclusive` otherwise, and when the
-    /// test was not run.
+    /// beyond); `.asLabelled` when the test says so and its evidence is not weak; `.inconclusive` otherwise, and when
+    /// the test was not run.
     public var eyeOrderVerdict: OcclusionEvidence.Verdict {
         guard let o = occlusion, o.weakness == nil else { return .inconclusive }
         switch o.verdict {
@@ -75,8 +76,8 @@ public struct StereoMeasurement: Sendable {
     public var residualRMS: Double
 
     // Horizontal disparity (xl − xr) of the inliers.
-    public var disparityFar: Double     // 2nd percentile: the far field
-    public var disparityNear: Double    // 98th percentile: the nearest content
+    public var disparityFar: Double  // 2nd percentile: the far field
+    public var disparityNear: Double  // 98th percentile: the nearest content
     public var disparityMedian: Double
     public var fractionNegativeDisparity: Double
 
@@ -153,13 +154,17 @@ public enum StereoAnalyzer {
     /// How the reasons begin when there is nothing to match (``StereoAnalysisResult/failedForLackOfFeatures``).
     static let featurelessReasons = ["the eyes differ in size", "the eyes are ", "too little texture"]
 
-    public static func analyze(left: GrayImage, right: GrayImage, options o: StereoAnalysisOptions = StereoAnalysisOptions()) -> StereoAnalysisResult {
+    public static func analyze(
+        left: GrayImage, right: GrayImage, options o: StereoAnalysisOptions = StereoAnalysisOptions()
+    ) -> StereoAnalysisResult {
         guard left.width == right.width, left.height == right.height else {
-            return .cannotMeasure("the eyes differ in size (\(left.width)×\(left.height) and \(right.width)×\(right.height))")
+            return .cannotMeasure(
+                "the eyes differ in size (\(left.width)×\(left.height) and \(right.width)×\(right.height))")
         }
         let W = left.width, H = left.height
         guard min(W, H) >= o.minSide else {
-            return .cannotMeasure("the eyes are \(W)×\(H) px; at least \(o.minSide) px per side are needed to find features")
+            return .cannotMeasure(
+                "the eyes are \(W)×\(H) px; at least \(o.minSide) px per side are needed to find features")
         }
         var notes: [String] = []
         // Pyramids: refinement level (≤ maxRefineSide) and working level (≤ maxWorkingSide).
@@ -168,7 +173,11 @@ public enum StereoAnalyzer {
             let pair = parallelMap(2) { $0 == 0 ? refineL.downsampled2x() : refineR.downsampled2x() }
             refineL = pair[0]; refineR = pair[1]; refineScale *= 2
         }
-        if refineScale > 1 { notes.append("the \(W)×\(H) eyes were downscaled \(refineScale)× for measurement (\(refineL.width)×\(refineL.height)); results are converted back to input pixels") }
+        if refineScale > 1 {
+            notes.append(
+                "the \(W)×\(H) eyes were downscaled \(refineScale)× for measurement (\(refineL.width)×\(refineL.height)); results are converted back to input pixels"
+            )
+        }
         var workL = refineL, workR = refineR, workScale = 1
         while max(workL.width, workL.height) > o.maxWorkingSide {
             let pair = parallelMap(2) { $0 == 0 ? workL.downsampled2x() : workR.downsampled2x() }
@@ -177,14 +186,20 @@ public enum StereoAnalyzer {
         let kps = parallelMap(2) { i in FeatureDetector.detect(i == 0 ? workL : workR, maxFeatures: o.maxFeatures) }
         let kl = kps[0], kr = kps[1]
         if kl.count < o.minInliers || kr.count < o.minInliers {
-            return .cannotMeasure("too little texture: \(kl.count) corners in the left eye and \(kr.count) in the right (featureless or flat images)")
+            return .cannotMeasure(
+                "too little texture: \(kl.count) corners in the left eye and \(kr.count) in the right (featureless or flat images)"
+            )
         }
-        let pairs = Matcher.match(kl, kr, maxDy: Float(o.maxVerticalSearch) * Float(workL.height), maxDx: Float(o.maxHorizontalSearch) * Float(workL.width), ratio: o.ratio)
+        let pairs = Matcher.match(
+            kl, kr, maxDy: Float(o.maxVerticalSearch) * Float(workL.height),
+            maxDx: Float(o.maxHorizontalSearch) * Float(workL.width), ratio: o.ratio)
         if pairs.count < o.minInliers {
-            return .cannotMeasure("only \(pairs.count) left↔right feature matches survived the ratio and mutual checks (needed \(o.minInliers)); the eyes may show different scenes")
+            return .cannotMeasure(
+                "only \(pairs.count) left↔right feature matches survived the ratio and mutual checks (needed \(o.minInliers)); the eyes may show different scenes"
+            )
         }
         // Refine each match at the refinement level.
-        let f = workScale // working → refinement pixels
+        let f = workScale  // working → refinement pixels
         let search = f + 1
         let refined: [StereoMatch] = parallelMap(workerCount) { c -> [StereoMatch] in
             let lo = pairs.count * c / workerCount, hi = pairs.count * (c + 1) / workerCount
@@ -193,19 +208,25 @@ public enum StereoAnalyzer {
                 let a = kl[li], b = kr[ri]
                 let xl = Int(a.x) * f + f / 2, yl = Int(a.y) * f + f / 2
                 let xr = Int(b.x) * f + f / 2, yr = Int(b.y) * f + f / 2
-                if let m = Matcher.refine(left: refineL, right: refineR, xl: xl, yl: yl, xr0: xr, yr0: yr, radius: o.patchRadius, search: search, minNCC: o.minNCC) {
+                if let m = Matcher.refine(
+                    left: refineL, right: refineR, xl: xl, yl: yl, xr0: xr, yr0: yr, radius: o.patchRadius,
+                    search: search, minNCC: o.minNCC)
+                {
                     out.append(m)
                 }
             }
             return out
         }.flatMap { $0 }
         if refined.count < o.minInliers {
-            return .cannotMeasure("only \(refined.count) matches passed sub-pixel refinement (NCC ≥ \(o.minNCC)); needed \(o.minInliers)")
+            return .cannotMeasure(
+                "only \(refined.count) matches passed sub-pixel refinement (NCC ≥ \(o.minNCC)); needed \(o.minInliers)")
         }
         // Back to input pixels (pixel centres: x_in = (x + 0.5)·s − 0.5).
         let s = Double(refineScale)
         let full = refined.map { m in
-            StereoMatch(xl: (m.xl + 0.5) * s - 0.5, yl: (m.yl + 0.5) * s - 0.5, xr: (m.xr + 0.5) * s - 0.5, yr: (m.yr + 0.5) * s - 0.5, ncc: m.ncc)
+            StereoMatch(
+                xl: (m.xl + 0.5) * s - 0.5, yl: (m.yl + 0.5) * s - 0.5, xr: (m.xr + 0.5) * s - 0.5,
+                yr: (m.yr + 0.5) * s - 0.5, ncc: m.ncc)
         }
         let base = VerticalDisparityModel(cx: Double(W - 1) / 2, cy: Double(H - 1) / 2, n: Double(max(W, H)) / 2)
         let pts = full.map { (x: $0.xl, y: $0.yl, dy: $0.dy) }
@@ -216,7 +237,8 @@ public enum StereoAnalyzer {
         let inl = zip(full, mask).filter { $0.1 }.map { $0.0 }
         let outl = zip(full, mask).filter { !$0.1 }.map { $0.0 }
         if inl.count < o.minInliers {
-            return .cannotMeasure("only \(inl.count) matches agree on one vertical-disparity field (needed \(o.minInliers))")
+            return .cannotMeasure(
+                "only \(inl.count) matches agree on one vertical-disparity field (needed \(o.minInliers))")
         }
         let dys = inl.map(\.dy), absDy = dys.map { abs($0) }, disp = inl.map(\.disparity)
         let resid = inl.map { $0.dy - model.predict(x: $0.xl, y: $0.yl) }
@@ -227,22 +249,32 @@ public enum StereoAnalyzer {
         let confidence = min(1, Double(inl.count) / 150) * (0.4 + 0.6 * coverage) * min(1, ratio / 0.5)
         var result = StereoMeasurement(
             width: W, height: H, workingScale: workScale * refineScale, refineScale: refineScale,
-            keypointsLeft: kl.count, keypointsRight: kr.count, tentativeMatches: pairs.count, refinedMatches: refined.count,
+            keypointsLeft: kl.count, keypointsRight: kr.count, tentativeMatches: pairs.count,
+            refinedMatches: refined.count,
             matches: inl, outliers: outl, model: model,
-            medianDy: Stats.median(dys) ?? 0, medianAbsDy: Stats.median(absDy) ?? 0, p95AbsDy: Stats.percentile(absDy, 95) ?? 0,
-            meanDy: Stats.mean(dys) ?? 0, residualRMS: ((resid.map { $0 * $0 }.reduce(0, +)) / Double(resid.count)).squareRoot(),
+            medianDy: Stats.median(dys) ?? 0, medianAbsDy: Stats.median(absDy) ?? 0,
+            p95AbsDy: Stats.percentile(absDy, 95) ?? 0,
+            meanDy: Stats.mean(dys) ?? 0,
+            residualRMS: ((resid.map { $0 * $0 }.reduce(0, +)) / Double(resid.count)).squareRoot(),
             disparityFar: Stats.percentile(disp, 2) ?? 0, disparityNear: Stats.percentile(disp, 98) ?? 0,
-            disparityMedian: Stats.median(disp) ?? 0, fractionNegativeDisparity: Double(disp.filter { $0 < 0 }.count) / Double(disp.count),
+            disparityMedian: Stats.median(disp) ?? 0,
+            fractionNegativeDisparity: Double(disp.filter { $0 < 0 }.count) / Double(disp.count),
             hfovDegrees: o.hfovDegrees, coverage: coverage, confidence: confidence, notes: notes)
         finish(&result, left: workL, right: workR, workScale: Double(workScale * refineScale), options: o)
         return .measured(result)
     }
 
     /// Rectification fit, rectified disparity statistics, occlusion evidence and sharpness.
-    static func finish(_ m: inout StereoMeasurement, left: GrayImage, right: GrayImage, workScale: Double, options o: StereoAnalysisOptions) {
+    static func finish(
+        _ m: inout StereoMeasurement, left: GrayImage, right: GrayImage, workScale: Double,
+        options o: StereoAnalysisOptions
+    ) {
         m.sharpnessLeft = OcclusionTest.sharpness(left)
         m.sharpnessRight = OcclusionTest.sharpness(right)
-        guard let rect = RectificationModel.fitSymmetric(m.matches, width: m.width, height: m.height, focalPixels: m.focalPixels) else { return }
+        guard
+            let rect = RectificationModel.fitSymmetric(
+                m.matches, width: m.width, height: m.height, focalPixels: m.focalPixels)
+        else { return }
         m.rectification = rect
         let H = rect.homography
         var disp: [Double] = [], dy: [Double] = []
@@ -262,10 +294,13 @@ public enum StereoAnalyzer {
         guard o.occlusionTest else { return }
         // The rectifying warp at working resolution: conjugate by the scale.
         let s = workScale, c = 0.5 * (s - 1)
-        let toFull: [Double] = [s, 0, c, 0, s, c, 0, 0, 1], toWork: [Double] = [1 / s, 0, -c / s, 0, 1 / s, -c / s, 0, 0, 1]
+        let toFull: [Double] = [s, 0, c, 0, s, c, 0, 0, 1],
+            toWork: [Double] = [1 / s, 0, -c / s, 0, 1 / s, -c / s, 0, 0, 1]
         let Hw = Mat3.mul(toWork, Mat3.mul(H, toFull))
         let rr = StereoWarp.warp(right, Hw)
-        m.occlusion = OcclusionTest.evaluate(left: left, right: rr, disparityMin: (Stats.percentile(disp, 0.5) ?? 0) / s, disparityMax: (Stats.percentile(disp, 99.5) ?? 0) / s)
+        m.occlusion = OcclusionTest.evaluate(
+            left: left, right: rr, disparityMin: (Stats.percentile(disp, 0.5) ?? 0) / s,
+            disparityMax: (Stats.percentile(disp, 99.5) ?? 0) / s)
         // Input pixels per test pixel (the test reduces the working eyes further); the depth the scene has there, far
         // to near end of the matches (2nd … 98th percentile, each with three matches behind it: not one stray match).
         m.occlusion?.workingScale *= s

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Renders stereo pairs of a synthetic scene with a known camera model: textured fronto-parallel planes at several
@@ -13,7 +13,8 @@ public struct SyntheticStereo: Sendable {
     public var height = 300
     public var hfovDegrees = 60.0
     public var baselineMetres = 0.064
-    /// Right camera rotation, degrees (pitch about x, yaw/toe-in about y, roll about z; camera axes x right, y down, z forward).
+    /// Right camera rotation, degrees (pitch about x, yaw/toe-in about y, roll about z; camera axes x right, y down, z
+    /// forward).
     public var pitchDegrees = 0.0
     public var yawDegrees = 0.0
     public var rollDegrees = 0.0
@@ -46,26 +47,32 @@ public struct SyntheticStereo: Sendable {
 
     /// The scene: a far wall at 12 m and boxes at 1.5–5 m.
     var planes: [Plane] {
-        [Plane(z: 1.6, x0: -0.55, x1: -0.15, y0: -0.1, y1: 0.35, offset: (11, 3)),
-         Plane(z: 2.6, x0: 0.1, x1: 0.9, y0: -0.6, y1: 0.1, offset: (5, 17)),
-         Plane(z: 4.0, x0: -1.6, x1: 0.2, y0: 0.4, y1: 1.6, offset: (23, 7)),
-         Plane(z: farWallMetres, x0: -1e9, x1: 1e9, y0: -1e9, y1: 1e9, offset: (0, 0))]
-        + (edgeBoxMetres.map { z in [Plane(z: z, x0: -1e9, x1: -0.25 * z, y0: -0.2 * z, y1: 0.2 * z, offset: (17, 29))] } ?? [])
+        [
+            Plane(z: 1.6, x0: -0.55, x1: -0.15, y0: -0.1, y1: 0.35, offset: (11, 3)),
+            Plane(z: 2.6, x0: 0.1, x1: 0.9, y0: -0.6, y1: 0.1, offset: (5, 17)),
+            Plane(z: 4.0, x0: -1.6, x1: 0.2, y0: 0.4, y1: 1.6, offset: (23, 7)),
+            Plane(z: farWallMetres, x0: -1e9, x1: 1e9, y0: -1e9, y1: 1e9, offset: (0, 0)),
+        ]
+            + (edgeBoxMetres.map { z in
+                [Plane(z: z, x0: -1e9, x1: -0.25 * z, y0: -0.2 * z, y1: 0.2 * z, offset: (17, 29))]
+            } ?? [])
     }
 
     /// A smooth random texture (blurred white noise, bilinear lookups are continuous).
     func texture() -> GrayImage {
         let n = 512
-        var s = seed &* 0x9E3779B97F4A7C15 | 1
+        var s = seed &* 0x9E37_79B9_7F4A_7C15 | 1
         var px = [Float](repeating: 0, count: n * n)
         for i in 0..<px.count {
             s ^= s << 13; s ^= s >> 7; s ^= s << 17
             px[i] = Float(s % 256)
         }
-        let t = (GrayImage(width: n, height: n, pixels: px) ?? GrayImage(width: n, height: n, value: 0)).boxBlurred(radius: 1)
+        let t = (GrayImage(width: n, height: n, pixels: px) ?? GrayImage(width: n, height: n, value: 0)).boxBlurred(
+            radius: 1)
         // Stretch the contrast back after blurring.
         let (m, d) = t.meanAndDeviation
-        return GrayImage(width: n, height: n, pixels: t.pixels.map { Float(128 + (Double($0) - m) / max(d, 1) * 55) }) ?? t
+        return GrayImage(width: n, height: n, pixels: t.pixels.map { Float(128 + (Double($0) - m) / max(d, 1) * 55) })
+            ?? t
     }
 
     /// Renders (left, right).
@@ -93,7 +100,9 @@ public struct SyntheticStereo: Sendable {
         let cy = Double(height - 1) / 2 + (isRight ? verticalOffsetPixels : 0)
         let c: (Double, Double, Double) = isRight ? (baselineMetres, 0, 0) : (0, 0, 0)
         // R = Rz(roll)·Ry(yaw)·Rx(pitch): camera → world.
-        let (p, y, r) = isRight ? (pitchDegrees * Double.pi / 180, yawDegrees * Double.pi / 180, rollDegrees * Double.pi / 180) : (0, 0, 0)
+        let (p, y, r) =
+            isRight
+            ? (pitchDegrees * Double.pi / 180, yawDegrees * Double.pi / 180, rollDegrees * Double.pi / 180) : (0, 0, 0)
         let rx: [Double] = [1, 0, 0, 0, cos(p), -sin(p), 0, sin(p), cos(p)]
         let ry: [Double] = [cos(y), 0, sin(y), 0, 1, 0, -sin(y), 0, cos(y)]
         let rz: [Double] = [cos(r), -sin(r), 0, sin(r), cos(r), 0, 0, 0, 1]
@@ -110,7 +119,10 @@ public struct SyntheticStereo: Sendable {
         for j in 0..<height {
             for i in 0..<width {
                 let dc = Self.undistorted((Double(i) - cx) / f, (Double(j) - cy) / f, k1: radialK1)
-                let d = (R[0] * dc.0 + R[1] * dc.1 + R[2] * dc.2, R[3] * dc.0 + R[4] * dc.1 + R[5] * dc.2, R[6] * dc.0 + R[7] * dc.1 + R[8] * dc.2)
+                let d = (
+                    R[0] * dc.0 + R[1] * dc.1 + R[2] * dc.2, R[3] * dc.0 + R[4] * dc.1 + R[5] * dc.2,
+                    R[6] * dc.0 + R[7] * dc.1 + R[8] * dc.2
+                )
                 var best = Double.infinity
                 var value: Float = 0
                 if d.2 > 1e-6 {

@@ -1,12 +1,12 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 #if canImport(Dispatch)
-import Dispatch
+    import Dispatch
 #endif
 
 /// Process-wide handling of SIGINT and SIGTERM: the one place that knows which helper processes and
@@ -38,7 +38,7 @@ public enum Interruption {
         /// Set by ``forceExit()`` under the lock as it takes the files to remove: nothing is created after that.
         var exiting = false
         #if canImport(Dispatch)
-        var sources: [DispatchSourceSignal] = []
+            var sources: [DispatchSourceSignal] = []
         #endif
     }
 
@@ -54,21 +54,21 @@ public enum Interruption {
     /// Installs the handlers for SIGINT and SIGTERM (idempotent).
     public static func install() {
         #if canImport(Dispatch)
-        let first = state.lock.withLock { () -> Bool in
-            if state.installed { return false }
-            state.installed = true
-            return true
-        }
-        guard first else { return }
-        var sources: [DispatchSourceSignal] = []
-        for sig in [SIGINT, SIGTERM] {
-            signal(sig, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: sig, queue: DispatchQueue.global())
-            source.setEventHandler { received(sig) }
-            source.resume()
-            sources.append(source)
-        }
-        state.lock.withLock { state.sources = sources }
+            let first = state.lock.withLock { () -> Bool in
+                if state.installed { return false }
+                state.installed = true
+                return true
+            }
+            guard first else { return }
+            var sources: [DispatchSourceSignal] = []
+            for sig in [SIGINT, SIGTERM] {
+                signal(sig, SIG_IGN)
+                let source = DispatchSource.makeSignalSource(signal: sig, queue: DispatchQueue.global())
+                source.setEventHandler { received(sig) }
+                source.resume()
+                sources.append(source)
+            }
+            state.lock.withLock { state.sources = sources }
         #endif
     }
 
@@ -86,7 +86,7 @@ public enum Interruption {
         if !cooperative { forceExit() }
         stopChildren()
         #if canImport(Dispatch)
-        DispatchQueue.global().asyncAfter(deadline: .now() + forcedExitSeconds) { forceExit() }
+            DispatchQueue.global().asyncAfter(deadline: .now() + forcedExitSeconds) { forceExit() }
         #endif
     }
 
@@ -95,10 +95,10 @@ public enum Interruption {
         let pids = state.lock.withLock { Array(state.children.values) }
         for p in pids { kill(p, SIGTERM) }
         #if canImport(Dispatch)
-        DispatchQueue.global().asyncAfter(deadline: .now() + childGraceSeconds) {
-            // Only children still registered (not reaped yet): their pids cannot have been reused.
-            state.lock.withLock { for p in state.children.values { kill(p, SIGKILL) } }
-        }
+            DispatchQueue.global().asyncAfter(deadline: .now() + childGraceSeconds) {
+                // Only children still registered (not reaped yet): their pids cannot have been reused.
+                state.lock.withLock { for p in state.children.values { kill(p, SIGKILL) } }
+            }
         #endif
     }
 
@@ -168,7 +168,8 @@ public enum Interruption {
     /// longer end the process between the file's creation and its registration, which left the file behind. Returns
     /// nil, creating nothing, once the process is exiting. `make` must not call into ``Interruption``.
     public static func registering<T, E: Error>(temporaryFile make: () throws(E) -> (T, String)) throws(E)
-        -> (value: T, path: String, token: Int)? {
+        -> (value: T, path: String, token: Int)?
+    {
         try state.lock.withLock { () throws(E) -> (value: T, path: String, token: Int)? in
             if state.exiting { return nil }
             let (value, path) = try make()

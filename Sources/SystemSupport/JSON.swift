@@ -28,7 +28,9 @@ public indirect enum JSON: Sendable, Equatable {
         case .double(let d):
             if d.isFinite {
                 if d == d.rounded() && abs(d) < 1e15 { out += String(Int64(d)) } else { out += "\(d)" }
-            } else { out += "null" }
+            } else {
+                out += "null"
+            }
         case .string(let s): JSON.escape(s, into: &out)
         case .array(let items):
             if items.isEmpty { out += "[]"; return }
@@ -65,8 +67,11 @@ public indirect enum JSON: Sendable, Equatable {
             case "\r": out += "\\r"
             case "\t": out += "\\t"
             default:
-                if u.value < 0x20 { out += "\\u" + String(u.value, radix: 16).leftPadded(4) }
-                else { out.unicodeScalars.append(u) }
+                if u.value < 0x20 {
+                    out += "\\u" + String(u.value, radix: 16).leftPadded(4)
+                } else {
+                    out.unicodeScalars.append(u)
+                }
             }
         }
         out += "\""

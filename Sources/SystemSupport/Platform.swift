@@ -1,9 +1,9 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 // Small operating-system helpers shared by the modules, so that none of them needs Foundation
@@ -97,7 +97,9 @@ public enum FileSystem {
         if let slash = path.lastIndex(of: "/") {
             dir = String(path[..<slash]).isEmpty ? "/" : String(path[..<slash])
             name = String(path[path.index(after: slash)...])
-        } else { dir = "."; name = path }
+        } else {
+            dir = "."; name = path
+        }
         guard let resolved = realpath(dir, nil) else { return nil }
         defer { free(resolved) }
         let d = String(cString: resolved)
@@ -222,7 +224,8 @@ public enum FrameRate {
         return fraction(f)
     }
 
-    /// The fraction for a rate given as a number: whole rates exactly, NTSC-style rates as N×1000/1001, others to 1/1000.
+    /// The fraction for a rate given as a number: whole rates exactly, NTSC-style rates as N×1000/1001, others to
+    /// 1/1000.
     public static func fraction(_ f: Double) -> (num: Int, den: Int)? {
         guard f > 0, f <= 1000 else { return nil }
         if f == f.rounded() { return (Int(f), 1) }
@@ -231,10 +234,13 @@ public enum FrameRate {
         return (Int((f * 1000).rounded()), 1000)
     }
 
-    /// The usual frame rate nearest to `r`, within 0.2 % (FFmpeg prints rates with two decimals; its probe uses this), as a fraction.
+    /// The usual frame rate nearest to `r`, within 0.2 % (FFmpeg prints rates with two decimals; its probe uses this),
+    /// as a fraction.
     public static func nearestUsual(_ r: Double) -> (num: Int, den: Int)? {
-        let usual: [(Int, Int)] = [(24000, 1001), (24, 1), (25, 1), (30000, 1001), (30, 1), (48, 1), (50, 1),
-                                   (60000, 1001), (60, 1), (90, 1), (100, 1), (120000, 1001), (120, 1)]
+        let usual: [(Int, Int)] = [
+            (24000, 1001), (24, 1), (25, 1), (30000, 1001), (30, 1), (48, 1), (50, 1),
+            (60000, 1001), (60, 1), (90, 1), (100, 1), (120000, 1001), (120, 1),
+        ]
         var best: (num: Int, den: Int)? = nil
         var bestError = 0.002 * r
         for (n, d) in usual {

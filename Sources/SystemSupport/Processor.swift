@@ -1,9 +1,9 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The machine's processor count, as the library's parallel paths see it.
@@ -27,16 +27,17 @@ public func threadCPUSeconds() -> Double {
 }
 
 #if canImport(Glibc)
-let rusageSelf = __rusage_who_t(RUSAGE_SELF.rawValue)
+    let rusageSelf = __rusage_who_t(RUSAGE_SELF.rawValue)
 #else
-let rusageSelf = RUSAGE_SELF
+    let rusageSelf = RUSAGE_SELF
 #endif
 
 /// CPU seconds (user + system) of the whole process so far.
 public func processCPUSeconds() -> Double {
     var ru = rusage()
     getrusage(rusageSelf, &ru)
-    return Double(ru.ru_utime.tv_sec) + Double(ru.ru_utime.tv_usec) / 1e6 + Double(ru.ru_stime.tv_sec) + Double(ru.ru_stime.tv_usec) / 1e6
+    return Double(ru.ru_utime.tv_sec) + Double(ru.ru_utime.tv_usec) / 1e6 + Double(ru.ru_stime.tv_sec) + Double(
+        ru.ru_stime.tv_usec) / 1e6
 }
 
 /// Peak resident set size of this process in bytes (Linux reports KiB, macOS bytes).
@@ -44,8 +45,8 @@ public func peakRSSBytes() -> UInt64 {
     var ru = rusage()
     getrusage(rusageSelf, &ru)
     #if canImport(Darwin)
-    return UInt64(max(0, ru.ru_maxrss))
+        return UInt64(max(0, ru.ru_maxrss))
     #else
-    return UInt64(max(0, ru.ru_maxrss)) * 1024
+        return UInt64(max(0, ru.ru_maxrss)) * 1024
     #endif
 }

@@ -1,6 +1,7 @@
-import Testing
-@testable import BinaryIO
 import SystemSupport
+import Testing
+
+@testable import BinaryIO
 
 @Suite("Byte reader and writer")
 struct ByteReaderTests {
@@ -55,9 +56,9 @@ struct ByteReaderTests {
     }
 
     @Test func fourCCKeepsNonASCIIBytes() {
-        let c = FourCC(0xA96E_616D) // ©nam
+        let c = FourCC(0xA96E_616D)  // ©nam
         #expect(c.bytes == [0xA9, 0x6E, 0x61, 0x6D])
-        #expect(FourCC("moov").rawValue == 0x6D6F6F76)
+        #expect(FourCC("moov").rawValue == 0x6D6F_6F76)
         #expect(FourCC("moov").description == "moov")
     }
 
@@ -75,7 +76,9 @@ struct ByteReaderTests {
     }
 
     @Test func jsonEscapesAndKeepsOrder() {
-        let j = JSON.object([("b", .int(-1)), ("a", .string("x\"\n")), ("c", .array([.bool(true), .null, .double(1.5)]))])
+        let j = JSON.object([
+            ("b", .int(-1)), ("a", .string("x\"\n")), ("c", .array([.bool(true), .null, .double(1.5)])),
+        ])
         #expect(j.serialized() == #"{"b":-1,"a":"x\"\n","c":[true,null,1.5]}"#)
     }
 }

@@ -1,5 +1,5 @@
-import Testing
 import SystemSupport
+import Testing
 
 /// One frame-rate parser for `convert --fps`, `assemble --fps` and the APIs.
 @Suite struct FrameRateTests {

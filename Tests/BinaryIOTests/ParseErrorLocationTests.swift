@@ -12,8 +12,9 @@ import Testing
     }
 
     @Test func errorAtAPlaceKeepsItsOffsetEvenZero() throws {
-        #expect(ParseError(.truncated, offset: 0, path: "(top level)", "empty file").description
-            == "truncated at offset 0 in (top level): empty file")
+        #expect(
+            ParseError(.truncated, offset: 0, path: "(top level)", "empty file").description
+                == "truncated at offset 0 in (top level): empty file")
         var r = ByteReader([1, 2, 3], baseOffset: 100)
         _ = try r.readU8()
         do {

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Issue 32: the round trip of Benchmarks/RESULTS.md "Auxiliary images through every photo job" — each corpus HEIF with
 /// auxiliary images made into a spatial photo (`combine FILE FILE`), then `edit`, `align` and `split` → `combine`: each
@@ -24,18 +24,24 @@ struct AuxiliaryRoundTripTests {
         let o = try #require(try JSONSerialization.jsonObject(with: Data(r.out.utf8)) as? [String: Any])
         let h = o["heif_images"] as? [String: Any] ?? [:]
         let sp = try #require(o["spatial_photo"] as? [String: Any], "\(path) is not a spatial photo")
-        let eyes = [(sp["left"] as? [String: Any])?["item_id"] as? Int, (sp["right"] as? [String: Any])?["item_id"] as? Int].compactMap { $0 }
+        let eyes = [
+            (sp["left"] as? [String: Any])?["item_id"] as? Int, (sp["right"] as? [String: Any])?["item_id"] as? Int,
+        ].compactMap { $0 }
         func n(_ key: String, _ field: String, _ eye: Int) -> Int {
             (h[key] as? [[String: Any]] ?? []).filter { ($0[field] as? [Int] ?? []).contains(eye) }.count
         }
         return eyes.map { (n("auxiliary", "master_item_ids", $0), n("thumbnails", "target_item_ids", $0)) }
     }
 
-    @Test(.needs(.shared("corpus/heif-real-world/iphone_13_pro_max.HEIC", "corpus/heif-real-world/aux_YCbCr.heic",
-                         "corpus/heif-real-world/RGBA_10__29x100.heif", "corpus/heif-conformance/C006.heic",
-                         "corpus/heif-examples/libheif/with-alpha-512x512.heic", "corpus/heif-examples/libheif/colors-with-alpha-thumbnail.heic",
-                         "corpus/spatial-photo/stereo_1200x800.heic")),
-          arguments: cases.map(\.rel))
+    @Test(
+        .needs(
+            .shared(
+                "corpus/heif-real-world/iphone_13_pro_max.HEIC", "corpus/heif-real-world/aux_YCbCr.heic",
+                "corpus/heif-real-world/RGBA_10__29x100.heif", "corpus/heif-conformance/C006.heic",
+                "corpus/heif-examples/libheif/with-alpha-512x512.heic",
+                "corpus/heif-examples/libheif/colors-with-alpha-thumbnail.heic",
+                "corpus/spatial-photo/stereo_1200x800.heic")),
+        arguments: cases.map(\.rel))
     func everyJobKeepsEachEyesAuxiliaryImages(_ rel: String) throws {
         let c = try #require(Self.cases.first { $0.rel == rel })
         let src = CLI.fixture(rel)
@@ -44,8 +50,9 @@ struct AuxiliaryRoundTripTests {
         let expected = [(c.aux, c.thumbnails), (c.aux, c.thumbnails)]
         func check(_ file: String, _ job: String) throws {
             let got = try Self.counts(dir + "/" + file)
-            #expect(got.map(\.aux) == expected.map(\.0) && got.map(\.thumbnails) == expected.map(\.1),
-                    "\(rel) after \(job): (aux, thumbnails) per eye \(got), expected \(expected)")
+            #expect(
+                got.map(\.aux) == expected.map(\.0) && got.map(\.thumbnails) == expected.map(\.1),
+                "\(rel) after \(job): (aux, thumbnails) per eye \(got), expected \(expected)")
         }
         if rel.hasSuffix("stereo_1200x800.heic") {
             try #require(try CLI.run(["edit", src, "-o", dir + "/p.heic", "--disparity", "0"]).status == 0)

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 extension ClosureMatrixTests {
     /// The matrix's input files: shared ones by path, the rest made once per test process in a temporary directory
@@ -76,27 +76,48 @@ extension ClosureMatrixTests {
             try fm.createDirectory(atPath: dir, withIntermediateDirectories: true)
             let capoda = TestPaths.sharedPath(Input.sbsImage.source)
             try ffmpeg(["-i", capoda, "-vf", "scale=1024:512", dir + "/sbs.jpg"])
-            try ffmpeg(["-i", capoda, "-filter_complex", "scale=1024:512,split[a][b];[a]crop=512:512:0:0[l];[b]crop=512:512:512:0[r];[l][r]vstack", dir + "/tb.jpg"])
+            try ffmpeg([
+                "-i", capoda, "-filter_complex",
+                "scale=1024:512,split[a][b];[a]crop=512:512:0:0[l];[b]crop=512:512:512:0[r];[l][r]vstack",
+                dir + "/tb.jpg",
+            ])
             let clip = ["-frames:v", "10", "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p"]
-            try ffmpeg(["-f", "lavfi", "-i", "testsrc=size=160x240:rate=30", "-f", "lavfi", "-i", "testsrc=size=160x240:rate=30", "-filter_complex",
-                        "[1]crop=156:240:4:0,pad=160:240[r];[0][r]hstack"] + clip + [dir + "/sbs.mp4"])
-            try ffmpeg(["-f", "lavfi", "-i", "testsrc=size=320x120:rate=30", "-f", "lavfi", "-i", "testsrc=size=320x120:rate=30", "-filter_complex",
-                        "[1]crop=316:120:4:0,pad=320:120[r];[0][r]vstack"] + clip + [dir + "/tb.mp4"])
+            try ffmpeg(
+                [
+                    "-f", "lavfi", "-i", "testsrc=size=160x240:rate=30", "-f", "lavfi", "-i",
+                    "testsrc=size=160x240:rate=30", "-filter_complex",
+                    "[1]crop=156:240:4:0,pad=160:240[r];[0][r]hstack",
+                ] + clip + [dir + "/sbs.mp4"])
+            try ffmpeg(
+                [
+                    "-f", "lavfi", "-i", "testsrc=size=320x120:rate=30", "-f", "lavfi", "-i",
+                    "testsrc=size=320x120:rate=30", "-filter_complex",
+                    "[1]crop=316:120:4:0,pad=320:120[r];[0][r]vstack",
+                ] + clip + [dir + "/tb.mp4"])
             try ffmpeg(["-f", "lavfi", "-i", "testsrc=size=320x240:rate=30"] + clip + [dir + "/flat.mp4"])
-            try ffmpeg(["-i", TestPaths.sharedPath(Input.vr.source), "-c", "copy", "-t", "0.5", "-strict", "unofficial", dir + "/vr.mp4"])
+            try ffmpeg([
+                "-i", TestPaths.sharedPath(Input.vr.source), "-c", "copy", "-t", "0.5", "-strict", "unofficial",
+                dir + "/vr.mp4",
+            ])
             let photo = try Data(contentsOf: URL(fileURLWithPath: TestPaths.sharedPath(Input.truncatedPhoto.source)))
             try photo.prefix(400_000).write(to: URL(fileURLWithPath: dir + "/cut.heic"))
             let movie = try Data(contentsOf: URL(fileURLWithPath: TestPaths.sharedPath(Input.truncatedVideo.source)))
             try movie.prefix(movie.count - 400).write(to: URL(fileURLWithPath: dir + "/cut.mp4"))
             for (k, seg) in segments.enumerated() {
-                let r = try Run.cli(["convert", dir + "/sbs.mp4", "-o", seg, "--preset", "ultrafast", "--segment", "\(k + 1)/2", "--keyint", "5", "--qp", "30"])
+                let r = try Run.cli([
+                    "convert", dir + "/sbs.mp4", "-o", seg, "--preset", "ultrafast", "--segment", "\(k + 1)/2",
+                    "--keyint", "5", "--qp", "30",
+                ])
                 guard r.status == 0 else { throw TestSetupError("segment \(k + 1)/2 of sbs.mp4: \(r.err.suffix(300))") }
             }
         }
 
         static func ffmpeg(_ args: [String]) throws {
-            let r = try Run.program(try TestPrograms.requireFFmpeg(), ["-nostdin", "-v", "error", "-y"] + args, timeout: 120)
-            guard r.status == 0 else { throw TestSetupError("FFmpeg \(args.joined(separator: " ")): \(r.err.suffix(300))") }
+            let r = try Run.program(
+                try TestPrograms.requireFFmpeg(), ["-nostdin", "-v", "error", "-y"] + args, timeout: 120)
+            guard r.status == 0 else {
+                throw TestSetupError("FFmpeg \(args.joined(separator: " ")): \(r.err.suffix(300))")
+            }
         }
     }
 }

@@ -1,6 +1,6 @@
-import Testing
 import Foundation
 import TestSupport
+import Testing
 
 /// Issue 18, item 12: every command line the tool tells a user to run names a real subcommand and options that
 /// subcommand accepts. Sources: backticked `spatial-media …` (and `SUBCOMMAND …`) hints in Sources/, command lines
@@ -53,13 +53,15 @@ import TestSupport
                 }
             }
         }
-        try #require(subcommands.contains("convert") && subcommands.contains("validate"), "no subcommands in --help: \(top)")
+        try #require(
+            subcommands.contains("convert") && subcommands.contains("validate"), "no subcommands in --help: \(top)")
         subcommands.insert("help")
 
         var hints: [(origin: String, text: String)] = []
         for file in Self.swiftFiles(CLI.root + "/Sources") {
             let text = try String(contentsOfFile: file, encoding: .utf8)
-            for b in Self.backticked(text) where b.hasPrefix("spatial-media ") || subcommands.contains(String(b.split(separator: " ").first ?? "")) {
+            for b in Self.backticked(text)
+            where b.hasPrefix("spatial-media ") || subcommands.contains(String(b.split(separator: " ").first ?? "")) {
                 hints.append((file.replacingOccurrences(of: CLI.root + "/", with: ""), b))
             }
         }
@@ -76,7 +78,9 @@ import TestSupport
             #expect(r.status == 0, "\(sub) --help exited \(r.status)")
             helps[sub] = r.out
             for line in r.out.split(separator: "\n") {
-                if let range = line.range(of: "spatial-media ") { hints.append(("\(sub) --help", String(line[range.lowerBound...]))) }
+                if let range = line.range(of: "spatial-media ") {
+                    hints.append(("\(sub) --help", String(line[range.lowerBound...])))
+                }
             }
         }
         #expect(sourceHints >= 8, "only \(sourceHints) hints found in Sources")
@@ -86,7 +90,8 @@ import TestSupport
             guard let (sub, options) = Self.parse(h.text, subcommands: subcommands) else {
                 let words = h.text.split(separator: " ")
                 if words.first == "spatial-media", words.count > 1, !words[1].hasPrefix("-"), !words[1].hasPrefix("["),
-                   words[1].allSatisfy({ $0.isLetter || $0 == "-" }) {
+                    words[1].allSatisfy({ $0.isLetter || $0 == "-" })
+                {
                     Issue.record("\(h.origin): `\(h.text)` names no subcommand of spatial-media")
                 }
                 continue

@@ -1,7 +1,7 @@
 import Foundation
 import StereoVision
-import Testing
 import TestSupport
+import Testing
 
 /// Issue 38, "Must show": the input matrix, generated from input classes × jobs (not a hand-kept list of cells).
 ///
@@ -65,16 +65,24 @@ import TestSupport
         var make: @Sendable (_ dir: String) throws -> Void
     }
 
-    /// A 10-frame clip whose eyes are FFmpeg's test picture and the same shifted 4 pixels (a true stereo pair):
-    /// `eye` each eye's size (320×192 by default: a picture much smaller has too few features for the layout to be
-    /// measured, and is refused as such), `tb` stacked (else side by side), `rightFirst` the right eye first, then encoded with `codec`.
-    static func clip(_ path: String, eye: String = "320x192", tb: Bool = false, rightFirst: Bool = false,
-                     codec: [String] = x264, pre: String = "") throws {
+    /// A 10-frame clip whose eyes are FFmpeg's test picture and the same shifted 4 pixels (a true stereo pair): `eye`
+    /// each eye's size (320×192 by default: a picture much smaller has too few features for the layout to be measured,
+    /// and is refused as such), `tb` stacked (else side by side), `rightFirst` the right eye first, then encoded with
+    /// `codec`.
+    static func clip(
+        _ path: String, eye: String = "320x192", tb: Bool = false, rightFirst: Bool = false,
+        codec: [String] = x264, pre: String = ""
+    ) throws {
         let parts = eye.split(separator: "x")
         let w = Int(parts[0]) ?? 320, h = Int(parts[1]) ?? 192
         let (a, b) = rightFirst ? ("[r]", "[0]") : ("[0]", "[r]")
-        try ffmpeg(["-f", "lavfi", "-i", "testsrc=size=\(eye):rate=30", "-f", "lavfi", "-i", "testsrc=size=\(eye):rate=30", "-filter_complex",
-                    "[1]crop=\(w - 4):\(h):4:0,pad=\(w):\(h)[r];\(a)\(b)\(tb ? "vstack" : "hstack")\(pre)", "-frames:v", "10"] + codec + [path])
+        try ffmpeg(
+            [
+                "-f", "lavfi", "-i", "testsrc=size=\(eye):rate=30", "-f", "lavfi", "-i", "testsrc=size=\(eye):rate=30",
+                "-filter_complex",
+                "[1]crop=\(w - 4):\(h):4:0,pad=\(w):\(h)[r];\(a)\(b)\(tb ? "vstack" : "hstack")\(pre)", "-frames:v",
+                "10",
+            ] + codec + [path])
     }
     static let x264 = ["-c:v", "libx264", "-preset", "ultrafast", "-qp", "4", "-pix_fmt", "yuv420p"]
 
@@ -93,8 +101,12 @@ import TestSupport
             try Data(Array("P5\n\(g.width) \(g.height)\n255\n".utf8) + g.bytes).write(to: URL(fileURLWithPath: file))
         }
         let (a, b) = rightFirst ? ("[1]", "[0]") : ("[0]", "[1]")
-        try ffmpeg(["-loop", "1", "-i", eyes[0], "-loop", "1", "-i", eyes[1], "-filter_complex", "\(a)\(b)\(tb ? "vstack" : "hstack"),format=yuv420p",
-                    "-r", "30", "-frames:v", "10"] + codec + [path])
+        try ffmpeg(
+            [
+                "-loop", "1", "-i", eyes[0], "-loop", "1", "-i", eyes[1], "-filter_complex",
+                "\(a)\(b)\(tb ? "vstack" : "hstack"),format=yuv420p",
+                "-r", "30", "-frames:v", "10",
+            ] + codec + [path])
     }
 
     static func cutFile(_ from: String, _ to: String, fraction: Double, minus: Int = 0) throws {
@@ -106,56 +118,112 @@ import TestSupport
     static let classes: [InputClass] = {
         let capoda = TestPaths.sharedPath("corpus/sbs/capoda.left-right.jpg")
         var c: [InputClass] = []
-        func video(_ name: String, _ file: String, _ reader: Reader, _ truth: Truth, _ make: @escaping @Sendable (String) throws -> Void) {
+        func video(
+            _ name: String, _ file: String, _ reader: Reader, _ truth: Truth,
+            _ make: @escaping @Sendable (String) throws -> Void
+        ) {
             c.append(InputClass(name: name, file: file, reader: reader, truth: truth, make: make))
         }
         // Videos that are a stereo pair.
         video("untagged SBS MP4", "sbs.mp4", .mp4, .packed(tb: false, rightFirst: false)) { try clip($0 + "/sbs.mp4") }
-        video("untagged TB MP4 (taller than wide)", "tb.mp4", .mp4, .packed(tb: true, rightFirst: false)) { try clip($0 + "/tb.mp4", tb: true) }
-        video("untagged square SBS MP4", "sq-sbs.mp4", .mp4, .packed(tb: false, rightFirst: false)) { try clip($0 + "/sq-sbs.mp4", eye: "160x320") }
+        video("untagged TB MP4 (taller than wide)", "tb.mp4", .mp4, .packed(tb: true, rightFirst: false)) {
+            try clip($0 + "/tb.mp4", tb: true)
+        }
+        video("untagged square SBS MP4", "sq-sbs.mp4", .mp4, .packed(tb: false, rightFirst: false)) {
+            try clip($0 + "/sq-sbs.mp4", eye: "160x320")
+        }
         // Both eye orders of a scene with depth: the usual order written, the right eye first refused (--swap-eyes).
-        video("untagged SBS MP4, scene with depth", "depth.mp4", .mp4, .packed(tb: false, rightFirst: false)) { try depthClip($0 + "/depth.mp4") }
-        video("untagged SBS MP4, right eye first", "rl.mp4", .mp4, .packed(tb: false, rightFirst: true)) { try depthClip($0 + "/rl.mp4", rightFirst: true) }
-        video("untagged TB MP4, scene with depth", "depth-tb.mp4", .mp4, .packed(tb: true, rightFirst: false)) { try depthClip($0 + "/depth-tb.mp4", tb: true) }
-        video("untagged TB MP4, right eye first", "rl-tb.mp4", .mp4, .packed(tb: true, rightFirst: true)) { try depthClip($0 + "/rl-tb.mp4", tb: true, rightFirst: true) }
-        video("untagged SBS MPEG-TS, right eye first", "rl.ts", .ts, .packed(tb: false, rightFirst: true)) { try depthClip($0 + "/rl.ts", rightFirst: true) }
+        video("untagged SBS MP4, scene with depth", "depth.mp4", .mp4, .packed(tb: false, rightFirst: false)) {
+            try depthClip($0 + "/depth.mp4")
+        }
+        video("untagged SBS MP4, right eye first", "rl.mp4", .mp4, .packed(tb: false, rightFirst: true)) {
+            try depthClip($0 + "/rl.mp4", rightFirst: true)
+        }
+        video("untagged TB MP4, scene with depth", "depth-tb.mp4", .mp4, .packed(tb: true, rightFirst: false)) {
+            try depthClip($0 + "/depth-tb.mp4", tb: true)
+        }
+        video("untagged TB MP4, right eye first", "rl-tb.mp4", .mp4, .packed(tb: true, rightFirst: true)) {
+            try depthClip($0 + "/rl-tb.mp4", tb: true, rightFirst: true)
+        }
+        video("untagged SBS MPEG-TS, right eye first", "rl.ts", .ts, .packed(tb: false, rightFirst: true)) {
+            try depthClip($0 + "/rl.ts", rightFirst: true)
+        }
         video("HEVC SBS MOV (hvc1)", "sbs-hevc.mov", .mov, .packed(tb: false, rightFirst: false)) {
-            try clip($0 + "/sbs-hevc.mov", codec: ["-c:v", "libx265", "-preset", "ultrafast", "-x265-params", "qp=4:log-level=0", "-tag:v", "hvc1", "-pix_fmt", "yuv420p"])
+            try clip(
+                $0 + "/sbs-hevc.mov",
+                codec: [
+                    "-c:v", "libx265", "-preset", "ultrafast", "-x265-params", "qp=4:log-level=0", "-tag:v", "hvc1",
+                    "-pix_fmt", "yuv420p",
+                ])
         }
         video("SBS MKV (StereoMode left_right)", "sbs.mkv", .mkv, .packed(tb: false, rightFirst: false)) {
             try clip($0 + "/sbs.mkv", codec: x264 + ["-metadata:s:v:0", "stereo_mode=left_right"])
         }
         video("square TB MKV (StereoMode top_bottom)", "tb.mkv", .mkv, .packed(tb: true, rightFirst: false)) {
-            try clip($0 + "/tb.mkv", eye: "320x160", tb: true, codec: x264 + ["-metadata:s:v:0", "stereo_mode=top_bottom"])
+            try clip(
+                $0 + "/tb.mkv", eye: "320x160", tb: true, codec: x264 + ["-metadata:s:v:0", "stereo_mode=top_bottom"])
         }
         video("untagged SBS MPEG-TS", "sbs.ts", .ts, .packed(tb: false, rightFirst: false)) { try clip($0 + "/sbs.ts") }
-        video("untagged square TB MPEG-TS", "sq-tb.ts", .ts, .packed(tb: true, rightFirst: false)) { try clip($0 + "/sq-tb.ts", eye: "320x160", tb: true) }
-        video("untagged SBS Y4M", "sbs.y4m", .y4m, .packed(tb: false, rightFirst: false)) { try clip($0 + "/sbs.y4m", codec: ["-pix_fmt", "yuv420p"]) }
-        video("untagged TB Y4M (taller than wide)", "tb.y4m", .y4m, .packed(tb: true, rightFirst: false)) { try clip($0 + "/tb.y4m", tb: true, codec: ["-pix_fmt", "yuv420p"]) }
+        video("untagged square TB MPEG-TS", "sq-tb.ts", .ts, .packed(tb: true, rightFirst: false)) {
+            try clip($0 + "/sq-tb.ts", eye: "320x160", tb: true)
+        }
+        video("untagged SBS Y4M", "sbs.y4m", .y4m, .packed(tb: false, rightFirst: false)) {
+            try clip($0 + "/sbs.y4m", codec: ["-pix_fmt", "yuv420p"])
+        }
+        video("untagged TB Y4M (taller than wide)", "tb.y4m", .y4m, .packed(tb: true, rightFirst: false)) {
+            try clip($0 + "/tb.y4m", tb: true, codec: ["-pix_fmt", "yuv420p"])
+        }
         video("full-range (yuvj420p) SBS MPEG-TS", "full.ts", .ts, .packed(tb: false, rightFirst: false)) {
-            try clip($0 + "/full.ts", codec: ["-c:v", "libx264", "-preset", "ultrafast", "-qp", "4", "-pix_fmt", "yuvj420p", "-color_range", "pc"])
+            try clip(
+                $0 + "/full.ts",
+                codec: [
+                    "-c:v", "libx264", "-preset", "ultrafast", "-qp", "4", "-pix_fmt", "yuvj420p", "-color_range", "pc",
+                ])
         }
         video("10-bit SBS MKV (BT.709 tagged)", "ten.mkv", .mkv, .packed(tb: false, rightFirst: false)) {
-            try clip($0 + "/ten.mkv", codec: ["-c:v", "libx264", "-preset", "ultrafast", "-qp", "4", "-pix_fmt", "yuv420p10le", "-color_primaries", "bt709",
-                                             "-color_trc", "bt709", "-colorspace", "bt709", "-color_range", "tv"])
+            try clip(
+                $0 + "/ten.mkv",
+                codec: [
+                    "-c:v", "libx264", "-preset", "ultrafast", "-qp", "4", "-pix_fmt", "yuv420p10le",
+                    "-color_primaries", "bt709",
+                    "-color_trc", "bt709", "-colorspace", "bt709", "-color_range", "tv",
+                ])
         }
         video("raw two-layer MV-HEVC (.hevc)", "mv.hevc", .hevc, .layers(from: "sbs.mp4")) { dir in
-            let r = try Run.cli(["convert", dir + "/sbs.mp4", "-o", dir + "/mv-src.mov", "--layout", "sbs", "--preset", "ultrafast", "--crf", "8"])
+            let r = try Run.cli([
+                "convert", dir + "/sbs.mp4", "-o", dir + "/mv-src.mov", "--layout", "sbs", "--preset", "ultrafast",
+                "--crf", "8",
+            ])
             guard r.status == 0 else { throw TestSetupError("mv-src.mov: \(r.err.suffix(300))") }
-            try ffmpeg(["-i", dir + "/mv-src.mov", "-map", "0:v:0", "-c:v", "copy", "-bsf:v", "hevc_mp4toannexb", "-f", "hevc", dir + "/mv.hevc"])
+            try ffmpeg([
+                "-i", dir + "/mv-src.mov", "-map", "0:v:0", "-c:v", "copy", "-bsf:v", "hevc_mp4toannexb", "-f", "hevc",
+                dir + "/mv.hevc",
+            ])
         }
         video("2D video (MP4)", "flat.mp4", .mp4, .none) { dir in
-            try ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=192x64:rate=30", "-frames:v", "10"] + x264 + [dir + "/flat.mp4"])
+            try ffmpeg(
+                ["-f", "lavfi", "-i", "testsrc2=size=192x64:rate=30", "-frames:v", "10"] + x264 + [dir + "/flat.mp4"])
         }
         // Photos.
-        func photo(_ name: String, _ file: String, _ reader: Reader, _ truth: Truth, right: String? = nil, _ make: @escaping @Sendable (String) throws -> Void) {
+        func photo(
+            _ name: String, _ file: String, _ reader: Reader, _ truth: Truth, right: String? = nil,
+            _ make: @escaping @Sendable (String) throws -> Void
+        ) {
             c.append(InputClass(name: name, file: file, reader: reader, truth: truth, right: right, make: make))
         }
-        photo("untagged SBS JPEG", "sbs.jpg", .jpeg, .packed(tb: false, rightFirst: false)) { try ffmpeg(["-i", capoda, "-vf", "scale=512:192", "-q:v", "2", $0 + "/sbs.jpg"]) }
-        photo("untagged TB JPEG", "tb.jpg", .jpeg, .packed(tb: true, rightFirst: false)) {
-            try ffmpeg(["-i", $0 + "/sbs.jpg", "-filter_complex", "[0]split[a][b];[a]crop=256:192:0:0[l];[b]crop=256:192:256:0[r];[l][r]vstack", "-q:v", "2", $0 + "/tb.jpg"])
+        photo("untagged SBS JPEG", "sbs.jpg", .jpeg, .packed(tb: false, rightFirst: false)) {
+            try ffmpeg(["-i", capoda, "-vf", "scale=512:192", "-q:v", "2", $0 + "/sbs.jpg"])
         }
-        photo("untagged SBS PNG", "sbs.png", .png, .packed(tb: false, rightFirst: false)) { try ffmpeg(["-i", $0 + "/sbs.jpg", $0 + "/sbs.png"]) }
+        photo("untagged TB JPEG", "tb.jpg", .jpeg, .packed(tb: true, rightFirst: false)) {
+            try ffmpeg([
+                "-i", $0 + "/sbs.jpg", "-filter_complex",
+                "[0]split[a][b];[a]crop=256:192:0:0[l];[b]crop=256:192:256:0[r];[l][r]vstack", "-q:v", "2",
+                $0 + "/tb.jpg",
+            ])
+        }
+        photo("untagged SBS PNG", "sbs.png", .png, .packed(tb: false, rightFirst: false)) {
+            try ffmpeg(["-i", $0 + "/sbs.jpg", $0 + "/sbs.png"])
+        }
         photo("untagged SBS PNG, scene with depth", "depth.png", .png, .packed(tb: false, rightFirst: false)) {
             try depthClip($0 + "/depth.png", codec: ["-update", "1", "-frames:v", "1"])
         }
@@ -171,12 +239,15 @@ import TestSupport
             try ffmpeg(["-i", $0 + "/sbs.jpg", "-vf", "crop=256:192:256:0", "-q:v", "2", $0 + "/r.jpg"])
         }
         photo("MPO (MP type disparity)", "pair.mpo", .mpo, .pictures) { dir in
-            let l = try [UInt8](Data(contentsOf: URL(fileURLWithPath: dir + "/l.jpg"))), r = try [UInt8](Data(contentsOf: URL(fileURLWithPath: dir + "/r.jpg")))
+            let l = try [UInt8](Data(contentsOf: URL(fileURLWithPath: dir + "/l.jpg"))),
+                r = try [UInt8](Data(contentsOf: URL(fileURLWithPath: dir + "/r.jpg")))
             try Data(mpo(l, r)).write(to: URL(fileURLWithPath: dir + "/pair.mpo"))
             try ffmpeg(["-i", dir + "/l.jpg", dir + "/pair.mpo.l.png"])
             try ffmpeg(["-i", dir + "/r.jpg", dir + "/pair.mpo.r.png"])
         }
-        photo("2D photo (JPEG)", "flat.jpg", .jpeg, .none) { try ffmpeg(["-i", capoda, "-vf", "crop=iw/2:ih:0:0,scale=384:192", "-q:v", "2", $0 + "/flat.jpg"]) }
+        photo("2D photo (JPEG)", "flat.jpg", .jpeg, .none) {
+            try ffmpeg(["-i", capoda, "-vf", "crop=iw/2:ih:0:0,scale=384:192", "-q:v", "2", $0 + "/flat.jpg"])
+        }
         photo("Ultra HDR JPEG (primary + gain map)", "uhdr.jpg", .jpeg, .none) { dir in
             let primary = try [UInt8](Data(contentsOf: URL(fileURLWithPath: dir + "/flat.jpg")))
             try ffmpeg(["-i", dir + "/flat.jpg", "-vf", "format=gray,negate", "-q:v", "4", dir + "/gain.jpg"])
@@ -184,16 +255,22 @@ import TestSupport
             try Data(ultraHDR(primary, gain)).write(to: URL(fileURLWithPath: dir + "/uhdr.jpg"))
         }
         // A cut or corrupted input of every reader.
-        func damaged(_ name: String, _ file: String, _ reader: Reader, _ make: @escaping @Sendable (String) throws -> Void) {
+        func damaged(
+            _ name: String, _ file: String, _ reader: Reader, _ make: @escaping @Sendable (String) throws -> Void
+        ) {
             c.append(InputClass(name: name, file: file, reader: reader, truth: .none, damaged: true, make: make))
         }
         damaged("MP4 cut at 60 %", "cut.mp4", .mp4) { dir in
             try ffmpeg(["-i", dir + "/sbs.mp4", "-c", "copy", "-movflags", "+faststart", dir + "/fs.mp4"])
             try cutFile(dir + "/fs.mp4", dir + "/cut.mp4", fraction: 0.6)
         }
-        damaged("MOV cut at 60 %", "cut.mov", .mov) { try cutFile($0 + "/sbs-hevc.mov", $0 + "/cut.mov", fraction: 0.6) }
+        damaged("MOV cut at 60 %", "cut.mov", .mov) {
+            try cutFile($0 + "/sbs-hevc.mov", $0 + "/cut.mov", fraction: 0.6)
+        }
         damaged("MKV cut at 60 %", "cut.mkv", .mkv) { try cutFile($0 + "/sbs.mkv", $0 + "/cut.mkv", fraction: 0.6) }
-        damaged("MPEG-TS cut inside a packet", "cut.ts", .ts) { try cutFile($0 + "/sbs.ts", $0 + "/cut.ts", fraction: 0.6, minus: 61) }
+        damaged("MPEG-TS cut inside a packet", "cut.ts", .ts) {
+            try cutFile($0 + "/sbs.ts", $0 + "/cut.ts", fraction: 0.6, minus: 61)
+        }
         damaged("Y4M cut at 60 %", "cut.y4m", .y4m) { try cutFile($0 + "/sbs.y4m", $0 + "/cut.y4m", fraction: 0.6) }
         damaged("PNG cut at 60 %", "cut.png", .png) { try cutFile($0 + "/sbs.png", $0 + "/cut.png", fraction: 0.6) }
         damaged("JPEG cut at 60 %", "cut.jpg", .jpeg) { try cutFile($0 + "/sbs.jpg", $0 + "/cut.jpg", fraction: 0.6) }
@@ -218,7 +295,8 @@ import TestSupport
 
     /// What a job must answer for a class, as rows of the exit-code table.
     enum Outcome: Sendable {
-        /// Read: success or problems found (validate's warnings, info's diagnostics are about content, not this matrix).
+        /// Read: success or problems found (validate's warnings, info's diagnostics are about content, not this
+        /// matrix).
         case read
         /// Written, and its eyes match the input's true eyes.
         case written
@@ -256,7 +334,7 @@ import TestSupport
             }
         case .split:
             // Frame-packed pictures, MPOs and damaged inputs; a pair needs no split, a 2D picture has nothing to split.
-            if c.damaged { return [.hevc, .y4m].contains(c.reader) ? nil : .damaged }   // split reads neither
+            if c.damaged { return [.hevc, .y4m].contains(c.reader) ? nil : .damaged }  // split reads neither
             if case .packed(_, let rightFirst) = c.truth, !rightFirst, c.reader != .y4m { return .read }
             if case .pictures = c.truth { return .read }
             // A 2D photo (or a primary with its gain map) is no stereo pair either way: split refuses it, as convert.
@@ -276,7 +354,9 @@ import TestSupport
     }
 
     /// Every class × every job that takes it.
-    static let cells: [Cell] = classes.flatMap { c in Job.allCases.compactMap { j in outcome(j, c).map { Cell(input: c, job: j, outcome: $0) } } }
+    static let cells: [Cell] = classes.flatMap { c in
+        Job.allCases.compactMap { j in outcome(j, c).map { Cell(input: c, job: j, outcome: $0) } }
+    }
 
     /// Cells the product does not yet get right, with why: they run as known issues (and fail the day they pass, so
     /// the entry is removed then). Issue 38 stays open for them.
@@ -307,11 +387,14 @@ import TestSupport
         let o = out + (c.video ? "/o.mov" : "/o.heic")
         let options = c.video ? ["--preset", "ultrafast", "--crf", "8"] : ["--quality", "95"]
         let refused = try CLI.run(["convert", dir + "/" + file, "-o", o] + options)
-        #expect(refused.status == ExitTable.unsupported && refused.err.contains("right eye first") && refused.err.contains("--swap-eyes"),
-                "exit \(refused.status): \(refused.err.suffix(400))")
+        #expect(
+            refused.status == ExitTable.unsupported && refused.err.contains("right eye first")
+                && refused.err.contains("--swap-eyes"),
+            "exit \(refused.status): \(refused.err.suffix(400))")
         let r = try CLI.run(["convert", dir + "/" + file, "-o", o, "--swap-eyes"] + options)
         try #require(r.status == 0, "\(r.err.suffix(400))")
-        try Self.compareEyes(Cell(input: c, job: .convert, outcome: .written), input: dir + "/" + file, out: out, dir: dir)
+        try Self.compareEyes(
+            Cell(input: c, job: .convert, outcome: .written), input: dir + "/" + file, out: out, dir: dir)
     }
 
     /// `split` of a packed picture given no layout measures it as `convert` does: a square top-bottom picture is cut
@@ -325,7 +408,9 @@ import TestSupport
         let tb = try CLI.run(["split", dir + "/sq-tb.png", "--left", out + "/l.png", "--right", out + "/r.png"])
         #expect(tb.status == 0 && tb.out.contains("layout top-bottom measured"), "\(tb.out) \(tb.err.suffix(300))")
         let flat = try CLI.run(["split", dir + "/flat.jpg", "--left", out + "/fl.png", "--right", out + "/fr.png"])
-        #expect(flat.status == ExitTable.unsupported && flat.err.contains("no stereo pair found") && flat.err.contains("--layout"), "\(flat.err.suffix(300))")
+        #expect(
+            flat.status == ExitTable.unsupported && flat.err.contains("no stereo pair found")
+                && flat.err.contains("--layout"), "\(flat.err.suffix(300))")
     }
 
     /// The matrix is what the issue asks: at least 25 classes, a damaged input of every reader, every job present.
@@ -334,9 +419,13 @@ import TestSupport
         let damagedReaders = Set(Self.classes.filter(\.damaged).map(\.reader))
         #expect(damagedReaders.isSuperset(of: [.mp4, .mov, .mkv, .ts, .y4m, .png, .jpeg, .mpo, .heic]))
         #expect(Set(Self.cells.map(\.job)) == Set(Job.allCases))
-        #expect(ExitTable.damaged != nil && ExitTable.success != nil && ExitTable.problems != nil && ExitTable.unsupported != nil,
-                "the README's exit-code table has the rows the matrix reads: \(ExitTable.rows)")
-        for key in Self.pendingOnOtherBranches.keys { #expect(Self.cells.contains { $0.id == key }, "pending entry names no cell: \(key)") }
+        #expect(
+            ExitTable.damaged != nil && ExitTable.success != nil && ExitTable.problems != nil
+                && ExitTable.unsupported != nil,
+            "the README's exit-code table has the rows the matrix reads: \(ExitTable.rows)")
+        for key in Self.pendingOnOtherBranches.keys {
+            #expect(Self.cells.contains { $0.id == key }, "pending entry names no cell: \(key)")
+        }
     }
 
     static func check(_ cell: Cell, dir: String) throws {
@@ -352,36 +441,54 @@ import TestSupport
         case .validate: args = ["validate", "--no-pixels", input]
         case .rewrite: args = ["rewrite", input, "-o", out + "/re." + (c.reader == .heic ? "heic" : c.reader.rawValue)]
         case .split:
-            args = c.video ? ["split", input, "--left", out + "/l.mp4", "--right", out + "/r.mp4", "--preset", "ultrafast"]
-                           : ["split", input, "--left", out + "/l.png", "--right", out + "/r.png"]
+            args =
+                c.video
+                ? ["split", input, "--left", out + "/l.mp4", "--right", out + "/r.mp4", "--preset", "ultrafast"]
+                : ["split", input, "--left", out + "/l.png", "--right", out + "/r.png"]
             // The user states the layout the input does not (split never guesses one for a movie).
             if case .packed(let tb, _) = c.truth { args += ["--layout", tb ? "tb" : "sbs"] }
         case .convert:
             let o = out + (c.video ? "/o.mov" : "/o.heic")
-            if let right = c.right { args = ["convert", "--left", input, "--right", dir + "/" + right, "-o", o] } else { args = ["convert", input, "-o", o] }
+            if let right = c.right {
+                args = ["convert", "--left", input, "--right", dir + "/" + right, "-o", o]
+            } else {
+                args = ["convert", input, "-o", o]
+            }
             // A raw two-layer stream is muxed as it is: options that would re-encode are refused for it (exit 64).
             if c.reader != .hevc { args += c.video ? ["--preset", "ultrafast", "--crf", "8"] : ["--quality", "95"] }
         }
         let r = try CLI.run(args)
-        #expect(cell.outcome.codes.contains(r.status), "\(cell.id): exit \(r.status), expected \(cell.outcome.codes.sorted()): \(r.err.suffix(400))")
-        if c.damaged { #expect(r.err.contains("damaged or truncated") || r.out.contains("damaged or truncated"), "\(cell.id) names the damage: \(r.err.suffix(300))") }
+        #expect(
+            cell.outcome.codes.contains(r.status),
+            "\(cell.id): exit \(r.status), expected \(cell.outcome.codes.sorted()): \(r.err.suffix(400))")
+        if c.damaged {
+            #expect(
+                r.err.contains("damaged or truncated") || r.out.contains("damaged or truncated"),
+                "\(cell.id) names the damage: \(r.err.suffix(300))")
+        }
         guard cell.job == .convert, r.status == 0, cell.outcome != .refused else { return }
         try compareEyes(cell, input: input, out: out, dir: dir)
     }
 
     // MARK: - Eyes and colour
 
-    /// Luma of `path` (the Y plane of every frame; `filter` applied first) as FFmpeg decodes it, in limited range
-    /// (a full-range source is scaled by what it states, so a picture re-tagged without scaling differs), with its size.
-    static func luma(_ path: String, map: [String] = [], filter: String? = nil) throws -> (bytes: [UInt8], width: Int, height: Int) {
+    /// Luma of `path` (the Y plane of every frame; `filter` applied first) as FFmpeg decodes it, in limited range (a
+    /// full-range source is scaled by what it states, so a picture re-tagged without scaling differs), with its size.
+    static func luma(_ path: String, map: [String] = [], filter: String? = nil) throws -> (
+        bytes: [UInt8], width: Int, height: Int
+    ) {
         let ff = try TestPrograms.requireFFmpeg()
         let raw = path + ".\(abs((map + [filter ?? ""]).joined().hashValue)).yuv"
         defer { try? FileManager.default.removeItem(atPath: raw) }
         let chain = (filter.map { [$0] } ?? []) + ["scale=out_range=tv", "format=yuv420p"]
-        let args = ["-nostdin", "-hide_banner", "-y", "-i", path] + map + ["-vf", chain.joined(separator: ","), "-f", "rawvideo", raw]
+        let args =
+            ["-nostdin", "-hide_banner", "-y", "-i", path] + map + [
+                "-vf", chain.joined(separator: ","), "-f", "rawvideo", raw,
+            ]
         let r = try Run.program(ff, args, timeout: 120)
         guard r.status == 0 else { throw TestSetupError("FFmpeg could not decode \(path): \(r.err.suffix(300))") }
-        // The output stream's size, from FFmpeg's listing of what it wrote ("Stream #0:0: Video: rawvideo …, 96x64, …").
+        // The output stream's size, from FFmpeg's listing of what it wrote ("Stream #0:0: Video: rawvideo …, 96x64,
+        // …").
         let line = r.err.split(separator: "\n").last { $0.contains("Stream #") && $0.contains("rawvideo") } ?? ""
         let size = line.split(separator: ",").lazy.compactMap { f -> (Int, Int)? in
             let d = f.trimmingCharacters(in: .whitespaces).prefix { $0 != " " }.split(separator: "x")
@@ -408,11 +515,14 @@ import TestSupport
     /// The colour words FFmpeg prints for the first video stream's pixel format ("yuv420p(tv, bt709, progressive)" →
     /// tv, bt709); an unstated range counts as limited ("tv").
     static func colourTags(_ path: String) throws -> Set<String> {
-        let r = try Run.program(try TestPrograms.requireFFmpeg(), ["-nostdin", "-hide_banner", "-i", path], timeout: 60)
+        let r = try Run.program(
+            try TestPrograms.requireFFmpeg(), ["-nostdin", "-hide_banner", "-i", path], timeout: 60)
         var tags: Set<String> = []
         if let line = r.err.split(separator: "\n").first(where: { $0.contains("Stream #") && $0.contains("Video:") }) {
             let words = line.split(separator: " ")
-            if let pix = words.firstIndex(where: { $0.hasPrefix("yuv") || $0.hasPrefix("gray") }), words[pix].contains("(") {
+            if let pix = words.firstIndex(where: { $0.hasPrefix("yuv") || $0.hasPrefix("gray") }),
+                words[pix].contains("(")
+            {
                 let text = words[pix...].joined(separator: " ")
                 if let o = text.firstIndex(of: "("), let close = text.firstIndex(of: ")"), o < close {
                     for w in text[text.index(after: o)..<close].split(separator: ",") {
@@ -431,7 +541,8 @@ import TestSupport
         var truth: [(bytes: [UInt8], width: Int, height: Int)] = []
         switch c.truth {
         case .packed(let tb, let rightFirst):
-            let halves = tb ? ["crop=iw:ih/2:0:0", "crop=iw:ih/2:0:ih/2"] : ["crop=iw/2:ih:0:0", "crop=iw/2:ih:iw/2:0"]
+            let halves =
+                tb ? ["crop=iw:ih/2:0:0", "crop=iw:ih/2:0:ih/2"] : ["crop=iw/2:ih:0:0", "crop=iw/2:ih:iw/2:0"]
             let eyes = try halves.map { try luma(input, filter: $0) }
             truth = rightFirst ? eyes.reversed() : eyes
         case .layers(let from):
@@ -449,27 +560,42 @@ import TestSupport
             eyes = [try luma(out + "/el.png"), try luma(out + "/er.png")]
         }
         for (k, name) in ["left", "right"].enumerated() {
-            #expect(eyes[k].width == truth[k].width && eyes[k].height == truth[k].height,
-                    "\(cell.id): \(name) eye is \(eyes[k].width)×\(eyes[k].height), the input's true eye \(truth[k].width)×\(truth[k].height)")
+            #expect(
+                eyes[k].width == truth[k].width && eyes[k].height == truth[k].height,
+                "\(cell.id): \(name) eye is \(eyes[k].width)×\(eyes[k].height), the input's true eye \(truth[k].width)×\(truth[k].height)"
+            )
             let p = psnr(eyes[k].bytes, truth[k].bytes)
-            #expect(p >= 35, "\(cell.id): \(name) eye PSNR \(String(format: "%.1f", p)) dB against the input's true \(name) eye (\(eyes[k].bytes.count) vs \(truth[k].bytes.count) bytes)")
+            #expect(
+                p >= 35,
+                "\(cell.id): \(name) eye PSNR \(String(format: "%.1f", p)) dB against the input's true \(name) eye (\(eyes[k].bytes.count) vs \(truth[k].bytes.count) bytes)"
+            )
         }
         if c.video, c.reader != .hevc {
             let source = try colourTags(input), written = try colourTags(out + "/o.mov")
-            #expect(source.isSubset(of: written), "\(cell.id): colour tags \(source.sorted()) of the source, \(written.sorted()) written")
+            #expect(
+                source.isSubset(of: written),
+                "\(cell.id): colour tags \(source.sorted()) of the source, \(written.sorted()) written")
         }
     }
 
     // MARK: - Files written from published layouts
 
     /// An MPO (CIPA DC-007): the first JPEG with an APP2 "MPF" index of two entries after its SOI, then the second
-    /// JPEG. `secondType` is the second entry's MP type: 0x020002 disparity (a stereo pair), 0 for an Ultra HDR gain map.
-    static func mpo(_ first: [UInt8], _ second: [UInt8], secondType: Int = 0x02_0002, firstType: Int = 0x2002_0002, xmp: [UInt8] = []) -> [UInt8] {
+    /// JPEG. `secondType` is the second entry's MP type: 0x020002 disparity (a stereo pair), 0 for an Ultra HDR gain
+    /// map.
+    static func mpo(
+        _ first: [UInt8], _ second: [UInt8], secondType: Int = 0x02_0002, firstType: Int = 0x2002_0002,
+        xmp: [UInt8] = []
+    ) -> [UInt8] {
         func be16(_ v: Int) -> [UInt8] { [UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)] }
-        func be32(_ v: Int) -> [UInt8] { [UInt8(v >> 24 & 0xFF), UInt8(v >> 16 & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)] }
+        func be32(_ v: Int) -> [UInt8] {
+            [UInt8(v >> 24 & 0xFF), UInt8(v >> 16 & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)]
+        }
         let tiffLength = 8 + 2 + 3 * 12 + 4 + 32
         let segmentLength = 2 + 4 + tiffLength
-        let xmpSegment: [UInt8] = xmp.isEmpty ? [] : [0xFF, 0xE1] + be16(2 + 29 + xmp.count) + Array("http://ns.adobe.com/xap/1.0/".utf8) + [0] + xmp
+        let xmpSegment: [UInt8] =
+            xmp.isEmpty
+            ? [] : [0xFF, 0xE1] + be16(2 + 29 + xmp.count) + Array("http://ns.adobe.com/xap/1.0/".utf8) + [0] + xmp
         let firstSize = first.count + 2 + segmentLength + xmpSegment.count
         let tiffStart = 2 + xmpSegment.count + 4 + 4
         var tiff: [UInt8] = [0x4D, 0x4D, 0, 0x2A] + be32(8) + be16(3)
@@ -488,15 +614,18 @@ import TestSupport
     /// the gain map JPEG carrying its `hdrgm` metadata in its own XMP.
     static func ultraHDR(_ primary: [UInt8], _ gainMap: [UInt8]) -> [UInt8] {
         func be16(_ v: Int) -> [UInt8] { [UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)] }
-        let gainXMP = Array("""
+        let gainXMP = Array(
+            """
             <x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">\
             <rdf:Description xmlns:hdrgm="http://ns.adobe.com/hdr-gain-map/1.0/" hdrgm:Version="1.0" hdrgm:GainMapMin="0" \
             hdrgm:GainMapMax="2" hdrgm:Gamma="1" hdrgm:OffsetSDR="0.015625" hdrgm:OffsetHDR="0.015625" hdrgm:HDRCapacityMin="0" \
             hdrgm:HDRCapacityMax="2" hdrgm:BaseRenditionIsHDR="False"/></rdf:RDF></x:xmpmeta>
             """.utf8)
-        let gainSegment: [UInt8] = [0xFF, 0xE1] + be16(2 + 29 + gainXMP.count) + Array("http://ns.adobe.com/xap/1.0/".utf8) + [0] + gainXMP
+        let gainSegment: [UInt8] =
+            [0xFF, 0xE1] + be16(2 + 29 + gainXMP.count) + Array("http://ns.adobe.com/xap/1.0/".utf8) + [0] + gainXMP
         let gain = Array(gainMap.prefix(2)) + gainSegment + Array(gainMap.dropFirst(2))
-        let primaryXMP = Array("""
+        let primaryXMP = Array(
+            """
             <x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">\
             <rdf:Description xmlns:Container="http://ns.google.com/photos/1.0/container/" \
             xmlns:Item="http://ns.google.com/photos/1.0/container/item/" xmlns:hdrgm="http://ns.adobe.com/hdr-gain-map/1.0/" \
@@ -535,7 +664,8 @@ import TestSupport
     }
 
     static func ffmpeg(_ args: [String]) throws {
-        let r = try Run.program(try TestPrograms.requireFFmpeg(), ["-nostdin", "-v", "error", "-y"] + args, timeout: 120)
+        let r = try Run.program(
+            try TestPrograms.requireFFmpeg(), ["-nostdin", "-v", "error", "-y"] + args, timeout: 120)
         guard r.status == 0 else { throw TestSetupError("FFmpeg \(args.joined(separator: " ")): \(r.err.suffix(300))") }
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Issue 38, item 3 and the smaller items of item 6: every reader says when its input is damaged or truncated (exit 2
 /// with what was read, `--force` to go on with a report line), `info`/`validate`/`rewrite` agree with the exit-code
@@ -9,7 +9,8 @@ import TestSupport
     static let capoda = "corpus/sbs/capoda.left-right.jpg"
 
     static func ffmpeg(_ args: [String]) throws {
-        let r = try Run.program(try TestPrograms.requireFFmpeg(), ["-nostdin", "-v", "error", "-y"] + args, timeout: 120)
+        let r = try Run.program(
+            try TestPrograms.requireFFmpeg(), ["-nostdin", "-v", "error", "-y"] + args, timeout: 120)
         guard r.status == 0 else { throw TestSetupError("FFmpeg \(args.joined(separator: " ")): \(r.err.suffix(300))") }
     }
 
@@ -21,9 +22,14 @@ import TestSupport
 
     /// A side-by-side stereo clip of `frames` frames: FFmpeg's test picture, the right eye shifted 4 pixels.
     static func stereoClip(_ path: String, frames: Int, extra: [String] = []) throws {
-        try ffmpeg(["-f", "lavfi", "-i", "testsrc=size=96x64:rate=30", "-f", "lavfi", "-i", "testsrc=size=96x64:rate=30", "-filter_complex",
-                    "[1]crop=92:64:4:0,pad=96:64[r];[0][r]hstack", "-frames:v", "\(frames)", "-c:v", "libx264", "-preset", "ultrafast",
-                    "-pix_fmt", "yuv420p"] + extra + [path])
+        try ffmpeg(
+            [
+                "-f", "lavfi", "-i", "testsrc=size=96x64:rate=30", "-f", "lavfi", "-i", "testsrc=size=96x64:rate=30",
+                "-filter_complex",
+                "[1]crop=92:64:4:0,pad=96:64[r];[0][r]hstack", "-frames:v", "\(frames)", "-c:v", "libx264", "-preset",
+                "ultrafast",
+                "-pix_fmt", "yuv420p",
+            ] + extra + [path])
     }
 
     @Test(.needs(.shared(capoda)))
@@ -33,15 +39,22 @@ import TestSupport
         let sbs = dir + "/sbs.jpg", cut = dir + "/cut.jpg"
         try Self.ffmpeg(["-i", CLI.fixture(Self.capoda), "-vf", "scale=512:192", sbs])
         try Self.cut(sbs, cut, fraction: 0.6)
-        // Before: exit 0, the bottom 40 % of both eyes flat grey, one line quoting libjpeg's "Premature end of JPEG file".
+        // Before: exit 0, the bottom 40 % of both eyes flat grey, one line quoting libjpeg's "Premature end of JPEG
+        // file".
         let refused = try CLI.run(["convert", cut, "-o", dir + "/o.heic"])
         #expect(refused.status == 2, "\(refused.err)")
-        #expect(refused.err.contains("damaged or truncated") && refused.err.contains("Premature end of JPEG file"), "\(refused.err)")
-        #expect(refused.err.contains("of 192 decoded") && refused.err.contains("--force"), "the rows read and the remedy: \(refused.err)")
+        #expect(
+            refused.err.contains("damaged or truncated") && refused.err.contains("Premature end of JPEG file"),
+            "\(refused.err)")
+        #expect(
+            refused.err.contains("of 192 decoded") && refused.err.contains("--force"),
+            "the rows read and the remedy: \(refused.err)")
         #expect(!CLI.exists(dir + "/o.heic"))
         let forced = try CLI.run(["convert", cut, "-o", dir + "/o.heic", "--force"])
         #expect(forced.status == 0, "\(forced.err)")
-        #expect(forced.out.contains("damaged or truncated JPEG decoded as it is"), "the report says what was done: \(forced.out)")
+        #expect(
+            forced.out.contains("damaged or truncated JPEG decoded as it is"),
+            "the report says what was done: \(forced.out)")
         // validate says ERROR (SV-FILE-002), with and without pixel checks, and exits 2 as the table says.
         for args in [["validate", cut], ["validate", "--no-pixels", cut]] {
             let v = try CLI.run(args)
@@ -53,11 +66,16 @@ import TestSupport
         try Self.ffmpeg(["-i", sbs, "-vf", "crop=256:192:0:0", dir + "/l.jpg"])
         try Self.ffmpeg(["-i", sbs, "-vf", "crop=256:192:256:0", dir + "/r.jpg"])
         try Self.cut(dir + "/l.jpg", dir + "/lcut.jpg", fraction: 0.6)
-        let pair = try CLI.run(["convert", "--left", dir + "/lcut.jpg", "--right", dir + "/r.jpg", "-o", dir + "/p.heic"])
+        let pair = try CLI.run([
+            "convert", "--left", dir + "/lcut.jpg", "--right", dir + "/r.jpg", "-o", dir + "/p.heic",
+        ])
         #expect(pair.status == 2 && pair.err.contains("damaged or truncated"), "\(pair.err)")
-        #expect(try CLI.run(["convert", "--left", dir + "/l.jpg", "--right", dir + "/r.jpg", "-o", dir + "/p.heic"]).status == 0)
+        #expect(
+            try CLI.run(["convert", "--left", dir + "/l.jpg", "--right", dir + "/r.jpg", "-o", dir + "/p.heic"]).status
+                == 0)
         // An MPO whose second picture's coded data is corrupted in the middle (not cut): libjpeg warns, we refuse.
-        let l = try Data(contentsOf: URL(fileURLWithPath: dir + "/l.jpg")), r = try Data(contentsOf: URL(fileURLWithPath: dir + "/r.jpg"))
+        let l = try Data(contentsOf: URL(fileURLWithPath: dir + "/l.jpg")),
+            r = try Data(contentsOf: URL(fileURLWithPath: dir + "/r.jpg"))
         var bad = [UInt8](r)
         let from = bad.count / 2
         for i in from..<(from + 64) { bad[i] = 0xFF }
@@ -77,13 +95,19 @@ import TestSupport
             let o = dir + "/o-\(ext).mov"
             let refused = try CLI.run(["convert", cut, "-o", o, "--layout", "sbs", "--preset", "ultrafast"])
             #expect(refused.status == 2, "\(ext): \(refused.err)")
-            #expect(refused.err.contains("damaged or truncated") && refused.err.contains("--force"), "\(ext): \(refused.err)")
+            #expect(
+                refused.err.contains("damaged or truncated") && refused.err.contains("--force"),
+                "\(ext): \(refused.err)")
             let said = ["of the 30 frames", "frames read", "transport packet"].filter { refused.err.contains($0) }
-            #expect(!said.isEmpty && (ext != "mkv" || said.contains("of the 30 frames")), "\(ext): what was read: \(refused.err)")
+            #expect(
+                !said.isEmpty && (ext != "mkv" || said.contains("of the 30 frames")),
+                "\(ext): what was read: \(refused.err)")
             #expect(!CLI.exists(o))
             let forced = try CLI.run(["convert", cut, "-o", o, "--layout", "sbs", "--preset", "ultrafast", "--force"])
             #expect(forced.status == 0, "\(ext): \(forced.err)")
-            #expect(forced.out.contains("damaged or truncated") && forced.out.contains("frames that were read (--force)"), "\(ext): \(forced.out)")
+            #expect(
+                forced.out.contains("damaged or truncated") && forced.out.contains("frames that were read (--force)"),
+                "\(ext): \(forced.out)")
             // The whole file converts without a word about damage.
             let fine = try CLI.run(["convert", whole, "-o", dir + "/w.mov", "--layout", "sbs", "--preset", "ultrafast"])
             #expect(fine.status == 0 && !fine.out.contains("damaged"), "\(ext): \(fine.out) \(fine.err)")
@@ -118,11 +142,15 @@ import TestSupport
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let movie = CLI.fixture("fixtures/x265mv_320x240_30f_spatial.mov")
         // Before: refused its own output (SV-VIDEO-011: FFmpeg's MOV muxer wrote the view's vexu, stri = left only).
-        let r = try CLI.run(["split", movie, "--left", dir + "/L.mov", "--right", dir + "/R.mov", "--preset", "ultrafast"])
+        let r = try CLI.run([
+            "split", movie, "--left", dir + "/L.mov", "--right", dir + "/R.mov", "--preset", "ultrafast",
+        ])
         #expect(r.status == 0, "\(r.err)")
         for eye in ["L", "R"] {
             let dump = try CLI.run(["dump", dir + "/\(eye).mov"])
-            #expect(dump.status == 0 && !dump.out.contains("vexu"), "\(eye).mov: one eye states no stereo view: \(dump.out.suffix(600))")
+            #expect(
+                dump.status == 0 && !dump.out.contains("vexu"),
+                "\(eye).mov: one eye states no stereo view: \(dump.out.suffix(600))")
             #expect(!(try CLI.run(["validate", "--no-pixels", dir + "/\(eye).mov"]).out.contains("SV-VIDEO-011")))
         }
     }
@@ -134,7 +162,9 @@ import TestSupport
         let movie = CLI.fixture("fixtures/x265mv_320x240_30f_spatial.mov")
         let r = try CLI.run(["split-video", movie, "--left", dir + "/l.hevc", "--right", dir + "/r.hevc"])
         #expect(r.status == 2)
-        #expect(r.err.contains("split IN --copy --left L.hevc") && r.err.contains("split IN --left L.mp4 --right R.mp4"), "\(r.err)")
+        #expect(
+            r.err.contains("split IN --copy --left L.hevc") && r.err.contains("split IN --left L.mp4 --right R.mp4"),
+            "\(r.err)")
     }
 
     @Test func concatNamesTheTruncatedSegment() throws {
@@ -143,8 +173,11 @@ import TestSupport
         try Self.stereoClip(dir + "/sbs.mp4", frames: 10)
         let segs = [dir + "/seg1.mov", dir + "/seg2.mov"]
         for (k, seg) in segs.enumerated() {
-            let r = try CLI.run(["convert", dir + "/sbs.mp4", "-o", seg, "--layout", "sbs", "--preset", "ultrafast", "--segment", "\(k + 1)/2",
-                                 "--keyint", "5", "--qp", "30"])
+            let r = try CLI.run([
+                "convert", dir + "/sbs.mp4", "-o", seg, "--layout", "sbs", "--preset", "ultrafast", "--segment",
+                "\(k + 1)/2",
+                "--keyint", "5", "--qp", "30",
+            ])
             try #require(r.status == 0, "segment \(k + 1): \(r.err)")
         }
         let d = try Data(contentsOf: URL(fileURLWithPath: segs[1]))
@@ -159,15 +192,20 @@ extension IntegrityTests {
     @Test func validateWarnsWhenTheEditListHidesTheFirstFrame() throws {
         let dir = try CLI.tempDir("hidden-first")
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        try Self.ffmpeg(["-f", "lavfi", "-i", "testsrc=size=96x64:rate=30", "-frames:v", "10", "-c:v", "libx264", "-preset", "ultrafast",
-                         "-pix_fmt", "yuv420p", dir + "/whole.mp4"])
+        try Self.ffmpeg([
+            "-f", "lavfi", "-i", "testsrc=size=96x64:rate=30", "-frames:v", "10", "-c:v", "libx264", "-preset",
+            "ultrafast",
+            "-pix_fmt", "yuv420p", dir + "/whole.mp4",
+        ])
         // A copy started after the first frame: FFmpeg keeps the keyframe and hides it with the edit list.
         try Self.ffmpeg(["-ss", "0.034", "-i", dir + "/whole.mp4", "-c", "copy", dir + "/hidden.mp4"])
         let info = try CLI.run(["info", dir + "/hidden.mp4"])
         #expect(info.out.contains("10 samples; presented (edit list): 0.299 s, 9 frames"), "\(info.out)")
         // Before: validate said nothing about it.
         let v = try CLI.run(["validate", "--no-pixels", dir + "/hidden.mp4"])
-        #expect(v.out.contains("WARNING SV-VIDEO-039") && v.out.contains("hides the first frame (9 of 10 samples presented)"), "\(v.out)")
+        #expect(
+            v.out.contains("WARNING SV-VIDEO-039")
+                && v.out.contains("hides the first frame (9 of 10 samples presented)"), "\(v.out)")
         let w = try CLI.run(["validate", "--no-pixels", dir + "/whole.mp4"])
         #expect(!w.out.contains("SV-VIDEO-039"), "\(w.out)")
     }
@@ -179,9 +217,13 @@ extension IntegrityTests {
     /// only SV-PHOTO-001, while `convert` found the broken NAL length. Now each says damaged, exit 2.
     static func expectDamagedByAllThree(_ heic: String, dir: String) throws {
         let info = try CLI.run(["info", heic])
-        #expect(info.status == 2 && info.out.contains("damaged or truncated") && info.out.contains("coded data"), "\(info.status) \(info.out)")
+        #expect(
+            info.status == 2 && info.out.contains("damaged or truncated") && info.out.contains("coded data"),
+            "\(info.status) \(info.out)")
         let v = try CLI.run(["validate", "--no-pixels", heic])
-        #expect(v.status == 2 && v.out.contains("ERROR SV-FILE-002") && v.out.contains("NAL unit of"), "\(v.status) \(v.out)")
+        #expect(
+            v.status == 2 && v.out.contains("ERROR SV-FILE-002") && v.out.contains("NAL unit of"),
+            "\(v.status) \(v.out)")
         let c = try CLI.run(["convert", heic, "-o", dir + "/never.heic"])
         #expect(c.status == 2 && c.err.contains("damaged"), "\(c.status) \(c.err)")
         #expect(!CLI.exists(dir + "/never.heic"))
@@ -190,8 +232,11 @@ extension IntegrityTests {
     @Test func heifItemWithBrokenNALLengthIsDamagedForEveryCommand() throws {
         let dir = try CLI.tempDir("heif-nal")
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        try Self.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=128x96", "-frames:v", "1", "-vf", "split[a][b];[b]crop=124:96:4:0,pad=128:96[r];[a][r]hstack",
-                         dir + "/sbs.png"])
+        try Self.ffmpeg([
+            "-f", "lavfi", "-i", "testsrc2=size=128x96", "-frames:v", "1", "-vf",
+            "split[a][b];[b]crop=124:96:4:0,pad=128:96[r];[a][r]hstack",
+            dir + "/sbs.png",
+        ])
         let made = try CLI.run(["convert", dir + "/sbs.png", "-o", dir + "/good.heic", "--layout", "sbs", "--force"])
         try #require(made.status == 0, "\(made.err)")
         #expect(try CLI.run(["info", dir + "/good.heic"]).status != 2)

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Issue 42 item 3: every command's `--json` (split and split-video included) is one JSON value with each key once
 /// per object, and matches its versioned schema in Specs/schemas/ (`report.v1` for every job that writes, `info.v1`,

@@ -1,6 +1,6 @@
-import Testing
 import Foundation
 import TestSupport
+import Testing
 
 /// Issue 18, items 6, 10, 13 through the built binary: outputs must match what is written, options that do not
 /// apply are refused, unchecked pixels are a warning, errors name the right file, `info` reads JPEG/MPO.
@@ -34,7 +34,9 @@ import TestSupport
             #expect(r.status == 64, "\(c.args.joined(separator: " ")): exit \(r.status) \(r.err)")
             #expect(r.err.contains(c.says), "\(c.args.joined(separator: " ")): \(r.err)")
         }
-        for f in ["x.jpg", "y.heic", "y.mp4", "v.mov", "p.heic", "out.heic", "out.mov"] { #expect(!CLI.exists(dir + "/" + f), "\(f) written") }
+        for f in ["x.jpg", "y.heic", "y.mp4", "v.mov", "p.heic", "out.heic", "out.mov"] {
+            #expect(!CLI.exists(dir + "/" + f), "\(f) written")
+        }
         // --baseline 0 would give a file validate calls an error (SV-VIDEO-016): refused by the read-back of the
         // output (issue 28), exit 2, nothing written.
         let zero = try CLI.run(["edit", movie, "-o", "zero.mov", "--baseline", "0"], cwd: dir)
@@ -49,7 +51,8 @@ import TestSupport
         let x265 = CLI.fixture("fixtures/x265mv_320x240_30f_spatial.mov")
         let dir = try CLI.tempDir("nodecoder")
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let r = try CLI.run(["validate", x265], env: ["SPATIAL_MEDIA_FFMPEG": "/nonexistent/ffmpeg", "PATH": "/nonexistent"], cwd: dir)
+        let r = try CLI.run(
+            ["validate", x265], env: ["SPATIAL_MEDIA_FFMPEG": "/nonexistent/ffmpeg", "PATH": "/nonexistent"], cwd: dir)
         #expect(r.status == 1, "\(r.out)")
         #expect(r.out.contains("WARNING SV-GEOM-021"), "\(r.out)")
         #expect(r.out.contains("scripts/setup.sh") && r.out.contains("FFmpeg ≥ 7.1"))
@@ -64,7 +67,10 @@ import TestSupport
         let out = try CLI.run(["convert", photo, "-o", dir + "/missing/x.heic"])
         #expect(out.status == 2)
         // Geometry warnings about the pair may come first; the error line names the output.
-        #expect(out.err.split(separator: "\n").contains { $0.hasPrefix("spatial-media convert: cannot write \(dir)/missing/x.heic:") }, "\(out.err)")
+        #expect(
+            out.err.split(separator: "\n").contains {
+                $0.hasPrefix("spatial-media convert: cannot write \(dir)/missing/x.heic:")
+            }, "\(out.err)")
         #expect(!out.err.contains(photo), "\(out.err)")
         let top = try CLI.run(["edit", dir + "/notes.txt", "-o", dir + "/e.mov", "--baseline", "40"])
         #expect(top.status == 2)

@@ -1,6 +1,6 @@
-import Testing
 import Foundation
 import TestSupport
+import Testing
 
 /// Issue 23 through the built binary: the eye-quality and rate options, their usage errors, and the multiview probe's
 /// fallback when `SPATIAL_MEDIA_X265` names a file that cannot be loaded.
@@ -15,10 +15,16 @@ import TestSupport
             (["convert", "clip.y4m", "-o", "v.mov", "--eye-quality", "better"], "--eye-quality"),
             (["convert", "clip.y4m", "-o", "v.mov", "--eye-quality", "asymmetric:8"], "--eye-quality"),
             (["convert", "clip.y4m", "-o", "v.mov", "--vbv-bufsize", "500"], "--max-bitrate"),
-            (["convert", "clip.y4m", "-o", "v.mov", "--bitrate", "900", "--max-bitrate", "800"], "above --max-bitrate"),
+            (
+                ["convert", "clip.y4m", "-o", "v.mov", "--bitrate", "900", "--max-bitrate", "800"],
+                "above --max-bitrate"
+            ),
             (["convert", "clip.y4m", "-o", "v.mov", "--apple-preset", "quest"], "vision-pro"),
             (["convert", photo, "-o", "p.heic", "--eye-quality", "equal"], "videos only"),
-            (["convert", "clip.y4m", "-o", "v.mov", "--encode-path", "fastest"], "--encode-path must be one of auto, assembled, multiview"),
+            (
+                ["convert", "clip.y4m", "-o", "v.mov", "--encode-path", "fastest"],
+                "--encode-path must be one of auto, assembled, multiview"
+            ),
             (["convert", photo, "-o", "p.heic", "--encode-path", "assembled"], "videos only"),
         ]
         for c in refused {
@@ -33,16 +39,21 @@ import TestSupport
         let dir = try CLI.tempDir("quality-x265")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let sample = CLI.root + "/Conformance/files/sample_sbs_320x96.y4m"
-        let r = try CLI.run(["convert", sample, "-o", dir + "/o.mov", "--preset", "ultrafast", "--no-audio", "--json",
-                             "--max-bitrate", "400", "--eye-quality", "asymmetric:3"],
-                            env: ["SPATIAL_MEDIA_X265": dir + "/no-such-libx265.so"])
+        let r = try CLI.run(
+            [
+                "convert", sample, "-o", dir + "/o.mov", "--preset", "ultrafast", "--no-audio", "--json",
+                "--max-bitrate", "400", "--eye-quality", "asymmetric:3",
+            ],
+            env: ["SPATIAL_MEDIA_X265": dir + "/no-such-libx265.so"])
         #expect(r.status == 0, "\(r.err)")
         let j = try #require(try JSONSerialization.jsonObject(with: Data(r.out.utf8)) as? [String: Any])
         let path = try #require(j["encode_path"] as? String)
         #expect(path.hasPrefix("two single-layer x265 encodes assembled as MV-HEVC"), "\(path)")
         #expect(path.contains("SPATIAL_MEDIA_X265=\(dir)/no-such-libx265.so cannot be loaded"), "\(path)")
         let encoder = try #require(j["encoder"] as? String)
-        #expect(encoder.contains("hero (left) CRF 23, right CRF 26") && encoder.contains("VBV max 400 kbit/s"), "\(encoder)")
+        #expect(
+            encoder.contains("hero (left) CRF 23, right CRF 26") && encoder.contains("VBV max 400 kbit/s"), "\(encoder)"
+        )
         let l0 = try #require(j["layer0_bytes"] as? Int), l1 = try #require(j["layer1_bytes"] as? Int)
         #expect(l1 < l0, "\(l1) vs \(l0)")
     }

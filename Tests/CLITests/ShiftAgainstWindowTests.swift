@@ -2,8 +2,8 @@
 // 1 % of the width in front of infinity; README's main job converts it with `--disparity 1`, which presents that far
 // field at the window — nothing is left for the pixels to be unsure of. Without the adjustment the warning stays.
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite struct ShiftAgainstWindowTests {
     @Test func disparityAdjustmentIsTheShiftsUndo() throws {

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Golden outputs of the built binary: `info`, `info --json`, `validate` and `dump` of the project's own generated
 /// `Conformance/files`, and the help text of every subcommand, each compared in full (standard output and exit
@@ -36,14 +36,18 @@ import TestSupport
     static func check(_ golden: String, _ actual: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
         let path = goldens + "/" + golden
         if update {
-            try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
             try actual.write(toFile: path, atomically: true, encoding: .utf8)
             return  // lint: not a skip (writes the golden it would compare)
         }
-        let expected = try #require(try? String(contentsOfFile: path, encoding: .utf8),
-                                    "no golden \(golden): run `bash scripts/update-snapshots.sh`", sourceLocation: sourceLocation)
-        #expect(expected == actual, "\(golden) differs (\(Golden.firstDifference(expected, actual) ?? "")); if intended, run `bash scripts/update-snapshots.sh`",
-                sourceLocation: sourceLocation)
+        let expected = try #require(
+            try? String(contentsOfFile: path, encoding: .utf8),
+            "no golden \(golden): run `bash scripts/update-snapshots.sh`", sourceLocation: sourceLocation)
+        #expect(
+            expected == actual,
+            "\(golden) differs (\(Golden.firstDifference(expected, actual) ?? "")); if intended, run `bash scripts/update-snapshots.sh`",
+            sourceLocation: sourceLocation)
     }
 
     @Test(arguments: inputs)
@@ -60,7 +64,8 @@ import TestSupport
         guard let start = help.range(of: "SUBCOMMANDS:") else { return [] }
         return help[start.upperBound...].split(separator: "\n").compactMap { line -> String? in
             guard line.hasPrefix("  "), !line.hasPrefix("   "), let word = line.split(separator: " ").first,
-                  word.first?.isLowercase == true else { return nil }
+                word.first?.isLowercase == true
+            else { return nil }
             return String(word)
         }
     }
@@ -76,7 +81,10 @@ import TestSupport
             // A golden whose subcommand is gone fails too.
             let kept = Set(((try? FileManager.default.contentsOfDirectory(atPath: Self.goldens + "/help")) ?? []))
             let wanted = Set(["spatial-media.txt"] + subs.filter { $0 != "help" }.map { $0 + ".txt" })
-            #expect(kept == wanted, "help goldens without a subcommand or subcommands without a golden: run `bash scripts/update-snapshots.sh`")
+            #expect(
+                kept == wanted,
+                "help goldens without a subcommand or subcommands without a golden: run `bash scripts/update-snapshots.sh`"
+            )
         }
     }
 }

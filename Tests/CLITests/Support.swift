@@ -21,12 +21,18 @@ enum CLI {
     static func run(_ args: [String], env: [String: String] = [:], cwd: String? = nil) throws -> Result {
         try Run.cli(args, env: env, cwd: cwd)
     }
-    static func runProgram(_ exe: String, _ args: [String], env: [String: String] = [:], cwd: String? = nil) throws -> Result {
+    static func runProgram(_ exe: String, _ args: [String], env: [String: String] = [:], cwd: String? = nil) throws
+        -> Result
+    {
         try Run.program(exe, args, env: env, cwd: cwd)
     }
     static func tempDir(_ tag: String) throws -> String { try TestPaths.tempDir("cli-" + tag) }
     static func bytes(_ path: String) -> Data? { FileManager.default.contents(atPath: path) }
     static func exists(_ path: String) -> Bool { TestPaths.exists(path) }
-    static func write(_ path: String, _ text: String) { _ = FileManager.default.createFile(atPath: path, contents: Data(text.utf8)) }
-    static func makeClip(_ path: String, seconds: Int, size: String = "320x96") throws { try TestMedia.ffmpegClip(path, seconds: seconds, size: size) }
+    static func write(_ path: String, _ text: String) {
+        _ = FileManager.default.createFile(atPath: path, contents: Data(text.utf8))
+    }
+    static func makeClip(_ path: String, seconds: Int, size: String = "320x96") throws {
+        try TestMedia.ffmpegClip(path, seconds: seconds, size: size)
+    }
 }

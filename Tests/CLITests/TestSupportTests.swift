@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Issue 29: the test support finds the real binary and the product's FFmpeg (not the oracle venv's), its runner
 /// stops a program that hangs, a missing fixture is a skip with its reason, and the lint rejects early returns.
@@ -48,12 +48,14 @@ import TestSupport
                 }
             }
             """
-        try bad.replacingOccurrences(of: "EARLY", with: early).write(toFile: dir + "/BadTests.swift", atomically: true, encoding: .utf8)
+        try bad.replacingOccurrences(of: "EARLY", with: early).write(
+            toFile: dir + "/BadTests.swift", atomically: true, encoding: .utf8)
         let python = try #require(TestPaths.which("python3"))
         let script = TestPaths.package("scripts/lint-tests.py")
         let r = try Run.program(python, [script, dir], timeout: 120)
         #expect(r.status == 1 && r.out.contains("BadTests.swift:3"), "\(r.out)")
-        try bad.replacingOccurrences(of: "EARLY", with: "").write(toFile: dir + "/BadTests.swift", atomically: true, encoding: .utf8)
+        try bad.replacingOccurrences(of: "EARLY", with: "").write(
+            toFile: dir + "/BadTests.swift", atomically: true, encoding: .utf8)
         #expect(try Run.program(python, [script, dir], timeout: 120).status == 0)
     }
 }

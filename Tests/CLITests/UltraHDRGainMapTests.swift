@@ -1,7 +1,7 @@
 import Foundation
-import Testing
-import TestSupport
 import ISOBMFF
+import TestSupport
+import Testing
 
 /// Issue 38, item 2: MPF by type. An Ultra HDR (Android) or Adobe / Lightroom HDR JPEG is one photo with a gain map,
 /// not a stereo MPO; two of them given as eyes make a spatial photo whose eyes each carry their gain map, applied
@@ -24,10 +24,10 @@ struct UltraHDRGainMapTests {
         return made
     }
 
-    /// Before: the Android photo (a full-size gain map) became a "spatial photo" whose right eye was the gain map, and the
-    /// Lightroom export was refused as a damaged MPO ("the two MPO images differ in size"). Now both are one 2D photo:
-    /// refused as not stereo like any 2D photo (exit 2, PairRecognition), `info` lists the gain map with its metadata,
-    /// `validate` says it is one photo (SV-PAIR-005).
+    /// Before: the Android photo (a full-size gain map) became a "spatial photo" whose right eye was the gain map, and
+    /// the Lightroom export was refused as a damaged MPO ("the two MPO images differ in size"). Now both are one 2D
+    /// photo: refused as not stereo like any 2D photo (exit 2, PairRecognition), `info` lists the gain map with its
+    /// metadata, `validate` says it is one photo (SV-PAIR-005).
     @Test(arguments: UltraHDRFixture.Variant.allCases)
     func anUltraHDRJPEGIsOnePhotoWithAGainMap(_ variant: UltraHDRFixture.Variant) throws {
         let dir = try CLI.tempDir("uhdr-one-\(variant)")
@@ -128,8 +128,8 @@ struct UltraHDRGainMapTests {
         for m in so["tmap"] as? [[String: Any]] ?? [] { #expect((m["psnr"] as? Double ?? 0) >= 45, "\(m)") }
     }
 
-    /// A real iPhone MPO (corpus: a primary and an Apple HDR gain map of MP type Undefined) is one photo with a gain map,
-    /// not a stereo pair; as an eye, its gain map is carried in Apple's form (auxl with Apple's URN and its XMP).
+    /// A real iPhone MPO (corpus: a primary and an Apple HDR gain map of MP type Undefined) is one photo with a gain
+    /// map, not a stereo pair; as an eye, its gain map is carried in Apple's form (auxl with Apple's URN and its XMP).
     @Test(.needs(.shared("corpus/mpo/frame_size.mpo")))
     func iPhoneMPOIsOnePhotoWithAnAppleGainMap() throws {
         let src = CLI.fixture("corpus/mpo/frame_size.mpo")

@@ -1,7 +1,7 @@
-import Testing
 import BinaryIO
 import Codecs
 import ImageFormats
+import Testing
 
 @Suite struct ColourAndOpsTests {
     @Test(arguments: [ColourSpace.Matrix.bt601, .bt709], [true, false])

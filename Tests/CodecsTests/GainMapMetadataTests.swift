@@ -1,10 +1,10 @@
-import Foundation
-import Testing
 import BinaryIO
 import Codecs
-import ImageFormats
+import Foundation
 import ISOBMFF
+import ImageFormats
 import TestSupport
+import Testing
 
 private typealias F = GainMapMetadata.Fraction
 
@@ -15,8 +15,9 @@ struct GainMapMetadataTests {
         gainMapMin: -0.5, gainMapMax: 3.25, gamma: 0.8, offsetSDR: 0.01, offsetHDR: 0.02,
         capacityMin: 0.25, capacityMax: 3.5)
 
-    /// The `tmap` payload, byte by byte: version 0, minimum and writer version 0, flags (use base colour space), base and
-    /// alternate headroom, then one channel's min, max, gamma, base and alternate offsets, each numerator/denominator.
+    /// The `tmap` payload, byte by byte: version 0, minimum and writer version 0, flags (use base colour space), base
+    /// and alternate headroom, then one channel's min, max, gamma, base and alternate offsets, each
+    /// numerator/denominator.
     @Test func tmapPayloadIsWrittenAndReadByteExactly() throws {
         let f = GainMapMetadata.Fraction.self
         let m = GainMapMetadata(
@@ -117,8 +118,8 @@ struct GainMapMetadataTests {
         }
     }
     /// The FuzzJPEG seeds (`scripts/make_jpeg_seeds.py`, written from the published layouts) read as what each states:
-    /// Disparity and two Multi-angle pictures are stereo pairs, three Multi-angle and a thumbnail are not, every gain-map
-    /// form is found with its metadata, and what we write reads back byte-exactly (the target's own check).
+    /// Disparity and two Multi-angle pictures are stereo pairs, three Multi-angle and a thumbnail are not, every
+    /// gain-map form is found with its metadata, and what we write reads back byte-exactly (the target's own check).
     @Test func fuzzSeedsReadAsTheyState() throws {
         let dir = try TestPaths.tempDir("jpeg-seeds")
         defer { try? FileManager.default.removeItem(atPath: dir) }
@@ -133,7 +134,10 @@ struct GainMapMetadataTests {
             let (_, m) = try read(name)
             #expect(m.stereoPair == nil && m.gainMapIndex == (name == "container-only" ? 1 : nil), "\(name)")
         }
-        for name in ["ultrahdr-attributes", "ultrahdr-elements", "ultrahdr-seq-hdrbase", "adobe-iso", "iso-three-channels", "apple"] {
+        for name in [
+            "ultrahdr-attributes", "ultrahdr-elements", "ultrahdr-seq-hdrbase", "adobe-iso", "iso-three-channels",
+            "apple",
+        ] {
             let (bytes, m) = try read(name)
             let g = try #require(try JPEGGainMap.read(bytes, mpo: m), "\(name)")
             #expect(m.stereoPair == nil && g.index == 1, "\(name)")

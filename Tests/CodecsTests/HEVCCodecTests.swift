@@ -1,8 +1,8 @@
-import Testing
 import BinaryIO
-import HEVC
 import Codecs
+import HEVC
 import ImageFormats
+import Testing
 
 @Suite struct HEVCCodecTests {
     @Test(arguments: [8, 10])
@@ -24,7 +24,9 @@ import ImageFormats
         s.preset = "ultrafast"
         let c = try #require(try HEVCStillEncoder.encode([rgb], settings: s).first)
         #expect(c.isGrid && c.columns == 2 && c.rows == 1 && c.tileWidth == 512 && c.tileHeight == 300)
-        let g = HEVCDecoder.Grid(rows: c.rows, columns: c.columns, outputWidth: 600, outputHeight: 300, tiles: c.tiles, tileConfigs: Array(repeating: c.hvcC, count: 2))
+        let g = HEVCDecoder.Grid(
+            rows: c.rows, columns: c.columns, outputWidth: 600, outputHeight: 300, tiles: c.tiles,
+            tileConfigs: Array(repeating: c.hvcC, count: 2))
         let img = try HEVCDecoder.decodeGrid(g, workers: 2)
         #expect(img.width == 600 && img.height == 300)
         #expect(try ImageOps.psnr(rgb, ColourConversion.toRGB(img)) >= 38)
@@ -34,7 +36,8 @@ import ImageFormats
         let rgb = testImage(width: 1, height: 1)
         let c = try #require(try HEVCStillEncoder.encode([rgb], settings: .stillImage()).first)
         #expect(c.isGrid && c.width == 1 && c.height == 1)
-        let g = HEVCDecoder.Grid(rows: 1, columns: 1, outputWidth: 1, outputHeight: 1, tiles: c.tiles, tileConfigs: [c.hvcC])
+        let g = HEVCDecoder.Grid(
+            rows: 1, columns: 1, outputWidth: 1, outputHeight: 1, tiles: c.tiles, tileConfigs: [c.hvcC])
         let img = try HEVCDecoder.decodeGrid(g)
         #expect(img.width == 1 && img.height == 1)
     }
@@ -68,7 +71,9 @@ import ImageFormats
         let enc = try HEVCEncoder(width: width, height: height, settings: s)
         var frames: [EncodedFrame] = []
         for i in 0..<3 {
-            frames += try enc.encode(try ColourConversion.toYUV(testImage(width: width, height: height, seed: i), format: .yuv420), pts: Int64(i))
+            frames += try enc.encode(
+                try ColourConversion.toYUV(testImage(width: width, height: height, seed: i), format: .yuv420),
+                pts: Int64(i))
         }
         frames += try enc.flush()
         var stream: [UInt8] = []
@@ -87,7 +92,8 @@ import ImageFormats
     }
 
     @Test func corruptStreamsDoNotCrash() throws {
-        let c = try #require(try HEVCStillEncoder.encode([testImage(width: 32, height: 32)], settings: .stillImage()).first)
+        let c = try #require(
+            try HEVCStillEncoder.encode([testImage(width: 32, height: 32)], settings: .stillImage()).first)
         var bad = c.tiles[0]
         for i in stride(from: 8, to: bad.count, by: 7) { bad[i] ^= 0x5A }
         _ = try? HEVCDecoder.decodeItem(hvcC: c.hvcC, data: bad)

@@ -1,7 +1,7 @@
-import Testing
 import BinaryIO
 import Codecs
 import ImageFormats
+import Testing
 
 @Suite struct ImageFormatTests {
     @Test func jpegRoundTripAndOrientation() throws {
@@ -55,11 +55,14 @@ import ImageFormats
 
     @Test(arguments: [(PixelFormat.yuv420, 8), (.yuv422, 10), (.yuv444, 8)])
     func y4mRoundTrip(format: PixelFormat, depth: Int) throws {
-        let frames = try (0..<3).map { (i) throws(ParseError) -> Image in try ColourConversion.toYUV(testImage(width: 30, height: 18, seed: i), format: format, bitDepth: depth) }
+        let frames = try (0..<3).map { (i) throws(ParseError) -> Image in
+            try ColourConversion.toYUV(testImage(width: 30, height: 18, seed: i), format: format, bitDepth: depth)
+        }
         let path = "/tmp/codecs-test-\(format.rawValue)-\(depth)-\(UInt32.random(in: 0...UInt32.max)).y4m"
         try Y4M.write(frames, fpsNum: 25, to: path)
         let r = try Y4M.Reader(path: path)
-        #expect(r.header.width == 30 && r.header.format == format && r.header.bitDepth == depth && r.header.fpsNum == 25)
+        #expect(
+            r.header.width == 30 && r.header.format == format && r.header.bitDepth == depth && r.header.fpsNum == 25)
         var got: [Image] = []
         while let f = try r.next() { got.append(f) }
         #expect(got.map(\.planes) == frames.map(\.planes))
@@ -81,7 +84,9 @@ import ImageFormats
         #expect(try MPO(a).pictures.count == 1)
         // Garbage MP entries are ignored, not trusted.
         var broken = mpo
-        if let p = (0..<(broken.count - 4)).first(where: { broken[$0] == 0x02 && broken[$0 + 1] == 0xB0 }) { broken[p + 8] = 0xFF }
+        if let p = (0..<(broken.count - 4)).first(where: { broken[$0] == 0x02 && broken[$0 + 1] == 0xB0 }) {
+            broken[p + 8] = 0xFF
+        }
         _ = try MPO(broken)
     }
 }
@@ -89,8 +94,12 @@ import ImageFormats
 /// Builds an MPO: APP2 MPF (index IFD) in the first JPEG, an attribute IFD in the second.
 func makeMPO(_ a: [UInt8], _ b: [UInt8], baselineMetres: (UInt32, UInt32), convergence: (Int32, Int32)) -> [UInt8] {
     func le16(_ v: Int) -> [UInt8] { [UInt8(v & 0xFF), UInt8((v >> 8) & 0xFF)] }
-    func le32(_ v: UInt32) -> [UInt8] { [UInt8(v & 0xFF), UInt8((v >> 8) & 0xFF), UInt8((v >> 16) & 0xFF), UInt8(v >> 24)] }
-    func app2(_ tiff: [UInt8]) -> [UInt8] { [0xFF, 0xE2] + [UInt8((tiff.count + 6) >> 8), UInt8((tiff.count + 6) & 0xFF)] + Array("MPF".utf8) + [0] + tiff }
+    func le32(_ v: UInt32) -> [UInt8] {
+        [UInt8(v & 0xFF), UInt8((v >> 8) & 0xFF), UInt8((v >> 16) & 0xFF), UInt8(v >> 24)]
+    }
+    func app2(_ tiff: [UInt8]) -> [UInt8] {
+        [0xFF, 0xE2] + [UInt8((tiff.count + 6) >> 8), UInt8((tiff.count + 6) & 0xFF)] + Array("MPF".utf8) + [0] + tiff
+    }
     // Second image attribute IFD: MPIndividualNum 2, ConvergenceAngle, BaselineLength.
     var t2: [UInt8] = [0x49, 0x49, 42, 0] + le32(8) + le16(3)
     let dataOff = 8 + 2 + 3 * 12 + 4
@@ -98,7 +107,9 @@ func makeMPO(_ a: [UInt8], _ b: [UInt8], baselineMetres: (UInt32, UInt32), conve
     t2 += le16(0xB205) + le16(10) + le32(1) + le32(UInt32(dataOff))
     t2 += le16(0xB206) + le16(5) + le32(1) + le32(UInt32(dataOff + 8))
     t2 += le32(0)
-    t2 += le32(UInt32(bitPattern: convergence.0)) + le32(UInt32(bitPattern: convergence.1)) + le32(baselineMetres.0) + le32(baselineMetres.1)
+    t2 +=
+        le32(UInt32(bitPattern: convergence.0)) + le32(UInt32(bitPattern: convergence.1)) + le32(baselineMetres.0)
+        + le32(baselineMetres.1)
     let b2 = [0xFF, 0xD8] + app2(t2) + Array(b.dropFirst(2))
     // First image: index IFD with NumberOfImages and 2 MP entries (offsets relative to its TIFF header).
     var t1: [UInt8] = [0x49, 0x49, 42, 0] + le32(8) + le16(2)

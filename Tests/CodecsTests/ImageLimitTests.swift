@@ -1,13 +1,16 @@
-import Testing
 import BinaryIO
-@testable import Codecs
 import ImageFormats
+import Testing
+
+@testable import Codecs
 
 @Suite("Limits: image dimensions")
 struct ImageLimitTests {
     @Test func maxImageDimension() {
         var l = Limits(); l.maxImageDimension = 1000
-        do { _ = try Image.blank(width: 50_000, height: 10, format: .gray, limits: l); Issue.record("should throw") } catch {
+        do {
+            _ = try Image.blank(width: 50_000, height: 10, format: .gray, limits: l); Issue.record("should throw")
+        } catch {
             #expect(error.code == .limitExceeded)
             #expect(error.message.contains("maxImageDimension"))
         }

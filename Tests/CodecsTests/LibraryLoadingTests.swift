@@ -1,7 +1,8 @@
-import Testing
 import BinaryIO
-@testable import Codecs
 import CDe265
+import Testing
+
+@testable import Codecs
 
 /// The codec libraries are bound with dlopen at first use; a missing one is an error naming it.
 @Suite struct LibraryLoadingTests {

@@ -1,7 +1,7 @@
-import Testing
 import BinaryIO
 import Codecs
 import ImageFormats
+import Testing
 
 /// The Swift PNG chunk reader that runs before libpng: structure, CRCs, IHDR rules, offsets in errors.
 @Suite struct PNGStructureTests {
@@ -23,8 +23,13 @@ import ImageFormats
     }
 
     func ihdr(_ w: UInt32, _ h: UInt32, depth: UInt8 = 8, colour: UInt8 = 2, interlace: UInt8 = 0) -> [UInt8] {
-        chunk("IHDR", [UInt8(w >> 24), UInt8(w >> 16 & 0xFF), UInt8(w >> 8 & 0xFF), UInt8(w & 0xFF),
-                       UInt8(h >> 24), UInt8(h >> 16 & 0xFF), UInt8(h >> 8 & 0xFF), UInt8(h & 0xFF), depth, colour, 0, 0, interlace])
+        chunk(
+            "IHDR",
+            [
+                UInt8(w >> 24), UInt8(w >> 16 & 0xFF), UInt8(w >> 8 & 0xFF), UInt8(w & 0xFF),
+                UInt8(h >> 24), UInt8(h >> 16 & 0xFF), UInt8(h >> 8 & 0xFF), UInt8(h & 0xFF), depth, colour, 0, 0,
+                interlace,
+            ])
     }
 
     @Test func crcKnownVector() {
@@ -46,7 +51,8 @@ import ImageFormats
         let parts = chunks(of: try PNG.encode(testImage(width: 8, height: 8)))
         let exif = tiffWithOrientation(6)
         var bad = chunk("tEXt", Array("Comment\0x".utf8)); bad[bad.count - 1] ^= 0xFF
-        let png = PNGStructure.signature + parts[0] + chunk("cICP", [1, 13, 0, 1]) + chunk("eXIf", exif) + bad
+        let png =
+            PNGStructure.signature + parts[0] + chunk("cICP", [1, 13, 0, 1]) + chunk("eXIf", exif) + bad
             + parts[1...].joined()
         let s = try PNGStructure(png)
         #expect(s.exif == exif)
@@ -71,24 +77,37 @@ import ImageFormats
             (e as? ParseError)?.code == .invalidValue && (e as? ParseError)?.offset == 8 + 8 + 8
         }
         // Dimensions over the limit are refused before libpng allocates anything.
-        for bytes in [PNGStructure.signature + ihdr(100_000, 8) + rest, PNGStructure.signature + ihdr(8, 1 << 30) + rest] {
+        for bytes in [
+            PNGStructure.signature + ihdr(100_000, 8) + rest, PNGStructure.signature + ihdr(8, 1 << 30) + rest,
+        ] {
             #expect { try PNG.decode(bytes) } throws: { ($0 as? ParseError)?.code == .limitExceeded }
         }
-        #expect { try PNGStructure(PNGStructure.signature + ihdr(0, 8) + rest) } throws: { ($0 as? ParseError)?.code == .invalidValue }
+        #expect { try PNGStructure(PNGStructure.signature + ihdr(0, 8) + rest) } throws: {
+            ($0 as? ParseError)?.code == .invalidValue
+        }
         // A chunk running past the end of the file.
         let cut = Array((PNGStructure.signature + parts.joined()).dropLast(20))
-        #expect { try PNGStructure(cut) } throws: { e in (e as? ParseError)?.code == .truncated && ((e as? ParseError)?.path ?? "").hasPrefix("PNG/") }
+        #expect { try PNGStructure(cut) } throws: { e in
+            (e as? ParseError)?.code == .truncated && ((e as? ParseError)?.path ?? "").hasPrefix("PNG/")
+        }
         // IHDR must come first; IDATs must be consecutive; no image data at all.
-        #expect(throws: ParseError.self) { try PNGStructure(PNGStructure.signature + chunk("gAMA", [0, 0, 0xB1, 0x8F]) + parts.joined()) }
+        #expect(throws: ParseError.self) {
+            try PNGStructure(PNGStructure.signature + chunk("gAMA", [0, 0, 0xB1, 0x8F]) + parts.joined())
+        }
         let idats = parts.filter { $0[4..<8].elementsEqual("IDAT".utf8) }
         if let idat = idats.first {
-            let twice = PNGStructure.signature + parts[0] + idat + chunk("tEXt", Array("a\0b".utf8)) + idat + chunk("IEND", [])
+            let twice =
+                PNGStructure.signature + parts[0] + idat + chunk("tEXt", Array("a\0b".utf8)) + idat + chunk("IEND", [])
             #expect(throws: ParseError.self) { try PNGStructure(twice) }
         }
-        #expect { try PNGStructure(PNGStructure.signature + parts[0] + chunk("IEND", [])) } throws: { ($0 as? ParseError)?.code == .truncated }
+        #expect { try PNGStructure(PNGStructure.signature + parts[0] + chunk("IEND", [])) } throws: {
+            ($0 as? ParseError)?.code == .truncated
+        }
         #expect { try PNGStructure([0x89, 0x50, 0x4E, 0x47]) } throws: { ($0 as? ParseError)?.code == .notRecognised }
         // A palette image without PLTE.
-        #expect(throws: ParseError.self) { try PNGStructure(PNGStructure.signature + ihdr(8, 8, depth: 8, colour: 3) + rest) }
+        #expect(throws: ParseError.self) {
+            try PNGStructure(PNGStructure.signature + ihdr(8, 8, depth: 8, colour: 3) + rest)
+        }
     }
 
     @Test func trailingBytesAreAWarning() throws {

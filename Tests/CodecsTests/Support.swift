@@ -18,17 +18,22 @@ func testImage(width: Int, height: Int, depth: Int = 8, seed: Int = 0) -> Image 
             }
         }
     }
-    return (try? Image(width: width, height: height, bitDepth: depth, format: .rgb, planes: depth == 8 ? .u8([s8]) : .u16([s16]))) ?? Image.placeholder
+    return
+        (try? Image(
+            width: width, height: height, bitDepth: depth, format: .rgb, planes: depth == 8 ? .u8([s8]) : .u16([s16])))
+        ?? Image.placeholder
 }
 
 extension Image {
-    static var placeholder: Image { (try? Image.blank(width: 1, height: 1, format: .rgb)) ?? { fatalError("test setup") }() }
+    static var placeholder: Image {
+        (try? Image.blank(width: 1, height: 1, format: .rgb)) ?? { fatalError("test setup") }()
+    }
 }
 
 /// Minimal TIFF (little endian) with IFD0 holding Orientation.
 func tiffWithOrientation(_ o: UInt16) -> [UInt8] {
     var b: [UInt8] = [0x49, 0x49, 42, 0, 8, 0, 0, 0]
-    b += [1, 0]                         // one entry
+    b += [1, 0]  // one entry
     b += [0x12, 0x01, 3, 0, 1, 0, 0, 0, UInt8(o), 0, 0, 0]
     b += [0, 0, 0, 0]
     return b

@@ -1,7 +1,7 @@
-import Testing
-import TestSupport
 import BinaryIO
 import ISOBMFF
+import TestSupport
+import Testing
 
 /// Paths relative to the package root.
 enum Paths {
@@ -31,7 +31,9 @@ struct Outcome: Equatable, CustomStringConvertible {
     var status: String
     /// Diagnostic codes found while parsing (sorted, unique).
     var codes: [String]
-    var description: String { codes.isEmpty ? "\(relative) \(status)" : "\(relative) \(status) \(codes.joined(separator: ","))" }
+    var description: String {
+        codes.isEmpty ? "\(relative) \(status)" : "\(relative) \(status) \(codes.joined(separator: ","))"
+    }
 }
 
 func runOne(_ path: String, relative: String) -> Outcome {
@@ -70,8 +72,9 @@ extension StringProtocol {
 
 @Suite("Conformance corpus")
 struct CorpusRoundTripTests {
-    @Test("Every corpus and fixture file parses without crashing and rewrites byte-identically or as expected",
-          .needs(.sharedMedia))
+    @Test(
+        "Every corpus and fixture file parses without crashing and rewrites byte-identically or as expected",
+        .needs(.sharedMedia))
     func corpus() throws {
         try Self.roundTrip([("corpus", Paths.shared + "/corpus"), ("fixtures", Paths.shared + "/fixtures")])
     }
@@ -84,7 +87,8 @@ struct CorpusRoundTripTests {
     static func roundTrip(_ roots: [(String, String)]) throws {
         var outcomes: [Outcome] = []
         for (name, dir) in roots {
-            for p in listFiles(dir) where !p.hasSuffix(".md") && !p.hasSuffix(".json") && !p.hasSuffix(".txt") && !p.hasSuffix(".expect") {
+            for p in listFiles(dir)
+            where !p.hasSuffix(".md") && !p.hasSuffix(".json") && !p.hasSuffix(".txt") && !p.hasSuffix(".expect") {
                 let rel = name + p.dropFirst(dir.count)
                 outcomes.append(runOne(p, relative: rel))
             }
@@ -103,7 +107,9 @@ struct CorpusRoundTripTests {
         let identical = isoClean.filter { $0.status == "identical" }.count
         let allIdentical = iso.filter { $0.status == "identical" }.count
         let pct = isoClean.isEmpty ? 100 : Double(identical) * 100 / Double(isoClean.count)
-        print("conformance: \(roots.map(\.0).joined(separator: "+")): \(outcomes.count) files, \(iso.count) ISOBMFF, \(allIdentical) rewritten byte-identical; outside malformed/: \(identical)/\(isoClean.count) (\(Int(pct * 10) / 10)%); \(outcomes.count - iso.count) not ISOBMFF; 0 crashes; \(unexpected.count) unexpected")
+        print(
+            "conformance: \(roots.map(\.0).joined(separator: "+")): \(outcomes.count) files, \(iso.count) ISOBMFF, \(allIdentical) rewritten byte-identical; outside malformed/: \(identical)/\(isoClean.count) (\(Int(pct * 10) / 10)%); \(outcomes.count - iso.count) not ISOBMFF; 0 crashes; \(unexpected.count) unexpected"
+        )
         if ProcessEnv.get("CONFORMANCE_PRINT") != nil {
             for o in outcomes where !(o.status == "identical" && o.codes.isEmpty) { print("EXPECT \(o)") }
         }

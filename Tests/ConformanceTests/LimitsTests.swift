@@ -1,7 +1,7 @@
-import Testing
 import BinaryIO
 import HEVC
 import ISOBMFF
+import Testing
 
 /// One test per `Limits` field: exceeding it gives the named error, never a crash or a huge allocation.
 @Suite("Limits: each field names itself when exceeded")
@@ -11,7 +11,9 @@ struct LimitsTests {
         w.writeU32(UInt32(8 + payload.count)); w.writeFourCC(FourCC(type)); w.write(payload)
         return w.take()
     }
-    func full(_ type: String, _ payload: [UInt8], version: UInt8 = 0) -> [UInt8] { box(type, [version, 0, 0, 0] + payload) }
+    func full(_ type: String, _ payload: [UInt8], version: UInt8 = 0) -> [UInt8] {
+        box(type, [version, 0, 0, 0] + payload)
+    }
     func u32(_ v: UInt32) -> [UInt8] { [UInt8(v >> 24), UInt8(v >> 16 & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)] }
     var ftyp: [UInt8] { box("ftyp", Array("isom".utf8) + u32(0)) }
 
@@ -21,7 +23,8 @@ struct LimitsTests {
         return f.allDiagnostics
     }
     func expectLimit(_ diags: [Diagnostic], _ name: String) {
-        #expect(diags.contains { $0.code == .limitExceeded && $0.message.contains(name) }, "expected \(name) in \(diags)")
+        #expect(
+            diags.contains { $0.code == .limitExceeded && $0.message.contains(name) }, "expected \(name) in \(diags)")
     }
 
     @Test func maxBoxDepth() throws {
@@ -42,7 +45,9 @@ struct LimitsTests {
     @Test func maxTableEntries() throws {
         var l = Limits(); l.maxTableEntries = 10
         let stco = full("stco", u32(11) + (0..<11).flatMap { _ in u32(0) })
-        expectLimit(try diagnostics(ftyp + box("moov", box("trak", box("mdia", box("minf", box("stbl", stco))))), l), "maxTableEntries")
+        expectLimit(
+            try diagnostics(ftyp + box("moov", box("trak", box("mdia", box("minf", box("stbl", stco))))), l),
+            "maxTableEntries")
     }
 
     @Test func maxItems() throws {
@@ -67,7 +72,8 @@ struct LimitsTests {
         // And through the sample-table iterator.
         let stsz = full("stsz", u32(1) + u32(6))
         let stbl = box("stbl", stsz + full("stco", u32(1) + u32(0)) + full("stsc", u32(1) + u32(1) + u32(6) + u32(1)))
-        let f = try ISOFile.parse(source: MemorySource(ftyp + box("moov", box("trak", box("mdia", box("minf", stbl))))), limits: l)
+        let f = try ISOFile.parse(
+            source: MemorySource(ftyp + box("moov", box("trak", box("mdia", box("minf", stbl))))), limits: l)
         do { _ = try f.tracks[0].samples(limits: l); Issue.record("should throw") } catch {
             #expect(error.code == .limitExceeded && error.message.contains("maxSamples"))
         }
@@ -88,8 +94,10 @@ struct LimitsTests {
 
         // 9 000 000 samples of one byte in one chunk, in a 150-byte file.
         let stsz = full("stsz", u32(1) + u32(9_000_000))
-        let stbl = box("stbl", stsz + full("stco", u32(1) + u32(0)) + full("stsc", u32(1) + u32(1) + u32(9_000_000) + u32(1)))
-        let movie = try ISOFile.parse(source: MemorySource(ftyp + box("moov", box("trak", box("mdia", box("minf", stbl))))))
+        let stbl = box(
+            "stbl", stsz + full("stco", u32(1) + u32(0)) + full("stsc", u32(1) + u32(1) + u32(9_000_000) + u32(1)))
+        let movie = try ISOFile.parse(
+            source: MemorySource(ftyp + box("moov", box("trak", box("mdia", box("minf", stbl))))))
         #expect(movie.tracks[0].sampleCount == 9_000_000)
         #expect(try movie.tracks[0].samples(first: 3).count == 3)
         var l = Limits(); l.maxTotalAllocation = 64 << 20
@@ -104,7 +112,10 @@ struct LimitsTests {
         do { _ = try AnnexB.split(stream, limits: l); Issue.record("should throw") } catch {
             #expect(error.code == .limitExceeded && error.message.contains("maxNALUnitSize"))
         }
-        do { _ = try LengthPrefixed.split(u32(40) + [UInt8](repeating: 0x40, count: 40), lengthSize: 4, limits: l); Issue.record("should throw") } catch {
+        do {
+            _ = try LengthPrefixed.split(u32(40) + [UInt8](repeating: 0x40, count: 40), lengthSize: 4, limits: l);
+            Issue.record("should throw")
+        } catch {
             #expect(error.code == .limitExceeded && error.message.contains("maxNALUnitSize"))
         }
     }
@@ -114,7 +125,9 @@ struct LimitsTests {
         let big = box("moov", box("udta", [UInt8](repeating: 0, count: 100)))
         expectLimit(try diagnostics(ftyp + big, l), "maxBoxInMemory")
         var t = Limits(); t.maxTotalAllocation = 150
-        let two = box("moov", box("udta", [UInt8](repeating: 0, count: 80))) + box("meta", [0, 0, 0, 0] + [UInt8](repeating: 0, count: 80))
+        let two =
+            box("moov", box("udta", [UInt8](repeating: 0, count: 80)))
+            + box("meta", [0, 0, 0, 0] + [UInt8](repeating: 0, count: 80))
         expectLimit(try diagnostics(ftyp + two, t), "maxTotalAllocation")
     }
 }

@@ -1,5 +1,6 @@
-import Testing
 import BinaryIO
+import Testing
+
 @testable import HEVC
 
 /// The streaming scanner must find exactly what the in-memory scan finds, whatever the piece size.
@@ -15,8 +16,8 @@ import BinaryIO
     }
 
     static func reference(_ bytes: [UInt8]) -> ([Range<UInt64>], ParseError.Code?) {
-        do { return (try AnnexB.nalRanges(in: bytes).map { UInt64($0.lowerBound)..<UInt64($0.upperBound) }, nil) }
-        catch { return ([], error.code) }
+        do { return (try AnnexB.nalRanges(in: bytes).map { UInt64($0.lowerBound)..<UInt64($0.upperBound) }, nil) } catch
+        { return ([], error.code) }
     }
 
     @Test func agreesWithTheInMemoryScanOnRandomStreams() {
@@ -25,7 +26,7 @@ import BinaryIO
         // start codes straddle piece boundaries in every way.
         for round in 0..<400 {
             var b: [UInt8] = []
-            if round % 7 == 0 { b += [UInt8(rng.next() % 3)] }       // sometimes junk before the first start code
+            if round % 7 == 0 { b += [UInt8(rng.next() % 3)] }  // sometimes junk before the first start code
             let parts = Int(rng.next() % 12)
             for _ in 0..<parts {
                 switch rng.next() % 4 {
@@ -89,7 +90,7 @@ import BinaryIO
             let whole = try HEVCStreamInfo(annexB: bytes)
             var streamed = try HEVCStreamInfo(scanning: MemorySource(bytes))
             #expect(streamed.accessUnitCount == whole.accessUnitCount, "\(url.lastPathComponent)")
-            streamed.frameTypes = whole.frameTypes   // kept for the first 100 access units only
+            streamed.frameTypes = whole.frameTypes  // kept for the first 100 access units only
             #expect(streamed == whole, "\(url.lastPathComponent)")
             #expect(try HEVCDump.nalLines(scanning: MemorySource(bytes)) == (try HEVCDump.nalLines(annexB: bytes)))
         }

@@ -1,6 +1,7 @@
-import Testing
-import TestSupport
 import BinaryIO
+import TestSupport
+import Testing
+
 @testable import HEVC
 
 @Suite struct BadInputTests {
@@ -19,7 +20,9 @@ import BinaryIO
     @Test func idsOutOfRange() {
         // pps_pic_parameter_set_id = 64: ue(64) = 0000001 000001 → bits 0000 0010 0000 1...
         var w = BitWriter(); w.writeUE(64); w.writeUE(0); w.writeRBSPTrailingBits()
-        #expect(throws: ParseError(.invalidValue, offset: 0, "")) { try PictureParameterSet(rbsp: w.bytes, header: NALHeader(type: .pps)) }
+        #expect(throws: ParseError(.invalidValue, offset: 0, "")) {
+            try PictureParameterSet(rbsp: w.bytes, header: NALHeader(type: .pps))
+        }
         // sps_seq_parameter_set_id = 16.
         var s = SequenceParameterSet()
         s.maxDecPicBufferingMinus1 = [0]; s.maxNumReorderPics = [0]; s.maxLatencyIncreasePlus1 = [0]
@@ -34,12 +37,14 @@ import BinaryIO
         v.extensionAlignmentBits = RawBits(bytes: [0xFF], bitCount: 0)
         // Write the base part with a (wrong) empty extension payload, then parse it back.
         var w = BitWriter()
-        w.writeBits(0, 4); w.writeFlag(true); w.writeFlag(true); w.writeBits(20, 6); w.writeBits(0, 3); w.writeFlag(true)
+        w.writeBits(0, 4); w.writeFlag(true); w.writeFlag(true); w.writeBits(20, 6); w.writeBits(0, 3);
+        w.writeFlag(true)
         w.writeBits(0xFFFF, 16)
-        w.writeBits(0, 2); w.writeFlag(false); w.writeBits(1, 5); w.writeBits(0x6000_0000, 32); w.writeBits(0, 48); w.writeBits(30, 8)
+        w.writeBits(0, 2); w.writeFlag(false); w.writeBits(1, 5); w.writeBits(0x6000_0000, 32); w.writeBits(0, 48);
+        w.writeBits(30, 8)
         w.writeFlag(false); w.writeUE(0); w.writeUE(0); w.writeUE(0)
         w.writeBits(0, 6); w.writeUE(0); w.writeFlag(false)
-        w.writeFlag(true)                     // vps_extension_flag
+        w.writeFlag(true)  // vps_extension_flag
         while !w.isByteAligned { w.writeFlag(true) }
         w.writeBits(0xFFFF_FFFF, 32)
         w.writeRBSPTrailingBits()
@@ -64,7 +69,8 @@ import BinaryIO
                 case .vps: _ = try? VideoParameterSet(nal: t)
                 case .sps: _ = try? SequenceParameterSet(nal: t, vps: store.vps[0])
                 case .pps: _ = try? PictureParameterSet(nal: t)
-                default: if let ctx = try? store.context(forSlice: nal) { _ = try? SliceSegmentHeader(nal: t, context: ctx) }
+                default:
+                    if let ctx = try? store.context(forSlice: nal) { _ = try? SliceSegmentHeader(nal: t, context: ctx) }
                 }
             }
             _ = try? store.add(nal)
@@ -73,7 +79,9 @@ import BinaryIO
 
     @Test func sliceWithMissingPPSIsADanglingReference() throws {
         let nal = NALUnit(header: NALHeader(type: .trailR), rbsp: [0xA0, 0x80])
-        #expect(throws: ParseError(.danglingReference, offset: 0, "")) { try ParameterSetStore().context(forSlice: nal) }
+        #expect(throws: ParseError(.danglingReference, offset: 0, "")) {
+            try ParameterSetStore().context(forSlice: nal)
+        }
     }
 }
 

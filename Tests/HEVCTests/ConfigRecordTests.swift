@@ -1,5 +1,6 @@
-import Testing
 import BinaryIO
+import Testing
+
 @testable import HEVC
 
 @Suite struct ConfigRecordTests {
@@ -35,8 +36,9 @@ import BinaryIO
         let m = try #require(MiniMovie(data))
         let orig = try HEVCDecoderConfigurationRecord(parsing: m.hvcC)
         let nals = orig.nalUnits()
-        let built = try HEVCDecoderConfigurationRecord(vps: nals.filter { $0.type == .vps }, sps: nals.filter { $0.type == .sps },
-                                                       pps: nals.filter { $0.type == .pps }, sei: nals.filter { $0.type == .prefixSEI })
+        let built = try HEVCDecoderConfigurationRecord(
+            vps: nals.filter { $0.type == .vps }, sps: nals.filter { $0.type == .sps },
+            pps: nals.filter { $0.type == .pps }, sei: nals.filter { $0.type == .prefixSEI })
         #expect(built.profileIdc == orig.profileIdc)
         #expect(built.levelIdc == orig.levelIdc)
         #expect(built.compatibilityFlags == orig.compatibilityFlags)
@@ -49,12 +51,15 @@ import BinaryIO
         let lbytes = try #require(m.lhvC)
         let lorig = try LHEVCDecoderConfigurationRecord(parsing: lbytes)
         let lnals = lorig.nalUnits()
-        let lbuilt = try LHEVCDecoderConfigurationRecord(sps: lnals.filter { $0.type == .sps }, pps: lnals.filter { $0.type == .pps })
+        let lbuilt = try LHEVCDecoderConfigurationRecord(
+            sps: lnals.filter { $0.type == .sps }, pps: lnals.filter { $0.type == .pps })
         #expect(try lbuilt.serialized() == (try lorig.serialized()))
     }
 
     @Test func truncatedRecordIsAnError() {
-        #expect(throws: ParseError(.truncated, offset: 0, "")) { try HEVCDecoderConfigurationRecord(parsing: [1, 1, 0x60]) }
+        #expect(throws: ParseError(.truncated, offset: 0, "")) {
+            try HEVCDecoderConfigurationRecord(parsing: [1, 1, 0x60])
+        }
         // One array claiming a 100-byte NAL with 2 bytes present.
         let lhvc: [UInt8] = [1, 0xf0, 0, 0xfc, 0xcb, 1, 0xA1, 0, 1, 0, 100, 0x42, 0x01]
         #expect(throws: ParseError(.truncated, offset: 0, "")) { try LHEVCDecoderConfigurationRecord(parsing: lhvc) }

@@ -1,7 +1,8 @@
-import Foundation
-import Testing
-import TestSupport
 import BinaryIO
+import Foundation
+import TestSupport
+import Testing
+
 @testable import HEVC
 
 /// Compares fields we parse with FFmpeg's own bitstream reader (`-bsf:v trace_headers`; FFmpeg ≥ 7.1 as the product
@@ -31,10 +32,16 @@ enum FFmpegOracle {
 
 @Suite("HEVC fields versus FFmpeg 9 trace_headers")
 struct FFmpegTraceTests {
-    static let fixtures = ["fixtures/mvhevc_96x64_6f.hevc", "fixtures/x265mv_320x240_30f.hevc", "corpus/mvhevc-bitstreams/B022.265"]
+    static let fixtures = [
+        "fixtures/mvhevc_96x64_6f.hevc", "fixtures/x265mv_320x240_30f.hevc", "corpus/mvhevc-bitstreams/B022.265",
+    ]
 
-    @Test(.needs(.shared("fixtures/mvhevc_96x64_6f.hevc", "fixtures/x265mv_320x240_30f.hevc", "corpus/mvhevc-bitstreams/B022.265")),
-          arguments: fixtures)
+    @Test(
+        .needs(
+            .shared(
+                "fixtures/mvhevc_96x64_6f.hevc", "fixtures/x265mv_320x240_30f.hevc", "corpus/mvhevc-bitstreams/B022.265"
+            )),
+        arguments: fixtures)
     func sameFieldsAsFFmpeg(_ rel: String) throws {
         let path = TestPaths.sharedPath(rel)
         let src = try FileSource(path: path)
@@ -53,10 +60,12 @@ struct FFmpegTraceTests {
         #expect(Array(ffWidths.suffix(ourWidths.count)) == ourWidths)
         // PPS ids and extra slice header bits, both layers.
         let ffPPS = trace.filter { $0.0 == "pps_pic_parameter_set_id" }.map(\.1)
-        let ourPPS = nals.filter { $0.header.type.rawValue == 34 }.compactMap { try? PictureParameterSet(nal: $0) }.map { Int($0.ppsId) }
+        let ourPPS = nals.filter { $0.header.type.rawValue == 34 }.compactMap { try? PictureParameterSet(nal: $0) }.map
+        { Int($0.ppsId) }
         #expect(Array(ffPPS.suffix(ourPPS.count)) == ourPPS)
         let ffExtra = trace.filter { $0.0 == "num_extra_slice_header_bits" }.map(\.1)
-        let ourExtra = nals.filter { $0.header.type.rawValue == 34 }.compactMap { try? PictureParameterSet(nal: $0) }.map { Int($0.numExtraSliceHeaderBits) }
+        let ourExtra = nals.filter { $0.header.type.rawValue == 34 }.compactMap { try? PictureParameterSet(nal: $0) }
+            .map { Int($0.numExtraSliceHeaderBits) }
         #expect(Array(ffExtra.suffix(ourExtra.count)) == ourExtra)
         // Base-layer slice headers: slice type and POC LSB, in order.
         var ffSlices: [(type: Int, poc: Int?)] = []
@@ -78,7 +87,9 @@ struct FFmpegTraceTests {
             if let p = f.poc { #expect(UInt32(p) == o.pocLsb) }
         }
         // SEI 176 view ids.
-        if let l = trace.first(where: { $0.0 == "left_view_id[0]" })?.1, let r = trace.first(where: { $0.0 == "right_view_id[0]" })?.1 {
+        if let l = trace.first(where: { $0.0 == "left_view_id[0]" })?.1,
+            let r = trace.first(where: { $0.0 == "right_view_id[0]" })?.1
+        {
             let info = HEVCStreamInfo(analysis: analysis)
             #expect(info.leftViewId == l && info.rightViewId == r)
         }

@@ -1,7 +1,8 @@
-import Foundation
-import Testing
-import TestSupport
 import BinaryIO
+import Foundation
+import TestSupport
+import Testing
+
 @testable import HEVC
 
 /// Issue 30: the layer-1 SPS we write carries no `video_signal_type_present_flag` (the VPS VUI describes every layer;
@@ -14,8 +15,10 @@ import BinaryIO
         let dir = try X265Clips.tempDir()
         defer { try? FileManager.default.removeItem(at: dir) }
         let gop = ["--keyint", "4", "--min-keyint", "4", "--bframes", "2", "--b-adapt", "0"] + Self.colour
-        let l = try X265Clips.encode(X265Clips.y4m(width: 128, height: 96, frames: 8, shift: 0), in: dir, name: "l", extra: gop)
-        let r = try X265Clips.encode(X265Clips.y4m(width: 128, height: 96, frames: 8, shift: 6), in: dir, name: "r", extra: gop)
+        let l = try X265Clips.encode(
+            X265Clips.y4m(width: 128, height: 96, frames: 8, shift: 0), in: dir, name: "l", extra: gop)
+        let r = try X265Clips.encode(
+            X265Clips.y4m(width: 128, height: 96, frames: 8, shift: 6), in: dir, name: "r", extra: gop)
         // The inputs' SPS do say BT.709 limited range (what the fix removes from layer 1).
         let rightSPS = try #require(try AnnexB.split(r).first { $0.type == .sps })
         let single = try SequenceParameterSet(nal: rightSPS)
@@ -31,10 +34,13 @@ import BinaryIO
         #expect(!sps.vui.colourDescriptionPresent)
         // The colour description is in the VPS VUI.
         let info = try #require(vps.videoSignalInfo(layerId: 1))
-        #expect(info.colourPrimaries == 1 && info.transferCharacteristics == 1 && info.matrixCoeffs == 1 && !info.videoFullRange)
+        #expect(
+            info.colourPrimaries == 1 && info.transferCharacteristics == 1 && info.matrixCoeffs == 1
+                && !info.videoFullRange)
         // The split right eye states its colours again: identical to x265's stream in the full form.
         let back = try MVHEVCSplitter.split(annexB: mv.annexB(repeatParameterSets: false))
-        let backSPS = try SequenceParameterSet(nal: try #require(try AnnexB.split(back.right).first { $0.type == .sps }))
+        let backSPS = try SequenceParameterSet(
+            nal: try #require(try AnnexB.split(back.right).first { $0.type == .sps }))
         #expect(backSPS.vui.videoSignalTypePresent && backSPS.vui.colourPrimaries == 1 && backSPS.vui.matrixCoeffs == 1)
         if form == .full { #expect(firstDifference(back.right, r) == nil) }
     }

@@ -1,7 +1,8 @@
-import Foundation
-import Testing
-import TestSupport
 import BinaryIO
+import Foundation
+import TestSupport
+import Testing
+
 @testable import HEVC
 
 /// Test streams made with the x265 CLI from small synthetic Y4M clips (skipped when x265 is absent).
@@ -14,7 +15,10 @@ enum X265Clips {
 
     /// Encodes a clip; `extra` adds x265 options. Returns the Annex B bytes.
     static func encode(_ y4m: [UInt8], in dir: URL, name: String, extra: [String]) throws -> [UInt8] {
-        [UInt8](try Data(contentsOf: URL(fileURLWithPath: try TestMedia.x265Encode(y4m, dir: dir.path, name: name, extra: extra))))
+        [UInt8](
+            try Data(
+                contentsOf: URL(fileURLWithPath: try TestMedia.x265Encode(y4m, dir: dir.path, name: name, extra: extra))
+            ))
     }
 
     static func tempDir() throws -> URL {
@@ -24,13 +28,18 @@ enum X265Clips {
     }
 
     /// Left/right pair: 128×96, `frames` frames, keyint 4, `bframes` B-frames.
-    static func pair(frames: Int = 8, bframes: Int = 2, keyint: Int = 4, rightExtra: [String] = [], rightFrames: Int? = nil,
-                     rightSize: (Int, Int)? = nil) throws -> (left: [UInt8], right: [UInt8], dir: URL) {
+    static func pair(
+        frames: Int = 8, bframes: Int = 2, keyint: Int = 4, rightExtra: [String] = [], rightFrames: Int? = nil,
+        rightSize: (Int, Int)? = nil
+    ) throws -> (left: [UInt8], right: [UInt8], dir: URL) {
         let dir = try tempDir()
         let gop = ["--keyint", "\(keyint)", "--min-keyint", "\(keyint)", "--bframes", "\(bframes)", "--b-adapt", "0"]
-        let l = try encode(TestMedia.y4m(width: 128, height: 96, frames: frames, shift: 0, fps: 25), in: dir, name: "left", extra: gop)
+        let l = try encode(
+            TestMedia.y4m(width: 128, height: 96, frames: frames, shift: 0, fps: 25), in: dir, name: "left", extra: gop)
         let rs = rightSize ?? (128, 96)
-        let r = try encode(TestMedia.y4m(width: rs.0, height: rs.1, frames: rightFrames ?? frames, shift: 6, fps: 25), in: dir, name: "right", extra: gop + rightExtra)
+        let r = try encode(
+            TestMedia.y4m(width: rs.0, height: rs.1, frames: rightFrames ?? frames, shift: 6, fps: 25), in: dir,
+            name: "right", extra: gop + rightExtra)
         return (l, r, dir)
     }
 }
@@ -39,15 +48,23 @@ enum X265Clips {
 func firstDifference(_ a: [UInt8], _ b: [UInt8]) -> String? {
     if a == b { return nil }
     let i = (0..<min(a.count, b.count)).first { a[$0] != b[$0] } ?? min(a.count, b.count)
-    return "sizes \(a.count) vs \(b.count), first difference at byte \(i): \(Array(a[i..<min(a.count, i + 12)])) vs \(Array(b[i..<min(b.count, i + 12)])); before: \(Array(a[max(0, i - 8)..<i]))"
+    return
+        "sizes \(a.count) vs \(b.count), first difference at byte \(i): \(Array(a[i..<min(a.count, i + 12)])) vs \(Array(b[i..<min(b.count, i + 12)])); before: \(Array(a[max(0, i - 8)..<i]))"
 }
 
 @Suite struct MVHEVCAssemblyTests {
     @Test func assemblesTwoLayers() throws {
         let (l, r, dir) = try X265Clips.pair()
-        defer { if ProcessInfo.processInfo.environment["MVHEVC_KEEP"] == nil { try? FileManager.default.removeItem(at: dir) } else { print("kept", dir.path) } }
+        defer {
+            if ProcessInfo.processInfo.environment["MVHEVC_KEEP"] == nil {
+                try? FileManager.default.removeItem(at: dir)
+            } else {
+                print("kept", dir.path)
+            }
+        }
         for form in LayerSPSForm.allCases {
-            let mv = try MVHEVCAssembler.assemble(base: l, second: r, options: MVHEVCAssemblyOptions(layerSPSForm: form))
+            let mv = try MVHEVCAssembler.assemble(
+                base: l, second: r, options: MVHEVCAssemblyOptions(layerSPSForm: form))
             let annexB = mv.annexB()
             #expect(try SEIMessageList(nal: mv.sei).messages.map(\.payload) == [[0x04, 0x0D, 0x00, 0x20]])
             try Data(annexB).write(to: dir.appendingPathComponent("mv-\(form).hevc"))
@@ -75,13 +92,15 @@ func firstDifference(_ a: [UInt8], _ b: [UInt8]) -> String? {
         #expect(back.baseIsLeft)
         #expect(firstDifference(back.left, l) == nil)
         #expect(firstDifference(back.right, r) == nil)
-        let mv7 = try MVHEVCAssembler.assemble(base: l, second: r, options: MVHEVCAssemblyOptions(layerSPSForm: .multilayer))
+        let mv7 = try MVHEVCAssembler.assemble(
+            base: l, second: r, options: MVHEVCAssemblyOptions(layerSPSForm: .multilayer))
         let back7 = try MVHEVCSplitter.split(annexB: mv7.annexB())
         #expect(firstDifference(back7.left, l) == nil)
         let info = try HEVCStreamInfo(annexB: back7.right)
         #expect(info.errors.isEmpty && info.layerCount == 1 && info.accessUnitCount == 8)
         // Right eye as the base layer.
-        let swapped = try MVHEVCAssembler.assemble(base: r, second: l, options: MVHEVCAssemblyOptions(baseIsLeft: false))
+        let swapped = try MVHEVCAssembler.assemble(
+            base: r, second: l, options: MVHEVCAssemblyOptions(baseIsLeft: false))
         let sInfo = try HEVCStreamInfo(annexB: swapped.annexB())
         #expect(sInfo.leftViewId == 1 && sInfo.rightViewId == 0)
         let sBack = try MVHEVCSplitter.split(annexB: swapped.annexB(repeatParameterSets: false))
@@ -103,12 +122,14 @@ func firstDifference(_ a: [UInt8], _ b: [UInt8]) -> String? {
     }
 
     @Test func mismatchedInputsAreRefused() throws {
-        func expectError(_ l: [UInt8], _ r: [UInt8], _ text: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        func expectError(_ l: [UInt8], _ r: [UInt8], _ text: String, sourceLocation: SourceLocation = #_sourceLocation)
+        {
             do {
                 _ = try MVHEVCAssembler.assemble(base: l, second: r)
                 Issue.record("expected an error containing \(text)", sourceLocation: sourceLocation)
             } catch {
-                #expect(text.isEmpty || error.message.contains(text), "\(error.message)", sourceLocation: sourceLocation)
+                #expect(
+                    text.isEmpty || error.message.contains(text), "\(error.message)", sourceLocation: sourceLocation)
             }
         }
         let (l, r, dir) = try X265Clips.pair(frames: 8)
@@ -131,7 +152,8 @@ func firstDifference(_ a: [UInt8], _ b: [UInt8]) -> String? {
         expectError(l, [], "empty")
         expectError(l, [1, 2, 3, 4], "start code")
         expectError(l, Array(r.prefix(r.count / 3)), "")
-        // Truncated and garbled second streams never crash (an error or, for a clean cut, a shorter stream → frame counts).
+        // Truncated and garbled second streams never crash (an error or, for a clean cut, a shorter stream → frame
+        // counts).
         for cut in stride(from: 5, to: r.count, by: max(1, r.count / 25)) {
             _ = try? MVHEVCAssembler.assemble(base: l, second: Array(r.prefix(cut)))
             var g = r

@@ -1,11 +1,14 @@
-import Testing
-import Foundation
 import BinaryIO
+import Foundation
+import Testing
+
 @testable import HEVC
 
 @Suite struct NALFramingTests {
     @Test func annexBThreeAndFourByteStartCodes() throws {
-        let stream: [UInt8] = [0, 0, 0, 1, 0x40, 0x01, 0xAA, 0, 0, 1, 0x42, 0x01, 0xBB, 0x00, 0x00, 0, 0, 0, 1, 0x44, 0x01, 0xCC]
+        let stream: [UInt8] = [
+            0, 0, 0, 1, 0x40, 0x01, 0xAA, 0, 0, 1, 0x42, 0x01, 0xBB, 0x00, 0x00, 0, 0, 0, 1, 0x44, 0x01, 0xCC,
+        ]
         let nals = try AnnexB.split(stream)
         #expect(nals.map { $0.bytes } == [[0x40, 0x01, 0xAA], [0x42, 0x01, 0xBB], [0x44, 0x01, 0xCC]])
         #expect(nals.map { $0.type } == [.vps, .sps, .pps])
@@ -22,11 +25,13 @@ import BinaryIO
         } catch {
             #expect(error.code == .notRecognised && error.offset == 1)
         }
-        #expect(throws: ParseError(.truncated, offset: 0, "")) { try AnnexB.split([0, 0, 1, 0x40, 0, 0, 1, 0x40, 0x01]) }
+        #expect(throws: ParseError(.truncated, offset: 0, "")) {
+            try AnnexB.split([0, 0, 1, 0x40, 0, 0, 1, 0x40, 0x01])
+        }
     }
 
     @Test func header() throws {
-        let h = NALHeader(0x40, 0x09)   // type 32, layer 1, tid+1 1
+        let h = NALHeader(0x40, 0x09)  // type 32, layer 1, tid+1 1
         #expect(h.type == .vps && h.layerId == 1 && h.temporalIdPlus1 == 1)
         #expect(NALHeader(h.bytes[0], h.bytes[1]) == h)
         let forbidden = NALHeader(0xC0, 0x01)
@@ -102,14 +107,18 @@ import BinaryIO
 
     @Test func strictEmulationPreventionErrors() throws {
         #expect(try EmulationPrevention.removeStrict([1, 0, 0, 3, 1, 5]) == [1, 0, 0, 1, 5])
-        do { _ = try EmulationPrevention.removeStrict([5, 0, 0, 3], baseOffset: 10); Issue.record("expected error") }
-        catch { #expect(error.code == .truncated && error.offset == 13) }
-        do { _ = try EmulationPrevention.removeStrict([5, 0, 0, 1, 7], baseOffset: 10); Issue.record("expected error") }
-        catch { #expect(error.code == .invalidValue && error.offset == 13) }
-        do { _ = try EmulationPrevention.removeStrict([5, 0, 0, 3, 9]); Issue.record("expected error") }
-        catch { #expect(error.code == .invalidValue && error.offset == 4) }
-        do { _ = try EmulationPrevention.removeStrict([5, 7, 0]); Issue.record("expected error") }
-        catch { #expect(error.code == .truncated && error.offset == 2) }
+        do {
+            _ = try EmulationPrevention.removeStrict([5, 0, 0, 3], baseOffset: 10); Issue.record("expected error")
+        } catch { #expect(error.code == .truncated && error.offset == 13) }
+        do {
+            _ = try EmulationPrevention.removeStrict([5, 0, 0, 1, 7], baseOffset: 10); Issue.record("expected error")
+        } catch { #expect(error.code == .invalidValue && error.offset == 13) }
+        do { _ = try EmulationPrevention.removeStrict([5, 0, 0, 3, 9]); Issue.record("expected error") } catch {
+            #expect(error.code == .invalidValue && error.offset == 4)
+        }
+        do { _ = try EmulationPrevention.removeStrict([5, 7, 0]); Issue.record("expected error") } catch {
+            #expect(error.code == .truncated && error.offset == 2)
+        }
     }
 
     /// Throughput of the Annex B scan on a generated 64 MiB stream (goal: ≥ 1 GB/s in release builds).
@@ -130,6 +139,9 @@ import BinaryIO
         let ranges = try AnnexB.nalRanges(in: buf)
         let secs = Date().timeIntervalSince(start)
         #expect(ranges.count == nalCount)
-        print(String(format: "Annex B scan: %.1f MB in %.3f s = %.2f GB/s (%d NAL units)", Double(buf.count) / 1e6, secs, Double(buf.count) / secs / 1e9, ranges.count))
+        print(
+            String(
+                format: "Annex B scan: %.1f MB in %.3f s = %.2f GB/s (%d NAL units)", Double(buf.count) / 1e6, secs,
+                Double(buf.count) / secs / 1e9, ranges.count))
     }
 }

@@ -1,5 +1,6 @@
-import Testing
 import BinaryIO
+import Testing
+
 @testable import HEVC
 
 @Suite struct ParameterSetRoundTripTests {
@@ -8,32 +9,32 @@ import BinaryIO
         for (file, nals) in try allSharedNALUnits() {
             var vpsById: [UInt8: VideoParameterSet] = [:]
             for nal in nals {
-              do {
-                switch nal.type {
-                case .vps:
-                    let v = try VideoParameterSet(nal: nal)
-                    vpsById[v.vpsId] = v
-                    #expect(try v.nalUnit().bytes == nal.bytes, "VPS in \(file)")
-                    counts["VPS", default: 0] += 1
-                case .sps:
-                    let v = SequenceParameterSet.referencedVPSId(in: nal).flatMap { vpsById[$0] }
-                    let s = try SequenceParameterSet(nal: nal, vps: v)
-                    #expect(try s.nalUnit(vps: v).bytes == nal.bytes, "SPS in \(file)")
-                    counts["SPS", default: 0] += 1
-                case .pps:
-                    let p = try PictureParameterSet(nal: nal)
-                    #expect(try p.nalUnit().bytes == nal.bytes, "PPS in \(file)")
-                    counts["PPS", default: 0] += 1
-                case .prefixSEI, .suffixSEI:
-                    let s = try SEIMessageList(nal: nal)
-                    #expect(s.nalUnit().bytes == nal.bytes, "SEI in \(file)")
-                    counts["SEI", default: 0] += 1
-                    counts["SEI messages", default: 0] += s.messages.count
-                default: break
+                do {
+                    switch nal.type {
+                    case .vps:
+                        let v = try VideoParameterSet(nal: nal)
+                        vpsById[v.vpsId] = v
+                        #expect(try v.nalUnit().bytes == nal.bytes, "VPS in \(file)")
+                        counts["VPS", default: 0] += 1
+                    case .sps:
+                        let v = SequenceParameterSet.referencedVPSId(in: nal).flatMap { vpsById[$0] }
+                        let s = try SequenceParameterSet(nal: nal, vps: v)
+                        #expect(try s.nalUnit(vps: v).bytes == nal.bytes, "SPS in \(file)")
+                        counts["SPS", default: 0] += 1
+                    case .pps:
+                        let p = try PictureParameterSet(nal: nal)
+                        #expect(try p.nalUnit().bytes == nal.bytes, "PPS in \(file)")
+                        counts["PPS", default: 0] += 1
+                    case .prefixSEI, .suffixSEI:
+                        let s = try SEIMessageList(nal: nal)
+                        #expect(s.nalUnit().bytes == nal.bytes, "SEI in \(file)")
+                        counts["SEI", default: 0] += 1
+                        counts["SEI messages", default: 0] += s.messages.count
+                    default: break
+                    }
+                } catch {
+                    Issue.record("\(file) NAL at \(nal.offset) type \(nal.type) layer \(nal.layerId): \(error)")
                 }
-              } catch {
-                Issue.record("\(file) NAL at \(nal.offset) type \(nal.type) layer \(nal.layerId): \(error)")
-              }
             }
         }
         print("parameter-set round trips: \(counts.sorted { $0.key < $1.key })")

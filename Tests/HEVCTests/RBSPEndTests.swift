@@ -1,13 +1,16 @@
+import BinaryIO
 import Foundation
 import Testing
-import BinaryIO
+
 @testable import HEVC
 
 /// The trailing-bits check (``RBSPEndCheck``) over every VPS/SPS/PPS/SEI of the shared streams and of streams
 /// the assembler produces.
 @Suite struct RBSPEndTests {
     /// Checks every parameter set and SEI in `nals`; returns "file: problem" lines for wrong ends.
-    static func problems(_ file: String, _ nals: [NALUnit], allowX265SEI: Bool = false, ours: Bool = false) -> (wrong: [String], checked: Int) {
+    static func problems(_ file: String, _ nals: [NALUnit], allowX265SEI: Bool = false, ours: Bool = false) -> (
+        wrong: [String], checked: Int
+    ) {
         var vpsById: [UInt8: VideoParameterSet] = [:]
         var wrong: [String] = []
         var checked = 0
@@ -18,7 +21,9 @@ import BinaryIO
             case .ok: checked += 1
             case .wrong(let m):
                 checked += 1
-                if allowX265SEI && m.hasPrefix("SEI 176 codes mantissa_ref_display_width with one bit more") { continue }
+                if allowX265SEI && m.hasPrefix("SEI 176 codes mantissa_ref_display_width with one bit more") {
+                    continue
+                }
                 wrong.append("\(file): \(m)")
             case .notChecked(let m):
                 // Our own streams must be fully checkable.
@@ -44,7 +49,9 @@ import BinaryIO
         var old = mv
         old.extension2Flag = nil
         let oldNAL = try old.nalUnit()
-        guard case .wrong(let m) = RBSPEndCheck.check(oldNAL) else { Issue.record("missing vps_extension2_flag not reported"); return }
+        guard case .wrong(let m) = RBSPEndCheck.check(oldNAL) else {
+            Issue.record("missing vps_extension2_flag not reported"); return
+        }
         #expect(m.contains("vps_extension2_flag is missing"))
         // Parsing the old form gives extension2Flag nil and writes it back identically.
         let back = try VideoParameterSet(nal: oldNAL)
@@ -58,10 +65,17 @@ import BinaryIO
         // Extra bits before the stop bit.
         var extra = pps
         extra.extensionData = RawBits(bytes: [0x40], bitCount: 2)
-        if case .wrong = RBSPEndCheck.check(try extra.nalUnit()) {} else { Issue.record("PPS with extra bits not reported") }
+        if case .wrong = RBSPEndCheck.check(try extra.nalUnit()) {
+        } else {
+            Issue.record("PPS with extra bits not reported")
+        }
         // A zero byte after the trailing bits.
         let padded = try NALUnit(bytes: try pps.nalUnit().bytes + [0])
-        if case .wrong(let m) = RBSPEndCheck.check(padded) { #expect(m.contains("zero byte")) } else { Issue.record("zero byte not reported") }
+        if case .wrong(let m) = RBSPEndCheck.check(padded) {
+            #expect(m.contains("zero byte"))
+        } else {
+            Issue.record("zero byte not reported")
+        }
         // SEI whose last byte is not 0x80.
         let sei = SEIMessageList(messages: [SEIMessage(payloadType: 176, payload: [0x04, 0x0d, 0x00, 0x20])])
         #expect(RBSPEndCheck.check(sei.nalUnit()) == .ok)
@@ -70,7 +84,11 @@ import BinaryIO
         if case .wrong = RBSPEndCheck.check(badSEI.nalUnit()) {} else { Issue.record("SEI trailing 0x81 not reported") }
         // SEI 176 with x265's two-bit mantissa.
         let long = SEIMessageList(messages: [SEIMessage(payloadType: 176, payload: [0x04, 0x0d, 0x00, 0x10])])
-        if case .wrong(let m) = RBSPEndCheck.check(long.nalUnit()) { #expect(m.contains("one bit more")) } else { Issue.record("long mantissa not reported") }
+        if case .wrong(let m) = RBSPEndCheck.check(long.nalUnit()) {
+            #expect(m.contains("one bit more"))
+        } else {
+            Issue.record("long mantissa not reported")
+        }
     }
 
     @Test(.needs(.sharedMedia)) func everySharedStreamEndsRight() throws {
@@ -97,21 +115,25 @@ import BinaryIO
     @Test func assembledStreamsEndRight() throws {
         let (l, r, dir) = try X265Clips.pair()
         defer { try? FileManager.default.removeItem(at: dir) }
-        for form in LayerSPSForm.allCases { for apple in [false, true] {
-            let s = try MVHEVCAssembler.assemble(base: l, second: r, options: MVHEVCAssemblyOptions(layerSPSForm: form, matchAppleChoices: apple))
-            let nals = try AnnexB.split(s.annexB())
-            let res = Self.problems("assembled (\(form))", nals, ours: true)
-            #expect(res.checked >= 6)
-            #expect(res.wrong.isEmpty, "\(res.wrong)")
-            let v = s.videoParameterSet
-            #expect(v.extension2Flag == false && v.vui != nil && v.vpsExtension?.pocLsbAligned == true)
-            if apple {
-                let base = try SequenceParameterSet(nal: s.baseSPS[0])
-                #expect(base.profileTierLevel.constraintFlags & (1 << 45) != 0, "general_non_packed_constraint_flag")
-                #expect(base.maxLatencyIncreasePlus1 == [0] && !base.subLayerOrderingInfoPresent)
-                #expect(v.profileTierLevel.constraintFlags & (1 << 45) != 0)
+        for form in LayerSPSForm.allCases {
+            for apple in [false, true] {
+                let s = try MVHEVCAssembler.assemble(
+                    base: l, second: r, options: MVHEVCAssemblyOptions(layerSPSForm: form, matchAppleChoices: apple))
+                let nals = try AnnexB.split(s.annexB())
+                let res = Self.problems("assembled (\(form))", nals, ours: true)
+                #expect(res.checked >= 6)
+                #expect(res.wrong.isEmpty, "\(res.wrong)")
+                let v = s.videoParameterSet
+                #expect(v.extension2Flag == false && v.vui != nil && v.vpsExtension?.pocLsbAligned == true)
+                if apple {
+                    let base = try SequenceParameterSet(nal: s.baseSPS[0])
+                    #expect(
+                        base.profileTierLevel.constraintFlags & (1 << 45) != 0, "general_non_packed_constraint_flag")
+                    #expect(base.maxLatencyIncreasePlus1 == [0] && !base.subLayerOrderingInfoPresent)
+                    #expect(v.profileTierLevel.constraintFlags & (1 << 45) != 0)
+                }
             }
-        } }
+        }
     }
 }
 

@@ -1,5 +1,6 @@
-import Testing
 import BinaryIO
+import Testing
+
 @testable import HEVC
 
 @Suite struct SEITests {
@@ -25,7 +26,9 @@ import BinaryIO
                         found176 += 1
                         #expect(d.displays.first?.leftViewId == 0 && d.displays.first?.rightViewId == 1, "\(file)")
                         #expect(try d.payload() == m.payload, "\(file): typed re-encode of SEI 176")
-                        if file.contains("x265") || file.contains("mvhevc_") { print("\(file) SEI 176 long mantissa: \(d.usesLongMantissa)") }
+                        if file.contains("x265") || file.contains("mvhevc_") {
+                            print("\(file) SEI 176 long mantissa: \(d.usesLongMantissa)")
+                        }
                     }
                     if let u = m.userDataUnregistered {
                         found5 += 1

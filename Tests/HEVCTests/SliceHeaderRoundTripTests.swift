@@ -1,5 +1,6 @@
-import Testing
 import BinaryIO
+import Testing
+
 @testable import HEVC
 
 @Suite struct SliceHeaderRoundTripTests {
@@ -72,7 +73,9 @@ import BinaryIO
             guard nal.type.isIDR, nal.layerId == 0 else { continue }
             let ctx = try store.context(forSlice: nal)
             let sh = try SliceSegmentHeader(nal: nal, context: ctx)
-            let out = try sh.emit(context: ctx) { h in h.header.layerId = 1; h.pocLsb = 0 }
+            let out = try sh.emit(context: ctx) { h in
+                h.header.layerId = 1; h.pocLsb = 0
+            }
             #expect(out.layerId == 1)
             #expect(out.bytes.count >= nal.bytes.count)
             let back = try SliceSegmentHeader(nal: out, context: ctx)

@@ -1,6 +1,7 @@
-import Testing
-import Foundation
 import BinaryIO
+import Foundation
+import Testing
+
 @testable import HEVC
 
 @Suite struct StreamInfoTests {
@@ -46,7 +47,8 @@ import BinaryIO
 
     @Test(.needs(.sharedMedia)) func movieAndAnnexBAgree() throws {
         let hevc = try #require(Shared.bytes(Shared.root.appendingPathComponent("fixtures/x265mv_320x240_30f.hevc")))
-        let mov = try #require(Shared.bytes(Shared.root.appendingPathComponent("fixtures/x265mv_320x240_30f_spatial.mov")))
+        let mov = try #require(
+            Shared.bytes(Shared.root.appendingPathComponent("fixtures/x265mv_320x240_30f_spatial.mov")))
         let m = try #require(MiniMovie(mov))
         let a = try HEVCStreamInfo(annexB: hevc)
         let b = try HEVCStreamInfo(hvcC: m.hvcC, lhvC: m.lhvC, samples: m.samples)
@@ -70,7 +72,8 @@ import BinaryIO
         let lines = try HEVCDump.nalLines(annexB: b)
         print(lines.prefix(20).joined(separator: "\n"))
         #expect(lines.first == "AU 0")
-        #expect(lines.contains { $0.contains("IDR_N_LP(20) layer=0") && $0.contains("slice=I") && $0.contains("poc=0") })
+        #expect(
+            lines.contains { $0.contains("IDR_N_LP(20) layer=0") && $0.contains("slice=I") && $0.contains("poc=0") })
         #expect(lines.filter { $0.hasPrefix("AU ") }.count == 6)
         let json = try JSONEncoder().encode(try HEVCStreamInfo(annexB: b))
         let back = try JSONDecoder().decode(HEVCStreamInfo.self, from: json)

@@ -1,7 +1,8 @@
-import Foundation
 import BinaryIO
-@testable import HEVC
+import Foundation
 import TestSupport
+
+@testable import HEVC
 
 /// The shared test media (Tests/TestSupport: `../shared`, or `SPATIAL_MEDIA_SHARED`). Nothing is copied.
 enum Shared {
@@ -12,7 +13,9 @@ enum Shared {
     static func files(_ dir: String, ext: [String]) -> [URL] {
         let d = root.appendingPathComponent(dir)
         let names = (try? FileManager.default.contentsOfDirectory(atPath: d.path)) ?? []
-        return names.sorted().filter { n in ext.contains { n.hasSuffix("." + $0) } }.map { d.appendingPathComponent($0) }
+        return names.sorted().filter { n in ext.contains { n.hasSuffix("." + $0) } }.map {
+            d.appendingPathComponent($0)
+        }
     }
     static func bytes(_ url: URL) -> [UInt8]? { (try? Data(contentsOf: url)).map { [UInt8]($0) } }
 
@@ -22,7 +25,10 @@ enum Shared {
     static var movieFiles: [URL] { files("fixtures", ext: ["mov"]) + files("corpus/spatial-video", ext: ["mp4"]) }
     /// HEIF images (every HEIC/HEIF of the corpus and the fixtures).
     static var heifFiles: [URL] {
-        ["fixtures", "corpus/spatial-photo", "corpus/heif-conformance", "corpus/heif-real-world", "corpus/heif-examples"].flatMap {
+        [
+            "fixtures", "corpus/spatial-photo", "corpus/heif-conformance", "corpus/heif-real-world",
+            "corpus/heif-examples",
+        ].flatMap {
             files($0, ext: ["heic", "HEIC", "heif", "hif"])
         }
     }
@@ -42,10 +48,14 @@ struct MiniMovie {
             let t = Array(s.utf8)
             guard b.count >= 4 else { return nil }
             var i = max(from, 4)
-            while i + 4 <= b.count { if b[i] == t[0] && b[i + 1] == t[1] && b[i + 2] == t[2] && b[i + 3] == t[3] { return i }; i += 1 }
+            while i + 4 <= b.count {
+                if b[i] == t[0] && b[i + 1] == t[1] && b[i + 2] == t[2] && b[i + 3] == t[3] { return i }; i += 1
+            }
             return nil
         }
-        func u32(_ i: Int) -> Int { i + 4 <= b.count ? Int(b[i]) << 24 | Int(b[i + 1]) << 16 | Int(b[i + 2]) << 8 | Int(b[i + 3]) : 0 }
+        func u32(_ i: Int) -> Int {
+            i + 4 <= b.count ? Int(b[i]) << 24 | Int(b[i + 1]) << 16 | Int(b[i + 2]) << 8 | Int(b[i + 3]) : 0
+        }
         func payload(_ fourcc: String) -> [UInt8]? {
             guard let at = find(fourcc) else { return nil }
             let size = u32(at - 4)

@@ -1,5 +1,6 @@
-import Testing
 import BinaryIO
+import Testing
+
 @testable import ISOBMFF
 
 func box(_ type: String, _ payload: [UInt8]) -> [UInt8] {
@@ -93,7 +94,8 @@ struct BadInputTests {
     @Test func tableCountWithinLimitButBytesMissing() throws {
         var p = ByteWriter()
         p.writeU32(0); p.writeU32(1000); p.write([0, 0, 0, 1])
-        let f = try parseKeeping(ftyp + box("moov", box("trak", box("mdia", box("minf", box("stbl", box("stco", p.take())))))))
+        let f = try parseKeeping(
+            ftyp + box("moov", box("trak", box("mdia", box("minf", box("stbl", box("stco", p.take())))))))
         let d = try #require(f.allDiagnostics.first)
         #expect(d.code == .truncated)
         #expect(d.message.contains("1000 entries"))
@@ -102,8 +104,11 @@ struct BadInputTests {
     static func heif(iloc: [UInt8], iref: [UInt8]) -> [UInt8] {
         var infe: [UInt8] = []
         for id: UInt16 in [1, 2] { infe += box("infe", [2, 0, 0, 0, 0, UInt8(id), 0, 0] + Array("hvc1".utf8) + [0]) }
-        let meta = box("meta", [0, 0, 0, 0] + box("hdlr", [0, 0, 0, 0, 0, 0, 0, 0] + Array("pict".utf8) + [UInt8](repeating: 0, count: 13))
-            + box("iinf", [0, 0, 0, 0, 0, 2] + infe) + box("iloc", iloc) + box("iref", [0, 0, 0, 0] + iref))
+        let meta = box(
+            "meta",
+            [0, 0, 0, 0]
+                + box("hdlr", [0, 0, 0, 0, 0, 0, 0, 0] + Array("pict".utf8) + [UInt8](repeating: 0, count: 13))
+                + box("iinf", [0, 0, 0, 0, 0, 2] + infe) + box("iloc", iloc) + box("iref", [0, 0, 0, 0] + iref))
         return box("ftyp", Array("heic".utf8) + [0, 0, 0, 0]) + meta
     }
 
@@ -115,7 +120,9 @@ struct BadInputTests {
             #expect(error.code == .sizePastParent)
             #expect(error.path == "meta/iloc")
         }
-        do { _ = try h.data(of: 2, file: f); Issue.record("should throw") } catch { #expect(error.code == .danglingReference) }
+        do { _ = try h.data(of: 2, file: f); Issue.record("should throw") } catch {
+            #expect(error.code == .danglingReference)
+        }
     }
 
     /// Found by the fuzz smoke in CI: an item whose one extent claims ~1 GiB (under `maxBoxInMemory`) in a
@@ -147,7 +154,9 @@ struct BadInputTests {
         do { _ = try parse(Array("Hello, this is text and not a movie".utf8)); Issue.record("should throw") } catch {
             #expect(error.code == .notRecognised)
         }
-        do { _ = try parse([0xFF, 0xD8, 0xFF, 0xE1, 0, 0x10, 0x45, 0x78, 0x69, 0x66]); Issue.record("should throw") } catch {
+        do {
+            _ = try parse([0xFF, 0xD8, 0xFF, 0xE1, 0, 0x10, 0x45, 0x78, 0x69, 0x66]); Issue.record("should throw")
+        } catch {
             #expect(error.code == .notRecognised)
         }
     }
@@ -157,7 +166,9 @@ struct BadInputTests {
             #expect(error.code == .io)
             #expect(error.message.contains("directory"))
         }
-        do { _ = try ISOFile.open(path: "/nonexistent/file.mp4"); Issue.record("should throw") } catch { #expect(error.code == .io) }
+        do { _ = try ISOFile.open(path: "/nonexistent/file.mp4"); Issue.record("should throw") } catch {
+            #expect(error.code == .io)
+        }
     }
 
     @Test func malformedChildKeepsBytesAndNamesPath() throws {

@@ -1,5 +1,6 @@
-import Testing
 import BinaryIO
+import Testing
+
 @testable import ISOBMFF
 
 /// The builders writers use (spec defaults, version chosen by the values), the write-time range check and the one
@@ -26,9 +27,11 @@ struct BoxBuilderTests {
     }
 
     @Test func trackMediaAndEditBoxesRoundTrip() throws {
-        let tkhd = try roundTrip(Box(TrackHeaderBox(trackID: 1, duration: 500, width: 1920, height: 1080), type: "tkhd"))
+        let tkhd = try roundTrip(
+            Box(TrackHeaderBox(trackID: 1, duration: 500, width: 1920, height: 1080), type: "tkhd"))
         let t = try #require(tkhd.payload(TrackHeaderBox.self))
-        #expect(t.fullBox.flags == 3 && t.trackID == 1 && t.width == 1920 << 16 && t.height == 1080 << 16 && t.volume == 0)
+        #expect(
+            t.fullBox.flags == 3 && t.trackID == 1 && t.width == 1920 << 16 && t.height == 1080 << 16 && t.volume == 0)
         let mdhd = try roundTrip(Box(MediaHeaderBox(timescale: 600, duration: 1200), type: "mdhd"))
         #expect(mdhd.payload(MediaHeaderBox.self)?.languageCode == "und")
         let elst = try roundTrip(Box(EditListBox(entries: [.init(segmentDuration: 10, mediaTime: -1)]), type: "elst"))
@@ -65,12 +68,16 @@ struct BoxBuilderTests {
         #expect(try ChunkOffsets.map(&stco) { $0 + 16 } == false)
         #expect(stco.type == "stco" && ChunkOffsets.offsets(of: stco) == [24, 116])
         var refused = stco
-        #expect(throws: ParseError(.unwritable, offset: 0, "")) { try ChunkOffsets.map(&refused, promote: false) { $0 + (1 << 32) } }
+        #expect(throws: ParseError(.unwritable, offset: 0, "")) {
+            try ChunkOffsets.map(&refused, promote: false) { $0 + (1 << 32) }
+        }
         #expect(try ChunkOffsets.map(&stco) { $0 + (1 << 32) } == true)
         #expect(stco.type == "co64" && ChunkOffsets.offsets(of: stco) == [(1 << 32) + 24, (1 << 32) + 116])
         #expect(try roundTrip(stco).payload(ChunkLargeOffsetBox.self)?.offsets == [(1 << 32) + 24, (1 << 32) + 116])
         // In a track: set replaces whichever box is there.
-        let stbl = Box(type: "stbl", children: [Box(SampleSizeBox(sizes: [1, 2]), type: "stsz"), try ChunkOffsets.box([40], large: false)])
+        let stbl = Box(
+            type: "stbl",
+            children: [Box(SampleSizeBox(sizes: [1, 2]), type: "stsz"), try ChunkOffsets.box([40], large: false)])
         var trak = Box(type: "trak", children: [Box(type: "mdia", children: [Box(type: "minf", children: [stbl])])])
         try ChunkOffsets.set([1 << 33], large: true, inTrack: &trak)
         let kids = try #require(trak.find("mdia", "minf", "stbl")?.children)

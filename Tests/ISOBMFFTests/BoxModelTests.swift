@@ -1,6 +1,7 @@
-import Testing
-import TestSupport
 import BinaryIO
+import TestSupport
+import Testing
+
 @testable import ISOBMFF
 
 @Suite("Box model")

@@ -1,6 +1,7 @@
-import Testing
-import TestSupport
 import BinaryIO
+import TestSupport
+import Testing
+
 @testable import ISOBMFF
 
 /// Replays inputs the fuzzer found (kept in `Fuzz/Regressions/FuzzBoxes/`, only inputs this project made

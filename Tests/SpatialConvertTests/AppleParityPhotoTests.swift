@@ -1,17 +1,18 @@
-import Foundation
-import Testing
-import TestSupport
 import BinaryIO
-import ISOBMFF
-import HEVC
 import Codecs
+import Foundation
+import HEVC
+import ISOBMFF
 import ImageFormats
 import MediaDecode
-import SpatialMedia
 import SpatialConvert
+import SpatialMedia
+import TestSupport
+import Testing
 
-/// Field-by-field comparison of a converted spatial photo with Apple Vision Pro's (`corpus/spatial-photo/vision-pro.HEIC`),
-/// the split → combine round trip (coded tiles copied, pixels unchanged) and libheif 1.23 reading the photo.
+/// Field-by-field comparison of a converted spatial photo with Apple Vision Pro's
+/// (`corpus/spatial-photo/vision-pro.HEIC`), the split → combine round trip (coded tiles copied, pixels unchanged) and
+/// libheif 1.23 reading the photo.
 enum PhotoFields {
     typealias Row = (field: String, value: String)
 
@@ -32,15 +33,23 @@ enum PhotoFields {
             let tiles = h.references(from: id, type: "dimg")
             add("\(eye) tile count > 1", tiles.count > 1)
             let tileProps = tiles.first.map { h.properties(of: $0) } ?? []
-            add("\(eye) tile properties (essential)", tileProps.map { "\($0.box.type)\($0.essential ? "!" : "")" }.joined(separator: ","))
-            add("\(eye) tile size", tileProps.compactMap { $0.box.payload(ImageSpatialExtentsProperty.self) }.map { "\($0.width)x\($0.height)" })
+            add(
+                "\(eye) tile properties (essential)",
+                tileProps.map { "\($0.box.type)\($0.essential ? "!" : "")" }.joined(separator: ","))
+            add(
+                "\(eye) tile size",
+                tileProps.compactMap { $0.box.payload(ImageSpatialExtentsProperty.self) }.map {
+                    "\($0.width)x\($0.height)"
+                })
             if let rec = tileProps.compactMap({ $0.box.payload(HEVCConfigurationBox.self)?.record }).first {
                 let c = try HEVCDecoderConfigurationRecord(parsing: rec)
                 add("\(eye) tile hvcC profile / compat", "\(c.profileIdc) \(String(c.compatibilityFlags, radix: 16))")
                 add("\(eye) tile hvcC constraint flags", String(c.constraintIndicatorFlags, radix: 16))
                 add("\(eye) tile hvcC chroma / bit depth", "\(c.chromaFormatIdc) \(c.bitDepthLumaMinus8 + 8)")
                 add("\(eye) tile hvcC arrays", c.arrays.map { "\($0.nalUnitType.rawValue)" })
-                add("\(eye) tile parameter sets end right", c.nalUnits().allSatisfy { [.ok, .notApplicable].contains(RBSPEndCheck.check($0)) })
+                add(
+                    "\(eye) tile parameter sets end right",
+                    c.nalUnits().allSatisfy { [.ok, .notApplicable].contains(RBSPEndCheck.check($0)) })
             }
             let props = h.properties(of: id)
             func name(_ b: Box) -> String {
@@ -51,19 +60,34 @@ enum PhotoFields {
                 }
                 return b.type.description
             }
-            add("\(eye) image properties (essential)", props.map { name($0.box) + ($0.essential ? "!" : "") }.sorted().joined(separator: ","))
-            add("\(eye) colr type", props.compactMap { $0.box.payload(ColourInformationBox.self)?.colourType.description }.first ?? "absent")
+            add(
+                "\(eye) image properties (essential)",
+                props.map { name($0.box) + ($0.essential ? "!" : "") }.sorted().joined(separator: ","))
+            add(
+                "\(eye) colr type",
+                props.compactMap { $0.box.payload(ColourInformationBox.self)?.colourType.description }.first ?? "absent"
+            )
             add("\(eye) pixi", props.first { $0.box.type == "pixi" } != nil ? "present" : "absent")
             let linked = h.allReferences.filter { $0.type == "cdsc" && $0.to == [id] }.map(\.from)
-            add("\(eye) described by (cdsc)", linked.compactMap { l in h.items.first { $0.id == l } }.map { $0.type == "mime" ? "XMP" : $0.type.description }.sorted())
+            add(
+                "\(eye) described by (cdsc)",
+                linked.compactMap { l in h.items.first { $0.id == l } }.map {
+                    $0.type == "mime" ? "XMP" : $0.type.description
+                }.sorted())
             if let xmpID = linked.first(where: { l in h.items.first { $0.id == l }?.type == "mime" }) {
                 let text = String(decoding: try h.data(of: xmpID, file: f), as: UTF8.self)
-                add("\(eye) XMP SpatialMedia version", text.contains("<SpatialMedia:version>1.0</SpatialMedia:version>") && text.contains("http://ns.apple.com/SpatialMedia/1.0/"))
+                add(
+                    "\(eye) XMP SpatialMedia version",
+                    text.contains("<SpatialMedia:version>1.0</SpatialMedia:version>")
+                        && text.contains("http://ns.apple.com/SpatialMedia/1.0/"))
             }
         }
         var problems: [SpatialDiagnostic] = []
         let p = try #require(SpatialPhotoReader.read(f, problems: &problems))
-        add("left cmex flags / right cmex flags", "\(p.left.extrinsics.map { String($0.fullBox.flags) } ?? "-") / \(p.right.extrinsics.map { String($0.fullBox.flags) } ?? "-")")
+        add(
+            "left cmex flags / right cmex flags",
+            "\(p.left.extrinsics.map { String($0.fullBox.flags) } ?? "-") / \(p.right.extrinsics.map { String($0.fullBox.flags) } ?? "-")"
+        )
         add("cmin denominator shift", p.left.intrinsics.map { "\($0.denominatorShift)" } ?? "-")
         add("intrinsics form", p.left.intrinsicsForms.map { "\($0)" })
         add("disparity on both eyes", p.left.disparityAdjustment != nil && p.right.disparityAdjustment != nil)
@@ -74,11 +98,14 @@ enum PhotoFields {
 
 @Suite struct AppleParityPhotoTests {
     static let explained: [String: String] = [
-        "left colr type": "content: the Vision Pro capture is Display P3 (an ICC 'prof'); our conversion codes sRGB-like BT.601 full range and says so with nclx",
+        "left colr type":
+            "content: the Vision Pro capture is Display P3 (an ICC 'prof'); our conversion codes sRGB-like BT.601 full range and says so with nclx",
         "right colr type": "content: as the left",
-        "cmin denominator shift": "content: Apple's capture uses 2^30; visionOS conversions write 2^28 (Specs/formats.md §4.3), as we do",
+        "cmin denominator shift":
+            "content: Apple's capture uses 2^30; visionOS conversions write 2^28 (Specs/formats.md §4.3), as we do",
         "meta has dinf": "optional in a HEIF meta box (items are in this file); libheif and our reader accept both",
-        "left image properties (essential)": "colour property: see colr type; Apple lists its shared disparity property on both eyes, we do the same",
+        "left image properties (essential)":
+            "colour property: see colr type; Apple lists its shared disparity property on both eyes, we do the same",
         "right image properties (essential)": "as the left",
     ]
 
@@ -100,8 +127,11 @@ enum PhotoFields {
         var table = ["| field | Apple (vision-pro.HEIC) | ours (converted) | |", "|---|---|---|---|"]
         for (a, b) in zip(apple, ours) {
             let why = Self.explained[a.field]
-            table.append("| \(a.field) | \(a.value) | \(b.value) | \(a.value == b.value ? "equal" : (why ?? "UNEXPLAINED")) |")
-            if a.value != b.value && (why == nil || why == "") { Issue.record("\(a.field): Apple \(a.value), ours \(b.value) — difference not explained") }
+            table.append(
+                "| \(a.field) | \(a.value) | \(b.value) | \(a.value == b.value ? "equal" : (why ?? "UNEXPLAINED")) |")
+            if a.value != b.value && (why == nil || why == "") {
+                Issue.record("\(a.field): Apple \(a.value), ours \(b.value) — difference not explained")
+            }
         }
         print(table.joined(separator: "\n"))
     }
@@ -124,9 +154,15 @@ enum PhotoFields {
         let rf = try ISOFile.open(path: r)
         #expect(ImageFiles.heifExif(rf, item: 52) == ImageFiles.heifExif(orig, item: 52))
         let back = tempPath("back.heic")
-        _ = try SpatialPhotoEditor.combine(leftPath: l, rightPath: r, stereo: StereoParameters(baselineMicrometres: 63_774, horizontalFieldOfViewMillidegrees: 80_000, disparityAdjustment: 293), output: back)
+        _ = try SpatialPhotoEditor.combine(
+            leftPath: l, rightPath: r,
+            stereo: StereoParameters(
+                baselineMicrometres: 63_774, horizontalFieldOfViewMillidegrees: 80_000, disparityAdjustment: 293),
+            output: back)
         let e0 = try StereoImages.decodeSpatialPhoto(vp), e1 = try StereoImages.decodeSpatialPhoto(back)
-        #expect(compare(e0.left, e1.left) == (0, 0) && compare(e0.right, e1.right) == (0, 0), "split → combine changed the pixels")
+        #expect(
+            compare(e0.left, e1.left) == (0, 0) && compare(e0.right, e1.right) == (0, 0),
+            "split → combine changed the pixels")
     }
 
     /// `split` to PNG/JPEG tags each eye with the photo's ICC profile (Vision Pro: Display P3) and gives each JPEG
@@ -150,7 +186,9 @@ enum PhotoFields {
         let at = try #require((0..<(j.count - marker.count)).first { Array(j[$0..<($0 + marker.count)]) == marker })
         #expect(Array(j[(at + marker.count)..<(at + marker.count + icc.count)]) == icc)
         let xmpMarker = Array("http://ns.adobe.com/xap/1.0/".utf8) + [0]
-        #expect((0..<(j.count - xmpMarker.count)).contains { Array(j[$0..<($0 + xmpMarker.count)]) == xmpMarker }, "XMP APP1 kept")
+        #expect(
+            (0..<(j.count - xmpMarker.count)).contains { Array(j[$0..<($0 + xmpMarker.count)]) == xmpMarker },
+            "XMP APP1 kept")
         let decoded = try JPEG.decode(j)
         #expect(decoded.exif == ImageFiles.heifExif(orig, item: 52), "the right eye's own EXIF")
     }
@@ -158,11 +196,15 @@ enum PhotoFields {
     @Test(.needs(.oracles))
     func libheifReadsTheProfile3Photo() throws {
         let src = tempPath("sbs2.png")
-        try AtomicFile.write(path: src, bytes: try PNG.encode(try ImageOps.join(scene(width: 600, height: 400), scene(width: 600, height: 400, shift: 6))))
+        try AtomicFile.write(
+            path: src,
+            bytes: try PNG.encode(
+                try ImageOps.join(scene(width: 600, height: 400), scene(width: 600, height: 400, shift: 6))))
         var o = PhotoConversionOptions(); o.threads = 2; o.layout = .sbs
         let out = tempPath("p3.heic")
         _ = try PhotoConverter.convert(StereoImages.load(src, packing: o.packing), options: o, to: out)
-        let rows = Dictionary(try PhotoFields.extract(out).map { ($0.field, $0.value) }, uniquingKeysWith: { a, _ in a })
+        let rows = Dictionary(
+            try PhotoFields.extract(out).map { ($0.field, $0.value) }, uniquingKeysWith: { a, _ in a })
         #expect(rows["left tile hvcC profile / compat"] == "3 70000000")
         let (status, json) = try run(try #require(oraclePython), [packageRoot + "/Tests/Oracles/heif_oracle.py", out])
         #expect(status == 0, "\(json)")

@@ -1,10 +1,10 @@
-import Foundation
-import Testing
-import TestSupport
 import BinaryIO
+import Foundation
 import ISOBMFF
-import SpatialMedia
 import SpatialConvert
+import SpatialMedia
+import TestSupport
+import Testing
 
 /// Issue 28 e and j: `concat` refuses a segment of another input or made with other encoder settings (each segment
 /// records the input's identity and the settings), and a segment conversion refuses an audio source it would not use.
@@ -29,7 +29,9 @@ import SpatialConvert
         }
         let s1 = try segment(input, 1, name: "s1.mov"), s2 = try segment(input, 2, name: "s2.mov")
         let info = try #require(try VideoSegmentInfo.read(from: try ISOFile.open(path: s1), path: s1))
-        #expect(info.input?.count == 24 && info.settings?.contains("rate qp 30") == true, "\(String(describing: info.settings))")
+        #expect(
+            info.input?.count == 24 && info.settings?.contains("rate qp 30") == true,
+            "\(String(describing: info.settings))")
         // The right pair joins.
         let set = try SpatialVideoSegmentSet(paths: [s2, s1])
         #expect(set.frames == 32)

@@ -1,9 +1,10 @@
-import Foundation
-import Testing
-import TestSupport
 import BinaryIO
 import Codecs
+import Foundation
 import MediaDecode
+import TestSupport
+import Testing
+
 @testable import SpatialConvert
 
 /// Issue 28 n: a `--qp` (or bitrate) report states the rule it applied, not the CRF rule. Issue 28 l: audio is carried
@@ -30,18 +31,29 @@ import MediaDecode
 
     static let ffmpeg51: String? = {
         let p = "/usr/bin/ffmpeg"
-        guard FileManager.default.isExecutableFile(atPath: p), let t = FFmpeg.locate(.any, override: p) else { return nil }
+        guard FileManager.default.isExecutableFile(atPath: p), let t = FFmpeg.locate(.any, override: p) else {
+            return nil
+        }
         return (t.major, t.minor) < (7, 1) ? p : nil
     }()
 
-    @Test(.needs(Requirement("no FFmpeg older than 7.1 at /usr/bin/ffmpeg (the refusal is shown with one)") { Closure28VideoReportTests.ffmpeg51 != nil }))
+    @Test(
+        .needs(
+            Requirement("no FFmpeg older than 7.1 at /usr/bin/ffmpeg (the refusal is shown with one)") {
+                Closure28VideoReportTests.ffmpeg51 != nil
+            }))
     func audioThroughFFmpegBefore71IsRefused() throws {
         let ff = try #require(VideoFixtures.ffmpeg9)
         let d = VideoFixtures.dir()
         defer { try? FileManager.default.removeItem(atPath: d) }
         let mkv = d + "/in.mkv"
-        let (st, _) = try run(ff, ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc=size=128x48:rate=30", "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000",
-                                   "-t", "1", "-c:v", "libx264", "-c:a", "aac", "-shortest", mkv])
+        let (st, _) = try run(
+            ff,
+            [
+                "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc=size=128x48:rate=30", "-f", "lavfi", "-i",
+                "sine=frequency=440:sample_rate=48000",
+                "-t", "1", "-c:v", "libx264", "-c:a", "aac", "-shortest", mkv,
+            ])
         try #require(st == 0)
         var o = VideoConversionOptions()
         o.preset = "ultrafast"
@@ -56,7 +68,11 @@ import MediaDecode
         // With FFmpeg ≥ 7.1 every packet arrives, and the priming is kept in the edit list.
         o.ffmpeg = ff
         try VideoConverter.convert(.packed(mkv), to: d + "/o.mov", options: o)
-        let packets = { (p: String) throws -> Int in try run(ff, ["-v", "error", "-i", p, "-map", "0:a", "-c", "copy", "-f", "framemd5", "-"]).1.split(separator: "\n").filter { !$0.hasPrefix("#") }.count }
+        let packets = { (p: String) throws -> Int in
+            try run(ff, ["-v", "error", "-i", p, "-map", "0:a", "-c", "copy", "-f", "framemd5", "-"]).1.split(
+                separator: "\n"
+            ).filter { !$0.hasPrefix("#") }.count
+        }
         #expect(try packets(mkv) == packets(d + "/o.mov"))
     }
 }

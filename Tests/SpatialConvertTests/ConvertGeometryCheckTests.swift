@@ -1,10 +1,11 @@
-import Foundation
-import Testing
 import BinaryIO
+import Foundation
 import ImageFormats
 import SpatialConvert
 import SpatialMedia
 import StereoVision
+import Testing
+
 @testable import SpatialValidation
 
 /// `convert` of a video without `--align`: a few frames are measured on their way to the encoders, with the
@@ -12,8 +13,11 @@ import StereoVision
 @Suite("Convert warns before writing a bad video")
 struct ConvertGeometryCheckTests {
     /// Left and right Y4M clips at 2 fps of rendered shots: the clips the video alignment tests render.
-    static func clip(_ shots: [(frames: Int, seed: UInt64, fault: @Sendable (inout SyntheticStereo) -> Void)], in dir: String) throws -> VideoInput {
-        let p = try VideoAlignTests.clip(shots.map { .init(name: "", frames: $0.frames, seed: $0.seed, fault: $0.fault) }, in: dir)
+    static func clip(
+        _ shots: [(frames: Int, seed: UInt64, fault: @Sendable (inout SyntheticStereo) -> Void)], in dir: String
+    ) throws -> VideoInput {
+        let p = try VideoAlignTests.clip(
+            shots.map { .init(name: "", frames: $0.frames, seed: $0.seed, fault: $0.fault) }, in: dir)
         return .pair(left: p.left, right: p.right)
     }
 
@@ -24,21 +28,29 @@ struct ConvertGeometryCheckTests {
     }
 
     /// Converts with the conversion-time check (the validator's rules, as the CLI wires them).
-    static func convert(_ input: VideoInput, in dir: String, disparity: Double? = nil, seen: Seen) throws -> VideoConversionReport {
+    static func convert(_ input: VideoInput, in dir: String, disparity: Double? = nil, seen: Seen) throws
+        -> VideoConversionReport
+    {
         var o = VideoConversionOptions()
         o.preset = "ultrafast"; o.keyint = 4; o.bframes = 0; o.audio = .none
         o.stereo.baselineMicrometres = 64_000
         o.stereo.horizontalFieldOfViewMillidegrees = 60_000
         if let disparity { try o.stereo.setDisparity(percent: disparity) }
         let stereo = o.stereo
-        o.geometryCheck = VideoGeometryCheck(inspect: { frame, l, r in
-            seen.lock.lock(); seen.inspected.append(frame); seen.lock.unlock()
-            guard let a = PairAligner.luma(l), let b = PairAligner.luma(r) else { return [] }
-            return GeometryDiagnosis.conversionFaults(left: a.gray, right: b.gray, stereo: stereo, align: false, autoDisparity: false)
-                .map { VideoGeometryWarning(ruleID: $0.ruleID, severity: $0.severity, message: $0.message, fixes: $0.fixes) }
-        }, onFirstWarning: { frame, w in
-            seen.lock.lock(); seen.first.append((frame, w)); seen.lock.unlock()
-        })
+        o.geometryCheck = VideoGeometryCheck(
+            inspect: { frame, l, r in
+                seen.lock.lock(); seen.inspected.append(frame); seen.lock.unlock()
+                guard let a = PairAligner.luma(l), let b = PairAligner.luma(r) else { return [] }
+                return GeometryDiagnosis.conversionFaults(
+                    left: a.gray, right: b.gray, stereo: stereo, align: false, autoDisparity: false
+                )
+                .map {
+                    VideoGeometryWarning(ruleID: $0.ruleID, severity: $0.severity, message: $0.message, fixes: $0.fixes)
+                }
+            },
+            onFirstWarning: { frame, w in
+                seen.lock.lock(); seen.first.append((frame, w)); seen.lock.unlock()
+            })
         return try VideoConverter.convert(input, to: dir + "/out.mov", options: o)
     }
 
@@ -60,7 +72,9 @@ struct ConvertGeometryCheckTests {
         #expect(g.frames == [1, 3, 7] && seen.inspected == g.frames, "\(g.frames) \(seen.inspected)")
         let offset = try #require(g.warnings.first { $0.warning.ruleID == "SV-GEOM-001" })
         #expect(offset.frames == g.frames && offset.warning.fixes == ["--align"], "\(offset)")
-        #expect(offset.warning.message.contains("3.0") || offset.warning.message.contains("2.9"), "\(offset.warning.message)")
+        #expect(
+            offset.warning.message.contains("3.0") || offset.warning.message.contains("2.9"),
+            "\(offset.warning.message)")
         // Printed as soon as measured: once per rule, at the first frame showing it.
         #expect(seen.first.filter { $0.1.ruleID == "SV-GEOM-001" }.map(\.0) == [1])
         #expect(g.fixes.first == "--align" && r.lines.contains { $0.contains("convert again with --align") })
@@ -100,7 +114,9 @@ struct ConvertGeometryCheckTests {
         let seen = Seen()
         var o = VideoConversionOptions()
         o.preset = "ultrafast"; o.keyint = 4; o.bframes = 0; o.audio = .none; o.align = true
-        o.geometryCheck = VideoGeometryCheck(inspect: { f, _, _ in seen.lock.lock(); seen.inspected.append(f); seen.lock.unlock(); return [] })
+        o.geometryCheck = VideoGeometryCheck(inspect: { f, _, _ in
+            seen.lock.lock(); seen.inspected.append(f); seen.lock.unlock(); return []
+        })
         let r = try VideoConverter.convert(input, to: d + "/out.mov", options: o)
         #expect(r.geometryCheck == nil && seen.inspected.isEmpty && r.alignment != nil)
     }

@@ -1,8 +1,8 @@
 import Foundation
-import Testing
-import TestSupport
 import SpatialConvert
 import SpatialMedia
+import TestSupport
+import Testing
 
 /// Issue 40 item 4: `info --json` gives each layer's bit depth, chroma format and colour description (code points,
 /// range, and whether the SPS VUI or the VPS VUI states it), as the text does; the output matches
@@ -33,7 +33,8 @@ struct LayerColourJSONTests {
             #expect(layer["bit_depth_luma"] as? Int == 10 && layer["bit_depth_chroma"] as? Int == 10)
             #expect(layer["chroma_format"] as? String == "4:2:0")
             let c = try #require(layer["colour"] as? [String: Any], "layer \(i): \(layer)")
-            #expect(c["colour_primaries"] as? Int == 9 && c["transfer_characteristics"] as? Int == 18
+            #expect(
+                c["colour_primaries"] as? Int == 9 && c["transfer_characteristics"] as? Int == 18
                     && c["matrix_coefficients"] as? Int == 9 && c["full_range"] as? Bool == false, "\(c)")
             #expect(c["stated_in"] as? String == (i == 0 ? "sps_vui" : "vps_vui"), "\(c)")
             #expect(c["description"] as? String == "BT.2020/HLG/BT.2020 NCL, limited range")
@@ -59,12 +60,14 @@ struct LayerColourJSONTests {
         _ = try VideoConverter.convert(.packed(src), to: out, options: HDRColourTests.options())
         let json = d + "/info.json"
         try MediaInfo.inspect(path: out).json.serialized().write(toFile: json, atomically: true, encoding: .utf8)
-        let check = "import json, jsonschema, sys\n"
+        let check =
+            "import json, jsonschema, sys\n"
             + "s = json.load(open(sys.argv[1])); d = json.load(open(sys.argv[2]))\n"
             + "e = [x.message for x in jsonschema.Draft202012Validator(s).iter_errors(d)]\n"
             + "print(e[:3]); sys.exit(1 if e else 0)\n"
-        let r = try Run.program(try #require(TestPaths.which("python3")),
-                                ["-c", check, TestPaths.package("Specs/schemas/info.v1.schema.json"), json])
+        let r = try Run.program(
+            try #require(TestPaths.which("python3")),
+            ["-c", check, TestPaths.package("Specs/schemas/info.v1.schema.json"), json])
         #expect(r.status == 0, "\(r.out) \(r.err)")
     }
 }

@@ -1,11 +1,11 @@
-import Foundation
-import Testing
-import TestSupport
 import BinaryIO
+import Foundation
 import ImageFormats
 import MediaDecode
 import SpatialConvert
 import StereoVision
+import TestSupport
+import Testing
 
 /// Inputs of issue 38, item 1, each made by the test itself: 2D clips from FFmpeg's test source, and frame-packed
 /// clips of a rendered stereo scene (``/StereoVision/SyntheticStereo``: real disparity, planes at 1.6–12 m) packed
@@ -14,17 +14,25 @@ import StereoVision
 enum RecognitionInputs {
     /// A 2D clip: FFmpeg's `testsrc2` at `size`, H.264 (MPEG-4 Part 2 for `.ts`/`.avi`), in the container `path` names.
     static func mono(_ path: String, size: String = "1280x720", seconds: Int = 1) throws {
-        let codec = path.hasSuffix(".ts") || path.hasSuffix(".avi") ? ["-c:v", "mpeg2video", "-q:v", "3"] : ["-c:v", "libx264", "-preset", "ultrafast"]
-        let r = try Run.program(try TestPrograms.requireFFmpeg(),
-                                ["-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=\(size):rate=30", "-t", "\(seconds)",
-                                 "-pix_fmt", "yuv420p"] + codec + [path], timeout: 300)
+        let codec =
+            path.hasSuffix(".ts") || path.hasSuffix(".avi")
+            ? ["-c:v", "mpeg2video", "-q:v", "3"] : ["-c:v", "libx264", "-preset", "ultrafast"]
+        let r = try Run.program(
+            try TestPrograms.requireFFmpeg(),
+            [
+                "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=\(size):rate=30", "-t",
+                "\(seconds)",
+                "-pix_fmt", "yuv420p",
+            ] + codec + [path], timeout: 300)
         guard r.status == 0 else { throw TestSetupError("FFmpeg could not make \(path): \(r.err)") }
     }
 
     /// Frames of a rendered stereo scene, each `eyeWidth`×`eyeHeight` per eye, packed as `layout` (`sbs` or `tb`),
     /// the right eye first when `rightFirst`; the first `black` frames are black (a film that opens on black).
-    static func packedFrames(eyeWidth: Int, eyeHeight: Int, layout: StereoLayout, rightFirst: Bool = false,
-                             frames: Int = 8, black: Int = 2, seed: UInt64 = 5) throws -> [Image] {
+    static func packedFrames(
+        eyeWidth: Int, eyeHeight: Int, layout: StereoLayout, rightFirst: Bool = false,
+        frames: Int = 8, black: Int = 2, seed: UInt64 = 5
+    ) throws -> [Image] {
         var s = SyntheticStereo()
         s.width = eyeWidth; s.height = eyeHeight; s.seed = seed; s.noise = 0
         let (l, r) = s.render()
@@ -38,7 +46,9 @@ enum RecognitionInputs {
             }
             let first = rightFirst ? r : l, second = rightFirst ? l : r
             var px: [Float] = []
-            if layout == .tb { px = first.pixels + second.pixels } else {
+            if layout == .tb {
+                px = first.pixels + second.pixels
+            } else {
                 for y in 0..<eyeHeight {
                     let row: Range<Int> = (y * eyeWidth)..<((y + 1) * eyeWidth)
                     px.append(contentsOf: first.pixels[row])
@@ -51,22 +61,35 @@ enum RecognitionInputs {
         return out
     }
 
-    /// ``packedFrames(eyeWidth:eyeHeight:layout:rightFirst:frames:black:seed:)`` written as a Y4M file at `path` (30 fps).
-    static func packedY4M(_ path: String, eyeWidth: Int, eyeHeight: Int, layout: StereoLayout, rightFirst: Bool = false,
-                          frames: Int = 8, black: Int = 2) throws {
-        try Y4M.write(try packedFrames(eyeWidth: eyeWidth, eyeHeight: eyeHeight, layout: layout, rightFirst: rightFirst,
-                                       frames: frames, black: black), fpsNum: 30, to: path)
+    /// ``packedFrames(eyeWidth:eyeHeight:layout:rightFirst:frames:black:seed:)`` written as a Y4M file at `path` (30
+    /// fps).
+    static func packedY4M(
+        _ path: String, eyeWidth: Int, eyeHeight: Int, layout: StereoLayout, rightFirst: Bool = false,
+        frames: Int = 8, black: Int = 2
+    ) throws {
+        try Y4M.write(
+            try packedFrames(
+                eyeWidth: eyeWidth, eyeHeight: eyeHeight, layout: layout, rightFirst: rightFirst,
+                frames: frames, black: black), fpsNum: 30, to: path)
     }
 
     /// The same, re-encoded by FFmpeg into the container `path` names (MPEG-2 video in `.ts`, H.264 otherwise), with
     /// no stereo or spherical metadata: an untagged input.
-    static func packedViaFFmpeg(_ path: String, eyeWidth: Int, eyeHeight: Int, layout: StereoLayout, rightFirst: Bool = false,
-                                frames: Int = 8, black: Int = 2) throws {
+    static func packedViaFFmpeg(
+        _ path: String, eyeWidth: Int, eyeHeight: Int, layout: StereoLayout, rightFirst: Bool = false,
+        frames: Int = 8, black: Int = 2
+    ) throws {
         let y4m = path + ".y4m"
         defer { try? FileManager.default.removeItem(atPath: y4m) }
-        try packedY4M(y4m, eyeWidth: eyeWidth, eyeHeight: eyeHeight, layout: layout, rightFirst: rightFirst, frames: frames, black: black)
-        let codec = path.hasSuffix(".ts") ? ["-c:v", "mpeg2video", "-q:v", "2"] : ["-c:v", "libx264", "-preset", "ultrafast", "-qp", "10"]
-        let r = try Run.program(try TestPrograms.requireFFmpeg(), ["-nostdin", "-v", "error", "-y", "-i", y4m] + codec + [path], timeout: 300)
+        try packedY4M(
+            y4m, eyeWidth: eyeWidth, eyeHeight: eyeHeight, layout: layout, rightFirst: rightFirst, frames: frames,
+            black: black)
+        let codec =
+            path.hasSuffix(".ts")
+            ? ["-c:v", "mpeg2video", "-q:v", "2"] : ["-c:v", "libx264", "-preset", "ultrafast", "-qp", "10"]
+        let r = try Run.program(
+            try TestPrograms.requireFFmpeg(), ["-nostdin", "-v", "error", "-y", "-i", y4m] + codec + [path],
+            timeout: 300)
         guard r.status == 0 else { throw TestSetupError("FFmpeg could not make \(path): \(r.err)") }
     }
 }
@@ -94,7 +117,9 @@ struct LayoutRecognitionTests {
             Issue.record("a 2D video was given a layout")
         } catch {
             #expect(error.code == .notRecognised && error.remedy == .giveLayoutOrForce, "\(error)")
-            #expect(error.message.contains("2D video") && error.message.contains("side by side: a stereo pair on 0 of 4 frames")
+            #expect(
+                error.message.contains("2D video")
+                    && error.message.contains("side by side: a stereo pair on 0 of 4 frames")
                     && error.message.contains("top-bottom: a stereo pair on 0 of 4 frames"), "\(error.message)")
         }
         o.force = true
@@ -106,17 +131,18 @@ struct LayoutRecognitionTests {
     /// opening on black: the layout is the one the clip was packed with, whatever its shape (the earlier shape rule
     /// cut the square top-bottom and the wide top-bottom clips side by side).
     @Test(arguments: [
-        (StereoLayout.sbs, 320, 240, false), (.sbs, 320, 240, true),   // 640×240, wide
-        (.tb, 320, 240, false), (.tb, 320, 240, true),                 // 320×480, taller than wide
-        (.sbs, 192, 384, false),                                       // 384×384, square side by side
-        (.tb, 384, 192, false), (.tb, 384, 192, true),                 // 384×384, square top-bottom
-        (.tb, 480, 128, false),                                        // 480×256, wider than tall but top-bottom
+        (StereoLayout.sbs, 320, 240, false), (.sbs, 320, 240, true),  // 640×240, wide
+        (.tb, 320, 240, false), (.tb, 320, 240, true),  // 320×480, taller than wide
+        (.sbs, 192, 384, false),  // 384×384, square side by side
+        (.tb, 384, 192, false), (.tb, 384, 192, true),  // 384×384, square top-bottom
+        (.tb, 480, 128, false),  // 480×256, wider than tall but top-bottom
     ])
     func packedClipsAreRecognised(layout: StereoLayout, eyeWidth: Int, eyeHeight: Int, rightFirst: Bool) throws {
         let d = Self.dir()
         defer { try? FileManager.default.removeItem(atPath: d) }
         let path = d + "/packed.y4m"
-        try RecognitionInputs.packedY4M(path, eyeWidth: eyeWidth, eyeHeight: eyeHeight, layout: layout, rightFirst: rightFirst)
+        try RecognitionInputs.packedY4M(
+            path, eyeWidth: eyeWidth, eyeHeight: eyeHeight, layout: layout, rightFirst: rightFirst)
         var o = VideoConversionOptions()
         o.recogniseLayout = true
         if rightFirst {
@@ -126,7 +152,9 @@ struct LayoutRecognitionTests {
                 _ = try PairRecognition.recogniseVideoLayout(path, options: o)
                 Issue.record("a right-eye-first clip was taken in the usual order")
             } catch {
-                #expect(error.code == .notRecognised && error.remedy == .swapEyesOrForce && error.message.contains("right eye first"), "\(error)")
+                #expect(
+                    error.code == .notRecognised && error.remedy == .swapEyesOrForce
+                        && error.message.contains("right eye first"), "\(error)")
             }
             o.swapEyes = true
         }
@@ -150,12 +178,16 @@ struct LayoutRecognitionTests {
         #expect(r.layout == .tb, "\(r.note)")
         let run = try Run.cli(["convert", ts, "-o", d + "/tb.mov", "--preset", "ultrafast", "--no-audio"])
         #expect(run.status == 0, "\(run.err)")
-        #expect(run.out.contains("384×192 per eye") && run.out.contains("layout: top-bottom, from measuring its frames"), "\(run.out)")
+        #expect(
+            run.out.contains("384×192 per eye") && run.out.contains("layout: top-bottom, from measuring its frames"),
+            "\(run.out)")
         let mono = d + "/mono.ts"
         try RecognitionInputs.mono(mono, size: "640x640")
         let refused = try Run.cli(["convert", mono, "-o", d + "/mono.mov", "--preset", "ultrafast", "--no-audio"])
-        #expect(refused.status == 2 && refused.err.contains("no stereo pair found") && refused.err.contains("--layout sbs|tb, or --force"),
-                "\(refused.status) \(refused.err)")
+        #expect(
+            refused.status == 2 && refused.err.contains("no stereo pair found")
+                && refused.err.contains("--layout sbs|tb, or --force"),
+            "\(refused.status) \(refused.err)")
         #expect(!FileManager.default.fileExists(atPath: d + "/mono.mov"))
     }
 
@@ -166,11 +198,19 @@ struct LayoutRecognitionTests {
         let mono = d + "/mono.mp4"
         try RecognitionInputs.mono(mono, size: "320x180")
         let r = try Run.cli(["convert", mono, "-o", d + "/x.mov", "--preset", "ultrafast", "--no-audio"])
-        #expect(r.status == 2 && r.err.contains("it looks like a 2D video") && r.err.contains("--layout sbs|tb, or --force"), "\(r.status) \(r.err)")
+        #expect(
+            r.status == 2 && r.err.contains("it looks like a 2D video")
+                && r.err.contains("--layout sbs|tb, or --force"), "\(r.status) \(r.err)")
         #expect(!FileManager.default.fileExists(atPath: d + "/x.mov"))
-        let forced = try Run.cli(["convert", mono, "-o", d + "/f.mov", "--preset", "ultrafast", "--no-audio", "--force"])
-        #expect(forced.status == 0 && forced.out.contains("160×180 per eye") && forced.out.contains("converted as forced"), "\(forced.err)")
-        let told = try Run.cli(["convert", mono, "-o", d + "/t.mov", "--preset", "ultrafast", "--no-audio", "--layout", "tb"])
+        let forced = try Run.cli([
+            "convert", mono, "-o", d + "/f.mov", "--preset", "ultrafast", "--no-audio", "--force",
+        ])
+        #expect(
+            forced.status == 0 && forced.out.contains("160×180 per eye") && forced.out.contains("converted as forced"),
+            "\(forced.err)")
+        let told = try Run.cli([
+            "convert", mono, "-o", d + "/t.mov", "--preset", "ultrafast", "--no-audio", "--layout", "tb",
+        ])
         #expect(told.status == 0 && told.out.contains("320×90 per eye"), "\(told.err)")
     }
 
@@ -206,12 +246,15 @@ struct LayoutRecognitionTests {
         for name in ["x265mv_320x240_30f.hevc", "mvhevc_96x64_6f.hevc"] {
             let hevc = try #require(TestPaths.shared("fixtures/" + name))
             let why = try VideoInputs.multiLayerRefusal(hevc)
-            #expect(why?.contains("spatial-media convert \(hevc) -o OUT.mov") == true && why?.contains("muxed as it is") == true, "\(String(describing: why))")
+            #expect(
+                why?.contains("spatial-media convert \(hevc) -o OUT.mov") == true
+                    && why?.contains("muxed as it is") == true, "\(String(describing: why))")
             let r = try Run.cli(["convert", hevc, "-o", d + "/x.mov", "--layout", "sbs"])
             #expect(r.status == 64 && r.err.contains("raw two-layer MV-HEVC stream"), "\(name): \(r.status) \(r.err)")
             #expect(!FileManager.default.fileExists(atPath: d + "/x.mov"))
         }
-        let single = try TestMedia.x265Encode(TestMedia.y4m(width: 64, height: 64, frames: 2), dir: d, name: "one", extra: [])
+        let single = try TestMedia.x265Encode(
+            TestMedia.y4m(width: 64, height: 64, frames: 2), dir: d, name: "one", extra: [])
         #expect(try VideoInputs.multiLayerRefusal(single) == nil)
     }
 
@@ -223,22 +266,34 @@ struct LayoutRecognitionTests {
         let ts = d + "/tb360.ts"
         try RecognitionInputs.packedViaFFmpeg(ts, eyeWidth: 384, eyeHeight: 192, layout: .tb, frames: 12)
         let info = try Run.cli(["info", ts])
-        #expect(info.status == 0 && info.out.contains("read through FFmpeg") && info.out.contains("mpegts container")
-                && info.out.contains("384×384") && info.out.contains("stereo packing: none stated"), "\(info.status) \(info.out) \(info.err)")
+        #expect(
+            info.status == 0 && info.out.contains("read through FFmpeg") && info.out.contains("mpegts container")
+                && info.out.contains("384×384") && info.out.contains("stereo packing: none stated"),
+            "\(info.status) \(info.out) \(info.err)")
         let json = try Run.cli(["info", "--json", ts])
         let o = try #require(try JSONSerialization.jsonObject(with: Data(json.out.utf8)) as? [String: Any])
         let video = try #require(o["video"] as? [String: Any])
-        #expect(o["read_through"] as? String == "ffmpeg" && o["format"] as? String == "mpegts" && o["spatial"] as? Bool == false
-                && video["width"] as? Int == 384 && video["height"] as? Int == 384 && video["stereo_packing"] is NSNull, "\(o)")
+        #expect(
+            o["read_through"] as? String == "ffmpeg" && o["format"] as? String == "mpegts"
+                && o["spatial"] as? Bool == false
+                && video["width"] as? Int == 384 && video["height"] as? Int == 384 && video["stereo_packing"] is NSNull,
+            "\(o)")
         let v = try Run.cli(["validate", ts])
         // validate reads the layout as convert does (SV-PAIR-008), then checks the pixels in it (warnings allowed).
-        #expect([0, 1].contains(v.status) && v.out.contains("SV-FFMPEG-001") && v.out.contains("read through FFmpeg (mpegts container)")
-                && v.out.contains("SV-PAIR-008") && v.out.contains("top-bottom measured"), "\(v.status) \(v.out) \(v.err)")
+        #expect(
+            [0, 1].contains(v.status) && v.out.contains("SV-FFMPEG-001")
+                && v.out.contains("read through FFmpeg (mpegts container)")
+                && v.out.contains("SV-PAIR-008") && v.out.contains("top-bottom measured"),
+            "\(v.status) \(v.out) \(v.err)")
         let vj = try Run.cli(["validate", "--json", "--layout", "tb", ts])
         let report = try #require(try JSONSerialization.jsonObject(with: Data(vj.out.utf8)) as? [String: Any])
-        let findings = (report["findings"] as? [[String: Any]] ?? []).compactMap { $0["rule"] as? String ?? $0["id"] as? String }
-        #expect(report["kind"] as? String == "ffmpeg-video" && findings.contains("SV-FFMPEG-001") && findings.contains { $0.hasPrefix("SV-GEOM") }
+        let findings = (report["findings"] as? [[String: Any]] ?? []).compactMap {
+            $0["rule"] as? String ?? $0["id"] as? String
+        }
+        #expect(
+            report["kind"] as? String == "ffmpeg-video" && findings.contains("SV-FFMPEG-001")
+                && findings.contains { $0.hasPrefix("SV-GEOM") }
                 && !findings.contains("SV-GEOM-021"),
-                "\(findings) \(vj.err)")
+            "\(findings) \(vj.err)")
     }
 }

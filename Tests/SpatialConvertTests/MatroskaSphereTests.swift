@@ -1,9 +1,9 @@
-import Foundation
-import Testing
-import TestSupport
 import BinaryIO
+import Foundation
 import MediaDecode
 import SpatialMedia
+import TestSupport
+import Testing
 
 /// Issue 33: a VR180/360 sphere in Matroska (or anything else only FFmpeg reads) is recognised from the projection
 /// and stereo mode FFmpeg reports — converted to MV-HEVC APMP without `--projection`/`--layout`, never flattened into
@@ -20,35 +20,53 @@ struct MatroskaSphereTests {
     static func sphereMKV(_ dir: String, projection: String, sbs: Bool, audio: Bool = false) throws -> String {
         let size = sbs ? "512x256" : "512x512"
         let sound = audio ? ["-f", "lavfi", "-i", "sine=f=440:d=0.5", "-c:a", "aac"] : []
-        try ffmpeg(["-f", "lavfi", "-i", "testsrc2=s=\(size):r=30:d=0.5"] + sound + ["-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-shortest", dir + "/packed.mp4"])
-        #expect(try Run.cli(["edit", dir + "/packed.mp4", "-o", dir + "/apmp.mp4", "--packing", sbs ? "side" : "over", "--projection", projection]).status <= 1)
+        try ffmpeg(
+            ["-f", "lavfi", "-i", "testsrc2=s=\(size):r=30:d=0.5"] + sound + [
+                "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-shortest", dir + "/packed.mp4",
+            ])
+        #expect(
+            try Run.cli([
+                "edit", dir + "/packed.mp4", "-o", dir + "/apmp.mp4", "--packing", sbs ? "side" : "over",
+                "--projection", projection,
+            ]).status <= 1)
         #expect(try Run.cli(["edit", dir + "/apmp.mp4", "-o", dir + "/google.mp4", "--to-google"]).status <= 1)
         let mkv = dir + "/sphere.mkv"
         try ffmpeg(["-i", dir + "/google.mp4", "-c", "copy", mkv])
         return mkv
     }
 
-    @Test("a VR180 side-by-side Matroska converts to APMP hequ without --projection", arguments: [("hequ", true), ("equi", false)])
+    @Test(
+        "a VR180 side-by-side Matroska converts to APMP hequ without --projection",
+        arguments: [("hequ", true), ("equi", false)])
     func convertsWithoutStating(projection: String, sbs: Bool) throws {
         let dir = try TestPaths.tempDir("mkv-sphere-\(projection)")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let mkv = try Self.sphereMKV(dir, projection: projection, sbs: sbs)
         let probe = try Run.program(try TestPrograms.requireFFmpeg(), ["-hide_banner", "-i", mkv])
-        #expect(probe.err.contains("Spherical Mapping"), "the fixture must carry its projection: \(probe.err.suffix(500))")
+        #expect(
+            probe.err.contains("Spherical Mapping"), "the fixture must carry its projection: \(probe.err.suffix(500))")
         // validate reads the sphere through FFmpeg and measures only its centre.
         let src = try Run.cli(["validate", mkv])
-        #expect(src.out.contains("projection \(projection == "hequ" ? "tiled equirectangular" : "equirectangular")"), "\(src.out.prefix(600))")
+        #expect(
+            src.out.contains("projection \(projection == "hequ" ? "tiled equirectangular" : "equirectangular")"),
+            "\(src.out.prefix(600))")
         #expect(src.out.contains("measured its central 60°×60°"), "\(src.out.suffix(800))")
         let out = dir + "/vr.mov"
         let c = try Run.cli(["convert", mkv, "-o", out, "--preset", "ultrafast"])
         #expect(c.status == 0 || c.status == 1, "convert: \(c.err.suffix(500))")
-        #expect(c.out.contains("MV-HEVC APMP \(projection == "hequ" ? "180°" : "360°") ('\(projection)')"), "\(c.out.prefix(500))")
+        #expect(
+            c.out.contains("MV-HEVC APMP \(projection == "hequ" ? "180°" : "360°") ('\(projection)')"),
+            "\(c.out.prefix(500))")
         #expect(c.out.contains("remux it to MP4"), "the lossless alternative of a Matroska input: \(c.out.suffix(600))")
-        #expect(c.out.contains("the file's projection as FFmpeg reads it"), "where the projection came from: \(c.out.prefix(1200))")
+        #expect(
+            c.out.contains("the file's projection as FFmpeg reads it"),
+            "where the projection came from: \(c.out.prefix(1200))")
         let v = try Run.cli(["validate", out])
         #expect(v.out.contains(projection == "hequ" ? "APMP 180°" : "APMP 360°"), "\(v.out.prefix(500))")
         let side = try Run.program(try TestPrograms.requireFFmpeg(), ["-hide_banner", "-i", out])
-        #expect(side.err.contains(projection == "hequ" ? "half equirectangular" : "Spherical Mapping: equirectangular"), "\(side.err.suffix(500))")
+        #expect(
+            side.err.contains(projection == "hequ" ? "half equirectangular" : "Spherical Mapping: equirectangular"),
+            "\(side.err.suffix(500))")
     }
 
     /// The eyes of a Matroska sphere split to MP4 keep its projection (Google sv3d, read by FFmpeg).
@@ -56,7 +74,9 @@ struct MatroskaSphereTests {
         let dir = try TestPaths.tempDir("mkv-sphere-split")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let mkv = try Self.sphereMKV(dir, projection: "hequ", sbs: true)
-        let s = try Run.cli(["split", mkv, "--left", dir + "/l.mp4", "--right", dir + "/r.mp4", "--preset", "ultrafast"])
+        let s = try Run.cli([
+            "split", mkv, "--left", dir + "/l.mp4", "--right", dir + "/r.mp4", "--preset", "ultrafast",
+        ])
         #expect(s.status == 0, "\(s.out) \(s.err)")
         #expect(s.out.contains("each output keeps the projection"), "\(s.out)")
         for eye in ["l", "r"] {
@@ -73,7 +93,8 @@ struct MatroskaSphereTests {
     @Test func matroskaOutputsOfASphereKeepTheProjection() throws {
         let dir = try TestPaths.tempDir("mkv-sphere-out")
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let mkv = try Self.sphereMKV(dir, projection: "hequ", sbs: true, audio: true)   // also leaves apmp.mp4 (APMP only) and google.mp4
+        // also leaves apmp.mp4 (APMP only) and google.mp4
+        let mkv = try Self.sphereMKV(dir, projection: "hequ", sbs: true, audio: true)
         let mv = dir + "/vr.mov"
         #expect(try Run.cli(["convert", mkv, "-o", mv, "--preset", "ultrafast"]).status <= 1)
         let cases: [(args: [String], outputs: [String], stereo: String)] = [
@@ -89,7 +110,9 @@ struct MatroskaSphereTests {
             #expect(r.status == 0, "\(c.args): \(r.out) \(r.err)")
             for name in c.outputs {
                 let p = try Run.program(try TestPrograms.requireFFmpeg(), ["-hide_banner", "-i", dir + "/\(name).mkv"])
-                #expect(p.err.contains("Spherical Mapping: tiled equirectangular"), "\(name).mkv lost the projection: \(p.err.suffix(500))")
+                #expect(
+                    p.err.contains("Spherical Mapping: tiled equirectangular"),
+                    "\(name).mkv lost the projection: \(p.err.suffix(500))")
                 #expect(p.err.contains("Stereo 3D: \(c.stereo)"), "\(name).mkv: \(p.err.suffix(500))")
                 #expect(p.err.contains("Audio:"), "\(name).mkv lost the audio: \(p.err.suffix(500))")
             }
@@ -101,10 +124,18 @@ struct MatroskaSphereTests {
     @Test func losslessAlternativeForAStatedProjection() throws {
         let dir = try TestPaths.tempDir("sphere-stated-alt")
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        try Self.ffmpeg(["-f", "lavfi", "-i", "testsrc2=s=512x256:r=30:d=0.3", "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", dir + "/plain.mkv"])
-        let c = try Run.cli(["convert", dir + "/plain.mkv", "-o", dir + "/vr.mov", "--projection", "hequ", "--preset", "ultrafast"])
+        try Self.ffmpeg([
+            "-f", "lavfi", "-i", "testsrc2=s=512x256:r=30:d=0.3", "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt",
+            "yuv420p", dir + "/plain.mkv",
+        ])
+        let c = try Run.cli([
+            "convert", dir + "/plain.mkv", "-o", dir + "/vr.mov", "--projection", "hequ", "--preset", "ultrafast",
+        ])
         #expect(c.status <= 1, "\(c.err)")
-        #expect(c.out.contains("remux it to MP4 (`ffmpeg -i IN -c copy IN.mp4`), then `spatial-media edit IN -o OUT --packing side --projection hequ`"), "\(c.out.suffix(600))")
+        #expect(
+            c.out.contains(
+                "remux it to MP4 (`ffmpeg -i IN -c copy IN.mp4`), then `spatial-media edit IN -o OUT --packing side --projection hequ`"
+            ), "\(c.out.suffix(600))")
     }
 
     /// A stated projection that contradicts the file, and a field of view, are refused; asking for rectilinear output
@@ -139,8 +170,10 @@ struct MatroskaSphereTests {
     /// FFmpeg's spherical lines and the decisions taken from them (no files needed).
     @Test func probeDecisions() throws {
         func probe(_ mapping: String, stereo: String? = "side by side", size: String = "2160x1080") -> MediaProbe {
-            var text = "Input #0, matroska,webm, from 'x.mkv':\n  Duration: 00:00:01.00, start: 0.000000, bitrate: 1 kb/s\n"
-            text += "  Stream #0:0: Video: h264 (High), yuv420p(progressive), \(size) [SAR 1:1 DAR 2:1], 30 fps, 30 tbr, 1k tbn (default)\n    Side data:\n"
+            var text =
+                "Input #0, matroska,webm, from 'x.mkv':\n  Duration: 00:00:01.00, start: 0.000000, bitrate: 1 kb/s\n"
+            text +=
+                "  Stream #0:0: Video: h264 (High), yuv420p(progressive), \(size) [SAR 1:1 DAR 2:1], 30 fps, 30 tbr, 1k tbn (default)\n    Side data:\n"
             if let stereo { text += "      Stereo 3D: \(stereo), view: packed, primary eye: none\n" }
             text += "      Spherical Mapping: \(mapping) \n"
             return MediaProbe.parse(text)
@@ -152,7 +185,9 @@ struct MatroskaSphereTests {
             }
         }
         let vr180 = probe("tiled equirectangular [1081, 0, 1079, 0]")
-        #expect(vr180.spherical == MediaProbe.Spherical(projection: "tiled equirectangular", tileBounds: [1081, 0, 1079, 0]))
+        #expect(
+            vr180.spherical
+                == MediaProbe.Spherical(projection: "tiled equirectangular", tileBounds: [1081, 0, 1079, 0]))
         #expect(vr180.videoSize?.width == 2160 && vr180.videoSize?.height == 1080)
         #expect(decided(vr180).0 == "hequ")
         #expect(decided(probe("equirectangular", stereo: "top and bottom", size: "2048x2048")).0 == "equi")

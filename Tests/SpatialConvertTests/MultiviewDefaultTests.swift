@@ -1,22 +1,31 @@
-import Foundation
-import Testing
-import TestSupport
 import BinaryIO
 import Codecs
+import Foundation
 import HEVC
 import SpatialMedia
 import SystemSupport
+import TestSupport
+import Testing
+
 @testable import SpatialConvert
 
 /// Issue 30: set-up's multiview x265 is found by itself (tools directory, through our binding), the default
 /// conversion then predicts layer 1 from layer 0 at equal quality, and the inter-view search reaches 5 % of the width.
 @Suite struct MultiviewDefaultTests {
     /// The binding `scripts/setup.sh` compiles, when a tools directory holds it.
-    static let toolsBinding: String? = ToolsDirectory.all().map { $0 + "/x265-mv/lib/" + X265MultiviewProbe.bindingName }
-        .first { FileManager.default.fileExists(atPath: $0) }
-    static var installed: Bool { toolsBinding != nil && ProcessInfo.processInfo.environment[X265MultiviewProbe.environmentVariable] == nil }
+    static let toolsBinding: String? = ToolsDirectory.all().map {
+        $0 + "/x265-mv/lib/" + X265MultiviewProbe.bindingName
+    }
+    .first { FileManager.default.fileExists(atPath: $0) }
+    static var installed: Bool {
+        toolsBinding != nil && ProcessInfo.processInfo.environment[X265MultiviewProbe.environmentVariable] == nil
+    }
 
-    @Test(.needs(Requirement("no multiview x265 in the tools directory (bash scripts/setup.sh builds one)") { MultiviewDefaultTests.installed }))
+    @Test(
+        .needs(
+            Requirement("no multiview x265 in the tools directory (bash scripts/setup.sh builds one)") {
+                MultiviewDefaultTests.installed
+            }))
     func probeFindsSetUpsLibrary() throws {
         let p = X265MultiviewProbe.current
         #expect(p.multiview && p.loaded, "\(p.summary)")
@@ -24,14 +33,19 @@ import SystemSupport
         // Not tied to one API build: x265 4.1 is 215, 4.2 is 216; the binding says which it was compiled against.
         let build = try #require(p.apiBuild)
         #expect(build >= 210, "\(p.summary)")
-        #expect(X265MultiviewProbe.encodersLine.contains("multiview path (default when present): x265 \(p.version ?? "")"))
+        #expect(
+            X265MultiviewProbe.encodersLine.contains("multiview path (default when present): x265 \(p.version ?? "")"))
         #expect(X265MultiviewProbe.encodersLine.contains("API build \(build)"))
     }
 
     /// The default conversion of the bundled clip: one multiview encode, equal quality, inter-layer prediction, layer 1
     /// under layer 0 (two independent encodes at equal quality give ≈ 0.98; this synthetic clip's eyes differ by more
     /// than a shift, so it gains least of the harness clips: Benchmarks/RESULTS.md).
-    @Test(.needs(Requirement("no multiview x265 in the tools directory (bash scripts/setup.sh builds one)") { MultiviewDefaultTests.installed }))
+    @Test(
+        .needs(
+            Requirement("no multiview x265 in the tools directory (bash scripts/setup.sh builds one)") {
+                MultiviewDefaultTests.installed
+            }))
     func defaultConversionUsesInterLayerPrediction() throws {
         let d = VideoFixtures.dir()
         defer { try? FileManager.default.removeItem(atPath: d) }
@@ -49,13 +63,18 @@ import SystemSupport
         o.eyeQuality = EyeQuality(argument: "asymmetric") ?? .equal
         let a = try VideoConverter.convert(.packed(VideoFixtures.sample), to: d + "/asym.mov", options: o)
         #expect(a.encodePath.hasPrefix("two single-layer x265 encodes"), "\(a.encodePath)")
-        #expect(a.notes.contains { $0.contains("multiview libx265 not used") && $0.contains("asymmetric") }, "\(a.notes)")
+        #expect(
+            a.notes.contains { $0.contains("multiview libx265 not used") && $0.contains("asymmetric") }, "\(a.notes)")
     }
 
     /// The default worker pool scales with the machine (half the processors per eye, at least one) — and the number
     /// of workers never changes the bytes, so the default can differ between machines without the files differing:
     /// 1 and 3 workers per eye write the same file through both encode paths.
-    @Test(.needs(Requirement("no multiview x265 in the tools directory (bash scripts/setup.sh builds one)") { MultiviewDefaultTests.installed }))
+    @Test(
+        .needs(
+            Requirement("no multiview x265 in the tools directory (bash scripts/setup.sh builds one)") {
+                MultiviewDefaultTests.installed
+            }))
     func workerThreadsNeverChangeTheBytes() throws {
         #expect(VideoConversionOptions.defaultPoolThreadsPerEye == max(1, ProcessorInfo.activeCount / 2))
         let d = VideoFixtures.dir()
@@ -76,14 +95,21 @@ import SystemSupport
 
     /// x265 writes the video signal type into its layer-1 SPS and no VPS VUI; we move it to the VPS VUI (HTM asserts a
     /// layer > 0 SPS has none; Benchmarks/RESULTS.md has HTM's verdict on both paths).
-    @Test(.needs(Requirement("no multiview x265 in the tools directory (bash scripts/setup.sh builds one)") { MultiviewDefaultTests.installed }))
+    @Test(
+        .needs(
+            Requirement("no multiview x265 in the tools directory (bash scripts/setup.sh builds one)") {
+                MultiviewDefaultTests.installed
+            }))
     func layer1SPSLeavesColoursToTheVPS() throws {
         let settings = VideoConverter.encoderSettings(VideoConversionOptions(), fpsNum: 30, fpsDen: 1)
-        let encoder = try X265MultiviewEncoder(library: try #require(Self.toolsBinding), width: 64, height: 48, settings: settings)
+        let encoder = try X265MultiviewEncoder(
+            library: try #require(Self.toolsBinding), width: 64, height: 48, settings: settings)
         let raw = try encoder.headers().map { (b: [UInt8]) throws -> NALUnit in try NALUnit(bytes: b) }
         let x265SPS = try #require(raw.first { $0.type == .sps && $0.layerId == 1 })
         let x265VPS = try VideoParameterSet(nal: try #require(raw.first { $0.type == .vps }))
-        #expect(try SequenceParameterSet(nal: x265SPS, vps: x265VPS).vui.videoSignalTypePresent, "x265 4.1 writes it (what the fix removes)")
+        #expect(
+            try SequenceParameterSet(nal: x265SPS, vps: x265VPS).vui.videoSignalTypePresent,
+            "x265 4.1 writes it (what the fix removes)")
         let header = try MVHEVCStream(encoderHeaders: raw, baseIsLeft: true)
         let vps = header.videoParameterSet
         let sps = try SequenceParameterSet(nal: try #require(header.layerSPS.first), vps: vps)

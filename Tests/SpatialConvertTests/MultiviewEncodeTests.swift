@@ -1,21 +1,24 @@
-import Foundation
-import Testing
-import TestSupport
 import BinaryIO
-import HEVC
 import Codecs
+import Foundation
+import HEVC
 import ImageFormats
 import SpatialMedia
+import TestSupport
+import Testing
+
 @testable import SpatialConvert
 
 /// Issue 23: the multiview encode path (one multiview libx265 for both eyes). The choice of path and its fallbacks are
 /// tested everywhere; the encode itself where the probe finds a multiview libx265 with our binding (`scripts/setup.sh`
 /// builds one into the tools directory; CI runs set-up, so there it runs).
 @Suite struct MultiviewEncodeTests {
-    static let found = X265MultiviewProbe(library: "/x/libx265.so.216", loaded: true, version: "4.1", multiview: true,
-                                          summary: "/x/libx265.so.216 (x265 4.1) supports multiview (num-views 2)")
-    static let none = X265MultiviewProbe(library: "libx265.so.199", loaded: true, version: "3.5", multiview: false,
-                                         summary: "libx265.so.199 (x265 3.5) has no multiview support")
+    static let found = X265MultiviewProbe(
+        library: "/x/libx265.so.216", loaded: true, version: "4.1", multiview: true,
+        summary: "/x/libx265.so.216 (x265 4.1) supports multiview (num-views 2)")
+    static let none = X265MultiviewProbe(
+        library: "libx265.so.199", loaded: true, version: "3.5", multiview: false,
+        summary: "libx265.so.199 (x265 3.5) has no multiview support")
 
     @Test func routeAndFallback() throws {
         var o = VideoConversionOptions()
@@ -32,22 +35,28 @@ import SpatialMedia
         o.encodePath = .assembled
         #expect(try VideoConverter.encodeRoute(o, probe: Self.found) == (false, [String]()))
         // Options that need one encoder per eye: auto falls back and says why; multiview refuses.
-        for edit in [{ (o: inout VideoConversionOptions) in o.rateControl = .bitrate(kbps: 800) },
-                     { (o: inout VideoConversionOptions) in o.maxBitrateKbps = 900 },
-                     { (o: inout VideoConversionOptions) in o.publishing = .visionPro },
-                     { (o: inout VideoConversionOptions) in o.segment = VideoSegment.parse("1/2") },
-                     { (o: inout VideoConversionOptions) in o.eyeQuality = .asymmetric(crfOffset: 3) },
-                     { (o: inout VideoConversionOptions) in o.eyeQuality = EyeQuality(argument: "asymmetric") ?? .equal }] {
+        for edit in [
+            { (o: inout VideoConversionOptions) in o.rateControl = .bitrate(kbps: 800) },
+            { (o: inout VideoConversionOptions) in o.maxBitrateKbps = 900 },
+            { (o: inout VideoConversionOptions) in o.publishing = .visionPro },
+            { (o: inout VideoConversionOptions) in o.segment = VideoSegment.parse("1/2") },
+            { (o: inout VideoConversionOptions) in o.eyeQuality = .asymmetric(crfOffset: 3) },
+            { (o: inout VideoConversionOptions) in o.eyeQuality = EyeQuality(argument: "asymmetric") ?? .equal },
+        ] {
             var a = VideoConversionOptions()
             edit(&a)
             let fb = try VideoConverter.encodeRoute(a, probe: Self.found)
-            #expect(!fb.multiview && fb.notes.count == 1 && fb.notes[0].hasPrefix("multiview libx265 not used"), "\(fb.notes)")
+            #expect(
+                !fb.multiview && fb.notes.count == 1 && fb.notes[0].hasPrefix("multiview libx265 not used"),
+                "\(fb.notes)")
             a.encodePath = .multiview
             #expect(throws: ParseError.self) { try VideoConverter.encodeRoute(a, probe: Self.found) }
         }
         // The report line names the path.
         #expect(VideoConverter.encodePathText(Self.none, multiview: false).hasPrefix("two single-layer x265 encodes"))
-        #expect(VideoConverter.encodePathText(Self.found, multiview: false).contains("supports multiview (num-views 2), not used"))
+        #expect(
+            VideoConverter.encodePathText(Self.found, multiview: false).contains(
+                "supports multiview (num-views 2), not used"))
         #expect(VideoConverter.encodePathText(Self.found, multiview: true).hasPrefix("multiview x265 encode"))
     }
 
@@ -55,12 +64,16 @@ import SpatialMedia
     /// conversion then never reaches it: the probe said no).
     @Test func encoderRefusesOtherLibraries() throws {
         let s = HEVCEncoderSettings()
-        #expect(throws: ParseError.self) { try X265MultiviewEncoder(library: "/nonexistent/libx265.so", width: 64, height: 64, settings: s) }
+        #expect(throws: ParseError.self) {
+            try X265MultiviewEncoder(library: "/nonexistent/libx265.so", width: 64, height: 64, settings: s)
+        }
         do {
             _ = try X265MultiviewEncoder(library: "libx265.so.199", width: 64, height: 64, settings: s)
             Issue.record("x265 3.5 accepted as the multiview binding")
         } catch {
-            #expect(error.message.contains("not spatial-media's x265 binding") || error.message.contains("cannot be loaded"), "\(error.message)")
+            #expect(
+                error.message.contains("not spatial-media's x265 binding")
+                    || error.message.contains("cannot be loaded"), "\(error.message)")
         }
     }
 
@@ -68,7 +81,11 @@ import SpatialMedia
 
     /// The bundled clip through the multiview library: both views decode (FFmpeg 9) close to their source eyes, layer 1
     /// uses inter-layer prediction and costs well under layer 0, the metadata is ours, the hero eye is layer 0.
-    @Test(.needs(Requirement("no multiview libx265 with our binding (bash scripts/setup.sh builds one)") { MultiviewEncodeTests.multiviewLibrary }), arguments: [true, false])
+    @Test(
+        .needs(
+            Requirement("no multiview libx265 with our binding (bash scripts/setup.sh builds one)") {
+                MultiviewEncodeTests.multiviewLibrary
+            }), arguments: [true, false])
     func bundledClipThroughMultiviewLibrary(heroLeft: Bool) throws {
         let d = VideoFixtures.dir()
         defer { try? FileManager.default.removeItem(atPath: d) }
@@ -90,7 +107,12 @@ import SpatialMedia
         let src = try VideoFixtures.sampleFrames(30)
         for (eye, x) in [("left", 0), ("right", 160)] {
             let raw = d + "/\(eye).yuv"
-            let (status, msg) = try run(ff, ["-v", "error", "-y", "-i", out, "-map", "0:v:0:vpos:\(eye)", "-f", "rawvideo", "-pix_fmt", "yuv420p", raw])
+            let (status, msg) = try run(
+                ff,
+                [
+                    "-v", "error", "-y", "-i", out, "-map", "0:v:0:vpos:\(eye)", "-f", "rawvideo", "-pix_fmt",
+                    "yuv420p", raw,
+                ])
             #expect(status == 0, "\(msg)")
             let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: raw)))
             let frame = 160 * 96 * 3 / 2
@@ -109,14 +131,20 @@ import SpatialMedia
 }
 
 extension MultiviewEncodeTests {
-    static var frameParallelLibrary: Bool { X265MultiviewProbe.current.multiview && X265MultiviewProbe.current.frameParallel }
+    static var frameParallelLibrary: Bool {
+        X265MultiviewProbe.current.multiview && X265MultiviewProbe.current.frameParallel
+    }
 
     /// Issue 39: where the library set-up builds is patched (smx_frame_parallel), the multiview encoder runs a fixed
-    /// ``VideoConverter/multiviewFrameThreads`` frame threads, and the same request writes the same bytes every time (the
-    /// unpatched x265 4.1 differed from run to run with two); an unpatched library keeps one.
-    @Test(.needs(Requirement("the multiview libx265 is not the patched, frame-parallel one (bash scripts/setup.sh builds it)") {
-        MultiviewEncodeTests.frameParallelLibrary
-    }))
+    /// ``VideoConverter/multiviewFrameThreads`` frame threads, and the same request writes the same bytes every time
+    /// (the unpatched x265 4.1 differed from run to run with two); an unpatched library keeps one.
+    @Test(
+        .needs(
+            Requirement(
+                "the multiview libx265 is not the patched, frame-parallel one (bash scripts/setup.sh builds it)"
+            ) {
+                MultiviewEncodeTests.frameParallelLibrary
+            }))
     func frameParallelEncodesAreDeterministic() throws {
         let d = VideoFixtures.dir()
         defer { try? FileManager.default.removeItem(atPath: d) }
@@ -141,6 +169,8 @@ extension MultiviewEncodeTests {
         patched.frameParallel = true
         #expect(VideoConverter.frameThreads(o, probe: patched) == VideoConverter.multiviewFrameThreads)
         o.frameThreadsPerEye = 3
-        #expect(VideoConverter.frameThreads(o, probe: patched) == 3 && VideoConverter.frameThreads(o, probe: Self.found) == 3)
+        #expect(
+            VideoConverter.frameThreads(o, probe: patched) == 3
+                && VideoConverter.frameThreads(o, probe: Self.found) == 3)
     }
 }

@@ -1,13 +1,13 @@
-import Testing
-import TestSupport
 import BinaryIO
-import SpatialConvert
-import SpatialValidation
-import SpatialMedia
-import StereoVision
+import Codecs
 import ImageFormats
 import MediaDecode
-import Codecs
+import SpatialConvert
+import SpatialMedia
+import SpatialValidation
+import StereoVision
+import TestSupport
+import Testing
 
 /// Issue 41 (3): one field of view per file. `validate` of a raw pair assumed 60° where `convert` used the EXIF's
 /// 35 mm-equivalent focal length (a 68 mm-equivalent MPO: divergence 1.29° in validate, 0.38° in convert); raw pairs
@@ -25,13 +25,17 @@ import Codecs
 
     /// `png` with an `eXIf` chunk holding `tiff` right after `IHDR`.
     static func withExif(_ tiff: [UInt8], _ png: [UInt8]) -> [UInt8] {
-        func be(_ v: UInt32) -> [UInt8] { [UInt8(v >> 24), UInt8((v >> 16) & 0xFF), UInt8((v >> 8) & 0xFF), UInt8(v & 0xFF)] }
+        func be(_ v: UInt32) -> [UInt8] {
+            [UInt8(v >> 24), UInt8((v >> 16) & 0xFF), UInt8((v >> 8) & 0xFF), UInt8(v & 0xFF)]
+        }
         let body = Array("eXIf".utf8) + tiff
         return Array(png[0..<33]) + be(UInt32(tiff.count)) + body + be(CRC32.checksum(body)) + Array(png[33...])
     }
 
     static func sbs() throws -> String {
-        let (l, r) = try Closure28PhotoReportTests.pair(width: 480, height: 320, seed: 11) { $0.horizontalShiftPixels = 12 }
+        let (l, r) = try Closure28PhotoReportTests.pair(width: 480, height: 320, seed: 11) {
+            $0.horizontalShiftPixels = 12
+        }
         let path = tempPath("hfov68-sbs.png")
         try AtomicFile.write(path: path, bytes: withExif(exif35(68), try PNG.encode(try ImageOps.join(l, r))))
         return path
@@ -48,7 +52,9 @@ import Codecs
         let h = try #require(v.facts.stereo.horizontalFieldOfViewDegrees, "\(v.findings.map(\.message))")
         // Before: validate judged at 60° (its facts had no field of view).
         #expect(abs(h - convert.degrees) < 0.01, "validate \(h)°, convert \(convert.degrees)°")
-        #expect(v.findings.contains { $0.ruleID == "SV-PAIR-007" && $0.message.contains("EXIF FocalLengthIn35mmFilm 68") }, "\(v.findings.map(\.message))")
+        #expect(
+            v.findings.contains { $0.ruleID == "SV-PAIR-007" && $0.message.contains("EXIF FocalLengthIn35mmFilm 68") },
+            "\(v.findings.map(\.message))")
         #expect(!v.findings.contains { $0.message.contains("angles assume a 60°") }, "\(v.findings.map(\.message))")
     }
 
@@ -58,15 +64,27 @@ import Codecs
         o.stated = try StereoParameters(baselineMillimetres: 30, horizontalFieldOfViewDegrees: 50, disparityPercent: 2)
         let v = Validator.validate(path: path, options: o)
         #expect(v.facts.stereo.horizontalFieldOfViewDegrees.map { abs($0 - 50) < 0.01 } == true)
-        #expect(v.facts.stereo.disparityAdjustment == 200 && v.facts.stereo.baselineMillimetres.map { abs($0 - 30) < 0.01 } == true)
-        #expect(v.findings.contains { $0.ruleID == "SV-PAIR-007" && $0.message.contains("(--hfov)") && $0.message.contains("(--disparity)") })
+        #expect(
+            v.facts.stereo.disparityAdjustment == 200
+                && v.facts.stereo.baselineMillimetres.map { abs($0 - 30) < 0.01 } == true)
+        #expect(
+            v.findings.contains {
+                $0.ruleID == "SV-PAIR-007" && $0.message.contains("(--hfov)") && $0.message.contains("(--disparity)")
+            })
         // The window rules read the given adjustment (2 % of 480 px = 9.6 px).
-        #expect(v.findings.contains { $0.ruleID == "SV-GEOM-014" && $0.message.contains("zero-parallax plane) at 9.6 px") }, "\(v.findings.map(\.message))")
+        #expect(
+            v.findings.contains { $0.ruleID == "SV-GEOM-014" && $0.message.contains("zero-parallax plane) at 9.6 px") },
+            "\(v.findings.map(\.message))")
     }
 
     @Test func validateCommandTakesTheValues() throws {
         let path = try Self.sbs()
-        let run = try CLI.run(["validate", "--layout", "sbs", "--hfov", "50", "--disparity", "2", "--baseline", "30", path])
-        #expect(run.out.contains("judged at field of view 50.00° (--hfov), disparity adjustment 2.00% (--disparity), baseline 30.0 mm (--baseline)"), "\(run.out)")
+        let run = try CLI.run([
+            "validate", "--layout", "sbs", "--hfov", "50", "--disparity", "2", "--baseline", "30", path,
+        ])
+        #expect(
+            run.out.contains(
+                "judged at field of view 50.00° (--hfov), disparity adjustment 2.00% (--disparity), baseline 30.0 mm (--baseline)"
+            ), "\(run.out)")
     }
 }

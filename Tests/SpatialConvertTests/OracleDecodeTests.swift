@@ -1,12 +1,12 @@
-import Testing
-import TestSupport
-import Foundation
 import BinaryIO
-import ISOBMFF
 import Codecs
-import SpatialConvert
+import Foundation
+import ISOBMFF
 import ImageFormats
 import MediaDecode
+import SpatialConvert
+import TestSupport
+import Testing
 
 /// Both eyes of a real Apple Vision Pro spatial photo, decoded by us, compared with independent decoders.
 @Suite struct OracleDecodeTests {
@@ -28,7 +28,9 @@ import MediaDecode
             // Both use the same libde265 1.0.11 for the tiles; we assemble the grid ourselves.
             let (diff, maxDiff) = compare(frame, eye)
             let psnr = try ImageOps.psnr(frame, eye)
-            print("vision-pro eye \(i): YUV PSNR vs libheif 1.15 = \(psnr) dB; \(diff) of 9830400 samples differ (max difference \(maxDiff))")
+            print(
+                "vision-pro eye \(i): YUV PSNR vs libheif 1.15 = \(psnr) dB; \(diff) of 9830400 samples differ (max difference \(maxDiff))"
+            )
             // heif-convert 1.15 passes the picture through its own colour pipeline before writing Y4M, which
             // moves ~10 % of samples by 1–4 levels; the decode itself is the same libde265.
             #expect(psnr >= 50)
@@ -40,7 +42,8 @@ import MediaDecode
         let path = TestPaths.sharedPath("corpus/spatial-photo/vision-pro.HEIC")
         let eyes = try StereoImages.decodeSpatialPhoto(path)
         let prefix = tempPath("ph")
-        let (status, listing) = try run(try #require(oraclePython), [packageRoot + "/Benchmarks/photo_oracle.py", "dump", path, prefix])
+        let (status, listing) = try run(
+            try #require(oraclePython), [packageRoot + "/Benchmarks/photo_oracle.py", "dump", path, prefix])
         #expect(status == 0)
         #expect(listing.contains("0 2560 2560") && listing.contains("1 2560 2560"))
         for (i, eye) in [eyes.left, eyes.right].enumerated() {
@@ -57,7 +60,9 @@ import MediaDecode
 
 /// (number of differing samples, largest absolute difference) over all planes.
 func compare(_ a: Image, _ b: Image) -> (Int, Int) {
-    guard a.format == b.format, a.width == b.width, a.height == b.height, case .u8(let pa) = a.planes, case .u8(let pb) = b.planes else { return (Int.max, Int.max) }
+    guard a.format == b.format, a.width == b.width, a.height == b.height, case .u8(let pa) = a.planes,
+        case .u8(let pb) = b.planes
+    else { return (Int.max, Int.max) }
     var n = 0, m = 0
     for p in 0..<pa.count {
         pa[p].withUnsafeBufferPointer { x in

@@ -1,16 +1,17 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Foundation
-import Testing
-import TestSupport
 import ImageFormats
 import SpatialConvert
 import SpatialMedia
 import SpatialValidation
 import StereoVision
+import TestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// Issue 41 (3): radial lens distortion, the same in both eyes, bends vertical disparity the way a toe does (both
 /// give a bow-tie x·y term); the rectification fits one radial term alongside the rotation so the two are told
@@ -28,9 +29,11 @@ import StereoVision
                 [0.0, 1, -1, 2, -2].flatMap { t in [0.0, 8, -8].map { Case(k1: k, toe: t, shownFar: $0) } }
             }
         }
-        return [Case(k1: 0.2, toe: 1, shownFar: 0), Case(k1: 0.2, toe: 0, shownFar: 0),
-                Case(k1: 0.1, toe: -2, shownFar: 8), Case(k1: 0.2, toe: -1, shownFar: -8),
-                Case(k1: 0.1, toe: 2, shownFar: 0), Case(k1: 0.2, toe: 0, shownFar: 8)]
+        return [
+            Case(k1: 0.2, toe: 1, shownFar: 0), Case(k1: 0.2, toe: 0, shownFar: 0),
+            Case(k1: 0.1, toe: -2, shownFar: 8), Case(k1: 0.2, toe: -1, shownFar: -8),
+            Case(k1: 0.1, toe: 2, shownFar: 0), Case(k1: 0.2, toe: 0, shownFar: 8),
+        ]
     }
 
     static func gray(_ img: Image) throws -> GrayImage { try #require(PairAligner.luma(img)?.gray) }
@@ -51,21 +54,25 @@ import StereoVision
         // validate's verdict on the source: a toe finding only where there is a toe.
         var stereo = StereoParameters()
         stereo.horizontalFieldOfViewMillidegrees = 60_000
-        let d = GeometryDiagnosis.diagnose(left: try Self.gray(l), right: try Self.gray(r), stereo: stereo,
-                                           asSpatial: true)
+        let d = GeometryDiagnosis.diagnose(
+            left: try Self.gray(l), right: try Self.gray(r), stereo: stereo,
+            asSpatial: true)
         let toeFinding = d.findings.first { $0.ruleID == "SV-GEOM-005" }
         func n(_ v: Double, _ p: Int = 3) -> String { String(format: "%.\(p)f", v) }
-        let row = "| \(c.k1) | \(n(c.toe, 0)) | \(n(c.shownFar, 0)) | \(n(free)) | \(n(toe)) | \(n(rect.radialK1)) ± "
+        let row =
+            "| \(c.k1) | \(n(c.toe, 0)) | \(n(c.shownFar, 0)) | \(n(free)) | \(n(toe)) | \(n(rect.radialK1)) ± "
             + "\(n(rect.radialK1Error)) | \(toeFinding.map { "\($0.severity)" } ?? "none") | "
             + "\(p.report.aligned ? "yes" : "no") | \(n(shown, 2)) | \(n(farErr)) |"
         print("radial sweep " + row)
         if let out = ProcessInfo.processInfo.environment["SPATIAL_SWEEP_OUT"],
-           let h = FileHandle(forWritingAtPath: out) {
+            let h = FileHandle(forWritingAtPath: out)
+        {
             h.seekToEndOfFile(); h.write(Data((row + "\n").utf8)); h.closeFile()
         }
         #expect(abs(toe - c.toe) <= 0.15, "\(c): toe measured \(toe)° (\(free)° without the radial term)")
-        #expect(farErr <= 0.3,
-                "\(c): far field after --align \(shown) px of \(p.left.width), belongs at \(target): \(p.report.lines)")
+        #expect(
+            farErr <= 0.3,
+            "\(c): far field after --align \(shown) px of \(p.left.width), belongs at \(target): \(p.report.lines)")
         if c.toe == 0 {
             #expect(toeFinding == nil, "\(c): \(toeFinding?.message ?? "")")
         } else {

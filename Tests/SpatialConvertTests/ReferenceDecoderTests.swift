@@ -1,10 +1,10 @@
-import Foundation
-import Testing
-import TestSupport
 import BinaryIO
-import ISOBMFF
+import Foundation
 import HEVC
+import ISOBMFF
 import SpatialConvert
+import TestSupport
+import Testing
 
 /// Issue 40: the MV-HEVC reference decoder (HTM-16.0, `../shared/tools/htm/`) aborted with `pps!=0` on a small 8-bit
 /// default conversion. Cause: every layer-1 slice names PPS 1 (`nuh_layer_id` 1, on SPS 1), which an `hvc1` sample
@@ -33,9 +33,12 @@ struct ReferenceDecoderTests {
     static func convert(_ d: String, path: EncodePath = .auto) throws -> String {
         let src = d + "/sbs.mp4"
         let pair = "testsrc2=size=320x240:rate=24,split[a][b];[b]crop=312:240:8:0,pad=320:240:0:0[c];[a][c]hstack"
-        let r = try Run.program(try TestPrograms.requireFFmpeg(), [
-            "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", pair, "-t", "0.5", "-pix_fmt", "yuv420p",
-            "-c:v", "libx265", "-x265-params", "log-level=error:crf=16", src])
+        let r = try Run.program(
+            try TestPrograms.requireFFmpeg(),
+            [
+                "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", pair, "-t", "0.5", "-pix_fmt", "yuv420p",
+                "-c:v", "libx265", "-x265-params", "log-level=error:crf=16", src,
+            ])
         #expect(r.status == 0, "ffmpeg: \(r.err)")
         var o = VideoConversionOptions()
         o.layout = .sbs
@@ -71,8 +74,9 @@ struct ReferenceDecoderTests {
         defer { try? FileManager.default.removeItem(atPath: d) }
         let s = try Self.stream(try Self.convert(d))
         #expect(s.samples.count == 12)
-        #expect(!s.samples.joined().contains { [.vps, .sps, .pps].contains($0.type) },
-                "hvc1: parameter sets out of band only")
+        #expect(
+            !s.samples.joined().contains { [.vps, .sps, .pps].contains($0.type) },
+            "hvc1: parameter sets out of band only")
         let lhvcPPS = try s.lhvC.filter { $0.type == .pps }.map { try PictureParameterSet(nal: $0) }
         #expect(s.lhvC.allSatisfy { $0.layerId == 1 } && lhvcPPS.map(\.ppsId) == [1])
         var baseOnly = ParameterSetStore(), both = ParameterSetStore()
@@ -104,23 +108,33 @@ struct ReferenceDecoderTests {
         for path in [EncodePath.multiview, .assembled] {
             let out = try Self.convert(d, path: path)
             let es = d + "/\(path.rawValue).hevc"
-            let x = try Run.program(ffmpeg, ["-nostdin", "-v", "error", "-y", "-i", out, "-map", "0:v:0",
-                                            "-c:v", "copy", "-bsf:v", "hevc_mp4toannexb", "-f", "hevc", es])
+            let x = try Run.program(
+                ffmpeg,
+                [
+                    "-nostdin", "-v", "error", "-y", "-i", out, "-map", "0:v:0",
+                    "-c:v", "copy", "-bsf:v", "hevc_mp4toannexb", "-f", "hevc", es,
+                ])
             #expect(x.status == 0, "\(x.err)")
             let h = try Self.runHTM(es, in: d + "/htm-\(path.rawValue)")
             #expect(h.status == 0 && !h.signalled, "\(path.rawValue): HTM status \(h.status): \(h.log.suffix(400))")
-            #expect(!h.log.contains("Assertion") && !h.log.contains("HTM-CONFORMANCE") && !h.log.contains("Error"),
-                    "\(path.rawValue): \(h.log.suffix(400))")
+            #expect(
+                !h.log.contains("Assertion") && !h.log.contains("HTM-CONFORMANCE") && !h.log.contains("Error"),
+                "\(path.rawValue): \(h.log.suffix(400))")
             for layer in 0...1 {
                 let htmOut = try Data(contentsOf: URL(fileURLWithPath: d + "/htm-\(path.rawValue)/htm_\(layer).yuv"))
                 let ff = d + "/ff-\(path.rawValue)-\(layer).yuv"
-                let v = try Run.program(ffmpeg, [
-                    "-nostdin", "-v", "error", "-y", "-ignore_editlist", "1", "-i", out, "-map", "0:v:0:vidx:\(layer)",
-                    "-fps_mode", "passthrough", "-f", "rawvideo", "-pix_fmt", "yuv420p", ff])
+                let v = try Run.program(
+                    ffmpeg,
+                    [
+                        "-nostdin", "-v", "error", "-y", "-ignore_editlist", "1", "-i", out, "-map",
+                        "0:v:0:vidx:\(layer)",
+                        "-fps_mode", "passthrough", "-f", "rawvideo", "-pix_fmt", "yuv420p", ff,
+                    ])
                 #expect(v.status == 0, "\(v.err)")
                 let ffOut = try Data(contentsOf: URL(fileURLWithPath: ff))
-                #expect(htmOut.count == 12 * 320 * 240 * 3 / 2,
-                        "\(path.rawValue) layer \(layer): \(htmOut.count) bytes")
+                #expect(
+                    htmOut.count == 12 * 320 * 240 * 3 / 2,
+                    "\(path.rawValue) layer \(layer): \(htmOut.count) bytes")
                 #expect(htmOut == ffOut, "\(path.rawValue) layer \(layer): HTM and FFmpeg differ")
             }
             if path == .multiview {

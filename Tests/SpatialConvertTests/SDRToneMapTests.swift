@@ -1,10 +1,10 @@
-import Foundation
-import Testing
-import TestSupport
 import BinaryIO
-import ISOBMFF
+import Foundation
 import HEVC
+import ISOBMFF
 import SpatialConvert
+import TestSupport
+import Testing
 
 /// Issue 40 item 1: `--sdr` tone-maps an HDR source (PQ, HLG) through FFmpeg to BT.709 SDR, 8-bit, tagged BT.709 in
 /// the VUI and `colr`, with no mastering display or content light level left, and a report line naming what was
@@ -23,8 +23,10 @@ struct SDRToneMapTests {
         var args = ["-f", "lavfi", "-i", HDRColourTests.pair, "-frames:v", "12"]
         var x265 = "log-level=error:crf=16"
         if let trc {
-            args += ["-vf", "setparams=color_primaries=bt2020:color_trc=\(trc):colorspace=bt2020nc:range=tv",
-                     "-pix_fmt", "yuv420p10le"]
+            args += [
+                "-vf", "setparams=color_primaries=bt2020:color_trc=\(trc):colorspace=bt2020nc:range=tv",
+                "-pix_fmt", "yuv420p10le",
+            ]
             if masterDisplay { x265 += ":master-display=\(HDRColourTests.masterDisplay):max-cll=1000,400" }
         } else {
             args += ["-pix_fmt", "yuv420p"]
@@ -39,13 +41,17 @@ struct SDRToneMapTests {
         let d = try TestPaths.tempDir("sdr-luma")
         defer { try? FileManager.default.removeItem(atPath: d) }
         let map = view.map { "0:v:0:vidx:\($0)" } ?? "0:v:0"
-        try ffmpeg(["-i", file, "-map", map, "-vf", "crop=320:240:\(x):0", "-f", "rawvideo", "-pix_fmt", "gray",
-                    d + "/y"])
+        try ffmpeg([
+            "-i", file, "-map", map, "-vf", "crop=320:240:\(x):0", "-f", "rawvideo", "-pix_fmt", "gray",
+            d + "/y",
+        ])
         let y = [UInt8](try Data(contentsOf: URL(fileURLWithPath: d + "/y")))
         #expect(!y.isEmpty)
         let n = Double(max(1, y.count))
-        return (Double(y.reduce(0) { $0 + Int($1) }) / n, Double(y.filter { $0 >= 235 }.count) / n,
-                Double(y.filter { $0 <= 16 }.count) / n)
+        return (
+            Double(y.reduce(0) { $0 + Int($1) }) / n, Double(y.filter { $0 >= 235 }.count) / n,
+            Double(y.filter { $0 <= 16 }.count) / n
+        )
     }
 
     static func options() -> VideoConversionOptions {
@@ -55,8 +61,10 @@ struct SDRToneMapTests {
     }
 
     /// The written stream's base-layer SPS, the VPS's colour of layer 1, and the sample entry's colour boxes.
-    static func written(_ out: String) throws -> (sps: SequenceParameterSet, layer1: VPSVideoSignalInfo?,
-                                                  colr: ColourInformationBox?, mdcv: Bool, clli: Bool) {
+    static func written(_ out: String) throws -> (
+        sps: SequenceParameterSet, layer1: VPSVideoSignalInfo?,
+        colr: ColourInformationBox?, mdcv: Bool, clli: Bool
+    ) {
         let c = try HDRColourTests.container(out)
         return (c.sps, c.vps.videoSignalInfo(layerId: 1), c.colr, c.mdcv, c.clli)
     }
@@ -90,8 +98,9 @@ struct SDRToneMapTests {
             #expect(m.mean > sdr.mean * 0.6 && m.mean < sdr.mean * 1.4, "view \(v): mean \(m.mean) vs SDR \(sdr.mean)")
             // The pattern's code values are what the HDR source holds: a relabelled copy would keep its mean (±1).
             #expect(abs(m.mean - sdr.mean) > 3, "view \(v): mean \(m.mean) vs \(sdr.mean): converted, not relabelled")
-            #expect(m.white <= sdr.white + 0.05 && m.black <= sdr.black + 0.05,
-                    "view \(v): white \(m.white) black \(m.black) vs SDR \(sdr.white) \(sdr.black)")
+            #expect(
+                m.white <= sdr.white + 0.05 && m.black <= sdr.black + 0.05,
+                "view \(v): white \(m.white) black \(m.black) vs SDR \(sdr.white) \(sdr.black)")
         }
     }
 
@@ -127,7 +136,8 @@ struct SDRToneMapTests {
         let src = try Self.source(d, "hlg.mp4", trc: "arib-std-b67")
         let real = try TestPrograms.requireFFmpeg()
         let wrapper = d + "/ffmpeg"
-        let script = "#!/bin/sh\nfor a in \"$@\"; do [ \"$a\" = -filters ] && "
+        let script =
+            "#!/bin/sh\nfor a in \"$@\"; do [ \"$a\" = -filters ] && "
             + "{ \"\(real)\" \"$@\" | grep -v ' zscale '; exit 0; }; done\nexec \"\(real)\" \"$@\"\n"
         try script.write(toFile: wrapper, atomically: true, encoding: .utf8)
         #expect(chmod(wrapper, 0o755) == 0)
@@ -135,8 +145,9 @@ struct SDRToneMapTests {
         o.ffmpeg = wrapper
         let out = d + "/out.mov"
         let e = #expect(throws: ParseError.self) { try VideoConverter.convert(.packed(src), to: out, options: o) }
-        #expect(e?.message.contains("tone mapping HDR to SDR") == true && e?.message.contains("zscale") == true,
-                "\(String(describing: e))")
+        #expect(
+            e?.message.contains("tone mapping HDR to SDR") == true && e?.message.contains("zscale") == true,
+            "\(String(describing: e))")
         #expect(!FileManager.default.fileExists(atPath: out))
     }
 }

@@ -1,10 +1,10 @@
-import Foundation
-import Testing
-import TestSupport
 import BinaryIO
+import Foundation
 import ISOBMFF
-import SpatialMedia
 import SpatialConvert
+import SpatialMedia
+import TestSupport
+import Testing
 
 /// `convert --segment K/N` + `concat`: segments of whole GOPs joined without re-encoding decode exactly as one
 /// conversion with the same GOP boundaries.
@@ -12,8 +12,13 @@ import SpatialConvert
     /// A 48-frame side-by-side Y4M clip (two different moving pictures, 64×72 per eye) made by FFmpeg 9.
     static func clip(_ ff: String, _ d: String, frames: Int = 48) throws -> String {
         let p = d + "/sbs.y4m"
-        let (st, _) = try run(ff, ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=64x72:rate=24", "-f", "lavfi", "-i", "mandelbrot=size=64x72:rate=24",
-                                   "-filter_complex", "hstack", "-frames:v", "\(frames)", "-pix_fmt", "yuv420p", p])
+        let (st, _) = try run(
+            ff,
+            [
+                "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=64x72:rate=24", "-f", "lavfi", "-i",
+                "mandelbrot=size=64x72:rate=24",
+                "-filter_complex", "hstack", "-frames:v", "\(frames)", "-pix_fmt", "yuv420p", p,
+            ])
         try #require(st == 0)
         return p
     }
@@ -39,11 +44,15 @@ import SpatialConvert
         return out.split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap { $0.split(separator: ",").last }
     }
 
-    static func segments(_ input: String, _ d: String, _ ff: String, count: Int, keyint: Int = 16, prefix: String = "seg") throws -> [String] {
+    static func segments(
+        _ input: String, _ d: String, _ ff: String, count: Int, keyint: Int = 16, prefix: String = "seg"
+    ) throws -> [String] {
         var paths: [String] = []
         for k in 1...count {
             let p = d + "/\(prefix)\(k).mov"
-            let r = try VideoConverter.convert(.packed(input), to: p, options: options(ff, segment: VideoSegment(index: k, count: count), keyint: keyint))
+            let r = try VideoConverter.convert(
+                .packed(input), to: p,
+                options: options(ff, segment: VideoSegment(index: k, count: count), keyint: keyint))
             #expect(r.audioTracks.isEmpty)
             paths.append(p)
         }
@@ -54,7 +63,10 @@ import SpatialConvert
         #expect(try VideoSegmentInfo.ranges(totalFrames: 48, gop: 16, count: 3) == [0..<16, 16..<32, 32..<48])
         // 7 GOPs (the last one short) over 3 segments: 3, 2, 2 GOPs.
         #expect(try VideoSegmentInfo.ranges(totalFrames: 100, gop: 16, count: 3) == [0..<48, 48..<80, 80..<100])
-        #expect(try VideoSegmentInfo.ranges(totalFrames: 600, gop: 48, count: 4) == [0..<192, 192..<336, 336..<480, 480..<600])
+        #expect(
+            try VideoSegmentInfo.ranges(totalFrames: 600, gop: 48, count: 4) == [
+                0..<192, 192..<336, 336..<480, 480..<600,
+            ])
         #expect(throws: ParseError.self) { try VideoSegmentInfo.ranges(totalFrames: 30, gop: 16, count: 3) }
         #expect(VideoSegment.parse("2/4") == VideoSegment(index: 2, count: 4))
         for bad in ["0/4", "5/4", "2", "a/b", "2/4/1", "-1/4", ""] { #expect(VideoSegment.parse(bad) == nil) }
@@ -73,15 +85,22 @@ import SpatialConvert
         for (i, p) in segs.enumerated() {
             let f = try ISOFile.open(path: p)
             let info = try #require(try VideoSegmentInfo.read(from: f, path: p))
-            #expect(info == VideoSegmentInfo(index: i + 1, count: 3, firstFrame: 16 * i, frameCount: 16, totalFrames: 48, gopFrames: 16,
-                                             input: try VideoSegmentInfo.inputIdentity(path: input), settings: info.settings))
+            #expect(
+                info
+                    == VideoSegmentInfo(
+                        index: i + 1, count: 3, firstFrame: 16 * i, frameCount: 16, totalFrames: 48, gopFrames: 16,
+                        input: try VideoSegmentInfo.inputIdentity(path: input), settings: info.settings))
             #expect(f.tracks.count == 1)
             #expect(try f.tracks[0].samples().first?.isSync == true)
             #expect(try Self.md5s(ff, p, view: "right").count == 16)
         }
         // Joined in any order given, with the input's audio (a silent track, as the one conversion wrote).
         let joined = d + "/joined.mov"
-        let r = try VideoSegmentJoiner.join([segs[2], segs[0], segs[1]], to: joined, options: { var o = VideoJoinOptions(); o.audioFrom = input; o.ffmpeg = ff; return o }())
+        let r = try VideoSegmentJoiner.join(
+            [segs[2], segs[0], segs[1]], to: joined,
+            options: {
+                var o = VideoJoinOptions(); o.audioFrom = input; o.ffmpeg = ff; return o
+            }())
         #expect(r.frames == 48 && r.segments == 3)
         #expect(r.audioTracks.count == 1 && whole.audioTracks.count == 1)
         for view in ["left", "right"] {
@@ -89,7 +108,8 @@ import SpatialConvert
             #expect(a.count == 48)
             #expect(a == b, "view \(view) differs from the one-machine conversion")
         }
-        // Byte for byte the one-process file: samples (x265's counter-derived slice flag aligned), tables, metadata, audio.
+        // Byte for byte the one-process file: samples (x265's counter-derived slice flag aligned), tables, metadata,
+        // audio.
         let fa = try ISOFile.open(path: one), fb = try ISOFile.open(path: joined)
         let sa = try fa.tracks[0].samples(), sb = try fb.tracks[0].samples()
         #expect(sa.map(\.size) == sb.map(\.size))
@@ -106,7 +126,10 @@ import SpatialConvert
         let input = try Self.clip(ff, d)
         let segs = try Self.segments(input, d, ff, count: 3)
         var o = VideoJoinOptions(); o.noAudio = true
-        func refuses(_ paths: [String], _ out: String, _ opts: VideoJoinOptions, _ needle: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        func refuses(
+            _ paths: [String], _ out: String, _ opts: VideoJoinOptions, _ needle: String,
+            sourceLocation: SourceLocation = #_sourceLocation
+        ) {
             do {
                 _ = try VideoSegmentJoiner.join(paths, to: out, options: opts)
                 Issue.record("expected a refusal containing '\(needle)'", sourceLocation: sourceLocation)
@@ -128,6 +151,8 @@ import SpatialConvert
         try VideoConverter.convert(.packed(input), to: plain, options: Self.options(ff))
         refuses([plain], d + "/f.mov", o, "not a conversion segment")
         // Segment mode needs enough GOPs and a known frame count.
-        VideoFixtures.expectFailure(.packed(input), d + "/g.mov", Self.options(ff, segment: VideoSegment(index: 1, count: 4)), contains: "too few for 4 segments")
+        VideoFixtures.expectFailure(
+            .packed(input), d + "/g.mov", Self.options(ff, segment: VideoSegment(index: 1, count: 4)),
+            contains: "too few for 4 segments")
     }
 }

@@ -1,6 +1,6 @@
-import Foundation
 import BinaryIO
 import Codecs
+import Foundation
 import ImageFormats
 import TestSupport
 
@@ -36,7 +36,8 @@ func scene(width: Int, height: Int, shift: Int = 0) -> Image {
             s.append(UInt8(min(255, 200 - 120 * fx * fy)))
         }
     }
-    return (try? Image(width: width, height: height, bitDepth: 8, format: .rgb, planes: .u8([s]))) ?? { fatalError("test setup") }()
+    return (try? Image(width: width, height: height, bitDepth: 8, format: .rgb, planes: .u8([s])))
+        ?? { fatalError("test setup") }()
 }
 
 func rgbBytes(_ img: Image) -> [UInt8] {

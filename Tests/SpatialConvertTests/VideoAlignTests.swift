@@ -1,16 +1,17 @@
-import Testing
-import TestSupport
-import Foundation
 import BinaryIO
+import Foundation
 import ImageFormats
 import MediaDecode
 import SpatialMedia
 import StereoVision
+import TestSupport
+import Testing
+
 @testable import SpatialConvert
 
-/// `convert --align` / `--auto-disparity` on videos: rendered clips with known camera faults (and one with a cut between
-/// two shots with different faults) are converted, the output is decoded by FFmpeg and its vertical disparity measured
-/// independently by OpenCV (`Benchmarks/stereo_cv.py residual`: sub-pixel corners, Lucas–Kanade, RANSAC).
+/// `convert --align` / `--auto-disparity` on videos: rendered clips with known camera faults (and one with a cut
+/// between two shots with different faults) are converted, the output is decoded by FFmpeg and its vertical disparity
+/// measured independently by OpenCV (`Benchmarks/stereo_cv.py residual`: sub-pixel corners, Lucas–Kanade, RANSAC).
 @Suite("Video --align")
 struct VideoAlignTests {
     static let cv = packageRoot + "/Benchmarks/stereo_cv.py"
@@ -28,7 +29,7 @@ struct VideoAlignTests {
 
     /// 8-bit 4:2:0 frame from grey samples, with fresh noise (±2 levels) so no two frames are identical.
     static func frame(_ g: GrayImage, noiseSeed: UInt64) throws -> Image {
-        var s = noiseSeed &* 0x9E3779B97F4A7C15 | 1
+        var s = noiseSeed &* 0x9E37_79B9_7F4A_7C15 | 1
         let y = g.pixels.map { v -> UInt8 in
             s ^= s << 13; s ^= s >> 7; s ^= s << 17
             return UInt8(min(255, max(0, (v + Float(Int(s % 5) - 2)).rounded())))
@@ -66,8 +67,8 @@ struct VideoAlignTests {
         return o
     }
 
-    /// OpenCV's residual of the first `count` frames of a spatial video (both views decoded by one FFmpeg 9 run, measured
-    /// by one OpenCV run).
+    /// OpenCV's residual of the first `count` frames of a spatial video (both views decoded by one FFmpeg 9 run,
+    /// measured by one OpenCV run).
     static func residuals(_ movie: String, count: Int) throws -> [(median: Double, p95: Double, signed: Double)] {
         let ff = try TestPrograms.requireFFmpeg(), py = try #require(oraclePython)
         let src = try SpatialVideoSource.inspect(movie)
@@ -84,12 +85,16 @@ struct VideoAlignTests {
         let j = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: [String: Any]])
         return try (0..<frames.count).map { i in
             let r = try #require(j[String(format: "%04d", i)])
-            return (try #require(r["median_abs_dy"] as? Double), try #require(r["p95_abs_dy"] as? Double), try #require(r["median_dy"] as? Double))
+            return (
+                try #require(r["median_abs_dy"] as? Double), try #require(r["p95_abs_dy"] as? Double),
+                try #require(r["median_dy"] as? Double)
+            )
         }
     }
 
     /// OpenCV's residual of an input pair of Y4M files at a frame.
-    static func inputResidual(_ pair: (left: String, right: String), frame: Int) throws -> (median: Double, p95: Double) {
+    static func inputResidual(_ pair: (left: String, right: String), frame: Int) throws -> (median: Double, p95: Double)
+    {
         let py = try #require(oraclePython)
         let d = VideoFixtures.dir()
         defer { try? FileManager.default.removeItem(atPath: d) }
@@ -118,7 +123,9 @@ struct VideoAlignTests {
         Shot(name: "roll 1°", frames: 6, seed: 4) { $0.rollDegrees = 1 },
         Shot(name: "vertical scale 1.5 %", frames: 6, seed: 5) { $0.focalRatio = 1.015 },
         // The right eye is the hero: the left eye is warped (the inverse warp).
-        Shot(name: "roll 0.7° and offset 2 px, hero right", frames: 6, seed: 6) { $0.rollDegrees = 0.7; $0.verticalOffsetPixels = 2 },
+        Shot(name: "roll 0.7° and offset 2 px, hero right", frames: 6, seed: 6) {
+            $0.rollDegrees = 0.7; $0.verticalOffsetPixels = 2
+        },
     ]
 
     @Test(.needs(.oracles(importing: "cv2")), arguments: [0, 1, 2, 3])
@@ -142,7 +149,9 @@ struct VideoAlignTests {
         #expect(a.framesScanned == 6 && a.framesMeasured == 2)
         let before = try Self.inputResidual(input, frame: 3)
         let after = try Self.residuals(out, count: 6)
-        print("\(shot.name): OpenCV before |dy| median \(before.median) p95 \(before.p95); after \(after.map { "\($0.median)/\($0.p95)" })")
+        print(
+            "\(shot.name): OpenCV before |dy| median \(before.median) p95 \(before.p95); after \(after.map { "\($0.median)/\($0.p95)" })"
+        )
         #expect(before.median > 0.5 || before.p95 > 1)
         for f in after {
             #expect(f.median <= 0.2, "\(shot.name): residual median \(f.median) px")
@@ -157,8 +166,10 @@ struct VideoAlignTests {
     func cutBetweenTwoShots() throws {
         let d = VideoFixtures.dir()
         defer { try? FileManager.default.removeItem(atPath: d) }
-        let shots = [Shot(name: "offset", frames: 10, seed: 7) { $0.verticalOffsetPixels = 2.5 },
-                     Shot(name: "roll", frames: 6, seed: 8) { $0.rollDegrees = -0.8 }]
+        let shots = [
+            Shot(name: "offset", frames: 10, seed: 7) { $0.verticalOffsetPixels = 2.5 },
+            Shot(name: "roll", frames: 6, seed: 8) { $0.rollDegrees = -0.8 },
+        ]
         let input = try Self.clip(shots, in: d)
         let out = d + "/out.mov"
         var o = Self.options()
@@ -197,7 +208,8 @@ struct VideoAlignTests {
         defer { try? FileManager.default.removeItem(atPath: d) }
         let input = try Self.clip([Shot(name: "clean", frames: 6, seed: 9) { _ in }], in: d)
         let out = d + "/out.mov"
-        let r = try VideoConverter.convert(.pair(left: input.left, right: input.right), to: out, options: Self.options())
+        let r = try VideoConverter.convert(
+            .pair(left: input.left, right: input.right), to: out, options: Self.options())
         let a = try #require(r.alignment)
         print(a.lines.joined(separator: "\n"))
         let before = try Self.inputResidual(input, frame: 3)
@@ -211,8 +223,11 @@ struct VideoAlignTests {
 
     /// Real spatial videos (the x265 multiview fixture, Apple's sample): their eyes converted again with --align are
     /// not made worse.
-    @Test(.needs(.oracles(importing: "cv2"), .shared("fixtures/x265mv_320x240_30f_spatial.mov", "corpus/spatial-video/stereo_spatial.mp4")),
-          arguments: ["fixtures/x265mv_320x240_30f_spatial.mov", "corpus/spatial-video/stereo_spatial.mp4"])
+    @Test(
+        .needs(
+            .oracles(importing: "cv2"),
+            .shared("fixtures/x265mv_320x240_30f_spatial.mov", "corpus/spatial-video/stereo_spatial.mp4")),
+        arguments: ["fixtures/x265mv_320x240_30f_spatial.mov", "corpus/spatial-video/stereo_spatial.mp4"])
     func realClipsNotMadeWorse(_ rel: String) throws {
         let path = TestPaths.sharedPath(rel)
         let ff = try TestPrograms.requireFFmpeg()
@@ -232,13 +247,16 @@ struct VideoAlignTests {
         try Y4M.write(try eyes.map { try yuv($0.left) }, fpsNum: 30, to: input.left)
         try Y4M.write(try eyes.map { try yuv($0.right) }, fpsNum: 30, to: input.right)
         let out = d + "/out.mov"
-        let r = try VideoConverter.convert(.pair(left: input.left, right: input.right), to: out, options: Self.options())
+        let r = try VideoConverter.convert(
+            .pair(left: input.left, right: input.right), to: out, options: Self.options())
         let a = try #require(r.alignment)
         print("\(rel): " + a.lines.joined(separator: "\n  "))
         let k = min(eyes.count - 1, 5)
         let before = try Self.inputResidual(input, frame: k)
         let after = try Self.residuals(out, count: k + 1)[k]
-        print("\(rel): OpenCV before |dy| median \(before.median) p95 \(before.p95); after \(after.median) p95 \(after.p95)")
+        print(
+            "\(rel): OpenCV before |dy| median \(before.median) p95 \(before.p95); after \(after.median) p95 \(after.p95)"
+        )
         #expect(after.median <= before.median + 0.1, "\(rel): median |dy| \(before.median) → \(after.median)")
         #expect(after.p95 <= before.p95 + 0.25, "\(rel): p95 |dy| \(before.p95) → \(after.p95)")
     }
@@ -248,7 +266,9 @@ struct VideoAlignTests {
         o.segment = VideoSegment.parse("1/2")
         let d = VideoFixtures.dir()
         defer { try? FileManager.default.removeItem(atPath: d) }
-        #expect(throws: ParseError.self) { try VideoConverter.convert(.packed(VideoFixtures.sample), to: d + "/o.mov", options: o) }
+        #expect(throws: ParseError.self) {
+            try VideoConverter.convert(.packed(VideoFixtures.sample), to: d + "/o.mov", options: o)
+        }
         #expect(!FileManager.default.fileExists(atPath: d + "/o.mov"))
     }
 

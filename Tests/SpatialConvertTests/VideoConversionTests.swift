@@ -1,13 +1,13 @@
-import Foundation
-import Testing
-import TestSupport
 import BinaryIO
-import ISOBMFF
-import HEVC
 import Codecs
-import SpatialMedia
-import SpatialConvert
+import Foundation
+import HEVC
+import ISOBMFF
 import ImageFormats
+import SpatialConvert
+import SpatialMedia
+import TestSupport
+import Testing
 
 /// Helpers for the video conversion tests.
 enum VideoFixtures {
@@ -44,7 +44,9 @@ enum VideoFixtures {
     /// Writes raw Y4M bytes (header line + frames) for hand-made bad inputs.
     static func writeY4M(_ path: String, header: String, frames: Int, frameBytes: Int) throws {
         var d = Array((header + "\n").utf8)
-        for i in 0..<frames { d += Array("FRAME\n".utf8) + [UInt8](repeating: UInt8(truncatingIfNeeded: 16 + i * 7), count: frameBytes) }
+        for i in 0..<frames {
+            d += Array("FRAME\n".utf8) + [UInt8](repeating: UInt8(truncatingIfNeeded: 16 + i * 7), count: frameBytes)
+        }
         try Data(d).write(to: URL(fileURLWithPath: path))
     }
 
@@ -58,7 +60,8 @@ enum VideoFixtures {
             for y in 0..<h { top += plane[(y * w)..<(y * w + hw)]; bottom += plane[(y * w + hw)..<(y * w + w)] }
             out.append(top + bottom)
         }
-        return try Image(width: f.width / 2, height: f.height * 2, bitDepth: 8, format: .yuv420, planes: .u8(out), colour: f.colour)
+        return try Image(
+            width: f.width / 2, height: f.height * 2, bitDepth: 8, format: .yuv420, planes: .u8(out), colour: f.colour)
     }
 
     static func exists(_ p: String) -> Bool { FileManager.default.fileExists(atPath: p) }
@@ -70,8 +73,11 @@ enum VideoFixtures {
         return out.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    static func expectFailure(_ input: VideoInput, _ output: String, _ o: VideoConversionOptions = fast(), cancellation: ConversionCancellation? = nil,
-                              contains needle: String, sourceLocation: SourceLocation = #_sourceLocation) {
+    static func expectFailure(
+        _ input: VideoInput, _ output: String, _ o: VideoConversionOptions = fast(),
+        cancellation: ConversionCancellation? = nil,
+        contains needle: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         do {
             try VideoConverter.convert(input, to: output, options: o, cancellation: cancellation)
             Issue.record("expected an error containing '\(needle)'", sourceLocation: sourceLocation)
@@ -79,7 +85,9 @@ enum VideoFixtures {
             #expect(error.message.contains(needle), "message: \(error.message)", sourceLocation: sourceLocation)
         }
         #expect(!exists(output), "a file was left at \(output)", sourceLocation: sourceLocation)
-        let leftovers = (try? FileManager.default.contentsOfDirectory(atPath: (output as NSString).deletingLastPathComponent))?.filter { $0.contains(".tmp-") } ?? []
+        let leftovers =
+            (try? FileManager.default.contentsOfDirectory(atPath: (output as NSString).deletingLastPathComponent))?
+            .filter { $0.contains(".tmp-") } ?? []
         #expect(leftovers.isEmpty, "temporary files left: \(leftovers)", sourceLocation: sourceLocation)
     }
 }
@@ -91,8 +99,9 @@ enum VideoFixtures {
         let out = d + "/out.mov"
         var o = VideoFixtures.fast()
         o.keepStreamsPrefix = d + "/eye"
-        o.layerSPSForm = .full   // byte-exact split below
-        o.stereo = try StereoParameters(baselineMillimetres: 65, horizontalFieldOfViewDegrees: 70, disparityPercent: 1.5)
+        o.layerSPSForm = .full  // byte-exact split below
+        o.stereo = try StereoParameters(
+            baselineMillimetres: 65, horizontalFieldOfViewDegrees: 70, disparityPercent: 1.5)
         let r = try VideoConverter.convert(.packed(VideoFixtures.sample), to: out, options: o)
         #expect(r.frames == 30 && r.eyeWidth == 160 && r.eyeHeight == 96 && r.fpsNum == 30 && r.fpsDen == 1)
         #expect(r.notes.isEmpty, "\(r.notes)")
@@ -104,7 +113,9 @@ enum VideoFixtures {
         let report = SpatialVideoReport(file)
         #expect(report.classification == .spatialVideo, "\(report.whyNotSpatial)")
         let m = report.videoTracks[0].metadata
-        #expect(m.baselineMicrometres == 65_000 && m.horizontalFieldOfViewMillidegrees == 70_000 && m.disparityAdjustment == 150 && m.heroEye == .left)
+        #expect(
+            m.baselineMicrometres == 65_000 && m.horizontalFieldOfViewMillidegrees == 70_000
+                && m.disparityAdjustment == 150 && m.heroEye == .left)
         // Our `info` says spatial video.
         let info = try MediaInfo.inspect(path: out)
         #expect(info.lines.contains { $0.contains("spatial video (MV-HEVC stereo") }, "\(info.lines)")
@@ -154,12 +165,16 @@ enum VideoFixtures {
         let l = d + "/l.y4m", rr = d + "/r.y4m"
         try Y4M.write(try frames.map { try ImageOps.crop($0, x: 0, y: 0, width: 160, height: 96) }, to: l)
         try Y4M.write(try frames.map { try ImageOps.crop($0, x: 160, y: 0, width: 160, height: 96) }, to: rr)
-        let p = try VideoConverter.convert(.pair(left: l, right: rr), to: d + "/pair.mov", options: VideoFixtures.fast())
+        let p = try VideoConverter.convert(
+            .pair(left: l, right: rr), to: d + "/pair.mov", options: VideoFixtures.fast())
         #expect(p.frames == 6 && p.eyeWidth == 160)
         let odd = d + "/odd.y4m"
-        try VideoFixtures.writeY4M(odd, header: "YUV4MPEG2 W321 H96 F30:1 Ip C420jpeg", frames: 3, frameBytes: 321 * 96 + 2 * 161 * 48)
+        try VideoFixtures.writeY4M(
+            odd, header: "YUV4MPEG2 W321 H96 F30:1 Ip C420jpeg", frames: 3, frameBytes: 321 * 96 + 2 * 161 * 48)
         let oddReport = try VideoConverter.convert(.packed(odd), to: d + "/odd.mov", options: VideoFixtures.fast())
-        #expect(oddReport.eyeWidth == 160 && oddReport.notes.contains { $0.contains("odd width 321") }, "\(oddReport.notes)")
+        #expect(
+            oddReport.eyeWidth == 160 && oddReport.notes.contains { $0.contains("odd width 321") }, "\(oddReport.notes)"
+        )
     }
 
     /// Issue 40: a 10-bit input gives a 10-bit spatial video (two Main 10 layers) by default; `bitDepth` 8 rounds it to
@@ -174,7 +189,8 @@ enum VideoFixtures {
         #expect(r.frames == 4)
         #expect(r.notes.contains { $0.contains("10-bit input kept: both layers Main 10") }, "\(r.notes)")
         let entry = try #require(try ISOFile.open(path: d + "/ten.mov").tracks.first?.sampleEntries.first)
-        let hvcC = try HEVCDecoderConfigurationRecord(parsing: try #require(entry.child("hvcC")?.payload(HEVCConfigurationBox.self)?.record))
+        let hvcC = try HEVCDecoderConfigurationRecord(
+            parsing: try #require(entry.child("hvcC")?.payload(HEVCConfigurationBox.self)?.record))
         #expect(hvcC.bitDepthLumaMinus8 == 2 && hvcC.profileIdc == 2)
         var eight = VideoFixtures.fast()
         eight.bitDepth = 8
@@ -189,27 +205,37 @@ enum VideoFixtures {
         let out = d + "/bad.mov"
         let fb = 320 * 96 * 3 / 2
         // Odd eye width: 322 → two 161-pixel eyes.
-        try VideoFixtures.writeY4M(d + "/w322.y4m", header: "YUV4MPEG2 W322 H96 F30:1 Ip C420jpeg", frames: 2, frameBytes: 322 * 96 + 2 * 161 * 48)
+        try VideoFixtures.writeY4M(
+            d + "/w322.y4m", header: "YUV4MPEG2 W322 H96 F30:1 Ip C420jpeg", frames: 2,
+            frameBytes: 322 * 96 + 2 * 161 * 48)
         VideoFixtures.expectFailure(.packed(d + "/w322.y4m"), out, contains: "odd column")
         // 4:2:2.
-        try VideoFixtures.writeY4M(d + "/422.y4m", header: "YUV4MPEG2 W320 H96 F30:1 Ip C422", frames: 2, frameBytes: 320 * 96 * 2)
+        try VideoFixtures.writeY4M(
+            d + "/422.y4m", header: "YUV4MPEG2 W320 H96 F30:1 Ip C422", frames: 2, frameBytes: 320 * 96 * 2)
         VideoFixtures.expectFailure(.packed(d + "/422.y4m"), out, contains: "4:2:2")
         // Truncated: the bundled clip cut in the middle of frame 3.
         let bytes = try Data(contentsOf: URL(fileURLWithPath: VideoFixtures.sample))
         try bytes.prefix(50 + 3 * (fb + 6) + 1000).write(to: URL(fileURLWithPath: d + "/cut.y4m"))
         VideoFixtures.expectFailure(.packed(d + "/cut.y4m"), out, contains: "cut short")
         // Zero frames.
-        try VideoFixtures.writeY4M(d + "/empty.y4m", header: "YUV4MPEG2 W320 H96 F30:1 Ip C420jpeg", frames: 0, frameBytes: 0)
+        try VideoFixtures.writeY4M(
+            d + "/empty.y4m", header: "YUV4MPEG2 W320 H96 F30:1 Ip C420jpeg", frames: 0, frameBytes: 0)
         VideoFixtures.expectFailure(.packed(d + "/empty.y4m"), out, contains: "zero frames")
         // Two files: sizes, rates, frame counts.
         let eye = 160 * 96 * 3 / 2
-        try VideoFixtures.writeY4M(d + "/a.y4m", header: "YUV4MPEG2 W160 H96 F30:1 Ip C420jpeg", frames: 3, frameBytes: eye)
-        try VideoFixtures.writeY4M(d + "/b.y4m", header: "YUV4MPEG2 W192 H96 F30:1 Ip C420jpeg", frames: 3, frameBytes: 192 * 96 * 3 / 2)
-        try VideoFixtures.writeY4M(d + "/c.y4m", header: "YUV4MPEG2 W160 H96 F25:1 Ip C420jpeg", frames: 3, frameBytes: eye)
-        try VideoFixtures.writeY4M(d + "/e.y4m", header: "YUV4MPEG2 W160 H96 F30:1 Ip C420jpeg", frames: 5, frameBytes: eye)
+        try VideoFixtures.writeY4M(
+            d + "/a.y4m", header: "YUV4MPEG2 W160 H96 F30:1 Ip C420jpeg", frames: 3, frameBytes: eye)
+        try VideoFixtures.writeY4M(
+            d + "/b.y4m", header: "YUV4MPEG2 W192 H96 F30:1 Ip C420jpeg", frames: 3, frameBytes: 192 * 96 * 3 / 2)
+        try VideoFixtures.writeY4M(
+            d + "/c.y4m", header: "YUV4MPEG2 W160 H96 F25:1 Ip C420jpeg", frames: 3, frameBytes: eye)
+        try VideoFixtures.writeY4M(
+            d + "/e.y4m", header: "YUV4MPEG2 W160 H96 F30:1 Ip C420jpeg", frames: 5, frameBytes: eye)
         VideoFixtures.expectFailure(.pair(left: d + "/a.y4m", right: d + "/b.y4m"), out, contains: "different sizes")
-        VideoFixtures.expectFailure(.pair(left: d + "/a.y4m", right: d + "/c.y4m"), out, contains: "different frame rates")
-        VideoFixtures.expectFailure(.pair(left: d + "/a.y4m", right: d + "/e.y4m"), out, contains: "different frame counts")
+        VideoFixtures.expectFailure(
+            .pair(left: d + "/a.y4m", right: d + "/c.y4m"), out, contains: "different frame rates")
+        VideoFixtures.expectFailure(
+            .pair(left: d + "/a.y4m", right: d + "/e.y4m"), out, contains: "different frame counts")
         // Unwritable output (missing directory) fails before any encoding.
         VideoFixtures.expectFailure(.packed(VideoFixtures.sample), "/nonexistent-dir/x.mov", contains: "does not exist")
         // A non-Y4M, non-MP4 input needs ffmpeg: with none available, a message that says so.
@@ -224,14 +250,18 @@ enum VideoFixtures {
         c.cancel()
         VideoFixtures.expectFailure(.packed(VideoFixtures.sample), out, cancellation: c, contains: "cancelled")
         do {
-            try VideoConverter.convert(.packed(VideoFixtures.sample), to: out, options: VideoFixtures.fast(), cancellation: c)
+            try VideoConverter.convert(
+                .packed(VideoFixtures.sample), to: out, options: VideoFixtures.fast(), cancellation: c)
             Issue.record("expected cancellation")
         } catch {
             #expect(error.code == .cancelled && error.offset == nil, "cancellation is its own error, not I/O: \(error)")
         }
         // An existing file at OUT survives a failed conversion unchanged.
         try Data("keep".utf8).write(to: URL(fileURLWithPath: out))
-        do { try VideoConverter.convert(.packed(d + "/422.y4m"), to: out, options: VideoFixtures.fast()); Issue.record("expected failure") } catch {}
+        do {
+            try VideoConverter.convert(.packed(d + "/422.y4m"), to: out, options: VideoFixtures.fast());
+            Issue.record("expected failure")
+        } catch {}
         #expect(try Data(contentsOf: URL(fileURLWithPath: out)) == Data("keep".utf8))
     }
 
@@ -242,9 +272,11 @@ enum VideoFixtures {
         let out = d + "/spatial.mov"
         var o = VideoFixtures.fast()
         o.keepStreamsPrefix = d + "/eye"
-        o.stereo = try StereoParameters(baselineMillimetres: 64, horizontalFieldOfViewDegrees: 63.5, disparityPercent: 2)
+        o.stereo = try StereoParameters(
+            baselineMillimetres: 64, horizontalFieldOfViewDegrees: 63.5, disparityPercent: 2)
         try VideoConverter.convert(.packed(VideoFixtures.sample), to: out, options: o)
-        let (status, text) = try run(try #require(oraclePython), [VideoFixtures.oracleScript, out, d + "/eye-left.hevc", d + "/eye-right.hevc"])
+        let (status, text) = try run(
+            try #require(oraclePython), [VideoFixtures.oracleScript, out, d + "/eye-left.hevc", d + "/eye-right.hevc"])
         #expect(status == 0)
         let j = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
         let single = try #require(j["single"] as? [String: Any])
@@ -257,14 +289,19 @@ enum VideoFixtures {
         #expect(pyav["base"] as? [String] == l, "PyAV base view differs: \(pyav["error"] ?? "")")
         #expect(pyav["second"] as? [String] == r, "PyAV second view differs")
         let info = (j["ffmpeg_info"] as? [String] ?? []).joined(separator: "\n")
-        for s in ["primary eye: left", "baseline: 64000", "horizontal_disparity_adjustment: 0.0200", "horizontal_field_of_view: 63.500", "Spherical Mapping: rectilinear"] {
+        for s in [
+            "primary eye: left", "baseline: 64000", "horizontal_disparity_adjustment: 0.0200",
+            "horizontal_field_of_view: 63.500", "Spherical Mapping: rectilinear",
+        ] {
             #expect(info.contains(s), "FFmpeg 9 does not print '\(s)': \(info)")
         }
         let mi = try #require(j["mediainfo"] as? [String: Any])
         #expect((mi["format_profile"] as? String)?.hasPrefix("Multiview Main") == true, "\(mi)")
         #expect("\(mi["count_of_views"] ?? "")" == "2", "\(mi)")
         #expect(mi["codec_configuration_box"] as? String == "hvcC+lhvC", "\(mi)")
-        print("video oracles: 30 frames per view bit-identical (FFmpeg 9, PyAV); \(info.replacingOccurrences(of: "\n", with: " | ")); \(mi)")
+        print(
+            "video oracles: 30 frames per view bit-identical (FFmpeg 9, PyAV); \(info.replacingOccurrences(of: "\n", with: " | ")); \(mi)"
+        )
     }
 
     /// An MP4 with HEVC video and AAC audio (made by FFmpeg 9): decoded by libde265, audio copied bit for bit;
@@ -273,8 +310,11 @@ enum VideoFixtures {
         let ff = try TestPrograms.requireFFmpeg()
         let d = VideoFixtures.dir()
         defer { try? FileManager.default.removeItem(atPath: d) }
-        let common = ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=320x96:rate=30:duration=1", "-f", "lavfi", "-i", "sine=frequency=440:duration=1",
-                      "-pix_fmt", "yuv420p", "-c:a", "aac", "-b:a", "96k", "-shortest"]
+        let common = [
+            "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=320x96:rate=30:duration=1", "-f", "lavfi", "-i",
+            "sine=frequency=440:duration=1",
+            "-pix_fmt", "yuv420p", "-c:a", "aac", "-b:a", "96k", "-shortest",
+        ]
         let hevcIn = d + "/in_hevc.mp4", avcIn = d + "/in_avc.mov"
         #expect(try run(ff, common + ["-c:v", "libx265", "-x265-params", "log-level=error:keyint=10", hevcIn]).0 == 0)
         #expect(try run(ff, common + ["-c:v", "libx264", avcIn]).0 == 0)

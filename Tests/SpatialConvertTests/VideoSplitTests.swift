@@ -1,12 +1,11 @@
-import Foundation
-import Testing
-import TestSupport
-import TestSupport
 import BinaryIO
+import Foundation
 import ISOBMFF
-import SpatialMedia
-import SpatialConvert
 import MediaDecode
+import SpatialConvert
+import SpatialMedia
+import TestSupport
+import Testing
 
 /// `split` of spatial videos: Apple's and x265 multiview's (inter-layer predicted) and ours (independent layers),
 /// checked against FFmpeg's own decode of each view.
@@ -19,7 +18,9 @@ import MediaDecode
     /// PSNR (average, dB) of `crop` of `test` against `reference` (a stream specifier of `source`).
     static func psnr(_ ff: String, test: String, crop: String?, source: String, view: String) throws -> Double {
         let graph = "[0:v]\(crop.map { "crop=\($0)," } ?? "")setsar=1[a];[1:v:0:vpos:\(view)]setsar=1[b];[b][a]psnr"
-        let text = try Run.program(ff, ["-hide_banner", "-i", test, "-i", source, "-filter_complex", graph, "-f", "null", "-"]).err
+        let text = try Run.program(
+            ff, ["-hide_banner", "-i", test, "-i", source, "-filter_complex", graph, "-f", "null", "-"]
+        ).err
         guard let r = text.range(of: "average:") else { return -1 }
         let num = text[r.upperBound...].prefix { "0123456789.inf".contains($0) }
         return num == "inf" ? 99 : Double(num) ?? -1
@@ -28,7 +29,9 @@ import MediaDecode
     static func frameMD5s(_ ff: String, _ path: String, map: String = "0:v:0") throws -> [String] {
         let (st, out) = try run(ff, ["-v", "error", "-i", path, "-map", map, "-f", "framemd5", "-"])
         #expect(st == 0)
-        return out.split(separator: "\n").filter { !$0.hasPrefix("#") }.map { String($0.split(separator: ",").last ?? "") }
+        return out.split(separator: "\n").filter { !$0.hasPrefix("#") }.map {
+            String($0.split(separator: ",").last ?? "")
+        }
     }
 
     @Test(.needs(.shared("corpus/spatial-video/stereo_spatial.mp4", "fixtures/x265mv_320x240_30f_spatial.mov")))
@@ -78,8 +81,16 @@ import MediaDecode
         let d = VideoFixtures.dir()
         defer { try? FileManager.default.removeItem(atPath: d) }
         let input = d + "/in.mp4"
-        #expect(try run(ff, ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=320x96:rate=30:duration=0.5", "-f", "lavfi", "-i",
-                              "sine=frequency=440:duration=0.5", "-pix_fmt", "yuv420p", "-c:v", "libx264", "-c:a", "aac", "-shortest", input]).0 == 0)
+        #expect(
+            try run(
+                ff,
+                [
+                    "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=320x96:rate=30:duration=0.5", "-f",
+                    "lavfi", "-i",
+                    "sine=frequency=440:duration=0.5", "-pix_fmt", "yuv420p", "-c:v", "libx264", "-c:a", "aac",
+                    "-shortest", input,
+                ]
+            ).0 == 0)
         var o = VideoFixtures.fast()
         o.ffmpeg = ff
         let spatial = d + "/spatial.mov"
@@ -88,7 +99,9 @@ import MediaDecode
         var copy = VideoSplitOptions(target: .eyes(left: d + "/l.hevc", right: d + "/r.mp4"))
         copy.copy = true
         // Copies are raw streams; a container output is refused before anything is written.
-        #expect { try VideoSplitter.split(spatial, options: copy) } throws: { ($0 as? ParseError)?.code == .invalidArgument }
+        #expect { try VideoSplitter.split(spatial, options: copy) } throws: {
+            ($0 as? ParseError)?.code == .invalidArgument
+        }
         #expect(!FileManager.default.fileExists(atPath: d + "/l.hevc"))
         copy.target = .eyes(left: d + "/l.hevc", right: d + "/r.hevc")
         let r = try VideoSplitter.split(spatial, options: copy)
@@ -108,22 +121,39 @@ import MediaDecode
         defer { try? FileManager.default.removeItem(atPath: d) }
         // A photo, a missing file, and half resolution for one file per eye.
         if let photo = sharedFile("corpus/spatial-photo/vision-pro.HEIC") {
-            #expect(throws: ParseError.self) { try VideoSplitter.split(photo, options: VideoSplitOptions(target: .sideBySide(d + "/x.mp4"))) }
+            #expect(throws: ParseError.self) {
+                try VideoSplitter.split(photo, options: VideoSplitOptions(target: .sideBySide(d + "/x.mp4")))
+            }
         }
-        #expect(throws: ParseError.self) { try VideoSplitter.split(d + "/missing.mov", options: VideoSplitOptions(target: .sideBySide(d + "/x.mp4"))) }
+        #expect(throws: ParseError.self) {
+            try VideoSplitter.split(d + "/missing.mov", options: VideoSplitOptions(target: .sideBySide(d + "/x.mp4")))
+        }
         // The output type follows the extension.
-        #expect { try VideoSplitter.split(d + "/missing.mov", options: VideoSplitOptions(target: .sideBySide(d + "/x.jpg"))) } throws: {
+        #expect {
+            try VideoSplitter.split(d + "/missing.mov", options: VideoSplitOptions(target: .sideBySide(d + "/x.jpg")))
+        } throws: {
             ($0 as? ParseError)?.code == .invalidArgument
         }
         var half = VideoSplitOptions(target: .eyes(left: d + "/l.mp4", right: nil))
         half.half = true
-        #expect { try VideoSplitter.split(d + "/missing.mov", options: half) } throws: { ($0 as? ParseError)?.code == .invalidArgument }
+        #expect { try VideoSplitter.split(d + "/missing.mov", options: half) } throws: {
+            ($0 as? ParseError)?.code == .invalidArgument
+        }
         // A single-layer HEVC movie: one view, nothing to split.
         if let ff = Self.ffmpeg?.path {
             let mono = d + "/mono.mp4"
-            #expect(try run(ff, ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=64x64:rate=30:duration=0.2", "-c:v", "libx265", "-tag:v", "hvc1",
-                                  "-x265-params", "log-level=error", mono]).0 == 0)
-            #expect { try VideoSplitter.split(mono, options: VideoSplitOptions(target: .sideBySide(d + "/x.mp4"))) } throws: {
+            #expect(
+                try run(
+                    ff,
+                    [
+                        "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=64x64:rate=30:duration=0.2", "-c:v",
+                        "libx265", "-tag:v", "hvc1",
+                        "-x265-params", "log-level=error", mono,
+                    ]
+                ).0 == 0)
+            #expect {
+                try VideoSplitter.split(mono, options: VideoSplitOptions(target: .sideBySide(d + "/x.mp4")))
+            } throws: {
                 ($0 as? ParseError)?.message.contains("one view") == true
             }
         }

@@ -1,14 +1,16 @@
+import BinaryIO
+import SystemSupport
+import TestSupport
 // Tests of the C ABI, calling the exported functions exactly as C does (same symbols, C types).
 import Testing
-import TestSupport
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+
 @testable import SpatialMediaC
-import SystemSupport
-import BinaryIO
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 enum Paths {
     /// The package root, from this file's path (Tests/SpatialMediaCTests/CABITests.swift).
@@ -53,7 +55,9 @@ func tempDir() throws -> String {
 func removeDir(_ dir: String) {
     if let d = opendir(dir) {
         while let e = readdir(d) {
-            let name = withUnsafeBytes(of: e.pointee.d_name) { raw in String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self) }
+            let name = withUnsafeBytes(of: e.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
             if name != "." && name != ".." { unlink(dir + "/" + name) }
         }
         closedir(d)
@@ -161,24 +165,28 @@ struct BadCallTests {
         var thread = pthread_t()
         let arg = Unmanaged.passRetained(box).toOpaque()
         #if canImport(Glibc)
-        let rc = pthread_create(&thread, nil, { p in
-            guard let p else { return nil }
-            let b = Unmanaged<Box>.fromOpaque(p).takeRetainedValue()
-            b.text = String(cString: sm_last_error())
-            return nil
-        }, arg)
+            let rc = pthread_create(
+                &thread, nil,
+                { p in
+                    guard let p else { return nil }
+                    let b = Unmanaged<Box>.fromOpaque(p).takeRetainedValue()
+                    b.text = String(cString: sm_last_error())
+                    return nil
+                }, arg)
         #else
-        let rc = pthread_create(&thread, nil, { p in
-            let b = Unmanaged<Box>.fromOpaque(p).takeRetainedValue()
-            b.text = String(cString: sm_last_error())
-            return nil
-        }, arg)
+            let rc = pthread_create(
+                &thread, nil,
+                { p in
+                    let b = Unmanaged<Box>.fromOpaque(p).takeRetainedValue()
+                    b.text = String(cString: sm_last_error())
+                    return nil
+                }, arg)
         #endif
         #expect(rc == 0)
         #if canImport(Glibc)
-        pthread_join(thread, nil)
+            pthread_join(thread, nil)
         #else
-        if let t = Optional(thread) { pthread_join(t, nil) }
+            if let t = Optional(thread) { pthread_join(t, nil) }
         #endif
         #expect(box.text == "")
         #expect(String(cString: sm_status_name(SMStatus.unsupported)) == "SM_ERR_UNSUPPORTED")
@@ -348,7 +356,9 @@ struct ReadEditTests {
                     let h = OpaquePointer(bitPattern: token)
                     for _ in 0..<25 {
                         var l: UInt32 = 0, r: UInt32 = 0
-                        guard sm_photo_eye_items(h, &l, &r) == SMStatus.ok, l == 1, infoJSON(h).0 == SMStatus.ok else { return false }
+                        guard sm_photo_eye_items(h, &l, &r) == SMStatus.ok, l == 1, infoJSON(h).0 == SMStatus.ok else {
+                            return false
+                        }
                     }
                     return true
                 }
@@ -366,13 +376,17 @@ struct ReadEditTests {
 struct ABIMessageWordingTests {
     @Test func noLibraryErrorMessageNamesAFlag() throws {
         var checked = 0
-        for module in ["SpatialConvert", "MediaDecode", "SpatialMedia", "ISOBMFF", "HEVC", "ImageFormats", "Codecs", "BinaryIO",
-                       "SpatialValidation", "StereoVision", "SystemSupport"] {
+        for module in [
+            "SpatialConvert", "MediaDecode", "SpatialMedia", "ISOBMFF", "HEVC", "ImageFormats", "Codecs", "BinaryIO",
+            "SpatialValidation", "StereoVision", "SystemSupport",
+        ] {
             let dir = Paths.root + "/Sources/" + module
             guard let d = opendir(dir) else { continue }
             var names: [String] = []
             while let e = readdir(d) {
-                let name = withUnsafeBytes(of: e.pointee.d_name) { raw in String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self) }
+                let name = withUnsafeBytes(of: e.pointee.d_name) { raw in
+                    String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+                }
                 if name.hasSuffix(".swift") { names.append(name) }
             }
             closedir(d)
@@ -384,12 +398,16 @@ struct ABIMessageWordingTests {
                 fclose(f)
                 let lines = String(decoding: text, as: UTF8.self).split(separator: "\n")
                 // A message on the line of `ParseError(` (or `.failure(.init(`) or on the next one.
-                for (n, line) in lines.enumerated() where line.contains("\"") && (line.contains("ParseError(") || line.contains(".failure(.init(")
-                                                                                 || (n > 0 && lines[n - 1].contains("ParseError("))) {
+                for (n, line) in lines.enumerated()
+                where line.contains("\"")
+                    && (line.contains("ParseError(") || line.contains(".failure(.init(")
+                        || (n > 0 && lines[n - 1].contains("ParseError(")))
+                {
                     let parts = line.split(separator: "\"", omittingEmptySubsequences: false)
                     for (i, lit) in parts.enumerated() where i % 2 == 1 {
                         checked += 1
-                        let flag = lit.contains(" --") || lit.hasPrefix("--") || lit.contains("(--") || lit.contains("`--")
+                        let flag =
+                            lit.contains(" --") || lit.hasPrefix("--") || lit.contains("(--") || lit.contains("`--")
                         #expect(!flag, "\(module)/\(name): \(lit)")
                     }
                 }
@@ -399,12 +417,16 @@ struct ABIMessageWordingTests {
     }
 
     @Test func everyRemedyHasCWording() {
-        let all: [ParseError.Remedy] = [.decodeWithFFmpeg, .dropAudio, .giveFrameRate, .nameEyeItems, .giveSplitOutputs, .giveProjection, .giveFramePacking]
+        let all: [ParseError.Remedy] = [
+            .decodeWithFFmpeg, .dropAudio, .giveFrameRate, .nameEyeItems, .giveSplitOutputs, .giveProjection,
+            .giveFramePacking,
+        ]
         for r in all {
             let m = ABIError(ParseError(.invalidArgument, offset: 0, "need something", remedy: r)).message
             #expect(m.hasPrefix("need something [") && !m.contains("--"), "\(r.rawValue): \(m)")
         }
-        #expect(ABIError(ParseError(.libraryMissing, offset: 0, "x265 is not installed")).status == SMStatus.unsupported)
+        #expect(
+            ABIError(ParseError(.libraryMissing, offset: 0, "x265 is not installed")).status == SMStatus.unsupported)
     }
 
     /// An error with no place in the input gives no offset: no "offset 0" in the message, and
@@ -412,10 +434,13 @@ struct ABIMessageWordingTests {
     @Test func errorWithoutPlaceHasNoOffset() {
         let e = ABIError(ParseError(.invalidArgument, "option \"layout\" must be sbs or tb"))
         #expect(e.offset == nil && !e.message.contains("offset"), "\(e.message)")
-        #expect(ABIError(ParseError(.truncated, offset: 12, path: "moov", "short")).message.contains("offset 12, in moov"))
+        #expect(
+            ABIError(ParseError(.truncated, offset: 12, path: "moov", "short")).message.contains("offset 12, in moov"))
         // An unknown option is refused before any input is read (it had "offset 0" before).
-        #expect(sm_convert_photo("/nonexistent/in.png", "/nonexistent/out.heic", "{\"no-such-option\": 1}", nil, nil, nil, nil)
-            == SMStatus.invalidArgument, "\(lastError())")
+        #expect(
+            sm_convert_photo(
+                "/nonexistent/in.png", "/nonexistent/out.heic", "{\"no-such-option\": 1}", nil, nil, nil, nil)
+                == SMStatus.invalidArgument, "\(lastError())")
         #expect(lastError().contains("no-such-option") && !lastError().contains("offset"), "\(lastError())")
         var offset: Int64 = 0
         sm_last_error_location(&offset, nil, nil)

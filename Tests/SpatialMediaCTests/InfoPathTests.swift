@@ -2,8 +2,9 @@
 // line reads — including those only FFmpeg reads (Matroska, MPEG-TS), which sm_file_open does not take — gives the same
 // JSON (issue 38: the C ABI's and Python's info opened only what our parsers read).
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import SpatialMediaC
 
 @Suite struct InfoPathTests {
@@ -19,7 +20,8 @@ import TestSupport
     /// The two JSON texts parsed, for comparison regardless of indentation.
     static func same(_ a: String, _ b: String) -> Bool {
         guard let x = try? JSONSerialization.jsonObject(with: Data(a.utf8)) as? NSDictionary,
-              let y = try? JSONSerialization.jsonObject(with: Data(b.utf8)) as? NSDictionary else { return false }
+            let y = try? JSONSerialization.jsonObject(with: Data(b.utf8)) as? NSDictionary
+        else { return false }
         return x.isEqual(y)
     }
 
@@ -28,8 +30,10 @@ import TestSupport
         defer { try? FileManager.default.removeItem(atPath: dir) }
         for ext in ["mkv", "ts", "mp4"] {
             let path = dir + "/clip.\(ext)"
-            try SplitShellTests.ffmpeg(["-f", "lavfi", "-i", "testsrc2=s=320x120:r=30:d=0.5", "-c:v", "libx264", "-preset", "ultrafast",
-                                        "-pix_fmt", "yuv420p", path])
+            try SplitShellTests.ffmpeg([
+                "-f", "lavfi", "-i", "testsrc2=s=320x120:r=30:d=0.5", "-c:v", "libx264", "-preset", "ultrafast",
+                "-pix_fmt", "yuv420p", path,
+            ])
             let c = Self.info(path)
             #expect(c.status == SMStatus.ok, "\(ext): \(c.json)")
             let cli = try Run.cli(["info", "--json", path])

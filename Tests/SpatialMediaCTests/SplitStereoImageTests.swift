@@ -1,6 +1,7 @@
 // Issue 33 part 2 through the C ABI: sm_split takes a side-by-side / top-bottom picture (here a PNG made in memory)
 // with the "layout" option, through the operations layer, as `spatial-media split` does.
 import Testing
+
 @testable import SpatialMediaC
 
 @Suite struct SplitStereoImageTests {
@@ -11,11 +12,15 @@ import Testing
         let tb = dir + "/tb.png"
         try writeFile(tb, pngBytes(width: 32, height: 64) { _, y in y < 32 ? (200, 0, 0) : (0, 0, 200) })
         var report: UnsafeMutablePointer<CChar>? = nil
-        #expect(sm_split(tb, dir + "/l.png", dir + "/r.png", #"{"layout": "tb"}"#, nil, nil, nil, &report) == SMStatus.ok, "\(lastError())")
+        #expect(
+            sm_split(tb, dir + "/l.png", dir + "/r.png", #"{"layout": "tb"}"#, nil, nil, nil, &report) == SMStatus.ok,
+            "\(lastError())")
         let text = report.map { String(cString: $0) } ?? ""
         sm_string_free(report)
         #expect(text.contains("\"lossless\":true") && text.contains("PNG top-bottom"), "\(text)")
         #expect(Paths.exists(dir + "/l.png") && Paths.exists(dir + "/r.png"))
-        #expect(sm_split(tb, dir + "/l2.png", dir + "/r2.png", #"{"layout": "diagonal"}"#, nil, nil, nil, nil) == SMStatus.invalidArgument)
+        #expect(
+            sm_split(tb, dir + "/l2.png", dir + "/r2.png", #"{"layout": "diagonal"}"#, nil, nil, nil, nil)
+                == SMStatus.invalidArgument)
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
-import Testing
-import TestSupport
 import SpatialMediaKit
+import TestSupport
+import Testing
 
 /// The five everyday tasks through the guessable API, on real inputs: the bundled SBS sample, the conformance
 /// spatial photo, and `../shared` files when present.
@@ -19,17 +19,24 @@ import SpatialMediaKit
     }
 
     @Test func stereoParametersUnitsAndChecks() throws {
-        let s = try StereoParameters(baselineMillimetres: 64.0005, horizontalFieldOfViewDegrees: 63.5, disparityPercent: -1.5)
-        #expect(s.baselineMicrometres == 64_001 && s.horizontalFieldOfViewMillidegrees == 63_500 && s.disparityAdjustment == -150)
+        let s = try StereoParameters(
+            baselineMillimetres: 64.0005, horizontalFieldOfViewDegrees: 63.5, disparityPercent: -1.5)
+        #expect(
+            s.baselineMicrometres == 64_001 && s.horizontalFieldOfViewMillidegrees == 63_500
+                && s.disparityAdjustment == -150)
         #expect(s.baselineMillimetres == 64.001 && s.horizontalFieldOfViewDegrees == 63.5 && s.disparityPercent == -1.5)
         #expect(throws: ParseError.self) { try StereoParameters(baselineMillimetres: -1) }
-        #expect(throws: ParseError.self) { try StereoParameters(baselineMillimetres: 5_000_000) }   // > UInt32 µm
-        #expect(throws: ParseError.self) { try StereoParameters(baselineMillimetres: nil, horizontalFieldOfViewDegrees: 180) }
+        #expect(throws: ParseError.self) { try StereoParameters(baselineMillimetres: 5_000_000) }  // > UInt32 µm
+        #expect(throws: ParseError.self) {
+            try StereoParameters(baselineMillimetres: nil, horizontalFieldOfViewDegrees: 180)
+        }
         #expect(throws: ParseError.self) { try StereoParameters(baselineMillimetres: nil, disparityPercent: 100.01) }
         #expect(throws: ParseError.self) { try StereoParameters(baselineMillimetres: .nan) }
         // The one table of defaults.
         let d = StereoParameters.defaults
-        #expect(d.baselineMicrometres == 64_000 && d.horizontalFieldOfViewMillidegrees == 60_000 && d.disparityAdjustment == 0)
+        #expect(
+            d.baselineMicrometres == 64_000 && d.horizontalFieldOfViewMillidegrees == 60_000
+                && d.disparityAdjustment == 0)
         #expect(d.heroEye == .left && d.projectionKind == "rect")
         #expect(StereoParameters(baselineMicrometres: 1).filled().horizontalFieldOfViewMillidegrees == 60_000)
         #expect(SpatialVideoMuxOptions().stereo == d)
@@ -40,7 +47,8 @@ import SpatialMediaKit
         let dir = try Self.tempDir("video")
         let out = dir + "/spatial.mov"
         // 1. Convert side-by-side.
-        let given = try StereoParameters(baselineMillimetres: 63, horizontalFieldOfViewDegrees: 63.5, disparityPercent: 1.5)
+        let given = try StereoParameters(
+            baselineMillimetres: 63, horizontalFieldOfViewDegrees: 63.5, disparityPercent: 1.5)
         // The assembly (two single-layer encodes): step 5 copies the layers out without decoding, which a file coded
         // with inter-layer prediction (the multiview path, the default where set-up built its x265) does not allow.
         let report = try SpatialConversion.video(.sideBySide(Self.sample), to: out, stereo: given) {
@@ -61,7 +69,9 @@ import SpatialMediaKit
         guard case .array(let changes)? = Self.field(edit, "changes") else { Issue.record("no changes"); return }
         #expect(changes.count >= 2)
         let after = try SpatialVideo(contentsOf: out).stereo
-        #expect(after.baselineMicrometres == 19_240 && after.heroEye == nil && after.horizontalFieldOfViewMillidegrees == 63_500)
+        #expect(
+            after.baselineMicrometres == 19_240 && after.heroEye == nil
+                && after.horizontalFieldOfViewMillidegrees == 63_500)
         // 4. Validate.
         let r = SpatialValidator().validate(out)
         #expect(!r.unreadable && r.kind == "spatial-video")
@@ -73,7 +83,7 @@ import SpatialMediaKit
         let s = try SpatialSplit.video(out, to: .eyes(left: l, right: rr), options: split)
         #expect(s.json.serialized().contains("\"frames\""), "\(s.json.serialized())")
         #expect(s.check.passed, "the Kit's split is read back like every shell's")
-        #expect(try SpatialVideo(contentsOf: out).stereo == after)   // the split leaves the input alone
+        #expect(try SpatialVideo(contentsOf: out).stereo == after)  // the split leaves the input alone
         #expect(FileManager.default.fileExists(atPath: l) && FileManager.default.fileExists(atPath: rr))
     }
 
@@ -92,19 +102,28 @@ import SpatialMediaKit
         #expect(e.stereo.horizontalFieldOfViewMillidegrees == 70_000)
         #expect(e.stereo.heroEye == nil && e.stereo.projectionKind == nil)
         // Hero eye and projection have no place in a photo.
-        #expect(throws: ParseError.self) { try SpatialPhoto.editMetadata(of: Self.photo, to: dir + "/x.heic") { $0.heroEye = .right } }
+        #expect(throws: ParseError.self) {
+            try SpatialPhoto.editMetadata(of: Self.photo, to: dir + "/x.heic") { $0.heroEye = .right }
+        }
         // Split: HEIC eyes are copied.
         try SpatialSplit.photo(out, left: dir + "/l.heic", right: dir + "/r.heic")
-        #expect(FileManager.default.fileExists(atPath: dir + "/l.heic") && FileManager.default.fileExists(atPath: dir + "/r.heic"))
+        #expect(
+            FileManager.default.fileExists(atPath: dir + "/l.heic")
+                && FileManager.default.fileExists(atPath: dir + "/r.heic"))
         #expect(SpatialValidator().validate(out).kind == "spatial-photo")
         // Convert a side-by-side image: the given disparity, the other values from the one table of defaults.
         let w = 64, h = 48
         var rgb: [UInt8] = []
         for y in 0..<h { for x in 0..<(2 * w) { rgb += [UInt8((x % w) * 3 + y), UInt8(y * 4), UInt8(200 - (x % w))] } }
         let sbs = dir + "/sbs.png"
-        try AtomicFile.write(path: sbs, bytes: PNG.encode(try Image(width: 2 * w, height: h, bitDepth: 8, format: .rgb, planes: .u8([rgb]))))
-        let r = try SpatialConversion.photo(.sideBySide(sbs), to: dir + "/again.heic", stereo: StereoParameters(disparityAdjustment: 120))
-        guard case .string(let source)? = Self.field(r, "baseline_source") else { Issue.record("no baseline_source"); return }
+        try AtomicFile.write(
+            path: sbs,
+            bytes: PNG.encode(try Image(width: 2 * w, height: h, bitDepth: 8, format: .rgb, planes: .u8([rgb]))))
+        let r = try SpatialConversion.photo(
+            .sideBySide(sbs), to: dir + "/again.heic", stereo: StereoParameters(disparityAdjustment: 120))
+        guard case .string(let source)? = Self.field(r, "baseline_source") else {
+            Issue.record("no baseline_source"); return
+        }
         #expect(source.contains("default"))
         #expect(Self.field(r, "baseline_mm") == .double(StereoParameters.defaults.baselineMillimetres ?? 0))
         let again = try SpatialPhoto(contentsOf: dir + "/again.heic").stereo
@@ -121,7 +140,11 @@ import SpatialMediaKit
         }
         if let apple = Self.shared("corpus/spatial-video/stereo_spatial.mp4") {
             let v = try SpatialVideo(contentsOf: apple)
-            #expect(v.stereo == StereoParameters(baselineMicrometres: 19_240, horizontalFieldOfViewMillidegrees: 63_400, disparityAdjustment: 200, heroEye: .left))
+            #expect(
+                v.stereo
+                    == StereoParameters(
+                        baselineMicrometres: 19_240, horizontalFieldOfViewMillidegrees: 63_400,
+                        disparityAdjustment: 200, heroEye: .left))
         }
     }
 
@@ -141,7 +164,8 @@ import SpatialMediaKit
         // A stated sphere projection takes the APMP route (issue 33), as `convert --projection equi --layout sbs` does:
         // the projection is written, never replaced by a flat one, and no hfov is written.
         let dir = try Self.tempDir("sphere")
-        _ = try SpatialConversion.video(.sideBySide(Self.sample), to: dir + "/x.mov", stereo: StereoParameters(projectionKind: "equi"))
+        _ = try SpatialConversion.video(
+            .sideBySide(Self.sample), to: dir + "/x.mov", stereo: StereoParameters(projectionKind: "equi"))
         let written = try SpatialVideo(contentsOf: dir + "/x.mov")
         #expect(written.stereo.projectionKind == "equi")
         #expect(written.stereo.horizontalFieldOfViewMillidegrees == nil)

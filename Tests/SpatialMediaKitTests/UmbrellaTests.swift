@@ -1,5 +1,5 @@
-import Testing
 import SpatialMediaKit
+import Testing
 
 /// `import SpatialMediaKit` alone reaches every layer of the library.
 @Suite struct UmbrellaTests {

@@ -1,14 +1,15 @@
-import Foundation
-import Testing
-import TestSupport
 import BinaryIO
+import Foundation
 import ISOBMFF
-@testable import SpatialMedia
 import SystemSupport
+import TestSupport
+import Testing
 
-/// Issue 32, without shared media: the auxiliary-image model (kinds from URNs, the depth SEI's range, the inventory of a
-/// built HEIF) and the jobs that copy items — `split`'s eye extraction and `combine` of two files — keeping each eye's
-/// auxiliary images, thumbnails and their metadata with bytes unchanged.
+@testable import SpatialMedia
+
+/// Issue 32, without shared media: the auxiliary-image model (kinds from URNs, the depth SEI's range, the inventory of
+/// a built HEIF) and the jobs that copy items — `split`'s eye extraction and `combine` of two files — keeping each
+/// eye's auxiliary images, thumbnails and their metadata with bytes unchanged.
 struct AuxiliaryInventoryTests {
     @Test func kindsFromURNs() {
         #expect(AuxiliaryKind(urn: "urn:com:apple:photo:2020:aux:hdrgainmap") == .gainMap)
@@ -36,21 +37,33 @@ struct AuxiliaryInventoryTests {
         #expect(DepthRange(seiPayload: [0xF0]) == nil)
     }
 
-    /// A one-image HEIF: main 640x480 with an Apple gain map (320x240, irot 90°, XMP metadata), an alpha plane and a thumbnail.
+    /// A one-image HEIF: main 640x480 with an Apple gain map (320x240, irot 90°, XMP metadata), an alpha plane and a
+    /// thumbnail.
     static func sample() throws -> [UInt8] {
-        func ispe(_ w: UInt32, _ h: UInt32) -> Box { Box(ImageSpatialExtentsProperty(width: w, height: h), type: "ispe") }
+        func ispe(_ w: UInt32, _ h: UInt32) -> Box {
+            Box(ImageSpatialExtentsProperty(width: w, height: h), type: "ispe")
+        }
         func auxC(_ urn: String) -> Box { Box(type: "auxC", fields: .raw([0, 0, 0, 0] + Array(urn.utf8) + [0])) }
         var b = HEIFBuilder(primaryItemID: 1)
         b.items = [
             .init(id: 1, type: "hvc1", data: [1, 2, 3], properties: [(ispe(640, 480), false)]),
-            .init(id: 2, type: "hvc1", hidden: true, data: [4, 5], properties: [(ispe(320, 240), false), (auxC(AuxiliaryImage.appleGainMapURN), true),
-                                                                                  (Box(type: "irot", fields: .raw([1])), true)]),
+            .init(
+                id: 2, type: "hvc1", hidden: true, data: [4, 5],
+                properties: [
+                    (ispe(320, 240), false), (auxC(AuxiliaryImage.appleGainMapURN), true),
+                    (Box(type: "irot", fields: .raw([1])), true),
+                ]),
             .init(id: 3, type: "mime", hidden: true, contentType: "application/rdf+xml", data: Array("<x/>".utf8)),
-            .init(id: 4, type: "hvc1", hidden: true, data: [6], properties: [(ispe(640, 480), false), (auxC("urn:mpeg:hevc:2015:auxid:1"), true)]),
+            .init(
+                id: 4, type: "hvc1", hidden: true, data: [6],
+                properties: [(ispe(640, 480), false), (auxC("urn:mpeg:hevc:2015:auxid:1"), true)]),
             .init(id: 5, type: "hvc1", data: [7, 8], properties: [(ispe(160, 120), false)]),
         ]
-        b.references = [.init(type: "auxl", from: 2, to: [1]), .init(type: "cdsc", from: 3, to: [2]), .init(type: "auxl", from: 4, to: [1]),
-                        .init(type: "thmb", from: 5, to: [1])]
+        b.references = [
+            .init(type: "auxl", from: 2, to: [1]), .init(type: "cdsc", from: 3, to: [2]),
+            .init(type: "auxl", from: 4, to: [1]),
+            .init(type: "thmb", from: 5, to: [1]),
+        ]
         return try b.build()
     }
 
@@ -59,10 +72,17 @@ struct AuxiliaryInventoryTests {
         let inv = HEIFImageInventory(try #require(file.heif))
         #expect(inv.auxiliary.map(\.kind) == [.gainMap, .alpha])
         let gain = try #require(inv.auxiliary.first)
-        #expect(gain.width == 320 && gain.height == 240 && gain.quarterTurns == 1 && gain.displayedWidth == 240 && gain.masterItemIDs == [1])
+        #expect(
+            gain.width == 320 && gain.height == 240 && gain.quarterTurns == 1 && gain.displayedWidth == 240
+                && gain.masterItemIDs == [1])
         #expect(gain.metadataItemIDs == [3])
         #expect(inv.thumbnails.map(\.itemID) == [5] && inv.metadata.map(\.label) == ["XMP"])
-        #expect(inv.lines.contains { $0.contains("item 2: Apple HDR gain map (urn:com:apple:photo:2020:aux:hdrgainmap), hvc1 320x240, shown 240x320 (irot 90°), for item 1, metadata item 3") })
+        #expect(
+            inv.lines.contains {
+                $0.contains(
+                    "item 2: Apple HDR gain map (urn:com:apple:photo:2020:aux:hdrgainmap), hvc1 320x240, shown 240x320 (irot 90°), for item 1, metadata item 3"
+                )
+            })
     }
 
     /// `split`'s eye (extractEye) and `combine` of two files keep the gain map, its XMP, the alpha and the thumbnail of
@@ -73,8 +93,10 @@ struct AuxiliaryInventoryTests {
         let one = dir + "/one.heic"
         try TestMedia.write(try Self.sample(), to: one)
         let combined = dir + "/pair.heic"
-        _ = try SpatialPhotoEditor.combine(leftPath: one, rightPath: one, stereo: StereoParameters(baselineMicrometres: 64000, horizontalFieldOfViewMillidegrees: 60000),
-                                           output: combined)
+        _ = try SpatialPhotoEditor.combine(
+            leftPath: one, rightPath: one,
+            stereo: StereoParameters(baselineMicrometres: 64000, horizontalFieldOfViewMillidegrees: 60000),
+            output: combined)
         let pair = try ISOFile.open(path: combined)
         let h = try #require(pair.heif)
         var problems: [SpatialDiagnostic] = []

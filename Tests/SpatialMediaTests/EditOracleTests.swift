@@ -1,7 +1,8 @@
-import Foundation
-import Testing
-import TestSupport
 import BinaryIO
+import Foundation
+import TestSupport
+import Testing
+
 @testable import SpatialMedia
 
 /// After an edit, independent programs see exactly the new values and unchanged pictures: FFmpeg 9 prints
@@ -26,8 +27,13 @@ struct EditOracleTests {
 
         let j = try Oracle.object("Tests/Oracles/edit_oracle.py", [input, out])
         let lines = (j["ffmpeg_lines"] as? [String]) ?? []
-        #expect(lines.contains { $0.contains("primary eye: right, baseline: 65500, horizontal_disparity_adjustment: -0.0150, horizontal_field_of_view: 70.250") },
-                "FFmpeg 9 printed \(lines)")
+        #expect(
+            lines.contains {
+                $0.contains(
+                    "primary eye: right, baseline: 65500, horizontal_disparity_adjustment: -0.0150, horizontal_field_of_view: 70.250"
+                )
+            },
+            "FFmpeg 9 printed \(lines)")
         #expect(lines.contains { $0.contains("Spherical Mapping: rectilinear") })
         let o = (j["original"] as? [String: Any]) ?? [:], n = (j["edited"] as? [String: Any]) ?? [:]
         for view in ["left", "right"] {

@@ -1,7 +1,8 @@
-import Testing
-import TestSupport
 import BinaryIO
 import ISOBMFF
+import TestSupport
+import Testing
+
 @testable import SpatialMedia
 
 @Suite struct EditRewriteTests {
@@ -15,7 +16,9 @@ import ISOBMFF
         return e
     }
 
-    @Test(.needs(.sharedFiles(Shared.apple, Shared.x265, Shared.small)), arguments: [Shared.apple, Shared.x265, Shared.small])
+    @Test(
+        .needs(.sharedFiles(Shared.apple, Shared.x265, Shared.small)),
+        arguments: [Shared.apple, Shared.x265, Shared.small])
     func rewriteToNewFile(input: String) throws {
         let dir = try makeTempDir("rewrite")
         defer { removeTree(dir) }
@@ -95,7 +98,8 @@ import ISOBMFF
     @Test func unknownChildrenPreserved() throws {
         let unknownE = Box(type: "zzzz", fields: .raw([1, 2, 3]))
         let unknownV = Box(type: "yyyy", fields: .raw([9]))
-        let eyes = Box(type: "eyes", children: [Box(StereoViewInformationBox(left: true, right: true), type: "stri"), unknownE])
+        let eyes = Box(
+            type: "eyes", children: [Box(StereoViewInformationBox(left: true, right: true), type: "stri"), unknownE])
         var entry = Box(type: "hvc1", children: [Box(type: "vexu", children: [unknownV, eyes])])
         var e = SpatialVideoEdit()
         e.baselineMicrometres = .set(1)
@@ -103,6 +107,10 @@ import ISOBMFF
         let vexu = try #require(entry.child("vexu"))
         #expect((vexu.children ?? []).map(\.type) == ["yyyy", "eyes"])
         #expect((vexu.child("eyes")?.children ?? []).map(\.type) == ["stri", "cams", "zzzz"])
-        if case .raw(let b) = vexu.child("eyes")?.child("zzzz")?.fields { #expect(b == [1, 2, 3]) } else { Issue.record("unknown box lost") }
+        if case .raw(let b) = vexu.child("eyes")?.child("zzzz")?.fields {
+            #expect(b == [1, 2, 3])
+        } else {
+            Issue.record("unknown box lost")
+        }
     }
 }

@@ -1,8 +1,9 @@
-import Foundation
-import Testing
-import TestSupport
 import BinaryIO
+import Foundation
 import ISOBMFF
+import TestSupport
+import Testing
+
 @testable import SpatialMedia
 
 /// Tagging frame-packed movies without re-encoding, and Google spherical ↔ APMP conversion, checked against
@@ -15,7 +16,9 @@ struct FramePackedTaggingTests {
     static func oracle(_ args: [String]) throws -> Any { try Oracle.json("Tests/Oracles/stereo_tag_oracle.py", args) }
 
     /// FFmpeg's reading of each file: (side-data lines, packet md5s, mediainfo fields).
-    static func probe(_ files: [String]) throws -> [String: (side: [String], packets: [String], mediainfo: [String: String])] {
+    static func probe(_ files: [String]) throws -> [String: (
+        side: [String], packets: [String], mediainfo: [String: String]
+    )] {
         let j = try #require(try oracle(["probe"] + files) as? [String: [String: Any]])
         var out: [String: (side: [String], packets: [String], mediainfo: [String: String])] = [:]
         for (k, v) in j {
@@ -73,7 +76,9 @@ struct FramePackedTaggingTests {
             #expect(!rep.profile.findings.contains { $0.ruleID == "SV-PROF-003" })
             let p = try Self.probe([input, out])
             let a = try #require(p[input]), b = try #require(p[out])
-            #expect(b.side.contains { $0.contains("Stereo 3D: \(stereo)") && $0.contains("primary eye: left") }, "\(name): \(b.side)")
+            #expect(
+                b.side.contains { $0.contains("Stereo 3D: \(stereo)") && $0.contains("primary eye: left") },
+                "\(name): \(b.side)")
             #expect(b.side.contains { $0.contains("Spherical Mapping: \(sphere)") }, "\(name): \(b.side)")
             if projection == "rect" { #expect(b.side.contains { $0.contains("horizontal_field_of_view: 65.000") }) }
             #expect(!a.packets.isEmpty && a.packets == b.packets, "\(name): sample data changed")
@@ -87,7 +92,9 @@ struct FramePackedTaggingTests {
         // FFmpeg 9 turns an MKV's stereo_mode=left_right into vexu{eyes{stri}} only: Apple sees two eyes and no layout.
         let dir = try makeTempDir("tag-ff")
         defer { removeTree(dir) }
-        if try !Self.makeInputs(dir).contains("sbs_ffmpeg.mov") { try Skip.because("the oracle\'s FFmpeg could not make sbs_ffmpeg.mov") }
+        if try !Self.makeInputs(dir).contains("sbs_ffmpeg.mov") {
+            try Skip.because("the oracle\'s FFmpeg could not make sbs_ffmpeg.mov")
+        }
         let input = dir + "/sbs_ffmpeg.mov", out = dir + "/fixed.mov"
         let before = try report(input)
         #expect(before.profile.profile == .framePacked3D)
@@ -123,7 +130,9 @@ struct FramePackedTaggingTests {
         #expect(try readAll(back) == readAll(Self.v1), "Google → APMP → Google is not the original file")
         let p = try Self.probe([Self.v1, apmp])
         let a = try #require(p[Self.v1]), b = try #require(p[apmp])
-        #expect(a.side == b.side && a.side.contains { $0.contains("top and bottom") } && a.side.contains { $0.contains("equirectangular") }, "\(a.side) vs \(b.side)")
+        #expect(
+            a.side == b.side && a.side.contains { $0.contains("top and bottom") }
+                && a.side.contains { $0.contains("equirectangular") }, "\(a.side) vs \(b.side)")
         #expect(a.packets == b.packets && a.mediainfo == b.mediainfo)
         try expectSameSamples(Self.v1, apmp)
         try Self.expectRewriteIdentical(apmp)
@@ -141,7 +150,11 @@ struct FramePackedTaggingTests {
         var sv3d = try #require(entries[0].child("sv3d"))
         var proj = try #require(sv3d.child("proj"))
         proj.removeChildren("equi")
-        proj.setChild(Box(type: "mshp", fields: .raw([0, 0, 0, 0] + [0xDE, 0xAD, 0xBE, 0xEF] + Array("raw ".utf8) + [0, 0, 0, 8] + Array("mesh".utf8))))
+        proj.setChild(
+            Box(
+                type: "mshp",
+                fields: .raw(
+                    [0, 0, 0, 0] + [0xDE, 0xAD, 0xBE, 0xEF] + Array("raw ".utf8) + [0, 0, 0, 8] + Array("mesh".utf8))))
         sv3d.setChild(proj)
         entries[0].setChild(sv3d)
         stsd.children = entries
@@ -156,7 +169,9 @@ struct FramePackedTaggingTests {
     func sphericalV2EquirectangularAndMeshToAPMPAndBack() throws {
         let dir = try makeTempDir("v2")
         defer { removeTree(dir) }
-        if try !Self.makeInputs(dir).contains("v2_equi_tb.mp4") { try Skip.because("the oracle\'s FFmpeg could not make v2_equi_tb.mp4") }
+        if try !Self.makeInputs(dir).contains("v2_equi_tb.mp4") {
+            try Skip.because("the oracle\'s FFmpeg could not make v2_equi_tb.mp4")
+        }
         // FFmpeg 9 writes st3d + sv3d and also vexu{proj, eyes} (no pack); keep only the Google boxes.
         let google = dir + "/google.mp4"
         var strip = SpatialVideoEdit()
@@ -171,7 +186,9 @@ struct FramePackedTaggingTests {
             if assume != nil {
                 // A mesh cannot be checked to be half-equirectangular: refused unless stated.
                 e.spherical = .toAPMP(assume: nil)
-                #expect(throws: ParseError.self) { try SpatialVideoEditor.edit(path: input, output: apmp, inPlace: false, edit: e) }
+                #expect(throws: ParseError.self) {
+                    try SpatialVideoEditor.edit(path: input, output: apmp, inPlace: false, edit: e)
+                }
             }
             e.spherical = .toAPMP(assume: assume)
             _ = try SpatialVideoEditor.edit(path: input, output: apmp, inPlace: false, edit: e)
@@ -186,8 +203,11 @@ struct FramePackedTaggingTests {
             let a = try #require(p[input]), b = try #require(p[apmp])
             #expect(a.packets == b.packets && !a.packets.isEmpty)
             #expect(b.side.contains { $0.contains("top and bottom") }, "\(b.side)")
-            if assume == nil { #expect(a.side == b.side, "\(a.side) vs \(b.side)") }
-            else { #expect(b.side.contains { $0.contains("half equirectangular") }, "\(b.side)") }
+            if assume == nil {
+                #expect(a.side == b.side, "\(a.side) vs \(b.side)")
+            } else {
+                #expect(b.side.contains { $0.contains("half equirectangular") }, "\(b.side)")
+            }
         }
     }
 
@@ -195,8 +215,11 @@ struct FramePackedTaggingTests {
     func apmpOnlyToGoogleAndBack() throws {
         let dir = try makeTempDir("apmp-g")
         defer { removeTree(dir) }
-        if try !Self.makeInputs(dir).contains("ou_av1.mp4") { try Skip.because("the oracle\'s FFmpeg could not make ou_av1.mp4") }
-        let tagged = dir + "/hequ.mp4", google = dir + "/google.mp4", again = dir + "/again.mp4", google2 = dir + "/google2.mp4"
+        if try !Self.makeInputs(dir).contains("ou_av1.mp4") {
+            try Skip.because("the oracle\'s FFmpeg could not make ou_av1.mp4")
+        }
+        let tagged = dir + "/hequ.mp4", google = dir + "/google.mp4", again = dir + "/again.mp4",
+            google2 = dir + "/google2.mp4"
         var e = SpatialVideoEdit()
         e.viewPacking = .set("over")
         e.projectionKind = .set("hequ")
@@ -250,7 +273,9 @@ struct FramePackedTaggingTests {
         a.viewFlags = .spatialDefault
         #expect(a.apmpToGoogle(isMVHEVC: true).isFailure)
         a.viewPackingKind = "side"
-        #expect(a.apmpToGoogle(isMVHEVC: false) == .success(GoogleSphericalSignal(stereoMode: 2, bounds: [0, 0, 0x4000_0000, 0x4000_0000])))
+        #expect(
+            a.apmpToGoogle(isMVHEVC: false)
+                == .success(GoogleSphericalSignal(stereoMode: 2, bounds: [0, 0, 0x4000_0000, 0x4000_0000])))
     }
 
     @Test(.needs(.sharedFiles(Shared.x265)))

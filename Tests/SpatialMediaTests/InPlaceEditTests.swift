@@ -1,13 +1,15 @@
-import Testing
-import TestSupport
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import BinaryIO
 import ISOBMFF
+import TestSupport
+import Testing
+
 @testable import SpatialMedia
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 @Suite struct InPlaceEditTests {
     /// Issue 18: five in-place edits of a moov-at-end camera file reuse the old moov's space (same size: the
@@ -23,8 +25,8 @@ import ISOBMFF
         let moovSize = try #require(try ISOFile.open(path: path).box("moov")).header.size
         var edits: [SpatialVideoEdit] = []
         var e = SpatialVideoEdit(); e.baselineMicrometres = .set(20_000); edits.append(e)
-        e = SpatialVideoEdit(); e.heroEye = .remove; edits.append(e)                      // moov shrinks
-        e = SpatialVideoEdit(); e.heroEye = .set(.left); edits.append(e)                  // and grows back
+        e = SpatialVideoEdit(); e.heroEye = .remove; edits.append(e)  // moov shrinks
+        e = SpatialVideoEdit(); e.heroEye = .set(.left); edits.append(e)  // and grows back
         e = SpatialVideoEdit(); e.baselineMicrometres = .set(30_000); edits.append(e)
         e = SpatialVideoEdit(); e.horizontalFieldOfViewMillidegrees = .set(50_000); edits.append(e)
         var sizes: [UInt64] = []

@@ -1,9 +1,9 @@
-import Foundation
-import Testing
-import TestSupport
 import BinaryIO
+import Foundation
 import HEVC
 import SpatialMedia
+import TestSupport
+import Testing
 
 /// Issue 38: muxing a raw two-view MV-HEVC stream as it is (`SpatialVideoAssembler.muxMultiview`).
 @Suite struct MultiviewStreamMuxTests {
@@ -37,8 +37,9 @@ import SpatialMedia
         let stream = d + "/untimed.hevc"
         try TestMedia.write(AccessUnits.group(out).flatMap { AccessUnitWriter.annexB($0) }, to: stream)
         let refused = Result { () throws(ParseError) -> MultiviewStreamMuxResult in
-            try SpatialVideoAssembler.muxMultiview(stream: stream, output: d + "/a.mov", swapEyes: false, hero: nil,
-                                                   mux: SpatialVideoMuxOptions())
+            try SpatialVideoAssembler.muxMultiview(
+                stream: stream, output: d + "/a.mov", swapEyes: false, hero: nil,
+                mux: SpatialVideoMuxOptions())
         }
         switch refused {
         case .success(let r): Issue.record("muxed without a frame rate: \(r.fpsNum)/\(r.fpsDen) (\(r.fpsSource))")
@@ -47,8 +48,11 @@ import SpatialMedia
         #expect(!FileManager.default.fileExists(atPath: d + "/a.mov"))
         var m = SpatialVideoMuxOptions()
         m.frameRateNum = 24
-        let r = try SpatialVideoAssembler.muxMultiview(stream: stream, output: d + "/b.mov", swapEyes: false, hero: nil, mux: m)
-        #expect(r.accessUnits == 6 && r.mux.samples == 6 && r.fpsNum == 24 && r.fpsDen == 1 && r.fpsSource == "given", "\(r)")
+        let r = try SpatialVideoAssembler.muxMultiview(
+            stream: stream, output: d + "/b.mov", swapEyes: false, hero: nil, mux: m)
+        #expect(
+            r.accessUnits == 6 && r.mux.samples == 6 && r.fpsNum == 24 && r.fpsDen == 1 && r.fpsSource == "given",
+            "\(r)")
         #expect(r.baseIsLeft && r.eyeSource.contains("SEI 176") && r.hero == .left, "\(r)")
     }
 }

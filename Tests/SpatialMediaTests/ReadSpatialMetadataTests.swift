@@ -1,7 +1,8 @@
-import Testing
-import TestSupport
 import BinaryIO
 import ISOBMFF
+import TestSupport
+import Testing
+
 @testable import SpatialMedia
 
 @Suite struct ReadSpatialMetadataTests {
@@ -113,7 +114,10 @@ import ISOBMFF
 
     @Test func sphericalV1XML() throws {
         let xml = "<rdf:SphericalVideo><GSpherical:StereoMode> left-right </GSpherical:StereoMode></rdf:SphericalVideo>"
-        var trak = Box(type: "trak", children: [Box(type: "uuid", fields: .raw(Array(xml.utf8)), userType: StereoMetadataReader.sphericalV1UUID)])
+        var trak = Box(
+            type: "trak",
+            children: [Box(type: "uuid", fields: .raw(Array(xml.utf8)), userType: StereoMetadataReader.sphericalV1UUID)]
+        )
         trak.path = "trak"
         let entry = Box(type: "avc1", children: [])
         let m = StereoMetadataReader.read(sampleEntry: entry, track: trak)

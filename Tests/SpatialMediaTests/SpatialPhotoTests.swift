@@ -1,10 +1,11 @@
-import Foundation
-import Testing
-import TestSupport
 import BinaryIO
+import Foundation
 import ISOBMFF
-@testable import SpatialMedia
 import SystemSupport
+import TestSupport
+import Testing
+
+@testable import SpatialMedia
 
 enum Photos {
     static let visionPro = Shared.root + "/corpus/spatial-photo/vision-pro.HEIC"
@@ -79,8 +80,10 @@ struct SpatialPhotoEditTests {
         let dir = try makeTempDir("photo-edit")
         defer { removeTree(dir) }
         let out = dir + "/edited.heic"
-        let r = try SpatialPhotoEditor.edit(path: Photos.visionPro, output: out,
-                                            stereo: StereoParameters(baselineMicrometres: 65000, horizontalFieldOfViewMillidegrees: 75000, disparityAdjustment: -100))
+        let r = try SpatialPhotoEditor.edit(
+            path: Photos.visionPro, output: out,
+            stereo: StereoParameters(
+                baselineMicrometres: 65000, horizontalFieldOfViewMillidegrees: 75000, disparityAdjustment: -100))
         #expect(r.leftItemID == 26 && r.rightItemID == 52)
         let p = try #require(try Photos.photo(out))
         #expect(abs((p.baselineMicrometres ?? 0) - 65000) < 0.5)
@@ -97,7 +100,7 @@ struct SpatialPhotoEditTests {
             let o = try Photos.oracle(out, decode: false)
             let images = (o["images"] as? [[String: Any]]) ?? []
             let fx = (images.first?["intrinsics"] as? [String: Any])?["fx"] as? Double ?? 0
-            #expect(abs(fx - 1280 / 0.7673269879789604) < 0.01) // tan(37.5°)
+            #expect(abs(fx - 1280 / 0.7673269879789604) < 0.01)  // tan(37.5°)
         }
     }
 
@@ -106,7 +109,11 @@ struct SpatialPhotoEditTests {
         let dir = try makeTempDir("photo-combine")
         defer { removeTree(dir) }
         let out = dir + "/combined.heic"
-        let r = try SpatialPhotoEditor.combine(path: Photos.pairPlain, stereo: StereoParameters(baselineMicrometres: 63000, horizontalFieldOfViewMillidegrees: 70000, disparityAdjustment: 150), form: .standard, output: out)
+        let r = try SpatialPhotoEditor.combine(
+            path: Photos.pairPlain,
+            stereo: StereoParameters(
+                baselineMicrometres: 63000, horizontalFieldOfViewMillidegrees: 70000, disparityAdjustment: 150),
+            form: .standard, output: out)
         #expect(r.leftItemID == 1 && r.rightItemID == 2)
         let p = try #require(try Photos.photo(out))
         #expect(p.left.intrinsicsForms == [.standard] && p.right.extrinsicsForms == [.standard])
@@ -122,7 +129,7 @@ struct SpatialPhotoEditTests {
             #expect((groups.first?["entities"] as? [Int]) == [1, 2])
             let images = (o["images"] as? [[String: Any]]) ?? [], srcImages = (src["images"] as? [[String: Any]]) ?? []
             let fx = (images.first?["intrinsics"] as? [String: Any])?["fx"] as? Double ?? 0
-            #expect(abs(fx - 32 / 0.7002075382097097) < 0.01) // tan(35°)
+            #expect(abs(fx - 32 / 0.7002075382097097) < 0.01)  // tan(35°)
             // Decoded pixels identical to the inputs' (no re-encode).
             #expect(images.map { $0["pixels_md5"] as? String } == srcImages.map { $0["pixels_md5"] as? String })
         }
@@ -137,12 +144,16 @@ struct SpatialPhotoEditTests {
         let h = try #require(f.heif)
         for (n, id) in [(1, UInt32(1)), (2, UInt32(2))] {
             var b = HEIFBuilder(primaryItemID: 7)
-            b.items.append(.init(id: 7, type: "hvc1", data: try h.data(of: id, file: f), properties: h.properties(of: id)))
+            b.items.append(
+                .init(id: 7, type: "hvc1", data: try h.data(of: id, file: f), properties: h.properties(of: id)))
             try AtomicFile.write(path: dir + "/eye\(n).heic", bytes: try b.build())
         }
         let out = dir + "/pair.heic"
-        let r = try SpatialPhotoEditor.combine(leftPath: dir + "/eye1.heic", rightPath: dir + "/eye2.heic",
-                                               stereo: StereoParameters(baselineMicrometres: 60000, horizontalFieldOfViewMillidegrees: 65000, disparityAdjustment: 0), output: out)
+        let r = try SpatialPhotoEditor.combine(
+            leftPath: dir + "/eye1.heic", rightPath: dir + "/eye2.heic",
+            stereo: StereoParameters(
+                baselineMicrometres: 60000, horizontalFieldOfViewMillidegrees: 65000, disparityAdjustment: 0),
+            output: out)
         let p = try #require(try Photos.photo(out))
         #expect(p.left.itemID == r.leftItemID && p.right.itemID == r.rightItemID)
         #expect(abs((p.baselineMicrometres ?? 0) - 60000) < 0.5)
@@ -160,12 +171,21 @@ struct SpatialPhotoEditTests {
     func writeGridPhotoFromCodedTiles() throws {
         let f = try ISOFile.open(path: Photos.pairPlain)
         let h = try #require(f.heif)
-        let hvcC = try #require(h.properties(of: 1).compactMap { $0.box.payload(HEVCConfigurationBox.self) }.first).record
+        let hvcC = try #require(h.properties(of: 1).compactMap { $0.box.payload(HEVCConfigurationBox.self) }.first)
+            .record
         let tileL = try h.data(of: 1, file: f), tileR = try h.data(of: 2, file: f)
-        let left = CodedImage(width: 128, height: 64, hvcC: hvcC, layout: .grid(columns: 2, rows: 1, tileWidth: 64, tileHeight: 64, tiles: [tileL, tileR]))
-        let right = CodedImage(width: 128, height: 64, hvcC: hvcC, layout: .grid(columns: 2, rows: 1, tileWidth: 64, tileHeight: 64, tiles: [tileR, tileL]))
+        let left = CodedImage(
+            width: 128, height: 64, hvcC: hvcC,
+            layout: .grid(columns: 2, rows: 1, tileWidth: 64, tileHeight: 64, tiles: [tileL, tileR]))
+        let right = CodedImage(
+            width: 128, height: 64, hvcC: hvcC,
+            layout: .grid(columns: 2, rows: 1, tileWidth: 64, tileHeight: 64, tiles: [tileR, tileL]))
         let exif: [UInt8] = [0, 0, 0, 0] + Array("MM".utf8) + [0, 42, 0, 0, 0, 8, 0, 0]
-        let bytes = try SpatialPhotoWriter.build(left: left, right: right, stereo: StereoParameters(baselineMicrometres: 64000, horizontalFieldOfViewMillidegrees: 60000, disparityAdjustment: 200), form: .both, exif: exif)
+        let bytes = try SpatialPhotoWriter.build(
+            left: left, right: right,
+            stereo: StereoParameters(
+                baselineMicrometres: 64000, horizontalFieldOfViewMillidegrees: 60000, disparityAdjustment: 200),
+            form: .both, exif: exif)
         let dir = try makeTempDir("photo-write")
         defer { removeTree(dir) }
         try AtomicFile.write(path: dir + "/grid.heic", bytes: bytes)
@@ -191,10 +211,14 @@ struct SpatialPhotoEditTests {
 
 @Suite("Spatial photos: bad input")
 struct SpatialPhotoBadInputTests {
-    func heif(groupEntities: [UInt32], sizes: [(UInt32, UInt32)], intrinsicsFX: Int32 = 1 << 27, extraCmex: [UInt8]? = nil) throws -> ISOFile {
+    func heif(
+        groupEntities: [UInt32], sizes: [(UInt32, UInt32)], intrinsicsFX: Int32 = 1 << 27, extraCmex: [UInt8]? = nil
+    ) throws -> ISOFile {
         var b = HEIFBuilder(primaryItemID: 1)
         for (i, s) in sizes.enumerated() {
-            var props: [(box: Box, essential: Bool)] = [(Box(ImageSpatialExtentsProperty(width: s.0, height: s.1), type: "ispe"), false)]
+            var props: [(box: Box, essential: Bool)] = [
+                (Box(ImageSpatialExtentsProperty(width: s.0, height: s.1), type: "ispe"), false)
+            ]
             var w = ByteWriter(); w.writeU32(0x1C00); w.writeI32(intrinsicsFX); w.writeI32(1 << 27); w.writeI32(1 << 27)
             props.append((Box(type: "cmin", fields: .raw(w.take())), false))
             if let c = extraCmex, i == 1 { props.append((Box(type: "cmex", fields: .raw(c)), false)) }
@@ -206,19 +230,24 @@ struct SpatialPhotoBadInputTests {
 
     @Test func groupOfThree() throws {
         var problems: [SpatialDiagnostic] = []
-        #expect(SpatialPhotoReader.read(try heif(groupEntities: [1, 2, 3], sizes: [(8, 8), (8, 8), (8, 8)]), problems: &problems) == nil)
+        #expect(
+            SpatialPhotoReader.read(
+                try heif(groupEntities: [1, 2, 3], sizes: [(8, 8), (8, 8), (8, 8)]), problems: &problems) == nil)
         #expect(problems.first?.message.contains("3 entities") == true)
     }
 
     @Test func groupNamingMissingItem() throws {
         var problems: [SpatialDiagnostic] = []
-        #expect(SpatialPhotoReader.read(try heif(groupEntities: [1, 9], sizes: [(8, 8), (8, 8)]), problems: &problems) == nil)
+        #expect(
+            SpatialPhotoReader.read(try heif(groupEntities: [1, 9], sizes: [(8, 8), (8, 8)]), problems: &problems)
+                == nil)
         #expect(problems.first?.message.contains("item 9") == true)
     }
 
     @Test func zeroFocalLengthAndBrokenExtrinsics() throws {
         // cmex claims x, y and z (flags 7) but holds only x: kept raw, reported with the item id.
-        let f = try heif(groupEntities: [1, 2], sizes: [(8, 8), (8, 8)], intrinsicsFX: 0, extraCmex: [0, 0, 0, 7, 0, 0, 0, 1])
+        let f = try heif(
+            groupEntities: [1, 2], sizes: [(8, 8), (8, 8)], intrinsicsFX: 0, extraCmex: [0, 0, 0, 7, 0, 0, 0, 1])
         var problems: [SpatialDiagnostic] = []
         let p = try #require(SpatialPhotoReader.read(f, problems: &problems))
         #expect(p.diagnostics.contains { $0.message.contains("focal length 0") })
@@ -231,7 +260,9 @@ struct SpatialPhotoBadInputTests {
         defer { removeTree(dir) }
         try AtomicFile.write(path: dir + "/in.heic", bytes: try f.serialized())
         do {
-            _ = try SpatialPhotoEditor.combine(path: dir + "/in.heic", leftItem: 1, rightItem: 2, stereo: StereoParameters(baselineMicrometres: 1), output: dir + "/out.heic")
+            _ = try SpatialPhotoEditor.combine(
+                path: dir + "/in.heic", leftItem: 1, rightItem: 2, stereo: StereoParameters(baselineMicrometres: 1),
+                output: dir + "/out.heic")
             Issue.record("should refuse")
         } catch {
             #expect(error.message.contains("differ in size"))

@@ -1,11 +1,12 @@
-import Foundation
-import Testing
-import TestSupport
 import BinaryIO
+import Foundation
 import HEVC
 import ISOBMFF
-@testable import SpatialMedia
 import SystemSupport
+import TestSupport
+import Testing
+
+@testable import SpatialMedia
 
 /// Small left/right HEVC pairs made with the x265 CLI (installed by scripts/setup.sh).
 enum MuxClips {
@@ -25,8 +26,10 @@ enum MuxClips {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("svmux-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         let gop = ["--keyint", "5", "--min-keyint", "5", "--bframes", "2", "--b-adapt", "0", "--fps", "30"]
-        let l = try encode(TestMedia.y4m(width: 128, height: 96, frames: 10, shift: 0), dir: dir, name: "left", extra: gop)
-        let r = try encode(TestMedia.y4m(width: 128, height: 96, frames: 10, shift: 6), dir: dir, name: "right", extra: gop)
+        let l = try encode(
+            TestMedia.y4m(width: 128, height: 96, frames: 10, shift: 0), dir: dir, name: "left", extra: gop)
+        let r = try encode(
+            TestMedia.y4m(width: 128, height: 96, frames: 10, shift: 6), dir: dir, name: "right", extra: gop)
         return (l, r, dir)
     }
 
@@ -74,7 +77,9 @@ enum MuxClips {
             #expect(entry.find("vexu", "eyes")?.children?.map(\.type.description) == ["stri", "hero", "cams", "cmfy"])
             #expect(entry.find("vexu", "proj", "prji") != nil)
             let m = report.videoTracks[0].metadata
-            #expect(m.baselineMicrometres == 64_000 && m.horizontalFieldOfViewMillidegrees == 63_500 && m.disparityAdjustment == 200 && m.heroEye == .left)
+            #expect(
+                m.baselineMicrometres == 64_000 && m.horizontalFieldOfViewMillidegrees == 63_500
+                    && m.disparityAdjustment == 200 && m.heroEye == .left)
             // Samples, sync samples and timing as read back by the ISOBMFF reader.
             let samples = try track.samples()
             #expect(samples.count == 10)
@@ -107,9 +112,13 @@ enum MuxClips {
         let stream = try MVHEVCAssembler.assemble(base: try MuxClips.bytes(l), second: try MuxClips.bytes(r))
         var o = options()
         o.stereo.disparityAdjustment = 20_000
-        #expect(throws: ParseError.self) { try SpatialVideoMuxer.write(stream, to: dir.appendingPathComponent("x.mov").path, options: o) }
+        #expect(throws: ParseError.self) {
+            try SpatialVideoMuxer.write(stream, to: dir.appendingPathComponent("x.mov").path, options: o)
+        }
         #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("x.mov").path))
-        #expect(throws: ParseError.self) { try SpatialVideoMuxer.write(stream, to: "/nonexistent-dir/x.mov", options: options()) }
+        #expect(throws: ParseError.self) {
+            try SpatialVideoMuxer.write(stream, to: "/nonexistent-dir/x.mov", options: options())
+        }
     }
 
     /// The independent decoders: FFmpeg 9 (per view), PyAV / FFmpeg 8.1 (both views), libmediainfo.
@@ -118,8 +127,9 @@ enum MuxClips {
         let (l, r, dir) = try MuxClips.pair()
         defer { try? FileManager.default.removeItem(at: dir) }
         let path = dir.appendingPathComponent("spatial.mov").path
-        try SpatialVideoAssembler.assemble(left: l.path, right: r.path, output: path,
-                                           assembly: MVHEVCAssemblyOptions(layerSPSForm: form), mux: options())
+        try SpatialVideoAssembler.assemble(
+            left: l.path, right: r.path, output: path,
+            assembly: MVHEVCAssemblyOptions(layerSPSForm: form), mux: options())
         let o = try MuxClips.oracle(path, left: l.path, right: r.path)
         let single = try #require(o["single"] as? [String: Any])
         let leftMD5 = try #require(single["left"] as? [String]), rightMD5 = try #require(single["right"] as? [String])

@@ -1,9 +1,10 @@
-import Foundation
-import Testing
-import TestSupport
 import BinaryIO
+import Foundation
 import HEVC
 import ISOBMFF
+import TestSupport
+import Testing
+
 @testable import SpatialMedia
 
 /// The streaming path (picture-by-picture assembly, samples in a scratch file) must write exactly what the
@@ -28,13 +29,17 @@ import ISOBMFF
                 let assembly = MVHEVCAssemblyOptions(baseIsLeft: baseIsLeft, layerSPSForm: .full)
                 let o = Self.options(container, faststart: faststart)
                 let streamed = dir.appendingPathComponent("streamed.mov").path
-                try SpatialVideoAssembler.assemble(left: l.path, right: r.path, output: streamed, assembly: assembly, mux: o)
+                try SpatialVideoAssembler.assemble(
+                    left: l.path, right: r.path, output: streamed, assembly: assembly, mux: o)
                 let lb = try MuxClips.bytes(l), rb = try MuxClips.bytes(r)
-                let stream = try MVHEVCAssembler.assemble(base: baseIsLeft ? lb : rb, second: baseIsLeft ? rb : lb, options: assembly)
+                let stream = try MVHEVCAssembler.assemble(
+                    base: baseIsLeft ? lb : rb, second: baseIsLeft ? rb : lb, options: assembly)
                 let whole = dir.appendingPathComponent("whole.mov").path
                 try SpatialVideoMuxer.write(stream, to: whole, options: o)
-                #expect(try MuxClips.bytes(URL(fileURLWithPath: streamed)) == (try MuxClips.bytes(URL(fileURLWithPath: whole))),
-                        "\(container) faststart=\(faststart) baseIsLeft=\(baseIsLeft)")
+                #expect(
+                    try MuxClips.bytes(URL(fileURLWithPath: streamed))
+                        == (try MuxClips.bytes(URL(fileURLWithPath: whole))),
+                    "\(container) faststart=\(faststart) baseIsLeft=\(baseIsLeft)")
                 // The scratch file is unlinked: nothing but the outputs (and the inputs) in the directory.
                 let names = try FileManager.default.contentsOfDirectory(atPath: dir.path)
                 #expect(!names.contains { $0.contains("scratch") || $0.contains(".tmp-") }, "\(names)")
@@ -76,7 +81,9 @@ import ISOBMFF
         var pps = try PictureParameterSet(nal: ppsNAL)
         pps.ppsId = 5
         let late = try pps.nalUnit()
-        let firstSlices = nals.indices.filter { nals[$0].type.isVCL && nals[$0].bytes.count > 2 && nals[$0].bytes[2] & 0x80 != 0 }
+        let firstSlices = nals.indices.filter {
+            nals[$0].type.isVCL && nals[$0].bytes.count > 2 && nals[$0].bytes[2] & 0x80 != 0
+        }
         try #require(firstSlices.count > 1)
         nals.insert(late, at: firstSlices[1])
         let late2 = dir.appendingPathComponent("right-late-pps.hevc")
@@ -93,9 +100,11 @@ import ISOBMFF
         let (l, _, dir) = try MuxClips.pair()
         defer { try? FileManager.default.removeItem(at: dir) }
         let gop = ["--keyint", "5", "--min-keyint", "5", "--bframes", "2", "--b-adapt", "0", "--fps", "30"]
-        let short = try MuxClips.encode(TestMedia.y4m(width: 128, height: 96, frames: 7, shift: 6), dir: dir, name: "short", extra: gop)
+        let short = try MuxClips.encode(
+            TestMedia.y4m(width: 128, height: 96, frames: 7, shift: 6), dir: dir, name: "short", extra: gop)
         do {
-            try SpatialVideoAssembler.assemble(left: l.path, right: short.path, output: dir.appendingPathComponent("x.mov").path)
+            try SpatialVideoAssembler.assemble(
+                left: l.path, right: short.path, output: dir.appendingPathComponent("x.mov").path)
             Issue.record("different frame counts were accepted")
         } catch {
             #expect(error.message.contains("different frame counts: base 10, second 7"), "\(error.message)")

@@ -1,13 +1,15 @@
-import Testing
-import TestSupport
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import BinaryIO
 import ISOBMFF
+import TestSupport
+import Testing
+
 @testable import SpatialMedia
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// The shared test media (Tests/TestSupport: `../shared`, or `SPATIAL_MEDIA_SHARED`).
 enum Shared {
@@ -40,7 +42,9 @@ func makeTempDir(_ tag: String) throws -> String {
 func removeTree(_ dir: String) {
     guard let d = opendir(dir) else { return }
     while let e = readdir(d) {
-        let name = withUnsafePointer(to: e.pointee.d_name) { p in p.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) } }
+        let name = withUnsafePointer(to: e.pointee.d_name) { p in
+            p.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
+        }
         if name != "." && name != ".." { unlink(dir + "/" + name) }
     }
     closedir(d)

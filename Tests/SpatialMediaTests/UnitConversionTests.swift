@@ -1,5 +1,6 @@
-import Testing
 import BinaryIO
+import Testing
+
 @testable import SpatialMedia
 
 @Suite struct UnitConversionTests {
@@ -17,12 +18,22 @@ import BinaryIO
 
     @Test func rejections() {
         for d in [0.0, 180, -5, .nan, .infinity, 179.9999] {
-            #expect(throws: ParseError(.invalidArgument, offset: 0, "")) { try SpatialUnits.millidegrees(fromDegrees: d) }
+            #expect(throws: ParseError(.invalidArgument, offset: 0, "")) {
+                try SpatialUnits.millidegrees(fromDegrees: d)
+            }
         }
-        #expect(throws: ParseError(.invalidArgument, offset: 0, "")) { try SpatialUnits.disparityUnits(fromPercent: 150) }
-        #expect(throws: ParseError(.invalidArgument, offset: 0, "")) { try SpatialUnits.disparityUnits(fromPercent: .nan) }
-        #expect(throws: ParseError(.invalidArgument, offset: 0, "")) { try SpatialUnits.micrometres(fromMillimetres: -1) }
-        #expect(throws: ParseError(.invalidArgument, offset: 0, "")) { try SpatialUnits.micrometres(fromMillimetres: 1e12) }
+        #expect(throws: ParseError(.invalidArgument, offset: 0, "")) {
+            try SpatialUnits.disparityUnits(fromPercent: 150)
+        }
+        #expect(throws: ParseError(.invalidArgument, offset: 0, "")) {
+            try SpatialUnits.disparityUnits(fromPercent: .nan)
+        }
+        #expect(throws: ParseError(.invalidArgument, offset: 0, "")) {
+            try SpatialUnits.micrometres(fromMillimetres: -1)
+        }
+        #expect(throws: ParseError(.invalidArgument, offset: 0, "")) {
+            try SpatialUnits.micrometres(fromMillimetres: 1e12)
+        }
     }
 
     @Test func editValidation() throws {

@@ -1,12 +1,12 @@
-import Foundation
-import Testing
-import TestSupport
 import BinaryIO
+import Foundation
 import ISOBMFF
 import MediaDecode
 import SpatialMedia
 import SpatialOperations
 import SystemSupport
+import TestSupport
+import Testing
 
 /// Issue 41 (build 7): `split` then `convert` of the eyes wrote 64 mm / 60° / 0 % in place of the source's values. The
 /// eyes now carry them (PNG `iTXt` / JPEG APP1 XMP, MP4/MOV XMP `uuid` box, Specs/formats.md §9) and a conversion of

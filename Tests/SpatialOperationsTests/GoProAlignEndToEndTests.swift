@@ -1,19 +1,20 @@
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-import Foundation
-import Testing
-import TestSupport
 import BinaryIO
 import Codecs
+import Foundation
 import ImageFormats
 import MediaDecode
 import SpatialConvert
 import SpatialOperations
 import SpatialValidation
 import StereoVision
+import TestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// Issue 41 (must show): the GoPro-like pair rendered — toe-in 1.8° plus the horizontal shift that shows the far field
 /// at 0, the right camera 1.9 % longer in focal length and 8 px higher — written as a side-by-side PNG and converted

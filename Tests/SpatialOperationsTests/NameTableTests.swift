@@ -1,14 +1,17 @@
 // Issue 28: one name table per request, from which the command line's help, the C header's option list and the
 // Python keywords are checked.
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import SpatialOperations
 
 @Suite struct NameTableTests {
     @Test func keysFlagsAndKeywordsAreUnique() {
-        for t in [ConvertRequest.table, CombineRequest.table, AlignRequest.table, FixRequest.table, SplitRequest.table,
-                  ValidateRequest.table] {
+        for t in [
+            ConvertRequest.table, CombineRequest.table, AlignRequest.table, FixRequest.table, SplitRequest.table,
+            ValidateRequest.table,
+        ] {
             #expect(Set(t.map(\.key)).count == t.count)
             let flags = t.compactMap(\.flag)
             #expect(Set(flags).count == flags.count)
@@ -19,38 +22,49 @@ import TestSupport
     /// Every flag of the table is in `convert --help`, and every option of `convert --help` is in the table.
     @Test
     func cliHelpMatchesTheTable() throws {
-        for (command, table, outside) in [("convert", ConvertRequest.table, Set(["--output", "--left", "--right", "--json", "--help", "--version"])),
-                                          ("combine", CombineRequest.table, Set(["--output", "--json", "--help", "--version"])),
-                                          ("align", AlignRequest.table, Set(["--output", "--json", "--help", "--version"])),
-                                          ("fix", FixRequest.table, Set(["--output", "--in-place", "--json", "--help", "--version"])),
-                                          ("split", SplitRequest.table, Set(["--json", "--help", "--version"])),
-                                          ("validate", ValidateRequest.table,
-                                           Set(["--json", "--report", "--left", "--help", "--version"]))] {
+        for (command, table, outside) in [
+            ("convert", ConvertRequest.table, Set(["--output", "--left", "--right", "--json", "--help", "--version"])),
+            ("combine", CombineRequest.table, Set(["--output", "--json", "--help", "--version"])),
+            ("align", AlignRequest.table, Set(["--output", "--json", "--help", "--version"])),
+            ("fix", FixRequest.table, Set(["--output", "--in-place", "--json", "--help", "--version"])),
+            ("split", SplitRequest.table, Set(["--json", "--help", "--version"])),
+            (
+                "validate", ValidateRequest.table,
+                Set(["--json", "--report", "--left", "--help", "--version"])
+            ),
+        ] {
             let help = try Shells.run(try #require(Shells.cli), [command, "--help"])
             // The option definitions: lines of the OPTIONS section that start with a flag ("-o, --output <output>").
-            let words = Set(help.out.split(separator: "\n").compactMap { line -> String? in
-                // Definitions are indented by two spaces; wrapped help text by many more.
-                guard line.hasPrefix("  "), !line.hasPrefix("   ") else { return nil }
-                let t = line.dropFirst(2)
-                let head = t.hasPrefix("-o, ") ? t.dropFirst(4) : t
-                guard head.hasPrefix("--") else { return nil }
-                return String(head.prefix { $0 != " " })
-            })
+            let words = Set(
+                help.out.split(separator: "\n").compactMap { line -> String? in
+                    // Definitions are indented by two spaces; wrapped help text by many more.
+                    guard line.hasPrefix("  "), !line.hasPrefix("   ") else { return nil }
+                    let t = line.dropFirst(2)
+                    let head = t.hasPrefix("-o, ") ? t.dropFirst(4) : t
+                    guard head.hasPrefix("--") else { return nil }
+                    return String(head.prefix { $0 != " " })
+                })
             let flags = Set(table.compactMap(\.flag))
-            #expect(flags.subtracting(words).isEmpty, "\(command): in the table, not in --help: \(flags.subtracting(words).sorted())")
+            #expect(
+                flags.subtracting(words).isEmpty,
+                "\(command): in the table, not in --help: \(flags.subtracting(words).sorted())")
             let unknown = words.subtracting(flags).subtracting(outside)
             #expect(unknown.isEmpty, "\(command): in --help, not in the table: \(unknown.sorted())")
         }
     }
 
-    /// The header documents every key of convert's, align's, fix's and split's tables with its flag, in the comment of the
-    /// job's entry point.
-    @Test(arguments: [("sm_convert", "/* Converts a stereo source", ConvertRequest.table),
-                      ("sm_align_photo", "/* Rectifies a spatial photo", AlignRequest.table),
-                      ("sm_fix_video", "/* Repairs a movie", FixRequest.table),
-                      ("sm_split", "/* Splits a stereo photo or video", SplitRequest.table),
-                      ("sm_validate_path", "/* Checks the file against the spatial-media rules",
-                       ValidateRequest.table)])
+    /// The header documents every key of convert's, align's, fix's and split's tables with its flag, in the comment of
+    /// the job's entry point.
+    @Test(arguments: [
+        ("sm_convert", "/* Converts a stereo source", ConvertRequest.table),
+        ("sm_align_photo", "/* Rectifies a spatial photo", AlignRequest.table),
+        ("sm_fix_video", "/* Repairs a movie", FixRequest.table),
+        ("sm_split", "/* Splits a stereo photo or video", SplitRequest.table),
+        (
+            "sm_validate_path", "/* Checks the file against the spatial-media rules",
+            ValidateRequest.table
+        ),
+    ])
     func headerListsEveryKey(_ function: String, _ opening: String, _ table: [OptionSpec]) throws {
         let header = try String(contentsOfFile: Shells.root + "/include/spatialmedia.h", encoding: .utf8)
         let start = try #require(header.range(of: "sm_status \(function)(")).lowerBound
@@ -58,7 +72,11 @@ import TestSupport
         let text = String(header[doc.lowerBound..<start])
         for row in table {
             #expect(text.contains("\"\(row.key)\""), "the header's \(function) comment does not name \"\(row.key)\"")
-            if let flag = row.flag { #expect(text.contains("\"\(row.key)\" (\(flag)") || text.contains("(\(flag)"), "\(row.key): flag \(flag) not given") }
+            if let flag = row.flag {
+                #expect(
+                    text.contains("\"\(row.key)\" (\(flag)") || text.contains("(\(flag)"),
+                    "\(row.key): flag \(flag) not given")
+            }
         }
     }
 
@@ -72,7 +90,9 @@ import TestSupport
         #expect(properties == keys)
         var given = r
         given.layerSps = "full"; given.noAudio = false; given.halfResolution = true
-        #expect(given.isGiven("layer_sps") && !given.isGiven("no_audio") && given.isGiven("half_resolution") && !given.isGiven("crf"))
+        #expect(
+            given.isGiven("layer_sps") && !given.isGiven("no_audio") && given.isGiven("half_resolution")
+                && !given.isGiven("crf"))
     }
 
     /// The defaults come from the library's option values (so a changed default there shows here).

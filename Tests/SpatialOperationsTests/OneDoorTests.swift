@@ -2,8 +2,8 @@
 // the repairer, the joiner, the validator and the info readers are `package` (every target of this package reaches
 // them, a library user does not); the Kit's public job functions are request builders that call `Operations`.
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite struct OneDoorTests {
     /// The verbs a job entry's name begins with.
@@ -72,7 +72,7 @@ import TestSupport
                 Entry(
                     place: "\(place):\(line)", name: name, parameters: String(s[params]),
                     returns: String(s[params.upperBound..<brace]).components(separatedBy: "->").last?
-                        .trimmingCharacters(in: .whitespaces) ?? "",
+                        .trimmingCharacters(in: .whitespacesAndNewlines) ?? "",
                     body: String(s[body])))
         }
         return found

@@ -1,11 +1,11 @@
-import Foundation
-import Testing
-import TestSupport
 import BinaryIO
+import Foundation
 import SpatialMedia
 import SpatialOperations
 import SpatialValidation
 import SystemSupport
+import TestSupport
+import Testing
 
 /// Issue 41 (build 4): one horizontal field of view per file across `info`, `validate` and `convert`, for every MPO of
 /// the corpus and every JPEG whose EXIF states one (a file `convert` refuses as no stereo pair, or cannot read, is left

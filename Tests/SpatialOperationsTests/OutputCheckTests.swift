@@ -1,12 +1,13 @@
+import BinaryIO
 // Issue 28: every write ends with a check of its own output; an ERROR the job introduced is refused (nothing
 // left at the output, exit 2), an ERROR inherited from the input is reported; output names and refusals are one
 // wording and one code in every command and shell.
 import Foundation
-import Testing
-import TestSupport
-import BinaryIO
-@testable import SpatialOperations
 import SpatialValidation
+import TestSupport
+import Testing
+
+@testable import SpatialOperations
 
 @Suite struct OutputCheckTests {
     static let fixtures = TestPaths.sharedPath("fixtures")
@@ -26,10 +27,15 @@ import SpatialValidation
         let scratch = try AtomicFile.scratchPath(near: output)
         _ = try? FileManager.default.removeItem(atPath: scratch)
         try FileManager.default.copyItem(atPath: Self.bad, toPath: scratch)
-        var report = OperationReport(job: "test", route: "video", outputs: [output], headline: "", lines: [], fields: [], warnings: [],
-                                     check: OutputCheckResult(file: output))
-        #expect(throws: ParseError.self) { try Operations.finish(&report, scratch: scratch, output: output, inputs: [Self.sampleY4M], strict: false) }
-        do { try Operations.finish(&report, scratch: scratch, output: output, inputs: [Self.sampleY4M], strict: false) } catch {
+        var report = OperationReport(
+            job: "test", route: "video", outputs: [output], headline: "", lines: [], fields: [], warnings: [],
+            check: OutputCheckResult(file: output))
+        #expect(throws: ParseError.self) {
+            try Operations.finish(&report, scratch: scratch, output: output, inputs: [Self.sampleY4M], strict: false)
+        }
+        do {
+            try Operations.finish(&report, scratch: scratch, output: output, inputs: [Self.sampleY4M], strict: false)
+        } catch {
             #expect(error.code == .outputCheckFailed)
             #expect(error.message.contains(errors[0].ruleID), "\(error.message)")
         }
@@ -70,33 +76,40 @@ import SpatialValidation
         let dir = try Shells.tempDir("names")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         try Shells.sbsPNG(dir + "/in.png")
-        for (input, output, says) in [(dir + "/in.png", dir + "/p.png", "must be named .heic"), (Self.sampleY4M, dir + "/v.jpg", "must be named .mov")] {
+        for (input, output, says) in [
+            (dir + "/in.png", dir + "/p.png", "must be named .heic"),
+            (Self.sampleY4M, dir + "/v.jpg", "must be named .mov"),
+        ] {
             let cli = try Shells.run(try #require(Shells.cli), ["convert", input, "-o", output])
             #expect(cli.status == 64, "\(cli.err)")
             #expect(cli.err.contains(says), "\(cli.err)")
-            let py = try Shells.python("""
-            import spatialmedia as sm
-            try:
-                sm.convert(\"\(input)\", \"\(output)\")
-            except sm.InvalidArgumentError as e:
-                print(e.message)
-            """)
+            let py = try Shells.python(
+                """
+                import spatialmedia as sm
+                try:
+                    sm.convert(\"\(input)\", \"\(output)\")
+                except sm.InvalidArgumentError as e:
+                    print(e.message)
+                """)
             #expect(py.out.contains(says), "\(py.out) \(py.err)")
             #expect(!FileManager.default.fileExists(atPath: output))
         }
-        let combine = try Shells.run(try #require(Shells.cli), ["combine", Self.fixtures + "/pair_plain.heic", "-o", dir + "/c.png"])
+        let combine = try Shells.run(
+            try #require(Shells.cli), ["combine", Self.fixtures + "/pair_plain.heic", "-o", dir + "/c.png"])
         #expect(combine.status == 64 && combine.err.contains("must be named .heic"), "\(combine.err)")
         // split: an eye of a photo named like a movie, through the CLI and Python (sm_split): one sentence, 64.
         let photo = Self.fixtures + "/pair_ster_cmin_cmex.heic"
-        let split = try Shells.run(try #require(Shells.cli), ["split", photo, "--left", dir + "/l.mov", "--right", dir + "/r.png"])
+        let split = try Shells.run(
+            try #require(Shells.cli), ["split", photo, "--left", dir + "/l.mov", "--right", dir + "/r.png"])
         #expect(split.status == 64 && split.err.contains("must be named .png, .jpg or .heic"), "\(split.err)")
-        let pySplit = try Shells.python("""
-        import spatialmedia as sm
-        try:
-            sm.split(\"\(photo)\", \"\(dir)/l.mov\", \"\(dir)/r.png\")
-        except sm.InvalidArgumentError as e:
-            print(e.message)
-        """)
+        let pySplit = try Shells.python(
+            """
+            import spatialmedia as sm
+            try:
+                sm.split(\"\(photo)\", \"\(dir)/l.mov\", \"\(dir)/r.png\")
+            except sm.InvalidArgumentError as e:
+                print(e.message)
+            """)
         #expect(pySplit.out.contains("must be named .png, .jpg or .heic"), "\(pySplit.out) \(pySplit.err)")
         #expect(!FileManager.default.fileExists(atPath: dir + "/r.png"))
     }

@@ -1,10 +1,10 @@
+import BinaryIO
 // Issue 28: the planning step — the route from what the input is (never the output's name), every default the
 // library's, refusals with one code whatever the shell.
 import Foundation
-import Testing
-import BinaryIO
-import SpatialOperations
 import SpatialConvert
+import SpatialOperations
+import Testing
 
 @Suite struct PlanTests {
     @Test func routeFollowsTheInputNotTheOutputName() throws {
@@ -19,7 +19,9 @@ import SpatialConvert
         defer { try? FileManager.default.removeItem(atPath: dir) }
         try FileManager.default.copyItem(atPath: y4m, toPath: dir + "/clip.png")
         #expect(ConvertRoute.of(ConvertRequest(input: dir + "/clip.png", output: "x.heic")) == .video)
-        #expect(throws: ParseError.self) { try ConvertPlan.make(ConvertRequest(input: dir + "/clip.png", output: dir + "/x.heic"), spelling: .key) }
+        #expect(throws: ParseError.self) {
+            try ConvertPlan.make(ConvertRequest(input: dir + "/clip.png", output: dir + "/x.heic"), spelling: .key)
+        }
     }
 
     /// The defaults are filled from the library's own option values, the same for every shell's spelling.
@@ -32,7 +34,9 @@ import SpatialConvert
             if case .video(let o, _) = plan.job {
                 let d = VideoConversionOptions()
                 #expect(o.stereo.heroEye == .right && o.fps?.num == 24 && o.fps?.den == 1)
-                #expect(o.layerSPSForm == d.layerSPSForm && o.preset == d.preset && o.bframes == d.bframes && o.encodePath == d.encodePath)
+                #expect(
+                    o.layerSPSForm == d.layerSPSForm && o.preset == d.preset && o.bframes == d.bframes
+                        && o.encodePath == d.encodePath)
                 #expect(o.eyeQuality == d.eyeQuality)
             } else {
                 Issue.record("not a video plan")
@@ -49,7 +53,9 @@ import SpatialConvert
                 _ = try ConvertPlan.make(r, spelling: spelling)
                 Issue.record("crf 99 accepted")
             } catch {
-                #expect(error.code == .invalidArgument && error.message == "\(name) must be between 0 and 51", "\(error.message)")
+                #expect(
+                    error.code == .invalidArgument && error.message == "\(name) must be between 0 and 51",
+                    "\(error.message)")
             }
         }
         // A frame rate whose terms do not fit the mux's 32-bit fields (used to trap).

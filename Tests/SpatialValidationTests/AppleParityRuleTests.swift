@@ -1,14 +1,15 @@
-import Foundation
-import Testing
-import TestSupport
 import BinaryIO
-import ISOBMFF
-import HEVC
 import Codecs
+import Foundation
+import HEVC
+import ISOBMFF
 import ImageFormats
 import MediaDecode
-@testable import SpatialMedia
 import SpatialConvert
+import TestSupport
+import Testing
+
+@testable import SpatialMedia
 @testable import SpatialValidation
 
 /// Rules added for Apple parity: trailing bits, hero vs base layer, colr, profile of photo tiles.
@@ -26,7 +27,8 @@ struct AppleParityRuleTests {
         let path = dir + "/noext2.mp4"
         let file = try ISOFile.open(path: Corpus.appleVideo)
         let entry = try #require(file.tracks.first?.sampleEntries.first)
-        var rec = try HEVCDecoderConfigurationRecord(parsing: try #require(entry.child("hvcC")?.payload(HEVCConfigurationBox.self)?.record))
+        var rec = try HEVCDecoderConfigurationRecord(
+            parsing: try #require(entry.child("hvcC")?.payload(HEVCConfigurationBox.self)?.record))
         let ai = try #require(rec.arrays.firstIndex { $0.nalUnitType == .vps })
         var vps = try VideoParameterSet(nal: try NALUnit(bytes: rec.arrays[ai].nalUnits[0]))
         #expect(vps.extension2Flag == false)
@@ -34,9 +36,11 @@ struct AppleParityRuleTests {
         rec.arrays[ai].nalUnits[0] = try vps.nalUnit().bytes
         let mi = try #require(file.boxes.firstIndex { $0.type == "moov" })
         var moov = file.boxes[mi]
-        try SpatialVideoEditor.replace(&moov, path: ["trak", "mdia", "minf", "stbl", "stsd", "hvc1", "hvcC"],
-                                       with: Box(HEVCConfigurationBox(record: try rec.serialized(), layered: false), type: "hvcC"))
-        _ = try SpatialVideoEditor.rewrite(file: file, moovIndex: mi, newMoov: moov, to: path, faststart: false, progress: nil)
+        try SpatialVideoEditor.replace(
+            &moov, path: ["trak", "mdia", "minf", "stbl", "stsd", "hvc1", "hvcC"],
+            with: Box(HEVCConfigurationBox(record: try rec.serialized(), layered: false), type: "hvcC"))
+        _ = try SpatialVideoEditor.rewrite(
+            file: file, moovIndex: mi, newMoov: moov, to: path, faststart: false, progress: nil)
         let r = Validator.validate(path: path, options: Self.metadataOnly)
         #expect(r.fired("SV-VIDEO-032"), "\(r.lines)")
         #expect(r.findings.first { $0.ruleID == "SV-VIDEO-032" }?.message.contains("vps_extension2_flag") == true)
@@ -71,7 +75,8 @@ struct AppleParityRuleTests {
         let out = dir + "/c.mov"
         var o = VideoConversionOptions()
         o.preset = "ultrafast"
-        _ = try VideoConverter.convert(.packed(ConvertedVideoTests.root + "/Conformance/files/sample_sbs_320x96.y4m"), to: out, options: o)
+        _ = try VideoConverter.convert(
+            .packed(ConvertedVideoTests.root + "/Conformance/files/sample_sbs_320x96.y4m"), to: out, options: o)
         let ok = Validator.validate(path: out, options: Self.metadataOnly)
         #expect(!ok.fired("SV-VIDEO-034") && !ok.fired("SV-VIDEO-035") && !ok.fired("SV-VIDEO-032"), "\(ok.lines)")
         let at = try #require(try Temp.find(out, "colr").first)
@@ -85,19 +90,24 @@ struct AppleParityRuleTests {
         let dir = Temp.dir()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         var pixels: [UInt8] = []
-        for y in 0..<96 { for x in 0..<128 { pixels += [UInt8(truncatingIfNeeded: x * 2), UInt8(truncatingIfNeeded: y * 2), 90] } }
+        for y in 0..<96 {
+            for x in 0..<128 { pixels += [UInt8(truncatingIfNeeded: x * 2), UInt8(truncatingIfNeeded: y * 2), 90] }
+        }
         let img = try Image(width: 128, height: 96, bitDepth: 8, format: .rgb, planes: .u8([pixels]))
         var settings = PhotoEncoding.settings(quality: 60, sourceDepth: 8)
         let good = try HEVCStillEncoder.encode([img, img], settings: settings)
-        settings.totalFrames = nil   // x265 then signals profile 4 (Main Intra)
+        settings.totalFrames = nil  // x265 then signals profile 4 (Main Intra)
         let bad = try HEVCStillEncoder.encode([img, img], settings: settings)
         #expect(try HEVCDecoderConfigurationRecord(parsing: good[0].hvcC).profileIdc == 3)
         #expect(try HEVCDecoderConfigurationRecord(parsing: bad[0].hvcC).profileIdc == 4)
-        let params = StereoParameters(baselineMicrometres: 64_000, horizontalFieldOfViewMillidegrees: 60_000, disparityAdjustment: 0)
+        let params = StereoParameters(
+            baselineMicrometres: 64_000, horizontalFieldOfViewMillidegrees: 60_000, disparityAdjustment: 0)
         for (coded, name, fires) in [(good, "good.heic", false), (bad, "bad.heic", true)] {
             let path = dir + "/" + name
-            try SpatialPhotoWriter.write(left: PhotoEncoding.codedImage(coded[0], settings: settings), right: PhotoEncoding.codedImage(coded[1], settings: settings),
-                                         stereo: params, to: path)
+            try SpatialPhotoWriter.write(
+                left: PhotoEncoding.codedImage(coded[0], settings: settings),
+                right: PhotoEncoding.codedImage(coded[1], settings: settings),
+                stereo: params, to: path)
             let r = Validator.validate(path: path, options: Self.metadataOnly)
             #expect(r.fired("SV-PHOTO-023") == fires, "\(name): \(r.lines)")
             #expect(!r.fired("SV-PHOTO-022"))

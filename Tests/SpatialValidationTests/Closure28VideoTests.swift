@@ -1,17 +1,17 @@
-import Foundation
-import Testing
-import TestSupport
 import BinaryIO
-import ISOBMFF
+import Foundation
 import HEVC
-import SpatialMedia
-import SpatialConvert
+import ISOBMFF
 import MediaDecode
+import SpatialConvert
+import SpatialMedia
 import SpatialValidation
+import TestSupport
+import Testing
 
-/// Issue 28, movie defects: every output the tool writes passes its own validator, damaged inputs are refused,
-/// and info/validate/fix agree on what a movie presents. Inputs are corpus files (skipped when ../shared is
-/// absent, with the reason) or made by the test (FFmpeg as the product locates it: setup installs it, so its absence fails).
+/// Issue 28, movie defects: every output the tool writes passes its own validator, damaged inputs are refused, and
+/// info/validate/fix agree on what a movie presents. Inputs are corpus files (skipped when ../shared is absent, with
+/// the reason) or made by the test (FFmpeg as the product locates it: setup installs it, so its absence fails).
 @Suite struct Closure28VideoTests {
     static let ffmpegViews: FFmpegTool? = FFmpeg.locate(.mvhevcViews)
     static let ffmpeg: FFmpegTool? = FFmpeg.locate(.any)
@@ -36,9 +36,11 @@ import SpatialValidation
     func splitSideBySideAndOverUnderAreTaggedFramePacked() throws {
         let d = Temp.dir()
         defer { try? FileManager.default.removeItem(atPath: d) }
-        for (name, target, packing) in [("x.mov", VideoSplitTarget.sideBySide(d + "/x.mov"), FramePacking.sideBySide),
-                                        ("x.mp4", .sideBySide(d + "/x.mp4"), .sideBySide),
-                                        ("y.mp4", .overUnder(d + "/y.mp4"), .topBottom)] {
+        for (name, target, packing) in [
+            ("x.mov", VideoSplitTarget.sideBySide(d + "/x.mov"), FramePacking.sideBySide),
+            ("x.mp4", .sideBySide(d + "/x.mp4"), .sideBySide),
+            ("y.mp4", .overUnder(d + "/y.mp4"), .topBottom),
+        ] {
             try VideoSplitter.split(Corpus.appleVideo, options: VideoSplitOptions(target: target))
             let out = d + "/" + name
             let r = Validator.validate(path: out, options: Self.metadataOnly())
@@ -53,7 +55,11 @@ import SpatialValidation
             // FFmpeg reads the same stereo facts.
             let ff = try #require(Self.ffmpeg).path
             let text = try Self.stderr(ff, ["-hide_banner", "-i", out])
-            #expect(text.contains(packing == .sideBySide ? "Stereo 3D: side by side, view: packed" : "Stereo 3D: top and bottom, view: packed"), "\(name): \(text)")
+            #expect(
+                text.contains(
+                    packing == .sideBySide
+                        ? "Stereo 3D: side by side, view: packed" : "Stereo 3D: top and bottom, view: packed"),
+                "\(name): \(text)")
         }
     }
 
@@ -63,7 +69,11 @@ import SpatialValidation
         p.executableURL = URL(fileURLWithPath: exe)
         p.arguments = args
         let pipe = Pipe()
-        if stdout { p.standardOutput = pipe; p.standardError = FileHandle.nullDevice } else { p.standardError = pipe; p.standardOutput = FileHandle.nullDevice }
+        if stdout {
+            p.standardOutput = pipe; p.standardError = FileHandle.nullDevice
+        } else {
+            p.standardError = pipe; p.standardOutput = FileHandle.nullDevice
+        }
         try p.run()
         let data = pipe.fileHandleForReading.readDataToEndOfFile()
         p.waitUntilExit()
@@ -79,7 +89,8 @@ import SpatialValidation
 
     /// FFmpeg's frame md5 lines of the first video stream of `path`.
     static func frameMD5(_ path: String) throws -> String {
-        try stdout(try #require(ffmpeg).path, ["-v", "error", "-i", path, "-f", "framemd5", "-"]).split(separator: "\n").filter { !$0.hasPrefix("#") }.joined(separator: "\n")
+        try stdout(try #require(ffmpeg).path, ["-v", "error", "-i", path, "-f", "framemd5", "-"]).split(separator: "\n")
+            .filter { !$0.hasPrefix("#") }.joined(separator: "\n")
     }
 
     // MARK: d. damaged / truncated movies are refused by every writer
@@ -103,9 +114,24 @@ import SpatialValidation
             var edit = SpatialVideoEdit()
             edit.baselineMicrometres = .set(60_000)
             let writers: [(String, () throws(ParseError) -> Void)] = [
-                ("edit", { () throws(ParseError) in _ = try SpatialVideoEditor.edit(path: input, output: d + "/e.mov", inPlace: false, edit: edit) }),
-                ("fix", { () throws(ParseError) in _ = try MovieRepair.fix(path: input, output: d + "/f.mov", inPlace: false) }),
-                ("split", { () throws(ParseError) in try VideoSplitter.split(input, options: VideoSplitOptions(target: .sideBySide(d + "/s.mov"))) }),
+                (
+                    "edit",
+                    { () throws(ParseError) in
+                        _ = try SpatialVideoEditor.edit(path: input, output: d + "/e.mov", inPlace: false, edit: edit)
+                    }
+                ),
+                (
+                    "fix",
+                    { () throws(ParseError) in
+                        _ = try MovieRepair.fix(path: input, output: d + "/f.mov", inPlace: false)
+                    }
+                ),
+                (
+                    "split",
+                    { () throws(ParseError) in
+                        try VideoSplitter.split(input, options: VideoSplitOptions(target: .sideBySide(d + "/s.mov")))
+                    }
+                ),
             ]
             for (name, run) in writers {
                 do throws(ParseError) {
@@ -132,8 +158,10 @@ import SpatialValidation
         // Two single-layer eyes (FFmpeg + x265), assembled with the right eye as the base layer and no hero box.
         let l = d + "/l.hevc", r = d + "/r.hevc"
         for (out, src) in [(l, "testsrc=size=96x64:rate=30"), (r, "testsrc2=size=96x64:rate=30")] {
-            try Self.make(["-f", "lavfi", "-i", src, "-frames:v", "6", "-pix_fmt", "yuv420p", "-c:v", "libx265",
-                                     "-x265-params", "log-level=error:bframes=0", "-f", "hevc", out])
+            try Self.make([
+                "-f", "lavfi", "-i", src, "-frames:v", "6", "-pix_fmt", "yuv420p", "-c:v", "libx265",
+                "-x265-params", "log-level=error:bframes=0", "-f", "hevc", out,
+            ])
         }
         var assembly = MVHEVCAssemblyOptions()
         assembly.baseIsLeft = false
@@ -149,7 +177,9 @@ import SpatialValidation
         #expect(result.repairs.contains { $0.contains("added hero eye right") }, "\(result.repairs)")
         #expect(SpatialVideoReport(try ISOFile.open(path: fixed)).primary?.metadata.heroEye == .right)
         let v = Validator.validate(path: fixed, options: Self.metadataOnly())
-        #expect(!v.findings.contains { $0.message.contains("hero") && $0.severity >= .warning }, "\(v.findings.map(\.message))")
+        #expect(
+            !v.findings.contains { $0.message.contains("hero") && $0.severity >= .warning },
+            "\(v.findings.map(\.message))")
     }
 
     // MARK: j. fix --hero/--hfov that no track takes is refused
@@ -170,7 +200,9 @@ import SpatialValidation
         let m = try #require(SpatialVideoReport(try ISOFile.open(path: d + "/tagged.mov")).primary).metadata
         #expect(m.heroEye == .left && m.horizontalFieldOfViewMillidegrees == 60_000, "\(r.repairs)")
         // A track that already has both: the values would be unused, so the request is refused.
-        #expect(throws: ParseError.self) { try MovieRepair.fix(path: Corpus.smallSpatial, output: d + "/x.mov", inPlace: false, options: o) }
+        #expect(throws: ParseError.self) {
+            try MovieRepair.fix(path: Corpus.smallSpatial, output: d + "/x.mov", inPlace: false, options: o)
+        }
         #expect(!FileManager.default.fileExists(atPath: d + "/x.mov"))
     }
 
@@ -181,8 +213,10 @@ import SpatialValidation
         let d = Temp.dir()
         defer { try? FileManager.default.removeItem(atPath: d) }
         let src = d + "/hev1.mp4"
-        try Self.make(["-f", "lavfi", "-i", "testsrc=size=320x240:rate=30", "-t", "1", "-c:v", "libx265",
-                                 "-tag:v", "hev1", "-x265-params", "repeat-headers=1:keyint=10:log-level=error", "-f", "mp4", src])
+        try Self.make([
+            "-f", "lavfi", "-i", "testsrc=size=320x240:rate=30", "-t", "1", "-c:v", "libx265",
+            "-tag:v", "hev1", "-x265-params", "repeat-headers=1:keyint=10:log-level=error", "-f", "mp4", src,
+        ])
         let fixed = d + "/fixed.mp4"
         let r = try MovieRepair.fix(path: src, output: fixed, inPlace: false)
         #expect(r.repairs.contains { $0.contains("'hev1' → 'hvc1'") }, "\(r.repairs)")
@@ -201,8 +235,11 @@ import SpatialValidation
         let d = Temp.dir()
         defer { try? FileManager.default.removeItem(atPath: d) }
         let v1 = d + "/v1.mov"
-        try Self.make(["-f", "lavfi", "-i", "testsrc=size=160x120:rate=30", "-frames:v", "5", "-pix_fmt", "yuv420p",
-                                 "-c:v", "libx265", "-x265-params", "bframes=3:b-adapt=0:log-level=error", "-movflags", "+negative_cts_offsets", "-f", "mov", v1])
+        try Self.make([
+            "-f", "lavfi", "-i", "testsrc=size=160x120:rate=30", "-frames:v", "5", "-pix_fmt", "yuv420p",
+            "-c:v", "libx265", "-x265-params", "bframes=3:b-adapt=0:log-level=error", "-movflags",
+            "+negative_cts_offsets", "-f", "mov", v1,
+        ])
         // The same movie with the ctts version byte set to 0 (as some writers store negative offsets).
         var b = try Self.bytes(v1)
         let at = try #require(try Temp.find(v1, "ctts").first)
@@ -210,9 +247,11 @@ import SpatialValidation
         b[at + 4] = 0
         let v0 = d + "/v0.mov"
         try Self.write(b, v0)
-        let t0 = try #require(try ISOFile.open(path: v0).tracks.first), t1 = try #require(try ISOFile.open(path: v1).tracks.first)
+        let t0 = try #require(try ISOFile.open(path: v0).tracks.first),
+            t1 = try #require(try ISOFile.open(path: v1).tracks.first)
         #expect(try t0.samples().map(\.presentationTime) == t1.samples().map(\.presentationTime))
-        #expect(try t0.samples().contains { $0.presentationTime < Int64($0.decodeTime) }, "the clip needs negative offsets")
+        #expect(
+            try t0.samples().contains { $0.presentationTime < Int64($0.decodeTime) }, "the clip needs negative offsets")
         let movie = try ISOFile.open(path: v0)
         // Was 3 of 5 (offsets read as unsigned pushed two frames past the edit).
         #expect(t0.presentedFrameCount(movieTimescale: movie.movieTimescale) == 5)
@@ -278,8 +317,12 @@ import SpatialValidation
         var stbl = try #require(trak.find("mdia", "minf", "stbl"))
         var stsd = try #require(stbl.child("stsd"))
         var entry = try #require(stsd.children?.first)
-        let sv3d = Box(type: "sv3d", children: [Box(SphericalVideoHeaderBox(source: "test"), type: "svhd"),
-                                               Box(type: "proj", children: [Box(FullBoxU32Fields(values: [0, 0, 0]), type: "prhd"), projection])])
+        let sv3d = Box(
+            type: "sv3d",
+            children: [
+                Box(SphericalVideoHeaderBox(source: "test"), type: "svhd"),
+                Box(type: "proj", children: [Box(FullBoxU32Fields(values: [0, 0, 0]), type: "prhd"), projection]),
+            ])
         entry.children = (entry.children ?? []) + [Box(SingleValueFullBox(kind: "st3d", value: 1), type: "st3d"), sv3d]
         stsd.children = [entry]
         stbl.setChild(stsd)
@@ -292,7 +335,8 @@ import SpatialValidation
         moov.children = kids
         var boxes = file.boxes
         boxes[mi] = moov
-        try Self.write(try ISOFile(boxes: boxes, tail: file.tail, diagnostics: [], source: file.source).serialized(), out)
+        try Self.write(
+            try ISOFile(boxes: boxes, tail: file.tail, diagnostics: [], source: file.source).serialized(), out)
     }
 
     @Test(.needs(.sharedFiles(Closure28VideoTests.vr)))
@@ -311,7 +355,8 @@ import SpatialValidation
                 _ = try SpatialVideoEditor.edit(path: cropped, output: d + "/x.mp4", inPlace: false, edit: e)
                 Issue.record("a 137°×96° crop was tagged (assume \(String(describing: assume)))")
             } catch {
-                #expect(error.message.contains("137.0°×96.0°") || error.message.contains("contradicts"), "\(error.message)")
+                #expect(
+                    error.message.contains("137.0°×96.0°") || error.message.contains("contradicts"), "\(error.message)")
             }
         }
         #expect(!FileManager.default.fileExists(atPath: d + "/x.mp4"))
@@ -320,10 +365,14 @@ import SpatialValidation
         try Self.withGoogleV2(Box(type: "mshp", fields: .raw([0, 0, 0, 0, 0, 0, 0, 0] + Array("raw ".utf8))), mesh)
         var e = SpatialVideoEdit()
         e.spherical = .toAPMP(assume: nil)
-        #expect(throws: ParseError.self) { try SpatialVideoEditor.edit(path: mesh, output: d + "/m.mp4", inPlace: false, edit: e) }
+        #expect(throws: ParseError.self) {
+            try SpatialVideoEditor.edit(path: mesh, output: d + "/m.mp4", inPlace: false, edit: e)
+        }
         e.spherical = .toAPMP(assume: "hequ")
         let r = try SpatialVideoEditor.edit(path: mesh, output: d + "/m.mp4", inPlace: false, edit: e)
-        #expect(r.warnings.contains { $0.contains("coverage was not checked") && $0.contains("180°×180°") }, "\(r.warnings)")
+        #expect(
+            r.warnings.contains { $0.contains("coverage was not checked") && $0.contains("180°×180°") }, "\(r.warnings)"
+        )
     }
 
     // MARK: k. edit --faststart alone
@@ -334,11 +383,14 @@ import SpatialValidation
         defer { try? FileManager.default.removeItem(atPath: d) }
         // Apple's spatial movie (moov last) and a 2D HEVC movie FFmpeg wrote (moov last).
         let flat = d + "/flat.mp4"
-        try Self.make(["-f", "lavfi", "-i", "testsrc=size=160x120:rate=30", "-frames:v", "5", "-pix_fmt", "yuv420p",
-                                 "-c:v", "libx265", "-x265-params", "log-level=error", "-f", "mp4", flat])
+        try Self.make([
+            "-f", "lavfi", "-i", "testsrc=size=160x120:rate=30", "-frames:v", "5", "-pix_fmt", "yuv420p",
+            "-c:v", "libx265", "-x265-params", "log-level=error", "-f", "mp4", flat,
+        ])
         for input in [Corpus.appleVideo, flat] {
             let out = d + "/fast-" + (input as NSString).lastPathComponent
-            let r = try SpatialVideoEditor.edit(path: input, output: out, inPlace: false, edit: SpatialVideoEdit(), faststart: true)
+            let r = try SpatialVideoEditor.edit(
+                path: input, output: out, inPlace: false, edit: SpatialVideoEdit(), faststart: true)
             #expect(r.changes.contains { $0.contains("moved moov before mdat") }, "\(r.changes)")
             let types = try ISOFile.open(path: out).boxes.map(\.type.description)
             #expect((types.firstIndex(of: "moov") ?? 99) < (types.firstIndex(of: "mdat") ?? 0), "\(types)")
@@ -358,7 +410,9 @@ import SpatialValidation
                 Issue.record("\(input): converted (one view cut in half)")
             } catch {
                 #expect(error.code == .unsupported, "\(error)")
-                #expect(error.message.contains("already MV-HEVC") && error.message.contains("spatial-media edit") && error.message.contains("split"), "\(error.message)")
+                #expect(
+                    error.message.contains("already MV-HEVC") && error.message.contains("spatial-media edit")
+                        && error.message.contains("split"), "\(error.message)")
             }
             #expect(!FileManager.default.fileExists(atPath: d + "/o.mov"))
         }

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import SpatialValidation
 @testable import StereoVision
 
@@ -13,12 +14,14 @@ struct ContainerEquivalenceTests {
     /// A minimal MPO: the first JPEG with an APP2 "MPF" index (two entries) after its SOI, then the second JPEG.
     static func mpo(_ first: [UInt8], _ second: [UInt8]) -> [UInt8] {
         func be16(_ v: Int) -> [UInt8] { [UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)] }
-        func be32(_ v: Int) -> [UInt8] { [UInt8(v >> 24 & 0xFF), UInt8(v >> 16 & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)] }
+        func be32(_ v: Int) -> [UInt8] {
+            [UInt8(v >> 24 & 0xFF), UInt8(v >> 16 & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)]
+        }
         // TIFF (big-endian): header, an IFD of 3 entries at 8, the two 16-byte MP entries at 50.
         let tiffLength = 8 + 2 + 3 * 12 + 4 + 32
         let segmentLength = 2 + 4 + tiffLength
         let firstSize = first.count + 2 + segmentLength
-        let tiffStart = 2 + 4 + 4          // SOI, APP2 marker + length, "MPF\0"
+        let tiffStart = 2 + 4 + 4  // SOI, APP2 marker + length, "MPF\0"
         var tiff: [UInt8] = [0x4D, 0x4D, 0, 0x2A] + be32(8) + be16(3)
         tiff += be16(0xB000) + be16(7) + be32(4) + Array("0100".utf8)
         tiff += be16(0xB001) + be16(4) + be32(1) + be32(2)
@@ -35,9 +38,13 @@ struct ContainerEquivalenceTests {
         var out: Set<String> = []
         func walk(_ v: Any) {
             if let d = v as? [String: Any] {
-                if let r = d["rule"] as? String, let s = d["severity"] as? String, r.hasPrefix("SV-GEOM"), s != "info" { out.insert("\(r) \(s)") }
+                if let r = d["rule"] as? String, let s = d["severity"] as? String, r.hasPrefix("SV-GEOM"), s != "info" {
+                    out.insert("\(r) \(s)")
+                }
                 d.values.forEach(walk)
-            } else if let a = v as? [Any] { a.forEach(walk) }
+            } else if let a = v as? [Any] {
+                a.forEach(walk)
+            }
         }
         if let data = json.data(using: .utf8), let v = try? JSONSerialization.jsonObject(with: data) { walk(v) }
         return out
@@ -50,7 +57,9 @@ struct ContainerEquivalenceTests {
             if let d = v as? [String: Any] {
                 if let n = d[key] as? Int { out.append(n) }
                 d.values.forEach(walk)
-            } else if let a = v as? [Any] { a.forEach(walk) }
+            } else if let a = v as? [Any] {
+                a.forEach(walk)
+            }
         }
         if let data = json.data(using: .utf8), let v = try? JSONSerialization.jsonObject(with: data) { walk(v) }
         return out
@@ -72,21 +81,31 @@ struct ContainerEquivalenceTests {
         }
         func cli(_ args: [String]) throws -> RunResult { try Run.cli(args, cwd: dir) }
         try ffmpeg(["-i", dir + "/L.pgm", dir + "/L.png"]); try ffmpeg(["-i", dir + "/R.pgm", dir + "/R.png"])
-        try ffmpeg(["-i", dir + "/L.png", "-q:v", "2", dir + "/l.jpg"]); try ffmpeg(["-i", dir + "/R.png", "-q:v", "2", dir + "/r.jpg"])
-        try ffmpeg(["-i", dir + "/L.png", "-i", dir + "/R.png", "-filter_complex", "hstack", "-q:v", "2", dir + "/sbs.jpg"])
+        try ffmpeg(["-i", dir + "/L.png", "-q:v", "2", dir + "/l.jpg"]);
+        try ffmpeg(["-i", dir + "/R.png", "-q:v", "2", dir + "/r.jpg"])
+        try ffmpeg([
+            "-i", dir + "/L.png", "-i", dir + "/R.png", "-filter_complex", "hstack", "-q:v", "2", dir + "/sbs.jpg",
+        ])
         try ffmpeg(["-i", dir + "/L.png", "-i", dir + "/R.png", "-filter_complex", "hstack", dir + "/sbs.png"])
         let first = try [UInt8](Data(contentsOf: URL(fileURLWithPath: dir + "/l.jpg")))
         let second = try [UInt8](Data(contentsOf: URL(fileURLWithPath: dir + "/r.jpg")))
         try Data(Self.mpo(first, second)).write(to: URL(fileURLWithPath: dir + "/pair.mpo"))
-        try ffmpeg(["-loop", "1", "-i", dir + "/sbs.png", "-frames:v", "6", "-r", "30", "-c:v", "libx264", "-crf", "8", "-pix_fmt", "yuv420p", dir + "/sbs.mp4"])
+        try ffmpeg([
+            "-loop", "1", "-i", dir + "/sbs.png", "-frames:v", "6", "-r", "30", "-c:v", "libx264", "-crf", "8",
+            "-pix_fmt", "yuv420p", dir + "/sbs.mp4",
+        ])
         let photo = try cli(["convert", "--left", "L.png", "--right", "R.png", "--hfov", "60", "-o", "photo.heic"])
         try #require(photo.status == 0, "convert photo: \(photo.err)")
         let movie = try cli(["convert", "sbs.mp4", "--layout", "sbs", "--hfov", "60", "-o", "movie.mov"])
         try #require(movie.status == 0, "convert movie: \(movie.err)")
         // The same movie with the right eye as the base layer (hero right): SEI 176 says which layer is left.
-        let movieR = try cli(["convert", "sbs.mp4", "--layout", "sbs", "--hfov", "60", "--hero", "right", "-o", "movie-r.mov"])
+        let movieR = try cli([
+            "convert", "sbs.mp4", "--layout", "sbs", "--hfov", "60", "--hero", "right", "-o", "movie-r.mov",
+        ])
         try #require(movieR.status == 0, "convert movie (hero right): \(movieR.err)")
-        #expect(Self.values("left_layer_id", try cli(["info", "--json", "movie-r.mov"]).out) == [1], "layer 1 carries the left eye")
+        #expect(
+            Self.values("left_layer_id", try cli(["info", "--json", "movie-r.mov"]).out) == [1],
+            "layer 1 carries the left eye")
 
         let inputs: [(String, [String])] = [
             ("two PNGs", ["--left", "L.png", "--right", "R.png"]), ("MPO", ["pair.mpo"]), ("SBS JPEG", ["sbs.jpg"]),

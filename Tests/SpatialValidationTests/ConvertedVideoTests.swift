@@ -1,8 +1,9 @@
-import Foundation
-import Testing
-import TestSupport
 import BinaryIO
+import Foundation
 import SpatialConvert
+import TestSupport
+import Testing
+
 @testable import SpatialValidation
 
 /// Our own converted spatial videos pass validation, and the same clip converted with the eyes swapped is caught
@@ -19,7 +20,8 @@ struct ConvertedVideoTests {
         o.stereo.baselineMicrometres = 64_000
         o.stereo.horizontalFieldOfViewMillidegrees = 60_000
         o.swapEyes = swap
-        _ = try VideoConverter.convert(.packed(Self.root + "/Conformance/files/sample_sbs_320x96.y4m"), to: out, options: o)
+        _ = try VideoConverter.convert(
+            .packed(Self.root + "/Conformance/files/sample_sbs_320x96.y4m"), to: out, options: o)
     }
 
     @Test func convertedPassesAndSwappedIsCaught() throws {
@@ -37,8 +39,13 @@ struct ConvertedVideoTests {
         // The window rules (SV-GEOM-017/020) may fire too: the conversion keeps the default 0 % disparity adjustment.
         // So may SV-GEOM-016 (issue 31): the sample's far field lies 1.2–1.8 % of the width in front of infinity,
         // which the pixels cannot tell from a near scene.
-        #expect(!ok.findings.contains { $0.severity == .error || ($0.severity == .warning && !["SV-GEOM-013", "SV-GEOM-016", "SV-GEOM-017", "SV-GEOM-020"].contains($0.ruleID)) },
-                "\(ok.findings.map(\.ruleID))")
+        #expect(
+            !ok.findings.contains {
+                $0.severity == .error
+                    || ($0.severity == .warning
+                        && !["SV-GEOM-013", "SV-GEOM-016", "SV-GEOM-017", "SV-GEOM-020"].contains($0.ruleID))
+            },
+            "\(ok.findings.map(\.ruleID))")
         let bad = Validator.validate(path: swapped, options: options)
         #expect(bad.findings.contains { $0.ruleID == "SV-GEOM-007" }, "\(bad.findings.map(\.ruleID))")
     }

@@ -1,11 +1,12 @@
-import Foundation
-import Testing
-import TestSupport
 import BinaryIO
+import Foundation
 import ImageFormats
 import MediaDecode
 import SpatialConvert
 import StereoVision
+import TestSupport
+import Testing
+
 @testable import SpatialValidation
 
 /// SV-GEOM-019: a time offset between the eyes of a video, found from the eyes' block motion signals.
@@ -24,8 +25,11 @@ struct EyeSyncTests {
         var object = true
         init(width: Int, height: Int, frames: Int, still: Bool = false, pan: Double? = nil, object: Bool = true) {
             self.width = width; self.height = height; self.still = still; self.pan = pan; self.object = object
-            var seed: UInt64 = 0x9E3779B97F4A7C15
-            func next() -> Double { seed = seed &* 6364136223846793005 &+ 1442695040888963407; return Double(seed >> 33) / Double(1 << 31) }
+            var seed: UInt64 = 0x9E37_79B9_7F4A_7C15
+            func next() -> Double {
+                seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407;
+                return Double(seed >> 33) / Double(1 << 31)
+            }
             cells = (0..<(64 * 64)).map { _ in 30 + 200 * next() }
             var p = 0.0
             for _ in 0..<frames { offsets.append(p); p += still ? 0 : pan ?? (next() < 0.3 ? 0 : 1 + 7 * next()) }
@@ -34,13 +38,17 @@ struct EyeSyncTests {
             let gx = x / Double(cell), gy = y / Double(cell)
             let x0 = Int(floor(gx)), y0 = Int(floor(gy)), fx = gx - floor(gx), fy = gy - floor(gy)
             func c(_ i: Int, _ j: Int) -> Double { cells[((j % 64 + 64) % 64) * 64 + ((i % 64 + 64) % 64)] }
-            return (c(x0, y0) * (1 - fx) + c(x0 + 1, y0) * fx) * (1 - fy) + (c(x0, y0 + 1) * (1 - fx) + c(x0 + 1, y0 + 1) * fx) * fy
+            return (c(x0, y0) * (1 - fx) + c(x0 + 1, y0) * fx) * (1 - fy)
+                + (c(x0, y0 + 1) * (1 - fx) + c(x0 + 1, y0 + 1) * fx) * fy
         }
         func luma(_ t: Int, disparity: Double) -> [UInt8] {
             let p = offsets[t]
-            let sq = still ? (x: 40, y: 30)
-                : pan != nil ? (x: (t * t * 5) % (width - 20), y: (t * 37) % (height - 20))
-                : (x: Int(offsets[t] * 3) % (width - 20), y: (t * 37) % (height - 20))
+            let sq =
+                still
+                ? (x: 40, y: 30)
+                : pan != nil
+                    ? (x: (t * t * 5) % (width - 20), y: (t * 37) % (height - 20))
+                    : (x: Int(offsets[t] * 3) % (width - 20), y: (t * 37) % (height - 20))
             var out = [UInt8](repeating: 0, count: width * height)
             for y in 0..<height {
                 for x in 0..<width {
@@ -51,13 +59,18 @@ struct EyeSyncTests {
             }
             return out
         }
-        func gray(_ t: Int, disparity: Double) -> GrayImage? { GrayImage(width: width, height: height, bytes: luma(t, disparity: disparity)) }
+        func gray(_ t: Int, disparity: Double) -> GrayImage? {
+            GrayImage(width: width, height: height, bytes: luma(t, disparity: disparity))
+        }
     }
 
     /// Runs of `n` frames whose right eye is `late` frames behind the left (negative: ahead).
     static func run(_ scene: Scene, late: Int, n: Int = EyeSync.runLength, disparity: Double = 3) -> EyeSync.Run {
         let base = 4
-        return ((0..<n).compactMap { scene.gray(base + $0, disparity: 0) }, (0..<n).compactMap { scene.gray(base + $0 - late, disparity: disparity) })
+        return (
+            (0..<n).compactMap { scene.gray(base + $0, disparity: 0) },
+            (0..<n).compactMap { scene.gray(base + $0 - late, disparity: disparity) }
+        )
     }
 
     /// A steady horizontal pan (4 px disparity at the measuring width) carries no timing evidence: whether in sync or
@@ -94,8 +107,12 @@ struct EyeSyncTests {
         #expect(m.outOfSync == (late != 0), "\(m)")
         let f = EyeSync.finding(m, frames: 24)
         #expect(f.severity == (late == 0 ? .info : .warning), "\(f.message)")
-        if late < 0 { #expect(f.message.contains("right eye is \(-late) frame\(late == -1 ? "" : "s") early"), "\(f.message)") }
-        if late > 0 { #expect(f.message.contains("right eye is \(late) frame\(late == 1 ? "" : "s") late"), "\(f.message)") }
+        if late < 0 {
+            #expect(f.message.contains("right eye is \(-late) frame\(late == -1 ? "" : "s") early"), "\(f.message)")
+        }
+        if late > 0 {
+            #expect(f.message.contains("right eye is \(late) frame\(late == 1 ? "" : "s") late"), "\(f.message)")
+        }
     }
 
     @Test func staticSceneCannotBeMeasured() throws {
@@ -114,7 +131,9 @@ struct EyeSyncTests {
 
     // MARK: end to end: SBS clip → spatial video (our converter) → validate
 
-    static func spatialClip(late: Int, still: Bool = false, frames: Int = 36, pan: Double? = nil, object: Bool = true, disparity: Double = 3) throws -> String {
+    static func spatialClip(
+        late: Int, still: Bool = false, frames: Int = 36, pan: Double? = nil, object: Bool = true, disparity: Double = 3
+    ) throws -> String {
         let w = 160, h = 96
         let scene = Scene(width: w, height: h, frames: frames + 8, still: still, pan: pan, object: object)
         var images: [Image] = []
@@ -172,7 +191,8 @@ struct EyeSyncTests {
             let f = try #require(Self.sync(path))
             print("SV-GEOM-019 pan late \(late) object \(object): \(f.severity) \(f.message)")
             if object {
-                #expect(f.severity == (late == 0 ? .info : .warning) && f.message.contains("lag \(late),"), "\(f.message)")
+                #expect(
+                    f.severity == (late == 0 ? .info : .warning) && f.message.contains("lag \(late),"), "\(f.message)")
             } else {
                 #expect(f.severity == .info && f.message.contains("cannot be measured"), "\(f.message)")
             }
@@ -194,8 +214,13 @@ struct EyeSyncTests {
         let dir = Temp.dir()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let sbs = dir + "/sbs.mp4", out = dir + "/spatial.mov"
-        let made = try Run.program(ff, ["-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=s=320x180:r=30", "-filter_complex",
-                                        "[0]split[a][b];[b]trim=start_frame=\(ahead),setpts=PTS-STARTPTS[c];[a][c]hstack", "-frames:v", "40", sbs])
+        let made = try Run.program(
+            ff,
+            [
+                "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=s=320x180:r=30", "-filter_complex",
+                "[0]split[a][b];[b]trim=start_frame=\(ahead),setpts=PTS-STARTPTS[c];[a][c]hstack", "-frames:v", "40",
+                sbs,
+            ])
         try #require(made.status == 0, "\(made.err)")
         try Self.convert(sbs, to: out)
         let f = try #require(Self.sync(out))

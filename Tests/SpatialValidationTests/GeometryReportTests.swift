@@ -1,9 +1,10 @@
-import Foundation
-import Testing
-import TestSupport
 import Codecs
-import SpatialMedia
+import Foundation
 import ImageFormats
+import SpatialMedia
+import TestSupport
+import Testing
+
 @testable import SpatialConvert
 @testable import SpatialValidation
 @testable import StereoVision
@@ -59,7 +60,9 @@ struct GeometryReportTests {
         // A box at 0.8 m runs off the left edge; the window (3.75 % = 24 px) sits behind the other boxes (≥ 1.6 m,
         // ≤ 22 px) but in front of the edge box (44 px): only the edge box stands out of the window.
         func scene(_ edgeBox: Double?) -> (faults: [GeometryFault], findings: [Finding]) {
-            let (l, r, s) = Self.pair { $0.width = 640; $0.height = 360; $0.edgeBoxMetres = edgeBox }
+            let (l, r, s) = Self.pair {
+                $0.width = 640; $0.height = 360; $0.edgeBoxMetres = edgeBox
+            }
             let d = GeometryDiagnosis.diagnose(left: l, right: r, stereo: s.known(disparity: 375), asSpatial: true)
             return (d.faults, d.findings)
         }
@@ -108,10 +111,13 @@ struct GeometryReportTests {
     }
 
     @Test func alignRectifiesImagesAndPrintsBeforeAfter() throws {
-        let (l, r, s) = Self.pair { $0.rollDegrees = 0.8; $0.verticalOffsetPixels = 4; $0.focalRatio = 1.012 }
+        let (l, r, s) = Self.pair {
+            $0.rollDegrees = 0.8; $0.verticalOffsetPixels = 4; $0.focalRatio = 1.012
+        }
         let li = try Image(width: l.width, height: l.height, bitDepth: 8, format: .gray, planes: .u8([l.bytes]))
         let ri = try Image(width: r.width, height: r.height, bitDepth: 8, format: .gray, planes: .u8([r.bytes]))
-        let p = try PairAligner.prepare(left: li, right: ri, hfovDegrees: s.hfovDegrees, align: true, autoDisparity: true)
+        let p = try PairAligner.prepare(
+            left: li, right: ri, hfovDegrees: s.hfovDegrees, align: true, autoDisparity: true)
         let before = try #require(p.report.before), after = try #require(p.report.after)
         #expect(before.medianAbsDy > 2)
         #expect(after.medianAbsDy <= 0.2)
@@ -119,16 +125,21 @@ struct GeometryReportTests {
         #expect(p.left.width == p.right.width && p.left.width < 320 && p.left.width % 2 == 0)
         #expect((p.report.hfovDegrees ?? 99) < s.hfovDegrees)
         #expect((p.report.disparityPercent ?? 0) > 0)
-        #expect(p.report.lines.contains { $0.hasPrefix("before:") } && p.report.lines.contains { $0.hasPrefix("after:") })
+        #expect(
+            p.report.lines.contains { $0.hasPrefix("before:") } && p.report.lines.contains { $0.hasPrefix("after:") })
     }
 
-    static let chromium = ["chromium", "chromium-browser", "google-chrome"].lazy.compactMap { TestPaths.which($0) }.first
+    static let chromium = ["chromium", "chromium-browser", "google-chrome"].lazy.compactMap { TestPaths.which($0) }
+        .first
 
     func toedInReport() -> String {
-        let (l, r, s) = Self.pair { $0.yawDegrees = -3; $0.rollDegrees = 0.5 }
+        let (l, r, s) = Self.pair {
+            $0.yawDegrees = -3; $0.rollDegrees = 0.5
+        }
         var o = ValidationOptions()
         o.keepPreview = true
-        var rep = Validator.validatePair(left: l, right: r, name: "toed-in pair", stereo: s.known(disparity: 200), options: o)
+        var rep = Validator.validatePair(
+            left: l, right: r, name: "toed-in pair", stereo: s.known(disparity: 200), options: o)
         rep.facts.stereo.baselineMicrometres = 64_000
         return HTMLReport.page([rep])
     }
@@ -140,7 +151,9 @@ struct GeometryReportTests {
         #expect(verdict.lowerBound < firstWarning.lowerBound && firstWarning.lowerBound < meta.lowerBound)
         #expect(html.contains("disparity adjustment") && html.contains("200 (2.00% of the width)"))
         #expect(html.contains("depth budget") && html.contains("full fitted field"))
-        for outside in ["formats.md", "peers.md", "oracles.md", "../shared"] { #expect(!html.contains(outside), "cites \(outside)") }
+        for outside in ["formats.md", "peers.md", "oracles.md", "../shared"] {
+            #expect(!html.contains(outside), "cites \(outside)")
+        }
     }
 
     /// The same report looks right in a browser (a screenshot by headless Chromium, an optional viewer).
@@ -150,8 +163,12 @@ struct GeometryReportTests {
         let page = dir + "/report.html"
         try toedInReport().write(toFile: page, atomically: true, encoding: .utf8)
         let shot = dir + "/report.png"
-        _ = try Run.program(try #require(Self.chromium), ["--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--window-size=1400,2600",
-                                                          "--screenshot=\(shot)", "file://\(page)"], timeout: 300)
+        _ = try Run.program(
+            try #require(Self.chromium),
+            [
+                "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--window-size=1400,2600",
+                "--screenshot=\(shot)", "file://\(page)",
+            ], timeout: 300)
         let png = try Data(contentsOf: URL(fileURLWithPath: shot))
         #expect(png.count > 50_000)
         #expect(png.starts(with: [0x89, 0x50, 0x4E, 0x47]))
@@ -163,7 +180,8 @@ extension SyntheticStereo {
     /// What the rig's metadata would say, in the stored units the validator takes: its field of view, and on request
     /// a disparity adjustment (1/10000 of the width) and its baseline.
     func known(disparity: Int32? = nil, withBaseline: Bool = false) -> StereoParameters {
-        StereoParameters(baselineMicrometres: withBaseline ? UInt32((baselineMetres * 1_000_000).rounded()) : nil,
-                         horizontalFieldOfViewMillidegrees: UInt32((hfovDegrees * 1000).rounded()), disparityAdjustment: disparity)
+        StereoParameters(
+            baselineMicrometres: withBaseline ? UInt32((baselineMetres * 1_000_000).rounded()) : nil,
+            horizontalFieldOfViewMillidegrees: UInt32((hfovDegrees * 1000).rounded()), disparityAdjustment: disparity)
     }
 }

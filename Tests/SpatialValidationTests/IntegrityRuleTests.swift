@@ -1,9 +1,10 @@
-import Testing
-import TestSupport
-import Foundation
 import BinaryIO
+import Foundation
 import ISOBMFF
 import SpatialMedia
+import TestSupport
+import Testing
+
 @testable import SpatialValidation
 
 /// Issue 18, items 5, 7, 8: a truncated file never passes; B-frames without `ctts` are flagged; the frames
@@ -42,7 +43,8 @@ struct IntegrityRuleTests {
         let fast = Self.temp("fast.mov")
         var e = SpatialVideoEdit()
         e.baselineMicrometres = .set(64_000)
-        _ = try SpatialVideoEditor.edit(path: Corpus.x265Spatial, output: fast, inPlace: false, edit: e, faststart: true)
+        _ = try SpatialVideoEditor.edit(
+            path: Corpus.x265Spatial, output: fast, inPlace: false, edit: e, faststart: true)
         let file = try ISOFile.open(path: fast)
         let mdat = try #require(file.box("mdat"))
         let data = try Data(contentsOf: URL(fileURLWithPath: fast))
@@ -54,7 +56,9 @@ struct IntegrityRuleTests {
         #expect(r.fired("SV-FILE-002"))
         #expect(r.exitCode == 2)
         #expect(!r.spatial)
-        #expect(r.findings.first { $0.ruleID == "SV-FILE-003" }?.location.hasPrefix("moov/trak[0]/mdia/minf/stbl @ offset") == true)
+        #expect(
+            r.findings.first { $0.ruleID == "SV-FILE-003" }?.location.hasPrefix("moov/trak[0]/mdia/minf/stbl @ offset")
+                == true)
     }
 
     static func strip(_ type: FourCC, from box: inout Box) {

@@ -1,7 +1,8 @@
-import Testing
-import TestSupport
 import Foundation
 import SpatialMedia
+import TestSupport
+import Testing
+
 @testable import SpatialValidation
 
 @Suite("Metadata rules")
@@ -15,7 +16,8 @@ struct MetadataRuleTests {
     }
 
     @Test func specListsEveryRule() throws {
-        let spec = try String(contentsOfFile: #filePath.components(separatedBy: "/Tests/")[0] + "/Specs/validation.md", encoding: .utf8)
+        let spec = try String(
+            contentsOfFile: #filePath.components(separatedBy: "/Tests/")[0] + "/Specs/validation.md", encoding: .utf8)
         for r in RuleCatalog.all { #expect(spec.contains(r.id), "Specs/validation.md does not list \(r.id)") }
     }
 
@@ -62,7 +64,8 @@ struct MetadataRuleTests {
         r = Validator.validate(path: zero, options: Self.metadataOnly)
         #expect(r.fired("SV-VIDEO-016")); #expect(!r.spatial)
         // HFOV 120°, disparity +8 %, hero none
-        e = SpatialVideoEdit(); e.horizontalFieldOfViewMillidegrees = .set(120_000); e.disparityAdjustment = .set(800); e.heroEye = .remove
+        e = SpatialVideoEdit(); e.horizontalFieldOfViewMillidegrees = .set(120_000); e.disparityAdjustment = .set(800);
+        e.heroEye = .remove
         let wide = dir + "/wide.mp4"
         _ = try SpatialVideoEditor.edit(path: Corpus.appleVideo, output: wide, inPlace: false, edit: e)
         r = Validator.validate(path: wide, options: Self.metadataOnly)
@@ -101,7 +104,9 @@ struct MetadataRuleTests {
         #expect(r.fired("SV-PHOTO-003")); #expect(!r.spatial)
         // Baseline 0 and a disparity out of range, written with the library's photo editor.
         let zero = dir + "/zero.heic"
-        _ = try SpatialPhotoEditor.edit(path: Corpus.visionPro, output: zero, stereo: StereoParameters(baselineMicrometres: 0, disparityAdjustment: 12000))
+        _ = try SpatialPhotoEditor.edit(
+            path: Corpus.visionPro, output: zero,
+            stereo: StereoParameters(baselineMicrometres: 0, disparityAdjustment: 12000))
         r = Validator.validate(path: zero, options: Self.metadataOnly)
         #expect(r.fired("SV-PHOTO-011")); #expect(r.fired("SV-PHOTO-016"))
         // A plain HEIF with two images but no ster group.
@@ -155,11 +160,14 @@ struct MetadataRuleTests {
         let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13]
         #expect(fm.createFile(atPath: dir + "/sub/shot_L.png", contents: Data(png)))
         #expect(fm.createFile(atPath: dir + "/sub/shot_R.png", contents: Data(png)))
-        #expect(fm.createFile(atPath: dir + "/sub/deeper/movie.mov", contents: Data([0, 0, 0, 8] + Array("free".utf8))))
+        #expect(
+            fm.createFile(atPath: dir + "/sub/deeper/movie.mov", contents: Data([0, 0, 0, 8] + Array("free".utf8))))
         #expect(fm.createFile(atPath: dir + "/notes.txt", contents: Data("hello".utf8)))
         let plan = BatchValidator.plan([dir, dir + "/nothing"])
         #expect(plan.pairs.count == 1)
-        #expect(plan.pairs.first?.left.hasSuffix("shot_L.png") == true && plan.pairs.first?.right.hasSuffix("shot_R.png") == true)
+        #expect(
+            plan.pairs.first?.left.hasSuffix("shot_L.png") == true
+                && plan.pairs.first?.right.hasSuffix("shot_R.png") == true)
         #expect(plan.files == [dir + "/sub/deeper/movie.mov"])
         #expect(plan.skipped == [dir + "/notes.txt"])
         #expect(plan.directoriesWithoutMedia == [dir + "/nothing"])

@@ -1,9 +1,10 @@
 import Foundation
-import Testing
-import TestSupport
-import SpatialMedia
 import ISOBMFF
 import ImageFormats
+import SpatialMedia
+import TestSupport
+import Testing
+
 @testable import SpatialConvert
 @testable import SpatialValidation
 @testable import StereoVision
@@ -27,13 +28,17 @@ struct OneVerdictTests {
         let a = GeometryDiagnosis.diagnose(left: l, right: r, stereo: s.known())
         let b = GeometryDiagnosis.diagnose(left: r, right: l, stereo: s.known())
         let ma = try #require(a.result.measurement), mb = try #require(b.result.measurement)
-        print("as labelled: far \(ma.rectifiedFar) median \(ma.rectifiedMedian) near \(ma.rectifiedNear) |dy| \(ma.medianAbsDy); swapped: far \(mb.rectifiedFar) median \(mb.rectifiedMedian) near \(mb.rectifiedNear) |dy| \(mb.medianAbsDy)")
+        print(
+            "as labelled: far \(ma.rectifiedFar) median \(ma.rectifiedMedian) near \(ma.rectifiedNear) |dy| \(ma.medianAbsDy); swapped: far \(mb.rectifiedFar) median \(mb.rectifiedMedian) near \(mb.rectifiedNear) |dy| \(mb.medianAbsDy)"
+        )
         #expect(abs(ma.rectifiedFar + mb.rectifiedNear) <= max(0.5, 0.05 * abs(ma.rectifiedFar)))
         #expect(abs(ma.rectifiedNear + mb.rectifiedFar) <= max(0.5, 0.05 * abs(ma.rectifiedNear)))
         #expect(abs(ma.rectifiedMedian + mb.rectifiedMedian) <= max(0.5, 0.05 * abs(ma.rectifiedMedian)))
         #expect(abs(ma.disparityFar + mb.disparityNear) <= max(0.5, 0.05 * abs(ma.disparityFar)))
         #expect(abs(ma.medianAbsDy - mb.medianAbsDy) <= 0.1)
-        #expect(abs(abs(ma.rectification?.centreVerticalOffset ?? 0) - abs(mb.rectification?.centreVerticalOffset ?? 0)) <= 0.1)
+        #expect(
+            abs(abs(ma.rectification?.centreVerticalOffset ?? 0) - abs(mb.rectification?.centreVerticalOffset ?? 0))
+                <= 0.1)
         #expect(!a.findings.contains { $0.ruleID == "SV-GEOM-007" })
         #expect(b.findings.contains { $0.ruleID == "SV-GEOM-007" && $0.severity >= .warning })
         #expect(!b.findings.contains { $0.ruleID == "SV-GEOM-006" })
@@ -57,7 +62,9 @@ struct OneVerdictTests {
     /// The first example: a 2° toe-in at 60° HFOV and 1280×960 (keystone 9.6 px, under the old 1 %-of-H
     /// gate) is an ERROR — its shift of infinity makes the eyes diverge — and the JSON names the toe-in.
     @Test func twoDegreeToeInIsAnError() throws {
-        let (l, r, s) = Self.render { $0.width = 1280; $0.height = 960; $0.yawDegrees = -2 }
+        let (l, r, s) = Self.render {
+            $0.width = 1280; $0.height = 960; $0.yawDegrees = -2
+        }
         let rep = Validator.validatePair(left: l, right: r, stereo: s.known())
         let f = try #require(rep.findings.first { $0.ruleID == "SV-GEOM-005" })
         #expect(f.severity == .error)
@@ -70,11 +77,15 @@ struct OneVerdictTests {
 
     /// The second example: a 40 px shift into the room at 1280×960 is a warning with both readings.
     @Test func shiftIntoTheRoomGivesBothReadings() throws {
-        let (l, r, s) = Self.render { $0.width = 1280; $0.height = 960; $0.horizontalShiftPixels = -40 }
+        let (l, r, s) = Self.render {
+            $0.width = 1280; $0.height = 960; $0.horizontalShiftPixels = -40
+        }
         let d = GeometryDiagnosis.diagnose(left: l, right: r, stereo: s.known())
         let f = try #require(d.findings.first { $0.ruleID == "SV-GEOM-016" })
         #expect(f.severity == .warning)
-        #expect(f.message.contains("cannot decide") && f.message.contains("crop=iw-4") && f.message.contains("nothing in the scene is farther than"))
+        #expect(
+            f.message.contains("cannot decide") && f.message.contains("crop=iw-4")
+                && f.message.contains("nothing in the scene is farther than"))
         #expect(!d.findings.contains { $0.severity == .error })
     }
 
@@ -91,8 +102,11 @@ struct OneVerdictTests {
     /// capped, and how much stays in front of the window.
     @Test func autoDisparityCapIsReportedByAlign() throws {
         let (l, r, _) = Self.render { $0.edgeBoxMetres = 0.5 }
-        func image(_ g: GrayImage) throws -> Image { try Image(width: g.width, height: g.height, bitDepth: 8, format: .gray, planes: .u8([g.bytes])) }
-        let p = try PairAligner.prepare(left: try image(l), right: try image(r), hfovDegrees: 60, align: false, autoDisparity: true)
+        func image(_ g: GrayImage) throws -> Image {
+            try Image(width: g.width, height: g.height, bitDepth: 8, format: .gray, planes: .u8([g.bytes]))
+        }
+        let p = try PairAligner.prepare(
+            left: try image(l), right: try image(r), hfovDegrees: 60, align: false, autoDisparity: true)
         for line in p.report.lines { print(line) }
         #expect(p.report.disparityPercent == 5)
         #expect(p.report.lines.contains { $0.contains("capped at the +5") && $0.contains("in front of the window") })
@@ -111,9 +125,13 @@ struct OneVerdictTests {
         #expect(m.toeInDegrees != nil)
         let file = try ISOFile.open(path: Corpus.visionPro)
         let px = try PixelSource.photo(file, limits: .default)
-        let swapped = GeometryDiagnosis.run(EyePixels(left: px.right, right: px.left), facts: StereoFacts(rep.facts.stereo), label: "", options: StereoAnalysisOptions())
+        let swapped = GeometryDiagnosis.run(
+            EyePixels(left: px.right, right: px.left), facts: StereoFacts(rep.facts.stereo), label: "",
+            options: StereoAnalysisOptions())
         let mb = try #require(swapped.result.measurement)
-        print("vision-pro as labelled: raw \(m.disparityFar) … \(m.disparityNear) px; swapped: raw \(mb.disparityFar) … \(mb.disparityNear) px")
+        print(
+            "vision-pro as labelled: raw \(m.disparityFar) … \(m.disparityNear) px; swapped: raw \(mb.disparityFar) … \(mb.disparityNear) px"
+        )
         #expect(abs(m.disparityFar + mb.disparityNear) <= max(1, 0.05 * abs(m.disparityFar)))
         #expect(abs(m.disparityNear + mb.disparityFar) <= max(1, 0.05 * abs(m.disparityNear)))
         #expect(abs(m.medianAbsDy - mb.medianAbsDy) <= 0.25)
@@ -127,18 +145,26 @@ struct OneVerdictTests {
     @Test(.needs(.sharedFiles(OneVerdictTests.gx8, OneVerdictTests.frozenpond, Corpus.mpo)))
     func shiftedCameraPairsAreDivergenceInEveryContainer() throws {
         func geometry(_ r: ValidationReport) -> Set<String> {
-            Set(r.findings.filter { $0.ruleID.hasPrefix("SV-GEOM") && $0.severity >= .warning }.map { "\($0.ruleID) \($0.severity)" })
+            Set(
+                r.findings.filter { $0.ruleID.hasPrefix("SV-GEOM") && $0.severity >= .warning }.map {
+                    "\($0.ruleID) \($0.severity)"
+                })
         }
         for p in [Self.frozenpond, Corpus.mpo, Self.gx8] {
             let r = Validator.validate(path: p)
-            #expect(r.findings.contains { $0.ruleID == "SV-GEOM-006" && $0.severity == .error && $0.message.contains("--align") }, "\(p): \(r.lines)")
+            #expect(
+                r.findings.contains {
+                    $0.ruleID == "SV-GEOM-006" && $0.severity == .error && $0.message.contains("--align")
+                }, "\(p): \(r.lines)")
             #expect(!r.findings.contains { $0.message.contains("--swap-eyes") }, "\(p)")
         }
         let ff = try TestPrograms.requireFFmpeg()
         let dir = try TestPaths.tempDir("gx8-halves")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         for (name, x) in [("L.png", "0"), ("R.png", "iw/2")] {
-            let res = try Run.program(ff, ["-nostdin", "-v", "error", "-y", "-i", Self.gx8, "-vf", "crop=iw/2:ih:\(x):0", dir + "/" + name], timeout: 300)
+            let res = try Run.program(
+                ff, ["-nostdin", "-v", "error", "-y", "-i", Self.gx8, "-vf", "crop=iw/2:ih:\(x):0", dir + "/" + name],
+                timeout: 300)
             try #require(res.status == 0, "\(res.err)")
         }
         let sbs = geometry(Validator.validate(path: Self.gx8))

@@ -1,7 +1,8 @@
-import Testing
-import TestSupport
 import Foundation
 import StereoVision
+import TestSupport
+import Testing
+
 @testable import SpatialValidation
 
 /// Compares our vertical-disparity measurement with OpenCV's ORB + ratio test + RANSAC fundamental matrix
@@ -25,7 +26,9 @@ struct OracleComparisonTests {
         let ours = try #require(StereoAnalyzer.analyze(left: l, right: r).measurement)
         let cv = try Self.oracle(l, r)
         let cvMedian = try #require(cv["median_dy"] as? Double), cvAbs = try #require(cv["median_abs_dy"] as? Double)
-        print("offset \(v): ours median dy \(ours.medianDy) |dy| \(ours.medianAbsDy) (\(ours.matches.count) inliers); OpenCV median dy \(cvMedian) |dy| \(cvAbs) (\(cv["inliers"] ?? 0) inliers)")
+        print(
+            "offset \(v): ours median dy \(ours.medianDy) |dy| \(ours.medianAbsDy) (\(ours.matches.count) inliers); OpenCV median dy \(cvMedian) |dy| \(cvAbs) (\(cv["inliers"] ?? 0) inliers)"
+        )
         #expect(abs(ours.medianAbsDy - cvAbs) <= 0.25)
         #expect(abs(ours.medianDy - cvMedian) <= 0.25)
     }

@@ -1,8 +1,9 @@
-import Testing
-import TestSupport
 import Foundation
-import StereoVision
 import SpatialMedia
+import StereoVision
+import TestSupport
+import Testing
+
 @testable import SpatialValidation
 
 @Suite("Pixel rules")
@@ -13,7 +14,10 @@ struct PixelRuleTests {
         let (l, r) = s.render()
         return (l, r, s.known())
     }
-    static let geometryRules: Set<String> = ["SV-GEOM-001", "SV-GEOM-002", "SV-GEOM-003", "SV-GEOM-004", "SV-GEOM-005", "SV-GEOM-006", "SV-GEOM-007", "SV-GEOM-008", "SV-GEOM-011"]
+    static let geometryRules: Set<String> = [
+        "SV-GEOM-001", "SV-GEOM-002", "SV-GEOM-003", "SV-GEOM-004", "SV-GEOM-005", "SV-GEOM-006", "SV-GEOM-007",
+        "SV-GEOM-008", "SV-GEOM-011",
+    ]
 
     @Test func perfectPairHasNoGeometryWarnings() {
         let (l, r, known) = Self.pair()
@@ -41,9 +45,12 @@ struct PixelRuleTests {
         (l, r, fov) = Self.pair { $0.yawDegrees = -3 }
         rep = Validator.validatePair(left: l, right: r, stereo: fov)
         // Toe-in is one cause: the keystone finding names the divergence it causes (no separate shift advice).
-        #expect(rep.findings.contains { $0.ruleID == "SV-GEOM-005" && $0.message.contains("toe-in") && $0.message.contains("beyond infinity") })
+        #expect(
+            rep.findings.contains {
+                $0.ruleID == "SV-GEOM-005" && $0.message.contains("toe-in") && $0.message.contains("beyond infinity")
+            })
         #expect(!rep.fired("SV-GEOM-006"))
-        #expect(!rep.fired("SV-GEOM-007")) // converged, not swapped
+        #expect(!rep.fired("SV-GEOM-007"))  // converged, not swapped
         (l, r, fov) = Self.pair { $0.horizontalShiftPixels = 12 }
         rep = Validator.validatePair(left: l, right: r, stereo: fov)
         #expect(rep.fired("SV-GEOM-006")); #expect(!rep.fired("SV-GEOM-007"))
@@ -79,7 +86,7 @@ struct PixelRuleTests {
     func visionProPairIsMeasured() throws {
         var o = ValidationOptions()
         o.keepPreview = true
-        o.analysis.maxRefineSide = 1280 // refine at half resolution: the debug-build test stays fast
+        o.analysis.maxRefineSide = 1280  // refine at half resolution: the debug-build test stays fast
         let r = Validator.validate(path: Corpus.visionPro, options: o)
         for l in r.lines { print(l) }
         let m = try #require(r.measurements.first?.result.measurement)
@@ -106,4 +113,3 @@ struct PixelRuleTests {
         }
     }
 }
-

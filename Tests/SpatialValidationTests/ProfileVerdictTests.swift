@@ -1,10 +1,11 @@
-import Foundation
-import Testing
-import TestSupport
 import BinaryIO
+import Foundation
 import ISOBMFF
-import SpatialMedia
 import SpatialConvert
+import SpatialMedia
+import TestSupport
+import Testing
+
 @testable import SpatialValidation
 
 /// Profile verdicts (SV-PROF rules), never flattening a sphere, and layered-HEVC stereo HEIF.
@@ -25,7 +26,8 @@ struct ProfileVerdictTests {
         #expect(r.fired("SV-PROF-010") && r.fired("SV-PROF-001"))
         #expect(r.findings.first { $0.ruleID == "SV-PROF-010" }?.message.contains("--to-apmp") == true)
         // No advice to convert (flatten) it, no spatial-video rules that presume a rectilinear picture.
-        #expect(!r.findings.contains { $0.message.contains("spatial-media convert") || $0.message.contains("re-encode") })
+        #expect(
+            !r.findings.contains { $0.message.contains("spatial-media convert") || $0.message.contains("re-encode") })
         #expect(!r.fired("SV-VIDEO-001") && !r.fired("SV-VIDEO-031") && !r.fired("SV-VIDEO-015"))
         #expect(r.exitCode == 1)
         // info names the projection of the v1 form.
@@ -44,7 +46,9 @@ struct ProfileVerdictTests {
             Issue.record("a sphere was converted to spatial video")
         } catch {
             #expect(error.code == .unsupported)
-            #expect(error.message.contains("flatten") && error.message.contains("--to-apmp") && error.message.contains("equirectangular"))
+            #expect(
+                error.message.contains("flatten") && error.message.contains("--to-apmp")
+                    && error.message.contains("equirectangular"))
         }
         #expect(!Corpus.exists(out))
     }
@@ -68,8 +72,9 @@ struct ProfileVerdictTests {
         _ = try SpatialVideoEditor.edit(path: Corpus.x265Spatial, output: hequ, inPlace: false, edit: e)
         let v = try SpatialVideoReport(ISOFile.open(path: hequ)).profile
         #expect(v.profile == .apmp180 && v.stereo == "MV-HEVC")
-        #expect(v.findings.contains { $0.ruleID == "SV-PROF-005" && $0.severity == .warning && $0.message.contains("180") })
-        #expect(!v.findings.contains { $0.ruleID == "SV-PROF-003" }) // MV-HEVC needs no pack
+        #expect(
+            v.findings.contains { $0.ruleID == "SV-PROF-005" && $0.severity == .warning && $0.message.contains("180") })
+        #expect(!v.findings.contains { $0.ruleID == "SV-PROF-003" })  // MV-HEVC needs no pack
         let r = Self.metadataOnly(hequ)
         #expect(r.fired("SV-PROF-005") && !r.fired("SV-VIDEO-020"))
         // Parametric immersive without a lens collection.
@@ -114,7 +119,8 @@ struct ProfileVerdictTests {
         try Temp.patch(path, at: at, with: Array("lhv1".utf8))
         let r = Self.metadataOnly(path)
         #expect(r.kind == "spatial-photo")
-        #expect(r.findings.contains { $0.ruleID == "SV-PHOTO-021" && $0.message.contains("Apple's readers don't take it") })
+        #expect(
+            r.findings.contains { $0.ruleID == "SV-PHOTO-021" && $0.message.contains("Apple's readers don't take it") })
         #expect(!r.findings.contains { $0.message.contains("not an image") })
     }
 }

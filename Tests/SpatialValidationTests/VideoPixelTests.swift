@@ -1,8 +1,8 @@
 import Foundation
-import Testing
-import TestSupport
 import MediaDecode
 import SpatialValidation
+import TestSupport
+import Testing
 
 /// `validate` measures the pixels of real spatial videos (Apple's inter-layer-predicted MV-HEVC and x265 multiview's),
 /// decoding only the sampled frames with the FFmpeg that `scripts/setup.sh` provides. In CI that FFmpeg must be
@@ -16,7 +16,9 @@ import SpatialValidation
             o.frames = 3
             let r = Validator.validate(path: path, options: o)
             #expect(r.kind == "spatial-video")
-            #expect(!r.findings.contains { $0.message.contains("pixels unavailable") }, "\(path): \(r.findings.map(\.message))")
+            #expect(
+                !r.findings.contains { $0.message.contains("pixels unavailable") },
+                "\(path): \(r.findings.map(\.message))")
             // Three frames spread over the clip (first, middle, last), each decoded for both eyes and analysed.
             #expect(r.measurements.map(\.label).first == "frame 0", "\(path): \(r.measurements.map(\.label))")
             #expect(r.measurements.count == 3, "\(path): \(r.measurements.map(\.label))")
@@ -43,7 +45,8 @@ import SpatialValidation
         let html = HTMLReport.page([r])
         #expect(html.contains("<h3>Per frame</h3>"))
         // One point per measured frame for each of the five series (offset, roll, scale, far, near).
-        let plot = try #require(html.components(separatedBy: "<h3>Per frame</h3>").last?.components(separatedBy: "</figure>").first)
+        let plot = try #require(
+            html.components(separatedBy: "<h3>Per frame</h3>").last?.components(separatedBy: "</figure>").first)
         #expect(plot.components(separatedBy: "<circle").count - 1 == 5 * 3)
         #expect(plot.contains("frame 0"))
         #expect(html.contains("SV-GEOM-019"))

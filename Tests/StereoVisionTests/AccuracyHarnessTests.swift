@@ -1,4 +1,5 @@
 import Testing
+
 @testable import StereoVision
 
 /// Accuracy harness: synthetic pairs from a known camera model; the measured values must match the injected truth.
@@ -29,7 +30,8 @@ struct AccuracyHarnessTests {
 
     static func row(_ name: String, _ injected: String, _ m: StereoMeasurement) -> String {
         func f(_ v: Double) -> String { let s = (v * 1000).rounded() / 1000; return "\(s)" }
-        return "| \(name) | \(injected) | dy med \(f(m.medianDy)) px, |dy| med \(f(m.medianAbsDy)), roll \(f(m.rollDegrees))°, scale \(f(m.verticalScalePercent)) %, keystone \(f(m.keystoneCornerPixels)) px, pitch² \(f(m.pitchEdgePixels)) px, disp far \(f(m.disparityFar)) near \(f(m.disparityNear)), inliers \(m.matches.count), conf \(f(m.confidence)) |"
+        return
+            "| \(name) | \(injected) | dy med \(f(m.medianDy)) px, |dy| med \(f(m.medianAbsDy)), roll \(f(m.rollDegrees))°, scale \(f(m.verticalScalePercent)) %, keystone \(f(m.keystoneCornerPixels)) px, pitch² \(f(m.pitchEdgePixels)) px, disp far \(f(m.disparityFar)) near \(f(m.disparityNear)), inliers \(m.matches.count), conf \(f(m.confidence)) |"
     }
 
     @Test func perfectPair() throws {
@@ -39,8 +41,8 @@ struct AccuracyHarnessTests {
         #expect(m.medianAbsDy < 0.3)
         #expect(abs(m.rollDegrees) < 0.05)
         #expect(abs(m.verticalScalePercent) < 0.2)
-        #expect(m.disparityFar > -0.5)          // nothing beyond infinity
-        #expect(m.disparityNear > 8)            // nearest plane at 1.6 m: f·B/Z ≈ 13.9 px
+        #expect(m.disparityFar > -0.5)  // nothing beyond infinity
+        #expect(m.disparityNear > 8)  // nearest plane at 1.6 m: f·B/Z ≈ 13.9 px
         #expect(m.matches.count > 100)
     }
 
@@ -110,7 +112,8 @@ struct AccuracyHarnessTests {
     }
 
     @Test func identicalEyes() throws {
-        let m = try #require(Self.measure(Case(name: "identical", scene: SyntheticStereo(), identical: true)).measurement)
+        let m = try #require(
+            Self.measure(Case(name: "identical", scene: SyntheticStereo(), identical: true)).measurement)
         print(Self.row("identical eyes", "R = L", m))
         #expect(abs(m.disparityNear - m.disparityFar) < 0.2)
         #expect(m.medianAbsDy < 0.05)
@@ -132,14 +135,14 @@ struct AccuracyHarnessTests {
 extension Double {
     var tanValue: Double {
         #if canImport(Glibc)
-        return Glibc.tan(self)
+            return Glibc.tan(self)
         #else
-        return Darwin.tan(self)
+            return Darwin.tan(self)
         #endif
     }
 }
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif

@@ -9,7 +9,10 @@ public enum TestMedia {
         for t in 0..<frames {
             out += Array("FRAME\n".utf8)
             for y in 0..<height {
-                for x in 0..<width { out.append(UInt8(truncatingIfNeeded: (x + shift + 3 * t) * 2 + y * 2 + ((x / 8 + y / 8 + t) % 2) * 40)) }
+                for x in 0..<width {
+                    out.append(
+                        UInt8(truncatingIfNeeded: (x + shift + 3 * t) * 2 + y * 2 + ((x / 8 + y / 8 + t) % 2) * 40))
+                }
             }
             for _ in 0..<2 {
                 for y in 0..<(height / 2) {
@@ -21,10 +24,16 @@ public enum TestMedia {
     }
 
     /// Raw Y4M bytes (a header line as given, then `frames` frames of `frameBytes` bytes): for hand-made bad inputs.
-    /// Frame `i` is filled with `fill`, else with 16 + 7·i; `cut` bytes are dropped from the end (a truncated last frame).
-    public static func rawY4M(header: String, frames: Int, frameBytes: Int, fill: UInt8? = nil, cut: Int = 0) -> [UInt8] {
+    /// Frame `i` is filled with `fill`, else with 16 + 7·i; `cut` bytes are dropped from the end (a truncated last
+    /// frame).
+    public static func rawY4M(header: String, frames: Int, frameBytes: Int, fill: UInt8? = nil, cut: Int = 0) -> [UInt8]
+    {
         var d = Array((header + "\n").utf8)
-        for i in 0..<frames { d += Array("FRAME\n".utf8) + [UInt8](repeating: fill ?? UInt8(truncatingIfNeeded: 16 + i * 7), count: frameBytes) }
+        for i in 0..<frames {
+            d +=
+                Array("FRAME\n".utf8)
+                + [UInt8](repeating: fill ?? UInt8(truncatingIfNeeded: 16 + i * 7), count: frameBytes)
+        }
         return Array(d.dropLast(cut))
     }
 
@@ -42,8 +51,12 @@ public enum TestMedia {
         guard let x265 else { throw TestSetupError("x265 CLI not found; run `bash scripts/setup.sh`") }
         let input = dir + "/" + name + ".y4m", output = dir + "/" + name + ".hevc"
         try write(y4m, to: input)
-        let r = try Run.program(x265, ["--input", input, "--preset", "ultrafast", "--no-scenecut", "--no-open-gop", "--log-level", "error",
-                                       "--no-progress", "-o", output] + extra, timeout: 300)
+        let r = try Run.program(
+            x265,
+            [
+                "--input", input, "--preset", "ultrafast", "--no-scenecut", "--no-open-gop", "--log-level", "error",
+                "--no-progress", "-o", output,
+            ] + extra, timeout: 300)
         guard r.status == 0 else { throw TestSetupError("x265 failed (\(r.status)): \(r.err)") }
         return output
     }
@@ -51,9 +64,13 @@ public enum TestMedia {
     /// A short test-pattern clip made by FFmpeg (`lavfi` testsrc, MPEG-4 Part 2 in the container `path` names):
     /// an input only FFmpeg decodes.
     public static func ffmpegClip(_ path: String, seconds: Int, size: String = "320x96") throws {
-        let r = try Run.program(try TestPrograms.requireFFmpeg(),
-                                ["-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc=size=\(size):rate=30", "-t", "\(seconds)",
-                                 "-c:v", "mpeg4", "-q:v", "5", path], timeout: 300)
+        let r = try Run.program(
+            try TestPrograms.requireFFmpeg(),
+            [
+                "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc=size=\(size):rate=30", "-t",
+                "\(seconds)",
+                "-c:v", "mpeg4", "-q:v", "5", path,
+            ], timeout: 300)
         guard r.status == 0 else { throw TestSetupError("FFmpeg could not make \(path): \(r.err)") }
     }
 }

@@ -36,7 +36,9 @@ public struct Requirement: Sendable {
 
     /// The oracle environment (`.venv-oracles`: PyAV, pillow-heif, pymediainfo, OpenCV, FFmpeg 9).
     public static var oracles: Requirement {
-        Requirement("oracle environment absent (.venv-oracles: PyAV, pillow-heif, pymediainfo, OpenCV; made by Benchmarks/oracles.sh)") {
+        Requirement(
+            "oracle environment absent (.venv-oracles: PyAV, pillow-heif, pymediainfo, OpenCV; made by Benchmarks/oracles.sh)"
+        ) {
             TestPaths.oraclePython != nil
         }
     }
@@ -64,7 +66,9 @@ final class OracleModules: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         if let k = known[module] { return k }
-        let ok = TestPaths.oraclePython.map { (try? Run.program($0, ["-c", "import " + module], timeout: 120).status) == 0 } ?? false
+        let ok =
+            TestPaths.oraclePython.map { (try? Run.program($0, ["-c", "import " + module], timeout: 120).status) == 0 }
+            ?? false
         known[module] = ok
         return ok
     }
@@ -73,10 +77,13 @@ final class OracleModules: @unchecked Sendable {
 extension Trait where Self == ConditionTrait {
     /// Runs the test only when every requirement is met; otherwise it is skipped with the first missing one's reason,
     /// and counted in the line the run ends with.
-    public static func needs(_ requirements: Requirement..., sourceLocation: SourceLocation = #_sourceLocation) -> Self {
+    public static func needs(_ requirements: Requirement..., sourceLocation: SourceLocation = #_sourceLocation) -> Self
+    {
         let missing = requirements.first { !$0.met() }
-        return .enabled(Comment(rawValue: missing?.reason ?? "needs " + requirements.map(\.reason).joined(separator: "; ")),
-                        sourceLocation: sourceLocation) {
+        return .enabled(
+            Comment(rawValue: missing?.reason ?? "needs " + requirements.map(\.reason).joined(separator: "; ")),
+            sourceLocation: sourceLocation
+        ) {
             SkipLedger.shared.count(skippedFor: missing?.reason)
             return missing == nil
         }
@@ -117,9 +124,12 @@ public final class SkipLedger: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         let total = skips.values.reduce(0, +)
-        guard total > 0 else { return "skipped: none — all \(checked) tests that need the shared media or an oracle ran" }
+        guard total > 0 else {
+            return "skipped: none — all \(checked) tests that need the shared media or an oracle ran"
+        }
         let parts = skips.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.map { "\($0.value): \($0.key)" }
-        return "skipped: \(total) of \(checked) tests that need the shared media or an oracle — " + parts.joined(separator: "; ")
+        return "skipped: \(total) of \(checked) tests that need the shared media or an oracle — "
+            + parts.joined(separator: "; ")
     }
 
     /// Printed at exit, after a short pause so that the test library's own last lines (written as its events

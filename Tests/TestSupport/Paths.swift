@@ -35,7 +35,9 @@ public enum TestPaths {
     /// The oracle environment's Python (`.venv-oracles`, made by Benchmarks/oracles.sh: PyAV, pillow-heif,
     /// pymediainfo, OpenCV), or nil when absent. `SPATIAL_MEDIA_ORACLES` names another venv.
     public static let oraclePython: String? = {
-        let venv = ProcessInfo.processInfo.environment["SPATIAL_MEDIA_ORACLES"].flatMap { $0.isEmpty ? nil : $0 } ?? packageRoot + "/.venv-oracles"
+        let venv =
+            ProcessInfo.processInfo.environment["SPATIAL_MEDIA_ORACLES"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? packageRoot + "/.venv-oracles"
         let p = venv + "/bin/python"
         return FileManager.default.isExecutableFile(atPath: p) ? p : nil
     }()
@@ -43,7 +45,8 @@ public enum TestPaths {
     /// A program on `PATH` (or in the usual system directories), or nil.
     public static func which(_ tool: String) -> String? {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
-        let dirs = path.split(separator: ":").map(String.init) + ["/usr/bin", "/usr/local/bin", "/bin", "/opt/homebrew/bin"]
+        let dirs =
+            path.split(separator: ":").map(String.init) + ["/usr/bin", "/usr/local/bin", "/bin", "/opt/homebrew/bin"]
         return dirs.lazy.map { $0 + "/" + tool }.first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 

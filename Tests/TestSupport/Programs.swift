@@ -14,10 +14,10 @@ public enum TestPrograms {
     public static let binDir: String? = {
         if let e = ProcessInfo.processInfo.environment["SPATIAL_MEDIA_BIN_DIR"], !e.isEmpty { return e }
         #if os(Linux)
-        // The test bundle is an executable: …/debug/spatial-mediaPackageTests.xctest.
-        if let exe = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
-            return (exe as NSString).deletingLastPathComponent
-        }
+            // The test bundle is an executable: …/debug/spatial-mediaPackageTests.xctest.
+            if let exe = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
+                return (exe as NSString).deletingLastPathComponent
+            }
         #endif
         if let bundle = Bundle.allBundles.first(where: { $0.bundlePath.hasSuffix(".xctest") }) {
             return (bundle.bundlePath as NSString).deletingLastPathComponent
@@ -34,7 +34,10 @@ public enum TestPrograms {
 
     /// The built `spatial-media`; throws (the test fails) when it is missing, since `swift test` always builds it.
     public static func requireBinary() throws -> String {
-        guard let binary else { throw TestSetupError("spatial-media not found next to the test bundle (\(binDir ?? "?")); run `swift build`") }
+        guard let binary else {
+            throw TestSetupError(
+                "spatial-media not found next to the test bundle (\(binDir ?? "?")); run `swift build`")
+        }
         return binary
     }
 

@@ -15,8 +15,10 @@ public struct RunResult: Sendable {
 /// the program), standard input is empty, and a program that outlives its timeout is killed.
 public enum Run {
     /// Runs `exe` with `args`. `env` adds to (or replaces entries of) the inherited environment.
-    public static func program(_ exe: String, _ args: [String], env: [String: String] = [:], cwd: String? = nil,
-                               timeout: TimeInterval = 600) throws -> RunResult {
+    public static func program(
+        _ exe: String, _ args: [String], env: [String: String] = [:], cwd: String? = nil,
+        timeout: TimeInterval = 600
+    ) throws -> RunResult {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: exe)
         p.arguments = args
@@ -25,7 +27,8 @@ public enum Run {
         let dir = try TestPaths.tempDir("run")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let outPath = dir + "/out", errPath = dir + "/err"
-        guard FileManager.default.createFile(atPath: outPath, contents: nil), FileManager.default.createFile(atPath: errPath, contents: nil)
+        guard FileManager.default.createFile(atPath: outPath, contents: nil),
+            FileManager.default.createFile(atPath: errPath, contents: nil)
         else { throw TestSetupError("cannot create output files in \(dir)") }
         let out = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
         let err = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
@@ -49,18 +52,21 @@ public enum Run {
         }
         try out.close()
         try err.close()
-        return RunResult(status: p.terminationStatus,
-                         out: (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? "",
-                         err: (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? "",
-                         signalled: p.terminationReason == .uncaughtSignal, timedOut: timedOut)
+        return RunResult(
+            status: p.terminationStatus,
+            out: (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? "",
+            err: (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? "",
+            signalled: p.terminationReason == .uncaughtSignal, timedOut: timedOut)
     }
 
     /// The processes below `pid` (children first seen in /proc on Linux; none elsewhere).
     static func descendants(of pid: Int32) -> [Int32] {
         var parent: [Int32: Int32] = [:]
         for name in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
-            guard let child = Int32(name), let stat = try? String(contentsOfFile: "/proc/\(name)/stat", encoding: .utf8),
-                  let close = stat.lastIndex(of: ")") else { continue }
+            guard let child = Int32(name),
+                let stat = try? String(contentsOfFile: "/proc/\(name)/stat", encoding: .utf8),
+                let close = stat.lastIndex(of: ")")
+            else { continue }
             // "pid (comm) state ppid …": the command name may hold spaces, so read after its closing parenthesis.
             let fields = stat[stat.index(after: close)...].split(separator: " ")
             if fields.count > 1, let ppid = Int32(fields[1]) { parent[child] = ppid }
@@ -75,7 +81,9 @@ public enum Run {
     }
 
     /// Runs the built `spatial-media` (the test fails when it was not built).
-    public static func cli(_ args: [String], env: [String: String] = [:], cwd: String? = nil, timeout: TimeInterval = 600) throws -> RunResult {
+    public static func cli(
+        _ args: [String], env: [String: String] = [:], cwd: String? = nil, timeout: TimeInterval = 600
+    ) throws -> RunResult {
         try program(try TestPrograms.requireBinary(), args, env: env, cwd: cwd, timeout: timeout)
     }
 
@@ -94,13 +102,17 @@ public enum Oracle {
     public static func json(_ script: String, _ args: [String], timeout: TimeInterval = 900) throws -> Any {
         guard let python = TestPaths.oraclePython else { throw TestSetupError("oracle environment absent") }
         let r = try Run.program(python, [TestPaths.package(script)] + args, timeout: timeout)
-        guard r.status == 0 else { throw TestSetupError("oracle \(script) \(args.first ?? "") failed (\(r.status)): \(r.err.suffix(2000))") }
+        guard r.status == 0 else {
+            throw TestSetupError("oracle \(script) \(args.first ?? "") failed (\(r.status)): \(r.err.suffix(2000))")
+        }
         return try JSONSerialization.jsonObject(with: Data(r.out.utf8))
     }
 
     /// Like ``json(_:_:timeout:)`` for a script that prints one JSON object.
     public static func object(_ script: String, _ args: [String], timeout: TimeInterval = 900) throws -> [String: Any] {
-        guard let o = try json(script, args, timeout: timeout) as? [String: Any] else { throw TestSetupError("oracle \(script): not a JSON object") }
+        guard let o = try json(script, args, timeout: timeout) as? [String: Any] else {
+            throw TestSetupError("oracle \(script): not a JSON object")
+        }
         return o
     }
 }

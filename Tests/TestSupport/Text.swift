@@ -9,7 +9,8 @@ public enum Golden {
 
     /// The first line where two texts differ, for a readable failure.
     public static func firstDifference(_ a: String, _ b: String) -> String? {
-        let la = a.split(separator: "\n", omittingEmptySubsequences: false), lb = b.split(separator: "\n", omittingEmptySubsequences: false)
+        let la = a.split(separator: "\n", omittingEmptySubsequences: false),
+            lb = b.split(separator: "\n", omittingEmptySubsequences: false)
         for i in 0..<max(la.count, lb.count) {
             let x = i < la.count ? String(la[i]) : "<end>", y = i < lb.count ? String(lb[i]) : "<end>"
             if x != y { return "line \(i + 1):\n  expected: \(x)\n  actual:   \(y)" }

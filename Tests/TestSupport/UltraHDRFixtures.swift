@@ -1,7 +1,7 @@
 import BinaryIO
 import Codecs
-import ImageFormats
 import ISOBMFF
+import ImageFormats
 
 /// JPEGs with an HDR gain map written from the published layouts, for tests: an Android Ultra HDR photo (MPF index
 /// with the primary as Baseline MP Primary and the gain map as Undefined; primary XMP with `hdrgm:Version` and a
@@ -37,8 +37,8 @@ public enum UltraHDRFixture {
     public static func make(_ variant: Variant, width: Int = 256, height: Int = 192, seed: UInt32 = 1, values: Values)
         throws -> Made
     {
-        var rng = seed &* 2654435761 &+ 12345
-        func next() -> UInt8 { rng = rng &* 1664525 &+ 1013904223; return UInt8(truncatingIfNeeded: rng >> 24) }
+        var rng = seed &* 2_654_435_761 &+ 12345
+        func next() -> UInt8 { rng = rng &* 1_664_525 &+ 1_013_904_223; return UInt8(truncatingIfNeeded: rng >> 24) }
         var rgb = [UInt8](repeating: 0, count: width * height * 3)
         for y in 0..<height {
             for x in 0..<width {
@@ -106,7 +106,8 @@ public enum UltraHDRFixture {
         return open + fields.map { " hdrgm:\($0.0)=\"\($0.1)\"" }.joined() + "/></rdf:RDF></x:xmpmeta>"
     }
 
-    /// The ISO 21496-1 APP2 payload: identifier, versions, and (in the gain map) the metadata with a denominator of 1 000 000.
+    /// The ISO 21496-1 APP2 payload: identifier, versions, and (in the gain map) the metadata with a denominator of 1
+    /// 000 000.
     public static func isoBlock(_ v: Values, full: Bool) -> [UInt8] {
         var w = ByteWriter()
         w.write(Array(GainMapMetadata.isoURN.utf8) + [0])

@@ -1,23 +1,32 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import BinaryIO
 import SystemSupport
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// Apple's UUIDs for the HEIF camera and stereo properties found in Vision Pro / iPhone spatial photos.
 public enum AppleUUID {
     /// Camera intrinsics, same payload as `cmin`.
-    public static let cameraIntrinsics: [UInt8] = [0x22, 0xcc, 0x04, 0xc7, 0xd6, 0xd9, 0x4e, 0x07, 0x9d, 0x90, 0x4e, 0xb6, 0xec, 0xba, 0xf3, 0xa3]
+    public static let cameraIntrinsics: [UInt8] = [
+        0x22, 0xcc, 0x04, 0xc7, 0xd6, 0xd9, 0x4e, 0x07, 0x9d, 0x90, 0x4e, 0xb6, 0xec, 0xba, 0xf3, 0xa3,
+    ]
     /// Camera extrinsics, same payload as `cmex`.
-    public static let cameraExtrinsics: [UInt8] = [0x43, 0x63, 0xe9, 0x14, 0x5b, 0x7d, 0x4a, 0xab, 0x97, 0xae, 0xbe, 0xa6, 0x98, 0x03, 0xb4, 0x34]
+    public static let cameraExtrinsics: [UInt8] = [
+        0x43, 0x63, 0xe9, 0x14, 0x5b, 0x7d, 0x4a, 0xab, 0x97, 0xae, 0xbe, 0xa6, 0x98, 0x03, 0xb4, 0x34,
+    ]
     /// Horizontal disparity adjustment: a signed 32-bit value in 1/10000 of the image width, no version/flags.
-    public static let disparityAdjustment: [UInt8] = [0xde, 0x22, 0x50, 0x85, 0x36, 0xcb, 0x43, 0x65, 0x87, 0x43, 0x2f, 0x87, 0x05, 0xe7, 0xc7, 0x8a]
+    public static let disparityAdjustment: [UInt8] = [
+        0xde, 0x22, 0x50, 0x85, 0x36, 0xcb, 0x43, 0x65, 0x87, 0x43, 0x2f, 0x87, 0x05, 0xe7, 0xc7, 0x8a,
+    ]
     /// Google spherical video v1 XML box.
-    public static let sphericalV1: [UInt8] = [0xff, 0xcc, 0x82, 0x63, 0xf8, 0x55, 0x4a, 0x93, 0x88, 0x14, 0x58, 0x7a, 0x02, 0x52, 0x1f, 0xdd]
+    public static let sphericalV1: [UInt8] = [
+        0xff, 0xcc, 0x82, 0x63, 0xf8, 0x55, 0x4a, 0x93, 0x88, 0x14, 0x58, 0x7a, 0x02, 0x52, 0x1f, 0xdd,
+    ]
 }
 
 /// `cmin` CameraIntrinsicMatrixProperty (ISO/IEC 23008-12 amendment; Apple writes the same payload in a
@@ -33,16 +42,23 @@ public struct CameraIntrinsicsProperty: BoxPayload, FullBoxCarrying, Equatable {
 
     public init(parsing r: inout ByteReader, context: inout ParseContext) throws(ParseError) {
         fullBox = try FullBoxHeader(parsing: &r)
-        guard fullBox.version == 0 else { throw r.fail(.unsupportedVersion, "camera intrinsics version \(fullBox.version)") }
+        guard fullBox.version == 0 else {
+            throw r.fail(.unsupportedVersion, "camera intrinsics version \(fullBox.version)")
+        }
         focalLengthX = try r.readI32(); principalPointX = try r.readI32(); principalPointY = try r.readI32()
         if fullBox.flags & 1 != 0 { focalLengthY = try r.readI32(); skew = try r.readI32() }
     }
     /// Builds intrinsics from pixel values for an image of `width`×`height`.
-    public init(fx: Double, fy: Double? = nil, cx: Double, cy: Double, width: Int, height: Int, denominatorShift: UInt8 = 28) {
+    public init(
+        fx: Double, fy: Double? = nil, cx: Double, cy: Double, width: Int, height: Int, denominatorShift: UInt8 = 28
+    ) {
         let shift = min(denominatorShift, 30)
         let unit = Double(UInt64(1) << UInt64(shift))
         var flags = UInt32(shift) << 8
-        func q(_ v: Double) -> Int32 { let x = (v * unit).rounded(); return x.isFinite ? Int32(max(min(x, Double(Int32.max)), Double(Int32.min))) : 0 }
+        func q(_ v: Double) -> Int32 {
+            let x = (v * unit).rounded();
+            return x.isFinite ? Int32(max(min(x, Double(Int32.max)), Double(Int32.min))) : 0
+        }
         focalLengthX = q(fx / Double(max(width, 1)))
         principalPointX = q(cx / Double(max(width, 1)))
         principalPointY = q(cy / Double(max(height, 1)))
@@ -72,10 +88,14 @@ public struct CameraIntrinsicsProperty: BoxPayload, FullBoxCarrying, Equatable {
     public var cyRelative: Double { Double(principalPointY) / unit }
     public var skewValue: Double { Double(skew ?? 0) / Double(UInt64(1) << UInt64(skewDenominatorShift)) }
     public var summary: String {
-        "fx=\(fmt(fxRelative, 6))·W cx=\(fmt(cxRelative, 6))·W cy=\(fmt(cyRelative, 6))·H shift=\(denominatorShift)" + (focalLengthY.map { " fy=\(fmt(Double($0) / unit, 6))·H" } ?? "")
+        "fx=\(fmt(fxRelative, 6))·W cx=\(fmt(cxRelative, 6))·W cy=\(fmt(cyRelative, 6))·H shift=\(denominatorShift)"
+            + (focalLengthY.map { " fy=\(fmt(Double($0) / unit, 6))·H" } ?? "")
     }
     public var json: [(String, JSON)] {
-        [("fx_relative", .double(fxRelative)), ("cx_relative", .double(cxRelative)), ("cy_relative", .double(cyRelative)), ("denominator_shift", .uint(UInt64(denominatorShift)))]
+        [
+            ("fx_relative", .double(fxRelative)), ("cx_relative", .double(cxRelative)),
+            ("cy_relative", .double(cyRelative)), ("denominator_shift", .uint(UInt64(denominatorShift))),
+        ]
     }
 }
 
@@ -86,13 +106,16 @@ public struct CameraExtrinsicsProperty: BoxPayload, FullBoxCarrying, Equatable {
     public var positionX: Int32?
     public var positionY: Int32?
     public var positionZ: Int32?
-    /// Version 0: quaternion x, y, z (each /2^14, or /2^30 with flag 0x10). Version 1: yaw, pitch, roll (16.16 degrees).
+    /// Version 0: quaternion x, y, z (each /2^14, or /2^30 with flag 0x10). Version 1: yaw, pitch, roll (16.16
+    /// degrees).
     public var orientation: [Int32]?
     public var worldCoordinateSystemID: UInt32?
 
     public init(parsing r: inout ByteReader, context: inout ParseContext) throws(ParseError) {
         fullBox = try FullBoxHeader(parsing: &r)
-        guard fullBox.version <= 1 else { throw r.fail(.unsupportedVersion, "camera extrinsics version \(fullBox.version)") }
+        guard fullBox.version <= 1 else {
+            throw r.fail(.unsupportedVersion, "camera extrinsics version \(fullBox.version)")
+        }
         let f = fullBox.flags
         positionX = f & 1 != 0 ? try r.readI32() : nil
         positionY = f & 2 != 0 ? try r.readI32() : nil
@@ -124,13 +147,19 @@ public struct CameraExtrinsicsProperty: BoxPayload, FullBoxCarrying, Equatable {
         if f & 8 != 0 {
             let o = orientation ?? [0, 0, 0]
             for v in o.prefix(3) {
-                if fullBox.version == 0 && f & 0x10 == 0 { w.writeI16(Int16(truncatingIfNeeded: v)) } else { w.writeI32(v) }
+                if fullBox.version == 0 && f & 0x10 == 0 {
+                    w.writeI16(Int16(truncatingIfNeeded: v))
+                } else {
+                    w.writeI32(v)
+                }
             }
         }
         if f & 0x20 != 0 { w.writeU32(worldCoordinateSystemID ?? 0) }
     }
     /// Position in micrometres (absent components are 0).
-    public var position: (x: Int64, y: Int64, z: Int64) { (Int64(positionX ?? 0), Int64(positionY ?? 0), Int64(positionZ ?? 0)) }
+    public var position: (x: Int64, y: Int64, z: Int64) {
+        (Int64(positionX ?? 0), Int64(positionY ?? 0), Int64(positionZ ?? 0))
+    }
     /// Orientation as a unit quaternion (x, y, z, w), or nil when the box has none.
     public var quaternion: (x: Double, y: Double, z: Double, w: Double)? {
         guard let o = orientation, o.count == 3 else { return nil }
@@ -144,7 +173,10 @@ public struct CameraExtrinsicsProperty: BoxPayload, FullBoxCarrying, Equatable {
         let d = Double.pi / 180 / 65536
         let yaw = Double(o[0]) * d / 2, pitch = Double(o[1]) * d / 2, roll = Double(o[2]) * d / 2
         let (cy, sy, cp, sp, cr, sr) = (cos(yaw), sin(yaw), cos(pitch), sin(pitch), cos(roll), sin(roll))
-        return (sr * cp * cy - cr * sp * sy, cr * sp * cy + sr * cp * sy, cr * cp * sy - sr * sp * cy, cr * cp * cy + sr * sp * sy)
+        return (
+            sr * cp * cy - cr * sp * sy, cr * sp * cy + sr * cp * sy, cr * cp * sy - sr * sp * cy,
+            cr * cp * cy + sr * sp * sy
+        )
     }
     /// Rotation angle in degrees (0 when no orientation).
     public var rotationDegrees: Double {
@@ -154,11 +186,14 @@ public struct CameraExtrinsicsProperty: BoxPayload, FullBoxCarrying, Equatable {
     }
     public var summary: String {
         let p = position
-        return "v\(fullBox.version) flags=0x\(String(fullBox.flags, radix: 16)) position=(\(p.x), \(p.y), \(p.z)) µm" + (orientation == nil ? "" : " rotation=\(fmt(rotationDegrees, 3))°")
+        return "v\(fullBox.version) flags=0x\(String(fullBox.flags, radix: 16)) position=(\(p.x), \(p.y), \(p.z)) µm"
+            + (orientation == nil ? "" : " rotation=\(fmt(rotationDegrees, 3))°")
     }
     public var json: [(String, JSON)] {
         let p = position
-        return [("position_um", .array([.int(p.x), .int(p.y), .int(p.z)])), ("rotation_degrees", .double(rotationDegrees))]
+        return [
+            ("position_um", .array([.int(p.x), .int(p.y), .int(p.z)])), ("rotation_degrees", .double(rotationDegrees)),
+        ]
     }
 }
 

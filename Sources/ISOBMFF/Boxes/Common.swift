@@ -19,10 +19,14 @@ public struct FileTypeBox: BoxPayload, Equatable {
         w.writeFourCC(majorBrand); w.writeU32(minorVersion)
         for b in compatibleBrands { w.writeFourCC(b) }
     }
-    public var summary: String { "major=\(majorBrand) minor=\(minorVersion) compatible=[\(compatibleBrands.map(\.description).joined(separator: ","))]" }
+    public var summary: String {
+        "major=\(majorBrand) minor=\(minorVersion) compatible=[\(compatibleBrands.map(\.description).joined(separator: ","))]"
+    }
     public var json: [(String, JSON)] {
-        [("major_brand", .string(majorBrand.description)), ("minor_version", .uint(UInt64(minorVersion))),
-         ("compatible_brands", .array(compatibleBrands.map { .string($0.description) }))]
+        [
+            ("major_brand", .string(majorBrand.description)), ("minor_version", .uint(UInt64(minorVersion))),
+            ("compatible_brands", .array(compatibleBrands.map { .string($0.description) })),
+        ]
     }
 }
 
@@ -37,7 +41,9 @@ public struct FullBoxOnly: BoxPayload, FullBoxCarrying, Equatable {
     public func write(to w: inout ByteWriter) { fullBox.write(to: &w) }
     public var versionForChildren: UInt8? { fullBox.version }
     public var summary: String { "v\(fullBox.version) flags=0x\(String(fullBox.flags, radix: 16))" }
-    public var json: [(String, JSON)] { [("version", .uint(UInt64(fullBox.version))), ("flags", .uint(UInt64(fullBox.flags)))] }
+    public var json: [(String, JSON)] {
+        [("version", .uint(UInt64(fullBox.version))), ("flags", .uint(UInt64(fullBox.flags)))]
+    }
 }
 
 /// `meta` (ISO/IEC 14496-12 §8.11.1 MetaBox). ISO files write it as a FullBox; QuickTime writes a
@@ -50,8 +56,9 @@ public struct MetaBoxHeader: BoxPayload, FullBoxCarrying, Equatable {
     public init(parsing r: inout ByteReader, context: inout ParseContext) throws(ParseError) {
         // QuickTime form: the payload starts with a box header whose type is printable (hdlr, keys…).
         if r.remaining >= 8, let b4 = r.peekU8(ahead: 4), let b7 = r.peekU8(ahead: 7),
-           (0x61...0x7A).contains(b4) || (0x41...0x5A).contains(b4), b7 >= 0x20, r.peekU8(ahead: 0) == 0,
-           let size = r.peekU32(), size >= 8, Int(size) <= r.remaining {
+            (0x61...0x7A).contains(b4) || (0x41...0x5A).contains(b4), b7 >= 0x20, r.peekU8(ahead: 0) == 0,
+            let size = r.peekU32(), size >= 8, Int(size) <= r.remaining
+        {
             isoFullBox = nil
         } else {
             isoFullBox = try FullBoxHeader(parsing: &r)
@@ -90,7 +97,8 @@ public struct HandlerBox: BoxPayload, FullBoxCarrying, Equatable {
     /// The handler name, decoded from either form.
     public var name: String {
         var b = nameBytes
-        if let first = b.first, Int(first) == b.count - 1, first > 0, preDefined != 0 { b.removeFirst() } // Pascal string
+        // Pascal string
+        if let first = b.first, Int(first) == b.count - 1, first > 0, preDefined != 0 { b.removeFirst() }
         if let nul = b.firstIndex(of: 0) { b = Array(b[..<nul]) }
         return String(decoding: b, as: UTF8.self)
     }
@@ -114,13 +122,16 @@ public struct OpaqueFullBox: BoxPayload, FullBoxCarrying, Equatable {
 /// Reads a table of `count` entries of `entrySize` bytes, checking first that the bytes are present
 /// and that the count is within ``Limits/maxTableEntries`` (never allocates from the count alone).
 @inline(__always)
-func checkTable(_ r: ByteReader, count: UInt64, entrySize: Int, _ name: String, _ ctx: ParseContext) throws(ParseError) -> Int {
+func checkTable(_ r: ByteReader, count: UInt64, entrySize: Int, _ name: String, _ ctx: ParseContext) throws(ParseError)
+    -> Int
+{
     let n = try Checked.int(count, offset: r.absoluteOffset)
     try Limits.check(n, ctx.limits.maxTableEntries, "maxTableEntries (\(name))", offset: r.absoluteOffset)
     let bytes = try Checked.mul(n, entrySize, offset: r.absoluteOffset)
     if bytes > r.remaining {
-        throw ParseError(.truncated, offset: r.absoluteOffset,
-                         "\(name) declares \(n) entries (\(bytes) bytes) but only \(r.remaining) bytes remain")
+        throw ParseError(
+            .truncated, offset: r.absoluteOffset,
+            "\(name) declares \(n) entries (\(bytes) bytes) but only \(r.remaining) bytes remain")
     }
     return n
 }

@@ -4,17 +4,22 @@ import SystemSupport
 /// `trex` TrackExtendsBox (§8.8.3).
 public struct TrackExtendsBox: BoxPayload, FullBoxCarrying, Equatable {
     public var fullBox: FullBoxHeader
-    public var trackID, defaultSampleDescriptionIndex, defaultSampleDuration, defaultSampleSize, defaultSampleFlags: UInt32
+    public var trackID, defaultSampleDescriptionIndex, defaultSampleDuration, defaultSampleSize,
+        defaultSampleFlags: UInt32
     public init(parsing r: inout ByteReader, context: inout ParseContext) throws(ParseError) {
         fullBox = try FullBoxHeader(parsing: &r)
-        trackID = try r.readU32(); defaultSampleDescriptionIndex = try r.readU32(); defaultSampleDuration = try r.readU32()
+        trackID = try r.readU32(); defaultSampleDescriptionIndex = try r.readU32();
+        defaultSampleDuration = try r.readU32()
         defaultSampleSize = try r.readU32(); defaultSampleFlags = try r.readU32()
     }
     public func write(to w: inout ByteWriter) {
         fullBox.write(to: &w)
-        for v in [trackID, defaultSampleDescriptionIndex, defaultSampleDuration, defaultSampleSize, defaultSampleFlags] { w.writeU32(v) }
+        for v in [trackID, defaultSampleDescriptionIndex, defaultSampleDuration, defaultSampleSize, defaultSampleFlags]
+        { w.writeU32(v) }
     }
-    public var summary: String { "track_ID=\(trackID) default_duration=\(defaultSampleDuration) default_size=\(defaultSampleSize)" }
+    public var summary: String {
+        "track_ID=\(trackID) default_duration=\(defaultSampleDuration) default_size=\(defaultSampleSize)"
+    }
 }
 
 /// `mfhd` MovieFragmentHeaderBox (§8.8.5), `mehd` (§8.8.2) and `tfdt` (§8.8.12): a FullBox with
@@ -55,7 +60,9 @@ public struct TrackFragmentHeaderBox: BoxPayload, FullBoxCarrying, Equatable {
     public func write(to w: inout ByteWriter) {
         fullBox.write(to: &w); w.writeU32(trackID)
         if let v = baseDataOffset { w.writeU64(v) }
-        for v in [sampleDescriptionIndex, defaultSampleDuration, defaultSampleSize, defaultSampleFlags] { if let v { w.writeU32(v) } }
+        for v in [sampleDescriptionIndex, defaultSampleDuration, defaultSampleSize, defaultSampleFlags] {
+            if let v { w.writeU32(v) }
+        }
     }
     public var summary: String { "track_ID=\(trackID) flags=0x\(String(fullBox.flags, radix: 16))" }
 }
@@ -85,14 +92,18 @@ public struct TrackRunBox: BoxPayload, FullBoxCarrying, Equatable {
         let per = [0x100, 0x200, 0x400, 0x800].filter { f & UInt32($0) != 0 }.count * 4
         samples = []
         if per == 0 {
-            try Limits.check(Int(clamping: sampleCount), context.limits.maxSamples, "maxSamples (trun)", offset: r.absoluteOffset)
+            try Limits.check(
+                Int(clamping: sampleCount), context.limits.maxSamples, "maxSamples (trun)", offset: r.absoluteOffset)
             return
         }
         let n = try checkTable(r, count: UInt64(sampleCount), entrySize: per, "trun", context)
         samples.reserveCapacity(n)
         for _ in 0..<n {
-            samples.append(Sample(duration: f & 0x100 != 0 ? try r.readU32() : nil, size: f & 0x200 != 0 ? try r.readU32() : nil,
-                                  flags: f & 0x400 != 0 ? try r.readU32() : nil, compositionOffset: f & 0x800 != 0 ? try r.readU32() : nil))
+            samples.append(
+                Sample(
+                    duration: f & 0x100 != 0 ? try r.readU32() : nil, size: f & 0x200 != 0 ? try r.readU32() : nil,
+                    flags: f & 0x400 != 0 ? try r.readU32() : nil,
+                    compositionOffset: f & 0x800 != 0 ? try r.readU32() : nil))
         }
     }
     public func write(to w: inout ByteWriter) {
@@ -122,17 +133,27 @@ public struct SegmentIndexBox: BoxPayload, FullBoxCarrying, Equatable {
     public init(parsing r: inout ByteReader, context: inout ParseContext) throws(ParseError) {
         fullBox = try FullBoxHeader(parsing: &r)
         referenceID = try r.readU32(); timescale = try r.readU32()
-        if fullBox.version == 0 { earliestPresentationTime = UInt64(try r.readU32()); firstOffset = UInt64(try r.readU32()) }
-        else { earliestPresentationTime = try r.readU64(); firstOffset = try r.readU64() }
+        if fullBox.version == 0 {
+            earliestPresentationTime = UInt64(try r.readU32()); firstOffset = UInt64(try r.readU32())
+        } else {
+            earliestPresentationTime = try r.readU64(); firstOffset = try r.readU64()
+        }
         reserved = try r.readU16()
         let n = try checkTable(r, count: UInt64(try r.readU16()), entrySize: 12, "sidx", context)
         references = []
-        for _ in 0..<n { references.append(Reference(typeAndSize: try r.readU32(), subsegmentDuration: try r.readU32(), sap: try r.readU32())) }
+        for _ in 0..<n {
+            references.append(
+                Reference(typeAndSize: try r.readU32(), subsegmentDuration: try r.readU32(), sap: try r.readU32()))
+        }
     }
     public func write(to w: inout ByteWriter) {
         fullBox.write(to: &w); w.writeU32(referenceID); w.writeU32(timescale)
-        if fullBox.version == 0 { w.writeU32(UInt32(truncatingIfNeeded: earliestPresentationTime)); w.writeU32(UInt32(truncatingIfNeeded: firstOffset)) }
-        else { w.writeU64(earliestPresentationTime); w.writeU64(firstOffset) }
+        if fullBox.version == 0 {
+            w.writeU32(UInt32(truncatingIfNeeded: earliestPresentationTime));
+            w.writeU32(UInt32(truncatingIfNeeded: firstOffset))
+        } else {
+            w.writeU64(earliestPresentationTime); w.writeU64(firstOffset)
+        }
         w.writeU16(reserved); w.writeU16(UInt16(truncatingIfNeeded: references.count))
         for x in references { w.writeU32(x.typeAndSize); w.writeU32(x.subsegmentDuration); w.writeU32(x.sap) }
     }

@@ -23,7 +23,9 @@ public struct PrimaryItemBox: BoxPayload, FullBoxCarrying, Equatable {
 public struct ItemInfoHeader: BoxPayload, FullBoxCarrying, Equatable {
     public var fullBox: FullBoxHeader
     public var entryCount: UInt32
-    public init(entryCount: UInt32) { fullBox = FullBoxHeader(version: entryCount > 0xFFFF ? 1 : 0); self.entryCount = entryCount }
+    public init(entryCount: UInt32) {
+        fullBox = FullBoxHeader(version: entryCount > 0xFFFF ? 1 : 0); self.entryCount = entryCount
+    }
     public init(parsing r: inout ByteReader, context: inout ParseContext) throws(ParseError) {
         fullBox = try FullBoxHeader(parsing: &r)
         entryCount = fullBox.version == 0 ? UInt32(try r.readU16()) : try r.readU32()
@@ -109,11 +111,15 @@ public struct ItemInfoEntry: BoxPayload, FullBoxCarrying, Equatable {
     /// Flag 1: the item is hidden (not meant to be displayed on its own).
     public var hidden: Bool { fullBox.flags & 1 != 0 }
     public var summary: String {
-        "item_ID=\(itemID) type=\(itemType?.description ?? "-")" + (itemName.value.isEmpty ? "" : " name=\"\(itemName.value)\"")
+        "item_ID=\(itemID) type=\(itemType?.description ?? "-")"
+            + (itemName.value.isEmpty ? "" : " name=\"\(itemName.value)\"")
             + (contentType.map { " content_type=\($0.value)" } ?? "") + (hidden ? " hidden" : "")
     }
     public var json: [(String, JSON)] {
-        [("item_id", .uint(UInt64(itemID))), ("item_type", .string(itemType?.description ?? "")), ("name", .string(itemName.value)), ("hidden", .bool(hidden))]
+        [
+            ("item_id", .uint(UInt64(itemID))), ("item_type", .string(itemType?.description ?? "")),
+            ("name", .string(itemName.value)), ("hidden", .bool(hidden)),
+        ]
     }
 }
 
@@ -123,7 +129,9 @@ public struct ItemLocationBox: BoxPayload, FullBoxCarrying, Equatable {
         public var index: UInt64
         public var offset: UInt64
         public var length: UInt64
-        public init(index: UInt64 = 0, offset: UInt64, length: UInt64) { self.index = index; self.offset = offset; self.length = length }
+        public init(index: UInt64 = 0, offset: UInt64, length: UInt64) {
+            self.index = index; self.offset = offset; self.length = length
+        }
     }
     public struct Item: Sendable, Equatable {
         public var itemID: UInt32
@@ -144,7 +152,10 @@ public struct ItemLocationBox: BoxPayload, FullBoxCarrying, Equatable {
     public var indexSize: UInt8
     public var items: [Item]
 
-    public init(version: UInt8 = 1, offsetSize: UInt8 = 4, lengthSize: UInt8 = 4, baseOffsetSize: UInt8 = 0, indexSize: UInt8 = 0, items: [Item]) {
+    public init(
+        version: UInt8 = 1, offsetSize: UInt8 = 4, lengthSize: UInt8 = 4, baseOffsetSize: UInt8 = 0,
+        indexSize: UInt8 = 0, items: [Item]
+    ) {
         fullBox = FullBoxHeader(version: version); self.offsetSize = offsetSize; self.lengthSize = lengthSize
         self.baseOffsetSize = baseOffsetSize; self.indexSize = indexSize; self.items = items
     }
@@ -153,10 +164,14 @@ public struct ItemLocationBox: BoxPayload, FullBoxCarrying, Equatable {
         guard fullBox.version <= 2 else { throw r.fail(.unsupportedVersion, "iloc version \(fullBox.version)") }
         let a = try r.readU8(), b = try r.readU8()
         offsetSize = a >> 4; lengthSize = a & 0xF; baseOffsetSize = b >> 4; indexSize = b & 0xF
-        for (name, s) in [("offset_size", offsetSize), ("length_size", lengthSize), ("base_offset_size", baseOffsetSize)] where ![0, 4, 8].contains(s) {
+        for (name, s) in [
+            ("offset_size", offsetSize), ("length_size", lengthSize), ("base_offset_size", baseOffsetSize),
+        ] where ![0, 4, 8].contains(s) {
             throw r.fail(.invalidValue, "iloc \(name) \(s) is not 0, 4 or 8")
         }
-        if fullBox.version > 0 && ![0, 4, 8].contains(indexSize) { throw r.fail(.invalidValue, "iloc index_size \(indexSize) is not 0, 4 or 8") }
+        if fullBox.version > 0 && ![0, 4, 8].contains(indexSize) {
+            throw r.fail(.invalidValue, "iloc index_size \(indexSize) is not 0, 4 or 8")
+        }
         let count = fullBox.version < 2 ? UInt64(try r.readU16()) : UInt64(try r.readU32())
         let minItem = (fullBox.version < 2 ? 2 : 4) + (fullBox.version > 0 ? 2 : 0) + 2 + Int(baseOffsetSize) + 2
         let n = try checkTable(r, count: count, entrySize: minItem, "iloc", context)
@@ -180,13 +195,18 @@ public struct ItemLocationBox: BoxPayload, FullBoxCarrying, Equatable {
                 let len = try r.readUInt(byteCount: Int(lengthSize))
                 extents.append(Extent(index: idx, offset: off, length: len))
             }
-            items.append(Item(itemID: id, constructionWord: cw, dataReferenceIndex: dri, baseOffset: base, extents: extents))
+            items.append(
+                Item(itemID: id, constructionWord: cw, dataReferenceIndex: dri, baseOffset: base, extents: extents))
         }
     }
     public func write(to w: inout ByteWriter) {
         fullBox.write(to: &w)
         w.writeU8(offsetSize << 4 | lengthSize & 0xF); w.writeU8(baseOffsetSize << 4 | indexSize & 0xF)
-        if fullBox.version < 2 { w.writeU16(UInt16(truncatingIfNeeded: items.count)) } else { w.writeU32(UInt32(truncatingIfNeeded: items.count)) }
+        if fullBox.version < 2 {
+            w.writeU16(UInt16(truncatingIfNeeded: items.count))
+        } else {
+            w.writeU32(UInt32(truncatingIfNeeded: items.count))
+        }
         for it in items {
             if fullBox.version < 2 { w.writeU16(UInt16(truncatingIfNeeded: it.itemID)) } else { w.writeU32(it.itemID) }
             if fullBox.version > 0 { w.writeU16(it.constructionWord) }
@@ -199,12 +219,19 @@ public struct ItemLocationBox: BoxPayload, FullBoxCarrying, Equatable {
         }
     }
     public func item(_ id: UInt32) -> Item? { items.first { $0.itemID == id } }
-    public var summary: String { "v\(fullBox.version) sizes=\(offsetSize)/\(lengthSize)/\(baseOffsetSize)/\(indexSize) items=\(items.count)" }
-    public var json: [(String, JSON)] { [("version", .uint(UInt64(fullBox.version))), ("item_count", .uint(UInt64(items.count)))] }
+    public var summary: String {
+        "v\(fullBox.version) sizes=\(offsetSize)/\(lengthSize)/\(baseOffsetSize)/\(indexSize) items=\(items.count)"
+    }
+    public var json: [(String, JSON)] {
+        [("version", .uint(UInt64(fullBox.version))), ("item_count", .uint(UInt64(items.count)))]
+    }
 }
 
 extension ItemLocationBox.Item {
-    init(itemID: UInt32, constructionWord: UInt16, dataReferenceIndex: UInt16, baseOffset: UInt64, extents: [ItemLocationBox.Extent]) {
+    init(
+        itemID: UInt32, constructionWord: UInt16, dataReferenceIndex: UInt16, baseOffset: UInt64,
+        extents: [ItemLocationBox.Extent]
+    ) {
         self.itemID = itemID; self.constructionWord = constructionWord; self.dataReferenceIndex = dataReferenceIndex
         self.baseOffset = baseOffset; self.extents = extents
     }
@@ -231,7 +258,9 @@ public struct ItemReferenceBox: BoxPayload, Equatable {
         for t in toItemIDs { if wide { w.writeU32(t) } else { w.writeU16(UInt16(truncatingIfNeeded: t)) } }
     }
     public var summary: String { "from=\(fromItemID) to=\(toItemIDs)" }
-    public var json: [(String, JSON)] { [("from", .uint(UInt64(fromItemID))), ("to", .array(toItemIDs.map { .uint(UInt64($0)) }))] }
+    public var json: [(String, JSON)] {
+        [("from", .uint(UInt64(fromItemID))), ("to", .array(toItemIDs.map { .uint(UInt64($0)) }))]
+    }
 }
 
 /// `ipma` ItemPropertyAssociationBox (ISO/IEC 23008-12 §9.3.3): versions 0/1, 7- or 15-bit indices (flag 1).
@@ -240,12 +269,16 @@ public struct ItemPropertyAssociationBox: BoxPayload, FullBoxCarrying, Equatable
         public var essential: Bool
         /// 1-based index into `ipco`; 0 means "no property".
         public var propertyIndex: UInt16
-        public init(essential: Bool, propertyIndex: UInt16) { self.essential = essential; self.propertyIndex = propertyIndex }
+        public init(essential: Bool, propertyIndex: UInt16) {
+            self.essential = essential; self.propertyIndex = propertyIndex
+        }
     }
     public struct Entry: Sendable, Equatable {
         public var itemID: UInt32
         public var associations: [Association]
-        public init(itemID: UInt32, associations: [Association]) { self.itemID = itemID; self.associations = associations }
+        public init(itemID: UInt32, associations: [Association]) {
+            self.itemID = itemID; self.associations = associations
+        }
     }
     public var fullBox: FullBoxHeader
     public var entries: [Entry]
@@ -255,17 +288,24 @@ public struct ItemPropertyAssociationBox: BoxPayload, FullBoxCarrying, Equatable
     public init(parsing r: inout ByteReader, context: inout ParseContext) throws(ParseError) {
         fullBox = try FullBoxHeader(parsing: &r)
         let wideIndex = fullBox.flags & 1 != 0
-        let n = try checkTable(r, count: UInt64(try r.readU32()), entrySize: fullBox.version < 1 ? 3 : 5, "ipma", context)
+        let n = try checkTable(
+            r, count: UInt64(try r.readU32()), entrySize: fullBox.version < 1 ? 3 : 5, "ipma", context)
         try Limits.check(n, context.limits.maxItems, "maxItems (ipma)", offset: r.absoluteOffset)
         entries = []
         entries.reserveCapacity(n)
         for _ in 0..<n {
             let id = fullBox.version < 1 ? UInt32(try r.readU16()) : try r.readU32()
-            let m = try checkTable(r, count: UInt64(try r.readU8()), entrySize: wideIndex ? 2 : 1, "ipma associations", context)
+            let m = try checkTable(
+                r, count: UInt64(try r.readU8()), entrySize: wideIndex ? 2 : 1, "ipma associations", context)
             var assoc: [Association] = []
             for _ in 0..<m {
-                if wideIndex { let v = try r.readU16(); assoc.append(Association(essential: v & 0x8000 != 0, propertyIndex: v & 0x7FFF)) }
-                else { let v = try r.readU8(); assoc.append(Association(essential: v & 0x80 != 0, propertyIndex: UInt16(v & 0x7F))) }
+                if wideIndex {
+                    let v = try r.readU16();
+                    assoc.append(Association(essential: v & 0x8000 != 0, propertyIndex: v & 0x7FFF))
+                } else {
+                    let v = try r.readU8();
+                    assoc.append(Association(essential: v & 0x80 != 0, propertyIndex: UInt16(v & 0x7F)))
+                }
             }
             entries.append(Entry(itemID: id, associations: assoc))
         }
@@ -278,15 +318,37 @@ public struct ItemPropertyAssociationBox: BoxPayload, FullBoxCarrying, Equatable
             if fullBox.version < 1 { w.writeU16(UInt16(truncatingIfNeeded: e.itemID)) } else { w.writeU32(e.itemID) }
             w.writeU8(UInt8(truncatingIfNeeded: e.associations.count))
             for a in e.associations {
-                if wideIndex { w.writeU16((a.essential ? 0x8000 : 0) | a.propertyIndex & 0x7FFF) }
-                else { w.writeU8((a.essential ? 0x80 : 0) | UInt8(truncatingIfNeeded: a.propertyIndex & 0x7F)) }
+                if wideIndex {
+                    w.writeU16((a.essential ? 0x8000 : 0) | a.propertyIndex & 0x7FFF)
+                } else {
+                    w.writeU8((a.essential ? 0x80 : 0) | UInt8(truncatingIfNeeded: a.propertyIndex & 0x7F))
+                }
             }
         }
     }
     public var summary: String { "\(entries.count) items" }
     public var json: [(String, JSON)] {
-        [("entries", .array(entries.map { e in .object([("item_id", .uint(UInt64(e.itemID))),
-            ("properties", .array(e.associations.map { .object([("index", .uint(UInt64($0.propertyIndex))), ("essential", .bool($0.essential))]) }))]) }))]
+        [
+            (
+                "entries",
+                .array(
+                    entries.map { e in
+                        .object([
+                            ("item_id", .uint(UInt64(e.itemID))),
+                            (
+                                "properties",
+                                .array(
+                                    e.associations.map {
+                                        .object([
+                                            ("index", .uint(UInt64($0.propertyIndex))),
+                                            ("essential", .bool($0.essential)),
+                                        ])
+                                    })
+                            ),
+                        ])
+                    })
+            )
+        ]
     }
 }
 
@@ -313,7 +375,9 @@ public struct PixelInformationProperty: BoxPayload, FullBoxCarrying, Equatable {
         let n = Int(try r.readU8())
         bitsPerChannel = try r.readBytes(n)
     }
-    public func write(to w: inout ByteWriter) { fullBox.write(to: &w); w.writeU8(UInt8(truncatingIfNeeded: bitsPerChannel.count)); w.write(bitsPerChannel) }
+    public func write(to w: inout ByteWriter) {
+        fullBox.write(to: &w); w.writeU8(UInt8(truncatingIfNeeded: bitsPerChannel.count)); w.write(bitsPerChannel)
+    }
     public var summary: String { "bits=\(bitsPerChannel)" }
     public var json: [(String, JSON)] { [("bits_per_channel", .array(bitsPerChannel.map { .uint(UInt64($0)) }))] }
 }
@@ -340,7 +404,9 @@ public struct EntityToGroupBox: BoxPayload, FullBoxCarrying, Equatable {
     public var groupID: UInt32
     public var entityIDs: [UInt32]
     public var extra: [UInt8]
-    public init(groupID: UInt32, entityIDs: [UInt32]) { fullBox = FullBoxHeader(); self.groupID = groupID; self.entityIDs = entityIDs; extra = [] }
+    public init(groupID: UInt32, entityIDs: [UInt32]) {
+        fullBox = FullBoxHeader(); self.groupID = groupID; self.entityIDs = entityIDs; extra = []
+    }
     public init(parsing r: inout ByteReader, context: inout ParseContext) throws(ParseError) {
         fullBox = try FullBoxHeader(parsing: &r)
         groupID = try r.readU32()
@@ -355,5 +421,7 @@ public struct EntityToGroupBox: BoxPayload, FullBoxCarrying, Equatable {
         w.write(extra)
     }
     public var summary: String { "group_id=\(groupID) entities=\(entityIDs)" }
-    public var json: [(String, JSON)] { [("group_id", .uint(UInt64(groupID))), ("entity_ids", .array(entityIDs.map { .uint(UInt64($0)) }))] }
+    public var json: [(String, JSON)] {
+        [("group_id", .uint(UInt64(groupID))), ("entity_ids", .array(entityIDs.map { .uint(UInt64($0)) }))]
+    }
 }

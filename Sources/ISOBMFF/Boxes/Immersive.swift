@@ -50,11 +50,14 @@ public struct LensFieldsBox: BoxPayload, FullBoxCarrying, Equatable {
     /// The field layout of `type` for the given FullBox flags.
     public static func layout(of type: FourCC, flags: UInt32) -> [(String, Kind)] {
         switch type {
-        case "lnhd": return [("lens_identifier", .u32), ("algorithm_kind", .fourCC), ("domain", .fourCC), ("role", .fourCC)]
+        case "lnhd":
+            return [("lens_identifier", .u32), ("algorithm_kind", .fourCC), ("domain", .fourCC), ("role", .fourCC)]
         case "rdim": return [("reference_width", .u32), ("reference_height", .u32)]
         case "lnin":
-            var l: [(String, Kind)] = [("denominator_shift", .s16), ("skew_denominator_shift", .s16), ("focal_length_x", .s32),
-                                        ("principal_point_x", .s32), ("principal_point_y", .s32)]
+            var l: [(String, Kind)] = [
+                ("denominator_shift", .s16), ("skew_denominator_shift", .s16), ("focal_length_x", .s32),
+                ("principal_point_x", .s32), ("principal_point_y", .s32),
+            ]
             if flags & 1 != 0 { l += [("focal_length_y", .s32), ("skew_factor", .s32)] }
             if flags & 2 != 0 { l += [("projection_offset", .f32)] }
             return l
@@ -62,8 +65,11 @@ public struct LensFieldsBox: BoxPayload, FullBoxCarrying, Equatable {
             var l: [(String, Kind)] = [("k1", .f32), ("k2", .f32), ("p1", .f32), ("p2", .f32)]
             if flags & 1 != 0 { l += [("radial_angle_limit", .f32)] }
             return l
-        case "lfad": return [("polynomial_x0", .f32), ("polynomial_x1", .f32), ("polynomial_x2", .f32),
-                             ("polynomial_y0", .f32), ("polynomial_y1", .f32), ("polynomial_y2", .f32)]
+        case "lfad":
+            return [
+                ("polynomial_x0", .f32), ("polynomial_x1", .f32), ("polynomial_x2", .f32),
+                ("polynomial_y0", .f32), ("polynomial_y1", .f32), ("polynomial_y2", .f32),
+            ]
         case "corg": return [("origin_source", .fourCC)]
         case "uqua": return [("x", .f32), ("y", .f32), ("z", .f32)]
         default: return []
@@ -100,7 +106,8 @@ public struct LensFieldsBox: BoxPayload, FullBoxCarrying, Equatable {
     public func field(_ name: String) -> Field? { fields.first { $0.name == name } }
 
     public var summary: String {
-        (fullBox.flags != 0 ? "flags=0x\(String(fullBox.flags, radix: 16)) " : "") + fields.map { "\($0.name)=\($0.value)" }.joined(separator: " ")
+        (fullBox.flags != 0 ? "flags=0x\(String(fullBox.flags, radix: 16)) " : "")
+            + fields.map { "\($0.name)=\($0.value)" }.joined(separator: " ")
     }
     public var json: [(String, JSON)] { [("flags", .uint(UInt64(fullBox.flags)))] + fields.map { ($0.name, $0.json) } }
 }
@@ -133,8 +140,10 @@ extension BoxRegistry {
         register("must", parent: "eyes", .fields("RequiredBoxTypesBox", RequiredBoxTypesBox.self))
         register("lnsc", .container("LensCollectionBox"))
         register("lens", parent: "lnsc", .fieldsThenChildren("LensBox", FullBoxOnly.self))
-        for (t, name) in [("lnhd", "LensHeaderBox"), ("rdim", "IntrinsicMatrixReferenceDimensionsBox"), ("lnin", "LensIntrinsicsBox"),
-                          ("ldst", "LensDistortionsBox"), ("lfad", "LensFrameAdjustmentBox")] {
+        for (t, name) in [
+            ("lnhd", "LensHeaderBox"), ("rdim", "IntrinsicMatrixReferenceDimensionsBox"), ("lnin", "LensIntrinsicsBox"),
+            ("ldst", "LensDistortionsBox"), ("lfad", "LensFrameAdjustmentBox"),
+        ] {
             register(FourCC(t), parent: "lens", .fields(name, LensFieldsBox.self))
         }
         register("lnex", parent: "lens", .container("LensExtrinsicsBox"))

@@ -8,7 +8,10 @@ enum HeaderTimes {
         if version == 1 { return (try r.readU64(), try r.readU64(), try r.readU32(), try r.readU64()) }
         return (UInt64(try r.readU32()), UInt64(try r.readU32()), try r.readU32(), UInt64(try r.readU32()))
     }
-    static func write(_ w: inout ByteWriter, version: UInt8, _ creation: UInt64, _ modification: UInt64, _ timescale: UInt32, _ duration: UInt64) {
+    static func write(
+        _ w: inout ByteWriter, version: UInt8, _ creation: UInt64, _ modification: UInt64, _ timescale: UInt32,
+        _ duration: UInt64
+    ) {
         if version == 1 {
             w.writeU64(creation); w.writeU64(modification); w.writeU32(timescale); w.writeU64(duration)
         } else {
@@ -53,10 +56,15 @@ public struct MovieHeaderBox: BoxPayload, FullBoxCarrying, Equatable {
         w.write(preDefined); w.writeU32(nextTrackID)
     }
     public var durationSeconds: Double { timescale == 0 ? 0 : Double(duration) / Double(timescale) }
-    public var summary: String { "v\(fullBox.version) timescale=\(timescale) duration=\(duration) (\(fmt(durationSeconds))s) next_track_ID=\(nextTrackID)" }
+    public var summary: String {
+        "v\(fullBox.version) timescale=\(timescale) duration=\(duration) (\(fmt(durationSeconds))s) next_track_ID=\(nextTrackID)"
+    }
     public var json: [(String, JSON)] {
-        [("version", .uint(UInt64(fullBox.version))), ("timescale", .uint(UInt64(timescale))), ("duration", .uint(duration)),
-         ("next_track_id", .uint(UInt64(nextTrackID)))]
+        [
+            ("version", .uint(UInt64(fullBox.version))), ("timescale", .uint(UInt64(timescale))),
+            ("duration", .uint(duration)),
+            ("next_track_id", .uint(UInt64(nextTrackID))),
+        ]
     }
 }
 
@@ -96,9 +104,11 @@ public struct TrackHeaderBox: BoxPayload, FullBoxCarrying, Equatable {
     public func write(to w: inout ByteWriter) {
         fullBox.write(to: &w)
         if fullBox.version == 1 {
-            w.writeU64(creationTime); w.writeU64(modificationTime); w.writeU32(trackID); w.writeU32(reserved1); w.writeU64(duration)
+            w.writeU64(creationTime); w.writeU64(modificationTime); w.writeU32(trackID); w.writeU32(reserved1);
+            w.writeU64(duration)
         } else {
-            w.writeU32(UInt32(truncatingIfNeeded: creationTime)); w.writeU32(UInt32(truncatingIfNeeded: modificationTime))
+            w.writeU32(UInt32(truncatingIfNeeded: creationTime));
+            w.writeU32(UInt32(truncatingIfNeeded: modificationTime))
             w.writeU32(trackID); w.writeU32(reserved1); w.writeU32(UInt32(truncatingIfNeeded: duration))
         }
         w.writeU64(reserved2); w.writeI16(layer); w.writeI16(alternateGroup); w.writeI16(volume); w.writeU16(reserved3)
@@ -106,10 +116,14 @@ public struct TrackHeaderBox: BoxPayload, FullBoxCarrying, Equatable {
         w.writeU32(width); w.writeU32(height)
     }
     public var enabled: Bool { fullBox.flags & 1 != 0 }
-    public var summary: String { "track_ID=\(trackID) duration=\(duration) \(fmt(fixed16(width)))x\(fmt(fixed16(height))) flags=0x\(String(fullBox.flags, radix: 16))" }
+    public var summary: String {
+        "track_ID=\(trackID) duration=\(duration) \(fmt(fixed16(width)))x\(fmt(fixed16(height))) flags=0x\(String(fullBox.flags, radix: 16))"
+    }
     public var json: [(String, JSON)] {
-        [("track_id", .uint(UInt64(trackID))), ("duration", .uint(duration)), ("width", .double(fixed16(width))),
-         ("height", .double(fixed16(height))), ("flags", .uint(UInt64(fullBox.flags)))]
+        [
+            ("track_id", .uint(UInt64(trackID))), ("duration", .uint(duration)), ("width", .double(fixed16(width))),
+            ("height", .double(fixed16(height))), ("flags", .uint(UInt64(fullBox.flags))),
+        ]
     }
 }
 
@@ -135,8 +149,10 @@ public struct MediaHeaderBox: BoxPayload, FullBoxCarrying, Equatable {
         w.writeU16(language); w.writeU16(preDefined)
     }
     public var languageCode: String {
-        if language & 0x7FFF < 0x400 { return "" } // QuickTime Macintosh language code
-        let chars = [(language >> 10) & 0x1F, (language >> 5) & 0x1F, language & 0x1F].map { Character(Unicode.Scalar(UInt8($0) &+ 0x60)) }
+        if language & 0x7FFF < 0x400 { return "" }  // QuickTime Macintosh language code
+        let chars = [(language >> 10) & 0x1F, (language >> 5) & 0x1F, language & 0x1F].map {
+            Character(Unicode.Scalar(UInt8($0) &+ 0x60))
+        }
         return String(chars)
     }
     public var summary: String { "timescale=\(timescale) duration=\(duration) language=\(languageCode)" }
@@ -163,9 +179,15 @@ public struct EditListBox: BoxPayload, FullBoxCarrying, Equatable {
         entries.reserveCapacity(n)
         for _ in 0..<n {
             if fullBox.version == 1 {
-                entries.append(Entry(segmentDuration: try r.readU64(), mediaTime: try r.readI64(), rateInteger: try r.readI16(), rateFraction: try r.readI16()))
+                entries.append(
+                    Entry(
+                        segmentDuration: try r.readU64(), mediaTime: try r.readI64(), rateInteger: try r.readI16(),
+                        rateFraction: try r.readI16()))
             } else {
-                entries.append(Entry(segmentDuration: UInt64(try r.readU32()), mediaTime: Int64(try r.readI32()), rateInteger: try r.readI16(), rateFraction: try r.readI16()))
+                entries.append(
+                    Entry(
+                        segmentDuration: UInt64(try r.readU32()), mediaTime: Int64(try r.readI32()),
+                        rateInteger: try r.readI16(), rateFraction: try r.readI16()))
             }
         }
     }
@@ -173,14 +195,32 @@ public struct EditListBox: BoxPayload, FullBoxCarrying, Equatable {
         fullBox.write(to: &w)
         w.writeU32(UInt32(truncatingIfNeeded: entries.count))
         for e in entries {
-            if fullBox.version == 1 { w.writeU64(e.segmentDuration); w.writeI64(e.mediaTime) }
-            else { w.writeU32(UInt32(truncatingIfNeeded: e.segmentDuration)); w.writeI32(Int32(truncatingIfNeeded: e.mediaTime)) }
+            if fullBox.version == 1 {
+                w.writeU64(e.segmentDuration); w.writeI64(e.mediaTime)
+            } else {
+                w.writeU32(UInt32(truncatingIfNeeded: e.segmentDuration));
+                w.writeI32(Int32(truncatingIfNeeded: e.mediaTime))
+            }
             w.writeI16(e.rateInteger); w.writeI16(e.rateFraction)
         }
     }
-    public var summary: String { entries.map { "[dur=\($0.segmentDuration) media_time=\($0.mediaTime) rate=\($0.rateInteger)]" }.joined(separator: " ") }
+    public var summary: String {
+        entries.map { "[dur=\($0.segmentDuration) media_time=\($0.mediaTime) rate=\($0.rateInteger)]" }.joined(
+            separator: " ")
+    }
     public var json: [(String, JSON)] {
-        [("entries", .array(entries.map { .object([("segment_duration", .uint($0.segmentDuration)), ("media_time", .int($0.mediaTime)), ("rate", .int(Int64($0.rateInteger)))]) }))]
+        [
+            (
+                "entries",
+                .array(
+                    entries.map {
+                        .object([
+                            ("segment_duration", .uint($0.segmentDuration)), ("media_time", .int($0.mediaTime)),
+                            ("rate", .int(Int64($0.rateInteger))),
+                        ])
+                    })
+            )
+        ]
     }
 }
 
@@ -194,7 +234,9 @@ public struct VideoMediaHeaderBox: BoxPayload, FullBoxCarrying, Equatable {
         graphicsMode = try r.readU16()
         opcolor = [try r.readU16(), try r.readU16(), try r.readU16()]
     }
-    public func write(to w: inout ByteWriter) { fullBox.write(to: &w); w.writeU16(graphicsMode); for c in opcolor { w.writeU16(c) } }
+    public func write(to w: inout ByteWriter) {
+        fullBox.write(to: &w); w.writeU16(graphicsMode); for c in opcolor { w.writeU16(c) }
+    }
     public var summary: String { "graphicsmode=\(graphicsMode)" }
 }
 
@@ -233,7 +275,9 @@ public struct DataEntryBox: BoxPayload, FullBoxCarrying, Equatable {
     }
     public func write(to w: inout ByteWriter) { fullBox.write(to: &w); w.write(location) }
     public var selfContained: Bool { fullBox.flags & 1 != 0 }
-    public var summary: String { selfContained ? "self-contained" : "location=\(String(decoding: location.prefix { $0 != 0 }, as: UTF8.self))" }
+    public var summary: String {
+        selfContained ? "self-contained" : "location=\(String(decoding: location.prefix { $0 != 0 }, as: UTF8.self))"
+    }
 }
 
 /// A TrackReferenceTypeBox inside `tref` (§8.3.3): a list of track IDs.

@@ -31,8 +31,7 @@ public struct SampleEntry: BoxPayload, Equatable {
             let version = UInt16(head[0]) << 8 | UInt16(head[1])
             // QuickTime sound sample description v1 adds 4 × u32; v2 adds 36 bytes. ISO writes 0 here.
             if context.handler == "soun" || SampleEntry.audioTypes.contains(type) {
-                if version == 1 { head += try r.readBytes(16) }
-                else if version == 2 { head += try r.readBytes(36) }
+                if version == 1 { head += try r.readBytes(16) } else if version == 2 { head += try r.readBytes(36) }
             }
             fixed = head
         case .generic:
@@ -40,20 +39,30 @@ public struct SampleEntry: BoxPayload, Equatable {
         }
     }
     public init(kind: SampleEntryKind, dataReferenceIndex: UInt16 = 1, fixed: [UInt8]) {
-        self.kind = kind; self.reserved = [0, 0, 0, 0, 0, 0]; self.dataReferenceIndex = dataReferenceIndex; self.fixed = fixed
+        self.kind = kind; self.reserved = [0, 0, 0, 0, 0, 0]; self.dataReferenceIndex = dataReferenceIndex;
+        self.fixed = fixed
     }
     public func write(to w: inout ByteWriter) { w.write(reserved); w.writeU16(dataReferenceIndex); w.write(fixed) }
 
-    static let visualTypes: Set<FourCC> = ["hvc1", "hev1", "hvc2", "hev2", "lhv1", "lhe1", "avc1", "avc2", "avc3", "avc4", "mp4v",
-        "av01", "vp08", "vp09", "dvh1", "dvhe", "dva1", "dvav", "jpeg", "mjpa", "mjpb", "ap4h", "ap4x", "apch", "apcn", "apcs", "apco",
-        "encv", "resv", "s263", "h263", "png ", "raw ", "2vuy", "v210", "yuv2", "dav1", "avc3", "vvc1", "vvi1", "hvt1", "mjp2", "j2ki",
-        "hvc3", "hev3", "avs3", "rv60", "uncv", "icpv"]
-    static let audioTypes: Set<FourCC> = ["mp4a", "ac-3", "ec-3", "ac-4", "Opus", "fLaC", "alac", "lpcm", "sowt", "twos", "ipcm", "fpcm",
-        "samr", "sawb", "enca", "mp3 ", ".mp3", "in24", "in32", "fl32", "fl64", "ulaw", "alaw", "ima4", "dtsc", "dtsh", "dtse", "mha1", "mhm1", "raw "]
+    static let visualTypes: Set<FourCC> = [
+        "hvc1", "hev1", "hvc2", "hev2", "lhv1", "lhe1", "avc1", "avc2", "avc3", "avc4", "mp4v",
+        "av01", "vp08", "vp09", "dvh1", "dvhe", "dva1", "dvav", "jpeg", "mjpa", "mjpb", "ap4h", "ap4x", "apch", "apcn",
+        "apcs", "apco",
+        "encv", "resv", "s263", "h263", "png ", "raw ", "2vuy", "v210", "yuv2", "dav1", "avc3", "vvc1", "vvi1", "hvt1",
+        "mjp2", "j2ki",
+        "hvc3", "hev3", "avs3", "rv60", "uncv", "icpv",
+    ]
+    static let audioTypes: Set<FourCC> = [
+        "mp4a", "ac-3", "ec-3", "ac-4", "Opus", "fLaC", "alac", "lpcm", "sowt", "twos", "ipcm", "fpcm",
+        "samr", "sawb", "enca", "mp3 ", ".mp3", "in24", "in32", "fl32", "fl64", "ulaw", "alaw", "ima4", "dtsc", "dtsh",
+        "dtse", "mha1", "mhm1", "raw ",
+    ]
 
     public static func kind(of type: FourCC, handler: FourCC?) -> SampleEntryKind {
         if let h = handler {
-            if h == "vide" || h == "pict" || h == "auxv" { return visualTypes.contains(type) || !audioTypes.contains(type) ? .visual : .audio }
+            if h == "vide" || h == "pict" || h == "auxv" {
+                return visualTypes.contains(type) || !audioTypes.contains(type) ? .visual : .audio
+            }
             if h == "soun" { return .audio }
             return .generic
         }
@@ -73,8 +82,12 @@ public struct SampleEntry: BoxPayload, Equatable {
     }
     public var depth: UInt16 { kind == .visual && fixed.count >= 68 ? UInt16(fixed[66]) << 8 | UInt16(fixed[67]) : 0 }
     // MARK: Audio fields
-    public var channelCount: UInt16 { kind == .audio && fixed.count >= 20 ? UInt16(fixed[8]) << 8 | UInt16(fixed[9]) : 0 }
-    public var sampleSize: UInt16 { kind == .audio && fixed.count >= 20 ? UInt16(fixed[10]) << 8 | UInt16(fixed[11]) : 0 }
+    public var channelCount: UInt16 {
+        kind == .audio && fixed.count >= 20 ? UInt16(fixed[8]) << 8 | UInt16(fixed[9]) : 0
+    }
+    public var sampleSize: UInt16 {
+        kind == .audio && fixed.count >= 20 ? UInt16(fixed[10]) << 8 | UInt16(fixed[11]) : 0
+    }
     /// Audio: sample rate from the 16.16 field (QuickTime v2 stores a 64-bit float instead).
     public var sampleRate: Double {
         guard kind == .audio, fixed.count >= 20 else { return 0 }
@@ -90,15 +103,25 @@ public struct SampleEntry: BoxPayload, Equatable {
 
     public var summary: String {
         switch kind {
-        case .visual: return "visual \(width)x\(height) depth=\(depth)" + (compressorName.isEmpty ? "" : " compressor=\"\(compressorName)\"")
+        case .visual:
+            return "visual \(width)x\(height) depth=\(depth)"
+                + (compressorName.isEmpty ? "" : " compressor=\"\(compressorName)\"")
         case .audio: return "audio channels=\(channelCount) bits=\(sampleSize) rate=\(fmt(sampleRate))"
         case .generic: return "data_reference_index=\(dataReferenceIndex)"
         }
     }
     public var json: [(String, JSON)] {
         switch kind {
-        case .visual: return [("kind", .string("visual")), ("width", .uint(UInt64(width))), ("height", .uint(UInt64(height))), ("compressor", .string(compressorName))]
-        case .audio: return [("kind", .string("audio")), ("channels", .uint(UInt64(channelCount))), ("sample_size", .uint(UInt64(sampleSize))), ("sample_rate", .double(sampleRate))]
+        case .visual:
+            return [
+                ("kind", .string("visual")), ("width", .uint(UInt64(width))), ("height", .uint(UInt64(height))),
+                ("compressor", .string(compressorName)),
+            ]
+        case .audio:
+            return [
+                ("kind", .string("audio")), ("channels", .uint(UInt64(channelCount))),
+                ("sample_size", .uint(UInt64(sampleSize))), ("sample_rate", .double(sampleRate)),
+            ]
         case .generic: return [("kind", .string("generic"))]
         }
     }

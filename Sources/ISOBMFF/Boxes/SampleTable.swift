@@ -18,7 +18,9 @@ public struct TimeToSampleBox: BoxPayload, FullBoxCarrying, Equatable {
         fullBox.write(to: &w); w.writeU32(UInt32(truncatingIfNeeded: entries.count))
         for e in entries { w.writeU32(e.count); w.writeU32(e.delta) }
     }
-    public var summary: String { "\(entries.count) entries" + (entries.first.map { ", first count=\($0.count) delta=\($0.delta)" } ?? "") }
+    public var summary: String {
+        "\(entries.count) entries" + (entries.first.map { ", first count=\($0.count) delta=\($0.delta)" } ?? "")
+    }
     public var json: [(String, JSON)] { [("entry_count", .uint(UInt64(entries.count)))] }
 }
 
@@ -100,7 +102,8 @@ public struct SampleToChunkBox: BoxPayload, FullBoxCarrying, Equatable {
     public struct Entry: Sendable, Equatable {
         public var firstChunk, samplesPerChunk, sampleDescriptionIndex: UInt32
         public init(firstChunk: UInt32, samplesPerChunk: UInt32, sampleDescriptionIndex: UInt32) {
-            self.firstChunk = firstChunk; self.samplesPerChunk = samplesPerChunk; self.sampleDescriptionIndex = sampleDescriptionIndex
+            self.firstChunk = firstChunk; self.samplesPerChunk = samplesPerChunk;
+            self.sampleDescriptionIndex = sampleDescriptionIndex
         }
     }
     public var fullBox: FullBoxHeader
@@ -111,11 +114,18 @@ public struct SampleToChunkBox: BoxPayload, FullBoxCarrying, Equatable {
         let n = try checkTable(r, count: UInt64(try r.readU32()), entrySize: 12, "stsc", context)
         entries = []
         entries.reserveCapacity(n)
-        for _ in 0..<n { entries.append(Entry(firstChunk: try r.readU32(), samplesPerChunk: try r.readU32(), sampleDescriptionIndex: try r.readU32())) }
+        for _ in 0..<n {
+            entries.append(
+                Entry(
+                    firstChunk: try r.readU32(), samplesPerChunk: try r.readU32(),
+                    sampleDescriptionIndex: try r.readU32()))
+        }
     }
     public func write(to w: inout ByteWriter) {
         fullBox.write(to: &w); w.writeU32(UInt32(truncatingIfNeeded: entries.count))
-        for e in entries { w.writeU32(e.firstChunk); w.writeU32(e.samplesPerChunk); w.writeU32(e.sampleDescriptionIndex) }
+        for e in entries {
+            w.writeU32(e.firstChunk); w.writeU32(e.samplesPerChunk); w.writeU32(e.sampleDescriptionIndex)
+        }
     }
     public var summary: String { "\(entries.count) entries" }
     public var json: [(String, JSON)] { [("entry_count", .uint(UInt64(entries.count)))] }
@@ -148,7 +158,9 @@ public struct SampleSizeBox: BoxPayload, FullBoxCarrying, Equatable {
             }
             let bytesNeeded = (UInt64(sampleCount) * UInt64(fieldSize) + 7) / 8
             let n = try checkTable(r, count: UInt64(sampleCount), entrySize: 0, "stz2", context)
-            if bytesNeeded > UInt64(r.remaining) { throw r.fail(.truncated, "stz2 declares \(sampleCount) samples, bytes missing") }
+            if bytesNeeded > UInt64(r.remaining) {
+                throw r.fail(.truncated, "stz2 declares \(sampleCount) samples, bytes missing")
+            }
             sizes = []
             sizes.reserveCapacity(n)
             var i = 0
@@ -208,8 +220,12 @@ public struct SampleSizeBox: BoxPayload, FullBoxCarrying, Equatable {
         return i >= 0 && i < sizes.count ? sizes[i] : nil
     }
     public var count: Int { !compact && constantSize != 0 ? Int(sampleCount) : sizes.count }
-    public var summary: String { "sample_count=\(sampleCount)" + (constantSize != 0 && !compact ? " constant size=\(constantSize)" : "") }
-    public var json: [(String, JSON)] { [("sample_count", .uint(UInt64(sampleCount))), ("constant_size", .uint(UInt64(compact ? 0 : constantSize)))] }
+    public var summary: String {
+        "sample_count=\(sampleCount)" + (constantSize != 0 && !compact ? " constant size=\(constantSize)" : "")
+    }
+    public var json: [(String, JSON)] {
+        [("sample_count", .uint(UInt64(sampleCount))), ("constant_size", .uint(UInt64(compact ? 0 : constantSize)))]
+    }
 }
 
 /// `sgpd` SampleGroupDescriptionBox (§8.9.3). Entries are kept as bytes; version 0 (no lengths)
@@ -256,8 +272,13 @@ public struct SampleGroupDescriptionBox: BoxPayload, FullBoxCarrying, Equatable 
             w.write(e)
         }
     }
-    public var summary: String { "grouping_type=\(groupingType) entries=\(entryCount)" + (entries.first.map { " first=\(Hex.string($0.prefix(16)))" } ?? "") }
-    public var json: [(String, JSON)] { [("grouping_type", .string(groupingType.description)), ("entry_count", .uint(UInt64(entryCount)))] }
+    public var summary: String {
+        "grouping_type=\(groupingType) entries=\(entryCount)"
+            + (entries.first.map { " first=\(Hex.string($0.prefix(16)))" } ?? "")
+    }
+    public var json: [(String, JSON)] {
+        [("grouping_type", .string(groupingType.description)), ("entry_count", .uint(UInt64(entryCount)))]
+    }
 }
 
 /// `sbgp` SampleToGroupBox (§8.9.2).
@@ -283,5 +304,7 @@ public struct SampleToGroupBox: BoxPayload, FullBoxCarrying, Equatable {
         for e in entries { w.writeU32(e.sampleCount); w.writeU32(e.groupDescriptionIndex) }
     }
     public var summary: String { "grouping_type=\(groupingType) entries=\(entries.count)" }
-    public var json: [(String, JSON)] { [("grouping_type", .string(groupingType.description)), ("entry_count", .uint(UInt64(entries.count)))] }
+    public var json: [(String, JSON)] {
+        [("grouping_type", .string(groupingType.description)), ("entry_count", .uint(UInt64(entries.count)))]
+    }
 }

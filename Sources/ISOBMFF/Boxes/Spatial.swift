@@ -20,10 +20,14 @@ public struct StereoViewInformationBox: BoxPayload, FullBoxCarrying, Equatable {
     public var hasAdditionalViews: Bool { flagsByte & 4 != 0 }
     public var eyeViewsReversed: Bool { flagsByte & 8 != 0 }
     public var summary: String {
-        "flags=0x\(String(flagsByte, radix: 16).leftPadded(2)) left=\(hasLeftEye) right=\(hasRightEye)" + (hasAdditionalViews ? " additional" : "") + (eyeViewsReversed ? " reversed" : "")
+        "flags=0x\(String(flagsByte, radix: 16).leftPadded(2)) left=\(hasLeftEye) right=\(hasRightEye)"
+            + (hasAdditionalViews ? " additional" : "") + (eyeViewsReversed ? " reversed" : "")
     }
     public var json: [(String, JSON)] {
-        [("has_left_eye", .bool(hasLeftEye)), ("has_right_eye", .bool(hasRightEye)), ("has_additional_views", .bool(hasAdditionalViews)), ("eye_views_reversed", .bool(eyeViewsReversed))]
+        [
+            ("has_left_eye", .bool(hasLeftEye)), ("has_right_eye", .bool(hasRightEye)),
+            ("has_additional_views", .bool(hasAdditionalViews)), ("eye_views_reversed", .bool(eyeViewsReversed)),
+        ]
     }
 }
 
@@ -62,7 +66,9 @@ public struct SingleValueFullBox: BoxPayload, FullBoxCarrying, Equatable {
         case "blin": return "baseline=\(value) µm (\(fmt(Double(value) / 1000)) mm)"
         case "dadj": return "disparity_adjustment=\(signedValue) (\(fmt(Double(signedValue) / 100, 2)) % of width)"
         case "prji", "pkin": return "kind='\(fourCC)'"
-        case "st3d": return "stereo_mode=\(value) (\(["mono", "top-bottom", "left-right", "stereo-custom"][safe: Int(value)] ?? "reserved"))"
+        case "st3d":
+            return
+                "stereo_mode=\(value) (\(["mono", "top-bottom", "left-right", "stereo-custom"][safe: Int(value)] ?? "reserved"))"
         default: return "value=\(value)"
         }
     }
@@ -128,7 +134,9 @@ public struct MetadataDataBox: BoxPayload, Equatable {
     }
     public func write(to w: inout ByteWriter) { w.writeU32(typeIndicator); w.writeU32(locale); w.write(value) }
     public var summary: String {
-        typeIndicator & 0xFFFFFF == 1 ? "utf8 \"\(String(decoding: value.prefix(80), as: UTF8.self))\"" : "type=\(typeIndicator) \(value.count) bytes"
+        typeIndicator & 0xFFFFFF == 1
+            ? "utf8 \"\(String(decoding: value.prefix(80), as: UTF8.self))\""
+            : "type=\(typeIndicator) \(value.count) bytes"
     }
 }
 
@@ -150,9 +158,13 @@ public struct MetadataKeysBox: BoxPayload, FullBoxCarrying, Equatable {
     }
     public func write(to w: inout ByteWriter) {
         fullBox.write(to: &w); w.writeU32(UInt32(truncatingIfNeeded: keys.count))
-        for k in keys { w.writeU32(UInt32(truncatingIfNeeded: k.value.count + 8)); w.writeFourCC(k.namespace); w.write(k.value) }
+        for k in keys {
+            w.writeU32(UInt32(truncatingIfNeeded: k.value.count + 8)); w.writeFourCC(k.namespace); w.write(k.value)
+        }
     }
-    public var summary: String { keys.map { "\($0.namespace):\(String(decoding: $0.value, as: UTF8.self))" }.joined(separator: ", ") }
+    public var summary: String {
+        keys.map { "\($0.namespace):\(String(decoding: $0.value, as: UTF8.self))" }.joined(separator: ", ")
+    }
 }
 
 extension Array {

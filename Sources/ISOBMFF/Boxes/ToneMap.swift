@@ -135,7 +135,8 @@ public struct GainMapMetadata: Sendable, Equatable {
         writerVersion = try r.readU16()
         guard minimumVersion == 0 else {
             throw ParseError(
-                .unsupported, "ISO 21496-1 gain-map metadata of minimum version \(minimumVersion) (only version 0 is read)")
+                .unsupported,
+                "ISO 21496-1 gain-map metadata of minimum version \(minimumVersion) (only version 0 is read)")
         }
         guard writerVersion >= minimumVersion else {
             throw ParseError(

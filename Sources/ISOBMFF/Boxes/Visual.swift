@@ -13,7 +13,10 @@ public struct ColourInformationBox: BoxPayload, Equatable {
     /// ICC profile or any bytes after the modelled fields.
     public var data: [UInt8] = []
     /// An `nclx` (ISO, with the full-range flag) or `nclc` (QuickTime, without it) colour description.
-    public init(colourType: FourCC, colourPrimaries: UInt16, transferCharacteristics: UInt16, matrixCoefficients: UInt16, fullRange: Bool = false) {
+    public init(
+        colourType: FourCC, colourPrimaries: UInt16, transferCharacteristics: UInt16, matrixCoefficients: UInt16,
+        fullRange: Bool = false
+    ) {
         self.colourType = colourType
         self.colourPrimaries = colourPrimaries
         self.transferCharacteristics = transferCharacteristics
@@ -23,7 +26,8 @@ public struct ColourInformationBox: BoxPayload, Equatable {
     public init(parsing r: inout ByteReader, context: inout ParseContext) throws(ParseError) {
         colourType = try r.readFourCC()
         if colourType == "nclx" || colourType == "nclc" {
-            colourPrimaries = try r.readU16(); transferCharacteristics = try r.readU16(); matrixCoefficients = try r.readU16()
+            colourPrimaries = try r.readU16(); transferCharacteristics = try r.readU16();
+            matrixCoefficients = try r.readU16()
             if colourType == "nclx" { rangeByte = try r.readU8() }
         }
         data = r.readRemaining()
@@ -39,12 +43,16 @@ public struct ColourInformationBox: BoxPayload, Equatable {
     public var fullRange: Bool { rangeByte & 0x80 != 0 }
     public var summary: String {
         colourType == "nclx" || colourType == "nclc"
-            ? "\(colourType) primaries=\(colourPrimaries) transfer=\(transferCharacteristics) matrix=\(matrixCoefficients)" + (colourType == "nclx" ? " full_range=\(fullRange)" : "")
+            ? "\(colourType) primaries=\(colourPrimaries) transfer=\(transferCharacteristics) matrix=\(matrixCoefficients)"
+                + (colourType == "nclx" ? " full_range=\(fullRange)" : "")
             : "\(colourType) \(data.count) bytes"
     }
     public var json: [(String, JSON)] {
-        [("colour_type", .string(colourType.description)), ("primaries", .uint(UInt64(colourPrimaries))),
-         ("transfer", .uint(UInt64(transferCharacteristics))), ("matrix", .uint(UInt64(matrixCoefficients))), ("full_range", .bool(fullRange))]
+        [
+            ("colour_type", .string(colourType.description)), ("primaries", .uint(UInt64(colourPrimaries))),
+            ("transfer", .uint(UInt64(transferCharacteristics))), ("matrix", .uint(UInt64(matrixCoefficients))),
+            ("full_range", .bool(fullRange)),
+        ]
     }
 }
 
@@ -74,7 +82,9 @@ public struct U32FieldsBox: BoxPayload, Equatable {
 public struct SmallFieldsBox: BoxPayload, Equatable {
     public var bytes: [UInt8]
     public init(bytes: [UInt8]) { self.bytes = bytes }
-    public init(parsing r: inout ByteReader, context: inout ParseContext) throws(ParseError) { bytes = r.readRemaining() }
+    public init(parsing r: inout ByteReader, context: inout ParseContext) throws(ParseError) {
+        bytes = r.readRemaining()
+    }
     public func write(to w: inout ByteWriter) { w.write(bytes) }
     public var summary: String { Hex.string(bytes, separator: " ") }
     public var json: [(String, JSON)] { [("bytes", .string(Hex.string(bytes)))] }
