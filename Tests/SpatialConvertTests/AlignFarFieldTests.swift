@@ -31,7 +31,7 @@ import Testing
         // to xl − shownFar.
         s.horizontalShiftPixels = f * focalRatio * tan(s.yawDegrees * Double.pi / 180) - shownFar + s.farWallDisparity
         let (l, r) = s.render()
-        return (try Closure28PhotoTests.rgb(l), try Closure28PhotoTests.rgb(r), shownFar)
+        return (try PhotoInputReadingTests.rgb(l), try PhotoInputReadingTests.rgb(r), shownFar)
     }
 
     /// The far field (2nd percentile of the disparity, rectified) of an aligned pair, in pixels.

@@ -33,7 +33,7 @@ import Testing
     }
 
     static func sbs() throws -> String {
-        let (l, r) = try Closure28PhotoReportTests.pair(width: 480, height: 320, seed: 11) {
+        let (l, r) = try PhotoConversionReportTests.pair(width: 480, height: 320, seed: 11) {
             $0.horizontalShiftPixels = 12
         }
         let path = tempPath("hfov68-sbs.png")

@@ -8,7 +8,7 @@ import Testing
 
 /// Issue 28 e and j: `concat` refuses a segment of another input or made with other encoder settings (each segment
 /// records the input's identity and the settings), and a segment conversion refuses an audio source it would not use.
-@Suite struct Closure28SegmentTests {
+@Suite struct SegmentProvenanceTests {
     @Test
     func concatRefusesSegmentsOfAnotherInputOrQP() throws {
         let ff = try #require(VideoFixtures.ffmpeg9)

@@ -9,7 +9,7 @@ import Testing
 
 /// Issue 28 n: a `--qp` (or bitrate) report states the rule it applied, not the CRF rule. Issue 28 l: audio is carried
 /// through FFmpeg ≥ 7.1 only (5.1 dropped the priming and the last packet of Matroska audio).
-@Suite struct Closure28VideoReportTests {
+@Suite struct VideoReportRuleTests {
     static func summary(_ rate: HEVCEncoderSettings.RateControl) throws -> String {
         var o = VideoConversionOptions()
         o.rateControl = rate
@@ -40,7 +40,7 @@ import Testing
     @Test(
         .needs(
             Requirement("no FFmpeg older than 7.1 at /usr/bin/ffmpeg (the refusal is shown with one)") {
-                Closure28VideoReportTests.ffmpeg51 != nil
+                VideoReportRuleTests.ffmpeg51 != nil
             }))
     func audioThroughFFmpegBefore71IsRefused() throws {
         let ff = try #require(VideoFixtures.ffmpeg9)

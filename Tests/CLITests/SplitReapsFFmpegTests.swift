@@ -4,7 +4,7 @@ import Testing
 
 /// Issue 28 m: after SIGTERM, `split` reaps its FFmpeg child before it exits (it used to leave a zombie for about a
 /// second). The tool runs a long re-encode (x265 preset placebo) so the signal meets FFmpeg mid-way.
-@Suite struct Closure28SignalTests {
+@Suite struct SplitReapsFFmpegTests {
     static let input = CLI.shared("fixtures/x265mv_320x240_30f_spatial.mov")
 
     @Test(.needs(.shared("fixtures/x265mv_320x240_30f_spatial.mov")))

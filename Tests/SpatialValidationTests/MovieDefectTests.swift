@@ -12,7 +12,7 @@ import Testing
 /// Issue 28, movie defects: every output the tool writes passes its own validator, damaged inputs are refused, and
 /// info/validate/fix agree on what a movie presents. Inputs are corpus files (skipped when ../shared is absent, with
 /// the reason) or made by the test (FFmpeg as the product locates it: setup installs it, so its absence fails).
-@Suite struct Closure28VideoTests {
+@Suite struct MovieDefectTests {
     static let ffmpegViews: FFmpegTool? = FFmpeg.locate(.mvhevcViews)
     static let ffmpeg: FFmpegTool? = FFmpeg.locate(.any)
 
@@ -339,7 +339,7 @@ import Testing
             try ISOFile(boxes: boxes, tail: file.tail, diagnostics: [], source: file.source).serialized(), out)
     }
 
-    @Test(.needs(.sharedFiles(Closure28VideoTests.vr)))
+    @Test(.needs(.sharedFiles(MovieDefectTests.vr)))
     func croppedVR180IsRefusedOrTheAssumptionIsSaid() throws {
         let d = Temp.dir()
         defer { try? FileManager.default.removeItem(atPath: d) }

@@ -13,7 +13,7 @@ import Testing
 
 /// Issue 28, photo inputs taken for what they are: a spatial photo is its two eyes (never the halves of one),
 /// an ordinary photo is not a stereo pair, and an MPO's placeholder baseline is not a measurement.
-@Suite struct Closure28PhotoTests {
+@Suite struct PhotoInputReadingTests {
     static let visionPro = sharedFile("corpus/spatial-photo/vision-pro.HEIC")
     static let arrow = sharedFile("corpus/heif-real-world/arrow.heic")
     static let frozenpond = sharedFile("corpus/mpo/frozenpond.mpo")
@@ -284,7 +284,7 @@ import Testing
 
 /// Issue 28, reports that agree with the tool: what `--align` fixed is reported as fixed, one focal mismatch is one
 /// number, a fault-free pair is left alone, and `align` refuses to write over its own input through a link.
-@Suite struct Closure28PhotoReportTests {
+@Suite struct PhotoConversionReportTests {
     /// A synthetic pair (grey, as RGB) with `fault` applied to the right camera.
     static func pair(
         width: Int = 480, height: Int = 320, seed: UInt64 = 5, _ fault: (inout SyntheticStereo) -> Void = { _ in }
@@ -293,7 +293,7 @@ import Testing
         s.width = width; s.height = height; s.seed = seed; s.farWallMetres = 100; s.noise = 0
         fault(&s)
         let (l, r) = s.render()
-        return (try Closure28PhotoTests.rgb(l), try Closure28PhotoTests.rgb(r))
+        return (try PhotoInputReadingTests.rgb(l), try PhotoInputReadingTests.rgb(r))
     }
 
     // MARK: g. the report of --align shows what was written, and the input's faults as fixed
@@ -407,7 +407,7 @@ import Testing
         let pair = StereoPair(
             left: l, right: r, exif: nil, exifInfo: ExifInfo(), sourceBaselineMM: nil, convergenceAngleDegrees: nil,
             sourceDescription: "test", notes: [])
-        _ = try PhotoConverter.convert(pair, options: Closure28PhotoTests.options(), to: photo)
+        _ = try PhotoConverter.convert(pair, options: PhotoInputReadingTests.options(), to: photo)
         let original = try FileBytes.read(photo)
         try? FileManager.default.removeItem(atPath: link)
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: photo)
