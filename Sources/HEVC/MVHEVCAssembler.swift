@@ -113,7 +113,7 @@ public enum MVHEVCAssembler {
             throw fail(
                 "the two streams have different frame counts: base \(a.pictures.count), second \(b.pictures.count)")
         }
-        var session = try MVHEVCAssemblySession(base: a.reader, second: b.reader, options: options)
+        var session = try MVHEVCAssembler.Session(base: a.reader, second: b.reader, options: options)
         var stream = session.header
         stream.accessUnits.reserveCapacity(a.pictures.count)
         for (pa, pb) in zip(a.pictures, b.pictures) {

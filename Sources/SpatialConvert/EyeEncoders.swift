@@ -20,7 +20,7 @@ final class EyeEncoder: @unchecked Sendable {
     private let encoder: HEVCEncoder
     /// VPS, SPS, PPS from x265 at open.
     let headers: [NALUnit]
-    var assembly: StreamingAssembly?
+    var assembly: MVHEVCAssembler.LivePairing?
     /// Segment mode: aligns x265's counter-derived slice flag with the whole clip's (``SliceFlagAligner``).
     var aligner: SliceFlagAligner?
     /// The eye's single-layer stream, kept only for `keepStreamsPrefix`.
@@ -82,68 +82,71 @@ final class EyeEncoder: @unchecked Sendable {
     func join() { group?.wait() }
 }
 
-/// Pairs the two encoders' pictures in decoding order and writes each pair as one MV-HEVC access unit as soon as
-/// both exist (``MVHEVCAssemblySession``, ``SpatialVideoStreamWriter``), so only the pictures one encoder is
-/// ahead of the other are ever held. Called from the encoder threads.
-final class StreamingAssembly: @unchecked Sendable {
-    private let lock = Lock()
-    private var readers: [SingleLayerReader]
-    private var waiting: [[SingleLayerReader.Picture]] = [[], []]
-    private var session: MVHEVCAssemblySession
-    let writer: SpatialVideoStreamWriter
-    private var failed = false
+extension MVHEVCAssembler {
+    /// Pairs the two encoders' pictures in decoding order and writes each pair as one MV-HEVC access unit as soon as
+    /// both exist (``MVHEVCAssembler/Session``, ``SpatialVideoStreamWriter``), so only the pictures one encoder is
+    /// ahead of the other are ever held. Called from the encoder threads.
+    final class LivePairing: @unchecked Sendable {
+        private let lock = Lock()
+        private var readers: [SingleLayerReader]
+        private var waiting: [[SingleLayerReader.Picture]] = [[], []]
+        private var session: MVHEVCAssembler.Session
+        let writer: SpatialVideoStreamWriter
+        private var failed = false
 
-    init(
-        baseHeaders: [NALUnit], secondHeaders: [NALUnit], options: MVHEVCAssemblyOptions,
-        writer: SpatialVideoStreamWriter
-    ) throws(ParseError) {
-        var a = SingleLayerReader(name: "base (layer 0) stream"), b = SingleLayerReader(name: "second (layer 1) stream")
-        _ = try a.add(accessUnit: baseHeaders)
-        _ = try b.add(accessUnit: secondHeaders)
-        readers = [a, b]
-        session = try MVHEVCAssemblySession(base: a, second: b, options: options)
-        self.writer = writer
-    }
+        init(
+            baseHeaders: [NALUnit], secondHeaders: [NALUnit], options: MVHEVCAssemblyOptions,
+            writer: SpatialVideoStreamWriter
+        ) throws(ParseError) {
+            var a = SingleLayerReader(name: "base (layer 0) stream"),
+                b = SingleLayerReader(name: "second (layer 1) stream")
+            _ = try a.add(accessUnit: baseHeaders)
+            _ = try b.add(accessUnit: secondHeaders)
+            readers = [a, b]
+            session = try MVHEVCAssembler.Session(base: a, second: b, options: options)
+            self.writer = writer
+        }
 
-    var header: MVHEVCStream { lock.withLock { session.header } }
+        var header: MVHEVCStream { lock.withLock { session.header } }
 
-    /// One coded picture (an access unit of NAL units) of `layer`.
-    func add(layer: Int, accessUnit nals: [NALUnit]) throws(ParseError) {
-        try lock.withLock { () throws(ParseError) in
-            guard !failed else { return }
-            do throws(ParseError) {
-                if let p = try readers[layer].add(accessUnit: nals) { waiting[layer].append(p) }
-                if readers[layer].newParameterSetAfterFirstPicture {
-                    throw ParseError(.unsupported, "x265 sent a new parameter set after the first picture")
+        /// One coded picture (an access unit of NAL units) of `layer`.
+        func add(layer: Int, accessUnit nals: [NALUnit]) throws(ParseError) {
+            try lock.withLock { () throws(ParseError) in
+                guard !failed else { return }
+                do throws(ParseError) {
+                    if let p = try readers[layer].add(accessUnit: nals) { waiting[layer].append(p) }
+                    if readers[layer].newParameterSetAfterFirstPicture {
+                        throw ParseError(.unsupported, "x265 sent a new parameter set after the first picture")
+                    }
+                    try pairWaiting()
+                } catch {
+                    failed = true
+                    throw error
                 }
-                try pairWaiting()
-            } catch {
-                failed = true
-                throw error
             }
         }
-    }
 
-    private func pairWaiting() throws(ParseError) {
-        while !waiting[0].isEmpty && !waiting[1].isEmpty {
-            let pa = waiting[0].removeFirst(), pb = waiting[1].removeFirst()
-            try writer.add(try session.accessUnit(base: pa, second: pb))
+        private func pairWaiting() throws(ParseError) {
+            while !waiting[0].isEmpty && !waiting[1].isEmpty {
+                let pa = waiting[0].removeFirst(), pb = waiting[1].removeFirst()
+                try writer.add(try session.accessUnit(base: pa, second: pb))
+            }
         }
-    }
 
-    /// Stops pairing after a failure elsewhere.
-    func abort() { lock.withLock { failed = true } }
+        /// Stops pairing after a failure elsewhere.
+        func abort() { lock.withLock { failed = true } }
 
-    /// After both encoders have finished: the last pictures, and a check that the two streams had as many.
-    func finish() throws(ParseError) {
-        try lock.withLock { () throws(ParseError) in
-            for l in 0..<2 { if let p = readers[l].finish() { waiting[l].append(p) } }
-            try pairWaiting()
-            guard waiting[0].isEmpty, waiting[1].isEmpty else {
-                throw ParseError(
-                    .invalidValue,
-                    "the two encoders returned different numbers of pictures (\(session.count + waiting[0].count) and \(session.count + waiting[1].count))"
-                )
+        /// After both encoders have finished: the last pictures, and a check that the two streams had as many.
+        func finish() throws(ParseError) {
+            try lock.withLock { () throws(ParseError) in
+                for l in 0..<2 { if let p = readers[l].finish() { waiting[l].append(p) } }
+                try pairWaiting()
+                guard waiting[0].isEmpty, waiting[1].isEmpty else {
+                    throw ParseError(
+                        .invalidValue,
+                        "the two encoders returned different numbers of pictures (\(session.count + waiting[0].count) and \(session.count + waiting[1].count))"
+                    )
+                }
             }
         }
     }

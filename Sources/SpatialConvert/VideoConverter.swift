@@ -278,7 +278,7 @@ public enum VideoConverter {
         mux.frameRateNum = UInt32(plan.fpsNum); mux.frameRateDen = UInt32(plan.fpsDen)
         let writer = try SpatialVideoStreamWriter(path: output, options: mux)
         let base = o.heroIsLeft ? left : right, second = o.heroIsLeft ? right : left
-        let assembly = try StreamingAssembly(
+        let assembly = try MVHEVCAssembler.LivePairing(
             baseHeaders: base.headers, secondHeaders: second.headers,
             options: MVHEVCAssemblyOptions(
                 baseIsLeft: o.heroIsLeft, layerSPSForm: o.layerSPSForm, matchAppleChoices: o.layerSPSForm == .multilayer

@@ -1,7 +1,7 @@
 import BinaryIO
 import HEVC
 
-/// What `SpatialVideoAssembler.muxMultiview(stream:output:swapEyes:hero:mux:limits:)` wrote and decided.
+/// What `SpatialVideoMuxer.muxMultiview(stream:output:swapEyes:hero:mux:limits:)` wrote and decided.
 public struct MultiviewStreamMuxResult: Sendable {
     public var mux: SpatialVideoMuxResult
     /// Access units of the stream (one sample each).
@@ -18,7 +18,7 @@ public struct MultiviewStreamMuxResult: Sendable {
     public var hero: HeroEye
 }
 
-extension SpatialVideoAssembler {
+extension SpatialVideoMuxer {
     /// Muxes a raw two-view MV-HEVC stream (``/HEVC/MVHEVCAnnexBReader``) as a spatial video without re-encoding:
     /// the header is built from its VPS/SPS/PPS as for a multiview encode
     /// (``/HEVC/MVHEVCStream/init(encoderHeaders:baseIsLeft:)``, our SEI 176 naming the left view), each access

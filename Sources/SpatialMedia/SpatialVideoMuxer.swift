@@ -386,13 +386,13 @@ public enum SpatialVideoMuxer {
     }
 }
 
-/// File-level convenience: two single-layer HEVC Annex B files in, one spatial video out.
-public enum SpatialVideoAssembler {
+/// The assembler's file-level entry (SpatialMedia): two single-layer HEVC Annex B files in, one spatial video out.
+extension MVHEVCAssembler {
     /// Reads `left` and `right` (raw HEVC), assembles them (layer 0 = `options.baseIsLeft ? left : right`) and writes
     /// the movie atomically to `output`.
     ///
     /// The streams are read, paired and written picture by picture (``/HEVC/AnnexBPictureReader``,
-    /// ``/HEVC/MVHEVCAssemblySession``, ``SpatialVideoStreamWriter``), so memory does not grow with their length. A
+    /// ``/HEVC/MVHEVCAssembler/Session``, ``SpatialVideoStreamWriter``), so memory does not grow with their length. A
     /// stream that introduces a new parameter set after its first picture is assembled whole in memory instead
     /// (up to ``/BinaryIO/Limits/maxBoxInMemory``), which gives the same file.
     @discardableResult
@@ -423,7 +423,7 @@ public enum SpatialVideoAssembler {
         var pa = try a.next(), pb = try b.next()
         guard pa != nil else { throw ParseError(.truncated, path: base, "\(a.reader.name) has no pictures") }
         guard pb != nil else { throw ParseError(.truncated, path: second, "\(b.reader.name) has no pictures") }
-        var session = try MVHEVCAssemblySession(base: a.reader, second: b.reader, options: assembly)
+        var session = try MVHEVCAssembler.Session(base: a.reader, second: b.reader, options: assembly)
         let writer = try SpatialVideoStreamWriter(path: output, options: mux)
         while true {
             if a.reader.newParameterSetAfterFirstPicture || b.reader.newParameterSetAfterFirstPicture { return nil }

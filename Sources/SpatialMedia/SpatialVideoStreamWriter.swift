@@ -45,7 +45,7 @@ public final class SpatialVideoStreamWriter {
     }
 
     /// Writes the movie to ``path`` (atomically): `header` gives the parameter sets and facts of the stream
-    /// (``/HEVC/MVHEVCAssemblySession/header``), `audio` the tracks copied alongside.
+    /// (``/HEVC/MVHEVCAssembler/Session/header``), `audio` the tracks copied alongside.
     @discardableResult
     public func finish(
         header: MVHEVCStream, audio: [CopiedTrack] = [],

@@ -2,7 +2,7 @@ import BinaryIO
 import HEVC
 import ISOBMFF
 
-/// Splits a spatial video (or a raw two-layer MV-HEVC stream) made by ``SpatialVideoAssembler`` back into one
+/// Splits a spatial video (or a raw two-layer MV-HEVC stream) made by ``/HEVC/MVHEVCAssembler`` back into one
 /// single-layer HEVC Annex B stream per eye, without decoding. See ``/HEVC/MVHEVCSplitter`` for what is rewritten and
 /// for the error given for inter-layer-predicted files (Apple, x265 multiview), which need FFmpeg ≥ 7.1.
 public enum StreamSplitter {
@@ -16,7 +16,7 @@ public enum StreamSplitter {
         let head = try source.read(at: 0, count: 4)
         if head.starts(with: [0, 0, 1]) || head.starts(with: [0, 0, 0, 1]) {
             return try MVHEVCSplitter.split(
-                annexB: try SpatialVideoAssembler.readWhole(path, limits: limits), baseOnly: baseOnly)
+                annexB: try MVHEVCAssembler.readWhole(path, limits: limits), baseOnly: baseOnly)
         }
         let file = try ISOFile.parse(source: source, limits: limits)
         guard

@@ -240,7 +240,7 @@ public enum Operations {
         throws(ParseError) -> OperationReport
     {
         let left = r.left ?? "", right = r.right ?? ""
-        let x = try SpatialVideoAssembler.assemble(left: left, right: right, output: scratch, assembly: a, mux: m)
+        let x = try MVHEVCAssembler.assemble(left: left, right: right, output: scratch, assembly: a, mux: m)
         return OperationReport(
             job: "convert", route: ConvertRoute.hevcPair.rawValue, outputs: [r.output],
             headline:
@@ -261,13 +261,13 @@ public enum Operations {
 
 extension Operations {
     /// A raw two-view MV-HEVC stream muxed as it is
-    /// (`SpatialVideoAssembler.muxMultiview(stream:output:swapEyes:hero:mux:limits:)`).
+    /// (`SpatialVideoMuxer.muxMultiview(stream:output:swapEyes:hero:mux:limits:)`).
     static func muxStream(
         _ r: ConvertRequest, _ m: SpatialVideoMuxOptions, swapEyes: Bool, hero: HeroEye?,
         scratch: String
     ) throws(ParseError) -> OperationReport {
         let input = r.input ?? ""
-        let x = try SpatialVideoAssembler.muxMultiview(
+        let x = try SpatialVideoMuxer.muxMultiview(
             stream: input, output: scratch, swapEyes: swapEyes, hero: hero,
             mux: m)
         let eye = x.baseIsLeft ? "left" : "right", mux = x.mux

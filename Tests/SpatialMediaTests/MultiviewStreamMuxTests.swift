@@ -5,7 +5,7 @@ import SpatialMedia
 import TestSupport
 import Testing
 
-/// Issue 38: muxing a raw two-view MV-HEVC stream as it is (`SpatialVideoAssembler.muxMultiview`).
+/// Issue 38: muxing a raw two-view MV-HEVC stream as it is (`SpatialVideoMuxer.muxMultiview`).
 @Suite struct MultiviewStreamMuxTests {
     /// The fixture with its timing taken out of the base SPS VUI and the VPS: no frame rate is invented (refused,
     /// asking for --fps); with one given, every access unit is muxed at that rate.
@@ -37,7 +37,7 @@ import Testing
         let stream = d + "/untimed.hevc"
         try TestMedia.write(AccessUnits.group(out).flatMap { AccessUnitWriter.annexB($0) }, to: stream)
         let refused = Result { () throws(ParseError) -> MultiviewStreamMuxResult in
-            try SpatialVideoAssembler.muxMultiview(
+            try SpatialVideoMuxer.muxMultiview(
                 stream: stream, output: d + "/a.mov", swapEyes: false, hero: nil,
                 mux: SpatialVideoMuxOptions())
         }
@@ -48,7 +48,7 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: d + "/a.mov"))
         var m = SpatialVideoMuxOptions()
         m.frameRateNum = 24
-        let r = try SpatialVideoAssembler.muxMultiview(
+        let r = try SpatialVideoMuxer.muxMultiview(
             stream: stream, output: d + "/b.mov", swapEyes: false, hero: nil, mux: m)
         #expect(
             r.accessUnits == 6 && r.mux.samples == 6 && r.fpsNum == 24 && r.fpsDen == 1 && r.fpsSource == "given",

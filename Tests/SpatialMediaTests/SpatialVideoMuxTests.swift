@@ -127,7 +127,7 @@ enum MuxClips {
         let (l, r, dir) = try MuxClips.pair()
         defer { try? FileManager.default.removeItem(at: dir) }
         let path = dir.appendingPathComponent("spatial.mov").path
-        try SpatialVideoAssembler.assemble(
+        try MVHEVCAssembler.assemble(
             left: l.path, right: r.path, output: path,
             assembly: MVHEVCAssemblyOptions(layerSPSForm: form), mux: options())
         let o = try MuxClips.oracle(path, left: l.path, right: r.path)
@@ -159,7 +159,7 @@ enum MuxClips {
         let (l, r, dir) = try MuxClips.pair()
         defer { try? FileManager.default.removeItem(at: dir) }
         let movie = dir.appendingPathComponent("s.mov").path
-        try SpatialVideoAssembler.assemble(left: l.path, right: r.path, output: movie, mux: options())
+        try MVHEVCAssembler.assemble(left: l.path, right: r.path, output: movie, mux: options())
         let outL = dir.appendingPathComponent("L.hevc").path, outR = dir.appendingPathComponent("R.hevc").path
         let layers = try StreamSplitter.write(path: movie, left: outL, right: outR)
         #expect(layers.accessUnits == 10)
@@ -172,7 +172,7 @@ enum MuxClips {
         assembly.baseIsLeft = false
         var o = options()
         o.stereo.heroEye = .right
-        try SpatialVideoAssembler.assemble(left: l.path, right: r.path, output: heroRight, assembly: assembly, mux: o)
+        try MVHEVCAssembler.assemble(left: l.path, right: r.path, output: heroRight, assembly: assembly, mux: o)
         let swapped = try StreamSplitter.split(path: heroRight)
         #expect(!swapped.baseIsLeft)
         #expect(swapped.left == (try MuxClips.bytes(l)))

@@ -29,7 +29,7 @@ import Testing
                 let assembly = MVHEVCAssemblyOptions(baseIsLeft: baseIsLeft, layerSPSForm: .full)
                 let o = Self.options(container, faststart: faststart)
                 let streamed = dir.appendingPathComponent("streamed.mov").path
-                try SpatialVideoAssembler.assemble(
+                try MVHEVCAssembler.assemble(
                     left: l.path, right: r.path, output: streamed, assembly: assembly, mux: o)
                 let lb = try MuxClips.bytes(l), rb = try MuxClips.bytes(r)
                 let stream = try MVHEVCAssembler.assemble(
@@ -89,7 +89,7 @@ import Testing
         let late2 = dir.appendingPathComponent("right-late-pps.hevc")
         try Data(AnnexB.join(nals)).write(to: late2)
         let out = dir.appendingPathComponent("late.mov").path
-        try SpatialVideoAssembler.assemble(left: l.path, right: late2.path, output: out)
+        try MVHEVCAssembler.assemble(left: l.path, right: late2.path, output: out)
         let stream = try MVHEVCAssembler.assemble(base: try MuxClips.bytes(l), second: AnnexB.join(nals))
         let whole = dir.appendingPathComponent("late-whole.mov").path
         try SpatialVideoMuxer.write(stream, to: whole)
@@ -103,7 +103,7 @@ import Testing
         let short = try MuxClips.encode(
             TestMedia.y4m(width: 128, height: 96, frames: 7, shift: 6), dir: dir, name: "short", extra: gop)
         do {
-            try SpatialVideoAssembler.assemble(
+            try MVHEVCAssembler.assemble(
                 left: l.path, right: short.path, output: dir.appendingPathComponent("x.mov").path)
             Issue.record("different frame counts were accepted")
         } catch {

@@ -168,7 +168,7 @@ import Testing
         var mux = SpatialVideoMuxOptions()
         mux.stereo.heroEye = nil
         let movie = d + "/right-base.mov"
-        try SpatialVideoAssembler.assemble(left: l, right: r, output: movie, assembly: assembly, mux: mux)
+        try MVHEVCAssembler.assemble(left: l, right: r, output: movie, assembly: assembly, mux: mux)
         let entry = try #require(try ISOFile.open(path: movie).tracks.first?.sampleEntries.first)
         #expect(SpatialVideoEditor.baseLayerIsLeft(sampleEntry: entry) == false)
         #expect(SpatialVideoReport(try ISOFile.open(path: movie)).primary?.metadata.heroEye == nil)
