@@ -1,9 +1,9 @@
-// swift-tools-version: 6.0 The libFuzzer targets, kept out of the root package so that its product list is what a user
-// builds. They depend on the root package by path and reach its modules through its library products:
-// `SpatialMediaCore` (boxes, HEVC, the spatial model), `SpatialMediaImageFormats` (the image readers),
-// `SpatialMediaKit` (adds ImageFormats and Codecs) and the C ABI `spatialmedia`. Build and run them with `bash
-// scripts/fuzz.sh` (see there); a fuzz build needs `--sanitize=fuzzer`, so `swift build` here without it makes binaries
-// that do not fuzz.
+// swift-tools-version: 6.0
+// The libFuzzer targets, kept out of the root package so that its product list is what a user builds. They depend
+// on the root package by path and reach its modules through its library products: `SpatialMediaCore` (boxes, HEVC,
+// the spatial model), `SpatialMediaImageFormats` (the image readers), `SpatialMediaKit` (adds ImageFormats and
+// Codecs) and the C ABI `spatialmedia`. Build and run them with `bash scripts/fuzz.sh` (see there); a fuzz build
+// needs `--sanitize=fuzzer`, so `swift build` here without it makes binaries that do not fuzz.
 import PackageDescription
 
 let package = Package(

@@ -128,8 +128,8 @@ LEAD = re.compile(r"^(\s*(?:[-*+] |\d+\. )?)")
 def paragraph_break(body):
     """A comment line that starts a paragraph of its own: blank, a list item, a heading, a table row, a fence."""
     b = body.strip()
-    return (not b or b.startswith(("```", "|", "#", "MARK:", "- ", "* ", "+ ")) or re.match(r"^\d+\. ", b) is not None
-            or body.startswith("    "))
+    return (not b or b.startswith(("```", "|", "#", "MARK:", "- ", "* ", "+ ", "swift-tools-version"))
+            or re.match(r"^\d+\. ", b) is not None or body.startswith("    "))
 
 
 def reflow_comments(lines):
@@ -146,7 +146,7 @@ def reflow_comments(lines):
         indent, slashes, body = m.group(1), m.group(2), m.group(4)
         if body.strip().startswith("```"):
             fence = not fence
-        if (fence or not body.strip() or body.strip().startswith(("```", "|", "#", "MARK:"))
+        if (fence or not body.strip() or body.strip().startswith(("```", "|", "#", "MARK:", "swift-tools-version"))
                 or (body.startswith("    ") and not LEAD.match(body).group(1).strip())):
             out.append(lines[i])
             i += 1
