@@ -343,4 +343,33 @@ public enum PNGXMP {
         guard inserted, i == png.count else { return png }
         return out
     }
+
+    /// The text of the first uncompressed `iTXt` XMP chunk of a PNG (nil when there is none before `IDAT`'s end, it
+    /// is larger than `maxBytes`, or the chunks cannot be walked). Reads chunk headers only, bounded by the source.
+    public static func packet(in src: any ByteSource, maxBytes: Int) -> [UInt8]? {
+        let keyword = Array("XML:com.adobe.xmp".utf8) + [0]
+        var p: UInt64 = 8
+        var chunks = 0
+        while p + 12 <= src.size, chunks < 100_000 {
+            chunks += 1
+            guard let h = try? src.read(at: p, count: 8), h.count == 8 else { return nil }
+            let length = UInt64(h[0]) << 24 | UInt64(h[1]) << 16 | UInt64(h[2]) << 8 | UInt64(h[3])
+            let type = String(decoding: h[4..<8], as: UTF8.self)
+            guard length <= src.size - p - 12, type != "IEND" else { return nil }
+            if type == "iTXt", length > UInt64(keyword.count + 2), length <= UInt64(maxBytes),
+                let body = try? src.read(at: p + 8, count: Int(length)), Array(body.prefix(keyword.count)) == keyword,
+                body[keyword.count] == 0
+            {
+                // Compression flag 0, method, then language tag and translated keyword (each NUL-ended), then the text.
+                var i = keyword.count + 2
+                for _ in 0..<2 {
+                    guard let z = body[i...].firstIndex(of: 0) else { return nil }
+                    i = z + 1
+                }
+                return Array(body[i...])
+            }
+            p += 12 + length
+        }
+        return nil
+    }
 }

@@ -4,14 +4,6 @@ import ImageFormats
 import SpatialMedia
 import SystemSupport
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// The stereo values of one eye written by `split` into the eye's own file, and read back by a conversion of the two
 /// eyes, so that `split` then `convert` keeps the source's baseline, field of view, disparity adjustment and hero eye
 /// instead of the defaults.
@@ -156,107 +148,48 @@ extension EyeStereoXMP {
             guard let bytes = try? src.read(at: 0, count: n), let s = try? JPEGSegments(bytes), let x = MPO.xmp(s)
             else { return nil }
             return values(xmp: x)
-        case .png: return pngXMP(src).flatMap { values(xmp: $0) }
-        case .movie: return movieXMP(src).flatMap { values(xmp: $0) }
+        case .png: return PNGXMP.packet(in: src, maxBytes: maxPacket).flatMap { values(xmp: $0) }
+        case .movie: return movieXMP(path, limits: limits).flatMap { values(xmp: $0) }
         default: return nil
         }
     }
 
-    /// The uncompressed `iTXt` XMP packet of a PNG, found by walking the chunk headers (bounded by the file).
-    static func pngXMP(_ src: FileSource) -> [UInt8]? {
-        let keyword = Array("XML:com.adobe.xmp".utf8) + [0]
-        var p: UInt64 = 8
-        var chunks = 0
-        while p + 12 <= src.size, chunks < 100_000 {
-            chunks += 1
-            guard let h = try? src.read(at: p, count: 8) else { return nil }
-            let length = UInt64(h[0]) << 24 | UInt64(h[1]) << 16 | UInt64(h[2]) << 8 | UInt64(h[3])
-            let type = String(decoding: h[4..<8], as: UTF8.self)
-            guard length <= src.size - p - 12 else { return nil }
-            if type == "IEND" { return nil }
-            if type == "iTXt", length > UInt64(keyword.count + 2), length <= UInt64(maxPacket),
-                let body = try? src.read(at: p + 8, count: Int(length)), Array(body.prefix(keyword.count)) == keyword,
-                body[keyword.count] == 0
-            {
-                // Compression flag 0, method, then language tag and translated keyword (each NUL-ended), then the text.
-                var i = keyword.count + 2
-                for _ in 0..<2 {
-                    guard let z = body[i...].firstIndex(of: 0) else { return nil }
-                    i = z + 1
-                }
-                return Array(body[i...])
-            }
-            p += 12 + length
+    /// The payload of a top-level `uuid` box with the XMP UUID, read through the box parser.
+    static func movieXMP(_ path: String, limits: Limits) -> [UInt8]? {
+        guard let file = try? ISOFile.open(path: path, limits: limits),
+            let box = file.boxes.first(where: { $0.type == "uuid" && $0.header.userType == movieUUID })
+        else { return nil }
+        switch box.fields {
+        case .raw(let bytes): return bytes.count <= maxPacket ? bytes : nil
+        case .fileRange(let offset, let length):
+            return length <= UInt64(maxPacket) ? try? file.source.read(at: offset, count: Int(length)) : nil
+        default: return nil
         }
-        return nil
-    }
-
-    /// The payload of a top-level `uuid` box with the XMP UUID (headers walked, bounded by the file).
-    static func movieXMP(_ src: FileSource) -> [UInt8]? {
-        var p: UInt64 = 0
-        var boxes = 0
-        while p + 8 <= src.size, boxes < 100_000 {
-            boxes += 1
-            guard let h = try? src.read(at: p, count: min(32, Int(src.size - p))), h.count >= 8 else { return nil }
-            var size = UInt64(h[0]) << 24 | UInt64(h[1]) << 16 | UInt64(h[2]) << 8 | UInt64(h[3])
-            var header: UInt64 = 8
-            if size == 1 {
-                guard h.count >= 16 else { return nil }
-                size = h[8..<16].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
-                header = 16
-            } else if size == 0 {
-                size = src.size - p
-            }
-            guard size >= header, size <= src.size - p else { return nil }
-            if Array(h[4..<8]) == Array("uuid".utf8), h.count >= Int(header) + 16,
-                Array(h[Int(header)..<(Int(header) + 16)]) == movieUUID
-            {
-                let n = size - header - 16
-                guard n <= UInt64(maxPacket) else { return nil }
-                return try? src.read(at: p + header + 16, count: Int(n))
-            }
-            p += size
-        }
-        return nil
     }
 
     /// Appends a top-level XMP `uuid` box holding `packet` to the movie at `path` (an output being written: nothing
     /// else moves, so no offset changes). Refused when the file's top-level boxes do not end exactly at its end (a box
     /// running to the end of the file, trailing bytes), where an appended box would not be read as one.
     public static func appendToMovie(path: String, packet: [UInt8]) throws(ParseError) {
-        let src = try FileSource(path: path)
-        var p: UInt64 = 0
-        while p + 8 <= src.size {
-            let h = try src.read(at: p, count: min(16, Int(src.size - p)))
-            var size = UInt64(h[0]) << 24 | UInt64(h[1]) << 16 | UInt64(h[2]) << 8 | UInt64(h[3])
-            if size == 1, h.count >= 16 { size = h[8..<16].reduce(UInt64(0)) { $0 << 8 | UInt64($1) } }
-            guard size >= 8, size <= src.size - p else {
-                throw ParseError(
-                    .unsupported, offset: p, path: path,
-                    "the movie's last box runs to the end of the file: no box can follow it")
-            }
-            p += size
+        let file = try ISOFile.open(path: path)
+        if file.boxes.last?.header.form == .toEnd {
+            throw ParseError(
+                .unsupported, path: path, "the movie's last box runs to the end of the file: no box can follow it")
         }
-        guard p == src.size else {
-            throw ParseError(.unsupported, offset: p, path: path, "the movie has bytes after its last box")
+        guard case .none = file.tail else {
+            throw ParseError(.unsupported, path: path, "the movie has bytes after its last box")
+        }
+        guard let size = UInt32(exactly: 8 + 16 + packet.count) else {
+            throw ParseError(.invalidValue, path: path, "the XMP packet is too large for a box")
         }
         var w = ByteWriter()
-        w.writeU32(UInt32(clamping: 8 + 16 + packet.count))
+        w.writeU32(size)
         w.writeFourCC("uuid")
         w.write(movieUUID)
         w.write(packet)
-        let fd = open(path, O_WRONLY | O_APPEND)
-        guard fd >= 0 else {
-            throw ParseError(.io, path: path, "cannot open for writing: \(String(cString: strerror(errno)))")
-        }
-        defer { close(fd) }
-        let bytes = w.bytes
-        var done = 0
-        while done < bytes.count {
-            let r = bytes[done...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-            if r < 0 && errno == EINTR { continue }
-            guard r > 0 else { throw ParseError(.io, path: path, "write failed: \(String(cString: strerror(errno)))") }
-            done += r
-        }
+        let out = try WritableFile(path: path)
+        defer { out.close() }
+        try out.write(w.bytes, at: file.source.size)
+        try out.sync()
     }
 }

@@ -9,10 +9,10 @@ import BinaryIO
 #endif
 
 /// A file opened for positioned writes (in-place edits).
-final class WritableFile {
+package final class WritableFile {
     let fd: Int32
     let path: String
-    init(path: String) throws(ParseError) {
+    package init(path: String) throws(ParseError) {
         self.path = path
         let fd = open(path, O_RDWR)
         guard fd >= 0 else {
@@ -20,7 +20,7 @@ final class WritableFile {
         }
         self.fd = fd
     }
-    func write(_ bytes: [UInt8], at offset: UInt64) throws(ParseError) {
+    package func write(_ bytes: [UInt8], at offset: UInt64) throws(ParseError) {
         var done = 0
         let fd = self.fd
         let err: ParseError? = bytes.withUnsafeBytes { buf -> ParseError? in
@@ -39,14 +39,14 @@ final class WritableFile {
         }
         if let err { throw err }
     }
-    func sync() throws(ParseError) {
+    package func sync() throws(ParseError) {
         if fsync(fd) != 0 { throw ParseError(.io, path: path, "fsync failed: \(String(cString: strerror(errno)))") }
     }
     func truncate(_ size: UInt64) {
         _ = ftruncate(fd, off_t(size))
         _ = fsync(fd)
     }
-    func close() {
+    package func close() {
         #if canImport(Glibc)
             _ = Glibc.close(fd)
         #elseif canImport(Musl)

@@ -190,7 +190,10 @@ enum GeometrySweep {
     }
 
     static func writePGM(_ g: GrayImage, _ path: String) {
-        guard let fp = fopen(path, "wb") else { return }
+        guard let fp = fopen(path, "wb") else {
+            Issue.record("cannot write \(path)")
+            return
+        }
         let header = Array("P5\n\(g.width) \(g.height)\n255\n".utf8)
         let body = g.bytes
         _ = header.withUnsafeBufferPointer { fwrite($0.baseAddress, 1, $0.count, fp) }
