@@ -294,37 +294,32 @@ public final class HEVCEncoder {
                 throw CodecError.lib("x265", "bit depth mismatch")
             }
             pic.pointee.bitDepth = 8
-            return try p[0].withUnsafeBufferPointer { (y) throws(ParseError) -> [EncodedFrame] in
-                try p[1].withUnsafeBufferPointer { (u) throws(ParseError) -> [EncodedFrame] in
-                    try p[2].withUnsafeBufferPointer { (v) throws(ParseError) -> [EncodedFrame] in
-                        pic.pointee.planes = (
-                            UnsafeMutableRawPointer(mutating: y.baseAddress),
-                            UnsafeMutableRawPointer(mutating: u.baseAddress),
-                            UnsafeMutableRawPointer(mutating: v.baseAddress)
-                        )
-                        pic.pointee.stride = (
-                            Int32(frame.planeWidth(0)), Int32(frame.planeWidth(1)), Int32(frame.planeWidth(2))
-                        )
-                        return try run(pic)
-                    }
-                }
-            }
+            return try encodePlanes(p, frame, pic)
         case .u16(let p):
             pic.pointee.bitDepth = Int32(frame.bitDepth)
-            return try p[0].withUnsafeBufferPointer { (y) throws(ParseError) -> [EncodedFrame] in
-                try p[1].withUnsafeBufferPointer { (u) throws(ParseError) -> [EncodedFrame] in
-                    try p[2].withUnsafeBufferPointer { (v) throws(ParseError) -> [EncodedFrame] in
-                        pic.pointee.planes = (
-                            UnsafeMutableRawPointer(mutating: y.baseAddress),
-                            UnsafeMutableRawPointer(mutating: u.baseAddress),
-                            UnsafeMutableRawPointer(mutating: v.baseAddress)
-                        )
-                        pic.pointee.stride = (
-                            Int32(frame.planeWidth(0) * 2), Int32(frame.planeWidth(1) * 2),
-                            Int32(frame.planeWidth(2) * 2)
-                        )
-                        return try run(pic)
-                    }
+            return try encodePlanes(p, frame, pic)
+        }
+    }
+
+    /// Submits the three planes of a colour frame, 8 or 16 bits a sample, without copying them.
+    private func encodePlanes<T>(_ p: [[T]], _ frame: Image, _ pic: UnsafeMutablePointer<x265_picture>)
+        throws(ParseError) -> [EncodedFrame]
+    {
+        guard p.count == 3 else { throw CodecError.lib("x265", "a colour frame has \(p.count) planes, not 3") }
+        let size = MemoryLayout<T>.size
+        return try p[0].withUnsafeBufferPointer { (y) throws(ParseError) -> [EncodedFrame] in
+            try p[1].withUnsafeBufferPointer { (u) throws(ParseError) -> [EncodedFrame] in
+                try p[2].withUnsafeBufferPointer { (v) throws(ParseError) -> [EncodedFrame] in
+                    pic.pointee.planes = (
+                        UnsafeMutableRawPointer(mutating: y.baseAddress),
+                        UnsafeMutableRawPointer(mutating: u.baseAddress),
+                        UnsafeMutableRawPointer(mutating: v.baseAddress)
+                    )
+                    pic.pointee.stride = (
+                        Int32(frame.planeWidth(0) * size), Int32(frame.planeWidth(1) * size),
+                        Int32(frame.planeWidth(2) * size)
+                    )
+                    return try run(pic)
                 }
             }
         }

@@ -84,20 +84,22 @@ public enum PNG {
         if deep { f |= png_uint_32(PNG_FORMAT_FLAG_LINEAR) }
         img.format = f
         let ch = src.format.interleavedChannels
-        var size: Int = 0
+        /// The PNG of the samples in `raw`: asked for its size first, then written.
+        func write(_ raw: UnsafeRawBufferPointer) -> [UInt8]? {
+            var size: Int = 0
+            guard png.image_write_to_memory(&img, nil, &size, 0, raw.baseAddress, 0, nil) != 0, size > 0 else {
+                return nil
+            }
+            var out = [UInt8](repeating: 0, count: size)
+            let ok = out.withUnsafeMutableBytes {
+                png.image_write_to_memory(&img, $0.baseAddress, &size, 0, raw.baseAddress, 0, nil)
+            }
+            return ok != 0 ? Array(out.prefix(size)) : nil
+        }
         let result: [UInt8]?
         switch src.planes {
         case .u8(let p):
-            result = p[0].withUnsafeBytes { raw -> [UInt8]? in
-                guard png.image_write_to_memory(&img, nil, &size, 0, raw.baseAddress, 0, nil) != 0, size > 0 else {
-                    return nil
-                }
-                var out = [UInt8](repeating: 0, count: size)
-                let ok = out.withUnsafeMutableBytes {
-                    png.image_write_to_memory(&img, $0.baseAddress, &size, 0, raw.baseAddress, 0, nil)
-                }
-                return ok != 0 ? Array(out.prefix(size)) : nil
-            }
+            result = p[0].withUnsafeBytes(write)
         case .u16(let p):
             // sRGB-encoded straight alpha → linear premultiplied, as the simplified API expects.
             let lut = SRGB.decodeLUT
@@ -111,16 +113,7 @@ public enum PNG {
                     lin[i * ch + c] = UInt16(v)
                 }
             }
-            result = lin.withUnsafeBytes { raw -> [UInt8]? in
-                guard png.image_write_to_memory(&img, nil, &size, 0, raw.baseAddress, 0, nil) != 0, size > 0 else {
-                    return nil
-                }
-                var out = [UInt8](repeating: 0, count: size)
-                let ok = out.withUnsafeMutableBytes {
-                    png.image_write_to_memory(&img, $0.baseAddress, &size, 0, raw.baseAddress, 0, nil)
-                }
-                return ok != 0 ? Array(out.prefix(size)) : nil
-            }
+            result = lin.withUnsafeBytes(write)
         }
         defer { png.image_free(&img) }
         guard let result else { throw CodecError.lib("libpng", "cannot encode: \(message(&img))") }

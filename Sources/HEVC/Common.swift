@@ -342,6 +342,30 @@ public struct ShortTermRefPicSet: Hashable, Sendable {
     }
 }
 
+/// A parameter set alone in its NAL unit (VPS, PPS): reading it from a NAL unit and writing the NAL unit back are
+/// the same for each, so they are written once here.
+public protocol ParameterSetNAL {
+    /// The NAL unit type that carries the structure.
+    static var nalType: NALUnitType { get }
+    var header: NALHeader { get }
+    /// Parses the structure from its RBSP; `baseOffset` is the file offset of the RBSP's first byte.
+    init(rbsp: [UInt8], header: NALHeader, baseOffset: UInt64) throws(ParseError)
+    /// The RBSP, re-encoded from the properties.
+    func rbsp() throws(ParseError) -> [UInt8]
+}
+
+extension ParameterSetNAL {
+    /// Parses the structure from a NAL unit of its type.
+    public init(nal: NALUnit) throws(ParseError) {
+        guard nal.type == Self.nalType else {
+            throw ParseError(.invalidValue, offset: nal.offset, "not a \(Self.nalType) NAL unit (\(nal.type))")
+        }
+        try self.init(rbsp: nal.rbsp, header: nal.header, baseOffset: nal.offset &+ 2)
+    }
+    /// The complete NAL unit with emulation prevention.
+    public func nalUnit() throws(ParseError) -> NALUnit { NALUnit(header: header, rbsp: try rbsp()) }
+}
+
 /// Helpers shared by the parameter-set types.
 /// A syntax structure coded by one `code` function for read and write, alone in its RBSP (VPS, PPS): the
 /// read and write wrappers are written once here.

@@ -3,7 +3,7 @@ import BinaryIO
 /// Picture parameter set (§7.3.2.3) with the range and multilayer extensions.
 ///
 /// 3D and SCC extensions, colour mapping tables and extension data are kept in ``extensionData``.
-public struct PictureParameterSet: Hashable, Sendable, RBSPSyntax {
+public struct PictureParameterSet: Hashable, Sendable, RBSPSyntax, ParameterSetNAL {
     public var header = NALHeader(type: .pps)
     public var ppsId: UInt32 = 0
     public var spsId: UInt32 = 0
@@ -74,21 +74,15 @@ public struct PictureParameterSet: Hashable, Sendable, RBSPSyntax {
 
     public init() {}
 
-    /// Parses a PPS NAL unit.
-    public init(nal: NALUnit) throws(ParseError) {
-        guard nal.type == .pps else {
-            throw ParseError(.invalidValue, offset: nal.offset, "not a PPS NAL unit (\(nal.type))")
-        }
-        try self.init(rbsp: nal.rbsp, header: nal.header, baseOffset: nal.offset &+ 2)
-    }
+    /// The NAL unit type that carries this structure.
+    public static let nalType = NALUnitType.pps
+
     /// Parses a PPS from its RBSP.
     public init(rbsp: [UInt8], header: NALHeader, baseOffset: UInt64 = 0) throws(ParseError) {
         self = try Self.decoded(rbsp: rbsp, header: header, baseOffset: baseOffset)
     }
     /// The RBSP, re-encoded from the properties.
     public func rbsp() throws(ParseError) -> [UInt8] { try encodedRBSP() }
-    /// The complete NAL unit with emulation prevention.
-    public func nalUnit() throws(ParseError) -> NALUnit { NALUnit(header: header, rbsp: try rbsp()) }
 
     mutating func code<C: BitCoder>(_ c: inout C) throws(ParseError) {
         try c.ue(&ppsId, max: 63, "pps_pic_parameter_set_id")

@@ -106,7 +106,7 @@ public struct VPSExtension: Hashable, Sendable {
 }
 
 /// Video parameter set (§7.3.2.1) with the multilayer extension.
-public struct VideoParameterSet: Hashable, Sendable, RBSPSyntax {
+public struct VideoParameterSet: Hashable, Sendable, RBSPSyntax, ParameterSetNAL {
     /// Largest number of layers the extension parser accepts.
     public static let maxSupportedLayers = 8
 
@@ -146,21 +146,15 @@ public struct VideoParameterSet: Hashable, Sendable, RBSPSyntax {
 
     public init() {}
 
-    /// Parses a VPS NAL unit.
-    public init(nal: NALUnit) throws(ParseError) {
-        guard nal.type == .vps else {
-            throw ParseError(.invalidValue, offset: nal.offset, "not a VPS NAL unit (\(nal.type))")
-        }
-        try self.init(rbsp: nal.rbsp, header: nal.header, baseOffset: nal.offset &+ 2)
-    }
+    /// The NAL unit type that carries this structure.
+    public static let nalType = NALUnitType.vps
+
     /// Parses a VPS from its RBSP.
     public init(rbsp: [UInt8], header: NALHeader, baseOffset: UInt64 = 0) throws(ParseError) {
         self = try Self.decoded(rbsp: rbsp, header: header, baseOffset: baseOffset)
     }
     /// The RBSP, re-encoded from the properties.
     public func rbsp() throws(ParseError) -> [UInt8] { try encodedRBSP() }
-    /// The complete NAL unit with emulation prevention.
-    public func nalUnit() throws(ParseError) -> NALUnit { NALUnit(header: header, rbsp: try rbsp()) }
 
     mutating func code<C: BitCoder>(_ c: inout C) throws(ParseError) {
         try c.u8(&vpsId, 4)

@@ -46,20 +46,20 @@ public enum ColourConversion {
         case .gray:
             let g = try changeDepth(img, to: outDepth)
             let n = img.width * img.height
-            switch g.planes {
-            case .u8(let p):
-                var out = [UInt8](repeating: 0, count: n * 3)
-                for i in 0..<n { let v = p[0][i]; out[3 * i] = v; out[3 * i + 1] = v; out[3 * i + 2] = v }
-                return try Image(
-                    width: img.width, height: img.height, bitDepth: outDepth, format: .rgb, planes: .u8([out]),
-                    colour: img.colour)
-            case .u16(let p):
-                var out = [UInt16](repeating: 0, count: n * 3)
-                for i in 0..<n { let v = p[0][i]; out[3 * i] = v; out[3 * i + 1] = v; out[3 * i + 2] = v }
-                return try Image(
-                    width: img.width, height: img.height, bitDepth: outDepth, format: .rgb, planes: .u16([out]),
-                    colour: img.colour)
+            /// Each grey sample written three times, as red, green and blue.
+            func tripled<T: FixedWidthInteger>(_ grey: [T]) -> [T] {
+                var out = [T](repeating: 0, count: n * 3)
+                for i in 0..<n { let v = grey[i]; out[3 * i] = v; out[3 * i + 1] = v; out[3 * i + 2] = v }
+                return out
             }
+            let planes: Planes
+            switch g.planes {
+            case .u8(let p): planes = .u8([tripled(p[0])])
+            case .u16(let p): planes = .u16([tripled(p[0])])
+            }
+            return try Image(
+                width: img.width, height: img.height, bitDepth: outDepth, format: .rgb, planes: planes,
+                colour: img.colour)
         case .yuv420, .yuv422, .yuv444:
             break
         }

@@ -34,22 +34,14 @@ public enum FramePackedFrames {
             // Just before frame i starts: FFmpeg drops frames that start before the seek point, so it is the first
             // kept.
             let t = max(0, Double(i) * Double(max(1, fpsDen)) / Double(max(1, fpsNum)) - 0.0001)
-            guard
-                let child = try? ChildProcess(
-                    executable: ff.path,
-                    arguments: [
-                        "-nostdin", "-v", "error", "-ss", NumberText.fixed(t, places: 6), "-i", path, "-map", "0:v:0",
-                        "-frames:v", "1",
-                        "-pix_fmt", "gray", "-f", "image2pipe", "-c:v", "pgm", "-",
-                    ])
-            else { throw ParseError(.io, path: path, "cannot start FFmpeg (\(ff.path))") }
-            let data = child.readToEnd(limit: 1 << 28)
-            let status = child.wait()
-            if status == 0, let data, let frame = SpatialVideoSource.parsePGMs(data).first {
+            let run = try SpatialVideoSource.greyPictures(
+                ffmpeg: ff.path, path: path,
+                ["-ss", NumberText.fixed(t, places: 6), "-i", path, "-map", "0:v:0", "-frames:v", "1"])
+            if run.failure == nil, let frame = run.pictures.first {
                 out.append((i, frame)); continue
             }
             missing.append(i)
-            why = "exit status \(status)\(child.errorText().isEmpty ? "" : ": " + child.errorText())"
+            why = run.failure ?? "no picture"
         }
         guard !missing.isEmpty else { return out }
         let found = try selected(path, indices: missing, ffmpeg: override)
@@ -70,22 +62,11 @@ public enum FramePackedFrames {
         let ff = try FFmpeg.require(.any, for: "decoding frames of \(path)", override: override)
         let select = "select=" + wanted.map { "eq(n\\,\($0))" }.joined(separator: "+")
         let vsync: [String] = (ff.major, ff.minor) >= (5, 1) ? ["-fps_mode", "passthrough"] : ["-vsync", "0"]
-        guard
-            let child = try? ChildProcess(
-                executable: ff.path,
-                arguments: [
-                    "-nostdin", "-v", "error", "-i", path, "-map", "0:v:0", "-vf", select,
-                ] + vsync + [
-                    "-pix_fmt", "gray", "-f", "image2pipe", "-c:v", "pgm", "-",
-                ])
-        else { throw ParseError(.io, path: path, "cannot start FFmpeg (\(ff.path))") }
-        let data = child.readToEnd(limit: 1 << 28)
-        let status = child.wait()
-        guard status == 0, let data else {
-            throw ParseError(
-                .unsupported, path: path,
-                "FFmpeg could not decode frames \(wanted) (exit status \(status)): \(child.errorText())")
+        let run = try SpatialVideoSource.greyPictures(
+            ffmpeg: ff.path, path: path, ["-i", path, "-map", "0:v:0", "-vf", select] + vsync)
+        if let failure = run.failure {
+            throw ParseError(.unsupported, path: path, "FFmpeg could not decode frames \(wanted) (\(failure))")
         }
-        return Array(zip(wanted, SpatialVideoSource.parsePGMs(data)))
+        return Array(zip(wanted, run.pictures))
     }
 }

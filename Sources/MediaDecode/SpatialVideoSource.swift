@@ -124,26 +124,18 @@ extension SpatialVideoSource {
         let t = max(0, Double(start) * Double(fpsDen) / Double(max(1, fpsNum)) - 0.0001)
         let scale = eyeWidth.map { ",scale=\(max(2, min($0, 4096)) * 2):-2:flags=area" } ?? ""
         let graph = "[0:v:0:view:\(leftViewId)][0:v:0:view:\(rightViewId)]hstack\(scale)[v]"
-        guard
-            let child = try? ChildProcess(
-                executable: ff.path,
-                arguments: [
-                    "-nostdin", "-v", "error", "-ss", NumberText.fixed(t, places: 6), "-i", path, "-filter_complex",
-                    graph, "-map", "[v]",
-                    "-frames:v", "\(max(1, min(count, 64)))", "-pix_fmt", "gray", "-f", "image2pipe", "-c:v", "pgm",
-                    "-",
-                ])
-        else { throw ParseError(.io, path: path, "cannot start FFmpeg (\(ff.path))") }
-        let data = child.readToEnd(limit: 1 << 28)
-        let status = child.wait()
-        guard status == 0, let data else {
+        let run = try Self.greyPictures(
+            ffmpeg: ff.path, path: path,
+            [
+                "-ss", NumberText.fixed(t, places: 6), "-i", path, "-filter_complex", graph, "-map", "[v]",
+                "-frames:v", "\(max(1, min(count, 64)))",
+            ])
+        if let failure = run.failure {
             throw ParseError(
-                .unsupported, path: path,
-                "FFmpeg could not decode frame \(start)\(count > 1 ? "…" : "") (exit status \(status)): \(child.errorText())"
-            )
+                .unsupported, path: path, "FFmpeg could not decode frame \(start)\(count > 1 ? "…" : "") (\(failure))")
         }
         var out: [(Image, Image)] = []
-        for both in Self.parsePGMs(data) where both.width >= 2 {
+        for both in run.pictures where both.width >= 2 {
             let half = both.width / 2
             out.append(
                 (
@@ -158,6 +150,27 @@ extension SpatialVideoSource {
         var x = a, y = b
         while y != 0 { (x, y) = (y, x % y) }
         return (a / x, b / x)
+    }
+
+    /// Runs FFmpeg (`ffmpeg`) with `arguments` (the input and what to take of it) and reads the 8-bit grey pictures
+    /// it writes to a pipe as PGM; `failure` is FFmpeg's exit status and message when it did not end well.
+    static func greyPictures(ffmpeg: String, path: String, _ arguments: [String]) throws(ParseError) -> (
+        pictures: [Image], failure: String?
+    ) {
+        guard
+            let child = try? ChildProcess(
+                executable: ffmpeg,
+                arguments: ["-nostdin", "-v", "error"] + arguments + [
+                    "-pix_fmt", "gray", "-f", "image2pipe", "-c:v", "pgm", "-",
+                ])
+        else { throw ParseError(.io, path: path, "cannot start FFmpeg (\(ffmpeg))") }
+        let data = child.readToEnd(limit: 1 << 28)
+        let status = child.wait()
+        guard status == 0, let data else {
+            let message = child.errorText()
+            return ([], "exit status \(status)\(message.isEmpty ? "" : ": " + message)")
+        }
+        return (parsePGMs(data), nil)
     }
 
     /// Concatenated binary PGM (P5) images.

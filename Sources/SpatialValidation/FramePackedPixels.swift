@@ -73,9 +73,7 @@ extension Validator {
             }
         } catch {
             r.findings.append(
-                Finding(
-                    "SV-GEOM-021", .warning,
-                    "pixels not checked: \(error.message); metadata checked only (--no-pixels skips pixel checks)"))
+                Finding.pixelsNotChecked(error.message))
             return true
         }
         var region: String?

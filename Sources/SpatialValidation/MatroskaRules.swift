@@ -72,9 +72,7 @@ extension Validator {
                 packing = l == .tb ? .topBottom : .sideBySide
             } catch {
                 r.findings.append(
-                    Finding(
-                        "SV-GEOM-021", .warning,
-                        "pixels not checked: \(error.message); metadata checked only (--no-pixels skips pixel checks)"))
+                    Finding.pixelsNotChecked(error.message))
                 return
             }
         }
@@ -113,9 +111,7 @@ extension Validator {
                 path, indices: picks, fpsNum: fps.num, fpsDen: fps.den, layout: packing == .topBottom ? .tb : .sbs)
         } catch {
             r.findings.append(
-                Finding(
-                    "SV-GEOM-021", .warning,
-                    "pixels not checked: \(error.message); metadata checked only (--no-pixels skips pixel checks)"))
+                Finding.pixelsNotChecked(error.message))
             return
         }
         // A sphere is measured in its centre (FramePackedPixels), with the projection FFmpeg reads.

@@ -30,6 +30,13 @@ public struct Finding: Sendable, Equatable {
         self.location = location
     }
 
+    /// SV-GEOM-021: the pixels could not be checked (`why`), so only the metadata was.
+    static func pixelsNotChecked(_ why: String) -> Finding {
+        Finding(
+            "SV-GEOM-021", .warning,
+            "pixels not checked: \(why); metadata checked only (--no-pixels skips pixel checks)")
+    }
+
     public var json: JSON {
         var o: [(String, JSON)] = [
             ("rule", .string(ruleID)), ("severity", .string(severity.rawValue)), ("message", .string(message)),

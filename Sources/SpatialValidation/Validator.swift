@@ -452,10 +452,8 @@ public enum Validator {
             }
             if frames.isEmpty {
                 r.findings.append(
-                    Finding(
-                        "SV-GEOM-021", .warning,
-                        "pixels not checked: FFmpeg could not decode the sampled frames: \(failures.joined(separator: "; ")); metadata checked only (--no-pixels skips pixel checks)"
-                    ))
+                    Finding.pixelsNotChecked(
+                        "FFmpeg could not decode the sampled frames: \(failures.joined(separator: "; "))"))
                 return
             }
             if !failures.isEmpty {
@@ -478,9 +476,7 @@ public enum Validator {
                     ? "the second layer is inter-layer predicted, which needs an MV-HEVC decoder: install FFmpeg ≥ 7.1 (`bash scripts/setup.sh` provides it) and put it on PATH or in SPATIAL_MEDIA_FFMPEG"
                     : "\(error.message); FFmpeg ≥ 7.1 (`bash scripts/setup.sh` provides it; PATH or SPATIAL_MEDIA_FFMPEG) could decode it"
                 r.findings.append(
-                    Finding(
-                        "SV-GEOM-021", .warning,
-                        "pixels not checked: \(why); metadata checked only (--no-pixels skips pixel checks)"))
+                    Finding.pixelsNotChecked(why))
                 return
             }
         }
