@@ -359,20 +359,20 @@ public enum ColourConversion {
     public static func dropAlpha(_ img: Image) throws(ParseError) -> Image {
         guard img.format == .rgba else { return img }
         let n = img.width * img.height
-        switch img.planes {
-        case .u8(let p):
-            var o = [UInt8](repeating: 0, count: n * 3)
-            for i in 0..<n { o[3 * i] = p[0][4 * i]; o[3 * i + 1] = p[0][4 * i + 1]; o[3 * i + 2] = p[0][4 * i + 2] }
-            return try Image(
-                width: img.width, height: img.height, bitDepth: img.bitDepth, format: .rgb, planes: .u8([o]),
-                colour: img.colour)
-        case .u16(let p):
-            var o = [UInt16](repeating: 0, count: n * 3)
-            for i in 0..<n { o[3 * i] = p[0][4 * i]; o[3 * i + 1] = p[0][4 * i + 1]; o[3 * i + 2] = p[0][4 * i + 2] }
-            return try Image(
-                width: img.width, height: img.height, bitDepth: img.bitDepth, format: .rgb, planes: .u16([o]),
-                colour: img.colour)
+        /// Red, green and blue of each pixel, its alpha left out.
+        func opaque<T: FixedWidthInteger>(_ rgba: [T]) -> [T] {
+            var o = [T](repeating: 0, count: n * 3)
+            for i in 0..<n { o[3 * i] = rgba[4 * i]; o[3 * i + 1] = rgba[4 * i + 1]; o[3 * i + 2] = rgba[4 * i + 2] }
+            return o
         }
+        let planes: Planes
+        switch img.planes {
+        case .u8(let p): planes = .u8([opaque(p[0])])
+        case .u16(let p): planes = .u16([opaque(p[0])])
+        }
+        return try Image(
+            width: img.width, height: img.height, bitDepth: img.bitDepth, format: .rgb, planes: planes,
+            colour: img.colour)
     }
 
     static func intPlane(_ img: Image, _ p: Int) -> [Int32] {

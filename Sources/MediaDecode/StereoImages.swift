@@ -271,30 +271,22 @@ public enum StereoImages {
             let img = src.image
             let layout = options.layout.resolved(width: img.width, height: img.height)
             packed = layout
-            if layout == .sbs {
-                (left, right) = try halves(img, layout: .sbs)
-                let half = img.width / 2
-                if img.width % 2 == 1 {
-                    notes.append(
-                        "input width \(img.width) is odd: the middle column is dropped, so each eye is \(half) px wide")
-                }
-                if options.halfResolution {
-                    left = try ImageOps.resize(left, width: half * 2, height: img.height, limits: options.limits)
-                    right = try ImageOps.resize(right, width: half * 2, height: img.height, limits: options.limits)
-                    notes.append("half-width side-by-side: each eye stretched to \(half * 2) px wide")
-                }
-            } else {
-                (left, right) = try halves(img, layout: .tb)
-                let half = img.height / 2
-                if img.height % 2 == 1 {
-                    notes.append(
-                        "input height \(img.height) is odd: the middle row is dropped, so each eye is \(half) px tall")
-                }
-                if options.halfResolution {
-                    left = try ImageOps.resize(left, width: img.width, height: half * 2, limits: options.limits)
-                    right = try ImageOps.resize(right, width: img.width, height: half * 2, limits: options.limits)
-                    notes.append("half-height top-bottom: each eye stretched to \(half * 2) px tall")
-                }
+            (left, right) = try halves(img, layout: layout)
+            // Side by side halves the width, top-bottom the height; the words name that side.
+            let sbs = layout == .sbs
+            let side = sbs ? img.width : img.height, half = side / 2
+            let (line, size, form) =
+                sbs ? ("column", "wide", "half-width side-by-side") : ("row", "tall", "half-height top-bottom")
+            if side % 2 == 1 {
+                notes.append(
+                    "input \(sbs ? "width" : "height") \(side) is odd: the middle \(line) is dropped, so each eye is \(half) px \(size)"
+                )
+            }
+            if options.halfResolution {
+                let w = sbs ? half * 2 : img.width, h = sbs ? img.height : half * 2
+                left = try ImageOps.resize(left, width: w, height: h, limits: options.limits)
+                right = try ImageOps.resize(right, width: w, height: h, limits: options.limits)
+                notes.append("\(form): each eye stretched to \(half * 2) px \(size)")
             }
             desc = "\(src.kind.rawValue) \(layout == .sbs ? "side-by-side" : "top-bottom")"
         }

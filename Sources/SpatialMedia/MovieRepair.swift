@@ -55,14 +55,7 @@ public enum MovieRepair {
     ) throws(ParseError) -> RepairResult {
         let file = try ISOFile.open(path: path, limits: limits)
         try file.requireIntact(limits: limits, operation: "repair")
-        guard let moovIndex = file.boxes.firstIndex(where: { $0.type == "moov" }) else {
-            throw ParseError(.unsupported, path: path, "not a movie: no moov box")
-        }
-        if file.isFragmented {
-            throw ParseError(
-                .unsupported, offset: file.boxes[moovIndex].header.offset, path: "moov",
-                "fragmented movies (moof/mvex) are not supported")
-        }
+        let moovIndex = try file.unfragmentedMovieIndex(path: path)
         let target = inPlace ? path : (output ?? path)
         var moov = file.boxes[moovIndex]
         var repairs: [String] = []
@@ -373,3 +366,19 @@ public struct RepairRefusal: Error, Sendable {
 }
 
 extension RepairRefusal: CustomStringConvertible { public var description: String { reason } }
+
+extension ISOFile {
+    /// The index of the top-level `moov` of a movie that is not fragmented; `fragmented` says, when it is, what
+    /// fragments would do to the job.
+    func unfragmentedMovieIndex(path: String, fragmented: String? = nil) throws(ParseError) -> Int {
+        guard let moovIndex = boxes.firstIndex(where: { $0.type == "moov" }) else {
+            throw ParseError(.unsupported, path: path, "not a movie: no moov box")
+        }
+        if isFragmented {
+            throw ParseError(
+                .unsupported, offset: boxes[moovIndex].header.offset, path: "moov",
+                "fragmented movies (moof/mvex) are not supported" + (fragmented.map { ": " + $0 } ?? ""))
+        }
+        return moovIndex
+    }
+}

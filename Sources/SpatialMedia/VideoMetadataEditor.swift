@@ -25,14 +25,8 @@ public enum SpatialVideoEditor {
         var warnings = try edit.validate()
         let file = try ISOFile.open(path: path)
         try file.requireIntact(operation: "edit")
-        guard let moovIndex = file.boxes.firstIndex(where: { $0.type == "moov" }) else {
-            throw ParseError(.unsupported, path: path, "not a movie: no moov box")
-        }
-        if file.isFragmented {
-            throw ParseError(
-                .unsupported, offset: file.boxes[moovIndex].header.offset, path: "moov",
-                "fragmented movies (moof/mvex) are not supported: editing the init segment would move every fragment")
-        }
+        let moovIndex = try file.unfragmentedMovieIndex(
+            path: path, fragmented: "editing the init segment would move every fragment")
         var moov = file.boxes[moovIndex]
         // An empty edit with `faststart` only moves moov (any movie, whatever its codec).
         var (changes, w2) = edit.isEmpty && faststart ? ([], []) : try apply(edit, to: &moov)
