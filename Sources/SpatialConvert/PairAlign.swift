@@ -177,15 +177,7 @@ public enum PairAligner {
                 height: max(1, (crop.height + d.sy - 1) / d.sy)
             )
         }
-        func one8(_ values: [UInt8], _ p: Int) -> [UInt8] {
-            let d = planeDims(p), c = cropFor(p), k = p == 0 ? ch : 1
-            return identity
-                ? StereoWarp.cropPlane(values, width: d.w, channels: k, crop: c)
-                : StereoWarp.warpPlane(
-                    values, width: d.w, height: d.h, channels: k, homography: h, subX: d.sx, subY: d.sy, crop: c,
-                    maxValue: img.maxValue)
-        }
-        func one16(_ values: [UInt16], _ p: Int) -> [UInt16] {
+        func one<T: FixedWidthInteger & UnsignedInteger & Sendable>(_ values: [T], _ p: Int) -> [T] {
             let d = planeDims(p), c = cropFor(p), k = p == 0 ? ch : 1
             return identity
                 ? StereoWarp.cropPlane(values, width: d.w, channels: k, crop: c)
@@ -195,8 +187,8 @@ public enum PairAligner {
         }
         let planes: Planes
         switch img.planes {
-        case .u8(let ps): planes = .u8(ps.indices.map { one8(ps[$0], $0) })
-        case .u16(let ps): planes = .u16(ps.indices.map { one16(ps[$0], $0) })
+        case .u8(let ps): planes = .u8(ps.indices.map { one(ps[$0], $0) })
+        case .u16(let ps): planes = .u16(ps.indices.map { one(ps[$0], $0) })
         }
         return try Image(
             width: crop.width, height: crop.height, bitDepth: img.bitDepth, format: img.format, planes: planes,

@@ -487,31 +487,13 @@ public enum StereoWarp {
         return GrayImage(width: w, height: hgt, pixels: rows.flatMap { $0 }) ?? img
     }
 
-    /// Warps one 8-bit plane (`values` row-major, `width × height`, `channels` interleaved samples per pixel) through
-    /// `h` given in the coordinates of a plane `subX × subY` times larger (chroma), writing only the crop rectangle
-    /// (in plane pixels). Bilinear, edges clamped.
-    public static func warpPlane(
-        _ values: [UInt8], width: Int, height: Int, channels: Int = 1, homography h: [Double], subX: Int, subY: Int,
-        crop: (x: Int, y: Int, width: Int, height: Int), maxValue: Int
-    ) -> [UInt8] {
-        warpGeneric(
-            values, width: width, height: height, channels: channels, homography: h, subX: subX, subY: subY, crop: crop,
-            maxValue: maxValue)
-    }
-
-    /// 16-bit variant of ``warpPlane(_:width:height:channels:homography:subX:subY:crop:maxValue:)``.
-    public static func warpPlane(
-        _ values: [UInt16], width: Int, height: Int, channels: Int = 1, homography h: [Double], subX: Int, subY: Int,
-        crop: (x: Int, y: Int, width: Int, height: Int), maxValue: Int
-    ) -> [UInt16] {
-        warpGeneric(
-            values, width: width, height: height, channels: channels, homography: h, subX: subX, subY: subY, crop: crop,
-            maxValue: maxValue)
-    }
-
-    @inline(__always)
-    static func warpGeneric<T: FixedWidthInteger & UnsignedInteger & Sendable>(
-        _ values: [T], width: Int, height: Int, channels ch: Int, homography h: [Double], subX: Int, subY: Int,
+    /// Warps one plane of 8- or 16-bit samples (`values` row-major, `width × height`, `channels` interleaved samples
+    /// per pixel) through `h` given in the coordinates of a plane `subX × subY` times larger (chroma), writing only the
+    /// crop rectangle (in plane pixels). Bilinear, edges clamped.
+    @_specialize(where T == UInt8)
+    @_specialize(where T == UInt16)
+    public static func warpPlane<T: FixedWidthInteger & UnsignedInteger & Sendable>(
+        _ values: [T], width: Int, height: Int, channels ch: Int = 1, homography h: [Double], subX: Int, subY: Int,
         crop: (x: Int, y: Int, width: Int, height: Int), maxValue: Int
     ) -> [T] {
         guard let inv = Mat3.inverse(h), width > 0, height > 0, ch > 0, values.count >= width * height * ch else {
@@ -623,18 +605,6 @@ public enum StereoWarp {
         out.reserveCapacity(crop.width * crop.height * ch)
         for y in crop.y..<(crop.y + crop.height) {
             out += values[((y * width + crop.x) * ch)..<((y * width + crop.x + crop.width) * ch)]
-        }
-        return out
-    }
-
-    /// Copies the crop rectangle of a plane.
-    public static func cropPlane<T: Sendable>(
-        _ values: [T], width: Int, crop: (x: Int, y: Int, width: Int, height: Int)
-    ) -> [T] {
-        var out: [T] = []
-        out.reserveCapacity(crop.width * crop.height)
-        for y in crop.y..<(crop.y + crop.height) {
-            out += values[(y * width + crop.x)..<(y * width + crop.x + crop.width)]
         }
         return out
     }
