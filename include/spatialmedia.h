@@ -490,9 +490,10 @@ sm_status sm_convert_video(const char *input, const char *output, const char *op
                            sm_progress_fn progress, void *user_data, const volatile int32_t *cancel,
                            char **out_report_json);
 
-/* The name table of a job's request ("convert", "align", "fix", "split", "validate"): a JSON array of {"key", "flag" (null when the command line has
- * none), "python" (the Python keyword), "type", "applies" ("photo" | "video" | "both"), "default"}. `out_json` is
- * freed with sm_string_free. (Added in 0.3.0.) */
+/* The name table of a job's request ("convert", "align", "fix", "split", "validate", "combine", "edit",
+ * "concat"): a JSON array of {"key", "flag" (null when the command line has none), "python" (the Python keyword),
+ * "type", "applies" ("photo" | "video" | "both"), "default"}. `out_json` is freed with sm_string_free. (Added in
+ * 0.3.0.) */
 sm_status sm_option_table(const char *job, char **out_json);
 
 /* Joins the segments of one conversion (sm_convert_video with "segment": "K/N", or `convert --segment`)

@@ -63,12 +63,67 @@ public struct OptionSpec: Sendable {
         spelling == .flag ? (flag ?? key) : "\"\(key)\""
     }
 
+    /// The value of this option that `text` spells, read once here for every shell; a text that spells none is
+    /// refused naming the allowed values.
+    public func choice<T: OptionChoice>(_ text: String, _ spelling: OptionSpelling) throws(ParseError) -> T {
+        guard let value = T(optionText: text) else {
+            throw ParseError(.invalidArgument, "\(name(spelling)) must be \(T.allowedText)")
+        }
+        return value
+    }
+
     /// The row as JSON (`sm_option_table`): key, flag, python, type, applies, default.
     public var json: JSON {
         .object([
             ("key", .string(key)), ("flag", flag.map { .string($0) } ?? .null), ("python", .string(pythonKeyword)),
             ("type", .string(type.rawValue)), ("applies", .string(applies.rawValue)), ("default", .string(defaultText)),
         ])
+    }
+}
+
+/// One option of a request `R`: its row (``OptionSpec``), the property of `R` that holds its value, how an untyped
+/// value is read into that property and whether the option is given — the one listing of the option beside the
+/// property itself.
+struct RequestOption<R> {
+    let spec: OptionSpec
+    let set: (inout R, RequestValue) throws(ParseError) -> Void
+    let isGiven: (R) -> Bool
+
+    /// A value read by `read`; given when not nil.
+    static func value<T>(
+        _ spec: OptionSpec, _ path: WritableKeyPath<R, T?>,
+        _ read: @escaping (RequestValue, OptionSpec) throws(ParseError) -> T
+    ) -> RequestOption {
+        RequestOption(
+            spec: spec,
+            set: { (r: inout R, v: RequestValue) throws(ParseError) in r[keyPath: path] = try read(v, spec) },
+            isGiven: { $0[keyPath: path] != nil })
+    }
+
+    /// A value read by `read`, which may read it as not given (a layout's `auto`); given when not nil.
+    static func optional<T>(
+        _ spec: OptionSpec, _ path: WritableKeyPath<R, T?>,
+        _ read: @escaping (RequestValue, OptionSpec) throws(ParseError) -> T?
+    ) -> RequestOption {
+        RequestOption(
+            spec: spec,
+            set: { (r: inout R, v: RequestValue) throws(ParseError) in r[keyPath: path] = try read(v, spec) },
+            isGiven: { $0[keyPath: path] != nil })
+    }
+
+    /// A choice (``OptionChoice``) read from its text by the row; given when not nil.
+    static func choice<T: OptionChoice>(_ spec: OptionSpec, _ path: WritableKeyPath<R, T?>) -> RequestOption {
+        value(spec, path) { (v, spec) throws(ParseError) in try RequestValues.choice(v, spec) }
+    }
+
+    /// A switch: given when true.
+    static func flag(_ spec: OptionSpec, _ path: WritableKeyPath<R, Bool?>) -> RequestOption {
+        RequestOption(
+            spec: spec,
+            set: { (r: inout R, v: RequestValue) throws(ParseError) in
+                r[keyPath: path] = try RequestValues.bool(v, spec)
+            },
+            isGiven: { $0[keyPath: path] == true })
     }
 }
 
@@ -118,6 +173,11 @@ enum RequestValues {
     static func text(_ v: RequestValue, _ spec: OptionSpec) throws(ParseError) -> String {
         guard case .string(let s) = v else { throw typeError(spec, "a string") }
         return s
+    }
+
+    /// A choice (``OptionChoice``) from its text.
+    static func choice<T: OptionChoice>(_ v: RequestValue, _ spec: OptionSpec) throws(ParseError) -> T {
+        try spec.choice(text(v, spec), .key)
     }
 
     /// A path: a non-empty string.

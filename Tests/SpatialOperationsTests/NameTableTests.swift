@@ -89,7 +89,7 @@ import Testing
         let keys = Set(ConvertRequest.table.map(\.key)).subtracting(StereoValueInputs.keys)
         #expect(properties == keys)
         var given = r
-        given.layerSps = "full"; given.noAudio = false; given.halfResolution = true
+        given.layerSps = .full; given.noAudio = false; given.halfResolution = true
         #expect(
             given.isGiven("layer_sps") && !given.isGiven("no_audio") && given.isGiven("half_resolution")
                 && !given.isGiven("crf"))

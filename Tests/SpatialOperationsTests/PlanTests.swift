@@ -27,7 +27,7 @@ import Testing
     /// The defaults are filled from the library's own option values, the same for every shell's spelling.
     @Test func defaultsAreFilledOnceFromTheLibrary() throws {
         var r = ConvertRequest(input: Shells.sample, output: "/tmp/never.mov")
-        r.heroEye = "right"
+        r.heroEye = .right
         r.frameRate = "24"
         for spelling in [OptionSpelling.flag, .key] {
             let plan = try ConvertPlan.make(r, spelling: spelling)
@@ -65,7 +65,7 @@ import Testing
         #expect(throws: ParseError.self) { try ConvertPlan.make(big, spelling: .flag) }
         // Reserved hero values are not a hero eye.
         var hero = ConvertRequest(input: Shells.sample, output: "/tmp/never.mov")
-        hero.heroEye = "7"
+        hero.heroEye = .reserved(7)
         #expect(throws: ParseError.self) { try ConvertPlan.make(hero, spelling: .key) }
     }
 }
