@@ -88,7 +88,12 @@ enum {
     /* Memory for a result could not be allocated. */
     SM_ERR_NO_MEMORY = 10,
     /* A bug in the library; please report the message. */
-    SM_ERR_INTERNAL = 11
+    SM_ERR_INTERNAL = 11,
+    /* An option of a job's options_json is refused (error code "invalid-option"): a key the job's table
+     * (sm_option_table) does not have, a key given twice, a value of the wrong type, not among the allowed
+     * values or out of range, or options that do not apply to the input or contradict each other. The message
+     * names the option by its key. (Added in 0.4.0; before, these were SM_ERR_INVALID_ARGUMENT.) */
+    SM_ERR_INVALID_OPTION = 12
 };
 
 /* ---------------------------------------------------------------------------------------------

@@ -68,8 +68,8 @@ public struct ConvertPlan: Sendable {
 
     /// Plans `request`: inputs and outputs named, the route probed, the options that apply to that route checked
     /// (range, combination), the output's name checked against what is written, and every default filled from the
-    /// library's own option values. Any refusal is ``/BinaryIO/ParseError/Code/invalidArgument`` with the option named
-    /// as `spelling` says.
+    /// library's own option values. A refused option is ``/BinaryIO/ParseError/Code/invalidOption`` with the option
+    /// named as `spelling` says; missing inputs and a wrong output are ``/BinaryIO/ParseError/Code/invalidArgument``.
     public static func make(_ request: ConvertRequest, spelling: OptionSpelling) throws(ParseError) -> ConvertPlan {
         let r = request
         func refuse(_ m: String) -> ParseError { ParseError(.invalidArgument, m) }
@@ -117,7 +117,7 @@ public struct ConvertPlan: Sendable {
         func name(_ k: String) -> String { ConvertRequest.table.first { $0.key == k }?.name(n) ?? k }
         if r.autoDisparity == true && (r.values.disparityPercent != nil || r.values.disparity != nil) {
             throw ParseError(
-                .invalidArgument, "give \(name("disparity_percent")) or \(name("auto_disparity")), not both")
+                .invalidOption, "give \(name("disparity_percent")) or \(name("auto_disparity")), not both")
         }
         return try r.values.parameters(photo: photo, name: name)
     }
@@ -125,7 +125,7 @@ public struct ConvertPlan: Sendable {
     static func photoJob(_ r: ConvertRequest, stereo: StereoParameters, spelling n: OptionSpelling) throws(ParseError)
         -> Job
     {
-        func refuse(_ m: String) -> ParseError { ParseError(.invalidArgument, m) }
+        func refuse(_ m: String) -> ParseError { ParseError(.invalidOption, m) }
         func name(_ k: String) -> String { ConvertRequest.table.first { $0.key == k }?.name(n) ?? k }
         let videoOnly = misplaced(r, photo: true, n)
         if !videoOnly.isEmpty {
@@ -166,7 +166,7 @@ public struct ConvertPlan: Sendable {
     static func hevcPairJob(_ r: ConvertRequest, stereo: StereoParameters, spelling n: OptionSpelling)
         throws(ParseError) -> Job
     {
-        func refuse(_ m: String) -> ParseError { ParseError(.invalidArgument, m) }
+        func refuse(_ m: String) -> ParseError { ParseError(.invalidOption, m) }
         func name(_ k: String) -> String { ConvertRequest.table.first { $0.key == k }?.name(n) ?? k }
         let encodeOnly = [
             "layout", "crf", "bitrate", "qp", "eye_quality", "max_bitrate", "vbv_bufsize", "apple_preset",
@@ -228,7 +228,7 @@ public struct ConvertPlan: Sendable {
             let measured = (r.align == true ? ["align"] : []) + (r.autoDisparity == true ? ["auto_disparity"] : [])
             let names = photoOnly + (encodeOnly + measured).map(name)
             throw ParseError(
-                .invalidArgument,
+                .invalidOption,
                 "\(names.joined(separator: ", ")) do not apply to a raw "
                     + "two-layer MV-HEVC stream, which is muxed as it is without re-encoding")
         }
@@ -242,7 +242,7 @@ public struct ConvertPlan: Sendable {
                 let den = UInt32(exactly: rate.den)
             else {
                 throw ParseError(
-                    .invalidArgument,
+                    .invalidOption,
                     "\(name("frame_rate")) must be a positive number or NUM/DEN, e.g. 30 or 30000/1001")
             }
             m.frameRateNum = num; m.frameRateDen = den
@@ -257,7 +257,7 @@ public struct ConvertPlan: Sendable {
         switch h {
         case .left, .right: return h
         case .none where allowNone: return h
-        default: throw ParseError(.invalidArgument, "\(name) must be left or right\(allowNone ? " (or none)" : "")")
+        default: throw ParseError(.invalidOption, "\(name) must be left or right\(allowNone ? " (or none)" : "")")
         }
     }
 
@@ -271,7 +271,7 @@ extension ConvertPlan {
     static func videoJob(_ r: ConvertRequest, stereo: StereoParameters, spelling n: OptionSpelling) throws(ParseError)
         -> Job
     {
-        func refuse(_ m: String) -> ParseError { ParseError(.invalidArgument, m) }
+        func refuse(_ m: String) -> ParseError { ParseError(.invalidOption, m) }
         func name(_ k: String) -> String { ConvertRequest.table.first { $0.key == k }?.name(n) ?? k }
         let align = r.align ?? false, autoDisparity = r.autoDisparity ?? false
         if (align || autoDisparity) && r.input == "-" {
@@ -393,7 +393,7 @@ extension ConvertPlan {
     static func sphereRoute(_ r: ConvertRequest, into o: inout VideoConversionOptions, _ name: (String) -> String)
         throws(ParseError)
     {
-        func refuse(_ m: String) -> ParseError { ParseError(.invalidArgument, m) }
+        func refuse(_ m: String) -> ParseError { ParseError(.invalidOption, m) }
         var stated: FourCC? = nil
         if let p = r.projection { stated = FourCC(p.rawValue) }
         let statedPacking: FramePacking? =
@@ -487,7 +487,7 @@ extension ConvertPlan {
     static func rateLimits(_ r: ConvertRequest, into o: inout VideoConversionOptions, _ name: (String) -> String)
         throws(ParseError)
     {
-        func refuse(_ m: String) -> ParseError { ParseError(.invalidArgument, m) }
+        func refuse(_ m: String) -> ParseError { ParseError(.invalidOption, m) }
         if let m = r.maxBitrate, m <= 0 { throw refuse("\(name("max_bitrate")) must be positive (kbit/s)") }
         if let b = r.vbvBufsize, b <= 0 { throw refuse("\(name("vbv_bufsize")) must be positive (kbit)") }
         if r.vbvBufsize != nil && r.maxBitrate == nil && r.applePreset == nil {
@@ -504,7 +504,7 @@ extension ConvertPlan {
     static func encoderChoices(_ r: ConvertRequest, into o: inout VideoConversionOptions, _ name: (String) -> String)
         throws(ParseError)
     {
-        func refuse(_ m: String) -> ParseError { ParseError(.invalidArgument, m) }
+        func refuse(_ m: String) -> ParseError { ParseError(.invalidOption, m) }
         if let p = r.encodePath { o.encodePath = p }
         if let a = r.audio { o.audio = a }
         if r.noAudio == true { o.audio = .none }

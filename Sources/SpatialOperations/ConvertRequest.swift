@@ -242,7 +242,7 @@ public struct ConvertRequest: Sendable, Equatable {
         guard let text, text != "auto" else { return nil }
         guard let l = StereoVideoLayout(rawValue: text) else {
             throw ParseError(
-                .invalidArgument,
+                .invalidOption,
                 "\(spec("layout").name(spelling)) must be auto or \(StereoVideoLayout.allowedText)")
         }
         return l
@@ -275,7 +275,7 @@ public struct ConvertRequest: Sendable, Equatable {
 
     private mutating func set(_ spec: OptionSpec, _ v: RequestValue) throws(ParseError) {
         guard let option = Self.options.first(where: { $0.spec.key == spec.key }) else {
-            throw ParseError(.invalidArgument, "unknown option \"\(spec.key)\" for convert")
+            throw ParseError(.invalidOption, "unknown option \"\(spec.key)\" for convert")
         }
         try option.set(&self, v)
     }

@@ -67,7 +67,7 @@ public struct OptionSpec: Sendable {
     /// refused naming the allowed values.
     public func choice<T: OptionChoice>(_ text: String, _ spelling: OptionSpelling) throws(ParseError) -> T {
         guard let value = T(optionText: text) else {
-            throw ParseError(.invalidArgument, "\(name(spelling)) must be \(T.allowedText)")
+            throw ParseError(.invalidOption, "\(name(spelling)) must be \(T.allowedText)")
         }
         return value
     }
@@ -131,7 +131,7 @@ struct RequestOption<R> {
 /// combinations are the planning step's. Unknown keys are refused, so a misspelt option is never silently unused.
 enum RequestValues {
     static func typeError(_ spec: OptionSpec, _ what: String) -> ParseError {
-        ParseError(.invalidArgument, "option \(spec.name(.key)) must be \(what)")
+        ParseError(.invalidOption, "option \(spec.name(.key)) must be \(what)")
     }
 
     /// Fills a request from `values` by its `table`: every key must be a row of it (else refused, naming `job`) and
@@ -143,10 +143,10 @@ enum RequestValues {
         var seen: Set<String> = []
         for (key, value) in values {
             guard let spec = table.first(where: { $0.key == key }) else {
-                throw ParseError(.invalidArgument, "unknown option \"\(key)\" for \(job)")
+                throw ParseError(.invalidOption, "unknown option \"\(key)\" for \(job)")
             }
             guard seen.insert(key).inserted else {
-                throw ParseError(.invalidArgument, "option \"\(key)\" is given twice")
+                throw ParseError(.invalidOption, "option \"\(key)\" is given twice")
             }
             if value == .null { continue }
             try set(spec, value)
@@ -183,7 +183,7 @@ enum RequestValues {
     /// A path: a non-empty string.
     static func path(_ v: RequestValue, _ spec: OptionSpec) throws(ParseError) -> String {
         let s = try text(v, spec)
-        if s.isEmpty { throw ParseError(.invalidArgument, "option \(spec.name(.key)) is empty") }
+        if s.isEmpty { throw ParseError(.invalidOption, "option \(spec.name(.key)) is empty") }
         return s
     }
 

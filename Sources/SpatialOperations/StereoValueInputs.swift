@@ -29,7 +29,7 @@ public struct StereoValueInputs: Sendable, Equatable {
     public func parameters(photo: Bool, name: (String) -> String = { "\"\($0)\"" }) throws(ParseError)
         -> StereoParameters
     {
-        func refuse(_ m: String) -> ParseError { ParseError(.invalidArgument, m) }
+        func refuse(_ m: String) -> ParseError { ParseError(.invalidOption, m) }
         for (a, b, x, y) in [
             ("baseline_um", "baseline_mm", baselineMicrometres != nil, baselineMillimetres != nil),
             ("hfov_millidegrees", "hfov_degrees", hfovMillidegrees != nil, hfovDegrees != nil),
@@ -90,7 +90,7 @@ extension StereoValueInputs {
             case "disparity": disparity = try RequestValues.integer(v, spec)
             default:
                 throw ParseError(
-                    .invalidArgument, "unknown stereo value \"\(key)\" (known: \(Self.keys.joined(separator: ", ")))")
+                    .invalidOption, "unknown stereo value \"\(key)\" (known: \(Self.keys.joined(separator: ", ")))")
             }
         }
     }

@@ -44,7 +44,7 @@ import Testing
         }
     }
 
-    /// Refusals: `invalid-argument` (exit 64) with the option spelt as the shell spells it.
+    /// Refusals: `invalid-option` (exit 64) with the option spelt as the shell spells it.
     @Test func refusalsSpellTheOptionAsTheShellDoes() {
         var r = ConvertRequest(input: Shells.sample, output: "/tmp/never.mov")
         r.crf = 99
@@ -54,7 +54,7 @@ import Testing
                 Issue.record("crf 99 accepted")
             } catch {
                 #expect(
-                    error.code == .invalidArgument && error.message == "\(name) must be between 0 and 51",
+                    error.code == .invalidOption && error.message == "\(name) must be between 0 and 51",
                     "\(error.message)")
             }
         }
