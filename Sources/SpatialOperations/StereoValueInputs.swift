@@ -37,9 +37,17 @@ public struct StereoValueInputs: Sendable, Equatable {
         ] where x && y {
             throw refuse("give \(name(a)) or \(name(b)), not both")
         }
-        var s = try StereoParameters(
-            baselineMillimetres: baselineMillimetres, horizontalFieldOfViewDegrees: hfovDegrees,
-            disparityPercent: disparityPercent)
+        var s: StereoParameters
+        do throws(ParseError) {
+            s = try StereoParameters(
+                baselineMillimetres: baselineMillimetres, horizontalFieldOfViewDegrees: hfovDegrees,
+                disparityPercent: disparityPercent)
+        } catch {
+            // The library's range refusal of a human value is a refused option here.
+            var e = error
+            if e.code == .invalidArgument { e.code = .invalidOption }
+            throw e
+        }
         let maxUM = photo ? Int(Int32.max) : Int(UInt32.max)
         if let um = baselineMicrometres {
             guard (0...maxUM).contains(um) else {
