@@ -88,7 +88,12 @@ enum {
     /* Memory for a result could not be allocated. */
     SM_ERR_NO_MEMORY = 10,
     /* A bug in the library; please report the message. */
-    SM_ERR_INTERNAL = 11
+    SM_ERR_INTERNAL = 11,
+    /* An option of a job's options_json is refused (error code "invalid-option"): a key the job's table
+     * (sm_option_table) does not have, a key given twice, a value of the wrong type, not among the allowed
+     * values or out of range, or options that do not apply to the input or contradict each other. The message
+     * names the option by its key. (Added in 0.4.0; before, these were SM_ERR_INVALID_ARGUMENT.) */
+    SM_ERR_INVALID_OPTION = 12
 };
 
 /* ---------------------------------------------------------------------------------------------
@@ -490,9 +495,10 @@ sm_status sm_convert_video(const char *input, const char *output, const char *op
                            sm_progress_fn progress, void *user_data, const volatile int32_t *cancel,
                            char **out_report_json);
 
-/* The name table of a job's request ("convert", "align", "fix", "split", "validate"): a JSON array of {"key", "flag" (null when the command line has
- * none), "python" (the Python keyword), "type", "applies" ("photo" | "video" | "both"), "default"}. `out_json` is
- * freed with sm_string_free. (Added in 0.3.0.) */
+/* The name table of a job's request ("convert", "align", "fix", "split", "validate", "combine", "edit",
+ * "concat"): a JSON array of {"key", "flag" (null when the command line has none), "python" (the Python keyword),
+ * "type", "applies" ("photo" | "video" | "both"), "default"}. `out_json` is freed with sm_string_free. (Added in
+ * 0.3.0.) */
 sm_status sm_option_table(const char *job, char **out_json);
 
 /* Joins the segments of one conversion (sm_convert_video with "segment": "K/N", or `convert --segment`)

@@ -45,11 +45,19 @@ public struct ParseError: Error, Sendable, Equatable, CustomStringConvertible {
         /// each other, an output that is one of the inputs or another output, an output type the operation does
         /// not write. (The command-line tool exits with 64 for these.)
         public static let invalidArgument = Code(rawValue: "invalid-argument")
+        /// An option of the caller's request is refused: a name the request does not know, one given twice, a
+        /// value of the wrong type, a value not among those allowed or out of its range, or options that do not
+        /// apply or contradict each other. The message names the option as the caller's interface spells it. (The
+        /// command-line tool exits with 64 for these too; the C ABI returns `SM_ERR_INVALID_OPTION`.)
+        public static let invalidOption = Code(rawValue: "invalid-option")
         /// The work was cancelled (a signal or the caller's cancel flag); nothing was written.
         public static let cancelled = Code(rawValue: "cancelled")
         /// A shared library or program the operation needs (libde265, x265, libjpeg-turbo, libpng, libheif, FFmpeg)
         /// is not installed, cannot be loaded, or lacks a function this library calls. Nothing was written.
         public static let libraryMissing = Code(rawValue: "library-missing")
+
+        /// True for the caller's own mistakes (``invalidArgument``, ``invalidOption``): wrong whatever the input.
+        public var isRequestError: Bool { self == .invalidArgument || self == .invalidOption }
     }
 
     public var code: Code

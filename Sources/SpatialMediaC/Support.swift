@@ -28,11 +28,12 @@ public enum SMStatus {
     public static let limit: Int32 = 9
     public static let noMemory: Int32 = 10
     public static let `internal`: Int32 = 11
+    public static let invalidOption: Int32 = 12
 
     static let names: [Int32: String] = [
         0: "SM_OK", 1: "SM_ERR_INVALID_ARGUMENT", 2: "SM_ERR_INVALID_HANDLE", 3: "SM_ERR_IO", 4: "SM_ERR_PARSE",
         5: "SM_ERR_NOT_FOUND", 6: "SM_ERR_NOT_APPLICABLE", 7: "SM_ERR_UNSUPPORTED", 8: "SM_ERR_CANCELLED",
-        9: "SM_ERR_LIMIT", 10: "SM_ERR_NO_MEMORY", 11: "SM_ERR_INTERNAL",
+        9: "SM_ERR_LIMIT", 10: "SM_ERR_NO_MEMORY", 11: "SM_ERR_INTERNAL", 12: "SM_ERR_INVALID_OPTION",
     ]
 }
 
@@ -57,6 +58,7 @@ struct ABIError: Error {
         case .limitExceeded: status = SMStatus.limit
         case .unsupported, .unwritable: status = SMStatus.notApplicable
         case .invalidArgument: status = SMStatus.invalidArgument
+        case .invalidOption: status = SMStatus.invalidOption
         case .cancelled: status = SMStatus.cancelled
         case .libraryMissing: status = SMStatus.unsupported
         default: status = SMStatus.parse

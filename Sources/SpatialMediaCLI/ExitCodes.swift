@@ -37,7 +37,7 @@ enum Exit {
     /// about an input or output, or a missing library, 2. Every command maps library errors through here.
     static func code(for e: ParseError) -> Int32 {
         if Interruption.isRequested || e.code == .cancelled { return Interruption.exitStatus }
-        return e.code == .invalidArgument ? usage : unreadable
+        return e.code.isRequestError ? usage : unreadable
     }
 
     /// The command line's spelling of each remedy a library error can carry (library messages name no flag).
@@ -97,7 +97,7 @@ func runOperation<T>(_ command: String, file: String, outputs: [String?], _ body
     do throws(ParseError) {
         return try body()
     } catch {
-        if error.code == .invalidArgument && !Interruption.isRequested {
+        if error.code.isRequestError && !Interruption.isRequested {
             printErr("\(command): \(error.cliMessage)")
             throw ExitCode(Exit.usage)
         }

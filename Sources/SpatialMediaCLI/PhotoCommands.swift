@@ -168,9 +168,9 @@ struct ConvertPhoto: ParsableCommand {
 
     /// The request these flags make: a translation, nothing more (defaults, routing and checks are the library's,
     /// ``ConvertPlan``).
-    var request: ConvertRequest {
+    func request() throws(ParseError) -> ConvertRequest {
         var r = ConvertRequest(input: input, left: left, right: right, output: output)
-        r.layout = layout == "auto" ? nil : layout
+        r.layout = try ConvertRequest.layout(layout, .flag)
         r.halfResolution = half ? true : nil
         r.swapEyes = swapEyes ? true : nil
         r.values = values.inputs
@@ -178,19 +178,24 @@ struct ConvertPhoto: ParsableCommand {
         r.autoDisparity = autoDisparity ? true : nil
         r.strict = strict ? true : nil
         r.force = force ? true : nil
-        r.quality = quality; r.bitDepth = bitDepth; r.form = form
+        r.quality = quality; r.bitDepth = bitDepth; r.form = try ConvertRequest.choice("form", form, .flag)
         r.leftGainMap = leftGainMap; r.rightGainMap = rightGainMap; r.leftDepth = leftDepth; r.rightDepth = rightDepth
-        r.crf = crf; r.bitrate = bitrate; r.eyeQuality = eyeQuality; r.maxBitrate = maxBitrate;
-        r.vbvBufsize = vbvBufsize
-        r.applePreset = applePreset; r.encodePath = encodePath; r.qp = qp; r.segment = segment; r.preset = preset
-        r.keyint = keyint; r.bframes = bframes; r.audio = audio; r.audioFrom = audioFrom; r.heroEye = hero
+        r.crf = crf; r.bitrate = bitrate; r.eyeQuality = try ConvertRequest.choice("eye_quality", eyeQuality, .flag)
+        r.maxBitrate = maxBitrate; r.vbvBufsize = vbvBufsize
+        r.applePreset = try ConvertRequest.choice("apple_preset", applePreset, .flag)
+        r.encodePath = try ConvertRequest.choice("encode_path", encodePath, .flag); r.qp = qp
+        r.segment = try ConvertRequest.choice("segment", segment, .flag)
+        r.preset = try ConvertRequest.choice("preset", preset, .flag)
+        r.keyint = keyint; r.bframes = bframes; r.audio = try ConvertRequest.choice("audio", audio, .flag)
+        r.audioFrom = audioFrom; r.heroEye = try ConvertRequest.choice("hero_eye", hero, .flag)
         r.noAudio = noAudio ? true : nil
         r.sdr = sdr ? true : nil
-        r.frameRate = fps; r.decoder = decoder; r.threadsPerEye = threadsPerEye; r.layerSps = spsForm
-        r.container = mp4 ? "mp4" : nil
+        r.frameRate = fps; r.decoder = try ConvertRequest.choice("decoder", decoder, .flag)
+        r.threadsPerEye = threadsPerEye; r.layerSps = try ConvertRequest.choice("layer_sps", spsForm, .flag)
+        r.container = mp4 ? .mp4 : nil
         r.faststart = faststart ? true : nil
         r.keepStreams = keepStreams
-        r.projection = projection
+        r.projection = try ConvertRequest.choice("projection", projection, .flag)
         return r
     }
 
@@ -209,7 +214,7 @@ struct ConvertPhoto: ParsableCommand {
             () throws(ParseError) in
             defer { line.end() }
             return try Operations.convert(
-                request, spelling: .flag, events: events, cancellation: ConversionCancellation())
+                request(), spelling: .flag, events: events, cancellation: ConversionCancellation())
         }
     }
 }

@@ -35,15 +35,15 @@ struct Assemble: ParsableCommand {
     func run() throws {
         var r = ConvertRequest(left: left, right: right, output: output)
         r.values = values.inputs
-        r.heroEye = hero
         r.frameRate = fps
-        r.container = mp4 ? "mp4" : nil
+        r.container = mp4 ? .mp4 : nil
         r.faststart = faststart ? true : nil
-        r.baseEye = rightBase ? "right" : "left"
-        r.layerSps = spsForm
+        r.baseEye = rightBase ? .right : .left
         r.route = .hevcPair
         try runAndPrint("spatial-media assemble", file: left, outputs: [output], json: json) { () throws(ParseError) in
-            try Operations.convert(r, spelling: .flag)
+            r.heroEye = try ConvertRequest.choice("hero_eye", hero, .flag)
+            r.layerSps = try ConvertRequest.choice("layer_sps", spsForm, .flag)
+            return try Operations.convert(r, spelling: .flag)
         }
     }
 }

@@ -49,7 +49,7 @@ extension SpatialConversion {
     ///
     /// ```swift
     /// var r = ConvertRequest(input: "sbs.mp4", output: "spatial.mov")
-    /// r.heroEye = "right"; r.frameRate = "24"
+    /// r.heroEye = .right; r.frameRate = "24"
     /// let report = try SpatialConversion.convert(r)
     /// print(report.json.serialized(pretty: true))
     /// ```

@@ -9,9 +9,7 @@ import SystemSupport
 
 /// The x265 preset names a conversion or split accepts (the one list; x265's own names).
 public enum X265Presets {
-    public static let names = [
-        "ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow", "placebo",
-    ]
+    public static let names = X265Preset.allCases.map(\.rawValue)
 }
 
 /// What a conversion's input is, from its first bytes (``/MediaDecode/FileProbe``), never from the output's name.
@@ -70,8 +68,8 @@ public struct ConvertPlan: Sendable {
 
     /// Plans `request`: inputs and outputs named, the route probed, the options that apply to that route checked
     /// (range, combination), the output's name checked against what is written, and every default filled from the
-    /// library's own option values. Any refusal is ``/BinaryIO/ParseError/Code/invalidArgument`` with the option named
-    /// as `spelling` says.
+    /// library's own option values. A refused option is ``/BinaryIO/ParseError/Code/invalidOption`` with the option
+    /// named as `spelling` says; missing inputs and a wrong output are ``/BinaryIO/ParseError/Code/invalidArgument``.
     public static func make(_ request: ConvertRequest, spelling: OptionSpelling) throws(ParseError) -> ConvertPlan {
         let r = request
         func refuse(_ m: String) -> ParseError { ParseError(.invalidArgument, m) }
@@ -119,7 +117,7 @@ public struct ConvertPlan: Sendable {
         func name(_ k: String) -> String { ConvertRequest.table.first { $0.key == k }?.name(n) ?? k }
         if r.autoDisparity == true && (r.values.disparityPercent != nil || r.values.disparity != nil) {
             throw ParseError(
-                .invalidArgument, "give \(name("disparity_percent")) or \(name("auto_disparity")), not both")
+                .invalidOption, "give \(name("disparity_percent")) or \(name("auto_disparity")), not both")
         }
         return try r.values.parameters(photo: photo, name: name)
     }
@@ -127,7 +125,7 @@ public struct ConvertPlan: Sendable {
     static func photoJob(_ r: ConvertRequest, stereo: StereoParameters, spelling n: OptionSpelling) throws(ParseError)
         -> Job
     {
-        func refuse(_ m: String) -> ParseError { ParseError(.invalidArgument, m) }
+        func refuse(_ m: String) -> ParseError { ParseError(.invalidOption, m) }
         func name(_ k: String) -> String { ConvertRequest.table.first { $0.key == k }?.name(n) ?? k }
         let videoOnly = misplaced(r, photo: true, n)
         if !videoOnly.isEmpty {
@@ -137,11 +135,10 @@ public struct ConvertPlan: Sendable {
         }
         var o = PhotoConversionOptions()
         if let l = r.layout {
-            guard let layout = StereoLayout(rawValue: l) else {
+            guard let layout = StereoLayout(rawValue: l.rawValue) else {
                 throw refuse(
                     "\(name("layout")) must be sbs, tb or auto for a photo"
-                        + (l.hasPrefix("half-")
-                            ? " (squeezed eyes: \(name("half_resolution")) with \(name("layout")) sbs or tb)" : ""))
+                        + " (squeezed eyes: \(name("half_resolution")) with \(name("layout")) sbs or tb)")
             }
             o.layout = layout
         }
@@ -153,14 +150,7 @@ public struct ConvertPlan: Sendable {
             guard (0...100).contains(q) else { throw refuse("\(name("quality")) must be between 0 and 100") }
             o.quality = q
         }
-        if let f = r.form {
-            guard let form = CameraPropertyForm(rawValue: f) else {
-                throw refuse(
-                    "\(name("form")) must be one of \(CameraPropertyForm.allCases.map(\.rawValue).joined(separator: ", "))"
-                )
-            }
-            o.form = form
-        }
+        if let f = r.form { o.form = f }
         if let t = r.threads {
             guard (0...256).contains(t) else { throw refuse("\(name("threads")) must be 0…256 (0 = all cores)") }
             o.threads = t
@@ -176,7 +166,7 @@ public struct ConvertPlan: Sendable {
     static func hevcPairJob(_ r: ConvertRequest, stereo: StereoParameters, spelling n: OptionSpelling)
         throws(ParseError) -> Job
     {
-        func refuse(_ m: String) -> ParseError { ParseError(.invalidArgument, m) }
+        func refuse(_ m: String) -> ParseError { ParseError(.invalidOption, m) }
         func name(_ k: String) -> String { ConvertRequest.table.first { $0.key == k }?.name(n) ?? k }
         let encodeOnly = [
             "layout", "crf", "bitrate", "qp", "eye_quality", "max_bitrate", "vbv_bufsize", "apple_preset",
@@ -199,17 +189,12 @@ public struct ConvertPlan: Sendable {
         var s = stereo
         if let h = r.heroEye { s.heroEye = try heroEye(h, name("hero_eye"), allowNone: true) }
         if let b = r.baseEye {
-            guard ["left", "right"].contains(b) else { throw refuse("\(name("base_eye")) must be left or right") }
-            a.baseIsLeft = b == "left"
+            guard b == .left || b == .right else { throw refuse("\(name("base_eye")) must be left or right") }
+            a.baseIsLeft = b == .left
         } else {
             a.baseIsLeft = (s.heroEye ?? StereoParameters.defaults.heroEye) != .right
         }
-        if let f = r.layerSps {
-            guard let form = LayerSPSForm(rawValue: f) else {
-                throw refuse("\(name("layer_sps")) must be multilayer or full")
-            }
-            a.layerSPSForm = form
-        }
+        if let f = r.layerSps { a.layerSPSForm = f }
         m.stereo = s.filled()
         if let f = r.frameRate {
             guard let rate = FrameRate.parse(f), let num = UInt32(exactly: rate.num),
@@ -243,13 +228,13 @@ public struct ConvertPlan: Sendable {
             let measured = (r.align == true ? ["align"] : []) + (r.autoDisparity == true ? ["auto_disparity"] : [])
             let names = photoOnly + (encodeOnly + measured).map(name)
             throw ParseError(
-                .invalidArgument,
+                .invalidOption,
                 "\(names.joined(separator: ", ")) do not apply to a raw "
                     + "two-layer MV-HEVC stream, which is muxed as it is without re-encoding")
         }
         var m = SpatialVideoMuxOptions()
         m.stereo = stereo.filled()
-        let hero = try r.heroEye.map { (h: String) throws(ParseError) -> HeroEye in
+        let hero = try r.heroEye.map { (h: HeroEye) throws(ParseError) -> HeroEye in
             try heroEye(h, name("hero_eye"), allowNone: true)
         }
         if let f = r.frameRate {
@@ -257,7 +242,7 @@ public struct ConvertPlan: Sendable {
                 let den = UInt32(exactly: rate.den)
             else {
                 throw ParseError(
-                    .invalidArgument,
+                    .invalidOption,
                     "\(name("frame_rate")) must be a positive number or NUM/DEN, e.g. 30 or 30000/1001")
             }
             m.frameRateNum = num; m.frameRateDen = den
@@ -268,21 +253,16 @@ public struct ConvertPlan: Sendable {
         return .mvhevcStream(m, swapEyes: r.swapEyes ?? false, hero: hero)
     }
 
-    static func heroEye(_ h: String, _ name: String, allowNone: Bool) throws(ParseError) -> HeroEye {
+    static func heroEye(_ h: HeroEye, _ name: String, allowNone: Bool) throws(ParseError) -> HeroEye {
         switch h {
-        case "left": return .left
-        case "right": return .right
-        case "none" where allowNone: return HeroEye.none
-        default: throw ParseError(.invalidArgument, "\(name) must be left or right\(allowNone ? " (or none)" : "")")
+        case .left, .right: return h
+        case .none where allowNone: return h
+        default: throw ParseError(.invalidOption, "\(name) must be left or right\(allowNone ? " (or none)" : "")")
         }
     }
 
     static func container(_ r: ConvertRequest, _ name: String) throws(ParseError) -> SpatialVideoMuxOptions.Container {
-        guard let c = r.container else { return VideoConversionOptions().container }
-        guard let container = SpatialVideoMuxOptions.Container(rawValue: c) else {
-            throw ParseError(.invalidArgument, "\(name) must be mov or mp4")
-        }
-        return container
+        r.container ?? VideoConversionOptions().container
     }
 }
 
@@ -291,7 +271,7 @@ extension ConvertPlan {
     static func videoJob(_ r: ConvertRequest, stereo: StereoParameters, spelling n: OptionSpelling) throws(ParseError)
         -> Job
     {
-        func refuse(_ m: String) -> ParseError { ParseError(.invalidArgument, m) }
+        func refuse(_ m: String) -> ParseError { ParseError(.invalidOption, m) }
         func name(_ k: String) -> String { ConvertRequest.table.first { $0.key == k }?.name(n) ?? k }
         let align = r.align ?? false, autoDisparity = r.autoDisparity ?? false
         if (align || autoDisparity) && r.input == "-" {
@@ -323,12 +303,7 @@ extension ConvertPlan {
             o.bitDepth = d
         }
         o.sdr = r.sdr ?? false
-        if let l = r.layout, l != "auto" {
-            guard let layout = StereoVideoLayout(rawValue: l) else {
-                throw refuse("\(name("layout")) must be sbs, tb, half-sbs or half-tb for a video")
-            }
-            o.layout = layout
-        }
+        if let l = r.layout { o.layout = l }
         if [r.crf != nil, r.bitrate != nil, r.qp != nil].filter({ $0 }).count > 1 {
             throw refuse("give one of \(name("crf")), \(name("bitrate")) and \(name("qp"))")
         }
@@ -336,10 +311,7 @@ extension ConvertPlan {
             guard (0...51).contains(q) else { throw refuse("\(name("qp")) must be between 0 and 51") }
             o.rateControl = .qp(q)
         }
-        if let s = r.segment {
-            guard let seg = VideoSegment.parse(s) else {
-                throw refuse("\(name("segment")) must be K/N with 1 ≤ K ≤ N, e.g. 2/4")
-            }
+        if let seg = r.segment {
             if r.input == "-" { throw refuse("\(name("segment")) needs an input file, not standard input") }
             o.segment = seg
         }
@@ -353,14 +325,7 @@ extension ConvertPlan {
             }
             o.rateControl = .bitrate(kbps: b)
         }
-        if let q = r.eyeQuality {
-            guard let e = EyeQuality(argument: q) else {
-                throw refuse(
-                    "\(name("eye_quality")) must be auto, asymmetric, asymmetric:N (N 0…\(NumberText.fixed(EyeQuality.maximumCRFOffset, places: 0)) CRF steps) or equal"
-                )
-            }
-            o.eyeQuality = e
-        }
+        if let e = r.eyeQuality { o.eyeQuality = e }
         try rateLimits(r, into: &o, name)
         try encoderChoices(r, into: &o, name)
         var s = stereo
@@ -428,17 +393,11 @@ extension ConvertPlan {
     static func sphereRoute(_ r: ConvertRequest, into o: inout VideoConversionOptions, _ name: (String) -> String)
         throws(ParseError)
     {
-        func refuse(_ m: String) -> ParseError { ParseError(.invalidArgument, m) }
+        func refuse(_ m: String) -> ParseError { ParseError(.invalidOption, m) }
         var stated: FourCC? = nil
-        if let p = r.projection {
-            guard p == "hequ" || p == "equi" else {
-                throw refuse(
-                    "\(name("projection")) must be hequ (180°, half-equirectangular) or equi (360°, equirectangular)")
-            }
-            stated = FourCC(p)
-        }
+        if let p = r.projection { stated = FourCC(p.rawValue) }
         let statedPacking: FramePacking? =
-            r.layout == nil || r.layout == "auto"
+            r.layout == nil
             ? nil : [.sbs, .halfSBS].contains(o.layout) ? .sideBySide : .topBottom
         var split: SphereSplit? = stated.map {
             SphereSplit(projection: $0, packing: statedPacking ?? .sideBySide, source: "stated")
@@ -492,7 +451,7 @@ extension ConvertPlan {
     /// (``/SpatialConvert/VideoConversionOptions/recogniseLayout``: frames sampled across it, measured side by side and
     /// top-bottom); its shape never decides. A given layout wins, and a sphere's was decided by its route.
     static func statedLayout(_ r: ConvertRequest, into o: inout VideoConversionOptions) {
-        guard r.layout == nil || r.layout == "auto",
+        guard r.layout == nil,
             o.stereo.projectionKind == nil || o.stereo.projectionKind == "rect",
             let path = r.input
         else { return }
@@ -528,7 +487,7 @@ extension ConvertPlan {
     static func rateLimits(_ r: ConvertRequest, into o: inout VideoConversionOptions, _ name: (String) -> String)
         throws(ParseError)
     {
-        func refuse(_ m: String) -> ParseError { ParseError(.invalidArgument, m) }
+        func refuse(_ m: String) -> ParseError { ParseError(.invalidOption, m) }
         if let m = r.maxBitrate, m <= 0 { throw refuse("\(name("max_bitrate")) must be positive (kbit/s)") }
         if let b = r.vbvBufsize, b <= 0 { throw refuse("\(name("vbv_bufsize")) must be positive (kbit)") }
         if r.vbvBufsize != nil && r.maxBitrate == nil && r.applePreset == nil {
@@ -539,43 +498,19 @@ extension ConvertPlan {
         }
         o.maxBitrateKbps = r.maxBitrate
         o.vbvBufferKbit = r.vbvBufsize
-        if let a = r.applePreset {
-            guard let p = PublishingPreset(rawValue: a) else {
-                throw refuse(
-                    "\(name("apple_preset")) must be one of \(PublishingPreset.allCases.map(\.rawValue).joined(separator: ", "))"
-                )
-            }
-            o.publishing = p
-        }
+        if let p = r.applePreset { o.publishing = p }
     }
 
     static func encoderChoices(_ r: ConvertRequest, into o: inout VideoConversionOptions, _ name: (String) -> String)
         throws(ParseError)
     {
-        func refuse(_ m: String) -> ParseError { ParseError(.invalidArgument, m) }
-        if let e = r.encodePath {
-            guard let p = EncodePath(rawValue: e) else {
-                throw refuse(
-                    "\(name("encode_path")) must be one of \(EncodePath.allCases.map(\.rawValue).joined(separator: ", "))"
-                )
-            }
-            o.encodePath = p
-        }
-        if let a = r.audio {
-            guard let audio = VideoConversionOptions.Audio(rawValue: a) else {
-                throw refuse("\(name("audio")) must be copy or none")
-            }
-            o.audio = audio
-        }
+        func refuse(_ m: String) -> ParseError { ParseError(.invalidOption, m) }
+        if let p = r.encodePath { o.encodePath = p }
+        if let a = r.audio { o.audio = a }
         if r.noAudio == true { o.audio = .none }
         o.audioFrom = r.audioFrom
         o.force = r.force ?? false
-        if let d = r.decoder {
-            guard let decoder = VideoConversionOptions.Decoder(rawValue: d) else {
-                throw refuse("\(name("decoder")) must be auto or ffmpeg")
-            }
-            o.decoder = decoder
-        }
+        if let d = r.decoder { o.decoder = d }
         if let f = r.frameRate {
             guard let rate = FrameRate.parse(f) else {
                 throw refuse("\(name("frame_rate")) must be a positive number or NUM/DEN, e.g. 30 or 30000/1001")
@@ -590,21 +525,11 @@ extension ConvertPlan {
             guard (0...16).contains(b) else { throw refuse("\(name("bframes")) must be 0…16") }
             o.bframes = b
         }
-        if let f = r.layerSps {
-            guard let form = LayerSPSForm(rawValue: f) else {
-                throw refuse("\(name("layer_sps")) must be multilayer or full")
-            }
-            o.layerSPSForm = form
-        }
+        if let f = r.layerSps { o.layerSPSForm = f }
         if let t = r.threadsPerEye {
             guard (1...64).contains(t) else { throw refuse("\(name("threads_per_eye")) must be 1…64") }
             o.poolThreadsPerEye = t
         }
-        if let p = r.preset {
-            guard X265Presets.names.contains(p) else {
-                throw refuse("\(name("preset")) must be one of \(X265Presets.names.joined(separator: ", "))")
-            }
-            o.preset = p
-        }
+        if let p = r.preset { o.preset = p.rawValue }
     }
 }

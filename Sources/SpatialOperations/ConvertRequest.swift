@@ -22,7 +22,9 @@ public struct ConvertRequest: Sendable, Equatable {
     /// inputs.
     public var route: ConvertRoute?
 
-    public var layout: String?
+    /// The packing of a frame-packed input; nil: `auto` (stated by the input, else recognised from its pixels). A photo
+    /// takes `sbs` and `tb` (its squeezed eyes are ``halfResolution``).
+    public var layout: StereoVideoLayout?
     public var halfResolution: Bool?
     public var swapEyes: Bool?
     /// The stereo values in either unit (the stored one, or the human one); not both of one value.
@@ -39,7 +41,7 @@ public struct ConvertRequest: Sendable, Equatable {
     // Photos.
     public var quality: Int?
     public var bitDepth: Int?
-    public var form: String?
+    public var form: CameraPropertyForm?
     /// Photos: an HDR gain map / depth map for each eye of a pair made elsewhere: a HEIC (its primary image, bytes kept
     /// — what `split --aux` writes) or a PNG/JPEG (encoded). It replaces one of the same kind the eye's source carries.
     public var leftGainMap: String?
@@ -51,34 +53,34 @@ public struct ConvertRequest: Sendable, Equatable {
     // Videos.
     public var crf: Double?
     public var bitrate: Int?
-    public var eyeQuality: String?
+    public var eyeQuality: EyeQuality?
     public var maxBitrate: Int?
     public var vbvBufsize: Int?
-    public var applePreset: String?
-    public var encodePath: String?
+    public var applePreset: PublishingPreset?
+    public var encodePath: EncodePath?
     public var qp: Int?
-    public var segment: String?
-    public var preset: String?
+    public var segment: VideoSegment?
+    public var preset: X265Preset?
     public var keyint: Int?
     public var bframes: Int?
     /// Tone-map an HDR (PQ, HLG) source to BT.709 SDR through FFmpeg (`--sdr`).
     public var sdr: Bool?
-    public var audio: String?
+    public var audio: VideoConversionOptions.Audio?
     public var audioFrom: String?
     public var noAudio: Bool?
-    public var heroEye: String?
+    public var heroEye: HeroEye?
     /// Raw HEVC pairs only: which eye layer 0 carries (the hero eye otherwise decides).
-    public var baseEye: String?
+    public var baseEye: HeroEye?
     public var frameRate: String?
-    public var decoder: String?
+    public var decoder: VideoDecoderChoice?
     public var threadsPerEye: Int?
-    public var layerSps: String?
-    public var container: String?
+    public var layerSps: LayerSPSForm?
+    public var container: SpatialVideoMuxOptions.Container?
     public var faststart: Bool?
     public var keepStreams: String?
     /// Videos: the sphere the input is (`hequ` 180°, `equi` 360°) when its metadata does not say; with spherical
     /// metadata, read from the file (and a stated one must agree).
-    public var projection: String?
+    public var projection: SphereProjection?
 
     public init(input: String? = nil, left: String? = nil, right: String? = nil, output: String) {
         self.input = input; self.left = left; self.right = right; self.output = output
@@ -95,79 +97,155 @@ public struct ConvertRequest: Sendable, Equatable {
     }
 
     /// The name table: JSON key ↔ flag ↔ Python keyword, type, job and default (defaults from the library's values).
-    public static var table: [OptionSpec] {
+    public static var table: [OptionSpec] { options.map(\.spec) }
+
+    /// One row per option: its names, type and default, the property that holds it, how an untyped value is read
+    /// into it (once, here: a choice's text becomes the library's value) and whether it is given. The table, the
+    /// C ABI's setter and ``isGiven(_:)`` all come from these rows.
+    static var options: [RequestOption<ConvertRequest>] {
         let v = VideoConversionOptions()
         let s = StereoParameters.defaults
+        let p = PhotoConversionOptions()
         return [
-            OptionSpec(
-                "layout", flag: "--layout", .text, .both,
-                default:
-                    "auto (the packing the input states, else the one way, sbs or tb, whose halves measure as a stereo pair; else refused)"
+            .optional(
+                OptionSpec(
+                    "layout", flag: "--layout", .text, .both,
+                    default:
+                        "auto (the packing the input states, else the one way, sbs or tb, whose halves measure as a stereo pair; else refused)"
+                ), \.layout
+            ) { (v, spec) throws(ParseError) in try layout(RequestValues.text(v, spec), .key) },
+            .flag(OptionSpec("half_resolution", flag: "--half", .bool, .photo, default: "false"), \.halfResolution),
+            .flag(OptionSpec("swap_eyes", flag: "--swap-eyes", .bool, .both, default: "false"), \.swapEyes),
+            .value(
+                OptionSpec(
+                    "baseline_mm", flag: "--baseline", .number, .both,
+                    default: "source, else \(fmtNum(s.baselineMillimetres ?? 0))"), \.values.baselineMillimetres,
+                RequestValues.number),
+            .value(
+                OptionSpec(
+                    "baseline_um", flag: nil, .integer, .both, default: "source, else \(s.baselineMicrometres ?? 0)"),
+                \.values.baselineMicrometres, RequestValues.integer),
+            .value(
+                OptionSpec(
+                    "hfov_degrees", flag: "--hfov", .number, .both,
+                    default: "source, else \(fmtNum(s.horizontalFieldOfViewDegrees ?? 0))"), \.values.hfovDegrees,
+                RequestValues.number),
+            .value(
+                OptionSpec(
+                    "hfov_millidegrees", flag: nil, .integer, .both,
+                    default: "source, else \(s.horizontalFieldOfViewMillidegrees ?? 0)"), \.values.hfovMillidegrees,
+                RequestValues.integer),
+            .value(
+                OptionSpec(
+                    "disparity_percent", flag: "--disparity", .number, .both,
+                    default: "\(fmtNum(s.disparityPercent ?? 0))"), \.values.disparityPercent, RequestValues.number),
+            .value(
+                OptionSpec("disparity", flag: nil, .integer, .both, default: "\(s.disparityAdjustment ?? 0)"),
+                \.values.disparity, RequestValues.integer),
+            .flag(OptionSpec("align", flag: "--align", .bool, .both, default: "false"), \.align),
+            .flag(
+                OptionSpec("auto_disparity", flag: "--auto-disparity", .bool, .both, default: "false"), \.autoDisparity),
+            .flag(OptionSpec("strict", flag: "--strict", .bool, .both, default: "false"), \.strict),
+            .flag(OptionSpec("force", flag: "--force", .bool, .both, default: "false"), \.force),
+            .value(
+                OptionSpec("quality", flag: "--quality", .integer, .photo, default: "\(PhotoEncoding.defaultQuality)"),
+                \.quality, RequestValues.integer),
+            .value(
+                OptionSpec(
+                    "bit_depth", flag: "--bit-depth", .integer, .both,
+                    default: "10 for sources deeper than 8 bits, else 8"), \.bitDepth, RequestValues.integer),
+            .value(
+                OptionSpec("left_gain_map", flag: "--left-gain-map", .path, .photo), \.leftGainMap, RequestValues.text),
+            .value(
+                OptionSpec("right_gain_map", flag: "--right-gain-map", .path, .photo), \.rightGainMap,
+                RequestValues.text),
+            .value(OptionSpec("left_depth", flag: "--left-depth", .path, .photo), \.leftDepth, RequestValues.text),
+            .value(OptionSpec("right_depth", flag: "--right-depth", .path, .photo), \.rightDepth, RequestValues.text),
+            .choice(
+                OptionSpec(
+                    "form", flag: "--form", python: "photo_form", .text, .photo,
+                    default: p.form.rawValue), \.form),
+            .value(
+                OptionSpec("threads", flag: nil, .integer, .photo, default: "\(p.threads) (all cores)"), \.threads,
+                RequestValues.integer),
+            .value(
+                OptionSpec("crf", flag: "--crf", .number, .video, default: fmtNum(VideoConversionOptions.defaultCRF)),
+                \.crf, RequestValues.number),
+            .value(OptionSpec("bitrate", flag: "--bitrate", .integer, .video), \.bitrate, RequestValues.integer),
+            .choice(
+                OptionSpec(
+                    "eye_quality", flag: "--eye-quality", .text, .video, default: eyeQualityArgument(v.eyeQuality)),
+                \.eyeQuality),
+            .value(
+                OptionSpec("max_bitrate", flag: "--max-bitrate", .integer, .video), \.maxBitrate, RequestValues.integer),
+            .value(
+                OptionSpec("vbv_bufsize", flag: "--vbv-bufsize", .integer, .video), \.vbvBufsize, RequestValues.integer),
+            .choice(OptionSpec("apple_preset", flag: "--apple-preset", .text, .video), \.applePreset),
+            .choice(
+                OptionSpec("encode_path", flag: "--encode-path", .text, .video, default: v.encodePath.rawValue),
+                \.encodePath),
+            .value(OptionSpec("qp", flag: "--qp", .integer, .video), \.qp, RequestValues.integer),
+            .value(OptionSpec("segment", flag: "--segment", .segment, .video), \.segment) {
+                (v, spec) throws(ParseError) in try spec.choice(RequestValues.fraction(v, spec), .key)
+            },
+            .choice(OptionSpec("preset", flag: "--preset", .text, .video, default: v.preset), \.preset),
+            .value(
+                OptionSpec("keyint", flag: "--keyint", .integer, .video, default: "2 s of frames"), \.keyint,
+                RequestValues.integer),
+            .value(
+                OptionSpec("bframes", flag: "--bframes", .integer, .video, default: "\(v.bframes)"), \.bframes,
+                RequestValues.integer),
+            .flag(OptionSpec("sdr", flag: "--sdr", .bool, .video, default: "false (HDR kept as recorded)"), \.sdr),
+            .choice(OptionSpec("audio", flag: "--audio", .text, .video, default: v.audio.rawValue), \.audio),
+            .value(OptionSpec("audio_from", flag: "--audio-from", .path, .video), \.audioFrom, RequestValues.text),
+            .flag(OptionSpec("no_audio", flag: "--no-audio", .bool, .video, default: "false"), \.noAudio),
+            .choice(OptionSpec("hero_eye", flag: "--hero", .text, .video, default: "\(s.heroEye ?? .left)"), \.heroEye),
+            .choice(OptionSpec("base_eye", flag: nil, .text, .video, default: "the hero eye"), \.baseEye),
+            .value(
+                OptionSpec("frame_rate", flag: "--fps", .rate, .video, default: "the input's"), \.frameRate,
+                RequestValues.fraction),
+            .choice(OptionSpec("decoder", flag: "--decoder", .text, .video, default: v.decoder.rawValue), \.decoder),
+            .value(
+                OptionSpec(
+                    "threads_per_eye", flag: "--threads-per-eye", .integer, .video,
+                    default: "half the processors, at least 1"), \.threadsPerEye, RequestValues.integer),
+            .choice(
+                OptionSpec("layer_sps", flag: "--sps-form", .text, .video, default: v.layerSPSForm.rawValue), \.layerSps
             ),
-            OptionSpec("half_resolution", flag: "--half", .bool, .photo, default: "false"),
-            OptionSpec("swap_eyes", flag: "--swap-eyes", .bool, .both, default: "false"),
-            OptionSpec(
-                "baseline_mm", flag: "--baseline", .number, .both,
-                default: "source, else \(fmtNum(s.baselineMillimetres ?? 0))"),
-            OptionSpec(
-                "baseline_um", flag: nil, .integer, .both, default: "source, else \(s.baselineMicrometres ?? 0)"),
-            OptionSpec(
-                "hfov_degrees", flag: "--hfov", .number, .both,
-                default: "source, else \(fmtNum(s.horizontalFieldOfViewDegrees ?? 0))"),
-            OptionSpec(
-                "hfov_millidegrees", flag: nil, .integer, .both,
-                default: "source, else \(s.horizontalFieldOfViewMillidegrees ?? 0)"),
-            OptionSpec(
-                "disparity_percent", flag: "--disparity", .number, .both,
-                default: "\(fmtNum(s.disparityPercent ?? 0))"),
-            OptionSpec("disparity", flag: nil, .integer, .both, default: "\(s.disparityAdjustment ?? 0)"),
-            OptionSpec("align", flag: "--align", .bool, .both, default: "false"),
-            OptionSpec("auto_disparity", flag: "--auto-disparity", .bool, .both, default: "false"),
-            OptionSpec("strict", flag: "--strict", .bool, .both, default: "false"),
-            OptionSpec("force", flag: "--force", .bool, .both, default: "false"),
-            OptionSpec("quality", flag: "--quality", .integer, .photo, default: "\(PhotoEncoding.defaultQuality)"),
-            OptionSpec(
-                "bit_depth", flag: "--bit-depth", .integer, .both,
-                default: "10 for sources deeper than 8 bits, else 8"),
-            OptionSpec("left_gain_map", flag: "--left-gain-map", .path, .photo),
-            OptionSpec("right_gain_map", flag: "--right-gain-map", .path, .photo),
-            OptionSpec("left_depth", flag: "--left-depth", .path, .photo),
-            OptionSpec("right_depth", flag: "--right-depth", .path, .photo),
-            OptionSpec(
-                "form", flag: "--form", python: "photo_form", .text, .photo,
-                default: PhotoConversionOptions().form.rawValue),
-            OptionSpec("threads", flag: nil, .integer, .photo, default: "0 (all cores)"),
-            OptionSpec("crf", flag: "--crf", .number, .video, default: fmtNum(VideoConversionOptions.defaultCRF)),
-            OptionSpec("bitrate", flag: "--bitrate", .integer, .video),
-            OptionSpec("eye_quality", flag: "--eye-quality", .text, .video, default: eyeQualityArgument(v.eyeQuality)),
-            OptionSpec("max_bitrate", flag: "--max-bitrate", .integer, .video),
-            OptionSpec("vbv_bufsize", flag: "--vbv-bufsize", .integer, .video),
-            OptionSpec("apple_preset", flag: "--apple-preset", .text, .video),
-            OptionSpec("encode_path", flag: "--encode-path", .text, .video, default: v.encodePath.rawValue),
-            OptionSpec("qp", flag: "--qp", .integer, .video),
-            OptionSpec("segment", flag: "--segment", .segment, .video),
-            OptionSpec("preset", flag: "--preset", .text, .video, default: v.preset),
-            OptionSpec("keyint", flag: "--keyint", .integer, .video, default: "2 s of frames"),
-            OptionSpec("bframes", flag: "--bframes", .integer, .video, default: "\(v.bframes)"),
-            OptionSpec("sdr", flag: "--sdr", .bool, .video, default: "false (HDR kept as recorded)"),
-            OptionSpec("audio", flag: "--audio", .text, .video, default: v.audio.rawValue),
-            OptionSpec("audio_from", flag: "--audio-from", .path, .video),
-            OptionSpec("no_audio", flag: "--no-audio", .bool, .video, default: "false"),
-            OptionSpec("hero_eye", flag: "--hero", .text, .video, default: "\(s.heroEye ?? .left)"),
-            OptionSpec("base_eye", flag: nil, .text, .video, default: "the hero eye"),
-            OptionSpec("frame_rate", flag: "--fps", .rate, .video, default: "the input's"),
-            OptionSpec("decoder", flag: "--decoder", .text, .video, default: v.decoder.rawValue),
-            OptionSpec(
-                "threads_per_eye", flag: "--threads-per-eye", .integer, .video,
-                default: "half the processors, at least 1"),
-            OptionSpec("layer_sps", flag: "--sps-form", .text, .video, default: v.layerSPSForm.rawValue),
-            OptionSpec("container", flag: "--mp4", .text, .video, default: v.container.rawValue),
-            OptionSpec("faststart", flag: "--faststart", .bool, .video, default: "false"),
-            OptionSpec("keep_streams", flag: "--keep-streams", .path, .video),
-            OptionSpec(
-                "projection", flag: "--projection", .text, .video,
-                default: "the input's spherical metadata, else rectilinear"),
+            .choice(OptionSpec("container", flag: "--mp4", .text, .video, default: v.container.rawValue), \.container),
+            .flag(OptionSpec("faststart", flag: "--faststart", .bool, .video, default: "false"), \.faststart),
+            .value(
+                OptionSpec("keep_streams", flag: "--keep-streams", .path, .video), \.keepStreams, RequestValues.text),
+            .choice(
+                OptionSpec(
+                    "projection", flag: "--projection", .text, .video,
+                    default: "the input's spherical metadata, else rectilinear"), \.projection),
         ]
+    }
+
+    /// The row of `key` (a key of ``table``).
+    static func spec(_ key: String) -> OptionSpec {
+        table.first { $0.key == key } ?? OptionSpec(key, flag: nil, .text, .both)
+    }
+
+    /// The value of the choice `key` that `text` spells (nil when `text` is nil), read by the option's row as the C ABI
+    /// reads it: the command line's way in to the one parser; a wrong value is refused naming the allowed ones.
+    public static func choice<T: OptionChoice>(_ key: String, _ text: String?, _ spelling: OptionSpelling)
+        throws(ParseError) -> T?
+    {
+        guard let text else { return nil }
+        return try spec(key).choice(text, spelling)
+    }
+
+    /// The layout `text` spells: `auto` is nil (the input's stated or recognised packing).
+    public static func layout(_ text: String?, _ spelling: OptionSpelling) throws(ParseError) -> StereoVideoLayout? {
+        guard let text, text != "auto" else { return nil }
+        guard let l = StereoVideoLayout(rawValue: text) else {
+            throw ParseError(
+                .invalidOption,
+                "\(spec("layout").name(spelling)) must be auto or \(StereoVideoLayout.allowedText)")
+        }
+        return l
     }
 
     /// The `eye_quality` spelling of a library value ("equal", "asymmetric", "asymmetric:N").
@@ -181,15 +259,9 @@ public struct ConvertRequest: Sendable, Equatable {
 
     static func fmtNum(_ d: Double) -> String { NumberText.fixed(d, places: 3, trimZeros: true) }
 
-    /// True when the option of `key` was given (a nil optional, or a false flag, is not given). Read by reflection
-    /// over the stored properties, whose names are the keys in camel case, so no second list of the keys is kept.
+    /// True when the option of `key` was given (a nil optional, or a false switch, is not given), by its row.
     func isGiven(_ key: String) -> Bool {
-        for child in Mirror(reflecting: self).children where child.label.map(Self.snakeCase) == key {
-            let value = Mirror(reflecting: child.value)
-            guard value.displayStyle == .optional, let inner = value.children.first?.value else { return false }
-            return (inner as? Bool) ?? true
-        }
-        return false
+        Self.options.first { $0.spec.key == key }?.isGiven(self) ?? false
     }
 
     /// "eyeQuality" → "eye_quality".
@@ -202,55 +274,9 @@ public struct ConvertRequest: Sendable, Equatable {
     }
 
     private mutating func set(_ spec: OptionSpec, _ v: RequestValue) throws(ParseError) {
-        switch spec.key {
-        case "layout": layout = try RequestValues.text(v, spec)
-        case "half_resolution": halfResolution = try RequestValues.bool(v, spec)
-        case "swap_eyes": swapEyes = try RequestValues.bool(v, spec)
-        case "baseline_mm": values.baselineMillimetres = try RequestValues.number(v, spec)
-        case "baseline_um": values.baselineMicrometres = try RequestValues.integer(v, spec)
-        case "hfov_degrees": values.hfovDegrees = try RequestValues.number(v, spec)
-        case "hfov_millidegrees": values.hfovMillidegrees = try RequestValues.integer(v, spec)
-        case "disparity_percent": values.disparityPercent = try RequestValues.number(v, spec)
-        case "disparity": values.disparity = try RequestValues.integer(v, spec)
-        case "align": align = try RequestValues.bool(v, spec)
-        case "auto_disparity": autoDisparity = try RequestValues.bool(v, spec)
-        case "strict": strict = try RequestValues.bool(v, spec)
-        case "force": force = try RequestValues.bool(v, spec)
-        case "quality": quality = try RequestValues.integer(v, spec)
-        case "bit_depth": bitDepth = try RequestValues.integer(v, spec)
-        case "form": form = try RequestValues.text(v, spec)
-        case "left_gain_map": leftGainMap = try RequestValues.text(v, spec)
-        case "right_gain_map": rightGainMap = try RequestValues.text(v, spec)
-        case "left_depth": leftDepth = try RequestValues.text(v, spec)
-        case "right_depth": rightDepth = try RequestValues.text(v, spec)
-        case "threads": threads = try RequestValues.integer(v, spec)
-        case "crf": crf = try RequestValues.number(v, spec)
-        case "bitrate": bitrate = try RequestValues.integer(v, spec)
-        case "eye_quality": eyeQuality = try RequestValues.text(v, spec)
-        case "max_bitrate": maxBitrate = try RequestValues.integer(v, spec)
-        case "vbv_bufsize": vbvBufsize = try RequestValues.integer(v, spec)
-        case "apple_preset": applePreset = try RequestValues.text(v, spec)
-        case "encode_path": encodePath = try RequestValues.text(v, spec)
-        case "qp": qp = try RequestValues.integer(v, spec)
-        case "segment": segment = try RequestValues.fraction(v, spec)
-        case "preset": preset = try RequestValues.text(v, spec)
-        case "keyint": keyint = try RequestValues.integer(v, spec)
-        case "bframes": bframes = try RequestValues.integer(v, spec)
-        case "sdr": sdr = try RequestValues.bool(v, spec)
-        case "audio": audio = try RequestValues.text(v, spec)
-        case "audio_from": audioFrom = try RequestValues.text(v, spec)
-        case "no_audio": noAudio = try RequestValues.bool(v, spec)
-        case "hero_eye": heroEye = try RequestValues.text(v, spec)
-        case "base_eye": baseEye = try RequestValues.text(v, spec)
-        case "frame_rate": frameRate = try RequestValues.fraction(v, spec)
-        case "decoder": decoder = try RequestValues.text(v, spec)
-        case "threads_per_eye": threadsPerEye = try RequestValues.integer(v, spec)
-        case "layer_sps": layerSps = try RequestValues.text(v, spec)
-        case "container": container = try RequestValues.text(v, spec)
-        case "faststart": faststart = try RequestValues.bool(v, spec)
-        case "keep_streams": keepStreams = try RequestValues.text(v, spec)
-        case "projection": projection = try RequestValues.text(v, spec)
-        default: throw ParseError(.invalidArgument, "unknown option \"\(spec.key)\" for convert")
+        guard let option = Self.options.first(where: { $0.spec.key == spec.key }) else {
+            throw ParseError(.invalidOption, "unknown option \"\(spec.key)\" for convert")
         }
+        try option.set(&self, v)
     }
 }

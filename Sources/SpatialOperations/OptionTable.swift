@@ -63,6 +63,15 @@ public struct OptionSpec: Sendable {
         spelling == .flag ? (flag ?? key) : "\"\(key)\""
     }
 
+    /// The value of this option that `text` spells, read once here for every shell; a text that spells none is
+    /// refused naming the allowed values.
+    public func choice<T: OptionChoice>(_ text: String, _ spelling: OptionSpelling) throws(ParseError) -> T {
+        guard let value = T(optionText: text) else {
+            throw ParseError(.invalidOption, "\(name(spelling)) must be \(T.allowedText)")
+        }
+        return value
+    }
+
     /// The row as JSON (`sm_option_table`): key, flag, python, type, applies, default.
     public var json: JSON {
         .object([
@@ -72,11 +81,57 @@ public struct OptionSpec: Sendable {
     }
 }
 
+/// One option of a request `R`: its row (``OptionSpec``), the property of `R` that holds its value, how an untyped
+/// value is read into that property and whether the option is given — the one listing of the option beside the
+/// property itself.
+struct RequestOption<R> {
+    let spec: OptionSpec
+    let set: (inout R, RequestValue) throws(ParseError) -> Void
+    let isGiven: (R) -> Bool
+
+    /// A value read by `read`; given when not nil.
+    static func value<T>(
+        _ spec: OptionSpec, _ path: WritableKeyPath<R, T?>,
+        _ read: @escaping (RequestValue, OptionSpec) throws(ParseError) -> T
+    ) -> RequestOption {
+        RequestOption(
+            spec: spec,
+            set: { (r: inout R, v: RequestValue) throws(ParseError) in r[keyPath: path] = try read(v, spec) },
+            isGiven: { $0[keyPath: path] != nil })
+    }
+
+    /// A value read by `read`, which may read it as not given (a layout's `auto`); given when not nil.
+    static func optional<T>(
+        _ spec: OptionSpec, _ path: WritableKeyPath<R, T?>,
+        _ read: @escaping (RequestValue, OptionSpec) throws(ParseError) -> T?
+    ) -> RequestOption {
+        RequestOption(
+            spec: spec,
+            set: { (r: inout R, v: RequestValue) throws(ParseError) in r[keyPath: path] = try read(v, spec) },
+            isGiven: { $0[keyPath: path] != nil })
+    }
+
+    /// A choice (``OptionChoice``) read from its text by the row; given when not nil.
+    static func choice<T: OptionChoice>(_ spec: OptionSpec, _ path: WritableKeyPath<R, T?>) -> RequestOption {
+        value(spec, path) { (v, spec) throws(ParseError) in try RequestValues.choice(v, spec) }
+    }
+
+    /// A switch: given when true.
+    static func flag(_ spec: OptionSpec, _ path: WritableKeyPath<R, Bool?>) -> RequestOption {
+        RequestOption(
+            spec: spec,
+            set: { (r: inout R, v: RequestValue) throws(ParseError) in
+                r[keyPath: path] = try RequestValues.bool(v, spec)
+            },
+            isGiven: { $0[keyPath: path] == true })
+    }
+}
+
 /// Reads untyped values into a request by its table: every key must be in the table and of its type; ranges and
 /// combinations are the planning step's. Unknown keys are refused, so a misspelt option is never silently unused.
 enum RequestValues {
     static func typeError(_ spec: OptionSpec, _ what: String) -> ParseError {
-        ParseError(.invalidArgument, "option \(spec.name(.key)) must be \(what)")
+        ParseError(.invalidOption, "option \(spec.name(.key)) must be \(what)")
     }
 
     /// Fills a request from `values` by its `table`: every key must be a row of it (else refused, naming `job`) and
@@ -88,10 +143,10 @@ enum RequestValues {
         var seen: Set<String> = []
         for (key, value) in values {
             guard let spec = table.first(where: { $0.key == key }) else {
-                throw ParseError(.invalidArgument, "unknown option \"\(key)\" for \(job)")
+                throw ParseError(.invalidOption, "unknown option \"\(key)\" for \(job)")
             }
             guard seen.insert(key).inserted else {
-                throw ParseError(.invalidArgument, "option \"\(key)\" is given twice")
+                throw ParseError(.invalidOption, "option \"\(key)\" is given twice")
             }
             if value == .null { continue }
             try set(spec, value)
@@ -120,10 +175,15 @@ enum RequestValues {
         return s
     }
 
+    /// A choice (``OptionChoice``) from its text.
+    static func choice<T: OptionChoice>(_ v: RequestValue, _ spec: OptionSpec) throws(ParseError) -> T {
+        try spec.choice(text(v, spec), .key)
+    }
+
     /// A path: a non-empty string.
     static func path(_ v: RequestValue, _ spec: OptionSpec) throws(ParseError) -> String {
         let s = try text(v, spec)
-        if s.isEmpty { throw ParseError(.invalidArgument, "option \(spec.name(.key)) is empty") }
+        if s.isEmpty { throw ParseError(.invalidOption, "option \(spec.name(.key)) is empty") }
         return s
     }
 

@@ -26,10 +26,10 @@ extension ConvertRequest {
         let photo = route == .photo
         switch source {
         case .pair(let l, let r): self.init(left: l, right: r, output: output)
-        case .sideBySide(let p): self.init(input: p, output: output); layout = "sbs"
-        case .topBottom(let p): self.init(input: p, output: output); layout = "tb"
-        case .halfSideBySide(let p): self.init(input: p, output: output); layout = photo ? "sbs" : "half-sbs"
-        case .halfTopBottom(let p): self.init(input: p, output: output); layout = photo ? "tb" : "half-tb"
+        case .sideBySide(let p): self.init(input: p, output: output); layout = .sbs
+        case .topBottom(let p): self.init(input: p, output: output); layout = .tb
+        case .halfSideBySide(let p): self.init(input: p, output: output); layout = photo ? .sbs : .halfSBS
+        case .halfTopBottom(let p): self.init(input: p, output: output); layout = photo ? .tb : .halfTB
         }
         if photo, input != nil {
             switch source {
@@ -42,10 +42,10 @@ extension ConvertRequest {
         values.hfovMillidegrees = stereo.horizontalFieldOfViewMillidegrees.map { Int($0) }
         values.disparity = stereo.disparityAdjustment.map { Int($0) }
         switch stereo.heroEye {
-        case .left?: heroEye = "left"
-        case .right?: heroEye = "right"
+        case .left?, .right?: heroEye = stereo.heroEye
         default: break
         }
-        projection = stereo.projectionKind?.description
+        // A sphere the values name; a rectilinear one ("rect") is the default and needs no choice.
+        projection = stereo.projectionKind.flatMap { SphereProjection(rawValue: $0.description) }
     }
 }

@@ -29,7 +29,7 @@ public struct StereoValueInputs: Sendable, Equatable {
     public func parameters(photo: Bool, name: (String) -> String = { "\"\($0)\"" }) throws(ParseError)
         -> StereoParameters
     {
-        func refuse(_ m: String) -> ParseError { ParseError(.invalidArgument, m) }
+        func refuse(_ m: String) -> ParseError { ParseError(.invalidOption, m) }
         for (a, b, x, y) in [
             ("baseline_um", "baseline_mm", baselineMicrometres != nil, baselineMillimetres != nil),
             ("hfov_millidegrees", "hfov_degrees", hfovMillidegrees != nil, hfovDegrees != nil),
@@ -37,9 +37,17 @@ public struct StereoValueInputs: Sendable, Equatable {
         ] where x && y {
             throw refuse("give \(name(a)) or \(name(b)), not both")
         }
-        var s = try StereoParameters(
-            baselineMillimetres: baselineMillimetres, horizontalFieldOfViewDegrees: hfovDegrees,
-            disparityPercent: disparityPercent)
+        var s: StereoParameters
+        do throws(ParseError) {
+            s = try StereoParameters(
+                baselineMillimetres: baselineMillimetres, horizontalFieldOfViewDegrees: hfovDegrees,
+                disparityPercent: disparityPercent)
+        } catch {
+            // The library's range refusal of a human value is a refused option here.
+            var e = error
+            if e.code == .invalidArgument { e.code = .invalidOption }
+            throw e
+        }
         let maxUM = photo ? Int(Int32.max) : Int(UInt32.max)
         if let um = baselineMicrometres {
             guard (0...maxUM).contains(um) else {
@@ -90,7 +98,7 @@ extension StereoValueInputs {
             case "disparity": disparity = try RequestValues.integer(v, spec)
             default:
                 throw ParseError(
-                    .invalidArgument, "unknown stereo value \"\(key)\" (known: \(Self.keys.joined(separator: ", ")))")
+                    .invalidOption, "unknown stereo value \"\(key)\" (known: \(Self.keys.joined(separator: ", ")))")
             }
         }
     }

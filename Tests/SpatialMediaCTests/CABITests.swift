@@ -429,6 +429,20 @@ struct ABIMessageWordingTests {
             ABIError(ParseError(.libraryMissing, offset: 0, "x265 is not installed")).status == SMStatus.unsupported)
     }
 
+    /// Issue 42: a refused option is SM_ERR_INVALID_OPTION (code "invalid-option"), named by its key with the
+    /// allowed values; an argument that is no option (a NULL output) stays SM_ERR_INVALID_ARGUMENT.
+    @Test func optionRefusalsAreInvalidOption() {
+        let input = TestPaths.package("Conformance/files/sample_sbs_320x96.y4m")
+        #expect(
+            sm_convert(input, "/nonexistent/v.mov", "{\"preset\": \"warp\"}", nil, nil, nil, nil)
+                == SMStatus.invalidOption, "\(lastError())")
+        #expect(
+            lastError().contains("\"preset\" must be one of ultrafast") && lastError().contains("invalid-option"),
+            "\(lastError())")
+        #expect(String(cString: sm_status_name(SMStatus.invalidOption)) == "SM_ERR_INVALID_OPTION")
+        #expect(sm_convert(input, nil, "{}", nil, nil, nil, nil) == SMStatus.invalidArgument)
+    }
+
     /// An error with no place in the input gives no offset: no "offset 0" in the message, and
     /// `sm_last_error_location` reports -1 (Python: `offset is None`).
     @Test func errorWithoutPlaceHasNoOffset() {
@@ -440,7 +454,7 @@ struct ABIMessageWordingTests {
         #expect(
             sm_convert_photo(
                 "/nonexistent/in.png", "/nonexistent/out.heic", "{\"no-such-option\": 1}", nil, nil, nil, nil)
-                == SMStatus.invalidArgument, "\(lastError())")
+                == SMStatus.invalidOption, "\(lastError())")
         #expect(lastError().contains("no-such-option") && !lastError().contains("offset"), "\(lastError())")
         var offset: Int64 = 0
         sm_last_error_location(&offset, nil, nil)

@@ -146,7 +146,7 @@ struct OperationsTests {
         #expect(!Paths.exists(dir + "/never.heic"))
         #expect(
             sm_convert_photo(sbs, dir + "/never.heic", #"{"layout": "diagonal"}"#, nil, nil, nil, nil)
-                == SMStatus.invalidArgument)
+                == SMStatus.invalidOption)
 
         #expect(
             sm_split(
@@ -190,11 +190,11 @@ struct OperationsTests {
         #expect(asym.0 == equal.0 && Double(asym.1) < 0.8 * Double(equal.1), "equal \(equal), asymmetric \(asym)")
         #expect(
             sm_convert_video(sbs, dir + "/bad.mov", #"{"eye_quality": "better"}"#, nil, nil, nil, nil)
-                == SMStatus.invalidArgument)
+                == SMStatus.invalidOption)
         #expect(lastError().contains("eye_quality") && !Paths.exists(dir + "/bad.mov"))
         #expect(
             sm_convert_video(sbs, dir + "/bad.mov", #"{"encode_path": "fastest"}"#, nil, nil, nil, nil)
-                == SMStatus.invalidArgument)
+                == SMStatus.invalidOption)
         #expect(lastError().contains("encode_path") && !Paths.exists(dir + "/bad.mov"))
         // A 2D movie whose samples are not decodable: an error status, a message, nothing written.
         #expect(sm_convert_video(Paths.movie2D, dir + "/out.mov", nil, nil, nil, nil, &report) != SMStatus.ok)
@@ -202,7 +202,7 @@ struct OperationsTests {
         #expect(report == nil && !Paths.exists(dir + "/out.mov"))
         #expect(
             sm_convert_video(Paths.movie2D, dir + "/out.mov", #"{"hero_eye": "middle"}"#, nil, nil, nil, nil)
-                == SMStatus.invalidArgument)
+                == SMStatus.invalidOption)
         // Inputs that are not HEVC streams are an error, not a crash.
         #expect(
             sm_convert_video(Paths.grid, dir + "/out.mov", #"{"right_input": "\#(Paths.grid)"}"#, nil, nil, nil, nil)
@@ -246,10 +246,10 @@ struct OperationsTests {
         #expect(sm_concat_video(list, dir + "/x.mov", nil, nil, nil, nil, nil) == SMStatus.invalidArgument)
         #expect(
             sm_convert_video(sbs, dir + "/x.mov", #"{"segment": "4/3"}"#, nil, nil, nil, nil)
-                == SMStatus.invalidArgument)
+                == SMStatus.invalidOption)
         #expect(
             sm_convert_video(sbs, dir + "/x.mov", #"{"crf": 20, "qp": 20}"#, nil, nil, nil, nil)
-                == SMStatus.invalidArgument)
+                == SMStatus.invalidOption)
         #expect(
             sm_concat_video("[]", dir + "/x.mov", #"{"audio": "none"}"#, nil, nil, nil, nil) == SMStatus.invalidArgument
         )
@@ -278,7 +278,7 @@ struct OperationsTests {
             Issue.record("no report")
         }
         report = nil
-        #expect(sm_validate(h, "{\"bogus\": 1}", nil, nil, nil, &report) == SMStatus.invalidArgument)
+        #expect(sm_validate(h, "{\"bogus\": 1}", nil, nil, nil, &report) == SMStatus.invalidOption)
         #expect(sm_validate(h, "[1]", nil, nil, nil, &report) == SMStatus.invalidArgument)
         var cancel: Int32 = 1
         #expect(sm_validate(h, nil, nil, nil, &cancel, &report) == SMStatus.cancelled)
@@ -349,7 +349,7 @@ struct OperationsTests {
             #"{"hfov_degrees": -1}"#, #"{"disparity_percent": -100.5}"#, #"{"quality": 4294967396}"#,
         ] {
             #expect(
-                sm_convert_photo(sbs, dir + "/never.heic", bad, nil, nil, nil, nil) == SMStatus.invalidArgument,
+                sm_convert_photo(sbs, dir + "/never.heic", bad, nil, nil, nil, nil) == SMStatus.invalidOption,
                 "\(bad)")
             // The library's one wording for every shell (issue 28): the command line's sentence.
             #expect(lastError().contains("must") || lastError().contains("does not fit"), "\(lastError())")
@@ -387,7 +387,7 @@ struct OperationsTests {
             #"{"disparity": 1, "disparity_percent": 0.01}"#, #"{"baseline_um": 0}"#, #"{"baseline_um": 2147483648}"#,
         ] {
             #expect(
-                sm_convert_photo(sbs, dir + "/never.heic", bad, nil, nil, nil, nil) == SMStatus.invalidArgument,
+                sm_convert_photo(sbs, dir + "/never.heic", bad, nil, nil, nil, nil) == SMStatus.invalidOption,
                 "\(bad)")
         }
         #expect(access(dir + "/never.heic", F_OK) != 0)

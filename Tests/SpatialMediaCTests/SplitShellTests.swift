@@ -193,14 +193,14 @@ import Testing
         let photo = TestPaths.package("Conformance/files/heif_grid_ster.heic")
         let unknown = Self.split(photo, dir + "/l.png", dir + "/r.png", #"{"colour": "red"}"#)
         #expect(
-            unknown.status == SMStatus.invalidArgument
+            unknown.status == SMStatus.invalidOption
                 && unknown.report.contains("unknown option \"colour\" for split"), "\(unknown.report)")
         let mistyped = Self.split(photo, dir + "/l.png", dir + "/r.png", #"{"quality": "high"}"#)
         #expect(
-            mistyped.status == SMStatus.invalidArgument && mistyped.report.contains("\"quality\" must be an integer"),
+            mistyped.status == SMStatus.invalidOption && mistyped.report.contains("\"quality\" must be an integer"),
             "\(mistyped.report)")
         let twice = Self.split(photo, dir + "/l.png", dir + "/r.png", #"{"left_output": "\#(dir)/x.png"}"#)
-        #expect(twice.status == SMStatus.invalidArgument && twice.report.contains("given twice"), "\(twice.report)")
+        #expect(twice.status == SMStatus.invalidOption && twice.report.contains("given twice"), "\(twice.report)")
         let videoOption = Self.split(photo, dir + "/l.png", dir + "/r.png", #"{"crf": 20}"#)
         #expect(
             videoOption.status == SMStatus.invalidArgument && videoOption.report.contains("apply to videos only"),

@@ -52,7 +52,7 @@ import Testing
         // The assembly (two single-layer encodes): step 5 copies the layers out without decoding, which a file coded
         // with inter-layer prediction (the multiview path, the default where set-up built its x265) does not allow.
         let report = try SpatialConversion.video(.sideBySide(Self.sample), to: out, stereo: given) {
-            $0.encodePath = "assembled"
+            $0.encodePath = .assembled
         }
         #expect(report.check.passed && report.route == "video")
         #expect(Self.field(report, "baseline_mm") == .double(63) && Self.field(report, "hfov_source") != nil)

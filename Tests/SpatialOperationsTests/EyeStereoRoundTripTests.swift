@@ -44,8 +44,8 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: d) }
         var make = ConvertRequest(input: Shells.sample, output: d + "/src.mov")
         make.values = Self.given
-        make.heroEye = "right"
-        make.preset = "ultrafast"
+        make.heroEye = .right
+        make.preset = .ultrafast
         try Operations.convert(make, spelling: .key)
         let source = try Self.videoStereo(d + "/src.mov")
         #expect(
@@ -64,7 +64,7 @@ import Testing
         }
 
         var back = ConvertRequest(left: d + "/l.mov", right: d + "/r.mp4", output: d + "/back.mov")
-        back.preset = "ultrafast"
+        back.preset = .ultrafast
         let r = try Operations.convert(back, spelling: .key)
         #expect(try Self.videoStereo(d + "/back.mov") == source)
         for key in ["baseline_source", "hfov_source", "disparity_source"] {
@@ -74,7 +74,7 @@ import Testing
         // A value given on the command line wins; the others still come from the eyes.
         back.output = d + "/given.mov"
         back.values = StereoValueInputs(hfovDegrees: 50)
-        back.heroEye = "left"
+        back.heroEye = .left
         let g = try Operations.convert(back, spelling: .key)
         var expected = source
         expected.horizontalFieldOfViewMillidegrees = 50_000
@@ -98,7 +98,7 @@ import Testing
         split.left = d + "/l.mp4"; split.right = d + "/r.mov"; split.preset = "ultrafast"
         try Operations.split(split, spelling: .key)
         var back = ConvertRequest(left: d + "/l.mp4", right: d + "/r.mov", output: d + "/back.mov")
-        back.preset = "ultrafast"
+        back.preset = .ultrafast
         let r = try Operations.convert(back, spelling: .key)
         #expect(try Self.videoStereo(d + "/back.mov") == source, "\(r.lines)")
         let after = try Self.videoStereo(d + "/back.mov")

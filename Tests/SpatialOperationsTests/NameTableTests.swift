@@ -10,7 +10,7 @@ import Testing
     @Test func keysFlagsAndKeywordsAreUnique() {
         for t in [
             ConvertRequest.table, CombineRequest.table, AlignRequest.table, FixRequest.table, SplitRequest.table,
-            ValidateRequest.table,
+            ValidateRequest.table, EditRequest.table, ConcatRequest.table,
         ] {
             #expect(Set(t.map(\.key)).count == t.count)
             let flags = t.compactMap(\.flag)
@@ -32,6 +32,8 @@ import Testing
                 "validate", ValidateRequest.table,
                 Set(["--json", "--report", "--left", "--help", "--version"])
             ),
+            ("edit", EditRequest.table, Set(["--output", "--in-place", "--json", "--help", "--version"])),
+            ("concat", ConcatRequest.table, Set(["--output", "--json", "--help", "--version"])),
         ] {
             let help = try Shells.run(try #require(Shells.cli), [command, "--help"])
             // The option definitions: lines of the OPTIONS section that start with a flag ("-o, --output <output>").
@@ -89,7 +91,7 @@ import Testing
         let keys = Set(ConvertRequest.table.map(\.key)).subtracting(StereoValueInputs.keys)
         #expect(properties == keys)
         var given = r
-        given.layerSps = "full"; given.noAudio = false; given.halfResolution = true
+        given.layerSps = .full; given.noAudio = false; given.halfResolution = true
         #expect(
             given.isGiven("layer_sps") && !given.isGiven("no_audio") && given.isGiven("half_resolution")
                 && !given.isGiven("crf"))

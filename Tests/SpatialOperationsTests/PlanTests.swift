@@ -27,7 +27,7 @@ import Testing
     /// The defaults are filled from the library's own option values, the same for every shell's spelling.
     @Test func defaultsAreFilledOnceFromTheLibrary() throws {
         var r = ConvertRequest(input: Shells.sample, output: "/tmp/never.mov")
-        r.heroEye = "right"
+        r.heroEye = .right
         r.frameRate = "24"
         for spelling in [OptionSpelling.flag, .key] {
             let plan = try ConvertPlan.make(r, spelling: spelling)
@@ -44,7 +44,7 @@ import Testing
         }
     }
 
-    /// Refusals: `invalid-argument` (exit 64) with the option spelt as the shell spells it.
+    /// Refusals: `invalid-option` (exit 64) with the option spelt as the shell spells it.
     @Test func refusalsSpellTheOptionAsTheShellDoes() {
         var r = ConvertRequest(input: Shells.sample, output: "/tmp/never.mov")
         r.crf = 99
@@ -54,7 +54,7 @@ import Testing
                 Issue.record("crf 99 accepted")
             } catch {
                 #expect(
-                    error.code == .invalidArgument && error.message == "\(name) must be between 0 and 51",
+                    error.code == .invalidOption && error.message == "\(name) must be between 0 and 51",
                     "\(error.message)")
             }
         }
@@ -65,7 +65,7 @@ import Testing
         #expect(throws: ParseError.self) { try ConvertPlan.make(big, spelling: .flag) }
         // Reserved hero values are not a hero eye.
         var hero = ConvertRequest(input: Shells.sample, output: "/tmp/never.mov")
-        hero.heroEye = "7"
+        hero.heroEye = .reserved(7)
         #expect(throws: ParseError.self) { try ConvertPlan.make(hero, spelling: .key) }
     }
 }

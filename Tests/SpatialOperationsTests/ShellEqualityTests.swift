@@ -147,7 +147,7 @@ enum Shells {
             json = #"{"baseline_mm": 62.5, "quality": 60, "layout": "sbs"}"#
             python = #"baseline_mm=62.5, quality=60, layout="sbs""#
             kit = ConvertRequest(input: input, output: "")
-            kit.values.baselineMillimetres = 62.5; kit.quality = 60; kit.layout = "sbs"
+            kit.values.baselineMillimetres = 62.5; kit.quality = 60; kit.layout = .sbs
         } else {
             input = Shells.sample
             ext = "mov"
@@ -155,7 +155,7 @@ enum Shells {
             json = #"{"hero_eye": "right", "frame_rate": "24", "crf": 30, "preset": "ultrafast", "no_audio": true}"#
             python = #"hero_eye="right", frame_rate=(24, 1), crf=30, preset="ultrafast", no_audio=True"#
             kit = ConvertRequest(input: input, output: "")
-            kit.heroEye = "right"; kit.frameRate = "24"; kit.crf = 30; kit.preset = "ultrafast"; kit.noAudio = true
+            kit.heroEye = .right; kit.frameRate = "24"; kit.crf = 30; kit.preset = .ultrafast; kit.noAudio = true
         }
         let out = { (shell: String) in "\(dir)/\(shell).\(ext)" }
         let cli = try Shells.run(try #require(Shells.cli), ["convert", input, "-o", out("cli"), "--json"] + flags)

@@ -27,7 +27,7 @@ from ._convert import align, concat, convert, fix, option_table, split
 from ._core import CancelToken, PathLike, ProgressCallback, _lib
 from ._edit import combine_photo, edit
 from ._errors import (
-    CancelledError, FileAccessError, InternalError, InvalidArgumentError, InvalidHandleError, LimitError,
+    CancelledError, FileAccessError, InternalError, InvalidArgumentError, InvalidHandleError, InvalidOptionError, LimitError,
     NotApplicableError, NotFoundError, OutOfMemoryError, ParseError, SpatialMediaError, UnsupportedError,
 )
 from ._file import SpatialFile, info, open
@@ -41,7 +41,7 @@ __all__ = [
     "open", "info", "SpatialFile", "Kind", "VideoClass", "Status", "StereoParameters", "PhotoEyes", "EditReport",
     "ConvertReport", "ConcatReport", "SplitReport", "Finding", "ValidationReport", "CancelToken", "edit", "convert", "concat", "split", "align", "fix",
     "validate", "validation_inputs", "ValidationInputs", "combine_photo", "version", "abi_version", "capabilities", "library_path", "option_table",
-    "SpatialMediaError", "InvalidArgumentError", "InvalidHandleError", "FileAccessError", "ParseError",
+    "SpatialMediaError", "InvalidArgumentError", "InvalidOptionError", "InvalidHandleError", "FileAccessError", "ParseError",
     "NotFoundError", "NotApplicableError", "UnsupportedError", "CancelledError", "LimitError",
     "OutOfMemoryError", "InternalError",
 ]

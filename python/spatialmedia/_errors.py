@@ -49,6 +49,11 @@ class InvalidArgumentError(SpatialMediaError, ValueError):
     """SM_ERR_INVALID_ARGUMENT: a value out of range, a wrong type, a path that may not be used."""
 
 
+class InvalidOptionError(InvalidArgumentError):
+    """SM_ERR_INVALID_OPTION: an option (keyword) is refused: unknown, of the wrong type, not among the allowed
+    values or out of range, or not applying to the input. A kind of ``InvalidArgumentError``."""
+
+
 class InvalidHandleError(SpatialMediaError):
     """SM_ERR_INVALID_HANDLE: the file or edit was closed already."""
 
@@ -95,13 +100,13 @@ class InternalError(SpatialMediaError):
 _STATUS_NAMES = {
     0: "SM_OK", 1: "SM_ERR_INVALID_ARGUMENT", 2: "SM_ERR_INVALID_HANDLE", 3: "SM_ERR_IO", 4: "SM_ERR_PARSE",
     5: "SM_ERR_NOT_FOUND", 6: "SM_ERR_NOT_APPLICABLE", 7: "SM_ERR_UNSUPPORTED", 8: "SM_ERR_CANCELLED",
-    9: "SM_ERR_LIMIT", 10: "SM_ERR_NO_MEMORY", 11: "SM_ERR_INTERNAL",
+    9: "SM_ERR_LIMIT", 10: "SM_ERR_NO_MEMORY", 11: "SM_ERR_INTERNAL", 12: "SM_ERR_INVALID_OPTION",
 }
 
 ERROR_CLASSES: dict[int, type[SpatialMediaError]] = {
     1: InvalidArgumentError, 2: InvalidHandleError, 3: FileAccessError, 4: ParseError, 5: NotFoundError,
     6: NotApplicableError, 7: UnsupportedError, 8: CancelledError, 9: LimitError, 10: OutOfMemoryError,
-    11: InternalError,
+    11: InternalError, 12: InvalidOptionError,
 }
 
 

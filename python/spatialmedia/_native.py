@@ -21,7 +21,7 @@ import sys
 from typing import Any, Iterator, Optional
 
 # Status codes (spatialmedia.h).
-OK, INVALID_ARGUMENT, INVALID_HANDLE, IO, PARSE, NOT_FOUND, NOT_APPLICABLE, UNSUPPORTED, CANCELLED, LIMIT, NO_MEMORY, INTERNAL = range(12)
+OK, INVALID_ARGUMENT, INVALID_HANDLE, IO, PARSE, NOT_FOUND, NOT_APPLICABLE, UNSUPPORTED, CANCELLED, LIMIT, NO_MEMORY, INTERNAL, INVALID_OPTION = range(13)
 
 _LIBNAMES = ("libspatialmedia.dylib",) if sys.platform == "darwin" else ("libspatialmedia.so",)
 _HERE = os.path.dirname(os.path.abspath(__file__))

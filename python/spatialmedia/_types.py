@@ -20,6 +20,7 @@ class Status(enum.IntEnum):
     LIMIT = 9
     NO_MEMORY = 10
     INTERNAL = 11
+    INVALID_OPTION = 12
 
 
 class Kind(str, enum.Enum):

@@ -46,7 +46,7 @@ def test_c_abi_checks_photo_options_before_decoding(tmp_path, sbs_png):
                     b'{"hfov_degrees": -0.5}', b'{"disparity_percent": 100.5}', b'{"quality": 1e12}'):
         status = lib.sm_convert_photo(str(sbs_png).encode(), never, options, sm._native.PROGRESS(), None, None,
                                       ctypes.byref(out))
-        assert status == sm.Status.INVALID_ARGUMENT, (options, status, lib.sm_last_error())
+        assert status == sm.Status.INVALID_OPTION, (options, status, lib.sm_last_error())
     assert not os.path.exists(never)
 
 

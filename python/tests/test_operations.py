@@ -167,3 +167,18 @@ def test_validate_frames_are_one_range_for_every_shell():
         run = subprocess.run([CLI, "validate", "--no-pixels", "--frames", "1001", SBS_Y4M],
                              capture_output=True, text=True)
         assert run.returncode == 64 and "between 1 and 1000" in run.stderr
+
+
+def test_option_refusals_are_their_own_kind(tmp_path):
+    """Issue 42: a refused option is InvalidOptionError (SM_ERR_INVALID_OPTION, code "invalid-option"), still an
+    InvalidArgumentError; a choice is read by the option's row and refused naming the allowed values."""
+    with pytest.raises(sm.InvalidOptionError) as e:
+        sm.convert(SBS_Y4M, tmp_path / "v.mov", preset="warp")
+    assert '"preset" must be one of ultrafast, superfast' in str(e.value) and "invalid-option" in str(e.value)
+    assert e.value.code == sm.Status.INVALID_OPTION
+    with pytest.raises(sm.InvalidOptionError):
+        sm.convert(SBS_Y4M, tmp_path / "v.mov", crf=99)
+    with pytest.raises(sm.InvalidOptionError) as e:
+        sm.convert(SBS_Y4M, tmp_path / "v.mov", layout="diagonal")
+    assert '"layout" must be auto or one of sbs, tb, half-sbs, half-tb' in str(e.value)
+    assert not (tmp_path / "v.mov").exists()

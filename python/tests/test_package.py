@@ -56,7 +56,7 @@ def test_status_names_and_last_error():
     assert lib.sm_status_name(0) == b"SM_OK"
     assert lib.sm_status_name(999) == b"SM_ERR_UNKNOWN"
     assert lib.sm_last_error() is not None
-    assert [s.value for s in sm.Status] == list(range(12))
+    assert [s.value for s in sm.Status] == list(range(13))
     for s in sm.Status:
         assert lib.sm_status_name(int(s)).decode().endswith(s.name)
 
