@@ -69,7 +69,7 @@ public func sm_edit_set_hero_eye(_ edit: OpaquePointer?, _ heroEye: Int32) -> In
 /// Sets the stereo values from JSON in either unit (the operations layer's one conversion, ``StereoValueInputs``):
 /// what the Python package calls, so that it converts no unit and checks no range itself.
 @_cdecl("sm_edit_set_values")
-public func sm_edit_set_values(_ edit: OpaquePointer?, _ valuesJSON: UnsafePointer<CChar>?) -> Int32 {
+public func sm_edit_set_values(_ edit: OpaquePointer?, _ valuesJSON: SMString) -> Int32 {
     abiCall("sm_edit_set_values") { () throws(ABIError) in
         var opts = try parseOptions(valuesJSON)
         let given = opts.takeAll().map { ($0.0, $0.1.requestValue) }
@@ -83,7 +83,7 @@ public func sm_edit_set_values(_ edit: OpaquePointer?, _ valuesJSON: UnsafePoint
 }
 
 @_cdecl("sm_edit_set_projection")
-public func sm_edit_set_projection(_ edit: OpaquePointer?, _ fourcc: UnsafePointer<CChar>?) -> Int32 {
+public func sm_edit_set_projection(_ edit: OpaquePointer?, _ fourcc: SMString) -> Int32 {
     abiCall("sm_edit_set_projection") { () throws(ABIError) in
         let s = try requiredString(fourcc, "fourcc")
         let bytes = Array(s.utf8)
@@ -179,8 +179,8 @@ func editPhoto(path: String, output: String?, state: EditState, flags: UInt32) t
 /// The body of the edit entry points: the report cleared, the paths checked, the edit's state snapshotted, `run`
 /// applied and its report delivered.
 func editEntry(
-    _ function: StaticString, _ path: UnsafePointer<CChar>?, _ output: UnsafePointer<CChar>?, _ edit: OpaquePointer?,
-    _ outReport: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+    _ function: StaticString, _ path: SMString, _ output: SMString, _ edit: OpaquePointer?,
+    _ outReport: SMStringOut,
     _ run: (_ path: String, _ output: String?, _ state: EditState) throws(ABIError) -> JSON
 ) -> Int32 {
     outReport?.pointee = nil
@@ -193,8 +193,7 @@ func editEntry(
 
 @_cdecl("sm_edit_video")
 public func sm_edit_video(
-    _ path: UnsafePointer<CChar>?, _ output: UnsafePointer<CChar>?, _ edit: OpaquePointer?, _ flags: UInt32,
-    _ outReport: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
+    _ path: SMString, _ output: SMString, _ edit: OpaquePointer?, _ flags: UInt32, _ outReport: SMStringOut
 ) -> Int32 {
     editEntry("sm_edit_video", path, output, edit, outReport) { (p, o, state) throws(ABIError) in
         try editVideo(path: p, output: o, state: state, flags: flags)
@@ -203,8 +202,7 @@ public func sm_edit_video(
 
 @_cdecl("sm_edit_photo")
 public func sm_edit_photo(
-    _ path: UnsafePointer<CChar>?, _ output: UnsafePointer<CChar>?, _ edit: OpaquePointer?,
-    _ outReport: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
+    _ path: SMString, _ output: SMString, _ edit: OpaquePointer?, _ outReport: SMStringOut
 ) -> Int32 {
     editEntry("sm_edit_photo", path, output, edit, outReport) { (p, o, state) throws(ABIError) in
         try editPhoto(path: p, output: o, state: state, flags: 0)
@@ -213,8 +211,7 @@ public func sm_edit_photo(
 
 @_cdecl("sm_edit_apply")
 public func sm_edit_apply(
-    _ path: UnsafePointer<CChar>?, _ output: UnsafePointer<CChar>?, _ edit: OpaquePointer?, _ flags: UInt32,
-    _ outReport: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
+    _ path: SMString, _ output: SMString, _ edit: OpaquePointer?, _ flags: UInt32, _ outReport: SMStringOut
 ) -> Int32 {
     editEntry("sm_edit_apply", path, output, edit, outReport) { (p, o, state) throws(ABIError) in
         SpatialPhotoEditor.isHEIF(path: p)
@@ -225,9 +222,9 @@ public func sm_edit_apply(
 
 @_cdecl("sm_combine_photo")
 public func sm_combine_photo(
-    _ leftPath: UnsafePointer<CChar>?, _ rightPath: UnsafePointer<CChar>?, _ leftItem: UInt32, _ rightItem: UInt32,
-    _ flags: UInt32, _ edit: OpaquePointer?, _ output: UnsafePointer<CChar>?,
-    _ outReport: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
+    _ leftPath: SMString, _ rightPath: SMString, _ leftItem: UInt32, _ rightItem: UInt32,
+    _ flags: UInt32, _ edit: OpaquePointer?, _ output: SMString,
+    _ outReport: SMStringOut
 ) -> Int32 {
     outReport?.pointee = nil
     return abiCall("sm_combine_photo") { () throws(ABIError) in

@@ -92,7 +92,7 @@ func deliverHandle(_ object: AnyObject, to out: UnsafeMutablePointer<OpaquePoint
 }
 
 @_cdecl("sm_file_open")
-public func sm_file_open(_ path: UnsafePointer<CChar>?, _ outFile: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
+public func sm_file_open(_ path: SMString, _ outFile: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
     outFile?.pointee = nil
     return abiCall("sm_file_open") { () throws(ABIError) in
         guard let outFile else { throw .argument("out_file is NULL") }
@@ -158,8 +158,7 @@ public enum SMJSONFlag { public static let pretty: UInt32 = 1 }
 
 @_cdecl("sm_file_info_json")
 public func sm_file_info_json(
-    _ file: OpaquePointer?, _ flags: UInt32, _ outJSON: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
-    _ outLen: UnsafeMutablePointer<Int>?
+    _ file: OpaquePointer?, _ flags: UInt32, _ outJSON: SMStringOut, _ outLen: UnsafeMutablePointer<Int>?
 ) -> Int32 {
     outJSON?.pointee = nil
     outLen?.pointee = 0
@@ -173,8 +172,7 @@ public func sm_file_info_json(
 
 @_cdecl("sm_info_path")
 public func sm_info_path(
-    _ path: UnsafePointer<CChar>?, _ flags: UInt32, _ outJSON: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
-    _ outLen: UnsafeMutablePointer<Int>?
+    _ path: SMString, _ flags: UInt32, _ outJSON: SMStringOut, _ outLen: UnsafeMutablePointer<Int>?
 ) -> Int32 {
     outJSON?.pointee = nil
     outLen?.pointee = 0

@@ -8,9 +8,9 @@ import SpatialOperations
 /// report.
 @_cdecl("sm_align_photo")
 public func sm_align_photo(
-    _ input: UnsafePointer<CChar>?, _ output: UnsafePointer<CChar>?, _ options: UnsafePointer<CChar>?,
-    _ callback: SMProgressFn?, _ userData: UnsafeMutableRawPointer?, _ cancel: UnsafePointer<Int32>?,
-    _ outReport: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
+    _ input: SMString, _ output: SMString, _ options: SMString,
+    _ callback: SMProgressFn?, _ userData: SMUserData, _ cancel: SMCancelFlag,
+    _ outReport: SMStringOut
 ) -> Int32 {
     jobEntry("sm_align_photo", callback, userData, cancel, outReport) {
         (progress: Progress) throws(ABIError) -> OperationReport in
@@ -31,9 +31,9 @@ public func sm_align_photo(
 /// ``Operations/fix(_:spelling:)``.
 @_cdecl("sm_fix_video")
 public func sm_fix_video(
-    _ input: UnsafePointer<CChar>?, _ output: UnsafePointer<CChar>?, _ options: UnsafePointer<CChar>?,
-    _ callback: SMProgressFn?, _ userData: UnsafeMutableRawPointer?, _ cancel: UnsafePointer<Int32>?,
-    _ outReport: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
+    _ input: SMString, _ output: SMString, _ options: SMString,
+    _ callback: SMProgressFn?, _ userData: SMUserData, _ cancel: SMCancelFlag,
+    _ outReport: SMStringOut
 ) -> Int32 {
     jobEntry("sm_fix_video", callback, userData, cancel, outReport) {
         (progress: Progress) throws(ABIError) -> OperationReport in

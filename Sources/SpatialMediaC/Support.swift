@@ -100,6 +100,15 @@ func lift<T>(_ body: () throws(ParseError) -> T) throws(ABIError) -> T {
     do { return try body() } catch { throw ABIError(error) }
 }
 
+/// A C string argument: NUL-terminated UTF-8, or NULL.
+public typealias SMString = UnsafePointer<CChar>?
+/// Where a function stores a C string it allocated (the caller frees it with `sm_free`), or NULL.
+public typealias SMStringOut = UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
+/// The caller's cancel flag (non-zero: stop), or NULL.
+public typealias SMCancelFlag = UnsafePointer<Int32>?
+/// The caller's pointer handed back to its progress callback.
+public typealias SMUserData = UnsafeMutableRawPointer?
+
 /// The body of every exported function that returns a status: sets the thread's last error to ""
 /// on success and to "function: message" on failure.
 @inline(__always)
@@ -200,14 +209,14 @@ enum StaticCString {
 // MARK: - Arguments and results
 
 /// A required UTF-8 C string argument.
-func requiredString(_ p: UnsafePointer<CChar>?, _ name: String) throws(ABIError) -> String {
+func requiredString(_ p: SMString, _ name: String) throws(ABIError) -> String {
     guard let p else { throw .argument("\(name) is NULL") }
     guard let s = String(validatingCString: p) else { throw .argument("\(name) is not valid UTF-8") }
     return s
 }
 
 /// A required path argument: non-NULL, valid UTF-8, not empty.
-func requiredPath(_ p: UnsafePointer<CChar>?, _ name: String) throws(ABIError) -> String {
+func requiredPath(_ p: SMString, _ name: String) throws(ABIError) -> String {
     let s = try requiredString(p, name)
     if s.isEmpty { throw .argument("\(name) is empty") }
     return s
@@ -215,7 +224,7 @@ func requiredPath(_ p: UnsafePointer<CChar>?, _ name: String) throws(ABIError) -
 
 /// A JSON array of non-empty path strings (`name` in errors), e.g. the inputs of a validation or the segments of a
 /// join.
-func pathList(_ p: UnsafePointer<CChar>?, _ name: String) throws(ABIError) -> [String] {
+func pathList(_ p: SMString, _ name: String) throws(ABIError) -> [String] {
     let text = try requiredString(p, name)
     guard case .array(let items) = try OptionParser.parse(text) else {
         throw .argument("\(name) must be a JSON array of paths")
@@ -231,9 +240,7 @@ func pathList(_ p: UnsafePointer<CChar>?, _ name: String) throws(ABIError) -> [S
 }
 
 /// The input path and the optional output of an edit (NULL or the input itself: in place; empty: an error).
-func editPaths(_ path: UnsafePointer<CChar>?, _ output: UnsafePointer<CChar>?) throws(ABIError) -> (
-    path: String, output: String?
-) {
+func editPaths(_ path: SMString, _ output: SMString) throws(ABIError) -> (path: String, output: String?) {
     let p = try requiredPath(path, "path")
     let o = try optionalString(output, "output")
     if o?.isEmpty == true { throw .argument("output is empty (pass NULL to edit in place)") }
@@ -241,7 +248,7 @@ func editPaths(_ path: UnsafePointer<CChar>?, _ output: UnsafePointer<CChar>?) t
 }
 
 /// An optional string argument (NULL → nil); invalid UTF-8 is still an error.
-func optionalString(_ p: UnsafePointer<CChar>?, _ name: String) throws(ABIError) -> String? {
+func optionalString(_ p: SMString, _ name: String) throws(ABIError) -> String? {
     guard let p else { return nil }
     guard let s = String(validatingCString: p) else { throw .argument("\(name) is not valid UTF-8") }
     return s
@@ -278,9 +285,7 @@ func mallocBytes(_ bytes: [UInt8]) throws(ABIError) -> UnsafeMutablePointer<UInt
 }
 
 /// Writes a string result to an optional `char **` out parameter.
-func deliver(
-    _ s: String, to out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, length: UnsafeMutablePointer<Int>? = nil
-) throws(ABIError) {
+func deliver(_ s: String, to out: SMStringOut, length: UnsafeMutablePointer<Int>? = nil) throws(ABIError) {
     guard let out else { return }
     let (p, n) = try mallocString(s)
     out.pointee = p
