@@ -51,9 +51,9 @@ struct ImmersiveBoxTests {
         #expect(untyped.isEmpty, "kept raw: \(untyped)")
         #expect(vexu.child("must")?.payload(RequiredBoxTypesBox.self)?.types == ["eyes", "pack"])
         #expect(vexu.find("eyes", "must")?.payload(RequiredBoxTypesBox.self)?.types == ["stri"])
-        #expect(vexu.find("proj", "prji")?.payload(SingleValueFullBox.self)?.fourCC == "prim")
-        #expect(vexu.find("proj", "prim")?.payload(FullBoxOnly.self) != nil)
-        #expect(vexu.find("pack", "pkin")?.payload(SingleValueFullBox.self)?.fourCC == "side")
+        #expect(vexu.find("proj", "prji")?.payload(ProjectionInformationBox.self)?.projectionKind == "prim")
+        #expect(vexu.find("proj", "prim")?.payload(ParametricImmersiveProjectionBox.self) != nil)
+        #expect(vexu.find("pack", "pkin")?.payload(ViewPackingInformationBox.self)?.packingKind == "side")
         let lens = try #require(vexu.find("lnsc", "lens"))
         let lnhd = try #require(lens.child("lnhd")?.payload(LensFieldsBox.self))
         #expect(lnhd.field("lens_identifier")?.bits == 7 && lnhd.field("algorithm_kind")?.value == "'fish'")
@@ -112,9 +112,9 @@ struct ImmersiveBoxTests {
                     + box("mshp", Self.fb + [1, 2, 3, 4, 5, 6, 7, 8])))
         let (boxes, _, diags) = BoxParser().parseBoxes(apple + google + mesh)
         #expect(diags.isEmpty)
-        #expect(boxes[0].find("proj", "equi")?.payload(FullBoxOnly.self) != nil)
+        #expect(boxes[0].find("proj", "equi")?.payload(EquirectangularProjectionKindBox.self) != nil)
         #expect(
-            boxes[1].find("proj", "equi")?.payload(FullBoxU32Fields.self)?.values == [0, 0, 0x4000_0000, 0x4000_0000])
+            boxes[1].find("proj", "equi")?.payload(EquirectangularProjectionBox.self)?.storedFields == [0, 0, 0x4000_0000, 0x4000_0000])
         #expect(boxes[1].find("proj", "prji") == nil)
         guard case .raw = boxes[2].find("proj", "mshp")?.fields else { Issue.record("mshp should be kept raw"); return }
         for (b, bytes) in zip(boxes, [apple, google, mesh]) { #expect(try b.serialized() == bytes) }
@@ -128,8 +128,8 @@ struct ImmersiveBoxTests {
                 + box("pack", box("pkin", Self.fb + [0, 0, 0, 0]) + box("what", [7])))
         let (boxes, _, diags) = BoxParser().parseBoxes(bytes)
         #expect(diags.isEmpty)
-        #expect(boxes[0].find("proj", "prji")?.payload(SingleValueFullBox.self)?.fourCC == "cylx")
-        #expect(boxes[0].find("pack", "pkin")?.payload(SingleValueFullBox.self)?.value == 0)
+        #expect(boxes[0].find("proj", "prji")?.payload(ProjectionInformationBox.self)?.projectionKind == "cylx")
+        #expect(boxes[0].find("pack", "pkin")?.payload(ViewPackingInformationBox.self)?.packingKind.rawValue == 0)
         #expect(try boxes[0].serialized() == bytes)
     }
 }

@@ -112,34 +112,87 @@ public struct LensFieldsBox: BoxPayload, FullBoxCarrying, Equatable {
     public var json: [(String, JSON)] { [("flags", .uint(UInt64(fullBox.flags)))] + fields.map { ($0.name, $0.json) } }
 }
 
+/// `iref` ItemReferenceBox header (ISO/IEC 23008-12 §8.11.12): version and flags, before the reference
+/// boxes; the version decides their item-id width (16 bits in version 0, 32 in version 1).
+public struct ItemReferenceBoxHeader: FullBoxHeaderOnlyPayload, Equatable {
+    public var fullBox: FullBoxHeader
+    public init(_ fullBox: FullBoxHeader = FullBoxHeader()) { self.fullBox = fullBox }
+}
+
+/// `lens` LensBox header inside `lnsc` (Apple Projected Media Profile): version and flags, before the
+/// lens's boxes.
+public struct LensBoxHeader: FullBoxHeaderOnlyPayload, Equatable {
+    public var fullBox: FullBoxHeader
+    public init(_ fullBox: FullBoxHeader = FullBoxHeader()) { self.fullBox = fullBox }
+}
+
+/// `rect` RectilinearProjectionBox inside `vexu/proj`: names the projection kind; version and flags only.
+public struct RectilinearProjectionBox: FullBoxHeaderOnlyPayload, Equatable {
+    public var fullBox: FullBoxHeader
+    public init(_ fullBox: FullBoxHeader = FullBoxHeader()) { self.fullBox = fullBox }
+}
+
+/// `equi` EquirectangularProjectionKindBox inside `vexu/proj` (Apple's 360° kind box; not Google's `equi`,
+/// ``EquirectangularProjectionBox``): version and flags only.
+public struct EquirectangularProjectionKindBox: FullBoxHeaderOnlyPayload, Equatable {
+    public var fullBox: FullBoxHeader
+    public init(_ fullBox: FullBoxHeader = FullBoxHeader()) { self.fullBox = fullBox }
+}
+
+/// `hequ` HalfEquirectangularProjectionBox inside `vexu/proj` (180°): version and flags only.
+public struct HalfEquirectangularProjectionBox: FullBoxHeaderOnlyPayload, Equatable {
+    public var fullBox: FullBoxHeader
+    public init(_ fullBox: FullBoxHeader = FullBoxHeader()) { self.fullBox = fullBox }
+}
+
+/// `fish` FisheyeProjectionBox inside `vexu/proj` (the older fisheye kind): version and flags only.
+public struct FisheyeProjectionBox: FullBoxHeaderOnlyPayload, Equatable {
+    public var fullBox: FullBoxHeader
+    public init(_ fullBox: FullBoxHeader = FullBoxHeader()) { self.fullBox = fullBox }
+}
+
+/// `prim` ParametricImmersiveProjectionBox inside `vexu/proj`: version and flags only; the lenses are
+/// described by `lnsc`.
+public struct ParametricImmersiveProjectionBox: FullBoxHeaderOnlyPayload, Equatable {
+    public var fullBox: FullBoxHeader
+    public init(_ fullBox: FullBoxHeader = FullBoxHeader()) { self.fullBox = fullBox }
+}
+
 extension BoxRegistry {
     /// Registers the Apple Projected Media Profile boxes: the kind boxes inside `vexu/proj`, the Google
     /// spherical v2 boxes inside `sv3d/proj` (the same FourCC `proj`, told apart by the grandparent),
     /// `must`, and the parametric-immersive lens collection.
     mutating func registerImmersive() {
-        registerResolver(parent: "proj") { type, ctx in
+        let googleCases = ["prhd", "equi", "cbmp", "mshp"].map { ResolverCase(type: FourCC($0), grandparent: "sv3d") }
+        let appleCases = ["prji", "rect", "equi", "hequ", "fish", "prim"].map {
+            ResolverCase(type: FourCC($0), grandparent: "vexu")
+        }
+        registerResolver(parent: "proj", cases: googleCases + appleCases) { type, ctx in
             let grandparent = ctx.parents.dropLast().last
             if grandparent == "sv3d" {
                 switch type {
-                case "prhd": return .fields("ProjectionHeaderBox (Google)", FullBoxU32Fields.self)
-                case "equi": return .fields("EquirectangularProjectionBox (Google)", FullBoxU32Fields.self)
-                case "cbmp": return .fields("CubemapProjectionBox (Google)", FullBoxU32Fields.self)
+                case "prhd": return .fields("ProjectionHeaderBox (Google)", ProjectionHeaderBox.self)
+                case "equi": return .fields("EquirectangularProjectionBox (Google)", EquirectangularProjectionBox.self)
+                case "cbmp": return .fields("CubemapProjectionBox (Google)", CubemapProjectionBox.self)
                 case "mshp": return .raw("MeshProjectionBox (Google)")
                 default: return nil
                 }
             }
             // Apple's proj (inside vexu) and any other parent: the projection information and kind boxes.
             switch type {
-            case "prji": return .fields("ProjectionInformationBox", SingleValueFullBox.self)
-            case "rect", "equi", "hequ", "fish", "prim":
-                return .fields("ProjectionKindBox (\(type))", FullBoxOnly.self)
+            case "prji": return .fields("ProjectionInformationBox", ProjectionInformationBox.self)
+            case "rect": return .fields("ProjectionKindBox (rect)", RectilinearProjectionBox.self)
+            case "equi": return .fields("ProjectionKindBox (equi)", EquirectangularProjectionKindBox.self)
+            case "hequ": return .fields("ProjectionKindBox (hequ)", HalfEquirectangularProjectionBox.self)
+            case "fish": return .fields("ProjectionKindBox (fish)", FisheyeProjectionBox.self)
+            case "prim": return .fields("ProjectionKindBox (prim)", ParametricImmersiveProjectionBox.self)
             default: return nil
             }
         }
         register("must", parent: "vexu", .fields("RequiredBoxTypesBox", RequiredBoxTypesBox.self))
         register("must", parent: "eyes", .fields("RequiredBoxTypesBox", RequiredBoxTypesBox.self))
         register("lnsc", .container("LensCollectionBox"))
-        register("lens", parent: "lnsc", .fieldsThenChildren("LensBox", FullBoxOnly.self))
+        register("lens", parent: "lnsc", .fieldsThenChildren("LensBox", LensBoxHeader.self))
         for (t, name) in [
             ("lnhd", "LensHeaderBox"), ("rdim", "IntrinsicMatrixReferenceDimensionsBox"), ("lnin", "LensIntrinsicsBox"),
             ("ldst", "LensDistortionsBox"), ("lfad", "LensFrameAdjustmentBox"),
