@@ -144,7 +144,9 @@ public struct HEIFBuilder: Sendable {
             var children = [hdlr, pitm, iinf, iloc]
             if !irefChildren.isEmpty {
                 children.append(
-                    Box(ItemReferenceBoxHeader(FullBoxHeader(version: wideIDs ? 1 : 0)), type: "iref", children: irefChildren))
+                    Box(
+                        ItemReferenceBoxHeader(FullBoxHeader(version: wideIDs ? 1 : 0)), type: "iref",
+                        children: irefChildren))
             }
             children.append(iprp)
             if !idat.isEmpty { children.append(Box(type: "idat", fields: .raw(idat))) }

@@ -129,7 +129,9 @@ extension BoxRegistry {
         r.register("stri", parent: "eyes", .fields("StereoViewInformationBox", StereoViewInformationBox.self))
         r.register("hero", parent: "eyes", .fields("HeroStereoEyeDescriptionBox", HeroStereoEyeDescriptionBox.self))
         r.register("blin", parent: "cams", .fields("StereoCameraSystemBaselineBox", StereoCameraSystemBaselineBox.self))
-        r.register("dadj", parent: "cmfy", .fields("StereoComfortDisparityAdjustmentBox", StereoComfortDisparityAdjustmentBox.self))
+        r.register(
+            "dadj", parent: "cmfy",
+            .fields("StereoComfortDisparityAdjustmentBox", StereoComfortDisparityAdjustmentBox.self))
         r.register("pkin", parent: "pack", .fields("ViewPackingInformationBox", ViewPackingInformationBox.self))
         r.register("hfov", .fields("HorizontalFieldOfViewBox", HorizontalFieldOfViewBox.self))
         r.register("st3d", .fields("Stereoscopic3DVideoBox", Stereoscopic3DVideoBox.self))

@@ -69,7 +69,9 @@ public enum FramePackedOutput {
             var kids = entry.children ?? []
             let at = kids.firstIndex { ["pasp", "clap", "btrt"].contains($0.type) } ?? kids.count
             kids.insert(
-                contentsOf: [Box(Stereoscopic3DVideoBox(stereoMode: UInt8(truncatingIfNeeded: stereoMode)), type: "st3d"), sv3d],
+                contentsOf: [
+                    Box(Stereoscopic3DVideoBox(stereoMode: UInt8(truncatingIfNeeded: stereoMode)), type: "st3d"), sv3d,
+                ],
                 at: at)
             entry.children = kids
             return

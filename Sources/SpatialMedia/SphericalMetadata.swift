@@ -31,7 +31,8 @@ public struct GoogleSphericalSignal: Sendable, Equatable {
             children: [
                 Box(ProjectionHeaderBox(poseYaw: p[0], posePitch: p[1], poseRoll: p[2]), type: "prhd"),
                 Box(
-                    EquirectangularProjectionBox(boundsTop: b[0], boundsBottom: b[1], boundsLeft: b[2], boundsRight: b[3]),
+                    EquirectangularProjectionBox(
+                        boundsTop: b[0], boundsBottom: b[1], boundsLeft: b[2], boundsRight: b[3]),
                     type: "equi"),
             ])
         return Box(type: "sv3d", children: [Box(SphericalVideoHeaderBox(source: "spatial-media"), type: "svhd"), proj])

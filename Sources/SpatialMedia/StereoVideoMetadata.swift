@@ -371,7 +371,9 @@ public enum StereoMetadataReader {
                             }
                         }
                     case "cams":
-                        if let p = readValueBox(e, "blin", StereoCameraSystemBaselineBox.self, at: "vexu/eyes/cams", into: &m) {
+                        if let p = readValueBox(
+                            e, "blin", StereoCameraSystemBaselineBox.self, at: "vexu/eyes/cams", into: &m)
+                        {
                             m.baselineMicrometres = p.baseline
                         }
                     case "cmfy":

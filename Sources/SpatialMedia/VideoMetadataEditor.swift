@@ -339,7 +339,10 @@ public enum SpatialVideoEditor {
         }
         switch edit.heroEye {
         case .keep: break
-        case .set(let h): put(Box(HeroStereoEyeDescriptionBox(heroEye: h.rawValue), type: "hero"), type: "hero", in: &eyes, order: eyesOrder)
+        case .set(let h):
+            put(
+                Box(HeroStereoEyeDescriptionBox(heroEye: h.rawValue), type: "hero"), type: "hero", in: &eyes,
+                order: eyesOrder)
         case .remove: put(nil, type: "hero", in: &eyes, order: eyesOrder)
         }
         switch edit.baselineMicrometres {
@@ -352,7 +355,8 @@ public enum SpatialVideoEditor {
         case .keep: break
         case .set(let v):
             editNested(
-                &eyes, container: "cmfy", leaf: "dadj", value: StereoComfortDisparityAdjustmentBox(disparityAdjustment: v))
+                &eyes, container: "cmfy", leaf: "dadj",
+                value: StereoComfortDisparityAdjustmentBox(disparityAdjustment: v))
         case .remove: editNested(&eyes, container: "cmfy", leaf: "dadj", value: nil)
         }
         if !(eyes.children ?? []).isEmpty { put(eyes, type: "eyes", in: &vexu, order: vexuOrder) }

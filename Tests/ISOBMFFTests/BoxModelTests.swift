@@ -70,7 +70,8 @@ struct BoxModelTests {
         let eyes = try #require(entry.find("vexu", "eyes"))
         #expect(eyes.children?.map(\.type.description) == ["stri", "hero", "cams", "cmfy"])
         #expect(eyes.find("cams", "blin")?.payload(StereoCameraSystemBaselineBox.self)?.baseline == 19240)
-        #expect(eyes.find("cmfy", "dadj")?.payload(StereoComfortDisparityAdjustmentBox.self)?.disparityAdjustment == 200)
+        #expect(
+            eyes.find("cmfy", "dadj")?.payload(StereoComfortDisparityAdjustmentBox.self)?.disparityAdjustment == 200)
         #expect(entry.child("hfov")?.payload(HorizontalFieldOfViewBox.self)?.fieldOfView == 63400)
         #expect(f.box("mdat")?.header.form == .large)
         let lines = BoxDump.lines(f)

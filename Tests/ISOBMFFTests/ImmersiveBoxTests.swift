@@ -114,7 +114,9 @@ struct ImmersiveBoxTests {
         #expect(diags.isEmpty)
         #expect(boxes[0].find("proj", "equi")?.payload(EquirectangularProjectionKindBox.self) != nil)
         #expect(
-            boxes[1].find("proj", "equi")?.payload(EquirectangularProjectionBox.self)?.storedFields == [0, 0, 0x4000_0000, 0x4000_0000])
+            boxes[1].find("proj", "equi")?.payload(EquirectangularProjectionBox.self)?.storedFields == [
+                0, 0, 0x4000_0000, 0x4000_0000,
+            ])
         #expect(boxes[1].find("proj", "prji") == nil)
         guard case .raw = boxes[2].find("proj", "mshp")?.fields else { Issue.record("mshp should be kept raw"); return }
         for (b, bytes) in zip(boxes, [apple, google, mesh]) { #expect(try b.serialized() == bytes) }

@@ -36,13 +36,17 @@ public struct HeroStereoEyeDescriptionBox: FullBoxFixedFieldsPayload, Equatable 
     public var fullBox: FullBoxHeader
     /// 0 none, 1 left, 2 right; other values reserved and kept.
     public var heroEye: UInt8
-    public init(heroEye: UInt8, fullBox: FullBoxHeader = FullBoxHeader()) { self.fullBox = fullBox; self.heroEye = heroEye }
+    public init(heroEye: UInt8, fullBox: FullBoxHeader = FullBoxHeader()) {
+        self.fullBox = fullBox; self.heroEye = heroEye
+    }
     public static func fieldWidths(_: FullBoxHeader) -> [Int] { [1] }
     public init(fieldsHeader: FullBoxHeader, storedFields f: [UInt64]) {
         self.init(heroEye: UInt8(truncatingIfNeeded: f[safe: 0] ?? 0), fullBox: fieldsHeader)
     }
     public var storedFields: [UInt64] { [UInt64(heroEye)] }
-    public var summary: String { "hero_eye=\(heroEye) (\(["none", "left", "right"][safe: Int(heroEye)] ?? "reserved"))" }
+    public var summary: String {
+        "hero_eye=\(heroEye) (\(["none", "left", "right"][safe: Int(heroEye)] ?? "reserved"))"
+    }
     public var json: [(String, JSON)] { [("value", .uint(UInt64(heroEye)))] }
 }
 
@@ -52,7 +56,9 @@ public struct StereoCameraSystemBaselineBox: FullBoxFixedFieldsPayload, Equatabl
     public var fullBox: FullBoxHeader
     /// Baseline in micrometres (19 240 = 19.24 mm).
     public var baseline: UInt32
-    public init(baseline: UInt32, fullBox: FullBoxHeader = FullBoxHeader()) { self.fullBox = fullBox; self.baseline = baseline }
+    public init(baseline: UInt32, fullBox: FullBoxHeader = FullBoxHeader()) {
+        self.fullBox = fullBox; self.baseline = baseline
+    }
     public static func fieldWidths(_: FullBoxHeader) -> [Int] { [4] }
     public init(fieldsHeader: FullBoxHeader, storedFields f: [UInt64]) {
         self.init(baseline: UInt32(truncatingIfNeeded: f[safe: 0] ?? 0), fullBox: fieldsHeader)

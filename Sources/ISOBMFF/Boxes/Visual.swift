@@ -63,7 +63,9 @@ public struct PixelAspectRatioBox: PlainFixedFieldsPayload, Equatable {
     public init(hSpacing: UInt32, vSpacing: UInt32) { self.hSpacing = hSpacing; self.vSpacing = vSpacing }
     public static func fieldWidths(_: FullBoxHeader) -> [Int] { [4, 4] }
     public init(fieldsHeader: FullBoxHeader, storedFields f: [UInt64]) {
-        self.init(hSpacing: UInt32(truncatingIfNeeded: f[safe: 0] ?? 0), vSpacing: UInt32(truncatingIfNeeded: f[safe: 1] ?? 0))
+        self.init(
+            hSpacing: UInt32(truncatingIfNeeded: f[safe: 0] ?? 0), vSpacing: UInt32(truncatingIfNeeded: f[safe: 1] ?? 0)
+        )
     }
     public var storedFields: [UInt64] { [UInt64(hSpacing), UInt64(vSpacing)] }
     public var summary: String { valuesSummary(storedFields) }
@@ -140,10 +142,14 @@ public struct HorizontalFieldOfViewBox: PlainFixedFieldsPayload, Equatable {
 public struct FieldHandlingBox: PlainFixedFieldsPayload, Equatable {
     public var fieldCount: UInt8
     public var fieldOrdering: UInt8
-    public init(fieldCount: UInt8, fieldOrdering: UInt8) { self.fieldCount = fieldCount; self.fieldOrdering = fieldOrdering }
+    public init(fieldCount: UInt8, fieldOrdering: UInt8) {
+        self.fieldCount = fieldCount; self.fieldOrdering = fieldOrdering
+    }
     public static func fieldWidths(_: FullBoxHeader) -> [Int] { [1, 1] }
     public init(fieldsHeader: FullBoxHeader, storedFields f: [UInt64]) {
-        self.init(fieldCount: UInt8(truncatingIfNeeded: f[safe: 0] ?? 0), fieldOrdering: UInt8(truncatingIfNeeded: f[safe: 1] ?? 0))
+        self.init(
+            fieldCount: UInt8(truncatingIfNeeded: f[safe: 0] ?? 0),
+            fieldOrdering: UInt8(truncatingIfNeeded: f[safe: 1] ?? 0))
     }
     public var storedFields: [UInt64] { [UInt64(fieldCount), UInt64(fieldOrdering)] }
     public var summary: String { bytesSummary(self) }
