@@ -176,6 +176,11 @@ struct RegistryRoundTripTests {
             #expect(Self.equal(x, y), "\(key): parse(write(x)) != x (or \(type(of: x)) is not Equatable)")
         }
         #expect(covered.count == rows.count)
+        // A resolver enumerates its rows only through the cases it was registered with.
+        let registry = BoxRegistry.standard
+        for parent in registry.resolvers.keys {
+            #expect(registry.resolverCases[parent]?.isEmpty == false, "the resolver for \(parent) lists no cases")
+        }
         #expect(Set(Self.samples.keys).subtracting(covered).isEmpty, "samples for rows that no longer exist")
         #expect(rows.count == 93, "rows covered: \(rows.count)")
     }

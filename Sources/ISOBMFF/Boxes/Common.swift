@@ -54,16 +54,9 @@ public struct SegmentTypeBox: BrandListPayload, Equatable {
 }
 
 /// `nmhd` NullMediaHeaderBox (ISO/IEC 14496-12 §8.4.5.2): version and flags only.
-public struct NullMediaHeaderBox: FullBoxHeaderOnlyPayload, Equatable {
-    public var fullBox: FullBoxHeader
-    public init(_ fullBox: FullBoxHeader = FullBoxHeader()) { self.fullBox = fullBox }
-}
-
+public typealias NullMediaHeaderBox = FullBoxHeaderOnlyBox<HeaderOnlyCode.NullMediaHeader>
 /// `sthd` SubtitleMediaHeaderBox (ISO/IEC 14496-12 §12.6.2): version and flags only.
-public struct SubtitleMediaHeaderBox: FullBoxHeaderOnlyPayload, Equatable {
-    public var fullBox: FullBoxHeader
-    public init(_ fullBox: FullBoxHeader = FullBoxHeader()) { self.fullBox = fullBox }
-}
+public typealias SubtitleMediaHeaderBox = FullBoxHeaderOnlyBox<HeaderOnlyCode.SubtitleMediaHeader>
 
 /// `meta` (ISO/IEC 14496-12 §8.11.1 MetaBox). ISO files write it as a FullBox; QuickTime writes a
 /// plain box whose first child (usually `hdlr`) starts right after the header. Both forms are kept.

@@ -89,6 +89,30 @@ extension FullBoxHeaderOnlyPayload {
     }
 }
 
+/// A FullBox with no fields of its own, one distinct type per four-character code: the code is the type
+/// parameter (``NullMediaHeaderBox`` is `FullBoxHeaderOnlyBox<HeaderOnlyCode.NullMediaHeader>`), so
+/// `Box.payload(NullMediaHeaderBox.self)` never matches an `sthd`.
+public struct FullBoxHeaderOnlyBox<Code: HeaderOnlyCodeTag>: FullBoxHeaderOnlyPayload, Equatable {
+    public var fullBox: FullBoxHeader
+    public init(_ fullBox: FullBoxHeader = FullBoxHeader()) { self.fullBox = fullBox }
+}
+
+/// Marks a type that names one code of ``FullBoxHeaderOnlyBox``.
+public protocol HeaderOnlyCodeTag: Sendable {}
+
+/// The codes of ``FullBoxHeaderOnlyBox``, one tag each.
+public enum HeaderOnlyCode {
+    public enum NullMediaHeader: HeaderOnlyCodeTag {}
+    public enum SubtitleMediaHeader: HeaderOnlyCodeTag {}
+    public enum ItemReference: HeaderOnlyCodeTag {}
+    public enum Lens: HeaderOnlyCodeTag {}
+    public enum Rectilinear: HeaderOnlyCodeTag {}
+    public enum Equirectangular: HeaderOnlyCodeTag {}
+    public enum HalfEquirectangular: HeaderOnlyCodeTag {}
+    public enum Fisheye: HeaderOnlyCodeTag {}
+    public enum ParametricImmersive: HeaderOnlyCodeTag {}
+}
+
 /// The dump line and JSON of a list of 32-bit fields (`pasp`, `clap`, `btrt`): the values in order.
 func valuesSummary(_ values: [UInt64]) -> String { values.map { String($0) }.joined(separator: " ") }
 func valuesJSON(_ values: [UInt64]) -> [(String, JSON)] { [("values", .array(values.map { .uint($0) }))] }

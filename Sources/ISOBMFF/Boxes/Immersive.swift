@@ -114,49 +114,22 @@ public struct LensFieldsBox: BoxPayload, FullBoxCarrying, Equatable {
 
 /// `iref` ItemReferenceBox header (ISO/IEC 23008-12 §8.11.12): version and flags, before the reference
 /// boxes; the version decides their item-id width (16 bits in version 0, 32 in version 1).
-public struct ItemReferenceBoxHeader: FullBoxHeaderOnlyPayload, Equatable {
-    public var fullBox: FullBoxHeader
-    public init(_ fullBox: FullBoxHeader = FullBoxHeader()) { self.fullBox = fullBox }
-}
-
+public typealias ItemReferenceBoxHeader = FullBoxHeaderOnlyBox<HeaderOnlyCode.ItemReference>
 /// `lens` LensBox header inside `lnsc` (Apple Projected Media Profile): version and flags, before the
 /// lens's boxes.
-public struct LensBoxHeader: FullBoxHeaderOnlyPayload, Equatable {
-    public var fullBox: FullBoxHeader
-    public init(_ fullBox: FullBoxHeader = FullBoxHeader()) { self.fullBox = fullBox }
-}
-
+public typealias LensBoxHeader = FullBoxHeaderOnlyBox<HeaderOnlyCode.Lens>
 /// `rect` RectilinearProjectionBox inside `vexu/proj`: names the projection kind; version and flags only.
-public struct RectilinearProjectionBox: FullBoxHeaderOnlyPayload, Equatable {
-    public var fullBox: FullBoxHeader
-    public init(_ fullBox: FullBoxHeader = FullBoxHeader()) { self.fullBox = fullBox }
-}
-
+public typealias RectilinearProjectionBox = FullBoxHeaderOnlyBox<HeaderOnlyCode.Rectilinear>
 /// `equi` EquirectangularProjectionKindBox inside `vexu/proj` (Apple's 360° kind box; not Google's `equi`,
 /// ``EquirectangularProjectionBox``): version and flags only.
-public struct EquirectangularProjectionKindBox: FullBoxHeaderOnlyPayload, Equatable {
-    public var fullBox: FullBoxHeader
-    public init(_ fullBox: FullBoxHeader = FullBoxHeader()) { self.fullBox = fullBox }
-}
-
+public typealias EquirectangularProjectionKindBox = FullBoxHeaderOnlyBox<HeaderOnlyCode.Equirectangular>
 /// `hequ` HalfEquirectangularProjectionBox inside `vexu/proj` (180°): version and flags only.
-public struct HalfEquirectangularProjectionBox: FullBoxHeaderOnlyPayload, Equatable {
-    public var fullBox: FullBoxHeader
-    public init(_ fullBox: FullBoxHeader = FullBoxHeader()) { self.fullBox = fullBox }
-}
-
+public typealias HalfEquirectangularProjectionBox = FullBoxHeaderOnlyBox<HeaderOnlyCode.HalfEquirectangular>
 /// `fish` FisheyeProjectionBox inside `vexu/proj` (the older fisheye kind): version and flags only.
-public struct FisheyeProjectionBox: FullBoxHeaderOnlyPayload, Equatable {
-    public var fullBox: FullBoxHeader
-    public init(_ fullBox: FullBoxHeader = FullBoxHeader()) { self.fullBox = fullBox }
-}
-
+public typealias FisheyeProjectionBox = FullBoxHeaderOnlyBox<HeaderOnlyCode.Fisheye>
 /// `prim` ParametricImmersiveProjectionBox inside `vexu/proj`: version and flags only; the lenses are
 /// described by `lnsc`.
-public struct ParametricImmersiveProjectionBox: FullBoxHeaderOnlyPayload, Equatable {
-    public var fullBox: FullBoxHeader
-    public init(_ fullBox: FullBoxHeader = FullBoxHeader()) { self.fullBox = fullBox }
-}
+public typealias ParametricImmersiveProjectionBox = FullBoxHeaderOnlyBox<HeaderOnlyCode.ParametricImmersive>
 
 extension BoxRegistry {
     /// Registers the Apple Projected Media Profile boxes: the kind boxes inside `vexu/proj`, the Google
