@@ -55,10 +55,11 @@ struct ImmersiveBoxTests {
         #expect(vexu.find("proj", "prim")?.payload(ParametricImmersiveProjectionBox.self) != nil)
         #expect(vexu.find("pack", "pkin")?.payload(ViewPackingInformationBox.self)?.packingKind == "side")
         let lens = try #require(vexu.find("lnsc", "lens"))
-        let lnhd = try #require(lens.child("lnhd")?.payload(LensFieldsBox.self))
+        let lnhd = try #require(lens.child("lnhd")?.payload(LensHeaderBox.self))
         #expect(lnhd.field("lens_identifier")?.bits == 7 && lnhd.field("algorithm_kind")?.value == "'fish'")
-        #expect(lens.child("rdim")?.payload(LensFieldsBox.self)?.fields.map(\.bits) == [3840, 2160])
-        let lnin = try #require(lens.child("lnin")?.payload(LensFieldsBox.self))
+        #expect(
+            lens.child("rdim")?.payload(IntrinsicMatrixReferenceDimensionsBox.self)?.fields.map(\.bits) == [3840, 2160])
+        let lnin = try #require(lens.child("lnin")?.payload(LensIntrinsicsBox.self))
         #expect(
             lnin.fields.map(\.name) == [
                 "denominator_shift", "skew_denominator_shift", "focal_length_x", "principal_point_x",
@@ -66,10 +67,12 @@ struct ImmersiveBoxTests {
             ])
         #expect(lnin.field("skew_denominator_shift")?.value == "-2" && lnin.field("skew_factor")?.value == "-3")
         #expect(lnin.field("projection_offset")?.value == "0.25")
-        #expect(lens.child("ldst")?.payload(LensFieldsBox.self)?.field("radial_angle_limit")?.value == "1.75")
-        #expect(lens.child("lfad")?.payload(LensFieldsBox.self)?.fields.count == 6)
-        #expect(lens.find("lnex", "corg")?.payload(LensFieldsBox.self)?.field("origin_source")?.value == "'blin'")
-        #expect(lens.find("lnex", "cxfm", "uqua")?.payload(LensFieldsBox.self)?.field("y")?.value == "0.70710677")
+        #expect(lens.child("ldst")?.payload(LensDistortionsBox.self)?.field("radial_angle_limit")?.value == "1.75")
+        #expect(lens.child("lfad")?.payload(LensFrameAdjustmentBox.self)?.fields.count == 6)
+        #expect(
+            lens.find("lnex", "corg")?.payload(ExtrinsicOriginSourceBox.self)?.field("origin_source")?.value == "'blin'"
+        )
+        #expect(lens.find("lnex", "cxfm", "uqua")?.payload(UnitQuaternionBox.self)?.field("y")?.value == "0.70710677")
     }
 
     @Test func lensFlagsDecideTheOptionalFields() throws {
@@ -81,7 +84,7 @@ struct ImmersiveBoxTests {
         for bytes in [plain, extra] {
             let (b, _, _) = BoxParser().parseBoxes(box("lnsc", bytes))
             let lnin = try #require(b.first?.find("lens", "lnin"))
-            #expect(lnin.payload(LensFieldsBox.self)?.fields.count == 5)
+            #expect(lnin.payload(LensIntrinsicsBox.self)?.fields.count == 5)
             #expect(try b[0].serialized() == box("lnsc", bytes))
         }
         // lnin with flags 1 but too short: kept raw with a diagnostic, still byte-exact.

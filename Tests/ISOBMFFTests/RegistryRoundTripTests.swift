@@ -199,7 +199,6 @@ struct RegistryRoundTripTests {
             "RequiredBoxTypesBox": ["must"], "SampleSizeBox": ["stsz", "stz2"],
             "CameraIntrinsicsProperty": ["cmin", "uuid:22cc04c7d6d94e079d904eb6ecbaf3a3"],
             "CameraExtrinsicsProperty": ["cmex", "uuid:4363e9145b7d4aab97aebea69803b434"],
-            "LensFieldsBox": ["lnhd", "rdim", "lnin", "ldst", "lfad", "corg", "uqua"],
             "SampleEntry": ["hvc1", "mp4a", "mebx"],
         ]
         for (t, codes) in codesByType where codes.count > 1 {
