@@ -109,10 +109,9 @@ extension VideoMediaHeaderBox {
     }
 }
 
-extension DataEntryBox {
+extension DataEntryUrlBox {
     /// `url ` with flag 1: the media data is in this file.
-    public static var selfContained: DataEntryBox { DataEntryBox(fullBox: FullBoxHeader(flags: 1), location: []) }
-    public init(fullBox: FullBoxHeader, location: [UInt8]) { self.fullBox = fullBox; self.location = location }
+    public static var selfContained: DataEntryUrlBox { DataEntryUrlBox(fullBox: FullBoxHeader(flags: 1), location: []) }
 }
 
 extension CompositionOffsetBox {
@@ -136,15 +135,15 @@ extension SampleSizeBox {
 extension Box {
     /// `dinf` holding a `dref` with one self-contained `url ` entry (the media data is in this file).
     public static func selfContainedDataInformation() -> Box {
-        let url = Box(DataEntryBox.selfContained, type: "url ")
-        var dref = Box(CountedContainerHeader(entryCount: 1), type: "dref")
+        let url = Box(DataEntryUrlBox.selfContained, type: "url ")
+        var dref = Box(DataReferenceBoxHeader(entryCount: 1), type: "dref")
         dref.children = [url]
         return Box(type: "dinf", children: [dref])
     }
 
     /// `stsd` holding `entries`.
     public static func sampleDescription(_ entries: [Box]) -> Box {
-        var stsd = Box(CountedContainerHeader(entryCount: UInt32(truncatingIfNeeded: entries.count)), type: "stsd")
+        var stsd = Box(SampleDescriptionBoxHeader(entryCount: UInt32(truncatingIfNeeded: entries.count)), type: "stsd")
         stsd.children = entries
         return stsd
     }

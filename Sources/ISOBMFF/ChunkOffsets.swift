@@ -15,12 +15,12 @@ public enum ChunkOffsets {
             }
             values.append(v)
         }
-        return Box(U32TableBox(values: values), type: "stco")
+        return Box(ChunkOffsetBox(chunkOffsets: values), type: "stco")
     }
 
     /// The offsets of a parsed or built `stco`/`co64` box; nil for any other box.
     public static func offsets(of box: Box) -> [UInt64]? {
-        if box.type == "stco", let t = box.payload(U32TableBox.self) { return t.values.map(UInt64.init) }
+        if box.type == "stco", let t = box.payload(ChunkOffsetBox.self) { return t.chunkOffsets.map(UInt64.init) }
         if box.type == "co64", let t = box.payload(ChunkLargeOffsetBox.self) { return t.offsets }
         return nil
     }
@@ -38,10 +38,10 @@ public enum ChunkOffsets {
             box.fields = .typed(t)
             return false
         }
-        guard box.type == "stco", var t = box.payload(U32TableBox.self) else { return false }
+        guard box.type == "stco", var t = box.payload(ChunkOffsetBox.self) else { return false }
         var values: [UInt64] = []
-        values.reserveCapacity(t.values.count)
-        for v in t.values { values.append(try transform(UInt64(v))) }
+        values.reserveCapacity(t.chunkOffsets.count)
+        for v in t.chunkOffsets { values.append(try transform(UInt64(v))) }
         if forceLarge || values.contains(where: { $0 > UInt64(UInt32.max) }) {
             guard promote else {
                 throw ParseError(
@@ -53,7 +53,7 @@ public enum ChunkOffsets {
             box = large
             return true
         }
-        t.values = values.map { UInt32(truncatingIfNeeded: $0) }  // each checked above to fit
+        t.chunkOffsets = values.map { UInt32(truncatingIfNeeded: $0) }  // each checked above to fit
         box.fields = .typed(t)
         return false
     }

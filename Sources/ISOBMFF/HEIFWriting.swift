@@ -142,10 +142,8 @@ public struct HEIFBuilder: Sendable {
                 ItemLocationBox(version: wideIDs ? 2 : 1, offsetSize: offsetSize, lengthSize: lengthSize, items: locs),
                 type: "iloc")
             var children = [hdlr, pitm, iinf, iloc]
-            if !irefChildren.isEmpty {
-                children.append(
-                    Box(FullBoxOnly(FullBoxHeader(version: wideIDs ? 1 : 0)), type: "iref", children: irefChildren))
-            }
+            let iref = ItemReferenceBoxHeader(FullBoxHeader(version: wideIDs ? 1 : 0))
+            if !irefChildren.isEmpty { children.append(Box(iref, type: "iref", children: irefChildren)) }
             children.append(iprp)
             if !idat.isEmpty { children.append(Box(type: "idat", fields: .raw(idat))) }
             if !groups.isEmpty {

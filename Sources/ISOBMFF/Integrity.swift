@@ -83,7 +83,7 @@ extension ISOFile {
         var damaged: [(item: UInt32, why: String)] = []
         for item in heif.items where item.type == "hvc1" {
             let config = heif.properties(of: item.id).lazy.compactMap { $0.box.payload(HEVCConfigurationBox.self) }
-                .first { !$0.layered }
+                .first
             guard let record = config?.record, record.count >= 23,
                 let data = try? heif.data(of: item.id, file: self, limits: limits)
             else { continue }

@@ -115,8 +115,8 @@ public struct Track: Sendable {
             bytes, Int(clamping: limits.maxTotalAllocation), "maxTotalAllocation (sample list)",
             offset: stbl.header.offset)
         let chunkOffsets: [UInt64]
-        if let co = stbl.child("stco")?.payload(U32TableBox.self) {
-            chunkOffsets = co.values.map(UInt64.init)
+        if let co = stbl.child("stco")?.payload(ChunkOffsetBox.self) {
+            chunkOffsets = co.chunkOffsets.map(UInt64.init)
         } else if let co = stbl.child("co64")?.payload(ChunkLargeOffsetBox.self) {
             chunkOffsets = co.offsets
         } else if count == 0 {
@@ -127,7 +127,7 @@ public struct Track: Sendable {
         let stsc = stbl.child("stsc")?.payload(SampleToChunkBox.self)?.entries ?? []
         let stts = stbl.child("stts")?.payload(TimeToSampleBox.self)?.entries ?? []
         let cttsBox = stbl.child("ctts")?.payload(CompositionOffsetBox.self)
-        let stss = stbl.child("stss")?.payload(U32TableBox.self)?.values
+        let stss = stbl.child("stss")?.payload(SyncSampleBox.self)?.sampleNumbers
 
         var out: [SampleInfo] = []
         out.reserveCapacity(min(count, 1 << 20))

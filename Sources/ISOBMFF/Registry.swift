@@ -37,7 +37,11 @@ public struct BoxCodec: Sendable {
     public var layout: BoxLayout
     /// The specification's name for the box, e.g. "MovieHeaderBox".
     public var name: String
-    public init(_ name: String, _ layout: BoxLayout) { self.name = name; self.layout = layout }
+    /// The payload type that reads and writes the fields (nil for containers and raw boxes).
+    public var payloadType: (any BoxPayload.Type)?
+    public init(_ name: String, _ layout: BoxLayout, payloadType: (any BoxPayload.Type)? = nil) {
+        self.name = name; self.layout = layout; self.payloadType = payloadType
+    }
 
     public static func container(_ name: String) -> BoxCodec { BoxCodec(name, .container) }
     public static func raw(_ name: String) -> BoxCodec { BoxCodec(name, .raw) }
@@ -46,15 +50,45 @@ public struct BoxCodec: Sendable {
             name,
             .fields({ (r: inout ByteReader, c: inout ParseContext) throws(ParseError) -> any BoxPayload in
                 try T(parsing: &r, context: &c)
-            }))
+            }), payloadType: t)
     }
     public static func fieldsThenChildren<T: BoxPayload>(_ name: String, _ t: T.Type) -> BoxCodec {
         BoxCodec(
             name,
             .fieldsThenChildren({ (r: inout ByteReader, c: inout ParseContext) throws(ParseError) -> any BoxPayload in
                 try T(parsing: &r, context: &c)
-            }))
+            }), payloadType: t)
     }
+}
+
+/// A child type a resolver (see ``BoxRegistry/registerResolver(parent:cases:_:)``) gives a codec for,
+/// with the handler or grandparent that decides it; listed so that every row can be enumerated and tested.
+public struct ResolverCase: Sendable, Equatable {
+    public var type: FourCC
+    /// The track's handler the codec depends on (sample entries), if any.
+    public var handler: FourCC?
+    /// The parent's parent the codec depends on (`proj` under `vexu` or `sv3d`), if any.
+    public var grandparent: FourCC?
+    public init(type: FourCC, handler: FourCC? = nil, grandparent: FourCC? = nil) {
+        self.type = type; self.handler = handler; self.grandparent = grandparent
+    }
+}
+
+/// One row of a ``BoxRegistry``: where the codec applies and the codec.
+public struct BoxRegistryRow: Sendable {
+    /// How the row is keyed.
+    public enum Key: Sendable, Equatable {
+        /// A type, under any parent (nil) or one parent.
+        case type(FourCC, parent: FourCC?)
+        /// Every child of `parent` without a more specific row.
+        case childDefault(parent: FourCC)
+        /// One case of a resolver for children of `parent`.
+        case resolved(parent: FourCC, ResolverCase)
+        /// A `uuid` box with this extended type.
+        case uuid([UInt8])
+    }
+    public var key: Key
+    public var codec: BoxCodec
 }
 
 /// Maps a box type, and where it matters the parent's type, to a codec.
@@ -68,6 +102,7 @@ public struct BoxRegistry: Sendable {
     var entries: [Key: BoxCodec] = [:]
     var childDefaults: [FourCC: BoxCodec] = [:]
     var resolvers: [FourCC: @Sendable (FourCC, ParseContext) -> BoxCodec?] = [:]
+    var resolverCases: [FourCC: [ResolverCase]] = [:]
     var uuidEntries: [[UInt8]: BoxCodec] = [:]
 
     /// Registers a codec for `uuid` boxes with the given 16-byte extended type.
@@ -85,10 +120,12 @@ public struct BoxRegistry: Sendable {
         childDefaults[parent] = codec
     }
     /// Registers a function that picks a codec for children of `parent` (used for sample entries,
-    /// whose layout depends on the track's handler).
-    public mutating func registerResolver(parent: FourCC, _ f: @escaping @Sendable (FourCC, ParseContext) -> BoxCodec?)
-    {
+    /// whose layout depends on the track's handler). `cases` lists the children it knows, for ``rows``.
+    public mutating func registerResolver(
+        parent: FourCC, cases: [ResolverCase] = [], _ f: @escaping @Sendable (FourCC, ParseContext) -> BoxCodec?
+    ) {
         resolvers[parent] = f
+        resolverCases[parent] = cases
     }
 
     public func codec(for type: FourCC, parent: FourCC?, context: ParseContext) -> BoxCodec? {
@@ -97,6 +134,25 @@ public struct BoxRegistry: Sendable {
         if let c = entries[Key(parent: nil, type: type)] { return c }
         if let parent, let c = childDefaults[parent] { return c }
         return nil
+    }
+
+    /// Every row: typed entries, child defaults, each listed resolver case (resolved in a context made from
+    /// the case) and `uuid` entries. Tests walk it so that no row goes untested.
+    public var rows: [BoxRegistryRow] {
+        var out = entries.map { BoxRegistryRow(key: .type($0.key.type, parent: $0.key.parent), codec: $0.value) }
+        out += childDefaults.map { BoxRegistryRow(key: .childDefault(parent: $0.key), codec: $0.value) }
+        for (parent, cases) in resolverCases {
+            for c in cases {
+                var ctx = ParseContext()
+                ctx.parents = (c.grandparent.map { [$0] } ?? []) + [parent]
+                ctx.handler = c.handler
+                if let codec = resolvers[parent]?(c.type, ctx) {
+                    out.append(BoxRegistryRow(key: .resolved(parent: parent, c), codec: codec))
+                }
+            }
+        }
+        out += uuidEntries.map { BoxRegistryRow(key: .uuid($0.key), codec: $0.value) }
+        return out
     }
 
     /// Every registered (parent, type, name), for documentation and tests.

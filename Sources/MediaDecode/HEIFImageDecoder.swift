@@ -85,16 +85,16 @@ public enum HEIFImageDecoder {
         for (b, _) in props {
             switch b.type {
             case "clap":
-                guard let v = b.payload(U32FieldsBox.self)?.values, v.count == 8 else { continue }
-                img = try applyClap(img, v)
+                guard let c = b.payload(CleanApertureBox.self) else { continue }
+                img = try applyClap(img, c)
             case "irot":
-                guard let bytes = b.payload(SmallFieldsBox.self)?.bytes, let a = bytes.first else { continue }
-                img = try ImageOps.rotate(img, quarterTurns: Int(a & 3))
+                guard let r = b.payload(ImageRotation.self) else { continue }
+                img = try ImageOps.rotate(img, quarterTurns: Int(r.angle))
             case "imir":
-                guard let bytes = b.payload(SmallFieldsBox.self)?.bytes, let a = bytes.first else { continue }
+                guard let m = b.payload(ImageMirror.self) else { continue }
                 // axis 0: mirror about a horizontal axis (top↔bottom); 1: about a vertical axis (left↔right) —
                 // libheif's reading.
-                img = try ImageOps.mirror(img, horizontal: (a & 1) == 1)
+                img = try ImageOps.mirror(img, horizontal: m.axis == 1)
             default: continue
             }
         }
@@ -128,10 +128,10 @@ public enum HEIFImageDecoder {
     }
 
     /// Applies a clean-aperture crop (centre-relative offsets, rational sizes rounded down).
-    static func applyClap(_ img: Image, _ v: [UInt32]) throws(ParseError) -> Image {
-        let wn = Int64(v[0]), wd = Int64(v[1]), hn = Int64(v[2]), hd = Int64(v[3])
-        let hon = Int64(Int32(bitPattern: v[4])), hod = Int64(v[5]), von = Int64(Int32(bitPattern: v[6])),
-            vod = Int64(v[7])
+    static func applyClap(_ img: Image, _ c: CleanApertureBox) throws(ParseError) -> Image {
+        let wn = Int64(c.cleanApertureWidthN), wd = Int64(c.cleanApertureWidthD)
+        let hn = Int64(c.cleanApertureHeightN), hd = Int64(c.cleanApertureHeightD)
+        let hon = Int64(c.horizOffN), hod = Int64(c.horizOffD), von = Int64(c.vertOffN), vod = Int64(c.vertOffD)
         guard wd > 0, hd > 0, hod > 0, vod > 0 else { throw ParseError(.invalidValue, "clap has a zero denominator") }
         let cw = Int(wn / wd), ch = Int(hn / hd)
         guard cw > 0, ch > 0, cw <= img.width, ch <= img.height else {

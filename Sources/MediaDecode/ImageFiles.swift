@@ -286,7 +286,7 @@ public enum PhotoEncoding {
     }
 
     static func hvcCBox(_ record: [UInt8]) -> Box {
-        Box(HEVCConfigurationBox(record: record, layered: false), type: "hvcC")
+        Box(HEVCConfigurationBox(record: record), type: "hvcC")
     }
     static func ispe(_ w: Int, _ h: Int) -> Box {
         Box(ImageSpatialExtentsProperty(width: UInt32(clamping: w), height: UInt32(clamping: h)), type: "ispe")

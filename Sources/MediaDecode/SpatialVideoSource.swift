@@ -51,7 +51,7 @@ extension SpatialVideoSource {
                 "the video is '\(v.sampleEntryType?.description ?? "?")', not MV-HEVC: not a two-view spatial video (a frame-packed 3D movie holds both eyes in one picture: `spatial-media split` cuts them apart)"
             )
         }
-        guard let lhvC = entry.child("lhvC")?.payload(HEVCConfigurationBox.self)?.record else {
+        guard let lhvC = entry.child("lhvC")?.payload(LHEVCConfigurationBox.self)?.record else {
             throw ParseError(
                 .unsupported, path: path,
                 "a single-layer (2D) HEVC video: there is only one view, so nothing to split")

@@ -229,7 +229,7 @@ public struct HEIFImageInventory: Sendable {
         let urn = props.lazy.compactMap { $0.box.payload(AuxiliaryTypeProperty.self)?.auxType.value }.first ?? ""
         let turns =
             props.lazy.compactMap { p -> Int? in
-                p.box.type == "irot" ? p.box.payload(SmallFieldsBox.self)?.bytes.first.map { Int($0 & 3) } : nil
+                p.box.type == "irot" ? p.box.payload(ImageRotation.self).map { Int($0.angle) } : nil
             }.first ?? 0
         let s = h.size(of: item.id)
         var a = AuxiliaryImage(

@@ -38,13 +38,13 @@ public enum FramePackedOutput {
             // Another kind than rect (fish, prim: no Google form) stays what it was in vexu/proj.
             if let projection, projection != "rect" { edit.projectionKind = .set(projection) }
             SpatialVideoEditor.editEntry(&entry, edit, stereo: true)
-            let st3d = packing == "side" ? 2 : 1
+            let st3d: UInt8 = packing == "side" ? 2 : 1
             if !isQuickTime || google != nil {
                 var kids = entry.children ?? []
                 let at = kids.firstIndex { ["vexu", "pasp", "clap", "btrt"].contains($0.type) } ?? kids.count
                 kids.insert(
                     contentsOf: google?.boxes ?? [
-                        Box(SingleValueFullBox(kind: "st3d", value: UInt32(st3d)), type: "st3d")
+                        Box(Stereoscopic3DVideoBox(stereoMode: st3d), type: "st3d")
                     ], at: at)
                 entry.children = kids
             }
@@ -69,7 +69,9 @@ public enum FramePackedOutput {
             var kids = entry.children ?? []
             let at = kids.firstIndex { ["pasp", "clap", "btrt"].contains($0.type) } ?? kids.count
             kids.insert(
-                contentsOf: [Box(SingleValueFullBox(kind: "st3d", value: UInt32(stereoMode)), type: "st3d"), sv3d],
+                contentsOf: [
+                    Box(Stereoscopic3DVideoBox(stereoMode: UInt8(truncatingIfNeeded: stereoMode)), type: "st3d"), sv3d,
+                ],
                 at: at)
             entry.children = kids
             return

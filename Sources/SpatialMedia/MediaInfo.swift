@@ -48,7 +48,7 @@ public struct MediaInfo: Sendable {
             guard let entry = track.sampleEntries.first, entry.type == "hvc1" || entry.type == "hev1",
                 let hvcC = entry.child("hvcC")?.payload(HEVCConfigurationBox.self)?.record
             else { continue }
-            let lhvC = entry.child("lhvC")?.payload(HEVCConfigurationBox.self)?.record
+            let lhvC = entry.child("lhvC")?.payload(LHEVCConfigurationBox.self)?.record
             var samples: [[UInt8]] = []
             var budget = bytesToAnalyse
             if let list = try? track.samples(first: samplesToAnalyse) {
@@ -185,7 +185,7 @@ public enum NALListing {
             else { continue }
             let h = try HEVCDecoderConfigurationRecord(parsing: hvcC)
             var header = h.nalUnits()
-            if let l = entry.child("lhvC")?.payload(HEVCConfigurationBox.self)?.record {
+            if let l = entry.child("lhvC")?.payload(LHEVCConfigurationBox.self)?.record {
                 header += try LHEVCDecoderConfigurationRecord(parsing: l).nalUnits()
             }
             var aus: [[NALUnit]] = [header]

@@ -213,7 +213,7 @@ public enum MovieRepair {
             return .failure(.init("hvcC cannot be read (\(error.message))"))
         }
         var lhvC: LHEVCDecoderConfigurationRecord?
-        if let l = entry.child("lhvC")?.payload(HEVCConfigurationBox.self) {
+        if let l = entry.child("lhvC")?.payload(LHEVCConfigurationBox.self) {
             do { lhvC = try LHEVCDecoderConfigurationRecord(parsing: l.record) } catch {
                 return .failure(.init("lhvC cannot be read (\(error.message))"))
             }
@@ -291,9 +291,9 @@ public enum MovieRepair {
         var e = entry
         e.header.type = "hvc1"
         do {
-            e.setChild(Box(HEVCConfigurationBox(record: try hvcC.serialized(), layered: false), type: "hvcC"))
+            e.setChild(Box(HEVCConfigurationBox(record: try hvcC.serialized()), type: "hvcC"))
             if let l = lhvC {
-                e.setChild(Box(HEVCConfigurationBox(record: try l.serialized(), layered: true), type: "lhvC"))
+                e.setChild(Box(LHEVCConfigurationBox(record: try l.serialized()), type: "lhvC"))
             }
         } catch { return .failure(.init("the configuration records cannot be written (\(error.message))")) }
         var changed: [Int: [UInt8]] = [:]
@@ -346,7 +346,7 @@ public enum MovieRepair {
         let table =
             offsets.contains(where: { $0 > UInt64(UInt32.max) })
             ? Box(ChunkLargeOffsetBox(offsets: offsets), type: "co64")
-            : Box(U32TableBox(values: offsets.map { UInt32(truncatingIfNeeded: $0) }), type: "stco")
+            : Box(ChunkOffsetBox(chunkOffsets: offsets.map { UInt32(truncatingIfNeeded: $0) }), type: "stco")
         // The new chunk-offset table takes the old one's place among the sample-table boxes.
         var kids = stbl.children ?? []
         if let i = kids.firstIndex(where: { $0.type == "stco" || $0.type == "co64" }) {

@@ -123,7 +123,7 @@ public enum SpatialPhotoWriter {
         _ image: CodedImage, to builder: inout HEIFBuilder, nextID: inout UInt32, hidden: Bool = false,
         properties extra: [(box: Box, essential: Bool)] = []
     ) throws(ParseError) -> UInt32 {
-        let hvcC = Box(HEVCConfigurationBox(record: image.hvcC, layered: false), type: "hvcC")
+        let hvcC = Box(HEVCConfigurationBox(record: image.hvcC), type: "hvcC")
         switch image.layout {
         case .single(let data):
             let id = nextID; nextID += 1

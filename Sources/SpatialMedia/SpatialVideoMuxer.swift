@@ -235,8 +235,8 @@ public enum SpatialVideoMuxer {
         fixed.writeU16(0x0018)  // depth
         fixed.writeI16(-1)  // pre_defined
         var children = [
-            Box(HEVCConfigurationBox(record: try hvcC.serialized(), layered: false), type: "hvcC"),
-            Box(HEVCConfigurationBox(record: try lhvC.serialized(), layered: true), type: "lhvC"),
+            Box(HEVCConfigurationBox(record: try hvcC.serialized()), type: "hvcC"),
+            Box(LHEVCConfigurationBox(record: try lhvC.serialized()), type: "lhvC"),
         ]
         if let sps = baseSPS, let c = colr(sps, container: o.container) { children.append(c) }
         children += hdrBoxes(sei: s.sei)
@@ -356,7 +356,7 @@ public enum SpatialVideoMuxer {
                 Box(CompositionOffsetBox(version: 1, entries: runs.map { (count: $0.0, offset: $0.1) }), type: "ctts"))
         }
         if let sync {
-            stblKids.append(Box(U32TableBox(values: sync), type: "stss"))
+            stblKids.append(Box(SyncSampleBox(sampleNumbers: sync), type: "stss"))
         }
         stblKids.append(
             raw("sdtp") { w in

@@ -70,7 +70,7 @@ public struct SpatialVideoSegmentSet: Sendable {
         }
         // The header and metadata of the joined movie, checked to rebuild the segments' sample entry byte for byte.
         guard let hvcCBytes = first.entryBox.child("hvcC")?.payload(HEVCConfigurationBox.self)?.record,
-            let lhvCBytes = first.entryBox.child("lhvC")?.payload(HEVCConfigurationBox.self)?.record
+            let lhvCBytes = first.entryBox.child("lhvC")?.payload(LHEVCConfigurationBox.self)?.record
         else {
             throw ParseError(.invalidValue, path: first.segment.path, "\(first.segment.path): unreadable hvcC or lhvC")
         }

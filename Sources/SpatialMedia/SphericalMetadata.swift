@@ -24,18 +24,23 @@ public struct GoogleSphericalSignal: Sendable, Equatable {
 
     /// `sv3d{svhd "spatial-media", proj{prhd pose, equi bounds}}`: the one place the project writes a Google sphere.
     public var sv3d: Box {
+        let p = (0..<3).map { $0 < pose.count ? pose[$0] : 0 }
+        let b = (0..<4).map { $0 < bounds.count ? bounds[$0] : 0 }
         let proj = Box(
             type: "proj",
             children: [
-                Box(FullBoxU32Fields(values: pose.prefix(3).map { UInt32(bitPattern: $0) }), type: "prhd"),
-                Box(FullBoxU32Fields(values: Array(bounds.prefix(4))), type: "equi"),
+                Box(ProjectionHeaderBox(poseYaw: p[0], posePitch: p[1], poseRoll: p[2]), type: "prhd"),
+                Box(
+                    EquirectangularProjectionBox(
+                        boundsTop: b[0], boundsBottom: b[1], boundsLeft: b[2], boundsRight: b[3]),
+                    type: "equi"),
             ])
         return Box(type: "sv3d", children: [Box(SphericalVideoHeaderBox(source: "spatial-media"), type: "svhd"), proj])
     }
 
     /// The two boxes, in the order a sample entry carries them: `st3d` (FullBox, the stereo mode) then ``sv3d``.
     public var boxes: [Box] {
-        [Box(SingleValueFullBox(kind: "st3d", value: UInt32(stereoMode)), type: "st3d"), sv3d]
+        [Box(Stereoscopic3DVideoBox(stereoMode: stereoMode), type: "st3d"), sv3d]
     }
 }
 

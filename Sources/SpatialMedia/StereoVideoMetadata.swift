@@ -304,13 +304,11 @@ public enum StereoMetadataReader {
             case "hfov":
                 m.presentBoxes.append("hfov")
                 checkSize(child, &m)
-                if let v = u32Payload(child) { m.horizontalFieldOfViewMillidegrees = v }
+                if let v = fieldOfView(child) { m.horizontalFieldOfViewMillidegrees = v }
             case "st3d":
                 m.presentBoxes.append("st3d")
                 checkSize(child, &m)
-                if let p = child.payload(SingleValueFullBox.self) {
-                    m.googleStereoMode = UInt8(truncatingIfNeeded: p.value)
-                }
+                if let p = child.payload(Stereoscopic3DVideoBox.self) { m.googleStereoMode = p.stereoMode }
             case "sv3d":
                 m.presentBoxes.append("sv3d")
                 if let src = child.child("svhd")?.payload(SphericalVideoHeaderBox.self) {
@@ -318,11 +316,11 @@ public enum StereoMetadataReader {
                 }
                 if let proj = child.child("proj") {
                     m.googleProjection = proj.children?.first { ["equi", "cbmp", "mshp"].contains($0.type) }?.type
-                    if let e = proj.child("equi")?.payload(FullBoxU32Fields.self), e.values.count == 4 {
-                        m.googleEquirectBounds = e.values
+                    if let e = proj.child("equi")?.payload(EquirectangularProjectionBox.self) {
+                        m.googleEquirectBounds = [e.boundsTop, e.boundsBottom, e.boundsLeft, e.boundsRight]
                     }
-                    if let h = proj.child("prhd")?.payload(FullBoxU32Fields.self), h.values.count == 3 {
-                        m.googlePose = h.values.map { Int32(bitPattern: $0) }
+                    if let h = proj.child("prhd")?.payload(ProjectionHeaderBox.self) {
+                        m.googlePose = [h.poseYaw, h.posePitch, h.poseRoll]
                     }
                 }
             default: break
@@ -362,8 +360,8 @@ public enum StereoMetadataReader {
                     case "hero":
                         m.presentBoxes.append("vexu/eyes/hero")
                         checkSize(e, &m)
-                        if let p = e.payload(SingleValueFullBox.self) {
-                            let v = UInt8(truncatingIfNeeded: p.value)
+                        if let p = e.payload(HeroStereoEyeDescriptionBox.self) {
+                            let v = p.heroEye
                             m.heroEye = HeroEye(rawValue: v)
                             if v > 2 {
                                 m.diagnostics.append(
@@ -373,12 +371,16 @@ public enum StereoMetadataReader {
                             }
                         }
                     case "cams":
-                        if let p = readValueBox(e, "blin", at: "vexu/eyes/cams", into: &m) {
-                            m.baselineMicrometres = p.value
+                        if let p = readValueBox(
+                            e, "blin", StereoCameraSystemBaselineBox.self, at: "vexu/eyes/cams", into: &m)
+                        {
+                            m.baselineMicrometres = p.baseline
                         }
                     case "cmfy":
-                        if let p = readValueBox(e, "dadj", at: "vexu/eyes/cmfy", into: &m) {
-                            m.disparityAdjustment = p.signedValue
+                        if let p = readValueBox(
+                            e, "dadj", StereoComfortDisparityAdjustmentBox.self, at: "vexu/eyes/cmfy", into: &m)
+                        {
+                            m.disparityAdjustment = p.disparityAdjustment
                         }
                     default:
                         m.diagnostics.append(
@@ -402,16 +404,16 @@ public enum StereoMetadataReader {
                                 .error, offset: prji.header.offset, path: prji.path,
                                 "prji is \(prji.header.size) bytes; at least 16 expected"))
                     }
-                    if let p = prji.payload(SingleValueFullBox.self) { m.projectionKind = p.fourCC }
+                    if let p = prji.payload(ProjectionInformationBox.self) { m.projectionKind = p.projectionKind }
                 } else {
                     m.diagnostics.append(
                         SpatialDiagnostic(.warning, offset: c.header.offset, path: c.path, "proj has no prji box"))
                 }
             case "pack":
                 m.presentBoxes.append("vexu/pack")
-                if let pkin = c.child("pkin"), let p = pkin.payload(SingleValueFullBox.self) {
+                if let pkin = c.child("pkin"), let p = pkin.payload(ViewPackingInformationBox.self) {
                     m.presentBoxes.append("vexu/pack/pkin")
-                    m.viewPackingKind = p.fourCC
+                    m.viewPackingKind = p.packingKind
                 }
             case "lnsc":
                 m.presentBoxes.append("vexu/lnsc")
@@ -443,15 +445,15 @@ public enum StereoMetadataReader {
 
     /// `cams/blin` and `cmfy/dadj`: a container (at `path`) holding one value box, both recorded as present, checked
     /// for size and contents, and the value box read.
-    static func readValueBox(_ container: Box, _ child: FourCC, at path: String, into m: inout StereoVideoMetadata)
-        -> SingleValueFullBox?
-    {
+    static func readValueBox<T: BoxPayload>(
+        _ container: Box, _ child: FourCC, _ type: T.Type, at path: String, into m: inout StereoVideoMetadata
+    ) -> T? {
         m.presentBoxes.append(path)
         defer { checkContainer(container, only: child, &m) }
         guard let b = container.child(child) else { return nil }
         m.presentBoxes.append("\(path)/\(child)")
         checkSize(b, &m)
-        return b.payload(SingleValueFullBox.self)
+        return b.payload(T.self)
     }
 
     static func checkContainer(_ b: Box, only: FourCC, _ m: inout StereoVideoMetadata) {
@@ -466,9 +468,8 @@ public enum StereoMetadataReader {
         }
     }
 
-    static func u32Payload(_ b: Box) -> UInt32? {
-        if let p = b.payload(U32FieldsBox.self), let v = p.values.first { return v }
-        return nil
+    static func fieldOfView(_ b: Box) -> UInt32? {
+        b.payload(HorizontalFieldOfViewBox.self)?.fieldOfView
     }
 
     static func rawAfterFullBox(_ b: Box) -> ArraySlice<UInt8>? {

@@ -29,7 +29,7 @@ public enum StreamSplitter {
         guard let hvcC = entry.child("hvcC")?.payload(HEVCConfigurationBox.self)?.record else {
             throw ParseError(.unsupported, path: path, "\(path): the HEVC sample entry has no hvcC")
         }
-        guard let lhvC = entry.child("lhvC")?.payload(HEVCConfigurationBox.self)?.record else {
+        guard let lhvC = entry.child("lhvC")?.payload(LHEVCConfigurationBox.self)?.record else {
             throw ParseError(
                 .unsupported, path: path,
                 "\(path): the video has a single layer (no lhvC); there is no second eye to split")

@@ -51,8 +51,8 @@ public enum TrackCopier {
             }
             guard let stbl = t.sampleTable else { notes.append("\(name): no sample table; not copied"); continue }
             let offsets: [UInt64]
-            if let co = stbl.child("stco")?.payload(U32TableBox.self) {
-                offsets = co.values.map(UInt64.init)
+            if let co = stbl.child("stco")?.payload(ChunkOffsetBox.self) {
+                offsets = co.chunkOffsets.map(UInt64.init)
             } else if let co = stbl.child("co64")?.payload(ChunkLargeOffsetBox.self) {
                 offsets = co.offsets
             } else {

@@ -109,7 +109,7 @@ public struct SpatialVideoReport: Sendable {
                     width: Int(entryPayload?.width ?? 0), height: Int(entryPayload?.height ?? 0), enabled: enabled,
                     hasHvcC: entry.child("hvcC") != nil, hasLhvC: entry.child("lhvC") != nil,
                     lhvCLayerIDs: [], metadata: StereoMetadataReader.read(sampleEntry: entry, track: trak))
-                if let l = entry.child("lhvC")?.payload(HEVCConfigurationBox.self) {
+                if let l = entry.child("lhvC")?.payload(LHEVCConfigurationBox.self) {
                     v.lhvCLayerIDs = Self.layerIDs(lhvC: l.record)
                 }
                 videos.append(v)

@@ -237,7 +237,7 @@ public enum SpatialVideoEditor {
     /// `--hero right` conversions; Apple's media framework can write such files with no `hero` box).
     public static func baseLayerIsLeft(sampleEntry entry: Box) -> Bool? {
         guard let hvcC = entry.child("hvcC")?.payload(HEVCConfigurationBox.self)?.record else { return nil }
-        let lhvC = entry.child("lhvC")?.payload(HEVCConfigurationBox.self)?.record
+        let lhvC = entry.child("lhvC")?.payload(LHEVCConfigurationBox.self)?.record
         return (try? HEVCStreamInfo(hvcC: hvcC, lhvC: lhvC, samples: []))?.baseLayerIsLeft
     }
 
@@ -301,15 +301,13 @@ public enum SpatialVideoEditor {
         }
     }
 
-    static func fullBoxValue(_ type: FourCC, _ value: UInt32) -> Box {
-        Box(SingleValueFullBox(kind: type, value: value), type: type)
-    }
+    static func prji(_ kind: FourCC) -> Box { Box(ProjectionInformationBox(projectionKind: kind), type: "prji") }
 
     /// Edits a container holding a single value box (`cams{blin}`, `cmfy{dadj}`), keeping other children.
-    static func editNested(_ eyes: inout Box, container: FourCC, leaf: FourCC, value: UInt32?) {
+    static func editNested(_ eyes: inout Box, container: FourCC, leaf: FourCC, value: (any BoxPayload)?) {
         var c = eyes.child(container) ?? Box(type: container, children: [])
         if let value {
-            put(fullBoxValue(leaf, value), type: leaf, in: &c, order: [leaf])
+            put(Box(value, type: leaf), type: leaf, in: &c, order: [leaf])
             put(c, type: container, in: &eyes, order: eyesOrder)
         } else {
             guard eyes.child(container) != nil else { return }
@@ -335,17 +333,24 @@ public enum SpatialVideoEditor {
         }
         switch edit.heroEye {
         case .keep: break
-        case .set(let h): put(fullBoxValue("hero", UInt32(h.rawValue)), type: "hero", in: &eyes, order: eyesOrder)
+        case .set(let h):
+            put(
+                Box(HeroStereoEyeDescriptionBox(heroEye: h.rawValue), type: "hero"), type: "hero", in: &eyes,
+                order: eyesOrder)
         case .remove: put(nil, type: "hero", in: &eyes, order: eyesOrder)
         }
         switch edit.baselineMicrometres {
         case .keep: break
-        case .set(let v): editNested(&eyes, container: "cams", leaf: "blin", value: v)
+        case .set(let v):
+            editNested(&eyes, container: "cams", leaf: "blin", value: StereoCameraSystemBaselineBox(baseline: v))
         case .remove: editNested(&eyes, container: "cams", leaf: "blin", value: nil)
         }
         switch edit.disparityAdjustment {
         case .keep: break
-        case .set(let v): editNested(&eyes, container: "cmfy", leaf: "dadj", value: UInt32(bitPattern: v))
+        case .set(let v):
+            editNested(
+                &eyes, container: "cmfy", leaf: "dadj",
+                value: StereoComfortDisparityAdjustmentBox(disparityAdjustment: v))
         case .remove: editNested(&eyes, container: "cmfy", leaf: "dadj", value: nil)
         }
         if !(eyes.children ?? []).isEmpty { put(eyes, type: "eyes", in: &vexu, order: vexuOrder) }
@@ -353,11 +358,11 @@ public enum SpatialVideoEditor {
         case .keep: break
         case .set(let k):
             var proj = vexu.child("proj") ?? Box(type: "proj", children: [])
-            if proj.child("prji")?.payload(SingleValueFullBox.self)?.fourCC != k {
+            if proj.child("prji")?.payload(ProjectionInformationBox.self)?.projectionKind != k {
                 // A kind box of another kind would contradict the new prji.
                 proj.children = (proj.children ?? []).filter { !projectionKinds.contains($0.type) || $0.type == k }
             }
-            put(fullBoxValue("prji", k.rawValue), type: "prji", in: &proj, order: ["prji"])
+            put(prji(k), type: "prji", in: &proj, order: ["prji"])
             put(proj, type: "proj", in: &vexu, order: vexuOrder)
         case .remove: put(nil, type: "proj", in: &vexu, order: vexuOrder)
         }
@@ -365,14 +370,14 @@ public enum SpatialVideoEditor {
             // A frame-packed tag without a projection is rectilinear 3D video (Apple's minimal signalling,
             // Specs/formats.md §8).
             put(
-                Box(type: "proj", children: [fullBoxValue("prji", FourCC("rect").rawValue)]), type: "proj", in: &vexu,
+                Box(type: "proj", children: [prji("rect")]), type: "proj", in: &vexu,
                 order: vexuOrder)
         }
         switch edit.viewPacking {
         case .keep: break
         case .set(let k):
             var pack = vexu.child("pack") ?? Box(type: "pack", children: [])
-            put(fullBoxValue("pkin", k.rawValue), type: "pkin", in: &pack, order: ["pkin"])
+            put(Box(ViewPackingInformationBox(packingKind: k), type: "pkin"), type: "pkin", in: &pack, order: ["pkin"])
             put(pack, type: "pack", in: &vexu, order: vexuOrder)
         case .remove: put(nil, type: "pack", in: &vexu, order: vexuOrder)
         }
@@ -388,7 +393,7 @@ public enum SpatialVideoEditor {
         switch edit.horizontalFieldOfViewMillidegrees {
         case .keep: break
         case .set(let v):
-            let box = Box(U32FieldsBox(values: [v]), type: "hfov")
+            let box = Box(HorizontalFieldOfViewBox(fieldOfView: v), type: "hfov")
             var kids = entry.children ?? []
             if let i = kids.firstIndex(where: { $0.type == "hfov" }) {
                 kids[i] = box

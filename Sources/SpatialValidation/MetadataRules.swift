@@ -213,7 +213,7 @@ enum VideoRules {
             let entry = track.sampleEntries.first,
             let hvcC = entry.child("hvcC")?.payload(HEVCConfigurationBox.self)?.record
         {
-            let lhvC = entry.child("lhvC")?.payload(HEVCConfigurationBox.self)?.record
+            let lhvC = entry.child("lhvC")?.payload(LHEVCConfigurationBox.self)?.record
             var samples: [[UInt8]] = []
             var budget = 4 << 20
             // The count comes from stsz; only the three samples read are resolved (a hostile constant-size

@@ -40,8 +40,8 @@ struct BoxBuilderTests {
         let vmhd = try roundTrip(Box(VideoMediaHeaderBox(), type: "vmhd"))
         #expect(vmhd.payload(VideoMediaHeaderBox.self)?.fullBox.flags == 1)
         let dinf = try roundTrip(Box.selfContainedDataInformation())
-        #expect(dinf.find("dref", "url ")?.payload(DataEntryBox.self)?.selfContained == true)
-        #expect(dinf.child("dref")?.payload(CountedContainerHeader.self)?.entryCount == 1)
+        #expect(dinf.find("dref", "url ")?.payload(DataEntryUrlBox.self)?.selfContained == true)
+        #expect(dinf.child("dref")?.payload(DataReferenceBoxHeader.self)?.entryCount == 1)
     }
 
     @Test func valuesThatDoNotFitTheirVersionAreRefusedNotCut() throws {

@@ -15,7 +15,7 @@ struct BoxModelTests {
         let (boxes, _, diags) = p.parseBoxes(vexu + strk)
         #expect(diags.isEmpty)
         let proj = try #require(boxes[0].child("proj"))
-        #expect(proj.child("prji")?.payload(SingleValueFullBox.self)?.fourCC == "rect")
+        #expect(proj.child("prji")?.payload(ProjectionInformationBox.self)?.projectionKind == "rect")
         #expect(boxes[0].find("eyes", "stri")?.payload(StereoViewInformationBox.self)?.hasRightEye == true)
         let sub = try #require(boxes[1].child("stri"))
         guard case .raw = sub.fields else { Issue.record("stri under strk should stay raw"); return }
@@ -29,7 +29,7 @@ struct BoxModelTests {
         var moov = boxes[0]
         var udta = try #require(moov.child("udta"))
         var h = try #require(udta.child("hfov"))
-        h.fields = .typed(U32FieldsBox(values: [80000]))
+        h.fields = .typed(HorizontalFieldOfViewBox(fieldOfView: 80000))
         udta.setChild(h)
         moov.setChild(udta)
         let out = try moov.serialized()
@@ -69,9 +69,10 @@ struct BoxModelTests {
         #expect(entry.children?.map(\.type.description) == ["hvcC", "lhvC", "fiel", "chrm", "vexu", "hfov"])
         let eyes = try #require(entry.find("vexu", "eyes"))
         #expect(eyes.children?.map(\.type.description) == ["stri", "hero", "cams", "cmfy"])
-        #expect(eyes.find("cams", "blin")?.payload(SingleValueFullBox.self)?.value == 19240)
-        #expect(eyes.find("cmfy", "dadj")?.payload(SingleValueFullBox.self)?.signedValue == 200)
-        #expect(entry.child("hfov")?.payload(U32FieldsBox.self)?.values == [63400])
+        #expect(eyes.find("cams", "blin")?.payload(StereoCameraSystemBaselineBox.self)?.baseline == 19240)
+        #expect(
+            eyes.find("cmfy", "dadj")?.payload(StereoComfortDisparityAdjustmentBox.self)?.disparityAdjustment == 200)
+        #expect(entry.child("hfov")?.payload(HorizontalFieldOfViewBox.self)?.fieldOfView == 63400)
         #expect(f.box("mdat")?.header.form == .large)
         let lines = BoxDump.lines(f)
         #expect(lines.contains { $0.contains("blin") && $0.contains("19.24 mm") })

@@ -51,14 +51,15 @@ struct ImmersiveBoxTests {
         #expect(untyped.isEmpty, "kept raw: \(untyped)")
         #expect(vexu.child("must")?.payload(RequiredBoxTypesBox.self)?.types == ["eyes", "pack"])
         #expect(vexu.find("eyes", "must")?.payload(RequiredBoxTypesBox.self)?.types == ["stri"])
-        #expect(vexu.find("proj", "prji")?.payload(SingleValueFullBox.self)?.fourCC == "prim")
-        #expect(vexu.find("proj", "prim")?.payload(FullBoxOnly.self) != nil)
-        #expect(vexu.find("pack", "pkin")?.payload(SingleValueFullBox.self)?.fourCC == "side")
+        #expect(vexu.find("proj", "prji")?.payload(ProjectionInformationBox.self)?.projectionKind == "prim")
+        #expect(vexu.find("proj", "prim")?.payload(ParametricImmersiveProjectionBox.self) != nil)
+        #expect(vexu.find("pack", "pkin")?.payload(ViewPackingInformationBox.self)?.packingKind == "side")
         let lens = try #require(vexu.find("lnsc", "lens"))
-        let lnhd = try #require(lens.child("lnhd")?.payload(LensFieldsBox.self))
+        let lnhd = try #require(lens.child("lnhd")?.payload(LensHeaderBox.self))
         #expect(lnhd.field("lens_identifier")?.bits == 7 && lnhd.field("algorithm_kind")?.value == "'fish'")
-        #expect(lens.child("rdim")?.payload(LensFieldsBox.self)?.fields.map(\.bits) == [3840, 2160])
-        let lnin = try #require(lens.child("lnin")?.payload(LensFieldsBox.self))
+        #expect(
+            lens.child("rdim")?.payload(IntrinsicMatrixReferenceDimensionsBox.self)?.fields.map(\.bits) == [3840, 2160])
+        let lnin = try #require(lens.child("lnin")?.payload(LensIntrinsicsBox.self))
         #expect(
             lnin.fields.map(\.name) == [
                 "denominator_shift", "skew_denominator_shift", "focal_length_x", "principal_point_x",
@@ -66,10 +67,12 @@ struct ImmersiveBoxTests {
             ])
         #expect(lnin.field("skew_denominator_shift")?.value == "-2" && lnin.field("skew_factor")?.value == "-3")
         #expect(lnin.field("projection_offset")?.value == "0.25")
-        #expect(lens.child("ldst")?.payload(LensFieldsBox.self)?.field("radial_angle_limit")?.value == "1.75")
-        #expect(lens.child("lfad")?.payload(LensFieldsBox.self)?.fields.count == 6)
-        #expect(lens.find("lnex", "corg")?.payload(LensFieldsBox.self)?.field("origin_source")?.value == "'blin'")
-        #expect(lens.find("lnex", "cxfm", "uqua")?.payload(LensFieldsBox.self)?.field("y")?.value == "0.70710677")
+        #expect(lens.child("ldst")?.payload(LensDistortionsBox.self)?.field("radial_angle_limit")?.value == "1.75")
+        #expect(lens.child("lfad")?.payload(LensFrameAdjustmentBox.self)?.fields.count == 6)
+        #expect(
+            lens.find("lnex", "corg")?.payload(ExtrinsicOriginSourceBox.self)?.field("origin_source")?.value == "'blin'"
+        )
+        #expect(lens.find("lnex", "cxfm", "uqua")?.payload(UnitQuaternionBox.self)?.field("y")?.value == "0.70710677")
     }
 
     @Test func lensFlagsDecideTheOptionalFields() throws {
@@ -81,7 +84,7 @@ struct ImmersiveBoxTests {
         for bytes in [plain, extra] {
             let (b, _, _) = BoxParser().parseBoxes(box("lnsc", bytes))
             let lnin = try #require(b.first?.find("lens", "lnin"))
-            #expect(lnin.payload(LensFieldsBox.self)?.fields.count == 5)
+            #expect(lnin.payload(LensIntrinsicsBox.self)?.fields.count == 5)
             #expect(try b[0].serialized() == box("lnsc", bytes))
         }
         // lnin with flags 1 but too short: kept raw with a diagnostic, still byte-exact.
@@ -112,9 +115,11 @@ struct ImmersiveBoxTests {
                     + box("mshp", Self.fb + [1, 2, 3, 4, 5, 6, 7, 8])))
         let (boxes, _, diags) = BoxParser().parseBoxes(apple + google + mesh)
         #expect(diags.isEmpty)
-        #expect(boxes[0].find("proj", "equi")?.payload(FullBoxOnly.self) != nil)
+        #expect(boxes[0].find("proj", "equi")?.payload(EquirectangularProjectionKindBox.self) != nil)
         #expect(
-            boxes[1].find("proj", "equi")?.payload(FullBoxU32Fields.self)?.values == [0, 0, 0x4000_0000, 0x4000_0000])
+            boxes[1].find("proj", "equi")?.payload(EquirectangularProjectionBox.self)?.storedFields == [
+                0, 0, 0x4000_0000, 0x4000_0000,
+            ])
         #expect(boxes[1].find("proj", "prji") == nil)
         guard case .raw = boxes[2].find("proj", "mshp")?.fields else { Issue.record("mshp should be kept raw"); return }
         for (b, bytes) in zip(boxes, [apple, google, mesh]) { #expect(try b.serialized() == bytes) }
@@ -128,8 +133,8 @@ struct ImmersiveBoxTests {
                 + box("pack", box("pkin", Self.fb + [0, 0, 0, 0]) + box("what", [7])))
         let (boxes, _, diags) = BoxParser().parseBoxes(bytes)
         #expect(diags.isEmpty)
-        #expect(boxes[0].find("proj", "prji")?.payload(SingleValueFullBox.self)?.fourCC == "cylx")
-        #expect(boxes[0].find("pack", "pkin")?.payload(SingleValueFullBox.self)?.value == 0)
+        #expect(boxes[0].find("proj", "prji")?.payload(ProjectionInformationBox.self)?.projectionKind == "cylx")
+        #expect(boxes[0].find("pack", "pkin")?.payload(ViewPackingInformationBox.self)?.packingKind.rawValue == 0)
         #expect(try boxes[0].serialized() == bytes)
     }
 }

@@ -60,7 +60,7 @@ enum VideoFields {
         add("hfov", entry.child("hfov") != nil ? "present" : "absent")
 
         let hvcCBytes = try #require(entry.child("hvcC")?.payload(HEVCConfigurationBox.self)?.record)
-        let lhvCBytes = try #require(entry.child("lhvC")?.payload(HEVCConfigurationBox.self)?.record)
+        let lhvCBytes = try #require(entry.child("lhvC")?.payload(LHEVCConfigurationBox.self)?.record)
         let hvcC = try HEVCDecoderConfigurationRecord(parsing: hvcCBytes)
         let lhvC = try LHEVCDecoderConfigurationRecord(parsing: lhvCBytes)
         add(
@@ -220,7 +220,7 @@ enum VideoFields {
             if g != 0 { for k in 0..<Int(c) { mapped.append(i + k) } }
             i += Int(c)
         }
-        let stss = stbl.child("stss")?.payload(U32TableBox.self)?.values.map { Int($0) - 1 }
+        let stss = stbl.child("stss")?.payload(SyncSampleBox.self)?.sampleNumbers.map { Int($0) - 1 }
         return "\(type) mapped=stss: \(stss.map { $0 == mapped } ?? (mapped.count == i))"
     }
 

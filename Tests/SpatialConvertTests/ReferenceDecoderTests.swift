@@ -55,7 +55,7 @@ struct ReferenceDecoderTests {
         let track = try #require(f.tracks.first { $0.handler == "vide" })
         let entry = try #require(track.sampleEntries.first)
         let hvcC = try #require(entry.child("hvcC")?.payload(HEVCConfigurationBox.self)?.record)
-        let lhvC = try #require(entry.child("lhvC")?.payload(HEVCConfigurationBox.self)?.record)
+        let lhvC = try #require(entry.child("lhvC")?.payload(LHEVCConfigurationBox.self)?.record)
         let h = try HEVCDecoderConfigurationRecord(parsing: hvcC)
         let l = try LHEVCDecoderConfigurationRecord(parsing: lhvC)
         var samples: [[NALUnit]] = []

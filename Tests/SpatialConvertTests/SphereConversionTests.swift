@@ -76,7 +76,9 @@ struct SphereConversionTests {
         // The boxes: MV-HEVC with vexu{eyes{stri}, proj{prji}}, no hfov.
         let e = try entry(out)
         #expect(e.child("lhvC") != nil && e.child("hfov") == nil)
-        #expect(e.find("vexu", "proj", "prji")?.payload(SingleValueFullBox.self)?.fourCC.description == projection)
+        #expect(
+            e.find("vexu", "proj", "prji")?.payload(ProjectionInformationBox.self)?.projectionKind.description
+                == projection)
         #expect(e.find("vexu", "eyes", "stri")?.payload(StereoViewInformationBox.self)?.flagsByte == 0x03)
         #expect(e.find("vexu", "pack") == nil)
         // FFmpeg reads the projection, and decodes both views: each its half of the source.
@@ -105,12 +107,17 @@ struct SphereConversionTests {
         #expect(s.status == 0, "split: \(s.err)")
         let b = try entry(back)
         #expect(
-            b.find("vexu", "proj", "prji")?.payload(SingleValueFullBox.self)?.fourCC == projection
+            b.find("vexu", "proj", "prji")?.payload(ProjectionInformationBox.self)?.projectionKind == projection
                 && b.child("hfov") == nil)
-        #expect(b.find("vexu", "pack", "pkin")?.payload(SingleValueFullBox.self)?.fourCC == (sbs ? "side" : "over"))
-        #expect(b.child("st3d")?.payload(SingleValueFullBox.self)?.value == (sbs ? 2 : 1))
+        #expect(
+            b.find("vexu", "pack", "pkin")?.payload(ViewPackingInformationBox.self)?.packingKind
+                == (sbs ? "side" : "over"))
+        #expect(b.child("st3d")?.payload(Stereoscopic3DVideoBox.self)?.stereoMode == (sbs ? 2 : 1))
         let q: UInt32 = projection == "hequ" ? 0x4000_0000 : 0
-        #expect(b.find("sv3d", "proj", "equi")?.payload(FullBoxU32Fields.self)?.values == [0, 0, q, q])
+        #expect(
+            b.find("sv3d", "proj", "equi")?.payload(EquirectangularProjectionBox.self)?.storedFields == [
+                0, 0, UInt64(q), UInt64(q),
+            ])
         let side = try sideData(back)
         #expect(
             side.contains { $0.hasPrefix(sbs ? "Stereo 3D: side by side" : "Stereo 3D: top and bottom") }

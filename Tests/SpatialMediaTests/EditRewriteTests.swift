@@ -64,7 +64,7 @@ import Testing
 
     /// Offsets pushed past 4 GiB promote stco to co64 (layout pass only; no huge file is written).
     @Test func promotesToCo64() throws {
-        let stco = Box(U32TableBox(values: [100, 4_294_967_000]), type: "stco")
+        let stco = Box(ChunkOffsetBox(chunkOffsets: [100, 4_294_967_000]), type: "stco")
         var stbl = Box(type: "stbl", children: [stco])
         var mdat = Box(type: "mdat")
         mdat.header = BoxHeader(type: "mdat", offset: 50, size: 4_294_968_000)

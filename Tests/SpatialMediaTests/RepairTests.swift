@@ -42,7 +42,7 @@ struct RepairTests {
         let hvcC = try HEVCDecoderConfigurationRecord(
             parsing: try #require(entry.child("hvcC")?.payload(HEVCConfigurationBox.self)).record)
         let lhvC = try LHEVCDecoderConfigurationRecord(
-            parsing: try #require(entry.child("lhvC")?.payload(HEVCConfigurationBox.self)).record)
+            parsing: try #require(entry.child("lhvC")?.payload(LHEVCConfigurationBox.self)).record)
         let psArrays = hvcC.arrays.filter { [32, 33, 34].contains($0.nalUnitType.rawValue) }
         #expect(psArrays.count == 3 && !psArrays.contains { !$0.arrayCompleteness })
         #expect(lhvC.arrays.contains { $0.nalUnitType == .sps } && lhvC.arrays.contains { $0.nalUnitType == .pps })

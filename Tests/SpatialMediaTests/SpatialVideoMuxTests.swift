@@ -88,7 +88,7 @@ enum MuxClips {
             #expect(Set(pts).count == 10)
             // The stream inside: both layers, no inter-layer prediction, parameter sets only in the sample entry.
             let hvcC = try #require(entry.child("hvcC")?.payload(HEVCConfigurationBox.self)?.record)
-            let lhvC = try #require(entry.child("lhvC")?.payload(HEVCConfigurationBox.self)?.record)
+            let lhvC = try #require(entry.child("lhvC")?.payload(LHEVCConfigurationBox.self)?.record)
             let data = try samples.map { s throws(ParseError) in try file.readBytes(at: s.offset, count: Int(s.size)) }
             let info = try HEVCStreamInfo(hvcC: hvcC, lhvC: lhvC, samples: data)
             #expect(info.errors.isEmpty, "\(info.errors)")

@@ -38,7 +38,7 @@ struct AppleParityRuleTests {
         var moov = file.boxes[mi]
         try SpatialVideoEditor.replace(
             &moov, path: ["trak", "mdia", "minf", "stbl", "stsd", "hvc1", "hvcC"],
-            with: Box(HEVCConfigurationBox(record: try rec.serialized(), layered: false), type: "hvcC"))
+            with: Box(HEVCConfigurationBox(record: try rec.serialized()), type: "hvcC"))
         _ = try SpatialVideoEditor.rewrite(
             file: file, moovIndex: mi, newMoov: moov, to: path, faststart: false, progress: nil)
         let r = Validator.validate(path: path, options: Self.metadataOnly)

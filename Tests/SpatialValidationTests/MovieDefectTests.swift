@@ -321,9 +321,13 @@ import Testing
             type: "sv3d",
             children: [
                 Box(SphericalVideoHeaderBox(source: "test"), type: "svhd"),
-                Box(type: "proj", children: [Box(FullBoxU32Fields(values: [0, 0, 0]), type: "prhd"), projection]),
+                Box(
+                    type: "proj",
+                    children: [
+                        Box(ProjectionHeaderBox(poseYaw: 0, posePitch: 0, poseRoll: 0), type: "prhd"), projection,
+                    ]),
             ])
-        entry.children = (entry.children ?? []) + [Box(SingleValueFullBox(kind: "st3d", value: 1), type: "st3d"), sv3d]
+        entry.children = (entry.children ?? []) + [Box(Stereoscopic3DVideoBox(stereoMode: 1), type: "st3d"), sv3d]
         stsd.children = [entry]
         stbl.setChild(stsd)
         var minf = try #require(trak.find("mdia", "minf"))
@@ -347,7 +351,10 @@ import Testing
         let scale = 4_294_967_296.0
         let lr = UInt32((1 - 137.0 / 360) * scale / 2), tb = UInt32((1 - 96.0 / 180) * scale / 2)
         let cropped = d + "/cropped.mp4"
-        try Self.withGoogleV2(Box(FullBoxU32Fields(values: [tb, tb, lr, lr]), type: "equi"), cropped)
+        try Self.withGoogleV2(
+            Box(
+                EquirectangularProjectionBox(boundsTop: tb, boundsBottom: tb, boundsLeft: lr, boundsRight: lr),
+                type: "equi"), cropped)
         for assume in [nil, FourCC("hequ")] {
             var e = SpatialVideoEdit()
             e.spherical = .toAPMP(assume: assume)

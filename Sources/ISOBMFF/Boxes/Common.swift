@@ -1,19 +1,22 @@
 import BinaryIO
 import SystemSupport
 
-/// `ftyp` / `styp`: FileTypeBox / SegmentTypeBox (ISO/IEC 14496-12 §4.3, §8.16.2).
-public struct FileTypeBox: BoxPayload, Equatable {
-    public var majorBrand: FourCC
-    public var minorVersion: UInt32
-    public var compatibleBrands: [FourCC]
-    public init(majorBrand: FourCC, minorVersion: UInt32 = 0, compatibleBrands: [FourCC]) {
-        self.majorBrand = majorBrand; self.minorVersion = minorVersion; self.compatibleBrands = compatibleBrands
-    }
+/// A major brand, a minor version and compatible brands to the end of the box: the syntax shared by
+/// ``FileTypeBox`` (`ftyp`) and ``SegmentTypeBox`` (`styp`), which adopt it for their parse and write.
+public protocol BrandListPayload: BoxPayload {
+    var majorBrand: FourCC { get }
+    var minorVersion: UInt32 { get }
+    var compatibleBrands: [FourCC] { get }
+    init(majorBrand: FourCC, minorVersion: UInt32, compatibleBrands: [FourCC])
+}
+
+extension BrandListPayload {
     public init(parsing r: inout ByteReader, context: inout ParseContext) throws(ParseError) {
-        majorBrand = try r.readFourCC()
-        minorVersion = try r.readU32()
-        compatibleBrands = []
-        while r.remaining >= 4 { compatibleBrands.append(try r.readFourCC()) }
+        let major = try r.readFourCC()
+        let minor = try r.readU32()
+        var brands: [FourCC] = []
+        while r.remaining >= 4 { brands.append(try r.readFourCC()) }
+        self.init(majorBrand: major, minorVersion: minor, compatibleBrands: brands)
     }
     public func write(to w: inout ByteWriter) {
         w.writeFourCC(majorBrand); w.writeU32(minorVersion)
@@ -30,21 +33,30 @@ public struct FileTypeBox: BoxPayload, Equatable {
     }
 }
 
-/// A FullBox with no fields beyond version and flags that is followed by children
-/// (`meta` in its ISO form, `nmhd`, `sthd`, `hmhd`-like boxes).
-public struct FullBoxOnly: BoxPayload, FullBoxCarrying, Equatable {
-    public var fullBox: FullBoxHeader
-    public init(_ fullBox: FullBoxHeader = FullBoxHeader()) { self.fullBox = fullBox }
-    public init(parsing r: inout ByteReader, context: inout ParseContext) throws(ParseError) {
-        fullBox = try FullBoxHeader(parsing: &r)
-    }
-    public func write(to w: inout ByteWriter) { fullBox.write(to: &w) }
-    public var versionForChildren: UInt8? { fullBox.version }
-    public var summary: String { "v\(fullBox.version) flags=0x\(String(fullBox.flags, radix: 16))" }
-    public var json: [(String, JSON)] {
-        [("version", .uint(UInt64(fullBox.version))), ("flags", .uint(UInt64(fullBox.flags)))]
+/// `ftyp` FileTypeBox (ISO/IEC 14496-12 §4.3): the file's brands.
+public struct FileTypeBox: BrandListPayload, Equatable {
+    public var majorBrand: FourCC
+    public var minorVersion: UInt32
+    public var compatibleBrands: [FourCC]
+    public init(majorBrand: FourCC, minorVersion: UInt32 = 0, compatibleBrands: [FourCC]) {
+        self.majorBrand = majorBrand; self.minorVersion = minorVersion; self.compatibleBrands = compatibleBrands
     }
 }
+
+/// `styp` SegmentTypeBox (ISO/IEC 14496-12 §8.16.2): a media segment's brands (the `ftyp` syntax).
+public struct SegmentTypeBox: BrandListPayload, Equatable {
+    public var majorBrand: FourCC
+    public var minorVersion: UInt32
+    public var compatibleBrands: [FourCC]
+    public init(majorBrand: FourCC, minorVersion: UInt32 = 0, compatibleBrands: [FourCC]) {
+        self.majorBrand = majorBrand; self.minorVersion = minorVersion; self.compatibleBrands = compatibleBrands
+    }
+}
+
+/// `nmhd` NullMediaHeaderBox (ISO/IEC 14496-12 §8.4.5.2): version and flags only.
+public typealias NullMediaHeaderBox = FullBoxHeaderOnlyBox<HeaderOnlyCode.NullMediaHeader>
+/// `sthd` SubtitleMediaHeaderBox (ISO/IEC 14496-12 §12.6.2): version and flags only.
+public typealias SubtitleMediaHeaderBox = FullBoxHeaderOnlyBox<HeaderOnlyCode.SubtitleMediaHeader>
 
 /// `meta` (ISO/IEC 14496-12 §8.11.1 MetaBox). ISO files write it as a FullBox; QuickTime writes a
 /// plain box whose first child (usually `hdlr`) starts right after the header. Both forms are kept.

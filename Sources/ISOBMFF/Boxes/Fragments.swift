@@ -22,23 +22,57 @@ public struct TrackExtendsBox: BoxPayload, FullBoxCarrying, Equatable {
     }
 }
 
-/// `mfhd` MovieFragmentHeaderBox (§8.8.5), `mehd` (§8.8.2) and `tfdt` (§8.8.12): a FullBox with
-/// one integer that is 64-bit in version 1 (`mfhd` is always 32-bit).
-public struct VersionedIntegerBox: BoxPayload, FullBoxCarrying, Equatable {
+/// `mehd` MovieExtendsHeaderBox (ISO/IEC 14496-12 §8.8.2): the whole fragmented movie's duration, 64-bit
+/// in version 1.
+public struct MovieExtendsHeaderBox: FullBoxFixedFieldsPayload, Equatable {
     public var fullBox: FullBoxHeader
-    public var value: UInt64
-    public var wide: Bool
-    public init(parsing r: inout ByteReader, context: inout ParseContext) throws(ParseError) {
-        fullBox = try FullBoxHeader(parsing: &r)
-        wide = fullBox.version == 1 && context.parents.last != "mfhd"
-        value = wide ? try r.readU64() : UInt64(try r.readU32())
+    /// In the movie timescale.
+    public var fragmentDuration: UInt64
+    public init(fragmentDuration: UInt64, fullBox: FullBoxHeader = FullBoxHeader()) {
+        self.fullBox = fullBox; self.fragmentDuration = fragmentDuration
     }
-    public func write(to w: inout ByteWriter) {
-        fullBox.write(to: &w)
-        if wide { w.writeU64(value) } else { w.writeU32(UInt32(truncatingIfNeeded: value)) }
+    public static func fieldWidths(_ h: FullBoxHeader) -> [Int] { [h.version == 1 ? 8 : 4] }
+    public init(fieldsHeader: FullBoxHeader, storedFields f: [UInt64]) {
+        self.init(fragmentDuration: f[safe: 0] ?? 0, fullBox: fieldsHeader)
     }
-    public var summary: String { "value=\(value)" }
-    public var json: [(String, JSON)] { [("value", .uint(value))] }
+    public var storedFields: [UInt64] { [fragmentDuration] }
+    public var summary: String { "value=\(fragmentDuration)" }
+    public var json: [(String, JSON)] { [("value", .uint(fragmentDuration))] }
+}
+
+/// `mfhd` MovieFragmentHeaderBox (ISO/IEC 14496-12 §8.8.5): the fragment's sequence number (32-bit in
+/// every version).
+public struct MovieFragmentHeaderBox: FullBoxFixedFieldsPayload, Equatable {
+    public var fullBox: FullBoxHeader
+    public var sequenceNumber: UInt32
+    public init(sequenceNumber: UInt32, fullBox: FullBoxHeader = FullBoxHeader()) {
+        self.fullBox = fullBox; self.sequenceNumber = sequenceNumber
+    }
+    public static func fieldWidths(_: FullBoxHeader) -> [Int] { [4] }
+    public init(fieldsHeader: FullBoxHeader, storedFields f: [UInt64]) {
+        self.init(sequenceNumber: UInt32(truncatingIfNeeded: f[safe: 0] ?? 0), fullBox: fieldsHeader)
+    }
+    public var storedFields: [UInt64] { [UInt64(sequenceNumber)] }
+    public var summary: String { "value=\(sequenceNumber)" }
+    public var json: [(String, JSON)] { [("value", .uint(UInt64(sequenceNumber)))] }
+}
+
+/// `tfdt` TrackFragmentBaseMediaDecodeTimeBox (ISO/IEC 14496-12 §8.8.12): the decode time of the
+/// fragment's first sample, 64-bit in version 1.
+public struct TrackFragmentBaseMediaDecodeTimeBox: FullBoxFixedFieldsPayload, Equatable {
+    public var fullBox: FullBoxHeader
+    /// In the media timescale.
+    public var baseMediaDecodeTime: UInt64
+    public init(baseMediaDecodeTime: UInt64, fullBox: FullBoxHeader = FullBoxHeader()) {
+        self.fullBox = fullBox; self.baseMediaDecodeTime = baseMediaDecodeTime
+    }
+    public static func fieldWidths(_ h: FullBoxHeader) -> [Int] { [h.version == 1 ? 8 : 4] }
+    public init(fieldsHeader: FullBoxHeader, storedFields f: [UInt64]) {
+        self.init(baseMediaDecodeTime: f[safe: 0] ?? 0, fullBox: fieldsHeader)
+    }
+    public var storedFields: [UInt64] { [baseMediaDecodeTime] }
+    public var summary: String { "value=\(baseMediaDecodeTime)" }
+    public var json: [(String, JSON)] { [("value", .uint(baseMediaDecodeTime))] }
 }
 
 /// `tfhd` TrackFragmentHeaderBox (§8.8.7): optional fields selected by flags.

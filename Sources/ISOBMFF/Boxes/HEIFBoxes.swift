@@ -425,3 +425,38 @@ public struct EntityToGroupBox: BoxPayload, FullBoxCarrying, Equatable {
         [("group_id", .uint(UInt64(groupID))), ("entity_ids", .array(entityIDs.map { .uint(UInt64($0)) }))]
     }
 }
+
+/// `irot` ImageRotation property (ISO/IEC 23008-12 §6.5.10): 6 reserved bits, then the rotation
+/// anti-clockwise in units of 90°.
+public struct ImageRotation: PlainFixedFieldsPayload, Equatable {
+    /// The 6 reserved bits, kept as stored.
+    public var reserved: UInt8
+    /// Quarter turns anti-clockwise (0–3).
+    public var angle: UInt8
+    public init(angle: UInt8, reserved: UInt8 = 0) { self.angle = angle & 3; self.reserved = reserved & 0x3F }
+    public static func fieldWidths(_: FullBoxHeader) -> [Int] { [1] }
+    public init(fieldsHeader: FullBoxHeader, storedFields f: [UInt64]) {
+        let b = UInt8(truncatingIfNeeded: f[safe: 0] ?? 0)
+        self.init(angle: b & 3, reserved: b >> 2)
+    }
+    public var storedFields: [UInt64] { [UInt64((reserved & 0x3F) << 2 | angle & 3)] }
+    public var summary: String { bytesSummary(self) }
+    public var json: [(String, JSON)] { bytesJSON(self) }
+}
+
+/// `imir` ImageMirror property (ISO/IEC 23008-12 §6.5.12): 7 reserved bits, then the mirror axis
+/// (0 about a horizontal axis, 1 about a vertical axis).
+public struct ImageMirror: PlainFixedFieldsPayload, Equatable {
+    /// The 7 reserved bits, kept as stored.
+    public var reserved: UInt8
+    public var axis: UInt8
+    public init(axis: UInt8, reserved: UInt8 = 0) { self.axis = axis & 1; self.reserved = reserved & 0x7F }
+    public static func fieldWidths(_: FullBoxHeader) -> [Int] { [1] }
+    public init(fieldsHeader: FullBoxHeader, storedFields f: [UInt64]) {
+        let b = UInt8(truncatingIfNeeded: f[safe: 0] ?? 0)
+        self.init(axis: b & 1, reserved: b >> 1)
+    }
+    public var storedFields: [UInt64] { [UInt64((reserved & 0x7F) << 1 | axis & 1)] }
+    public var summary: String { bytesSummary(self) }
+    public var json: [(String, JSON)] { bytesJSON(self) }
+}

@@ -252,31 +252,89 @@ public struct SoundMediaHeaderBox: BoxPayload, FullBoxCarrying, Equatable {
     public var summary: String { "balance=\(balance)" }
 }
 
-/// A FullBox followed by a 32-bit entry count and that many child boxes
-/// (`dref`, `stsd`: §8.7.2, §8.5.2). The count is kept as read, even if it disagrees with the children.
-public struct CountedContainerHeader: BoxPayload, FullBoxCarrying, Equatable {
-    public var fullBox: FullBoxHeader
-    public var entryCount: UInt32
-    public init(entryCount: UInt32) { fullBox = FullBoxHeader(); self.entryCount = entryCount }
-    public init(parsing r: inout ByteReader, context: inout ParseContext) throws(ParseError) {
-        fullBox = try FullBoxHeader(parsing: &r); entryCount = try r.readU32()
+/// A FullBox followed by a 32-bit entry count and that many child boxes: the header syntax shared by
+/// ``DataReferenceBoxHeader`` (`dref`, §8.7.2) and ``SampleDescriptionBoxHeader`` (`stsd`, §8.5.2). The count
+/// is kept as read, even if it disagrees with the children.
+public protocol CountedContainerPayload: FullBoxFixedFieldsPayload {
+    var entryCount: UInt32 { get }
+    init(entryCount: UInt32, fullBox: FullBoxHeader)
+}
+
+extension CountedContainerPayload {
+    public static func fieldWidths(_: FullBoxHeader) -> [Int] { [4] }
+    public init(fieldsHeader: FullBoxHeader, storedFields f: [UInt64]) {
+        self.init(entryCount: UInt32(truncatingIfNeeded: f[safe: 0] ?? 0), fullBox: fieldsHeader)
     }
-    public func write(to w: inout ByteWriter) { fullBox.write(to: &w); w.writeU32(entryCount) }
+    public var storedFields: [UInt64] { [UInt64(entryCount)] }
     public var summary: String { "entry_count=\(entryCount)" }
     public var json: [(String, JSON)] { [("entry_count", .uint(UInt64(entryCount)))] }
 }
 
-/// `url ` / `urn ` DataEntry boxes (§8.7.2). Flag 1 = media data in the same file.
-public struct DataEntryBox: BoxPayload, FullBoxCarrying, Equatable {
+/// `dref` DataReferenceBox header (ISO/IEC 14496-12 §8.7.2): the number of data entries that follow.
+public struct DataReferenceBoxHeader: CountedContainerPayload, Equatable {
     public var fullBox: FullBoxHeader
+    public var entryCount: UInt32
+    public init(entryCount: UInt32, fullBox: FullBoxHeader = FullBoxHeader()) {
+        self.fullBox = fullBox; self.entryCount = entryCount
+    }
+}
+
+/// `stsd` SampleDescriptionBox header (ISO/IEC 14496-12 §8.5.2): the number of sample entries that follow.
+public struct SampleDescriptionBoxHeader: CountedContainerPayload, Equatable {
+    public var fullBox: FullBoxHeader
+    public var entryCount: UInt32
+    public init(entryCount: UInt32, fullBox: FullBoxHeader = FullBoxHeader()) {
+        self.fullBox = fullBox; self.entryCount = entryCount
+    }
+}
+
+/// A data entry inside `dref` (ISO/IEC 14496-12 §8.7.2): flag 1 means the media data is in this file.
+/// ``DataEntryUrlBox`` and ``DataEntryUrnBox`` adopt it.
+public protocol DataEntryPayload: BoxPayload, FullBoxCarrying {
+    var fullBox: FullBoxHeader { get }
+}
+
+extension DataEntryPayload {
+    /// True when the media data is in the same file (flag 1).
+    public var selfContained: Bool { fullBox.flags & 1 != 0 }
+}
+
+/// `url ` DataEntryUrlBox (ISO/IEC 14496-12 §8.7.2): the location, absent when the data is in this file.
+public struct DataEntryUrlBox: DataEntryPayload, Equatable {
+    public var fullBox: FullBoxHeader
+    /// The location string's bytes as stored (NUL-terminated UTF-8; empty when self-contained).
     public var location: [UInt8]
+    public init(fullBox: FullBoxHeader, location: [UInt8]) { self.fullBox = fullBox; self.location = location }
     public init(parsing r: inout ByteReader, context: inout ParseContext) throws(ParseError) {
         fullBox = try FullBoxHeader(parsing: &r); location = r.readRemaining()
     }
     public func write(to w: inout ByteWriter) { fullBox.write(to: &w); w.write(location) }
-    public var selfContained: Bool { fullBox.flags & 1 != 0 }
     public var summary: String {
         selfContained ? "self-contained" : "location=\(String(decoding: location.prefix { $0 != 0 }, as: UTF8.self))"
+    }
+}
+
+/// `urn ` DataEntryUrnBox (ISO/IEC 14496-12 §8.7.2): a name and an optional location.
+public struct DataEntryUrnBox: DataEntryPayload, Equatable {
+    public var fullBox: FullBoxHeader
+    /// The name's bytes up to and including its NUL terminator (all bytes when there is none).
+    public var name: [UInt8]
+    /// The bytes after the name: the location string as stored (may be empty).
+    public var location: [UInt8]
+    public init(fullBox: FullBoxHeader, name: [UInt8], location: [UInt8]) {
+        self.fullBox = fullBox; self.name = name; self.location = location
+    }
+    public init(parsing r: inout ByteReader, context: inout ParseContext) throws(ParseError) {
+        fullBox = try FullBoxHeader(parsing: &r)
+        let rest = r.readRemaining()
+        let cut = rest.firstIndex(of: 0).map { $0 + 1 } ?? rest.count
+        name = Array(rest[..<cut]); location = Array(rest[cut...])
+    }
+    public func write(to w: inout ByteWriter) { fullBox.write(to: &w); w.write(name); w.write(location) }
+    public var summary: String {
+        selfContained
+            ? "self-contained"
+            : "location=\(String(decoding: (name + location).prefix { $0 != 0 }, as: UTF8.self))"
     }
 }
 

@@ -56,25 +56,65 @@ public struct CompositionOffsetBox: BoxPayload, FullBoxCarrying, Equatable {
     public var json: [(String, JSON)] { [("entry_count", .uint(UInt64(entries.count)))] }
 }
 
-/// A FullBox holding a 32-bit count and that many 32-bit values:
-/// `stss` SyncSampleBox (§8.6.2), `stco` ChunkOffsetBox (§8.7.5), `stps`.
-public struct U32TableBox: BoxPayload, FullBoxCarrying, Equatable {
-    public var fullBox: FullBoxHeader
-    public var values: [UInt32]
-    public init(values: [UInt32]) { fullBox = FullBoxHeader(); self.values = values }
+/// A FullBox holding a 32-bit entry count and that many 32-bit values. ``SyncSampleBox``,
+/// ``PartialSyncSampleBox`` and ``ChunkOffsetBox`` adopt it and share its parse and write.
+public protocol U32TablePayload: BoxPayload, FullBoxCarrying {
+    var fullBox: FullBoxHeader { get }
+    /// The table's values in order.
+    var tableValues: [UInt32] { get }
+    init(fullBox: FullBoxHeader, tableValues: [UInt32])
+}
+
+extension U32TablePayload {
     public init(parsing r: inout ByteReader, context: inout ParseContext) throws(ParseError) {
-        fullBox = try FullBoxHeader(parsing: &r)
+        let header = try FullBoxHeader(parsing: &r)
         let n = try checkTable(r, count: UInt64(try r.readU32()), entrySize: 4, context.path, context)
-        values = []
+        var values: [UInt32] = []
         values.reserveCapacity(n)
         for _ in 0..<n { values.append(try r.readU32()) }
+        self.init(fullBox: header, tableValues: values)
     }
     public func write(to w: inout ByteWriter) {
+        let values = tableValues
         fullBox.write(to: &w); w.writeU32(UInt32(truncatingIfNeeded: values.count))
         for v in values { w.writeU32(v) }
     }
-    public var summary: String { "\(values.count) entries" + (values.isEmpty ? "" : " first=\(values[0])") }
-    public var json: [(String, JSON)] { [("entry_count", .uint(UInt64(values.count)))] }
+    public var summary: String {
+        let values = tableValues
+        return "\(values.count) entries" + (values.isEmpty ? "" : " first=\(values[0])")
+    }
+    public var json: [(String, JSON)] { [("entry_count", .uint(UInt64(tableValues.count)))] }
+}
+
+/// `stss` SyncSampleBox (ISO/IEC 14496-12 §8.6.2): the 1-based numbers of the sync samples.
+public struct SyncSampleBox: U32TablePayload, Equatable {
+    public var fullBox: FullBoxHeader
+    /// 1-based sample numbers, ascending.
+    public var sampleNumbers: [UInt32]
+    public init(sampleNumbers: [UInt32]) { fullBox = FullBoxHeader(); self.sampleNumbers = sampleNumbers }
+    public init(fullBox: FullBoxHeader, tableValues: [UInt32]) { self.fullBox = fullBox; sampleNumbers = tableValues }
+    public var tableValues: [UInt32] { sampleNumbers }
+}
+
+/// `stps` PartialSyncSampleAtom (QuickTime): the 1-based numbers of the partial sync samples.
+public struct PartialSyncSampleBox: U32TablePayload, Equatable {
+    public var fullBox: FullBoxHeader
+    /// 1-based sample numbers, ascending.
+    public var sampleNumbers: [UInt32]
+    public init(sampleNumbers: [UInt32]) { fullBox = FullBoxHeader(); self.sampleNumbers = sampleNumbers }
+    public init(fullBox: FullBoxHeader, tableValues: [UInt32]) { self.fullBox = fullBox; sampleNumbers = tableValues }
+    public var tableValues: [UInt32] { sampleNumbers }
+}
+
+/// `stco` ChunkOffsetBox (ISO/IEC 14496-12 §8.7.5): each chunk's 32-bit file offset.
+/// Build and move offsets through ``ChunkOffsets``.
+public struct ChunkOffsetBox: U32TablePayload, Equatable {
+    public var fullBox: FullBoxHeader
+    /// File offsets of the chunks, in chunk order.
+    public var chunkOffsets: [UInt32]
+    public init(chunkOffsets: [UInt32]) { fullBox = FullBoxHeader(); self.chunkOffsets = chunkOffsets }
+    public init(fullBox: FullBoxHeader, tableValues: [UInt32]) { self.fullBox = fullBox; chunkOffsets = tableValues }
+    public var tableValues: [UInt32] { chunkOffsets }
 }
 
 /// `co64` ChunkLargeOffsetBox (§8.7.5).

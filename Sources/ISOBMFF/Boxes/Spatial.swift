@@ -31,54 +31,117 @@ public struct StereoViewInformationBox: BoxPayload, FullBoxCarrying, Equatable {
     }
 }
 
-/// A FullBox holding one integer field (Apple spatial video boxes):
-/// `hero` (u8 hero eye: 0 none, 1 left, 2 right), `blin` (u32 baseline in µm),
-/// `dadj` (s32 disparity adjustment in 1/10000 of the image width), `prji` (FourCC projection kind),
-/// `pkin` (FourCC view packing kind), `st3d` (u8 Google stereo mode).
-public struct SingleValueFullBox: BoxPayload, FullBoxCarrying, Equatable {
+/// `hero` HeroStereoEyeDescriptionBox inside `vexu/eyes` (Apple spatial video): which eye is the hero.
+public struct HeroStereoEyeDescriptionBox: FullBoxFixedFieldsPayload, Equatable {
     public var fullBox: FullBoxHeader
-    /// The value's width in bytes (1 or 4).
-    public var width: Int
-    /// The raw unsigned value (interpret `dadj` as signed with ``signedValue``).
-    public var value: UInt32
-    /// The box type this payload belongs to (decides how the value is shown; not written).
-    public var kind: FourCC
-    public init(kind: FourCC, value: UInt32) {
-        fullBox = FullBoxHeader(); self.kind = kind; self.value = value
-        width = (kind == "hero" || kind == "st3d") ? 1 : 4
+    /// 0 none, 1 left, 2 right; other values reserved and kept.
+    public var heroEye: UInt8
+    public init(heroEye: UInt8, fullBox: FullBoxHeader = FullBoxHeader()) {
+        self.fullBox = fullBox; self.heroEye = heroEye
     }
-    public init(parsing r: inout ByteReader, context: inout ParseContext) throws(ParseError) {
-        fullBox = try FullBoxHeader(parsing: &r)
-        let type = context.parents.last ?? FourCC(0)
-        kind = type
-        width = (type == "hero" || type == "st3d") ? 1 : 4
-        value = width == 1 ? UInt32(try r.readU8()) : try r.readU32()
+    public static func fieldWidths(_: FullBoxHeader) -> [Int] { [1] }
+    public init(fieldsHeader: FullBoxHeader, storedFields f: [UInt64]) {
+        self.init(heroEye: UInt8(truncatingIfNeeded: f[safe: 0] ?? 0), fullBox: fieldsHeader)
     }
-    public func write(to w: inout ByteWriter) {
-        fullBox.write(to: &w)
-        if width == 1 { w.writeU8(UInt8(truncatingIfNeeded: value)) } else { w.writeU32(value) }
-    }
-    public var signedValue: Int32 { Int32(bitPattern: value) }
-    public var fourCC: FourCC { FourCC(value) }
+    public var storedFields: [UInt64] { [UInt64(heroEye)] }
     public var summary: String {
-        switch kind {
-        case "hero": return "hero_eye=\(value) (\(["none", "left", "right"][safe: Int(value)] ?? "reserved"))"
-        case "blin": return "baseline=\(value) µm (\(fmt(Double(value) / 1000)) mm)"
-        case "dadj": return "disparity_adjustment=\(signedValue) (\(fmt(Double(signedValue) / 100, 2)) % of width)"
-        case "prji", "pkin": return "kind='\(fourCC)'"
-        case "st3d":
-            return
-                "stereo_mode=\(value) (\(["mono", "top-bottom", "left-right", "stereo-custom"][safe: Int(value)] ?? "reserved"))"
-        default: return "value=\(value)"
-        }
+        "hero_eye=\(heroEye) (\(["none", "left", "right"][safe: Int(heroEye)] ?? "reserved"))"
     }
-    public var json: [(String, JSON)] {
-        switch kind {
-        case "prji", "pkin": return [("kind", .string(fourCC.description))]
-        case "dadj": return [("value", .int(Int64(signedValue)))]
-        default: return [("value", .uint(UInt64(value)))]
-        }
+    public var json: [(String, JSON)] { [("value", .uint(UInt64(heroEye)))] }
+}
+
+/// `blin` StereoCameraSystemBaselineBox inside `vexu/cams` (Apple spatial video): the distance between
+/// the two cameras' centres.
+public struct StereoCameraSystemBaselineBox: FullBoxFixedFieldsPayload, Equatable {
+    public var fullBox: FullBoxHeader
+    /// Baseline in micrometres (19 240 = 19.24 mm).
+    public var baseline: UInt32
+    public init(baseline: UInt32, fullBox: FullBoxHeader = FullBoxHeader()) {
+        self.fullBox = fullBox; self.baseline = baseline
     }
+    public static func fieldWidths(_: FullBoxHeader) -> [Int] { [4] }
+    public init(fieldsHeader: FullBoxHeader, storedFields f: [UInt64]) {
+        self.init(baseline: UInt32(truncatingIfNeeded: f[safe: 0] ?? 0), fullBox: fieldsHeader)
+    }
+    public var storedFields: [UInt64] { [UInt64(baseline)] }
+    public var summary: String { "baseline=\(baseline) µm (\(fmt(Double(baseline) / 1000)) mm)" }
+    public var json: [(String, JSON)] { [("value", .uint(UInt64(baseline)))] }
+}
+
+/// `dadj` StereoComfortDisparityAdjustmentBox inside `vexu/cmfy` (Apple spatial video): the horizontal
+/// disparity adjustment.
+public struct StereoComfortDisparityAdjustmentBox: FullBoxFixedFieldsPayload, Equatable {
+    public var fullBox: FullBoxHeader
+    /// Disparity adjustment in 1/10000 of the image width (signed; 200 = 2 %).
+    public var disparityAdjustment: Int32
+    public init(disparityAdjustment: Int32, fullBox: FullBoxHeader = FullBoxHeader()) {
+        self.fullBox = fullBox; self.disparityAdjustment = disparityAdjustment
+    }
+    public static func fieldWidths(_: FullBoxHeader) -> [Int] { [4] }
+    public init(fieldsHeader: FullBoxHeader, storedFields f: [UInt64]) {
+        self.init(
+            disparityAdjustment: Int32(bitPattern: UInt32(truncatingIfNeeded: f[safe: 0] ?? 0)), fullBox: fieldsHeader)
+    }
+    public var storedFields: [UInt64] { [UInt64(UInt32(bitPattern: disparityAdjustment))] }
+    public var summary: String {
+        "disparity_adjustment=\(disparityAdjustment) (\(fmt(Double(disparityAdjustment) / 100, 2)) % of width)"
+    }
+    public var json: [(String, JSON)] { [("value", .int(Int64(disparityAdjustment)))] }
+}
+
+/// `pkin` ViewPackingInformationBox inside `vexu/pack` (Apple Projected Media Profile): how the two views
+/// share a frame.
+public struct ViewPackingInformationBox: FullBoxFixedFieldsPayload, Equatable {
+    public var fullBox: FullBoxHeader
+    /// `side` (left eye on the left), `over` (left eye on top); 0 when signalled elsewhere.
+    public var packingKind: FourCC
+    public init(packingKind: FourCC, fullBox: FullBoxHeader = FullBoxHeader()) {
+        self.fullBox = fullBox; self.packingKind = packingKind
+    }
+    public static func fieldWidths(_: FullBoxHeader) -> [Int] { [4] }
+    public init(fieldsHeader: FullBoxHeader, storedFields f: [UInt64]) {
+        self.init(packingKind: FourCC(UInt32(truncatingIfNeeded: f[safe: 0] ?? 0)), fullBox: fieldsHeader)
+    }
+    public var storedFields: [UInt64] { [UInt64(packingKind.rawValue)] }
+    public var summary: String { "kind='\(packingKind)'" }
+    public var json: [(String, JSON)] { [("kind", .string(packingKind.description))] }
+}
+
+/// `prji` ProjectionInformationBox inside `vexu/proj` (Apple Projected Media Profile): the projection kind.
+public struct ProjectionInformationBox: FullBoxFixedFieldsPayload, Equatable {
+    public var fullBox: FullBoxHeader
+    /// `rect`, `equi`, `hequ`, `fish`, `prim`; other values kept as stored.
+    public var projectionKind: FourCC
+    public init(projectionKind: FourCC, fullBox: FullBoxHeader = FullBoxHeader()) {
+        self.fullBox = fullBox; self.projectionKind = projectionKind
+    }
+    public static func fieldWidths(_: FullBoxHeader) -> [Int] { [4] }
+    public init(fieldsHeader: FullBoxHeader, storedFields f: [UInt64]) {
+        self.init(projectionKind: FourCC(UInt32(truncatingIfNeeded: f[safe: 0] ?? 0)), fullBox: fieldsHeader)
+    }
+    public var storedFields: [UInt64] { [UInt64(projectionKind.rawValue)] }
+    public var summary: String { "kind='\(projectionKind)'" }
+    public var json: [(String, JSON)] { [("kind", .string(projectionKind.description))] }
+}
+
+/// `st3d` Stereoscopic3DVideoBox (Google spherical video v2), in the visual sample entry.
+public struct Stereoscopic3DVideoBox: FullBoxFixedFieldsPayload, Equatable {
+    public var fullBox: FullBoxHeader
+    /// 0 mono, 1 top-bottom, 2 left-right, 3 stereo-custom; other values reserved and kept.
+    public var stereoMode: UInt8
+    public init(stereoMode: UInt8, fullBox: FullBoxHeader = FullBoxHeader()) {
+        self.fullBox = fullBox; self.stereoMode = stereoMode
+    }
+    public static func fieldWidths(_: FullBoxHeader) -> [Int] { [1] }
+    public init(fieldsHeader: FullBoxHeader, storedFields f: [UInt64]) {
+        self.init(stereoMode: UInt8(truncatingIfNeeded: f[safe: 0] ?? 0), fullBox: fieldsHeader)
+    }
+    public var storedFields: [UInt64] { [UInt64(stereoMode)] }
+    public var summary: String {
+        let names = ["mono", "top-bottom", "left-right", "stereo-custom"]
+        return "stereo_mode=\(stereoMode) (\(names[safe: Int(stereoMode)] ?? "reserved"))"
+    }
+    public var json: [(String, JSON)] { [("value", .uint(UInt64(stereoMode)))] }
 }
 
 /// `must` RequiredBoxTypesBox: a FullBox with a list of box types a reader must understand.
@@ -107,21 +170,65 @@ public struct SphericalVideoHeaderBox: BoxPayload, FullBoxCarrying, Equatable {
     public var summary: String { "source=\"\(metadataSource.value)\"" }
 }
 
-/// A FullBox followed by a list of 32-bit fields: `prhd` (yaw, pitch, roll 16.16 degrees),
-/// `equi` (bounds top/bottom/left/right 0.32), `cbmp` (layout, padding).
-public struct FullBoxU32Fields: BoxPayload, FullBoxCarrying, Equatable {
+/// `prhd` ProjectionHeaderBox inside `sv3d/proj` (Google spherical video v2): the pose, each angle a
+/// signed 16.16 fixed-point number of degrees.
+public struct ProjectionHeaderBox: FullBoxFixedFieldsPayload, Equatable {
     public var fullBox: FullBoxHeader
-    public var values: [UInt32]
-    /// A version-0 box with the given fields (3 for `prhd`, 4 for `equi`, 2 for `cbmp`).
-    public init(values: [UInt32]) { fullBox = FullBoxHeader(); self.values = values }
-    public init(parsing r: inout ByteReader, context: inout ParseContext) throws(ParseError) {
-        fullBox = try FullBoxHeader(parsing: &r)
-        let n: Int = ["prhd": 3, "equi": 4, "cbmp": 2][context.parents.last ?? FourCC(0)] ?? 0
-        values = []
-        for _ in 0..<n { values.append(try r.readU32()) }
+    public var poseYaw, posePitch, poseRoll: Int32
+    public init(poseYaw: Int32, posePitch: Int32, poseRoll: Int32, fullBox: FullBoxHeader = FullBoxHeader()) {
+        self.fullBox = fullBox; self.poseYaw = poseYaw; self.posePitch = posePitch; self.poseRoll = poseRoll
     }
-    public func write(to w: inout ByteWriter) { fullBox.write(to: &w); for v in values { w.writeU32(v) } }
-    public var summary: String { values.map { String(Int32(bitPattern: $0)) }.joined(separator: " ") }
+    public static func fieldWidths(_: FullBoxHeader) -> [Int] { [4, 4, 4] }
+    public init(fieldsHeader: FullBoxHeader, storedFields f: [UInt64]) {
+        let v = (0..<3).map { Int32(bitPattern: UInt32(truncatingIfNeeded: f[safe: $0] ?? 0)) }
+        self.init(poseYaw: v[0], posePitch: v[1], poseRoll: v[2], fullBox: fieldsHeader)
+    }
+    public var storedFields: [UInt64] { [poseYaw, posePitch, poseRoll].map { UInt64(UInt32(bitPattern: $0)) } }
+    public var summary: String { signedSummary(storedFields) }
+}
+
+/// `equi` EquirectangularProjectionBox inside `sv3d/proj` (Google spherical video v2): the crop from each
+/// edge as a 0.32 fixed-point fraction of the frame.
+public struct EquirectangularProjectionBox: FullBoxFixedFieldsPayload, Equatable {
+    public var fullBox: FullBoxHeader
+    public var boundsTop, boundsBottom, boundsLeft, boundsRight: UInt32
+    public init(
+        boundsTop: UInt32, boundsBottom: UInt32, boundsLeft: UInt32, boundsRight: UInt32,
+        fullBox: FullBoxHeader = FullBoxHeader()
+    ) {
+        self.fullBox = fullBox; self.boundsTop = boundsTop; self.boundsBottom = boundsBottom
+        self.boundsLeft = boundsLeft; self.boundsRight = boundsRight
+    }
+    public static func fieldWidths(_: FullBoxHeader) -> [Int] { [4, 4, 4, 4] }
+    public init(fieldsHeader: FullBoxHeader, storedFields f: [UInt64]) {
+        let v = (0..<4).map { UInt32(truncatingIfNeeded: f[safe: $0] ?? 0) }
+        self.init(boundsTop: v[0], boundsBottom: v[1], boundsLeft: v[2], boundsRight: v[3], fullBox: fieldsHeader)
+    }
+    public var storedFields: [UInt64] { [boundsTop, boundsBottom, boundsLeft, boundsRight].map { UInt64($0) } }
+    public var summary: String { signedSummary(storedFields) }
+}
+
+/// `cbmp` CubemapProjectionBox inside `sv3d/proj` (Google spherical video v2): layout and padding.
+public struct CubemapProjectionBox: FullBoxFixedFieldsPayload, Equatable {
+    public var fullBox: FullBoxHeader
+    public var layout: UInt32
+    /// Padding around each face, pixels.
+    public var padding: UInt32
+    public init(layout: UInt32, padding: UInt32, fullBox: FullBoxHeader = FullBoxHeader()) {
+        self.fullBox = fullBox; self.layout = layout; self.padding = padding
+    }
+    public static func fieldWidths(_: FullBoxHeader) -> [Int] { [4, 4] }
+    public init(fieldsHeader: FullBoxHeader, storedFields f: [UInt64]) {
+        let v = (0..<2).map { UInt32(truncatingIfNeeded: f[safe: $0] ?? 0) }
+        self.init(layout: v[0], padding: v[1], fullBox: fieldsHeader)
+    }
+    public var storedFields: [UInt64] { [UInt64(layout), UInt64(padding)] }
+    public var summary: String { signedSummary(storedFields) }
+}
+
+/// The dump line of Google's projection boxes: each 32-bit field as a signed integer.
+func signedSummary(_ values: [UInt64]) -> String {
+    values.map { String(Int32(bitPattern: UInt32(truncatingIfNeeded: $0))) }.joined(separator: " ")
 }
 
 /// QuickTime `data` box inside a metadata item (`ilst`): type indicator, locale, value bytes.

@@ -56,36 +56,116 @@ public struct ColourInformationBox: BoxPayload, Equatable {
     }
 }
 
-/// A box made of a fixed number of unsigned 32-bit fields:
-/// `pasp` (2: h/v spacing), `clap` (8: width, height, h/v offset as N/D pairs), `btrt` (3: buffer size,
-/// max bitrate, average bitrate), `hfov` (1: field of view in 1/1000 degree).
-public struct U32FieldsBox: BoxPayload, Equatable {
-    public var values: [UInt32]
-    public init(values: [UInt32]) { self.values = values }
-    public init(parsing r: inout ByteReader, context: inout ParseContext) throws(ParseError) {
-        let type = context.parents.last ?? FourCC(0)
-        let n = U32FieldsBox.counts[type] ?? 0
-        values = []
-        for _ in 0..<n { values.append(try r.readU32()) }
+/// `pasp` PixelAspectRatioBox (ISO/IEC 14496-12 §12.1.4): the pixel's relative width and height.
+public struct PixelAspectRatioBox: PlainFixedFieldsPayload, Equatable {
+    public var hSpacing: UInt32
+    public var vSpacing: UInt32
+    public init(hSpacing: UInt32, vSpacing: UInt32) { self.hSpacing = hSpacing; self.vSpacing = vSpacing }
+    public static func fieldWidths(_: FullBoxHeader) -> [Int] { [4, 4] }
+    public init(fieldsHeader: FullBoxHeader, storedFields f: [UInt64]) {
+        self.init(
+            hSpacing: UInt32(truncatingIfNeeded: f[safe: 0] ?? 0), vSpacing: UInt32(truncatingIfNeeded: f[safe: 1] ?? 0)
+        )
     }
-    public func write(to w: inout ByteWriter) { for v in values { w.writeU32(v) } }
-    static let counts: [FourCC: Int] = ["pasp": 2, "clap": 8, "btrt": 3, "hfov": 1]
-    public var summary: String {
-        if values.count == 1 { return "field_of_view=\(values[0]) (\(fmt(Double(values[0]) / 1000))°)" }
-        return values.map(String.init).joined(separator: " ")
-    }
-    public var json: [(String, JSON)] { [("values", .array(values.map { .uint(UInt64($0)) }))] }
+    public var storedFields: [UInt64] { [UInt64(hSpacing), UInt64(vSpacing)] }
+    public var summary: String { valuesSummary(storedFields) }
+    public var json: [(String, JSON)] { valuesJSON(storedFields) }
 }
 
-/// A box made of raw bytes that are small, known fields shown in dumps:
-/// `fiel` (field count, field ordering), `chrm` (QuickTime chroma location), `irot`, `imir`.
-public struct SmallFieldsBox: BoxPayload, Equatable {
-    public var bytes: [UInt8]
-    public init(bytes: [UInt8]) { self.bytes = bytes }
-    public init(parsing r: inout ByteReader, context: inout ParseContext) throws(ParseError) {
-        bytes = r.readRemaining()
+/// `clap` CleanApertureBox (ISO/IEC 14496-12 §12.1.4): width, height and the centre's offsets, each a
+/// numerator/denominator pair. The offset numerators are signed.
+public struct CleanApertureBox: PlainFixedFieldsPayload, Equatable {
+    public var cleanApertureWidthN, cleanApertureWidthD, cleanApertureHeightN, cleanApertureHeightD: UInt32
+    public var horizOffN: Int32
+    public var horizOffD: UInt32
+    public var vertOffN: Int32
+    public var vertOffD: UInt32
+    public init(
+        cleanApertureWidthN: UInt32, cleanApertureWidthD: UInt32, cleanApertureHeightN: UInt32,
+        cleanApertureHeightD: UInt32, horizOffN: Int32, horizOffD: UInt32, vertOffN: Int32, vertOffD: UInt32
+    ) {
+        self.cleanApertureWidthN = cleanApertureWidthN; self.cleanApertureWidthD = cleanApertureWidthD
+        self.cleanApertureHeightN = cleanApertureHeightN; self.cleanApertureHeightD = cleanApertureHeightD
+        self.horizOffN = horizOffN; self.horizOffD = horizOffD; self.vertOffN = vertOffN; self.vertOffD = vertOffD
     }
-    public func write(to w: inout ByteWriter) { w.write(bytes) }
-    public var summary: String { Hex.string(bytes, separator: " ") }
-    public var json: [(String, JSON)] { [("bytes", .string(Hex.string(bytes)))] }
+    public static func fieldWidths(_: FullBoxHeader) -> [Int] { [4, 4, 4, 4, 4, 4, 4, 4] }
+    public init(fieldsHeader: FullBoxHeader, storedFields f: [UInt64]) {
+        let v = (0..<8).map { UInt32(truncatingIfNeeded: f[safe: $0] ?? 0) }
+        self.init(
+            cleanApertureWidthN: v[0], cleanApertureWidthD: v[1], cleanApertureHeightN: v[2],
+            cleanApertureHeightD: v[3], horizOffN: Int32(bitPattern: v[4]), horizOffD: v[5],
+            vertOffN: Int32(bitPattern: v[6]), vertOffD: v[7])
+    }
+    public var storedFields: [UInt64] {
+        [
+            cleanApertureWidthN, cleanApertureWidthD, cleanApertureHeightN, cleanApertureHeightD,
+            UInt32(bitPattern: horizOffN), horizOffD, UInt32(bitPattern: vertOffN), vertOffD,
+        ].map { UInt64($0) }
+    }
+    public var summary: String { valuesSummary(storedFields) }
+    public var json: [(String, JSON)] { valuesJSON(storedFields) }
+}
+
+/// `btrt` BitRateBox (ISO/IEC 14496-12 §8.5.2.2): decoder buffer size in bytes, maximum and average
+/// bit rate in bits per second.
+public struct BitRateBox: PlainFixedFieldsPayload, Equatable {
+    public var bufferSizeDB, maxBitrate, avgBitrate: UInt32
+    public init(bufferSizeDB: UInt32, maxBitrate: UInt32, avgBitrate: UInt32) {
+        self.bufferSizeDB = bufferSizeDB; self.maxBitrate = maxBitrate; self.avgBitrate = avgBitrate
+    }
+    public static func fieldWidths(_: FullBoxHeader) -> [Int] { [4, 4, 4] }
+    public init(fieldsHeader: FullBoxHeader, storedFields f: [UInt64]) {
+        let v = (0..<3).map { UInt32(truncatingIfNeeded: f[safe: $0] ?? 0) }
+        self.init(bufferSizeDB: v[0], maxBitrate: v[1], avgBitrate: v[2])
+    }
+    public var storedFields: [UInt64] { [bufferSizeDB, maxBitrate, avgBitrate].map { UInt64($0) } }
+    public var summary: String { valuesSummary(storedFields) }
+    public var json: [(String, JSON)] { valuesJSON(storedFields) }
+}
+
+/// `hfov` HorizontalFieldOfViewBox (Apple spatial video, in the visual sample entry): the horizontal
+/// field of view in thousandths of a degree.
+public struct HorizontalFieldOfViewBox: PlainFixedFieldsPayload, Equatable {
+    /// Field of view, 1/1000 degree (63 400 = 63.4°).
+    public var fieldOfView: UInt32
+    public init(fieldOfView: UInt32) { self.fieldOfView = fieldOfView }
+    public static func fieldWidths(_: FullBoxHeader) -> [Int] { [4] }
+    public init(fieldsHeader: FullBoxHeader, storedFields f: [UInt64]) {
+        fieldOfView = UInt32(truncatingIfNeeded: f[safe: 0] ?? 0)
+    }
+    public var storedFields: [UInt64] { [UInt64(fieldOfView)] }
+    public var summary: String { "field_of_view=\(fieldOfView) (\(fmt(Double(fieldOfView) / 1000))°)" }
+    public var json: [(String, JSON)] { valuesJSON(storedFields) }
+}
+
+/// `fiel` FieldHandlingAtom (QuickTime): field count (1 progressive, 2 interlaced) and field ordering.
+public struct FieldHandlingBox: PlainFixedFieldsPayload, Equatable {
+    public var fieldCount: UInt8
+    public var fieldOrdering: UInt8
+    public init(fieldCount: UInt8, fieldOrdering: UInt8) {
+        self.fieldCount = fieldCount; self.fieldOrdering = fieldOrdering
+    }
+    public static func fieldWidths(_: FullBoxHeader) -> [Int] { [1, 1] }
+    public init(fieldsHeader: FullBoxHeader, storedFields f: [UInt64]) {
+        self.init(
+            fieldCount: UInt8(truncatingIfNeeded: f[safe: 0] ?? 0),
+            fieldOrdering: UInt8(truncatingIfNeeded: f[safe: 1] ?? 0))
+    }
+    public var storedFields: [UInt64] { [UInt64(fieldCount), UInt64(fieldOrdering)] }
+    public var summary: String { bytesSummary(self) }
+    public var json: [(String, JSON)] { bytesJSON(self) }
+}
+
+/// `chrm` ChromaLocationAtom (QuickTime, written by Apple's VideoToolbox): one 16-bit chroma location,
+/// kept as stored.
+public struct ChromaLocationBox: PlainFixedFieldsPayload, Equatable {
+    public var chromaLocation: UInt16
+    public init(chromaLocation: UInt16) { self.chromaLocation = chromaLocation }
+    public static func fieldWidths(_: FullBoxHeader) -> [Int] { [2] }
+    public init(fieldsHeader: FullBoxHeader, storedFields f: [UInt64]) {
+        chromaLocation = UInt16(truncatingIfNeeded: f[safe: 0] ?? 0)
+    }
+    public var storedFields: [UInt64] { [UInt64(chromaLocation)] }
+    public var summary: String { bytesSummary(self) }
+    public var json: [(String, JSON)] { bytesJSON(self) }
 }
