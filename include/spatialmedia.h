@@ -497,8 +497,9 @@ sm_status sm_convert_video(const char *input, const char *output, const char *op
 
 /* The name table of a job's request ("convert", "align", "fix", "split", "validate", "combine", "edit",
  * "concat"): a JSON array of {"key", "flag" (null when the command line has none), "python" (the Python keyword),
- * "type", "applies" ("photo" | "video" | "both"), "default"}. `out_json` is freed with sm_string_free. (Added in
- * 0.3.0.) */
+ * "type", "applies" ("photo" | "video" | "both"), "default", "allowed" (a choice's values, else null), "range"
+ * ([lowest, highest] of a number, else null)}. `out_json` is freed with sm_string_free. (Added in 0.3.0;
+ * "allowed" and "range" in 0.4.0.) */
 sm_status sm_option_table(const char *job, char **out_json);
 
 /* Joins the segments of one conversion (sm_convert_video with "segment": "K/N", or `convert --segment`)
@@ -507,7 +508,8 @@ sm_status sm_option_table(const char *job, char **out_json);
  * every segment of one conversion: identical sample entries (hvcC, lhvC, spatial metadata), the same
  * timescale, frame ranges tiling the clip; anything else is SM_ERR_INVALID_ARGUMENT or SM_ERR_PARSE with
  * a message naming the segment. Options: "audio_from": path (the converted input: its audio is carried
- * once, whole, as sm_convert_video would carry it) or "audio": "none"; one of the two is required.
+ * once, whole, as sm_convert_video would carry it) (--audio-from) or "no_audio": true (--no-audio; also
+ * spelt "audio": "none"); one of the two is required.
  * Progress stages "join", "done"; cancelling leaves nothing written.
  * Report: {"output","bytes_written","frames","segments","audio","seconds","notes"}.
  * (Added in version 0.2.0 of the library; SM_ABI_VERSION stays 1.) */

@@ -294,10 +294,13 @@ public func sm_concat_video(
         if list.isEmpty { throw .argument("segments_json is empty: give the segment files") }
         let out = try requiredPath(output, "output")
         var opts = try parseOptions(options)
-        var r = ConcatRequest(segments: list, output: out)
-        r.audioFrom = try opts.string("audio_from")
-        if let a = try opts.choice("audio", ["copy", "none"]) { r.noAudio = a == "none" }
-        try opts.finish("sm_concat_video")
+        // "audio": "none" (the first release's spelling) is "no_audio": true; the rest are the request's rows.
+        let audio = try opts.choice("audio", ["copy", "none"])
+        let values =
+            opts.takeAll().map { ($0.0, $0.1.requestValue) } + (audio == "none" ? [("no_audio", .bool(true))] : [])
+        let r = try lift { () throws(ParseError) in
+            try ConcatRequest(segments: list, output: out, values: values)
+        }
         try progress.report(0, "join")
         let cancellation = ConversionCancellation()
         do throws(ABIError) {

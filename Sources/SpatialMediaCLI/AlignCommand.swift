@@ -16,7 +16,7 @@ struct Align: ParsableCommand {
     @Argument(help: "A spatial photo (stereo HEIC).") var photo: String
     @Option(name: .shortAndLong, help: "Output .heic file.") var output: String
     @Flag(help: "Also set the disparity adjustment from the measured disparity.") var autoDisparity = false
-    @Option(help: "HEVC quality 0…100 (default 80).") var quality: Int?
+    @Option(help: "HEVC quality 0…100 (default \(AlignRequest.defaultText("quality"))).") var quality: Int?
     @Flag(help: "Print the report as JSON.") var json = false
 
     func run() throws {

@@ -24,7 +24,10 @@ struct Fix: ParsableCommand {
     @Flag(help: "Repair the input file itself (atomic rewrite).") var inPlace = false
     @Option(parsing: .unconditional, help: "Horizontal field of view in degrees to add where a stereo track has none.")
     var hfov: Double?
-    @Option(help: "Hero eye to add where a stereo track has none: left or right (default: the eye of the base layer).")
+    @Option(
+        help:
+            "Hero eye to add where a stereo track has none: left or right (default \(FixRequest.defaultText("hero_eye")))."
+    )
     var hero: String?
     @Flag(help: "Print JSON to standard output.") var json = false
 

@@ -68,17 +68,17 @@ struct ConvertPhoto: ParsableCommand {
     @OptionGroup var values: StereoValueOptions
     @Option(
         help:
-            "Layout of INPUT: sbs, tb or auto (photos); sbs, tb, half-sbs or half-tb (videos). Default: the packing the input states, else measured — the halves of the picture (of frames sampled across a video) are measured side by side and top-bottom, and the one way that shows a stereo pair is used; a 2D input (or one that measures both ways) is refused."
-    ) var layout: String = "auto"
+            "Layout of INPUT: sbs, tb or auto (photos); sbs, tb, half-sbs or half-tb (videos) (default \(ConvertRequest.defaultText("layout"))). The halves of the picture (of frames sampled across a video) are measured side by side and top-bottom; a 2D input (or one that measures both ways) is refused."
+    ) var layout: String?
     @Flag(
         help:
             "Photo: each eye is squeezed to half width (SBS) or half height (TB); stretch it back (videos: --layout half-sbs or half-tb)."
     ) var half = false
     @Flag(help: "The left half/top/first image is the right eye.") var swapEyes = false
-    @Option(help: "Photo: HEVC quality 0…100 (default 80).") var quality: Int?
+    @Option(help: "Photo: HEVC quality 0…100 (default \(ConvertRequest.defaultText("quality"))).") var quality: Int?
     @Option(
         help:
-            "Photo and video: coded bit depth, 8 or 10 (default: 10 for sources deeper than 8 bits, else 8). Video: 8 rounds a 10-bit source to 8-bit Multiview Main; colour tags are kept."
+            "Photo and video: coded bit depth, 8 or 10 (default \(ConvertRequest.defaultText("bit_depth"))). Video: 8 rounds a 10-bit source to 8-bit Multiview Main; colour tags are kept."
     ) var bitDepth: Int?
     @Option(
         help:
@@ -87,8 +87,10 @@ struct ConvertPhoto: ParsableCommand {
     @Option(help: "Photo: HDR gain map for the right input.") var rightGainMap: String?
     @Option(help: "Photo: depth map for the left input (HEIC kept byte-exact, or PNG/JPEG).") var leftDepth: String?
     @Option(help: "Photo: depth map for the right input.") var rightDepth: String?
-    @Option(help: "Photo: camera property form, apple (uuid boxes, default), standard (cmin/cmex) or both.") var form:
-        String?
+    @Option(
+        help:
+            "Photo: camera property form, apple (uuid boxes), standard (cmin/cmex) or both (default \(ConvertRequest.defaultText("form")))."
+    ) var form: String?
     @Flag(
         help:
             "Rectify one eye onto the other (vertical offset, roll, focal scale, keystone; one warp), crop both to the common area around the centre; prints before/after figures. Photos: the right eye. Videos: the non-hero eye, one warp per shot (estimated on sampled frames), one crop for the whole clip."
@@ -101,7 +103,8 @@ struct ConvertPhoto: ParsableCommand {
     // Video options.
     @Option(
         help:
-            "Video: x265 constant rate factor of the hero eye, 0…51 (default 23); the other eye follows --eye-quality.")
+            "Video: x265 constant rate factor of the hero eye, 0…51 (default \(ConvertRequest.defaultText("crf"))); the other eye follows --eye-quality."
+    )
     var crf: Double?
     @Option(
         help:
@@ -109,16 +112,18 @@ struct ConvertPhoto: ParsableCommand {
     ) var bitrate: Int?
     @Option(
         help:
-            "Video: auto (default: both eyes alike with inter-layer prediction when a multiview x265 is present, else asymmetric), asymmetric (the non-hero eye 6 CRF steps coarser, never above CRF 28; two single-layer encodes), asymmetric:N (N steps, 0…6), or equal."
+            "Video: auto (both eyes alike with inter-layer prediction when a multiview x265 is present, else asymmetric), asymmetric (the non-hero eye 6 CRF steps coarser, never above CRF 28; two single-layer encodes), asymmetric:N (N steps, 0…6), or equal (default \(ConvertRequest.defaultText("eye_quality")))."
     ) var eyeQuality: String?
     @Option(help: "Video: VBV max bitrate of both eyes together, kbit/s (kept within the HEVC level of the eye size).")
     var maxBitrate: Int?
-    @Option(help: "Video: VBV buffer of both eyes together, kbit (default: 1 s of --max-bitrate).") var vbvBufsize: Int?
+    @Option(
+        help: "Video: VBV buffer of both eyes together, kbit (default \(ConvertRequest.defaultText("vbv_bufsize"))).")
+    var vbvBufsize: Int?
     @Option(help: "Video: publishing limits to apply: vision-pro (at most 4320×4320 per eye, peak 150 Mbit/s).")
     var applePreset: String?
     @Option(
         help:
-            "Video: which encoder makes the layers: auto (a multiview libx265 when one is found, see SPATIAL_MEDIA_X265; default), assembled (two single-layer encodes), multiview (fail without one)."
+            "Video: which encoder makes the layers: auto (a multiview libx265 when one is found, see SPATIAL_MEDIA_X265), assembled (two single-layer encodes), multiview (fail without one) (default \(ConvertRequest.defaultText("encode_path")))."
     ) var encodePath: String?
     @Option(
         help:
@@ -127,25 +132,40 @@ struct ConvertPhoto: ParsableCommand {
     @Option(
         help: "Video: encode only segment K of N (whole GOPs, no audio) to a segment file for `spatial-media concat`.")
     var segment: String?
-    @Option(help: "Video: x265 preset (ultrafast … placebo, default medium).") var preset: String?
-    @Option(help: "Video: IDR interval in frames (default 2 s of frames).") var keyint: Int?
-    @Option(help: "Video: B-frames in the fixed pattern (default 3).") var bframes: Int?
+    @Option(help: "Video: x265 preset (ultrafast … placebo; default \(ConvertRequest.defaultText("preset"))).")
+    var preset: String?
+    @Option(help: "Video: IDR interval in frames (default \(ConvertRequest.defaultText("keyint"))).") var keyint: Int?
+    @Option(help: "Video: B-frames in the fixed pattern (default \(ConvertRequest.defaultText("bframes"))).")
+    var bframes: Int?
     @Flag(
         help: ArgumentHelp(
             "Video: tone-map an HDR (PQ or HLG) source to BT.709 SDR through FFmpeg (zscale, "
-                + "tonemap) and tag it BT.709; 8-bit unless --bit-depth 10 (default: HDR kept as recorded).")) var sdr =
+                + "tonemap) and tag it BT.709; 8-bit unless --bit-depth 10 (otherwise HDR is kept as recorded)."))
+    var sdr =
         false
-    @Option(help: "Video: copy the input's audio tracks (copy, default) or drop them (none).") var audio: String?
+    @Option(
+        help:
+            "Video: copy the input's audio tracks (copy) or drop them (none) (default \(ConvertRequest.defaultText("audio")))."
+    ) var audio: String?
     @Option(help: "Video: take the audio tracks from this MP4/MOV instead.") var audioFrom: String?
-    @Option(help: "Video: hero eye, also the base layer 2D players show: left (default) or right.") var hero: String?
-    @Flag(help: "Video: no audio track at all (by default the input's audio, or a silent track).") var noAudio = false
+    @Option(
+        help:
+            "Video: hero eye, also the base layer 2D players show: left or right (default \(ConvertRequest.defaultText("hero_eye")))."
+    ) var hero: String?
+    @Flag(help: "Video: no audio track at all (otherwise the input's audio, or a silent track).") var noAudio = false
     @Option(help: "Video: frame rate (e.g. 30, 29.97, 30000/1001), overriding the input's.") var fps: String?
-    @Option(help: "Video: input decoder: auto (Y4M direct, HEVC MP4/MOV by libde265, others ffmpeg) or ffmpeg.")
+    @Option(
+        help:
+            "Video: input decoder: auto (Y4M direct, HEVC MP4/MOV by libde265, others ffmpeg) or ffmpeg (default \(ConvertRequest.defaultText("decoder")))."
+    )
     var decoder: String?
-    @Option(help: "Video: x265 worker threads per eye (--pools; default half the processors, at least 1).")
+    @Option(
+        help: "Video: x265 worker threads per eye (--pools; default \(ConvertRequest.defaultText("threads_per_eye"))).")
     var threadsPerEye: Int?
-    @Option(help: "Video: layer-1 SPS form: multilayer (Apple's, default) or full (lossless split).") var spsForm:
-        String?
+    @Option(
+        help:
+            "Video: layer-1 SPS form: multilayer (Apple's) or full (lossless split) (default \(ConvertRequest.defaultText("layer_sps")))."
+    ) var spsForm: String?
     @Flag(help: "Video: write an MP4 (ftyp mp42) instead of QuickTime.") var mp4 = false
     @Flag(help: "Video: put moov before mdat.") var faststart = false
     @Option(help: "Video (debug): also write each eye's single-layer HEVC as PREFIX-left.hevc / PREFIX-right.hevc.")
@@ -157,7 +177,7 @@ struct ConvertPhoto: ParsableCommand {
 
     @Flag(
         help:
-            "Refuse to write when the source shows a geometry fault (by default a warning naming the option that fixes it)."
+            "Refuse to write when the source shows a geometry fault (otherwise a warning naming the option that fixes it)."
     ) var strict = false
     @Flag(
         help: ArgumentHelp(
@@ -249,8 +269,11 @@ struct SplitPhoto: ParsableCommand {
         help:
             "Video: no re-encoding, raw .hevc per eye (independent layers, or the base-layer eye only); .hevc outputs imply it."
     ) var copy = false
-    @Option(help: "Video: x265 constant rate factor of the re-encode (0…51, default 18).") var crf: Double?
-    @Option(help: "Video: x265 preset (ultrafast … placebo, default medium).") var preset: String?
+    @Option(
+        help: "Video: x265 constant rate factor of the re-encode (0…51, default \(SplitRequest.defaultText("crf"))).")
+    var crf: Double?
+    @Option(help: "Video: x265 preset (ultrafast … placebo, default \(SplitRequest.defaultText("preset"))).")
+    var preset: String?
     @Flag(help: "Video: leave the audio out.") var noAudio = false
     @Option(help: "Photo: JPEG (1…100) or HEIC (0…100) quality.") var quality: Int?
     @Option(help: "How one picture holds the eyes: sbs, tb or auto (photos: by shape; movies: from their metadata).")
@@ -266,9 +289,9 @@ struct SplitPhoto: ParsableCommand {
     func run() throws {
         var r = SplitRequest(input: input)
         r.left = left; r.right = right; r.sbs = sbs; r.ou = ou
-        r.half = half; r.copy = copy; r.crf = crf; r.preset = preset; r.noAudio = noAudio; r.quality = quality;
-        r.layout = layout
-        r.aux = aux
+        r.half = half; r.copy = copy; r.crf = crf; r.noAudio = noAudio; r.quality = quality; r.aux = aux
+        r.preset = try SplitRequest.choiceValue("preset", preset, .flag)
+        r.layout = try SplitRequest.choiceValue("layout", layout, .flag)
         let line = ProgressLine("split")
         let events = OperationEvents(progress: { p in
             if let frames = p.frames {

@@ -58,8 +58,10 @@ struct Combine: ParsableCommand {
     @Argument(help: "The right-eye HEIF (optional).") var right: String?
     @Option(name: .shortAndLong, help: "Output spatial photo (.heic), written atomically.") var output: String
     @OptionGroup var values: StereoValueOptions
-    @Option(help: "Camera property form: apple (uuid boxes, default), standard (cmin/cmex) or both.") var cameraForm:
-        String = "apple"
+    @Option(
+        help:
+            "Camera property form: apple (uuid boxes), standard (cmin/cmex) or both (default \(CombineRequest.defaultText("form")))."
+    ) var cameraForm: String?
     @Option(help: "Item id of the left eye (single input).") var leftItem: UInt32?
     @Option(help: "Item id of the right eye (single input).") var rightItem: UInt32?
     @Flag(help: "Swap the eyes.") var swapEyes = false

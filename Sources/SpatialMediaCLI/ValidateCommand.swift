@@ -29,15 +29,20 @@ struct Validate: ParsableCommand {
     @Option(help: "The input image holds both eyes: sbs (side by side) or tb (top-bottom).") var layout: String?
     @Option(help: "Left-eye image (with --right).") var left: String?
     @Option(help: "Right-eye image (with --left).") var right: String?
-    @Option(help: "Frames measured per video, spread over the duration (default 3).") var frames: Int?
+    @Option(
+        help: "Frames measured per video, spread over the duration (default \(ValidateRequest.defaultText("frames"))).")
+    var frames: Int?
     @Option(
         help: ArgumentHelp(
             "Raw pairs (two images, SBS/TB image, MPO): judge at this horizontal field of view, "
-                + "degrees (default: the input's EXIF, else 60° assumed)."))
+                + "degrees (default \(ValidateRequest.defaultText("hfov_degrees")))."))
     var hfov: Double?
-    @Option(help: "Raw pairs: judge the window at this disparity adjustment, % of the width (default 0).")
+    @Option(
+        help:
+            "Raw pairs: judge the window at this disparity adjustment, % of the width (default \(ValidateRequest.defaultText("disparity_percent")))."
+    )
     var disparity: Double?
-    @Option(help: "Raw pairs: judge at this baseline, mm (default: the MPO's, else 64 mm assumed).")
+    @Option(help: "Raw pairs: judge at this baseline, mm (default \(ValidateRequest.defaultText("baseline_mm"))).")
     var baseline: Double?
 
     func validate() throws {
@@ -45,11 +50,11 @@ struct Validate: ParsableCommand {
         if left == nil && inputs.isEmpty {
             throw ValidationError("give one or more files or directories, or --left and --right")
         }
-        if let l = layout, l != "sbs" && l != "tb" { throw ValidationError("--layout must be sbs or tb") }
-        let range = ValidateRequest.frameRange
-        if let f = frames, !range.contains(f) {
-            throw ValidationError("--frames must be between \(range.lowerBound) and \(range.upperBound)")
-        }
+        // The layout's words and the frames' range are the request's rows (the same refusal as every shell's).
+        do {
+            let _: ValidateRequest.Layout? = try ValidateRequest.choiceValue("layout", layout, .flag)
+            if let f = frames { try ValidateRequest.row("frames").checkRange(f, .flag) }
+        } catch { throw ValidationError(error.message) }
     }
 
     func run() throws {
@@ -58,7 +63,7 @@ struct Validate: ParsableCommand {
             inputs: inputs.map { ("input", $0) } + [("--left input", left), ("--right input", right)])
         var request = ValidateRequest(inputs: inputs, left: left, right: right)
         request.pixels = !noPixels
-        request.layout = layout
+        request.layout = try ValidateRequest.choiceValue("layout", layout, .flag)
         request.frames = frames
         request.values = StereoValueInputs(
             baselineMillimetres: baseline, hfovDegrees: hfov,

@@ -108,9 +108,12 @@ public enum SpatialSplit {
         if let o = options {
             r.half = o.half
             r.copy = o.copy
-            if !o.copy { r.crf = o.crf; r.preset = o.preset }
+            if !o.copy {
+                r.crf = o.crf
+                r.preset = try SplitRequest.choiceValue("preset", o.preset, .key)
+            }
             r.noAudio = !o.audio
-            r.layout = o.layout?.rawValue
+            r.layout = o.layout
         }
         return try Operations.split(r, spelling: .key)
     }
@@ -124,6 +127,7 @@ public enum SpatialSplit {
         _ path: String, left: String? = nil, right: String? = nil, sideBySide: String? = nil,
         quality: Int? = nil, layout: String? = nil, limits: Limits = .default
     ) throws(ParseError) {
+        let layout: StereoLayout? = try SplitRequest.choiceValue("layout", layout, .key)
         var eyes = SplitRequest(input: path)
         eyes.left = left; eyes.right = right; eyes.quality = quality; eyes.layout = layout
         if left != nil || right != nil { try Operations.split(eyes, spelling: .key) }

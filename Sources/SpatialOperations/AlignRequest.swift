@@ -9,7 +9,7 @@ import SystemSupport
 
 /// Rectification of an existing spatial photo (`spatial-media align`): the right eye warped onto the left, both
 /// cropped to the common area, written as a new spatial photo with the field of view updated for the crop.
-public struct AlignRequest: Sendable, Equatable {
+public struct AlignRequest: Sendable, Equatable, OptionTableRequest {
     public var photo: String
     public var output: String
     public var autoDisparity = false
@@ -17,11 +17,27 @@ public struct AlignRequest: Sendable, Equatable {
 
     public init(photo: String, output: String) { self.photo = photo; self.output = output }
 
-    /// The name table (key ↔ flag ↔ Python keyword).
-    public static var table: [OptionSpec] {
+    /// The request from untyped values by the keys of ``table`` (unknown keys, a key given twice and wrong types
+    /// refused; the range is the run's).
+    public init(photo: String, output: String, values: [(String, RequestValue)]) throws(ParseError) {
+        self.init(photo: photo, output: output)
+        try RequestValues.fill(values, into: &self, options: Self.options, job: "align")
+    }
+
+    /// The name table (key ↔ flag ↔ Python keyword, default, range), from ``options``.
+    public static var table: [OptionSpec] { options.map(\.spec) }
+
+    /// One row per option: its names, type, default and range, the property that holds it and how an untyped value
+    /// is read into it.
+    static var options: [RequestOption<AlignRequest>] {
         [
-            OptionSpec("auto_disparity", flag: "--auto-disparity", .bool, .photo, default: "false"),
-            OptionSpec("quality", flag: "--quality", .integer, .photo, default: "\(PhotoEncoding.defaultQuality)"),
+            .toggle(
+                OptionSpec("auto_disparity", flag: "--auto-disparity", .bool, .photo, default: "false"), \.autoDisparity
+            ),
+            .value(
+                OptionSpec(
+                    "quality", flag: "--quality", .integer, .photo, default: "\(PhotoEncoding.defaultQuality)",
+                    range: 0...100), \.quality, RequestValues.integer),
         ]
     }
 }
@@ -31,14 +47,8 @@ extension Operations {
     /// quality in range; a damaged or truncated input refused as such, then the input must be a spatial photo (else
     /// `unsupported`, exit 2); written to scratch, read back, then kept.
     public static func align(_ r: AlignRequest, spelling: OptionSpelling) throws(ParseError) -> OperationReport {
-        func name(_ k: String) -> String { AlignRequest.table.first { $0.key == k }?.name(spelling) ?? k }
         var o = PhotoConversionOptions()
-        if let q = r.quality {
-            guard (0...100).contains(q) else {
-                throw ParseError(.invalidArgument, "\(name("quality")) must be between 0 and 100")
-            }
-            o.quality = q
-        }
+        if let q = r.quality { o.quality = try AlignRequest.row("quality").checkRange(q, spelling) }
         try OutputKind.check(r.output, .heic)
         try OutputPaths.check(outputs: [(role: "output", path: r.output)], inputs: [(role: "input", path: r.photo)])
         // A damaged input is refused as damaged (offset and box path), before asking whether it is a spatial photo.

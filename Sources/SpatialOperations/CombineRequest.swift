@@ -7,7 +7,7 @@ import SystemSupport
 /// (``/SpatialMedia/SpatialPhotoEditor``), as the user asked for it. Every shell fills it and nothing else: values not
 /// given are filled by ``Operations/combine(_:spelling:)`` alone (the input's calibration when it is already a spatial
 /// photo, else the one table of defaults, so the eyes always get their camera intrinsics and extrinsics).
-public struct CombineRequest: Sendable, Equatable {
+public struct CombineRequest: Sendable, Equatable, OptionTableRequest {
     public var left: String
     public var right: String?
     public var output: String
@@ -15,32 +15,54 @@ public struct CombineRequest: Sendable, Equatable {
     public var rightItem: UInt32?
     public var swapEyes = false
     public var values = StereoValueInputs()
-    /// Camera property form: "apple" (default), "standard" or "both".
+    /// Camera property form: "apple" (default), "standard" or "both" (``/SpatialMedia/CameraPropertyForm``, read by the
+    /// row in the run: the C ABI sets the text).
     public var form: String?
 
     public init(left: String, right: String? = nil, output: String) {
         self.left = left; self.right = right; self.output = output
     }
 
-    /// The name table (key ↔ flag ↔ Python keyword).
-    public static var table: [OptionSpec] {
-        [
-            OptionSpec("left_item", flag: "--left-item", .integer, .photo),
-            OptionSpec("right_item", flag: "--right-item", .integer, .photo),
-            OptionSpec("swap_eyes", flag: "--swap-eyes", .bool, .photo, default: "false"),
-            OptionSpec(
-                "baseline_mm", flag: "--baseline", .number, .photo,
-                default:
-                    "the input's, else \(ConvertRequest.fmtNum(StereoParameters.defaults.baselineMillimetres ?? 0))"),
-            OptionSpec("baseline_um", flag: nil, .integer, .photo),
-            OptionSpec("hfov_degrees", flag: "--hfov", .number, .photo),
-            OptionSpec("hfov_millidegrees", flag: nil, .integer, .photo),
-            OptionSpec("disparity_percent", flag: "--disparity", .number, .photo),
-            OptionSpec("disparity", flag: nil, .integer, .photo),
-            OptionSpec(
-                "form", flag: "--camera-form", python: "photo_form", .text, .photo,
-                default: CameraPropertyForm.apple.rawValue),
+    /// The request from untyped values by the keys of ``table`` (unknown keys, a key given twice and wrong types
+    /// refused; ranges, the form's words and combinations are the run's).
+    public init(left: String, right: String?, output: String, values: [(String, RequestValue)]) throws(ParseError) {
+        self.init(left: left, right: right, output: output)
+        try RequestValues.fill(values, into: &self, options: Self.options, job: "combine")
+    }
+
+    /// The name table (key ↔ flag ↔ Python keyword, default, allowed values, range), from ``options``.
+    public static var table: [OptionSpec] { options.map(\.spec) }
+
+    /// One row per option: its names, type, default, allowed values and range, the property that holds it and how an
+    /// untyped value is read into it.
+    static var options: [RequestOption<CombineRequest>] {
+        let item: (RequestValue, OptionSpec) throws(ParseError) -> UInt32 = { (v, spec) throws(ParseError) in
+            let i = try RequestValues.integer(v, spec)
+            guard let id = UInt32(exactly: try spec.checkRange(i, .key)) else {
+                throw RequestValues.typeError(spec, "an item ID")
+            }
+            return id
+        }
+        let itemRange = 1...Double(UInt32.max)
+        return [
+            .value(OptionSpec("left_item", flag: "--left-item", .integer, .photo, range: itemRange), \.leftItem, item),
+            .value(
+                OptionSpec("right_item", flag: "--right-item", .integer, .photo, range: itemRange), \.rightItem, item),
+            .toggle(OptionSpec("swap_eyes", flag: "--swap-eyes", .bool, .photo, default: "false"), \.swapEyes),
         ]
+            + StereoValueInputs.rows(
+                \.values, .photo,
+                defaults: [
+                    "baseline_mm":
+                        "the input's, else \(ConvertRequest.fmtNum(StereoParameters.defaults.baselineMillimetres ?? 0))"
+                ])
+            + [
+                .value(
+                    OptionSpec(
+                        "form", flag: "--camera-form", python: "photo_form", .text, .photo,
+                        default: CameraPropertyForm.apple.rawValue, allowed: CameraPropertyForm.allowedValues), \.form,
+                    RequestValues.text)
+            ]
     }
 }
 
@@ -49,20 +71,15 @@ extension Operations {
     /// input, defaults filled (notes say which), the file written to scratch, read back, then kept.
     public static func combine(_ r: CombineRequest, spelling: OptionSpelling) throws(ParseError) -> OperationReport {
         func name(_ k: String) -> String { CombineRequest.table.first { $0.key == k }?.name(spelling) ?? k }
-        func refuse(_ m: String) -> ParseError { ParseError(.invalidArgument, m) }
+        func refuseOption(_ m: String) -> ParseError { ParseError(.invalidOption, m) }
         if (r.leftItem == nil) != (r.rightItem == nil) {
-            throw refuse("give both \(name("left_item")) and \(name("right_item")), or neither")
+            throw refuseOption("give both \(name("left_item")) and \(name("right_item")), or neither")
         }
         if r.right != nil && r.leftItem != nil {
-            throw refuse("\(name("left_item"))/\(name("right_item")) apply to a single input")
+            throw refuseOption("\(name("left_item"))/\(name("right_item")) apply to a single input")
         }
         var form = CameraPropertyForm.apple
-        if let f = r.form {
-            guard let given = CameraPropertyForm(rawValue: f) else {
-                throw refuse("\(name("form")) must be apple, standard or both")
-            }
-            form = given
-        }
+        if let f = r.form { form = try CombineRequest.row("form").choice(f, spelling) }
         try OutputKind.check(r.output, .heic)
         try OutputPaths.check(
             outputs: [(role: "output", path: r.output)],

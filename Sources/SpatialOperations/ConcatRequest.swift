@@ -4,7 +4,7 @@ import SystemSupport
 
 /// The segments of one conversion joined into one spatial video without re-encoding (`spatial-media concat`,
 /// `sm_concat_video`, Python's `concat`).
-public struct ConcatRequest: Sendable, Equatable {
+public struct ConcatRequest: Sendable, Equatable, OptionTableRequest {
     public var segments: [String]
     public var output: String
     /// The converted input, whose audio is carried once, whole.
@@ -13,11 +13,22 @@ public struct ConcatRequest: Sendable, Equatable {
 
     public init(segments: [String], output: String) { self.segments = segments; self.output = output }
 
-    /// The name table (key ↔ flag ↔ Python keyword).
-    public static var table: [OptionSpec] {
+    /// The request from untyped values by the keys of ``table`` (unknown keys, a key given twice and wrong types
+    /// refused; combinations are the run's).
+    public init(segments: [String], output: String, values: [(String, RequestValue)]) throws(ParseError) {
+        self.init(segments: segments, output: output)
+        try RequestValues.fill(values, into: &self, options: Self.options, job: "concat")
+    }
+
+    /// The name table (key ↔ flag ↔ Python keyword, default), from ``options``.
+    public static var table: [OptionSpec] { options.map(\.spec) }
+
+    /// One row per option: its names, type and default, the property that holds it and how an untyped value is read
+    /// into it.
+    static var options: [RequestOption<ConcatRequest>] {
         [
-            OptionSpec("audio_from", flag: "--audio-from", .path, .video),
-            OptionSpec("no_audio", flag: "--no-audio", python: "no_audio", .bool, .video, default: "false"),
+            .value(OptionSpec("audio_from", flag: "--audio-from", .path, .video), \.audioFrom, RequestValues.path),
+            .toggle(OptionSpec("no_audio", flag: "--no-audio", .bool, .video, default: "false"), \.noAudio),
         ]
     }
 }
@@ -31,16 +42,17 @@ extension Operations {
     ) throws(ParseError) -> OperationReport {
         func name(_ k: String) -> String { ConcatRequest.table.first { $0.key == k }?.name(spelling) ?? k }
         func refuse(_ m: String) -> ParseError { ParseError(.invalidArgument, m) }
+        func refuseOption(_ m: String) -> ParseError { ParseError(.invalidOption, m) }
         if r.segments.isEmpty { throw refuse("give the segment files") }
         if r.audioFrom == nil && !r.noAudio {
-            throw refuse(
+            throw refuseOption(
                 "give \(name("audio_from")) INPUT (the converted input, whose audio is carried once) or \(name("no_audio"))"
             )
         }
         if r.audioFrom != nil && r.noAudio {
-            throw refuse("give \(name("audio_from")) or \(name("no_audio")), not both")
+            throw refuseOption("give \(name("audio_from")) or \(name("no_audio")), not both")
         }
-        if r.audioFrom?.isEmpty == true { throw refuse("\(name("audio_from")) is empty") }
+        if r.audioFrom?.isEmpty == true { throw refuseOption("\(name("audio_from")) is empty") }
         try OutputKind.check(r.output, .movieOrMP4)
         try OutputPaths.check(
             outputs: [(role: "output", path: r.output)],

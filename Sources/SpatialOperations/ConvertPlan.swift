@@ -147,8 +147,7 @@ public struct ConvertPlan: Sendable {
             o.bitDepth = d
         }
         if let q = r.quality {
-            guard (0...100).contains(q) else { throw refuse("\(name("quality")) must be between 0 and 100") }
-            o.quality = q
+            o.quality = try ConvertRequest.row("quality").checkRange(q, n)
         }
         if let f = r.form { o.form = f }
         if let t = r.threads {
@@ -308,16 +307,14 @@ extension ConvertPlan {
             throw refuse("give one of \(name("crf")), \(name("bitrate")) and \(name("qp"))")
         }
         if let q = r.qp {
-            guard (0...51).contains(q) else { throw refuse("\(name("qp")) must be between 0 and 51") }
-            o.rateControl = .qp(q)
+            o.rateControl = .qp(try ConvertRequest.row("qp").checkRange(q, n))
         }
         if let seg = r.segment {
             if r.input == "-" { throw refuse("\(name("segment")) needs an input file, not standard input") }
             o.segment = seg
         }
         if let c = r.crf {
-            guard (0...51).contains(c) else { throw refuse("\(name("crf")) must be between 0 and 51") }
-            o.rateControl = .crf(c)
+            o.rateControl = .crf(try ConvertRequest.row("crf").checkRange(c, n))
         }
         if let b = r.bitrate {
             guard (2...480_000).contains(b) else {

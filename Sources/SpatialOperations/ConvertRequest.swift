@@ -12,7 +12,7 @@ import SystemSupport
 /// Every shell builds one of these and nothing else: the command line from its flags, the C ABI from `options_json`
 /// (``init(input:left:right:output:values:)``), Python through the C ABI, `SpatialMediaKit` from its arguments. Whether
 /// the job is a photo or a video, every default, every range and every refusal is ``ConvertPlan``'s.
-public struct ConvertRequest: Sendable, Equatable {
+public struct ConvertRequest: Sendable, Equatable, OptionTableRequest {
     /// One file holding both eyes ("-" = Y4M on standard input); or nil with ``left`` and ``right``.
     public var input: String?
     public var left: String?
@@ -106,13 +106,13 @@ public struct ConvertRequest: Sendable, Equatable {
         let v = VideoConversionOptions()
         let s = StereoParameters.defaults
         let p = PhotoConversionOptions()
-        return [
+        let rows: [RequestOption<ConvertRequest>] = [
             .optional(
                 OptionSpec(
                     "layout", flag: "--layout", .text, .both,
                     default:
-                        "auto (the packing the input states, else the one way, sbs or tb, whose halves measure as a stereo pair; else refused)"
-                ), \.layout
+                        "auto (the packing the input states, else the one way, sbs or tb, whose halves measure as a stereo pair; else refused)",
+                    allowed: ["auto"] + StereoVideoLayout.allowedValues), \.layout
             ) { (v, spec) throws(ParseError) in try layout(RequestValues.text(v, spec), .key) },
             .flag(OptionSpec("half_resolution", flag: "--half", .bool, .photo, default: "false"), \.halfResolution),
             .flag(OptionSpec("swap_eyes", flag: "--swap-eyes", .bool, .both, default: "false"), \.swapEyes),
@@ -144,7 +144,8 @@ public struct ConvertRequest: Sendable, Equatable {
                 \.values.disparity, RequestValues.integer),
             .flag(OptionSpec("align", flag: "--align", .bool, .both, default: "false"), \.align),
             .flag(
-                OptionSpec("auto_disparity", flag: "--auto-disparity", .bool, .both, default: "false"), \.autoDisparity),
+                OptionSpec("auto_disparity", flag: "--auto-disparity", .bool, .both, default: "false"),
+                \.autoDisparity),
             .flag(OptionSpec("strict", flag: "--strict", .bool, .both, default: "false"), \.strict),
             .flag(OptionSpec("force", flag: "--force", .bool, .both, default: "false"), \.force),
             .value(
@@ -177,9 +178,12 @@ public struct ConvertRequest: Sendable, Equatable {
                     "eye_quality", flag: "--eye-quality", .text, .video, default: eyeQualityArgument(v.eyeQuality)),
                 \.eyeQuality),
             .value(
-                OptionSpec("max_bitrate", flag: "--max-bitrate", .integer, .video), \.maxBitrate, RequestValues.integer),
+                OptionSpec("max_bitrate", flag: "--max-bitrate", .integer, .video), \.maxBitrate,
+                RequestValues.integer),
             .value(
-                OptionSpec("vbv_bufsize", flag: "--vbv-bufsize", .integer, .video), \.vbvBufsize, RequestValues.integer),
+                OptionSpec(
+                    "vbv_bufsize", flag: "--vbv-bufsize", .integer, .video, default: "1 s of the maximum bitrate"),
+                \.vbvBufsize, RequestValues.integer),
             .choice(OptionSpec("apple_preset", flag: "--apple-preset", .text, .video), \.applePreset),
             .choice(
                 OptionSpec("encode_path", flag: "--encode-path", .text, .video, default: v.encodePath.rawValue),
@@ -221,12 +225,17 @@ public struct ConvertRequest: Sendable, Equatable {
                     "projection", flag: "--projection", .text, .video,
                     default: "the input's spherical metadata, else rectilinear"), \.projection),
         ]
+        return rows.map { $0.ranged(Self.ranges[$0.spec.key] ?? StereoValueInputs.range($0.spec.key)) }
     }
 
+    /// The ranges of the numbers the plan checks (its refusals state them).
+    static let ranges: [String: ClosedRange<Double>] = [
+        "quality": 0...100, "threads": 0...256, "crf": 0...51, "qp": 0...51, "bitrate": 2...480_000, "bframes": 0...16,
+        "threads_per_eye": 1...64, "keyint": 1...Double(Int32.max),
+    ]
+
     /// The row of `key` (a key of ``table``).
-    static func spec(_ key: String) -> OptionSpec {
-        table.first { $0.key == key } ?? OptionSpec(key, flag: nil, .text, .both)
-    }
+    static func spec(_ key: String) -> OptionSpec { row(key) }
 
     /// The value of the choice `key` that `text` spells (nil when `text` is nil), read by the option's row as the C ABI
     /// reads it: the command line's way in to the one parser; a wrong value is refused naming the allowed ones.

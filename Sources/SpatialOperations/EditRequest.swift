@@ -5,7 +5,7 @@ import SystemSupport
 
 /// A metadata edit of a spatial video or photo (`spatial-media edit`, `sm_edit_*`, Python's `edit`): values set,
 /// replaced or removed without touching sample data, as the user asked for them.
-public struct EditRequest: Sendable, Equatable {
+public struct EditRequest: Sendable, Equatable, OptionTableRequest {
     public var path: String
     /// nil: the input is edited in place.
     public var output: String?
@@ -28,26 +28,53 @@ public struct EditRequest: Sendable, Equatable {
 
     public init(path: String, output: String?) { self.path = path; self.output = output }
 
-    /// The name table (key ↔ flag ↔ Python keyword).
-    public static var table: [OptionSpec] {
-        [
-            OptionSpec("baseline_mm", flag: "--baseline", .number, .both),
-            OptionSpec("baseline_um", flag: nil, .integer, .both),
-            OptionSpec("hfov_degrees", flag: "--hfov", .number, .both),
-            OptionSpec("hfov_millidegrees", flag: nil, .integer, .both),
-            OptionSpec("disparity_percent", flag: "--disparity", .number, .both),
-            OptionSpec("disparity", flag: nil, .integer, .both),
-            OptionSpec("hero_eye", flag: "--hero", .text, .video),
-            OptionSpec("projection", flag: "--projection", .text, .video),
-            OptionSpec("packing", flag: "--packing", .text, .video),
-            OptionSpec("to_apmp", flag: "--to-apmp", .bool, .video, default: "false"),
-            OptionSpec("to_google", flag: "--to-google", .bool, .video, default: "false"),
-            OptionSpec("remove_spatial", flag: "--remove-spatial", .bool, .video, default: "false"),
-            OptionSpec("faststart", flag: "--faststart", .bool, .video, default: "false"),
-            OptionSpec(
-                "form", flag: "--camera-form", python: "photo_form", .text, .photo,
-                default: CameraPropertyForm.apple.rawValue),
-            OptionSpec("remove", flag: nil, .text, .video),
+    /// The request from untyped values by the keys of ``table`` (unknown keys, a key given twice and wrong types
+    /// refused; the choices' words, ranges and combinations are the run's).
+    public init(path: String, output: String?, values: [(String, RequestValue)]) throws(ParseError) {
+        self.init(path: path, output: output)
+        try RequestValues.fill(values, into: &self, options: Self.options, job: "edit")
+    }
+
+    /// The name table (key ↔ flag ↔ Python keyword, default, allowed values, range), from ``options``.
+    public static var table: [OptionSpec] { options.map(\.spec) }
+
+    /// One row per option: its names, type, default, allowed values and range, the property that holds it and how an
+    /// untyped value is read into it. The choices are held as their text (the C ABI's edit handle sets them) and
+    /// read by these rows in the run.
+    static var options: [RequestOption<EditRequest>] {
+        StereoValueInputs.rows(\.values, .both) + [
+            .value(
+                OptionSpec("hero_eye", flag: "--hero", .text, .video, allowed: HeroEye.allowedValues), \.heroEye,
+                RequestValues.text),
+            .value(
+                OptionSpec("projection", flag: "--projection", .text, .video, allowed: ProjectionChoice.allowedValues),
+                \.projection, RequestValues.text),
+            .value(
+                OptionSpec("packing", flag: "--packing", .text, .video, allowed: ViewPackingChoice.allowedValues),
+                \.packing, RequestValues.text),
+            .toggle(OptionSpec("to_apmp", flag: "--to-apmp", .bool, .video, default: "false"), \.toAPMP),
+            .toggle(OptionSpec("to_google", flag: "--to-google", .bool, .video, default: "false"), \.toGoogle),
+            .toggle(
+                OptionSpec("remove_spatial", flag: "--remove-spatial", .bool, .video, default: "false"), \.removeSpatial
+            ),
+            .toggle(OptionSpec("faststart", flag: "--faststart", .bool, .video, default: "false"), \.faststart),
+            .value(
+                OptionSpec(
+                    "form", flag: "--camera-form", python: "photo_form", .text, .photo,
+                    default: CameraPropertyForm.apple.rawValue, allowed: CameraPropertyForm.allowedValues), \.form,
+                RequestValues.text),
+            RequestOption(
+                spec: OptionSpec("remove", flag: nil, .text, .video, allowed: RemovableField.allowedValues),
+                set: { (r: inout EditRequest, v: RequestValue) throws(ParseError) in
+                    let spec = EditRequest.row("remove")
+                    switch v {
+                    case .array(let items):
+                        r.remove = []
+                        for i in items { r.remove.append(try RequestValues.text(i, spec)) }
+                    default: r.remove = [try RequestValues.text(v, spec)]
+                    }
+                },
+                isGiven: { !$0.remove.isEmpty }),
         ]
     }
 }
@@ -61,29 +88,21 @@ extension Operations {
         throws(ParseError) -> OperationReport
     {
         func name(_ k: String) -> String { EditRequest.table.first { $0.key == k }?.name(spelling) ?? k }
-        func refuse(_ m: String) -> ParseError { ParseError(.invalidArgument, m) }
+        func refuse(_ m: String) -> ParseError { ParseError(.invalidOption, m) }
         if let o = r.output {
             try OutputPaths.check(outputs: [(role: "output", path: o)], inputs: [(role: "input", path: r.path)])
         }
-        if SpatialPhotoEditor.isHEIF(path: r.path) { return try editPhoto(r, name: name) }
+        if SpatialPhotoEditor.isHEIF(path: r.path) { return try editPhoto(r, spelling: spelling, name: name) }
         if r.form != nil { throw refuse("\(name("form")) applies to photos only") }
         var edit = SpatialVideoEdit()
         edit.removeSpatial = r.removeSpatial
         edit.set(try r.values.parameters(photo: false, name: name))
         if let h = r.heroEye {
-            switch h {
-            case "left": edit.heroEye = .set(.left)
-            case "right": edit.heroEye = .set(.right)
-            case "none": edit.heroEye = .remove
-            default: throw refuse("\(name("hero_eye")) must be left, right or none")
-            }
+            let eye: HeroEye = try EditRequest.row("hero_eye").choice(h, spelling)
+            edit.heroEye = eye == .none ? .remove : .set(eye)
         }
-        if let p = r.projection, !StereoParameters.documentedProjections.contains(FourCC(p)) || p.utf8.count != 4 {
-            throw refuse(
-                "\(name("projection")) must be one of \(StereoParameters.documentedProjections.map(\.description).joined(separator: ", "))"
-            )
-        }
-        if let k = r.packing, k != "side" && k != "over" { throw refuse("\(name("packing")) must be side or over") }
+        let projection: ProjectionChoice? = try EditRequest.choiceValue("projection", r.projection, spelling)
+        let packing: ViewPackingChoice? = try EditRequest.choiceValue("packing", r.packing, spelling)
         if r.removeSpatial
             && (!r.values.isEmpty || r.heroEye != nil || r.projection != nil || r.packing != nil || r.toAPMP
                 || r.toGoogle)
@@ -98,16 +117,17 @@ extension Operations {
         }
         if r.toGoogle && r.projection != nil { throw refuse("\(name("to_google")) takes the projection from the file") }
         if r.toAPMP {
-            edit.spherical = .toAPMP(assume: r.projection.map { FourCC($0) })
+            edit.spherical = .toAPMP(assume: projection?.code)
         } else if r.toGoogle {
             edit.spherical = .toGoogle
         } else {
-            if let p = r.projection { edit.projectionKind = .set(FourCC(p)) }
-            if let k = r.packing { edit.viewPacking = .set(FourCC(k)) }
+            if let p = projection { edit.projectionKind = .set(p.code) }
+            if let k = packing { edit.viewPacking = .set(FourCC(k.rawValue)) }
         }
         try removals(r.remove, into: &edit, name: name("remove"))
         if edit.isEmpty && !r.faststart {
-            throw refuse("nothing to do (give a value, \(name("remove_spatial")) or \(name("faststart")))")
+            throw ParseError(
+                .invalidArgument, "nothing to do (give a value, \(name("remove_spatial")) or \(name("faststart")))")
         }
         let expect: OutputExpectation = r.removeSpatial || r.toGoogle ? .ordinary : .spatial
         let before = r.output == nil ? OutputCheck.errorRules(of: [r.path]) : nil
@@ -142,13 +162,15 @@ extension Operations {
             case "projection": edit.projectionKind = .remove
             default:
                 throw ParseError(
-                    .invalidArgument,
+                    .invalidOption,
                     "\(name): unknown field \"\(n)\" (baseline, hfov, disparity, hero_eye, projection)")
             }
         }
     }
 
-    static func editPhoto(_ r: EditRequest, name: (String) -> String) throws(ParseError) -> OperationReport {
+    static func editPhoto(_ r: EditRequest, spelling: OptionSpelling, name: (String) -> String) throws(ParseError)
+        -> OperationReport
+    {
         let videoOnly = [
             "hero_eye": r.heroEye != nil, "projection": r.projection != nil, "packing": r.packing != nil,
             "to_apmp": r.toAPMP,
@@ -158,17 +180,12 @@ extension Operations {
         .filter(\.value).keys.sorted().map(name)
         if !videoOnly.isEmpty {
             throw ParseError(
-                .invalidArgument,
+                .invalidOption,
                 "\(videoOnly.joined(separator: ", ")) apply to videos; photos take \(name("baseline_mm")), \(name("hfov_degrees")), \(name("disparity_percent"))"
             )
         }
         var form = CameraPropertyForm.apple
-        if let f = r.form {
-            guard let given = CameraPropertyForm(rawValue: f) else {
-                throw ParseError(.invalidArgument, "\(name("form")) must be apple, standard or both")
-            }
-            form = given
-        }
+        if let f = r.form { form = try EditRequest.row("form").choice(f, spelling) }
         let stereo = try r.values.parameters(photo: true, name: name)
         if stereo.isEmpty {
             throw ParseError(

@@ -3,22 +3,40 @@ import SpatialMedia
 import SystemSupport
 
 /// Safe repairs of a movie (`spatial-media fix`): hev1 → hvc1, moov before mdat, a missing hero eye or field of view.
-public struct FixRequest: Sendable, Equatable {
+public struct FixRequest: Sendable, Equatable, OptionTableRequest {
     public var path: String
     /// nil: the input is repaired itself (atomic rewrite).
     public var output: String?
     /// Field of view to add where a stereo track has none, in degrees.
     public var hfovDegrees: Double?
-    /// Hero eye to add where a stereo track has none: "left" (default) or "right".
+    /// Hero eye to add where a stereo track has none: "left" (default) or "right" (``EyeChoice``, read by the row in
+    /// the run: the C ABI sets the text).
     public var heroEye: String?
 
     public init(path: String, output: String?) { self.path = path; self.output = output }
 
-    /// The name table (key ↔ flag ↔ Python keyword).
-    public static var table: [OptionSpec] {
+    /// The request from untyped values by the keys of ``table`` (unknown keys, a key given twice and wrong types
+    /// refused; the hero eye's words and the range are the run's).
+    public init(path: String, output: String?, values: [(String, RequestValue)]) throws(ParseError) {
+        self.init(path: path, output: output)
+        try RequestValues.fill(values, into: &self, options: Self.options, job: "fix")
+    }
+
+    /// The name table (key ↔ flag ↔ Python keyword, default, allowed values, range), from ``options``.
+    public static var table: [OptionSpec] { options.map(\.spec) }
+
+    /// One row per option: its names, type, default, allowed values and range, the property that holds it and how an
+    /// untyped value is read into it.
+    static var options: [RequestOption<FixRequest>] {
         [
-            OptionSpec("hfov_degrees", flag: "--hfov", .number, .video),
-            OptionSpec("hero_eye", flag: "--hero", .text, .video, default: "the eye of the base layer"),
+            .value(
+                OptionSpec(
+                    "hfov_degrees", flag: "--hfov", .number, .video, range: StereoValueInputs.range("hfov_degrees")),
+                \.hfovDegrees, RequestValues.number),
+            .value(
+                OptionSpec(
+                    "hero_eye", flag: "--hero", .text, .video, default: "the eye of the base layer",
+                    allowed: EyeChoice.allowedValues), \.heroEye, RequestValues.text),
         ]
     }
 }
@@ -28,18 +46,24 @@ extension Operations {
     /// repair in place is read back after it, compared with the input's ERRORs taken before. Nothing repaired:
     /// nothing written. The report's `not_repaired` lists what is left (the command line exits 1 for it).
     public static func fix(_ r: FixRequest, spelling: OptionSpelling) throws(ParseError) -> OperationReport {
-        func name(_ k: String) -> String { FixRequest.table.first { $0.key == k }?.name(spelling) ?? k }
         if let o = r.output {
             try OutputPaths.check(outputs: [(role: "output", path: o)], inputs: [(role: "input", path: r.path)])
         }
         var o = RepairOptions()
         if let h = r.heroEye {
-            guard h == "left" || h == "right" else {
-                throw ParseError(.invalidArgument, "\(name("hero_eye")) must be left or right")
-            }
-            o.heroEye = h == "right" ? .right : .left
+            let eye: EyeChoice = try FixRequest.row("hero_eye").choice(h, spelling)
+            o.heroEye = eye.heroEye
         }
-        if let h = r.hfovDegrees { o.horizontalFieldOfViewMillidegrees = try SpatialUnits.millidegrees(fromDegrees: h) }
+        if let h = r.hfovDegrees {
+            do throws(ParseError) {
+                o.horizontalFieldOfViewMillidegrees = try SpatialUnits.millidegrees(fromDegrees: h)
+            } catch {
+                // The library's range refusal of the value is a refused option here.
+                var e = error
+                if e.code == .invalidArgument { e.code = .invalidOption }
+                throw e
+            }
+        }
         let before = r.output == nil ? OutputCheck.errorRules(of: [r.path]) : nil
         let written = try r.output.map { p throws(ParseError) in try scratchPath(keepingExtensionOf: p) }
         do throws(ParseError) {

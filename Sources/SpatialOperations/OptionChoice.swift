@@ -15,12 +15,20 @@ public protocol OptionChoice: Sendable, Equatable {
     var optionText: String { get }
     /// The values allowed, as a refusal lists them: "copy or none", "one of a, b, c".
     static var allowedText: String { get }
+    /// The words allowed, as the option table lists them (`sm_option_table`'s "allowed"); empty for a syntax (a
+    /// segment's "K/N").
+    static var allowedValues: [String] { get }
+}
+
+extension OptionChoice {
+    public static var allowedValues: [String] { [] }
 }
 
 extension OptionChoice where Self: RawRepresentable & CaseIterable, RawValue == String {
     public init?(optionText text: String) { self.init(rawValue: text) }
     public var optionText: String { rawValue }
-    public static var allowedText: String { OptionChoices.listed(allCases.map(\.rawValue)) }
+    public static var allowedText: String { OptionChoices.listed(allowedValues) }
+    public static var allowedValues: [String] { allCases.map(\.rawValue) }
 }
 
 /// Helpers of ``OptionChoice``.
@@ -46,6 +54,7 @@ public enum SphereProjection: String, Sendable, CaseIterable, OptionChoice {
 }
 
 extension StereoVideoLayout: OptionChoice {}
+extension StereoLayout: OptionChoice {}
 extension EncodePath: OptionChoice {}
 extension PublishingPreset: OptionChoice {}
 extension CameraPropertyForm: OptionChoice {}
@@ -54,12 +63,14 @@ extension VideoConversionOptions.Audio: OptionChoice {
     public init?(optionText text: String) { self.init(rawValue: text) }
     public var optionText: String { rawValue }
     public static var allowedText: String { "copy or none" }
+    public static var allowedValues: [String] { ["copy", "none"] }
 }
 
 extension SpatialVideoMuxOptions.Container: OptionChoice {
     public init?(optionText text: String) { self.init(rawValue: text) }
     public var optionText: String { rawValue }
     public static var allowedText: String { "mov or mp4" }
+    public static var allowedValues: [String] { ["mov", "mp4"] }
 }
 
 extension LayerSPSForm: OptionChoice {
@@ -78,6 +89,7 @@ extension HeroEye: OptionChoice {
     }
     public var optionText: String { description }
     public static var allowedText: String { "left or right (or none)" }
+    public static var allowedValues: [String] { ["left", "right", "none"] }
 }
 
 extension EyeQuality: OptionChoice {
@@ -87,6 +99,7 @@ extension EyeQuality: OptionChoice {
         "auto, asymmetric, asymmetric:N (N 0…\(NumberText.fixed(EyeQuality.maximumCRFOffset, places: 0)) CRF steps)"
             + " or equal"
     }
+    public static var allowedValues: [String] { ["auto", "asymmetric", "asymmetric:N", "equal"] }
 }
 
 extension VideoSegment: OptionChoice {
@@ -96,4 +109,38 @@ extension VideoSegment: OptionChoice {
     }
     public var optionText: String { "\(index)/\(count)" }
     public static var allowedText: String { "K/N with 1 ≤ K ≤ N, e.g. 2/4" }
+}
+
+/// An eye a repair adds as the hero eye where a track has none (`fix`'s `hero_eye`): left or right, never none.
+public enum EyeChoice: String, Sendable, CaseIterable, OptionChoice {
+    case left, right
+
+    /// The library's hero eye.
+    public var heroEye: HeroEye { self == .left ? .left : .right }
+}
+
+/// How a single-layer movie's frame packs the eyes (`edit`'s `packing`): the view-packing code `side` or `over`.
+public enum ViewPackingChoice: String, Sendable, CaseIterable, OptionChoice {
+    case side, over
+}
+
+/// A projection kind an edit writes (`edit`'s `projection`): a four-character code of
+/// ``/SpatialMedia/StereoParameters/documentedProjections``.
+public struct ProjectionChoice: Sendable, Equatable, OptionChoice {
+    public var code: FourCC
+
+    public init?(optionText text: String) {
+        guard text.utf8.count == 4, StereoParameters.documentedProjections.contains(FourCC(text)) else { return nil }
+        code = FourCC(text)
+    }
+    public var optionText: String { code.description }
+    public static var allowedValues: [String] { StereoParameters.documentedProjections.map(\.description) }
+    public static var allowedText: String { "one of \(allowedValues.joined(separator: ", "))" }
+}
+
+/// A stereo field an edit removes from a video (`edit`'s `remove`).
+public enum RemovableField: String, Sendable, CaseIterable, OptionChoice {
+    case baseline, hfov, disparity
+    case heroEye = "hero_eye"
+    case projection
 }

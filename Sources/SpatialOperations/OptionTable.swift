@@ -46,14 +46,41 @@ public struct OptionSpec: Sendable {
     public var applies: Applies
     /// The default as text ("" when there is none: the option only acts when given).
     public var defaultText: String
+    /// A choice's values, as the option takes them (empty: not a closed set of words). A choice's row takes them
+    /// from the library's type (``OptionChoice/allowedValues``).
+    public var allowed: [String]
+    /// The values a number may take (nil: any the type allows), checked by ``checkRange(_:_:)``.
+    public var range: ClosedRange<Double>?
 
     public init(
         _ key: String, flag: String?, python: String? = nil, _ type: ValueType, _ applies: Applies,
-        default defaultText: String = ""
+        default defaultText: String = "", allowed: [String] = [], range: ClosedRange<Double>? = nil
     ) {
         self.key = key; self.flag = flag; self.python = python; self.type = type; self.applies = applies;
-        self.defaultText = defaultText
+        self.defaultText = defaultText; self.allowed = allowed; self.range = range
     }
+
+    /// `value` when it is in ``range``; else refused as `invalid-option` naming the range ("between 0 and 51").
+    @discardableResult
+    public func checkRange<T: BinaryInteger>(_ value: T, _ spelling: OptionSpelling) throws(ParseError) -> T {
+        try checkRange(Double(value), spelling)
+        return value
+    }
+
+    /// `value` when it is in ``range``; else refused as `invalid-option` naming the range ("between 0 and 51").
+    @discardableResult
+    public func checkRange(_ value: Double, _ spelling: OptionSpelling) throws(ParseError) -> Double {
+        if let range, !range.contains(value) {
+            throw ParseError(
+                .invalidOption,
+                "\(name(spelling)) must be between \(OptionSpec.number(range.lowerBound)) and \(OptionSpec.number(range.upperBound))"
+            )
+        }
+        return value
+    }
+
+    /// A bound as text: "51", "0.5".
+    static func number(_ d: Double) -> String { NumberText.fixed(d, places: 3, trimZeros: true) }
 
     /// The Python keyword.
     public var pythonKeyword: String { python ?? key }
@@ -72,11 +99,14 @@ public struct OptionSpec: Sendable {
         return value
     }
 
-    /// The row as JSON (`sm_option_table`): key, flag, python, type, applies, default.
+    /// The row as JSON (`sm_option_table`): key, flag, python, type, applies, default, allowed (a choice's values,
+    /// else null) and range (`[lowest, highest]` of a number, else null).
     public var json: JSON {
         .object([
             ("key", .string(key)), ("flag", flag.map { .string($0) } ?? .null), ("python", .string(pythonKeyword)),
             ("type", .string(type.rawValue)), ("applies", .string(applies.rawValue)), ("default", .string(defaultText)),
+            ("allowed", allowed.isEmpty ? .null : .array(allowed.map { .string($0) })),
+            ("range", range.map { .array([.double($0.lowerBound), .double($0.upperBound)]) } ?? .null),
         ])
     }
 }
@@ -85,7 +115,7 @@ public struct OptionSpec: Sendable {
 /// value is read into that property and whether the option is given — the one listing of the option beside the
 /// property itself.
 struct RequestOption<R> {
-    let spec: OptionSpec
+    var spec: OptionSpec
     let set: (inout R, RequestValue) throws(ParseError) -> Void
     let isGiven: (R) -> Bool
 
@@ -111,9 +141,30 @@ struct RequestOption<R> {
             isGiven: { $0[keyPath: path] != nil })
     }
 
-    /// A choice (``OptionChoice``) read from its text by the row; given when not nil.
+    /// A choice (``OptionChoice``) read from its text by the row, whose allowed values are the type's; given when
+    /// not nil.
     static func choice<T: OptionChoice>(_ spec: OptionSpec, _ path: WritableKeyPath<R, T?>) -> RequestOption {
-        value(spec, path) { (v, spec) throws(ParseError) in try RequestValues.choice(v, spec) }
+        var spec = spec
+        if spec.allowed.isEmpty { spec.allowed = T.allowedValues }
+        return value(spec, path) { (v, spec) throws(ParseError) in try RequestValues.choice(v, spec) }
+    }
+
+    /// This option with the range `range` when its row states none.
+    func ranged(_ range: ClosedRange<Double>?) -> RequestOption {
+        var o = self
+        if o.spec.range == nil { o.spec.range = range }
+        return o
+    }
+
+    /// A switch held as a plain `Bool` whose default is the row's ("true" or "false"); given when not the default.
+    static func toggle(_ spec: OptionSpec, _ path: WritableKeyPath<R, Bool>) -> RequestOption {
+        let byDefault = spec.defaultText == "true"
+        return RequestOption(
+            spec: spec,
+            set: { (r: inout R, v: RequestValue) throws(ParseError) in
+                r[keyPath: path] = try RequestValues.bool(v, spec)
+            },
+            isGiven: { $0[keyPath: path] != byDefault })
     }
 
     /// A switch: given when true.
@@ -151,6 +202,20 @@ enum RequestValues {
             if value == .null { continue }
             try set(spec, value)
         }
+    }
+
+    /// Fills `request` from `values` by its rows (``fill(_:table:job:_:)``).
+    static func fill<R>(
+        _ values: [(String, RequestValue)], into request: inout R, options: [RequestOption<R>], job: String
+    ) throws(ParseError) {
+        var r = request
+        try fill(values, table: options.map(\.spec), job: job) { (spec, value) throws(ParseError) in
+            guard let option = options.first(where: { $0.spec.key == spec.key }) else {
+                throw ParseError(.invalidOption, "unknown option \"\(spec.key)\" for \(job)")
+            }
+            try option.set(&r, value)
+        }
+        request = r
     }
 
     static func bool(_ v: RequestValue, _ spec: OptionSpec) throws(ParseError) -> Bool {
@@ -202,5 +267,31 @@ enum RequestValues {
         }
         throw typeError(
             spec, spec.type == .rate ? "a rate such as \"30000/1001\", 29.97 or [30000, 1001]" : "\"K/N\" or [k, n]")
+    }
+}
+
+/// A request with a table of options (``OptionSpec``): its rows by key, and the command line's way in to a choice's
+/// one reading (the row reads the text as the C ABI's JSON is read).
+public protocol OptionTableRequest {
+    /// The name table: JSON key ↔ flag ↔ Python keyword, type, job, default, allowed values and range.
+    static var table: [OptionSpec] { get }
+}
+
+extension OptionTableRequest {
+    /// The row of `key` (a key of ``table``).
+    public static func row(_ key: String) -> OptionSpec {
+        table.first { $0.key == key } ?? OptionSpec(key, flag: nil, .text, .both)
+    }
+
+    /// The default the row of `key` states (the command line's help shows it).
+    public static func defaultText(_ key: String) -> String { row(key).defaultText }
+
+    /// The value of the choice `key` that `text` spells (nil when `text` is nil), read by the option's row; a wrong
+    /// value is refused naming the allowed ones.
+    public static func choiceValue<T: OptionChoice>(_ key: String, _ text: String?, _ spelling: OptionSpelling)
+        throws(ParseError) -> T?
+    {
+        guard let text else { return nil }
+        return try row(key).choice(text, spelling)
     }
 }

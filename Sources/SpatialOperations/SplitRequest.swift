@@ -12,7 +12,7 @@ import SystemSupport
 
 /// A stereo photo or video split into its eyes (one file per eye) or one side-by-side / over-under file: a spatial
 /// photo or video, an MPO, a side-by-side / top-bottom image, or a frame-packed movie (flat or a VR180/360 sphere).
-public struct SplitRequest: Sendable, Equatable {
+public struct SplitRequest: Sendable, Equatable, OptionTableRequest {
     public var input: String
     public var left: String?
     public var right: String?
@@ -21,11 +21,11 @@ public struct SplitRequest: Sendable, Equatable {
     public var half = false
     public var copy = false
     public var crf: Double?
-    public var preset: String?
+    public var preset: X265Preset?
     public var noAudio = false
     public var quality: Int?
     /// How a single picture holds the eyes: `sbs`, `tb` or `auto` (photos: by shape; movies: from their metadata).
-    public var layout: String?
+    public var layout: StereoLayout?
     /// Photos: a directory for each eye's auxiliary images (gain map, depth …), as `.heic` (bytes unchanged) and
     /// `.png`.
     public var aux: String?
@@ -34,55 +34,45 @@ public struct SplitRequest: Sendable, Equatable {
 
     /// The request of the C ABI and Python: the outputs and options by the keys of ``table`` (`left_output`,
     /// `right_output`, `sbs_output`, `ou_output`, `half`, `copy`, `crf`, `preset`, `no_audio`, `quality`, `layout`,
-    /// `aux_dir`); unknown keys, a key given twice and wrong types refused. Ranges and combinations are the run's.
+    /// `aux_dir`); unknown keys, a key given twice, wrong types and choices not allowed refused. Ranges and
+    /// combinations are the run's.
     public init(input: String, values: [(String, RequestValue)]) throws(ParseError) {
         self.init(input: input)
-        try RequestValues.fill(values, table: Self.table, job: "split") { (spec, value) throws(ParseError) in
-            try set(spec, value)
-        }
+        try RequestValues.fill(values, into: &self, options: Self.options, job: "split")
     }
 
-    private mutating func set(_ spec: OptionSpec, _ v: RequestValue) throws(ParseError) {
-        switch spec.key {
-        case "left_output": left = try RequestValues.path(v, spec)
-        case "right_output": right = try RequestValues.path(v, spec)
-        case "sbs_output": sbs = try RequestValues.path(v, spec)
-        case "ou_output": ou = try RequestValues.path(v, spec)
-        case "half": half = try RequestValues.bool(v, spec)
-        case "copy": copy = try RequestValues.bool(v, spec)
-        case "crf": crf = try RequestValues.number(v, spec)
-        case "preset": preset = try RequestValues.text(v, spec)
-        case "no_audio": noAudio = try RequestValues.bool(v, spec)
-        case "quality": quality = try RequestValues.integer(v, spec)
-        case "layout": layout = try RequestValues.text(v, spec)
-        case "aux_dir": aux = try RequestValues.path(v, spec)
-        default: throw ParseError(.invalidArgument, "unknown option \"\(spec.key)\" for split")
-        }
-    }
+    /// The name table (key ↔ flag ↔ Python keyword, default, allowed values, range), from ``options``.
+    public static var table: [OptionSpec] { options.map(\.spec) }
 
-    /// The name table (key ↔ flag ↔ Python keyword).
-    public static var table: [OptionSpec] {
-        [
-            OptionSpec("left_output", flag: "--left", .path, .both),
-            OptionSpec("right_output", flag: "--right", .path, .both),
-            OptionSpec("sbs_output", flag: "--sbs", .path, .both), OptionSpec("ou_output", flag: "--ou", .path, .both),
-            OptionSpec("half", flag: "--half", .bool, .video, default: "false"),
-            OptionSpec("copy", flag: "--copy", .bool, .video, default: "false"),
-            OptionSpec(
-                "crf", flag: "--crf", .number, .video, default: ConvertRequest.fmtNum(VideoSplitOptions.defaultCRF)),
-            OptionSpec(
-                "preset", flag: "--preset", .text, .video,
-                default: VideoSplitOptions(target: .eyes(left: nil, right: nil)).preset),
-            OptionSpec("no_audio", flag: "--no-audio", .bool, .video, default: "false"),
-            OptionSpec(
-                "quality", flag: "--quality", .integer, .photo,
-                default: "95 (JPEG), \(PhotoEncoding.defaultQuality) (HEIC)"),
-            OptionSpec(
-                "layout", flag: "--layout", .text, .both,
-                default:
-                    "auto (photos: sbs when at least as wide as tall; movies: as their st3d, vexu/pack or Google XML say)"
-            ),
-            OptionSpec("aux_dir", flag: "--aux", .path, .photo),
+    /// One row per option: its names, type, default and range, the property that holds it and how an untyped value
+    /// is read into it.
+    static var options: [RequestOption<SplitRequest>] {
+        let video = VideoSplitOptions(target: .eyes(left: nil, right: nil))
+        return [
+            .value(OptionSpec("left_output", flag: "--left", .path, .both), \.left, RequestValues.path),
+            .value(OptionSpec("right_output", flag: "--right", .path, .both), \.right, RequestValues.path),
+            .value(OptionSpec("sbs_output", flag: "--sbs", .path, .both), \.sbs, RequestValues.path),
+            .value(OptionSpec("ou_output", flag: "--ou", .path, .both), \.ou, RequestValues.path),
+            .toggle(OptionSpec("half", flag: "--half", .bool, .video, default: "false"), \.half),
+            .toggle(OptionSpec("copy", flag: "--copy", .bool, .video, default: "false"), \.copy),
+            .value(
+                OptionSpec(
+                    "crf", flag: "--crf", .number, .video, default: ConvertRequest.fmtNum(VideoSplitOptions.defaultCRF),
+                    range: 0...51), \.crf, RequestValues.number),
+            .choice(OptionSpec("preset", flag: "--preset", .text, .video, default: video.preset), \.preset),
+            .toggle(OptionSpec("no_audio", flag: "--no-audio", .bool, .video, default: "false"), \.noAudio),
+            .value(
+                OptionSpec(
+                    "quality", flag: "--quality", .integer, .photo,
+                    default: "95 (JPEG), \(PhotoEncoding.defaultQuality) (HEIC)", range: 0...100), \.quality,
+                RequestValues.integer),
+            .choice(
+                OptionSpec(
+                    "layout", flag: "--layout", .text, .both,
+                    default:
+                        "auto (photos: sbs when at least as wide as tall; movies: as their st3d, vexu/pack or Google XML say)"
+                ), \.layout),
+            .value(OptionSpec("aux_dir", flag: "--aux", .path, .photo), \.aux, RequestValues.path),
         ]
     }
 
@@ -106,6 +96,7 @@ extension Operations {
     ) throws(ParseError) -> OperationReport {
         func name(_ k: String) -> String { SplitRequest.table.first { $0.key == k }?.name(spelling) ?? k }
         func refuse(_ m: String) -> ParseError { ParseError(.invalidArgument, m) }
+        func refuseOption(_ m: String) -> ParseError { ParseError(.invalidOption, m) }
         let outs = r.outputs
         if outs.isEmpty && r.aux == nil {
             throw refuse(
@@ -116,12 +107,10 @@ extension Operations {
                 "give one of \(name("sbs_output")), \(name("ou_output")), or \(name("left_output"))/\(name("right_output"))"
             )
         }
-        if let c = r.crf, !(0...51).contains(c) { throw refuse("\(name("crf")) must be between 0 and 51") }
-        if let p = r.preset, !X265Presets.names.contains(p) {
-            throw refuse("\(name("preset")) must be one of \(X265Presets.names.joined(separator: ", "))")
-        }
+        if let c = r.crf { try SplitRequest.row("crf").checkRange(c, spelling) }
+        if let q = r.quality { try SplitRequest.row("quality").checkRange(q, spelling) }
         if r.copy && (r.crf != nil || r.preset != nil) {
-            throw refuse("\(name("copy")) does not re-encode: leave out \(name("crf")) and \(name("preset"))")
+            throw refuseOption("\(name("copy")) does not re-encode: leave out \(name("crf")) and \(name("preset"))")
         }
         try OutputPaths.check(
             outputs: outs.map { (role: name($0.key) + " output", path: $0.path) },
@@ -145,20 +134,16 @@ extension Operations {
         var r = r
         if video, !r.copy, let stream = streams.first {
             if r.crf != nil || r.preset != nil {
-                throw refuse(
+                throw refuseOption(
                     "\(stream.path) is a raw HEVC stream, a copy of the coded pictures without re-encoding: leave out \(name("crf")) and \(name("preset")), or name the output .mp4, .mov or .mkv"
                 )
             }
             r.copy = true
         }
-        var layout: StereoLayout?
-        if let l = r.layout {
-            guard let v = StereoLayout(rawValue: l) else { throw refuse("\(name("layout")) must be sbs, tb or auto") }
-            layout = v
-        }
+        let layout = r.layout
         if let dir = r.aux {
             if video || kind != .heif {
-                throw refuse(
+                throw refuseOption(
                     "\(r.input): \(name("aux_dir")) applies to HEIF photos (auxiliary images of a spatial photo's eyes)"
                 )
             }
@@ -168,7 +153,7 @@ extension Operations {
         }
         if video {
             if r.quality != nil {
-                throw refuse("\(r.input): \(name("quality")) applies to photos; for videos use \(name("crf"))")
+                throw refuseOption("\(r.input): \(name("quality")) applies to photos; for videos use \(name("crf"))")
             }
             for o in outs { try OutputKind.check(o.path, r.copy ? .hevcStream : .video) }
         } else {
@@ -177,7 +162,8 @@ extension Operations {
                 r.preset != nil ? "preset" : nil, r.noAudio ? "no_audio" : nil,
             ].compactMap { $0 }.map(name)
             if !videoOnly.isEmpty {
-                throw refuse("\(r.input): \(videoOnly.joined(separator: ", ")) apply to videos only; this is a photo")
+                throw refuseOption(
+                    "\(r.input): \(videoOnly.joined(separator: ", ")) apply to videos only; this is a photo")
             }
             for o in outs { try OutputKind.check(o.path, .image) }
         }
@@ -251,7 +237,7 @@ extension Operations {
         o.half = r.half
         o.copy = r.copy
         if let c = r.crf { o.crf = c }
-        if let p = r.preset { o.preset = p }
+        if let p = r.preset { o.preset = p.rawValue }
         o.audio = !r.noAudio
         o.layout = layout
         var v = try VideoSplitter.split(r.input, options: o, cancellation: cancellation) { p in

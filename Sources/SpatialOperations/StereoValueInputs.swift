@@ -103,3 +103,44 @@ extension StereoValueInputs {
         }
     }
 }
+
+extension StereoValueInputs {
+    /// The values each key may take, as its row states them (the checks above and the library's refuse the rest).
+    public static func range(_ key: String) -> ClosedRange<Double>? {
+        switch key {
+        case "baseline_mm": return 0...(Double(UInt32.max) / 1000)
+        case "baseline_um": return 0...Double(UInt32.max)
+        case "hfov_degrees": return 0.001...179.999
+        case "hfov_millidegrees": return 1...179_999
+        case "disparity_percent": return -100...100
+        case "disparity": return -10_000...10_000
+        default: return nil
+        }
+    }
+
+    /// The six rows of the stereo values of a request whose values are at `path`: the human units under their
+    /// flags, the stored units without one; `defaults` by key (none: only acts when given).
+    static func rows<R>(
+        _ path: WritableKeyPath<R, StereoValueInputs>, _ applies: OptionSpec.Applies, defaults: [String: String] = [:]
+    ) -> [RequestOption<R>] {
+        func spec(_ key: String, _ flag: String?, _ type: OptionSpec.ValueType) -> OptionSpec {
+            OptionSpec(key, flag: flag, type, applies, default: defaults[key] ?? "", range: range(key))
+        }
+        return [
+            .value(
+                spec("baseline_mm", "--baseline", .number), path.appending(path: \.baselineMillimetres),
+                RequestValues.number),
+            .value(
+                spec("baseline_um", nil, .integer), path.appending(path: \.baselineMicrometres),
+                RequestValues.integer),
+            .value(spec("hfov_degrees", "--hfov", .number), path.appending(path: \.hfovDegrees), RequestValues.number),
+            .value(
+                spec("hfov_millidegrees", nil, .integer), path.appending(path: \.hfovMillidegrees),
+                RequestValues.integer),
+            .value(
+                spec("disparity_percent", "--disparity", .number), path.appending(path: \.disparityPercent),
+                RequestValues.number),
+            .value(spec("disparity", nil, .integer), path.appending(path: \.disparity), RequestValues.integer),
+        ]
+    }
+}

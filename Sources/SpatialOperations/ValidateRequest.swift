@@ -7,7 +7,7 @@ import SystemSupport
 /// A validation (`spatial-media validate`, `sm_validate_path` / `sm_validate`, Python's `validate`, the Kit's
 /// `SpatialValidator`): files and directories, or one left/right image pair, checked against the rules of
 /// Specs/validation.md.
-public struct ValidateRequest: Sendable, Equatable {
+public struct ValidateRequest: Sendable, Equatable, OptionTableRequest {
     /// Files or directories (directories are searched recursively; `NAME_L`/`NAME_R` images in them become pairs).
     public var inputs: [String]
     /// The left image of a pair given by name (with ``right``).
@@ -16,8 +16,19 @@ public struct ValidateRequest: Sendable, Equatable {
     public var right: String?
     /// Decode pixels and measure the stereo geometry (false: metadata only).
     public var pixels = true
-    /// The input holds both eyes in one picture: "sbs" or "tb".
-    public var layout: String?
+    /// How one picture holding both eyes packs them (`layout`).
+    public enum Layout: String, Sendable, CaseIterable, OptionChoice {
+        /// Side by side, left eye on the left.
+        case sbs
+        /// Top-bottom, left eye on top.
+        case tb
+
+        /// The library's layout.
+        public var stereoLayout: StereoLayout { self == .sbs ? .sbs : .tb }
+    }
+
+    /// The input holds both eyes in one picture: side by side or top-bottom.
+    public var layout: Layout?
     /// Frames measured per video, spread over its duration (``frameRange``; nil: the validator's default).
     public var frames: Int?
     /// Raw pairs are judged at these values (baseline, field of view, disparity adjustment).
@@ -39,9 +50,7 @@ public struct ValidateRequest: Sendable, Equatable {
     /// keys of ``table``; unknown keys, a key given twice and wrong types refused. Ranges are the run's.
     public init(path: String, values: [(String, RequestValue)]) throws(ParseError) {
         self.init(inputs: [path])
-        try RequestValues.fill(values, table: Self.table, job: "validate") { (spec, value) throws(ParseError) in
-            try set(spec, value)
-        }
+        try RequestValues.fill(values, into: &self, options: Self.options, job: "validate")
         if let r = right {
             inputs = []
             left = path
@@ -49,31 +58,38 @@ public struct ValidateRequest: Sendable, Equatable {
         }
     }
 
-    private mutating func set(_ spec: OptionSpec, _ v: RequestValue) throws(ParseError) {
-        switch spec.key {
-        case "pixels": pixels = try RequestValues.bool(v, spec)
-        case "layout": layout = try RequestValues.text(v, spec)
-        case "frames": frames = try RequestValues.integer(v, spec)
-        case "baseline_mm": values.baselineMillimetres = try RequestValues.number(v, spec)
-        case "hfov_degrees": values.hfovDegrees = try RequestValues.number(v, spec)
-        case "disparity_percent": values.disparityPercent = try RequestValues.number(v, spec)
-        case "right_eye": right = try RequestValues.path(v, spec)
-        default: throw ParseError(.invalidArgument, "unknown option \"\(spec.key)\" for validate")
-        }
-    }
+    /// The name table (key ↔ flag ↔ Python keyword, default, allowed values, range), from ``options``.
+    public static var table: [OptionSpec] { options.map(\.spec) }
 
-    /// The name table (key ↔ flag ↔ Python keyword).
-    public static var table: [OptionSpec] {
+    /// One row per option: its names, type, default and range, the property that holds it and how an untyped value
+    /// is read into it.
+    static var options: [RequestOption<ValidateRequest>] {
         [
-            OptionSpec("pixels", flag: "--no-pixels", .bool, .both, default: "true"),
-            OptionSpec("layout", flag: "--layout", .text, .both),
-            OptionSpec("frames", flag: "--frames", .integer, .video, default: String(ValidationOptions().frames)),
-            OptionSpec(
-                "baseline_mm", flag: "--baseline", python: "baseline", .number, .photo, default: "the MPO's, else 64"),
-            OptionSpec(
-                "hfov_degrees", flag: "--hfov", python: "hfov", .number, .photo, default: "the input's EXIF, else 60"),
-            OptionSpec("disparity_percent", flag: "--disparity", python: "disparity", .number, .photo, default: "0"),
-            OptionSpec("right_eye", flag: "--right", .path, .photo),
+            .toggle(OptionSpec("pixels", flag: "--no-pixels", .bool, .both, default: "true"), \.pixels),
+            .choice(OptionSpec("layout", flag: "--layout", .text, .both), \.layout),
+            .value(
+                OptionSpec(
+                    "frames", flag: "--frames", .integer, .video, default: String(ValidationOptions().frames),
+                    range: Double(frameRange.lowerBound)...Double(frameRange.upperBound)), \.frames,
+                RequestValues.integer),
+            .value(
+                OptionSpec(
+                    "baseline_mm", flag: "--baseline", python: "baseline", .number, .photo,
+                    default:
+                        "the MPO's, else \(ConvertRequest.fmtNum(StereoParameters.defaults.baselineMillimetres ?? 0)) mm"
+                ),
+                \.values.baselineMillimetres, RequestValues.number),
+            .value(
+                OptionSpec(
+                    "hfov_degrees", flag: "--hfov", python: "hfov", .number, .photo,
+                    default:
+                        "the input's EXIF, else \(ConvertRequest.fmtNum(StereoParameters.defaults.horizontalFieldOfViewDegrees ?? 0))°"
+                ), \.values.hfovDegrees, RequestValues.number),
+            .value(
+                OptionSpec(
+                    "disparity_percent", flag: "--disparity", python: "disparity", .number, .photo, default: "0"),
+                \.values.disparityPercent, RequestValues.number),
+            .value(OptionSpec("right_eye", flag: "--right", .path, .photo), \.right, RequestValues.path),
         ]
     }
 }
@@ -109,19 +125,8 @@ extension Operations {
         }
         var o = ValidationOptions()
         o.pixels = r.pixels
-        if let l = r.layout {
-            guard l == "sbs" || l == "tb", let layout = StereoLayout(rawValue: l) else {
-                throw refuse("\(name("layout")) must be sbs or tb")
-            }
-            o.layout = layout
-        }
-        if let f = r.frames {
-            let range = ValidateRequest.frameRange
-            guard range.contains(f) else {
-                throw refuse("\(name("frames")) must be between \(range.lowerBound) and \(range.upperBound)")
-            }
-            o.frames = f
-        }
+        if let l = r.layout { o.layout = l.stereoLayout }
+        if let f = r.frames { o.frames = try ValidateRequest.row("frames").checkRange(f, spelling) }
         o.stated = try r.values.parameters(photo: true, name: name)
         o.keepPreview = r.keepPreview
         var reports: [ValidationReport] = []

@@ -335,7 +335,7 @@ struct ReadEditTests {
         let dir = try tempDir()
         defer { removeDir(dir) }
         var report: UnsafeMutablePointer<CChar>? = nil
-        #expect(sm_combine_photo(Paths.grid, nil, 1, 0, 0, nil, dir + "/c.heic", &report) == SMStatus.invalidArgument)
+        #expect(sm_combine_photo(Paths.grid, nil, 1, 0, 0, nil, dir + "/c.heic", &report) == SMStatus.invalidOption)
         let st = sm_combine_photo(Paths.grid, nil, 2, 1, 0, nil, dir + "/c.heic", &report)
         #expect(st == SMStatus.ok, "\(lastError())")
         sm_string_free(report)

@@ -243,7 +243,7 @@ struct OperationsTests {
         if let report { #expect(String(cString: report).contains("\"segments\":3")); sm_string_free(report) }
         #expect(try readFile(dir + "/one.mov") == readFile(dir + "/joined.mov"))
         // Wrong calls: no audio choice, a bad segment, an empty list, a missing segment, output = input.
-        #expect(sm_concat_video(list, dir + "/x.mov", nil, nil, nil, nil, nil) == SMStatus.invalidArgument)
+        #expect(sm_concat_video(list, dir + "/x.mov", nil, nil, nil, nil, nil) == SMStatus.invalidOption)
         #expect(
             sm_convert_video(sbs, dir + "/x.mov", #"{"segment": "4/3"}"#, nil, nil, nil, nil)
                 == SMStatus.invalidOption)
@@ -302,7 +302,7 @@ struct OperationsTests {
         sm_string_free(r)
         r = nil
         #expect(sm_validate_path(nil, nil, nil, nil, nil, &r) == SMStatus.invalidArgument && r == nil)
-        #expect(sm_validate_path(Paths.grid, "{\"frames\": 1e12}", nil, nil, nil, &r) == SMStatus.invalidArgument)
+        #expect(sm_validate_path(Paths.grid, "{\"frames\": 1e12}", nil, nil, nil, &r) == SMStatus.invalidOption)
         var cancel: Int32 = 1
         #expect(sm_validate_path(Paths.grid, nil, nil, nil, &cancel, &r) == SMStatus.cancelled)
     }

@@ -117,7 +117,7 @@ import Testing
             #expect(d.size == "320x240" && d.frames == 30, "\(eye).mp4: \(d)")
         }
         let refused = Self.split(movie, dir + "/l2.hevc", dir + "/r2.hevc", #"{"crf": 20}"#)
-        #expect(refused.status == SMStatus.invalidArgument && refused.report.contains("\"crf\""), "\(refused.report)")
+        #expect(refused.status == SMStatus.invalidOption && refused.report.contains("\"crf\""), "\(refused.report)")
         #expect(!TestPaths.exists(dir + "/l2.hevc"))
         // The first release's side-by-side beside the eyes: eyes first, then the packed file, named in the report.
         let both = Self.split(
@@ -185,8 +185,8 @@ import Testing
         #expect(left.isEmpty, "left behind: \(left)")
     }
 
-    /// (d) An unknown key, a wrong type, or an output given both as an argument and as an option:
-    /// SM_ERR_INVALID_ARGUMENT, nothing written.
+    /// (d) An unknown key, a wrong type, an output given both as an argument and as an option, or an option of
+    /// the other kind of file: SM_ERR_INVALID_OPTION, nothing written.
     @Test func unknownOrMistypedOptionsAreRefused() throws {
         let dir = try TestPaths.tempDir("cabi-split-refused")
         defer { try? FileManager.default.removeItem(atPath: dir) }
@@ -203,7 +203,7 @@ import Testing
         #expect(twice.status == SMStatus.invalidOption && twice.report.contains("given twice"), "\(twice.report)")
         let videoOption = Self.split(photo, dir + "/l.png", dir + "/r.png", #"{"crf": 20}"#)
         #expect(
-            videoOption.status == SMStatus.invalidArgument && videoOption.report.contains("apply to videos only"),
+            videoOption.status == SMStatus.invalidOption && videoOption.report.contains("apply to videos only"),
             "\(videoOption.report)")
         for name in ["l.png", "r.png", "x.png"] { #expect(!TestPaths.exists(dir + "/" + name)) }
     }

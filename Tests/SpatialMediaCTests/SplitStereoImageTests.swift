@@ -21,6 +21,6 @@ import Testing
         #expect(Paths.exists(dir + "/l.png") && Paths.exists(dir + "/r.png"))
         #expect(
             sm_split(tb, dir + "/l2.png", dir + "/r2.png", #"{"layout": "diagonal"}"#, nil, nil, nil, nil)
-                == SMStatus.invalidArgument)
+                == SMStatus.invalidOption)
     }
 }

@@ -53,7 +53,7 @@ import Testing
                 && source.disparityAdjustment == 150 && source.heroEye == .right, "\(source)")
 
         var split = SplitRequest(input: d + "/src.mov")
-        split.left = d + "/l.mov"; split.right = d + "/r.mp4"; split.preset = "ultrafast"
+        split.left = d + "/l.mov"; split.right = d + "/r.mp4"; split.preset = .ultrafast
         let s = try Operations.split(split, spelling: .key)
         #expect(s.lines.contains { $0.contains("carried in each MP4/MOV eye's XMP") }, "\(s.lines)")
         for (path, eye) in [(d + "/l.mov", "left"), (d + "/r.mp4", "right")] {
@@ -95,7 +95,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: d) }
         let source = try Self.videoStereo(src)
         var split = SplitRequest(input: src)
-        split.left = d + "/l.mp4"; split.right = d + "/r.mov"; split.preset = "ultrafast"
+        split.left = d + "/l.mp4"; split.right = d + "/r.mov"; split.preset = .ultrafast
         try Operations.split(split, spelling: .key)
         var back = ConvertRequest(left: d + "/l.mp4", right: d + "/r.mov", output: d + "/back.mov")
         back.preset = .ultrafast

@@ -263,7 +263,7 @@ enum Shells {
         let (bad, _) = Shells.cCall(sm_align_photo, photo, out("bad"), #"{"quality": 101}"#)
         let message = String(cString: sm_last_error())
         #expect(
-            bad == SMStatus.invalidArgument && message.contains(#""quality" must be between 0 and 100"#),
+            bad == SMStatus.invalidOption && message.contains(#""quality" must be between 0 and 100"#),
             "\(bad): \(message)")
         // Exit codes of the README's table: a movie named .heic is a usage error; an input that is no spatial photo, 2.
         let named = try Shells.run(try #require(Shells.cli), ["align", photo, "-o", dir + "/x.mov"])

@@ -82,7 +82,7 @@ def concat(segments: Sequence[PathLike], output: PathLike, *, audio_from: Option
     paths = [os.fspath(p) for p in segments]
     if not paths:
         raise invalid_argument("give the segment files")
-    opts = {"audio_from": None if audio_from is None else os.fspath(audio_from), "audio": "none" if no_audio else None}
+    opts = {"audio_from": None if audio_from is None else os.fspath(audio_from), "no_audio": True if no_audio else None}
     p = _Progress(progress)
     raw = _call_report("sm_concat_video", [json.dumps(paths).encode(), _fspath(output), _options_json(opts), p.fn, None,
                                            cancel._ref() if cancel else None], p)
