@@ -152,10 +152,10 @@ func editRequest(path: String, output: String?, state: EditState, flags: UInt32)
     take(state.baseline, "baseline") { r.values.baselineMicrometres = Int($0) }
     take(state.hfov, "hfov") { r.values.hfovMillidegrees = Int($0) }
     take(state.disparity, "disparity") { r.values.disparity = Int($0) }
-    take(state.hero, "hero_eye") { r.heroEye = $0 == .left ? "left" : $0 == .right ? "right" : "none" }
+    take(state.hero, "hero_eye") { r.heroEye = $0 }
     take(state.projection, "projection") { r.projection = $0.description }
     r.removeSpatial = state.removeSpatial
-    r.form = state.form == .apple ? nil : state.form.rawValue
+    r.form = state.form == .apple ? nil : state.form
     r.faststart = flags & SMEditFlag.faststart != 0
     return r
 }
@@ -249,7 +249,7 @@ public func sm_combine_photo(
             baselineMicrometres: given.baselineMicrometres.map(Int.init),
             hfovMillidegrees: given.horizontalFieldOfViewMillidegrees.map(Int.init),
             disparity: given.disparityAdjustment.map(Int.init))
-        r.form = state.form.rawValue
+        r.form = state.form
         let report = try lift { () throws(ParseError) in try Operations.combine(r, spelling: .key) }
         try deliver(report.json.serialized(), to: outReport)
     }

@@ -37,12 +37,11 @@ public func sm_fix_video(
 ) -> Int32 {
     jobEntry("sm_fix_video", callback, userData, cancel, outReport) {
         (progress: Progress) throws(ABIError) -> OperationReport in
-        var r = FixRequest(path: try requiredPath(input, "input"), output: try optionalString(output, "output"))
-        if r.output?.isEmpty == true { throw .argument("output is empty (pass NULL to repair the input in place)") }
+        let path = try requiredPath(input, "input"), out = try optionalString(output, "output")
+        if out?.isEmpty == true { throw .argument("output is empty (pass NULL to repair the input in place)") }
         var opts = try parseOptions(options)
-        r.hfovDegrees = try opts.double("hfov_degrees")
-        r.heroEye = try opts.string("hero_eye")
-        try opts.finish("sm_fix_video")
+        let values = opts.takeAll().map { ($0.0, $0.1.requestValue) }
+        let r = try lift { () throws(ParseError) in try FixRequest(path: path, output: out, values: values) }
         try progress.report(0, "fix")
         return try lift { () throws(ParseError) in try Operations.fix(r, spelling: .key) }
     }

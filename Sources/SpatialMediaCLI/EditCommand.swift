@@ -49,14 +49,15 @@ struct Edit: ParsableCommand {
     }
 
     func run() throws {
-        var r = EditRequest(path: file, output: output)
-        r.values = values.inputs
-        r.heroEye = hero; r.projection = projection; r.packing = packing
-        r.toAPMP = toApmp; r.toGoogle = toGoogle; r.removeSpatial = removeSpatial; r.faststart = faststart
-        r.form = cameraForm == "apple" ? nil : cameraForm
         let line = ProgressLine("rewriting")
         let report = try runOperation("spatial-media edit", file: file, outputs: [output]) { () throws(ParseError) in
             defer { line.end() }
+            var r = EditRequest(path: file, output: output)
+            r.values = values.inputs
+            r.heroEye = try EditRequest.choiceValue("hero_eye", hero, .flag)
+            r.projection = projection; r.packing = packing
+            r.toAPMP = toApmp; r.toGoogle = toGoogle; r.removeSpatial = removeSpatial; r.faststart = faststart
+            r.form = cameraForm == "apple" ? nil : try EditRequest.choiceValue("form", cameraForm, .flag)
             return try Operations.edit(r, spelling: .flag, progress: line.update)
         }
         if json { print(report.json.serialized(pretty: true)) }

@@ -37,11 +37,11 @@ struct Fix: ParsableCommand {
     }
 
     func run() throws {
-        var r = FixRequest(path: file, output: output)
-        r.hfovDegrees = hfov
-        r.heroEye = hero
         let report = try runOperation("spatial-media fix", file: file, outputs: [output]) { () throws(ParseError) in
-            try Operations.fix(r, spelling: .flag)
+            var r = FixRequest(path: file, output: output)
+            r.hfovDegrees = hfov
+            r.heroEye = try FixRequest.choiceValue("hero_eye", hero, .flag)
+            return try Operations.fix(r, spelling: .flag)
         }
         if json { print(report.json.serialized(pretty: true)) }
         for l in report.lines { printErr(l) }

@@ -68,12 +68,12 @@ struct Combine: ParsableCommand {
     @Flag(help: "Print JSON to standard output.") var json = false
 
     func run() throws {
-        var r = CombineRequest(left: left, right: right, output: output)
-        r.leftItem = leftItem; r.rightItem = rightItem; r.swapEyes = swapEyes
-        r.values = values.inputs
-        r.form = cameraForm
         try runAndPrint("spatial-media combine", file: left, outputs: [output], json: json) { () throws(ParseError) in
-            try Operations.combine(r, spelling: .flag)
+            var r = CombineRequest(left: left, right: right, output: output)
+            r.leftItem = leftItem; r.rightItem = rightItem; r.swapEyes = swapEyes
+            r.values = values.inputs
+            r.form = try CombineRequest.choiceValue("form", cameraForm, .flag)
+            return try Operations.combine(r, spelling: .flag)
         }
     }
 }

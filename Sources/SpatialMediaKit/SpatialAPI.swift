@@ -182,7 +182,7 @@ extension SpatialPhoto {
         var new = old
         try change(&new)
         var r = EditRequest(path: path, output: inPlace ? nil : output, from: old, to: new)
-        r.form = form.rawValue
+        r.form = form
         return try Operations.edit(r, spelling: .key)
     }
 }

@@ -17,7 +17,7 @@ public struct CombineRequest: Sendable, Equatable, OptionTableRequest {
     public var values = StereoValueInputs()
     /// Camera property form: "apple" (default), "standard" or "both" (``/SpatialMedia/CameraPropertyForm``, read by the
     /// row in the run: the C ABI sets the text).
-    public var form: String?
+    public var form: CameraPropertyForm?
 
     public init(left: String, right: String? = nil, output: String) {
         self.left = left; self.right = right; self.output = output
@@ -57,11 +57,10 @@ public struct CombineRequest: Sendable, Equatable, OptionTableRequest {
                         "the input's, else \(ConvertRequest.fmtNum(StereoParameters.defaults.baselineMillimetres ?? 0))"
                 ])
             + [
-                .value(
+                .choice(
                     OptionSpec(
                         "form", flag: "--camera-form", python: "photo_form", .text, .photo,
-                        default: CameraPropertyForm.apple.rawValue, allowed: CameraPropertyForm.allowedValues), \.form,
-                    RequestValues.text)
+                        default: CameraPropertyForm.apple.rawValue, allowed: CameraPropertyForm.allowedValues), \.form)
             ]
     }
 }
@@ -78,8 +77,7 @@ extension Operations {
         if r.right != nil && r.leftItem != nil {
             throw refuseOption("\(name("left_item"))/\(name("right_item")) apply to a single input")
         }
-        var form = CameraPropertyForm.apple
-        if let f = r.form { form = try CombineRequest.row("form").choice(f, spelling) }
+        let form = r.form ?? .apple
         try OutputKind.check(r.output, .heic)
         try OutputPaths.check(
             outputs: [(role: "output", path: r.output)],

@@ -11,7 +11,7 @@ public struct EditRequest: Sendable, Equatable, OptionTableRequest {
     public var output: String?
     public var values = StereoValueInputs()
     /// "left", "right", or "none" (the hero box removed: players read a missing box as none).
-    public var heroEye: String?
+    public var heroEye: HeroEye?
     /// A projection four-character code (`rect`, `hequ`, `equi`, … of
     /// ``/SpatialMedia/StereoParameters/documentedProjections``).
     public var projection: String?
@@ -22,7 +22,7 @@ public struct EditRequest: Sendable, Equatable, OptionTableRequest {
     public var removeSpatial = false
     public var faststart = false
     /// Photos: the camera property form of boxes that do not exist yet ("apple", "standard", "both").
-    public var form: String?
+    public var form: CameraPropertyForm?
     /// Videos: fields to remove ("baseline", "hfov", "disparity", "hero_eye", "projection").
     public var remove: [String] = []
 
@@ -43,9 +43,7 @@ public struct EditRequest: Sendable, Equatable, OptionTableRequest {
     /// read by these rows in the run.
     static var options: [RequestOption<EditRequest>] {
         StereoValueInputs.rows(\.values, .both) + [
-            .value(
-                OptionSpec("hero_eye", flag: "--hero", .text, .video, allowed: HeroEye.allowedValues), \.heroEye,
-                RequestValues.text),
+            .choice(OptionSpec("hero_eye", flag: "--hero", .text, .video, allowed: HeroEye.allowedValues), \.heroEye),
             .value(
                 OptionSpec("projection", flag: "--projection", .text, .video, allowed: ProjectionChoice.allowedValues),
                 \.projection, RequestValues.text),
@@ -58,11 +56,10 @@ public struct EditRequest: Sendable, Equatable, OptionTableRequest {
                 OptionSpec("remove_spatial", flag: "--remove-spatial", .bool, .video, default: "false"), \.removeSpatial
             ),
             .toggle(OptionSpec("faststart", flag: "--faststart", .bool, .video, default: "false"), \.faststart),
-            .value(
+            .choice(
                 OptionSpec(
                     "form", flag: "--camera-form", python: "photo_form", .text, .photo,
-                    default: CameraPropertyForm.apple.rawValue, allowed: CameraPropertyForm.allowedValues), \.form,
-                RequestValues.text),
+                    default: CameraPropertyForm.apple.rawValue, allowed: CameraPropertyForm.allowedValues), \.form),
             RequestOption(
                 spec: OptionSpec("remove", flag: nil, .text, .video, allowed: RemovableField.allowedValues),
                 set: { (r: inout EditRequest, v: RequestValue) throws(ParseError) in
@@ -97,8 +94,7 @@ extension Operations {
         var edit = SpatialVideoEdit()
         edit.removeSpatial = r.removeSpatial
         edit.set(try r.values.parameters(photo: false, name: name))
-        if let h = r.heroEye {
-            let eye: HeroEye = try EditRequest.row("hero_eye").choice(h, spelling)
+        if let eye = r.heroEye {
             edit.heroEye = eye == .none ? .remove : .set(eye)
         }
         let projection: ProjectionChoice? = try EditRequest.choiceValue("projection", r.projection, spelling)
@@ -184,8 +180,7 @@ extension Operations {
                 "\(videoOnly.joined(separator: ", ")) apply to videos; photos take \(name("baseline_mm")), \(name("hfov_degrees")), \(name("disparity_percent"))"
             )
         }
-        var form = CameraPropertyForm.apple
-        if let f = r.form { form = try EditRequest.row("form").choice(f, spelling) }
+        let form = r.form ?? .apple
         let stereo = try r.values.parameters(photo: true, name: name)
         if stereo.isEmpty {
             throw ParseError(
@@ -281,12 +276,7 @@ extension EditRequest {
             if let d = new.disparityAdjustment { values.disparity = Int(d) } else { remove.append("disparity") }
         }
         if new.heroEye != old.heroEye {
-            switch new.heroEye {
-            case nil: remove.append("hero_eye")
-            case .left?: heroEye = "left"
-            case .right?: heroEye = "right"
-            default: heroEye = "none"
-            }
+            if let eye = new.heroEye { heroEye = eye } else { remove.append("hero_eye") }
         }
         if new.projectionKind != old.projectionKind {
             if let p = new.projectionKind { projection = p.description } else { remove.append("projection") }

@@ -9,9 +9,8 @@ public struct FixRequest: Sendable, Equatable, OptionTableRequest {
     public var output: String?
     /// Field of view to add where a stereo track has none, in degrees.
     public var hfovDegrees: Double?
-    /// Hero eye to add where a stereo track has none: "left" (default) or "right" (``EyeChoice``, read by the row in
-    /// the run: the C ABI sets the text).
-    public var heroEye: String?
+    /// Hero eye to add where a stereo track has none (default: the eye of the base layer).
+    public var heroEye: EyeChoice?
 
     public init(path: String, output: String?) { self.path = path; self.output = output }
 
@@ -33,10 +32,10 @@ public struct FixRequest: Sendable, Equatable, OptionTableRequest {
                 OptionSpec(
                     "hfov_degrees", flag: "--hfov", .number, .video, range: StereoValueInputs.range("hfov_degrees")),
                 \.hfovDegrees, RequestValues.number),
-            .value(
+            .choice(
                 OptionSpec(
                     "hero_eye", flag: "--hero", .text, .video, default: "the eye of the base layer",
-                    allowed: EyeChoice.allowedValues), \.heroEye, RequestValues.text),
+                    allowed: EyeChoice.allowedValues), \.heroEye),
         ]
     }
 }
@@ -50,10 +49,7 @@ extension Operations {
             try OutputPaths.check(outputs: [(role: "output", path: o)], inputs: [(role: "input", path: r.path)])
         }
         var o = RepairOptions()
-        if let h = r.heroEye {
-            let eye: EyeChoice = try FixRequest.row("hero_eye").choice(h, spelling)
-            o.heroEye = eye.heroEye
-        }
+        if let eye = r.heroEye { o.heroEye = eye.heroEye }
         if let h = r.hfovDegrees {
             do throws(ParseError) {
                 o.horizontalFieldOfViewMillidegrees = try SpatialUnits.millidegrees(fromDegrees: h)

@@ -230,19 +230,24 @@ import Testing
         var align = AlignRequest(photo: "/nonexistent/p.heic", output: "/nonexistent/o.heic")
         align.quality = 101
         #expect(code { () throws(ParseError) in _ = try Operations.align(align, spelling: .key) } == .invalidOption)
+        #expect(
+            code { () throws(ParseError) in
+                _ = try FixRequest(path: "/nonexistent/m.mov", output: nil, values: [("hero_eye", .string("up"))])
+            } == .invalidOption)
         var fix = FixRequest(path: "/nonexistent/m.mov", output: nil)
-        fix.heroEye = "up"
-        #expect(code { () throws(ParseError) in _ = try Operations.fix(fix, spelling: .key) } == .invalidOption)
-        fix.heroEye = nil; fix.hfovDegrees = 200
+        fix.hfovDegrees = 200
         #expect(code { () throws(ParseError) in _ = try Operations.fix(fix, spelling: .key) } == .invalidOption)
         var edit = EditRequest(path: "/nonexistent/m.mov", output: nil)
         edit.packing = "diagonal"
         #expect(code { () throws(ParseError) in _ = try Operations.edit(edit, spelling: .key) } == .invalidOption)
         edit.packing = nil; edit.toAPMP = true; edit.toGoogle = true
         #expect(code { () throws(ParseError) in _ = try Operations.edit(edit, spelling: .key) } == .invalidOption)
-        var combine = CombineRequest(left: "/nonexistent/l.heic", right: "/nonexistent/r.heic", output: "/tmp/o.heic")
-        combine.form = "uuid"
-        #expect(code { () throws(ParseError) in _ = try Operations.combine(combine, spelling: .key) } == .invalidOption)
+        #expect(
+            code { () throws(ParseError) in
+                _ = try CombineRequest(
+                    left: "/nonexistent/l.heic", right: "/nonexistent/r.heic", output: "/tmp/o.heic",
+                    values: [("form", .string("uuid"))])
+            } == .invalidOption)
         var validate = ValidateRequest(inputs: ["/nonexistent/a.mov"])
         validate.frames = 0
         #expect(

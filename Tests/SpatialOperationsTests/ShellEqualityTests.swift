@@ -292,7 +292,7 @@ enum Shells {
         )
         #expect(py.status == 0, "\(py.err)")
         var r = FixRequest(path: movie, output: out("kit"))
-        r.heroEye = "right"; r.hfovDegrees = 70
+        r.heroEye = .right; r.hfovDegrees = 70
         let kit = try Operations.fix(r, spelling: .key)
         #expect(!kit.outputs.isEmpty, "the fixture had nothing to repair: \(kit.headline)")
         let files = try ["cli", "c", "python", "kit"].map {
@@ -342,7 +342,7 @@ enum Shells {
         )
         #expect(py.status == 0, "\(py.err)")
         var k = EditRequest(path: movie, output: dir + "/kit.mov")
-        k.values.baselineMillimetres = 55.5; k.heroEye = "right"
+        k.values.baselineMillimetres = 55.5; k.heroEye = .right
         let kit = try Operations.edit(k, spelling: .key)
         let files = try ["cli", "c", "python", "kit"].map {
             try #require(FileManager.default.contents(atPath: "\(dir)/\($0).mov"), "\($0) wrote nothing")
