@@ -20,7 +20,7 @@ import SystemSupport
 #endif
 
 /// `sm_progress_fn` in Swift.
-public typealias SMProgressFn = @convention(c) (UnsafeMutableRawPointer?, Double, UnsafePointer<CChar>?) -> Int32
+public typealias SMProgressFn = @convention(c) (UnsafeMutableRawPointer?, Double, SMString) -> Int32
 
 /// Progress reporting and cancellation for a long operation.
 struct Progress {
@@ -45,7 +45,7 @@ struct Progress {
 }
 
 /// Parses `options_json` (NULL = no options).
-func parseOptions(_ p: UnsafePointer<CChar>?) throws(ABIError) -> Options {
+func parseOptions(_ p: SMString) throws(ABIError) -> Options {
     try Options(try optionalString(p, "options_json"))
 }
 
@@ -59,10 +59,7 @@ func notBuilt(_ what: String) -> ABIError {
 /// Reads the options of `sm_validate` / `sm_validate_path` (see the header) into the request of `path` by the keys
 /// of ``/SpatialOperations/ValidateRequest/table`` (types, ranges and choices are the request's): with "right_eye"
 /// (`sm_validate_path` only) the pair `path` (left) and that image. Each call validates one input as given.
-func validationRequest(
-    _ path: String, _ options: UnsafePointer<CChar>?,
-    _ function: String
-) throws(ABIError) -> ValidateRequest {
+func validationRequest(_ path: String, _ options: SMString, _ function: String) throws(ABIError) -> ValidateRequest {
     var opts = try parseOptions(options)
     let values = opts.takeAll().map { ($0.0, $0.1.requestValue) }
     if function != "sm_validate_path", values.contains(where: { $0.0 == "right_eye" && $0.1 != .null }) {
@@ -81,9 +78,7 @@ func validateOne(_ r: ValidateRequest) throws(ABIError) -> ValidationReport {
 }
 
 @_cdecl("sm_validation_inputs")
-public func sm_validation_inputs(
-    _ paths: UnsafePointer<CChar>?, _ outJSON: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
-) -> Int32 {
+public func sm_validation_inputs(_ paths: SMString, _ outJSON: SMStringOut) -> Int32 {
     outJSON?.pointee = nil
     return abiCall("sm_validation_inputs") { () throws(ABIError) in
         let list = try pathList(paths, "paths_json")
@@ -100,9 +95,9 @@ public func sm_validation_inputs(
 
 @_cdecl("sm_validate_path")
 public func sm_validate_path(
-    _ path: UnsafePointer<CChar>?, _ options: UnsafePointer<CChar>?, _ progress: SMProgressFn?,
-    _ userData: UnsafeMutableRawPointer?, _ cancel: UnsafePointer<Int32>?,
-    _ outReport: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
+    _ path: SMString, _ options: SMString, _ progress: SMProgressFn?,
+    _ userData: SMUserData, _ cancel: SMCancelFlag,
+    _ outReport: SMStringOut
 ) -> Int32 {
     outReport?.pointee = nil
     return abiCall("sm_validate_path") { () throws(ABIError) in
@@ -118,9 +113,9 @@ public func sm_validate_path(
 
 @_cdecl("sm_validate")
 public func sm_validate(
-    _ file: OpaquePointer?, _ options: UnsafePointer<CChar>?, _ progress: SMProgressFn?,
-    _ userData: UnsafeMutableRawPointer?,
-    _ cancel: UnsafePointer<Int32>?, _ outReport: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
+    _ file: OpaquePointer?, _ options: SMString, _ progress: SMProgressFn?,
+    _ userData: SMUserData,
+    _ cancel: SMCancelFlag, _ outReport: SMStringOut
 ) -> Int32 {
     outReport?.pointee = nil
     return abiCall("sm_validate") { () throws(ABIError) in
@@ -167,9 +162,9 @@ func checkOutputs(_ outputs: [(String, String)], inputs: [(String, String)]) thr
 /// then the operations layer's one plan and run, and its report's JSON delivered. `expect` is the route an entry
 /// point is for (nil: any); the library decides the route from the input itself.
 func conversionEntry(
-    _ function: StaticString, expect: ConvertRoute?, _ input: UnsafePointer<CChar>?, _ output: UnsafePointer<CChar>?,
-    _ options: UnsafePointer<CChar>?, _ callback: SMProgressFn?, _ userData: UnsafeMutableRawPointer?,
-    _ cancel: UnsafePointer<Int32>?, _ outReport: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
+    _ function: StaticString, expect: ConvertRoute?, _ input: SMString, _ output: SMString,
+    _ options: SMString, _ callback: SMProgressFn?, _ userData: SMUserData,
+    _ cancel: SMCancelFlag, _ outReport: SMStringOut
 ) -> Int32 {
     jobEntry(function, callback, userData, cancel, outReport) {
         (progress: Progress) throws(ABIError) -> OperationReport in
@@ -220,9 +215,9 @@ func conversionEntry(
 /// ``abiCall`` (errors to status codes) with a ``Progress`` of the caller's callback and cancel flag, the callback
 /// told "done", and the report's JSON delivered.
 func jobEntry(
-    _ function: StaticString, _ callback: SMProgressFn?, _ userData: UnsafeMutableRawPointer?,
-    _ cancel: UnsafePointer<Int32>?,
-    _ outReport: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+    _ function: StaticString, _ callback: SMProgressFn?, _ userData: SMUserData,
+    _ cancel: SMCancelFlag,
+    _ outReport: SMStringOut,
     _ job: (Progress) throws(ABIError) -> OperationReport
 ) -> Int32 {
     outReport?.pointee = nil
@@ -236,27 +231,27 @@ func jobEntry(
 
 @_cdecl("sm_convert")
 public func sm_convert(
-    _ input: UnsafePointer<CChar>?, _ output: UnsafePointer<CChar>?, _ options: UnsafePointer<CChar>?,
-    _ progress: SMProgressFn?, _ userData: UnsafeMutableRawPointer?, _ cancel: UnsafePointer<Int32>?,
-    _ outReport: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
+    _ input: SMString, _ output: SMString, _ options: SMString,
+    _ progress: SMProgressFn?, _ userData: SMUserData, _ cancel: SMCancelFlag,
+    _ outReport: SMStringOut
 ) -> Int32 {
     conversionEntry("sm_convert", expect: nil, input, output, options, progress, userData, cancel, outReport)
 }
 
 @_cdecl("sm_convert_photo")
 public func sm_convert_photo(
-    _ input: UnsafePointer<CChar>?, _ output: UnsafePointer<CChar>?, _ options: UnsafePointer<CChar>?,
-    _ progress: SMProgressFn?, _ userData: UnsafeMutableRawPointer?, _ cancel: UnsafePointer<Int32>?,
-    _ outReport: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
+    _ input: SMString, _ output: SMString, _ options: SMString,
+    _ progress: SMProgressFn?, _ userData: SMUserData, _ cancel: SMCancelFlag,
+    _ outReport: SMStringOut
 ) -> Int32 {
     conversionEntry("sm_convert_photo", expect: .photo, input, output, options, progress, userData, cancel, outReport)
 }
 
 @_cdecl("sm_convert_video")
 public func sm_convert_video(
-    _ input: UnsafePointer<CChar>?, _ output: UnsafePointer<CChar>?, _ options: UnsafePointer<CChar>?,
-    _ progress: SMProgressFn?, _ userData: UnsafeMutableRawPointer?, _ cancel: UnsafePointer<Int32>?,
-    _ outReport: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
+    _ input: SMString, _ output: SMString, _ options: SMString,
+    _ progress: SMProgressFn?, _ userData: SMUserData, _ cancel: SMCancelFlag,
+    _ outReport: SMStringOut
 ) -> Int32 {
     conversionEntry("sm_convert_video", expect: .video, input, output, options, progress, userData, cancel, outReport)
 }
@@ -264,9 +259,7 @@ public func sm_convert_video(
 /// The name table of a job's request (``ConvertRequest/table``) as JSON: what a binding (Python) checks its keywords
 /// against.
 @_cdecl("sm_option_table")
-public func sm_option_table(
-    _ job: UnsafePointer<CChar>?, _ outJSON: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
-) -> Int32 {
+public func sm_option_table(_ job: SMString, _ outJSON: SMStringOut) -> Int32 {
     outJSON?.pointee = nil
     return abiCall("sm_option_table") { () throws(ABIError) in
         let name = try requiredPath(job, "job")
@@ -284,9 +277,9 @@ public func sm_option_table(
 
 @_cdecl("sm_concat_video")
 public func sm_concat_video(
-    _ segments: UnsafePointer<CChar>?, _ output: UnsafePointer<CChar>?, _ options: UnsafePointer<CChar>?,
-    _ progress: SMProgressFn?, _ userData: UnsafeMutableRawPointer?, _ cancel: UnsafePointer<Int32>?,
-    _ outReport: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
+    _ segments: SMString, _ output: SMString, _ options: SMString,
+    _ progress: SMProgressFn?, _ userData: SMUserData, _ cancel: SMCancelFlag,
+    _ outReport: SMStringOut
 ) -> Int32 {
     jobEntry("sm_concat_video", progress, userData, cancel, outReport) {
         (progress: Progress) throws(ABIError) -> OperationReport in
@@ -328,9 +321,9 @@ public func sm_concat_video(
 /// file alone, after the eyes; the report then names it.
 @_cdecl("sm_split")
 public func sm_split(
-    _ input: UnsafePointer<CChar>?, _ leftOutput: UnsafePointer<CChar>?, _ rightOutput: UnsafePointer<CChar>?,
-    _ options: UnsafePointer<CChar>?, _ callback: SMProgressFn?, _ userData: UnsafeMutableRawPointer?,
-    _ cancel: UnsafePointer<Int32>?, _ outReport: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
+    _ input: SMString, _ leftOutput: SMString, _ rightOutput: SMString,
+    _ options: SMString, _ callback: SMProgressFn?, _ userData: SMUserData,
+    _ cancel: SMCancelFlag, _ outReport: SMStringOut
 ) -> Int32 {
     jobEntry("sm_split", callback, userData, cancel, outReport) {
         (progress: Progress) throws(ABIError) -> OperationReport in
