@@ -180,7 +180,7 @@ public func sm_info_path(
         guard let outJSON else { throw .argument("out_json is NULL") }
         try checkFlags(flags, allowed: SMJSONFlag.pretty)
         let p = try requiredPath(path, "path")
-        let read = Operations.infoJSON(path: p)
+        let read = Operations.infoJSON(InfoRequest(path: p))
         if let error = read.error { throw ABIError(error) }
         try deliver(read.json.serialized(pretty: flags & SMJSONFlag.pretty != 0), to: outJSON, length: outLen)
     }

@@ -266,7 +266,7 @@ public func sm_option_table(_ job: SMString, _ outJSON: SMStringOut) -> Int32 {
         let tables = [
             ("convert", ConvertRequest.table), ("align", AlignRequest.table), ("fix", FixRequest.table),
             ("split", SplitRequest.table), ("validate", ValidateRequest.table), ("combine", CombineRequest.table),
-            ("edit", EditRequest.table), ("concat", ConcatRequest.table),
+            ("edit", EditRequest.table), ("concat", ConcatRequest.table), ("info", InfoRequest.table),
         ]
         guard let table = tables.first(where: { $0.0 == name })?.1 else {
             throw .argument("no option table for \"\(name)\" (known: \(tables.map(\.0).joined(separator: ", ")))")

@@ -183,7 +183,7 @@ struct Info: ParsableCommand {
         var results: [JSON] = []
         for path in files {
             // The one routing every shell uses (Operations.info): images, FFmpeg-only files, ISOBMFF, raw HEVC.
-            let (object, read, failure) = Operations.infoJSON(path: path)
+            let (object, read, failure) = Operations.infoJSON(InfoRequest(path: path))
             guard let info = read else {
                 if let error = failure { printErr("spatial-media: \(path): \(error.cliMessage) [\(error.code)]") }
                 worst = max(worst, Exit.unreadable)

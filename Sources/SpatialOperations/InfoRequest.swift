@@ -4,7 +4,24 @@ import MediaDecode
 import SpatialMedia
 import SystemSupport
 
+/// What `info` is asked: one file. `info` has no options (its name table is empty), so every shell reads a file the
+/// same way; the command line, C's `sm_info_path` and Python's `spatialmedia.info` make one request per file.
+public struct InfoRequest: Sendable, Equatable {
+    public var path: String
+    public var limits: Limits
+
+    public init(path: String, limits: Limits = .default) { self.path = path; self.limits = limits }
+
+    /// The name table: no options.
+    public static var table: [OptionSpec] { [] }
+}
+
 extension Operations {
+    /// ``info(path:limits:)`` of the request's file.
+    public static func info(_ r: InfoRequest) throws(ParseError) -> MediaInfo {
+        try info(path: r.path, limits: r.limits)
+    }
+
     /// What one file is, read the way `convert` and `validate` read it: the one routing of `info` for every shell (the
     /// CLI's `info`, C's `sm_info_path`, Python's `spatialmedia.info`).
     ///
@@ -79,13 +96,13 @@ extension Operations {
         )
     }
 
-    /// The `info --json` object of one file: `"file"` first, then what ``info(path:limits:)`` found; a file that cannot
-    /// be read gives `"error"` with its code, offset and message (the CLI's `info --json` and C's `sm_info_path`).
-    public static func infoJSON(path: String, limits: Limits = .default) -> (
-        json: JSON, info: MediaInfo?, error: ParseError?
-    ) {
+    /// The `info --json` object of the request's file: `"file"` first, then what ``info(path:limits:)`` found; a file
+    /// that cannot be read gives `"error"` with its code, offset and message (the CLI's `info --json` and C's
+    /// `sm_info_path`).
+    public static func infoJSON(_ r: InfoRequest) -> (json: JSON, info: MediaInfo?, error: ParseError?) {
+        let path = r.path
         do throws(ParseError) {
-            let info = try info(path: path, limits: limits)
+            let info = try info(r)
             var o: [(String, JSON)] = [("file", .string(path))]
             if case .object(let fields) = info.json { o += fields }
             return (.object(o), info, nil)

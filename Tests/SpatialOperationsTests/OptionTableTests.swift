@@ -15,7 +15,7 @@ import Testing
     static let jobs: [(job: String, table: [OptionSpec])] = [
         ("convert", ConvertRequest.table), ("combine", CombineRequest.table), ("align", AlignRequest.table),
         ("fix", FixRequest.table), ("split", SplitRequest.table), ("validate", ValidateRequest.table),
-        ("edit", EditRequest.table), ("concat", ConcatRequest.table),
+        ("edit", EditRequest.table), ("concat", ConcatRequest.table), ("info", InfoRequest.table),
     ]
 
     static func table(_ job: String) -> [OptionSpec] { jobs.first { $0.job == job }?.table ?? [] }
