@@ -24,7 +24,7 @@ public struct AlignRequest: Sendable, Equatable, OptionTableRequest {
         try RequestValues.fill(values, into: &self, options: Self.options, job: "align")
     }
 
-    /// The name table (key ↔ flag ↔ Python keyword, default, range), from ``options``.
+    /// The name table (key ↔ flag ↔ Python keyword, default, range), from its `options` rows.
     public static var table: [OptionSpec] { options.map(\.spec) }
 
     /// One row per option: its names, type, default and range, the property that holds it and how an untyped value

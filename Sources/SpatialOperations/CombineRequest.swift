@@ -30,7 +30,7 @@ public struct CombineRequest: Sendable, Equatable, OptionTableRequest {
         try RequestValues.fill(values, into: &self, options: Self.options, job: "combine")
     }
 
-    /// The name table (key ↔ flag ↔ Python keyword, default, allowed values, range), from ``options``.
+    /// The name table (key ↔ flag ↔ Python keyword, default, allowed values, range), from its `options` rows.
     public static var table: [OptionSpec] { options.map(\.spec) }
 
     /// One row per option: its names, type, default, allowed values and range, the property that holds it and how an

@@ -20,7 +20,7 @@ public struct ConcatRequest: Sendable, Equatable, OptionTableRequest {
         try RequestValues.fill(values, into: &self, options: Self.options, job: "concat")
     }
 
-    /// The name table (key ↔ flag ↔ Python keyword, default), from ``options``.
+    /// The name table (key ↔ flag ↔ Python keyword, default), from its `options` rows.
     public static var table: [OptionSpec] { options.map(\.spec) }
 
     /// One row per option: its names, type and default, the property that holds it and how an untyped value is read

@@ -35,7 +35,7 @@ public struct EditRequest: Sendable, Equatable, OptionTableRequest {
         try RequestValues.fill(values, into: &self, options: Self.options, job: "edit")
     }
 
-    /// The name table (key ↔ flag ↔ Python keyword, default, allowed values, range), from ``options``.
+    /// The name table (key ↔ flag ↔ Python keyword, default, allowed values, range), from its `options` rows.
     public static var table: [OptionSpec] { options.map(\.spec) }
 
     /// One row per option: its names, type, default, allowed values and range, the property that holds it and how an

@@ -49,7 +49,7 @@ public struct OptionSpec: Sendable {
     /// A choice's values, as the option takes them (empty: not a closed set of words). A choice's row takes them
     /// from the library's type (``OptionChoice/allowedValues``).
     public var allowed: [String]
-    /// The values a number may take (nil: any the type allows), checked by ``checkRange(_:_:)``.
+    /// The values a number may take (nil: any the type allows), checked by `checkRange`.
     public var range: ClosedRange<Double>?
 
     public init(

@@ -41,7 +41,7 @@ public struct SplitRequest: Sendable, Equatable, OptionTableRequest {
         try RequestValues.fill(values, into: &self, options: Self.options, job: "split")
     }
 
-    /// The name table (key ↔ flag ↔ Python keyword, default, allowed values, range), from ``options``.
+    /// The name table (key ↔ flag ↔ Python keyword, default, allowed values, range), from its `options` rows.
     public static var table: [OptionSpec] { options.map(\.spec) }
 
     /// One row per option: its names, type, default and range, the property that holds it and how an untyped value

@@ -58,7 +58,7 @@ public struct ValidateRequest: Sendable, Equatable, OptionTableRequest {
         }
     }
 
-    /// The name table (key ↔ flag ↔ Python keyword, default, allowed values, range), from ``options``.
+    /// The name table (key ↔ flag ↔ Python keyword, default, allowed values, range), from its `options` rows.
     public static var table: [OptionSpec] { options.map(\.spec) }
 
     /// One row per option: its names, type, default and range, the property that holds it and how an untyped value
