@@ -140,7 +140,7 @@ func editState(_ h: OpaquePointer?) throws(ABIError) -> EditState {
 }
 
 /// The request an edit handle makes (a translation: the library plans, checks and reads the result back).
-func editRequest(path: String, output: String?, state: EditState, flags: UInt32) -> EditRequest {
+func editRequest(path: String, output: String?, state: EditState, flags: UInt32) throws(ABIError) -> EditRequest {
     var r = EditRequest(path: path, output: output == path ? nil : output)
     func take<T>(_ f: MetadataFieldEdit<T>, _ field: String, _ set: (T) -> Void) {
         switch f {
@@ -153,7 +153,13 @@ func editRequest(path: String, output: String?, state: EditState, flags: UInt32)
     take(state.hfov, "hfov") { r.values.hfovMillidegrees = Int($0) }
     take(state.disparity, "disparity") { r.values.disparity = Int($0) }
     take(state.hero, "hero_eye") { r.heroEye = $0 }
-    take(state.projection, "projection") { r.projection = $0.description }
+    if case .set(let code) = state.projection {
+        r.projection = try lift { () throws(ParseError) in
+            try EditRequest.choiceValue("projection", code.description, .key)
+        }
+    } else if case .remove = state.projection {
+        r.remove.append("projection")
+    }
     r.removeSpatial = state.removeSpatial
     r.form = state.form == .apple ? nil : state.form
     r.faststart = flags & SMEditFlag.faststart != 0
@@ -164,7 +170,7 @@ func editVideo(path: String, output: String?, state: EditState, flags: UInt32) t
     try checkFlags(flags, allowed: SMEditFlag.faststart)
     if state.videoEdit.isEmpty { throw .argument("the edit changes nothing (set a value first)") }
     if state.form != .apple { throw .argument("the photo form applies to photos only") }
-    let r = editRequest(path: path, output: output, state: state, flags: flags)
+    let r = try editRequest(path: path, output: output, state: state, flags: flags)
     return try lift { () throws(ParseError) in try Operations.edit(r, spelling: .key).json }
 }
 
@@ -172,7 +178,7 @@ func editPhoto(path: String, output: String?, state: EditState, flags: UInt32) t
     if flags & SMEditFlag.faststart != 0 { throw .argument("SM_EDIT_FASTSTART applies to movies only") }
     try checkFlags(flags, allowed: 0)
     _ = try state.photoEdit()
-    let r = editRequest(path: path, output: output, state: state, flags: flags)
+    let r = try editRequest(path: path, output: output, state: state, flags: flags)
     return try lift { () throws(ParseError) in try Operations.edit(r, spelling: .key).json }
 }
 

@@ -55,7 +55,8 @@ struct Edit: ParsableCommand {
             var r = EditRequest(path: file, output: output)
             r.values = values.inputs
             r.heroEye = try EditRequest.choiceValue("hero_eye", hero, .flag)
-            r.projection = projection; r.packing = packing
+            r.projection = try EditRequest.choiceValue("projection", projection, .flag)
+            r.packing = try EditRequest.choiceValue("packing", packing, .flag)
             r.toAPMP = toApmp; r.toGoogle = toGoogle; r.removeSpatial = removeSpatial; r.faststart = faststart
             r.form = cameraForm == "apple" ? nil : try EditRequest.choiceValue("form", cameraForm, .flag)
             return try Operations.edit(r, spelling: .flag, progress: line.update)

@@ -158,7 +158,7 @@ extension SpatialVideo {
         let old = try SpatialVideo(contentsOf: path).stereo
         var new = old
         try change(&new)
-        let request = EditRequest(path: path, output: inPlace ? nil : output, from: old, to: new)
+        let request = try EditRequest(path: path, output: inPlace ? nil : output, from: old, to: new)
         return try Operations.edit(request, spelling: .key)
     }
 }
@@ -181,7 +181,7 @@ extension SpatialPhoto {
         let old = try SpatialPhoto(contentsOf: path).stereo
         var new = old
         try change(&new)
-        var r = EditRequest(path: path, output: inPlace ? nil : output, from: old, to: new)
+        var r = try EditRequest(path: path, output: inPlace ? nil : output, from: old, to: new)
         r.form = form
         return try Operations.edit(r, spelling: .key)
     }

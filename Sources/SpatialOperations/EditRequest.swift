@@ -10,13 +10,12 @@ public struct EditRequest: Sendable, Equatable, OptionTableRequest {
     /// nil: the input is edited in place.
     public var output: String?
     public var values = StereoValueInputs()
-    /// "left", "right", or "none" (the hero box removed: players read a missing box as none).
+    /// Left, right, or none (the hero box removed: players read a missing box as none).
     public var heroEye: HeroEye?
-    /// A projection four-character code (`rect`, `hequ`, `equi`, … of
-    /// ``/SpatialMedia/StereoParameters/documentedProjections``).
-    public var projection: String?
-    /// Frame packing of a single-layer movie: "side" or "over".
-    public var packing: String?
+    /// A projection kind of ``/SpatialMedia/StereoParameters/documentedProjections`` (`rect`, `hequ`, `equi`, …).
+    public var projection: ProjectionChoice?
+    /// Frame packing of a single-layer movie: side or over.
+    public var packing: ViewPackingChoice?
     public var toAPMP = false
     public var toGoogle = false
     public var removeSpatial = false
@@ -44,12 +43,12 @@ public struct EditRequest: Sendable, Equatable, OptionTableRequest {
     static var options: [RequestOption<EditRequest>] {
         StereoValueInputs.rows(\.values, .both) + [
             .choice(OptionSpec("hero_eye", flag: "--hero", .text, .video, allowed: HeroEye.allowedValues), \.heroEye),
-            .value(
+            .choice(
                 OptionSpec("projection", flag: "--projection", .text, .video, allowed: ProjectionChoice.allowedValues),
-                \.projection, RequestValues.text),
-            .value(
+                \.projection),
+            .choice(
                 OptionSpec("packing", flag: "--packing", .text, .video, allowed: ViewPackingChoice.allowedValues),
-                \.packing, RequestValues.text),
+                \.packing),
             .toggle(OptionSpec("to_apmp", flag: "--to-apmp", .bool, .video, default: "false"), \.toAPMP),
             .toggle(OptionSpec("to_google", flag: "--to-google", .bool, .video, default: "false"), \.toGoogle),
             .toggle(
@@ -97,8 +96,7 @@ extension Operations {
         if let eye = r.heroEye {
             edit.heroEye = eye == .none ? .remove : .set(eye)
         }
-        let projection: ProjectionChoice? = try EditRequest.choiceValue("projection", r.projection, spelling)
-        let packing: ViewPackingChoice? = try EditRequest.choiceValue("packing", r.packing, spelling)
+        let projection = r.projection, packing = r.packing
         if r.removeSpatial
             && (!r.values.isEmpty || r.heroEye != nil || r.projection != nil || r.packing != nil || r.toAPMP
                 || r.toGoogle)
@@ -256,7 +254,9 @@ extension EditRequest {
     /// The edit from the values a file states (`old`) to the ones wanted (`new`), in stored units: a field that
     /// changed is set, a field `new` leaves nil is removed (videos; a photo's values cannot be removed, so such an
     /// edit is refused when run), the others are kept. The request builder of the Kit's `editMetadata`.
-    public init(path: String, output: String?, from old: StereoParameters, to new: StereoParameters) {
+    public init(path: String, output: String?, from old: StereoParameters, to new: StereoParameters)
+        throws(ParseError)
+    {
         self.init(path: path, output: output)
         if new.baselineMicrometres != old.baselineMicrometres {
             if let b = new.baselineMicrometres {
@@ -279,7 +279,11 @@ extension EditRequest {
             if let eye = new.heroEye { heroEye = eye } else { remove.append("hero_eye") }
         }
         if new.projectionKind != old.projectionKind {
-            if let p = new.projectionKind { projection = p.description } else { remove.append("projection") }
+            if let p = new.projectionKind {
+                projection = try EditRequest.choiceValue("projection", p.description, .key)
+            } else {
+                remove.append("projection")
+            }
         }
     }
 }

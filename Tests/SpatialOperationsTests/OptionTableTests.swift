@@ -237,10 +237,12 @@ import Testing
         var fix = FixRequest(path: "/nonexistent/m.mov", output: nil)
         fix.hfovDegrees = 200
         #expect(code { () throws(ParseError) in _ = try Operations.fix(fix, spelling: .key) } == .invalidOption)
+        #expect(
+            code { () throws(ParseError) in
+                _ = try EditRequest(path: "/nonexistent/m.mov", output: nil, values: [("packing", .string("diagonal"))])
+            } == .invalidOption)
         var edit = EditRequest(path: "/nonexistent/m.mov", output: nil)
-        edit.packing = "diagonal"
-        #expect(code { () throws(ParseError) in _ = try Operations.edit(edit, spelling: .key) } == .invalidOption)
-        edit.packing = nil; edit.toAPMP = true; edit.toGoogle = true
+        edit.toAPMP = true; edit.toGoogle = true
         #expect(code { () throws(ParseError) in _ = try Operations.edit(edit, spelling: .key) } == .invalidOption)
         #expect(
             code { () throws(ParseError) in
